@@ -1,0 +1,20 @@
+"""Campaign diagrams, rooflines and data-movement views as live Jupyter widgets."""
+
+from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
+from .machine import Ceiling, Machine
+from .phase import Phase
+from .schedule import POLICIES, Schedule
+from .workload import Workload
+
+__all__ = ["Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
+           "Workload", "WorkloadError", "CampaignDiagram"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # The widget pulls in anywidget and ipywidgets; the model stays importable without them.
+    if name == "CampaignDiagram":
+        from .widget import CampaignDiagram
+
+        return CampaignDiagram
+    raise AttributeError(f"module 'campaign_widget' has no attribute {name!r}")

@@ -1,0 +1,105 @@
+"""One step of a workload, known by volumes or by utilizations (design.md §1)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .errors import WorkloadError, phase_field_error
+
+_NUMERIC_FIELDS = ("duration", "compute_util", "memory_util", "ops", "bytes")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase of a workload.
+
+    Give volumes (``ops`` and ``bytes``: the duration then follows from the machine, or is the
+    measured ``duration``) or utilizations (``compute_util``, ``memory_util`` as fractions of peak,
+    with the ``duration`` they were measured over). ``after`` names the phases it depends on.
+
+    >>> Phase("A", duration=3, compute_util=0.7, memory_util=0.25)
+    Phase('A', duration=3, compute_util=0.7, memory_util=0.25)
+    >>> Phase("gemm", ops=2 * 4096**3, bytes=3 * 4096**2 * 4, after=("load",))
+    Phase('gemm', ops=137438953472, bytes=201326592, after=('load',))
+    """
+
+    name: str
+    duration: float | None = None
+    compute_util: float | None = None
+    memory_util: float | None = None
+    ops: float | None = None
+    bytes: float | None = None
+    after: tuple[str, ...] = field(default_factory=tuple)
+    tileable: bool = True
+
+    def __init__(self, name, *, duration=None, compute_util=None, memory_util=None, ops=None, bytes=None,
+                 after=(), tileable=True):
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"phase name must be a non-empty string, got {name!r}")
+        set_ = object.__setattr__
+        set_(self, "name", name)
+        for key, value in zip(_NUMERIC_FIELDS, (duration, compute_util, memory_util, ops, bytes)):
+            set_(self, key, _checked_number(name, key, value))
+        if isinstance(after, str):
+            after = (after,)
+        try:
+            after = tuple(after)
+        except TypeError:
+            raise TypeError(f"phase {name!r}: after={after!r} must be a list of phase names") from None
+        for producer in after:
+            if not isinstance(producer, str):
+                raise TypeError(f"phase {name!r}: after contains {producer!r}, which is not a phase name")
+        set_(self, "after", after)
+        set_(self, "tileable", bool(tileable))
+        self._check_description()
+
+    def _check_description(self):
+        by_util = self.compute_util is not None or self.memory_util is not None
+        by_volume = self.ops is not None or self.bytes is not None
+        if self.compute_util is not None and self.ops is not None:
+            raise phase_field_error(self.name, "compute_util", self.compute_util,
+                                    "conflicts with ops: give one or the other")
+        if self.memory_util is not None and self.bytes is not None:
+            raise phase_field_error(self.name, "memory_util", self.memory_util,
+                                    "conflicts with bytes: give one or the other")
+        if not by_util and not by_volume:
+            raise WorkloadError(
+                f"phase {self.name!r}: neither duration with utilizations nor volumes given; "
+                "pass duration= with compute_util=/memory_util=, or ops= and bytes="
+            )
+        if by_util and self.duration is None:
+            raise phase_field_error(self.name, "duration", None,
+                                    "is required when utilizations are given (they are rates over a duration)")
+        if self.duration == 0:
+            raise phase_field_error(self.name, "duration", self.duration, "must be > 0")
+
+    @property
+    def measured(self) -> bool:
+        """True when the duration is given rather than derived from the machine."""
+        return self.duration is not None
+
+    def __repr__(self):
+        parts = [repr(self.name)]
+        for key in _NUMERIC_FIELDS:
+            value = getattr(self, key)
+            if value is not None:
+                parts.append(f"{key}={value!r}")
+        if self.after:
+            parts.append(f"after={self.after!r}")
+        if not self.tileable:
+            parts.append("tileable=False")
+        return f"Phase({', '.join(parts)})"
+
+
+def _checked_number(phase: str, key: str, value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"phase {phase!r}: {key}={value!r} must be a number")
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        raise phase_field_error(phase, key, value, "must be finite")
+    if number < 0:
+        raise phase_field_error(phase, key, value, "must be >= 0")
+    return value
