@@ -162,8 +162,7 @@ def _one_at_a_time(duration, uc, um, tiles, throttle) -> _Pieces:
     speed = 1.0 / np.maximum(1.0, np.maximum(uc[phase], um[phase])) if throttle else np.ones(phase.size)
     length = requested / speed
     end = np.cumsum(length)
-    start = end - length
-    start[0] = 0.0
+    start = np.r_[0.0, end[:-1]]  # exactly the previous end: no float gap or overlap between tiles
     ids = np.arange(phase.size)
     return _Pieces(tile_id=ids, start=start, end=end, speed=speed, tile_phase=phase, tile_number=number,
                    tile_requested=requested, tile_stretch=np.ones(phase.size), tile_start=start, tile_end=end)

@@ -159,7 +159,7 @@ class Workload:
         t_memory = self._bytes / BW
         t_sol = np.maximum(t_compute, t_memory)
         duration = np.where(np.isnan(self._measured), t_sol, self._measured)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             compute_util = np.where(duration > 0, t_compute / duration, 0.0)
             memory_util = np.where(duration > 0, t_memory / duration, 0.0)
             intensity = np.where(self._bytes > 0, self._ops / self._bytes,

@@ -1,0 +1,128 @@
+"""The geometry of a campaign diagram (design.md §4) as arrays in data coordinates.
+
+No drawing here: the JS view and the static renderer both draw a ``Scene``. A *piece* is one
+interval of the schedule over a span in which the set of intervals stacked under it does not
+change. y is in units of peak compute; a memory pipe of height ``pipe_width`` sits above each
+compute line, its well shrunk by the bandwidth used below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .schedule import DEMAND_TOLERANCE, Schedule
+
+PIPE_WIDTH = 0.25
+COMPUTE_OVER, MEMORY_OVER = 1, 2
+
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    x0: np.ndarray
+    x1: np.ndarray
+    phase: np.ndarray
+    tile: np.ndarray
+    base_y: np.ndarray
+    line_y: np.ndarray
+    well_top: np.ndarray
+    fill_top: np.ndarray
+    dash_from: np.ndarray
+    flags: np.ndarray
+    over_t0: np.ndarray
+    over_t1: np.ndarray
+    over_resource: np.ndarray
+    over_demand: np.ndarray
+    pipe_width: float
+    x_max: float
+    y_max: float
+
+    def __len__(self) -> int:
+        return int(self.x0.size)
+
+
+def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
+    interval, x0, x1, base_c, base_m = _stack(schedule)
+    c = schedule.compute_rate[interval]
+    m = schedule.memory_rate[interval]
+    line = base_c + c
+    well_top = line + pipe_width * np.maximum(0.0, 1.0 - base_m)
+    fill_top = line + pipe_width * m
+    flags = np.where(line > 1.0 + DEMAND_TOLERANCE, COMPUTE_OVER, 0) | np.where(
+        base_m + m > 1.0 + DEMAND_TOLERANCE, MEMORY_OVER, 0)
+    tile = schedule.tile_id[interval]
+    dash_from = schedule.tile_end[tile] - schedule.tile_added[tile]
+    over = schedule.oversubscribed
+    resources = schedule.resource_names
+    y_top = max(1.0, float(line.max(initial=0.0))) + pipe_width
+    y_max = max(y_top, float(fill_top.max(initial=0.0)))
+    return Scene(
+        x0=x0, x1=x1, phase=schedule.phase[interval].astype(np.int32),
+        tile=schedule.tile[interval].astype(np.int32),
+        base_y=base_c.astype(np.float32), line_y=line.astype(np.float32),
+        well_top=well_top.astype(np.float32), fill_top=fill_top.astype(np.float32),
+        dash_from=dash_from, flags=flags.astype(np.uint8),
+        over_t0=np.array([o[0] for o in over], dtype=np.float64),
+        over_t1=np.array([o[1] for o in over], dtype=np.float64),
+        over_resource=np.array([resources.index(o[2]) for o in over], dtype=np.uint8),
+        over_demand=np.array([o[3] for o in over], dtype=np.float64),
+        pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=y_max,
+    )
+
+
+def _stack(schedule: Schedule):
+    """Cut intervals at every start and end, stack the concurrent ones, merge unchanged runs.
+
+    Returns, per piece: the interval it belongs to, its span, and the compute and memory
+    stacked below it. Stacking order at an instant: earlier-started tile at the bottom, then the
+    heavier memory user (as in the paper's figures), then phase order.
+    """
+    start, end = schedule.start, schedule.end
+    n = start.size
+    edges = np.unique(np.concatenate([start, end]))
+    first = np.searchsorted(edges, start)
+    last = np.searchsorted(edges, end)
+    spans = last - first
+    if n == 0 or spans.max(initial=0) <= 1 and not _overlapping(start, end):
+        return np.arange(n), start.copy(), end.copy(), np.zeros(n), np.zeros(n)
+
+    interval = np.repeat(np.arange(n), spans)
+    offsets = np.cumsum(spans) - spans
+    elem = first[interval] + (np.arange(interval.size) - offsets[interval])
+
+    tile_start = schedule.tile_start[schedule.tile_id][interval]
+    order = np.lexsort((schedule.phase[interval], -schedule.requested_memory[interval], tile_start, elem))
+    c_sorted = schedule.compute_rate[interval][order]
+    m_sorted = schedule.memory_rate[interval][order]
+    elem_sorted = elem[order]
+    group_first = np.r_[True, elem_sorted[1:] != elem_sorted[:-1]]
+    base_c = np.empty(interval.size)
+    base_m = np.empty(interval.size)
+    base_c[order] = _exclusive_group_cumsum(c_sorted, group_first)
+    base_m[order] = _exclusive_group_cumsum(m_sorted, group_first)
+
+    # Merge consecutive pieces of one interval whose stacking did not change.
+    same = np.r_[False, (interval[1:] == interval[:-1]) & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
+                 & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12)]
+    keep = ~same
+    run_id = np.cumsum(keep) - 1
+    run_last = np.r_[np.flatnonzero(keep)[1:] - 1, interval.size - 1]
+    del run_id
+    x0 = edges[elem[keep]]
+    x1 = edges[elem[run_last] + 1]
+    base_c, base_m, interval = base_c[keep], base_m[keep], interval[keep]
+    by_time = np.lexsort((base_c, x0))
+    return interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time]
+
+
+def _overlapping(start, end) -> bool:
+    order = np.argsort(start, kind="stable")
+    return bool(np.any(start[order][1:] < np.maximum.accumulate(end[order])[:-1] - 1e-15))
+
+
+def _exclusive_group_cumsum(values, group_first):
+    total = np.cumsum(values)
+    before = total - values
+    group_start_index = np.maximum.accumulate(np.where(group_first, np.arange(values.size), 0))
+    return before - before[group_start_index]

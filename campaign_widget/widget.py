@@ -1,0 +1,186 @@
+"""The campaign diagram as a live anywidget: traits in, scene buffers out (js/CONTRACT.md)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import anywidget
+import traitlets as t
+
+from .browser_png import PngChannel, PngExport
+from .buffers import to_payload
+from .colors import phase_colors
+from .errors import ScheduleError
+from .scene import Scene, build_scene
+from .schedule import POLICIES, Schedule
+from .workload import Workload
+
+_BUNDLE = Path(__file__).parent / "static" / "widget.js"
+_PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
+
+
+def _bundle() -> Path:
+    if not _BUNDLE.exists():
+        raise RuntimeError(
+            f"the widget's front end is not built ({_BUNDLE} is missing): install the package with "
+            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree")
+    return _BUNDLE
+
+
+class CampaignDiagram(anywidget.AnyWidget):
+    """A live campaign diagram of a workload.
+
+    >>> diagram = CampaignDiagram(workload, tiles=4, pipeline=True)   # doctest: +SKIP
+    >>> diagram.peak_bandwidth = 2e12                                  # doctest: +SKIP
+    """
+
+    _esm = t.Unicode("").tag(sync=True)
+
+    scene = t.Dict().tag(sync=True)
+    phase_names = t.List(t.Unicode()).tag(sync=True)
+    phase_colors = t.List(t.Unicode()).tag(sync=True)
+    phase_table = t.Dict().tag(sync=True)
+    resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
+    units = t.Dict().tag(sync=True)
+    makespan = t.Float(0.0, read_only=True).tag(sync=True)
+    warnings = t.List(t.Unicode()).tag(sync=True)
+
+    peak_compute = t.Float(1.0).tag(sync=True)
+    peak_bandwidth = t.Float(1.0).tag(sync=True)
+    peak_compute_range = t.List(t.Float(), minlen=2, maxlen=2, default_value=[0.01, 100.0]).tag(sync=True)
+    peak_bandwidth_range = t.List(t.Float(), minlen=2, maxlen=2, default_value=[0.01, 100.0]).tag(sync=True)
+    tiles = t.Int(1).tag(sync=True)
+    tiles_max = t.Int(64, min=1).tag(sync=True)
+    pipeline = t.Bool(False).tag(sync=True)
+    policy = t.Enum(POLICIES, default_value="none").tag(sync=True)
+    depth = t.Int(2).tag(sync=True)
+    y_axis = t.Enum(("relative", "absolute"), default_value="relative").tag(sync=True)
+    show_controls = t.Bool(True).tag(sync=True)
+    height = t.Int(360, min=120).tag(sync=True)
+    title = t.Unicode("").tag(sync=True)
+
+    def __init__(self, workload: Workload, *, tiles: int = 1, pipeline: bool = False, policy: str = "none",
+                 depth: int = 2, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
+                 title: str = "", **kwargs):
+        if not isinstance(workload, Workload):
+            raise TypeError(f"CampaignDiagram takes a campaign_widget.Workload, got {type(workload).__name__}")
+        if kwargs:
+            raise TypeError(f"CampaignDiagram got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+        self._ready = False
+        self._workload = workload
+        self._png = PngChannel(self.send)
+        machine = workload.machine
+        workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fail fast, with its message
+        super().__init__(_esm=_bundle().read_text(encoding="utf-8"))
+        with self.hold_trait_notifications():
+            self.peak_compute = machine.peak_compute
+            self.peak_bandwidth = machine.peak_bandwidth
+            self.peak_compute_range = [machine.peak_compute / _PEAK_SPAN, machine.peak_compute * _PEAK_SPAN]
+            self.peak_bandwidth_range = [machine.peak_bandwidth / _PEAK_SPAN, machine.peak_bandwidth * _PEAK_SPAN]
+            self.tiles_max = max(64, int(tiles))
+            self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
+            self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
+            self.phase_names = workload.names
+            self.phase_colors = phase_colors(workload.names)
+            self.resource_names = [machine.compute_name, machine.memory_name]
+            self.units = {"time": machine.time_unit, "compute": machine.compute_unit,
+                          "bandwidth": machine.bandwidth_unit, "ops": machine.ops_unit, "bytes": machine.bytes_unit}
+        self.on_msg(self._on_view_message)
+        self._ready = True
+        self._recompute()
+
+    # -- validation: errors name the field and the value -----------------------------------------
+
+    @t.validate("peak_compute", "peak_bandwidth")
+    def _valid_peak(self, proposal):
+        value = proposal["value"]
+        if not math.isfinite(value) or value <= 0:
+            raise t.TraitError(f"{proposal['trait'].name}={value!r} must be a finite number > 0")
+        return value
+
+    @t.validate("tiles")
+    def _valid_tiles(self, proposal):
+        value = proposal["value"]
+        if value < 1:
+            raise t.TraitError(f"tiles={value!r} must be >= 1")
+        if value > 1 and not self._workload.tileable.all():
+            fixed = self._workload.names[int((~self._workload.tileable).argmax())]
+            raise t.TraitError(f"tiles={value!r}: phase {fixed!r} is marked tileable=False")
+        return value
+
+    @t.validate("depth")
+    def _valid_depth(self, proposal):
+        if proposal["value"] < 1:
+            raise t.TraitError(f"depth={proposal['value']!r} must be >= 1")
+        return proposal["value"]
+
+    # -- the model, recomputed on every control change ------------------------------------------
+
+    @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth")
+    def _on_control(self, change):
+        if getattr(self, "_ready", False):
+            self._recompute()
+
+    @property
+    def workload(self) -> Workload:
+        """The workload on the machine with the current peaks."""
+        return self._current
+
+    @property
+    def schedule(self) -> Schedule:
+        return self._schedule
+
+    def _recompute(self):
+        self._current = self._workload.with_peaks(self.peak_compute, self.peak_bandwidth)
+        try:
+            self._schedule = self._current.schedule(tiles=self.tiles, pipeline=self.pipeline, policy=self.policy,
+                                                    depth=self.depth)
+        except ScheduleError as error:
+            self.warnings = [str(error)]
+            raise
+        self._scene = build_scene(self._schedule)
+        with self.hold_sync():
+            self.phase_table = _phase_table_payload(self._current)
+            self.scene = scene_payload(self._scene)
+            self.set_trait("makespan", self._schedule.makespan)
+            self.warnings = self._current.utilization_warnings()
+
+    # -- export ----------------------------------------------------------------------------------
+
+    def save_png(self, path, scale: float = 2, timeout: float = 10.0) -> PngExport:
+        """Write a PNG of what the displayed view shows to ``path`` (on the kernel's side).
+
+        The view draws it at ``scale`` × its size on screen. Raises at once if no view is
+        displayed; the file is written when the view answers, i.e. after the calling cell ends.
+        The returned ``PngExport`` tells whether it was written (``.done``, ``.error``).
+        """
+        return self._png.request(path, scale, timeout)
+
+    def _on_view_message(self, _widget, content, buffers):
+        if isinstance(content, dict):
+            self._png.on_message(content, buffers)
+
+    def __repr__(self):
+        return (f"CampaignDiagram({len(self.phase_names)} phases, tiles={self.tiles}, pipeline={self.pipeline}, "
+                f"policy={self.policy!r}, makespan={self.makespan:.6g})")
+
+
+def scene_payload(scene: Scene) -> dict:
+    payload = {"n": len(scene), "pipe_width": scene.pipe_width, "x_max": scene.x_max, "y_max": scene.y_max}
+    for key, dtype in (("x0", "float64"), ("x1", "float64"), ("phase", "int32"), ("tile", "int32"),
+                       ("base_y", "float32"), ("line_y", "float32"), ("well_top", "float32"),
+                       ("fill_top", "float32"), ("dash_from", "float64"), ("flags", "uint8"),
+                       ("over_t0", "float64"), ("over_t1", "float64"), ("over_resource", "uint8"),
+                       ("over_demand", "float64")):
+        payload[key] = to_payload(getattr(scene, key), dtype)
+    return payload
+
+
+def _phase_table_payload(workload: Workload) -> dict:
+    a = workload.arrays
+    payload = {key: to_payload(getattr(a, key), "float64")
+               for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol",
+                           "efficiency")}
+    payload["bound"] = to_payload(a.bound, "uint8")
+    return payload

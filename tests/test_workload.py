@@ -1,0 +1,165 @@
+"""Per-phase quantities of design.md §2 on hand-made examples, and every bad input of issue 2."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from campaign_widget import Machine, Phase, UtilizationAboveOneWarning, Workload, WorkloadError
+
+M = Machine(peak_compute=200e9, peak_bandwidth=50e9, name="seed 002 example")
+
+
+def test_volumes_give_speed_of_light_durations_and_bounds():
+    w = Workload([
+        Phase("saxpy", ops=2e9, bytes=24e9),       # OI 1/12: memory-bound, 0.48 s
+        Phase("gemm", ops=400e9, bytes=12.5e9),    # OI 32: compute-bound, 2 s
+        Phase("even", ops=4e9, bytes=1e9),         # OI 4 = ridge: balanced
+    ], machine=M)
+    t = w.table()
+    assert list(t["name"]) == ["saxpy", "gemm", "even"]
+    np.testing.assert_allclose(t["duration"], [24e9 / 50e9, 400e9 / 200e9, 4e9 / 200e9])
+    np.testing.assert_allclose(t["intensity"], [1 / 12, 32, 4])
+    assert list(t["bound"]) == ["memory", "compute", "balanced"]
+    np.testing.assert_allclose(t["efficiency"], 1.0)
+    np.testing.assert_allclose(t["compute_util"], [2e9 / 200e9 / 0.48, 1.0, 1.0])
+    np.testing.assert_allclose(t["memory_util"], [1.0, 12.5e9 / 50e9 / 2, 1.0])
+
+
+def test_utilizations_give_volumes_and_efficiency(figure_2b):
+    t = figure_2b.table()
+    P, BW = 51.2e12, 3.35e12
+    np.testing.assert_allclose(t["ops"], [0.7 * P * 3, 0.2 * P * 10, 0.6 * P * 2])
+    np.testing.assert_allclose(t["bytes"], [0.25 * BW * 3, 0.9 * BW * 10, 0.4 * BW * 2])
+    np.testing.assert_allclose(t["t_sol"], [0.7 * 3, 0.9 * 10, 0.6 * 2])
+    np.testing.assert_allclose(t["efficiency"], [0.7, 0.9, 0.6])
+    assert list(t["bound"]) == ["compute", "memory", "compute"]
+    # the paper's 35.8, 10.2 and 30.7 TFLOP/s
+    np.testing.assert_allclose(np.round(t["compute_util"] * P / 1e12, 1), [35.8, 10.2, 30.7])
+
+
+def test_to_dataframe_has_the_table_columns(figure_2b):
+    pytest.importorskip("pandas")
+    df = figure_2b.to_dataframe()
+    assert list(df.columns) == ["name", "duration", "compute_util", "memory_util", "ops", "bytes", "intensity",
+                                "t_sol", "bound", "efficiency"]
+    assert df["duration"].sum() == 15
+
+
+def test_peaks_move_analytical_durations_but_not_measured_ones():
+    w = Workload([Phase("analytical", ops=100, bytes=400), Phase("measured", duration=2, ops=100, bytes=100)],
+                 machine=Machine(peak_compute=100, peak_bandwidth=100))
+    faster = w.with_peaks(peak_bandwidth=400)
+    np.testing.assert_allclose(w.arrays.duration, [4, 2])
+    np.testing.assert_allclose(faster.arrays.duration, [1, 2])
+    np.testing.assert_allclose(faster.arrays.memory_util, [1.0, 100 / 400 / 2])
+    np.testing.assert_allclose(faster.arrays.bytes, w.arrays.bytes)
+
+
+def test_topological_order_is_stable_and_follows_after():
+    w = Workload([Phase("c", duration=1, compute_util=.1, after=["b"]), Phase("a", duration=1, compute_util=.1),
+                  Phase("b", duration=1, compute_util=.1, after=["a"]), Phase("z", duration=1, compute_util=.1)])
+    assert w.names == ["a", "b", "c", "z"]
+
+
+def test_from_arrays_matches_phases():
+    names = [f"p{i}" for i in range(5)]
+    fast = Workload.from_arrays(names, ops=np.arange(1, 6) * 1e9, bytes=np.full(5, 1e9),
+                                after=[()] + [(n,) for n in names[:-1]], machine=M)
+    slow = Workload([Phase(n, ops=(i + 1) * 1e9, bytes=1e9, after=() if i == 0 else (names[i - 1],))
+                     for i, n in enumerate(names)], machine=M)
+    for key in ("duration", "compute_util", "memory_util", "efficiency"):
+        np.testing.assert_allclose(fast.table()[key], slow.table()[key])
+
+
+def test_no_machine_means_peak_time_units():
+    w = Workload([Phase("A", duration=3, compute_util=0.5, memory_util=0.25)])
+    assert w.machine.normalized
+    np.testing.assert_allclose([w.arrays.ops[0], w.arrays.bytes[0]], [1.5, 0.75])
+
+
+# -- bad input: the message names the phase, the field and the value -------------------------
+
+@pytest.mark.parametrize("field, value", [
+    ("duration", float("nan")), ("duration", float("inf")), ("duration", -1.0),
+    ("ops", float("nan")), ("bytes", -5.0), ("compute_util", -0.1), ("memory_util", float("inf")),
+])
+def test_bad_numbers_name_phase_field_and_value(field, value):
+    kwargs = {"duration": 1.0, "compute_util": 0.5} if field not in ("duration", "compute_util") else {}
+    kwargs.setdefault("compute_util" if field == "duration" else "duration", 0.5 if field == "duration" else 1.0)
+    kwargs[field] = value
+    if field in ("ops", "bytes"):
+        kwargs.pop("compute_util", None)
+    with pytest.raises(ValueError) as err:
+        Phase("kernel-7", **kwargs)
+    text = str(err.value)
+    assert "kernel-7" in text and field in text and str(value) in text
+
+
+@pytest.mark.parametrize("key", ["duration", "ops"])
+def test_bad_numbers_in_columns_are_named_too(key):
+    values = [1.0, float("inf") if key == "duration" else -3.0]
+    kwargs = {key: values, "compute_util" if key == "duration" else "bytes": [0.5, 0.5] if key == "duration" else [1, 1]}
+    with pytest.raises(ValueError, match=r"'q'.*" + key):
+        Workload.from_arrays(["p", "q"], machine=M, **kwargs)
+
+
+@pytest.mark.parametrize("name, value", [("peak_compute", float("nan")), ("peak_bandwidth", -1.0),
+                                          ("peak_compute", 0.0), ("peak_bandwidth", float("inf"))])
+def test_bad_peaks_are_named(name, value):
+    kwargs = {"peak_compute": 1.0, "peak_bandwidth": 1.0, name: value}
+    with pytest.raises(ValueError, match=name + r"=" + ("nan" if math.isnan(value) else "")):
+        Machine(**kwargs)
+
+
+def test_phase_with_nothing_to_go_on():
+    with pytest.raises(ValueError, match=r"'idle'.*neither"):
+        Phase("idle")
+    with pytest.raises(ValueError, match=r"'idle'.*duration=None.*required"):
+        Phase("idle", compute_util=0.5)
+
+
+def test_volumes_without_a_machine():
+    with pytest.raises(ValueError, match=r"'gemm'.*ops=.*no machine"):
+        Workload([Phase("gemm", ops=1e9, bytes=1e6)])
+
+
+def test_duplicate_names_unknown_producer_cycle_empty():
+    p = dict(duration=1, compute_util=0.5)
+    with pytest.raises(ValueError, match=r"'A'.*duplicate"):
+        Workload([Phase("A", **p), Phase("A", **p)])
+    with pytest.raises(ValueError, match=r"'B'.*'nope'"):
+        Workload([Phase("A", **p), Phase("B", after=["nope"], **p)])
+    with pytest.raises(ValueError, match=r"cycle.*'A' -> 'B' -> 'C' -> 'A'|cycle.*'B' -> 'C' -> 'A' -> 'B'|"
+                                         r"cycle.*'C' -> 'A' -> 'B' -> 'C'"):
+        Workload([Phase("A", after=["C"], **p), Phase("B", after=["A"], **p), Phase("C", after=["B"], **p),
+                  Phase("D", **p)])
+    with pytest.raises(ValueError, match="empty"):
+        Workload([])
+    with pytest.raises(TypeError):
+        Workload(["not a phase"])
+
+
+def test_zero_work_analytical_phase_is_refused():
+    with pytest.raises(ValueError, match=r"'noop'.*no work"):
+        Workload([Phase("noop", ops=0, bytes=0)], machine=M)
+
+
+def test_utilization_above_one_is_kept_and_warned_once_naming_the_phase():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        w = Workload([Phase("hot", duration=1, compute_util=0.5, memory_util=1.3),
+                      Phase("ok", duration=1, compute_util=0.5, memory_util=0.3)])
+    mine = [c for c in caught if issubclass(c.category, UtilizationAboveOneWarning)]
+    assert len(mine) == 1 and "'hot'" in str(mine[0].message) and "1.3" in str(mine[0].message)
+    assert w.arrays.memory_util[0] == pytest.approx(1.3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        w.with_peaks(peak_compute=2.0)  # a slider move does not warn again
+    assert not [c for c in caught if issubclass(c.category, UtilizationAboveOneWarning)]
+
+
+def test_phase_names_are_kept_as_given():
+    w = Workload([Phase("<b>bold</b> & 'quoted'", duration=1, compute_util=0.5)])
+    assert w.names == ["<b>bold</b> & 'quoted'"]
