@@ -1,0 +1,93 @@
+"""Time the model, schedule, scene and widget sync for growing workloads.
+
+    python benchmarks/bench_model.py            # 10^2 … 10^5 phases, and the 1,000 × 1,000 pipeline
+    python benchmarks/bench_model.py --quick    # skip the largest cases
+
+Each line: phases, tiles, what was run, seconds for each stage (best of --repeat runs), and the
+bytes the widget syncs to the view (binary buffers plus JSON state).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from campaign_widget import Machine, Workload
+from campaign_widget.scene import build_scene
+
+
+def chain(n: int, seed: int = 0) -> Workload:
+    rng = np.random.default_rng(seed)
+    names = [f"phase {i}" for i in range(n)]
+    return Workload.from_arrays(
+        names, ops=rng.uniform(1e9, 1e12, n), bytes=rng.uniform(1e8, 1e11, n),
+        after=[()] + [(names[i - 1],) for i in range(1, n)],
+        machine=Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12))
+
+
+def best(fn, repeat):
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def synced_bytes(widget) -> int:
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    state, _, buffers = _remove_buffers(widget.get_state())
+    state.pop("_esm", None)
+    return len(json.dumps(state)) + sum(len(b) for b in buffers)
+
+
+def run_sizes(sizes, repeat):
+    from campaign_widget import CampaignDiagram
+
+    print(f"{'phases':>8} {'workload s':>11} {'schedule s':>11} {'scene s':>9} {'widget s':>9} {'synced MB':>10}")
+    for n in sizes:
+        t_work, w = best(lambda: chain(n), repeat)
+        t_sched, s = best(lambda: w.schedule(), repeat)
+        t_scene, _ = best(lambda: build_scene(s), repeat)
+        t_widget, widget = best(lambda: _widget_and_state(CampaignDiagram, w), repeat)
+        print(f"{n:>8} {t_work:>11.4f} {t_sched:>11.4f} {t_scene:>9.4f} {t_widget:>9.4f} "
+              f"{synced_bytes(widget) / 1e6:>10.3f}", flush=True)
+
+
+def _widget_and_state(cls, workload):
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    widget = cls(workload)
+    _remove_buffers(widget.get_state())  # what ipywidgets does before sending
+    return widget
+
+
+def run_pipelines(cases, repeat):
+    print(f"\n{'phases':>8} {'tiles':>7} {'intervals':>10} {'policy':>16} {'schedule s':>11} {'scene s':>9} {'makespan':>12}")
+    for n, tiles, policy in cases:
+        w = chain(n)
+        t_sched, s = best(lambda: w.schedule(tiles=tiles, pipeline=True, policy=policy), repeat)
+        t_scene, _ = best(lambda: build_scene(s), 1)
+        print(f"{n:>8} {tiles:>7} {len(s):>10} {policy:>16} {t_sched:>11.3f} {t_scene:>9.3f} {s.makespan:>12.6g}",
+              flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="skip the largest cases")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    sizes = [100, 1_000, 10_000] + ([] if args.quick else [100_000])
+    run_sizes(sizes, args.repeat)
+    cases = [(10, 100, "dilate+throttle"), (100, 100, "dilate+throttle")]
+    if not args.quick:
+        cases += [(1_000, 1_000, "none"), (1_000, 1_000, "dilate+throttle")]
+    run_pipelines(cases, 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,334 @@
+"""Real-browser fixtures: a private JupyterLab server and headless Debian Chromium (Playwright, sync API).
+
+What this sets up (see /work/shared/browser-testing.md for why each step is the way it is):
+
+* ``jupyter_lab`` (session): JupyterLab on a free port picked at run time, ``port_retries=0`` (a busy
+  port must fail, not move the server), no token/password, its own JUPYTER_CONFIG_DIR /
+  JUPYTER_RUNTIME_DIR, root_dir = a temporary copy of ``notebooks/`` so tests never touch the repo's
+  notebooks. Stopped through its own process handle.
+* ``browser`` (session): /usr/bin/chromium driven by Playwright. A missing binary FAILS the tests (CI
+  installs chromium); it is never a skip.
+* ``console_errors`` / ``lab_page``: a page whose ``pageerror`` and console errors fail the test,
+  except the named benign noise in ``BENIGN_CONSOLE``.
+
+Artifacts (screenshots, server log, Playwright traces of failed tests) go to
+``<repo>/test-artifacts/browser/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+BUNDLE = REPO / "campaign_widget" / "static" / "widget.js"
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1400, "height": 1000}
+# A high-DPI page: the contract says the canvas backing store is CSS size x devicePixelRatio; dpr 2
+# makes a view that forgets it fail the pixel tests instead of passing by accident at dpr 1.
+DEVICE_SCALE_FACTOR = 2
+SERVER_START_TIMEOUT = 60.0
+
+# Console messages of type "error" that are NOT a failure. Each entry: (regex on the text, reason).
+# Keep this list short and specific; anything not matched here fails the test.
+BENIGN_CONSOLE: list[tuple[str, str]] = [
+    (r"favicon", "the browser asks for /favicon.ico; JupyterLab serves its own icons, a 404 here is cosmetic"),
+]
+
+
+def pytest_collection_modifyitems(items):
+    """Every test in this folder drives the real browser: mark it ``browser`` (registered in pyproject)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's report on the item, so fixtures can tell whether the test failed."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+def _test_failed(request) -> bool:
+    rep = getattr(request.node, "rep_call", None)
+    setup = getattr(request.node, "rep_setup", None)
+    return bool((rep is not None and rep.failed) or (setup is not None and setup.failed))
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:120]
+
+
+# -- preconditions: fail loudly, never skip ------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _check_preconditions(root_dir: Path, env: dict) -> None:
+    if not BUNDLE.exists():
+        pytest.fail(f"the widget's JS bundle {BUNDLE} is missing: run `npm install && npm run build` in {REPO} "
+                    "(the browser tests need the real view)", pytrace=False)
+    # The kernel is started by the server with the server's interpreter (jupyter_client maps argv[0]
+    # "python" to sys.executable), the server's environment and the notebook's folder as cwd: ask that
+    # same interpreter, the same way, which campaign_widget it imports.
+    probe = subprocess.run([sys.executable, "-c", "import campaign_widget; print(campaign_widget.__file__)"],
+                           cwd=root_dir, env=env, capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        pytest.fail("the notebook kernel cannot import campaign_widget; install the package under test with "
+                    f"`pip install -e {REPO} --no-build-isolation`.\n{probe.stderr[-2000:]}", pytrace=False)
+    imported = Path(probe.stdout.strip()).resolve()
+    if REPO not in imported.parents:
+        pytest.fail(f"the kernel would import campaign_widget from {imported}, not from the repo under test "
+                    f"{REPO}: `pip install -e {REPO} --no-build-isolation`", pytrace=False)
+
+
+def _tree_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+            h.update(str(path.relative_to(folder)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+# -- the JupyterLab server -------------------------------------------------------------------------
+
+@dataclass
+class LabServer:
+    url: str
+    root_dir: Path
+    work_dir: Path  # scratch space the kernel can write to (e.g. PNG exports)
+    process: subprocess.Popen
+    log_path: Path
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no server log)"
+
+
+def _write_lab_settings(config_dir: Path) -> None:
+    """User settings of this private Lab: no news / update-check prompts (they'd need the network
+    and their toast covers part of the page)."""
+    settings = config_dir / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory, artifacts_dir):
+    base = tmp_path_factory.mktemp("lab")
+    root_dir = base / "notebooks"
+    shutil.copytree(NOTEBOOKS, root_dir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    work_dir = base / "work"
+    work_dir.mkdir()
+    config_dir, runtime_dir = base / "config", base / "runtime"
+    config_dir.mkdir()
+    runtime_dir.mkdir()
+    _write_lab_settings(config_dir)
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config_dir), JUPYTER_RUNTIME_DIR=str(runtime_dir),
+               PYTHONUNBUFFERED="1")
+    env.pop("JUPYTER_TOKEN", None)
+    _check_preconditions(root_dir, env)
+    repo_digest = _tree_digest(NOTEBOOKS)
+
+    port = _free_port()
+    log_path = artifacts_dir / "jupyterlab-server.log"
+    log = open(log_path, "w", encoding="utf-8")
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
+           f"--ServerApp.root_dir={root_dir}", "--allow-root"]
+    # Own session/process group: on teardown we can stop the server and the kernels it started, and
+    # only them.
+    process = subprocess.Popen(cmd, cwd=base, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    server = LabServer(url=f"http://127.0.0.1:{port}", root_dir=root_dir, work_dir=work_dir, process=process,
+                       log_path=log_path)
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"JupyterLab exited with code {process.returncode} while starting "
+                            f"(port {port}):\n{server.log_tail()}", pytrace=False)
+            try:
+                with urllib.request.urlopen(f"{server.url}/api/status", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT:g} s "
+                            f"(port {port}):\n{server.log_tail()}", pytrace=False)
+            time.sleep(0.2)
+        yield server
+    finally:
+        _stop(process)
+        log.close()
+        if _tree_digest(NOTEBOOKS) != repo_digest:  # the tests work on a copy; the repo's must be untouched
+            pytest.fail(f"the repo's notebooks in {NOTEBOOKS} changed during the browser tests", pytrace=False)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop the server by its own handle (SIGTERM lets it shut its kernels down), then its process group."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+    try:  # kernels it started live in its process group; end any left behind
+        os.killpg(process.pid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# -- the browser -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium (`apt-get install -y "
+                    "chromium`); never `playwright install` here. This is a failure, not a skip.", pytrace=False)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        pytest.fail(f"Python playwright is not installed ({error}): pip install playwright", pytrace=False)
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+    finally:
+        playwright.stop()
+
+
+@dataclass
+class ConsoleErrors:
+    """Page errors and console errors seen by a page; ``new_since(mark)`` for per-test checks."""
+
+    errors: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+
+    def attach(self, page) -> None:
+        page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        page.on("console", self._on_console)
+
+    def _on_console(self, message) -> None:
+        if message.type != "error":
+            return
+        location = message.location or {}
+        text = f"console.error: {message.text} (at {location.get('url', '?')}:{location.get('lineNumber', '?')})"
+        for pattern, _reason in BENIGN_CONSOLE:
+            if re.search(pattern, text, re.IGNORECASE):
+                self.ignored.append(text)
+                return
+        self.errors.append(text)
+
+    def mark(self) -> int:
+        return len(self.errors)
+
+    def new_since(self, mark: int) -> list[str]:
+        return self.errors[mark:]
+
+    def assert_clean(self, since: int = 0, when: str = "") -> None:
+        new = self.new_since(since)
+        if new:
+            pytest.fail(f"page/console errors{' ' + when if when else ''}:\n  " + "\n  ".join(new), pytrace=False)
+
+
+class LabPage:
+    """A Playwright page on the private Lab, with its error collector and artifact saving.
+
+    Used for one test (``lab_page``) or shared by a module's tests; either way call ``close(failed)``.
+    """
+
+    def __init__(self, browser, name: str, artifacts_dir: Path):
+        self.name = name
+        self.artifacts_dir = artifacts_dir
+        self.context = browser.new_context(viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE_FACTOR,
+                                           accept_downloads=True)
+        self.context.set_default_timeout(30_000)
+        self.context.tracing.start(screenshots=True, snapshots=True)
+        self.page = self.context.new_page()
+        self.errors = ConsoleErrors()
+        self.errors.attach(self.page)
+
+    def screenshot(self, label: str, full_page: bool = True) -> Path:
+        path = self.artifacts_dir / f"{self.name}-{_safe_name(label)}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    def save_failure(self, label: str) -> None:
+        stem = self.artifacts_dir / f"{self.name}-{_safe_name(label)}-FAILED"
+        try:
+            self.page.screenshot(path=f"{stem}.png", full_page=True)
+            Path(f"{stem}.html").write_text(self.page.content(), encoding="utf-8")
+        except Exception as error:  # the page may be gone; the trace still has it
+            Path(f"{stem}.txt").write_text(f"could not capture the page: {error}\n")
+        self.save_console_log()
+
+    def save_console_log(self) -> None:
+        (self.artifacts_dir / f"{self.name}-console.txt").write_text(
+            "errors:\n" + "\n".join(self.errors.errors) + "\n\nignored (benign, see BENIGN_CONSOLE):\n"
+            + "\n".join(self.errors.ignored) + "\n", encoding="utf-8")
+
+    def close(self, failed: bool) -> None:
+        try:
+            self.save_console_log()
+            if failed:
+                trace = self.artifacts_dir / f"{self.name}-trace.zip"
+                self.context.tracing.stop(path=str(trace))
+            else:
+                self.context.tracing.stop()
+        finally:
+            self.context.close()
+
+
+@pytest.fixture
+def lab_page(browser, jupyter_lab, artifacts_dir, request):
+    """A fresh page on the private Lab for one test; any page or console error fails the test."""
+    lab = LabPage(browser, _safe_name(request.node.name), artifacts_dir)
+    failed = True
+    try:
+        yield lab
+        failed = _test_failed(request)
+        if failed:
+            lab.save_failure("end")
+        lab.errors.assert_clean(when=f"during {request.node.name}")
+        failed = False
+    finally:
+        close_failed = failed or _test_failed(request)
+        lab.close(close_failed)

@@ -1,0 +1,145 @@
+"""The widget without a browser: traits in, binary buffers out, PNG protocol (js/CONTRACT.md)."""
+
+import time
+
+import numpy as np
+import pytest
+import traitlets
+from ipywidgets.widgets.widget import _remove_buffers
+
+from campaign_widget import CampaignDiagram, Machine, Phase, Workload
+from campaign_widget.buffers import from_payload
+from campaign_widget.scene import build_scene
+
+PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+
+
+@pytest.fixture
+def by_volume():
+    return Workload([Phase("load", ops=1e9, bytes=8e9), Phase("gemm", ops=4e12, bytes=1e9, after=["load"])],
+                    machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+
+
+def decoded_scene(widget):
+    return {k: from_payload(v) for k, v in widget.scene.items() if isinstance(v, dict)}
+
+
+def test_arrays_travel_as_binary_buffers_not_json(figure_2b):
+    w = CampaignDiagram(figure_2b)
+    state = w.get_state()
+    stripped, paths, buffers = _remove_buffers(state)
+    assert len(buffers) >= 14
+    assert ["scene", "x0", "buffer"] in paths and ["phase_table", "duration", "buffer"] in paths
+    for key, value in stripped["scene"].items():
+        assert not isinstance(value, list), f"scene[{key!r}] went as a JSON list"
+
+
+def test_scene_buffers_decode_to_the_model_geometry(figure_2b):
+    w = CampaignDiagram(figure_2b)
+    got = decoded_scene(w)
+    want = build_scene(figure_2b.schedule())
+    np.testing.assert_array_equal(got["x0"], want.x0)
+    np.testing.assert_allclose(got["line_y"], want.line_y)
+    assert got["phase"].dtype == np.int32 and w.phase_names == ["A", "B", "C"]
+    assert w.makespan == 15 and len(set(w.phase_colors)) == 3
+    np.testing.assert_allclose(from_payload(w.phase_table["duration"]), [3, 10, 2])
+
+
+def test_peak_bandwidth_moves_analytical_geometry(by_volume):
+    w = CampaignDiagram(by_volume)
+    before = decoded_scene(w)
+    w.peak_bandwidth = 4e10
+    after = decoded_scene(w)
+    assert w.makespan == pytest.approx(8e9 / 4e10 + 4.0)
+    assert after["x1"][0] == pytest.approx(0.2) and before["x1"][0] == pytest.approx(0.8)
+    assert not np.allclose(before["fill_top"], after["fill_top"])
+    assert w.workload.machine.peak_bandwidth == 4e10
+
+
+def test_peak_compute_moves_measured_utilizations_not_durations(figure_2b):
+    w = CampaignDiagram(figure_2b)
+    w.peak_compute = figure_2b.machine.peak_compute * 2
+    np.testing.assert_allclose(from_payload(w.phase_table["duration"]), [3, 10, 2])
+    np.testing.assert_allclose(from_payload(w.phase_table["compute_util"]), [.35, .1, .3])
+
+
+def test_schedule_controls_recompute(by_volume):
+    w = CampaignDiagram(by_volume)
+    sequential = w.makespan
+    w.tiles, w.pipeline = 8, True
+    assert w.makespan < sequential
+    assert w.makespan == pytest.approx(by_volume.schedule(tiles=8, pipeline=True).makespan)
+
+
+@pytest.mark.parametrize("trait, value", [("peak_compute", 0.0), ("peak_bandwidth", float("nan")),
+                                          ("peak_bandwidth", -1.0), ("tiles", 0), ("depth", 0),
+                                          ("policy", "fast"), ("y_axis", "log")])
+def test_bad_trait_values_are_refused_by_name(figure_2b, trait, value):
+    w = CampaignDiagram(figure_2b)
+    with pytest.raises(traitlets.TraitError, match=trait):
+        setattr(w, trait, value)
+
+
+def test_unknown_keyword_is_a_type_error(figure_2b):
+    with pytest.raises(TypeError, match="peak_bandwith"):
+        CampaignDiagram(figure_2b, peak_bandwith=3)
+
+
+def test_measured_utilization_above_one_reaches_the_readout():
+    with pytest.warns(UserWarning, match="'hot'"):
+        w = Workload([Phase("hot", duration=1, compute_util=1.4, memory_util=.2)])
+    d = CampaignDiagram(w)
+    assert any("'hot'" in line and "1.4" in line for line in d.warnings)
+
+
+def test_repr_does_not_dump_the_buffers(figure_2b):
+    text = repr(CampaignDiagram(figure_2b))
+    assert "3 phases" in text and "buffer" not in text and len(text) < 200
+
+
+# -- PNG export through a view ---------------------------------------------------------------------
+
+def test_save_png_without_a_view_raises_at_once(figure_2b, tmp_path):
+    w = CampaignDiagram(figure_2b)
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="displayed view"):
+        w.save_png(tmp_path / "x.png")
+    assert time.monotonic() - started < 1
+
+
+def test_save_png_writes_the_first_reply_and_drops_duplicates(figure_2b, tmp_path):
+    w = CampaignDiagram(figure_2b)
+    sent = []
+    w._png._send = sent.append
+    w._on_view_message(w, {"type": "view-ready"}, [])
+    w._on_view_message(w, {"type": "view-ready"}, [])
+    export = w.save_png(tmp_path / "fig.png", scale=2)
+    assert not export.done and sent[0]["type"] == "png-request" and sent[0]["scale"] == 2
+    reply = {"type": "png-reply", "id": sent[0]["id"], "width": 1600, "height": 720}
+    w._on_view_message(w, reply, [memoryview(PNG_BYTES)])
+    w._on_view_message(w, reply, [memoryview(b"\x89PNG\r\n\x1a\nsecond view")])
+    assert export.done and export.error is None and export.size == (1600, 720)
+    assert (tmp_path / "fig.png").read_bytes() == PNG_BYTES
+
+
+def test_save_png_times_out_with_a_clear_error(figure_2b, tmp_path):
+    w = CampaignDiagram(figure_2b)
+    w._png._send = lambda msg: None
+    w._on_view_message(w, {"type": "view-ready"}, [])
+    with pytest.warns(RuntimeWarning, match="no view answered"):
+        export = w.save_png(tmp_path / "late.png", timeout=0.2)
+        assert export.wait(2)
+    assert "no view answered" in export.error and not (tmp_path / "late.png").exists()
+
+
+def test_save_png_rejects_non_png_bytes_and_closed_views(figure_2b, tmp_path):
+    w = CampaignDiagram(figure_2b)
+    sent = []
+    w._png._send = sent.append
+    w._on_view_message(w, {"type": "view-ready"}, [])
+    export = w.save_png(tmp_path / "bad.png")
+    w._on_view_message(w, {"type": "png-reply", "id": sent[0]["id"]}, [memoryview(b"<html>")])
+    assert "not a PNG" in export.error and not (tmp_path / "bad.png").exists()
+    w._on_view_message(w, {"type": "view-closed"}, [])
+    with pytest.raises(RuntimeError):
+        w.save_png(tmp_path / "gone.png")
