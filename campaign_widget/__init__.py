@@ -7,7 +7,7 @@ from .schedule import POLICIES, Schedule
 from .workload import Workload
 
 __all__ = ["Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
-           "Workload", "WorkloadError", "CampaignDiagram"]
+           "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams"]
 __version__ = "0.1.0"
 
 
@@ -17,4 +17,8 @@ def __getattr__(name):
         from .widget import CampaignDiagram
 
         return CampaignDiagram
+    if name == "StackedDiagrams":
+        from .stack import StackedDiagrams
+
+        return StackedDiagrams
     raise AttributeError(f"module 'campaign_widget' has no attribute {name!r}")

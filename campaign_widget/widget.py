@@ -59,6 +59,8 @@ class CampaignDiagram(anywidget.AnyWidget):
     show_controls = t.Bool(True).tag(sync=True)
     height = t.Int(360, min=120).tag(sync=True)
     title = t.Unicode("").tag(sync=True)
+    time_max = t.Float(0.0, min=0.0).tag(sync=True)  # > 0: the time axis reaches at least this far (stacks)
+    time_window = t.List(t.Float(), maxlen=2).tag(sync=True)  # [t0, t1] zoomed by the view; [] = all
 
     def __init__(self, workload: Workload, *, tiles: int = 1, pipeline: bool = False, policy: str = "none",
                  depth: int = 2, y_axis: str = "relative", height: int = 360, show_controls: bool = True,

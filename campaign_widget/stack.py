@@ -1,0 +1,73 @@
+"""Several campaign diagrams stacked on one shared time axis, each labelled with its makespan and
+its speedup against the first (the paper's Figure 12: unfused / fused / achieved / pipelined)."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import ipywidgets
+import traitlets as t
+
+from .colors import phase_colors
+from .widget import CampaignDiagram
+from .workload import Workload
+
+
+class StackedDiagrams(ipywidgets.VBox):
+    """Panels of one or several workloads, top to bottom, on one time axis.
+
+    ``panels`` maps a label to a ``Workload``, a ``(Workload, schedule settings)`` pair, or a
+    ``CampaignDiagram``. Zooming one panel zooms them all, in the browser.
+
+    >>> StackedDiagrams({"tiled": (w, dict(tiles=4)),                       # doctest: +SKIP
+    ...                  "pipelined": (w, dict(tiles=4, pipeline=True))})
+    """
+
+    def __init__(self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220):
+        if not panels:
+            raise ValueError("StackedDiagrams needs at least one panel")
+        self.diagrams: dict[str, CampaignDiagram] = {}
+        known: dict[str, str] = {}
+        for label, item in panels.items():
+            diagram = _as_diagram(label, item, show_controls, height)
+            colors = phase_colors(diagram.phase_names, known)
+            known.update(zip(diagram.phase_names, colors))
+            diagram.phase_colors = colors  # one colour per phase name across the panels
+            self.diagrams[str(label)] = diagram
+        super().__init__(children=list(self.diagrams.values()))
+        first = next(iter(self.diagrams.values()))
+        self._links = [ipywidgets.jslink((first, "time_window"), (other, "time_window"))
+                       for other in list(self.diagrams.values())[1:]]
+        for diagram in self.diagrams.values():
+            diagram.observe(self._relabel, names="makespan")
+        self._relabel()
+
+    @property
+    def makespans(self) -> dict[str, float]:
+        return {label: d.makespan for label, d in self.diagrams.items()}
+
+    @property
+    def speedups(self) -> dict[str, float]:
+        """Each panel's speedup against the first (first makespan / this makespan)."""
+        base = next(iter(self.makespans.values()))
+        return {label: base / m if m > 0 else float("inf") for label, m in self.makespans.items()}
+
+    def _relabel(self, _change=None):
+        longest = max(self.makespans.values())
+        first = next(iter(self.diagrams))
+        for label, diagram in self.diagrams.items():
+            unit = diagram.units.get("time", "")
+            speed = "" if label == first else f", {self.speedups[label]:.2f}× vs {first}"
+            diagram.title = f"{label}: makespan {diagram.makespan:.6g} {unit}{speed}"
+            diagram.time_max = longest
+
+
+def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:
+    if isinstance(item, CampaignDiagram):
+        return item
+    if isinstance(item, Workload):
+        return CampaignDiagram(item, show_controls=show_controls, height=height)
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Workload) and isinstance(item[1], Mapping):
+        return CampaignDiagram(item[0], show_controls=show_controls, height=height, **dict(item[1]))
+    raise TypeError(f"panel {label!r}: expected a Workload, (Workload, settings dict) or CampaignDiagram, "
+                    f"got {type(item).__name__}")
