@@ -1,0 +1,122 @@
+// Binary arrays from the kernel: {dtype, shape, buffer} → typed array (zero-copy when aligned).
+
+const TYPED_ARRAYS = {
+  float64: Float64Array,
+  float32: Float32Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  bool: Uint8Array,
+};
+
+const READERS = {
+  float64: "getFloat64", float32: "getFloat32", int32: "getInt32", uint32: "getUint32",
+  int16: "getInt16", uint16: "getUint16", int8: "getInt8", uint8: "getUint8", bool: "getUint8",
+};
+
+const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function bytesOf(buffer) {
+  if (buffer instanceof ArrayBuffer) return { arrayBuffer: buffer, byteOffset: 0, byteLength: buffer.byteLength };
+  if (ArrayBuffer.isView(buffer)) {
+    return { arrayBuffer: buffer.buffer, byteOffset: buffer.byteOffset, byteLength: buffer.byteLength };
+  }
+  throw new TypeError(`array buffer must be a DataView, typed array or ArrayBuffer, got ${typeof buffer}`);
+}
+
+/**
+ * Decode one array. `encoded` is {dtype, shape, buffer} (buffer: DataView, ArrayBuffer or typed
+ * array, little-endian, C order). A typed array passes through; a plain list becomes Float64Array.
+ */
+export function decodeArray(encoded) {
+  if (encoded == null) return null;
+  if (ArrayBuffer.isView(encoded) && !(encoded instanceof DataView)) return encoded;
+  if (Array.isArray(encoded)) return Float64Array.from(encoded);
+  const { dtype, shape, buffer } = encoded;
+  const Typed = TYPED_ARRAYS[dtype];
+  if (!Typed) throw new TypeError(`unsupported dtype ${JSON.stringify(dtype)}`);
+  const { arrayBuffer, byteOffset, byteLength } = bytesOf(buffer);
+  const width = Typed.BYTES_PER_ELEMENT;
+  const length = Array.isArray(shape) ? shape.reduce((a, b) => a * b, 1) : Math.floor(byteLength / width);
+  if (length * width > byteLength) {
+    throw new RangeError(`${dtype}[${length}] needs ${length * width} bytes, buffer has ${byteLength}`);
+  }
+  if (HOST_IS_LITTLE_ENDIAN && byteOffset % width === 0) {
+    return new Typed(arrayBuffer, byteOffset, length);
+  }
+  if (HOST_IS_LITTLE_ENDIAN) {
+    const copy = new Typed(length);
+    new Uint8Array(copy.buffer).set(new Uint8Array(arrayBuffer, byteOffset, length * width));
+    return copy;
+  }
+  const view = new DataView(arrayBuffer, byteOffset, length * width);
+  const read = READERS[dtype];
+  const copy = new Typed(length);
+  for (let i = 0; i < length; i++) copy[i] = view[read](i * width, true);
+  return copy;
+}
+
+const REQUIRED_PIECE_ARRAYS = ["x0", "x1", "base_y", "line_y", "well_top", "fill_top"];
+const OPTIONAL_PIECE_ARRAYS = { phase: Int32Array, tile: Int32Array, flags: Uint8Array };
+const INTERVAL_ARRAYS = { over_t0: Float64Array, over_t1: Float64Array, over_demand: Float64Array, over_resource: Uint8Array };
+
+function finiteOr(value, fallback) {
+  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}
+
+function shortestLength(arrays) {
+  return arrays.reduce((n, a) => Math.min(n, a ? a.length : 0), Infinity);
+}
+
+/**
+ * Decode the `scene` trait into { n, pipe_width, x_max, y_max, <per-piece arrays>, intervals,
+ * <interval arrays> }. Missing optional arrays get defaults (dash_from = x1, i.e. all solid;
+ * phase, tile, flags = 0). n is clamped to the shortest per-piece array so nothing is over-read.
+ */
+export function decodeScene(raw) {
+  const source = raw ?? {};
+  const decoded = {};
+  for (const key of REQUIRED_PIECE_ARRAYS) decoded[key] = decodeArray(source[key]);
+  decoded.dash_from = decodeArray(source.dash_from);
+  for (const key of Object.keys(OPTIONAL_PIECE_ARRAYS)) decoded[key] = decodeArray(source[key]);
+
+  const present = Object.values(decoded).filter(Boolean);
+  let n = REQUIRED_PIECE_ARRAYS.every((key) => decoded[key]) ? shortestLength(present) : 0;
+  if (Number.isInteger(source.n) && source.n >= 0) n = Math.min(n, source.n);
+
+  for (const key of REQUIRED_PIECE_ARRAYS) decoded[key] ??= new Float64Array(0);
+  decoded.dash_from ??= decoded.x1;
+  for (const [key, Typed] of Object.entries(OPTIONAL_PIECE_ARRAYS)) decoded[key] ??= new Typed(n);
+
+  for (const key of Object.keys(INTERVAL_ARRAYS)) decoded[key] = decodeArray(source[key]);
+  const intervals = shortestLength(Object.keys(INTERVAL_ARRAYS).map((key) => decoded[key]));
+  for (const [key, Typed] of Object.entries(INTERVAL_ARRAYS)) decoded[key] ??= new Typed(0);
+
+  const pipeWidth = finiteOr(source.pipe_width, 0.25);
+  return {
+    ...decoded,
+    n,
+    intervals,
+    pipe_width: pipeWidth,
+    x_max: finiteOr(source.x_max, 0),
+    y_max: Math.max(finiteOr(source.y_max, 1 + pipeWidth), 1),
+  };
+}
+
+const TABLE_COLUMNS = ["duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol", "efficiency", "bound"];
+
+/** Decode the `phase_table` trait: { column: typed array } for every column present. */
+export function decodePhaseTable(raw) {
+  const table = {};
+  for (const column of TABLE_COLUMNS) {
+    try {
+      table[column] = decodeArray(raw?.[column]) ?? null;
+    } catch {
+      table[column] = null;
+    }
+  }
+  return table;
+}

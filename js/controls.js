@@ -1,0 +1,164 @@
+// The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, depth,
+// y axis. Each control writes its trait through the frame-coalescing writer, shows its live value
+// in span.cw-value, and follows changes made from Python.
+import { formatSI } from "./format.js";
+
+export const POLICIES = ["none", "dilate", "throttle", "dilate+throttle"];
+const LOG_SLIDER_STEPS = 1000;
+
+function element(document, tag, props = {}) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "className" || key === "textContent" || key === "title") node[key] = value;
+    else node.setAttribute(key, value);
+  }
+  return node;
+}
+
+/** [lo, hi] from a *_range trait, falling back around `value` when it is missing or bad. */
+export function logRange(range, value) {
+  let [lo, hi] = Array.isArray(range) ? range.map(Number) : [NaN, NaN];
+  if (!(lo > 0) || !(hi > lo)) {
+    const centre = value > 0 ? value : 1;
+    [lo, hi] = [centre / 1000, centre * 1000];
+  }
+  return [Math.log10(lo), Math.log10(hi)];
+}
+
+/** 10^position rounded to 4 significant digits (what the slider writes). */
+export function peakFromSlider(position) {
+  return Number((10 ** position).toPrecision(4));
+}
+
+function clampInteger(value, lo, hi) {
+  const n = Math.round(Number(value));
+  return Number.isFinite(n) ? Math.min(Math.max(n, lo), hi) : lo;
+}
+
+/**
+ * createControls(document, model, writer) → { element, sync(), destroy() }.
+ * sync() re-reads every trait into the controls (called on any relevant trait change).
+ */
+export function createControls(document, model, writer) {
+  const bar = element(document, "div", { className: "cw-controls" });
+  const controls = [];
+  const cleanups = [];
+
+  function listen(node, event, handler) {
+    node.addEventListener(event, handler);
+    cleanups.push(() => node.removeEventListener(event, handler));
+  }
+
+  function addControl(labelText, input, sync) {
+    const label = element(document, "label", { className: "cw-control" });
+    const name = element(document, "span", { className: "cw-label", textContent: labelText });
+    const value = element(document, "span", { className: "cw-value" });
+    label.append(name, input, value);
+    bar.append(label);
+    controls.push(() => sync(value));
+    return value;
+  }
+
+  function logSlider(key, className, labelText, unitKey) {
+    const input = element(document, "input", { type: "range", className });
+    const unit = () => (model.get("units") ?? {})[unitKey] ?? "";
+    const show = (valueSpan, peak) => { valueSpan.textContent = formatSI(peak, unit()); };
+    const valueSpan = addControl(labelText, input, (span) => {
+      const peak = Number(model.get(key));
+      const [lo, hi] = logRange(model.get(`${key}_range`), peak);
+      input.min = String(lo);
+      input.max = String(hi);
+      input.step = String((hi - lo) / LOG_SLIDER_STEPS);
+      if (!writer.isPending(key) && peak > 0) input.value = String(Math.log10(peak));
+      show(span, writer.isPending(key) ? peakFromSlider(Number(input.value)) : peak);
+    });
+    listen(input, "input", () => {
+      const peak = peakFromSlider(Number(input.value));
+      show(valueSpan, peak);
+      writer.write(key, peak);
+    });
+  }
+
+  logSlider("peak_compute", "cw-peak-compute", "peak compute", "compute");
+  logSlider("peak_bandwidth", "cw-peak-bandwidth", "peak bandwidth", "bandwidth");
+
+  const tiles = element(document, "input", { type: "range", className: "cw-tiles", min: "1", step: "1" });
+  const tilesMax = () => Math.max(1, Math.round(Number(model.get("tiles_max"))) || Math.max(64, Number(model.get("tiles")) || 1));
+  const tilesValue = addControl("tiles", tiles, (span) => {
+    tiles.max = String(tilesMax());
+    if (!writer.isPending("tiles")) tiles.value = String(model.get("tiles") ?? 1);
+    span.textContent = writer.isPending("tiles") ? tiles.value : String(model.get("tiles") ?? 1);
+  });
+  listen(tiles, "input", () => {
+    const value = clampInteger(tiles.value, 1, tilesMax());
+    tilesValue.textContent = String(value);
+    writer.write("tiles", value);
+  });
+
+  const pipeline = element(document, "input", { type: "checkbox", className: "cw-pipeline" });
+  const pipelineValue = addControl("pipeline", pipeline, (span) => {
+    pipeline.checked = Boolean(model.get("pipeline"));
+    span.textContent = pipeline.checked ? "on" : "off";
+  });
+  listen(pipeline, "change", () => {
+    pipelineValue.textContent = pipeline.checked ? "on" : "off";
+    writer.write("pipeline", pipeline.checked);
+  });
+
+  const policy = element(document, "select", { className: "cw-policy" });
+  for (const name of POLICIES) policy.append(element(document, "option", { value: name, textContent: name }));
+  const policyValue = addControl("policy", policy, (span) => {
+    const current = model.get("policy");
+    policy.value = POLICIES.includes(current) ? current : "none";
+    span.textContent = policy.value;
+  });
+  listen(policy, "change", () => {
+    policyValue.textContent = policy.value;
+    writer.write("policy", policy.value);
+  });
+
+  const depth = element(document, "input", { type: "number", className: "cw-depth", min: "1", step: "1" });
+  const depthValue = addControl("depth", depth, (span) => {
+    if (!writer.isPending("depth") && document.activeElement !== depth) depth.value = String(model.get("depth") ?? 2);
+    span.textContent = String(model.get("depth") ?? 2);
+  });
+  const writeDepth = () => {
+    if (depth.value === "") return;
+    const value = clampInteger(depth.value, 1, Number.MAX_SAFE_INTEGER);
+    depthValue.textContent = String(value);
+    writer.write("depth", value);
+  };
+  listen(depth, "input", writeDepth);
+  listen(depth, "change", () => {
+    writeDepth();
+    depth.value = String(clampInteger(depth.value, 1, Number.MAX_SAFE_INTEGER));
+  });
+
+  const yAxis = element(document, "button", { type: "button", className: "cw-y-axis", title: "switch the y axis between relative and absolute" });
+  const yAxisValue = addControl("y axis", yAxis, (span) => {
+    const mode = model.get("y_axis") === "absolute" ? "absolute" : "relative";
+    yAxis.textContent = mode === "absolute" ? "show relative" : "show absolute";
+    span.textContent = mode;
+  });
+  listen(yAxis, "click", () => {
+    const next = model.get("y_axis") === "absolute" ? "relative" : "absolute";
+    yAxisValue.textContent = next;
+    writer.write("y_axis", next);
+    writer.flush();
+  });
+
+  function sync() {
+    for (const control of controls) control();
+    bar.hidden = model.get("show_controls") === false;
+  }
+  sync();
+
+  return {
+    element: bar,
+    sync,
+    destroy() {
+      for (const cleanup of cleanups) cleanup();
+      cleanups.length = 0;
+    },
+  };
+}

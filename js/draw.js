@@ -1,0 +1,198 @@
+// Drawing the campaign diagram onto a 2D context. Pure: no DOM, the same code draws the screen
+// canvas and the PNG export (the caller picks `ratio`, device px per CSS px). Every coordinate
+// below is in CSS px; drawFigure sets the context transform.
+import { lighten, phaseColor, withAlpha } from "./color.js";
+import { drawAxes, drawGrid } from "./draw-axes.js";
+import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
+import { dashStart, snapEdge, snapLine } from "./pixels.js";
+import { THEME } from "./theme.js";
+
+/** Rectangles and segments grouped by style, so each style is one path and one fill/stroke. */
+class Batches {
+  constructor() {
+    this.groups = new Map();
+  }
+  add(style, ...numbers) {
+    let list = this.groups.get(style);
+    if (!list) this.groups.set(style, (list = []));
+    list.push(...numbers);
+  }
+}
+
+function fillRects(ctx, batches) {
+  for (const [style, r] of batches.groups) {
+    ctx.fillStyle = style;
+    ctx.beginPath();
+    for (let k = 0; k < r.length; k += 4) ctx.rect(r[k], r[k + 1], r[k + 2], r[k + 3]);
+    ctx.fill();
+  }
+}
+
+/** Segments are [xStart, xEnd, y] triples. */
+function strokeSegments(ctx, batches, lineWidth, dash) {
+  ctx.lineWidth = lineWidth;
+  ctx.setLineDash(dash);
+  ctx.lineCap = "butt";
+  for (const [style, s] of batches.groups) {
+    ctx.strokeStyle = style;
+    ctx.beginPath();
+    for (let k = 0; k < s.length; k += 3) {
+      ctx.moveTo(s[k], s[k + 2]);
+      ctx.lineTo(s[k + 1], s[k + 2]);
+    }
+    ctx.stroke();
+  }
+  ctx.setLineDash([]);
+}
+
+/** Diagonal hatch over the union of `rects` (flat [x, y, w, h, …]). */
+function hatchRects(ctx, rects, ratio) {
+  if (!rects.length) return;
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  ctx.save();
+  ctx.beginPath();
+  for (let k = 0; k < rects.length; k += 4) {
+    ctx.rect(rects[k], rects[k + 1], rects[k + 2], rects[k + 3]);
+    minX = Math.min(minX, rects[k]);
+    minY = Math.min(minY, rects[k + 1]);
+    maxX = Math.max(maxX, rects[k] + rects[k + 2]);
+    maxY = Math.max(maxY, rects[k + 1] + rects[k + 3]);
+  }
+  ctx.clip();
+  ctx.strokeStyle = THEME.hatch;
+  ctx.lineWidth = Math.max(1 / ratio, 1);
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  const height = maxY - minY;
+  const spacing = THEME.hatchSpacing;
+  // Lines rising to the right; start far enough left that the box's bottom-left is covered.
+  const first = Math.floor((minX - height) / spacing) * spacing;
+  for (let x = first; x <= maxX; x += spacing) {
+    ctx.moveTo(x, maxY);
+    ctx.lineTo(x + height, minY);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
+function xClamp(value, plot) {
+  return Math.min(Math.max(value, plot.left - 4), plot.right + 4);
+}
+
+/**
+ * Draw the pieces (see aggregate.piecesToDraw) in layers, bottom to top: shading under the
+ * compute line, the grey wells, the memory fill, the spill (red, hatched), the guard rails, the
+ * compute lines (solid, then dashed from dash_from; red where flag bit 0).
+ */
+export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
+  const shade = new Batches();
+  const wells = new Batches();
+  const fills = new Batches();
+  const spills = [];
+  const rails = new Batches();
+  const solid = new Batches();
+  const dashed = new Batches();
+  const computeWidth = THEME.computeLineWidth;
+
+  for (let k = 0; k < pieces.n; k++) {
+    const px0 = snapEdge(xClamp(x(pieces.x0[k]), plot), ratio);
+    let px1 = snapEdge(xClamp(x(pieces.x1[k]), plot), ratio);
+    if (!(px1 > px0)) {
+      if (!(pieces.x1[k] > pieces.x0[k])) continue;
+      px1 = px0 + 1 / ratio;
+    }
+    const width = px1 - px0;
+    const phase = pieces.phase[k];
+    const color = phaseColor(colors, phase);
+    const base = pieces.base_y[k];
+    const line = pieces.line_y[k];
+    const wellTop = pieces.well_top[k];
+    const fillTop = pieces.fill_top[k];
+    const lineY = snapEdge(y(line), ratio);
+
+    if (line > base) {
+      const baseY = snapEdge(y(base), ratio);
+      shade.add(withAlpha(color, THEME.shadeAlpha), px0, lineY, width, baseY - lineY);
+    }
+    if (wellTop > line) {
+      const topY = snapEdge(y(wellTop), ratio);
+      wells.add(THEME.well, px0, topY, width, lineY - topY);
+    }
+    const filled = Math.min(fillTop, wellTop);
+    if (filled > line) {
+      const topY = snapEdge(y(filled), ratio);
+      fills.add(lighten(color, THEME.fillLighten), px0, topY, width, lineY - topY);
+    }
+    if (fillTop > wellTop) {
+      const bottomY = snapEdge(y(Math.max(wellTop, line)), ratio);
+      const topY = snapEdge(y(fillTop), ratio);
+      spills.push(px0, topY, width, bottomY - topY);
+    }
+    rails.add(THEME.rail, px0, px1, snapLine(y(wellTop), THEME.railWidth, ratio));
+
+    const lineColor = pieces.flags[k] & 1 ? THEME.warning : color;
+    const lineCentre = snapLine(y(line), computeWidth, ratio);
+    const dashFrom = dashStart(pieces.dash_from[k], pieces.x0[k], pieces.x1[k]);
+    const pxDash = dashFrom >= pieces.x1[k] ? px1 : snapEdge(xClamp(x(dashFrom), plot), ratio);
+    if (pxDash > px0) solid.add(lineColor, px0, pxDash, lineCentre);
+    if (px1 > pxDash) dashed.add(lineColor, pxDash, px1, lineCentre);
+  }
+
+  fillRects(ctx, shade);
+  fillRects(ctx, wells);
+  fillRects(ctx, fills);
+  if (spills.length) {
+    const spillBatch = new Batches();
+    spillBatch.groups.set(THEME.spillFill, spills);
+    fillRects(ctx, spillBatch);
+    hatchRects(ctx, spills, ratio);
+  }
+  strokeSegments(ctx, rails, THEME.railWidth, []);
+  strokeSegments(ctx, solid, computeWidth, []);
+  strokeSegments(ctx, dashed, computeWidth, THEME.dash);
+}
+
+/** Outline of one scene piece (hover feedback): its compute area and its pipe. */
+export function drawHighlight(ctx, scene, i, { x, y, plot, ratio }) {
+  if (!(i >= 0 && i < scene.n)) return;
+  const left = xClamp(x(scene.x0[i]), plot);
+  const right = xClamp(x(scene.x1[i]), plot);
+  const top = y(Math.max(scene.well_top[i], scene.fill_top[i], scene.line_y[i]));
+  const bottom = y(Math.min(scene.base_y[i], scene.line_y[i]));
+  ctx.strokeStyle = THEME.highlight;
+  ctx.lineWidth = 1;
+  ctx.setLineDash([3, 2]);
+  ctx.beginPath();
+  ctx.rect(snapLine(left, 1, ratio), snapLine(top, 1, ratio), snapEdge(right - left, ratio), snapEdge(bottom - top, ratio));
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+function clipToPlot(ctx, plot) {
+  ctx.beginPath();
+  ctx.rect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top);
+  ctx.clip();
+}
+
+/**
+ * Draw the whole figure: background, grid, pieces, axes, legend, readout, title, hover outline.
+ * `layout` comes from layoutFigure; `pieces` from piecesToDraw for layout.domain.
+ */
+export function drawFigure(ctx, figure, view, layout, pieces) {
+  const ratio = view.ratio ?? 1;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.fillStyle = THEME.background;
+  ctx.fillRect(0, 0, layout.width, layout.height);
+  const geometry = { x: layout.x, y: layout.y, plot: layout.plot, colors: figure.phaseColors, ratio };
+
+  drawGrid(ctx, layout, ratio);
+  ctx.save();
+  clipToPlot(ctx, layout.plot);
+  drawPieces(ctx, pieces, geometry);
+  if (view.hovered >= 0) drawHighlight(ctx, figure.scene, view.hovered, geometry);
+  ctx.restore();
+  drawAxes(ctx, layout, ratio);
+  drawLegend(ctx, layout);
+  drawReadout(ctx, layout);
+  drawTitle(ctx, layout);
+}

@@ -1,0 +1,54 @@
+// Everything the figure needs, read from the model's traits. Decoding the scene and indexing it
+// happens only when the `scene` trait object changes (it is the big one).
+import { decodePhaseTable, decodeScene } from "./codecs.js";
+import { legendEntries, sceneFeatures } from "./legend.js";
+import { readoutLines, readoutText } from "./readout.js";
+import { buildSceneIndex } from "./scene-index.js";
+
+const DEFAULT_UNITS = { time: "", compute: "ops/s", bandwidth: "B/s", ops: "ops", bytes: "B" };
+
+function decodedScene(raw, previous) {
+  if (previous && previous.raw === raw) return previous;
+  const scene = decodeScene(raw);
+  return { raw, scene, index: buildSceneIndex(scene), features: sceneFeatures(scene) };
+}
+
+function decodedTable(raw, previous) {
+  if (previous && previous.raw === raw) return previous;
+  return { raw, table: decodePhaseTable(raw) };
+}
+
+/** Build the figure from `model`, reusing `previous`'s decoded arrays when unchanged. */
+export function readFigure(model, previous) {
+  const sceneEntry = decodedScene(model.get("scene"), previous?.sceneEntry);
+  const tableEntry = decodedTable(model.get("phase_table"), previous?.tableEntry);
+  const phaseNames = (model.get("phase_names") ?? []).map(String);
+  const phaseColors = model.get("phase_colors") ?? [];
+  const units = { ...DEFAULT_UNITS, ...(model.get("units") ?? {}) };
+  const resourceNames = model.get("resource_names") ?? ["compute", "memory"];
+  const text = readoutText({
+    scene: sceneEntry.scene,
+    makespan: model.get("makespan"),
+    warnings: model.get("warnings"),
+    units,
+    resourceNames,
+  });
+  return {
+    sceneEntry,
+    tableEntry,
+    scene: sceneEntry.scene,
+    index: sceneEntry.index,
+    phaseTable: tableEntry.table,
+    phaseNames,
+    phaseColors,
+    units,
+    resourceNames,
+    yAxis: model.get("y_axis") === "absolute" ? "absolute" : "relative",
+    peakCompute: Number(model.get("peak_compute")),
+    title: model.get("title") ?? "",
+    tiled: Number(model.get("tiles")) > 1,
+    readout: text,
+    readoutLines: readoutLines(text),
+    legend: legendEntries(phaseNames, phaseColors, sceneEntry.features),
+  };
+}

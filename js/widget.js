@@ -1,0 +1,263 @@
+// The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
+// owns hover, zoom and pan. See js/CONTRACT.md.
+import { piecesToDraw } from "./aggregate.js";
+import { createControls } from "./controls.js";
+import { drawFigure } from "./draw.js";
+import { downloadBlob, renderPng } from "./export.js";
+import { readFigure } from "./figure.js";
+import { hitTest } from "./hit.js";
+import { attachPlotInteraction } from "./interaction.js";
+import { layoutFigure } from "./layout.js";
+import { createReadout } from "./readout.js";
+import { CSS } from "./styles.js";
+import { createTooltip, tooltipContent } from "./tooltip.js";
+import { createTraitWriter } from "./trait-writer.js";
+import { fullDomain, panBy, visibleDomain, zoomAfterSceneChange, zoomAround } from "./zoom.js";
+
+const FIGURE_TRAITS = [
+  "scene", "phase_names", "phase_colors", "phase_table", "resource_names", "units", "makespan",
+  "warnings", "y_axis", "peak_compute", "title", "height", "tiles",
+];
+const CONTROL_TRAITS = [
+  "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",
+  "tiles_max", "pipeline", "policy", "depth", "y_axis", "show_controls", "units",
+];
+const DEFAULT_PLOT_HEIGHT = 320;
+const HOVER_TOLERANCE_PX = 4;
+
+function element(document, tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function render({ model, el }) {
+  const document = el.ownerDocument ?? globalThis.document;
+  const window = document.defaultView ?? globalThis;
+
+  // DOM: header (controls + toolbar), plot (canvas + tooltip), readout.
+  const root = element(document, "div", "cw-root");
+  const style = element(document, "style", null, CSS);
+  const header = element(document, "div", "cw-header");
+  const toolbar = element(document, "div", "cw-toolbar");
+  const downloadButton = element(document, "button", "cw-download", "Download PNG");
+  const resetButton = element(document, "button", "cw-reset-zoom", "Reset zoom");
+  downloadButton.type = resetButton.type = "button";
+  toolbar.append(resetButton, downloadButton);
+  const plotWrap = element(document, "div", "cw-plot-wrap");
+  const canvas = element(document, "canvas", "cw-plot");
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", "campaign diagram");
+  const tooltip = createTooltip(document);
+  plotWrap.append(canvas, tooltip.element);
+  const readout = createReadout(document);
+  const writer = createTraitWriter(model, {
+    requestFrame: (f) => window.requestAnimationFrame(f),
+    cancelFrame: (id) => window.cancelAnimationFrame(id),
+  });
+  const controls = createControls(document, model, writer);
+  header.append(controls.element, toolbar);
+  root.append(style, header, plotWrap, readout.element);
+  el.append(root);
+
+  const ctx = canvas.getContext("2d");
+  let figure = readFigure(model);
+  let zoom = null;
+  let hovered = -1;
+  let layout = null;
+  let frame = null;
+  let draws = 0;
+  let closed = false;
+
+  const full = () => fullDomain(figure.scene.x_max);
+  const plotHeight = () => {
+    const height = Number(model.get("height"));
+    return Number.isFinite(height) && height > 0 ? height : DEFAULT_PLOT_HEIGHT;
+  };
+
+  /** Lay out and draw the figure onto any context, at `ratio` device px per CSS px. */
+  function drawInto(target, width, ratio, { includeReadout, hover, resize }) {
+    const view = {
+      width, ratio, includeReadout, hovered: hover,
+      plotHeight: plotHeight(),
+      domain: visibleDomain(zoom, full()),
+    };
+    target.setTransform(1, 0, 0, 1, 0, 0);
+    const next = layoutFigure(target, figure, view);
+    resize(next.width, next.height);
+    const pieces = piecesToDraw(figure.scene, figure.index, next.domain[0], next.domain[1], next.plot.right - next.plot.left);
+    drawFigure(target, figure, view, next, pieces);
+    return { layout: next, pieces };
+  }
+
+  function writeDataAttributes(drawn, pieces) {
+    const { plot, domain, yTop } = drawn;
+    Object.assign(canvas.dataset, {
+      plotLeft: String(plot.left),
+      plotRight: String(plot.right),
+      plotTop: String(plot.top),
+      plotBottom: String(plot.bottom),
+      t0: String(domain[0]),
+      t1: String(domain[1]),
+      yTop: String(yTop),
+      piecesDrawn: String(pieces.n),
+      aggregated: String(pieces.aggregated),
+      draws: String(++draws),
+    });
+  }
+
+  function draw() {
+    frame = null;
+    if (closed || !ctx) return;
+    const width = Math.floor(plotWrap.clientWidth);
+    if (width <= 0) return;
+    const ratio = window.devicePixelRatio || 1;
+    const { layout: drawn, pieces } = drawInto(ctx, width, ratio, {
+      includeReadout: false,
+      hover: hovered,
+      resize(w, h) {
+        const backingWidth = Math.round(w * ratio);
+        const backingHeight = Math.round(h * ratio);
+        if (canvas.width !== backingWidth) canvas.width = backingWidth;
+        if (canvas.height !== backingHeight) canvas.height = backingHeight;
+        canvas.style.height = `${h}px`;
+      },
+    });
+    layout = drawn;
+    writeDataAttributes(drawn, pieces);
+  }
+
+  function requestDraw() {
+    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
+  }
+
+  function refresh() {
+    const previousRaw = figure.sceneEntry.raw;
+    const previousXMax = figure.scene.x_max;
+    figure = readFigure(model, figure);
+    if (figure.sceneEntry.raw !== previousRaw) {
+      zoom = zoomAfterSceneChange(zoom, previousXMax, figure.scene.x_max);
+      hovered = -1;
+      tooltip.hide();
+    }
+    readout.update(figure.readout);
+    requestDraw();
+  }
+
+  // Hover, zoom, pan.
+  function hover(x, y) {
+    let hit = -1;
+    if (layout && x >= layout.plot.left && x <= layout.plot.right && y >= layout.plot.top && y <= layout.plot.bottom) {
+      const tolerance = HOVER_TOLERANCE_PX * (layout.yTop / (layout.plot.bottom - layout.plot.top));
+      hit = hitTest(figure.scene, figure.index, layout.x.invert(x), layout.y.invert(y), tolerance);
+    }
+    if (hit >= 0) tooltip.show(tooltipContent(figure, hit), x, y, { width: plotWrap.clientWidth, height: plotWrap.clientHeight });
+    else tooltip.hide();
+    if (hit !== hovered) {
+      hovered = hit;
+      requestDraw();
+    }
+  }
+  function leave() {
+    tooltip.hide();
+    if (hovered !== -1) {
+      hovered = -1;
+      requestDraw();
+    }
+  }
+  const detachInteraction = attachPlotInteraction(canvas, {
+    plot: () => layout?.plot,
+    onZoom(x, factor) {
+      zoom = zoomAround(zoom, full(), layout.x.invert(x), factor);
+      leave();
+      requestDraw();
+    },
+    onPanStart: () => ({ zoom, slope: layout.x.slope }),
+    onPan(dx, start) {
+      if (!start.zoom || !(start.slope > 0)) return;
+      zoom = panBy(start.zoom, full(), -dx / start.slope);
+      requestDraw();
+    },
+    onReset() {
+      zoom = null;
+      requestDraw();
+    },
+    onHover: hover,
+    onLeave: leave,
+  });
+
+  // PNG: the download button and the kernel's png-request.
+  function renderFigurePng(scale) {
+    const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
+    return renderPng(document, (target, ratio, resize) => {
+      drawInto(target, width, ratio, { includeReadout: true, hover: -1, resize });
+    }, scale);
+  }
+  async function download() {
+    try {
+      const { blob } = await renderFigurePng(window.devicePixelRatio || 1);
+      downloadBlob(document, blob, "campaign.png");
+    } catch (error) {
+      console.error("campaign_widget: PNG download failed", error);
+    }
+  }
+  function send(content, buffers) {
+    try {
+      model.send(content, undefined, buffers);
+    } catch (error) {
+      console.error("campaign_widget: could not send", content?.type, error);
+    }
+  }
+  async function onCustomMessage(message) {
+    if (message?.type !== "png-request") return;
+    const id = message.id;
+    try {
+      const scale = message.scale === undefined || message.scale === null ? 1 : Number(message.scale);
+      const { blob, width, height } = await renderFigurePng(scale);
+      const bytes = await blob.arrayBuffer();
+      if (!closed) send({ type: "png-reply", id, width, height }, [bytes]);
+    } catch (error) {
+      if (!closed) send({ type: "png-error", id, message: String(error?.message ?? error) });
+    }
+  }
+  const resetZoom = () => {
+    zoom = null;
+    requestDraw();
+  };
+  downloadButton.addEventListener("click", download);
+  resetButton.addEventListener("click", resetZoom);
+
+  // Model listeners, all removed on cleanup.
+  const modelListeners = [];
+  function on(event, handler) {
+    model.on(event, handler);
+    modelListeners.push([event, handler]);
+  }
+  for (const trait of FIGURE_TRAITS) on(`change:${trait}`, refresh);
+  const syncControls = () => controls.sync();
+  for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
+  on("msg:custom", onCustomMessage);
+
+  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
+  resizeObserver?.observe(plotWrap);
+
+  refresh();
+  send({ type: "view-ready" });
+
+  return () => {
+    closed = true;
+    for (const [event, handler] of modelListeners) model.off(event, handler);
+    resizeObserver?.disconnect();
+    detachInteraction();
+    downloadButton.removeEventListener("click", download);
+    resetButton.removeEventListener("click", resetZoom);
+    controls.destroy();
+    writer.dispose();
+    if (frame !== null) window.cancelAnimationFrame(frame);
+    send({ type: "view-closed" });
+    root.remove();
+  };
+}
+
+export default { render };
