@@ -37,29 +37,61 @@ function copyPieces(scene, indices) {
   return pieces;
 }
 
-/** One merged column-and-phase cell. */
-function newBin(column, phase) {
-  return {
-    column, phase, base: Infinity, line: -Infinity, well: -Infinity, fill: -Infinity,
-    spill: 0, flags: 0, time: 0, dashedTime: 0, firstIndex: Infinity,
-  };
-}
-
-function addToBin(bin, scene, i) {
-  const wellTop = scene.well_top[i];
-  const fillTop = scene.fill_top[i];
-  bin.base = Math.min(bin.base, scene.base_y[i]);
-  bin.line = Math.max(bin.line, scene.line_y[i]);
-  bin.well = Math.max(bin.well, wellTop);
-  bin.fill = Math.max(bin.fill, Math.min(fillTop, wellTop));
-  if (fillTop > wellTop) bin.spill = Math.max(bin.spill, fillTop - wellTop);
-  bin.flags |= scene.flags[i];
-  const x0 = scene.x0[i];
-  const x1 = scene.x1[i];
-  const dashFrom = dashStart(scene.dash_from[i], x0, x1);
-  bin.time += x1 - x0;
-  bin.dashedTime += x1 - dashFrom;
-  bin.firstIndex = Math.min(bin.firstIndex, i);
+/**
+ * Merged column-and-phase cells in flat arrays (slot k), found through a dense table when
+ * columns × phases is small, else through a Map.
+ */
+class Bins {
+  constructor(columns, phases) {
+    this.phases = phases;
+    this.dense = columns * phases <= 1 << 20 ? new Int32Array(columns * phases).fill(-1) : null;
+    this.sparse = this.dense ? null : new Map();
+    this.count = 0;
+    this.capacity = 0;
+    this.grow(1024);
+  }
+  grow(capacity) {
+    const fields = { column: Int32Array, phase: Int32Array, base: Float64Array, line: Float64Array, well: Float64Array,
+      fill: Float64Array, spill: Float64Array, flags: Uint8Array, time: Float64Array, dashedTime: Float64Array, first: Int32Array };
+    for (const [key, Typed] of Object.entries(fields)) {
+      const next = new Typed(capacity);
+      if (this[key]) next.set(this[key]);
+      this[key] = next;
+    }
+    this.capacity = capacity;
+  }
+  slot(column, phase, i) {
+    const key = column * this.phases + phase;
+    let k = this.dense ? this.dense[key] : this.sparse.get(key) ?? -1;
+    if (k >= 0) return k;
+    k = this.count++;
+    if (k >= this.capacity) this.grow(this.capacity * 2);
+    if (this.dense) this.dense[key] = k;
+    else this.sparse.set(key, k);
+    this.column[k] = column;
+    this.phase[k] = phase;
+    this.base[k] = Infinity;
+    this.line[k] = -Infinity;
+    this.well[k] = -Infinity;
+    this.fill[k] = -Infinity;
+    this.first[k] = i;
+    return k;
+  }
+  add(k, scene, i) {
+    const wellTop = scene.well_top[i];
+    const fillTop = scene.fill_top[i];
+    if (scene.base_y[i] < this.base[k]) this.base[k] = scene.base_y[i];
+    if (scene.line_y[i] > this.line[k]) this.line[k] = scene.line_y[i];
+    if (wellTop > this.well[k]) this.well[k] = wellTop;
+    const inside = fillTop < wellTop ? fillTop : wellTop;
+    if (inside > this.fill[k]) this.fill[k] = inside;
+    if (fillTop - wellTop > this.spill[k]) this.spill[k] = fillTop - wellTop;
+    this.flags[k] |= scene.flags[i];
+    const x0 = scene.x0[i];
+    const x1 = scene.x1[i];
+    this.time[k] += x1 - x0;
+    this.dashedTime[k] += x1 - dashStart(scene.dash_from[i], x0, x1);
+  }
 }
 
 /**
@@ -74,50 +106,49 @@ export function piecesToDraw(scene, index, t0, t1, columns, limit = DETAIL_LIMIT
   }
   const columnCount = Math.max(1, Math.ceil(columns));
   const perColumn = columnCount / (t1 - t0);
+  let phases = 1;
+  for (let k = 0; k < visible.length; k++) phases = Math.max(phases, scene.phase[visible[k]] + 1);
+  const bins = new Bins(columnCount, phases);
   const wide = [];
-  const bins = new Map();
-  for (const i of visible) {
+  for (let k = 0; k < visible.length; k++) {
+    const i = visible[k];
     const x0 = scene.x0[i];
     const x1 = scene.x1[i];
-    if ((x1 - x0) * perColumn >= 1) {
+    const phase = scene.phase[i];
+    if ((x1 - x0) * perColumn >= 1 || phase < 0) {
       wide.push(i);
       continue;
     }
-    const middle = (x0 + x1) / 2;
-    const column = Math.min(columnCount - 1, Math.max(0, Math.floor((middle - t0) * perColumn)));
-    const phase = scene.phase[i];
-    const key = column * 65536 + (phase & 0xffff);
-    let bin = bins.get(key);
-    if (!bin) bins.set(key, (bin = newBin(column, phase)));
-    addToBin(bin, scene, i);
+    const column = Math.min(columnCount - 1, Math.max(0, Math.floor(((x0 + x1) / 2 - t0) * perColumn)));
+    bins.add(bins.slot(column, phase, i), scene, i);
   }
   const wideCopies = copyPieces(scene, wide);
-  const merged = [...bins.values()];
-  const pieces = allocatePieces(wide.length + merged.length);
-  // Draw order: by left edge; within a column lower stacks first, as the scene orders them.
-  const items = [];
-  for (let k = 0; k < wide.length; k++) items.push({ x: wideCopies.x0[k], base: wideCopies.base_y[k], rank: wide[k], wide: k });
-  for (const bin of merged) items.push({ x: t0 + bin.column / perColumn, base: bin.base, rank: bin.firstIndex, bin });
-  items.sort((a, b) => a.x - b.x || a.base - b.base || a.rank - b.rank);
-  items.forEach((item, k) => {
-    if (item.bin) {
-      const bin = item.bin;
-      const x0 = t0 + bin.column / perColumn;
-      const x1 = t0 + (bin.column + 1) / perColumn;
-      pieces.x0[k] = x0;
-      pieces.x1[k] = x1;
-      pieces.phase[k] = bin.phase;
-      pieces.base_y[k] = bin.base;
-      pieces.line_y[k] = bin.line;
-      pieces.well_top[k] = bin.well;
-      pieces.fill_top[k] = bin.spill > 0 ? bin.well + bin.spill : bin.fill;
-      pieces.dash_from[k] = bin.dashedTime > bin.time / 2 ? x0 : x1;
-      pieces.flags[k] = bin.flags | (bin.spill > 0 ? 2 : 0);
-      pieces.source[k] = -1;
-    } else {
-      const j = item.wide;
-      for (const key of Object.keys(FIELDS)) pieces[key][k] = wideCopies[key][j];
+  // Draw order: by left edge; within a column lower stacks first, then scene order.
+  const order = [];
+  for (let k = 0; k < wide.length; k++) order.push({ x: wideCopies.x0[k], base: wideCopies.base_y[k], rank: wide[k], wide: k });
+  for (let b = 0; b < bins.count; b++) order.push({ x: t0 + bins.column[b] / perColumn, base: bins.base[b], rank: bins.first[b], bin: b });
+  order.sort((a, b) => a.x - b.x || a.base - b.base || a.rank - b.rank);
+  const pieces = allocatePieces(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const item = order[k];
+    if (item.bin === undefined) {
+      for (const key of Object.keys(FIELDS)) pieces[key][k] = wideCopies[key][item.wide];
+      continue;
     }
-  });
+    const b = item.bin;
+    const x0 = t0 + bins.column[b] / perColumn;
+    const x1 = t0 + (bins.column[b] + 1) / perColumn;
+    const spill = bins.spill[b];
+    pieces.x0[k] = x0;
+    pieces.x1[k] = x1;
+    pieces.phase[k] = bins.phase[b];
+    pieces.base_y[k] = bins.base[b];
+    pieces.line_y[k] = bins.line[b];
+    pieces.well_top[k] = bins.well[b];
+    pieces.fill_top[k] = spill > 0 ? bins.well[b] + spill : bins.fill[b];
+    pieces.dash_from[k] = bins.dashedTime[b] > bins.time[b] / 2 ? x0 : x1;
+    pieces.flags[k] = bins.flags[b] | (spill > 0 ? 2 : 0);
+    pieces.source[k] = -1;
+  }
   return { ...pieces, aggregated: true };
 }

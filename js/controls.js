@@ -25,9 +25,9 @@ export function logRange(range, value) {
   return [Math.log10(lo), Math.log10(hi)];
 }
 
-/** 10^position rounded to 4 significant digits (what the slider writes). */
+/** The peak a log slider at `position` stands for: exactly 10^position. */
 export function peakFromSlider(position) {
-  return Number((10 ** position).toPrecision(4));
+  return 10 ** position;
 }
 
 function clampInteger(value, lo, hi) {

@@ -12,11 +12,31 @@ class Batches {
   constructor() {
     this.groups = new Map();
   }
-  add(style, ...numbers) {
+  list(style) {
     let list = this.groups.get(style);
     if (!list) this.groups.set(style, (list = []));
-    list.push(...numbers);
+    return list;
   }
+  rect(style, x, y, w, h) {
+    this.list(style).push(x, y, w, h);
+  }
+  segment(style, x0, x1, y) {
+    this.list(style).push(x0, x1, y);
+  }
+}
+
+/** The styles of one phase, computed once per draw rather than once per piece. */
+function phaseStyles(colors) {
+  const cache = new Map();
+  return (phase) => {
+    let styles = cache.get(phase);
+    if (!styles) {
+      const color = phaseColor(colors, phase);
+      styles = { line: color, shade: withAlpha(color, THEME.shadeAlpha), fill: lighten(color, THEME.fillLighten) };
+      cache.set(phase, styles);
+    }
+    return styles;
+  };
 }
 
 function fillRects(ctx, batches) {
@@ -93,6 +113,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
   const solid = new Batches();
   const dashed = new Batches();
   const computeWidth = THEME.computeLineWidth;
+  const stylesOf = phaseStyles(colors);
 
   for (let k = 0; k < pieces.n; k++) {
     const px0 = snapEdge(xClamp(x(pieces.x0[k]), plot), ratio);
@@ -102,8 +123,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
       px1 = px0 + 1 / ratio;
     }
     const width = px1 - px0;
-    const phase = pieces.phase[k];
-    const color = phaseColor(colors, phase);
+    const styles = stylesOf(pieces.phase[k]);
     const base = pieces.base_y[k];
     const line = pieces.line_y[k];
     const wellTop = pieces.well_top[k];
@@ -112,30 +132,30 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
 
     if (line > base) {
       const baseY = snapEdge(y(base), ratio);
-      shade.add(withAlpha(color, THEME.shadeAlpha), px0, lineY, width, baseY - lineY);
+      shade.rect(styles.shade, px0, lineY, width, baseY - lineY);
     }
     if (wellTop > line) {
       const topY = snapEdge(y(wellTop), ratio);
-      wells.add(THEME.well, px0, topY, width, lineY - topY);
+      wells.rect(THEME.well, px0, topY, width, lineY - topY);
     }
     const filled = Math.min(fillTop, wellTop);
     if (filled > line) {
       const topY = snapEdge(y(filled), ratio);
-      fills.add(lighten(color, THEME.fillLighten), px0, topY, width, lineY - topY);
+      fills.rect(styles.fill, px0, topY, width, lineY - topY);
     }
     if (fillTop > wellTop) {
       const bottomY = snapEdge(y(Math.max(wellTop, line)), ratio);
       const topY = snapEdge(y(fillTop), ratio);
       spills.push(px0, topY, width, bottomY - topY);
     }
-    rails.add(THEME.rail, px0, px1, snapLine(y(wellTop), THEME.railWidth, ratio));
+    rails.segment(THEME.rail, px0, px1, snapLine(y(wellTop), THEME.railWidth, ratio));
 
-    const lineColor = pieces.flags[k] & 1 ? THEME.warning : color;
+    const lineColor = pieces.flags[k] & 1 ? THEME.warning : styles.line;
     const lineCentre = snapLine(y(line), computeWidth, ratio);
     const dashFrom = dashStart(pieces.dash_from[k], pieces.x0[k], pieces.x1[k]);
     const pxDash = dashFrom >= pieces.x1[k] ? px1 : snapEdge(xClamp(x(dashFrom), plot), ratio);
-    if (pxDash > px0) solid.add(lineColor, px0, pxDash, lineCentre);
-    if (px1 > pxDash) dashed.add(lineColor, pxDash, px1, lineCentre);
+    if (pxDash > px0) solid.segment(lineColor, px0, pxDash, lineCentre);
+    if (px1 > pxDash) dashed.segment(lineColor, pxDash, px1, lineCentre);
   }
 
   fillRects(ctx, shade);

@@ -26,13 +26,13 @@ export function readFigure(model, previous) {
   const phaseColors = model.get("phase_colors") ?? [];
   const units = { ...DEFAULT_UNITS, ...(model.get("units") ?? {}) };
   const resourceNames = model.get("resource_names") ?? ["compute", "memory"];
-  const text = readoutText({
+  const readoutInput = {
     scene: sceneEntry.scene,
     makespan: model.get("makespan"),
     warnings: model.get("warnings"),
     units,
     resourceNames,
-  });
+  };
   return {
     sceneEntry,
     tableEntry,
@@ -47,8 +47,9 @@ export function readFigure(model, previous) {
     peakCompute: Number(model.get("peak_compute")),
     title: model.get("title") ?? "",
     tiled: Number(model.get("tiles")) > 1,
-    readout: text,
-    readoutLines: readoutLines(text),
+    timeMax: Number(model.get("time_max")) || 0,
+    readout: readoutText(readoutInput),
+    readoutLines: readoutLines(readoutInput),
     legend: legendEntries(phaseNames, phaseColors, sceneEntry.features),
   };
 }

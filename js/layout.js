@@ -84,7 +84,7 @@ export function layoutFigure(ctx, figure, view) {
   let cursorY = legend.length ? rowY + L.legendRowHeight / 2 : xLabelY + L.xLabelHeight / 2;
 
   const readout = [];
-  if (view.includeReadout && figure.readoutLines?.length) {
+  if (view.includeReadout !== false && figure.readoutLines?.length) {
     cursorY += L.readoutGap;
     for (const line of figure.readoutLines) {
       readout.push({ line, x: left, y: cursorY + L.readoutLineHeight / 2 });

@@ -24,18 +24,30 @@ export function readoutText({ scene, makespan, warnings, units, resourceNames })
   };
 }
 
-/** Lines for the canvas readout: [{ text, kind: "makespan"|"oversubscribed"|"warning"|"more" }]. */
-export function readoutLines(text, { maxIntervals = 4, maxWarnings = 3 } = {}) {
-  const lines = [{ text: `makespan ${text.makespan}`, kind: "makespan" }];
-  text.intervals.slice(0, maxIntervals).forEach((interval) => {
-    lines.push({ text: `oversubscribed: ${interval}`, kind: "oversubscribed" });
-  });
-  if (text.intervals.length > maxIntervals) {
-    lines.push({ text: `… and ${text.intervals.length - maxIntervals} more oversubscribed intervals`, kind: "more" });
+/**
+ * The figure's own readout (drawn into the canvas, so PNGs carry it): the makespan, then one
+ * summary line per oversubscribed resource. The DOM readout lists every interval and warning.
+ * Returns [{ text, kind: "makespan"|"oversubscribed" }].
+ */
+export function readoutLines({ scene, makespan, units, resourceNames }) {
+  const timeUnit = units?.time ?? "";
+  const value = Number.isFinite(makespan) ? makespan : scene.x_max;
+  const lines = [{ text: `makespan ${formatQuantity(value, timeUnit, 6)}`, kind: "makespan" }];
+  const byResource = new Map();
+  for (let k = 0; k < scene.intervals; k++) {
+    const resource = scene.over_resource[k];
+    const summary = byResource.get(resource) ?? { count: 0, peak: -Infinity, t0: Infinity, t1: -Infinity };
+    summary.count += 1;
+    summary.peak = Math.max(summary.peak, scene.over_demand[k]);
+    summary.t0 = Math.min(summary.t0, scene.over_t0[k]);
+    summary.t1 = Math.max(summary.t1, scene.over_t1[k]);
+    byResource.set(resource, summary);
   }
-  text.warnings.slice(0, maxWarnings).forEach((warning) => lines.push({ text: `warning: ${warning}`, kind: "warning" }));
-  if (text.warnings.length > maxWarnings) {
-    lines.push({ text: `… and ${text.warnings.length - maxWarnings} more warnings`, kind: "more" });
+  for (const [resource, s] of [...byResource].sort((a, b) => a[0] - b[0])) {
+    const name = resourceNames?.[resource] ?? (resource === 0 ? "compute" : "memory");
+    const intervals = s.count === 1 ? "1 interval" : `${s.count} intervals`;
+    const span = `${formatNumber(s.t0)}–${formatNumber(s.t1)}${timeUnit ? ` ${timeUnit}` : ""}`;
+    lines.push({ text: `${name} oversubscribed: up to ${formatPercent(s.peak)} demand in ${intervals}, ${span}`, kind: "oversubscribed" });
   }
   return lines;
 }

@@ -65,11 +65,13 @@ export function candidateRange(index, t0, t1, includeEnd = false) {
 /** Original indices of the pieces overlapping (t0, t1), in draw order (ascending index). */
 export function visiblePieces(scene, index, t0, t1) {
   const { lo, hi } = candidateRange(index, t0, t1);
-  const result = [];
+  const result = new Int32Array(Math.max(0, hi - lo));
+  let count = 0;
   for (let p = lo; p < hi; p++) {
     const i = index.order[p];
-    if (scene.x1[i] > t0 && scene.x0[i] < t1) result.push(i);
+    if (scene.x1[i] > t0 && scene.x0[i] < t1) result[count++] = i;
   }
-  if (!index.sorted) result.sort((a, b) => a - b);
-  return Int32Array.from(result);
+  const visible = result.subarray(0, count);
+  if (!index.sorted) visible.sort();
+  return visible;
 }

@@ -12,11 +12,13 @@ import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
-import { fullDomain, panBy, visibleDomain, zoomAfterSceneChange, zoomAround } from "./zoom.js";
+import {
+  fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow, zoomToWindow,
+} from "./zoom.js";
 
 const FIGURE_TRAITS = [
   "scene", "phase_names", "phase_colors", "phase_table", "resource_names", "units", "makespan",
-  "warnings", "y_axis", "peak_compute", "title", "height", "tiles",
+  "warnings", "y_axis", "peak_compute", "title", "height", "tiles", "time_max",
 ];
 const CONTROL_TRAITS = [
   "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",
@@ -24,6 +26,8 @@ const CONTROL_TRAITS = [
 ];
 const DEFAULT_PLOT_HEIGHT = 320;
 const HOVER_TOLERANCE_PX = 4;
+/** While zooming or panning, time_window is written at most once per this many ms. */
+const WINDOW_WRITE_INTERVAL_MS = 200;
 
 function element(document, tag, className, text) {
   const node = document.createElement(tag);
@@ -63,23 +67,23 @@ function render({ model, el }) {
 
   const ctx = canvas.getContext("2d");
   let figure = readFigure(model);
-  let zoom = null;
+  const full = () => fullDomain(figure.scene.x_max, figure.timeMax);
+  let zoom = zoomFromWindow(model.get("time_window"), full());
   let hovered = -1;
   let layout = null;
   let frame = null;
   let draws = 0;
   let closed = false;
 
-  const full = () => fullDomain(figure.scene.x_max);
   const plotHeight = () => {
     const height = Number(model.get("height"));
     return Number.isFinite(height) && height > 0 ? height : DEFAULT_PLOT_HEIGHT;
   };
 
   /** Lay out and draw the figure onto any context, at `ratio` device px per CSS px. */
-  function drawInto(target, width, ratio, { includeReadout, hover, resize }) {
+  function drawInto(target, width, ratio, { hover, resize }) {
     const view = {
-      width, ratio, includeReadout, hovered: hover,
+      width, ratio, hovered: hover,
       plotHeight: plotHeight(),
       domain: visibleDomain(zoom, full()),
     };
@@ -114,13 +118,13 @@ function render({ model, el }) {
     if (width <= 0) return;
     const ratio = window.devicePixelRatio || 1;
     const { layout: drawn, pieces } = drawInto(ctx, width, ratio, {
-      includeReadout: false,
       hover: hovered,
       resize(w, h) {
         const backingWidth = Math.round(w * ratio);
         const backingHeight = Math.round(h * ratio);
         if (canvas.width !== backingWidth) canvas.width = backingWidth;
         if (canvas.height !== backingHeight) canvas.height = backingHeight;
+        canvas.style.width = `${w}px`;
         canvas.style.height = `${h}px`;
       },
     });
@@ -132,12 +136,45 @@ function render({ model, el }) {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
+  // The zoom window is shared through the time_window trait (jslinked across stacked panels):
+  // written, throttled, when this view zooms or pans; followed when it changes elsewhere.
+  let windowTimer = null;
+  let lastWindowWrite = -Infinity;
+  function writeWindow() {
+    if (windowTimer !== null) window.clearTimeout(windowTimer);
+    windowTimer = null;
+    lastWindowWrite = window.performance.now();
+    const value = zoomToWindow(zoom);
+    if (sameZoom(zoomFromWindow(model.get("time_window"), full()), zoom, full())) return;
+    model.set("time_window", value);
+    model.save_changes();
+  }
+  function publishZoom({ now = false } = {}) {
+    if (closed) return;
+    if (now) return writeWindow();
+    if (windowTimer !== null) return;
+    const wait = Math.max(0, lastWindowWrite + WINDOW_WRITE_INTERVAL_MS - window.performance.now());
+    windowTimer = window.setTimeout(writeWindow, wait);
+  }
+  function setZoom(next, publish) {
+    if (sameZoom(next, zoom, full())) return;
+    zoom = next;
+    requestDraw();
+    if (publish) publishZoom(publish);
+  }
+  function followWindow() {
+    setZoom(zoomFromWindow(model.get("time_window"), full()), false);
+  }
+
   function refresh() {
     const previousRaw = figure.sceneEntry.raw;
-    const previousXMax = figure.scene.x_max;
+    const previousFull = full();
     figure = readFigure(model, figure);
+    const nextFull = full();
+    if (nextFull[1] !== previousFull[1]) {
+      setZoom(zoomAfterDomainChange(zoom, previousFull, nextFull), { now: true });
+    }
     if (figure.sceneEntry.raw !== previousRaw) {
-      zoom = zoomAfterSceneChange(zoom, previousXMax, figure.scene.x_max);
       hovered = -1;
       tooltip.hide();
     }
@@ -169,20 +206,15 @@ function render({ model, el }) {
   const detachInteraction = attachPlotInteraction(canvas, {
     plot: () => layout?.plot,
     onZoom(x, factor) {
-      zoom = zoomAround(zoom, full(), layout.x.invert(x), factor);
       leave();
-      requestDraw();
+      setZoom(zoomAround(zoom, full(), layout.x.invert(x), factor), {});
     },
     onPanStart: () => ({ zoom, slope: layout.x.slope }),
     onPan(dx, start) {
       if (!start.zoom || !(start.slope > 0)) return;
-      zoom = panBy(start.zoom, full(), -dx / start.slope);
-      requestDraw();
+      setZoom(panBy(start.zoom, full(), -dx / start.slope), {});
     },
-    onReset() {
-      zoom = null;
-      requestDraw();
-    },
+    onReset: () => setZoom(null, { now: true }),
     onHover: hover,
     onLeave: leave,
   });
@@ -191,7 +223,7 @@ function render({ model, el }) {
   function renderFigurePng(scale) {
     const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
     return renderPng(document, (target, ratio, resize) => {
-      drawInto(target, width, ratio, { includeReadout: true, hover: -1, resize });
+      drawInto(target, width, ratio, { hover: -1, resize });
     }, scale);
   }
   async function download() {
@@ -221,10 +253,7 @@ function render({ model, el }) {
       if (!closed) send({ type: "png-error", id, message: String(error?.message ?? error) });
     }
   }
-  const resetZoom = () => {
-    zoom = null;
-    requestDraw();
-  };
+  const resetZoom = () => setZoom(null, { now: true });
   downloadButton.addEventListener("click", download);
   resetButton.addEventListener("click", resetZoom);
 
@@ -237,6 +266,7 @@ function render({ model, el }) {
   for (const trait of FIGURE_TRAITS) on(`change:${trait}`, refresh);
   const syncControls = () => controls.sync();
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
+  on("change:time_window", followWindow);
   on("msg:custom", onCustomMessage);
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
@@ -255,6 +285,7 @@ function render({ model, el }) {
     controls.destroy();
     writer.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
+    if (windowTimer !== null) window.clearTimeout(windowTimer);
     send({ type: "view-closed" });
     root.remove();
   };

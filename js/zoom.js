@@ -6,9 +6,13 @@ export const MIN_SPAN_FRACTION = 1e-7;
 /** When a new scene's makespan differs from the old one by more than this factor, zoom resets. */
 export const RESET_ON_MAKESPAN_FACTOR = 2;
 
-/** [0, x_max], or [0, 1] when x_max is not a positive number. */
-export function fullDomain(xMax) {
-  return [0, Number.isFinite(xMax) && xMax > 0 ? xMax : 1];
+/**
+ * [0, max(time_max, x_max)] (time_max > 0 makes stacked panels share one axis), or [0, 1] when
+ * neither is a positive number.
+ */
+export function fullDomain(xMax, timeMax = 0) {
+  const end = Math.max(Number.isFinite(xMax) ? xMax : 0, Number.isFinite(timeMax) ? timeMax : 0);
+  return [0, end > 0 ? end : 1];
 }
 
 export function visibleDomain(zoom, full) {
@@ -49,18 +53,40 @@ export function panBy(zoom, full, dt) {
 }
 
 /**
- * The zoom to keep when the scene changes (a slider moved). The zoom survives, clamped into the
- * new diagram, unless the makespan changed by more than RESET_ON_MAKESPAN_FACTOR either way or
- * the old view lies entirely past the new end: then the view shows the whole new diagram.
+ * The zoom to keep when the full time domain changes (a slider moved, so the makespan did). The
+ * zoom survives, clamped into the new domain, unless the domain's end changed by more than
+ * RESET_ON_MAKESPAN_FACTOR either way or the old view lies entirely past the new end: then the
+ * view shows everything.
  */
-export function zoomAfterSceneChange(zoom, oldXMax, newXMax) {
+export function zoomAfterDomainChange(zoom, oldFull, newFull) {
   if (!zoom) return null;
-  if (!(newXMax > 0) || !(oldXMax > 0)) return null;
-  const ratio = newXMax / oldXMax;
+  const oldEnd = oldFull[1];
+  const newEnd = newFull[1];
+  if (!(newEnd > 0) || !(oldEnd > 0)) return null;
+  const ratio = newEnd / oldEnd;
   if (ratio > RESET_ON_MAKESPAN_FACTOR || ratio < 1 / RESET_ON_MAKESPAN_FACTOR) return null;
-  if (zoom[0] >= newXMax) return null;
-  const full = fullDomain(newXMax);
-  return asZoom(clampDomain(zoom, full), full);
+  if (zoom[0] >= newEnd) return null;
+  return asZoom(clampDomain(zoom, newFull), newFull);
+}
+
+/** The `time_window` trait value for a zoom: [t0, t1], or [] for the whole diagram. */
+export function zoomToWindow(zoom) {
+  return zoom ? [zoom[0], zoom[1]] : [];
+}
+
+/** The zoom a `time_window` trait value asks for (clamped into `full`); null for [] or junk. */
+export function zoomFromWindow(window, full) {
+  if (!Array.isArray(window) || window.length !== 2) return null;
+  const [t0, t1] = window.map(Number);
+  if (!Number.isFinite(t0) || !Number.isFinite(t1) || !(t1 > t0)) return null;
+  return asZoom(clampDomain([t0, t1], full), full);
+}
+
+/** Whether two zooms show the same window (to a relative 1e-9 of the full span). */
+export function sameZoom(a, b, full) {
+  if (!a || !b) return !a && !b;
+  const tolerance = (full[1] - full[0]) * 1e-9;
+  return Math.abs(a[0] - b[0]) <= tolerance && Math.abs(a[1] - b[1]) <= tolerance;
 }
 
 /** Wheel delta (any deltaMode) → zoom factor; one notch (~100 px) ≈ ×1.2. */
