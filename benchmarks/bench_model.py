@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from campaign_widget import Machine, Workload
-from campaign_widget.scene import build_scene
+from campaign_widget.scene import SceneTooLargeError, build_scene
 
 
 def chain(n: int, seed: int = 0) -> Workload:
@@ -71,8 +71,12 @@ def run_pipelines(cases, repeat):
     for n, tiles, policy in cases:
         w = chain(n)
         t_sched, s = best(lambda: w.schedule(tiles=tiles, pipeline=True, policy=policy), repeat)
-        t_scene, _ = best(lambda: build_scene(s), 1)
-        print(f"{n:>8} {tiles:>7} {len(s):>10} {policy:>16} {t_sched:>11.3f} {t_scene:>9.3f} {s.makespan:>12.6g}",
+        try:
+            t_scene, _ = best(lambda: build_scene(s), 1)
+            scene = f"{t_scene:>9.3f}"
+        except SceneTooLargeError:
+            scene = f"{'too big':>9}"
+        print(f"{n:>8} {tiles:>7} {len(s):>10} {policy:>16} {t_sched:>11.3f} {scene} {s.makespan:>12.6g}",
               flush=True)
 
 

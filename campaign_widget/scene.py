@@ -16,6 +16,11 @@ from .schedule import DEMAND_TOLERANCE, Schedule
 
 PIPE_WIDTH = 0.25
 COMPUTE_OVER, MEMORY_OVER = 1, 2
+MAX_PIECES = 2_000_000
+
+
+class SceneTooLargeError(ValueError):
+    """Stacking the schedule would make more pieces than a diagram can hold."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +76,16 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
     )
 
 
+def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
+    """A scene with no pieces but the schedule's time span (when the real one cannot be drawn)."""
+    none_f, none_i = np.zeros(0), np.zeros(0, dtype=np.int32)
+    return Scene(x0=none_f, x1=none_f, phase=none_i, tile=none_i, base_y=none_f.astype(np.float32),
+                 line_y=none_f.astype(np.float32), well_top=none_f.astype(np.float32),
+                 fill_top=none_f.astype(np.float32), dash_from=none_f, flags=np.zeros(0, np.uint8),
+                 over_t0=none_f, over_t1=none_f, over_resource=np.zeros(0, np.uint8), over_demand=none_f,
+                 pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=1.0 + pipe_width)
+
+
 def _stack(schedule: Schedule):
     """Cut intervals at every start and end, stack the concurrent ones, merge unchanged runs.
 
@@ -87,6 +102,11 @@ def _stack(schedule: Schedule):
     if n == 0 or spans.max(initial=0) <= 1 and not _overlapping(start, end):
         return np.arange(n), start.copy(), end.copy(), np.zeros(n), np.zeros(n)
 
+    total = int(spans.sum())
+    if total > MAX_PIECES:
+        raise SceneTooLargeError(
+            f"stacking this schedule's {n:,} intervals cuts them into {total:,} pieces, above the diagram's "
+            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a throttling policy")
     interval = np.repeat(np.arange(n), spans)
     offsets = np.cumsum(spans) - spans
     elem = first[interval] + (np.arange(interval.size) - offsets[interval])

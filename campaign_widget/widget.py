@@ -12,7 +12,7 @@ from .browser_png import PngChannel, PngExport
 from .buffers import to_payload
 from .colors import phase_colors
 from .errors import ScheduleError
-from .scene import Scene, build_scene
+from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .schedule import POLICIES, Schedule
 from .workload import Workload
 
@@ -141,12 +141,17 @@ class CampaignDiagram(anywidget.AnyWidget):
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise
-        self._scene = build_scene(self._schedule)
+        notes = self._current.utilization_warnings()
+        try:
+            self._scene = build_scene(self._schedule)
+        except SceneTooLargeError as error:
+            self._scene = empty_scene(self._schedule)
+            notes = [str(error)] + notes
         with self.hold_sync():
             self.phase_table = _phase_table_payload(self._current)
             self.scene = scene_payload(self._scene)
             self.set_trait("makespan", self._schedule.makespan)
-            self.warnings = self._current.utilization_warnings()
+            self.warnings = notes
 
     # -- export ----------------------------------------------------------------------------------
 

@@ -61,3 +61,13 @@ def test_pieces_are_sorted_by_time_and_cover_each_interval_exactly():
     assert np.all(np.diff(s.x0) >= 0)
     for p in range(3):
         np.testing.assert_allclose((s.x1 - s.x0)[s.phase == p].sum(), (sched.end - sched.start)[sched.phase == p].sum())
+
+
+def test_a_scene_too_large_to_stack_is_refused_with_its_size(monkeypatch):
+    import campaign_widget.scene as scene_module
+
+    monkeypatch.setattr(scene_module, "MAX_PIECES", 10)
+    sched = chain(("A", 1, .5, .5), ("B", 1.3, .5, .5), ("C", .7, .5, .5)).schedule(tiles=8, pipeline=True)
+    with pytest.raises(scene_module.SceneTooLargeError, match="limit of 10"):
+        build_scene(sched)
+    assert scene_module.empty_scene(sched).x_max == sched.makespan

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -27,10 +26,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from labdriver import LabPage, safe_name as _safe_name
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -45,11 +46,11 @@ VIEWPORT = {"width": 1400, "height": 1000}
 DEVICE_SCALE_FACTOR = 2
 SERVER_START_TIMEOUT = 60.0
 
-# Console messages of type "error" that are NOT a failure. Each entry: (regex on the text, reason).
-# Keep this list short and specific; anything not matched here fails the test.
-BENIGN_CONSOLE: list[tuple[str, str]] = [
-    (r"favicon", "the browser asks for /favicon.ico; JupyterLab serves its own icons, a 404 here is cosmetic"),
-]
+# Console messages of type "error" that are NOT a failure: (regex on the text, reason) pairs.
+# Empty on purpose: a clean run of JupyterLab 4.6 + this widget logs no console errors at all (not even
+# a favicon 404). Add an entry only for noise you can name, with the reason; anything not matched
+# here fails the test.
+BENIGN_CONSOLE: list[tuple[str, str]] = []
 
 
 def pytest_collection_modifyitems(items):
@@ -72,10 +73,6 @@ def _test_failed(request) -> bool:
     rep = getattr(request.node, "rep_call", None)
     setup = getattr(request.node, "rep_setup", None)
     return bool((rep is not None and rep.failed) or (setup is not None and setup.failed))
-
-
-def _safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:120]
 
 
 # -- preconditions: fail loudly, never skip ------------------------------------------------------
@@ -235,92 +232,23 @@ def browser():
         playwright.stop()
 
 
-@dataclass
-class ConsoleErrors:
-    """Page errors and console errors seen by a page; ``new_since(mark)`` for per-test checks."""
+@pytest.fixture(scope="session")
+def open_lab_page(browser, jupyter_lab, artifacts_dir):
+    """``open_lab_page(name) -> LabPage``: a new browser context + page with this suite's settings
+    (viewport, devicePixelRatio, downloads, trace, error collection with ``BENIGN_CONSOLE``).
+    The caller closes it with ``close(failed)``; use it for pages shared by a module's tests."""
 
-    errors: list[str] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
+    def factory(name: str) -> LabPage:
+        return LabPage(browser, _safe_name(name), artifacts_dir, viewport=VIEWPORT,
+                       device_scale_factor=DEVICE_SCALE_FACTOR, benign=BENIGN_CONSOLE)
 
-    def attach(self, page) -> None:
-        page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
-        page.on("console", self._on_console)
-
-    def _on_console(self, message) -> None:
-        if message.type != "error":
-            return
-        location = message.location or {}
-        text = f"console.error: {message.text} (at {location.get('url', '?')}:{location.get('lineNumber', '?')})"
-        for pattern, _reason in BENIGN_CONSOLE:
-            if re.search(pattern, text, re.IGNORECASE):
-                self.ignored.append(text)
-                return
-        self.errors.append(text)
-
-    def mark(self) -> int:
-        return len(self.errors)
-
-    def new_since(self, mark: int) -> list[str]:
-        return self.errors[mark:]
-
-    def assert_clean(self, since: int = 0, when: str = "") -> None:
-        new = self.new_since(since)
-        if new:
-            pytest.fail(f"page/console errors{' ' + when if when else ''}:\n  " + "\n  ".join(new), pytrace=False)
-
-
-class LabPage:
-    """A Playwright page on the private Lab, with its error collector and artifact saving.
-
-    Used for one test (``lab_page``) or shared by a module's tests; either way call ``close(failed)``.
-    """
-
-    def __init__(self, browser, name: str, artifacts_dir: Path):
-        self.name = name
-        self.artifacts_dir = artifacts_dir
-        self.context = browser.new_context(viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE_FACTOR,
-                                           accept_downloads=True)
-        self.context.set_default_timeout(30_000)
-        self.context.tracing.start(screenshots=True, snapshots=True)
-        self.page = self.context.new_page()
-        self.errors = ConsoleErrors()
-        self.errors.attach(self.page)
-
-    def screenshot(self, label: str, full_page: bool = True) -> Path:
-        path = self.artifacts_dir / f"{self.name}-{_safe_name(label)}.png"
-        self.page.screenshot(path=str(path), full_page=full_page)
-        return path
-
-    def save_failure(self, label: str) -> None:
-        stem = self.artifacts_dir / f"{self.name}-{_safe_name(label)}-FAILED"
-        try:
-            self.page.screenshot(path=f"{stem}.png", full_page=True)
-            Path(f"{stem}.html").write_text(self.page.content(), encoding="utf-8")
-        except Exception as error:  # the page may be gone; the trace still has it
-            Path(f"{stem}.txt").write_text(f"could not capture the page: {error}\n")
-        self.save_console_log()
-
-    def save_console_log(self) -> None:
-        (self.artifacts_dir / f"{self.name}-console.txt").write_text(
-            "errors:\n" + "\n".join(self.errors.errors) + "\n\nignored (benign, see BENIGN_CONSOLE):\n"
-            + "\n".join(self.errors.ignored) + "\n", encoding="utf-8")
-
-    def close(self, failed: bool) -> None:
-        try:
-            self.save_console_log()
-            if failed:
-                trace = self.artifacts_dir / f"{self.name}-trace.zip"
-                self.context.tracing.stop(path=str(trace))
-            else:
-                self.context.tracing.stop()
-        finally:
-            self.context.close()
+    return factory
 
 
 @pytest.fixture
-def lab_page(browser, jupyter_lab, artifacts_dir, request):
+def lab_page(open_lab_page, request):
     """A fresh page on the private Lab for one test; any page or console error fails the test."""
-    lab = LabPage(browser, _safe_name(request.node.name), artifacts_dir)
+    lab = open_lab_page(request.node.name)
     failed = True
     try:
         yield lab
