@@ -62,8 +62,8 @@ class CampaignDiagram(anywidget.AnyWidget):
     time_max = t.Float(0.0, min=0.0).tag(sync=True)  # > 0: the time axis reaches at least this far (stacks)
     time_window = t.List(t.Float(), maxlen=2).tag(sync=True)  # [t0, t1] zoomed by the view; [] = all
 
-    def __init__(self, workload: Workload, *, tiles: int = 1, pipeline: bool = False, policy: str = "none",
-                 depth: int = 2, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
+    def __init__(self, workload: Workload, *, tiles: int | None = None, pipeline: bool | None = None,
+                 policy: str | None = None, depth: int | None = None, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
                  title: str = "", **kwargs):
         if not isinstance(workload, Workload):
             raise TypeError(f"CampaignDiagram takes a campaign_widget.Workload, got {type(workload).__name__}")
@@ -73,7 +73,8 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._workload = workload
         self._png = PngChannel(self.send)
         machine = workload.machine
-        workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fail fast, with its message
+        first = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fails fast, clearly
+        tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
         super().__init__(_esm=_bundle().read_text(encoding="utf-8"))
         with self.hold_trait_notifications():
             self.peak_compute = machine.peak_compute

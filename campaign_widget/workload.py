@@ -14,6 +14,7 @@ from .machine import Machine
 from .phase import Phase
 
 BOUND_NAMES = ("compute", "memory", "balanced")
+DEFAULT_SETTINGS = {"tiles": 1, "pipeline": False, "policy": "none", "depth": 2}
 BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
 _TIE_RTOL = 1e-12
 
@@ -43,7 +44,7 @@ class Workload:
     13.0
     """
 
-    def __init__(self, phases: Iterable[Phase], machine: Machine | None = None):
+    def __init__(self, phases: Iterable[Phase], machine: Machine | None = None, settings: dict | None = None):
         phases = list(phases)
         if not phases:
             raise WorkloadError("empty workload: give at least one Phase")
@@ -65,11 +66,12 @@ class Workload:
             after=[p.after for p in phases], tileable=np.array([p.tileable for p in phases]),
             machine=machine,
         )
+        self.settings = _checked_settings(settings)
 
     @classmethod
     def from_arrays(cls, names: Sequence[str], *, duration=None, compute_util=None, memory_util=None, ops=None,
                     bytes=None, after: Sequence[Sequence[str]] | None = None, tileable=None,
-                    machine: Machine | None = None) -> "Workload":
+                    machine: Machine | None = None, settings: dict | None = None) -> "Workload":
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases.
@@ -106,6 +108,7 @@ class Workload:
             tileable=np.ones(n, bool) if tileable is None else np.asarray(tileable, bool),
             machine=machine,
         )
+        self.settings = _checked_settings(settings)
         return self
 
     # -- construction -------------------------------------------------------------------------
@@ -246,11 +249,25 @@ class Workload:
 
         return require_pandas("Workload.to_dataframe").DataFrame(self.table())
 
-    def schedule(self, tiles: int = 1, pipeline: bool = False, policy: str = "none", depth: int = 2):
-        """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``."""
+    def schedule(self, tiles: int | None = None, pipeline: bool | None = None, policy: str | None = None,
+                 depth: int | None = None):
+        """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
+
+        A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
+        the defaults ``tiles=1, pipeline=False, policy="none", depth=2``.
+        """
         from .schedule import build_schedule
 
-        return build_schedule(self, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+        given = {"tiles": tiles, "pipeline": pipeline, "policy": policy, "depth": depth}
+        chosen = {**DEFAULT_SETTINGS, **self.settings, **{k: v for k, v in given.items() if v is not None}}
+        return build_schedule(self, **chosen)
+
+    def with_settings(self, **settings) -> "Workload":
+        """The same workload with other default schedule settings."""
+        other = Workload.__new__(Workload)
+        other.__dict__.update(self.__dict__)
+        other.settings = _checked_settings({**self.settings, **settings})
+        return other
 
     def _repr_mimebundle_(self, **kwargs):
         from .widget import CampaignDiagram
@@ -259,6 +276,14 @@ class Workload:
 
     def __repr__(self):
         return f"<Workload of {len(self)} phases on {self.machine.name or 'a machine'}>"
+
+
+def _checked_settings(settings) -> dict:
+    settings = dict(settings or {})
+    unknown = set(settings) - set(DEFAULT_SETTINGS)
+    if unknown:
+        raise TypeError(f"unknown schedule settings {sorted(unknown)}; known: {sorted(DEFAULT_SETTINGS)}")
+    return settings
 
 
 def _check_unique(names: list[str]) -> None:
