@@ -138,6 +138,7 @@ def _write_lab_settings(config_dir: Path) -> None:
 
 @pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)  # this run's artifacts only (the folder is ours, git-ignored)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import re
 import struct
 import time
@@ -263,6 +264,17 @@ class CanvasShot:
     @property
     def scale_y(self) -> float:
         return self.image.height / self.css_height
+
+    def save(self, stem: Path) -> None:
+        """``stem``.png (the backing store) and ``stem``.json (the rest), for looking at a failure later."""
+        self.image.save(f"{stem}.png")
+        meta = {k: v for k, v in self.__dict__.items() if k != "image"}
+        Path(f"{stem}.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, stem: Path) -> "CanvasShot":
+        meta = json.loads(Path(f"{stem}.json").read_text(encoding="utf-8"))
+        return cls(image=Image.open(f"{stem}.png").convert("RGBA"), **meta)
 
     def css_x(self, t: float) -> float:
         return self.plot_left + (t - self.t0) / (self.t1 - self.t0) * (self.plot_right - self.plot_left)

@@ -150,23 +150,8 @@ def _clean_page(basics, request):
 
 # -- the tests ---------------------------------------------------------------------------------------
 
-def test_phase_colours_at_model_positions(basics):
-    """Each phase's compute line is drawn in its palette colour where the model puts it, and not
-    where it should not be."""
-    phases = phase_geometry()
-    basics.canvas(0).scroll_into_view_if_needed()
-    shot = read_canvas(basics.canvas(0))
-    basics.lab.screenshot("02-first-diagram", full_page=False)
-
-    # High-DPI: the backing store is the CSS size times devicePixelRatio.
-    assert abs(shot.image.width - shot.css_width * shot.dpr) <= 1 and \
-        abs(shot.image.height - shot.css_height * shot.dpr) <= 1, \
-        (f"canvas backing store {shot.image.size} is not CSS size {shot.css_width}x{shot.css_height} "
-         f"x devicePixelRatio {shot.dpr}")
-    # The visible time domain covers the whole schedule before any zoom.
-    assert shot.t0 <= 0 + 1e-9 and shot.t1 >= 15 - 1e-9, f"time domain [{shot.t0}, {shot.t1}] misses [0, 15]"
-    assert shot.y_top >= 1.0, f"data-y-top {shot.y_top} < 1: the utilization axis must reach 1"
-
+def colour_problems(shot, phases) -> list[str]:
+    """What is wrong with the phase colours on ``shot`` given the model's ``phases`` (empty: all good)."""
     problems = []
     for p in phases:
         x, y = shot.css_x((p["x0"] + p["x1"]) / 2), shot.css_y(p["line_y"])
@@ -191,6 +176,28 @@ def test_phase_colours_at_model_positions(basics):
                 if shot.find_colour(p["colour"], px, qy, dx=3, dy=4):
                     problems.append(f"phase {p['name']}'s colour {p['colour']} found at y={q['line_y']} "
                                     f"({q['name']}'s line height) in its own span, where it draws nothing")
+    return problems
+
+
+def test_phase_colours_at_model_positions(basics):
+    """Each phase's compute line is drawn in its palette colour where the model puts it, and not
+    where it should not be."""
+    phases = phase_geometry()
+    basics.canvas(0).scroll_into_view_if_needed()
+    shot = read_canvas(basics.canvas(0))
+    basics.lab.screenshot("02-first-diagram", full_page=False)
+
+    # High-DPI: the backing store is the CSS size times devicePixelRatio.
+    assert abs(shot.image.width - shot.css_width * shot.dpr) <= 1 and \
+        abs(shot.image.height - shot.css_height * shot.dpr) <= 1, \
+        (f"canvas backing store {shot.image.size} is not CSS size {shot.css_width}x{shot.css_height} "
+         f"x devicePixelRatio {shot.dpr}")
+    # The visible time domain covers the whole schedule before any zoom.
+    assert shot.t0 <= 0 + 1e-9 and shot.t1 >= 15 - 1e-9, f"time domain [{shot.t0}, {shot.t1}] misses [0, 15]"
+    assert shot.y_top >= 1.0, f"data-y-top {shot.y_top} < 1: the utilization axis must reach 1"
+
+    shot.save(basics.lab.artifacts_dir / "basics-canvas0")  # pixels + transform, for failure analysis
+    problems = colour_problems(shot, phases)
     assert not problems, "\n".join(problems)
 
 
@@ -307,7 +314,20 @@ def test_drag_bandwidth_slider_changes_view_and_kernel(basics):
         f"kernel peak_bandwidth {bw1!r} is not 10 ** slider value ({10 ** v1!r})"
     assert makespan1 < makespan0, \
         f"more bandwidth did not shorten the makespan: {makespan0!r} -> {makespan1!r}"
-    assert readout1 != readout0
+    # The readout shows the kernel's makespan, before and after.
+    for text, value in ((readout0, makespan0), (readout1, makespan1)):
+        shown = _seconds(text)
+        assert shown is not None and math.isclose(shown, value, rel_tol=5e-3), \
+            f"span.cw-makespan reads {text!r}; the kernel's makespan is {value!r} s"
+
+
+_SI = {"": 1.0, "k": 1e3, "m": 1e-3, "µ": 1e-6, "u": 1e-6, "n": 1e-9}
+
+
+def _seconds(text: str) -> float | None:
+    """'18.3 ms' -> 0.0183 (the first time quantity in ``text``)."""
+    match = re.search(r"(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(k|m|µ|u|n)?s\b", text)
+    return float(match.group(1)) * _SI[match.group(2) or ""] if match else None
 
 
 def _over_white(image: Image.Image) -> np.ndarray:
