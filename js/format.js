@@ -86,3 +86,13 @@ export function formatTicks(values, step, unit = "") {
     return unit === "" ? `${number}${symbol}` : joinUnit(number, symbol, unit);
   });
 }
+
+/** "t0–t1" with enough decimals to tell the ends apart (62430–62432.5, 0.75–1.5). */
+export function formatSpan(t0, t1) {
+  if (!Number.isFinite(t0) || !Number.isFinite(t1)) return MISSING;
+  const span = Math.abs(t1 - t0);
+  const largest = Math.max(Math.abs(t0), Math.abs(t1));
+  if (largest >= 1e9 || (largest > 0 && largest < 1e-3)) return `${formatNumber(t0, 6)}–${formatNumber(t1, 6)}`;
+  const decimals = span > 0 ? Math.min(9, Math.max(0, Math.ceil(-Math.log10(span)) + 2)) : 3;
+  return `${trimZeros(t0.toFixed(decimals))}–${trimZeros(t1.toFixed(decimals))}`;
+}

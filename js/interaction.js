@@ -7,8 +7,10 @@ function inside(plot, x, y) {
 }
 
 /**
- * attachPlotInteraction(canvas, { plot(), onZoom(x, factor), onPan(dxPixels, startState),
- * onPanStart() → startState, onReset(), onHover(x, y), onLeave() }) → detach()
+ * attachPlotInteraction(canvas, { plot(), onZoom(x, factor) → changed, onWheelPan(dxPixels) →
+ * changed, onPan(dxPixels, startState), onPanStart() → startState, onReset(), onHover(x, y),
+ * onLeave() }) → detach(). A wheel event that changes nothing (zooming out at full view) is left
+ * to the page, so scrolling past the diagram still scrolls the notebook.
  */
 export function attachPlotInteraction(canvas, handlers) {
   let drag = null;
@@ -22,8 +24,11 @@ export function attachPlotInteraction(canvas, handlers) {
     const [x, y] = position(event);
     const plot = handlers.plot();
     if (!plot || !inside(plot, x, y)) return;
-    event.preventDefault();
-    handlers.onZoom(x, wheelZoomFactor(event.deltaY, event.deltaMode));
+    const horizontal = Math.abs(event.deltaX) > Math.abs(event.deltaY);
+    const changed = horizontal
+      ? handlers.onWheelPan(event.deltaMode === 1 ? event.deltaX * 16 : event.deltaX)
+      : handlers.onZoom(x, wheelZoomFactor(event.deltaY, event.deltaMode));
+    if (changed) event.preventDefault();
   }
 
   function onPointerDown(event) {

@@ -49,7 +49,8 @@ export function layoutFigure(ctx, figure, view) {
     pixelsPerUnit: plotHeight / yTop,
   });
   const tickLabelWidth = yTicks.reduce((m, t) => Math.max(m, measure(ctx, t.label, THEME.fontSize)), 0);
-  const yLabelText = absolute ? `compute (${figure.units?.compute || "ops/s"})` : "compute utilization";
+  const resource = figure.resourceNames?.[0] || "compute";
+  const yLabelText = absolute ? `${resource} (${figure.units?.compute || "ops/s"})` : `${resource} utilization`;
 
   const title = figure.title ? String(figure.title) : "";
   const top = L.pad + (title ? THEME.titleFontSize + L.titleGap : 0) + THEME.fontSize / 2;

@@ -1,13 +1,13 @@
 // The readout: makespan, oversubscribed intervals, warnings. One text model feeds both the DOM
 // readout (div.cw-readout) and the lines drawn into the canvas for the PNG.
-import { formatNumber, formatPercent, formatQuantity } from "./format.js";
+import { formatPercent, formatQuantity, formatSpan } from "./format.js";
 
 /** At most this many oversubscribed intervals are listed in the DOM, then "… and N more". */
 export const DOM_INTERVAL_LIMIT = 20;
 
 function intervalText(scene, k, resourceNames, timeUnit) {
   const resource = resourceNames?.[scene.over_resource[k]] ?? (scene.over_resource[k] === 0 ? "compute" : "memory");
-  const span = `${formatNumber(scene.over_t0[k])}–${formatNumber(scene.over_t1[k])}${timeUnit ? ` ${timeUnit}` : ""}`;
+  const span = `${formatSpan(scene.over_t0[k], scene.over_t1[k])}${timeUnit ? ` ${timeUnit}` : ""}`;
   return `${resource} ${formatPercent(scene.over_demand[k])} demand, ${span}`;
 }
 
@@ -46,7 +46,7 @@ export function readoutLines({ scene, makespan, units, resourceNames }) {
   for (const [resource, s] of [...byResource].sort((a, b) => a[0] - b[0])) {
     const name = resourceNames?.[resource] ?? (resource === 0 ? "compute" : "memory");
     const intervals = s.count === 1 ? "1 interval" : `${s.count} intervals`;
-    const span = `${formatNumber(s.t0)}–${formatNumber(s.t1)}${timeUnit ? ` ${timeUnit}` : ""}`;
+    const span = `${formatSpan(s.t0, s.t1)}${timeUnit ? ` ${timeUnit}` : ""}`;
     lines.push({ text: `${name} oversubscribed: up to ${formatPercent(s.peak)} demand in ${intervals}, ${span}`, kind: "oversubscribed" });
   }
   return lines;

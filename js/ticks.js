@@ -1,5 +1,8 @@
 // "Nice" tick positions (1, 2, 5 × 10^k steps) for the time axis and the utilization axis.
-import { formatTicks } from "./format.js";
+import { formatSI, formatTicks } from "./format.js";
+
+/** Ticks closer than this (px) to the labelled peak at 1.0 are dropped in absolute mode. */
+const PEAK_LABEL_CLEARANCE_PX = 14;
 
 const SQRT50 = Math.sqrt(50);
 const SQRT10 = Math.sqrt(10);
@@ -53,7 +56,12 @@ export function utilizationTicks({ mode, peak, unit, pixelsPerUnit }) {
   if (mode === "absolute" && peak > 0 && Number.isFinite(peak)) {
     const { values, step } = niceTicks(0, peak, count);
     const labels = formatTicks(values, step, unit || "");
-    return values.map((v, i) => ({ y: v / peak, label: labels[i] }));
+    const ticks = values
+      .map((v, i) => ({ y: v / peak, label: labels[i] }))
+      .filter((tick) => (1 - tick.y) * pixelsPerUnit >= PEAK_LABEL_CLEARANCE_PX);
+    // The peak itself, at 1.0, labelled with its own value.
+    ticks.push({ y: 1, label: formatSI(peak, unit || "") });
+    return ticks;
   }
   const { values, step } = niceTicks(0, 1, count);
   const labels = formatTicks(values, step);

@@ -1,5 +1,5 @@
 // The hover tooltip: what it says (pure) and the div.cw-tooltip that shows it (textContent only).
-import { formatNumber, formatPercent, formatQuantity, formatSI, MISSING } from "./format.js";
+import { formatPercent, formatQuantity, formatSI, formatSpan, MISSING } from "./format.js";
 
 function column(table, name, phase) {
   const values = table?.[name];
@@ -21,7 +21,7 @@ export function tooltipContent(figure, i) {
   const [first, second] = [resourceNames?.[0] ?? "compute", resourceNames?.[1] ?? "memory"];
   const timeUnit = units.time ? ` ${units.time}` : "";
   const rows = [
-    ["time", `${formatNumber(scene.x0[i])}–${formatNumber(scene.x1[i])}${timeUnit}`],
+    ["time", `${formatSpan(scene.x0[i], scene.x1[i])}${timeUnit}`],
     ["duration", formatQuantity(column(table, "duration", phase), units.time)],
     [`${first} utilization`, formatPercent(column(table, "compute_util", phase))],
     [`${second} utilization`, formatPercent(column(table, "memory_util", phase))],

@@ -95,7 +95,7 @@ function render({ model, el }) {
     return { layout: next, pieces };
   }
 
-  function writeDataAttributes(drawn, pieces) {
+  function writeDataAttributes(drawn, pieces, milliseconds) {
     const { plot, domain, yTop } = drawn;
     Object.assign(canvas.dataset, {
       plotLeft: String(plot.left),
@@ -108,6 +108,7 @@ function render({ model, el }) {
       piecesDrawn: String(pieces.n),
       aggregated: String(pieces.aggregated),
       draws: String(++draws),
+      drawMs: milliseconds.toFixed(1),
     });
   }
 
@@ -117,6 +118,7 @@ function render({ model, el }) {
     const width = Math.floor(plotWrap.clientWidth);
     if (width <= 0) return;
     const ratio = window.devicePixelRatio || 1;
+    const started = window.performance.now();
     const { layout: drawn, pieces } = drawInto(ctx, width, ratio, {
       hover: hovered,
       resize(w, h) {
@@ -129,7 +131,7 @@ function render({ model, el }) {
       },
     });
     layout = drawn;
-    writeDataAttributes(drawn, pieces);
+    writeDataAttributes(drawn, pieces, window.performance.now() - started);
   }
 
   function requestDraw() {
@@ -156,11 +158,13 @@ function render({ model, el }) {
     const wait = Math.max(0, lastWindowWrite + WINDOW_WRITE_INTERVAL_MS - window.performance.now());
     windowTimer = window.setTimeout(writeWindow, wait);
   }
+  /** Show `next` (null: everything); true when that changed the view. */
   function setZoom(next, publish) {
-    if (sameZoom(next, zoom, full())) return;
+    if (sameZoom(next, zoom, full())) return false;
     zoom = next;
     requestDraw();
     if (publish) publishZoom(publish);
+    return true;
   }
   function followWindow() {
     setZoom(zoomFromWindow(model.get("time_window"), full()), false);
@@ -206,8 +210,13 @@ function render({ model, el }) {
   const detachInteraction = attachPlotInteraction(canvas, {
     plot: () => layout?.plot,
     onZoom(x, factor) {
-      leave();
-      setZoom(zoomAround(zoom, full(), layout.x.invert(x), factor), {});
+      const changed = setZoom(zoomAround(zoom, full(), layout.x.invert(x), factor), {});
+      if (changed) leave();
+      return changed;
+    },
+    onWheelPan(dx) {
+      if (!zoom || !(layout.x.slope > 0)) return false;
+      return setZoom(panBy(zoom, full(), dx / layout.x.slope), {});
     },
     onPanStart: () => ({ zoom, slope: layout.x.slope }),
     onPan(dx, start) {

@@ -195,6 +195,12 @@ test("absolute y axis: labels are y × peak in the compute unit", () => {
   assert.ok(!texts.includes("compute utilization"));
 });
 
+test("the y axis is named after the first resource", () => {
+  const figure = figureFor(sequentialScene(), { resourceNames: ["network", "compute"] });
+  const { ctx } = drawWholeFigure(figure, { width: 900, plotHeight: 300, domain: [0, 15], ratio: 1, hovered: -1 });
+  assert.ok(ctx.texts().includes("network utilization"), JSON.stringify(ctx.texts()));
+});
+
 test("the readout lists oversubscription; the legend keys the spill style", () => {
   const scene = stackedScene();
   scene.intervals = 1;

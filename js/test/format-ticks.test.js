@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatNumber, formatPercent, formatQuantity, formatSI, formatTicks, MISSING } from "../format.js";
+import { formatNumber, formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, MISSING } from "../format.js";
 import { linearScale } from "../scale.js";
 import { niceStep, niceTicks, timeTicks, utilizationTicks } from "../ticks.js";
 
@@ -84,6 +84,11 @@ test("utilization ticks stop at 1.0; absolute ones are y × peak with SI labels"
   const twenty = absolute.find((t) => t.label === "20 TFLOP/s");
   assert.ok(twenty, JSON.stringify(absolute));
   assert.ok(Math.abs(twenty.y - 20 / 25.6) < 1e-12);
+  const top = absolute.at(-1);
+  assert.deepEqual(top, { y: 1, label: "25.6 TFLOP/s" }, "the peak is labelled at 1.0");
+  assert.ok(!absolute.some((t) => t.label === "25 TFLOP/s"), "a tick crowding the peak label is dropped");
+  const roundPeak = utilizationTicks({ mode: "absolute", peak: 20e12, unit: "FLOP/s", pixelsPerUnit: 240 });
+  assert.equal(roundPeak.filter((t) => t.y === 1).length, 1, "a nice peak is labelled once");
 });
 
 test("linearScale maps and inverts", () => {
@@ -94,4 +99,12 @@ test("linearScale maps and inverts", () => {
   const y = linearScale(0, 1.3, 400, 10);
   assert.ok(Math.abs(y.invert(y(0.7)) - 0.7) < 1e-12);
   assert.ok(y(1) < y(0), "y grows upwards on screen");
+});
+
+test("time spans keep enough decimals to tell their ends apart", () => {
+  assert.equal(formatSpan(62430, 62432.5), "62430–62432.5");
+  assert.equal(formatSpan(0.75, 1.5), "0.75–1.5");
+  assert.equal(formatSpan(3, 13), "3–13");
+  assert.equal(formatSpan(3.25, 3.2500001), "3.25–3.2500001");
+  assert.equal(formatSpan(NaN, 1), MISSING);
 });
