@@ -7,7 +7,7 @@ from .schedule import POLICIES, Schedule
 from .workload import Workload
 
 __all__ = ["Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
-           "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams"]
+           "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams", "Explorer", "RooflineView"]
 __version__ = "0.1.0"
 
 
@@ -17,6 +17,10 @@ def __getattr__(name):
         from .widget import CampaignDiagram
 
         return CampaignDiagram
+    if name in ("Explorer", "RooflineView"):
+        from . import roofline_view
+
+        return getattr(roofline_view, name)
     if name == "StackedDiagrams":
         from .stack import StackedDiagrams
 

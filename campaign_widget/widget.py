@@ -61,6 +61,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     title = t.Unicode("").tag(sync=True)
     time_max = t.Float(0.0, min=0.0).tag(sync=True)  # > 0: the time axis reaches at least this far (stacks)
     time_window = t.List(t.Float(), maxlen=2).tag(sync=True)  # [t0, t1] zoomed by the view; [] = all
+    hovered_phase = t.Int(None, allow_none=True).tag(sync=True)  # written by the view; linked to the roofline
 
     def __init__(self, workload: Workload, *, tiles: int | None = None, pipeline: bool | None = None,
                  policy: str | None = None, depth: int | None = None, y_axis: str = "relative", height: int = 360, show_controls: bool = True,

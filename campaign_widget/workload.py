@@ -270,9 +270,9 @@ class Workload:
         return other
 
     def _repr_mimebundle_(self, **kwargs):
-        from .widget import CampaignDiagram
+        from .roofline_view import Explorer
 
-        return CampaignDiagram(self)._repr_mimebundle_(**kwargs)
+        return Explorer(self)._repr_mimebundle_(**kwargs)
 
     def __repr__(self):
         return f"<Workload of {len(self)} phases on {self.machine.name or 'a machine'}>"

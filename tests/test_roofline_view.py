@@ -1,0 +1,56 @@
+"""The bqplot roofline beside the diagram, without a browser: roofs, points, peaks and hover."""
+
+import numpy as np
+import pytest
+
+from campaign_widget import Ceiling, Explorer, Machine, Phase, Workload
+
+P, BW = 200e9, 50e9
+
+
+@pytest.fixture
+def kernels():
+    m = Machine(peak_compute=P, peak_bandwidth=BW, ceilings=(Ceiling("no FMA", compute=P / 2),))
+    return Workload([Phase("saxpy", ops=2e9, bytes=24e9), Phase("gemm", ops=400e9, bytes=12.5e9, after=["saxpy"])],
+                    machine=m)
+
+
+def test_roofs_ridge_points_and_aggregate(kernels):
+    view = Explorer(kernels).roofline
+    lo, ridge, hi = view.roof.x
+    assert ridge == 4 and view.roof.y[1] == P and view.roof.y[2] == P
+    assert view.roof.y[0] == pytest.approx(BW * lo)
+    np.testing.assert_allclose(view.points.x, [1 / 12, 32])
+    np.testing.assert_allclose(view.points.y, [2e9 / 0.48, 200e9])
+    assert view.points.size[1] > view.points.size[0]  # gemm takes longer: bigger point
+    assert view.aggregate.x[0] == pytest.approx(402e9 / 36.5e9)
+    assert view.ceilings.visible and list(view.ceiling_labels.text) == ["no FMA"]
+    assert np.atleast_2d(view.ceilings.y)[0][1] == P / 2
+
+
+def test_peaks_move_the_roofline(kernels):
+    explorer = Explorer(kernels)
+    explorer.diagram.peak_bandwidth = 4 * BW
+    assert explorer.roofline.roof.x[1] == pytest.approx(1.0)
+    np.testing.assert_allclose(explorer.roofline.points.y[0], 2e9 / (24e9 / (4 * BW)))
+
+
+def test_hovering_a_phase_shows_its_roofline_details(kernels):
+    explorer = Explorer(kernels)
+    explorer.diagram.hovered_phase = 0
+    text = " | ".join(label.value for label in explorer.roofline.details)
+    assert "saxpy" in text and "memory-bound" in text and "Near roof: only fix is raise AI" in text
+    explorer.diagram.hovered_phase = None
+    explorer.roofline.points.hovered_point = 1
+    assert "gemm" in explorer.roofline.details[0].value
+    assert "compute-bound" in explorer.roofline.details[2].value
+
+
+def test_colours_match_between_the_two_views(kernels):
+    explorer = Explorer(kernels)
+    assert list(explorer.roofline.points.colors) == explorer.diagram.phase_colors
+
+
+def test_explorer_is_the_workload_rich_display(kernels):
+    bundle = kernels._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
