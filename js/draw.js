@@ -25,14 +25,21 @@ class Batches {
   }
 }
 
-/** The styles of one phase, computed once per draw rather than once per piece. */
-function phaseStyles(colors) {
+/**
+ * The styles of one phase, computed once per draw rather than once per piece. With a highlighted
+ * phase (hover linking), every other phase is faded.
+ */
+function phaseStyles(colors, highlightPhase) {
   const cache = new Map();
+  const highlighting = Number.isInteger(highlightPhase);
   return (phase) => {
     let styles = cache.get(phase);
     if (!styles) {
       const color = phaseColor(colors, phase);
-      styles = { line: color, shade: withAlpha(color, THEME.shadeAlpha), fill: lighten(color, THEME.fillLighten) };
+      const faded = highlighting && phase !== highlightPhase;
+      styles = faded
+        ? { line: lighten(color, THEME.fadeLighten), shade: withAlpha(color, THEME.shadeAlpha / 3), fill: lighten(color, 0.8), outline: false }
+        : { line: color, shade: withAlpha(color, THEME.shadeAlpha), fill: lighten(color, THEME.fillLighten), outline: highlighting };
       cache.set(phase, styles);
     }
     return styles;
@@ -102,9 +109,11 @@ function xClamp(value, plot) {
 /**
  * Draw the pieces (see aggregate.piecesToDraw) in layers, bottom to top: shading under the
  * compute line, the grey wells, the memory fill, the spill (red, hatched), the guard rails, the
- * compute lines (solid, then dashed from dash_from; red where flag bit 0).
+ * compute lines (solid, then dashed from dash_from; red where flag bit 0). `highlightPhase` (an
+ * integer, or null) draws that phase at full strength with a dark outline on its compute line and
+ * fades the others.
  */
-export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
+export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio, highlightPhase = null }) {
   const shade = new Batches();
   const wells = new Batches();
   const fills = new Batches();
@@ -112,8 +121,9 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
   const rails = new Batches();
   const solid = new Batches();
   const dashed = new Batches();
+  const outlines = new Batches();
   const computeWidth = THEME.computeLineWidth;
-  const stylesOf = phaseStyles(colors);
+  const stylesOf = phaseStyles(colors, highlightPhase);
 
   for (let k = 0; k < pieces.n; k++) {
     const px0 = snapEdge(xClamp(x(pieces.x0[k]), plot), ratio);
@@ -154,6 +164,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
     const lineCentre = snapLine(y(line), computeWidth, ratio);
     const dashFrom = dashStart(pieces.dash_from[k], pieces.x0[k], pieces.x1[k]);
     const pxDash = dashFrom >= pieces.x1[k] ? px1 : snapEdge(xClamp(x(dashFrom), plot), ratio);
+    if (styles.outline) outlines.segment(THEME.highlight, px0, px1, lineCentre);
     if (pxDash > px0) solid.segment(lineColor, px0, pxDash, lineCentre);
     if (px1 > pxDash) dashed.segment(lineColor, pxDash, px1, lineCentre);
   }
@@ -168,6 +179,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio }) {
     hatchRects(ctx, spills, ratio);
   }
   strokeSegments(ctx, rails, THEME.railWidth, []);
+  strokeSegments(ctx, outlines, computeWidth + 2 * THEME.outlineWidth, []);
   strokeSegments(ctx, solid, computeWidth, []);
   strokeSegments(ctx, dashed, computeWidth, THEME.dash);
 }
@@ -203,7 +215,10 @@ export function drawFigure(ctx, figure, view, layout, pieces) {
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.fillStyle = THEME.background;
   ctx.fillRect(0, 0, layout.width, layout.height);
-  const geometry = { x: layout.x, y: layout.y, plot: layout.plot, colors: figure.phaseColors, ratio };
+  const geometry = {
+    x: layout.x, y: layout.y, plot: layout.plot, colors: figure.phaseColors, ratio,
+    highlightPhase: view.highlightPhase ?? null,
+  };
 
   drawGrid(ctx, layout, ratio);
   ctx.save();

@@ -21,6 +21,8 @@ export const THEME = {
   gridWidth: 1,
   shadeAlpha: 0.12,
   fillLighten: 0.35,
+  fadeLighten: 0.7,
+  outlineWidth: 1,
   hatchSpacing: 5,
   dash: [5, 3],
   tickLength: 4,

@@ -70,6 +70,8 @@ function render({ model, el }) {
   const full = () => fullDomain(figure.scene.x_max, figure.timeMax);
   let zoom = zoomFromWindow(model.get("time_window"), full());
   let hovered = -1;
+  let highlightPhase = null; // from hovered_phase: this view's hover or the linked roofline's
+  let writtenPhase = null; // what this view last wrote to hovered_phase
   let layout = null;
   let frame = null;
   let draws = 0;
@@ -81,9 +83,9 @@ function render({ model, el }) {
   };
 
   /** Lay out and draw the figure onto any context, at `ratio` device px per CSS px. */
-  function drawInto(target, width, ratio, { hover, resize }) {
+  function drawInto(target, width, ratio, { hover, highlight, resize }) {
     const view = {
-      width, ratio, hovered: hover,
+      width, ratio, hovered: hover, highlightPhase: highlight,
       plotHeight: plotHeight(),
       domain: visibleDomain(zoom, full()),
     };
@@ -109,6 +111,7 @@ function render({ model, el }) {
       aggregated: String(pieces.aggregated),
       draws: String(++draws),
       drawMs: milliseconds.toFixed(1),
+      highlightedPhase: highlightPhase === null ? "" : String(highlightPhase),
     });
   }
 
@@ -121,6 +124,7 @@ function render({ model, el }) {
     const started = window.performance.now();
     const { layout: drawn, pieces } = drawInto(ctx, width, ratio, {
       hover: hovered,
+      highlight: highlightPhase,
       resize(w, h) {
         const backingWidth = Math.round(w * ratio);
         const backingHeight = Math.round(h * ratio);
@@ -199,6 +203,7 @@ function render({ model, el }) {
       hovered = hit;
       requestDraw();
     }
+    writeHoveredPhase(hit >= 0 ? figure.scene.phase[hit] : null);
   }
   function leave() {
     tooltip.hide();
@@ -206,6 +211,20 @@ function render({ model, el }) {
       hovered = -1;
       requestDraw();
     }
+    writeHoveredPhase(null);
+  }
+  // Hover linking: hovered_phase is written (once per frame at most) and followed.
+  function writeHoveredPhase(phase) {
+    if (phase === writtenPhase) return;
+    writtenPhase = phase;
+    writer.write("hovered_phase", phase);
+  }
+  function followHoveredPhase() {
+    const value = model.get("hovered_phase");
+    const next = Number.isInteger(value) && value >= 0 ? value : null;
+    if (next === highlightPhase) return;
+    highlightPhase = next;
+    requestDraw();
   }
   const detachInteraction = attachPlotInteraction(canvas, {
     plot: () => layout?.plot,
@@ -232,7 +251,7 @@ function render({ model, el }) {
   function renderFigurePng(scale) {
     const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
     return renderPng(document, (target, ratio, resize) => {
-      drawInto(target, width, ratio, { hover: -1, resize });
+      drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
     }, scale);
   }
   async function download() {
@@ -276,11 +295,13 @@ function render({ model, el }) {
   const syncControls = () => controls.sync();
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
   on("change:time_window", followWindow);
+  on("change:hovered_phase", followHoveredPhase);
   on("msg:custom", onCustomMessage);
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
 
+  followHoveredPhase();
   refresh();
   send({ type: "view-ready" });
 
@@ -292,6 +313,7 @@ function render({ model, el }) {
     downloadButton.removeEventListener("click", download);
     resetButton.removeEventListener("click", resetZoom);
     controls.destroy();
+    if (writtenPhase !== null) writer.write("hovered_phase", null);
     writer.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
     if (windowTimer !== null) window.clearTimeout(windowTimer);

@@ -129,6 +129,25 @@ test("a compute line over 1 (flag bit 0) is drawn in the warning colour", () => 
   assert.equal(ctx.segments(COLORS[1]).length, 1);
 });
 
+test("a highlighted phase keeps its colour and gets an outline; the others fade", () => {
+  const scene = sequentialScene();
+  const ctx = new RecordingContext();
+  const g = { ...geometry(scene), highlightPhase: 1 };
+  drawPieces(ctx, piecesToDraw(scene, buildSceneIndex(scene), 0, 15, 800), g);
+  assert.equal(ctx.segments(COLORS[1], { dashed: false }).length, 1, "B at full strength");
+  assert.equal(ctx.segments(COLORS[0]).length, 0, "A is not drawn in its full colour");
+  assert.equal(ctx.segments(COLORS[2]).length, 0);
+  const outline = ctx.segments(THEME.highlight);
+  assert.equal(outline.length, 1);
+  assert.ok(near(outline[0].y, g.y(0.2)) && outline[0].lineWidth > THEME.computeLineWidth);
+  const outlineCall = ctx.calls.findIndex((c) => c.op === "stroke" && c.strokeStyle === THEME.highlight);
+  const lineCall = ctx.calls.findIndex((c) => c.op === "stroke" && c.strokeStyle === COLORS[1]);
+  assert.ok(outlineCall < lineCall, "the outline is under the line");
+  const none = new RecordingContext();
+  drawPieces(none, piecesToDraw(scene, buildSceneIndex(scene), 0, 15, 800), geometry(scene));
+  assert.equal(none.segments(THEME.highlight).length, 0, "no outline without a highlighted phase");
+});
+
 test("a 10^5-piece scene draws (aggregated) quickly", () => {
   const pieces = [];
   for (let k = 0; k < 100_000; k++) pieces.push(bottomPiece(k, k + 1, k % 3, 0.2 + (k % 5) / 10, 0.5));
