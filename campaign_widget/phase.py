@@ -32,9 +32,11 @@ class Phase:
     bytes: float | None = None
     after: tuple[str, ...] = field(default_factory=tuple)
     tileable: bool = True
+    reads: tuple[tuple[str, float], ...] = ()
+    writes: tuple[tuple[str, float], ...] = ()
 
     def __init__(self, name, *, duration=None, compute_util=None, memory_util=None, ops=None, bytes=None,
-                 after=(), tileable=True):
+                 after=(), tileable=True, reads=None, writes=None):
         if not isinstance(name, str) or not name:
             raise TypeError(f"phase name must be a non-empty string, got {name!r}")
         set_ = object.__setattr__
@@ -52,6 +54,11 @@ class Phase:
                 raise TypeError(f"phase {name!r}: after contains {producer!r}, which is not a phase name")
         set_(self, "after", after)
         set_(self, "tileable", bool(tileable))
+        set_(self, "reads", _checked_tensors(name, "reads", reads))
+        set_(self, "writes", _checked_tensors(name, "writes", writes))
+        if bytes is None and (self.reads or self.writes):
+            # the algorithmic minimum: each tensor the phase touches moves once (design.md §3)
+            set_(self, "bytes", float(sum(b for _, b in self.reads) + sum(b for _, b in self.writes)))
         self._check_description()
 
     def _check_description(self):
@@ -89,6 +96,10 @@ class Phase:
             parts.append(f"after={self.after!r}")
         if not self.tileable:
             parts.append("tileable=False")
+        if self.reads:
+            parts.append(f"reads={dict(self.reads)!r}")
+        if self.writes:
+            parts.append(f"writes={dict(self.writes)!r}")
         return f"Phase({', '.join(parts)})"
 
 
@@ -103,3 +114,21 @@ def _checked_number(phase: str, key: str, value):
     if number < 0:
         raise phase_field_error(phase, key, value, "must be >= 0")
     return value
+
+
+def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], ...]:
+    """``{tensor name: bytes}`` as a tuple of pairs (hashable, ordered)."""
+    if tensors is None:
+        return ()
+    try:
+        pairs = list(tensors.items()) if hasattr(tensors, "items") else [tuple(p) for p in tensors]
+    except TypeError:
+        raise TypeError(f"phase {phase!r}: {key}={tensors!r} must map tensor names to bytes") from None
+    out = []
+    for pair in pairs:
+        if len(pair) != 2 or not isinstance(pair[0], str):
+            raise TypeError(f"phase {phase!r}: {key} entry {pair!r} must be (tensor name, bytes)")
+        tensor, size = pair
+        _checked_number(phase, f"{key}[{tensor!r}]", size)
+        out.append((tensor, float(size)))
+    return tuple(out)

@@ -107,7 +107,7 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2)
     throttle = "throttle" in policy
     if pipeline:
         pieces = _pipelined(a.duration, a.compute_util, a.memory_util, workload.producers, tiles, depth,
-                            dilate, throttle)
+                            dilate, throttle, _streaming_groups(workload))
     else:
         pieces = _one_at_a_time(a.duration, a.compute_util, a.memory_util, tiles, throttle)
     return _assemble(workload, pieces, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
@@ -168,29 +168,51 @@ def _one_at_a_time(duration, uc, um, tiles, throttle) -> _Pieces:
                    tile_requested=requested, tile_stretch=np.ones(phase.size), tile_start=start, tile_end=end)
 
 
-def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle) -> _Pieces:
+def _streaming_groups(workload) -> np.ndarray | None:
+    """Per phase, the group within which tiles stream to each other; None: all phases stream.
+
+    In a fused workload tiles stream only inside a fusion group: between groups data goes through
+    memory, so a consumer group starts when its producer's last tile is done.
+    """
+    if not workload.fusion_groups:
+        return None
+    group = workload.fusion_group.copy()
+    solo = group < 0
+    group[solo] = group.max(initial=-1) + 1 + np.arange(int(solo.sum()))
+    return group
+
+
+def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, group=None) -> _Pieces:
     """Event-driven, fluid simulation of the pipelined tiles (design.md §3).
 
     Tile i of phase p is ready when tile i of each producer, its own tile i-1, and tile i-depth of
-    each consumer are done. Throttling scales all running tiles by one shared factor, so progress
+    each consumer are done; across fusion groups (``group``), tile 0 waits for the producer's last
+    tile instead. Throttling scales all running tiles by one shared factor, so progress
     is tracked in *work time* W (real time × factor): a tile finishes at a fixed W, which keeps one
     heap ordering valid however the factor changes — O(E log E) in tile intervals.
     """
     n_phases = duration.size
     indptr, prod = producers
-    prods = [prod[indptr[p]:indptr[p + 1]].tolist() for p in range(n_phases)]
+    all_prods = [prod[indptr[p]:indptr[p + 1]].tolist() for p in range(n_phases)]
+    streams = (lambda q, p: True) if group is None else (lambda q, p: group[q] == group[p])
+    prods = [[q for q in all_prods[p] if streams(q, p)] for p in range(n_phases)]
+    barrier_prods = [[q for q in all_prods[p] if not streams(q, p)] for p in range(n_phases)]
     cons: list[list[int]] = [[] for _ in range(n_phases)]
+    barrier_cons: list[list[int]] = [[] for _ in range(n_phases)]
     for p in range(n_phases):
         for q in prods[p]:
             cons[q].append(p)
+        for q in barrier_prods[p]:
+            barrier_cons[q].append(p)
     n_tiles = n_phases * tiles
     per_tile = (duration / tiles).tolist()
     uc_l, um_l = uc.tolist(), um.tolist()
 
     i_of = np.tile(np.arange(tiles), n_phases)
-    n_prod = np.repeat(np.diff(indptr), tiles)
+    n_prod = np.repeat([len(q) for q in prods], tiles)
+    n_barrier = np.repeat([len(q) for q in barrier_prods], tiles)
     n_cons = np.repeat([len(c) for c in cons], tiles)
-    waiting = (n_prod + (i_of > 0) + n_cons * (i_of >= depth)).tolist()
+    waiting = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).tolist()
 
     tile_start = [0.0] * n_tiles
     tile_end = [0.0] * n_tiles
@@ -241,7 +263,7 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle) -> _
             demand_c -= c
             demand_m -= m
             p, i = divmod(k, tiles)
-            for dependent in _dependents(p, i, tiles, depth, prods[p], cons[p]):
+            for dependent in _dependents(p, i, tiles, depth, prods[p], cons[p], barrier_cons[p]):
                 waiting[dependent] -= 1
                 if waiting[dependent] == 0:
                     batch.append(dependent)
@@ -256,9 +278,12 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle) -> _
     )
 
 
-def _dependents(p, i, tiles, depth, producers, consumers):
+def _dependents(p, i, tiles, depth, producers, consumers, barrier_consumers):
     for c in consumers:
         yield c * tiles + i
+    if i == tiles - 1:
+        for c in barrier_consumers:
+            yield c * tiles
     if i + 1 < tiles:
         yield p * tiles + i + 1
     if i + depth < tiles:

@@ -55,6 +55,7 @@ class Workload:
             raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
         names = [p.name for p in phases]
         _check_unique(names)
+        after = _with_tensor_dependencies(phases)
 
         def column(key):
             return np.array([np.nan if getattr(p, key) is None else float(getattr(p, key)) for p in phases])
@@ -63,8 +64,8 @@ class Workload:
             names,
             duration=column("duration"), compute_util=column("compute_util"), memory_util=column("memory_util"),
             ops=column("ops"), bytes_=column("bytes"),
-            after=[p.after for p in phases], tileable=np.array([p.tileable for p in phases]),
-            machine=machine,
+            after=after, tileable=np.array([p.tileable for p in phases]),
+            machine=machine, reads=[p.reads for p in phases], writes=[p.writes for p in phases],
         )
         self.settings = _checked_settings(settings)
 
@@ -111,9 +112,27 @@ class Workload:
         self.settings = _checked_settings(settings)
         return self
 
+    @classmethod
+    def from_einsums(cls, einsums, sizes, *, machine: Machine, element_bytes=4, mac_ops: float = 2,
+                     settings: dict | None = None) -> "Workload":
+        """Phases from Einsums (see ``campaign_widget.einsum``): ops = the work of each Einsum,
+        bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
+
+        >>> from campaign_widget import Machine
+        >>> w = Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": 64, "n": 64, "k": 64},
+        ...                           machine=Machine(peak_compute=1e12, peak_bandwidth=1e11))
+        >>> float(w.arrays.ops[0]), float(w.arrays.bytes[0])   # 2·64³ ops, three 64² fp32 matrices
+        (524288.0, 49152.0)
+        """
+        from .einsum import einsum_phases
+
+        return cls(einsum_phases(einsums, sizes, element_bytes=element_bytes, mac_ops=mac_ops), machine=machine,
+                   settings=settings)
+
     # -- construction -------------------------------------------------------------------------
 
-    def _init_arrays(self, names, *, duration, compute_util, memory_util, ops, bytes_, after, tileable, machine):
+    def _init_arrays(self, names, *, duration, compute_util, memory_util, ops, bytes_, after, tileable, machine,
+                     reads=None, writes=None):
         given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util)
         given_volume = ~np.isnan(ops) | ~np.isnan(bytes_)
         measured = ~np.isnan(duration)
@@ -147,6 +166,10 @@ class Workload:
         index = {name: i for i, name in enumerate(names)}
         producer_lists = [sorted(int(position[index[p]]) for p in after[i]) for i in order]
         self._producers = csr(producer_lists)
+        self._reads = [reads[i] for i in order] if reads is not None else [()] * len(order)
+        self._writes = [writes[i] for i in order] if writes is not None else [()] * len(order)
+        self.fusion_groups: tuple[str, ...] = ()  # group labels, set by fuse()
+        self.fusion_group = np.full(len(order), -1, dtype=np.int64)  # per phase, -1: no group
         self.machine = machine
         self._arrays = self._derive()
         zero = np.flatnonzero(self._arrays.duration <= 0)
@@ -220,6 +243,18 @@ class Workload:
         return self._producers
 
     @property
+    def tensors(self) -> list[tuple[dict, dict]]:
+        """Per phase (topological order): the tensors it reads and writes, name → bytes."""
+        return [(dict(r), dict(w)) for r, w in zip(self._reads, self._writes)]
+
+    def fuse(self, groups) -> "Workload":
+        """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
+        move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
+        from .fusion import fuse
+
+        return fuse(self, groups)
+
+    @property
     def tileable(self) -> np.ndarray:
         return self._tileable.copy()
 
@@ -276,6 +311,22 @@ class Workload:
 
     def __repr__(self):
         return f"<Workload of {len(self)} phases on {self.machine.name or 'a machine'}>"
+
+
+def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
+    """``after`` of each phase, plus the writer of every tensor it reads."""
+    writer: dict[str, str] = {}
+    for p in phases:
+        for tensor, _ in p.writes:
+            if tensor in writer and writer[tensor] != p.name:
+                raise WorkloadError(f"phase {p.name!r}: writes tensor {tensor!r}, already written by phase "
+                                    f"{writer[tensor]!r}; each tensor has one producer")
+            writer[tensor] = p.name
+    out = []
+    for p in phases:
+        implied = [writer[t] for t, _ in p.reads if t in writer and writer[t] != p.name]
+        out.append(tuple(dict.fromkeys((*p.after, *implied))))
+    return out
 
 
 def _checked_settings(settings) -> dict:

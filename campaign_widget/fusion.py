@@ -1,0 +1,113 @@
+"""Fusion (design.md §3): a tensor produced and consumed inside one fusion group costs no memory
+traffic; every other tensor is read or written once, by the group."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .errors import WorkloadError
+from .graph import topological_order
+
+
+def fuse(workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]):
+    """The workload with its phases fused into ``groups`` (labels → phase names, or a list of lists).
+
+    Phases named in no group stay on their own. Every phase in a group must be known by volumes
+    and tensors (``reads``/``writes``) with no measured duration: a measured time cannot be fused.
+    """
+    labelled = _labelled(groups)
+    names = workload.names
+    index = {name: i for i, name in enumerate(names)}
+    group = np.full(len(names), -1, dtype=np.int64)
+    for g, (label, members) in enumerate(labelled):
+        if not members:
+            raise WorkloadError(f"fusion group {label!r} is empty")
+        for name in members:
+            if name not in index:
+                raise WorkloadError(f"fusion group {label!r} names {name!r}, which is not a phase of this workload")
+            i = index[name]
+            if group[i] >= 0:
+                raise WorkloadError(f"phase {name!r} is in fusion groups {labelled[group[i]][0]!r} and {label!r}")
+            group[i] = g
+    measured = workload.measured
+    tensors = workload.tensors
+    for i in np.flatnonzero(group >= 0):
+        if measured[i]:
+            raise WorkloadError(
+                f"phase {names[i]!r} has a measured duration, which fusion cannot change: fuse phases known by "
+                "volumes and tensors, or measure the fused kernel")
+        if not tensors[i][0] and not tensors[i][1]:
+            raise WorkloadError(f"phase {names[i]!r} names no tensors (reads=/writes=): fusion needs them to know "
+                                "which traffic stays on chip")
+    solo = group < 0
+    group[solo] = len(labelled) + np.arange(int(solo.sum()))
+    _check_groups_acyclic(workload, group, labelled)
+    new_bytes = _fused_bytes(workload, group)
+
+    fused = workload.__class__.__new__(workload.__class__)
+    fused.__dict__.update(workload.__dict__)
+    fused._bytes = new_bytes
+    fused.fusion_groups = tuple(label for label, _ in labelled)
+    fused.fusion_group = np.where(group < len(labelled), group, -1)
+    fused._arrays = fused._derive()
+    return fused
+
+
+def _labelled(groups) -> list[tuple[str, list[str]]]:
+    if isinstance(groups, Mapping):
+        return [(str(label), list(members)) for label, members in groups.items()]
+    out = []
+    for k, members in enumerate(groups):
+        if isinstance(members, str):
+            raise TypeError(f"fusion group {k + 1} is the string {members!r}; give a list of phase names")
+        out.append((f"group {k + 1}", list(members)))
+    return out
+
+
+def _check_groups_acyclic(workload, group, labelled):
+    """Fused groups run as units: the graph between groups must stay acyclic."""
+    label_of: dict[int, str] = {}
+    for p, g in enumerate(group.tolist()):
+        label_of.setdefault(g, labelled[g][0] if g < len(labelled) else f"phase {workload.names[p]!r}")
+    needs: dict[int, set[int]] = {g: set() for g in label_of}
+    indptr, producers = workload.producers
+    for p, g in enumerate(group.tolist()):
+        needs[g].update(int(group[q]) for q in producers[indptr[p]:indptr[p + 1]] if group[q] != g)
+    ids = sorted(label_of)
+    try:
+        topological_order([label_of[g] for g in ids], [tuple(label_of[q] for q in needs[g]) for g in ids])
+    except WorkloadError as error:
+        cycle = str(error).split(": ", 1)[-1]
+        raise WorkloadError(f"these fusion groups split a dependency chain, making a cycle between groups: {cycle}") \
+            from None
+
+
+def _fused_bytes(workload, group) -> np.ndarray:
+    """Per phase: inputs from outside its group (once per group) + outputs needed outside it."""
+    tensors = workload.tensors
+    writer_group: dict[str, int] = {}
+    readers: dict[str, set[int]] = {}
+    for p, (reads, writes) in enumerate(tensors):
+        for t in writes:
+            writer_group[t] = int(group[p])
+        for t in reads:
+            readers.setdefault(t, set()).add(int(group[p]))
+    new_bytes = workload.arrays.bytes.copy()
+    loaded: set[tuple[int, str]] = set()
+    for p, (reads, writes) in enumerate(tensors):
+        if not reads and not writes:
+            continue  # known by volume only: nothing to fuse
+        g = int(group[p])
+        total = 0.0
+        for t, size in reads.items():
+            if writer_group.get(t) == g or (g, t) in loaded:
+                continue
+            loaded.add((g, t))
+            total += size
+        for t, size in writes.items():
+            if readers.get(t, set()) - {g} or t not in readers:
+                total += size
+        new_bytes[p] = total
+    return new_bytes
