@@ -25,9 +25,9 @@ export function tooltipContent(figure, i) {
     ["duration", formatQuantity(column(table, "duration", phase), units.time)],
     [`${first} utilization`, formatPercent(column(table, "compute_util", phase))],
     [`${second} utilization`, formatPercent(column(table, "memory_util", phase))],
-    [units.ops || "ops", formatSI(column(table, "ops", phase), units.ops)],
-    [units.bytes || "bytes", formatSI(column(table, "bytes", phase), units.bytes)],
-    ["intensity", formatSI(column(table, "intensity", phase), `${units.ops}/${units.bytes}`)],
+    [`${first} volume`, formatSI(column(table, "ops", phase), units.ops)],
+    [`${second} volume`, formatSI(column(table, "bytes", phase), units.bytes)],
+    ["operational intensity", formatSI(column(table, "intensity", phase), `${units.ops}/${units.bytes}`)],
     ["bound", boundName(table?.bound ? table.bound[phase] : undefined, resourceNames)],
     ["efficiency", formatPercent(column(table, "efficiency", phase))],
   ];

@@ -69,9 +69,9 @@ test("tooltip: name, duration, utilizations, volumes, OI, bound, efficiency", ()
   assert.equal(rows.duration, "10 s");
   assert.equal(rows["compute utilization"], "20%");
   assert.equal(rows["memory utilization"], "90%");
-  assert.equal(rows.FLOP, "51.2 TFLOP");
-  assert.equal(rows.B, "14.4 TB");
-  assert.equal(rows.intensity, "3.56 FLOP/B");
+  assert.equal(rows["compute volume"], "51.2 TFLOP");
+  assert.equal(rows["memory volume"], "14.4 TB");
+  assert.equal(rows["operational intensity"], "3.56 FLOP/B");
   assert.equal(rows.bound, "memory");
   assert.equal(rows.efficiency, "90%");
   const c = Object.fromEntries(tooltipContent(figure, 2).rows);
