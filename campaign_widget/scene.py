@@ -42,12 +42,16 @@ class Scene:
     pipe_width: float
     x_max: float
     y_max: float
+    group_t0: np.ndarray = None  # fusion-group bands: the time span of each group's pieces
+    group_t1: np.ndarray = None
+    group_id: np.ndarray = None  # index into the workload's fusion_groups
 
     def __len__(self) -> int:
         return int(self.x0.size)
 
 
-def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
+def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group: np.ndarray | None = None) -> Scene:
+    """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands."""
     interval, x0, x1, base_c, base_m = _stack(schedule)
     c = schedule.compute_rate[interval]
     m = schedule.memory_rate[interval]
@@ -73,7 +77,20 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
         over_resource=np.array([resources.index(o[2]) for o in over], dtype=np.uint8),
         over_demand=np.array([o[3] for o in over], dtype=np.float64),
         pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=y_max,
+        **_group_bands(schedule, fusion_group),
     )
+
+
+def _group_bands(schedule: Schedule, fusion_group) -> dict:
+    """Per fusion group, one band from its first start to its last end (groups run as units)."""
+    if fusion_group is None or not (np.asarray(fusion_group) >= 0).any():
+        empty = np.zeros(0)
+        return {"group_t0": empty, "group_t1": empty, "group_id": np.zeros(0, np.int32)}
+    group = np.asarray(fusion_group)[schedule.phase]
+    ids = np.unique(group[group >= 0])
+    t0 = np.array([schedule.start[group == g].min() for g in ids])
+    t1 = np.array([schedule.end[group == g].max() for g in ids])
+    return {"group_t0": t0, "group_t1": t1, "group_id": ids.astype(np.int32)}
 
 
 def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
@@ -83,7 +100,8 @@ def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
                  line_y=none_f.astype(np.float32), well_top=none_f.astype(np.float32),
                  fill_top=none_f.astype(np.float32), dash_from=none_f, flags=np.zeros(0, np.uint8),
                  over_t0=none_f, over_t1=none_f, over_resource=np.zeros(0, np.uint8), over_demand=none_f,
-                 pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=1.0 + pipe_width)
+                 pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=1.0 + pipe_width,
+                 **_group_bands(schedule, None))
 
 
 def _stack(schedule: Schedule):

@@ -40,6 +40,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     scene = t.Dict().tag(sync=True)
     phase_names = t.List(t.Unicode()).tag(sync=True)
     phase_colors = t.List(t.Unicode()).tag(sync=True)
+    fusion_groups = t.List(t.Unicode()).tag(sync=True)
     phase_table = t.Dict().tag(sync=True)
     resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
     units = t.Dict().tag(sync=True)
@@ -86,6 +87,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
             self.phase_names = workload.names
+            self.fusion_groups = list(workload.fusion_groups)
             self.phase_colors = phase_colors(workload.names)
             self.resource_names = [machine.compute_name, machine.memory_name]
             self.units = {"time": machine.time_unit, "compute": machine.compute_unit,
@@ -145,7 +147,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             raise
         notes = self._current.utilization_warnings()
         try:
-            self._scene = build_scene(self._schedule)
+            self._scene = build_scene(self._schedule, fusion_group=self._current.fusion_group)
         except SceneTooLargeError as error:
             self._scene = empty_scene(self._schedule)
             notes = [str(error)] + notes
@@ -181,7 +183,8 @@ def scene_payload(scene: Scene) -> dict:
                        ("base_y", "float32"), ("line_y", "float32"), ("well_top", "float32"),
                        ("fill_top", "float32"), ("dash_from", "float64"), ("flags", "uint8"),
                        ("over_t0", "float64"), ("over_t1", "float64"), ("over_resource", "uint8"),
-                       ("over_demand", "float64")):
+                       ("over_demand", "float64"), ("group_t0", "float64"), ("group_t1", "float64"),
+                       ("group_id", "int32")):
         payload[key] = to_payload(getattr(scene, key), dtype)
     return payload
 

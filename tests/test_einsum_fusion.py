@@ -106,3 +106,13 @@ def test_pipelining_a_fused_workload_streams_only_inside_groups():
     assert start[1, 0] == pytest.approx(end[0, 0])     # B streams from A inside the group
     assert start[2, 0] >= end[0, 3] - 1e-12            # C (another group) waits for A's last tile
     assert start[2, 0] >= end[1, 3] - 1e-12
+
+
+def test_fusion_groups_become_bands_in_the_scene():
+    from campaign_widget.scene import build_scene
+
+    w = three_step().fuse({"AB": ["A", "B"]})
+    s = w.schedule()
+    scene = build_scene(s, fusion_group=w.fusion_group)
+    assert scene.group_id.tolist() == [0]
+    assert scene.group_t0[0] == 0 and scene.group_t1[0] == pytest.approx(s.end[s.phase == 1].max())
