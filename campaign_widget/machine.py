@@ -65,6 +65,14 @@ class Machine:
         )
 
     @classmethod
+    def measure(cls, **options) -> "Machine":
+        """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
+        kernel for bandwidth, a large matrix product for compute. See ``campaign_widget.host``."""
+        from .host import measure_machine
+
+        return measure_machine(**options)
+
+    @classmethod
     def unit(cls, time_unit: str = "s") -> "Machine":
         """Peaks of 1: volumes are then in "peak·time" units (utilization × duration)."""
         return cls(1.0, 1.0, name="unit peaks", ops_unit=f"peak·{time_unit}", bytes_unit=f"peak·{time_unit}",

@@ -1,0 +1,76 @@
+"""Empirical ceilings of the host (seed 002, stage 1): a STREAM-like kernel for bandwidth and a
+large matrix product for compute, each the best of a few runs."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable
+
+import numpy as np
+
+from .machine import Machine
+
+Progress = Callable[[int, int, str], None]
+
+
+def measure_machine(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats: int = 5,
+                    dtype=np.float64, progress: Progress | None = None, name: str = "this host") -> Machine:
+    """Measure sustained bandwidth and compute on this machine and return a ``Machine``.
+
+    Bandwidth: STREAM "add" (``c = a + b``), counting 3 × 8 bytes per element as STREAM does.
+    Compute: ``A @ B`` of ``matmul_n``² matrices, 2·n³ floating-point operations.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats={repeats!r} must be >= 1")
+    report = progress or _default_progress()
+    steps = 2 * repeats
+    itemsize = np.dtype(dtype).itemsize
+    n = max(1, int(stream_bytes // (3 * itemsize)))
+    a, b = np.ones(n, dtype), np.full(n, 2.0, dtype)
+    c = np.empty_like(a)
+    best_stream = np.inf
+    for k in range(repeats):
+        started = time.perf_counter()
+        np.add(a, b, out=c)
+        best_stream = min(best_stream, time.perf_counter() - started)
+        report(k + 1, steps, "memory bandwidth")
+    x = np.random.default_rng(0).standard_normal((matmul_n, matmul_n)).astype(dtype)
+    best_matmul = np.inf
+    for k in range(repeats):
+        started = time.perf_counter()
+        x @ x
+        best_matmul = min(best_matmul, time.perf_counter() - started)
+        report(repeats + k + 1, steps, "compute")
+    bandwidth = 3 * itemsize * n / best_stream
+    compute = 2 * matmul_n**3 / best_matmul
+    return Machine(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+
+
+def _default_progress() -> Progress:
+    """An ipywidgets progress bar inside a notebook kernel, else a line on stderr."""
+    try:
+        from IPython import get_ipython
+
+        in_kernel = get_ipython() is not None and "IPKernelApp" in get_ipython().config
+    except ImportError:
+        in_kernel = False
+    if in_kernel:
+        import ipywidgets
+        from IPython.display import display
+
+        bar = ipywidgets.IntProgress(min=0, max=1, description="measuring")
+        label = ipywidgets.Label()
+        display(ipywidgets.HBox([bar, label]))
+
+        def update(done, total, what):
+            bar.max, bar.value, label.value = total, done, what
+            if done == total:
+                bar.bar_style, label.value = "success", "done"
+
+        return update
+
+    def line(done, total, what):
+        print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)
+
+    return line
