@@ -62,6 +62,7 @@ export function decodeArray(encoded) {
 const REQUIRED_PIECE_ARRAYS = ["x0", "x1", "base_y", "line_y", "well_top", "fill_top"];
 const OPTIONAL_PIECE_ARRAYS = { phase: Int32Array, tile: Int32Array, flags: Uint8Array };
 const INTERVAL_ARRAYS = { over_t0: Float64Array, over_t1: Float64Array, over_demand: Float64Array, over_resource: Uint8Array };
+const GROUP_ARRAYS = { group_t0: Float64Array, group_t1: Float64Array, group_id: Int32Array };
 
 function finiteOr(value, fallback) {
   return typeof value === "number" && Number.isFinite(value) ? value : fallback;
@@ -73,7 +74,7 @@ function shortestLength(arrays) {
 
 /**
  * Decode the `scene` trait into { n, pipe_width, x_max, y_max, <per-piece arrays>, intervals,
- * <interval arrays> }. Missing optional arrays get defaults (dash_from = x1, i.e. all solid;
+ * <interval arrays>, groups, <fusion-group band arrays> }. Missing optional arrays get defaults (dash_from = x1, i.e. all solid;
  * phase, tile, flags = 0). n is clamped to the shortest per-piece array so nothing is over-read.
  */
 export function decodeScene(raw) {
@@ -95,11 +96,16 @@ export function decodeScene(raw) {
   const intervals = shortestLength(Object.keys(INTERVAL_ARRAYS).map((key) => decoded[key]));
   for (const [key, Typed] of Object.entries(INTERVAL_ARRAYS)) decoded[key] ??= new Typed(0);
 
+  for (const key of Object.keys(GROUP_ARRAYS)) decoded[key] = decodeArray(source[key]);
+  const groups = shortestLength(Object.keys(GROUP_ARRAYS).map((key) => decoded[key]));
+  for (const [key, Typed] of Object.entries(GROUP_ARRAYS)) decoded[key] ??= new Typed(0);
+
   const pipeWidth = finiteOr(source.pipe_width, 0.25);
   return {
     ...decoded,
     n,
     intervals,
+    groups,
     pipe_width: pipeWidth,
     x_max: finiteOr(source.x_max, 0),
     y_max: Math.max(finiteOr(source.y_max, 1 + pipeWidth), 1),

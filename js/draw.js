@@ -3,6 +3,7 @@
 // below is in CSS px; drawFigure sets the context transform.
 import { lighten, phaseColor, withAlpha } from "./color.js";
 import { drawAxes, drawGrid } from "./draw-axes.js";
+import { drawGroupBands, drawGroupLabels } from "./draw-groups.js";
 import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
 import { dashStart, snapEdge, snapLine } from "./pixels.js";
 import { THEME } from "./theme.js";
@@ -207,7 +208,8 @@ function clipToPlot(ctx, plot) {
 }
 
 /**
- * Draw the whole figure: background, grid, pieces, axes, legend, readout, title, hover outline.
+ * Draw the whole figure: background, fusion-group bands, grid, pieces, hover outline, group
+ * labels, axes, legend, readout, title.
  * `layout` comes from layoutFigure; `pieces` from piecesToDraw for layout.domain.
  */
 export function drawFigure(ctx, figure, view, layout, pieces) {
@@ -220,11 +222,13 @@ export function drawFigure(ctx, figure, view, layout, pieces) {
     highlightPhase: view.highlightPhase ?? null,
   };
 
+  drawGroupBands(ctx, figure.scene, geometry);
   drawGrid(ctx, layout, ratio);
   ctx.save();
   clipToPlot(ctx, layout.plot);
   drawPieces(ctx, pieces, geometry);
   if (view.hovered >= 0) drawHighlight(ctx, figure.scene, view.hovered, geometry);
+  drawGroupLabels(ctx, figure.scene, figure.fusionGroups, geometry);
   ctx.restore();
   drawAxes(ctx, layout, ratio);
   drawLegend(ctx, layout);

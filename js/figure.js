@@ -48,6 +48,7 @@ export function readFigure(model, previous) {
     title: model.get("title") ?? "",
     tiled: Number(model.get("tiles")) > 1,
     timeMax: Number(model.get("time_max")) || 0,
+    fusionGroups: (model.get("fusion_groups") ?? []).map(String),
     readout: readoutText(readoutInput),
     readoutLines: readoutLines(readoutInput),
     legend: legendEntries(phaseNames, phaseColors, sceneEntry.features),

@@ -19,6 +19,7 @@ import {
 const FIGURE_TRAITS = [
   "scene", "phase_names", "phase_colors", "phase_table", "resource_names", "units", "makespan",
   "warnings", "y_axis", "peak_compute", "title", "height", "tiles", "time_max",
+  "fusion_groups",
 ];
 const CONTROL_TRAITS = [
   "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",

@@ -74,6 +74,17 @@ test("decodeScene: arrays, scalars, defaults and a clamped n", () => {
   assert.equal(scene.over_demand[0], 1.5);
 });
 
+test("decodeScene: fusion-group bands are optional", () => {
+  const scene = decodeScene({
+    group_t0: encoded(Float64Array, [0, 13], "float64"),
+    group_t1: encoded(Float64Array, [13, 15], "float64"),
+    group_id: encoded(Int32Array, [0, 1], "int32"),
+  });
+  assert.equal(scene.groups, 2);
+  assert.deepEqual([...scene.group_t1], [13, 15]);
+  assert.equal(decodeScene({}).groups, 0);
+});
+
 test("decodeScene of nothing is an empty scene with a pipe above 1", () => {
   const scene = decodeScene(undefined);
   assert.equal(scene.n, 0);

@@ -214,6 +214,30 @@ test("absolute y axis: labels are y × peak in the compute unit", () => {
   assert.ok(!texts.includes("compute utilization"));
 });
 
+test("fusion groups: alternating bands behind the pieces, boundaries, labels that fit", () => {
+  const pieces = sequentialScene();
+  const scene = makeScene([
+    bottomPiece(0, 3, 0, 0.7, 0.25), bottomPiece(3, 13, 1, 0.2, 0.9), bottomPiece(13, 15, 2, 0.6, 0.4),
+  ], { groups: [{ t0: 0, t1: 13, id: 0 }, { t0: 13, t1: 15, id: 1 }] });
+  assert.equal(pieces.groups, 0);
+  const labels = ["attention block", "a label far too long to fit in a two-second band"];
+  const { ctx, layout } = drawWholeFigure(figureFor(scene, { fusionGroups: labels }), { width: 900, plotHeight: 300, domain: [0, 15], ratio: 1, hovered: -1 });
+  const even = ctx.rectsFilled(THEME.groupBand);
+  const odd = ctx.rectsFilled(THEME.groupBandAlternate);
+  assert.equal(even.length, 1);
+  assert.equal(odd.length, 1);
+  assert.ok(near(even[0][0], layout.x(0)) && near(even[0][0] + even[0][2], layout.x(13)), JSON.stringify(even));
+  assert.ok(near(even[0][1], layout.plot.top) && near(even[0][3], layout.plot.bottom - layout.plot.top), "spans the plot's height");
+  const bandFill = ctx.calls.findIndex((c) => c.op === "fill" && c.fillStyle === THEME.groupBand);
+  const firstPiece = ctx.calls.findIndex((c) => c.op === "fill" && c.fillStyle === THEME.well);
+  assert.ok(bandFill >= 0 && bandFill < firstPiece, "bands are drawn behind the pieces");
+  const boundaries = ctx.strokes(THEME.groupBoundary).flatMap((c) => c.path.filter((p) => p[0] === "M").map((p) => p[1]));
+  assert.ok([0, 13, 15].every((t) => boundaries.some((px) => near(px, layout.x(t)))), JSON.stringify(boundaries));
+  const texts = ctx.texts();
+  assert.ok(texts.includes("attention block"));
+  assert.ok(!texts.includes(labels[1]), "a label wider than its band is left out");
+});
+
 test("the y axis is named after the first resource", () => {
   const figure = figureFor(sequentialScene(), { resourceNames: ["network", "compute"] });
   const { ctx } = drawWholeFigure(figure, { width: 900, plotHeight: 300, domain: [0, 15], ratio: 1, hovered: -1 });

@@ -1,7 +1,10 @@
 // Hand-made decoded scenes for the tests (the shape decodeScene returns).
 
-/** pieces: [{ x0, x1, phase, tile, base, line, well, fill, dash, flags }] */
-export function makeScene(pieces, { pipeWidth = 0.25, intervals = [] } = {}) {
+/**
+ * pieces: [{ x0, x1, phase, tile, base, line, well, fill, dash, flags }], intervals: [{ t0, t1,
+ * demand, resource }], groups: [{ t0, t1, id }]
+ */
+export function makeScene(pieces, { pipeWidth = 0.25, intervals = [], groups = [] } = {}) {
   const n = pieces.length;
   const scene = {
     n,
@@ -23,6 +26,10 @@ export function makeScene(pieces, { pipeWidth = 0.25, intervals = [] } = {}) {
     over_t1: Float64Array.from(intervals, (o) => o.t1),
     over_demand: Float64Array.from(intervals, (o) => o.demand),
     over_resource: Uint8Array.from(intervals, (o) => o.resource),
+    groups: groups.length,
+    group_t0: Float64Array.from(groups, (g) => g.t0),
+    group_t1: Float64Array.from(groups, (g) => g.t1),
+    group_id: Int32Array.from(groups, (g) => g.id),
   };
   return scene;
 }

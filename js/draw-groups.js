@@ -1,0 +1,69 @@
+// Fusion groups: one band per group behind the pieces, a very light alternating grey spanning the
+// plot's height, thin boundaries at its ends, and the group's label on top when it fits.
+import { snapEdge, snapLine } from "./pixels.js";
+import { font, THEME } from "./theme.js";
+
+const LABEL_PADDING = 4;
+
+function visibleBands(scene, x, plot) {
+  const bands = [];
+  for (let k = 0; k < scene.groups; k++) {
+    const t0 = scene.group_t0[k];
+    const t1 = scene.group_t1[k];
+    if (!(t1 > t0)) continue;
+    const left = Math.max(x(t0), plot.left);
+    const right = Math.min(x(t1), plot.right);
+    if (right <= left) continue;
+    bands.push({ k, t0, t1, left, right, id: scene.group_id[k] });
+  }
+  return bands.sort((a, b) => a.t0 - b.t0);
+}
+
+/** The band backgrounds and boundaries (call before the grid and the pieces). */
+export function drawGroupBands(ctx, scene, { x, plot, ratio }) {
+  if (!scene.groups) return;
+  const bands = visibleBands(scene, x, plot);
+  const styles = [THEME.groupBand, THEME.groupBandAlternate];
+  for (let parity = 0; parity < 2; parity++) {
+    ctx.fillStyle = styles[parity];
+    ctx.beginPath();
+    let any = false;
+    bands.forEach((band, order) => {
+      if (order % 2 !== parity) return;
+      const left = snapEdge(band.left, ratio);
+      ctx.rect(left, plot.top, snapEdge(band.right, ratio) - left, plot.bottom - plot.top);
+      any = true;
+    });
+    if (any) ctx.fill();
+  }
+  ctx.strokeStyle = THEME.groupBoundary;
+  ctx.lineWidth = 1;
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  for (const band of bands) {
+    for (const t of [band.t0, band.t1]) {
+      const px = x(t);
+      if (px < plot.left || px > plot.right) continue;
+      const sx = snapLine(px, 1, ratio);
+      ctx.moveTo(sx, plot.top);
+      ctx.lineTo(sx, plot.bottom);
+    }
+  }
+  ctx.stroke();
+}
+
+/** The labels at the top of the bands, each only when it fits (call after the pieces). */
+export function drawGroupLabels(ctx, scene, labels, { x, plot }) {
+  if (!scene.groups) return;
+  ctx.font = font(THEME.fontSize - 1);
+  ctx.fillStyle = THEME.mutedText;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  for (const band of visibleBands(scene, x, plot)) {
+    const label = labels?.[band.id];
+    if (label === undefined || label === "") continue;
+    const text = String(label);
+    if (ctx.measureText(text).width + 2 * LABEL_PADDING > band.right - band.left) continue;
+    ctx.fillText(text, (band.left + band.right) / 2, plot.top + LABEL_PADDING);
+  }
+}
