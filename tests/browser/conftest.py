@@ -11,13 +11,13 @@ What this sets up (see /work/shared/browser-testing.md for why each step is the 
 * ``console_errors`` / ``lab_page``: a page whose ``pageerror`` and console errors fail the test,
   except the named benign noise in ``BENIGN_CONSOLE``.
 
-Artifacts (screenshots, server log, Playwright traces of failed tests) go to
-``<repo>/test-artifacts/browser/`` (git-ignored).
+Artifacts (screenshots, canvas snapshots, exported PNGs, server log, console log; on failure the page's
+HTML and a Playwright trace) go to ``<repo>/test-artifacts/browser/run-*/`` (git-ignored; ``latest``
+links to the newest run).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import socket
@@ -101,15 +101,6 @@ def _check_preconditions(root_dir: Path, env: dict) -> None:
                     f"{REPO}: `pip install -e {REPO} --no-build-isolation`", pytrace=False)
 
 
-def _tree_digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
-            h.update(str(path.relative_to(folder)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
-
-
 # -- the JupyterLab server -------------------------------------------------------------------------
 
 @dataclass
@@ -138,9 +129,25 @@ def _write_lab_settings(config_dir: Path) -> None:
 
 @pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)  # this run's artifacts only (the folder is ours, git-ignored)
+    """This run's folder, ``test-artifacts/browser/run-<time>-<pid>/`` (``latest`` links to it).
+
+    One folder per run: two runs in one checkout (it happens when several people test at once)
+    neither mix nor delete each other's files. The five newest runs are kept.
+    """
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    return ARTIFACTS
+    run = ARTIFACTS / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    run.mkdir()
+    for old in sorted(ARTIFACTS.glob("run-*"), key=lambda p: p.stat().st_mtime)[:-5]:
+        shutil.rmtree(old, ignore_errors=True)
+    latest = ARTIFACTS / "latest"
+    try:
+        tmp = ARTIFACTS / f".latest-{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(run.name)
+        tmp.replace(latest)
+    except OSError:
+        pass  # a convenience only
+    return run
 
 
 @pytest.fixture(scope="session")
@@ -158,46 +165,70 @@ def jupyter_lab(tmp_path_factory, artifacts_dir):
                PYTHONUNBUFFERED="1")
     env.pop("JUPYTER_TOKEN", None)
     _check_preconditions(root_dir, env)
-    repo_digest = _tree_digest(NOTEBOOKS)
+    # The server's root is a copy outside the repo, so nothing the tests do (adding cells, autosave)
+    # can reach the repo's notebooks.
+    assert REPO not in root_dir.resolve().parents, root_dir
 
-    port = _free_port()
     log_path = artifacts_dir / "jupyterlab-server.log"
-    log = open(log_path, "w", encoding="utf-8")
+    server = None
+    try:
+        # A port found free can be taken before the server binds it; with port_retries=0 the server
+        # then exits (instead of moving), and we try another port.
+        for _ in range(3):
+            server = _start_lab(root_dir, work_dir, base, env, log_path)
+            if server is not None:
+                break
+        else:
+            pytest.fail(f"JupyterLab could not bind a free port in 3 attempts:\n{_tail(log_path)}", pytrace=False)
+        yield server
+    finally:
+        if server is not None:
+            _stop(server.process)
+
+
+def _tail(path: Path, chars: int = 4000) -> str:
+    try:
+        return path.read_text(errors="replace")[-chars:]
+    except OSError:
+        return "(no server log)"
+
+
+def _start_lab(root_dir: Path, work_dir: Path, cwd: Path, env: dict, log_path: Path) -> LabServer | None:
+    """Start JupyterLab and wait for /api/status; None if the port turned out to be taken."""
+    port = _free_port()
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
            f"--ServerApp.root_dir={root_dir}", "--allow-root"]
-    # Own session/process group: on teardown we can stop the server and the kernels it started, and
-    # only them.
-    process = subprocess.Popen(cmd, cwd=base, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+    with open(log_path, "w", encoding="utf-8") as log:  # the child keeps its own handle
+        # Own process group, so that teardown can end whatever it leaves behind, and only that.
+        process = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
     server = LabServer(url=f"http://127.0.0.1:{port}", root_dir=root_dir, work_dir=work_dir, process=process,
                        log_path=log_path)
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"JupyterLab exited with code {process.returncode} while starting "
-                            f"(port {port}):\n{server.log_tail()}", pytrace=False)
-            try:
-                with urllib.request.urlopen(f"{server.url}/api/status", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT:g} s "
-                            f"(port {port}):\n{server.log_tail()}", pytrace=False)
-            time.sleep(0.2)
-        yield server
-    finally:
-        _stop(process)
-        log.close()
-        if _tree_digest(NOTEBOOKS) != repo_digest:  # the tests work on a copy; the repo's must be untouched
-            pytest.fail(f"the repo's notebooks in {NOTEBOOKS} changed during the browser tests", pytrace=False)
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    while True:
+        if process.poll() is not None:
+            log = server.log_tail()
+            if "already in use" in log or "Address already" in log:
+                return None
+            pytest.fail(f"JupyterLab exited with code {process.returncode} while starting (port {port}):\n{log}",
+                        pytrace=False)
+        try:
+            with urllib.request.urlopen(f"{server.url}/api/status", timeout=2) as response:
+                if response.status == 200:
+                    return server
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            _stop(process)
+            pytest.fail(f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT:g} s "
+                        f"(port {port}):\n{server.log_tail()}", pytrace=False)
+        time.sleep(0.2)
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """Stop the server by its own handle (SIGTERM lets it shut its kernels down), then its process group."""
+    """Stop the server by its own handle. On SIGTERM it shuts its kernels down itself (they run in
+    sessions of their own, see jupyter_client's launcher); then end whatever is left in its group."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -205,7 +236,7 @@ def _stop(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
-    try:  # kernels it started live in its process group; end any left behind
+    try:  # anything else it started in its process group and left behind
         os.killpg(process.pid, 9)
     except (ProcessLookupError, PermissionError):
         pass
