@@ -27,6 +27,8 @@ from campaign_widget.scene import build_scene
 
 from labdriver import LabPage, Notebook, png_size, read_canvas, wait_for_file
 
+pytestmark = pytest.mark.browser
+
 NOTEBOOK = "01-campaign-basics.ipynb"
 RENDER_TIMEOUT_MS = 30_000
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
+pytestmark = pytest.mark.browser
+
 
 def test_page_and_console_errors_are_collected(lab_page, jupyter_lab):
     page = lab_page.page
