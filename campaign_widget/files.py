@@ -233,6 +233,15 @@ for _cls in (_Loader, _Dumper):
     _cls.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
 
 
+def _represent_list(dumper, data):
+    # lists of names or numbers on one line (after: [A, B]); lists of mappings as blocks
+    flow = all(isinstance(item, (str, int, float)) for item in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+_Dumper.add_representer(list, _represent_list)
+
+
 def _construct_map(loader, node):
     data = _Map()
     data.line = node.start_mark.line + 1
@@ -333,6 +342,9 @@ def detect(source) -> FileFormat:
             continue
     if source.suffix in YAML_SUFFIXES + JSON_SUFFIXES or not _looks_like_csv(source):
         source.document()  # a syntax error is the most useful thing to report
+    by_suffix = [f for f in ordered if source.suffix in f.suffixes]
+    if by_suffix:
+        return by_suffix[0]  # its reader says precisely what is missing (a column, the phases list)
     raise source.error(
         "not a workload file this version can read; expected one of: "
         + "; ".join(f"{f.name} ({f.description})" if f.description else f.name for f in _FORMATS.values()))
@@ -545,9 +557,10 @@ def _read_csv(source: Source, *, machine=None, percent=False, **options) -> Work
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
-        if len(row) < len(header):
-            raise source.error(f"{len(row)} fields for {len(header)} columns", line=line)
-
+        short = [key for key in CSV_REQUIRED if column[key] >= len(row)]
+        if short:
+            raise source.error(f"the row has {len(row)} fields; column {short[0]!r} is field {column[short[0]] + 1}",
+                               line=line, field=f"column {short[0]!r}")
         name = row[column["Einsum"]].strip()
         if not name:
             raise source.error("empty phase name", line=line, field="column 'Einsum'")
@@ -570,7 +583,7 @@ def _read_csv(source: Source, *, machine=None, percent=False, **options) -> Work
     backwards = np.flatnonzero(end < start)
     if backwards.size:
         i = int(backwards[0])
-        raise source.error(f"End_Time {end[i]!r} is before Starting_Time {start[i]!r}", line=lines[i],
+        raise source.error(f"End_Time {float(end[i])!r} is before Starting_Time {float(start[i])!r}", line=lines[i],
                            field="column 'End_Time'")
     order = np.argsort(start, kind="stable")
     producers = interval_dependencies(start, end)
@@ -679,9 +692,19 @@ def dumps(workload: Workload, format: str = "yaml") -> str:
     doc = to_document(workload)
     if format == "yaml":
         return _HEADER + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                                   default_flow_style=None, width=100)
+                                   default_flow_style=False, width=100)
     if format == "json":
-        return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        def dump(value, indent=None):
+            return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+
+        items = []
+        for key, value in doc.items():
+            if key == "phases":  # one phase per line: readable diffs
+                inner = ",\n".join("    " + dump(phase) for phase in value)
+                items.append(f'  "phases": [\n{inner}\n  ]')
+            else:
+                items.append(f"  {dump(key)}: " + dump(value, 2).replace("\n", "\n  "))
+        return "{\n" + ",\n".join(items) + "\n}\n"
     raise ValueError(f"format={format!r} must be 'yaml' or 'json'")
 
 
