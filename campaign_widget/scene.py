@@ -64,8 +64,7 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group
     dash_from = schedule.tile_end[tile] - schedule.tile_added[tile]
     over = schedule.oversubscribed
     resources = schedule.resource_names
-    y_top = max(1.0, float(line.max(initial=0.0))) + pipe_width
-    y_max = max(y_top, float(fill_top.max(initial=0.0)))
+    y_max = max(1.0, float(well_top.max(initial=0.0)), float(fill_top.max(initial=0.0)))
     return Scene(
         x0=x0, x1=x1, phase=schedule.phase[interval].astype(np.int32),
         tile=schedule.tile[interval].astype(np.int32),
