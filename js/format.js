@@ -49,11 +49,15 @@ export function formatNumber(value, digits = 4) {
   return trimZeros(Number(value.toPrecision(digits)).toString());
 }
 
-/** A value with its unit, e.g. a duration: formatQuantity(10.75, "s") → "10.75 s". */
+/**
+ * A value with its unit, e.g. a duration: formatQuantity(10.75, "s") → "10.75 s",
+ * formatQuantity(0.0183, "s") → "18.3 ms" (seconds below 1 take a prefix, as people write them).
+ */
 export function formatQuantity(value, unit = "", digits = 4) {
   if (typeof value !== "number" || !Number.isFinite(value)) return MISSING;
   const magnitude = Math.abs(value);
-  if (value !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) return formatSI(value, unit, digits);
+  const smallest = unit === "s" ? 1 : 1e-3;
+  if (value !== 0 && (magnitude >= 1e6 || magnitude < smallest)) return formatSI(value, unit, digits);
   return joinUnit(formatNumber(value, digits), "", unit);
 }
 

@@ -65,7 +65,11 @@ export function createReadout(document) {
   oversubscribed.className = "cw-oversubscribed";
   const warnings = document.createElement("ul");
   warnings.className = "cw-warnings";
-  root.append(label, makespan, oversubscribed, warnings);
+  // The canvas draws the makespan (so PNGs carry it); this copy is for screen readers and tests.
+  const spoken = document.createElement("p");
+  spoken.className = "cw-visually-hidden";
+  spoken.append(label, makespan);
+  root.append(spoken, oversubscribed, warnings);
 
   function fillList(list, items, limit, noun) {
     list.replaceChildren();

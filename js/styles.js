@@ -23,6 +23,8 @@ export const CSS = `
 .cw-readout { margin: 4px 0 0; line-height: 1.5; }
 .cw-readout-label { color: var(--jp-ui-font-color2, #555); }
 .cw-makespan { font-weight: bold; font-variant-numeric: tabular-nums; }
+.cw-visually-hidden { position: absolute; width: 1px; height: 1px; margin: 0; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .cw-readout ul { margin: 2px 0 0; padding-left: 1.4em; }
 .cw-oversubscribed li, .cw-warnings li { color: #c0392b; }
 .cw-readout li.cw-more { color: var(--jp-ui-font-color2, #777); }

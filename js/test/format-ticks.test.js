@@ -108,3 +108,9 @@ test("time spans keep enough decimals to tell their ends apart", () => {
   assert.equal(formatSpan(3.25, 3.2500001), "3.25–3.2500001");
   assert.equal(formatSpan(NaN, 1), MISSING);
 });
+
+test("seconds below one take an SI prefix", () => {
+  assert.equal(formatQuantity(0.0183519, "s", 6), "18.3519 ms");
+  assert.equal(formatQuantity(13.125, "s", 6), "13.125 s");
+  assert.equal(formatQuantity(0.5, "ticks"), "0.5 ticks");
+});
