@@ -413,7 +413,8 @@ def _read_ours(source: Source, *, machine=None, percent=False, **options) -> Wor
             raise source.error(f"{_show(tileable)} must be true or false", line=_line(item, "tileable"),
                                field=f"{where}.tileable")
         phases.append(_phase(source, line, name, after=tuple(after), tileable=tileable, **kwargs))
-    return _workload(source, phases, machine if machine is not None else file_machine, settings)
+    return _workload(source, phases, machine if machine is not None else file_machine, settings,
+                     [_line(phases_doc, i) for i in range(len(phases))])
 
 
 def _read_machine(source: Source, doc, line) -> Machine:
@@ -522,8 +523,9 @@ def _read_cascade(source: Source, *, machine=None, percent=False, **options) -> 
         phases.append(_phase(source, line, name, duration=duration, compute_util=uc * scale,
                              memory_util=um * scale, after=previous))
         previous = (name,)
-    _unique(source, [(p.name, _line(kernels, i)) for i, p in enumerate(phases)])
-    return _workload(source, phases, machine, None)
+    lines = [_line(kernels, i) for i in range(len(phases))]
+    _unique(source, list(zip((p.name for p in phases), lines)))
+    return _workload(source, phases, machine, None, lines)
 
 
 # -- CSV exports -------------------------------------------------------------------------------------
@@ -594,7 +596,7 @@ def _read_csv(source: Source, *, machine=None, percent=False, **options) -> Work
                              compute_util=values["Compute_Utilization"][i] * scale,
                              memory_util=values["Memory_Utilization"][i] * scale,
                              after=tuple(names[j] for j in producers[i])))
-    return _workload(source, phases, machine, None)
+    return _workload(source, phases, machine, None, [lines[i] for i in order])
 
 
 def interval_dependencies(start, end, rtol: float = CSV_TIME_RTOL) -> list[list[int]]:
@@ -800,11 +802,18 @@ def _phase(source: Source, line, name, **kwargs) -> Phase:
         raise WorkloadFileError(str(e), path=source.name, line=line) from e
 
 
-def _workload(source: Source, phases, machine, settings) -> Workload:
+def _workload(source: Source, phases, machine, settings, lines=None) -> Workload:
+    """Build the workload; its errors get the file name, and the line of the phase they name."""
     try:
         return Workload(phases, machine=machine, settings=settings)
     except (TypeError, ValueError) as e:
-        raise WorkloadFileError(str(e), path=source.name) from e
+        message = str(e)
+        line = None
+        for phase, phase_line in zip(phases, lines or ()):
+            if message.startswith(f"phase {phase.name!r}"):
+                line = phase_line
+                break
+        raise WorkloadFileError(message, path=source.name, line=line) from e
 
 
 register_format(FORMAT, _sniff_ours, _read_ours, suffixes=YAML_SUFFIXES + JSON_SUFFIXES,

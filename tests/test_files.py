@@ -359,14 +359,15 @@ def test_phase_errors_are_re_raised_with_file_and_line_and_the_whole_message(tmp
     assert info.value.__cause__ is not None
 
 
-@pytest.mark.parametrize("phases, kwargs", [
-    ("[{name: A, ops: 1, bytes: 1, after: B}, {name: B, ops: 1, bytes: 1, after: A}]", {}),
-    ("[{name: A, ops: 1, bytes: 1, after: [nope]}]", {}),
-    ("[{name: A, ops: 1, bytes: 1}]", {"machine": None}),
+@pytest.mark.parametrize("phases, with_machine, where", [
+    ("\n  - {name: A, ops: 1, bytes: 1, after: B}\n  - {name: B, ops: 1, bytes: 1, after: A}", True, ""),
+    ("\n  - {name: A, ops: 1, bytes: 1}\n  - {name: B, ops: 1, bytes: 1, after: [nope]}", True, ":4"),
+    ("\n  - {name: A, ops: 1, bytes: 1}", False, ":2"),
 ])
-def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(tmp_path, phases, kwargs):
-    machine = "" if kwargs else "machine: seed002-example\n"
-    path = write(tmp_path, "w.yaml", machine + "phases: " + phases + "\n")
+def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(tmp_path, phases, with_machine,
+                                                                                where):
+    machine = "machine: seed002-example\n" if with_machine else ""
+    path = write(tmp_path, "w.yaml", machine + "phases:" + phases + "\n")
     doc = files._parse_yaml(files.Source(path))
     expected_phases = [Phase(p["name"], ops=p["ops"], bytes=p["bytes"], after=p.get("after", ()))
                        for p in doc["phases"]]
@@ -374,7 +375,7 @@ def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(
         Workload(expected_phases, machine=presets.machine("seed002-example") if machine else None)
     with pytest.raises(WorkloadFileError) as info:
         load(path)
-    assert str(info.value) == f"{path}: {original.value}"
+    assert str(info.value) == f"{path}{where}: {original.value}"  # the phase's line, when it names one
 
 
 @pytest.mark.parametrize("text, message", [
@@ -458,3 +459,27 @@ def test_unknown_preset_lists_the_known_names():
     for name in presets.MACHINES:
         assert name in str(info.value)
     assert re.search(r"known presets: h100-sxm, ", str(info.value))
+
+
+# -- the documentation's examples stay true ------------------------------------------------------------
+
+
+def _doc_blocks(language):
+    text = (Path(__file__).parent.parent / "docs" / "workload-files.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def test_docs_yaml_and_json_examples_describe_the_same_workload(tmp_path):
+    yaml_example = _doc_blocks("yaml")[0]
+    json_example, volumes_example = _doc_blocks("json")[:2]
+    assert yaml_example == (DATA / "figure-8.yaml").read_text()
+    from_yaml = load(write(tmp_path, "doc.yaml", yaml_example))
+    from_json = load(write(tmp_path, "doc.json", json_example))
+    assert_same(from_yaml, from_json)
+    assert from_yaml.schedule().makespan == pytest.approx(11.35)
+    assert_same(load(write(tmp_path, "vol.json", volumes_example)), load(DATA / "seed002-kernels.json"))
+    cascade = _doc_blocks("yaml")[2]
+    assert cascade in (DATA / "figure-10-cascade.yaml").read_text()
+    csv_example = re.findall(r"```\n(Einsum,.*?)```", (Path(__file__).parent.parent / "docs" / "workload-files.md")
+                             .read_text(encoding="utf-8"), flags=re.S)
+    assert csv_example == [(DATA / "einsums.csv").read_text()]
