@@ -93,13 +93,14 @@ class FileFormat:
     read: Callable[..., Workload]
     suffixes: tuple[str, ...] = ()
     description: str = ""
+    fallback: bool = False
 
 
 _FORMATS: dict[str, FileFormat] = {}
 
 
 def register_format(name: str, sniff: Callable[["Source"], bool], read: Callable[..., Workload], *,
-                    suffixes=(), description: str = "", replace: bool = False) -> FileFormat:
+                    suffixes=(), description: str = "", fallback: bool = False, replace: bool = False) -> FileFormat:
     """Teach ``load`` a new format.
 
     ``sniff(source)`` gets a ``Source`` (``.path``, ``.raw`` bytes, ``.text``, ``.head(n)``,
@@ -107,6 +108,8 @@ def register_format(name: str, sniff: Callable[["Source"], bool], read: Callable
     raise. ``read(source, *, machine=None, percent=False, **options)`` returns a ``Workload`` and
     raises ``source.error(message, line=..., field=...)`` on bad input. ``suffixes`` (e.g.
     ``(".ncu-rep",)``) only order the sniffing: formats whose suffix matches the file are tried first.
+    ``fallback=True``: when no format recognizes a file, the first fallback format whose suffix
+    matches reads it anyway, so that its reader can say what is missing (a column, a key).
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"format name must be a non-empty string, got {name!r}")
@@ -114,7 +117,7 @@ def register_format(name: str, sniff: Callable[["Source"], bool], read: Callable
         raise TypeError("sniff and read must be callables")
     if name in _FORMATS and not replace:
         raise ValueError(f"file format {name!r} is already registered; pass replace=True to override it")
-    fmt = FileFormat(name, sniff, read, tuple(s.lower() for s in suffixes), description)
+    fmt = FileFormat(name, sniff, read, tuple(s.lower() for s in suffixes), description, bool(fallback))
     _FORMATS[name] = fmt
     return fmt
 
@@ -331,7 +334,11 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
         raise ValueError(f"format={format!r} is not a registered file format; known: {', '.join(_FORMATS)}")
-    return fmt.read(source, machine=machine, percent=bool(percent))
+    workload = fmt.read(source, machine=machine, percent=bool(percent))
+    if not isinstance(workload, Workload):
+        raise TypeError(f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
+                        "not a Workload (a bug in that reader)")
+    return workload
 
 
 def detect(source) -> FileFormat:
@@ -347,7 +354,7 @@ def detect(source) -> FileFormat:
             continue
     if source.suffix in YAML_SUFFIXES + JSON_SUFFIXES or not _looks_like_csv(source):
         source.document()  # a syntax error is the most useful thing to report
-    by_suffix = [f for f in ordered if source.suffix in f.suffixes]
+    by_suffix = [f for f in ordered if f.fallback and source.suffix in f.suffixes]
     if by_suffix:
         return by_suffix[0]  # its reader says precisely what is missing (a column, the phases list)
     raise source.error(
@@ -363,7 +370,18 @@ def _looks_like_csv(source: Source) -> bool:
 # -- our schema -------------------------------------------------------------------------------------
 
 
+SNIFF_BYTES = 1 << 16
+
+
+def _mentions(source: Source, *words: str) -> bool:
+    """Cheap pre-check before parsing a whole (possibly huge) file: does its start mention a word?"""
+    head = source.head(SNIFF_BYTES)
+    return any(word in head for word in words)
+
+
 def _sniff_ours(source: Source) -> bool:
+    if not _mentions(source, "phases", FORMAT):
+        return False
     doc = source.try_document()
     return isinstance(doc, dict) and (doc.get("format") == FORMAT or ("phases" in doc and "cascade" not in doc))
 
@@ -495,6 +513,8 @@ def _read_settings(source: Source, doc, line) -> dict:
 
 
 def _sniff_cascade(source: Source) -> bool:
+    if not _mentions(source, "cascade"):
+        return False
     doc = source.try_document()
     return isinstance(doc, dict) and "cascade" in doc
 
@@ -821,9 +841,9 @@ def _workload(source: Source, phases, machine, settings, lines=None) -> Workload
         raise WorkloadFileError(message, path=source.name, line=line) from e
 
 
-register_format(FORMAT, _sniff_ours, _read_ours, suffixes=YAML_SUFFIXES + JSON_SUFFIXES,
+register_format(FORMAT, _sniff_ours, _read_ours, suffixes=YAML_SUFFIXES + JSON_SUFFIXES, fallback=True,
                 description="YAML or JSON with format: campaign-workload and phases:")
 register_format("cascade-yaml", _sniff_cascade, _read_cascade, suffixes=YAML_SUFFIXES,
                 description="the paper authors' YAML, cascade: {name, kernels: [...]}")
-register_format("einsum-csv", _sniff_csv, _read_csv, suffixes=(".csv",),
+register_format("einsum-csv", _sniff_csv, _read_csv, suffixes=(".csv",), fallback=True,
                 description="CSV with columns " + ", ".join(CSV_REQUIRED))

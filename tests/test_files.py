@@ -223,6 +223,18 @@ def test_formats_are_recognized_by_content_not_suffix(tmp_path, name, new_name):
     assert_same(load(DATA / name), load(tmp_path / new_name))
 
 
+def test_sniffers_do_not_parse_a_file_that_does_not_mention_their_keys(tmp_path):
+    class NoParse(files.Source):
+        def document(self):
+            raise AssertionError("parsed the whole file to sniff it")
+
+    trace = NoParse(write(tmp_path, "trace.json", '{"traceEvents": [' + ", ".join(['{"ph": "X"}'] * 1000) + "]}"))
+    assert not any(f.sniff(trace) for f in files.formats() if f.name in ("campaign-workload", "cascade-yaml"))
+    ours = NoParse(DATA / "figure-8.yaml")
+    with pytest.raises(AssertionError):
+        files._sniff_ours(ours)
+
+
 def test_a_registered_format_is_read_by_load(tmp_path):
     def sniff(source):
         return source.head().startswith("#toy")
@@ -243,6 +255,27 @@ def test_a_registered_format_is_read_by_load(tmp_path):
         files.unregister_format("toy")
     with pytest.raises(WorkloadFileError, match="not a workload file"):
         load(tmp_path / "w.anything")
+
+
+def test_a_reader_that_returns_no_workload_is_a_clear_error(tmp_path):
+    files.register_format("broken", lambda source: source.head().startswith("#broken"), lambda source, **_: None)
+    try:
+        with pytest.raises(TypeError, match=r"w\.x: the reader of format 'broken' returned NoneType"):
+            load(write(tmp_path, "w.x", "#broken\n"))
+    finally:
+        files.unregister_format("broken")
+
+
+def test_files_no_format_recognizes_fall_back_only_to_fallback_formats(tmp_path):
+    files.register_format("txt-claimer", lambda source: False, lambda source, **_: None, suffixes=(".txt",))
+    try:
+        with pytest.raises(WorkloadFileError, match=r"w\.txt: not a workload file"):
+            load(write(tmp_path, "w.txt", "hello: world\n"))
+    finally:
+        files.unregister_format("txt-claimer")
+    # our own YAML reader reads a .yaml nothing recognizes, to say what is missing
+    with pytest.raises(WorkloadFileError, match=r"w\.yaml:1: unknown key 'hello' in the top level"):
+        load(write(tmp_path, "w.yaml", "hello: world\n"))
 
 
 # -- errors: file, line, field, value ----------------------------------------------------------------
