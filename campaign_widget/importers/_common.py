@@ -1,0 +1,203 @@
+"""What the importers share: the import report, number and unit parsing, opening files."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import WorkloadError
+from ..files import Source, WorkloadFileError
+
+
+class SkippedEventsWarning(UserWarning):
+    """An importer left out some records of a profile (counted by reason in the import report)."""
+
+
+@dataclass
+class PhaseReport:
+    """Where one imported phase's numbers come from.
+
+    ``flops`` is ``"recorded"`` (the profiler wrote them), ``"computed"`` (derived from shapes or
+    counters by this importer), ``"recorded+computed"`` (a group mixing both) or ``"unknown"``;
+    ``bytes`` is ``"counted"`` (hardware counters), ``"estimated"`` (tensor sizes: inputs read once,
+    output written once), ``"estimated (inputs only)"`` (output size unknown), a mix joined by ``+``,
+    or ``"unknown"``. ``partial`` is True when some of the phase's events had no such number (the
+    phase's volume then only sums those that did).
+    """
+
+    name: str
+    duration: float
+    ops: float
+    bytes: float
+    flops: str = "unknown"
+    bytes_source: str = "unknown"
+    events: int = 1
+    partial_flops: bool = False
+    partial_bytes: bool = False
+    details: dict = field(default_factory=dict)
+
+
+@dataclass
+class ImportReport:
+    """What an importer read, used, computed and left out. Attached to the workload as
+    ``workload.import_report``.
+
+    ``skipped`` counts records left out, by reason; ``notes`` says anything else the reader
+    should know (which memory level, which peaks, estimates).
+    """
+
+    path: str
+    format: str
+    phases: list[PhaseReport] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    skipped_detail: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    machine_source: str = ""
+
+    def phase(self, name: str) -> PhaseReport:
+        for p in self.phases:
+            if p.name == name:
+                return p
+        raise KeyError(f"no phase {name!r} in the import report of {self.path}")
+
+    @property
+    def flops_sources(self) -> dict[str, str]:
+        """Per phase: ``"recorded"``, ``"computed"``, ``"recorded+computed"`` or ``"unknown"``."""
+        return {p.name: p.flops for p in self.phases}
+
+    @property
+    def bytes_sources(self) -> dict[str, str]:
+        return {p.name: p.bytes_source for p in self.phases}
+
+    def warn_skipped(self, stacklevel: int = 3) -> None:
+        if self.skipped:
+            counts = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
+            warnings.warn(f"{self.path}: left out {sum(self.skipped.values())} records ({counts}); "
+                          "see workload.import_report", SkippedEventsWarning, stacklevel=stacklevel)
+
+    def __str__(self) -> str:
+        lines = [f"{self.format} import of {self.path}"]
+        if self.machine_source:
+            lines.append(f"machine: {self.machine_source}")
+        width = max([len(p.name) for p in self.phases] + [5])
+        lines.append(f"{'phase':<{width}}  {'events':>6}  {'duration s':>11}  {'ops':>11}  {'flops':<17}  "
+                     f"{'bytes':>11}  bytes")
+        for p in self.phases:
+            lines.append(f"{p.name:<{width}}  {p.events:>6}  {p.duration:>11.4g}  {p.ops:>11.4g}  "
+                         f"{p.flops + (' (partial)' if p.partial_flops else ''):<17}  {p.bytes:>11.4g}  "
+                         f"{p.bytes_source}{' (partial)' if p.partial_bytes else ''}")
+        if self.skipped:
+            lines.append("left out: " + ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common()))
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(str(self))
+
+
+def source_of(path_or_source) -> tuple[str, Source | None, Path | None]:
+    """(display name, Source if one was given, Path if a path was given)."""
+    if isinstance(path_or_source, Source):
+        return path_or_source.name, path_or_source, None
+    path = Path(path_or_source)
+    return str(path_or_source), None, path
+
+
+def error(name: str, message: str, *, line: int | None = None, field: str | None = None) -> WorkloadFileError:
+    return WorkloadFileError(message, path=name, line=line, field=field)
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def open_binary(name: str, source: Source | None, path: Path | None):
+    """A binary stream of the file's (decompressed) content, read lazily from disk when given a path."""
+    if source is not None:
+        raw = io.BytesIO(source.raw)
+        return gzip.GzipFile(fileobj=raw, mode="rb") if source.raw[:2] == GZIP_MAGIC else raw
+    handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    if handle.read(2) == GZIP_MAGIC:
+        handle.seek(0)
+        return gzip.GzipFile(fileobj=handle, mode="rb")
+    handle.seek(0)
+    return handle
+
+
+def head_text(source: Source, size: int = 65536) -> str:
+    """The start of a source as text, decompressing gzip (for sniffing)."""
+    raw = source.raw
+    if raw[:2] == GZIP_MAGIC:
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb") as g:
+                raw = g.read(size)
+        except (OSError, EOFError):
+            return ""
+    return raw[:size].decode("utf-8-sig", errors="replace")
+
+
+def read_text(name: str, source: Source | None, path: Path | None) -> str:
+    if source is not None:
+        try:
+            return source.text
+        except WorkloadFileError:
+            raise
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise error(name, f"not UTF-8 text (byte {e.start} is {raw[e.start]:#04x})", line=line) from None
+
+
+_GROUPED = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?$")
+
+
+def parse_number(text: str) -> float | None:
+    """A number as profilers print it: ``"1,234,567.5"`` (thousands separators), ``"12"``, ``"4.0e-05"``.
+
+    Returns None for an empty cell or ``n/a``; raises ValueError for anything else that is not a number
+    (including ``"9,00"``, a decimal comma, which is ambiguous).
+    """
+    cell = text.strip().strip('"').strip()
+    if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
+        return None
+    if "," in cell:
+        if not _GROUPED.match(cell):
+            raise ValueError(f"{text!r} is not a number (a comma is only read as a thousands separator)")
+        cell = cell.replace(",", "")
+    return float(cell)
+
+
+def chain(names: list[str]) -> list[tuple[str, ...]]:
+    """Each phase after the previous one."""
+    return [()] + [(names[i - 1],) for i in range(1, len(names))]
+
+
+def check_percent(name: str, percent: bool) -> None:
+    if percent:
+        raise error(name, "percent=True applies to files holding utilizations; this profile holds measured "
+                          "durations and volumes")
+
+
+def check_machine(machine):
+    from ..machine import Machine
+
+    if machine is not None and not isinstance(machine, Machine):
+        raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
+
+
+def build_workload(name: str, names, *, duration, ops, bytes_, machine, report: ImportReport):
+    from ..workload import Workload
+
+    try:
+        w = Workload.from_arrays(names, duration=duration, ops=ops, bytes=bytes_, after=chain(list(names)),
+                                 machine=machine)
+    except WorkloadError as e:
+        raise WorkloadFileError(str(e), path=name) from e
+    w.import_report = report
+    return w

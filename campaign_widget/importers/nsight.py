@@ -1,0 +1,378 @@
+"""Nsight Compute CSV (``ncu --csv``) → a Workload with one measured phase per kernel launch.
+
+Both layouts ncu writes are read, after any lines the profiled program printed first:
+
+- ``--page details`` (the default): long format, one row per (launch ``ID``, ``Section Name``,
+  ``Metric Name``, ``Metric Unit``, ``Metric Value``). Metrics asked for with ``--metrics`` appear
+  under their names in the section ``Command line profiler metrics``.
+- ``--page raw``: wide format, one row per launch, one column per metric, and a units row under the
+  header.
+
+Per launch:
+
+- duration: ``gpu__time_duration.sum`` (or the ``Duration`` row of the *GPU Speed Of Light
+  Throughput* section), in the unit the file gives (``nsecond``, ``usecond``, ``msecond``, ``second``).
+- FLOPs: ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` (``smsp__`` works too),
+  add + mul + 2·fma over the precisions present.
+- bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes_op_read.sum +
+  dram__bytes_op_write.sum`` (newer GPUs), else ``dram__bytes.sum``, in the file's unit (``byte``,
+  ``Kbyte``, ``Mbyte``, ``Gbyte``: powers of 1000 as ncu prints them).
+- peaks, when the roofline section was collected (``--section SpeedOfLight_RooflineChart`` or
+  ``--set full``, best read from ``--page raw``): compute ``sm__sass_thread_inst_executed_op_ffma_pred_on
+  .sum.peak_sustained × 2 × sm__cycles_elapsed.avg.per_second`` (``precision="fp64"``: dfma), bandwidth
+  ``dram__bytes.sum.peak_sustained × dram__cycles_elapsed.avg.per_second`` — the roofs ncu draws.
+
+Numbers may carry thousands separators (``"1,234,567"``). A missing metric is an error naming the file
+and the metric, unless ``require=`` leaves it out (then that volume is 0 and the report says so).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+
+from ..files import Source
+from ..machine import Machine
+from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
+                      parse_number, read_text, source_of)
+
+FORMAT = "nsight-compute-csv"
+DURATION = "gpu__time_duration.sum"
+FLOP_METRICS = tuple(f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum"
+                     for p in "dfh" for op in ("add", "mul", "fma"))
+FFMA = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"
+BYTES_METRICS = (("dram__bytes_read.sum", "dram__bytes_write.sum"),
+                 ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"),
+                 ("dram__bytes.sum",))
+PEAK_FMA = {"fp32": "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+            "fp64": "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+            "fp16": "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained"}
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
+DRAM_PEAK = "dram__bytes.sum.peak_sustained"
+DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+LONG_COLUMNS = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
+IDENTITY_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context",
+                    "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name", "Rule Name", "Rule Type",
+                    "Rule Description", "Estimated Speedup Type", "Estimated Speedup")
+REQUIRE_ALL = ("duration", "flops", "bytes")
+
+_TIME = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "µs": 1e-6, "msecond": 1e-3, "ms": 1e-3,
+         "second": 1.0, "s": 1.0, "sec": 1.0}
+_PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_COUNTS = ("byte", "inst", "cycle", "warp", "sector", "request", "op", "flop", "thread", "instruction", "")
+
+
+def unit_scale(unit: str) -> float:
+    """The factor from a value in ncu's ``unit`` to base units (bytes, instructions, cycles, seconds).
+
+    ``"Kbyte"`` → 1e3, ``"usecond"`` → 1e-6, ``"cycle/nsecond"`` → 1e9, ``"byte/cycle"`` → 1.
+    Raises ValueError for a unit it does not know.
+    """
+    unit = unit.strip()
+    if "/" in unit:
+        num, den = unit.split("/", 1)
+        return unit_scale(num) / unit_scale(den)
+    if unit in _TIME:
+        return _TIME[unit]
+    if unit in _BINARY:
+        return float(_BINARY[unit])
+    if unit in ("Hz", "KHz", "kHz", "MHz", "GHz"):
+        return {"Hz": 1.0, "KHz": 1e3, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}[unit]
+    if unit in ("B", "KB", "MB", "GB", "TB"):
+        return _PREFIX[unit[:-1]]
+    for base in _COUNTS:
+        if base and unit.endswith(base) and unit[:-len(base)] in _PREFIX:
+            return _PREFIX[unit[:-len(base)]]
+        if base and unit.endswith(base + "s") and unit[:-len(base) - 1] in _PREFIX:
+            return _PREFIX[unit[:-len(base) - 1]]
+    if unit in ("", "%"):
+        return 1.0
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+class _Launch:
+    __slots__ = ("id", "kernel", "line", "metrics")
+
+    def __init__(self, launch_id, kernel, line):
+        self.id, self.kernel, self.line = launch_id, kernel, line
+        self.metrics: dict[str, tuple[str, str, int]] = {}  # name → (unit, value text, line)
+
+
+def read_nsight_csv(path, *, machine=None, require=REQUIRE_ALL, precision: str = "fp32", group_by: str = "launch",
+                    percent: bool = False):
+    """Read ``ncu --csv`` output (``--page details`` or ``--page raw``) into a ``Workload``.
+
+    One phase per kernel launch (``group_by="launch"``, named ``"<kernel> #<ID>"``, in ID order), or
+    one per kernel name (``group_by="kernel"``: durations and volumes summed over its launches).
+    ``machine``: the GPU's peaks; when omitted they come from the roofline metrics in the file
+    (``precision`` picks the FMA roof: ``"fp32"``, ``"fp64"`` or ``"fp16"``), else it is an error.
+    ``require``: which of ``"duration"``, ``"flops"``, ``"bytes"`` must be in the file (a volume not
+    required and not found is 0, and the report says so). The report is ``workload.import_report``.
+    """
+    name, source, file_path = source_of(path)
+    check_percent(name, percent)
+    check_machine(machine)
+    if group_by not in ("launch", "kernel"):
+        raise ValueError(f"group_by={group_by!r} must be 'launch' or 'kernel'")
+    if precision not in PEAK_FMA:
+        raise ValueError(f"precision={precision!r} must be one of {', '.join(PEAK_FMA)}")
+    require = tuple(require)
+    for r in require:
+        if r not in REQUIRE_ALL:
+            raise ValueError(f"require contains {r!r}; known: {', '.join(REQUIRE_ALL)}")
+    if "duration" not in require:
+        raise ValueError("require must contain 'duration': a phase needs its measured duration")
+    text = read_text(name, source, file_path)
+    launches, layout = _parse(name, text)
+    report = ImportReport(path=name, format=FORMAT)
+    report.notes.append(f"layout: {layout}")
+
+    names, durations, ops, volumes = [], [], [], []
+    flops_seen: set[str] = set()
+    bytes_seen: set[tuple] = set()
+    for launch in launches:
+        d = _value(name, launch, DURATION, "duration")
+        if d is None:
+            raise error(name, f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no duration",
+                        line=launch.line, field=f"metric {DURATION!r}")
+        f, present = _flops(name, launch)
+        if not present and "flops" in require:
+            raise error(name, f"missing metric {FFMA!r} (and the other "
+                              "sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum FLOP counters) "
+                              f"for kernel launch ID {launch.id}; profile with --metrics or pass "
+                              "require=('duration', 'bytes')", line=launch.line, field=f"metric {FFMA!r}")
+        flops_seen.update(present)
+        b, used = _bytes(name, launch)
+        if used is None and "bytes" in require:
+            raise error(name, f"missing metric 'dram__bytes_read.sum' (or dram__bytes_op_read.sum, or "
+                              f"dram__bytes.sum) for kernel launch ID {launch.id}; pass require=('duration', "
+                              "'flops') to import without bytes", line=launch.line,
+                        field="metric 'dram__bytes_read.sum'")
+        if used is not None:
+            bytes_seen.add(used)
+        names.append(f"{_short(launch.kernel)} #{launch.id}")
+        durations.append(d)
+        ops.append(f if present else 0.0)
+        volumes.append(b if used is not None else 0.0)
+        report.phases.append(PhaseReport(
+            name=names[-1], duration=d, ops=ops[-1], bytes=volumes[-1],
+            flops="computed" if present else "unknown", bytes_source="counted" if used is not None else "unknown",
+            details={"kernel": launch.kernel, "id": launch.id, "flop_metrics": sorted(present),
+                     "bytes_metrics": list(used or ())}))
+    if flops_seen:
+        missing = [m for m in FLOP_METRICS if m not in flops_seen]
+        report.notes.append("FLOPs = add + mul + 2·fma instruction counts (computed from counters)"
+                            + (f"; not in the file: {', '.join(missing)}" if missing else ""))
+    if bytes_seen:
+        report.notes.append("bytes from " + "; ".join(" + ".join(u) for u in sorted(bytes_seen)))
+    if group_by == "kernel":
+        names, durations, ops, volumes = _by_kernel(report, names, durations, ops, volumes, launches)
+    if len(set(names)) != len(names):
+        dup = Counter(names).most_common(1)[0][0]
+        raise error(name, f"two kernel launches are both named {dup!r} (duplicate ID?)", field="column 'ID'")
+    if machine is None:
+        machine = _machine(name, launches, precision, report)
+    else:
+        report.machine_source = machine.name or "given"
+    return build_workload(name, names, duration=durations, ops=ops, bytes_=volumes, machine=machine, report=report)
+
+
+def _by_kernel(report, names, durations, ops, volumes, launches):
+    order: dict[str, int] = {}
+    for launch in launches:
+        order.setdefault(_short(launch.kernel), len(order))
+    sums = {k: [0.0, 0.0, 0.0, 0] for k in order}
+    for launch, d, f, b in zip(launches, durations, ops, volumes):
+        s = sums[_short(launch.kernel)]
+        s[0] += d
+        s[1] += f
+        s[2] += b
+        s[3] += 1
+    phases = []
+    for k in order:
+        members = [p for p, launch in zip(report.phases, launches) if _short(launch.kernel) == k]
+        phases.append(PhaseReport(name=k, duration=sums[k][0], ops=sums[k][1], bytes=sums[k][2],
+                                  flops=members[0].flops, bytes_source=members[0].bytes_source, events=sums[k][3],
+                                  details={"launches": [p.details["id"] for p in members]}))
+    report.phases = phases
+    return list(order), [sums[k][0] for k in order], [sums[k][1] for k in order], [sums[k][2] for k in order]
+
+
+def _parse(name: str, text: str):
+    """The kernel launches of the file and its layout (``"details (long)"`` or ``"raw (wide)"``)."""
+    lines = text.splitlines()
+    header_at = None
+    for i, line in enumerate(lines):
+        if line.startswith('"ID",') or line.startswith("ID,"):
+            header_at = i
+            break
+    if header_at is None:
+        first = next((ln for ln in lines if ln.strip() and not ln.startswith("==")), "")
+        raise error(name, "not an Nsight Compute CSV layout this reader knows: no header line starting with "
+                          f"\"ID\" (ncu --csv writes \"ID\",\"Process ID\",...,\"Kernel Name\",...); first line: "
+                          f"{first[:120]!r}", line=1, field="header")
+    body = [(i + 1, ln) for i, ln in enumerate(lines[header_at:], start=header_at)
+            if ln.strip() and not ln.startswith("==")]
+    rows = csv.reader(io.StringIO("\n".join(ln for _, ln in body)))
+    parsed = [(body[k][0], row) for k, row in enumerate(rows)]
+    header_line, header = parsed[0]
+    header = [h.strip() for h in header]
+    col = {}
+    for j, h in enumerate(header):
+        col.setdefault(h, j)
+    if "Kernel Name" not in col:
+        raise error(name, f"unknown CSV layout: no 'Kernel Name' column; columns: {', '.join(header[:12])}",
+                    line=header_line, field="column 'Kernel Name'")
+    if "Metric Name" in col:
+        for c in LONG_COLUMNS:
+            if c not in col:
+                raise error(name, f"unknown CSV layout: a details (long) page needs column {c!r}; columns: "
+                                  f"{', '.join(header)}", line=header_line, field=f"column {c!r}")
+        launches: dict[str, _Launch] = {}
+        section = col.get("Section Name")
+        for line, row in parsed[1:]:
+            if len(row) <= max(col[c] for c in LONG_COLUMNS):
+                raise error(name, f"the row has {len(row)} fields; the header has {len(header)}", line=line)
+            launch_id = row[col["ID"]].strip()
+            launch = launches.get(launch_id)
+            if launch is None:
+                launch = launches[launch_id] = _Launch(launch_id, row[col["Kernel Name"]], line)
+            metric = row[col["Metric Name"]].strip()
+            entry = (row[col["Metric Unit"]].strip(), row[col["Metric Value"]], line)
+            if metric == "Duration" and section is not None and "Speed Of Light" in row[section]:
+                metric = DURATION  # the details page's label for it
+            launch.metrics.setdefault(metric, entry)
+        if not launches:
+            raise error(name, "no kernel launches: the file has a header but no rows", line=header_line)
+        return _sorted(list(launches.values())), "details (long)"
+    metric_columns = [h for h in header if h not in IDENTITY_COLUMNS and "__" in h]
+    if not metric_columns:
+        raise error(name, "unknown CSV layout: neither a 'Metric Name' column (--page details) nor metric columns "
+                          f"such as {DURATION!r} (--page raw); columns: {', '.join(header[:12])}",
+                    line=header_line, field="header")
+    if len(parsed) < 2:
+        raise error(name, "a raw page needs a units row under the header", line=header_line)
+    units_line, units = parsed[1]
+    if units and units[col["ID"]].strip() not in ("",):
+        raise error(name, "a raw page has a units row (first cell empty) under the header; found "
+                          f"{units[:3]!r}", line=units_line, field="units row")
+    launches_list = []
+    for line, row in parsed[2:]:
+        if len(row) != len(header):
+            raise error(name, f"the row has {len(row)} fields; the header has {len(header)}", line=line)
+        launch = _Launch(row[col["ID"]].strip(), row[col["Kernel Name"]], line)
+        for metric in metric_columns:
+            j = col[metric]
+            launch.metrics[metric] = (units[j].strip() if j < len(units) else "", row[j], line)
+        launches_list.append(launch)
+    if not launches_list:
+        raise error(name, "no kernel launches: the file has a header and units but no rows", line=units_line)
+    return _sorted(launches_list), "raw (wide)"
+
+
+def _sorted(launches):
+    def key(launch):
+        return (0, int(launch.id), "") if launch.id.isdigit() else (1, 0, launch.id)
+
+    return sorted(launches, key=key)
+
+
+def _value(name: str, launch: _Launch, metric: str, what: str | None = None):
+    entry = launch.metrics.get(metric)
+    if entry is None:
+        return None
+    unit, text, line = entry
+    try:
+        number = parse_number(text)
+    except ValueError as e:
+        raise error(name, str(e), line=line, field=f"metric {metric!r}") from None
+    if number is None:
+        return None
+    try:
+        return number * unit_scale(unit)
+    except ValueError as e:
+        raise error(name, f"{e} for {what or 'this metric'}", line=line, field=f"metric {metric!r}") from None
+
+
+def _flops(name, launch):
+    total, present = 0.0, set()
+    for metric in FLOP_METRICS:
+        value = _value(name, launch, metric)
+        if value is None:
+            value = _value(name, launch, metric.replace("sm__", "smsp__", 1))
+        if value is None:
+            continue
+        present.add(metric)
+        total += 2 * value if metric.endswith("fma_pred_on.sum") else value
+    return total, present
+
+
+def _bytes(name, launch):
+    for metrics in BYTES_METRICS:
+        values = [_value(name, launch, m, "bytes") for m in metrics]
+        if all(v is not None for v in values):
+            return sum(values), metrics
+    return 0.0, None
+
+
+def _machine(name, launches, precision, report) -> Machine:
+    for launch in launches:
+        fma = _value(name, launch, PEAK_FMA[precision])
+        sm_clock = _value(name, launch, SM_CLOCK)
+        dram = _value(name, launch, DRAM_PEAK)
+        dram_clock = _value(name, launch, DRAM_CLOCK)
+        if None not in (fma, sm_clock, dram, dram_clock):
+            compute = fma * 2 * sm_clock
+            bandwidth = dram * dram_clock
+            report.machine_source = (f"from the file (launch ID {launch.id}): {PEAK_FMA[precision]} × 2 × {SM_CLOCK} "
+                                     f"= {compute:.4g} FLOP/s; {DRAM_PEAK} × {DRAM_CLOCK} = {bandwidth:.4g} B/s")
+            return Machine(peak_compute=compute, peak_bandwidth=bandwidth,
+                           name=f"ncu roofline peaks ({precision}, {_short(launch.kernel)} #{launch.id})")
+    missing = [m for m in (PEAK_FMA[precision], SM_CLOCK, DRAM_PEAK, DRAM_CLOCK)
+               if all(m not in launch.metrics for launch in launches)]
+    raise error(name, "no machine: pass machine=, or profile with the roofline metrics (ncu --set full or "
+                      f"--section SpeedOfLight_RooflineChart, --page raw); missing: {', '.join(missing)}",
+                field=f"metric {missing[0]!r}" if missing else None)
+
+
+_ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
+
+
+def _short(kernel: str) -> str:
+    """``void ns::fused_kernel<float, 4>(Args...)`` → ``fused_kernel``."""
+    k = kernel.strip()
+    for _ in range(3):
+        stripped = _ARGS.sub("", k).strip()
+        if stripped == k:
+            break
+        k = stripped
+    depth, out = 0, []
+    for ch in k:  # drop template arguments
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    k = "".join(out).strip()
+    if " " in k:
+        k = k.rsplit(" ", 1)[-1]
+    k = k.rsplit("::", 1)[-1]
+    return k or kernel.strip()[:60]
+
+
+# -- the format registry -----------------------------------------------------------------------------------
+
+
+def sniff(source: Source) -> bool:
+    for line in head_text(source, 65536).splitlines():
+        if line.startswith('"ID",') and '"Kernel Name"' in line:
+            return True
+    return False
+
+
+def read(source: Source, *, machine=None, percent=False, **options):
+    return read_nsight_csv(source, machine=machine, percent=percent, **options)

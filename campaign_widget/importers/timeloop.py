@@ -1,0 +1,300 @@
+"""Timeloop stats (``timeloop-model.stats.txt``, ``timeloop-mapper.stats.txt``) → a Workload.
+
+One phase per stats file (several files: several phases, in the order given, each after the previous),
+or one per layer when a file holds several runs one after another (several ``Summary Stats``).
+
+- duration = ``Cycles`` (the *Summary Stats*) / ``clock`` (Hz, given by the caller; Timeloop's stats hold
+  no clock). With a machine whose ``time_unit`` is ``"cycle"`` no clock is needed: durations stay in
+  cycles.
+- ops = the computes (``Computes = N``, or ``MACCs = N`` in older Timeloop) × ``ops_per_compute``
+  (default 2: a MAC is a multiply and an add).
+- bytes = the accesses of one memory level: Σ over its dataspaces (Weights, Inputs, Outputs) of
+  (scalar reads + fills + updates per instance) × utilized instances × word bits / 8. The level taken
+  by default is the one named ``DRAM`` (any case) if there is one, else the outermost storage level
+  (the last ``Level N``); pick another with ``memory_level="GlobalBuffer"``. Newer Timeloop prints
+  ``Actual scalar reads``; those are taken when present.
+- machine: given, or inferred from the file's SPECS when they have numbers: compute = arithmetic
+  instances × ops_per_compute × clock; bandwidth = (read bandwidth + write bandwidth, words/cycle per
+  instance) × instances × word bytes × clock of the chosen level. The report says which.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..files import Source
+from ..machine import Machine
+from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
+                      read_text, source_of)
+
+FORMAT = "timeloop-stats"
+CYCLE_UNITS = ("cycle", "cycles")
+_LEVEL = re.compile(r"^Level (\d+)\s*$")
+_NAME = re.compile(r"^=== (.+) ===\s*$")
+_KV = re.compile(r"^\s*([^:]+?)\s*:\s*(.*?)\s*$")
+_DATASPACE = re.compile(r"^    (\w[\w ]*):\s*$")
+_COMPUTES = re.compile(r"^\s*(Computes|MACCs|Algorithmic Computes|Actual Computes)\s*=\s*([0-9.eE+]+)\s*$")
+_CYCLES = re.compile(r"^Cycles:\s*([0-9.eE+]+)\s*$")
+
+
+@dataclass
+class _Level:
+    index: int
+    name: str
+    line: int
+    specs: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+    dataspaces: dict = field(default_factory=dict)  # name → {key: value text}
+
+    @property
+    def is_storage(self) -> bool:
+        return bool(self.dataspaces)
+
+
+@dataclass
+class _Run:
+    line: int
+    levels: list = field(default_factory=list)
+    cycles: float | None = None
+    computes: float | None = None
+    computes_label: str = ""
+
+
+def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memory_level: str | None = None,
+                        ops_per_compute: float = 2, names=None, percent: bool = False):
+    """Read Timeloop stats file(s) into a ``Workload``: one phase per file (or per layer in a file).
+
+    ``clock``: the accelerator's clock in Hz (required unless ``machine.time_unit`` is ``"cycle"``).
+    ``memory_level``: the storage level whose accesses are the phase's bytes (default: ``DRAM`` if named
+    so, else the outermost level). ``names``: phase names (default: the stats files' folder names, or
+    ``layer k`` inside one file). ``machine``: the peaks; default: inferred from the file's SPECS.
+    """
+    if isinstance(paths, (str, Path, Source)):
+        paths = [paths]
+    paths = list(paths)
+    if not paths:
+        raise ValueError("give at least one Timeloop stats file")
+    check_machine(machine)
+    first_name = source_of(paths[0])[0]
+    check_percent(first_name, percent)
+    in_cycles = machine is not None and machine.time_unit in CYCLE_UNITS
+    if clock is None and not in_cycles:
+        raise error(first_name, "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz), "
+                                "or a machine with time_unit='cycle' to keep durations in cycles", field="clock")
+    if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or not clock > 0):
+        raise ValueError(f"clock={clock!r} must be a frequency in Hz > 0")
+    hz = 1.0 if clock is None else float(clock)
+    report = ImportReport(path=", ".join(source_of(p)[0] for p in paths), format=FORMAT)
+    runs = []
+    for p in paths:
+        name, source, file_path = source_of(p)
+        text = read_text(name, source, file_path)
+        for k, run in enumerate(_parse(name, text)):
+            runs.append((name, k, run))
+    if names is None:
+        names = _default_names(runs)
+    names = list(names)
+    if len(names) != len(runs):
+        raise ValueError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
+    durations, ops, volumes = [], [], []
+    inferred = None
+    for (name, k, run), phase in zip(runs, names):
+        level = _memory_level(name, run, memory_level)
+        volume, word_bytes = _bytes(name, level)
+        cycles = run.cycles
+        duration = cycles / hz
+        computes = run.computes
+        durations.append(duration)
+        ops.append(computes * ops_per_compute)
+        volumes.append(volume)
+        report.phases.append(PhaseReport(
+            name=phase, duration=duration, ops=ops[-1], bytes=volume, flops="computed", bytes_source="counted",
+            details={"file": name, "run": k, "cycles": cycles, run.computes_label: computes,
+                     "memory_level": level.name, "word_bytes": word_bytes}))
+        report.notes.append(f"{phase}: {cycles:g} cycles, {computes:g} {run.computes_label} × {ops_per_compute:g} "
+                            f"ops; bytes = reads + fills + updates of level {level.index} {level.name!r} × "
+                            f"{word_bytes:g} B/word" + ("" if memory_level else " (default level: pass memory_level= "
+                                                        "to choose another)"))
+        if inferred is None and machine is None:
+            inferred = _infer_machine(name, run, level, ops_per_compute, hz, in_cycles, report)
+    if machine is None:
+        machine = inferred
+    else:
+        report.machine_source = machine.name or "given"
+    return build_workload(report.path, names, duration=durations, ops=ops, bytes_=volumes, machine=machine,
+                          report=report)
+
+
+def _default_names(runs) -> list[str]:
+    files = {name for name, _, _ in runs}
+    out = []
+    for name, k, run in runs:
+        path = Path(name)
+        base = path.parent.name if path.stem.startswith("timeloop-") and path.parent.name else path.stem
+        base = base.removesuffix(".stats") or "timeloop"
+        per_file = sum(1 for n, _, _ in runs if n == name)
+        if per_file > 1:
+            base = f"{base} layer {k}" if len(files) > 1 else f"layer {k}"
+        out.append(base)
+    if len(set(out)) != len(out):
+        out = [f"{o} ({i})" for i, o in enumerate(out)]
+    return out
+
+
+def _parse(name: str, text: str) -> list[_Run]:
+    lines = text.splitlines()
+    runs: list[_Run] = []
+    run = None
+    level = None
+    section = None
+    dataspace = None
+    for i, line in enumerate(lines, start=1):
+        if line.startswith("Buffer and Arithmetic Levels"):
+            run = _Run(line=i)
+            runs.append(run)
+            level = dataspace = section = None
+            continue
+        if run is None:
+            continue
+        m = _LEVEL.match(line)
+        if m:
+            level = _Level(index=int(m.group(1)), name="", line=i)
+            run.levels.append(level)
+            dataspace = section = None
+            continue
+        if line.startswith("Networks") or line.startswith("Summary Stats"):
+            level = dataspace = None
+        m = _NAME.match(line)
+        if m and level is not None and not level.name:
+            level.name = m.group(1).strip()
+            continue
+        m = _CYCLES.match(line)
+        if m and level is None:
+            run.cycles = float(m.group(1))
+            continue
+        m = _COMPUTES.match(line)
+        if m and level is None:
+            label = m.group(1)
+            if run.computes is None or label in ("Computes", "Actual Computes"):
+                run.computes, run.computes_label = float(m.group(2)), label
+            continue
+        if level is None:
+            continue
+        stripped = line.strip()
+        if stripped in ("SPECS", "STATS", "MAPPING"):
+            section, dataspace = stripped, None
+            continue
+        if section == "STATS":
+            m = _DATASPACE.match(line)
+            if m and m.group(1) != "Shared":
+                dataspace = level.dataspaces.setdefault(m.group(1), {})
+                continue
+            if m:
+                dataspace = None
+                continue
+        m = _KV.match(line)
+        if m and section in ("SPECS", "STATS"):
+            key, value = m.group(1), m.group(2)
+            if section == "STATS" and dataspace is not None and line.startswith("        "):
+                dataspace[key] = (value, i)
+            elif section == "STATS":
+                level.stats[key] = (value, i)
+            else:
+                level.specs[key] = (value, i)
+    if not runs:
+        raise error(name, "not a Timeloop stats file: no 'Buffer and Arithmetic Levels' section", line=1)
+    for run in runs:
+        if run.cycles is None:
+            raise error(name, "no 'Cycles:' in the 'Summary Stats' (truncated file?)", line=run.line,
+                        field="Summary Stats.Cycles")
+        if run.computes is None:
+            raise error(name, "no 'Computes = N' (or 'MACCs = N') after the 'Summary Stats'", line=run.line,
+                        field="Summary Stats.Computes")
+        if not any(lv.is_storage for lv in run.levels):
+            raise error(name, "no storage level with access counts (Scalar reads/fills/updates)", line=run.line)
+    return runs
+
+
+def _memory_level(name: str, run: _Run, wanted: str | None) -> _Level:
+    storage = [lv for lv in run.levels if lv.is_storage]
+    if wanted is not None:
+        for lv in storage:
+            if lv.name == wanted or lv.name.lower() == wanted.lower():
+                return lv
+        raise error(name, f"no storage level named {wanted!r}; levels: {', '.join(lv.name for lv in storage)}",
+                    line=run.line, field="memory_level")
+    dram = [lv for lv in storage if "dram" in lv.name.lower()]
+    return dram[0] if dram else max(storage, key=lambda lv: lv.index)
+
+
+def _num(name, value_line, what):
+    value, line = value_line
+    text = value.split()[0] if value.split() else ""
+    try:
+        return float(text)
+    except ValueError:
+        raise error(name, f"{value!r} is not a number", line=line, field=what) from None
+
+
+def _bytes(name: str, level: _Level) -> tuple[float, float]:
+    word_bits = level.specs.get("Word bits")
+    if word_bits is None:
+        raise error(name, f"level {level.name!r} has no 'Word bits' in its SPECS", line=level.line,
+                    field=f"{level.name}.Word bits")
+    word_bytes = _num(name, word_bits, f"{level.name}.Word bits") / 8
+    words = 0.0
+    for ds, values in level.dataspaces.items():
+        instances = values.get("Utilized instances (max)", ("1", level.line))
+        count = 0.0
+        for kind in ("reads", "fills", "updates"):
+            entry = values.get(f"Actual scalar {kind} (per-instance)") or values.get(f"Scalar {kind} (per-instance)")
+            if entry is None:
+                raise error(name, f"dataspace {ds} of level {level.name!r} has no 'Scalar {kind} (per-instance)'",
+                            line=level.line, field=f"{level.name}.{ds}.Scalar {kind}")
+            count += _num(name, entry, f"{level.name}.{ds}.Scalar {kind}")
+        words += count * _num(name, instances, f"{level.name}.{ds}.Utilized instances (max)")
+    return words * word_bytes, word_bytes
+
+
+def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycles, report) -> Machine:
+    arithmetic = next((lv for lv in run.levels if not lv.is_storage), None)
+    problems = []
+    compute = bandwidth = None
+    if arithmetic is not None and "Instances" in arithmetic.specs:
+        instances = _num(name, arithmetic.specs["Instances"], f"{arithmetic.name}.Instances")
+        compute = instances * ops_per_compute * hz
+    else:
+        problems.append("the arithmetic level's Instances")
+    try:
+        rd = _num(name, level.specs["Read bandwidth"], "Read bandwidth")
+        wr = _num(name, level.specs["Write bandwidth"], "Write bandwidth")
+        inst = _num(name, level.specs.get("Instances", ("1", level.line)), "Instances")
+        word = _num(name, level.specs["Word bits"], "Word bits") / 8
+        bandwidth = (rd + wr) * inst * word * hz
+    except (KeyError, Exception):  # '-' (unbounded) or absent
+        problems.append(f"numeric read/write bandwidths of level {level.name!r}")
+    if problems or not compute or not bandwidth:
+        raise error(name, "no machine: pass machine=; the file's SPECS lack " + " and ".join(problems or ["peaks"]),
+                    line=run.line, field="machine")
+    unit = "cycle" if in_cycles else "s"
+    report.machine_source = (f"from the file's SPECS: {arithmetic.name} instances × {ops_per_compute:g} ops × clock "
+                             f"= {compute:.4g} ops/{unit}; (read + write bandwidth) of {level.name!r} × word bytes × "
+                             f"clock = {bandwidth:.4g} B/{unit} (Timeloop prints these bandwidths rounded to 2 "
+                             "decimals)")
+    return Machine(peak_compute=compute, peak_bandwidth=bandwidth, name=f"Timeloop SPECS ({level.name})",
+                   time_unit=unit, ops_unit="op")
+
+
+# -- the format registry -----------------------------------------------------------------------------------
+
+
+def sniff(source: Source) -> bool:
+    head = head_text(source, 8192)
+    return head.lstrip().startswith("Buffer and Arithmetic Levels") or (
+        "=== " in head and "Level 0" in head and "STATS" in head)
+
+
+def read(source: Source, *, machine=None, percent=False, **options):
+    return read_timeloop_stats(source, machine=machine, percent=percent, **options)
