@@ -1,12 +1,13 @@
 """Campaign diagrams, rooflines and data-movement views as live Jupyter widgets."""
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
+from .files import WorkloadFileError, load, save
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import POLICIES, Schedule
 from .workload import Workload
 
-__all__ = ["Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
+__all__ = ["WorkloadFileError", "load", "save", "Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
            "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams", "Explorer", "RooflineView"]
 __version__ = "0.1.0"
 

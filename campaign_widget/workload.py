@@ -297,6 +297,20 @@ class Workload:
         chosen = {**DEFAULT_SETTINGS, **self.settings, **{k: v for k, v in given.items() if v is not None}}
         return build_schedule(self, **chosen)
 
+    def save(self, path):
+        """Write this workload to ``path`` (.yaml, .yml or .json; see docs/workload-files.md) and
+        return the path; ``campaign_widget.load(path)`` gives it back bit for bit."""
+        from .files import save
+
+        return save(self, path)
+
+    @classmethod
+    def load(cls, path, **options) -> "Workload":
+        """Read a workload file in any registered format (``campaign_widget.files.load``)."""
+        from .files import load
+
+        return load(path, **options)
+
     def with_settings(self, **settings) -> "Workload":
         """The same workload with other default schedule settings."""
         other = Workload.__new__(Workload)
