@@ -971,6 +971,13 @@ def _decades(lo: float, hi: float) -> np.ndarray:
     return 10.0 ** np.arange(math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9) + 1)
 
 
+def _decade_label(value: float, decades) -> str:
+    """"100G" for large performance scales, plain "0.01" for moderate ones (peaks of 1)."""
+    if min(decades) >= 1e-3 and max(decades) <= 1e4:
+        return format_number(value, 3)
+    return format_si(value).replace(" ", "")
+
+
 def _roofline_limits(rp: RooflinePanel):
     P, BW = rp.peak_compute, rp.peak_bandwidth
     xs = [rp.ridge]
@@ -1117,8 +1124,8 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         largest = max(float(np.nanmax(share[idx])), 1e-300)
         areas = _ROOFLINE_MAX_AREA * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
         colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
-        points = ax.scatter(xs, achieved[idx], s=areas, c=colors, edgecolors=ROOFLINE["point_edge"], linewidths=0.8 * PT_PER_PX,
-                            alpha=0.9, zorder=3.0, clip_on=False)
+        points = ax.scatter(xs, achieved[idx], s=areas, c=colors, edgecolors=ROOFLINE["point_edge"],
+                            linewidths=0.8 * PT_PER_PX, alpha=0.9, zorder=3.0, clip_on=False)
         points.set_gid("phase-points")
     _draw_aggregates(ax, rp.aggregates, x_lo, x_hi, y_lo, y_hi, small)
 
@@ -1128,7 +1135,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
     ax.set_xticks(x_ticks, [format_number(float(v), 3) if i % every == 0 else ""
                             for i, v in enumerate(x_ticks)], **_literal())
     every = max(1, math.ceil(len(y_dec) / 6))
-    ax.set_yticks(y_dec, [format_si(float(v)).replace(" ", "") if i % every == 0 else ""
+    ax.set_yticks(y_dec, [_decade_label(float(v), y_dec) if i % every == 0 else ""
                           for i, v in enumerate(y_dec)], **_literal())
     ax.minorticks_off()
     for label in ax.get_xticklabels() + ax.get_yticklabels():
@@ -1276,7 +1283,8 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
     if roofline is not None:
         top, bottom = roof_box
         x_lo, x_hi, y_lo, y_hi = _roofline_limits(roofline)
-        widest = max(_text_width_px(format_si(float(v)).replace(" ", "")) for v in _decades(y_lo, y_hi))
+        decades = _decades(y_lo, y_hi)
+        widest = max(_text_width_px(_decade_label(float(v), decades)) for v in decades)
         r_left = col_w + (L["column_gap"] if panels else L["pad"]) + T["font_size"] + L["axis_label_gap"] \
             + widest + L["tick_label_gap"] + T["tick_length"]
         r_right = W - L["right_pad"]

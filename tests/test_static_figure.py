@@ -2,7 +2,7 @@
 places the scene predicts, warnings only when oversubscribed, literal user text, the roofline's
 geometry, and speed on 10^5 pieces."""
 
-import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -99,6 +99,13 @@ def test_pdf_has_header_and_trailer(example_panel, tmp_path):
     data = path.read_bytes()
     assert data.startswith(b"%PDF-")
     assert data.rstrip().endswith(b"%%EOF")
+    if shutil.which("pdftoppm"):  # rasterize it: one page, 8 in wide, with the phase colours on it
+        subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(path), str(tmp_path / "page")],
+                       check=True, capture_output=True)
+        img = png_pixels(tmp_path / "page.png")
+        assert img.shape[1] == 400
+        for color in PALETTE[:3]:
+            assert np.any(np.all(np.abs(img - rgb(color)) <= 12, axis=2)), color
     try:
         import pypdf
     except ImportError:
@@ -296,6 +303,30 @@ def test_stacked_panels_share_the_time_axis_and_keep_phase_colours(tmp_path):
     texts = [t.get_text() for t in rendered.figure.findobj(lambda a: hasattr(a, "get_text"))]
     assert "sequential" in texts and "pipelined" in texts
     assert "makespan 13 s" in texts and "makespan 11.35 s" in texts
+
+
+def test_fusion_groups_are_bands_with_labels(tmp_path):
+    m = Machine(P, BW)
+    w = Workload([
+        Phase("QK", ops=4e10, reads=[("Q", 2e9), ("K", 2e9)], writes=[("S", 4e9)]),
+        Phase("softmax", ops=2e9, reads=[("S", 4e9)], writes=[("P", 4e9)], after=["QK"]),
+        Phase("PV", ops=4e10, reads=[("P", 4e9), ("V", 2e9)], writes=[("O", 2e9)], after=["softmax"]),
+        Phase("proj", ops=3e10, reads=[("O", 2e9), ("W", 1e9)], writes=[("Y", 2e9)], after=["PV"]),
+    ], machine=m).fuse({"attention": ["QK", "softmax", "PV"]})
+    panel = panel_for(w, w.schedule(), title="fused")
+    scene = panel.scene
+    assert list(panel.group_labels) == ["attention"] and scene.group_t0.size == 1
+    rendered = render_figure([panel], dpi=100)
+    ax = rendered.campaign_axes[0]
+    assert "attention" in [t.get_text() for t in ax.texts]
+    img = png_pixels(rendered.save(tmp_path / "fused.png"))
+    top = ax.get_ylim()[1]
+    band = rgb("#ffffff") * (1 - 0.045)  # js/theme.js groupBand: rgba(0, 0, 0, 0.045) on white
+    inside = (scene.group_t0[0] + scene.group_t1[0]) / 2
+    col, row = rendered.pixel(ax, inside, top * 0.995)
+    assert np.all(np.abs(window(img, col, row, 0) - band) <= 2)
+    past = (scene.group_t1[0] + scene.x_max) / 2  # proj, outside the group: no band above it
+    assert has_color(img, *rendered.pixel(ax, past, top * 0.995), "#ffffff", tolerance=1, radius=0)
 
 
 def test_time_max_extends_the_axis():
