@@ -86,7 +86,6 @@ _LINE_CODES = np.array([MplPath.MOVETO, MplPath.LINETO], dtype=np.uint8)
 _RECT_CODES = np.array([MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY],
                        dtype=np.uint8)
 _PEAK_LABEL_CLEARANCE_PX = 14
-_ROOFLINE_MAX_AREA = 260.0  # pt², the marker of the phase with the largest share of time
 # The bqplot roofline view's colours (campaign_widget/roofline_view.py).
 ROOFLINE = {"roof": "#333333", "ceiling": "#999999", "ceiling_label": "#777777", "point_edge": "#222222",
             "aggregate": "#111111"}
@@ -1037,11 +1036,17 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
             if abs(anchor - other) < line_h:
                 anchor = other - line_h
         placed.append(anchor)
-        right = width_px - fx >= _text_width_px(label, THEME["font_size"] - 1) + 12
-        dx = 8 if right else -8
-        shifted = fy - anchor > 6
+        need = _text_width_px(label, THEME["font_size"] - 1) + 12
+        if width_px - fx >= need:
+            dx, ha = 8, "left"
+        elif fx >= need:
+            dx, ha = -8, "right"
+        else:  # fits on neither side: centred under the diamond
+            dx, ha, anchor = 0, "center", min(anchor, fy - line_h)
+            placed[-1] = anchor
+        shifted = fy - anchor > 6 and ha != "center"
         ax.annotate(label, (x, achieved), xytext=(dx * PT_PER_PX, (anchor - fy) * PT_PER_PX),
-                    textcoords="offset points", ha="left" if right else "right", va="center",
+                    textcoords="offset points", ha=ha, va="center",
                     color=THEME["text"], fontproperties=font, zorder=3.6, annotation_clip=False,
                     bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
                     arrowprops={"arrowstyle": "-", "color": THEME["muted_text"], "linewidth": 0.5,
@@ -1122,7 +1127,9 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         idx = idx[np.argsort(-share[idx], kind="stable")]
         xs = np.where(np.isinf(oi[idx]), x_hi, oi[idx])
         largest = max(float(np.nanmax(share[idx])), 1e-300)
-        areas = _ROOFLINE_MAX_AREA * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
+        width_px, height_px = _axes_size_px(ax)
+        diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
+        areas = diameter ** 2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
         colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
         points = ax.scatter(xs, achieved[idx], s=areas, c=colors, edgecolors=ROOFLINE["point_edge"],
                             linewidths=0.8 * PT_PER_PX, alpha=0.9, zorder=3.0, clip_on=False)
@@ -1131,7 +1138,8 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
 
     tick_font = _font()
     x_ticks = x_dec[(x_dec >= x_lo * (1 - 1e-9)) & (x_dec <= x_hi * (1 + 1e-9))]
-    every = max(1, math.ceil(len(x_ticks) / 6))
+    label_w = max(_text_width_px(format_number(float(v), 3)) for v in x_ticks) + 10
+    every = max(1, math.ceil(len(x_ticks) * label_w / max(_axes_size_px(ax)[0], 1.0)))
     ax.set_xticks(x_ticks, [format_number(float(v), 3) if i % every == 0 else ""
                             for i, v in enumerate(x_ticks)], **_literal())
     every = max(1, math.ceil(len(y_dec) / 6))
@@ -1223,10 +1231,11 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
 
     L, T = LAYOUT, THEME
     W = float(width) * PX_PER_INCH
-    roof_w = 0.0 if roofline is None else (W if not panels else round(W * 0.38))
-    col_w = W - roof_w
+    # the roofline goes beside the diagrams when both get room enough, else below them
+    beside = roofline is not None and bool(panels) and W * 0.62 >= 400
+    col_w = W - round(W * 0.38) if beside else W
     stacked = len(panels) > 1
-    plot_h = _plot_height(W, stacked) if panels else round(W * 0.55)
+    plot_h = _plot_height(W, stacked)
     t_end = max((p.time_end for p in panels), default=1.0)
     if not t_end > 0:
         t_end = 1.0
@@ -1250,12 +1259,14 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
         y += (L["x_label_height"] + 2) if i == len(panels) - 1 else L["panel_gap"]
     roof_box = None
     if roofline is not None:
-        if panels:
+        if beside:
             roof_box = (boxes[0][0], boxes[-1][1])
         else:
-            y += T["title_font_size"] + 4 + L["title_gap"] / 2 + T["font_size"] / 2
-            roof_box = (y, y + plot_h)
-            y += plot_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
+            y += (L["panel_gap"] if panels else 0) + T["title_font_size"] + 4 + L["title_gap"] / 2 \
+                + T["font_size"] / 2
+            roof_h = round(W * 0.55) if not panels else max(plot_h, min(round(W * 0.6), 320))
+            roof_box = (y, y + roof_h)
+            y += roof_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
     entries = legend_entries(panels) if panels else (
         [{"kind": "phase", "label": n, "color": _valid_color(c)} for n, c in zip(roofline.names, roofline.colors)])
     legend_left = left
@@ -1285,7 +1296,7 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
         x_lo, x_hi, y_lo, y_hi = _roofline_limits(roofline)
         decades = _decades(y_lo, y_hi)
         widest = max(_text_width_px(_decade_label(float(v), decades)) for v in decades)
-        r_left = col_w + (L["column_gap"] if panels else L["pad"]) + T["font_size"] + L["axis_label_gap"] \
+        r_left = (col_w + L["column_gap"] if beside else L["pad"]) + T["font_size"] + L["axis_label_gap"] \
             + widest + L["tick_label_gap"] + T["tick_length"]
         r_right = W - L["right_pad"]
         roof_ax = fig.add_axes(rect(r_left, top, r_right, bottom))
@@ -1377,5 +1388,5 @@ def save_workload_figure(workload, path, *, tiles: int | None = None, pipeline: 
     schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
-    roof = roofline_panel_for(workload, {description: schedule}, colors=panel.colors) if roofline else None
+    roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if roofline else None
     return savefig(path, [panel], roofline=roof, width=width, dpi=dpi)

@@ -329,6 +329,16 @@ def test_fusion_groups_are_bands_with_labels(tmp_path):
     assert has_color(img, *rendered.pixel(ax, past, top * 0.995), "#ffffff", tolerance=1, radius=0)
 
 
+def test_a_narrow_figure_puts_the_roofline_below():
+    w = two_phase()
+    s = w.schedule()
+    rendered = render_figure([panel_for(w, s)], roofline=roofline_panel_for(w, {"sequential": s}), width=3.5)
+    diagram, roof = rendered.campaign_axes[0].get_position(), rendered.roofline_axes.get_position()
+    assert roof.y1 < diagram.y0 and roof.width > 0.6 and diagram.width > 0.6
+    wide = render_figure([panel_for(w, s)], roofline=roofline_panel_for(w, {"sequential": s}), width=8)
+    assert wide.roofline_axes.get_position().x0 > wide.campaign_axes[0].get_position().x1
+
+
 def test_time_max_extends_the_axis():
     w = two_phase()
     panel = panel_for(w, w.schedule(), time_max=20.0)
