@@ -2,12 +2,14 @@
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
 from .files import WorkloadFileError, load, save
+from . import importers  # noqa: E402  registers the profiler formats with load()
+from .importers import read_nsight_csv, read_timeloop_stats, read_torch_trace
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import POLICIES, Schedule
 from .workload import Workload
 
-__all__ = ["WorkloadFileError", "load", "save", "Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
+__all__ = ["WorkloadFileError", "load", "save", "read_nsight_csv", "read_timeloop_stats", "read_torch_trace", "Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
            "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams", "Explorer", "RooflineView"]
 __version__ = "0.1.0"
 

@@ -310,13 +310,15 @@ def _parse_json(source: Source):
         raise source.error(f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno) from None
 
 
-def load(path, *, machine: Machine | str | None = None, percent: bool = False, format: str | None = None) -> Workload:
+def load(path, *, machine: Machine | str | None = None, percent: bool = False, format: str | None = None,
+         **options) -> Workload:
     """Read a workload file in any registered format, recognized by its content.
 
     ``machine`` (a ``Machine`` or a preset name) replaces the file's machine: utilizations in the
     file are then fractions of *its* peaks. ``percent=True`` says a foreign file's utilizations are
     percentages (0–100) rather than fractions; our own format always holds fractions.
-    ``format`` forces a registered format by name instead of sniffing.
+    ``format`` forces a registered format by name instead of sniffing. Other keyword ``options``
+    go to the format's reader (e.g. ``clock=`` for Timeloop stats, ``group_by=`` for traces).
 
     Raises ``WorkloadFileError`` (a ``WorkloadError``, a ``ValueError``) naming the file and the
     line or field, and ``OSError`` if the file cannot be opened.
@@ -334,7 +336,7 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
         raise ValueError(f"format={format!r} is not a registered file format; known: {', '.join(_FORMATS)}")
-    workload = fmt.read(source, machine=machine, percent=bool(percent))
+    workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
     if not isinstance(workload, Workload):
         raise TypeError(f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
                         "not a Workload (a bug in that reader)")

@@ -466,3 +466,15 @@ def test_phases_with_unknown_volumes_keep_their_measured_time(traces):
     i = w.names.index("aten::relu")
     assert w.measured[i] and w.table()["ops"][i] == 0 and w.table()["duration"][i] > 0
     w.schedule()  # a schedule of measured phases with zero volumes works
+
+
+def test_load_passes_reader_options_through(tmp_path):
+    """Options that only a format's reader knows (a Timeloop clock) reach it through load()."""
+    import campaign_widget
+
+    stats = DATA / "timeloop-conv1d-2level-os" / "timeloop-model.stats.txt"
+    direct = campaign_widget.read_timeloop_stats(stats, clock=1e9)
+    loaded = campaign_widget.load(stats, clock=1e9)
+    np.testing.assert_allclose(loaded.arrays.duration, direct.arrays.duration)
+    with pytest.raises(TypeError, match="unknown load options"):
+        campaign_widget.load(DATA.parent / "figure-8.yaml", clock=1e9)
