@@ -137,3 +137,7 @@ class Explorer(ipywidgets.HBox):
         self.roofline.layout.flex = "2 1 0%"
         super().__init__(children=[self.diagram, self.roofline],
                          layout=ipywidgets.Layout(width="100%", align_items="flex-start"))
+
+    def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
+        """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""
+        return self.diagram.savefig(path, roofline=True, width=width, dpi=dpi)

@@ -52,6 +52,12 @@ class StackedDiagrams(ipywidgets.VBox):
         base = next(iter(self.makespans.values()))
         return {label: base / m if m > 0 else float("inf") for label, m in self.makespans.items()}
 
+    def savefig(self, path, *, width: float = 8.0, dpi: int = 200):
+        """Write the stacked panels as PNG, SVG or PDF (by suffix), on one time axis, with no browser."""
+        from .static_figure import savefig
+
+        return savefig(path, [d.panel() for d in self.diagrams.values()], width=width, dpi=dpi)
+
     def _relabel(self, _change=None):
         longest = max(self.makespans.values())
         first = next(iter(self.diagrams))

@@ -168,6 +168,22 @@ class CampaignDiagram(anywidget.AnyWidget):
         """
         return self._png.request(path, scale, timeout)
 
+    def panel(self):
+        """What this diagram shows, for the static renderer (``campaign_widget.static_figure``)."""
+        from .static_figure import panel_for
+
+        return panel_for(self.workload, self.schedule, title=self.title, colors=list(self.phase_colors),
+                         y_axis=self.y_axis, time_max=self.time_max)
+
+    def savefig(self, path, *, roofline: bool = False, width: float = 8.0, dpi: int = 200):
+        """Write PNG, SVG or PDF (by suffix) of this diagram with no browser, drawn from the same scene
+        as the live view; ``roofline=True`` adds the roofline beside it."""
+        from .static_figure import roofline_panel_for, savefig
+
+        beside = roofline_panel_for(self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors)) \
+            if roofline else None
+        return savefig(path, [self.panel()], roofline=beside, width=width, dpi=dpi)
+
     def _on_view_message(self, _widget, content, buffers):
         if isinstance(content, dict):
             self._png.on_message(content, buffers)

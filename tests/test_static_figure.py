@@ -6,7 +6,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -99,13 +98,14 @@ def test_pdf_has_header_and_trailer(example_panel, tmp_path):
     data = path.read_bytes()
     assert data.startswith(b"%PDF-")
     assert data.rstrip().endswith(b"%%EOF")
-    if shutil.which("pdftoppm"):  # rasterize it: one page, 8 in wide, with the phase colours on it
-        subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(path), str(tmp_path / "page")],
-                       check=True, capture_output=True)
-        img = png_pixels(tmp_path / "page.png")
-        assert img.shape[1] == 400
-        for color in PALETTE[:3]:
-            assert np.any(np.all(np.abs(img - rgb(color)) <= 12, axis=2)), color
+    # rasterize it: one page, 8 in wide, with the phase colours on it
+    assert shutil.which("pdftoppm"), "pdftoppm is missing: apt-get install poppler-utils (.ci/run does)"
+    subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(path), str(tmp_path / "page")],
+                   check=True, capture_output=True)
+    img = png_pixels(tmp_path / "page.png")
+    assert img.shape[1] == 400
+    for color in PALETTE[:3]:
+        assert np.any(np.all(np.abs(img - rgb(color)) <= 12, axis=2)), color
     try:
         import pypdf
     except ImportError:
@@ -446,28 +446,22 @@ def test_save_workload_figure_with_roofline(tmp_path):
 # -- robustness -----------------------------------------------------------------------------------
 
 
-def test_a_hundred_thousand_pieces_export_in_seconds(tmp_path):
-    # Benchmark (development machine, 104k pieces, best of 3): schedule 0.43 s, scene 0.07 s, then
-    # PNG 0.21 s (0.07 MB), SVG 0.10 s (2 MB), PDF 0.17 s (0.3 MB). Pieces narrower than a pixel at
-    # the figure's dpi are merged per pixel column and phase, as the browser view does; without
-    # that merge the PNG took 3.4 s and the SVG was 40 MB.
+def test_a_hundred_thousand_pieces_export_merged_per_pixel(tmp_path):
+    # Speed is measured by benchmarks/bench_model.py (static export rows), not asserted here.
+    # Pieces narrower than a pixel at the figure's dpi are merged per pixel column and phase, as
+    # the browser view does; without that merge the SVG was 40 MB.
     w = chain(("A", 3, .7, .6), ("B", 10, .2, .9), ("C", 5, .3, .3))
     schedule = w.schedule(tiles=26_000, pipeline=True, policy="none")
     panel = panel_for(w, schedule)
     assert len(panel.scene) >= 100_000
-    start = time.perf_counter()
     rendered = render_figure([panel])
     path = rendered.save(tmp_path / "big.png")
-    elapsed = time.perf_counter() - start
-    assert elapsed < 10, f"{len(panel.scene)} pieces took {elapsed:.1f} s"
     img = png_pixels(path)
     ax = rendered.campaign_axes[0]
     assert has_color(img, *rendered.pixel(ax, schedule.makespan / 2, 1.0 - 0.1), lighten(PALETTE[0], 0.35)) \
         or has_color(img, *rendered.pixel(ax, schedule.makespan / 2, 0.2), PALETTE[1])
     assert is_warning_red(img).any()
-    start = time.perf_counter()
     svg = savefig(tmp_path / "big.svg", [panel])
-    assert time.perf_counter() - start < 10
     assert svg.stat().st_size < 20e6
 
 
