@@ -45,7 +45,7 @@ class RooflineView(ipywidgets.VBox):
         self.details = [ipywidgets.Label() for _ in range(4)]
         self.points.tooltip = ipywidgets.VBox(self.details)
         axes = [Axis(scale=self._x, label="operational intensity (ops/byte)", grid_lines="none"),
-                Axis(scale=self._y, orientation="vertical", label="attainable (ops/s)", grid_lines="solid",
+                Axis(scale=self._y, side="left", label="attainable (ops/s)", grid_lines="solid",
                      tick_format=".2s")]
         self.figure = Figure(marks=[self.ceilings, self.ceiling_labels, self.roof, self.ridge, self.ridge_label,
                                     self.points, self.aggregate],

@@ -203,7 +203,7 @@ class Workload:
         lines = []
         for label, util in (("compute", a.compute_util), ("memory", a.memory_util)):
             for i in np.flatnonzero(util > 1 + 1e-12)[:50]:
-                lines.append(f"phase {self._names[i]!r}: {label} utilization {util[i]:.3g} > 1 "
+                lines.append(f"phase {self._names[i]!r}: {label} utilization {util[i]:.4g} > 1 "
                              "(measured: the peaks or the counters are off)")
         return lines
 
