@@ -11,6 +11,7 @@ import ipywidgets
 import traitlets as t
 from bqplot import Axis, Figure, Label, Lines, LogScale, Scatter
 
+from .formatting import format_si
 from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline
 from .widget import CampaignDiagram
 
@@ -44,9 +45,11 @@ class RooflineView(ipywidgets.VBox):
                                  default_size=90, names=["schedule"], display_names=True)
         self.details = [ipywidgets.Label() for _ in range(4)]
         self.points.tooltip = ipywidgets.VBox(self.details)
-        axes = [Axis(scale=self._x, label="operational intensity (ops/byte)", grid_lines="none"),
-                Axis(scale=self._y, side="left", label="attainable (ops/s)", grid_lines="solid",
-                     tick_format=".2s")]
+        self._x_axis = Axis(scale=self._x, label="operational intensity (ops/byte)", grid_lines="none",
+                            tick_format="~g")
+        self._y_axis = Axis(scale=self._y, side="left", label="attainable (ops/s)", grid_lines="solid",
+                            tick_format="~s")
+        axes = [self._x_axis, self._y_axis]
         self.figure = Figure(marks=[self.ceilings, self.ceiling_labels, self.roof, self.ridge, self.ridge_label,
                                     self.points, self.aggregate],
                              axes=axes, title="roofline", fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
@@ -90,8 +93,10 @@ class RooflineView(ipywidgets.VBox):
             self._x.min, self._x.max = x_lo, x_hi
             self._y.min = float(min(achieved.min(), total.achieved[0], BW * x_lo)) / 2
             self._y.max = P * 2
-        self.readout.value = (f"schedule: OI {total.intensity[0]:.3g}, {total.achieved[0]:.3g} "
-                              f"{machine.compute_unit} ({total.efficiency[0]:.0%} of its roof, {total.regime[0]})")
+            self._x_axis.tick_values = _decades(x_lo, x_hi)
+            self._y_axis.tick_values = _decades(self._y.min, self._y.max)
+        self.readout.value = (f"schedule: OI {total.intensity[0]:.3g}, {format_si(total.achieved[0], machine.compute_unit)}, "
+                              f"{total.efficiency[0]:.0%} of its roof ({total.regime[0]})")
         self._show_details()
 
     def _draw_ceilings(self, machine, x_lo, x_hi):
@@ -120,10 +125,17 @@ class RooflineView(ipywidgets.VBox):
             return
         r, machine = self._phases, self.diagram.workload.machine
         self.details[0].value = f"{self.diagram.phase_names[index]}: OI {r.intensity[index]:.3g}"
-        self.details[1].value = (f"achieved {r.achieved[index]:.3g}, bound {r.bound[index]:.3g} "
-                                 f"{machine.compute_unit}")
+        self.details[1].value = (f"achieved {format_si(r.achieved[index], machine.compute_unit)}, "
+                                 f"bound {format_si(r.bound[index], machine.compute_unit)}")
         self.details[2].value = f"{r.regime[index]}, efficiency {r.efficiency[index]:.0%}"
         self.details[3].value = r.guidance[index]
+
+
+def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
+    """Powers of ten inside [lo, hi], thinned to at most ``most`` labels."""
+    first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
+    step = max(1, -(-(last - first + 1) // most))
+    return [10.0 ** k for k in range(first, last + 1, step)]
 
 
 class Explorer(ipywidgets.HBox):

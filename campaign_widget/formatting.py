@@ -1,0 +1,128 @@
+"""Numbers with SI prefixes, as the browser view writes them (a port of js/format.js), so labels
+read the same in a static figure, a tooltip and the browser."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_SI_PREFIXES = ((1e24, "Y"), (1e21, "Z"), (1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"),
+                (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"), (1e-15, "f"),
+                (1e-18, "a"))
+MISSING = "—"
+
+
+def si_prefix(magnitude: float):
+    if not (magnitude > 0) or not math.isfinite(magnitude):
+        return 1.0, ""
+    for factor, symbol in _SI_PREFIXES:
+        if magnitude >= factor * (1 - 1e-12):
+            return factor, symbol
+    return _SI_PREFIXES[-1]
+
+
+def trim_zeros(text: str) -> str:
+    if "." not in text or "e" in text.lower():
+        return text
+    return text.rstrip("0").rstrip(".")
+
+
+def _to_precision(value: float, digits: int) -> str:
+    """JavaScript's ``Number.prototype.toPrecision``."""
+    if value == 0:
+        return "0" if digits == 1 else "0." + "0" * (digits - 1)
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    exponent = int(exponent)
+    if exponent < -6 or exponent >= digits:
+        return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+    return f"{value:.{max(0, digits - 1 - exponent)}f}"
+
+
+def _js_number(value: float) -> str:
+    """JavaScript's ``String(number)`` for moderate magnitudes."""
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    return repr(float(value))
+
+
+def join_unit(number: str, prefix: str, unit: str) -> str:
+    suffix = f"{prefix}{unit or ''}"
+    return f"{number} {suffix}" if suffix else number
+
+
+def format_si(value: float, unit: str = "", digits: int = 3) -> str:
+    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"."""
+    if not isinstance(value, (int, float, np.floating, np.integer)) or not math.isfinite(value):
+        return MISSING
+    value = float(value)
+    if value == 0:
+        return join_unit("0", "", unit)
+    factor, symbol = si_prefix(abs(value))
+    mantissa = float(_to_precision(value / factor, digits))
+    if abs(mantissa) >= 1000 and factor < 1e24:
+        factor, symbol = si_prefix(abs(value) * 1.001)
+        mantissa = float(_to_precision(value / factor, digits))
+    return join_unit(trim_zeros(_to_precision(mantissa, digits)), symbol, unit)
+
+
+def format_number(value: float, digits: int = 4) -> str:
+    if not math.isfinite(value):
+        return MISSING
+    magnitude = abs(value)
+    if value != 0 and (magnitude >= 1e6 or magnitude < 1e-3):
+        return format_si(value, "", digits)
+    return trim_zeros(_js_number(float(_to_precision(value, digits))))
+
+
+def format_quantity(value: float, unit: str = "", digits: int = 4) -> str:
+    """A value with its unit: format_quantity(10.75, "s") → "10.75 s"."""
+    if not math.isfinite(value):
+        return MISSING
+    magnitude = abs(value)
+    smallest = 1.0 if unit == "s" else 1e-3  # seconds below 1 take a prefix: "18.3 ms"
+    if value != 0 and (magnitude >= 1e6 or magnitude < smallest):
+        return format_si(value, unit, digits)
+    return join_unit(format_number(value, digits), "", unit)
+
+
+def format_percent(fraction: float) -> str:
+    if not math.isfinite(fraction):
+        return MISSING
+    percent = fraction * 100
+    if abs(percent) >= 100:
+        return f"{math.floor(percent + 0.5)}%"
+    if percent == 0:
+        return "0%"
+    return f"{trim_zeros(_to_precision(percent, 3))}%"
+
+
+def format_ticks(values, step: float, unit: str = "") -> list[str]:
+    largest = max((abs(v) for v in values), default=0.0)
+    use_si = unit != "" or largest >= 1e5 or (0 < step < 1e-3)
+    if not use_si:
+        decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step > 0 else 0
+        return ["0" if abs(v) < step * 1e-9 else f"{v:.{min(decimals, 20)}f}" for v in values]
+    factor, symbol = si_prefix(largest if largest > 0 else step)
+    scaled = step / factor
+    decimals = max(0, -math.floor(math.log10(scaled) + 1e-9)) if scaled > 0 else 0
+    out = []
+    for v in values:
+        if abs(v) < step * 1e-9:
+            out.append("0")
+            continue
+        number = f"{v / factor:.{min(decimals, 20)}f}"
+        out.append(f"{number}{symbol}" if unit == "" else join_unit(number, symbol, unit))
+    return out
+
+
+def format_span(t0: float, t1: float) -> str:
+    """"t0–t1" with enough decimals to tell the ends apart."""
+    if not (math.isfinite(t0) and math.isfinite(t1)):
+        return MISSING
+    span = abs(t1 - t0)
+    largest = max(abs(t0), abs(t1))
+    if largest >= 1e9 or 0 < largest < 1e-3:
+        return f"{format_number(t0, 6)}–{format_number(t1, 6)}"
+    decimals = min(9, max(0, math.ceil(-math.log10(span)) + 2)) if span > 0 else 3
+    return f"{trim_zeros(f'{t0:.{decimals}f}')}–{trim_zeros(f'{t1:.{decimals}f}')}"
