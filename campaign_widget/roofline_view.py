@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import ipywidgets
 import traitlets as t
-from bqplot import Axis, Figure, Label, Lines, LogScale, Scatter
+from bqplot import Axis, Figure, Label, Lines, LinearScale, LogScale, Scatter
 
 from .formatting import format_si
 from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline
@@ -36,7 +36,9 @@ class RooflineView(ipywidgets.VBox):
         self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=["#333333"], marker="circle", default_size=36)
         self.ridge_label = Label(x=[1], y=[1], text=[""], scales=scales, colors=["#333333"], default_size=11,
                                  x_offset=6, y_offset=14)
-        self.points = Scatter(x=[1], y=[1], scales=scales, colors=list(diagram.phase_colors), stroke="#222222",
+        # Marker area ∝ share of the makespan: sizes in [0, 1] map onto [0, default_size] px².
+        self.points = Scatter(x=[1], y=[1], scales={**scales, "size": LinearScale(min=0.0, max=1.0)},
+                              colors=list(diagram.phase_colors), stroke="#222222",
                               stroke_width=0.8, names=list(diagram.phase_names), display_names=False,
                               interactions={"hover": "tooltip"},
                               hovered_style={"opacity": 1.0, "stroke": "black", "stroke-width": 3},
@@ -86,7 +88,7 @@ class RooflineView(ipywidgets.VBox):
             self.ridge_label.text = [f"ridge {phases.ridge:.3g} {machine.ops_unit}/{machine.bytes_unit}"]
             self._draw_ceilings(machine, x_lo, x_hi)
             self.points.x, self.points.y = x, achieved
-            self.points.size = _MIN_MARKER + (_MAX_MARKER - _MIN_MARKER) * np.clip(share, 0, 1)
+            self.points.size = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
             self.points.default_size = _MAX_MARKER
             self.points.colors = list(self.diagram.phase_colors)
             self.aggregate.x, self.aggregate.y = [float(total.intensity[0])], [float(total.achieved[0])]

@@ -27,7 +27,7 @@ export function tooltipContent(figure, i) {
     [`${second} utilization`, formatPercent(column(table, "memory_util", phase))],
     [`${first} volume`, formatSI(column(table, "ops", phase), units.ops)],
     [`${second} volume`, formatSI(column(table, "bytes", phase), units.bytes)],
-    ["operational intensity", formatSI(column(table, "intensity", phase), `${units.ops}/${units.bytes}`)],
+    ["operational intensity", formatQuantity(column(table, "intensity", phase), `${units.ops}/${units.bytes}`)],
     ["bound", boundName(table?.bound ? table.bound[phase] : undefined, resourceNames)],
     ["efficiency", formatPercent(column(table, "efficiency", phase))],
   ];

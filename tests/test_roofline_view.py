@@ -23,6 +23,8 @@ def test_roofs_ridge_points_and_aggregate(kernels):
     np.testing.assert_allclose(view.points.x, [1 / 12, 32])
     np.testing.assert_allclose(view.points.y, [2e9 / 0.48, 200e9])
     assert view.points.size[1] > view.points.size[0]  # gemm takes longer: bigger point
+    assert "size" in view.points.scales  # without a size scale bqplot draws every point at default_size
+    np.testing.assert_allclose(view.points.size[1], 2.0 / 2.48)  # area ∝ share of the makespan
     assert view.aggregate.x[0] == pytest.approx(402e9 / 36.5e9)
     assert view.ceilings.visible and list(view.ceiling_labels.text) == ["no FMA"]
     assert np.atleast_2d(view.ceilings.y)[0][1] == P / 2

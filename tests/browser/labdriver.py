@@ -9,6 +9,7 @@ import base64
 import io
 import json
 import re
+import uuid
 import struct
 import time
 from dataclasses import dataclass, field
@@ -123,8 +124,17 @@ class Notebook:
     # -- opening and running ----------------------------------------------------------------------
 
     def open(self, path: str, timeout: float = 60_000) -> None:
-        self.page.goto(f"{self.base_url}/lab/tree/{path}", wait_until="domcontentloaded")
+        """Open ``path`` alone, in a fresh JupyterLab workspace of its own.
+
+        ``/lab/tree/<path>`` would use the server's default workspace, which remembers every notebook
+        an earlier page opened and reopens them as background tabs; the page-wide selectors here
+        (``.jp-Notebook .jp-Cell``) would then match their hidden, unrun cells too.
+        """
+        workspace = "cw-" + re.sub(r"[^A-Za-z0-9]+", "-", Path(path).stem) + "-" + uuid.uuid4().hex[:8]
+        self.page.goto(f"{self.base_url}/lab/workspaces/{workspace}/tree/{path}?reset", wait_until="domcontentloaded")
         self.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(state="visible", timeout=timeout)
+        panels = self.page.locator(".jp-NotebookPanel").count()
+        assert panels == 1, f"workspace {workspace!r} opened {panels} notebook panels, expected only {path}"
 
     def status_bar_text(self) -> str:
         return self.page.locator("#jp-main-statusbar").inner_text()
@@ -198,7 +208,9 @@ class Notebook:
         self.page.keyboard.press("Enter")  # edit mode in the new cell
         cell.locator(".cm-editor.cm-focused").wait_for(state="visible", timeout=10_000)
         self.page.keyboard.insert_text(code)
-        typed = cell.locator(".cm-content").inner_text()
+        # innerText doubles empty lines; the editor's own lines are exact.
+        typed = cell.locator(".cm-content").evaluate(
+            "el => [...el.querySelectorAll('.cm-line')].map(line => line.textContent).join('\\n')")
         if typed.strip() != code.strip():
             raise AssertionError(f"the new cell reads {typed!r}, not the code typed {code!r}")
         return index
@@ -378,3 +390,20 @@ def wait_for_file(path: Path, timeout: float, what: str) -> bytes:
             state = f"{path.stat().st_size} bytes, incomplete" if path.exists() else "absent"
             raise AssertionError(f"{what}: {path} not written within {timeout:g} s ({state})")
         time.sleep(0.1)
+
+
+def check_each_test(state, request):
+    """Around one test of a module-scoped page ``state`` (with ``.lab`` and ``.failed``): artifacts if it
+    failed, and a failure if the page logged errors while it ran. Use as the body of an autouse
+    fixture: ``yield from check_each_test(state, request)``."""
+    mark = state.lab.errors.mark()
+    yield
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        state.failed = True
+        state.lab.save_failure(request.node.name)
+    new = state.lab.errors.new_since(mark)
+    if new:
+        state.failed = True
+        state.lab.save_failure(request.node.name)
+        pytest.fail(f"page/console errors during {request.node.name}:\n  " + "\n  ".join(new), pytrace=False)

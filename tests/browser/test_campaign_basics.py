@@ -25,7 +25,7 @@ import campaign_widget as cw
 from campaign_widget.colors import PALETTE
 from campaign_widget.scene import build_scene
 
-from labdriver import LabPage, Notebook, png_size, read_canvas, wait_for_file
+from labdriver import LabPage, Notebook, check_each_test, png_size, read_canvas, wait_for_file
 
 pytestmark = pytest.mark.browser
 
@@ -137,17 +137,7 @@ def basics(open_lab_page, jupyter_lab):
 @pytest.fixture(autouse=True)
 def _clean_page(basics, request):
     """Each test: no new page/console errors while it ran; artifacts if it failed."""
-    mark = basics.lab.errors.mark()
-    yield
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.failed:
-        basics.failed = True
-        basics.lab.save_failure(request.node.name)
-    new = basics.lab.errors.new_since(mark)
-    if new:
-        basics.failed = True
-        basics.lab.save_failure(request.node.name)
-        pytest.fail(f"page/console errors during {request.node.name}:\n  " + "\n  ".join(new), pytrace=False)
+    yield from check_each_test(basics, request)
 
 
 # -- the tests ---------------------------------------------------------------------------------------

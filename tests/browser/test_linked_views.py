@@ -25,7 +25,7 @@ import campaign_widget as cw
 from campaign_widget.roofline_view import Explorer
 from campaign_widget.scene import build_scene
 
-from labdriver import LabPage, Notebook, hex_rgb, read_canvas
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, read_canvas
 
 pytestmark = pytest.mark.browser
 
@@ -69,20 +69,6 @@ class Reference:
             self.phases.append(dict(index=i, name=name, colour=self.colors[i], x0=float(scene.x0[k]),
                                     x1=float(scene.x1[k]), line_y=float(scene.line_y[k]),
                                     top=float(max(scene.well_top[k], scene.fill_top[k]))))
-
-
-def open_in_own_workspace(nb: Notebook, path: str, workspace: str, timeout: float = 60_000) -> None:
-    """Open ``path`` in a JupyterLab workspace of its own, reset first (``?reset``).
-
-    ``Notebook.open`` uses ``/lab/tree/<path>``, i.e. the server's default workspace, which remembers
-    every notebook an earlier page of this session opened and reopens them as background tabs; the
-    driver's page-wide selectors (``.jp-Notebook .jp-Cell``) then match their cells too (hidden, not
-    run), and Run All / prompt checks go wrong. A fresh workspace shows only this notebook.
-    """
-    nb.page.goto(f"{nb.base_url}/lab/workspaces/{workspace}/tree/{path}?reset", wait_until="domcontentloaded")
-    nb.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(state="visible", timeout=timeout)
-    panels = nb.page.locator(".jp-NotebookPanel").count()
-    assert panels == 1, f"workspace {workspace!r} opened {panels} notebook panels, expected only {path}"
 
 
 # -- the notebook, opened and run once for the module ------------------------------------------------
@@ -187,7 +173,7 @@ def linked(open_lab_page, jupyter_lab):
     failed = True
     try:
         nb = Notebook(lab.page, jupyter_lab.url)
-        open_in_own_workspace(nb, NOTEBOOK, "cw-browser-linked")
+        nb.open(NOTEBOOK)
         nb.wait_kernel_idle()
         nb.run_all()
         nb.wait_all_executed(timeout=90_000)
@@ -219,19 +205,9 @@ def linked(open_lab_page, jupyter_lab):
 
 @pytest.fixture(autouse=True)
 def _clean_page(linked, request):
-    mark = linked.lab.errors.mark()
+    linked.page.mouse.move(2, 2)  # start and end each test with the mouse off the views
+    yield from check_each_test(linked, request)
     linked.page.mouse.move(2, 2)
-    yield
-    linked.page.mouse.move(2, 2)
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.failed:
-        linked.failed = True
-        linked.lab.save_failure(request.node.name)
-    new = linked.lab.errors.new_since(mark)
-    if new:
-        linked.failed = True
-        linked.lab.save_failure(request.node.name)
-        pytest.fail(f"page/console errors during {request.node.name}:\n  " + "\n  ".join(new), pytrace=False)
 
 
 # -- helpers -------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ import pytest
 import campaign_widget as cw
 from campaign_widget.scene import MEMORY_OVER, build_scene
 
-from labdriver import LabPage, Notebook, hex_rgb, read_canvas
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, read_canvas
 
 pytestmark = pytest.mark.browser
 
@@ -87,20 +87,6 @@ def write_notebook(root_dir, name: str, title: str) -> None:
                        "language_info": {"name": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
     (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
-
-
-def open_in_own_workspace(nb: Notebook, path: str, workspace: str, timeout: float = 60_000) -> None:
-    """Open ``path`` in a JupyterLab workspace of its own, reset first (``?reset``).
-
-    ``Notebook.open`` uses ``/lab/tree/<path>``, i.e. the server's default workspace, which remembers
-    every notebook an earlier page of this session opened and reopens them as background tabs; the
-    driver's page-wide selectors (``.jp-Notebook .jp-Cell``) then match their cells too (hidden, not
-    run), and Run All / prompt checks go wrong. A fresh workspace shows only this notebook.
-    """
-    nb.page.goto(f"{nb.base_url}/lab/workspaces/{workspace}/tree/{path}?reset", wait_until="domcontentloaded")
-    nb.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(state="visible", timeout=timeout)
-    panels = nb.page.locator(".jp-NotebookPanel").count()
-    assert panels == 1, f"workspace {workspace!r} opened {panels} notebook panels, expected only {path}"
 
 
 class Controls:
@@ -181,7 +167,7 @@ def controls(open_lab_page, jupyter_lab):
     try:
         write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: schedule controls")
         nb = Notebook(lab.page, jupyter_lab.url)
-        open_in_own_workspace(nb, NOTEBOOK, "cw-browser-controls")
+        nb.open(NOTEBOOK)
         nb.wait_kernel_idle()
         cell = nb.append_code_cell(DIAGRAM_CELL)
         out = nb.run_cell(cell, timeout=60)
@@ -203,17 +189,7 @@ def controls(open_lab_page, jupyter_lab):
 @pytest.fixture(autouse=True)
 def _clean_page(controls, request):
     """Each test: no new page/console errors while it ran; artifacts if it failed."""
-    mark = controls.lab.errors.mark()
-    yield
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.failed:
-        controls.failed = True
-        controls.lab.save_failure(request.node.name)
-    new = controls.lab.errors.new_since(mark)
-    if new:
-        controls.failed = True
-        controls.lab.save_failure(request.node.name)
-        pytest.fail(f"page/console errors during {request.node.name}:\n  " + "\n  ".join(new), pytrace=False)
+    yield from check_each_test(controls, request)
 
 
 # -- pixels ------------------------------------------------------------------------------------------

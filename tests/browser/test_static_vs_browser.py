@@ -182,20 +182,6 @@ def write_notebook(root_dir, name: str, title: str) -> None:
     (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
 
 
-def open_in_own_workspace(nb: Notebook, path: str, workspace: str, timeout: float = 60_000) -> None:
-    """Open ``path`` in a JupyterLab workspace of its own, reset first (``?reset``).
-
-    ``Notebook.open`` uses ``/lab/tree/<path>``, i.e. the server's default workspace, which remembers
-    every notebook an earlier page of this session opened and reopens them as background tabs; the
-    driver's page-wide selectors (``.jp-Notebook .jp-Cell``) then match their cells too (hidden, not
-    run), and Run All / prompt checks go wrong. A fresh workspace shows only this notebook.
-    """
-    nb.page.goto(f"{nb.base_url}/lab/workspaces/{workspace}/tree/{path}?reset", wait_until="domcontentloaded")
-    nb.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(state="visible", timeout=timeout)
-    panels = nb.page.locator(".jp-NotebookPanel").count()
-    assert panels == 1, f"workspace {workspace!r} opened {panels} notebook panels, expected only {path}"
-
-
 def wait_for_static_module(timeout: float) -> None:
     """``campaign_widget.static_figure.save_workload_figure`` may still be being written: wait for it."""
     import importlib
@@ -222,7 +208,7 @@ def test_static_png_matches_browser(lab_page, jupyter_lab):
     static_path = jupyter_lab.work_dir / "static-figure-2.png"
     write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: static PNG vs browser")
     nb = Notebook(page, jupyter_lab.url)
-    open_in_own_workspace(nb, NOTEBOOK, "cw-browser-static")
+    nb.open(NOTEBOOK)
     nb.wait_kernel_idle()
     cell = nb.append_code_cell(cell_code(static_path))
     out = nb.run_cell(cell, timeout=90)
