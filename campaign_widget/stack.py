@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Mapping
 
 import ipywidgets
-import traitlets as t
 
 from .colors import phase_colors
 from .widget import CampaignDiagram

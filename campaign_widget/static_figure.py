@@ -36,7 +36,7 @@ from matplotlib.textpath import TextToPath
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from .colors import phase_colors
-from .formatting import (MISSING, format_number, format_percent, format_quantity, format_si, format_span,
+from .formatting import (format_number, format_percent, format_quantity, format_si, format_span,
                          format_ticks)
 from .machine import Ceiling
 from .scene import Scene, build_scene

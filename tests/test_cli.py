@@ -170,7 +170,7 @@ def test_utilizations_above_one_are_one_line_warnings(capsys):
     lines = err.splitlines()
     assert len(lines) == 2
     assert all(line.startswith(f"campaign-widget: warning: {FIG8}: phase ") for line in lines)
-    assert "memory utilization 3.01 > 1" in err
+    assert "memory utilization 3.015 > 1" in err
 
 
 def test_si_formatting():

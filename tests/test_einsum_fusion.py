@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from campaign_widget import Machine, Phase, Workload, WorkloadError
-from campaign_widget.einsum import parse
 
 M = Machine(peak_compute=1e12, peak_bandwidth=1e11)
 SIZES = {"m": 64, "n": 32, "k": 16}

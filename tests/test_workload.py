@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from campaign_widget import Machine, Phase, UtilizationAboveOneWarning, Workload, WorkloadError
+from campaign_widget import Machine, Phase, UtilizationAboveOneWarning, Workload
 
 M = Machine(peak_compute=200e9, peak_bandwidth=50e9, name="seed 002 example")
 

@@ -407,3 +407,32 @@ def check_each_test(state, request):
         state.failed = True
         state.lab.save_failure(request.node.name)
         pytest.fail(f"page/console errors during {request.node.name}:\n  " + "\n  ".join(new), pytrace=False)
+
+
+def module_page(lab: "LabPage", setup):
+    """The body of a module-scoped page fixture: ``yield from module_page(lab, setup)``.
+
+    ``setup(lab)`` opens and prepares the page and returns the state the module's tests share (with a
+    ``failed`` flag they set); a failed setup saves artifacts; the page is closed at the end, its trace
+    kept when anything failed.
+    """
+    failed = True
+    try:
+        state = setup(lab)
+        failed = False
+        yield state
+        failed = state.failed
+    except BaseException:
+        lab.save_failure("setup")
+        raise
+    finally:
+        lab.close(failed)
+
+
+def write_notebook(root_dir: Path, name: str, title: str) -> None:
+    """A fresh notebook in the server's (temporary) root: a markdown title cell, the python3 kernel."""
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [title]}],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
+                       "language_info": {"name": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")

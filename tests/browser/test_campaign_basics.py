@@ -25,7 +25,7 @@ import campaign_widget as cw
 from campaign_widget.colors import PALETTE
 from campaign_widget.scene import build_scene
 
-from labdriver import LabPage, Notebook, check_each_test, png_size, read_canvas, wait_for_file
+from labdriver import LabPage, Notebook, check_each_test, module_page, png_size, read_canvas, wait_for_file
 
 pytestmark = pytest.mark.browser
 
@@ -99,39 +99,32 @@ class Basics:
                                  f"{RENDER_TIMEOUT_MS / 1000:g} s: {attrs}") from error
 
 
+def _open_basics(lab, jupyter_lab) -> "Basics":
+    nb = Notebook(lab.page, jupyter_lab.url)
+    nb.open(NOTEBOOK)
+    nb.wait_kernel_idle()
+    nb.run_all()
+    nb.wait_all_executed()
+    state = Basics(lab, nb, jupyter_lab)
+    try:
+        lab.page.locator(".cw-root canvas.cw-plot").first.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
+    except Exception as error:
+        raise AssertionError("no canvas.cw-plot appeared after Run All: is the view built "
+                             "(campaign_widget/static/widget.js)?") from error
+    roots = lab.page.locator(".cw-root").count()
+    assert roots == 2, f"the notebook displays two diagrams; the page has {roots} div.cw-root"
+    state.wait_rendered(1)
+    state.wait_rendered(0)
+    errors = nb.error_outputs()
+    assert not errors, "cells printed errors:\n" + "\n---\n".join(errors)
+    lab.screenshot("01-after-run-all")
+    lab.errors.assert_clean(when="while opening and running the notebook")
+    return state
+
+
 @pytest.fixture(scope="module")
 def basics(open_lab_page, jupyter_lab):
-    lab = open_lab_page("basics")
-    state = None
-    failed = True
-    try:
-        nb = Notebook(lab.page, jupyter_lab.url)
-        nb.open(NOTEBOOK)
-        nb.wait_kernel_idle()
-        nb.run_all()
-        nb.wait_all_executed()
-        state = Basics(lab, nb, jupyter_lab)
-        try:
-            lab.page.locator(".cw-root canvas.cw-plot").first.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
-        except Exception as error:
-            raise AssertionError("no canvas.cw-plot appeared after Run All: is the view built "
-                                 "(campaign_widget/static/widget.js)?") from error
-        roots = lab.page.locator(".cw-root").count()
-        assert roots == 2, f"the notebook displays two diagrams; the page has {roots} div.cw-root"
-        state.wait_rendered(1)
-        state.wait_rendered(0)
-        errors = nb.error_outputs()
-        assert not errors, "cells printed errors:\n" + "\n---\n".join(errors)
-        lab.screenshot("01-after-run-all")
-        lab.errors.assert_clean(when="while opening and running the notebook")
-        failed = False
-        yield state
-        failed = state.failed
-    except BaseException:
-        lab.save_failure("setup")
-        raise
-    finally:
-        lab.close(failed)
+    yield from module_page(open_lab_page("basics"), lambda lab: _open_basics(lab, jupyter_lab))
 
 
 @pytest.fixture(autouse=True)

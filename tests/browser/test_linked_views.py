@@ -25,7 +25,7 @@ import campaign_widget as cw
 from campaign_widget.roofline_view import Explorer
 from campaign_widget.scene import build_scene
 
-from labdriver import LabPage, Notebook, check_each_test, hex_rgb, read_canvas
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas
 
 pytestmark = pytest.mark.browser
 
@@ -167,40 +167,34 @@ def reference() -> Reference:
     return Reference()
 
 
+def _open_linked(lab, jupyter_lab) -> "Linked":
+    nb = Notebook(lab.page, jupyter_lab.url)
+    nb.open(NOTEBOOK)
+    nb.wait_kernel_idle()
+    nb.run_all()
+    nb.wait_all_executed(timeout=90_000)
+    errors = nb.error_outputs()
+    assert not errors, "cells printed errors:\n" + "\n---\n".join(errors)
+    state = Linked(lab)
+    try:
+        state.canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
+        state.explorer.locator(".bqplot g.object_grp > path.dot").first.wait_for(state="attached",
+                                                                                   timeout=RENDER_TIMEOUT_MS)
+    except Exception as error:
+        raise AssertionError(f"the first Explorer (diagram + bqplot roofline) did not render; "
+                             f"{lab.page.locator('.cw-root').count()} div.cw-root, "
+                             f"{lab.page.locator('.bqplot').count()} .bqplot on the page") from error
+    state.explorer.scroll_into_view_if_needed()
+    lab.page.wait_for_function("c => c.width > 0 && c.dataset.plotLeft !== undefined",
+                               arg=state.canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+    lab.screenshot("01-after-run-all", full_page=False)
+    lab.errors.assert_clean(when="while opening and running notebook 03")
+    return state
+
+
 @pytest.fixture(scope="module")
 def linked(open_lab_page, jupyter_lab):
-    lab = open_lab_page("linked")
-    failed = True
-    try:
-        nb = Notebook(lab.page, jupyter_lab.url)
-        nb.open(NOTEBOOK)
-        nb.wait_kernel_idle()
-        nb.run_all()
-        nb.wait_all_executed(timeout=90_000)
-        errors = nb.error_outputs()
-        assert not errors, "cells printed errors:\n" + "\n---\n".join(errors)
-        state = Linked(lab)
-        try:
-            state.canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
-            state.explorer.locator(".bqplot g.object_grp > path.dot").first.wait_for(state="attached",
-                                                                                       timeout=RENDER_TIMEOUT_MS)
-        except Exception as error:
-            raise AssertionError(f"the first Explorer (diagram + bqplot roofline) did not render; "
-                                 f"{lab.page.locator('.cw-root').count()} div.cw-root, "
-                                 f"{lab.page.locator('.bqplot').count()} .bqplot on the page") from error
-        state.explorer.scroll_into_view_if_needed()
-        lab.page.wait_for_function("c => c.width > 0 && c.dataset.plotLeft !== undefined",
-                                   arg=state.canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
-        lab.screenshot("01-after-run-all", full_page=False)
-        lab.errors.assert_clean(when="while opening and running notebook 03")
-        failed = False
-        yield state
-        failed = state.failed
-    except BaseException:
-        lab.save_failure("setup")
-        raise
-    finally:
-        lab.close(failed)
+    yield from module_page(open_lab_page("linked"), lambda lab: _open_linked(lab, jupyter_lab))
 
 
 @pytest.fixture(autouse=True)

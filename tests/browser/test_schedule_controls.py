@@ -23,7 +23,6 @@ its ``hatch`` (the same red at 90 % alpha) over ``spillFill``: pixels within WAR
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 
@@ -33,7 +32,7 @@ import pytest
 import campaign_widget as cw
 from campaign_widget.scene import MEMORY_OVER, build_scene
 
-from labdriver import LabPage, Notebook, check_each_test, hex_rgb, read_canvas
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -79,15 +78,6 @@ def expected(**settings) -> dict:
 
 
 # -- the page, opened once for the module ----------------------------------------------------------
-
-def write_notebook(root_dir, name: str, title: str) -> None:
-    """A fresh notebook in the server's (temporary) root: a markdown title cell, the python3 kernel."""
-    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [title]}],
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
-                       "language_info": {"name": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
-
 
 class Controls:
     def __init__(self, lab: LabPage, nb: Notebook):
@@ -160,30 +150,24 @@ class Controls:
         return ast.literal_eval(match.group(1))
 
 
+def _open_controls(lab, jupyter_lab) -> "Controls":
+    write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: schedule controls")
+    nb = Notebook(lab.page, jupyter_lab.url)
+    nb.open(NOTEBOOK)
+    nb.wait_kernel_idle()
+    cell = nb.append_code_cell(DIAGRAM_CELL)
+    out = nb.run_cell(cell, timeout=60)
+    assert "Traceback" not in out and "Error" not in out, f"the diagram cell failed: {out}"
+    state = Controls(lab, nb)
+    assert lab.page.locator(".cw-root").count() == 1, "expected exactly one diagram on the page"
+    state.wait_rendered()
+    lab.errors.assert_clean(when="while creating the diagram")
+    return state
+
+
 @pytest.fixture(scope="module")
 def controls(open_lab_page, jupyter_lab):
-    lab = open_lab_page("controls")
-    failed = True
-    try:
-        write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: schedule controls")
-        nb = Notebook(lab.page, jupyter_lab.url)
-        nb.open(NOTEBOOK)
-        nb.wait_kernel_idle()
-        cell = nb.append_code_cell(DIAGRAM_CELL)
-        out = nb.run_cell(cell, timeout=60)
-        assert "Traceback" not in out and "Error" not in out, f"the diagram cell failed: {out}"
-        state = Controls(lab, nb)
-        assert lab.page.locator(".cw-root").count() == 1, "expected exactly one diagram on the page"
-        state.wait_rendered()
-        lab.errors.assert_clean(when="while creating the diagram")
-        failed = False
-        yield state
-        failed = state.failed
-    except BaseException:
-        lab.save_failure("setup")
-        raise
-    finally:
-        lab.close(failed)
+    yield from module_page(open_lab_page("controls"), lambda lab: _open_controls(lab, jupyter_lab))
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,6 @@ units of full utilization, 0 … 1) within 3 %; each image is also compared with
 
 from __future__ import annotations
 
-import json
 import math
 import re
 
@@ -34,7 +33,7 @@ import campaign_widget as cw
 from campaign_widget.colors import phase_colors
 from campaign_widget.scene import build_scene
 
-from labdriver import LabPage, Notebook, hex_rgb, read_canvas, wait_for_file
+from labdriver import LabPage, Notebook, hex_rgb, read_canvas, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +42,6 @@ RENDER_TIMEOUT_MS = 30_000
 POSITION_TOLERANCE = 0.02  # of the plot width
 HEIGHT_TOLERANCE = 0.03  # of full utilization (the 0 … 1 span of the y axis)
 COLOUR_TOLERANCE = 30  # max channel difference when looking for a phase colour
-STATIC_WAIT_S = 60.0  # the static figure module is written by another engineer: poll for it first
 
 
 def paper_workload() -> cw.Workload:
@@ -174,35 +172,7 @@ def compute_line(rgb: np.ndarray, box: dict, colour: str, height_guess: float) -
 
 # -- the page ----------------------------------------------------------------------------------------------
 
-def write_notebook(root_dir, name: str, title: str) -> None:
-    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [title]}],
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
-                       "language_info": {"name": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
-
-
-def wait_for_static_module(timeout: float) -> None:
-    """``campaign_widget.static_figure.save_workload_figure`` may still be being written: wait for it."""
-    import importlib
-    import time
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            module = importlib.import_module("campaign_widget.static_figure")
-            if callable(getattr(module, "save_workload_figure", None)):
-                return
-        except Exception:  # absent, or caught half-written (SyntaxError, ImportError, ...)
-            pass
-        if time.monotonic() > deadline:
-            pytest.fail("campaign_widget.static_figure.save_workload_figure does not exist (waited "
-                        f"{timeout:g} s): the static figure module has not landed", pytrace=False)
-        time.sleep(2)
-
-
 def test_static_png_matches_browser(lab_page, jupyter_lab):
-    wait_for_static_module(STATIC_WAIT_S)
     lab: LabPage = lab_page
     page = lab.page
     static_path = jupyter_lab.work_dir / "static-figure-2.png"
