@@ -143,9 +143,7 @@ def _stack(schedule: Schedule):
     same = np.r_[False, (interval[1:] == interval[:-1]) & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
                  & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12)]
     keep = ~same
-    run_id = np.cumsum(keep) - 1
     run_last = np.r_[np.flatnonzero(keep)[1:] - 1, interval.size - 1]
-    del run_id
     x0 = edges[elem[keep]]
     x1 = edges[elem[run_last] + 1]
     base_c, base_m, interval = base_c[keep], base_m[keep], interval[keep]
