@@ -1,0 +1,301 @@
+"""One campaign diagram on a matplotlib Axes: pieces (merged below a pixel), wells, fills, spills, lines, header, bands and grid."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+from matplotlib.patches import PathPatch
+from matplotlib.path import Path as MplPath
+from matplotlib.transforms import Affine2D, ScaledTranslation
+
+from ..formatting import format_percent, format_quantity, format_span
+from ..scene import Scene
+from .legend import _draw_legend, legend_entries
+from .panels import Panel
+from .pieces import _piece_arrays, pieces_to_draw
+from .paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
+from .style import (LAYOUT, PT_PER_PX, PX_PER_INCH, THEME, _GREY, _LINE_CODES, _font, _literal, _text_width_px,
+                    _valid_color, _with_alpha, lighten)
+from .ticks import time_ticks, utilization_ticks
+
+
+def _draw_pieces(ax, p: dict, colors: Sequence[str]):
+    """The browser's layers, bottom to top: shade under the compute line, grey wells, memory
+    fill, spill (red, hatched), guard rails, compute lines (solid, then dashed; red where
+    compute is oversubscribed). One artist per style, as the browser batches them per style.
+    ``p`` holds the piece arrays (``_piece_arrays`` / ``pieces_to_draw``)."""
+    x0, x1, phase = p["x0"], p["x1"], p["phase"]
+    base, line, well, fill = p["base"], p["line"], p["well"], p["fill"]
+    colors = [_valid_color(c) for c in colors]
+
+    def color_of(k):
+        return colors[k] if 0 <= k < len(colors) else _GREY
+
+    shade = line > base
+    for k, idx in _groups(phase[shade]):
+        sel = np.flatnonzero(shade)[idx]
+        _fill(ax, _runs_path(x0[sel], x1[sel], base[sel], line[sel]),
+              _with_alpha(color_of(int(k)), THEME["shade_alpha"]), 1.0)
+    wells = well > line
+    if wells.any():
+        _fill(ax, _runs_path(x0[wells], x1[wells], line[wells], well[wells]), THEME["well"], 1.1, gid="wells")
+    top = np.minimum(fill, well)
+    filled = top > line
+    for k, idx in _groups(phase[filled]):
+        sel = np.flatnonzero(filled)[idx]
+        _fill(ax, _runs_path(x0[sel], x1[sel], line[sel], top[sel]),
+              lighten(color_of(int(k)), THEME["fill_lighten"]), 1.2)
+    spill = fill > well
+    if spill.any():
+        path = _runs_path(x0[spill], x1[spill], np.maximum(well, line)[spill], fill[spill])
+        _fill(ax, path, THEME["spill_fill"], 1.3, gid="spill")
+        hatch = PathPatch(path, facecolor="none", edgecolor="none", linewidth=0, zorder=1.31)
+        _hatch(hatch, THEME["hatch"])
+        _add(ax, hatch, "spill-hatch")
+    if x0.size:
+        _stroke(ax, _segments_path(x0, x1, well), THEME["rail"], THEME["rail_width"], 1.4, gid="rails")
+
+    dash = np.clip(np.where(np.isnan(p["dash"]), x1, p["dash"]), x0, x1)
+    over = (p["flags"] & 1).astype(bool)
+    style = np.where(over, -1, phase)
+    width = THEME["compute_line_width"]
+    for dashed, a, b in ((False, x0, dash), (True, dash, x1)):
+        present = b > a
+        for k, idx in _groups(style[present]):
+            sel = np.flatnonzero(present)[idx]
+            color = THEME["warning"] if k < 0 else color_of(int(k))
+            _stroke(ax, _segments_path(a[sel], b[sel], line[sel]), color, width, 1.5, dashed=dashed)
+
+
+
+
+def y_top(scene: Scene) -> float:
+    """The y value at the top of the plot: a little headroom above the scene's y_max."""
+    return float(scene.y_max) * (1 + LAYOUT["headroom"])
+
+
+def _root_figure(ax):
+    try:
+        return ax.get_figure(root=True)
+    except TypeError:  # matplotlib < 3.10
+        return ax.figure
+
+
+def _axes_size_px(ax) -> tuple[float, float]:
+    """The axes' size in CSS px (tick density follows it, as in the browser)."""
+    fig = _root_figure(ax)
+    box = ax.get_window_extent()
+    return box.width * PX_PER_INCH / fig.dpi, box.height * PX_PER_INCH / fig.dpi
+
+
+def _y_ticks(panel: Panel, plot_height_px: float):
+    top = y_top(panel.scene)
+    return utilization_ticks(panel.y_axis, panel.peak_compute, panel.units.get("compute", ""), plot_height_px / top)
+
+
+def _y_label(panel: Panel) -> str:
+    resource = (panel.resource_names[0] if panel.resource_names else "") or "compute"
+    if panel.y_axis == "absolute":
+        return f"{resource} ({panel.units.get('compute') or 'ops/s'})"
+    return f"{resource} utilization"
+
+
+def _x_label(units: Mapping[str, str]) -> str:
+    unit = units.get("time", "")
+    return f"time ({unit})" if unit else "time"
+
+
+def readout_lines(panel: Panel) -> list[tuple[str, str]]:
+    """The browser canvas's readout (js/readout.js): the makespan, then one line per
+    oversubscribed resource. Returns ``[(text, kind)]``, kind "makespan" or "oversubscribed"."""
+    scene, unit = panel.scene, panel.units.get("time", "")
+    lines = [(f"makespan {format_quantity(float(scene.x_max), unit, 6)}", "makespan")]
+    resources = np.asarray(scene.over_resource, dtype=np.int64)
+    for r in sorted(set(resources.tolist())):
+        sel = resources == r
+        count = int(sel.sum())
+        name = panel.resource_names[r] if r < len(panel.resource_names) else ("compute" if r == 0 else "memory")
+        peak = float(np.max(scene.over_demand[sel]))
+        span = format_span(float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])))
+        span += f" {unit}" if unit else ""
+        intervals = "1 interval" if count == 1 else f"{count} intervals"
+        lines.append((f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}",
+                      "oversubscribed"))
+    return lines
+
+
+def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str, str]]]:
+    """Rows above the plot, top first: the title (left) with the makespan (right) when they fit
+    side by side, then the oversubscription lines. Each row: [(text, kind, align)]."""
+    lines = readout_lines(panel)
+    makespan, rest = lines[0][0], lines[1:]
+    rows = []
+    if panel.title:
+        fits = (_text_width_px(panel.title, THEME["title_font_size"], "bold")
+                + _text_width_px(makespan, weight="bold") + 24) <= plot_width_px
+        if fits:
+            rows.append([(panel.title, "title", "left"), (makespan, "makespan", "right")])
+        else:
+            rows += [[(panel.title, "title", "left")], [(makespan, "makespan", "right")]]
+    else:
+        rows.append([(makespan, "makespan", "left")])
+    rows += [[(text, kind, "left")] for text, kind in rest]
+    return rows
+
+
+def _row_height(row) -> float:
+    return THEME["title_font_size"] + 4 if any(kind == "title" for _, kind, _ in row) \
+        else LAYOUT["readout_line_height"]
+
+
+def _header_height(rows) -> float:
+    return sum(_row_height(r) for r in rows) + LAYOUT["title_gap"] / 2 + THEME["font_size"] / 2
+
+
+def _draw_header(ax, rows):
+    """The header rows, placed in CSS px above the axes' top edge."""
+    offset = THEME["font_size"] / 2 + LAYOUT["title_gap"] / 2
+    for row in reversed(rows):
+        height = _row_height(row)
+        centre = offset + height / 2
+        offset += height
+        for text, kind, align in row:
+            x = 0.0 if align == "left" else 1.0
+            size, weight, color = THEME["font_size"], "normal", THEME["text"]
+            if kind == "title":
+                size, weight = THEME["title_font_size"], "bold"
+            elif kind == "makespan":
+                weight = "bold"
+            elif kind == "oversubscribed":
+                color = THEME["warning"]
+            t = ax.annotate(text, (x, 1.0), xycoords="axes fraction", xytext=(0, centre * PT_PER_PX),
+                            textcoords="offset points", ha=align, va="center", color=color,
+                            fontproperties=_font(size, weight), annotation_clip=False, **_literal())
+            t.set_gid(f"cw-{kind}")
+
+
+def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = None, header: bool = True,
+                  xlabel: bool = True, legend: bool = True):
+    """Draw one campaign diagram onto ``ax`` (the browser view's look; pure drawing).
+
+    ``time_range`` defaults to ``[0, max(panel.time_max, scene.x_max)]``. ``header`` draws the
+    title, makespan and oversubscription readout above the axes; ``legend`` draws the phase
+    legend below them. Tick density follows the axes' size on the figure, as in the browser.
+    """
+    if not isinstance(panel, Panel):
+        raise TypeError(f"draw_campaign takes a Panel, got {type(panel).__name__}")
+    scene = panel.scene
+    t0, t1 = time_range if time_range is not None else (0.0, panel.time_end)
+    if not t1 > t0:
+        t1 = t0 + 1.0
+    top = y_top(scene)
+    width_px, height_px = _axes_size_px(ax)
+
+    ax.set_xlim(t0, t1)
+    ax.set_ylim(0.0, top)
+    ax.set_facecolor(THEME["background"])
+    ax.set_navigate(False)
+
+    x_ticks = time_ticks(t0, t1, width_px)
+    y_ticks = _y_ticks(panel, height_px)
+    _draw_group_bands(ax, scene, t0, t1, top)
+    _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1)
+    dpi = _root_figure(ax).dpi
+    _draw_pieces(ax, pieces_to_draw(_piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
+
+    _draw_group_labels(ax, scene, panel.group_labels, t0, t1, width_px)
+
+    tick_font = _font()
+    ax.set_xticks([v for v, _ in x_ticks], [label for _, label in x_ticks], **_literal())
+    ax.set_yticks([v for v, _ in y_ticks], [label for _, label in y_ticks], **_literal())
+    for label in ax.get_xticklabels() + ax.get_yticklabels():
+        label.set_fontproperties(tick_font)
+    ax.tick_params(axis="both", which="both", direction="out", length=THEME["tick_length"] * PT_PER_PX,
+                   width=PT_PER_PX, color=THEME["axis"], labelcolor=THEME["text"],
+                   pad=(THEME["tick_length"] / 2 + 1) * PT_PER_PX)
+    ax.tick_params(axis="y", pad=3 * PT_PER_PX)
+    ax.minorticks_off()
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(THEME["axis"])
+        ax.spines[side].set_linewidth(PT_PER_PX)
+        ax.spines[side].set_zorder(2.6)
+    ax.spines["left"].set_bounds(0.0, 1.0)  # the utilization spine spans 0…1 only
+
+    ax.set_ylabel(_y_label(panel), fontproperties=_font(), color=THEME["text"],
+                  labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX, **_literal())
+    ax.yaxis.label.set_y(0.5 / top)  # centred on 0…1, as in the browser
+    if xlabel:
+        ax.set_xlabel(_x_label(panel.units), fontproperties=_font(), color=THEME["text"],
+                      labelpad=4 * PT_PER_PX, **_literal())
+    if header:
+        _draw_header(ax, _header_rows(panel, width_px))
+    if legend:
+        entries = legend_entries([panel])
+        fig = _root_figure(ax)
+        transform = (Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH) + fig.dpi_scale_trans
+                     + ScaledTranslation(0, 0, ax.transAxes))
+        below = THEME["tick_length"] + LAYOUT["x_tick_label_height"] + LAYOUT["legend_gap"] \
+            + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
+        _draw_legend(fig, transform, entries, 0.0, below + LAYOUT["legend_row_height"] / 2, width_px)
+    return ax
+
+
+def _bands(scene: Scene, t0: float, t1: float):
+    """The fusion-group bands in view, by start time: [(t0, t1, group id)]."""
+    g0, g1, gid = (getattr(scene, k, None) for k in ("group_t0", "group_t1", "group_id"))
+    if g0 is None or g1 is None or gid is None:
+        return []
+    n = min(len(g0), len(g1), len(gid))
+    out = [(float(g0[k]), float(g1[k]), int(gid[k])) for k in range(n)
+           if g1[k] > g0[k] and g1[k] > t0 and g0[k] < t1]
+    return sorted(out)
+
+
+def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
+    """Fusion groups (js/draw-groups.js): a very light alternating grey band per group behind
+    everything, spanning the plot's height, with thin boundaries at its ends."""
+    bands = _bands(scene, t0, t1)
+    if not bands:
+        return
+    for parity, color in enumerate((THEME["group_band"], THEME["group_band_alternate"])):
+        mine = [b for k, b in enumerate(bands) if k % 2 == parity]
+        if mine:
+            a = np.array([(max(b0, t0), min(b1, t1)) for b0, b1, _ in mine])
+            _fill(ax, _rects_path(a[:, 0], a[:, 1], np.zeros(len(mine)), np.full(len(mine), top)), color, 0.2,
+                  gid=f"group-bands-{parity}")
+    edges = sorted({t for b0, b1, _ in bands for t in (b0, b1) if t0 <= t <= t1})
+    if edges:
+        e = np.array(edges)
+        verts = np.stack([np.column_stack([e, np.zeros_like(e)]), np.column_stack([e, np.full_like(e, top)])], 1)
+        path = MplPath(verts.reshape(-1, 2), np.tile(_LINE_CODES, e.size))
+        _stroke(ax, path, THEME["group_boundary"], 1.0, 0.3, gid="group-boundaries")
+
+
+def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px: float):
+    """Each group's label at the top of its band, only when it fits (text, never markup)."""
+    for b0, b1, gid in _bands(scene, t0, t1):
+        if not 0 <= gid < len(labels) or not labels[gid]:
+            continue
+        lo, hi = max(b0, t0), min(b1, t1)
+        band_px = (hi - lo) / (t1 - t0) * width_px
+        text = labels[gid]
+        if _text_width_px(text, THEME["font_size"] - 1) + 8 > band_px:
+            continue
+        t = ax.annotate(text, ((lo + hi) / 2, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -4 * PT_PER_PX),
+                        textcoords="offset points", ha="center", va="top", color=THEME["muted_text"],
+                        fontproperties=_font(THEME["font_size"] - 1), zorder=2.0, **_literal())
+        t.set_gid("cw-group-label")
+
+
+def _draw_grid(ax, x_values, y_values, t0, t1):
+    """Horizontal grid lines up to 1.0 only, vertical ones from 0 to 1; the capacity line at 1.0."""
+    ys = [y for y in y_values if 0 < y < 1 - 1e-9]
+    xs = [x for x in x_values if t0 < x <= t1]
+    verts = [[(t0, y), (t1, y)] for y in ys] + [[(x, 0.0), (x, 1.0)] for x in xs]
+    if verts:
+        path = MplPath.make_compound_path(*[MplPath(v) for v in verts])
+        _stroke(ax, path, THEME["grid"], THEME["grid_width"], 0.5, gid="grid")
+    _stroke(ax, MplPath([(t0, 1.0), (t1, 1.0)]), THEME["capacity"], THEME["grid_width"], 0.6, gid="capacity")

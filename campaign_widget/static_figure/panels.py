@@ -1,0 +1,156 @@
+"""What a figure shows (a campaign panel, a roofline panel), built from workloads and schedules."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..colors import phase_colors
+from ..machine import Ceiling
+from ..scene import Scene, build_scene
+
+
+@dataclass(frozen=True, eq=False)
+class Panel:
+    """One campaign diagram: a scene and how to label it (the browser view's traits)."""
+
+    scene: Scene
+    names: Sequence[str]
+    colors: Sequence[str]
+    units: Mapping[str, str] = field(default_factory=lambda: {"time": "s", "compute": "ops/s"})
+    resource_names: tuple = ("compute", "memory")
+    title: str = ""
+    y_axis: str = "relative"
+    peak_compute: float = 1.0
+    time_max: float = 0.0  # > 0: the time axis reaches at least this far (stacked panels)
+    group_labels: Sequence[str] = ()  # fusion-group labels, indexed by scene.group_id
+
+    def __post_init__(self):
+        if not isinstance(self.scene, Scene):
+            raise TypeError(f"Panel.scene must be a campaign_widget.scene.Scene, got {type(self.scene).__name__}")
+        if self.y_axis not in ("relative", "absolute"):
+            raise ValueError(f"y_axis={self.y_axis!r} must be 'relative' or 'absolute'")
+        if not (math.isfinite(self.time_max) and self.time_max >= 0):
+            raise ValueError(f"time_max={self.time_max!r} must be a finite number >= 0")
+        object.__setattr__(self, "names", [str(n) for n in self.names])
+        object.__setattr__(self, "colors", [str(c) for c in self.colors])
+        object.__setattr__(self, "resource_names", tuple(str(r) for r in self.resource_names))
+        object.__setattr__(self, "title", "" if self.title is None else str(self.title))
+        object.__setattr__(self, "group_labels", [str(g) for g in self.group_labels])
+
+    @property
+    def makespan(self) -> float:
+        return float(self.scene.x_max)
+
+    @property
+    def time_end(self) -> float:
+        """The end of this panel's own time axis: ``max(time_max, x_max)``."""
+        return max(float(self.time_max), float(self.scene.x_max))
+
+
+@dataclass(frozen=True, eq=False)
+class RooflinePanel:
+    """A roofline (design.md §5): roofs, extra ceilings, one point per phase and aggregate points.
+
+    ``share`` is each phase's share of time (marker area ∝ share); ``aggregates`` holds
+    ``(label, intensity, achieved)`` triples, one per schedule.
+    """
+
+    peak_compute: float
+    peak_bandwidth: float
+    ceilings: tuple = ()
+    intensity: Sequence[float] = ()
+    achieved: Sequence[float] = ()
+    share: Sequence[float] = ()
+    names: Sequence[str] = ()
+    colors: Sequence[str] = ()
+    aggregates: Sequence[tuple] = ()
+    units: Mapping[str, str] = field(default_factory=lambda: {"compute": "FLOP/s", "bandwidth": "B/s",
+                                                              "intensity": "FLOP/B"})
+    title: str = "roofline"
+
+    def __post_init__(self):
+        for key in ("peak_compute", "peak_bandwidth"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+                    or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"RooflinePanel.{key}={value!r} must be a finite number > 0")
+        n = len(self.intensity)
+        for key in ("achieved", "share"):
+            if len(getattr(self, key)) != n:
+                raise ValueError(f"RooflinePanel.{key} has {len(getattr(self, key))} values for {n} points")
+        for c in self.ceilings:
+            if not isinstance(c, Ceiling):
+                raise TypeError(f"RooflinePanel.ceilings takes Ceiling objects, got {c!r}")
+        object.__setattr__(self, "ceilings", tuple(self.ceilings))
+        object.__setattr__(self, "intensity", np.asarray(self.intensity, dtype=np.float64).reshape(-1))
+        object.__setattr__(self, "achieved", np.asarray(self.achieved, dtype=np.float64).reshape(-1))
+        object.__setattr__(self, "share", np.asarray(self.share, dtype=np.float64).reshape(-1))
+        object.__setattr__(self, "names", [str(x) for x in self.names])
+        object.__setattr__(self, "colors", [str(x) for x in self.colors])
+        object.__setattr__(self, "aggregates", [(str(a), float(b), float(c)) for a, b, c in self.aggregates])
+
+    @property
+    def ridge(self) -> float:
+        return self.peak_compute / self.peak_bandwidth
+
+
+
+
+
+def _units(machine) -> dict:
+    return {"time": machine.time_unit, "compute": machine.compute_unit, "bandwidth": machine.bandwidth_unit,
+            "ops": machine.ops_unit, "bytes": machine.bytes_unit}
+
+
+def describe_schedule(schedule) -> str:
+    """"sequential", "4 tiles", "4 tiles, pipelined, dilate+throttle", …"""
+    if schedule.tiles <= 1 and not schedule.pipeline:
+        text = "sequential"
+    else:
+        text = f"{schedule.tiles} tiles" + (", pipelined" if schedule.pipeline else "")
+        if schedule.pipeline and schedule.depth != 2:
+            text += f" (depth {schedule.depth})"
+    if schedule.policy != "none":
+        text += f", {schedule.policy}"
+    return text
+
+
+def panel_for(workload, schedule, *, title: str = "", colors: Sequence[str] | None = None,
+              y_axis: str = "relative", time_max: float = 0.0) -> Panel:
+    """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule``."""
+    machine = workload.machine
+    group = getattr(workload, "fusion_group", None)
+    scene = build_scene(schedule, fusion_group=group) if group is not None else build_scene(schedule)
+    return Panel(scene=scene, names=list(workload.names),
+                 colors=list(colors) if colors is not None else phase_colors(workload.names),
+                 units=_units(machine), resource_names=(machine.compute_name, machine.memory_name),
+                 title=title, y_axis=y_axis, peak_compute=machine.peak_compute, time_max=time_max,
+                 group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()))
+
+
+def roofline_panel_for(workload, schedules: Mapping[str, object] | None = None,
+                       colors: Sequence[str] | None = None, title: str = "roofline") -> RooflinePanel:
+    """One point per phase (area ∝ its share of the summed durations) and one aggregate point
+    per schedule (all ops and bytes over its makespan)."""
+    from ..roofline import schedule_roofline, workload_roofline
+
+    machine = workload.machine
+    r = workload_roofline(workload)
+    duration = workload.arrays.duration
+    total = float(duration.sum())
+    aggregates = []
+    for label, schedule in (schedules or {}).items():
+        s = schedule_roofline(workload, schedule)
+        aggregates.append((str(label), float(s.intensity[0]), float(s.achieved[0])))
+    units = _units(machine)
+    units["intensity"] = "" if machine.normalized else f"{machine.ops_unit}/{machine.bytes_unit}"
+    return RooflinePanel(peak_compute=machine.peak_compute, peak_bandwidth=machine.peak_bandwidth,
+                         ceilings=tuple(machine.ceilings), intensity=r.intensity, achieved=r.achieved,
+                         share=duration / total if total > 0 else np.zeros_like(duration),
+                         names=list(workload.names),
+                         colors=list(colors) if colors is not None else phase_colors(workload.names),
+                         aggregates=aggregates, units=units, title=title)

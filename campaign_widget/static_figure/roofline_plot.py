@@ -1,0 +1,233 @@
+"""The roofline on a matplotlib Axes (seed 002): roofs, ridge, ceilings, points."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
+
+from ..formatting import format_number, format_si
+from .campaign import _axes_size_px
+from .panels import RooflinePanel
+from .paths import _stroke
+from .style import LAYOUT, PT_PER_PX, ROOFLINE, THEME, _GREY, _font, _literal, _text_width_px, _valid_color
+
+
+class _SlopeText(Text):
+    """Text rotated to follow the on-screen direction from p0 to p1 (data coordinates), computed
+    when drawn, so it follows log scales and the axes' aspect."""
+
+    def __init__(self, ax, p0, p1, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._slope_axes, self._p0, self._p1 = ax, p0, p1
+
+    def draw(self, renderer):
+        (xa, ya), (xb, yb) = self._slope_axes.transData.transform([self._p0, self._p1])
+        self.set_rotation(math.degrees(math.atan2(yb - ya, xb - xa)))
+        super().draw(renderer)
+
+
+def _decades(lo: float, hi: float) -> np.ndarray:
+    return 10.0 ** np.arange(math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9) + 1)
+
+
+def _decade_label(value: float, decades) -> str:
+    """"100G" for large performance scales, plain "0.01" for moderate ones (peaks of 1)."""
+    if min(decades) >= 1e-3 and max(decades) <= 1e4:
+        return format_number(value, 3)
+    return format_si(value).replace(" ", "")
+
+
+def _roofline_limits(rp: RooflinePanel):
+    P, BW = rp.peak_compute, rp.peak_bandwidth
+    xs = [rp.ridge]
+    ys = [P]
+    for c in rp.ceilings:
+        if c.compute:
+            xs.append(c.compute / BW)
+            ys.append(c.compute)
+        if c.bandwidth:
+            xs.append(P / c.bandwidth)
+    finite = np.isfinite(rp.intensity) & (rp.intensity > 0)
+    xs += rp.intensity[finite].tolist()
+    good = rp.achieved[np.isfinite(rp.achieved) & (rp.achieved > 0)]
+    ys += good.tolist()
+    for _, oi, achieved in rp.aggregates:
+        if math.isfinite(oi) and oi > 0:
+            xs.append(oi)
+        if math.isfinite(achieved) and achieved > 0:
+            ys.append(achieved)
+    x_lo = 10 ** math.floor(math.log10(min(min(xs) / 3, rp.ridge / 20)))
+    x_hi = 10 ** math.ceil(math.log10(max(max(xs) * 3, rp.ridge * 20)))
+    roof_lo = min(P, BW * x_lo)
+    y_lo = 10 ** math.floor(math.log10(min(min(ys), roof_lo) / 1.5))
+    y_lo = max(y_lo, P / 1e8)  # a roof far below the interesting range is cut, not the points
+    y_hi = P * 2.6
+    return x_lo, x_hi, y_lo, y_hi
+
+
+def _roof_xy(compute: float, bandwidth: float, x_lo: float, x_hi: float):
+    """The roof min(compute, bandwidth·OI) over [x_lo, x_hi] as a polyline."""
+    ridge = compute / bandwidth
+    xs = [x_lo] + ([ridge] if x_lo < ridge < x_hi else []) + [x_hi]
+    return xs, [min(compute, bandwidth * x) for x in xs]
+
+
+def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
+    """One dark diamond per aggregate, labelled beside it; labels that would overlap are moved
+    down (and joined to their diamond by a hairline)."""
+    width_px, height_px = _axes_size_px(ax)
+    placed = []
+    points = []
+    for label, oi, achieved in aggregates:
+        if not (oi > 0 and achieved > 0) or math.isnan(oi) or math.isinf(achieved):
+            continue
+        x = x_hi if math.isinf(oi) else oi
+        fx = math.log(x / x_lo) / math.log(x_hi / x_lo) * width_px
+        fy = math.log(achieved / y_lo) / math.log(y_hi / y_lo) * height_px
+        points.append((fy, fx, x, achieved, label))
+        marker = Line2D([x], [achieved], marker="D", markersize=7, markerfacecolor=ROOFLINE["aggregate"],
+                        markeredgecolor="white", markeredgewidth=1.0, linestyle="none", zorder=3.5)
+        marker.set_gid("aggregate-point")
+        ax.add_line(marker)
+    line_h = THEME["font_size"] + 3
+    for fy, fx, x, achieved, label in sorted(points, key=lambda p: -p[0]):
+        anchor = fy - 4
+        for other in placed:  # top to bottom: keep clear of every label placed above
+            if abs(anchor - other) < line_h:
+                anchor = other - line_h
+        placed.append(anchor)
+        need = _text_width_px(label, THEME["font_size"] - 1) + 12
+        if width_px - fx >= need:
+            dx, ha = 8, "left"
+        elif fx >= need:
+            dx, ha = -8, "right"
+        else:  # fits on neither side: centred under the diamond
+            dx, ha, anchor = 0, "center", min(anchor, fy - line_h)
+            placed[-1] = anchor
+        shifted = fy - anchor > 6 and ha != "center"
+        ax.annotate(label, (x, achieved), xytext=(dx * PT_PER_PX, (anchor - fy) * PT_PER_PX),
+                    textcoords="offset points", ha=ha, va="center",
+                    color=THEME["text"], fontproperties=font, zorder=3.6, annotation_clip=False,
+                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+                    arrowprops={"arrowstyle": "-", "color": THEME["muted_text"], "linewidth": 0.5,
+                                "shrinkA": 0, "shrinkB": 3} if shifted else None, **_literal())
+
+
+def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
+    """Draw a log-log roofline onto ``ax``: the flat roof at peak compute, the slanted roof
+    bandwidth × OI, the ridge marked and labelled, extra ceilings as dashed lower roofs with their
+    names, one point per phase (area ∝ its share of time) and one diamond per aggregate."""
+    if not isinstance(rp, RooflinePanel):
+        raise TypeError(f"draw_roofline takes a RooflinePanel, got {type(rp).__name__}")
+    P, BW = rp.peak_compute, rp.peak_bandwidth
+    units = {"compute": "FLOP/s", "bandwidth": "B/s", "intensity": "FLOP/B", **dict(rp.units)}
+    x_lo, x_hi, y_lo, y_hi = _roofline_limits(rp)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, y_hi)
+    ax.set_facecolor(THEME["background"])
+    ax.set_navigate(False)
+    small = _font(THEME["font_size"] - 1)
+
+    x_dec, y_dec = _decades(x_lo, x_hi), _decades(y_lo, y_hi)
+    y_dec = y_dec[(y_dec >= y_lo * (1 - 1e-9)) & (y_dec <= y_hi)]
+    grid = [[(x, y_lo), (x, y_hi)] for x in x_dec[1:-1]] + [[(x_lo, y), (x_hi, y)] for y in y_dec]
+    if grid:
+        path = MplPath.make_compound_path(*[MplPath(v) for v in grid])
+        _stroke(ax, path, THEME["grid"], THEME["grid_width"], 0.5, gid="roofline-grid")
+
+    # extra ceilings, below the roofs
+    for c in rp.ceilings:
+        comp = c.compute if c.compute else P
+        bw = c.bandwidth if c.bandwidth else BW
+        xs, ys = _roof_xy(comp, bw, x_lo, x_hi)
+        ax.add_line(Line2D(xs, ys, color=ROOFLINE["ceiling"], linewidth=1.5 * PT_PER_PX,
+                           linestyle=(0, (4, 3)), zorder=1.0))
+        if c.compute and (not c.bandwidth or c.compute / bw < x_hi / 2):
+            ax.annotate(c.name, (x_hi, comp), xytext=(-4, 2), textcoords="offset points", ha="right",
+                        va="bottom", color=ROOFLINE["ceiling_label"], fontproperties=small, **_literal())
+        else:
+            x_at = x_lo * 2.2
+            ax.add_artist(_SlopeText(ax, (x_lo, bw * x_lo), (comp / bw, comp), x_at, bw * x_at * 1.25, c.name,
+                                     color=ROOFLINE["ceiling_label"], fontproperties=small, ha="left", va="bottom",
+                                     rotation_mode="anchor", **_literal()))
+
+    xs, ys = _roof_xy(P, BW, x_lo, x_hi)
+    roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
+    roof.set_gid("roof")
+    ax.add_line(roof)
+    ridge = rp.ridge
+    ridge_line = Line2D([ridge, ridge], [y_lo, P], color=THEME["axis"], linewidth=PT_PER_PX,
+                        linestyle=(0, (1.5, 2.5)), zorder=1.9)
+    ridge_line.set_gid("ridge")
+    ax.add_line(ridge_line)
+    ridge_point = Line2D([ridge], [P], marker="o", markersize=6 * PT_PER_PX, markerfacecolor=THEME["axis"],
+                         markeredgecolor="white", markeredgewidth=0.75, linestyle="none", zorder=2.1)
+    ridge_point.set_gid("ridge-point")
+    ax.add_line(ridge_point)
+    intensity_unit = units.get("intensity", "")
+    ax.annotate(f"ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
+                (ridge, y_lo), xytext=(3, 3), textcoords="offset points", rotation=90, ha="left", va="bottom",
+                color=THEME["muted_text"], fontproperties=small, **_literal())
+    ax.annotate(format_si(P, units.get("compute", "")), (x_hi, P), xytext=(-4, 3), textcoords="offset points",
+                ha="right", va="bottom", color=THEME["text"], fontproperties=small, **_literal())
+    x_at = x_lo * 2.2
+    if x_at < ridge / 2:
+        ax.add_artist(_SlopeText(ax, (x_lo, BW * x_lo), (ridge, P), x_at, BW * x_at * 1.25,
+                                 format_si(BW, units.get("bandwidth", "")), color=THEME["text"],
+                                 fontproperties=small, ha="left", va="bottom", rotation_mode="anchor",
+                                 **_literal()))
+
+    # one point per phase, area ∝ share of time; the largest drawn first so small ones stay visible
+    oi, achieved, share = rp.intensity, rp.achieved, rp.share
+    shown = np.isfinite(achieved) & (achieved > 0) & ~np.isnan(oi) & (oi > 0)
+    if shown.any():
+        idx = np.flatnonzero(shown)
+        idx = idx[np.argsort(-share[idx], kind="stable")]
+        xs = np.where(np.isinf(oi[idx]), x_hi, oi[idx])
+        largest = max(float(np.nanmax(share[idx])), 1e-300)
+        width_px, height_px = _axes_size_px(ax)
+        diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
+        areas = diameter ** 2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
+        colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
+        points = ax.scatter(xs, achieved[idx], s=areas, c=colors, edgecolors=ROOFLINE["point_edge"],
+                            linewidths=0.8 * PT_PER_PX, alpha=0.9, zorder=3.0, clip_on=False)
+        points.set_gid("phase-points")
+    _draw_aggregates(ax, rp.aggregates, x_lo, x_hi, y_lo, y_hi, small)
+
+    tick_font = _font()
+    x_ticks = x_dec[(x_dec >= x_lo * (1 - 1e-9)) & (x_dec <= x_hi * (1 + 1e-9))]
+    label_w = max(_text_width_px(format_number(float(v), 3)) for v in x_ticks) + 10
+    every = max(1, math.ceil(len(x_ticks) * label_w / max(_axes_size_px(ax)[0], 1.0)))
+    ax.set_xticks(x_ticks, [format_number(float(v), 3) if i % every == 0 else ""
+                            for i, v in enumerate(x_ticks)], **_literal())
+    every = max(1, math.ceil(len(y_dec) / 6))
+    ax.set_yticks(y_dec, [_decade_label(float(v), y_dec) if i % every == 0 else ""
+                          for i, v in enumerate(y_dec)], **_literal())
+    ax.minorticks_off()
+    for label in ax.get_xticklabels() + ax.get_yticklabels():
+        label.set_fontproperties(tick_font)
+    ax.tick_params(axis="both", which="both", direction="out", length=THEME["tick_length"] * PT_PER_PX,
+                   width=PT_PER_PX, color=THEME["axis"], labelcolor=THEME["text"], pad=3 * PT_PER_PX)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(THEME["axis"])
+        ax.spines[side].set_linewidth(PT_PER_PX)
+    compute_unit = units.get("compute", "")
+    ax.set_xlabel("operational intensity" + (f" ({intensity_unit})" if intensity_unit else ""),
+                  fontproperties=_font(), color=THEME["text"], labelpad=4 * PT_PER_PX, **_literal())
+    ax.set_ylabel("attainable performance" + (f" ({compute_unit})" if compute_unit else ""), fontproperties=_font(),
+                  color=THEME["text"], labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX, **_literal())
+    if title and rp.title:
+        t = ax.annotate(rp.title, (0, 1), xycoords="axes fraction", xytext=(0, (THEME["font_size"] / 2 + 5
+                        + (THEME["title_font_size"] + 4) / 2) * PT_PER_PX), textcoords="offset points",
+                        ha="left", va="center", color=THEME["text"],
+                        fontproperties=_font(THEME["title_font_size"], "bold"), annotation_clip=False, **_literal())
+        t.set_gid("cw-title")
+    return ax

@@ -1,0 +1,114 @@
+"""Look of the static figure: the constants of js/theme.js and js/layout.js, colours and fonts."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+import numpy as np
+from matplotlib.font_manager import FontProperties, findfont
+from matplotlib.path import Path as MplPath
+from matplotlib.textpath import TextToPath
+
+
+
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+PX_PER_INCH = 96.0  # CSS px
+PT_PER_PX = 72.0 / PX_PER_INCH
+
+# js/theme.js, in CSS px.
+THEME = {
+    "background": "#ffffff",
+    "text": "#222222",
+    "muted_text": "#666666",
+    "axis": "#333333",
+    "grid": "#e6e6e6",
+    "capacity": "#a8a8a8",
+    "well": "#ececec",
+    "rail": "#8c8c8c",
+    "warning": "#d62728",
+    "spill_fill": (214 / 255, 39 / 255, 40 / 255, 0.18),
+    "group_band": (0, 0, 0, 0.045),
+    "group_band_alternate": (0, 0, 0, 0.02),
+    "group_boundary": "#c8c8c8",
+    "hatch": (214 / 255, 39 / 255, 40 / 255, 0.9),
+    "font_size": 11,
+    "title_font_size": 13,
+    "compute_line_width": 2.5,
+    "rail_width": 1.25,
+    "grid_width": 1.0,
+    "shade_alpha": 0.12,
+    "fill_lighten": 0.35,
+    "dash": (5.0, 3.0),
+    "tick_length": 4.0,
+}
+# js/layout.js, in CSS px; the rest is this module's page layout.
+LAYOUT = {
+    "pad": 10, "right_pad": 18, "title_gap": 10, "axis_label_gap": 8, "tick_label_gap": 4,
+    "x_tick_label_height": 14, "x_label_height": 16, "legend_gap": 10, "legend_row_height": 18,
+    "legend_swatch_width": 18, "legend_item_gap": 16, "readout_line_height": 15, "headroom": 0.04,
+    "panel_gap": 14, "column_gap": 28,
+}
+FONT_FAMILIES = ("Helvetica Neue", "Helvetica", "Arial", "Liberation Sans", "Arimo", "DejaVu Sans")
+_HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
+_GREY = "#808080"
+_LINE_CODES = np.array([MplPath.MOVETO, MplPath.LINETO], dtype=np.uint8)
+_RECT_CODES = np.array([MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY],
+                       dtype=np.uint8)
+_PEAK_LABEL_CLEARANCE_PX = 14
+# The bqplot roofline view's colours (campaign_widget/roofline_view.py).
+ROOFLINE = {"roof": "#333333", "ceiling": "#999999", "ceiling_label": "#777777", "point_edge": "#222222",
+            "aggregate": "#111111"}
+_TEXT_TO_PATH = TextToPath()
+
+
+
+
+
+def _valid_color(color) -> str:
+    return color if isinstance(color, str) and _HEX.match(color) else _GREY
+
+
+def _rgb(color: str):
+    n = int(_valid_color(color)[1:], 16)
+    return (n >> 16) & 255, (n >> 8) & 255, n & 255
+
+
+def lighten(color: str, amount: float) -> str:
+    """Mix with white (js/color.js): 0 keeps the colour, 1 gives white."""
+    return "#" + "".join(f"{math.floor(c + (255 - c) * amount + 0.5):02x}" for c in _rgb(color))
+
+
+def _with_alpha(color: str, alpha: float):
+    r, g, b = _rgb(color)
+    return (r / 255, g / 255, b / 255, alpha)
+
+
+@lru_cache(maxsize=1)
+def _font_family() -> tuple[str, ...]:
+    """The browser's font stack, as far as this machine has it, with DejaVu Sans as the glyph
+    fallback (it ships with matplotlib)."""
+    for family in FONT_FAMILIES:
+        try:
+            findfont(FontProperties(family=family), fallback_to_default=False)
+        except ValueError:
+            continue
+        return (family, "DejaVu Sans") if family != "DejaVu Sans" else (family,)
+    return ("DejaVu Sans",)
+
+
+def _font(size_px: float = THEME["font_size"], weight: str = "normal") -> FontProperties:
+    return FontProperties(family=list(_font_family()), size=size_px * PT_PER_PX, weight=weight)
+
+
+def _text_width_px(text: str, size_px: float = THEME["font_size"], weight: str = "normal") -> float:
+    if not text:
+        return 0.0
+    width, _, _ = _TEXT_TO_PATH.get_text_width_height_descent(text, _font(size_px, weight), ismath=False)
+    return width / PT_PER_PX
+
+
+def _literal(**kwargs) -> dict:
+    """Text properties for user text: no mathtext, no TeX."""
+    return {"parse_math": False, "usetex": False, **kwargs}

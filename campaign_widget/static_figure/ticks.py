@@ -1,0 +1,56 @@
+"""Axis ticks, as js/ticks.js places them."""
+
+from __future__ import annotations
+
+import math
+
+
+from ..formatting import format_si, format_ticks
+from .style import _PEAK_LABEL_CLEARANCE_PX
+
+
+def _nice_step(span: float, count: int) -> float:
+    if not (span > 0) or not math.isfinite(span):
+        return 0.0
+    raw = span / max(1, count)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    ratio = raw / magnitude
+    factor = 10 if ratio >= math.sqrt(50) else 5 if ratio >= math.sqrt(10) else 2 if ratio >= math.sqrt(2) else 1
+    return factor * magnitude
+
+
+def _nice_ticks(lo: float, hi: float, count: int = 5):
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return [], 0.0
+    lo, hi = min(lo, hi), max(lo, hi)
+    step = _nice_step(hi - lo, count)
+    if step == 0:
+        return [lo], 0.0
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    values = [float(f"{k * step:.12g}") for k in range(first, min(last, first + 999) + 1)]
+    return values, step
+
+
+def _tick_count(pixels: float, spacing: float) -> int:
+    return max(2, int(pixels // spacing))
+
+
+def time_ticks(t0: float, t1: float, pixels: float) -> list[tuple[float, str]]:
+    """The browser's time-axis ticks: about one per 90 CSS px, at 1-2-5 steps."""
+    values, step = _nice_ticks(t0, t1, _tick_count(pixels, 90))
+    return list(zip(values, format_ticks(values, step)))
+
+
+def utilization_ticks(mode: str, peak: float, unit: str, pixels_per_unit: float) -> list[tuple[float, str]]:
+    """The browser's y ticks, only up to 1.0: fractions, or y × peak in ``unit`` (absolute)."""
+    count = min(10, _tick_count(pixels_per_unit, 40))
+    if mode == "absolute" and peak > 0 and math.isfinite(peak):
+        values, step = _nice_ticks(0, peak, count)
+        labels = format_ticks(values, step, unit or "")
+        ticks = [(v / peak, label) for v, label in zip(values, labels)
+                 if (1 - v / peak) * pixels_per_unit >= _PEAK_LABEL_CLEARANCE_PX]
+        ticks.append((1.0, format_si(peak, unit or "")))
+        return ticks
+    values, step = _nice_ticks(0, 1, count)
+    return list(zip(values, format_ticks(values, step)))
