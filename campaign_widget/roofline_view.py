@@ -56,8 +56,8 @@ class RooflineView(ipywidgets.VBox):
                                     self.points, self.aggregate],
                              axes=axes, title="roofline", fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
                              layout=ipywidgets.Layout(height=f"{height}px", width="100%"))
-        self.readout = ipywidgets.Label()
-        super().__init__(children=[self.figure, self.readout])
+        self.readout = [ipywidgets.Label(), ipywidgets.Label()]  # two short lines: Labels do not wrap
+        super().__init__(children=[self.figure, *self.readout])
         self.threshold = threshold
         self.layout.min_width = "320px"
         # The diagram's hovered phase and the roofline's hovered point are one value, linked in the browser.
@@ -97,8 +97,9 @@ class RooflineView(ipywidgets.VBox):
             self._y.max = P * 2
             self._x_axis.tick_values = _decades(x_lo, x_hi)
             self._y_axis.tick_values = _decades(self._y.min, self._y.max)
-        self.readout.value = (f"schedule: OI {total.intensity[0]:.3g}, {format_si(total.achieved[0], machine.compute_unit)}, "
-                              f"{total.efficiency[0]:.0%} of its roof ({total.regime[0]})")
+        self.readout[0].value = (f"schedule: OI {total.intensity[0]:.3g}, "
+                                 f"{format_si(total.achieved[0], machine.compute_unit)}")
+        self.readout[1].value = f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}"
         self._show_details()
 
     def _draw_ceilings(self, machine, x_lo, x_hi):

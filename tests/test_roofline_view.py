@@ -56,3 +56,10 @@ def test_colours_match_between_the_two_views(kernels):
 def test_explorer_is_the_workload_rich_display(kernels):
     bundle = kernels._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_schedule_readout_names_its_regime_and_efficiency(kernels):
+    view = Explorer(kernels).roofline
+    assert view.readout[0].value.startswith("schedule: OI 11")
+    efficiency = (402e9 / 2.48) / P  # all ops over the makespan, against the flat roof (OI 11 > ridge 4)
+    assert view.readout[1].value == f"{efficiency:.0%} of its roof, compute-bound"
