@@ -37,6 +37,7 @@ import numpy as np
 import yaml
 
 from .errors import WorkloadError
+from .fusion import mark_groups
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import POLICIES
@@ -48,7 +49,8 @@ YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)
 
 TOP_KEYS = ("format", "version", "machine", "settings", "phases")
-PHASE_KEYS = ("name", "duration", "compute_util", "memory_util", "ops", "bytes", "after", "tileable")
+PHASE_KEYS = ("name", "duration", "compute_util", "memory_util", "ops", "bytes", "after", "tileable", "reads",
+              "writes", "fusion_group")
 MACHINE_KEYS = ("preset", "name", "peak_compute", "peak_bandwidth", "compute_name", "memory_name", "ops_unit",
                 "bytes_unit", "time_unit", "normalized", "ceilings")
 CEILING_KEYS = ("name", "compute", "bandwidth")
@@ -415,6 +417,7 @@ def _read_ours(source: Source, *, machine=None, percent=False, **options) -> Wor
         raise source.error(f"must be a non-empty list of phases, got {_show(phases_doc)}",
                            line=_line(doc, "phases"), field="phases")
     phases = []
+    group_of: dict[str, str] = {}
     for i, item in enumerate(phases_doc):
         where = f"phases[{i}]"
         line = _line(phases_doc, i)
@@ -437,9 +440,22 @@ def _read_ours(source: Source, *, machine=None, percent=False, **options) -> Wor
         if not isinstance(tileable, bool):
             raise source.error(f"{_show(tileable)} must be true or false", line=_line(item, "tileable"),
                                field=f"{where}.tileable")
+        for key in ("reads", "writes"):
+            if item.get(key) is not None:
+                kwargs[key] = _tensors(source, item[key], f"{where}.{key}", _line(item, key))
+        if item.get("fusion_group") is not None:
+            group_of[name] = _name(source, item["fusion_group"], f"{where}.fusion_group", _line(item, "fusion_group"))
         phases.append(_phase(source, line, name, after=tuple(after), tileable=tileable, **kwargs))
-    return _workload(source, phases, machine if machine is not None else file_machine, settings,
-                     [_line(phases_doc, i) for i in range(len(phases))])
+    workload = _workload(source, phases, machine if machine is not None else file_machine, settings,
+                         [_line(phases_doc, i) for i in range(len(phases))])
+    return mark_groups(workload, group_of) if group_of else workload
+
+
+def _tensors(source: Source, value, where: str, line) -> dict:
+    """``{tensor name: bytes}`` from a file."""
+    if not isinstance(value, dict):
+        raise source.error(f"{_show(value)} must map tensor names to bytes", line=line, field=where)
+    return {str(t): _number(source, b, f"{where}.{t}", _line(value, t)) for t, b in value.items()}
 
 
 def _read_machine(source: Source, doc, line) -> Machine:
@@ -673,6 +689,7 @@ def to_document(workload: Workload) -> dict:
     measured = workload.measured
     tileable = workload.tileable
     indptr, indices = workload.producers
+    tensors = workload.tensors
     phases = []
     for i, name in enumerate(names):
         phase = {"name": name, "ops": float(a.ops[i]), "bytes": float(a.bytes[i])}
@@ -683,6 +700,13 @@ def to_document(workload: Workload) -> dict:
             phase["after"] = producers
         if not tileable[i]:
             phase["tileable"] = False
+        reads, writes = tensors[i]
+        if reads:
+            phase["reads"] = {t: float(b) for t, b in reads.items()}
+        if writes:
+            phase["writes"] = {t: float(b) for t, b in writes.items()}
+        if workload.fusion_group[i] >= 0:
+            phase["fusion_group"] = workload.fusion_groups[int(workload.fusion_group[i])]
         phases.append(phase)
     doc = {"format": FORMAT, "version": VERSION, "machine": _machine_document(workload.machine)}
     if workload.settings:

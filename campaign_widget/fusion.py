@@ -55,6 +55,22 @@ def fuse(workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]
     return fused
 
 
+def mark_groups(workload, group_of: Mapping[str, str]):
+    """The workload with fusion-group labels attached as they are (``{phase name: group label}``),
+    its bytes untouched: for workloads whose fused traffic is already known (e.g. read from a file)."""
+    names = workload.names
+    unknown = sorted(set(group_of) - set(names))
+    if unknown:
+        raise WorkloadError(f"fusion groups name {unknown[0]!r}, which is not a phase of this workload")
+    labels = tuple(dict.fromkeys(group_of[n] for n in names if n in group_of))
+    marked = workload.__class__.__new__(workload.__class__)
+    marked.__dict__.update(workload.__dict__)
+    marked.fusion_groups = labels
+    marked.fusion_group = np.array([labels.index(group_of[n]) if n in group_of else -1 for n in names],
+                                   dtype=np.int64)
+    return marked
+
+
 def _labelled(groups) -> list[tuple[str, list[str]]]:
     if isinstance(groups, Mapping):
         return [(str(label), list(members)) for label, members in groups.items()]

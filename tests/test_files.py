@@ -516,3 +516,26 @@ def test_docs_yaml_and_json_examples_describe_the_same_workload(tmp_path):
     csv_example = re.findall(r"```\n(Einsum,.*?)```", (Path(__file__).parent.parent / "docs" / "workload-files.md")
                              .read_text(encoding="utf-8"), flags=re.S)
     assert csv_example == [(DATA / "einsums.csv").read_text()]
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_tensors_and_fusion_groups_round_trip(tmp_path, suffix):
+    """A fused Einsum workload keeps its tensors (so it can be fused again) and its group labels."""
+    einsums = {"A": "T1[m,n] = X[m,k] * W[k,n]", "B": "T2[m,n] = exp(T1[m,n])", "C": "Y[m,n] = T2[m,n] * T1[m,n]"}
+    plain = Workload.from_einsums(einsums, {"m": 8, "n": 4, "k": 2}, machine=Machine(peak_compute=1e9,
+                                                                                       peak_bandwidth=1e8))
+    fused = plain.fuse({"AB": ["A", "B"]})
+    back = load(save(fused, tmp_path / f"fused{suffix}"))
+    assert back.tensors == fused.tensors
+    assert back.fusion_groups == ("AB",) and list(back.fusion_group) == [0, 0, -1]
+    np.testing.assert_array_equal(back.arrays.bytes, fused.arrays.bytes)
+    again = load(save(plain, tmp_path / f"plain{suffix}")).fuse({"AB": ["A", "B"]})
+    np.testing.assert_array_equal(again.arrays.bytes, fused.arrays.bytes)
+
+
+def test_bad_tensor_map_names_file_line_and_field(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("format: campaign-workload\nphases:\n  - name: A\n    ops: 1\n    duration: 1\n"
+                    "    reads: [X, 4]\n", encoding="utf-8")
+    with pytest.raises(WorkloadFileError, match=r"bad\.yaml:6.*phases\[0\]\.reads.*tensor names to bytes"):
+        load(path)
