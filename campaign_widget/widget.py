@@ -18,6 +18,7 @@ from .workload import Workload
 
 _BUNDLE = Path(__file__).parent / "static" / "widget.js"
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
+MAX_VIEW_PIECES = 1_000_000  # ~50 MB of buffers: beyond this a browser tab would stall on the transfer
 
 
 def _bundle() -> Path:
@@ -148,6 +149,10 @@ class CampaignDiagram(anywidget.AnyWidget):
         notes = self._current.utilization_warnings()
         try:
             self._scene = build_scene(self._schedule, fusion_group=self._current.fusion_group)
+            if len(self._scene) > MAX_VIEW_PIECES:
+                raise SceneTooLargeError(
+                    f"this diagram has {len(self._scene):,} pieces, more than the {MAX_VIEW_PIECES:,} a browser view "
+                    "is sent (about 50 bytes each); use fewer tiles, or savefig() for a static figure")
         except SceneTooLargeError as error:
             self._scene = empty_scene(self._schedule)
             notes = [str(error)] + notes

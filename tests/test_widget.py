@@ -143,3 +143,12 @@ def test_save_png_rejects_non_png_bytes_and_closed_views(figure_2b, tmp_path):
     w._on_view_message(w, {"type": "view-closed"}, [])
     with pytest.raises(RuntimeError):
         w.save_png(tmp_path / "gone.png")
+
+
+def test_a_scene_too_large_for_the_browser_is_not_sent(by_volume, monkeypatch):
+    import campaign_widget.widget as widget_module
+
+    monkeypatch.setattr(widget_module, "MAX_VIEW_PIECES", 10)
+    w = CampaignDiagram(by_volume, tiles=8, pipeline=True)
+    assert w.scene["n"] == 0 and any("more than the 10 a browser view" in line for line in w.warnings)
+    assert w.makespan == pytest.approx(by_volume.schedule(tiles=8, pipeline=True).makespan)
