@@ -101,6 +101,9 @@ class Workload:
             if bad.size:
                 i = int(bad[0])
                 raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and >= 0")
+        for key, given in (("after", after), ("tileable", tileable)):
+            if given is not None and len(given) != n:
+                raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
         self = cls.__new__(cls)
         self._init_arrays(
             names, duration=cols["duration"], compute_util=cols["compute_util"], memory_util=cols["memory_util"],

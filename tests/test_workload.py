@@ -163,3 +163,10 @@ def test_utilization_above_one_is_kept_and_warned_once_naming_the_phase():
 def test_phase_names_are_kept_as_given():
     w = Workload([Phase("<b>bold</b> & 'quoted'", duration=1, compute_util=0.5)])
     assert w.names == ["<b>bold</b> & 'quoted'"]
+
+
+def test_from_arrays_columns_must_match_the_phases():
+    with pytest.raises(ValueError, match="after has 1 entries for 2 phases"):
+        Workload.from_arrays(["a", "b"], ops=[1, 1], bytes=[1, 1], after=[()], machine=M)
+    with pytest.raises(ValueError, match="ops has 3 values for 2 phases"):
+        Workload.from_arrays(["a", "b"], ops=[1, 1, 1], bytes=[1, 1], machine=M)
