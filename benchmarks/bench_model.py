@@ -48,14 +48,21 @@ def synced_bytes(widget) -> int:
 def run_sizes(sizes, repeat):
     from campaign_widget import CampaignDiagram
 
-    print(f"{'phases':>8} {'workload s':>11} {'schedule s':>11} {'scene s':>9} {'widget s':>9} {'synced MB':>10}")
+    print(f"{'phases':>8} {'workload s':>11} {'schedule s':>11} {'scene s':>9} {'widget s':>9} {'synced MB':>10} "
+          f"{'slider step s':>14}")
     for n in sizes:
         t_work, w = best(lambda: chain(n), repeat)
         t_sched, s = best(lambda: w.schedule(), repeat)
         t_scene, _ = best(lambda: build_scene(s), repeat)
         t_widget, widget = best(lambda: _widget_and_state(CampaignDiagram, w), repeat)
+        t_step, _ = best(lambda: _slider_step(widget), repeat)
         print(f"{n:>8} {t_work:>11.4f} {t_sched:>11.4f} {t_scene:>9.4f} {t_widget:>9.4f} "
-              f"{synced_bytes(widget) / 1e6:>10.3f}", flush=True)
+              f"{synced_bytes(widget) / 1e6:>10.3f} {t_step:>14.4f}", flush=True)
+
+
+def _slider_step(widget):
+    """What one slider event costs the kernel: recompute the model and serialize the changed state."""
+    widget.peak_bandwidth = widget.peak_bandwidth * 1.01
 
 
 def _widget_and_state(cls, workload):
