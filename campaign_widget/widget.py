@@ -95,7 +95,7 @@ class CampaignDiagram(anywidget.AnyWidget):
                           "bandwidth": machine.bandwidth_unit, "ops": machine.ops_unit, "bytes": machine.bytes_unit}
         self.on_msg(self._on_view_message)
         self._ready = True
-        self._recompute()
+        self._recompute(first)
 
     # -- validation: errors name the field and the value -----------------------------------------
 
@@ -138,11 +138,12 @@ class CampaignDiagram(anywidget.AnyWidget):
     def schedule(self) -> Schedule:
         return self._schedule
 
-    def _recompute(self):
+    def _recompute(self, schedule: Schedule | None = None):
+        """Model → schedule → scene → synced traits; ``schedule`` if already computed for these settings."""
         self._current = self._workload.with_peaks(self.peak_compute, self.peak_bandwidth)
         try:
-            self._schedule = self._current.schedule(tiles=self.tiles, pipeline=self.pipeline, policy=self.policy,
-                                                    depth=self.depth)
+            self._schedule = schedule or self._current.schedule(tiles=self.tiles, pipeline=self.pipeline,
+                                                                policy=self.policy, depth=self.depth)
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise
