@@ -60,24 +60,21 @@ def _peak(text: str) -> float:
     return value
 
 
-def _whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
+def _checked(convert, kind: str, ok, requirement: str):
+    """An argparse type: ``convert`` the text, then require ``ok(value)``; errors say which."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text!r} must be {requirement}")
+        return value
+    return parse
 
 
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be in (0, 1]")
-    return value
+_whole = _checked(int, "a whole number", lambda v: v >= 1, ">= 1")
+_threshold = _checked(float, "a number", lambda v: 0 < v <= 1, "in (0, 1]")
 
 
 def _preset(text: str):

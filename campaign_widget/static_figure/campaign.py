@@ -32,20 +32,18 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     def color_of(k):
         return colors[k] if 0 <= k < len(colors) else _GREY
 
-    shade = line > base
-    for k, idx in _groups(phase[shade]):
-        sel = np.flatnonzero(shade)[idx]
-        _fill(ax, _runs_path(x0[sel], x1[sel], base[sel], line[sel]),
-              _with_alpha(color_of(int(k)), THEME["shade_alpha"]), 1.0)
+    def fill_per_phase(where, bottom, top, style, zorder):
+        """One filled path per phase over the pieces ``where`` holds, in ``style(phase colour)``."""
+        for k, idx in _groups(phase[where]):
+            sel = np.flatnonzero(where)[idx]
+            _fill(ax, _runs_path(x0[sel], x1[sel], bottom[sel], top[sel]), style(color_of(int(k))), zorder)
+
+    fill_per_phase(line > base, base, line, lambda c: _with_alpha(c, THEME["shade_alpha"]), 1.0)
     wells = well > line
     if wells.any():
         _fill(ax, _runs_path(x0[wells], x1[wells], line[wells], well[wells]), THEME["well"], 1.1, gid="wells")
     top = np.minimum(fill, well)
-    filled = top > line
-    for k, idx in _groups(phase[filled]):
-        sel = np.flatnonzero(filled)[idx]
-        _fill(ax, _runs_path(x0[sel], x1[sel], line[sel], top[sel]),
-              lighten(color_of(int(k)), THEME["fill_lighten"]), 1.2)
+    fill_per_phase(top > line, line, top, lambda c: lighten(c, THEME["fill_lighten"]), 1.2)
     spill = fill > well
     if spill.any():
         path = _runs_path(x0[spill], x1[spill], np.maximum(well, line)[spill], fill[spill])
