@@ -148,7 +148,9 @@ def _stack(schedule: Schedule):
     x1 = edges[elem[run_last] + 1]
     base_c, base_m, interval = base_c[keep], base_m[keep], interval[keep]
     c_piece, m_piece = c_piece[keep], m_piece[keep]
-    by_time = np.lexsort((base_c, x0))
+    # by time, then bottom to top: the stacking order restricted to the first piece of each run
+    first_in_order = order[keep[order]]
+    by_time = (np.cumsum(keep) - 1)[first_in_order]
     return (interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time], c_piece[by_time],
             m_piece[by_time])
 
@@ -159,7 +161,8 @@ def _overlapping(start, end) -> bool:
 
 
 def _exclusive_group_cumsum(values, group_first):
-    total = np.cumsum(values)
-    before = total - values
-    group_start_index = np.maximum.accumulate(np.where(group_first, np.arange(values.size), 0))
-    return before - before[group_start_index]
+    """Per element, the sum of the earlier elements of its group (groups are runs marked by
+    ``group_first``)."""
+    before = np.cumsum(values) - values
+    starts = np.flatnonzero(group_first)
+    return before - np.repeat(before[starts], np.diff(np.r_[starts, values.size]))

@@ -385,26 +385,33 @@ def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
         slots.append(np.where((I == 0) & (q != zero_row), q * width + depth + tiles - 1, zero_row * width))
 
     length = (duration / tiles)[P]
-    stretched = length.copy() if dilate else length
     end_at = np.zeros((n_phases + 1) * width)
     start_at = np.zeros_like(end_at)
-    first_slot, other_slots = slots[0], slots[1:]
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        s = end_at[first_slot[lo:hi]]
-        for dep in other_slots:
-            np.maximum(s, end_at[dep[lo:hi]], out=s)
-        here = flat[lo:hi]
-        start_at[here] = s
-        if dilate and hi - lo > 1:
-            mine = length[lo:hi]
-            if s.min() == s.max():
-                stretched[lo:hi] = mine.max()
-            else:  # several batches on this level: stretch each batch of two or more to its longest
-                _, batch, size = np.unique(s, return_inverse=True, return_counts=True)
-                longest = np.zeros(size.size)
-                np.maximum.at(longest, batch, mine)
-                stretched[lo:hi] = np.where(size[batch] > 1, longest[batch], mine)
-        end_at[here] = s + stretched[lo:hi]
+    if not dilate:
+        _sweep(bounds, slots, flat, length, start_at, end_at)
+        stretched = length
+    else:
+        # Each level is taken as one batch (a pipelined chain runs in lock step): its tiles all
+        # take the level's longest length. If a level's tiles did not start together, renumber
+        # the levels by longest dependency path in tiles (the batch index when batches run one
+        # after another) and try once more; then leave it to the event simulation.
+        stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
+        if stretched is None:
+            hops = np.zeros_like(end_at)
+            _sweep(bounds, slots, flat, np.ones(n_tiles), start_at, hops)
+            path = (hops[flat] - 1).astype(np.int64)  # the level: ends are path lengths in tiles
+            regroup = np.argsort(path, kind="stable")
+            order, flat, length = order[regroup], flat[regroup], length[regroup]
+            slots = [dep[regroup] for dep in slots]
+            counts = np.bincount(path)
+            bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()
+            level = np.empty(n_tiles, dtype=np.int64)
+            level[order] = path[regroup]
+            start_at[:] = 0.0
+            end_at[:] = 0.0
+            stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
+            if stretched is None:
+                return None
 
     def by_tile(table):
         return table.reshape(n_phases + 1, width)[:n_phases, depth:].ravel()
@@ -416,6 +423,33 @@ def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
         ratio = np.ones(n_tiles)
     return _Work(start=by_tile(start_at), end=by_tile(end_at), stretch=ratio, level=level if dilate else None,
                  **tile_arrays)
+
+
+def _sweep(bounds, slots, flat, length, start_at, end_at):
+    """One numpy step per level: start = the latest end among the dependencies (``slots``: the
+    dependencies' places in the end table, per tile in level order), end = start + length."""
+    first_slot, other_slots = slots[0], slots[1:]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        s = end_at[first_slot[lo:hi]]
+        for dep in other_slots:
+            np.maximum(s, end_at[dep[lo:hi]], out=s)
+        here = flat[lo:hi]
+        start_at[here] = s
+        end_at[here] = s + length[lo:hi]
+
+
+def _lockstep_sweep(bounds, slots, flat, length, start_at, end_at):
+    """The sweep with every level one dilation batch (stretched to its longest tile); the lengths
+    used, or None if some level's tiles did not all start at the same instant."""
+    if not length.size:
+        return length
+    firsts = np.asarray(bounds[:-1])
+    stretched = np.repeat(np.maximum.reduceat(length, firsts), np.diff(bounds))
+    _sweep(bounds, slots, flat, stretched, start_at, end_at)
+    begin = start_at[flat]
+    if np.any(np.minimum.reduceat(begin, firsts) != np.maximum.reduceat(begin, firsts)):
+        return None
+    return stretched
 
 
 def _batches_are_levels(work: _Work, profile) -> bool:

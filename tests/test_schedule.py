@@ -228,13 +228,20 @@ def _equal_duration_dag(n, producers, durations, uc, um):
                            after=[f"p{j}" for j in producers[i]]) for i in range(n)])
 
 
+DAGS = {"diamond": [[], [0], [0], [1, 2]], "skip": [[], [0], [0, 1]], "long skip": [[], [0], [1], [0, 2]],
+        "two sources": [[], [], [0], [1, 2]]}
+
+
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("durations", [(1, 1, 1, 1), (1, 2, 3, 1), (3, 1, 1, 2), (0.1, 0.2, 0.3, 0.1)])
-def test_ties_and_diamonds_equal_the_reference_engine(policy, durations):
+@pytest.mark.parametrize("durations", [(1, 1, 1, 1), (1, 2, 3, 1), (3, 1, 1, 2), (0.1, 0.2, 0.3, 0.1), (1, 2, .7, 1.9)])
+@pytest.mark.parametrize("dag", DAGS)
+def test_ties_skips_and_diamonds_equal_the_reference_engine(policy, durations, dag):
     """Equal and sum-equal durations make tiles finish at the same instant along different paths,
     the case where a dilation batch can straddle two wavefront levels or two instants differ by a
-    rounding: the engine must still produce the event simulation's batches."""
-    w = _equal_duration_dag(4, [[], [0], [0], [1, 2]], durations, [.5, .6, .3, .7], [.6, .2, .9, .4])
+    rounding; skip edges make levels whose tiles do not start together. The engine must still
+    produce the event simulation's batches."""
+    producers = DAGS[dag]
+    w = _equal_duration_dag(len(producers), producers, durations, [.5, .6, .3, .7], [.6, .2, .9, .4])
     for tiles in (3, 5, 8):
         for depth in (1, 2, 3):
             settings_ = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
@@ -285,3 +292,17 @@ def test_dataframe_has_one_row_per_tile():
     assert list(df.columns[:6]) == ["phase", "tile", "start", "end", "compute_rate", "memory_rate"]
     volume = (df.compute_rate * (df.end - df.start)).groupby(df.phase).sum()
     assert volume["A"] == pytest.approx(3 * .7) and volume["B"] == pytest.approx(10 * .2)
+
+
+def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_decides(monkeypatch):
+    import campaign_widget.schedule as engine
+
+    ran = []
+    event_work = engine._event_work
+    monkeypatch.setattr(engine, "_batches_are_levels", lambda work, profile: False)
+    monkeypatch.setattr(engine, "_event_work", lambda *a, **k: ran.append(1) or event_work(*a, **k))
+    w = _equal_duration_dag(4, DAGS["diamond"], (1, 2, .7, 1.9), [.5, .6, .3, .7], [.6, .2, .9, .4])
+    for policy in ("dilate", "dilate+throttle"):
+        settings_ = dict(tiles=5, pipeline=True, policy=policy)
+        assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
+    assert len(ran) == 2
