@@ -11,14 +11,17 @@ changes while it runs) are derived on request by ``Schedule.pieces()``, and the 
 How it is computed. Throttling divides every running tile's progress by the same factor, so in
 *work time* W (real time × factor, integrated) the schedule is the unthrottled one: the same
 tiles start together, in the same order, whatever the factor. The engine therefore simulates the
-unthrottled schedule in W, then maps W to real time once through the demand profile (a cumulative
-sum over the events). The pipelined simulation is a wavefront: tile i of phase p sits on level
-``a[p] + T·i`` where every dependency of a tile lies on a lower level, and each level is computed
-at once with numpy (start = the latest end among its dependencies). Under dilation, tiles that
-start at the same instant form a batch; the wavefront groups a level's tiles by equal start and
-then checks that no batch straddles two levels and that no two distinct instants are closer than
-the event tolerance; if that check fails it recomputes with the exact event-by-event simulation
-(`_event_work`), so the result is always the event semantics of design.md §3.
+unthrottled schedule in W, then maps W to real time once through the demand profile (one sort of
+the starts and ends, a cumulative sum over the events). The pipelined simulation is a wavefront:
+tile i of phase p sits on level ``a[p] + T·i``, every dependency of a tile on a lower level, and
+each level is one numpy step (start = the latest end among its dependencies). Under dilation,
+tiles that start at the same instant form a batch: each level is taken as one batch (a pipelined
+chain runs in lock step); if a level's tiles do not start together the levels are renumbered by
+longest dependency path and the sweep runs once more; and a final check (positive lengths, no
+batch across two levels, no two distinct instants closer than the event tolerance) hands any case
+it cannot vouch for to the exact event-by-event simulation (``_event_work``). The result is always
+the event semantics of design.md §3; tests/schedule_reference.py keeps the previous engine, which
+simulated every event in Python and stored every piece, as the oracle.
 """
 
 from __future__ import annotations
@@ -175,20 +178,9 @@ class Schedule:
         return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
-def demand_profile(start, end, compute, memory):
-    """Summed rates over time from intervals, by a sort and a cumulative sum."""
-    times = np.concatenate([start, end])
-    order = np.argsort(times, kind="stable")
-    times = times[order]
-    dc = np.concatenate([compute, -compute])[order]
-    dm = np.concatenate([memory, -memory])[order]
-    edges, first = np.unique(times, return_index=True)
-    c = np.add.reduceat(dc, first) if dc.size else dc
-    m = np.add.reduceat(dm, first) if dm.size else dm
-    return edges, np.cumsum(c)[:-1] if c.size else c, np.cumsum(m)[:-1] if m.size else m
-
-
 def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, _wavefront=True) -> Schedule:
+    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``. ``_wavefront=False``
+    (tests only) runs the event-by-event simulation instead of the wavefront."""
     tiles, pipeline, policy, depth = _checked_settings(workload, tiles, pipeline, policy, depth)
     a = workload.arrays
     dilate = "dilate" in policy
