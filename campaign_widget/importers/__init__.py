@@ -29,3 +29,7 @@ for _name, _module, _suffixes, _description in (
         (timeloop.FORMAT, timeloop, (".txt",), "Timeloop stats (timeloop-model.stats.txt)")):
     if _name not in _REGISTERED:  # importing twice (e.g. importlib.reload) must not fail
         register_format(_name, _module.sniff, _module.read, suffixes=_suffixes, description=_description)
+
+from ..sdfg import register as _register_sdfg  # noqa: E402  DaCe SDFGs (.sdfg, .sdfgz)
+
+_register_sdfg()
