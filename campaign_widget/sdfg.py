@@ -425,6 +425,8 @@ class _State:
             for key, end in (("src", src), ("dst", dst)):
                 if end not in self.nodes:
                     raise doc.fail(_join(ew, key), f"{end!r} is not the id of a node in this state")
+            for key in ("src_connector", "dst_connector"):
+                doc.get(e, key, str, ew, default=None, allow_none=True)
             item = (k, ew, src, dst, e)
             self.edges.append(item)
             self.out_edges[src].append(item)
@@ -496,7 +498,7 @@ class _Walker:
         if eb is not None and not isinstance(eb, dict):
             return int(eb)
         desc = arrays.get(data)
-        dtype = desc.get("attributes", {}).get("dtype") if isinstance(desc, dict) else None
+        dtype = _dig(desc, "attributes").get("dtype")
         if isinstance(dtype, str) and dtype in ELEMENT_BYTES:
             return ELEMENT_BYTES[dtype]
         self.issue(UNKNOWN_DTYPE, f"{where}: container {data!r} has dtype={_show(dtype)}")
@@ -553,8 +555,8 @@ class _Walker:
                 if end not in ids:
                     raise doc.fail(_join(ew, key), f"{end!r} is not the id of a state")
             succ[ids[src]].append(ids[dst])
-            data = (((e.get("attributes") or {}).get("data") or {}).get("attributes") or {})
-            if isinstance(data, dict) and isinstance(data.get("assignments"), dict):
+            data = _dig(e, "attributes", "data", "attributes")
+            if isinstance(data.get("assignments"), dict):
                 assigned |= set(data["assignments"])
         start = sdfg.get("start_block", sdfg.get("start_state"))
         start = ids.get(str(start), 0) if start is not None else 0
@@ -879,6 +881,13 @@ class _Walker:
         return [(_substitute(t, mapping), w) for p in phases for t, w in p.ops]
 
 
+def _dig(obj, *keys) -> dict:
+    """``obj[k1][k2]…`` when each level is a mapping, else ``{}`` (for optional attributes)."""
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, dict) else {}
+
+
 def _toposort(units, out):
     indegree = {u: 0 for u in units}
     for u in units:
@@ -900,6 +909,8 @@ def _toposort(units, out):
 
 def _order_states(n: int, succ, start: int):
     """States in execution order (depth-first from the start, back edges dropped), and the back edges."""
+    if n == 0:
+        return [], set()
     color = [0] * n
     back = set()
     post = []
@@ -965,6 +976,10 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
         phases, assigned, tensors = walker.sdfg(document, "")
     except RecursionError:
         raise _error(name, "the SDFG is nested too deeply") from None
+    except WorkloadFileError:
+        raise
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as e:  # a layout not checked field by field
+        raise _error(name, f"malformed SDFG ({type(e).__name__}: {str(e)[:200]})") from None
     program_name = attrs.get("name") if isinstance(attrs.get("name"), str) else Path(name).stem
     return SDFGProgram(path=name, name=program_name, dace_version=document.get("dace_version"),
                        symbols={str(k): str(v) for k, v in symbols.items() if k not in assigned},
