@@ -390,3 +390,60 @@ def test_sniff_does_not_claim_other_json(tmp_path):
     path = tmp_path / "p.json"
     shutil.copy(DATA / "stencil5.sdfg", path)
     assert sdfg_module.sniff(cw.files.Source(path))
+
+
+# -- nested SDFGs, state order, formulas at any size ------------------------------------------------
+
+
+def test_nested_sdfg_ops_through_the_symbol_mapping():
+    w = read_sdfg(DATA / "stencil5_nested.sdfgz", params={"N": 10})
+    ops, bytes_, reads, writes = table(w)["stencil5_51"]
+    # the map body is a nested SDFG of one state per operation: 4 adds + 1 multiply per point, (N-2)² = 64
+    assert ops == 320  # 5·64
+    assert writes == {"B": 512}  # 8·64
+    assert extract_sdfg(DATA / "stencil5_nested.sdfgz").phases[0].kind == "map"
+
+
+def two_states(doc, *, empty_between=False):
+    """The matmul state twice in a row (the second writes C again), optionally with an empty state between."""
+    first = doc["nodes"][0]
+    second = copy.deepcopy(first)
+    second["id"], second["label"] = 2, "again"
+    doc["nodes"].append(second)
+    if empty_between:
+        doc["nodes"].append({"type": "SDFGState", "label": "empty", "id": 1, "nodes": [], "edges": []})
+        doc["edges"] = [{"type": "Edge", "src": "0", "dst": "1", "attributes": {}},
+                        {"type": "Edge", "src": "1", "dst": "2", "attributes": {}}]
+    else:
+        doc["edges"] = [{"type": "Edge", "src": "0", "dst": "2", "attributes": {}}]
+    return doc
+
+
+@pytest.mark.parametrize("empty_between", [False, True])
+def test_state_order_is_a_dependency(tmp_path, empty_between):
+    doc = two_states(document("matmul_lib.sdfgz"), empty_between=empty_between)
+    w = read_sdfg(write(tmp_path, "s.sdfgz", doc), params=MATMUL)
+    assert w.names == ["_MatMult_", "_MatMult_#2"]
+    # no data flows from the first product to the second (both read A and B); the state edge orders them
+    assert deps(w) == {"_MatMult_": set(), "_MatMult_#2": {"_MatMult_"}}
+    assert w.tensors[1] == ({"A": 84, "B": 140}, {"C@2": 60})  # C written again: its second version
+
+
+def test_states_reversed_in_the_file_keep_their_order(tmp_path):
+    doc = two_states(document("matmul_lib.sdfgz"))
+    doc["nodes"].reverse()
+    doc["start_block"] = 0  # the first state keeps id 0, now listed last
+    w = read_sdfg(write(tmp_path, "r.sdfgz", doc), params=MATMUL)
+    assert deps(w)["_MatMult_#2"] == {"_MatMult_"}
+    assert w.import_report.phase("_MatMult_").details["state"] != "again"
+
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(1, 300), n=st.integers(1, 300), k=st.integers(1, 300))
+def test_matmul_formulas_at_any_size(m, n, k):
+    lib = read_sdfg(DATA / "matmul_lib.sdfgz", params={"M": m, "N": n, "K": k})
+    assert float(lib.arrays.ops[0]) == 2 * m * n * k
+    assert float(lib.arrays.bytes[0]) == 4 * (m * k + k * n + m * n)
+    explicit = read_sdfg(DATA / "matmul_map.sdfgz", params={"M": m, "N": n, "K": k})
+    assert float(explicit.arrays.ops[0]) == 2 * m * n * k
+    assert float(explicit.arrays.bytes[0]) == 3 * 4 * m * n * k

@@ -81,8 +81,8 @@ def hdiff(in_field: dace.float64[I + 4, J + 4, KZ], out_field: dace.float64[I, J
         flx_field[1:, :, :] - flx_field[:-1, :, :] + fly_field[:, 1:, :] - fly_field[:, :-1, :])
 
 
-def build(program, *, constants=None):
-    sdfg = program.to_sdfg()
+def build(program, *, constants=None, simplify=True):
+    sdfg = program.to_sdfg(simplify=simplify)
     for name, value in (constants or {}).items():
         sdfg.add_constant(name, value)
     propagate_states(sdfg)
@@ -97,6 +97,8 @@ def main():
         "jacobi_2d.sdfgz": build(jacobi_2d),
         "hdiff.sdfgz": build(hdiff),
         "stencil5.sdfg": build(stencil5, constants={"N": 64}),
+        # not simplified: the map body stays a nested SDFG of one state per operation
+        "stencil5_nested.sdfgz": build(stencil5, simplify=False),
     }
     for filename, sdfg in outputs.items():
         path = os.path.join(HERE, filename)
