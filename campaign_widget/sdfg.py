@@ -38,7 +38,7 @@ loop states without an execution count are counted by reason in ``workload.impor
 (with where, in ``skipped_detail``) and left out of the sums.
 
 Bad files (truncated, not JSON, not an SDFG, an unknown layout, gzip bombs: reading stops at
-``MAX_BYTES`` of decompressed text) raise :class:`~campaign_widget.files.WorkloadFileError` naming the
+``MAX_BYTES`` of decompressed text) raise :class:`~campaign_widget.io.WorkloadFileError` naming the
 file, the field (``nodes[0].nodes[3].attributes.data``) and the value.
 """
 
@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import ast
 import json
+import numbers
 import re
 import zlib
 from collections import Counter, defaultdict
@@ -53,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import WorkloadError
-from .files import Source, WorkloadFileError
+from .io.source import Source, WorkloadFileError
 
 FORMAT = "dace-sdfg"
 SUFFIXES = (".sdfg", ".sdfgz")
@@ -956,7 +957,7 @@ def _in_cycle(n: int, succ) -> set:
 def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
     """The phases of an SDFG file with every number still an expression in the SDFG's symbols.
 
-    ``path`` is a file path or a ``campaign_widget.files.Source``. ``element_bytes``: an int for every
+    ``path`` is a file path or a ``campaign_widget.io.Source``. ``element_bytes``: an int for every
     container, or ``{container: bytes}`` (others from their ``dtype``). Raises ``WorkloadFileError``
     on a file that is not a readable SDFG.
     """
@@ -1002,25 +1003,26 @@ def _checked_element_bytes(name, element_bytes):
 
 def _parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
     """(values, where each came from): ``params=`` first, then the SDFG's constants."""
-    from .expr import ExpressionError, _exact
-
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params={_show(params)} must map the SDFG's symbols to whole numbers")
     params = dict(params or {})
-    unknown = sorted(set(params) - set(program.symbols))
+    unknown = sorted(str(k) for k in set(params) - set(program.symbols))
     if unknown:
         raise _error(program.path, f"params {unknown} are not symbols of this SDFG; its symbols: "
                                    f"{sorted(program.symbols)}", field="params")
     values, source = {}, {}
     for key in program.parameters:
         if key in params:
-            value, source[key] = params[key], "params="
+            value, source[key], where = params[key], "params=", f"params[{key!r}]"
         elif key in program.constants:
-            value, source[key] = program.constants[key], "SDFG constant"
+            value, source[key], where = program.constants[key], "SDFG constant", f"attributes.constants_prop.{key}"
         else:
             continue
-        try:
-            values[key] = _exact(key, value)
-        except ExpressionError as e:
-            raise _error(program.path, str(e), field=f"params[{key!r}]") from None
+        whole = isinstance(value, numbers.Integral) or isinstance(value, float) and value.is_integer()
+        if isinstance(value, bool) or not whole or value < 1:
+            raise _error(program.path, f"symbol {key!r}={_show(value)} (from {source[key]}) must be a whole "
+                                       "number >= 1", field=where)
+        values[key] = int(value)
     missing = [key for key in program.parameters if key not in values]
     if missing:
         raise _error(program.path, f"symbols {missing} need values: pass params={{"
@@ -1029,19 +1031,31 @@ def _parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
     return values, source
 
 
+def _sum_terms(texts: list[str]) -> str:
+    """One expression for a sum of terms: whole numbers added up, repeated terms counted once with a factor."""
+    constant = sum(int(t) for t in texts if t.isdigit())
+    counts = Counter(t for t in texts if not t.isdigit())
+    parts = [(_product(str(n), t) if n > 1 else t) for t, n in counts.items()]
+    if constant or not parts:
+        parts.append(str(constant))
+    return " + ".join(_paren(p) if len(parts) > 1 else p for p in parts)
+
+
 def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: bool = False):
     """Read a DaCe SDFG (``.sdfg`` JSON or ``.sdfgz`` gzip) into a ``Workload`` (see the module docstring).
 
-    ``params``: values of the SDFG's symbols (``{"M": 64, ...}``); symbols not given take the SDFG's
-    constants; any left over is an error listing them. ``machine``: a ``Machine`` (default: unit
-    peaks, so durations are in op/byte units). ``element_bytes``: an int for every container or
-    ``{container: bytes}``; default: each container's ``dtype``.
+    The SDFG's symbols become the workload's parameters: its phases' ops and tensor bytes are
+    expressions in them (``workload.params``; ``workload.with_params(M=128)`` re-evaluates).
+    ``params``: their values (``{"M": 64, ...}``); symbols not given take the SDFG's constants; any
+    left over is an error listing them. ``machine``: a ``Machine`` (default: unit peaks, so durations
+    are in op/byte units). ``element_bytes``: an int for every container or ``{container: bytes}``;
+    default: each container's ``dtype``.
 
     The workload carries ``workload.import_report`` (an ``ImportReport``): per phase the ops and
-    bytes expressions and values, and everything left out, by reason.
+    bytes expressions, and everything left out, by reason.
     """
-    from .expr import ExpressionError, parse
-    from .importers._common import ImportReport, PhaseReport, check_machine, check_percent
+    from .expr import MAX_TEXT, ExpressionError, parse
+    from .io._common import ImportReport, PhaseReport, check_machine, check_percent
     from .machine import Machine
     from .phase import Phase
     from .workload import Workload
@@ -1055,44 +1069,54 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
     for reason, where in program.issues:
         _skip(report, reason, where)
 
-    def value(terms, what):
-        total, partial = 0, False
+    def kept(terms, what) -> tuple[str | None, bool]:
+        """The terms the evaluator understands, as one expression (None if none), and whether any was left out."""
+        texts, partial = [], False
         for text, where in terms:
             try:
                 expr = parse(text)
                 loose = sorted(expr.names - set(values))
                 if loose:
-                    raise ExpressionError(f"names {loose} are not parameters of the SDFG")
+                    raise ExpressionError(f"names {loose} are not symbols of the SDFG")
                 v = expr.evaluate(values)
             except ExpressionError as e:
                 _skip(report, NOT_UNDERSTOOD, f"{what} ({where}): {text!r}: {e}")
                 partial = True
                 continue
-            if v == 0:
-                _skip(report, ZERO, f"{what} ({where}): {text!r} = 0")
-                partial = True
-                continue
             if v < 0:
-                _skip(report, NEGATIVE, f"{what} ({where}): {text!r} = {v}")
+                _skip(report, NEGATIVE, f"{what} ({where}): {text!r} = {v} with {values}; left out")
                 partial = True
                 continue
-            total += v
+            if v == 0:
+                if not expr.names:  # zero at every size: nothing to follow
+                    _skip(report, ZERO, f"{what} ({where}): {text!r} = 0; left out")
+                    partial = True
+                    continue
+                _skip(report, ZERO, f"{what} ({where}): {text!r} = 0 with {values}; kept for other values")
+            texts.append(text)
+        if not texts:
+            return None, partial
+        total = _sum_terms(texts)
+        if len(total) > MAX_TEXT:  # too long for a parameter slider to re-evaluate: fixed at these values
+            total = str(sum(parse(t).evaluate(values) for t in texts))
+            report.notes.append(f"{what}: expression over {MAX_TEXT} characters; fixed at {total} "
+                                f"(does not follow with_params)")
         return total, partial
 
     built = []
     for p in program.phases:
-        ops, partial_ops = value(p.ops, f"{p.name} ops") if p.ops else (0, False)
+        ops, partial_ops = kept(p.ops, f"{p.name} ops") if p.ops else (None, False)
         reads, writes, partial_bytes = {}, {}, False
         for store, table, side in ((reads, p.reads, "read"), (writes, p.writes, "write")):
             for tensor, terms in table.items():
-                v, partial = value(terms, f"{p.name} {side} of {tensor!r}")
+                total, partial = kept(terms, f"{p.name} {side} of {tensor!r}")
                 partial_bytes |= partial
-                if v:
-                    store[tensor] = v
+                if total is not None:
+                    store[tensor] = total
         built.append((p, ops, reads, writes, partial_ops, partial_bytes))
 
-    # phases that do nothing are left out; those after them inherit their dependencies
-    dropped = {p.name: p.after for p, ops, reads, writes, *_ in built if not ops and not reads and not writes}
+    # phases with nothing to count are left out; those after them inherit their dependencies
+    dropped = {p.name: p.after for p, ops, reads, writes, *_ in built if ops is None and not reads and not writes}
     for gone in dropped:
         _skip(report, NO_WORK, gone)
 
@@ -1105,21 +1129,16 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
                 out.append(a)
         return out
 
-    phases = []
+    phases, kept_phases = [], []
     for p, ops, reads, writes, partial_ops, partial_bytes in built:
         if p.name in dropped:
             continue
-        phases.append(Phase(p.name, ops=float(ops), reads={t: float(v) for t, v in reads.items()},
-                            writes={t: float(v) for t, v in writes.items()}, bytes=float(sum(reads.values())
-                                                                                         + sum(writes.values())),
-                            after=tuple(dict.fromkeys(resolved(p.after)))))
-        report.phases.append(PhaseReport(
-            name=p.name, duration=float("nan"), ops=float(ops), bytes=float(sum(reads.values()) + sum(writes.values())),
-            flops="computed" if p.ops or p.kind == "copy" else "unknown", bytes_source="memlet volumes",
-            partial_flops=partial_ops, partial_bytes=partial_bytes,
-            details={"kind": p.kind, "state": p.state, "node": p.node, "ops": p.expression(p.ops),
-                     "reads": {t: p.expression(terms) for t, terms in p.reads.items()},
-                     "writes": {t: p.expression(terms) for t, terms in p.writes.items()}}))
+        try:
+            phases.append(Phase(p.name, ops=ops if ops is not None else 0, reads=reads, writes=writes,
+                                after=tuple(dict.fromkeys(resolved(p.after)))))
+        except (WorkloadError, TypeError) as e:
+            raise _error(name, str(e), field=p.node) from None
+        kept_phases.append((p, ops, reads, writes, partial_ops, partial_bytes))
     if not phases:
         raise _error(name, "the SDFG has no phase that moves data or computes (states: "
                            f"{len({p.state for p in program.phases})}, phases left out: {len(dropped)})")
@@ -1130,15 +1149,21 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
                                           or "none"))
     report.notes.append("bytes are DaCe's logical memlet volumes × element size (no caches)")
     try:
-        workload = Workload(phases, machine=machine)
-    except WorkloadError as e:
+        workload = Workload(phases, machine=machine, params=values)
+    except (WorkloadError, TypeError) as e:
         raise _error(name, str(e)) from e
-    durations = dict(zip(workload.names, workload.arrays.duration.tolist()))
-    for phase_report in report.phases:
-        phase_report.duration = durations[phase_report.name]
-    workload.import_report = report
+    index = {n: i for i, n in enumerate(workload.names)}
+    arrays = workload.arrays
+    for p, ops, reads, writes, partial_ops, partial_bytes in kept_phases:
+        i = index[p.name]
+        report.phases.append(PhaseReport(
+            name=p.name, duration=float(arrays.duration[i]), ops=float(arrays.ops[i]), bytes=float(arrays.bytes[i]),
+            flops="computed" if ops is not None or p.kind == "copy" else "unknown", bytes_source="memlet volumes",
+            partial_flops=partial_ops, partial_bytes=partial_bytes,
+            details={"kind": p.kind, "state": p.state, "node": p.node, "ops": ops or "0", "reads": reads,
+                     "writes": writes}))
     report.warn_skipped(stacklevel=3)
-    return workload
+    return workload.with_import_report(report)
 
 
 def _skip(report, reason: str, where: str) -> None:
@@ -1167,7 +1192,7 @@ def read(source: Source, *, machine=None, percent=False, **options):
 
 def register() -> None:
     """Teach ``campaign_widget.load`` to read SDFGs (``.sdfg``, ``.sdfgz``, or JSON of type SDFG). Idempotent."""
-    from .files import formats, register_format
+    from .io.registry import formats, register_format
 
     if FORMAT not in {f.name for f in formats()}:
         register_format(FORMAT, sniff, read, suffixes=SUFFIXES,

@@ -210,8 +210,10 @@ def test_symbols_without_values_are_listed():
 def test_params_that_are_not_symbols():
     with pytest.raises(WorkloadFileError, match=r"params \['Q'\] are not symbols of this SDFG"):
         read_sdfg(DATA / "matmul_lib.sdfgz", params={**MATMUL, "Q": 1})
-    with pytest.raises(WorkloadFileError, match=r"params\['M'\].*must be a number"):
-        read_sdfg(DATA / "matmul_lib.sdfgz", params={**MATMUL, "M": "many"})
+    for bad in ("many", 0, 2.5, True):
+        with pytest.raises(WorkloadFileError, match=rf"params\['M'\]: symbol 'M'={bad!r} \(from params=\) must be "
+                                                    r"a whole number >= 1"):
+            read_sdfg(DATA / "matmul_lib.sdfgz", params={**MATMUL, "M": bad})
 
 
 # -- what is reported, never summed -----------------------------------------------------------------
@@ -386,10 +388,10 @@ def test_garbled_fixtures_only_raise_workload_file_errors(tmp_path, name, plain,
 def test_sniff_does_not_claim_other_json(tmp_path):
     path = tmp_path / "w.json"
     path.write_text('{"format": "campaign-workload", "version": 1, "phases": []}')
-    assert not sdfg_module.sniff(cw.files.Source(path))
+    assert not sdfg_module.sniff(cw.io.Source(path))
     path = tmp_path / "p.json"
     shutil.copy(DATA / "stencil5.sdfg", path)
-    assert sdfg_module.sniff(cw.files.Source(path))
+    assert sdfg_module.sniff(cw.io.Source(path))
 
 
 # -- nested SDFGs, state order, formulas at any size ------------------------------------------------
@@ -447,3 +449,33 @@ def test_matmul_formulas_at_any_size(m, n, k):
     explicit = read_sdfg(DATA / "matmul_map.sdfgz", params={"M": m, "N": n, "K": k})
     assert float(explicit.arrays.ops[0]) == 2 * m * n * k
     assert float(explicit.arrays.bytes[0]) == 3 * 4 * m * n * k
+
+
+# -- the symbols are the workload's parameters ------------------------------------------------------
+
+
+def test_symbols_become_workload_parameters():
+    w = read_sdfg(DATA / "mlp.sdfgz", params=MLP)
+    assert w.params == MLP
+    bigger = w.with_params(B=16)
+    t = table(bigger)
+    assert t["_MatMult_"][:2] == (16384, 5120)  # 2·16·16·32; 4·(16·16 + 16·32 + 16·32) = 4·1280
+    assert t["_numpy_maximum__map#2"][:2] == (64, 512)  # B·O = 16·4; 4·64 read + 4·64 written
+    assert table(w)["_MatMult_"][:2] == (8192, 3584)  # the original is unchanged
+    report = w.import_report.phase("_MatMult_").details
+    assert report["ops"] == "2*B*H*D" and report["writes"] == {"__tmp0": "(B*H)*4"}
+
+
+def test_constants_become_parameters_too():
+    w = cw.load(DATA / "stencil5.sdfg")
+    assert w.params == {"N": 64}
+    assert float(w.with_params(N=10).arrays.ops[0]) == 320  # 5·(10-2)²
+
+
+def test_a_volume_zero_at_these_sizes_follows_the_parameters(tmp_path):
+    doc = document("matmul_lib.sdfgz")
+    memlet_to(doc, "A")["volume"] = "M - 3"
+    with pytest.warns(UserWarning, match="left out 1 records"):
+        w = read_sdfg(write(tmp_path, "z.sdfgz", doc), params=MATMUL)  # M = 3: A's read is 0 bytes here
+    assert w.import_report.skipped[ZERO] == 1
+    assert table(w.with_params(M=5))["_MatMult_"][2]["A"] == 8  # 4·(5 - 3)
