@@ -615,7 +615,7 @@ class _Walker:
 
         # views are the container they view: follow view → viewed access node
         alias = {}
-        for k, ew, src, dst, e in st.edges:
+        for _, _, src, dst, _ in st.edges:
             if src in access and dst in access:
                 if self.is_view(arrays, data_of[dst]) and dst not in alias:
                     alias[dst] = src
@@ -800,7 +800,7 @@ class _Walker:
         else:
             self.issue(UNKNOWN_NODE, f"{st.describe(nid)}: ops not counted")
         # write-conflict resolution: one op per element written
-        for k, ew, src, dst, e in st.out_edges[nid]:
+        for _, ew, _, _, e in st.out_edges[nid]:
             memlet = self.memlet(e, ew)
             if memlet.get("wcr") and memlet.get("data") is not None:
                 vol = self.volume(memlet, ew, f"{st.describe(nid)} reduction ({ew})")

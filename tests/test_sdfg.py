@@ -18,8 +18,17 @@ from hypothesis import strategies as st
 import campaign_widget as cw
 from campaign_widget import Machine, WorkloadFileError
 from campaign_widget import sdfg as sdfg_module
-from campaign_widget.sdfg import (DYNAMIC, NEGATIVE, NOT_PYTHON, NOT_UNDERSTOOD, UNKNOWN_LIBRARY, ZERO,
-                                  count_tasklet_ops, extract_sdfg, read_sdfg)
+from campaign_widget.sdfg import (
+    DYNAMIC,
+    NEGATIVE,
+    NOT_PYTHON,
+    NOT_UNDERSTOOD,
+    UNKNOWN_LIBRARY,
+    ZERO,
+    count_tasklet_ops,
+    extract_sdfg,
+    read_sdfg,
+)
 
 DATA = Path(__file__).parent / "data" / "sdfg"
 MATMUL = {"M": 3, "N": 5, "K": 7}
@@ -479,3 +488,31 @@ def test_a_volume_zero_at_these_sizes_follows_the_parameters(tmp_path):
         w = read_sdfg(write(tmp_path, "z.sdfgz", doc), params=MATMUL)  # M = 3: A's read is 0 bytes here
     assert w.import_report.skipped[ZERO] == 1
     assert table(w.with_params(M=5))["_MatMult_"][2]["A"] == 8  # 4·(5 - 3)
+
+
+def test_stencil_in_slices_by_hand():
+    w = read_sdfg(DATA / "stencil5_slices.sdfgz", params={"N": 10})
+    t = table(w)
+    # one map per operator over the (N-2)² = 64 interior points, float64 (8 bytes)
+    assert t["_Add__map"] == (64, 1536, {"A": 1024}, {"__tmp0": 512})  # A[1:-1,1:-1] + A[1:-1,:-2]: 2·8·64 in
+    for i, (previous, made) in enumerate((("__tmp0", "__tmp1"), ("__tmp1", "__tmp2"), ("__tmp2", "__tmp3")), 2):
+        assert t[f"_Add__map#{i}"] == (64, 1536, {"A": 512, previous: 512}, {made: 512})  # one more slice of A
+    assert t["_Mult__map"] == (64, 1024, {"__tmp3": 512}, {"B": 512})  # 0.2·x
+    assert float(w.arrays.ops.sum()) == 320  # 5·64, as the single-map sweep
+
+
+def test_views_are_the_container_they_view(tmp_path):
+    doc = document("matmul_lib.sdfgz")
+    state = doc["nodes"][0]
+    doc["attributes"]["_arrays"]["Av"] = {"type": "ArrayView", "attributes": {"dtype": "float32", "shape": ["M", "K"]}}
+    a = next(n for n in state["nodes"] if n["type"] == "AccessNode" and n["attributes"]["data"] == "A")
+    state["nodes"].append({"type": "AccessNode", "label": "Av", "attributes": {"data": "Av"}, "id": 99,
+                           "scope_entry": None, "scope_exit": None})
+    read = next(e for e in state["edges"] if e["src"] == str(a["id"]))
+    view_edge = copy.deepcopy(read)
+    view_edge["dst"], view_edge["dst_connector"] = "99", None
+    read["src"] = "99"  # A → Av → MatMul
+    state["edges"].append(view_edge)
+    w = read_sdfg(write(tmp_path, "view.sdfgz", doc), params=MATMUL)
+    assert w.names == ["_MatMult_"]  # the view is not a copy
+    assert table(w)["_MatMult_"][2] == {"A": 84, "B": 140}
