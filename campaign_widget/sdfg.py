@@ -45,6 +45,7 @@ file, the field (``nodes[0].nodes[3].attributes.data``) and the value.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import numbers
 import re
@@ -186,6 +187,9 @@ def _text(name: str, raw: bytes) -> str:
         if not inflater.eof:
             raise _error(name, f"truncated gzip data: the stream ends after {len(raw):,} bytes "
                                f"({len(data):,} bytes decompressed)")
+        if inflater.unused_data.strip(b"\x00 \t\r\n"):
+            raise _error(name, f"{len(inflater.unused_data):,} bytes after the end of the gzip stream (an SDFG "
+                               "file holds one)")
         raw = data
     try:
         return raw.decode("utf-8-sig")
@@ -360,6 +364,12 @@ def _substitute(text: str, mapping: dict) -> str:
 # -- tasklet operation counts -----------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
+def _count_cached(code: str) -> tuple[int, tuple[str, ...]]:
+    count, unknown = _count(code)
+    return count, tuple(unknown)
+
+
 def count_tasklet_ops(code: str) -> tuple[int, list[str]]:
     """Arithmetic operations in a tasklet's Python code, and the names of calls not understood.
 
@@ -373,6 +383,11 @@ def count_tasklet_ops(code: str) -> tuple[int, list[str]]:
     >>> count_tasklet_ops("b = 0.2 * (a + c + d)")
     (3, [])
     """
+    count, unknown = _count_cached(code)
+    return count, list(unknown)
+
+
+def _count(code: str) -> tuple[int, list[str]]:
     tree = ast.parse(code, mode="exec")
     count = 0
     unknown: list[str] = []
@@ -433,6 +448,7 @@ class _State:
             self.out_edges[src].append(item)
             self.in_edges[dst].append(item)
         self._owner = {}
+        self._children = None
 
     def node(self, nid):
         return self.nodes[nid][1]
@@ -479,7 +495,13 @@ class _State:
         return cur
 
     def children(self, entry):
-        return [nid for nid in self.nodes if self.type(nid) not in _EXIT_TYPES and self.parent(nid) == entry]
+        """The nodes directly in the scope opened by ``entry`` (not its exit)."""
+        if self._children is None:
+            self._children = defaultdict(list)
+            for nid in self.nodes:
+                if self.type(nid) not in _EXIT_TYPES:
+                    self._children[self.parent(nid)].append(nid)
+        return self._children.get(entry, [])
 
 
 class _Walker:
@@ -936,18 +958,45 @@ def _order_states(n: int, succ, start: int):
 
 
 def _in_cycle(n: int, succ) -> set:
-    """States on a cycle of the state graph (a loop body runs more than once)."""
-    out = set()
-    for s in range(n):
-        seen, todo = set(), list(succ[s])
-        while todo:
-            x = todo.pop()
-            if x == s:
-                out.add(s)
-                break
-            if x not in seen:
-                seen.add(x)
-                todo.extend(succ[x])
+    """States on a cycle of the state graph (a loop body runs more than once): Tarjan's strongly
+    connected components, iteratively; a state is on a cycle if its component has several states or
+    it has an edge to itself."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], set()
+    counter = 0
+    for root in range(n):
+        if root in index:
+            continue
+        work = [(root, iter(succ[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(succ[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    component.append(x)
+                    if x == node:
+                        break
+                if len(component) > 1 or node in succ[node]:
+                    out.update(component)
     return out
 
 
@@ -1175,7 +1224,7 @@ def sniff(source: Source) -> bool:
     """An SDFG by its suffix (``.sdfg``, ``.sdfgz``) or by content (JSON whose top-level type is ``SDFG``)."""
     if source.suffix in SUFFIXES:
         return True
-    raw = source.raw[:SNIFF_BYTES] if source.raw[:2] != GZIP_MAGIC else source.raw[:SNIFF_BYTES]
+    raw = source.raw[:SNIFF_BYTES]
     if raw[:2] == GZIP_MAGIC:
         try:
             raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, SNIFF_BYTES)

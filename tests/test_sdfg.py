@@ -516,3 +516,20 @@ def test_views_are_the_container_they_view(tmp_path):
     w = read_sdfg(write(tmp_path, "view.sdfgz", doc), params=MATMUL)
     assert w.names == ["_MatMult_"]  # the view is not a copy
     assert table(w)["_MatMult_"][2] == {"A": 84, "B": 140}
+
+
+def test_data_after_the_gzip_stream(tmp_path):
+    path = tmp_path / "two.sdfgz"
+    path.write_bytes((DATA / "matmul_lib.sdfgz").read_bytes() + gzip.compress(b'{"type": "SDFG"}'))
+    with pytest.raises(WorkloadFileError, match=r"two.sdfgz: \d+ bytes after the end of the gzip stream"):
+        read_sdfg(path, params=MATMUL)
+
+
+def test_loop_state_without_executions_is_reported(tmp_path):
+    doc = document("jacobi_2d.sdfgz")
+    body = next(s for s in doc["nodes"] if s["nodes"])
+    body["attributes"] = {}  # as saved without propagate_states
+    with pytest.warns(UserWarning, match="left out 1 records"):
+        w = read_sdfg(write(tmp_path, "loop.sdfgz", doc), params={"N": 10, "T": 3})
+    assert w.import_report.skipped[sdfg_module.LOOP_EXECUTIONS] == 1
+    assert float(w.arrays.ops[0]) == 320  # counted once: 5·64, not (T-1)·5·64
