@@ -29,13 +29,17 @@ What becomes what
   *Dependencies*: data (through access nodes: a phase reading a tensor runs after its producer) and
   state order (the first phases of a state run after the last phases of the states before it;
   loop back edges are ignored).
-  *Parameters*: the SDFG's free symbols. Values come from ``params=``, else from the SDFG's
+  *Parameters*: the SDFG's free symbols become the workload's parameters: every phase's ops and
+  tensor bytes stay expressions in them (``workload.params``; ``workload.with_params(M=128)``
+  re-evaluates, so they get sliders). Values come from ``params=``, else from the SDFG's
   constants; any symbol left without a value is an error that lists them all.
 
-Nothing is summed silently: dynamic memlets, zero or negative volumes, expressions the evaluator
-refuses, unknown library nodes, non-Python tasklets, unknown functions, unknown element types,
-loop states without an execution count are counted by reason in ``workload.import_report.skipped``
-(with where, in ``skipped_detail``) and left out of the sums.
+Nothing is summed silently: dynamic memlets, negative volumes, volumes that are 0 at every size,
+expressions the evaluator refuses (or that use names other than the SDFG's symbols), unknown library
+nodes, non-Python tasklets, unknown functions, unknown element types, loop states without an
+execution count are counted by reason in ``workload.import_report.skipped`` (with where, in
+``skipped_detail``) and left out of the sums. A symbolic volume that is 0 at the given values is
+counted there too, but kept: other values give it bytes.
 
 Bad files (truncated, not JSON, not an SDFG, an unknown layout, gzip bombs: reading stops at
 ``MAX_BYTES`` of decompressed text) raise :class:`~campaign_widget.io.WorkloadFileError` naming the
@@ -77,10 +81,10 @@ MATH_FUNCTIONS = frozenset({
     "rsqrt", "pow", "power", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "arcsin", "arccos",
     "arctan", "arctan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "trunc",
     "round", "fmod", "hypot", "erf", "erfc", "maximum", "minimum", "fmax", "fmin", "sign", "copysign",
-    "reciprocal", "square", "heaviside", "isnan", "isinf", "isfinite", "where",
+    "reciprocal", "square", "heaviside", "isnan", "isinf", "isfinite",
 })
-# calls that convert a value and count nothing
-CASTS = frozenset(ELEMENT_BYTES) | {"float", "int", "bool", "complex", "float_", "int_", "cast", "typeclass"}
+# calls that convert or select a value and count nothing
+CASTS = frozenset(ELEMENT_BYTES) | {"float", "int", "bool", "complex", "float_", "int_", "cast", "typeclass", "where"}
 
 LIBRARY_OPS = ("MatMul", "BatchedMatMul", "Gemm", "Gemv", "Dot", "Reduce", "Transpose")
 
@@ -120,9 +124,10 @@ class SDFGPhase:
     writes: dict = field(default_factory=dict)
     after: list = field(default_factory=list)
 
-    def expression(self, terms) -> str:
+    @staticmethod
+    def expression(terms) -> str:
         """The terms as one expression (``"0"`` when there are none)."""
-        return " + ".join(_paren(t) for t, _ in terms) if terms else "0"
+        return _sum_terms([t for t, _ in terms])
 
 
 @dataclass
