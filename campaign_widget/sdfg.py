@@ -1236,7 +1236,7 @@ def sniff(source: Source) -> bool:
         except zlib.error:
             return False
     head = raw.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    return head.startswith("{") and re.search(r'"type"\s*:\s*"SDFG"', head) is not None
+    return re.match(r'\{\s*"type"\s*:\s*"SDFG"', head) is not None  # dace writes the type first
 
 
 def read(source: Source, *, machine=None, percent=False, **options):

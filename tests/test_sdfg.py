@@ -396,7 +396,7 @@ def test_garbled_fixtures_only_raise_workload_file_errors(tmp_path, name, plain,
 
 def test_sniff_does_not_claim_other_json(tmp_path):
     path = tmp_path / "w.json"
-    path.write_text('{"format": "campaign-workload", "version": 1, "phases": []}')
+    path.write_text('{"format": "campaign-workload", "version": 1, "phases": [{"name": "x", "type": "SDFG"}]}')
     assert not sdfg_module.sniff(cw.io.Source(path))
     path = tmp_path / "p.json"
     shutil.copy(DATA / "stencil5.sdfg", path)
