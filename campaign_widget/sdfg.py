@@ -54,7 +54,7 @@ import json
 import numbers
 import re
 import zlib
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -669,7 +669,7 @@ class _Walker:
                 a, b = resolve(so), resolve(do)
                 if a == b or so in alias and alias[so] == do or do in alias and alias[do] == so:
                     continue
-                key = f"copy{k}"
+                key = ("copy", k)  # never equal to a node id
                 copies[key] = (a, b, ew, e)
                 phase_keys.append(key)
                 unit_out[a].append(key), unit_in[key].append(a)
@@ -687,6 +687,7 @@ class _Walker:
                 unit_out[so].append(do), unit_in[do].append(so)
                 self.issue(DIRECT_EDGE, f"{st.describe(so)} → {st.describe(do)}: a dependency only")
         units = [resolve(a) for a in access if resolve(a) == a] + phase_keys
+        is_phase = set(phase_keys)
         order = _toposort(units, unit_out)
         if order is None:
             raise self.doc.fail(st.where, "the dataflow graph of this state has a cycle")
@@ -719,7 +720,7 @@ class _Walker:
         # phases
         made = {}
         for u in order:
-            if u not in phase_keys:
+            if u not in is_phase:
                 continue
             if u in copies:
                 a, b, ew, e = copies[u]
@@ -922,10 +923,10 @@ def _toposort(units, out):
         for v in out[u]:
             if v in indegree:
                 indegree[v] += 1
-    ready = [u for u in units if indegree[u] == 0]
+    ready = deque(u for u in units if indegree[u] == 0)
     order = []
     while ready:
-        u = ready.pop(0)
+        u = ready.popleft()
         order.append(u)
         for v in out[u]:
             if v in indegree:

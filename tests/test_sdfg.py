@@ -533,3 +533,13 @@ def test_loop_state_without_executions_is_reported(tmp_path):
         w = read_sdfg(write(tmp_path, "loop.sdfgz", doc), params={"N": 10, "T": 3})
     assert w.import_report.skipped[sdfg_module.LOOP_EXECUTIONS] == 1
     assert float(w.arrays.ops[0]) == 320  # counted once: 5·64, not (T-1)·5·64
+
+
+def test_copy_between_access_nodes_is_a_phase():
+    w = read_sdfg(DATA / "matmul_lib_copy.sdfgz", params=MATMUL)
+    assert w.names == ["_MatMult_", "copy __tmp0 → C"]
+    t = table(w)
+    assert t["_MatMult_"] == (210, 284, {"A": 84, "B": 140}, {"__tmp0": 60})  # 2·3·5·7; the product to a transient
+    assert t["copy __tmp0 → C"] == (0, 120, {"__tmp0": 60}, {"C": 60})  # a copy moves 4·M·N twice, computes nothing
+    assert deps(w)["copy __tmp0 → C"] == {"_MatMult_"}
+    assert w.import_report.phase("copy __tmp0 → C").details["kind"] == "copy"
