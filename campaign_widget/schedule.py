@@ -99,6 +99,17 @@ class Schedule:
     def __len__(self) -> int:
         return int(self.start.size)
 
+    @classmethod
+    def from_intervals(cls, workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
+                       **options):
+        """Measured intervals (a profiler's events) as a schedule: a ``campaign_widget.timeline.Timeline``,
+        one interval per event at its measured start and end, on its lane; see
+        ``campaign_widget.timeline.from_intervals``."""
+        from .timeline import from_intervals
+
+        return from_intervals(workload, phase=phase, start=start, end=end, lane=lane, compute_rate=compute_rate,
+                              memory_rate=memory_rate, **options)
+
     @cached_property
     def oversubscribed(self) -> list:
         """Every interval where a resource's actual demand exceeds 1: ``(t0, t1, resource, demand)``,
