@@ -91,9 +91,10 @@ class Timeline(Schedule):
         pairs = np.unique(np.stack([self.band_start[pick], self.band_end[pick]], axis=1), axis=0)
         return pairs[:, 0].copy(), pairs[:, 1].copy()
 
-    def window(self, t0: float, t1: float) -> "Timeline":
+    def window(self, t0: float, t1: float) -> Timeline:
         """The intervals and bands overlapping ``[t0, t1)``, clipped to it and shifted so that ``t0``
-        becomes 0: one step of a training loop as a timeline of its own, comparable with the others."""
+        becomes 0: one step of a training loop as a timeline of its own, comparable with the others (its
+        makespan is ``t1 - t0``, idle tail included)."""
         t0, t1 = float(t0), float(t1)
         if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0):
             raise ScheduleError(f"window({t0!r}, {t1!r}): needs finite t0 < t1")
@@ -105,7 +106,7 @@ class Timeline(Schedule):
             lane_names=self.lane_names, compute_rate=self.requested_compute[keep],
             memory_rate=self.requested_memory[keep], origin=self.origin + t0,
             bands=(np.clip(self.band_start[bkeep], t0, t1) - t0, np.clip(self.band_end[bkeep], t0, t1) - t0,
-                   self.band_name[bkeep], self.band_lane[bkeep], self.band_names))
+                   self.band_name[bkeep], self.band_lane[bkeep], self.band_names), until=t1 - t0)
 
     def cut(self, pattern: str = STEP_PATTERN) -> list:
         """One :meth:`window` per step (see :meth:`steps`), in order."""
@@ -124,7 +125,7 @@ class Timeline(Schedule):
 
 
 def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
-                   lane_names=None, origin: float = 0.0, bands=None) -> Timeline:
+                   lane_names=None, origin: float = 0.0, bands=None, until: float | None = None) -> Timeline:
     """A :class:`Timeline` of measured intervals of ``workload``'s phases.
 
     ``phase``: per interval, a phase name or index. ``start``, ``end``: seconds, ``0 <= start <= end``.
@@ -132,7 +133,8 @@ def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None,
     default one lane. ``compute_rate``, ``memory_rate``: per interval, the fractions of the machine's
     peaks it used; default the phase's (its FLOPs and bytes over its duration on the machine), so the
     area under a phase's intervals is its volume when its duration is its busy time.
-    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``.
+    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``. ``until``: the end of
+    the timeline when it runs past the last interval (idle at the end); default the last end.
 
     ``len(timeline)`` is the number of intervals; concurrent intervals stack in the diagram, idle
     time stays idle. Bad input raises a ``ScheduleError`` naming the parameter, the interval and value.
@@ -145,12 +147,12 @@ def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None,
     bad = np.flatnonzero(~(start >= 0))
     if bad.size:
         i = int(bad[0])
-        raise ScheduleError(f"start[{i}]={start[i]!r} (phase {names[phase[i]]!r}) must be >= 0: shift the times "
+        raise ScheduleError(f"start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r}) must be >= 0: shift the times "
                             "so that the timeline starts at 0 or later")
     bad = np.flatnonzero(~(end >= start))
     if bad.size:
         i = int(bad[0])
-        raise ScheduleError(f"end[{i}]={end[i]!r} is before start[{i}]={start[i]!r} (phase {names[phase[i]]!r})")
+        raise ScheduleError(f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r})")
     lane, lane_names = _lanes(lane, lane_names, n)
     a = workload.arrays
     c = a.compute_util[phase].astype(np.float64) if compute_rate is None else _rates("compute_rate", compute_rate, n)
@@ -168,8 +170,8 @@ def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None,
     edges, inverse = np.unique(np.concatenate([start, end]), return_inverse=True)
     start_edge, end_edge = inverse[:n], inverse[n:]
     k = max(edges.size, 1)
-    seg_c = np.cumsum(np.bincount(start_edge, c, k) - np.bincount(end_edge, c, k))[:-1]
-    seg_m = np.cumsum(np.bincount(start_edge, m, k) - np.bincount(end_edge, m, k))[:-1]
+    seg_c = np.cumsum(np.bincount(start_edge, c, k) - np.bincount(end_edge, c, k))[:-1].astype(np.float64)
+    seg_m = np.cumsum(np.bincount(start_edge, m, k) - np.bincount(end_edge, m, k))[:-1].astype(np.float64)
     running = np.cumsum(np.bincount(start_edge, minlength=k) - np.bincount(end_edge, minlength=k))[:-1]
     seg_c[running == 0] = 0.0  # no float residue where nothing runs
     seg_m[running == 0] = 0.0
@@ -187,7 +189,7 @@ def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None,
         start_edge=start_edge[by_start], end_edge=end_edge[by_start], tile_start=start, tile_end=end,
         tile_requested=end - start, edge_time=edges, edge_factor=np.ones(seg_c.size),
         edge_requested_compute=seg_c, edge_requested_memory=seg_m,
-        makespan=float(end.max()) if n else 0.0,
+        makespan=max(float(end.max()) if n else 0.0, float(until) if until is not None else 0.0),
         peak_demand={resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))},
         **_oversubscribed(edges, seg_c, seg_m, resources),
         workload=workload, lane=lane[by_start], lane_names=tuple(lane_names), origin=float(origin), **band_arrays,
@@ -225,7 +227,7 @@ def _floats(what, values, n=None) -> np.ndarray:
         raise ScheduleError(f"{what} has {arr.size} entries; start has {n}: one per interval")
     bad = np.flatnonzero(~np.isfinite(arr))
     if bad.size:
-        raise ScheduleError(f"{what}[{int(bad[0])}]={arr[bad[0]]!r} must be a finite number of seconds")
+        raise ScheduleError(f"{what}[{int(bad[0])}]={float(arr[bad[0]])!r} must be a finite number of seconds")
     return arr
 
 
@@ -233,7 +235,7 @@ def _rates(what, values, n) -> np.ndarray:
     arr = _floats(what, values, n)
     bad = np.flatnonzero(arr < 0)
     if bad.size:
-        raise ScheduleError(f"{what}[{int(bad[0])}]={arr[bad[0]]!r} must be >= 0 (a fraction of the peak)")
+        raise ScheduleError(f"{what}[{int(bad[0])}]={float(arr[bad[0]])!r} must be >= 0 (a fraction of the peak)")
     return arr
 
 
