@@ -306,3 +306,18 @@ def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_de
         settings_ = dict(tiles=5, pipeline=True, policy=policy)
         assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
     assert len(ran) == 2
+
+
+@pytest.mark.parametrize("thin", [0, 10 ** 9], ids=["numpy per level", "python per tile"])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=dag_workloads(), tiles=st.integers(2, 9), policy=st.sampled_from(POLICIES), depth=st.integers(1, 3))
+def test_both_sweeps_equal_the_reference_engine(thin, w, tiles, policy, depth):
+    """The wavefront sweeps a level with numpy, or tile by tile when levels are thin: force each."""
+    import campaign_widget.schedule as engine
+
+    saved, engine._THIN_LEVELS = engine._THIN_LEVELS, thin
+    try:
+        settings_ = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
+        assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
+    finally:
+        engine._THIN_LEVELS = saved
