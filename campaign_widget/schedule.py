@@ -36,6 +36,7 @@ import numpy as np
 from .errors import ScheduleError
 
 POLICIES = ("none", "dilate", "throttle", "dilate+throttle")
+STEPPINGS = ("event", "lockstep")
 MAX_TILE_INTERVALS = 10_000_000
 MAX_PIECES = 20_000_000
 DEMAND_TOLERANCE = 1e-9
@@ -96,6 +97,7 @@ class Schedule:
     over_t1: np.ndarray
     over_resource: np.ndarray
     over_demand: np.ndarray
+    stepping: str = "event"
 
     def __len__(self) -> int:
         return int(self.start.size)
@@ -174,18 +176,34 @@ class Schedule:
         })
 
     def __repr__(self):
-        mode = f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential") + f", policy={self.policy!r}"
+        mode = (f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential")
+                + (" (lockstep)" if self.stepping == "lockstep" else "") + f", policy={self.policy!r}")
         return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
-def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, _wavefront=True) -> Schedule:
-    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``. ``_wavefront=False``
-    (tests only) runs the event-by-event simulation instead of the wavefront."""
+def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, stepping="event",
+                   _wavefront=True) -> Schedule:
+    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
+
+    ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
+    producers and buffers allow; ``"lockstep"`` the rule of the paper authors' tool
+    (campaign_diagram_tools, docs/lockstep.md): the tiles run in steps, step k holding tile k - p
+    of the phase p steps from the first, each step starting when the longest tile of the previous
+    step ends (``depth`` plays no part). ``_wavefront=False`` (tests only) runs the event-by-event
+    simulation instead of the wavefront."""
+    if stepping not in STEPPINGS:
+        raise ScheduleError(f"stepping={stepping!r} is not one of {', '.join(repr(x) for x in STEPPINGS)}")
     tiles, pipeline, policy, depth = _checked_settings(workload, tiles, pipeline, policy, depth)
     a = workload.arrays
     dilate = "dilate" in policy
     if not pipeline:
         work = _one_at_a_time_work(a.duration, tiles)
+        profile = _profile(work, a)
+    elif stepping == "lockstep":
+        if workload.fusion_groups:
+            raise ScheduleError("stepping='lockstep' (campaign_diagram_tools' rule) has no fusion groups: their "
+                                "tiles wait for a whole producer group; use stepping='event' for a fused workload")
+        work = _lockstep_work(_graph(workload.producers, len(workload), None), a.duration, tiles, dilate)
         profile = _profile(work, a)
     else:
         graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
@@ -195,7 +213,7 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
             work = _event_work(graph, a.duration, tiles, depth, dilate)
             profile = _profile(work, a)
     return _assemble(workload, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
-                     throttle="throttle" in policy)
+                     throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
 def _checked_settings(workload, tiles, pipeline, policy, depth):
@@ -347,6 +365,33 @@ def _levels(g: _Graph, tiles, depth):
         if not changed:
             return offset[g.group] + lev, period
     return None  # groups wait on each other in a cycle: the event simulation reports the deadlock
+
+
+def _lockstep_work(g: _Graph, duration, tiles, dilate) -> _Work:
+    """campaign_diagram_tools' lock-step pipelining (``Cascade.pipeline``), in work time.
+
+    Tile i of phase p runs in step ``lev[p] + i`` (``lev``: the longest dependency path from a
+    first phase; in a chain, the phase's position). Every tile of a step starts when the step
+    starts; a step lasts as long as its longest tile; with dilation, every tile of a step is
+    stretched to that length. Throttling is then applied like any other schedule's.
+    """
+    n_phases = len(g)
+    sq, sc = g.stream
+    lev = [0] * n_phases
+    for q, c in zip(sq.tolist(), sc.tolist()):
+        if lev[q] + 1 > lev[c]:
+            lev[c] = lev[q] + 1
+    arrays = _tile_arrays(n_phases, tiles, duration)
+    step = np.asarray(lev, dtype=np.int64)[arrays["phase"]] + arrays["number"]
+    length = arrays["requested"]
+    n_steps = int(step.max(initial=-1)) + 1
+    longest = np.zeros(n_steps)
+    np.maximum.at(longest, step, length)
+    step_start = np.r_[0.0, np.cumsum(longest)[:-1]] if n_steps else longest
+    start = step_start[step]
+    stretched = longest[step] if dilate else length
+    return _Work(start=start, end=start + stretched, stretch=length / stretched if dilate else np.ones(length.size),
+                 **arrays)
 
 
 def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
@@ -596,7 +641,8 @@ def _profile(work: _Work, arrays) -> _Profile:
                     by_start=order[order < n], snapped=snapped)
 
 
-def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy, depth, throttle) -> Schedule:
+def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy, depth, throttle,
+              stepping="event") -> Schedule:
     """Throttle factor from the demand profile, work time → real time, once for all tiles."""
     n = work.start.size
     w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
@@ -649,7 +695,7 @@ def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy,
         tile_id=by_start, start_edge=start_edge[by_start], end_edge=end_edge[by_start],
         tile_start=tile_start, tile_end=tile_end, tile_requested=work.requested,
         edge_time=edges, edge_factor=factor, edge_requested_compute=seg_c, edge_requested_memory=seg_m,
-        makespan=float(tile_end.max()) if n else 0.0, peak_demand=peak, **over,
+        makespan=float(tile_end.max()) if n else 0.0, peak_demand=peak, stepping=stepping, **over,
     )
 
 
