@@ -35,6 +35,7 @@ import numpy as np
 from .errors import ScheduleError
 from .settings import POLICIES, Settings  # noqa: F401  POLICIES: re-exported for the widget
 
+STEPPINGS = ("event", "lockstep")
 MAX_TILE_INTERVALS = 10_000_000
 MAX_PIECES = 20_000_000
 DEMAND_TOLERANCE = 1e-9
@@ -95,6 +96,7 @@ class Schedule:
     over_t1: np.ndarray
     over_resource: np.ndarray
     over_demand: np.ndarray
+    stepping: str = "event"
 
     def __len__(self) -> int:
         return int(self.start.size)
@@ -184,18 +186,34 @@ class Schedule:
         })
 
     def __repr__(self):
-        mode = f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential") + f", policy={self.policy!r}"
+        mode = (f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential")
+                + (" (lockstep)" if self.stepping == "lockstep" else "") + f", policy={self.policy!r}")
         return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
-def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, _wavefront=True) -> Schedule:
-    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``. ``_wavefront=False``
-    (tests only) runs the event-by-event simulation instead of the wavefront."""
+def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, stepping="event",
+                   _wavefront=True) -> Schedule:
+    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
+
+    ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
+    producers and buffers allow; ``"lockstep"`` the rule of the paper authors' tool
+    (campaign_diagram_tools, docs/lockstep.md): the tiles run in steps, step k holding tile k - p
+    of the phase p steps from the first, each step starting when the longest tile of the previous
+    step ends (``depth`` plays no part). ``_wavefront=False`` (tests only) runs the event-by-event
+    simulation instead of the wavefront."""
+    if stepping not in STEPPINGS:
+        raise ScheduleError(f"stepping={stepping!r} is not one of {', '.join(repr(x) for x in STEPPINGS)}")
     tiles, pipeline, policy, depth = _checked_settings(workload, tiles, pipeline, policy, depth)
     a = workload.arrays
     dilate = "dilate" in policy
     if not pipeline:
         work = _one_at_a_time_work(a.duration, tiles)
+        profile = _profile(work, a)
+    elif stepping == "lockstep":
+        if workload.fusion_groups:
+            raise ScheduleError("stepping='lockstep' (campaign_diagram_tools' rule) has no fusion groups: their "
+                                "tiles wait for a whole producer group; use stepping='event' for a fused workload")
+        work = _lockstep_work(_graph(workload.producers, len(workload), None), a.duration, tiles, dilate)
         profile = _profile(work, a)
     else:
         graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
@@ -205,7 +223,7 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
             work = _event_work(graph, a.duration, tiles, depth, dilate)
             profile = _profile(work, a)
     return _assemble(workload, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
-                     throttle="throttle" in policy)
+                     throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
 def _checked_settings(workload, tiles, pipeline, policy, depth):
@@ -263,36 +281,49 @@ def _streaming_groups(workload) -> np.ndarray | None:
     return group
 
 
-@dataclass
 class _Graph:
-    """The pipelined dependencies per phase (design.md §3): tile i of phase p waits for tile i of
-    each streaming producer, its own tile i-1, tile i-depth of each streaming consumer, and (tile 0
-    only) the last tile of each producer in another group."""
+    """The pipelined dependencies between phases (design.md §3): tile i of phase p waits for tile i
+    of each streaming producer, its own tile i-1, tile i-depth of each streaming consumer, and (tile
+    0 only) the last tile of each producer in another group. Edges as arrays (producer, consumer),
+    sorted by consumer; the per-phase lists only when the event simulation asks for them."""
 
-    prods: list
-    cons: list
-    barrier_prods: list
-    barrier_cons: list
-    group: np.ndarray  # streaming group per phase
+    def __init__(self, producers, n_phases, group):
+        indptr, prod = producers
+        self.n = n_phases
+        self.group = np.zeros(n_phases, dtype=np.int64) if group is None else np.asarray(group)
+        consumer = np.repeat(np.arange(n_phases, dtype=np.int64), np.diff(indptr))
+        producer = np.asarray(prod, dtype=np.int64)
+        streams = self.group[producer] == self.group[consumer]
+        self.stream = (producer[streams], consumer[streams])
+        self.barrier = (producer[~streams], consumer[~streams])
 
     def __len__(self):
-        return len(self.prods)
+        return self.n
+
+    def lists(self, edges, by_consumer):
+        """Per phase, its producers (``by_consumer``) or its consumers along ``edges``."""
+        out: list[list[int]] = [[] for _ in range(self.n)]
+        for q, c in zip(edges[0].tolist(), edges[1].tolist()):
+            (out[c] if by_consumer else out[q]).append(q if by_consumer else c)
+        return out
+
+    def table(self, edges, by_consumer, missing):
+        """Per phase its producers (``by_consumer``) or consumers as columns of a padded table:
+        ``table[j, p]`` is p's j-th one, ``missing`` where p has fewer."""
+        key, value = (edges[1], edges[0]) if by_consumer else (edges[0], edges[1])
+        if key.size == 0:
+            return np.zeros((0, self.n), dtype=np.int64)
+        order = np.argsort(key, kind="stable")
+        key, value = key[order], value[order]
+        first = np.r_[True, key[1:] != key[:-1]]
+        rank = np.arange(key.size) - np.maximum.accumulate(np.where(first, np.arange(key.size), 0))
+        table = np.full((int(rank.max()) + 1, self.n), missing, dtype=np.int64)
+        table[rank, key] = value
+        return table
 
 
 def _graph(producers, n_phases, group) -> _Graph:
-    indptr, prod = producers
-    group = np.zeros(n_phases, dtype=np.int64) if group is None else np.asarray(group)
-    all_prods = [prod[indptr[p]:indptr[p + 1]].tolist() for p in range(n_phases)]
-    prods = [[q for q in all_prods[p] if group[q] == group[p]] for p in range(n_phases)]
-    barrier_prods = [[q for q in all_prods[p] if group[q] != group[p]] for p in range(n_phases)]
-    cons: list[list[int]] = [[] for _ in range(n_phases)]
-    barrier_cons: list[list[int]] = [[] for _ in range(n_phases)]
-    for p in range(n_phases):
-        for q in prods[p]:
-            cons[q].append(p)
-        for q in barrier_prods[p]:
-            barrier_cons[q].append(p)
-    return _Graph(prods, cons, barrier_prods, barrier_cons, group)
+    return _Graph(producers, n_phases, group)
 
 
 def _tile_arrays(n_phases, tiles, duration):
@@ -310,27 +341,57 @@ def _levels(g: _Graph, tiles, depth):
     group move together: a = the group's offset + the longest streaming path inside the group.
     """
     n_phases = len(g)
-    lev = np.zeros(n_phases, dtype=np.int64)
-    for p in range(n_phases):  # topological order: producers come first
-        for q in g.prods[p]:
-            lev[p] = max(lev[p], lev[q] + 1)
-    span = max((int(lev[p] - lev[q]) for p in range(n_phases) for q in g.prods[p]), default=0)
+    sq, sc = g.stream
+    lev = [0] * n_phases  # longest streaming path; edges sorted by consumer, producers come first
+    for q, c in zip(sq.tolist(), sc.tolist()):
+        if lev[q] + 1 > lev[c]:
+            lev[c] = lev[q] + 1
+    lev = np.asarray(lev, dtype=np.int64)
+    span = int((lev[sc] - lev[sq]).max(initial=0))
     period = span // depth + 1 if tiles > depth else 1
-    if not any(g.barrier_prods):
+    bq, bc = g.barrier
+    if bq.size == 0:
         return lev, period
     offset = np.zeros(int(g.group.max()) + 1, dtype=np.int64)
     jump = period * (tiles - 1) + 1
+    edges = list(zip(bq.tolist(), bc.tolist()))
     for _ in range(offset.size + 1):  # longest path over the (acyclic) graph of groups
         changed = False
-        for p in range(n_phases):
-            for q in g.barrier_prods[p]:
-                need = offset[g.group[q]] + lev[q] + jump - lev[p]
-                if need > offset[g.group[p]]:
-                    offset[g.group[p]] = need
-                    changed = True
+        for q, p in edges:
+            need = offset[g.group[q]] + lev[q] + jump - lev[p]
+            if need > offset[g.group[p]]:
+                offset[g.group[p]] = need
+                changed = True
         if not changed:
             return offset[g.group] + lev, period
     return None  # groups wait on each other in a cycle: the event simulation reports the deadlock
+
+
+def _lockstep_work(g: _Graph, duration, tiles, dilate) -> _Work:
+    """campaign_diagram_tools' lock-step pipelining (``Cascade.pipeline``), in work time.
+
+    Tile i of phase p runs in step ``lev[p] + i`` (``lev``: the longest dependency path from a
+    first phase; in a chain, the phase's position). Every tile of a step starts when the step
+    starts; a step lasts as long as its longest tile; with dilation, every tile of a step is
+    stretched to that length. Throttling is then applied like any other schedule's.
+    """
+    n_phases = len(g)
+    sq, sc = g.stream
+    lev = [0] * n_phases
+    for q, c in zip(sq.tolist(), sc.tolist()):
+        if lev[q] + 1 > lev[c]:
+            lev[c] = lev[q] + 1
+    arrays = _tile_arrays(n_phases, tiles, duration)
+    step = np.asarray(lev, dtype=np.int64)[arrays["phase"]] + arrays["number"]
+    length = arrays["requested"]
+    n_steps = int(step.max(initial=-1)) + 1
+    longest = np.zeros(n_steps)
+    np.maximum.at(longest, step, length)
+    step_start = np.r_[0.0, np.cumsum(longest)[:-1]] if n_steps else longest
+    start = step_start[step]
+    stretched = longest[step] if dilate else length
+    return _Work(start=start, end=start + stretched, stretch=length / stretched if dilate else np.ones(length.size),
+                 **arrays)
 
 
 def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
@@ -362,17 +423,13 @@ def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
     zero_row = n_phases
     flat = P * width + depth + I  # where each tile (level order) lives in the padded table
 
-    def rows(lists):
-        table = np.full((max((len(x) for x in lists), default=0), n_phases), zero_row, dtype=np.int64)
-        for p, x in enumerate(lists):
-            table[:len(x), p] = x
-        return table
-
     slots = [flat - 1]  # own tile i-1 (column depth-1 is padding for i = 0)
-    slots += [flat + (row[P] - P) * width for row in rows(g.prods)]  # tile i of each producer
+    for row in g.table(g.stream, True, zero_row):  # tile i of each producer
+        slots.append(flat + (row[P] - P) * width)
     if tiles > depth:  # tile i-depth of each consumer (padding columns for i < depth)
-        slots += [flat + (row[P] - P) * width - depth for row in rows(g.cons)]
-    for row in rows(g.barrier_prods):  # tile 0 only: the last tile of a producer in another group
+        for row in g.table(g.stream, False, zero_row):
+            slots.append(flat + (row[P] - P) * width - depth)
+    for row in g.table(g.barrier, True, zero_row):  # tile 0 only: the last tile of a producer in another group
         q = row[P]
         slots.append(np.where((I == 0) & (q != zero_row), q * width + depth + tiles - 1, zero_row * width))
 
@@ -417,9 +474,17 @@ def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
                  **tile_arrays)
 
 
+_THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
+
+
 def _sweep(bounds, slots, flat, length, start_at, end_at):
-    """One numpy step per level: start = the latest end among the dependencies (``slots``: the
-    dependencies' places in the end table, per tile in level order), end = start + length."""
+    """Start = the latest end among the dependencies (``slots``: the dependencies' places in the
+    end table, per tile in level order), end = start + length, level after level: one numpy step
+    per level, or, when levels hold few tiles (a chain with one tile per phase, a few phases with
+    many tiles), one Python step per tile in the same order with the same float arithmetic."""
+    if len(flat) < _THIN_LEVELS * (len(bounds) - 1):
+        _sweep_tiles(slots, flat, length, start_at, end_at)
+        return
     first_slot, other_slots = slots[0], slots[1:]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         s = end_at[first_slot[lo:hi]]
@@ -428,6 +493,18 @@ def _sweep(bounds, slots, flat, length, start_at, end_at):
         here = flat[lo:hi]
         start_at[here] = s
         end_at[here] = s + length[lo:hi]
+
+
+def _sweep_tiles(slots, flat, length, start_at, end_at):
+    ends = end_at.tolist()
+    starts = start_at.tolist()
+    get = ends.__getitem__
+    for here, own, *deps in zip(flat.tolist(), length.tolist(), *(dep.tolist() for dep in slots)):
+        begin = max(map(get, deps))
+        starts[here] = begin
+        ends[here] = begin + own
+    end_at[:] = ends
+    start_at[:] = starts
 
 
 def _lockstep_sweep(bounds, slots, flat, length, start_at, end_at):
@@ -471,9 +548,11 @@ def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
     n_tiles = n_phases * tiles
     per_tile = (duration / tiles).tolist()
     i_of = np.tile(np.arange(tiles), n_phases)
-    n_prod = np.repeat([len(q) for q in g.prods], tiles)
-    n_barrier = np.repeat([len(q) for q in g.barrier_prods], tiles)
-    n_cons = np.repeat([len(c) for c in g.cons], tiles)
+    prods, cons = g.lists(g.stream, True), g.lists(g.stream, False)
+    barrier_prods, barrier_cons = g.lists(g.barrier, True), g.lists(g.barrier, False)
+    n_prod = np.repeat([len(q) for q in prods], tiles)
+    n_barrier = np.repeat([len(q) for q in barrier_prods], tiles)
+    n_cons = np.repeat([len(c) for c in cons], tiles)
     waiting = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).tolist()
     tile_start = [0.0] * n_tiles
     tile_end = [0.0] * n_tiles
@@ -499,7 +578,7 @@ def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
             _, k = heapq.heappop(heap)
             tile_end[k] = work
             p, i = divmod(k, tiles)
-            for dependent in _dependents(p, i, tiles, depth, g.prods[p], g.cons[p], g.barrier_cons[p]):
+            for dependent in _dependents(p, i, tiles, depth, prods[p], cons[p], barrier_cons[p]):
                 waiting[dependent] -= 1
                 if waiting[dependent] == 0:
                     batch.append(dependent)
@@ -562,7 +641,8 @@ def _profile(work: _Work, arrays) -> _Profile:
                     by_start=order[order < n], snapped=snapped)
 
 
-def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy, depth, throttle) -> Schedule:
+def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy, depth, throttle,
+              stepping="event") -> Schedule:
     """Throttle factor from the demand profile, work time → real time, once for all tiles."""
     n = work.start.size
     w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
@@ -615,7 +695,7 @@ def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy,
         tile_id=by_start, start_edge=start_edge[by_start], end_edge=end_edge[by_start],
         tile_start=tile_start, tile_end=tile_end, tile_requested=work.requested,
         edge_time=edges, edge_factor=factor, edge_requested_compute=seg_c, edge_requested_memory=seg_m,
-        makespan=float(tile_end.max()) if n else 0.0, peak_demand=peak, **over,
+        makespan=float(tile_end.max()) if n else 0.0, peak_demand=peak, stepping=stepping, **over,
     )
 
 

@@ -1,5 +1,8 @@
 """The schedule engine against design.md §3: the reference table, exactly, and its invariants."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -306,3 +309,94 @@ def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_de
         settings_ = dict(tiles=5, pipeline=True, policy=policy)
         assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
     assert len(ran) == 2
+
+
+@pytest.mark.parametrize("thin", [0, 10 ** 9], ids=["numpy per level", "python per tile"])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=dag_workloads(), tiles=st.integers(2, 9), policy=st.sampled_from(POLICIES), depth=st.integers(1, 3))
+def test_both_sweeps_equal_the_reference_engine(thin, w, tiles, policy, depth):
+    """The wavefront sweeps a level with numpy, or tile by tile when levels are thin: force each."""
+    import campaign_widget.schedule as engine
+
+    saved, engine._THIN_LEVELS = engine._THIN_LEVELS, thin
+    try:
+        settings_ = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
+        assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
+    finally:
+        engine._THIN_LEVELS = saved
+
+
+# -- stepping="lockstep": campaign_diagram_tools' rule (issue 14), against the tool's own numbers --
+
+CDT = json.loads((Path(__file__).parent / "data" / "cdt_lockstep.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", CDT, ids=[f"{len(c['phases'])}x{c['tiles']}-{c['policy']}-{k}" for k, c in enumerate(CDT)])
+def test_lockstep_equals_campaign_diagram_tools(case):
+    """tests/data/cdt_lockstep.json: random chains run through the tool (tests/data/make_cdt_lockstep.py)."""
+    w = chain(*case["phases"])
+    s = w.schedule(tiles=case["tiles"], pipeline=True, policy=case["policy"], stepping="lockstep")
+    assert s.stepping == "lockstep"
+    scale = max(1.0, case["makespan"])
+    assert abs(s.makespan - case["makespan"]) <= 1e-9 * scale
+    starts, ends = s.tile_start.reshape(len(w), s.tiles), s.tile_end.reshape(len(w), s.tiles)
+    for p, name in enumerate(w.names):
+        spans = np.array(case["spans"][name])
+        np.testing.assert_allclose(starts[p], spans[:, 0], rtol=1e-9, atol=1e-9 * scale)
+        np.testing.assert_allclose(ends[p], spans[:, 1], rtol=1e-9, atol=1e-9 * scale)
+
+
+def test_with_dilation_both_steppings_agree_with_the_tool():
+    """Dilation stretches every batch to its longest tile, so the event rule runs in lock step too."""
+    for case in CDT:
+        if "dilate" in case["policy"]:
+            s = chain(*case["phases"]).schedule(tiles=case["tiles"], pipeline=True, policy=case["policy"])
+            assert abs(s.makespan - case["makespan"]) <= 1e-9 * max(1.0, case["makespan"]), case
+
+
+def test_the_counterexample_in_both_steppings():
+    """Issue 14: P0 (8, .6, .9) → P1 (5, .3, .5) → P2 (4, .4, .8), 2 tiles, throttled. Lock-step waits
+    for the step's longest tile (P0's second tile waits for P1's first and starts P2's first with it);
+    ours starts each tile when its producer and buffers allow."""
+    w = chain(("P0", 8, .6, .9), ("P1", 5, .3, .5), ("P2", 4, .4, .8))
+    event = w.schedule(tiles=2, pipeline=True, policy="throttle")
+    lockstep = w.schedule(tiles=2, pipeline=True, policy="throttle", stepping="lockstep")
+    assert abs(event.makespan - 14.7) <= 1e-9 and abs(lockstep.makespan - 14.1) <= 1e-9
+    # lock-step: the tiles of one step start together (work time), whatever ends first
+    assert lockstep.tile_start[1] == lockstep.tile_start[2]  # P0 tile 2 with P1 tile 1
+    assert lockstep.tile_start[3] == lockstep.tile_start[4]  # P1 tile 2 with P2 tile 1
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=dag_workloads(), tiles=st.integers(1, 6), policy=st.sampled_from(POLICIES))
+def test_lockstep_invariants(w, tiles, policy):
+    s = w.schedule(tiles=tiles, pipeline=True, policy=policy, stepping="lockstep")
+    a = w.arrays
+    length = s.end - s.start
+    for p in range(len(w)):
+        mine = s.phase == p
+        np.testing.assert_allclose((s.compute_rate[mine] * length[mine]).sum(), a.compute_util[p] * a.duration[p],
+                                   rtol=1e-9, atol=1e-12)
+    _, c, m = s.demand()
+    if "throttle" in policy:
+        assert c.max(initial=0) <= 1 + 1e-9 and m.max(initial=0) <= 1 + 1e-9
+    # a tile starts after its producers' tile and its own previous tile (buffers are not modelled)
+    start, end = s.tile_start.reshape(len(w), tiles), s.tile_end.reshape(len(w), tiles)
+    indptr, producers = w.producers
+    for p in range(len(w)):
+        for q in producers[indptr[p]:indptr[p + 1]]:
+            assert np.all(start[p] >= end[q] - 1e-9)
+        assert np.all(start[p, 1:] >= end[p, :-1] - 1e-9)
+    # a step lasts no longer than its tiles one after another, throttled or not
+    assert s.makespan <= w.schedule(policy=policy).makespan + 1e-9
+
+
+def test_bad_stepping_and_lockstep_with_fusion_groups():
+    w = chain(("A", 1, .5, .5), ("B", 1, .5, .5))
+    with pytest.raises(ScheduleError, match="stepping='together' is not one of 'event', 'lockstep'"):
+        w.schedule(tiles=2, pipeline=True, stepping="together")
+    fused = Workload([Phase("a", ops=1e9, reads={"x": 1e9}, writes={"y": 1e9}),
+                      Phase("b", ops=1e9, reads={"y": 1e9}, writes={"z": 1e9})],
+                     machine=Machine(peak_compute=1e12, peak_bandwidth=1e11)).fuse([["a", "b"]])
+    with pytest.raises(ScheduleError, match="lockstep.*fusion groups"):
+        fused.schedule(tiles=2, pipeline=True, stepping="lockstep")
