@@ -296,3 +296,54 @@ def test_from_intervals_empty_and_shares_threshold():
     assert len(t) == 0 and t.makespan == 0 and t.shares() == {"idle": 0.0, "compute": 0.0, "memory": 0.0}
     with pytest.raises(ScheduleError, match="threshold='x'"):
         shares(t, "x")
+
+
+# -- the paper authors' cascade YAML with start times ----------------------------------------------------
+
+
+def _cascade(tmp_path, kernels: str):
+    path = tmp_path / "c.yaml"
+    path.write_text("cascade:\n  name: c\n  kernels:\n" + kernels)
+    return path
+
+
+def test_cascade_start_times_are_honoured_with_idle_gaps(tmp_path):
+    path = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
+                              "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 1}\n"
+                              "    - {name: A, duration: 2, compute_util: 0.7, bw_util: 0.2, start: 6}\n")
+    t = campaign_widget.load(path)
+    assert isinstance(t, Timeline) and len(t) == 3
+    np.testing.assert_array_equal(t.start, [0, 1, 6])
+    np.testing.assert_array_equal(t.end, [2, 4, 8])
+    np.testing.assert_array_equal(t.requested_compute, [0.5, 0.4, 0.7])
+    assert t.workload.names == ["A", "B"]
+    np.testing.assert_allclose(t.workload.arrays.duration, [4, 3])
+    np.testing.assert_allclose(t.workload.arrays.compute_util, [0.6, 0.4])  # A: (2·0.5 + 2·0.7) / 4
+    assert t.makespan == 8 and t.shares()["idle"] == pytest.approx(2 / 8)  # nothing runs in [4, 6)
+    assert "start times honoured" in t.workload.import_report.notes[0]
+    scene = build_scene(t)
+    assert (scene.base_y > 0).any()  # B overlaps A in [1, 2): stacked
+
+
+def test_cascade_without_starts_or_with_sequential_starts_is_a_workload(tmp_path):
+    seq = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
+                             "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 2}\n"
+                             "    - {name: C, duration: 1, compute_util: 0.4, bw_util: 0.6}\n")
+    w = campaign_widget.load(seq)
+    assert isinstance(w, Workload) and w.schedule().makespan == 6
+    assert "in sequence" in w.import_report.notes[0]
+    t = campaign_widget.load(seq, timeline=True)
+    np.testing.assert_array_equal(t.start, [0, 2, 5])
+
+
+def test_cascade_starts_dropped_on_request_and_bad_starts(tmp_path):
+    gaps = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 1}\n"
+                              "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 9}\n")
+    w = campaign_widget.load(gaps, timeline=False)
+    assert isinstance(w, Workload) and w.schedule().makespan == 5
+    assert w.import_report.notes[0].startswith("timeline=False: kernel start times dropped")
+    assert campaign_widget.load(gaps).makespan == 12
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cascade:\n  kernels:\n    - {name: A, duration: 2, start: -1}\n")
+    with pytest.raises(campaign_widget.WorkloadFileError, match=r"cascade\.kernels\[0\]\.start.*must be a finite time"):
+        campaign_widget.load(bad)
