@@ -2,6 +2,7 @@
 
     python benchmarks/bench_timeline.py                 # 10^6 events (writes a ~130 MB trace to a temp dir)
     python benchmarks/bench_timeline.py --events 200000
+    python benchmarks/bench_timeline.py --no-memory     # times without tracemalloc
 
 The trace: N complete ``cpu_op`` events, back to back on 2 threads (so they overlap across threads), 8
 operator names, plus one ``ProfilerStep#k`` annotation per 10,000 events. Reports the file size, the
@@ -54,6 +55,7 @@ def write_trace(path: Path, n: int) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--no-memory", action="store_true", help="time without tracemalloc (which slows the reading)")
     args = parser.parse_args()
     machine = Machine(peak_compute=1e11, peak_bandwidth=2e10, name="bench")
     with tempfile.TemporaryDirectory() as d:
@@ -61,18 +63,20 @@ def main():
         started = time.perf_counter()
         write_trace(path, args.events)
         print(f"wrote {args.events:,} events: {path.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - started:.1f} s")
-        tracemalloc.start()
+        if not args.no_memory:
+            tracemalloc.start()
         wall, cpu = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SkippedEventsWarning)
             t = read_torch_trace(path, machine=machine, timeline=True, progress=False)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        _, peak = tracemalloc.get_traced_memory()
+        peak = tracemalloc.get_traced_memory()[1] if not args.no_memory else None
         tracemalloc.stop()
         print(f"timeline import: {len(t):,} intervals on {len(t.lane_names)} lanes, {len(t.workload)} phases, "
               f"{len(t.band_start)} bands; {wall:.1f} s wall, {cpu:.1f} s CPU")
-        print(f"peak memory while reading: {peak / 1e6:.0f} MB = {peak / len(t):.0f} bytes per kept event "
-              f"(file: {path.stat().st_size / len(t):.0f} bytes per event)")
+        if peak is not None:
+            print(f"peak memory while reading: {peak / 1e6:.0f} MB = {peak / len(t):.0f} bytes per kept event "
+                  f"(file: {path.stat().st_size / len(t):.0f} bytes per event)")
         started = time.perf_counter()
         try:
             scene = build_scene(t)
