@@ -125,6 +125,34 @@ def test_timeline_workload_is_the_grouped_workload(trace):
         assert length[mine].sum() == pytest.approx(w.table()["duration"][p], rel=1e-9)
         ops = (t.requested_compute[mine] * length[mine]).sum() * HOST.peak_compute
         assert ops == pytest.approx(w.table()["ops"][p], rel=1e-9)
+        moved = (t.requested_memory[mine] * length[mine]).sum() * HOST.peak_bandwidth
+        assert moved == pytest.approx(w.table()["bytes"][p], rel=1e-9)
+
+
+def test_timeline_rates_are_each_events_own(tmp_path):
+    """Two events of one name with different recorded FLOPs get different rates; an outer event without
+    volumes carries those of the events nested in it."""
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
+         "args": {"flops": 1e6, "dram__bytes_read.sum": 100, "dram__bytes_write.sum": 0}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 5, "dur": 20,
+         "args": {"flops": 6e6, "dram__bytes_read.sum": 50, "dram__bytes_write.sum": 50}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 40, "dur": 10},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 41, "dur": 4,
+         "args": {"flops": 2e6}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 45, "dur": 4,
+         "args": {"flops": 3e6}},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    fast = Machine(peak_compute=1e12, peak_bandwidth=2e10, name="fast")
+    t = read_torch_trace(path, machine=fast, timeline=True)
+    assert len(t) == 3 and t.names == ("aten::mm", "aten::linear")
+    np.testing.assert_allclose(t.start, [0, 5e-6, 40e-6])
+    # FLOPs / seconds / peak, by hand
+    np.testing.assert_allclose(t.requested_compute, [1e6 / 10e-6 / 1e12, 6e6 / 20e-6 / 1e12, 5e6 / 10e-6 / 1e12])
+    np.testing.assert_allclose(t.requested_memory, [100 / 10e-6 / 2e10, 100 / 20e-6 / 2e10, 0.0])
+    assert t.shares(0.0)["idle"] == pytest.approx(15 / 50)  # nothing runs in [25, 40) µs
 
 
 def test_load_timeline_returns_a_schedule_and_by_default_a_workload(trace):

@@ -7,8 +7,10 @@ point per phase) and whose intervals are the kept events — the selected comple
 outermost ones with ``nested="outer"`` — each at its measured start and end, on its thread or stream
 (``"pid/tid"``) as a lane. Times are seconds from the earliest kept event or annotation.
 
-Rates: each interval runs at its phase's rates (the phase's FLOPs and bytes over its summed busy
-time, as fractions of the machine's peaks), so the area under a phase's intervals is its volume.
+Rates: each interval runs at the rates of its own event's FLOPs and bytes over its duration, as
+fractions of the machine's peaks (an outermost event without volumes of its own carries those of the
+events nested in it, exactly as the phase import counts them; unknown volumes count 0), so the area
+under a phase's intervals is the phase's FLOPs and bytes.
 
 Annotation ranges (``record_function`` → ``user_annotation``, ``ProfilerStep#N``) on any thread become
 the timeline's bands, ``ProfilerStep#N`` included (it is left out only of the grouping);
@@ -128,8 +130,12 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
     ts = np.frombuffer(ev.ts, dtype=np.float64)[sel]
     dur = np.frombuffer(ev.dur, dtype=np.float64)[sel]
     names = np.frombuffer(ev.name, dtype=np.int64)[sel]
-    keep = _outermost(thread, ts, dur) if nested == "outer" else np.ones(sel.size, bool)
+    parent, order = _parents(thread, ts, dur)
+    keep = parent < 0 if nested == "outer" else np.ones(sel.size, bool)
     idx = np.flatnonzero(keep)
+    flops, nbytes = _volumes(ev, sel, parent, order, nested)
+    seconds = dur[idx] * tt.US
+    machine = workload.machine
     id_to_name = {i: s for s, i in ev.names.items()}
     phase_of = {n: i for i, n in enumerate(workload.names)}
     if group_by == "name":
@@ -149,36 +155,82 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
     band_ids, band_name = np.unique(b_name, return_inverse=True)
     start = (ts[idx] - origin) * tt.US
     timeline = from_intervals(
-        workload, phase=phase, start=start, end=start + dur[idx] * tt.US,  # lengths exactly the durations
-        lane=lane, lane_names=lane_names, origin=origin * tt.US,
+        workload, phase=phase, start=start, end=start + seconds,  # lengths exactly the durations
+        compute_rate=flops[idx] / seconds / machine.peak_compute,
+        memory_rate=nbytes[idx] / seconds / machine.peak_bandwidth, lane=lane, lane_names=lane_names, origin=origin * tt.US,
         bands=((b_ts - origin) * tt.US, (b_ts - origin) * tt.US + (b_end - b_ts) * tt.US, band_name.ravel(),
                np.searchsorted(lanes_used, b_thread), tuple(id_to_name[i] for i in band_ids.tolist())))
     report.notes.append(f"timeline: {len(timeline):,} intervals (the kept events) on {len(lane_names)} lanes; "
-                        "each runs at its phase's rates")
+                        "each runs at the rates of its own FLOPs and bytes")
     return timeline
 
 
-def _outermost(thread, ts, dur) -> np.ndarray:
-    """Per event: True when no other selected event on its thread encloses it (as ``_phases`` decides)."""
+def _parents(thread, ts, dur):
+    """Per event, the index of the innermost selected event on its thread that encloses it (-1: none),
+    decided as ``torch_trace._phases`` does; and the order (per thread, by start, longer first) in
+    which parents come before their children."""
     n = ts.size
     order = np.lexsort((-dur, ts, thread))
-    outer = np.zeros(n, dtype=bool)
+    parent = np.full(n, -1, dtype=np.int64)
     eps = 1e-3  # µs, as in torch_trace._phases
-    end_of = ts + dur
-    stack: list[float] = []  # ends of the enclosing events
+    end_of = (ts + dur).tolist()
+    thread_of = thread.tolist()
+    stack: list[int] = []
     last_thread = None
     for i in order.tolist():
-        t = thread[i]
+        t = thread_of[i]
         if t != last_thread:
             stack.clear()
             last_thread = t
         end = end_of[i]
-        while stack and stack[-1] < end - eps:
+        while stack and end_of[stack[-1]] < end - eps:
             stack.pop()
-        if not stack:
-            outer[i] = True
-        stack.append(end)
-    return outer
+        if stack:
+            parent[i] = stack[-1]
+        stack.append(i)
+    return parent, order
+
+
+def _volumes(ev: tt._Events, sel, parent, order, nested):
+    """Per event, the FLOPs and bytes its interval carries: its own, or (``nested="outer"``) when it has
+    none, the sum of those of the events nested in it (recorded FLOPs before computed ones), as the
+    phase import counts them, so that a phase's intervals add up to its volumes."""
+    flops = np.frombuffer(ev.flops, dtype=np.float64)[sel]
+    flops_src = np.frombuffer(ev.flops_src, dtype=np.int8)[sel]
+    nbytes = np.frombuffer(ev.bytes, dtype=np.float64)[sel]
+    bytes_src = np.frombuffer(ev.bytes_src, dtype=np.int8)[sel]
+    if nested != "outer":
+        return np.where(flops_src != tt.FLOPS_UNKNOWN, flops, 0.0), np.where(bytes_src != tt.BYTES_UNKNOWN, nbytes, 0.0)
+    n = sel.size
+    has_rec = (flops_src == tt.FLOPS_RECORDED).tolist()
+    has_comp = (flops_src == tt.FLOPS_COMPUTED).tolist()
+    has_bytes = (bytes_src != tt.BYTES_UNKNOWN).tolist()
+    rec = np.where(flops_src == tt.FLOPS_RECORDED, flops, 0.0).tolist()
+    comp = np.where(flops_src == tt.FLOPS_COMPUTED, flops, 0.0).tolist()
+    vol = np.where(bytes_src != tt.BYTES_UNKNOWN, nbytes, 0.0).tolist()
+    child_rec, child_comp, child_bytes = [0.0] * n, [0.0] * n, [0.0] * n
+    child_has_rec, child_has_comp, child_has_bytes = [False] * n, [False] * n, [False] * n
+    up = parent.tolist()
+    for i in order[::-1].tolist():  # children before their parents
+        if not has_rec[i] and child_has_rec[i]:
+            rec[i], has_rec[i] = child_rec[i], True
+        if not has_comp[i] and child_has_comp[i]:
+            comp[i], has_comp[i] = child_comp[i], True
+        if not has_bytes[i] and child_has_bytes[i]:
+            vol[i], has_bytes[i] = child_bytes[i], True
+        p = up[i]
+        if p >= 0:
+            if has_rec[i]:
+                child_rec[p] += rec[i]
+                child_has_rec[p] = True
+            if has_comp[i]:
+                child_comp[p] += comp[i]
+                child_has_comp[p] = True
+            if has_bytes[i]:
+                child_bytes[p] += vol[i]
+                child_has_bytes[p] = True
+    rec_a, comp_a = np.asarray(rec), np.asarray(comp)
+    return np.where(has_rec, rec_a, np.where(has_comp, comp_a, 0.0)), np.asarray(vol)
 
 
 def _lane_label(key) -> str:
