@@ -73,6 +73,26 @@ class Timeline(Schedule):
         """The share of the makespan during which no interval runs."""
         return shares(self)["idle"]
 
+    def lane_shares(self) -> dict:
+        """Per lane (by name), the share of the makespan during which it runs something."""
+        if self.makespan <= 0:
+            return {name: 0.0 for name in self.lane_names}
+        busy = _busy_by(self.lane, len(self.lane_names), self.start, self.end)
+        return {name: float(b) / self.makespan for name, b in zip(self.lane_names, busy)}
+
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Timeline:
+        """The same measured intervals, at the same times, on the machine with other peaks: what each
+        interval did is fixed, so its rates (fractions of peak) scale by old peak / new peak, as do the
+        workload's utilizations."""
+        old = self.workload.machine
+        workload = self.workload.with_peaks(peak_compute, peak_bandwidth)
+        new = workload.machine
+        return from_intervals(
+            workload, phase=self.phase, start=self.start, end=self.end, lane=self.lane, lane_names=self.lane_names,
+            compute_rate=self.requested_compute * (old.peak_compute / new.peak_compute),
+            memory_rate=self.requested_memory * (old.peak_bandwidth / new.peak_bandwidth), origin=self.origin,
+            bands=(self.band_start, self.band_end, self.band_name, self.band_lane, self.band_names), until=self.makespan)
+
     def bands(self) -> list:
         """The annotation ranges as ``(name, start, end, lane name)`` tuples, by start."""
         names = np.array(self.band_names, dtype=object)
@@ -216,6 +236,50 @@ def shares(schedule: Schedule, threshold: float = 0.8) -> dict:
     return {"idle": idle / total,
             names[0]: float(width[(c >= threshold - tol) & (running > 0)].sum()) / total,
             names[1]: float(width[(m >= threshold - tol) & (running > 0)].sum()) / total}
+
+
+def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
+    """Per phase, measured against a bound (e.g. a measured ``Timeline`` and an analytical schedule of
+    the same workload, for an achieved-over-bound figure): arrays in phase order of
+
+    - ``measured_busy``, ``bound_busy``: the time during which some interval of the phase runs (the
+      union of its intervals: overlapping intervals count once);
+    - ``gap``: ``measured_busy - bound_busy``;
+    - ``measured_span``, ``bound_span``: from the phase's first start to its last end (idle time and
+      other phases in between included).
+
+    Both schedules must have the same phases, in the same order."""
+    if tuple(measured.names) != tuple(bound.names):
+        raise ScheduleError(f"phase_gaps needs two schedules of the same phases; got {list(measured.names)[:6]} and "
+                            f"{list(bound.names)[:6]}")
+    n = len(measured.names)
+    out = {}
+    for label, sched in (("measured", measured), ("bound", bound)):
+        out[f"{label}_busy"] = _busy_by(sched.phase, n, sched.start, sched.end)
+        first = np.full(n, np.inf)
+        last = np.full(n, -np.inf)
+        np.minimum.at(first, sched.phase, sched.start)
+        np.maximum.at(last, sched.phase, sched.end)
+        out[f"{label}_span"] = np.where(np.isfinite(first), last - first, 0.0)
+    out["gap"] = out["measured_busy"] - out["bound_busy"]
+    return {"names": tuple(measured.names), **out}
+
+
+def _busy_by(group, count, start, end) -> np.ndarray:
+    """Per group 0..count-1, the length of the union of its intervals."""
+    order = np.lexsort((start, group))
+    g, s, e = group[order], start[order], end[order]
+    busy = np.zeros(count)
+    if not g.size:
+        return busy
+    firsts = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
+    for a, b in zip(firsts.tolist(), np.r_[firsts[1:], g.size].tolist()):
+        reach = np.maximum.accumulate(e[a:b])  # the furthest end so far: a new run starts past it
+        new_run = np.r_[True, s[a + 1:b] > reach[:-1]]
+        run_start = s[a:b][new_run]
+        run_end = np.maximum.reduceat(e[a:b], np.flatnonzero(new_run))
+        busy[g[a]] = float((run_end - run_start).sum())
+    return busy
 
 
 def _floats(what, values, n=None) -> np.ndarray:

@@ -17,7 +17,7 @@ import campaign_widget
 from campaign_widget import Machine, Phase, Schedule, ScheduleError, Workload
 from campaign_widget.io import SkippedEventsWarning, read_torch_trace
 from campaign_widget.scene import build_scene
-from campaign_widget.timeline import Timeline, shares
+from campaign_widget.timeline import Timeline, phase_gaps, shares
 
 HOST = Machine(peak_compute=1e11, peak_bandwidth=2e10, name="test host")
 STEPS = 2
@@ -375,3 +375,41 @@ def test_cascade_starts_dropped_on_request_and_bad_starts(tmp_path):
     bad.write_text("cascade:\n  kernels:\n    - {name: A, duration: 2, start: -1}\n")
     with pytest.raises(campaign_widget.WorkloadFileError, match=r"cascade\.kernels\[0\]\.start.*must be a finite time"):
         campaign_widget.load(bad)
+
+
+# -- readouts for the views ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lane_shares_and_phase_gaps_by_brute_force(seed):
+    rng = np.random.default_rng(100 + seed)
+    w = _workload()
+    phase, start, end, lane = _random_intervals(rng, 40)
+    t = Schedule.from_intervals(w, phase=phase, start=start, end=end, lane=lane)
+    got = t.lane_shares()
+    for name in t.lane_names:
+        mine = lane == name
+        assert got[name] == pytest.approx(_union_length(start[mine], end[mine]) / t.makespan, abs=1e-12)
+    bound = w.schedule()
+    gaps = phase_gaps(t, bound)
+    for p in range(3):
+        mine = phase == p
+        assert gaps["measured_busy"][p] == pytest.approx(_union_length(start[mine], end[mine]), abs=1e-12)
+        assert gaps["bound_busy"][p] == pytest.approx(w.arrays.duration[p])
+        assert gaps["measured_span"][p] == pytest.approx(end[mine].max() - start[mine].min())
+    np.testing.assert_allclose(gaps["gap"], gaps["measured_busy"] - gaps["bound_busy"])
+    other = Workload([Phase("X", duration=1, compute_util=0.1, memory_util=0.1)], machine=w.machine)
+    with pytest.raises(ScheduleError, match="same phases"):
+        phase_gaps(t, other.schedule())
+
+
+def test_with_peaks_keeps_times_and_scales_rates():
+    w = _workload()
+    t = Schedule.from_intervals(w, phase=["A", "B"], start=[0, 1], end=[2, 4], compute_rate=[0.5, 0.2],
+                                memory_rate=[0.4, 0.8])
+    faster = t.with_peaks(peak_compute=2.0, peak_bandwidth=4.0)
+    np.testing.assert_array_equal(faster.start, t.start)
+    np.testing.assert_array_equal(faster.end, t.end)
+    np.testing.assert_allclose(faster.requested_compute, [0.25, 0.1])
+    np.testing.assert_allclose(faster.requested_memory, [0.1, 0.2])
+    assert faster.workload.machine.peak_compute == 2.0 and faster.makespan == t.makespan
