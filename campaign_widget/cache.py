@@ -29,8 +29,8 @@ Per tensor: ``tensors``, ``shapes``, ``strides`` (elements), ``elem_bytes``, ``o
 ``byte_offsets``, ``bases`` (for ``trace.line``; ``trace.bases_for(line)``), ``extents`` (bytes).
 Out-of-range accesses (an index expression outside the tensor's shape) are left out of the arrays,
 counted per tensor in ``trace.out_of_range`` and reported with a warning (``out_of_range="error"``
-raises instead). A tensor's shape is ``Layout.shape`` if given, else per dimension the size of a plain
-loop index used there, else the largest value of its index expression + 1.
+raises instead). A tensor's shape is ``Layout.shape`` if given, else per dimension the largest index
+used there + 1 (so only negative indices, or indices beyond a given shape, are out of range).
 
 Addresses: addr(e) = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d); tensors are placed one
 after another in order of first access, each base rounded up to a whole cache line.
@@ -366,7 +366,7 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
     full = tuple(loop_sizes[i] for i in order)
     values = [[x.evaluate_array(env) if x.text.strip() not in env else env[x.text.strip()] for x in xs]
               for _, xs, _ in parsed]
-    # shapes: Layout.shape, else the size of a plain index at that position, else max value + 1
+    # shapes: Layout.shape, else per dimension the largest index used + 1
     shapes, strides, widths, offsets, byte_offsets, extents = [], [], [], [], [], []
     for name in tensors:
         mine = [k for k, (t, _, _) in enumerate(parsed) if t == name]
@@ -383,10 +383,8 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
             shape = layout.shape
         else:
             shape = []
-            for d in range(ndim):
-                plain = [loop_sizes[parsed[k][1][d].text.strip()] for k in mine
-                         if parsed[k][1][d].text.strip() in loop_sizes]
-                shape.append(max(plain) if plain else max(1, max(int(np.max(values[k][d])) + 1 for k in mine)))
+            for d in range(ndim):   # the largest index used + 1 (a plain index i: its size)
+                shape.append(max(1, max(int(np.max(values[k][d])) + 1 for k in mine)))
             shape = tuple(shape)
         st = layout.strides_for(shape, name)
         width = layout.elem_bytes or elem_bytes
@@ -419,7 +417,7 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
             oor[name] = oor.get(name, 0) + bad
             if name not in first_bad:
                 p = int(np.flatnonzero(~ok.ravel())[0])
-                at = {i: int(v[p]) for i, v in zip(order, np.unravel_index(p, full))}
+                at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
                 first_bad[name] = (", ".join(x.text for x in xs), at,
                                    [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
         rel[:, r] = (byte_offsets[t] + widths[t] * (offsets[t] + off)).ravel()
@@ -459,59 +457,114 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
 # distance depends on every earlier access's last-use position), and the vectorized alternatives
 # (offline 2-D dominance counting by sorting) need ~log n full sorts of the trace, 10-20× slower.
 
+_DIRECT_WAYS = 64  # sets of at most this many ways are simulated as LRU stacks in the same pass
+_TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
+
+
 def _kernel_source():
     import numba
 
     @numba.njit(cache=True, nogil=True)
-    def distances(ids, start, stop, last, tree, seen, state, out):
-        """Stack distances of ids[start:stop] (ids dense in [0, len(last))), resuming ``state``:
-        state[0] = next stamp, state[1] = distinct lines seen. tree: Fenwick over stamps 1..size."""
+    def distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
+        """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
+
+        The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
+        every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
+        at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
+        A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
+        When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
+        state = [next stamp, lines in top, lines in the tree].
+
+        If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
+        (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
+        when < ways), ways if absent but seen before, -1 if cold."""
         size = tree.size - 1
+        k_top = top.size
         stamp = state[0]
-        distinct = state[1]
+        in_top = state[1]
+        n_tree = state[2]
+        n_sets = ways.shape[0]
+        w = ways.shape[1]
         for t in range(start, stop):
             x = ids[t]
-            p = last[x]
-            if p < 0:
-                out[t] = -1
-                seen[distinct] = x
-                distinct += 1
+            # --- fully associative
+            j = 0
+            while j < in_top and top[j] != x:
+                j += 1
+            if j < in_top:
+                out[t] = j
+                while j > 0:
+                    top[j] = top[j - 1]
+                    j -= 1
+                top[0] = x
             else:
-                s = 0
-                i = p + 1
-                while i > 0:
-                    s += tree[i]
-                    i -= i & (-i)
-                out[t] = distinct - s
-                i = p + 1
-                while i <= size:
-                    tree[i] -= 1
-                    i += i & (-i)
-            if stamp == size:  # compact: live stamps -> 0..distinct-1 in the same order
-                stamps = np.empty(distinct, np.int64)
-                for k in range(distinct):
-                    y = seen[k]
-                    stamps[k] = last[y] if y != x else -1
-                order = np.argsort(stamps)
-                rank = 0
-                for k in range(distinct):
-                    y = seen[order[k]]
-                    if y != x:
-                        last[y] = rank
-                        rank += 1
-                for i in range(1, size + 1):
-                    low = i - (i & (-i))
-                    hi = i if i < rank else rank
-                    tree[i] = hi - low if hi > low else 0
-                stamp = rank
-            i = stamp + 1
-            while i <= size:
-                tree[i] += 1
-                i += i & (-i)
-            last[x] = stamp
-            stamp += 1
+                p = last[x]
+                if p < 0:
+                    out[t] = -1
+                else:
+                    s = 0
+                    i = p + 1
+                    while i > 0:
+                        s += tree[i]
+                        i -= i & (-i)
+                    out[t] = in_top + n_tree - s
+                    i = p + 1
+                    while i <= size:
+                        tree[i] -= 1
+                        i += i & (-i)
+                    last[x] = -1
+                    n_tree -= 1
+                if in_top < k_top:
+                    j = in_top
+                    in_top += 1
+                else:
+                    y = top[k_top - 1]        # demoted into the tree with the next stamp
+                    if stamp == size:
+                        rank = 0
+                        for q in range(size):
+                            z = owner[q]
+                            if z >= 0 and last[z] == q:
+                                last[z] = rank
+                                owner[rank] = z
+                                rank += 1
+                        for q in range(rank, size):
+                            owner[q] = -1
+                        for i in range(1, size + 1):
+                            low = i - (i & (-i))
+                            hi = i if i < rank else rank
+                            tree[i] = hi - low if hi > low else 0
+                        stamp = rank
+                    i = stamp + 1
+                    while i <= size:
+                        tree[i] += 1
+                        i += i & (-i)
+                    last[y] = stamp
+                    owner[stamp] = y
+                    stamp += 1
+                    n_tree += 1
+                    j = k_top - 1
+                while j > 0:
+                    top[j] = top[j - 1]
+                    j -= 1
+                top[0] = x
+            # --- set associative (LRU stack per set)
+            if n_sets > 0:
+                row = sets_of[t]
+                j = 0
+                while j < w and ways[row, j] != x:
+                    j += 1
+                if j < w:
+                    out_set[t] = j
+                else:
+                    out_set[t] = -1 if out[t] < 0 else w
+                    j = w - 1
+                while j > 0:
+                    ways[row, j] = ways[row, j - 1]
+                    j -= 1
+                ways[row, 0] = x
         state[0] = stamp
-        state[1] = distinct
+        state[1] = in_top
+        state[2] = n_tree
 
     return distances
 
@@ -547,25 +600,34 @@ class _Progress:
             self.callback(done, self.total)
 
 
-def _distances_of(ids: np.ndarray, universe: int, progress=None, what="stack distances") -> np.ndarray:
-    """Stack distances of a sequence of dense ids in [0, universe)."""
+def _run(ids: np.ndarray, universe: int, progress=None, *, sets_of=None, sets=0, ways=0,
+         what="stack distances") -> tuple[np.ndarray, np.ndarray | None]:
+    """Stack distances of dense ids in [0, universe), and (sets > 0) the positions within W-way LRU sets."""
     n = ids.size
     out = np.empty(n, np.int64)
+    out_set = np.empty(n if sets else 0, np.int64)
     if n == 0:
-        return out
+        return out, (out_set if sets else None)
     lines = min(universe, n)
-    size = max(2 * lines, 64)
+    size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
+    top = np.full(_TOP, -1, np.int64)
     last = np.full(universe, -1, np.int64)
-    tree = np.zeros(size + 1, np.int64)
-    seen = np.empty(lines, np.int64)
-    state = np.zeros(2, np.int64)
+    owner = np.full(size, -1, np.int64)
+    tree = np.zeros(size + 1, np.int32)
+    state = np.zeros(3, np.int64)
+    table = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
+    sets_of = np.zeros(0, np.int64) if sets_of is None else sets_of
     kernel = _kernel()
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(ids, start, stop, last, tree, seen, state, out)
+        kernel(ids, sets_of, start, stop, top, last, owner, tree, state, table, out, out_set)
         report(stop)
-    return out
+    return out, (out_set if sets else None)
+
+
+def _distances_of(ids: np.ndarray, universe: int, progress=None, what="stack distances") -> np.ndarray:
+    return _run(ids, universe, progress, what=what)[0]
 
 
 def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
@@ -691,7 +753,7 @@ class CacheResult:
     trace: Trace = field(repr=False)
     cache: Cache
     distances: StackDistances = field(repr=False)        # fully associative, at cache.line
-    set_distances: np.ndarray | None = field(repr=False)  # distance within the access's set (None: FA)
+    set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
     miss: np.ndarray = field(repr=False)                  # this cache misses access t
     fa_miss: np.ndarray = field(repr=False)               # a FA cache of the same capacity misses t
 
@@ -782,19 +844,32 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     line = cache.line
     lines = trace.addresses(line) >> (line.bit_length() - 1)
+    fully = cache.ways is None or cache.sets == 1
+    in_set = None
     if distances is None or distances.line != line:
         ids, universe = _dense(lines)
-        distances = _summarize(_distances_of(ids, universe, progress), line)
+        if not fully and cache.ways <= _DIRECT_WAYS:   # one pass: FA distances and the W-way sets
+            d, in_set = _run(ids, universe, progress, sets_of=lines % cache.sets, sets=cache.sets,
+                             ways=cache.ways)
+        else:
+            d = _run(ids, universe, progress)[0]
+        distances = _summarize(d, line)
     d = distances.distance
     fa_miss = (d < 0) | (d >= cache.lines)
-    if cache.ways is None or cache.sets == 1:
+    if fully:
         return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
-    sets = cache.sets
-    set_id = lines % sets
-    key = set_id.astype(np.uint16) if sets <= 1 << 16 else set_id
-    order = np.argsort(key, kind="stable")
-    ids, universe = _dense(lines[order])
-    in_set = np.empty_like(d)
-    in_set[order] = _distances_of(ids, universe, progress, "set distances")
+    if in_set is None:
+        if cache.ways <= _DIRECT_WAYS:
+            ids, universe = _dense(lines)
+            in_set = _run(ids, universe, progress, sets_of=lines % cache.sets, sets=cache.sets,
+                          ways=cache.ways, what="set distances")[1]
+        else:   # many ways: exact distances within each set, the trace taken set by set
+            sets = cache.sets
+            key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
+            order = np.argsort(key, kind="stable")
+            ids, universe = _dense(lines[order])
+            in_set = np.empty_like(d)
+            in_set[order] = _run(ids, universe, progress, what="set distances")[0]
+            np.minimum(in_set, cache.ways, out=in_set)
     miss = (in_set < 0) | (in_set >= cache.ways)
     return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
