@@ -873,3 +873,140 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
             np.minimum(in_set, cache.ways, out=in_set)
     miss = (in_set < 0) | (in_set >= cache.ways)
     return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
+
+
+# --------------------------------------------------------------------------------------------------
+# Back to the global view: predicted traffic (design.md §7, issue 11 item 3)
+# --------------------------------------------------------------------------------------------------
+
+def _phase_einsum(workload, phase: str):
+    """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
+    inputs = getattr(workload, "einsum_inputs", None)
+    if not isinstance(phase, str):
+        raise CacheModelError(f"phase={phase!r} must be a phase name")
+    if phase not in workload.names:
+        raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
+    if not inputs:
+        raise CacheModelError(f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
+                              "with Workload.from_einsums")
+    einsums = inputs["einsums"]
+    items = list(einsums.items()) if isinstance(einsums, Mapping) else list(einsums)
+    specs = {str(name): spec for name, spec in items}
+    if phase not in specs:
+        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(specs)})")
+    e = _parse_einsum(phase, specs[phase])
+    params = dict(getattr(workload, "params", None) or {})
+    sizes = _expr.resolve_sizes(inputs["sizes"], params)
+    return e, sizes, inputs["element_bytes"], inputs
+
+
+def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
+    layouts = dict(layouts or {})
+    if not isinstance(element_bytes, Mapping):
+        return layouts, int(element_bytes)
+    default = int(element_bytes.get("*", 4))
+    for tensor in dict.fromkeys([t for t, _ in _refs_of(e)[:-1]] + [e.output]):
+        width = element_bytes.get(tensor)
+        if width is None:
+            continue
+        layout = layouts.get(tensor, Layout())
+        if layout.elem_bytes is None:
+            layouts[tensor] = Layout(layout.order, layout.strides, layout.offset, layout.byte_offset, int(width),
+                                     layout.shape)
+    return layouts, default
+
+
+def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode, write_back):
+    if not isinstance(cache, Cache):
+        raise CacheModelError(f"cache={cache!r} must be a Cache")
+    if mode not in ("exact", "ratio"):
+        raise CacheModelError(f"mode={mode!r} must be 'exact' or 'ratio'")
+    e, full, element_bytes, _ = _phase_einsum(workload, phase)
+    layouts, width = _layouts_with_widths(e, layouts, element_bytes)
+    if mode == "exact":
+        sizes = full
+    else:
+        if not local_sizes:
+            raise CacheModelError(f"phase {phase!r}: mode='ratio' needs local_sizes (small sizes to simulate)")
+        unknown = sorted(set(local_sizes) - set(full))
+        if unknown:
+            raise CacheModelError(f"local_sizes names unknown indices {unknown}; the sizes: {sorted(full)}")
+        sizes = {**full, **dict(local_sizes)}
+    try:
+        t = trace(e, sizes, layouts=layouts, loop_order=loop_order, elem_bytes=width, line=cache.line)
+    except CacheModelError as error:
+        if mode == "exact" and "MAX_ACCESSES" in str(error):
+            raise CacheModelError(f"{error}; or use mode='ratio' with local_sizes") from None
+        raise
+    result = simulate(t, cache)
+    n = len(t.tensors)
+    misses = np.bincount(t.tensor, weights=result.miss, minlength=n)
+    backs = np.zeros(n)
+    if write_back:
+        wb = result.write_backs()
+        backs = np.array([wb[name] for name in t.tensors], float)
+    if mode == "ratio":
+        # each tensor's local miss (and write-back) ratio per access, times its accesses at full size
+        local = np.bincount(t.tensor, minlength=n).astype(float)
+        full_points = math.prod(full[i] for i in t.loop_order)
+        per_point = np.bincount([r.tensor for r in t.refs], minlength=n)
+        full_accesses = per_point * full_points
+        scale = np.divide(full_accesses, local, out=np.zeros(n), where=local > 0)
+        misses, backs = misses * scale, backs * scale
+    line = cache.line
+    written = {t.tensors[r.tensor] for r in t.refs if r.is_write}
+    reads = {name: float(line * misses[k]) for k, name in enumerate(t.tensors) if name not in written}
+    writes = {name: float(line * (misses[k] + backs[k])) for k, name in enumerate(t.tensors) if name in written}
+    return reads, writes, result
+
+
+def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None = None,
+                      layouts: Mapping[str, Layout] | None = None, loop_order=None, mode: str = "exact",
+                      write_back: bool = False) -> dict[str, float]:
+    """Predicted bytes per tensor of one phase (design.md §7): line × misses, plus line × dirty lines
+    written back when ``write_back``. ``mode="exact"`` simulates the phase's Einsum at the workload's
+    own sizes (at most ``MAX_ACCESSES`` accesses); ``mode="ratio"`` simulates at ``local_sizes`` (the
+    other indices keep their full size) and scales each tensor's miss ratio to its accesses at full size.
+    The phase must come from ``Workload.from_einsums``.
+
+    >>> from campaign_widget import Machine, Workload
+    >>> w = Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]"}, {"i": 16, "j": 16, "k": 16},
+    ...                           machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+    >>> predicted_traffic(w, "gemm", Cache(lines=512))     # everything fits: each line once
+    {'A': 2048.0, 'B': 2048.0, 'C': 2048.0}
+    """
+    reads, writes, _ = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                  loop_order=loop_order, mode=mode, write_back=write_back)
+    return {**reads, **writes}
+
+
+def with_predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes=None, layouts=None,
+                           loop_order=None, mode: str = "exact", write_back: bool = False):
+    """A new workload whose ``phase`` reads and writes the predicted bytes (``predicted_traffic``) in place
+    of its logical ones; ops, the other phases, the machine and settings are unchanged. The new
+    workload's ``predicted`` maps each predicted phase to {"reads", "writes", "cache", "mode",
+    "loop_order", "misses"} (phases predicted before are kept)."""
+    from .einsum import einsum_phases
+    from .phase import Phase
+    from .workload import Workload
+
+    reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                       loop_order=loop_order, mode=mode, write_back=write_back)
+    inputs = workload.einsum_inputs
+    params = dict(getattr(workload, "params", None) or {})
+    sizes = _expr.resolve_sizes(inputs["sizes"], params)
+    earlier = dict(getattr(workload, "predicted", None) or {})
+    earlier[phase] = {"reads": reads, "writes": writes, "cache": cache, "mode": mode,
+                      "loop_order": result.trace.loop_order, "misses": result.misses}
+    phases = []
+    for p in einsum_phases(inputs["einsums"], sizes, element_bytes=inputs["element_bytes"],
+                           mac_ops=inputs["mac_ops"]):
+        if p.name in earlier:
+            given = earlier[p.name]
+            p = Phase(p.name, ops=p.ops, after=p.after, tileable=p.tileable, reads=given["reads"],
+                      writes=given["writes"])
+        phases.append(p)
+    out = Workload(phases, machine=workload.machine, settings=dict(getattr(workload, "settings", {}) or {}))
+    out.einsum_inputs = inputs
+    out.predicted = earlier
+    return out
