@@ -45,6 +45,7 @@ conflict = set-associative - FA(C) (may be negative: reported as computed).
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -188,11 +189,42 @@ class Trace:
     refs: tuple[_Ref, ...]           # the accesses of one point, in order
     line: int
     rel: np.ndarray = field(repr=False)      # address minus base
-    tensor: np.ndarray = field(repr=False)
-    element: np.ndarray = field(repr=False)
-    is_write: np.ndarray = field(repr=False)
-    point: np.ndarray = field(repr=False)
+    kept: np.ndarray | None = field(repr=False)   # which of points × refs accesses are in range (None: all)
+    flat_parts: tuple = field(repr=False)         # per ref: its element index, broadcastable over the nest
     out_of_range: dict = field(default_factory=dict)
+
+    # tensor, is_write, element and point are built on first use (the simulation needs only addresses)
+    def _per_access(self, row: np.ndarray) -> np.ndarray:
+        out = np.empty((self.points, len(self.refs)), row.dtype)
+        out[:] = row
+        out = out.reshape(-1)
+        return out if self.kept is None else out[self.kept]
+
+    @functools.cached_property
+    def tensor(self) -> np.ndarray:
+        """Index into ``tensors`` of each access."""
+        return self._per_access(np.array([r.tensor for r in self.refs], np.int16))
+
+    @functools.cached_property
+    def is_write(self) -> np.ndarray:
+        """True for the output's access at each point."""
+        return self._per_access(np.array([r.is_write for r in self.refs], bool))
+
+    @functools.cached_property
+    def element(self) -> np.ndarray:
+        """Flat C-order index of each access's element in its tensor's logical shape."""
+        full = tuple(self.sizes[i] for i in self.loop_order)
+        out = np.empty(full + (len(self.refs),), np.int64)
+        for r, part in enumerate(self.flat_parts):
+            out[..., r] = part
+        out = out.reshape(-1)
+        return out if self.kept is None else out[self.kept]
+
+    @functools.cached_property
+    def point(self) -> np.ndarray:
+        """The iteration number of each access."""
+        point = np.repeat(np.arange(self.points, dtype=np.int64), len(self.refs))
+        return point if self.kept is None else point[self.kept]
 
     def __len__(self) -> int:
         return int(self.rel.size)
@@ -217,7 +249,11 @@ class Trace:
 
     def addresses(self, line: int | None = None) -> np.ndarray:
         """Byte addresses with bases rounded to ``line`` (default ``trace.line``)."""
-        return self.rel + self.bases_for(self.line if line is None else line)[self.tensor]
+        bases = self.bases_for(self.line if line is None else line)
+        if self.kept is None:   # every point has every ref: add each ref's base along the rows
+            row = bases[[r.tensor for r in self.refs]]
+            return (self.rel.reshape(-1, len(self.refs)) + row).reshape(-1)
+        return self.rel + bases[self.tensor]
 
     @property
     def address(self) -> np.ndarray:
@@ -396,33 +432,38 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
         extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
     ids = {name: k for k, name in enumerate(tensors)}
     nref = len(parsed)
-    rel = np.empty((points, nref), np.int64)
-    element = np.empty((points, nref), np.int64)
-    valid = np.ones((points, nref), bool) if True else None
+    # one (points, refs) block per array, filled ref by ref from small broadcastable index arrays
+    rel = np.empty(full + (nref,), np.int64)
+    flat_parts = []
+    valid = None
     oor: dict[str, int] = {}
     first_bad = {}
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
         shape, st = shapes[t], strides[t]
-        flat = np.zeros(full, np.int64)
-        off = np.zeros(full, np.int64)
-        ok = np.ones(full, bool)
+        flat = np.int64(0)
+        off = np.int64(0)
+        inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
         for d, v in enumerate(values[r]):
-            v = np.broadcast_to(v, full)
-            ok &= (v >= 0) & (v < shape[d])
             flat = flat * shape[d] + v
             off = off + v * st[d]
+        rel[..., r] = byte_offsets[t] + widths[t] * (offsets[t] + off)
+        flat_parts.append(flat)
+        if inside:
+            continue
+        ok = np.ones(full, bool)
+        for d, v in enumerate(values[r]):
+            ok &= (v >= 0) & (v < shape[d])
+        if valid is None:
+            valid = np.ones(full + (nref,), bool)
+        valid[..., r] = ok
         bad = int(ok.size - np.count_nonzero(ok))
-        if bad:
-            oor[name] = oor.get(name, 0) + bad
-            if name not in first_bad:
-                p = int(np.flatnonzero(~ok.ravel())[0])
-                at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
-                first_bad[name] = (", ".join(x.text for x in xs), at,
-                                   [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
-        rel[:, r] = (byte_offsets[t] + widths[t] * (offsets[t] + off)).ravel()
-        element[:, r] = flat.ravel()
-        valid[:, r] = ok.ravel()
+        oor[name] = oor.get(name, 0) + bad
+        if name not in first_bad:
+            p = int(np.flatnonzero(~ok.ravel())[0])
+            at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
+            first_bad[name] = (", ".join(x.text for x in xs), at,
+                               [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
     if oor:
         detail = "; ".join(f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
                            for name, (x, at, idx, shape) in first_bad.items())
@@ -431,23 +472,12 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
             raise CacheModelError(message)
         warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range",
                       stacklevel=2)
-    tensor_row = np.array([ids[t] for t, _, _ in parsed], np.int16)
-    write_row = np.array([w for _, _, w in parsed], bool)
-    if oor:
-        keep = valid.ravel()
-        rel_f, elem_f = rel.ravel()[keep], element.ravel()[keep]
-        tensor_f = np.broadcast_to(tensor_row, (points, nref)).ravel()[keep]
-        write_f = np.broadcast_to(write_row, (points, nref)).ravel()[keep]
-        point_f = np.repeat(np.arange(points, dtype=np.int64), nref)[keep]
-    else:
-        rel_f, elem_f = rel.ravel(), element.ravel()
-        tensor_f = np.tile(tensor_row, points)
-        write_f = np.tile(write_row, points)
-        point_f = np.repeat(np.arange(points, dtype=np.int64), nref)
+    keep = None if valid is None else valid.reshape(-1)
+    rel_f = rel.reshape(-1) if keep is None else rel.reshape(-1)[keep]
     return Trace(e, loop_sizes, order, tensors, tuple(shapes), tuple(strides), tuple(widths), tuple(offsets),
                  tuple(byte_offsets), tuple(extents),
                  tuple(_Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed), line,
-                 rel_f, tensor_f, elem_f, write_f, point_f, oor)
+                 rel_f, keep, tuple(flat_parts), oor)
 
 
 # --------------------------------------------------------------------------------------------------
