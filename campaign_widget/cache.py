@@ -491,112 +491,117 @@ _DIRECT_WAYS = 64  # sets of at most this many ways are simulated as LRU stacks 
 _TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
 
 
+# The kernel as plain Python: numba compiles it (it also runs without numba, slowly, e.g. under a debugger).
+def _distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
+    """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
+
+    The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
+    every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
+    at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
+    A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
+    When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
+    state = [next stamp, lines in top, lines in the tree].
+
+    If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
+    (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
+    when < ways), ways if absent but seen before, -1 if cold."""
+    size = tree.size - 1
+    k_top = top.size
+    stamp = state[0]
+    in_top = state[1]
+    n_tree = state[2]
+    n_sets = ways.shape[0]
+    w = ways.shape[1]
+    for t in range(start, stop):
+        x = ids[t]
+        # --- fully associative
+        j = 0
+        while j < in_top and top[j] != x:
+            j += 1
+        if j < in_top:
+            out[t] = j
+            while j > 0:
+                top[j] = top[j - 1]
+                j -= 1
+            top[0] = x
+        else:
+            p = last[x]
+            if p < 0:
+                out[t] = -1
+            else:
+                s = 0
+                i = p + 1
+                while i > 0:
+                    s += tree[i]
+                    i -= i & (-i)
+                out[t] = in_top + n_tree - s
+                i = p + 1
+                while i <= size:
+                    tree[i] -= 1
+                    i += i & (-i)
+                last[x] = -1
+                n_tree -= 1
+            if in_top < k_top:
+                j = in_top
+                in_top += 1
+            else:
+                y = top[k_top - 1]        # demoted into the tree with the next stamp
+                if stamp == size:
+                    rank = 0
+                    for q in range(size):
+                        z = owner[q]
+                        if z >= 0 and last[z] == q:
+                            last[z] = rank
+                            owner[rank] = z
+                            rank += 1
+                    for q in range(rank, size):
+                        owner[q] = -1
+                    for i in range(1, size + 1):
+                        low = i - (i & (-i))
+                        hi = i if i < rank else rank
+                        tree[i] = hi - low if hi > low else 0
+                    stamp = rank
+                i = stamp + 1
+                while i <= size:
+                    tree[i] += 1
+                    i += i & (-i)
+                last[y] = stamp
+                owner[stamp] = y
+                stamp += 1
+                n_tree += 1
+                j = k_top - 1
+            while j > 0:
+                top[j] = top[j - 1]
+                j -= 1
+            top[0] = x
+        # --- set associative (LRU stack per set)
+        if n_sets > 0:
+            row = sets_of[t]
+            j = 0
+            while j < w and ways[row, j] != x:
+                j += 1
+            if j < w:
+                out_set[t] = j
+            else:
+                out_set[t] = -1 if out[t] < 0 else w
+                j = w - 1
+            while j > 0:
+                ways[row, j] = ways[row, j - 1]
+                j -= 1
+            ways[row, 0] = x
+    state[0] = stamp
+    state[1] = in_top
+    state[2] = n_tree
+
+
 def _kernel_source():
     import numba
 
-    @numba.njit(cache=True, nogil=True)
-    def distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
-        """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
-
-        The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
-        every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
-        at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
-        A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
-        When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
-        state = [next stamp, lines in top, lines in the tree].
-
-        If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
-        (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
-        when < ways), ways if absent but seen before, -1 if cold."""
-        size = tree.size - 1
-        k_top = top.size
-        stamp = state[0]
-        in_top = state[1]
-        n_tree = state[2]
-        n_sets = ways.shape[0]
-        w = ways.shape[1]
-        for t in range(start, stop):
-            x = ids[t]
-            # --- fully associative
-            j = 0
-            while j < in_top and top[j] != x:
-                j += 1
-            if j < in_top:
-                out[t] = j
-                while j > 0:
-                    top[j] = top[j - 1]
-                    j -= 1
-                top[0] = x
-            else:
-                p = last[x]
-                if p < 0:
-                    out[t] = -1
-                else:
-                    s = 0
-                    i = p + 1
-                    while i > 0:
-                        s += tree[i]
-                        i -= i & (-i)
-                    out[t] = in_top + n_tree - s
-                    i = p + 1
-                    while i <= size:
-                        tree[i] -= 1
-                        i += i & (-i)
-                    last[x] = -1
-                    n_tree -= 1
-                if in_top < k_top:
-                    j = in_top
-                    in_top += 1
-                else:
-                    y = top[k_top - 1]        # demoted into the tree with the next stamp
-                    if stamp == size:
-                        rank = 0
-                        for q in range(size):
-                            z = owner[q]
-                            if z >= 0 and last[z] == q:
-                                last[z] = rank
-                                owner[rank] = z
-                                rank += 1
-                        for q in range(rank, size):
-                            owner[q] = -1
-                        for i in range(1, size + 1):
-                            low = i - (i & (-i))
-                            hi = i if i < rank else rank
-                            tree[i] = hi - low if hi > low else 0
-                        stamp = rank
-                    i = stamp + 1
-                    while i <= size:
-                        tree[i] += 1
-                        i += i & (-i)
-                    last[y] = stamp
-                    owner[stamp] = y
-                    stamp += 1
-                    n_tree += 1
-                    j = k_top - 1
-                while j > 0:
-                    top[j] = top[j - 1]
-                    j -= 1
-                top[0] = x
-            # --- set associative (LRU stack per set)
-            if n_sets > 0:
-                row = sets_of[t]
-                j = 0
-                while j < w and ways[row, j] != x:
-                    j += 1
-                if j < w:
-                    out_set[t] = j
-                else:
-                    out_set[t] = -1 if out[t] < 0 else w
-                    j = w - 1
-                while j > 0:
-                    ways[row, j] = ways[row, j - 1]
-                    j -= 1
-                ways[row, 0] = x
-        state[0] = stamp
-        state[1] = in_top
-        state[2] = n_tree
-
-    return distances
+    try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
+        jit = numba.njit(cache=True, nogil=True)
+        return jit(_distances)
+    except RuntimeError:
+        return numba.njit(nogil=True)(_distances)
 
 
 _KERNEL = None

@@ -372,3 +372,22 @@ def test_docstring_examples():
     import campaign_widget.cache as model
     result = doctest.testmod(model)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_progress_bar_on_stderr(capsys):
+    t = gather(2000, 7, 1, 500, 3, 100)
+    stack_distances(t, 64, progress=True)
+    err = capsys.readouterr().err
+    assert "stack distances: [" in err and f"{len(t):,}/{len(t):,} accesses" in err
+    stack_distances(t, 64)                  # small traces: no bar by default
+    assert capsys.readouterr().err == ""
+
+
+def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
+    import campaign_widget.cache as model
+    t = gather(400, 13, 2, 90, 5, 40)
+    compiled = simulate(t, Cache(line=16, lines=8, ways=2))
+    monkeypatch.setattr(model, "_KERNEL", model._distances)
+    plain = simulate(t, Cache(line=16, lines=8, ways=2))
+    np.testing.assert_array_equal(compiled.distances.distance, plain.distances.distance)
+    np.testing.assert_array_equal(compiled.miss, plain.miss)
