@@ -497,9 +497,11 @@ _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
-def _distances(ids, start, stop, top_line, top_time, where_top, last, owner, bits, tree, state,
-               set_low, set_line, set_time, where_set, set_fill, out, out_set):
-    """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
+def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where_top, last, owner, bits, tree,
+               state, set_low, set_line, set_time, where_set, set_fill, out, out_set, hist):
+    """Stack distances of accesses start..stop-1, resuming the state. Access t's line id (dense, in
+    [0, len(last))) is ((rel[t] + ref_base[t mod len(ref_base)]) >> shift) - low: the trace's offsets
+    plus the base of the tensor of its reference, in lines. hist[d] counts the distances d >= 0.
 
     The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
     access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
@@ -522,8 +524,13 @@ def _distances(ids, start, stop, top_line, top_time, where_top, last, owner, bit
     n_tree = state[2]
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
+    nref = ref_base.size
+    r = start % nref
     for t in range(start, stop):
-        x = ids[t]
+        x = ((rel[t] + ref_base[r]) >> shift) - low
+        r += 1
+        if r == nref:
+            r = 0
         # --- fully associative
         j = where_top[x]
         if j >= 0:
@@ -533,6 +540,7 @@ def _distances(ids, start, stop, top_line, top_time, where_top, last, owner, bit
                 if top_time[q] > tx:
                     c += 1
             out[t] = c
+            hist[c] += 1
             top_time[j] = t
         else:
             p = last[x]
@@ -552,7 +560,9 @@ def _distances(ids, start, stop, top_line, top_time, where_top, last, owner, bit
                 while i > 0:
                     s += tree[i]
                     i -= i & (-i)
-                out[t] = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                out[t] = c
+                hist[c] += 1
                 bits[word] &= ~(np.uint64(1) << np.uint64(p & 63))
                 i = word + 1
                 while i <= n_words:
@@ -676,15 +686,18 @@ class _Progress:
             self.callback(done, self.total)
 
 
-def _run(ids: np.ndarray, universe: int, progress=None, *, set_low=0, sets=0, ways=0,
-         what="stack distances") -> tuple[np.ndarray, np.ndarray | None]:
-    """Stack distances of dense ids in [0, universe), and (sets > 0) each access's position within its
-    set of a W-way LRU cache (set = (id + set_low) mod sets)."""
-    n = ids.size
+def _run(rel: np.ndarray, universe: int, progress=None, *, ref_base=None, shift=0, low=0, set_low=0, sets=0,
+         ways=0, what="stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Stack distances of the line ids ((rel + ref_base[t mod refs]) >> shift) - low, in [0, universe)
+    (plain ids: the defaults), their histogram, and (sets > 0) each access's position within its set
+    of a W-way LRU cache (set = (id + set_low) mod sets)."""
+    n = rel.size
     out = np.empty(n, np.int64)
     out_set = np.empty(n if sets else 0, np.int64)
+    hist = np.zeros(min(universe, n) + 1, np.int64)
     if n == 0:
-        return out, (out_set if sets else None)
+        return out, (out_set if sets else None), hist[:0]
+    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
     top_line = np.full(_TOP, -1, np.int64)
@@ -703,14 +716,28 @@ def _run(ids: np.ndarray, universe: int, progress=None, *, set_low=0, sets=0, wa
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(ids, start, stop, top_line, top_time, where_top, last, owner, bits, tree, state,
-               int(set_low) % max(sets, 1), set_line, set_time, where_set, set_fill, out, out_set)
+        kernel(rel, ref_base, int(shift), int(low), start, stop, top_line, top_time, where_top, last, owner,
+               bits, tree, state, int(set_low) % max(sets, 1), set_line, set_time, where_set, set_fill, out,
+               out_set, hist)
         report(stop)
-    return out, (out_set if sets else None)
+    used = np.flatnonzero(hist)
+    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0]
 
 
-def _distances_of(ids: np.ndarray, universe: int, progress=None, what="stack distances") -> np.ndarray:
-    return _run(ids, universe, progress, what=what)[0]
+def _lines_of(trace: Trace, line: int) -> dict:
+    """How the kernel reads ``trace``'s line ids at ``line`` bytes: straight from the offsets and each
+    reference's base when every access is kept and the lines are few enough to index directly, else
+    from dense ids (np.unique ranks for sparse lines). ``set_low``: line number = id + set_low."""
+    shift = line.bit_length() - 1
+    bases = trace.bases_for(line)
+    span = -(-(int(bases[-1]) + trace.extents[-1]) // line) if len(trace.tensors) else 0
+    if trace.kept is None and span < max(4 * len(trace), 1 << 22):
+        ref_base = bases[[r.tensor for r in trace.refs]]
+        return dict(rel=trace.rel, universe=span, ref_base=ref_base, shift=shift, set_low=0)
+    ids, universe, low = _dense_low(trace.addresses(line) >> shift)
+    if low is None:
+        return dict(rel=ids, universe=universe, dense=True)
+    return dict(rel=ids, universe=universe, set_low=low)
 
 
 def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
@@ -769,16 +796,10 @@ def stack_distances(trace: Trace, line: int = 64, *, progress=None) -> StackDist
     callable ``(done, total)``.
     """
     line = _line(line, "line")
-    lines = trace.addresses(line) >> (line.bit_length() - 1)
-    ids, universe = _dense(lines)
-    d = _distances_of(ids, universe, progress)
-    return _summarize(d, line)
-
-
-def _summarize(d: np.ndarray, line: int) -> StackDistances:
-    warm = d[d >= 0]
-    hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
-    return StackDistances(d, hist.astype(np.int64), int(d.size - warm.size), line)
+    source = _lines_of(trace, line)
+    d, _, hist = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
+                      shift=source.get("shift", 0))
+    return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -931,22 +952,25 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     if not isinstance(cache, Cache):
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     line = cache.line
-    lines = trace.addresses(line) >> (line.bit_length() - 1)
     fully = cache.ways is None or cache.sets == 1
     direct = not fully and cache.ways <= _DIRECT_WAYS
     in_set = None
     if distances is None or distances.line != line or direct:
-        ids, universe, low = _dense_low(lines)
-        if direct and low is not None:   # one pass: FA distances and the W-way sets
-            d, in_set = _run(ids, universe, progress, set_low=low, sets=cache.sets, ways=cache.ways)
+        source = _lines_of(trace, line)
+        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0))
+        if direct and not source.get("dense"):   # one pass: FA distances and the W-way sets
+            d, in_set, hist = _run(source["rel"], source["universe"], progress, set_low=source["set_low"],
+                                   sets=cache.sets, ways=cache.ways, **common)
         else:
-            d = _run(ids, universe, progress)[0]
-        distances = _summarize(d, line) if distances is None or distances.line != line else distances
+            d, _, hist = _run(source["rel"], source["universe"], progress, **common)
+        if distances is None or distances.line != line:
+            distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
     d = distances.distance
     fa_miss = (d < 0) | (d >= cache.lines)
     if fully:
         return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
     if in_set is None:   # many ways (or sparse lines): exact distances within each set, set by set
+        lines = trace.addresses(line) >> (line.bit_length() - 1)
         sets = cache.sets
         key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
         order = np.argsort(key, kind="stable")
