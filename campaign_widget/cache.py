@@ -598,9 +598,9 @@ def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where
                         else:
                             bits[q] = np.uint64(0)
                     for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
-                        low = (i - (i & (-i))) * 64
+                        lo = (i - (i & (-i))) * 64
                         hi = i * 64 if i * 64 < rank else rank
-                        tree[i] = hi - low if hi > low else 0
+                        tree[i] = hi - lo if hi > lo else 0
                     stamp = rank
                 bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
                 i = (stamp >> 6) + 1

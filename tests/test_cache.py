@@ -120,9 +120,24 @@ def naive_distances(lines):
     return np.array(out, np.int64)
 
 
+def stack_of_lines(lines):
+    """Stack distances by an explicit LRU stack (most recent first): the position of the line."""
+    stack, out = [], []
+    for line in lines:
+        try:
+            position = stack.index(line)
+        except ValueError:
+            out.append(-1)
+        else:
+            out.append(position)
+            del stack[position]
+        stack.insert(0, line)
+    return np.array(out, np.int64)
+
+
 def gather(n, a, b, m, c, m2):
     """A trace with an irregular, repeating pattern: index expressions with % (design.md §7 evaluator)."""
-    return trace(f"Y[i] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]", {"i": n}, elem_bytes=4,
+    return trace(f"Y[i % 64] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]", {"i": n}, elem_bytes=4,
                  layouts={"X": Layout(shape=(m,)), "Z": Layout(shape=(m2,))})
 
 
@@ -163,15 +178,30 @@ def test_many_ways_take_the_set_by_set_path_and_agree_with_lru():
     np.testing.assert_array_equal(simulate(t, cache).miss, lru_misses(ids, 256, 2))
 
 
-def test_chunked_kernel_renumbers_stamps_and_matches_a_single_pass(monkeypatch):
+def test_long_traces_renumber_stamps_and_chunks_resume(monkeypatch):
+    """180,000 accesses over ~1,400 lines (stamps for 8,192): stamps run out and are renumbered many times."""
     import campaign_widget.cache as model
-    t = gather(5000, 31, 3, 2000, 17, 700)
-    whole = stack_distances(t, 8).distance
-    monkeypatch.setattr(model, "_CHUNK", 777)
+    t = gather(60000, 31, 3, 2000, 17, 700)
+    ids = (t.addresses(8) // 8).tolist()
+    whole = stack_distances(t, 8)
+    np.testing.assert_array_equal(whole.distance, stack_of_lines(ids))
+    for lines, ways in ((64, 4), (512, 8)):
+        np.testing.assert_array_equal(simulate(t, Cache(line=8, lines=lines, ways=ways)).miss,
+                                      lru_misses(ids, lines, lines // ways))
+    monkeypatch.setattr(model, "_CHUNK", 7777)
     seen = []
-    chunked = stack_distances(t, 8, progress=lambda done, total: seen.append((done, total))).distance
-    np.testing.assert_array_equal(whole, chunked)
-    assert seen[-1] == (len(t), len(t)) and len(seen) == -(-len(t) // 777)
+    chunked = stack_distances(t, 8, progress=lambda done, total: seen.append((done, total)))
+    np.testing.assert_array_equal(whole.distance, chunked.distance)
+    assert seen[-1] == (len(t), len(t)) and len(seen) == -(-len(t) // 7777)
+
+
+def test_sparse_lines_take_the_dense_rank_path():
+    # a stride of 2^22 elements: the lines are too sparse to index directly
+    t = trace("Y[i] = X[i, j]", {"i": 6, "j": 40}, layouts={"X": Layout(strides=(1 << 22, 1))})
+    ids = (t.addresses(64) // 64).tolist()
+    d = stack_distances(t, 64)
+    np.testing.assert_array_equal(d.distance, naive_distances(ids))
+    np.testing.assert_array_equal(simulate(t, Cache(lines=4, ways=2)).miss, lru_misses(ids, 4, 2))
 
 
 # ------------------------------------------------------------------------------------------------
