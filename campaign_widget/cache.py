@@ -988,23 +988,17 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
 
 def _phase_einsum(workload, phase: str):
     """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
-    inputs = getattr(workload, "einsum_inputs", None)
     if not isinstance(phase, str):
         raise CacheModelError(f"phase={phase!r} must be a phase name")
     if phase not in workload.names:
         raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
-    if not inputs:
+    einsums = workload.einsums
+    if not einsums:
         raise CacheModelError(f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
                               "with Workload.from_einsums")
-    einsums = inputs["einsums"]
-    items = list(einsums.items()) if isinstance(einsums, Mapping) else list(einsums)
-    specs = {str(name): spec for name, spec in items}
-    if phase not in specs:
-        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(specs)})")
-    e = _parse_einsum(phase, specs[phase])
-    params = dict(getattr(workload, "params", None) or {})
-    sizes = _expr.resolve_sizes(inputs["sizes"], params)
-    return e, sizes, inputs["element_bytes"], inputs
+    if phase not in einsums:
+        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(einsums)})")
+    return einsums[phase], workload.sizes, workload.element_bytes
 
 
 def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
@@ -1028,7 +1022,7 @@ def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     if mode not in ("exact", "ratio"):
         raise CacheModelError(f"mode={mode!r} must be 'exact' or 'ratio'")
-    e, full, element_bytes, _ = _phase_einsum(workload, phase)
+    e, full, element_bytes = _phase_einsum(workload, phase)
     layouts, width = _layouts_with_widths(e, layouts, element_bytes)
     if mode == "exact":
         sizes = full
@@ -1089,31 +1083,15 @@ def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mappin
 
 def with_predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes=None, layouts=None,
                            loop_order=None, mode: str = "exact", write_back: bool = False):
-    """A new workload whose ``phase`` reads and writes the predicted bytes (``predicted_traffic``) in place
-    of its logical ones; ops, the other phases, the machine and settings are unchanged. The new
-    workload's ``predicted`` maps each predicted phase to {"reads", "writes", "cache", "mode",
-    "loop_order", "misses"} (phases predicted before are kept)."""
-    from .einsum import einsum_phases
-    from .phase import Phase
-    from .workload import Workload
-
+    """A new workload whose ``phase`` moves the predicted bytes (``predicted_traffic``) in place of its
+    logical ones; ops, the other phases, the machine and settings are unchanged (``table()`` marks the
+    phase ``bytes_source = "predicted"``). ``workload.predicted[phase]`` keeps {"bytes", "tensors",
+    "reads", "writes", "cache", "mode", "loop_order", "misses", "write_back"}; phases predicted before
+    keep their prediction."""
     reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
                                        loop_order=loop_order, mode=mode, write_back=write_back)
-    inputs = workload.einsum_inputs
-    params = dict(getattr(workload, "params", None) or {})
-    sizes = _expr.resolve_sizes(inputs["sizes"], params)
-    earlier = dict(getattr(workload, "predicted", None) or {})
-    earlier[phase] = {"reads": reads, "writes": writes, "cache": cache, "mode": mode,
-                      "loop_order": result.trace.loop_order, "misses": result.misses}
-    phases = []
-    for p in einsum_phases(inputs["einsums"], sizes, element_bytes=inputs["element_bytes"],
-                           mac_ops=inputs["mac_ops"]):
-        if p.name in earlier:
-            given = earlier[p.name]
-            p = Phase(p.name, ops=p.ops, after=p.after, tileable=p.tileable, reads=given["reads"],
-                      writes=given["writes"])
-        phases.append(p)
-    out = Workload(phases, machine=workload.machine, settings=dict(getattr(workload, "settings", {}) or {}))
-    out.einsum_inputs = inputs
-    out.predicted = earlier
-    return out
+    index = workload.names.index(phase)
+    prediction = {"bytes": float(sum(reads.values()) + sum(writes.values())), "tensors": {**reads, **writes},
+                  "reads": reads, "writes": writes, "cache": cache, "mode": mode,
+                  "loop_order": result.trace.loop_order, "misses": result.misses, "write_back": bool(write_back)}
+    return workload._replace(_predicted={**workload._predicted, index: prediction})
