@@ -352,7 +352,9 @@ def test_loop_interchange_shortens_the_phase():
     assert d_ikj == pytest.approx(ikj.table()["bytes"][0] / 1e10)
     assert ikj.table()["ops"][0] == w.table()["ops"][0]
     assert ikj.predicted["gemm"]["loop_order"] == ("i", "k", "j")
-    assert ikj.tensors[0][0].keys() == {"A", "B"} and ikj.tensors[0][1].keys() == {"C"}
+    assert ikj.predicted["gemm"]["reads"].keys() == {"A", "B"} and ikj.predicted["gemm"]["writes"].keys() == {"C"}
+    assert ikj.table()["bytes_source"][0] == "predicted" and w.table()["bytes_source"][0] == "logical"
+    assert ikj.table()["bytes"][0] == sum(ikj.predicted["gemm"]["tensors"].values())
 
 
 def test_write_backs_add_dirty_lines_of_the_output():
@@ -421,3 +423,13 @@ def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
     plain = simulate(t, Cache(line=16, lines=8, ways=2))
     np.testing.assert_array_equal(compiled.distances.distance, plain.distances.distance)
     np.testing.assert_array_equal(compiled.miss, plain.miss)
+
+
+def test_predicted_traffic_of_a_parametric_workload_follows_its_parameters():
+    from campaign_widget import Machine, Workload
+    from campaign_widget.cache import predicted_traffic
+    w = Workload.from_einsums({"gemm": MATMUL}, {"i": "N", "j": "N", "k": "N"}, params={"N": 16}, element_bytes=8,
+                              machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+    everything = Cache(lines=4096)
+    assert predicted_traffic(w, "gemm", everything) == {"A": 2048.0, "B": 2048.0, "C": 2048.0}
+    assert predicted_traffic(w.with_params(N=32), "gemm", everything) == {"A": 8192.0, "B": 8192.0, "C": 8192.0}
