@@ -59,7 +59,7 @@ PYCACHESIM_CACHES = {
 }
 
 
-@pytest.mark.parametrize("n", [16, 32, 64])
+@pytest.mark.parametrize("n", [16, 32, pytest.param(64, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("loop_order", ["ijk", "ikj"])
 def test_matmul_misses_equal_pycachesim_access_for_access(n, loop_order):
     t = trace(MATMUL, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order=loop_order)
@@ -178,6 +178,7 @@ def test_many_ways_take_the_set_by_set_path_and_agree_with_lru():
     np.testing.assert_array_equal(simulate(t, cache).miss, lru_misses(ids, 256, 2))
 
 
+@pytest.mark.slow
 def test_long_traces_renumber_stamps_and_chunks_resume(monkeypatch):
     """180,000 accesses over ~1,400 lines (stamps for 8,192): stamps run out and are renumbered many times."""
     import campaign_widget.cache as model
