@@ -45,7 +45,8 @@ def best(fn, repeat):
 
 
 def pycachesim_misses(addresses: list, cache: Cache) -> int:
-    from cachesim import Cache as PCache, MainMemory
+    from cachesim import Cache as PCache
+    from cachesim import MainMemory
     mem = MainMemory()
     level = PCache("L1", cache.sets, cache.associativity, cache.line, "LRU")
     mem.load_to(level)

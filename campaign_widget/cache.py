@@ -50,13 +50,14 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from . import expr as _expr
-from .einsum import Einsum, parse as _parse_einsum
+from .einsum import Einsum
+from .einsum import parse as _parse_einsum
 from .errors import WorkloadError
 
 MAX_ACCESSES = 10**7
@@ -142,7 +143,7 @@ class Layout:
         return self.strides
 
     @staticmethod
-    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> "Layout":
+    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> Layout:
         """A layout whose innermost rows are padded to a multiple of ``multiple`` elements (post-padding,
         e.g. ``multiple = line // elem_bytes`` aligns every row to a cache line).
 
@@ -829,7 +830,7 @@ class Cache:
                                       f"(capacity {self.lines * self.line:,} bytes)")
 
     @classmethod
-    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> "Cache":
+    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> Cache:
         """A cache of ``size`` bytes (a whole number of lines)."""
         size = _whole(size, "Cache size", minimum=1)
         line = _line(line, "Cache line")
@@ -927,8 +928,8 @@ class CacheResult:
         the same line, or the end of the trace) with at least one write costs one write-back (at its
         eviction, or at the final flush)."""
         lines = self.trace.addresses(self.cache.line) >> (self.cache.line.bit_length() - 1)
-        order = np.lexsort((np.arange(lines.size), lines))
-        ln, miss, write = lines[order], self.miss[order], self.trace.is_write[order]
+        order = np.argsort(lines, kind="stable")   # by line, then time
+        miss, write = self.miss[order], self.trace.is_write[order]
         stay = np.cumsum(miss) - 1          # stays numbered in (line, time) order; each line starts with a miss
         dirty = np.zeros(int(stay[-1]) + 1 if stay.size else 0, bool)
         np.logical_or.at(dirty, stay[write], True)

@@ -8,10 +8,10 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from campaign_widget.cache import (MAX_ACCESSES, Cache, CacheModelError, Layout, simulate, stack_distances,
-                                   trace)
+from campaign_widget.cache import MAX_ACCESSES, Cache, CacheModelError, Layout, simulate, stack_distances, trace
 
 MATMUL = "C[i,j] = A[i,k] * B[k,j]"
 
@@ -402,6 +402,7 @@ def test_predicted_traffic_bad_input():
 
 def test_docstring_examples():
     import doctest
+
     import campaign_widget.cache as model
     result = doctest.testmod(model)
     assert result.attempted >= 5 and result.failed == 0
