@@ -5,9 +5,13 @@ Public API (pure numpy + a numba kernel; no widget code)::
     Layout(order="C"|"F", strides=None, offset=0, byte_offset=0, elem_bytes=None, shape=None)
     trace(einsum, sizes, *, layouts=None, loop_order=None, elem_bytes=4, line=64,
           out_of_range="report") -> Trace
-    Cache(line=64, lines=512, ways=None)          # ways=None: fully associative
-    stack_distances(trace, line=64) -> StackDistances   # .distance (-1 cold), .histogram, .cold
-    simulate(trace, cache) -> CacheResult         # .misses .cold .capacity .conflict, per tensor/element
+    Cache(line=64, lines=512, ways=None)          # ways=None: fully associative; Cache.of_bytes(size, ...)
+    stack_distances(trace, line=64, *, progress=None) -> StackDistances
+        # .distance (-1 cold), .histogram (d = 0..max), .cold, .misses(C or array of C);
+        # unpacks as ``distance, histogram = stack_distances(trace)``
+    simulate(trace, cache, *, distances=None, progress=None) -> CacheResult
+        # .misses .cold .capacity .conflict .hits .accesses, .miss / .fa_miss (per access),
+        # .distances, .set_distances, .fa_misses(C), .per_tensor, .per_element(tensor), .write_backs()
     predicted_traffic(workload, phase, cache, *, local_sizes=None, layouts=None, loop_order=None,
                       mode="exact"|"ratio", write_back=False) -> {tensor: bytes}
     with_predicted_traffic(workload, phase, cache, ...) -> Workload (that phase's bytes predicted)
@@ -27,6 +31,10 @@ is accessed once (a write). ``Trace`` arrays, one entry per access, in trace ord
 
 Per tensor: ``tensors``, ``shapes``, ``strides`` (elements), ``elem_bytes``, ``offsets``,
 ``byte_offsets``, ``bases`` (for ``trace.line``; ``trace.bases_for(line)``), ``extents`` (bytes).
+For a view: ``trace.same_line(tensor, element, line)`` (Fig. 5a's overlay), ``trace.related(tensor,
+elements)`` (accesses of the iterations touching them, per element of every tensor),
+``trace.accesses_per_element(tensor)`` (the flattened heatmap), ``trace.element_address(...)``,
+``trace.refs`` (the accesses of one point: tensor id, index expressions, is_write), ``trace.points``.
 Out-of-range accesses (an index expression outside the tensor's shape) are left out of the arrays,
 counted per tensor in ``trace.out_of_range`` and reported with a warning (``out_of_range="error"``
 raises instead). A tensor's shape is ``Layout.shape`` if given, else per dimension the largest index
@@ -41,6 +49,11 @@ distance >= C, so ``StackDistances.misses(C)`` is cold + #{d >= C} for every C a
 LRU cache (S = lines // ways sets, set = line mod S, write-allocate) applies the same rule to the distance
 counted within the access's set, with ``ways`` for C. Classes: cold; capacity = FA(C) - cold;
 conflict = set-associative - FA(C) (may be negative: reported as computed).
+
+Speed: one sequential pass (a numba-compiled kernel) gives the fully associative distance of every
+access — the most recent lines in a small array, older ones as stamps in a bitset with a Fenwick tree
+over its words, O(log lines) per access — and, in the same pass, a W-way set-associative cache (each
+set's lines with their last access times). ``benchmarks/bench_cache.py`` compares with pycachesim.
 """
 
 from __future__ import annotations
