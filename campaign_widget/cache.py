@@ -1020,7 +1020,7 @@ def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
     if not isinstance(element_bytes, Mapping):
         return layouts, int(element_bytes)
     default = int(element_bytes.get("*", 4))
-    for tensor in dict.fromkeys([t for t, _ in _refs_of(e)[:-1]] + [e.output]):
+    for tensor in dict.fromkeys(t for t, _, _ in _refs_of(e)):
         width = element_bytes.get(tensor)
         if width is None:
             continue

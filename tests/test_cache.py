@@ -435,3 +435,15 @@ def test_predicted_traffic_of_a_parametric_workload_follows_its_parameters():
     everything = Cache(lines=4096)
     assert predicted_traffic(w, "gemm", everything) == {"A": 2048.0, "B": 2048.0, "C": 2048.0}
     assert predicted_traffic(w.with_params(N=32), "gemm", everything) == {"A": 8192.0, "B": 8192.0, "C": 8192.0}
+
+
+def test_predicted_traffic_uses_the_workloads_element_sizes_per_tensor():
+    from campaign_widget import Machine, Workload
+    from campaign_widget.cache import predicted_traffic
+    w = Workload.from_einsums({"gemm": MATMUL}, {"i": 16, "j": 16, "k": 16}, element_bytes={"A": 2, "*": 8},
+                              machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+    everything = Cache(lines=4096)
+    assert predicted_traffic(w, "gemm", everything) == {"A": 512.0, "B": 2048.0, "C": 2048.0}
+    # a layout without its own elem_bytes keeps the workload's; one with it overrides
+    assert predicted_traffic(w, "gemm", everything, layouts={"A": Layout(order="F")})["A"] == 512.0
+    assert predicted_traffic(w, "gemm", everything, layouts={"A": Layout(elem_bytes=4)})["A"] == 1024.0
