@@ -1,0 +1,549 @@
+"""The local view of one phase (design.md §7, seed 001 Figs. 4-5) as a live anywidget.
+
+Python computes every number: the trace, stack distances and misses come from
+``campaign_widget.cache``; this module derives the per-element arrays the view draws (access counts,
+heatmap colours, reuse-distance min/median/max, related accesses, cache-line masks, histogram bins,
+miss readout) and syncs them as binary buffers. The JS view (``js/local/``) only draws them.
+
+>>> view = LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 8, "j": 8, "k": 8})   # doctest: +SKIP
+>>> view.capacity = 16          # redraws the readout from the histogram; no re-simulation   # doctest: +SKIP
+>>> view.loop_order = ["i", "k", "j"]                                              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import time
+from typing import Mapping
+
+import anywidget
+import numpy as np
+import traitlets as t
+
+from ._local_geometry import (PALETTES, SCALINGS, colour_bar, element_grid, palette_rgb, place_tensors,
+                              severity)
+from .buffers import to_payload
+from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
+from .einsum import Einsum
+from .errors import WorkloadError
+
+_BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
+MODES = ("iteration", "accesses", "related", "reuse", "misses")
+REUSE_STATS = ("min", "median", "max")
+CAPACITY_UNITS = ("lines", "bytes")
+MAX_LINE = 1 << 16
+MAX_VIEW_ELEMENTS = 200_000  # beyond this the element grids are unreadable and the tab slow
+COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
+UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
+_LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
+
+
+class LocalView(anywidget.AnyWidget):
+    """The accesses of one phase, element by element, with its cache lines, reuse distances and misses.
+
+    ``workload``/``phase``: the phase to look at. ``phase`` is an Einsum (``"C[i,j] = A[i,k] * B[k,j]"``,
+    a numpy-style tuple or a parsed ``Einsum``; ``workload`` may then be None), or the name of a phase
+    of ``workload`` that carries its Einsum. ``local_sizes``: the small loop sizes to trace
+    ({index: size}). ``layouts``: {tensor: Layout or {"order", "pad", "offset", "byte_offset"}}
+    ("pad": extra elements at the end of every row). ``cache``: a ``Cache`` (line size, capacity in
+    lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element.
+
+    Controls (traits, validated before they are stored; the view writes them and a refused value is
+    reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
+    ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``,
+    ``reuse_stat``, ``scaling``, ``palette``, ``line_overlay``, ``selection`` (clicked elements, as
+    global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration).
+    """
+
+    _esm = _BUNDLE if _BUNDLE.is_file() else ""
+
+    # -- model controls (validated; changing one recomputes) --
+    line = t.Int(64).tag(sync=True)
+    capacity = t.Int(512).tag(sync=True)
+    ways = t.Int(None, allow_none=True).tag(sync=True)
+    loop_order = t.List(t.Unicode()).tag(sync=True)
+    layouts = t.Dict().tag(sync=True)
+    # -- view state --
+    capacity_unit = t.Enum(CAPACITY_UNITS, default_value="lines").tag(sync=True)
+    capacity_max = t.Int(1).tag(sync=True)
+    mode = t.Enum(MODES, default_value="iteration").tag(sync=True)
+    reuse_stat = t.Enum(REUSE_STATS, default_value="median").tag(sync=True)
+    scaling = t.Enum(SCALINGS, default_value="median").tag(sync=True)
+    palette = t.Enum(PALETTES, default_value="gyr").tag(sync=True)
+    line_overlay = t.Bool(True).tag(sync=True)
+    selection = t.List(t.Int()).tag(sync=True)
+    point = t.Int(0).tag(sync=True)
+    # -- computed here, drawn there (arrays as binary buffers) --
+    tensors = t.Dict().tag(sync=True)
+    grid = t.Dict().tag(sync=True)
+    loops = t.Dict().tag(sync=True)
+    accesses = t.Dict().tag(sync=True)
+    heat = t.Dict().tag(sync=True)
+    selected = t.Dict().tag(sync=True)
+    readout = t.Dict().tag(sync=True)
+    message = t.Unicode("").tag(sync=True)
+
+    def __init__(self, workload, phase, local_sizes: Mapping[str, int], *, layouts=None, cache: Cache | None = None,
+                 loop_order=None, elem_bytes: int = 4, mode: str = "iteration", **kwargs):
+        if kwargs:
+            raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+        if not _BUNDLE.is_file():
+            raise RuntimeError(
+                f"the local view's front end is not built ({_BUNDLE} is missing): install the package with "
+                "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree")
+        cache = Cache() if cache is None else cache
+        if not isinstance(cache, Cache):
+            raise TypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
+        self._ready = False
+        self._workload = workload
+        self._einsum = _einsum_of(workload, phase)
+        self._sizes = dict(local_sizes)
+        self._elem_bytes = int(elem_bytes)
+        # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
+        probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line)
+        self._names, self._shapes = probe.tensors, probe.shapes
+        self._indices = tuple(probe.loop_order)
+        self._counts = np.array([math.prod(s) for s in self._shapes], np.int64)
+        if self._counts.sum() > MAX_VIEW_ELEMENTS:
+            raise WorkloadError(f"LocalView: local sizes {self._sizes} give {int(self._counts.sum()):,} elements, "
+                                f"more than the view draws ({MAX_VIEW_ELEMENTS:,}); choose smaller local sizes")
+        self._first = np.concatenate([[0], np.cumsum(self._counts)[:-1]]).astype(np.int64)
+        super().__init__()
+        initial_layouts = {name: _layout_dict(name, value) for name, value in (layouts or {}).items()}
+        with self.hold_trait_notifications():
+            self.line = cache.line
+            self.ways = cache.ways
+            self.capacity = cache.lines
+            self.loop_order = list(probe.loop_order)
+            self.layouts = {name: initial_layouts.get(name, {"order": "C", "pad": 0, "offset": 0})
+                            for name in self._names}
+            self.mode = mode
+        self._ready = True
+        self._geometry()
+        self._retrace()
+
+    # -- validation: refused values name the field and the value ------------------------------------
+
+    @t.validate("line")
+    def _valid_line(self, proposal):
+        value = proposal["value"]
+        if value < 1 or value & (value - 1) or value > MAX_LINE:
+            raise t.TraitError(f"line={value!r} must be a power of two number of bytes, 1 … {MAX_LINE}")
+        return value
+
+    @t.validate("capacity")
+    def _valid_capacity(self, proposal):
+        value = proposal["value"]
+        if value < 1:
+            raise t.TraitError(f"capacity={value!r} must be at least 1 line")
+        if self.ways is not None and value % self.ways:
+            raise t.TraitError(f"capacity={value!r} lines is not divisible by ways={self.ways}")
+        return value
+
+    @t.validate("ways")
+    def _valid_ways(self, proposal):
+        value = proposal["value"]
+        if value is None:
+            return value
+        if value < 1:
+            raise t.TraitError(f"ways={value!r} must be at least 1 (or None: fully associative)")
+        if self.capacity % value:
+            raise t.TraitError(f"ways={value!r} does not divide capacity={self.capacity} lines")
+        return value
+
+    @t.validate("loop_order")
+    def _valid_loop_order(self, proposal):
+        value = list(proposal["value"])
+        if getattr(self, "_indices", None) and sorted(value) != sorted(self._indices):
+            raise t.TraitError(f"loop_order={value!r} must name each loop index once: {list(self._indices)}")
+        return value
+
+    @t.validate("layouts")
+    def _valid_layouts(self, proposal):
+        value = proposal["value"]
+        names = getattr(self, "_names", ())
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise t.TraitError(f"layouts names unknown tensors {unknown}; the tensors: {list(names)}")
+        return {name: _layout_dict(name, layout) for name, layout in value.items()}
+
+    @t.validate("selection")
+    def _valid_selection(self, proposal):
+        value = list(proposal["value"])
+        total = int(self._counts.sum()) if getattr(self, "_ready", False) else 0
+        bad = [v for v in value if not 0 <= v < total]
+        if bad:
+            raise t.TraitError(f"selection={value!r}: elements {bad} are not in 0 … {total - 1}")
+        return value
+
+    @t.validate("point")
+    def _valid_point(self, proposal):
+        value = proposal["value"]
+        points = int(self.loops.get("count", 0)) if self.loops else 0
+        if points and not 0 <= value < points:
+            raise t.TraitError(f"point={value!r} is not an iteration 0 … {points - 1}")
+        return value
+
+    def set_state(self, sync_data):
+        """State from the view: a refused value is reported in ``message`` and the view is sent back
+        the stored one, so the widget stays usable (instead of a traceback in the kernel log)."""
+        try:
+            super().set_state(sync_data)
+        except (t.TraitError, WorkloadError) as error:
+            self.message = f"refused: {error}"
+            self.send_state(list(sync_data))
+        else:
+            if self.message.startswith("refused") and set(sync_data) & _MODEL_CONTROLS:
+                self.message = ""
+
+    # -- recomputation --------------------------------------------------------------------------
+
+    @t.observe("loop_order", "layouts", "line")
+    def _on_trace_control(self, change):
+        if self._ready:
+            try:
+                self._retrace()
+            except WorkloadError as error:  # e.g. strides the shape does not allow: keep the last good trace
+                with self.hold_trait_notifications():
+                    self.set_trait(change["name"], change["old"])
+                raise t.TraitError(str(error)) from None
+
+    @t.observe("capacity", "ways")
+    def _on_cache_control(self, change):
+        if self._ready:
+            self._misses()
+
+    @t.observe("reuse_stat", "scaling", "palette")
+    def _on_colour_control(self, change):
+        if self._ready:
+            with self.hold_sync():
+                self._heat()
+                self._misses()
+                self._selected()
+
+    @t.observe("selection")
+    def _on_selection(self, change):
+        if self._ready:
+            self._selected()
+
+    @property
+    def cache(self) -> Cache:
+        """The cache the controls describe."""
+        return Cache(line=self.line, lines=self.capacity, ways=self.ways)
+
+    @property
+    def capacity_bytes(self) -> int:
+        """The capacity in bytes (lines × line)."""
+        return self.capacity * self.line
+
+    @capacity_bytes.setter
+    def capacity_bytes(self, value: int):
+        if not isinstance(value, (int, np.integer)) or value < 1 or value % self.line:
+            raise t.TraitError(f"capacity_bytes={value!r} must be a positive multiple of line={self.line} bytes")
+        self.capacity = int(value) // self.line
+
+    @property
+    def trace(self) -> Trace:
+        """The current trace (loop order and layouts as the controls say)."""
+        return self._trace
+
+    @property
+    def distances(self) -> StackDistances:
+        return self._distances
+
+    def result(self):
+        """``campaign_widget.cache.simulate`` of the current trace in the current cache."""
+        return simulate(self._trace, self.cache, distances=self._distances)
+
+    def select(self, tensor: str, index) -> None:
+        """Click element ``index`` (a tuple, or a flat C-order number) of ``tensor``, as the view does."""
+        if tensor not in self._names:
+            raise ValueError(f"select: tensor {tensor!r} is not one of {list(self._names)}")
+        k = self._names.index(tensor)
+        flat = int(np.ravel_multi_index(tuple(index), self._shapes[k])) if isinstance(index, (tuple, list)) \
+            else int(index)
+        if not 0 <= flat < self._counts[k]:
+            raise ValueError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
+        self.selection = [*self.selection, int(self._first[k] + flat)]
+
+    def _layout_objects(self) -> dict[str, Layout]:
+        out = {}
+        for k, name in enumerate(self._names):
+            spec = self.layouts.get(name, {})
+            order, pad = spec.get("order", "C"), int(spec.get("pad", 0))
+            strides = spec.get("strides")
+            if strides is None and pad:
+                strides = _padded_strides(self._shapes[k], order, pad)
+            out[name] = Layout(order=order, strides=None if strides is None else tuple(strides),
+                               offset=int(spec.get("offset", 0)), byte_offset=int(spec.get("byte_offset", 0)))
+        return out
+
+    def _geometry(self):
+        """Element grids of every tensor, placed once (shapes do not change with the controls)."""
+        grids = [element_grid(shape) for shape in self._shapes]
+        origins, width, height = place_tensors([(w, h) for _, _, w, h in grids])
+        xs = np.concatenate([x + ox for (x, _, _, _), (ox, _) in zip(grids, origins)])
+        ys = np.concatenate([y + oy for (_, y, _, _), (_, oy) in zip(grids, origins)])
+        self._tensor_of = np.repeat(np.arange(len(self._names)), self._counts)
+        with self.hold_sync():
+            self.tensors = {"names": list(self._names), "shapes": [list(s) for s in self._shapes],
+                            "origins": [list(map(int, o)) for o in origins],
+                            "sizes": [[int(w), int(h)] for _, _, w, h in grids],
+                            "first": [int(f) for f in self._first], "extent": [int(width), int(height)]}
+            self.grid = {"x": to_payload(xs, "int32"), "y": to_payload(ys, "int32"),
+                         "tensor": to_payload(self._tensor_of, "int32")}
+
+    def _retrace(self):
+        """Trace → stack distances → everything drawn (loop order, layouts or line changed)."""
+        started = time.perf_counter()
+        tr = trace(self._einsum, self._sizes, layouts=self._layout_objects(), loop_order=self.loop_order,
+                   elem_bytes=self._elem_bytes, line=self.line)
+        sd = stack_distances(tr, line=self.line)
+        self._trace, self._distances = tr, sd
+        g = self._first[tr.tensor] + tr.element  # global element number of every access
+        self._g = g
+        n = int(self._counts.sum())
+        self._count = np.bincount(g, minlength=n)
+        d = sd.distance
+        warm = d >= 0
+        self._cold = np.bincount(g[~warm], minlength=n)
+        self._stats = _per_element_stats(g[warm], d[warm], n)  # (n, 3): min, median, max; NaN if none
+        # per tensor histogram of distances: misses(C) = cold + #{d >= C} per tensor, every C at once
+        T = len(self._names)
+        width = sd.histogram.size + 1
+        self._tensor_hist = np.bincount(tr.tensor[warm].astype(np.int64) * width + d[warm],
+                                        minlength=T * width).reshape(T, width)
+        self._tensor_cold = np.bincount(tr.tensor[~warm], minlength=T)
+        self._tensor_accesses = np.bincount(tr.tensor, minlength=T)
+        # line number of every element (accessed or not): the overlay's "same line"
+        self._line_of = np.concatenate([
+            tr.element_address(name, np.arange(self._counts[k]), self.line) // self.line
+            for k, name in enumerate(self._names)])
+        points = tr.points
+        start = np.searchsorted(tr.point, np.arange(points + 1))
+        distinct_lines = int(np.unique(tr.addresses(self.line) // self.line).size)
+        with self.hold_sync():
+            self.capacity_max = max(distinct_lines + 1, self.capacity)
+            self.loops = {"names": list(tr.loop_order), "extents": [int(tr.sizes[i]) for i in tr.loop_order],
+                          "count": int(points)}
+            if self.point >= points:
+                self.point = 0
+            self.accesses = {"start": to_payload(start, "int32"), "element": to_payload(g, "int32"),
+                             "write": to_payload(tr.is_write, "uint8")}
+            self._heat()
+            self._misses()
+            self._selected()
+        self._retrace_seconds = time.perf_counter() - started
+
+    def _heat(self):
+        """Access counts and reuse distances per element, coloured (flattened and reuse modes)."""
+        s, info = severity(self._count, self.scaling)
+        stat = self._stats[:, REUSE_STATS.index(self.reuse_stat)]
+        rs, rinfo = severity(stat, self.scaling, zero_is_value=True)
+        reuse_rgb = palette_rgb(rs, self.palette)
+        reuse_rgb[(self._count > 0) & np.isnan(stat)] = COLD_ONLY_RGB
+        reuse_rgb[self._count == 0] = UNTOUCHED_RGB
+        count_rgb = palette_rgb(s, self.palette)
+        count_rgb[self._count == 0] = UNTOUCHED_RGB
+        stats = self._stats.astype(np.float32)
+        self.heat = {
+            "count": to_payload(self._count, "int32"), "count_rgb": to_payload(count_rgb, "uint8"),
+            "cold": to_payload(self._cold, "int32"), "reuse": to_payload(stats, "float32"),
+            "reuse_rgb": to_payload(reuse_rgb, "uint8"), "line": to_payload(self._line_of, "int32"),
+            "bars": {"accesses": colour_bar(info, self.palette, "accesses per element"),
+                     "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines")},
+            "swatches": {
+                "accesses": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "reuse": [{"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
+                          {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],
+            },
+        }
+
+    def _fa_per_tensor(self, capacity: int):
+        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
+        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
+        return self._tensor_cold + ge
+
+    def _misses(self):
+        """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
+
+        Fully associative: read off the per-tensor histograms (no re-simulation). Set-associative:
+        the distances within each set depend on the number of sets, so ``simulate`` runs (reusing the
+        fully associative distances)."""
+        started = time.perf_counter()
+        C = self.capacity
+        d = self._distances.distance
+        fa_access = (d < 0) | (d >= C)
+        fa = self._fa_per_tensor(C)
+        if self.ways is None:
+            miss_access, misses = fa_access, fa
+        else:
+            result = simulate(self._trace, Cache(line=self.line, lines=C, ways=self.ways), distances=self._distances)
+            miss_access = result.miss
+            misses = np.bincount(self._trace.tensor, weights=miss_access, minlength=len(self._names)).astype(np.int64)
+        n = int(self._counts.sum())
+        per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
+        s, info = severity(per_element, self.scaling)
+        rgb = palette_rgb(s, self.palette)
+        rgb[per_element == 0] = UNTOUCHED_RGB
+        cold, capacity, conflict = self._tensor_cold, fa - self._tensor_cold, misses - fa
+        rows = [[name, int(self._tensor_accesses[k]), int(misses[k]), int(cold[k]), int(capacity[k]),
+                 int(conflict[k]), _bytes(int(misses[k]) * self.line)] for k, name in enumerate(self._names)]
+        rows.append(["total", int(self._tensor_accesses.sum()), int(misses.sum()), int(cold.sum()),
+                     int(capacity.sum()), int(conflict.sum()), _bytes(int(misses.sum()) * self.line)])
+        kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
+        lines = [f"{kind} LRU cache: {C} lines × {self.line} B = {_bytes(C * self.line)}; "
+                 f"misses = cold + capacity + conflict", self._trace.summary()]
+        for name, count in self._trace.out_of_range.items():
+            lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
+        with self.hold_sync():
+            heat = dict(self.heat)
+            heat["misses"] = to_payload(per_element, "int32")
+            heat["misses_rgb"] = to_payload(rgb, "uint8")
+            heat["bars"] = {**heat.get("bars", {}), "misses": colour_bar(info, self.palette, "misses per element")}
+            self.heat = heat
+            self.readout = {"header": ["tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes"],
+                            "rows": rows, "lines": lines, "stamp": time.time()}
+        self._misses_seconds = time.perf_counter() - started
+
+    def _selected(self):
+        """Related accesses, cache-line mask and distance histogram of the clicked elements."""
+        n = int(self._counts.sum())
+        sel = np.array(sorted(set(self.selection)), np.int64)
+        g, tr, d = self._g, self._trace, self._distances.distance
+        if sel.size:
+            touched = np.isin(g, sel)
+            weight = np.bincount(tr.point[touched], minlength=tr.points)
+            related = np.bincount(g, weights=weight[tr.point], minlength=n).astype(np.int64)
+            key = self._tensor_of.astype(np.int64) * (int(self._line_of.max()) + 1) + self._line_of
+            line_mask = np.isin(key, key[sel])
+            mine = d[touched]
+            title = f"stack distances of {self._label(int(sel[0]))}" + \
+                (f" and {sel.size - 1} more" if sel.size > 1 else "")
+        else:
+            related = np.zeros(n, np.int64)
+            line_mask = np.zeros(n, bool)
+            mine = d
+            title = "stack distances of all accesses"
+        warm = mine[mine >= 0]
+        hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
+        s, info = severity(related, self.scaling)
+        rgb = palette_rgb(s, self.palette)
+        rgb[related == 0] = UNTOUCHED_RGB
+        self.selected = {"related": to_payload(related, "int32"), "related_rgb": to_payload(rgb, "uint8"),
+                         "line_mask": to_payload(line_mask, "uint8"), "hist": to_payload(hist, "int32"),
+                         "hist_cold": int(mine.size - warm.size), "hist_title": title,
+                         "bar": colour_bar(info, self.palette, "related accesses")}
+
+    def _label(self, g: int) -> str:
+        k = int(self._tensor_of[g])
+        idx = np.unravel_index(g - int(self._first[k]), self._shapes[k]) if self._shapes[k] else ()
+        return f"{self._names[k]}[{','.join(str(int(i)) for i in idx)}]"
+
+    def element_of(self, tensor: str, index) -> int:
+        """The global element number (as in ``selection``) of ``tensor[index]``."""
+        k = self._names.index(tensor)
+        return int(self._first[k] + np.ravel_multi_index(tuple(index), self._shapes[k]))
+
+    def __repr__(self):
+        return (f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
+                f"{self.cache.describe()})")
+
+
+_MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
+
+
+def _einsum_of(workload, phase) -> Einsum | str | tuple:
+    """The Einsum of ``phase``: given directly, or carried by the workload's phase of that name."""
+    if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
+        return phase
+    if isinstance(phase, str) and workload is not None:
+        names = list(getattr(workload, "names", []))
+        if phase not in names:
+            raise WorkloadError(f"LocalView: phase {phase!r} is not in the workload; its phases: {names}")
+        found = getattr(workload, "einsum_of", None)
+        einsum = found(phase) if callable(found) else None
+        if einsum is None:
+            for p in getattr(workload, "phases", ()):
+                if getattr(p, "name", None) == phase:
+                    einsum = getattr(p, "einsum", None)
+        if einsum is None:
+            raise WorkloadError(f"LocalView: phase {phase!r} carries no Einsum; pass the Einsum itself, "
+                                "e.g. LocalView(workload, 'C[i,j] = A[i,k] * B[k,j]', sizes)")
+        return einsum
+    raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
+
+
+def _layout_dict(name: str, value) -> dict:
+    """A tensor's layout as the view edits it: {order, pad, offset, byte_offset[, strides]}; errors
+    name the tensor, the field and the value."""
+    if isinstance(value, Layout):
+        out = {"order": value.order, "pad": 0, "offset": value.offset, "byte_offset": value.byte_offset}
+        if value.strides is not None:
+            out["strides"] = list(value.strides)
+        return out
+    if not isinstance(value, Mapping):
+        raise t.TraitError(f"layouts[{name!r}]={value!r} must be a Layout or a dict of {list(_LAYOUT_FIELDS)}")
+    unknown = [k for k in value if k not in _LAYOUT_FIELDS]
+    if unknown:
+        raise t.TraitError(f"layouts[{name!r}] has unknown fields {unknown}; known: {list(_LAYOUT_FIELDS)}")
+    out = {"order": value.get("order", "C")}
+    if out["order"] not in ("C", "F"):
+        raise t.TraitError(f"layouts[{name!r}].order={out['order']!r} must be 'C' or 'F'")
+    for key in ("pad", "offset", "byte_offset"):
+        v = value.get(key, 0)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise t.TraitError(f"layouts[{name!r}].{key}={v!r} must be a whole number >= 0")
+        out[key] = int(v)
+    if value.get("strides") is not None:
+        strides = value["strides"]
+        if not isinstance(strides, (list, tuple)) or not all(isinstance(s, int) and s >= 1 for s in strides):
+            raise t.TraitError(f"layouts[{name!r}].strides={strides!r} must be a list of whole numbers >= 1")
+        if out["pad"]:
+            raise t.TraitError(f"layouts[{name!r}]: give strides or pad={out['pad']}, not both")
+        out["strides"] = list(strides)
+    return out
+
+
+def _padded_strides(shape, order: str, pad: int) -> tuple[int, ...]:
+    """Strides (elements) of ``shape`` in ``order`` with ``pad`` extra elements after every row."""
+    dims = list(range(len(shape) - 1, -1, -1)) if order == "C" else list(range(len(shape)))
+    strides, step = [0] * len(shape), 1
+    for n, d in enumerate(dims):
+        strides[d] = step
+        step *= shape[d]
+        if n == 0 and len(shape) > 1:
+            step += pad
+    return tuple(strides)
+
+
+def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> np.ndarray:
+    """(n, 3) min, median, max of the finite distances of each element (NaN where it has none);
+    the median of an even count is the mean of the two middle values (design.md §7)."""
+    out = np.full((n, 3), np.nan)
+    if elements.size == 0:
+        return out
+    order = np.lexsort((distances, elements))
+    e, v = elements[order], distances[order].astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, e[1:] != e[:-1]])
+    counts = np.diff(np.r_[starts, e.size])
+    which = e[starts]
+    out[which, 0] = v[starts]
+    out[which, 2] = v[starts + counts - 1]
+    out[which, 1] = (v[starts + (counts - 1) // 2] + v[starts + counts // 2]) / 2
+    return out
+
+
+def _hex(rgb) -> str:
+    return "#%02x%02x%02x" % tuple(rgb)
+
+
+def _bytes(value: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size and value % (size // 16) == 0:
+            return f"{value / size:g} {unit}"
+    return f"{value:,} B"
