@@ -14,7 +14,7 @@ export const LOCAL_CSS = `${CSS}
 .cwl-main { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
 .cwl-plot-wrap { position: relative; flex: 1 1 560px; min-width: 240px; overflow-x: auto; }
 .cwl-canvas { display: block; cursor: pointer; background: #fff; }
-.cwl-side { flex: 0 1 340px; min-width: 240px; }
+.cwl-side { flex: 0 1 440px; min-width: 260px; }
 .cwl-hist { display: block; background: #fff; }
 .cwl-readout-table { border-collapse: collapse; margin-top: 6px; font-variant-numeric: tabular-nums; }
 .cwl-readout-table th, .cwl-readout-table td { padding: 1px 6px; text-align: right; border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
