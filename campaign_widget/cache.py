@@ -1,0 +1,875 @@
+"""Local view of one phase (design.md §7): layouts, the access trace, stack distances, LRU misses.
+
+Public API (pure numpy + a numba kernel; no widget code)::
+
+    Layout(order="C"|"F", strides=None, offset=0, byte_offset=0, elem_bytes=None, shape=None)
+    trace(einsum, sizes, *, layouts=None, loop_order=None, elem_bytes=4, line=64,
+          out_of_range="report") -> Trace
+    Cache(line=64, lines=512, ways=None)          # ways=None: fully associative
+    stack_distances(trace, line=64) -> StackDistances   # .distance (-1 cold), .histogram, .cold
+    simulate(trace, cache) -> CacheResult         # .misses .cold .capacity .conflict, per tensor/element
+    predicted_traffic(workload, phase, cache, *, local_sizes=None, layouts=None, loop_order=None,
+                      mode="exact"|"ratio", write_back=False) -> {tensor: bytes}
+    with_predicted_traffic(workload, phase, cache, ...) -> Workload (that phase's bytes predicted)
+    MAX_ACCESSES = 10**7                          # larger traces are refused (error names the sizes)
+
+``einsum`` is a spec ``"C[i,j] = A[i,k] * B[k,j]"`` (index expressions such as ``i+1``, ``2*k``, ``l-1``
+allowed), a ``("ik,kj->ij", ["A", "B"], "C")`` tuple, or a parsed ``campaign_widget.einsum.Einsum``.
+
+Trace (design.md §7): the loops run in ``loop_order`` (default: the output's indices, then the reduced
+ones, the last innermost); at each point every input is read in right-hand-side order, then the output
+is accessed once (a write). ``Trace`` arrays, one entry per access, in trace order:
+
+- ``address`` (bytes, for ``trace.line``; ``trace.addresses(line)`` for another line size),
+- ``tensor`` (index into ``trace.tensors``), ``element`` (flat C-order index into the tensor's logical
+  shape ``trace.shapes[t]``, whatever its layout), ``is_write``, ``point`` (iteration number, the
+  C-order rank of the loop indices' values in ``loop_order``; ``trace.index_values(point)`` gives them).
+
+Per tensor: ``tensors``, ``shapes``, ``strides`` (elements), ``elem_bytes``, ``offsets``,
+``byte_offsets``, ``bases`` (for ``trace.line``; ``trace.bases_for(line)``), ``extents`` (bytes).
+Out-of-range accesses (an index expression outside the tensor's shape) are left out of the arrays,
+counted per tensor in ``trace.out_of_range`` and reported with a warning (``out_of_range="error"``
+raises instead). A tensor's shape is ``Layout.shape`` if given, else per dimension the largest index
+used there + 1 (so only negative indices, or indices beyond a given shape, are out of range).
+
+Addresses: addr(e) = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d); tensors are placed one
+after another in order of first access, each base rounded up to a whole cache line.
+
+Stack distance (line granularity): the number of distinct lines referenced since the last reference to
+the access's line; -1 ("cold") for the first. A fully associative LRU cache of C lines misses iff cold or
+distance >= C, so ``StackDistances.misses(C)`` is cold + #{d >= C} for every C at once. A set-associative
+LRU cache (S = lines // ways sets, set = line mod S, write-allocate) applies the same rule to the distance
+counted within the access's set, with ``ways`` for C. Classes: cold; capacity = FA(C) - cold;
+conflict = set-associative - FA(C) (may be negative: reported as computed).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from . import expr as _expr
+from .einsum import Einsum, parse as _parse_einsum
+from .errors import WorkloadError
+
+MAX_ACCESSES = 10**7
+_CHUNK = 1 << 20          # accesses per kernel call (progress is reported between calls)
+_PROGRESS_FROM = 2 * 10**6  # traces at least this long show a progress bar on stderr by default
+
+
+class CacheModelError(WorkloadError):
+    """Bad input to the cache model; the message names the field and the value."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Layout
+# --------------------------------------------------------------------------------------------------
+
+def _whole(value, what: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
+        raise CacheModelError(f"{what}={value!r} must be a whole number >= {minimum}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one tensor lies in memory (design.md §7).
+
+    ``order``: "C" (row-major) or "F" (column-major), used when ``strides`` is None. ``strides``: in
+    elements, one per dimension (e.g. padded rows: shape (9, 10) with strides (16, 1)). ``offset``: in
+    elements, ``byte_offset``: in bytes, both added to the tensor's base. ``elem_bytes``: overrides the
+    trace's ``elem_bytes`` for this tensor. ``shape``: the tensor's shape, when it is not the one the
+    Einsum implies (e.g. a halo).
+
+    >>> Layout(order="F").strides_for((2, 3))
+    (1, 2)
+    """
+
+    order: str = "C"
+    strides: tuple[int, ...] | None = None
+    offset: int = 0
+    byte_offset: int = 0
+    elem_bytes: int | None = None
+    shape: tuple[int, ...] | None = None
+
+    def __post_init__(self):
+        if self.order not in ("C", "F"):
+            raise CacheModelError(f"Layout order={self.order!r} must be 'C' or 'F'")
+        if self.strides is not None:
+            strides = tuple(self.strides) if isinstance(self.strides, (tuple, list, np.ndarray)) else None
+            if strides is None:
+                raise CacheModelError(f"Layout strides={self.strides!r} must be a tuple of whole numbers")
+            object.__setattr__(self, "strides", tuple(_whole(s, f"Layout strides[{d}]", minimum=1)
+                                                      for d, s in enumerate(strides)))
+        if self.shape is not None:
+            if not isinstance(self.shape, (tuple, list, np.ndarray)):
+                raise CacheModelError(f"Layout shape={self.shape!r} must be a tuple of whole numbers")
+            object.__setattr__(self, "shape", tuple(_whole(s, f"Layout shape[{d}]", minimum=1)
+                                                    for d, s in enumerate(self.shape)))
+        object.__setattr__(self, "offset", _whole(self.offset, "Layout offset", minimum=0))
+        object.__setattr__(self, "byte_offset", _whole(self.byte_offset, "Layout byte_offset", minimum=0))
+        if self.elem_bytes is not None:
+            object.__setattr__(self, "elem_bytes", _whole(self.elem_bytes, "Layout elem_bytes", minimum=1))
+
+    def strides_for(self, shape: Sequence[int], tensor: str = "tensor") -> tuple[int, ...]:
+        """The strides (elements) of this layout for ``shape``; checked not to overlap."""
+        shape = tuple(int(s) for s in shape)
+        if self.strides is None:
+            strides, step = [0] * len(shape), 1
+            dims = range(len(shape) - 1, -1, -1) if self.order == "C" else range(len(shape))
+            for d in dims:
+                strides[d] = step
+                step *= shape[d]
+            return tuple(strides)
+        if len(self.strides) != len(shape):
+            raise CacheModelError(f"layout of {tensor!r}: strides={self.strides} has {len(self.strides)} entries "
+                                  f"but the tensor has {len(shape)} dimensions (shape {shape})")
+        # no two elements may share an address: sorted by stride, each stride spans the dims below it
+        span = 1
+        for d in sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: self.strides[d]):
+            if self.strides[d] < span:
+                raise CacheModelError(
+                    f"layout of {tensor!r}: strides={self.strides} are shorter than shape {shape} allows "
+                    f"(stride {self.strides[d]} of dimension {d} < {span}, elements would overlap)")
+            span = self.strides[d] * shape[d]
+        return self.strides
+
+    @staticmethod
+    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> "Layout":
+        """A layout whose innermost rows are padded to a multiple of ``multiple`` elements (post-padding,
+        e.g. ``multiple = line // elem_bytes`` aligns every row to a cache line).
+
+        >>> Layout.aligned_rows((9, 10), 16).strides
+        (16, 1)
+        """
+        multiple = _whole(multiple, "aligned_rows multiple", minimum=1)
+        shape = tuple(int(s) for s in shape)
+        dims = list(range(len(shape) - 1, -1, -1)) if order == "C" else list(range(len(shape)))
+        strides, step = [0] * len(shape), 1
+        for n, d in enumerate(dims):
+            strides[d] = step
+            step *= shape[d]
+            if n == 0:
+                step = -(-step // multiple) * multiple
+        return Layout(order=order, strides=tuple(strides), **options)
+
+
+# --------------------------------------------------------------------------------------------------
+# Trace
+# --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Ref:
+    tensor: int
+    exprs: tuple[str, ...]
+    is_write: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """The accesses of one Einsum at small sizes, in design.md §7's order (see the module docstring)."""
+
+    einsum: Einsum
+    sizes: dict                      # loop index -> size
+    loop_order: tuple[str, ...]
+    tensors: tuple[str, ...]         # in order of first access
+    shapes: tuple[tuple[int, ...], ...]
+    strides: tuple[tuple[int, ...], ...]
+    elem_bytes: tuple[int, ...]
+    offsets: tuple[int, ...]
+    byte_offsets: tuple[int, ...]
+    extents: tuple[int, ...]         # bytes from a tensor's base past its last element
+    refs: tuple[_Ref, ...]           # the accesses of one point, in order
+    line: int
+    rel: np.ndarray = field(repr=False)      # address minus base
+    tensor: np.ndarray = field(repr=False)
+    element: np.ndarray = field(repr=False)
+    is_write: np.ndarray = field(repr=False)
+    point: np.ndarray = field(repr=False)
+    out_of_range: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.rel.size)
+
+    @property
+    def points(self) -> int:
+        """The number of iterations (points of the loop nest)."""
+        return math.prod(self.sizes[i] for i in self.loop_order)
+
+    def bases_for(self, line: int) -> np.ndarray:
+        """Each tensor's base address when bases are rounded up to whole lines of ``line`` bytes."""
+        line = _line(line, "line")
+        bases, at = np.zeros(len(self.tensors), np.int64), 0
+        for t, extent in enumerate(self.extents):
+            bases[t] = at
+            at = -(-(at + extent) // line) * line
+        return bases
+
+    @property
+    def bases(self) -> np.ndarray:
+        return self.bases_for(self.line)
+
+    def addresses(self, line: int | None = None) -> np.ndarray:
+        """Byte addresses with bases rounded to ``line`` (default ``trace.line``)."""
+        return self.rel + self.bases_for(self.line if line is None else line)[self.tensor]
+
+    @property
+    def address(self) -> np.ndarray:
+        return self.addresses()
+
+    def tensor_index(self, name: str) -> int:
+        try:
+            return self.tensors.index(name)
+        except ValueError:
+            raise CacheModelError(f"tensor {name!r} is not in this trace; its tensors: {list(self.tensors)}") from None
+
+    def index_values(self, point) -> dict[str, np.ndarray]:
+        """The loop indices' values at iteration number(s) ``point``."""
+        values = np.unravel_index(np.asarray(point, dtype=np.int64), [self.sizes[i] for i in self.loop_order])
+        return {name: v for name, v in zip(self.loop_order, values)}
+
+    def element_address(self, tensor: str, element, line: int | None = None) -> np.ndarray:
+        """Byte address of flat element index/indices of ``tensor`` (any element, accessed or not)."""
+        t = self.tensor_index(tensor)
+        multi = np.unravel_index(np.asarray(element, dtype=np.int64), self.shapes[t])
+        offset = sum(m * s for m, s in zip(multi, self.strides[t])) if multi else 0
+        base = self.bases_for(self.line if line is None else line)[t]
+        return base + self.byte_offsets[t] + self.elem_bytes[t] * (self.offsets[t] + np.asarray(offset, np.int64))
+
+    def same_line(self, tensor: str, element: int, line: int | None = None) -> np.ndarray:
+        """Flat indices of the elements of ``tensor`` on the same cache line as ``element``
+        (design.md §7, Fig. 5a)."""
+        line = self.line if line is None else _line(line, "line")
+        t = self.tensor_index(tensor)
+        everything = self.element_address(tensor, np.arange(math.prod(self.shapes[t])), line)
+        return np.flatnonzero(everything // line == int(self.element_address(tensor, element, line)) // line)
+
+    def accesses_per_element(self, tensor: str) -> np.ndarray:
+        """How often each element of ``tensor`` is accessed, in the tensor's shape (flattened heatmap)."""
+        t = self.tensor_index(tensor)
+        size = math.prod(self.shapes[t])
+        return np.bincount(self.element[self.tensor == t], minlength=size).reshape(self.shapes[t])
+
+    def related(self, tensor: str, elements) -> dict[str, np.ndarray]:
+        """Accesses related to clicked elements (design.md §7): for every iteration that touches one of
+        ``elements`` of ``tensor``, every access of that iteration, counted per element of every tensor
+        (counts add up over several clicked elements: an iteration is counted once per clicked access)."""
+        t = self.tensor_index(tensor)
+        elements = np.atleast_1d(np.asarray(elements, dtype=np.int64))
+        hit = (self.tensor == t) & np.isin(self.element, elements)
+        weight = np.bincount(self.point[hit], minlength=self.points)
+        w = weight[self.point]
+        return {name: np.bincount(self.element[self.tensor == k], weights=w[self.tensor == k],
+                                  minlength=math.prod(self.shapes[k])).astype(np.int64).reshape(self.shapes[k])
+                for k, name in enumerate(self.tensors)}
+
+    def summary(self) -> str:
+        dropped = sum(self.out_of_range.values())
+        text = (f"{len(self):,} accesses of {len(self.tensors)} tensors over {self.points:,} points "
+                f"(loops {', '.join(f'{i}<{self.sizes[i]}' for i in self.loop_order)})")
+        if dropped:
+            text += f"; {dropped:,} out-of-range accesses left out ({self.out_of_range})"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Trace({self.einsum.name!r}: {self.summary()})"
+
+
+def _line(value, what) -> int:
+    line = _whole(value, what, minimum=1)
+    if line & (line - 1):
+        raise CacheModelError(f"{what}={value!r} must be a power of two (bytes per cache line)")
+    return line
+
+
+def _as_einsum(einsum) -> Einsum:
+    if isinstance(einsum, Einsum):
+        return einsum
+    if isinstance(einsum, str):
+        return _parse_einsum(einsum.split("=")[0].split("[")[0].strip() or "einsum", einsum)
+    return _parse_einsum("einsum", einsum)
+
+
+def _refs_of(e: Einsum) -> list[tuple[str, tuple[str, ...], bool]]:
+    if e.input_exprs or e.output_exprs:
+        reads = [(t, tuple(x), False) for t, x in e.input_exprs]
+        return reads + [(e.output, tuple(e.output_exprs), True)]
+    return [(t, tuple(x), False) for t, x in e.inputs] + [(e.output, tuple(e.output_indices), True)]
+
+
+def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | None = None,
+          loop_order: Sequence[str] | str | None = None, elem_bytes: int = 4, line: int = 64,
+          out_of_range: str = "report") -> Trace:
+    """The access trace of one Einsum at the (small) loop sizes ``sizes`` (design.md §7).
+
+    >>> t = trace("C[i,j] = A[i,k] * B[k,j]", {"i": 2, "j": 2, "k": 2}, elem_bytes=8)
+    >>> [t.tensors[k] for k in t.tensor[:6]], t.is_write[:3].tolist()
+    (['A', 'B', 'C', 'A', 'B', 'C'], [False, False, True])
+    """
+    e = _as_einsum(einsum)
+    refs = _refs_of(e)
+    elem_bytes = _whole(elem_bytes, "elem_bytes", minimum=1)
+    line = _line(line, "line")
+    if out_of_range not in ("report", "error"):
+        raise CacheModelError(f"out_of_range={out_of_range!r} must be 'report' or 'error'")
+    parsed = [(t, tuple(_expr.parse(x) for x in xs), w) for t, xs, w in refs]
+    for t, xs, _ in parsed:
+        for x in xs:
+            if not x.names and not x.text.strip():
+                raise CacheModelError(f"Einsum {e.name!r}: tensor {t!r} has an empty index")
+    # loop indices: the Einsum's (output first, then reduced) and any other name in an index expression
+    names = dict.fromkeys(e.output_indices)
+    names.update(dict.fromkeys(e.indices))
+    for _, xs, _ in parsed:
+        for x in xs:
+            names.update(dict.fromkeys(sorted(x.names)))
+    indices = tuple(names)
+    if not isinstance(sizes, Mapping):
+        raise CacheModelError(f"Einsum {e.name!r}: sizes={sizes!r} must map each loop index to a size")
+    missing = [i for i in indices if i not in sizes]
+    if missing:
+        raise CacheModelError(f"Einsum {e.name!r}: loop indices {missing} have no size; sizes={dict(sizes)}")
+    loop_sizes = {i: _expr.size(sizes[i], {}, what=f"size {i!r}") for i in indices}
+    if loop_order is None:
+        order = indices
+    else:
+        order = tuple(loop_order) if not isinstance(loop_order, str) else tuple(
+            loop_order.replace(",", " ").split() if ("," in loop_order or " " in loop_order) else loop_order)
+        if sorted(order) != sorted(indices):
+            raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
+    points = math.prod(loop_sizes[i] for i in order)
+    if points * len(refs) > MAX_ACCESSES:
+        raise CacheModelError(
+            f"Einsum {e.name!r} at sizes {loop_sizes} makes {points:,} points × {len(refs)} accesses = "
+            f"{points * len(refs):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes")
+    layouts = dict(layouts or {})
+    tensors = tuple(dict.fromkeys(t for t, _, _ in parsed))
+    unknown = [name for name in layouts if name not in tensors]
+    if unknown:
+        raise CacheModelError(f"layouts names unknown tensors {unknown}; the tensors of {e.name!r}: {list(tensors)}")
+    for name, layout in layouts.items():
+        if not isinstance(layout, Layout):
+            raise CacheModelError(f"layouts[{name!r}]={layout!r} must be a Layout")
+    # index arrays, broadcastable over the loop nest (axis d = loop_order[d])
+    dims = len(order)
+    env = {}
+    for d, name in enumerate(order):
+        shape = [1] * dims
+        shape[d] = loop_sizes[name]
+        env[name] = np.arange(loop_sizes[name], dtype=np.int64).reshape(shape)
+    full = tuple(loop_sizes[i] for i in order)
+    values = [[x.evaluate_array(env) if x.text.strip() not in env else env[x.text.strip()] for x in xs]
+              for _, xs, _ in parsed]
+    # shapes: Layout.shape, else per dimension the largest index used + 1
+    shapes, strides, widths, offsets, byte_offsets, extents = [], [], [], [], [], []
+    for name in tensors:
+        mine = [k for k, (t, _, _) in enumerate(parsed) if t == name]
+        ndim = {len(parsed[k][1]) for k in mine}
+        if len(ndim) != 1:
+            raise CacheModelError(f"Einsum {e.name!r}: tensor {name!r} is used with different numbers of "
+                                  f"indices {sorted(ndim)}")
+        ndim = ndim.pop()
+        layout = layouts.get(name, Layout())
+        if layout.shape is not None:
+            if len(layout.shape) != ndim:
+                raise CacheModelError(f"layouts[{name!r}].shape={layout.shape} has {len(layout.shape)} "
+                                      f"dimensions; {name!r} is indexed with {ndim}")
+            shape = layout.shape
+        else:
+            shape = []
+            for d in range(ndim):   # the largest index used + 1 (a plain index i: its size)
+                shape.append(max(1, max(int(np.max(values[k][d])) + 1 for k in mine)))
+            shape = tuple(shape)
+        st = layout.strides_for(shape, name)
+        width = layout.elem_bytes or elem_bytes
+        shapes.append(shape)
+        strides.append(st)
+        widths.append(width)
+        offsets.append(layout.offset)
+        byte_offsets.append(layout.byte_offset)
+        extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
+    ids = {name: k for k, name in enumerate(tensors)}
+    nref = len(parsed)
+    rel = np.empty((points, nref), np.int64)
+    element = np.empty((points, nref), np.int64)
+    valid = np.ones((points, nref), bool) if True else None
+    oor: dict[str, int] = {}
+    first_bad = {}
+    for r, (name, xs, _) in enumerate(parsed):
+        t = ids[name]
+        shape, st = shapes[t], strides[t]
+        flat = np.zeros(full, np.int64)
+        off = np.zeros(full, np.int64)
+        ok = np.ones(full, bool)
+        for d, v in enumerate(values[r]):
+            v = np.broadcast_to(v, full)
+            ok &= (v >= 0) & (v < shape[d])
+            flat = flat * shape[d] + v
+            off = off + v * st[d]
+        bad = int(ok.size - np.count_nonzero(ok))
+        if bad:
+            oor[name] = oor.get(name, 0) + bad
+            if name not in first_bad:
+                p = int(np.flatnonzero(~ok.ravel())[0])
+                at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
+                first_bad[name] = (", ".join(x.text for x in xs), at,
+                                   [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
+        rel[:, r] = (byte_offsets[t] + widths[t] * (offsets[t] + off)).ravel()
+        element[:, r] = flat.ravel()
+        valid[:, r] = ok.ravel()
+    if oor:
+        detail = "; ".join(f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
+                           for name, (x, at, idx, shape) in first_bad.items())
+        message = f"Einsum {e.name!r}: out-of-range accesses: {detail}"
+        if out_of_range == "error":
+            raise CacheModelError(message)
+        warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range",
+                      stacklevel=2)
+    tensor_row = np.array([ids[t] for t, _, _ in parsed], np.int16)
+    write_row = np.array([w for _, _, w in parsed], bool)
+    if oor:
+        keep = valid.ravel()
+        rel_f, elem_f = rel.ravel()[keep], element.ravel()[keep]
+        tensor_f = np.broadcast_to(tensor_row, (points, nref)).ravel()[keep]
+        write_f = np.broadcast_to(write_row, (points, nref)).ravel()[keep]
+        point_f = np.repeat(np.arange(points, dtype=np.int64), nref)[keep]
+    else:
+        rel_f, elem_f = rel.ravel(), element.ravel()
+        tensor_f = np.tile(tensor_row, points)
+        write_f = np.tile(write_row, points)
+        point_f = np.repeat(np.arange(points, dtype=np.int64), nref)
+    return Trace(e, loop_sizes, order, tensors, tuple(shapes), tuple(strides), tuple(widths), tuple(offsets),
+                 tuple(byte_offsets), tuple(extents),
+                 tuple(_Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed), line,
+                 rel_f, tensor_f, elem_f, write_f, point_f, oor)
+
+
+# --------------------------------------------------------------------------------------------------
+# Stack distances: Bennett–Kruskal with a Fenwick tree over last-use stamps, compacted to O(lines)
+# --------------------------------------------------------------------------------------------------
+# A sequential O(n log m) pass compiled by numba: numpy cannot vectorize this recurrence (each access's
+# distance depends on every earlier access's last-use position), and the vectorized alternatives
+# (offline 2-D dominance counting by sorting) need ~log n full sorts of the trace, 10-20× slower.
+
+_DIRECT_WAYS = 64  # sets of at most this many ways are simulated as LRU stacks in the same pass
+_TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
+
+
+def _kernel_source():
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
+        """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
+
+        The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
+        every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
+        at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
+        A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
+        When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
+        state = [next stamp, lines in top, lines in the tree].
+
+        If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
+        (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
+        when < ways), ways if absent but seen before, -1 if cold."""
+        size = tree.size - 1
+        k_top = top.size
+        stamp = state[0]
+        in_top = state[1]
+        n_tree = state[2]
+        n_sets = ways.shape[0]
+        w = ways.shape[1]
+        for t in range(start, stop):
+            x = ids[t]
+            # --- fully associative
+            j = 0
+            while j < in_top and top[j] != x:
+                j += 1
+            if j < in_top:
+                out[t] = j
+                while j > 0:
+                    top[j] = top[j - 1]
+                    j -= 1
+                top[0] = x
+            else:
+                p = last[x]
+                if p < 0:
+                    out[t] = -1
+                else:
+                    s = 0
+                    i = p + 1
+                    while i > 0:
+                        s += tree[i]
+                        i -= i & (-i)
+                    out[t] = in_top + n_tree - s
+                    i = p + 1
+                    while i <= size:
+                        tree[i] -= 1
+                        i += i & (-i)
+                    last[x] = -1
+                    n_tree -= 1
+                if in_top < k_top:
+                    j = in_top
+                    in_top += 1
+                else:
+                    y = top[k_top - 1]        # demoted into the tree with the next stamp
+                    if stamp == size:
+                        rank = 0
+                        for q in range(size):
+                            z = owner[q]
+                            if z >= 0 and last[z] == q:
+                                last[z] = rank
+                                owner[rank] = z
+                                rank += 1
+                        for q in range(rank, size):
+                            owner[q] = -1
+                        for i in range(1, size + 1):
+                            low = i - (i & (-i))
+                            hi = i if i < rank else rank
+                            tree[i] = hi - low if hi > low else 0
+                        stamp = rank
+                    i = stamp + 1
+                    while i <= size:
+                        tree[i] += 1
+                        i += i & (-i)
+                    last[y] = stamp
+                    owner[stamp] = y
+                    stamp += 1
+                    n_tree += 1
+                    j = k_top - 1
+                while j > 0:
+                    top[j] = top[j - 1]
+                    j -= 1
+                top[0] = x
+            # --- set associative (LRU stack per set)
+            if n_sets > 0:
+                row = sets_of[t]
+                j = 0
+                while j < w and ways[row, j] != x:
+                    j += 1
+                if j < w:
+                    out_set[t] = j
+                else:
+                    out_set[t] = -1 if out[t] < 0 else w
+                    j = w - 1
+                while j > 0:
+                    ways[row, j] = ways[row, j - 1]
+                    j -= 1
+                ways[row, 0] = x
+        state[0] = stamp
+        state[1] = in_top
+        state[2] = n_tree
+
+    return distances
+
+
+_KERNEL = None
+
+
+def _kernel():
+    global _KERNEL
+    if _KERNEL is None:
+        _KERNEL = _kernel_source()
+    return _KERNEL
+
+
+class _Progress:
+    def __init__(self, what: str, total: int, progress):
+        self.what, self.total, self.start = what, total, time.perf_counter()
+        if progress is None:
+            progress = total >= _PROGRESS_FROM
+        self.callback = progress if callable(progress) else (self._bar if progress else None)
+
+    def _bar(self, done, total):
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{self.what}: [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} accesses "
+                         f"{time.perf_counter() - self.start:.1f} s")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    def __call__(self, done):
+        if self.callback is not None:
+            self.callback(done, self.total)
+
+
+def _run(ids: np.ndarray, universe: int, progress=None, *, sets_of=None, sets=0, ways=0,
+         what="stack distances") -> tuple[np.ndarray, np.ndarray | None]:
+    """Stack distances of dense ids in [0, universe), and (sets > 0) the positions within W-way LRU sets."""
+    n = ids.size
+    out = np.empty(n, np.int64)
+    out_set = np.empty(n if sets else 0, np.int64)
+    if n == 0:
+        return out, (out_set if sets else None)
+    lines = min(universe, n)
+    size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
+    top = np.full(_TOP, -1, np.int64)
+    last = np.full(universe, -1, np.int64)
+    owner = np.full(size, -1, np.int64)
+    tree = np.zeros(size + 1, np.int32)
+    state = np.zeros(3, np.int64)
+    table = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
+    sets_of = np.zeros(0, np.int64) if sets_of is None else sets_of
+    kernel = _kernel()
+    report = _Progress(what, n, progress)
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        kernel(ids, sets_of, start, stop, top, last, owner, tree, state, table, out, out_set)
+        report(stop)
+    return out, (out_set if sets else None)
+
+
+def _distances_of(ids: np.ndarray, universe: int, progress=None, what="stack distances") -> np.ndarray:
+    return _run(ids, universe, progress, what=what)[0]
+
+
+def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
+    """Line numbers as dense ids (the numbers themselves when their range is small)."""
+    if lines.size == 0:
+        return lines.astype(np.int64), 0
+    low, high = int(lines.min()), int(lines.max())
+    if high - low < max(4 * lines.size, 1 << 22):
+        return (lines - low).astype(np.int64, copy=False), high - low + 1
+    uniq, inverse = np.unique(lines, return_inverse=True)
+    return inverse.astype(np.int64), uniq.size
+
+
+@dataclass(frozen=True, eq=False)
+class StackDistances:
+    """Per-access stack distances at line granularity (-1: cold) and their histogram.
+
+    ``histogram[d]`` counts the accesses at distance d (d = 0 … max); ``cold`` counts first references.
+    ``misses(C)``: a fully associative LRU cache of C lines misses cold + #{d >= C} times (C may be an
+    array: every capacity at once). Unpacks as ``distance, histogram = stack_distances(trace)``.
+    """
+
+    distance: np.ndarray = field(repr=False)
+    histogram: np.ndarray = field(repr=False)
+    cold: int
+    line: int
+
+    def __iter__(self):
+        return iter((self.distance, self.histogram))
+
+    @property
+    def max(self) -> int:
+        return self.histogram.size - 1
+
+    def misses(self, capacity):
+        """Misses of a fully associative LRU cache of ``capacity`` lines (a number or an array)."""
+        c = np.asarray(capacity)
+        if np.any(c < 1):
+            raise CacheModelError(f"capacity={capacity!r} must be at least 1 line")
+        # #{d >= C} = total non-cold - #{d < C}
+        below = np.concatenate([[0], np.cumsum(self.histogram)])
+        counted = below[np.minimum(c, self.histogram.size)]
+        result = self.cold + (below[-1] - counted)
+        return int(result) if np.ndim(result) == 0 else result.astype(np.int64)
+
+
+def stack_distances(trace: Trace, line: int = 64, *, progress=None) -> StackDistances:
+    """Stack distances of every access of ``trace`` at the granularity of ``line``-byte lines.
+
+    ``progress``: None (a bar on stderr for traces of 2·10^6 accesses or more), False, True, or a
+    callable ``(done, total)``.
+    """
+    line = _line(line, "line")
+    lines = trace.addresses(line) >> (line.bit_length() - 1)
+    ids, universe = _dense(lines)
+    d = _distances_of(ids, universe, progress)
+    return _summarize(d, line)
+
+
+def _summarize(d: np.ndarray, line: int) -> StackDistances:
+    warm = d[d >= 0]
+    hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
+    return StackDistances(d, hist.astype(np.int64), int(d.size - warm.size), line)
+
+
+# --------------------------------------------------------------------------------------------------
+# Caches and simulation
+# --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cache:
+    """An LRU, write-allocate cache of ``lines`` lines of ``line`` bytes. ``ways=None``: fully associative;
+    otherwise ``lines // ways`` sets, set = line number mod sets (ways=1: direct mapped).
+
+    >>> Cache(line=64, lines=512, ways=8).sets
+    64
+    """
+
+    line: int = 64
+    lines: int = 512
+    ways: int | None = None
+
+    def __post_init__(self):
+        _line(self.line, "Cache line")
+        _whole(self.lines, "Cache lines", minimum=1)
+        if self.ways is not None:
+            _whole(self.ways, "Cache ways", minimum=1)
+            if self.lines % self.ways:
+                raise CacheModelError(f"Cache lines={self.lines} is not divisible by ways={self.ways} "
+                                      f"(capacity {self.lines * self.line:,} bytes)")
+
+    @classmethod
+    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> "Cache":
+        """A cache of ``size`` bytes (a whole number of lines)."""
+        size = _whole(size, "Cache size", minimum=1)
+        line = _line(line, "Cache line")
+        if size % line:
+            raise CacheModelError(f"Cache size={size} bytes is not a whole number of {line}-byte lines")
+        return cls(line=line, lines=size // line, ways=ways)
+
+    @property
+    def sets(self) -> int:
+        return 1 if self.ways is None else self.lines // self.ways
+
+    @property
+    def bytes(self) -> int:
+        return self.lines * self.line
+
+    @property
+    def associativity(self) -> int:
+        return self.lines if self.ways is None else self.ways
+
+    def describe(self) -> str:
+        kind = ("fully associative" if self.ways is None or self.sets == 1 else
+                "direct mapped" if self.ways == 1 else f"{self.ways}-way")
+        return f"{self.bytes:,} B {kind} cache, {self.lines} lines of {self.line} B"
+
+
+@dataclass(frozen=True, eq=False)
+class CacheResult:
+    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element."""
+
+    trace: Trace = field(repr=False)
+    cache: Cache
+    distances: StackDistances = field(repr=False)        # fully associative, at cache.line
+    set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
+    miss: np.ndarray = field(repr=False)                  # this cache misses access t
+    fa_miss: np.ndarray = field(repr=False)               # a FA cache of the same capacity misses t
+
+    @property
+    def accesses(self) -> int:
+        return int(self.miss.size)
+
+    @property
+    def misses(self) -> int:
+        return int(np.count_nonzero(self.miss))
+
+    @property
+    def cold(self) -> int:
+        return self.distances.cold
+
+    @property
+    def capacity(self) -> int:
+        return int(np.count_nonzero(self.fa_miss)) - self.cold
+
+    @property
+    def conflict(self) -> int:
+        return self.misses - int(np.count_nonzero(self.fa_miss))
+
+    @property
+    def hits(self) -> int:
+        return self.accesses - self.misses
+
+    def fa_misses(self, capacity):
+        """Fully associative misses for any capacity in lines (an array: every capacity at once)."""
+        return self.distances.misses(capacity)
+
+    def _per_tensor(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.trace.tensor, weights=values, minlength=len(self.trace.tensors)).astype(np.int64)
+
+    @property
+    def per_tensor(self) -> dict[str, dict[str, int]]:
+        """{tensor: {accesses, misses, cold, capacity, conflict}}."""
+        n = len(self.trace.tensors)
+        accesses = np.bincount(self.trace.tensor, minlength=n)
+        misses = self._per_tensor(self.miss)
+        cold = self._per_tensor(self.distances.distance < 0)
+        fa = self._per_tensor(self.fa_miss)
+        return {name: {"accesses": int(accesses[k]), "misses": int(misses[k]), "cold": int(cold[k]),
+                       "capacity": int(fa[k] - cold[k]), "conflict": int(misses[k] - fa[k])}
+                for k, name in enumerate(self.trace.tensors)}
+
+    def per_element(self, tensor: str) -> dict[str, np.ndarray]:
+        """{accesses, misses, cold, capacity, conflict} per element of ``tensor`` (arrays in its shape)."""
+        t = self.trace.tensor_index(tensor)
+        mine = self.trace.tensor == t
+        shape = self.trace.shapes[t]
+        el = self.trace.element[mine]
+
+        def count(weights=None):
+            return np.bincount(el, weights=weights, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
+
+        cold, fa, miss = count(self.distances.distance[mine] < 0), count(self.fa_miss[mine]), count(self.miss[mine])
+        return {"accesses": count(), "misses": miss, "cold": cold, "capacity": fa - cold, "conflict": miss - fa}
+
+    def write_backs(self) -> dict[str, int]:
+        """Dirty lines written back per tensor: a line's stay in the cache (from a miss to the next miss of
+        the same line, or the end of the trace) with at least one write costs one write-back (at its
+        eviction, or at the final flush)."""
+        lines = self.trace.addresses(self.cache.line) >> (self.cache.line.bit_length() - 1)
+        order = np.lexsort((np.arange(lines.size), lines))
+        ln, miss, write = lines[order], self.miss[order], self.trace.is_write[order]
+        stay = np.cumsum(miss) - 1          # stays numbered in (line, time) order; each line starts with a miss
+        dirty = np.zeros(int(stay[-1]) + 1 if stay.size else 0, bool)
+        np.logical_or.at(dirty, stay[write], True)
+        first = np.flatnonzero(miss)
+        owner = self.trace.tensor[order][first]
+        counts = np.bincount(owner[dirty], minlength=len(self.trace.tensors))
+        return {name: int(counts[k]) for k, name in enumerate(self.trace.tensors)}
+
+    def summary(self) -> str:
+        return (f"{self.cache.describe()}: {self.accesses:,} accesses, {self.misses:,} misses "
+                f"({self.cold:,} cold, {self.capacity:,} capacity, {self.conflict:,} conflict)")
+
+    def __repr__(self) -> str:
+        return f"CacheResult({self.summary()})"
+
+
+def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = None, progress=None) -> CacheResult:
+    """Misses of ``trace`` in ``cache``, from stack distances (design.md §7): fully associative misses
+    iff cold or distance >= lines; set-associative misses iff cold or the distance within the set >= ways.
+    Pass ``distances`` (from ``stack_distances(trace, cache.line)``) to reuse them."""
+    if not isinstance(cache, Cache):
+        raise CacheModelError(f"cache={cache!r} must be a Cache")
+    line = cache.line
+    lines = trace.addresses(line) >> (line.bit_length() - 1)
+    fully = cache.ways is None or cache.sets == 1
+    in_set = None
+    if distances is None or distances.line != line:
+        ids, universe = _dense(lines)
+        if not fully and cache.ways <= _DIRECT_WAYS:   # one pass: FA distances and the W-way sets
+            d, in_set = _run(ids, universe, progress, sets_of=lines % cache.sets, sets=cache.sets,
+                             ways=cache.ways)
+        else:
+            d = _run(ids, universe, progress)[0]
+        distances = _summarize(d, line)
+    d = distances.distance
+    fa_miss = (d < 0) | (d >= cache.lines)
+    if fully:
+        return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
+    if in_set is None:
+        if cache.ways <= _DIRECT_WAYS:
+            ids, universe = _dense(lines)
+            in_set = _run(ids, universe, progress, sets_of=lines % cache.sets, sets=cache.sets,
+                          ways=cache.ways, what="set distances")[1]
+        else:   # many ways: exact distances within each set, the trace taken set by set
+            sets = cache.sets
+            key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
+            order = np.argsort(key, kind="stable")
+            ids, universe = _dense(lines[order])
+            in_set = np.empty_like(d)
+            in_set[order] = _run(ids, universe, progress, what="set distances")[0]
+            np.minimum(in_set, cache.ways, out=in_set)
+    miss = (in_set < 0) | (in_set >= cache.ways)
+    return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
