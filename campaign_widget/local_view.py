@@ -33,7 +33,9 @@ MODES = ("iteration", "accesses", "related", "reuse", "misses")
 REUSE_STATS = ("min", "median", "max")
 CAPACITY_UNITS = ("lines", "bytes")
 MAX_LINE = 1 << 16
-MAX_VIEW_ELEMENTS = 200_000  # beyond this the element grids are unreadable and the tab slow
+MAX_VIEW_ELEMENTS = 200_000
+MAX_TABLE_ENTRIES = 2_000_000  # capacities × elements sent at once (~10 MB); beyond, each step asks the kernel
+READOUT_HEADER = ("tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes")  # beyond this the element grids are unreadable and the tab slow
 COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
 UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
 _LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
@@ -82,6 +84,8 @@ class LocalView(anywidget.AnyWidget):
     heat = t.Dict().tag(sync=True)
     selected = t.Dict().tag(sync=True)
     readout = t.Dict().tag(sync=True)
+    capacity_table = t.Dict().tag(sync=True)  # fully associative misses for every capacity (see _capacity_table)
+    miss_map = t.Dict().tag(sync=True)  # per-element misses when the table does not apply (set-associative)
     message = t.Unicode("").tag(sync=True)
 
     def __init__(self, workload, phase, local_sizes: Mapping[str, int], *, layouts=None, cache: Cache | None = None,
@@ -96,6 +100,7 @@ class LocalView(anywidget.AnyWidget):
         if not isinstance(cache, Cache):
             raise TypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
         self._ready = False
+        self._table = None
         self._workload = workload
         self._einsum = _einsum_of(workload, phase)
         self._sizes = dict(local_sizes)
@@ -219,6 +224,7 @@ class LocalView(anywidget.AnyWidget):
         if self._ready:
             with self.hold_sync():
                 self._heat()
+                self._capacity_table()
                 self._misses()
                 self._selected()
 
@@ -323,6 +329,7 @@ class LocalView(anywidget.AnyWidget):
         points = tr.points
         start = np.searchsorted(tr.point, np.arange(points + 1))
         distinct_lines = int(np.unique(tr.addresses(self.line) // self.line).size)
+        self._distinct_lines = distinct_lines
         with self.hold_sync():
             self.capacity_max = max(distinct_lines + 1, self.capacity)
             self.loops = {"names": list(tr.loop_order), "extents": [int(tr.sizes[i]) for i in tr.loop_order],
@@ -332,6 +339,7 @@ class LocalView(anywidget.AnyWidget):
             self.accesses = {"start": to_payload(start, "int32"), "element": to_payload(g, "int32"),
                              "write": to_payload(tr.is_write, "uint8")}
             self._heat()
+            self._capacity_table()
             self._misses()
             self._selected()
         self._retrace_seconds = time.perf_counter() - started
@@ -358,7 +366,55 @@ class LocalView(anywidget.AnyWidget):
                 "reuse": [{"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
                           {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
                 "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],
+                "related": [{"colour": _hex(UNTOUCHED_RGB), "label": "not related"}],
             },
+        }
+
+    def _fa_per_tensor(self, capacity: int):
+        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
+        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
+        return self._tensor_cold + ge
+
+    def _capacity_table(self):
+        """Fully associative misses for EVERY capacity 1 … capacity_max, from one pass over the
+        distances: per tensor (readout) and per element (misses mode, as severities on a 255-colour
+        palette), so the view redraws a capacity step at once, before the kernel answers."""
+        D = self._distinct_lines + 1  # from here on only cold misses remain: the last row holds for all larger C
+        n = int(self._counts.sum())
+        d = self._distances.distance
+        warm = d >= 0
+        if D * n > MAX_TABLE_ENTRIES:
+            self._table = None
+            self.capacity_table = {}
+            return
+        capacities = np.arange(1, D + 1)
+        # per tensor: cold + #{d >= C}
+        suffix = np.cumsum(self._tensor_hist[:, ::-1], axis=1)[:, ::-1]  # suffix[t, c] = #{d >= c}
+        width = suffix.shape[1]
+        ge_t = np.where(capacities[None, :] < width, suffix[:, np.minimum(capacities, width - 1)], 0)
+        fa_t = (self._tensor_cold[:, None] + ge_t).T  # (D, T)
+        # per element: the same from a histogram per element
+        W = int(d[warm].max()) + 2 if warm.any() else 1
+        H = np.bincount(self._g[warm] * W + d[warm], minlength=n * W).reshape(n, W)
+        suffix_e = np.cumsum(H[:, ::-1], axis=1)[:, ::-1]
+        take = np.minimum(capacities, W - 1)
+        ge_e = np.where(capacities[None, :] < W, suffix_e[:, take], 0)
+        per_element = (self._cold[:, None] + ge_e).T  # (D, n)
+        sev = np.full((D, n), 255, np.uint8)
+        bars = []
+        for k in range(D):
+            s, info = severity(per_element[k], self.scaling)
+            ok = np.isfinite(s)
+            sev[k, ok] = np.round(s[ok] * 254).astype(np.uint8)
+            bars.append(colour_bar(info, self.palette, "misses per element")["ticks"])
+        lut = np.vstack([palette_rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
+        self._table = fa_t
+        self.capacity_table = {
+            "capacities": D, "tensor_misses": to_payload(fa_t, "int32"), "cold": [int(c) for c in self._tensor_cold],
+            "accesses": [int(a) for a in self._tensor_accesses], "line": int(self.line),
+            "element_misses": to_payload(per_element, "int32"), "severity": to_payload(sev, "uint8"),
+            "lut": to_payload(lut, "uint8"), "ticks": bars,
+            "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
         }
 
     def _fa_per_tensor(self, capacity: int):
@@ -369,44 +425,51 @@ class LocalView(anywidget.AnyWidget):
     def _misses(self):
         """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
 
-        Fully associative: read off the per-tensor histograms (no re-simulation). Set-associative:
-        the distances within each set depend on the number of sets, so ``simulate`` runs (reusing the
-        fully associative distances)."""
+        Fully associative: read off the per-tensor histograms (no re-simulation); the view already
+        drew the step from ``capacity_table``. Set-associative: the distances within each set depend
+        on the number of sets, so ``simulate`` runs (reusing the fully associative distances) and the
+        per-element misses are sent in ``miss_map``."""
         started = time.perf_counter()
         C = self.capacity
-        d = self._distances.distance
-        fa_access = (d < 0) | (d >= C)
         fa = self._fa_per_tensor(C)
         if self.ways is None:
-            miss_access, misses = fa_access, fa
+            misses = fa
+            if self._table is None:
+                d = self._distances.distance
+                self._send_miss_map((d < 0) | (d >= C))
+            elif self.miss_map:
+                self.miss_map = {}
         else:
             result = simulate(self._trace, Cache(line=self.line, lines=C, ways=self.ways), distances=self._distances)
-            miss_access = result.miss
-            misses = np.bincount(self._trace.tensor, weights=miss_access, minlength=len(self._names)).astype(np.int64)
+            misses = np.bincount(self._trace.tensor, weights=result.miss, minlength=len(self._names)).astype(np.int64)
+            self._send_miss_map(result.miss)
+        cold, capacity, conflict = self._tensor_cold, fa - self._tensor_cold, misses - fa
+        rows = [[name, int(self._tensor_accesses[k]), int(misses[k]), int(cold[k]), int(capacity[k]),
+                 int(conflict[k]), int(misses[k]) * self.line] for k, name in enumerate(self._names)]
+        rows.append(["total", int(self._tensor_accesses.sum()), int(misses.sum()), int(cold.sum()),
+                     int(capacity.sum()), int(conflict.sum()), int(misses.sum()) * self.line])
+        self.readout = {"header": list(READOUT_HEADER), "rows": rows, "lines": self._readout_notes(),
+                        "capacity": int(C), "ways": self.ways, "stamp": time.time()}
+        self._misses_seconds = time.perf_counter() - started
+
+    def _readout_notes(self) -> list[str]:
+        """The readout's lines under the table, for the current cache."""
+        kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
+        lines = [f"{kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
+                 "bytes = line × misses", self._trace.summary()]
+        for name, count in self._trace.out_of_range.items():
+            lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
+        return lines
+
+    def _send_miss_map(self, miss_access: np.ndarray):
         n = int(self._counts.sum())
         per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
         s, info = severity(per_element, self.scaling)
         rgb = palette_rgb(s, self.palette)
         rgb[per_element == 0] = UNTOUCHED_RGB
-        cold, capacity, conflict = self._tensor_cold, fa - self._tensor_cold, misses - fa
-        rows = [[name, int(self._tensor_accesses[k]), int(misses[k]), int(cold[k]), int(capacity[k]),
-                 int(conflict[k]), _bytes(int(misses[k]) * self.line)] for k, name in enumerate(self._names)]
-        rows.append(["total", int(self._tensor_accesses.sum()), int(misses.sum()), int(cold.sum()),
-                     int(capacity.sum()), int(conflict.sum()), _bytes(int(misses.sum()) * self.line)])
-        kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
-        lines = [f"{kind} LRU cache: {C} lines × {self.line} B = {_bytes(C * self.line)}; "
-                 f"misses = cold + capacity + conflict", self._trace.summary()]
-        for name, count in self._trace.out_of_range.items():
-            lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
-        with self.hold_sync():
-            heat = dict(self.heat)
-            heat["misses"] = to_payload(per_element, "int32")
-            heat["misses_rgb"] = to_payload(rgb, "uint8")
-            heat["bars"] = {**heat.get("bars", {}), "misses": colour_bar(info, self.palette, "misses per element")}
-            self.heat = heat
-            self.readout = {"header": ["tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes"],
-                            "rows": rows, "lines": lines, "stamp": time.time()}
-        self._misses_seconds = time.perf_counter() - started
+        self.miss_map = {"capacity": int(self.capacity), "ways": self.ways,
+                         "misses": to_payload(per_element, "int32"), "misses_rgb": to_payload(rgb, "uint8"),
+                         "bar": colour_bar(info, self.palette, "misses per element")}
 
     def _selected(self):
         """Related accesses, cache-line mask and distance histogram of the clicked elements."""
@@ -540,10 +603,3 @@ def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> n
 
 def _hex(rgb) -> str:
     return "#%02x%02x%02x" % tuple(rgb)
-
-
-def _bytes(value: int) -> str:
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if value >= size and value % (size // 16) == 0:
-            return f"{value / size:g} {unit}"
-    return f"{value:,} B"

@@ -221,8 +221,32 @@ def test_capacity_step_does_not_re_simulate(monkeypatch):
         view.set_state({"capacity": capacity})
         assert view.message == ""
         assert total_row(view)[2] == plain_lru_misses(lines, capacity)
-        per_element = from_payload(view.heat["misses"])
-        assert per_element.sum() == total_row(view)[2]
+        assert view.readout["capacity"] == capacity
+
+
+def test_capacity_table_holds_the_misses_of_every_capacity():
+    view = LocalView(None, MATMUL, {"i": 6, "j": 5, "k": 7}, elem_bytes=8, cache=Cache(line=32, lines=8))
+    lines = lines_of(view)
+    table = view.capacity_table
+    D = table["capacities"]
+    assert D == len(set(lines)) + 1
+    per_tensor = from_payload(table["tensor_misses"])
+    per_element = from_payload(table["element_misses"])
+    g = from_payload(view.accesses["element"])
+    tensor = view.trace.tensor
+    for capacity in range(1, D + 1):
+        assert per_tensor[capacity - 1].sum() == plain_lru_misses(lines, capacity), capacity
+        # per tensor and per element: the accesses a plain LRU misses, counted where they belong
+        d = np.array(plain_lru_distances(lines))
+        missed = (d < 0) | (d >= capacity)
+        np.testing.assert_array_equal(per_tensor[capacity - 1], np.bincount(tensor[missed], minlength=3))
+        np.testing.assert_array_equal(per_element[capacity - 1], np.bincount(g[missed], minlength=per_element.shape[1]))
+    severity_rows = from_payload(table["severity"])
+    assert severity_rows.shape == per_element.shape
+    assert ((severity_rows == 255) == (per_element == 0)).all(), "255 marks elements without a miss"
+    assert not view.miss_map, "fully associative: the table covers the misses mode"
+    view.set_state({"ways": 2})
+    assert from_payload(view.miss_map["misses"]).sum() == plain_lru_misses(lines, 8, ways=2)
 
 
 def test_reuse_statistics_and_histogram_per_element():

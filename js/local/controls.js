@@ -171,6 +171,7 @@ export function createControls(document, model, writer, handlers) {
   listen(capacity, "input", () => {
     showCapacity(Number(capacity.value));
     writer.write("capacity", Number(capacity.value));
+    handlers.onCapacity?.(Number(capacity.value));
   });
   listen(unit, "change", () => writer.write("capacity_unit", unit.value));
   listen(ways, "change", () => writer.write("ways", ways.value === "full" ? null : Number(ways.value)));

@@ -8,9 +8,10 @@ import { drawColourBar, drawHistogram, drawSwatches, drawTensors, LOCAL_THEME } 
 import {
   advance, buildHitGrid, elementLabel, fitCell, hitElement, indicesFromPoint, pointFromIndices, rgbStyles,
 } from "./geometry.js";
+import { cacheNote, READOUT_HEADER, rowText, tableRows } from "./readout.js";
 import { LOCAL_CSS } from "./style.js";
 
-const DATA_TRAITS = ["tensors", "grid", "loops", "accesses", "heat", "selected"];
+const DATA_TRAITS = ["tensors", "grid", "loops", "accesses", "heat", "selected", "capacity_table", "miss_map"];
 const CONTROL_TRAITS = ["mode", "reuse_stat", "scaling", "palette", "line_overlay", "line", "capacity",
   "capacity_max", "capacity_unit", "ways", "loop_order", "layouts"];
 const LEGEND_HEIGHT = 44;
@@ -31,6 +32,8 @@ export function readData(model) {
   const accesses = model.get("accesses") ?? {};
   const heat = model.get("heat") ?? {};
   const selected = model.get("selected") ?? {};
+  const table = model.get("capacity_table") ?? {};
+  const missMap = model.get("miss_map") ?? {};
   const x = decodeArray(grid.x) ?? new Int32Array(0);
   const y = decodeArray(grid.y) ?? new Int32Array(0);
   const tensorOf = decodeArray(grid.tensor) ?? new Int32Array(0);
@@ -54,17 +57,23 @@ export function readData(model) {
     fills: {
       accesses: styles(heat.count_rgb),
       reuse: styles(heat.reuse_rgb),
-      misses: styles(heat.misses_rgb),
+      misses: styles(missMap.misses_rgb),
       related: styles(selected.related_rgb),
     },
     count: decodeArray(heat.count),
     cold: decodeArray(heat.cold),
-    misses: decodeArray(heat.misses),
+    misses: decodeArray(missMap.misses),
+    table: table.capacities > 0 ? {
+      capacities: table.capacities, tensorMisses: decodeArray(table.tensor_misses), cold: table.cold ?? [],
+      accesses: table.accesses ?? [], line: table.line, elementMisses: decodeArray(table.element_misses),
+      severity: decodeArray(table.severity), lut: rgbStyles(decodeArray(table.lut), 256), ticks: table.ticks ?? [],
+      bar: table.bar,
+    } : null,
     reuse: decodeArray(heat.reuse),
     lineId: decodeArray(heat.line),
     related: decodeArray(selected.related),
     lineMask: decodeArray(selected.line_mask),
-    bars: { ...(heat.bars ?? {}), related: selected.bar },
+    bars: { ...(heat.bars ?? {}), related: selected.bar, misses: missMap.bar },
     swatches: heat.swatches ?? {},
     hist: {
       counts: decodeArray(selected.hist) ?? new Int32Array(0),
@@ -103,6 +112,7 @@ function render({ model, el }) {
 
   let data = readData(model);
   let point = Math.max(0, Number(model.get("point")) || 0);
+  let capacityShown = Number(model.get("capacity")) || 1; // the slider's capacity, drawn before the kernel answers
   let playing = false;
   let speed = 5;
   let playFrom = { point: 0, time: 0 };
@@ -128,6 +138,13 @@ function render({ model, el }) {
     },
     onClear() {
       writer.write("selection", []);
+    },
+    onCapacity(value) {
+      capacityShown = value;
+      if (tableApplies()) {
+        showReadout();
+        requestDraw();
+      }
     },
   });
   root.append(style, controls.element, message, main);
@@ -205,7 +222,8 @@ function render({ model, el }) {
     ctx.fillStyle = LOCAL_THEME.background;
     ctx.fillRect(0, 0, width, height);
     const mode = model.get("mode");
-    const fill = mode === "iteration" ? null : data.fills[mode] ?? null;
+    const fromTable = mode === "misses" && tableApplies();
+    const fill = mode === "iteration" ? null : fromTable ? tableFill() : data.fills[mode] ?? null;
     const showIteration = mode === "iteration" || playing;
     const selection = new Set(model.get("selection") ?? []);
     const counts = drawTensors(ctx, { cell, originX, originY, labelSize }, {
@@ -217,8 +235,9 @@ function render({ model, el }) {
     // legend row: colour bar of the mode, and swatches of what it marks apart
     const legendY = gridBottom + 18;
     let x = originX;
-    if (fill && data.bars[mode]) {
-      drawColourBar(ctx, data.bars[mode], x, legendY, 180, 10);
+    const bar = fromTable ? { ...data.table.bar, ticks: data.table.ticks[tableRow()] ?? [] } : data.bars[mode];
+    if (fill && bar) {
+      drawColourBar(ctx, bar, x, legendY, 180, 10);
       x += 200;
     }
     const swatches = [];
@@ -231,7 +250,8 @@ function render({ model, el }) {
       cell: String(cell), originX: String(originX), originY: String(originY), point: String(point),
       mode: String(mode), highlighted: String(counts.highlighted), lineCells: String(counts.lineCells),
       draws: String(++draws), drawMs: (window.performance.now() - started).toFixed(1),
-      selection: String(selection.size),
+      selection: String(selection.size), drawnAt: window.performance.now().toFixed(1),
+      capacity: String(capacityShown),
     });
     drawHist();
   }
@@ -247,7 +267,7 @@ function render({ model, el }) {
     hist.style.width = `${width}px`;
     hist.style.height = `${HIST_HEIGHT}px`;
     histCtx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const capacity = Number(model.get("capacity")) || 1;
+    const capacity = capacityShown;
     drawHistogram(histCtx, data.hist, capacity, width, HIST_HEIGHT);
     hist.dataset.draws = String(++histDraws);
     hist.dataset.capacity = String(capacity);
@@ -257,21 +277,47 @@ function render({ model, el }) {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
+  /** Fully associative with a table: a capacity step is drawn from it at once. */
+  function tableApplies() {
+    const ways = model.get("ways");
+    return Boolean(data.table) && (ways === null || ways === undefined);
+  }
+  function tableRow() {
+    return Math.min(Math.max(1, capacityShown), data.table.capacities) - 1;
+  }
+  function tableFill() {
+    const { severity, lut } = data.table;
+    const offset = tableRow() * data.n;
+    const out = new Array(data.n);
+    for (let e = 0; e < data.n; e++) out[e] = lut[severity[offset + e]];
+    return out;
+  }
+  function missesOf(e) {
+    if (tableApplies()) return data.table.elementMisses[tableRow() * data.n + e];
+    return data.misses ? data.misses[e] : undefined;
+  }
+
   function showReadout() {
     const value = model.get("readout") ?? {};
+    let rows = value.rows ?? [];
+    let notes = value.lines ?? [];
+    if (tableApplies()) {
+      rows = tableRows(data.table, data.tensors.names, capacityShown);
+      notes = [cacheNote(null, capacityShown, data.table.line), ...notes.slice(1)];
+    }
     const table = element(document, "table", "cwl-readout-table");
     const head = element(document, "tr");
-    for (const h of value.header ?? []) head.append(element(document, "th", null, String(h)));
+    for (const h of value.header ?? READOUT_HEADER) head.append(element(document, "th", null, String(h)));
     table.append(head);
-    for (const row of value.rows ?? []) {
+    for (const row of rows) {
       const tr = element(document, "tr");
-      for (const cellText of row) tr.append(element(document, "td", null, String(cellText)));
+      for (const cellText of rowText(row)) tr.append(element(document, "td", null, cellText));
       table.append(tr);
     }
-    const notes = element(document, "ul", "cwl-notes");
-    for (const line of value.lines ?? []) notes.append(element(document, "li", null, String(line)));
-    readout.replaceChildren(table, notes);
-    readout.dataset.stamp = String(value.stamp ?? "");
+    const list = element(document, "ul", "cwl-notes");
+    for (const line of notes) list.append(element(document, "li", null, String(line)));
+    readout.replaceChildren(table, list);
+    readout.dataset.capacity = String(tableApplies() ? capacityShown : value.capacity ?? "");
   }
 
   function showMessage() {
@@ -283,6 +329,7 @@ function render({ model, el }) {
   function refreshData() {
     const loopsBefore = JSON.stringify(data.loops);
     data = readData(model);
+    showReadout();
     if (JSON.stringify(data.loops) !== loopsBefore) {
       if (playing) stop();
       controls.rebuildLoops();
@@ -308,7 +355,8 @@ function render({ model, el }) {
       lines.push(Number.isNaN(lo) ? "reuse distance: —" : `reuse distance: min ${lo}, median ${med}, max ${hi}`);
     }
     if (data.cold) lines.push(`cold misses: ${data.cold[e]}`);
-    if (data.misses) lines.push(`misses: ${data.misses[e]}`);
+    const misses = missesOf(e);
+    if (misses !== undefined) lines.push(`misses: ${misses}`);
     if (data.related && data.related[e]) lines.push(`related accesses: ${data.related[e]}`);
     if (data.lineId) lines.push(`cache line: ${data.lineId[e]}`);
     return lines;
@@ -353,8 +401,14 @@ function render({ model, el }) {
     requestDraw();
   };
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, sync);
+  on("change:capacity", () => {
+    if (!writer.isPending("capacity")) capacityShown = Number(model.get("capacity")) || 1;
+    showReadout();
+  });
+  on("change:ways", showReadout);
   on("change:selection", requestDraw);
   on("change:readout", () => {
+    canvas.dataset.readoutAt = window.performance.now().toFixed(1);
     showReadout();
     drawHist();
   });
