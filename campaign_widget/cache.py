@@ -45,6 +45,7 @@ conflict = set-associative - FA(C) (may be negative: reported as computed).
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -188,11 +189,42 @@ class Trace:
     refs: tuple[_Ref, ...]           # the accesses of one point, in order
     line: int
     rel: np.ndarray = field(repr=False)      # address minus base
-    tensor: np.ndarray = field(repr=False)
-    element: np.ndarray = field(repr=False)
-    is_write: np.ndarray = field(repr=False)
-    point: np.ndarray = field(repr=False)
+    kept: np.ndarray | None = field(repr=False)   # which of points × refs accesses are in range (None: all)
+    flat_parts: tuple = field(repr=False)         # per ref: its element index, broadcastable over the nest
     out_of_range: dict = field(default_factory=dict)
+
+    # tensor, is_write, element and point are built on first use (the simulation needs only addresses)
+    def _per_access(self, row: np.ndarray) -> np.ndarray:
+        out = np.empty((self.points, len(self.refs)), row.dtype)
+        out[:] = row
+        out = out.reshape(-1)
+        return out if self.kept is None else out[self.kept]
+
+    @functools.cached_property
+    def tensor(self) -> np.ndarray:
+        """Index into ``tensors`` of each access."""
+        return self._per_access(np.array([r.tensor for r in self.refs], np.int16))
+
+    @functools.cached_property
+    def is_write(self) -> np.ndarray:
+        """True for the output's access at each point."""
+        return self._per_access(np.array([r.is_write for r in self.refs], bool))
+
+    @functools.cached_property
+    def element(self) -> np.ndarray:
+        """Flat C-order index of each access's element in its tensor's logical shape."""
+        full = tuple(self.sizes[i] for i in self.loop_order)
+        out = np.empty(full + (len(self.refs),), np.int64)
+        for r, part in enumerate(self.flat_parts):
+            out[..., r] = part
+        out = out.reshape(-1)
+        return out if self.kept is None else out[self.kept]
+
+    @functools.cached_property
+    def point(self) -> np.ndarray:
+        """The iteration number of each access."""
+        point = np.repeat(np.arange(self.points, dtype=np.int64), len(self.refs))
+        return point if self.kept is None else point[self.kept]
 
     def __len__(self) -> int:
         return int(self.rel.size)
@@ -217,7 +249,11 @@ class Trace:
 
     def addresses(self, line: int | None = None) -> np.ndarray:
         """Byte addresses with bases rounded to ``line`` (default ``trace.line``)."""
-        return self.rel + self.bases_for(self.line if line is None else line)[self.tensor]
+        bases = self.bases_for(self.line if line is None else line)
+        if self.kept is None:   # every point has every ref: add each ref's base along the rows
+            row = bases[[r.tensor for r in self.refs]]
+            return (self.rel.reshape(-1, len(self.refs)) + row).reshape(-1)
+        return self.rel + bases[self.tensor]
 
     @property
     def address(self) -> np.ndarray:
@@ -396,33 +432,38 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
         extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
     ids = {name: k for k, name in enumerate(tensors)}
     nref = len(parsed)
-    rel = np.empty((points, nref), np.int64)
-    element = np.empty((points, nref), np.int64)
-    valid = np.ones((points, nref), bool) if True else None
+    # one (points, refs) block per array, filled ref by ref from small broadcastable index arrays
+    rel = np.empty(full + (nref,), np.int64)
+    flat_parts = []
+    valid = None
     oor: dict[str, int] = {}
     first_bad = {}
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
         shape, st = shapes[t], strides[t]
-        flat = np.zeros(full, np.int64)
-        off = np.zeros(full, np.int64)
-        ok = np.ones(full, bool)
+        flat = np.int64(0)
+        off = np.int64(0)
+        inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
         for d, v in enumerate(values[r]):
-            v = np.broadcast_to(v, full)
-            ok &= (v >= 0) & (v < shape[d])
             flat = flat * shape[d] + v
             off = off + v * st[d]
+        rel[..., r] = byte_offsets[t] + widths[t] * (offsets[t] + off)
+        flat_parts.append(flat)
+        if inside:
+            continue
+        ok = np.ones(full, bool)
+        for d, v in enumerate(values[r]):
+            ok &= (v >= 0) & (v < shape[d])
+        if valid is None:
+            valid = np.ones(full + (nref,), bool)
+        valid[..., r] = ok
         bad = int(ok.size - np.count_nonzero(ok))
-        if bad:
-            oor[name] = oor.get(name, 0) + bad
-            if name not in first_bad:
-                p = int(np.flatnonzero(~ok.ravel())[0])
-                at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
-                first_bad[name] = (", ".join(x.text for x in xs), at,
-                                   [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
-        rel[:, r] = (byte_offsets[t] + widths[t] * (offsets[t] + off)).ravel()
-        element[:, r] = flat.ravel()
-        valid[:, r] = ok.ravel()
+        oor[name] = oor.get(name, 0) + bad
+        if name not in first_bad:
+            p = int(np.flatnonzero(~ok.ravel())[0])
+            at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
+            first_bad[name] = (", ".join(x.text for x in xs), at,
+                               [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
     if oor:
         detail = "; ".join(f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
                            for name, (x, at, idx, shape) in first_bad.items())
@@ -431,23 +472,12 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
             raise CacheModelError(message)
         warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range",
                       stacklevel=2)
-    tensor_row = np.array([ids[t] for t, _, _ in parsed], np.int16)
-    write_row = np.array([w for _, _, w in parsed], bool)
-    if oor:
-        keep = valid.ravel()
-        rel_f, elem_f = rel.ravel()[keep], element.ravel()[keep]
-        tensor_f = np.broadcast_to(tensor_row, (points, nref)).ravel()[keep]
-        write_f = np.broadcast_to(write_row, (points, nref)).ravel()[keep]
-        point_f = np.repeat(np.arange(points, dtype=np.int64), nref)[keep]
-    else:
-        rel_f, elem_f = rel.ravel(), element.ravel()
-        tensor_f = np.tile(tensor_row, points)
-        write_f = np.tile(write_row, points)
-        point_f = np.repeat(np.arange(points, dtype=np.int64), nref)
+    keep = None if valid is None else valid.reshape(-1)
+    rel_f = rel.reshape(-1) if keep is None else rel.reshape(-1)[keep]
     return Trace(e, loop_sizes, order, tensors, tuple(shapes), tuple(strides), tuple(widths), tuple(offsets),
                  tuple(byte_offsets), tuple(extents),
                  tuple(_Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed), line,
-                 rel_f, tensor_f, elem_f, write_f, point_f, oor)
+                 rel_f, keep, tuple(flat_parts), oor)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -461,112 +491,117 @@ _DIRECT_WAYS = 64  # sets of at most this many ways are simulated as LRU stacks 
 _TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
 
 
+# The kernel as plain Python: numba compiles it (it also runs without numba, slowly, e.g. under a debugger).
+def _distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
+    """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
+
+    The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
+    every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
+    at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
+    A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
+    When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
+    state = [next stamp, lines in top, lines in the tree].
+
+    If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
+    (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
+    when < ways), ways if absent but seen before, -1 if cold."""
+    size = tree.size - 1
+    k_top = top.size
+    stamp = state[0]
+    in_top = state[1]
+    n_tree = state[2]
+    n_sets = ways.shape[0]
+    w = ways.shape[1]
+    for t in range(start, stop):
+        x = ids[t]
+        # --- fully associative
+        j = 0
+        while j < in_top and top[j] != x:
+            j += 1
+        if j < in_top:
+            out[t] = j
+            while j > 0:
+                top[j] = top[j - 1]
+                j -= 1
+            top[0] = x
+        else:
+            p = last[x]
+            if p < 0:
+                out[t] = -1
+            else:
+                s = 0
+                i = p + 1
+                while i > 0:
+                    s += tree[i]
+                    i -= i & (-i)
+                out[t] = in_top + n_tree - s
+                i = p + 1
+                while i <= size:
+                    tree[i] -= 1
+                    i += i & (-i)
+                last[x] = -1
+                n_tree -= 1
+            if in_top < k_top:
+                j = in_top
+                in_top += 1
+            else:
+                y = top[k_top - 1]        # demoted into the tree with the next stamp
+                if stamp == size:
+                    rank = 0
+                    for q in range(size):
+                        z = owner[q]
+                        if z >= 0 and last[z] == q:
+                            last[z] = rank
+                            owner[rank] = z
+                            rank += 1
+                    for q in range(rank, size):
+                        owner[q] = -1
+                    for i in range(1, size + 1):
+                        low = i - (i & (-i))
+                        hi = i if i < rank else rank
+                        tree[i] = hi - low if hi > low else 0
+                    stamp = rank
+                i = stamp + 1
+                while i <= size:
+                    tree[i] += 1
+                    i += i & (-i)
+                last[y] = stamp
+                owner[stamp] = y
+                stamp += 1
+                n_tree += 1
+                j = k_top - 1
+            while j > 0:
+                top[j] = top[j - 1]
+                j -= 1
+            top[0] = x
+        # --- set associative (LRU stack per set)
+        if n_sets > 0:
+            row = sets_of[t]
+            j = 0
+            while j < w and ways[row, j] != x:
+                j += 1
+            if j < w:
+                out_set[t] = j
+            else:
+                out_set[t] = -1 if out[t] < 0 else w
+                j = w - 1
+            while j > 0:
+                ways[row, j] = ways[row, j - 1]
+                j -= 1
+            ways[row, 0] = x
+    state[0] = stamp
+    state[1] = in_top
+    state[2] = n_tree
+
+
 def _kernel_source():
     import numba
 
-    @numba.njit(cache=True, nogil=True)
-    def distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
-        """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
-
-        The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
-        every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
-        at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
-        A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
-        When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
-        state = [next stamp, lines in top, lines in the tree].
-
-        If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
-        (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
-        when < ways), ways if absent but seen before, -1 if cold."""
-        size = tree.size - 1
-        k_top = top.size
-        stamp = state[0]
-        in_top = state[1]
-        n_tree = state[2]
-        n_sets = ways.shape[0]
-        w = ways.shape[1]
-        for t in range(start, stop):
-            x = ids[t]
-            # --- fully associative
-            j = 0
-            while j < in_top and top[j] != x:
-                j += 1
-            if j < in_top:
-                out[t] = j
-                while j > 0:
-                    top[j] = top[j - 1]
-                    j -= 1
-                top[0] = x
-            else:
-                p = last[x]
-                if p < 0:
-                    out[t] = -1
-                else:
-                    s = 0
-                    i = p + 1
-                    while i > 0:
-                        s += tree[i]
-                        i -= i & (-i)
-                    out[t] = in_top + n_tree - s
-                    i = p + 1
-                    while i <= size:
-                        tree[i] -= 1
-                        i += i & (-i)
-                    last[x] = -1
-                    n_tree -= 1
-                if in_top < k_top:
-                    j = in_top
-                    in_top += 1
-                else:
-                    y = top[k_top - 1]        # demoted into the tree with the next stamp
-                    if stamp == size:
-                        rank = 0
-                        for q in range(size):
-                            z = owner[q]
-                            if z >= 0 and last[z] == q:
-                                last[z] = rank
-                                owner[rank] = z
-                                rank += 1
-                        for q in range(rank, size):
-                            owner[q] = -1
-                        for i in range(1, size + 1):
-                            low = i - (i & (-i))
-                            hi = i if i < rank else rank
-                            tree[i] = hi - low if hi > low else 0
-                        stamp = rank
-                    i = stamp + 1
-                    while i <= size:
-                        tree[i] += 1
-                        i += i & (-i)
-                    last[y] = stamp
-                    owner[stamp] = y
-                    stamp += 1
-                    n_tree += 1
-                    j = k_top - 1
-                while j > 0:
-                    top[j] = top[j - 1]
-                    j -= 1
-                top[0] = x
-            # --- set associative (LRU stack per set)
-            if n_sets > 0:
-                row = sets_of[t]
-                j = 0
-                while j < w and ways[row, j] != x:
-                    j += 1
-                if j < w:
-                    out_set[t] = j
-                else:
-                    out_set[t] = -1 if out[t] < 0 else w
-                    j = w - 1
-                while j > 0:
-                    ways[row, j] = ways[row, j - 1]
-                    j -= 1
-                ways[row, 0] = x
-        state[0] = stamp
-        state[1] = in_top
-        state[2] = n_tree
-
-    return distances
+    try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
+        jit = numba.njit(cache=True, nogil=True)
+        return jit(_distances)
+    except RuntimeError:
+        return numba.njit(nogil=True)(_distances)
 
 
 _KERNEL = None
@@ -873,3 +908,140 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
             np.minimum(in_set, cache.ways, out=in_set)
     miss = (in_set < 0) | (in_set >= cache.ways)
     return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
+
+
+# --------------------------------------------------------------------------------------------------
+# Back to the global view: predicted traffic (design.md §7, issue 11 item 3)
+# --------------------------------------------------------------------------------------------------
+
+def _phase_einsum(workload, phase: str):
+    """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
+    inputs = getattr(workload, "einsum_inputs", None)
+    if not isinstance(phase, str):
+        raise CacheModelError(f"phase={phase!r} must be a phase name")
+    if phase not in workload.names:
+        raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
+    if not inputs:
+        raise CacheModelError(f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
+                              "with Workload.from_einsums")
+    einsums = inputs["einsums"]
+    items = list(einsums.items()) if isinstance(einsums, Mapping) else list(einsums)
+    specs = {str(name): spec for name, spec in items}
+    if phase not in specs:
+        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(specs)})")
+    e = _parse_einsum(phase, specs[phase])
+    params = dict(getattr(workload, "params", None) or {})
+    sizes = _expr.resolve_sizes(inputs["sizes"], params)
+    return e, sizes, inputs["element_bytes"], inputs
+
+
+def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
+    layouts = dict(layouts or {})
+    if not isinstance(element_bytes, Mapping):
+        return layouts, int(element_bytes)
+    default = int(element_bytes.get("*", 4))
+    for tensor in dict.fromkeys([t for t, _ in _refs_of(e)[:-1]] + [e.output]):
+        width = element_bytes.get(tensor)
+        if width is None:
+            continue
+        layout = layouts.get(tensor, Layout())
+        if layout.elem_bytes is None:
+            layouts[tensor] = Layout(layout.order, layout.strides, layout.offset, layout.byte_offset, int(width),
+                                     layout.shape)
+    return layouts, default
+
+
+def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode, write_back):
+    if not isinstance(cache, Cache):
+        raise CacheModelError(f"cache={cache!r} must be a Cache")
+    if mode not in ("exact", "ratio"):
+        raise CacheModelError(f"mode={mode!r} must be 'exact' or 'ratio'")
+    e, full, element_bytes, _ = _phase_einsum(workload, phase)
+    layouts, width = _layouts_with_widths(e, layouts, element_bytes)
+    if mode == "exact":
+        sizes = full
+    else:
+        if not local_sizes:
+            raise CacheModelError(f"phase {phase!r}: mode='ratio' needs local_sizes (small sizes to simulate)")
+        unknown = sorted(set(local_sizes) - set(full))
+        if unknown:
+            raise CacheModelError(f"local_sizes names unknown indices {unknown}; the sizes: {sorted(full)}")
+        sizes = {**full, **dict(local_sizes)}
+    try:
+        t = trace(e, sizes, layouts=layouts, loop_order=loop_order, elem_bytes=width, line=cache.line)
+    except CacheModelError as error:
+        if mode == "exact" and "MAX_ACCESSES" in str(error):
+            raise CacheModelError(f"{error}; or use mode='ratio' with local_sizes") from None
+        raise
+    result = simulate(t, cache)
+    n = len(t.tensors)
+    misses = np.bincount(t.tensor, weights=result.miss, minlength=n)
+    backs = np.zeros(n)
+    if write_back:
+        wb = result.write_backs()
+        backs = np.array([wb[name] for name in t.tensors], float)
+    if mode == "ratio":
+        # each tensor's local miss (and write-back) ratio per access, times its accesses at full size
+        local = np.bincount(t.tensor, minlength=n).astype(float)
+        full_points = math.prod(full[i] for i in t.loop_order)
+        per_point = np.bincount([r.tensor for r in t.refs], minlength=n)
+        full_accesses = per_point * full_points
+        scale = np.divide(full_accesses, local, out=np.zeros(n), where=local > 0)
+        misses, backs = misses * scale, backs * scale
+    line = cache.line
+    written = {t.tensors[r.tensor] for r in t.refs if r.is_write}
+    reads = {name: float(line * misses[k]) for k, name in enumerate(t.tensors) if name not in written}
+    writes = {name: float(line * (misses[k] + backs[k])) for k, name in enumerate(t.tensors) if name in written}
+    return reads, writes, result
+
+
+def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None = None,
+                      layouts: Mapping[str, Layout] | None = None, loop_order=None, mode: str = "exact",
+                      write_back: bool = False) -> dict[str, float]:
+    """Predicted bytes per tensor of one phase (design.md §7): line × misses, plus line × dirty lines
+    written back when ``write_back``. ``mode="exact"`` simulates the phase's Einsum at the workload's
+    own sizes (at most ``MAX_ACCESSES`` accesses); ``mode="ratio"`` simulates at ``local_sizes`` (the
+    other indices keep their full size) and scales each tensor's miss ratio to its accesses at full size.
+    The phase must come from ``Workload.from_einsums``.
+
+    >>> from campaign_widget import Machine, Workload
+    >>> w = Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]"}, {"i": 16, "j": 16, "k": 16},
+    ...                           machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+    >>> predicted_traffic(w, "gemm", Cache(lines=512))     # everything fits: each line once
+    {'A': 2048.0, 'B': 2048.0, 'C': 2048.0}
+    """
+    reads, writes, _ = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                  loop_order=loop_order, mode=mode, write_back=write_back)
+    return {**reads, **writes}
+
+
+def with_predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes=None, layouts=None,
+                           loop_order=None, mode: str = "exact", write_back: bool = False):
+    """A new workload whose ``phase`` reads and writes the predicted bytes (``predicted_traffic``) in place
+    of its logical ones; ops, the other phases, the machine and settings are unchanged. The new
+    workload's ``predicted`` maps each predicted phase to {"reads", "writes", "cache", "mode",
+    "loop_order", "misses"} (phases predicted before are kept)."""
+    from .einsum import einsum_phases
+    from .phase import Phase
+    from .workload import Workload
+
+    reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                       loop_order=loop_order, mode=mode, write_back=write_back)
+    inputs = workload.einsum_inputs
+    params = dict(getattr(workload, "params", None) or {})
+    sizes = _expr.resolve_sizes(inputs["sizes"], params)
+    earlier = dict(getattr(workload, "predicted", None) or {})
+    earlier[phase] = {"reads": reads, "writes": writes, "cache": cache, "mode": mode,
+                      "loop_order": result.trace.loop_order, "misses": result.misses}
+    phases = []
+    for p in einsum_phases(inputs["einsums"], sizes, element_bytes=inputs["element_bytes"],
+                           mac_ops=inputs["mac_ops"]):
+        if p.name in earlier:
+            given = earlier[p.name]
+            p = Phase(p.name, ops=p.ops, after=p.after, tileable=p.tileable, reads=given["reads"],
+                      writes=given["writes"])
+        phases.append(p)
+    out = Workload(phases, machine=workload.machine, settings=dict(getattr(workload, "settings", {}) or {}))
+    out.einsum_inputs = inputs
+    out.predicted = earlier
+    return out

@@ -129,8 +129,12 @@ class Workload:
         """
         from .einsum import einsum_phases
 
-        return cls(einsum_phases(einsums, sizes, element_bytes=element_bytes, mac_ops=mac_ops), machine=machine,
-                   settings=settings)
+        workload = cls(einsum_phases(einsums, sizes, element_bytes=element_bytes, mac_ops=mac_ops), machine=machine,
+                       settings=settings)
+        # kept for campaign_widget.cache (predicted traffic re-traces a phase's Einsum)
+        workload.einsum_inputs = {"einsums": einsums, "sizes": dict(sizes), "element_bytes": element_bytes,
+                                  "mac_ops": mac_ops}
+        return workload
 
     # -- construction -------------------------------------------------------------------------
 

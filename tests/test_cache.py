@@ -286,3 +286,108 @@ def test_too_large_trace_names_the_limit_and_the_sizes():
                                               r"accesses = 24,000,000 accesses; the limit is MAX_ACCESSES = 10,000,000"):
         trace(MATMUL, {"i": 200, "j": 200, "k": 200})
     assert MAX_ACCESSES == 10**7
+
+
+# ------------------------------------------------------------------------------------------------
+# predicted traffic back into the workload
+# ------------------------------------------------------------------------------------------------
+
+def gemm_workload(n=32):
+    from campaign_widget import Machine, Workload
+    return Workload.from_einsums({"gemm": MATMUL}, {"i": n, "j": n, "k": n}, element_bytes=8,
+                                 machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+
+
+def test_predicted_traffic_is_line_times_misses_per_tensor():
+    from campaign_widget.cache import predicted_traffic
+    w = gemm_workload(32)
+    cache = Cache.of_bytes(4096, ways=4)
+    t = trace(MATMUL, {"i": 32, "j": 32, "k": 32}, elem_bytes=8, loop_order="ikj")
+    per_tensor = simulate(t, cache).per_tensor
+    predicted = predicted_traffic(w, "gemm", cache, loop_order="ikj")
+    assert predicted == {name: 64.0 * per_tensor[name]["misses"] for name in "ABC"}
+    # a cache holding everything moves each tensor's lines once: 32·32·8 bytes each
+    assert predicted_traffic(w, "gemm", Cache(lines=1024)) == {"A": 8192.0, "B": 8192.0, "C": 8192.0}
+
+
+def test_loop_interchange_shortens_the_phase():
+    from campaign_widget.cache import with_predicted_traffic
+    w = gemm_workload(32)
+    cache = Cache.of_bytes(4096, ways=4)
+    ijk = with_predicted_traffic(w, "gemm", cache, loop_order="ijk")
+    ikj = with_predicted_traffic(w, "gemm", cache, loop_order="ikj")
+    d_ijk, d_ikj = ijk.table()["duration"][0], ikj.table()["duration"][0]
+    assert d_ikj < d_ijk
+    # memory-bound: the duration is the predicted bytes over the bandwidth
+    assert d_ikj == pytest.approx(ikj.table()["bytes"][0] / 1e10)
+    assert ikj.table()["ops"][0] == w.table()["ops"][0]
+    assert ikj.predicted["gemm"]["loop_order"] == ("i", "k", "j")
+    assert ikj.tensors[0][0].keys() == {"A", "B"} and ikj.tensors[0][1].keys() == {"C"}
+
+
+def test_write_backs_add_dirty_lines_of_the_output():
+    from campaign_widget.cache import predicted_traffic
+    w = gemm_workload(16)
+    cache = Cache(lines=512)
+    plain = predicted_traffic(w, "gemm", cache)
+    backs = predicted_traffic(w, "gemm", cache, write_back=True)
+    assert backs["C"] == plain["C"] + 64 * 32      # C's 32 lines written back once, at the final flush
+    assert backs["A"] == plain["A"]
+
+
+def test_ratio_mode_scales_the_local_miss_ratio_to_full_sizes():
+    from campaign_widget.cache import predicted_traffic
+    w = gemm_workload(32)
+    cache = Cache.of_bytes(4096, ways=4)
+    same = predicted_traffic(w, "gemm", cache, mode="ratio", local_sizes={"i": 32, "j": 32, "k": 32})
+    assert same == predicted_traffic(w, "gemm", cache)
+    local = predicted_traffic(w, "gemm", cache, mode="ratio", local_sizes={"i": 8})
+    t = trace(MATMUL, {"i": 8, "j": 32, "k": 32}, elem_bytes=8)
+    r = simulate(t, cache).per_tensor
+    for name in "ABC":   # misses / local accesses × full accesses (32³), times the line
+        assert local[name] == pytest.approx(64 * r[name]["misses"] / r[name]["accesses"] * 32**3)
+
+
+def test_predicted_traffic_bad_input():
+    from campaign_widget import Phase, Workload
+    from campaign_widget.cache import predicted_traffic
+    w = gemm_workload(8)
+    with pytest.raises(CacheModelError, match=r"phase='nope' is not in the workload"):
+        predicted_traffic(w, "nope", Cache())
+    with pytest.raises(CacheModelError, match=r"mode='ratio' needs local_sizes"):
+        predicted_traffic(w, "gemm", Cache(), mode="ratio")
+    with pytest.raises(CacheModelError, match=r"mode='fast' must be 'exact' or 'ratio'"):
+        predicted_traffic(w, "gemm", Cache(), mode="fast")
+    with pytest.raises(CacheModelError, match=r"local_sizes names unknown indices \['z'\]"):
+        predicted_traffic(w, "gemm", Cache(), mode="ratio", local_sizes={"z": 2})
+    with pytest.raises(CacheModelError, match=r"MAX_ACCESSES = 10,000,000.*or use mode='ratio'"):
+        predicted_traffic(gemm_workload(256), "gemm", Cache())
+    plain = Workload([Phase("p", duration=1, compute_util=0.5, memory_util=0.5)])
+    with pytest.raises(CacheModelError, match=r"build the workload with Workload.from_einsums"):
+        predicted_traffic(plain, "p", Cache())
+
+
+def test_docstring_examples():
+    import doctest
+    import campaign_widget.cache as model
+    result = doctest.testmod(model)
+    assert result.attempted >= 5 and result.failed == 0
+
+
+def test_progress_bar_on_stderr(capsys):
+    t = gather(2000, 7, 1, 500, 3, 100)
+    stack_distances(t, 64, progress=True)
+    err = capsys.readouterr().err
+    assert "stack distances: [" in err and f"{len(t):,}/{len(t):,} accesses" in err
+    stack_distances(t, 64)                  # small traces: no bar by default
+    assert capsys.readouterr().err == ""
+
+
+def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
+    import campaign_widget.cache as model
+    t = gather(400, 13, 2, 90, 5, 40)
+    compiled = simulate(t, Cache(line=16, lines=8, ways=2))
+    monkeypatch.setattr(model, "_KERNEL", model._distances)
+    plain = simulate(t, Cache(line=16, lines=8, ways=2))
+    np.testing.assert_array_equal(compiled.distances.distance, plain.distances.distance)
+    np.testing.assert_array_equal(compiled.miss, plain.miss)
