@@ -25,7 +25,7 @@ from ._local_geometry import (PALETTES, SCALINGS, colour_bar, element_grid, pale
                               severity)
 from .buffers import to_payload
 from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
-from .einsum import Einsum
+from .einsum import Einsum, parse as _parse_einsum
 from .errors import WorkloadError
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
@@ -87,9 +87,11 @@ class LocalView(anywidget.AnyWidget):
     capacity_table = t.Dict().tag(sync=True)  # fully associative misses for every capacity (see _capacity_table)
     miss_map = t.Dict().tag(sync=True)  # per-element misses when the table does not apply (set-associative)
     message = t.Unicode("").tag(sync=True)
+    apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
+    can_apply = t.Bool(False).tag(sync=True)
 
     def __init__(self, workload, phase, local_sizes: Mapping[str, int], *, layouts=None, cache: Cache | None = None,
-                 loop_order=None, elem_bytes: int = 4, mode: str = "iteration", **kwargs):
+                 loop_order=None, elem_bytes: int | None = None, mode: str = "iteration", **kwargs):
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not _BUNDLE.is_file():
@@ -102,11 +104,19 @@ class LocalView(anywidget.AnyWidget):
         self._ready = False
         self._table = None
         self._workload = workload
-        self._einsum = _einsum_of(workload, phase)
+        self._einsum, widths = _einsum_of(workload, phase)
+        self._phase = phase if isinstance(phase, str) and "=" not in phase else None
         self._sizes = dict(local_sizes)
+        # element bytes: given, else the workload's (one number, or {tensor: bytes, "*": default})
+        if elem_bytes is None:
+            elem_bytes = widths.get("*", 4) if isinstance(widths, Mapping) else (widths or 4)
         self._elem_bytes = int(elem_bytes)
+        self._widths = {k: int(v) for k, v in widths.items() if k != "*"} if isinstance(widths, Mapping) else {}
+        self._apply_callbacks = []
+        self.applied = None
         # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
-        probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line)
+        probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line,
+                      layouts={k: Layout(elem_bytes=v) for k, v in self._widths.items()})
         self._names, self._shapes = probe.tensors, probe.shapes
         self._indices = tuple(probe.loop_order)
         self._counts = np.array([math.prod(s) for s in self._shapes], np.int64)
@@ -124,6 +134,7 @@ class LocalView(anywidget.AnyWidget):
             self.layouts = {name: initial_layouts.get(name, {"order": "C", "pad": 0, "offset": 0})
                             for name in self._names}
             self.mode = mode
+        self.can_apply = self._phase is not None
         self._ready = True
         self._geometry()
         self._retrace()
@@ -233,6 +244,42 @@ class LocalView(anywidget.AnyWidget):
         if self._ready:
             self._selected()
 
+    @t.observe("apply_requests")
+    def _on_apply_request(self, change):
+        if self._ready and change["new"] > change["old"]:
+            try:
+                self.apply()
+            except (WorkloadError, ValueError) as error:
+                self.message = f"could not apply: {error}"
+
+    def apply(self, *, mode: str = "ratio", write_back: bool = False):
+        """The workload with this phase's bytes predicted for the current cache, loop order and layouts
+        (``campaign_widget.cache.with_predicted_traffic``; ``mode="ratio"`` scales the local miss ratios
+        to the workload's sizes, ``"exact"`` simulates at them). Callbacks registered with ``on_apply``
+        receive it (e.g. to show it in a campaign diagram); it is also kept in ``applied``."""
+        if self._phase is None or self._workload is None:
+            raise WorkloadError("LocalView.apply: this view was opened on an Einsum, not on a phase of a workload")
+        from .cache import with_predicted_traffic
+
+        workload = with_predicted_traffic(self._workload, self._phase, self.cache, local_sizes=self._sizes,
+                                          layouts=self._layout_objects(), loop_order=self.loop_order, mode=mode,
+                                          write_back=write_back)
+        self.applied = workload
+        before = _phase_bytes(self._workload, self._phase)
+        after = _phase_bytes(workload, self._phase)
+        self.message = (f"applied to phase {self._phase!r}: {before:,.0f} B logical → {after:,.0f} B predicted "
+                        f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})")
+        for callback in list(self._apply_callbacks):
+            callback(workload)
+        return workload
+
+    def on_apply(self, callback, remove: bool = False) -> None:
+        """Call ``callback(workload)`` with each workload ``apply()`` (or the view's button) makes."""
+        if remove:
+            self._apply_callbacks.remove(callback)
+        else:
+            self._apply_callbacks.append(callback)
+
     @property
     def cache(self) -> Cache:
         """The cache the controls describe."""
@@ -282,7 +329,8 @@ class LocalView(anywidget.AnyWidget):
             if strides is None and pad:
                 strides = _padded_strides(self._shapes[k], order, pad)
             out[name] = Layout(order=order, strides=None if strides is None else tuple(strides),
-                               offset=int(spec.get("offset", 0)), byte_offset=int(spec.get("byte_offset", 0)))
+                               offset=int(spec.get("offset", 0)), byte_offset=int(spec.get("byte_offset", 0)),
+                               elem_bytes=self._widths.get(name))
         return out
 
     def _geometry(self):
@@ -518,25 +566,28 @@ class LocalView(anywidget.AnyWidget):
 _MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
 
 
-def _einsum_of(workload, phase) -> Einsum | str | tuple:
-    """The Einsum of ``phase``: given directly, or carried by the workload's phase of that name."""
+def _einsum_of(workload, phase):
+    """The Einsum of ``phase`` and its element bytes (None: not known): given directly, or the phase of
+    that name of a workload built by ``Workload.from_einsums`` (which keeps its ``einsum_inputs``)."""
     if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
-        return phase
+        return phase, None
     if isinstance(phase, str) and workload is not None:
         names = list(getattr(workload, "names", []))
         if phase not in names:
             raise WorkloadError(f"LocalView: phase {phase!r} is not in the workload; its phases: {names}")
-        found = getattr(workload, "einsum_of", None)
-        einsum = found(phase) if callable(found) else None
-        if einsum is None:
-            for p in getattr(workload, "phases", ()):
-                if getattr(p, "name", None) == phase:
-                    einsum = getattr(p, "einsum", None)
-        if einsum is None:
-            raise WorkloadError(f"LocalView: phase {phase!r} carries no Einsum; pass the Einsum itself, "
-                                "e.g. LocalView(workload, 'C[i,j] = A[i,k] * B[k,j]', sizes)")
-        return einsum
+        inputs = getattr(workload, "einsum_inputs", None) or {}
+        einsums = inputs.get("einsums") or {}
+        specs = dict((str(k), v) for k, v in (einsums.items() if isinstance(einsums, Mapping) else einsums))
+        if phase not in specs:
+            raise WorkloadError(f"LocalView: phase {phase!r} carries no Einsum (build the workload with "
+                                "Workload.from_einsums, or pass the Einsum itself, e.g. "
+                                "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))")
+        return _parse_einsum(phase, specs[phase]), inputs.get("element_bytes")
     raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
+
+
+def _phase_bytes(workload, phase: str) -> float:
+    return float(workload.arrays.bytes[workload.names.index(phase)])
 
 
 def _layout_dict(name: str, value) -> dict:

@@ -330,9 +330,50 @@ def test_constructor_errors_name_what_is_wrong():
     with pytest.raises(WorkloadError, match="no size"):
         LocalView(None, MATMUL, {"i": 2, "j": 2})
     workload = Workload([Phase("gemm", duration=1.0, compute_util=0.5, memory_util=0.5)])
-    with pytest.raises(WorkloadError, match="phase 'gemm' carries no Einsum"):
+    with pytest.raises(WorkloadError, match="phase .gemm. carries no Einsum .build the workload"):
         LocalView(workload, "gemm", {"i": 2})
     with pytest.raises(WorkloadError, match="phase 'nope' is not in the workload"):
         LocalView(workload, "nope", {"i": 2})
     with pytest.raises(WorkloadError, match="more than the view draws"):
         LocalView(None, "C[i,j] = A[i,j]", {"i": 1000, "j": 1000})
+
+
+# -- a phase of a workload, and applying the prediction back --------------------------------------
+
+def gemm_workload():
+    from campaign_widget import Machine
+
+    return Workload.from_einsums({"gemm": MATMUL}, {"i": 32, "j": 32, "k": 32},
+                                 machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+
+
+def test_a_phase_of_a_workload_opens_with_its_einsum_and_element_bytes():
+    view = LocalView(gemm_workload(), "gemm", {"i": 8, "j": 8, "k": 8}, cache=Cache(line=64, lines=16))
+    assert view.trace.tensors == ("A", "B", "C") and view.trace.elem_bytes == (8, 8, 8)
+    assert view.can_apply
+
+
+def test_apply_gives_the_phase_predicted_bytes_and_calls_back():
+    from campaign_widget.cache import with_predicted_traffic
+
+    workload = gemm_workload()
+    view = LocalView(workload, "gemm", {"i": 8, "j": 8, "k": 8}, cache=Cache(line=64, lines=8),
+                     loop_order=["i", "k", "j"])
+    seen = []
+    view.on_apply(seen.append)
+    view.set_state({"apply_requests": 1})  # the view's button
+    assert len(seen) == 1 and view.applied is seen[0]
+    want = with_predicted_traffic(workload, "gemm", Cache(line=64, lines=8), local_sizes={"i": 8, "j": 8, "k": 8},
+                                  loop_order=["i", "k", "j"], mode="ratio")
+    assert seen[0].arrays.bytes[0] == want.arrays.bytes[0] != workload.arrays.bytes[0]
+    assert "applied to phase 'gemm'" in view.message
+    view.set_state({"loop_order": ["i", "j", "k"]})
+    ijk = view.apply()
+    assert ijk.arrays.bytes[0] > seen[0].arrays.bytes[0], "ijk misses more than ikj in an 8-line cache"
+
+
+def test_apply_needs_a_workload_phase():
+    view = LocalView(None, MATMUL, {"i": 2, "j": 2, "k": 2})
+    assert not view.can_apply
+    with pytest.raises(WorkloadError, match="opened on an Einsum"):
+        view.apply()

@@ -137,18 +137,21 @@ export function createControls(document, model, writer, handlers) {
   }
   const overlay = node(document, "input", { type: "checkbox", className: "cwl-line-overlay" });
   const clear = node(document, "button", { className: "cwl-clear", type: "button" }, "Clear selection");
+  const apply = node(document, "button", { className: "cwl-apply", type: "button" }, "Apply to workload");
+  apply.title = "give the workload's phase the bytes this cache, loop order and layouts predict";
   labelled(viewRow, "show", mode);
   labelled(viewRow, "reuse", stat);
   labelled(viewRow, "scaling", scaling);
   labelled(viewRow, "palette", palette);
   labelled(viewRow, "cache-line overlay", overlay);
-  viewRow.append(clear);
+  viewRow.append(clear, apply);
   listen(mode, "change", () => writer.write("mode", mode.value));
   listen(stat, "change", () => writer.write("reuse_stat", stat.value));
   listen(scaling, "change", () => writer.write("scaling", scaling.value));
   listen(palette, "change", () => writer.write("palette", palette.value));
   listen(overlay, "change", () => writer.write("line_overlay", overlay.checked));
   listen(clear, "click", () => handlers.onClear());
+  listen(apply, "click", () => writer.write("apply_requests", (Number(model.get("apply_requests")) || 0) + 1));
 
   // -- cache --
   const cacheRow = node(document, "div", { className: "cwl-row cwl-cache" });
@@ -222,6 +225,7 @@ export function createControls(document, model, writer, handlers) {
     setIf("scaling", scaling, model.get("scaling"));
     setIf("palette", palette, model.get("palette"));
     overlay.checked = Boolean(model.get("line_overlay"));
+    apply.hidden = !model.get("can_apply");
     if (!writer.isPending("line")) line.value = String(model.get("line"));
     const waysValue = model.get("ways");
     if (!writer.isPending("ways")) ways.value = waysValue === null || waysValue === undefined ? "full" : String(waysValue);

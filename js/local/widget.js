@@ -13,7 +13,7 @@ import { LOCAL_CSS } from "./style.js";
 
 const DATA_TRAITS = ["tensors", "grid", "loops", "accesses", "heat", "selected", "capacity_table", "miss_map"];
 const CONTROL_TRAITS = ["mode", "reuse_stat", "scaling", "palette", "line_overlay", "line", "capacity",
-  "capacity_max", "capacity_unit", "ways", "loop_order", "layouts"];
+  "capacity_max", "capacity_unit", "ways", "loop_order", "layouts", "can_apply"];
 const LEGEND_HEIGHT = 44;
 const HIST_HEIGHT = 150;
 
