@@ -175,8 +175,9 @@ export function drawHistogram(ctx, hist, capacity, width, height) {
   ctx.fillText("0", left, top + plotH + 3);
   ctx.textAlign = "right";
   ctx.fillText(`${Math.max(0, counts.length - 1)} | cold`, left + plotW, top + plotH + 3);
-  ctx.textAlign = "center";
-  ctx.fillText(`capacity ${capacity}`, Math.min(Math.max(mx, left + 30), left + plotW - 30), top + plotH + 3);
+  ctx.textAlign = mx > left + plotW / 2 ? "right" : "left";
+  ctx.textBaseline = "bottom";
+  ctx.fillText(`capacity ${capacity}`, mx + (ctx.textAlign === "right" ? -4 : 4), top + 8);
   const peak = histogramPeak(counts, cold);
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";

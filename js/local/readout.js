@@ -4,14 +4,15 @@
 
 export const READOUT_HEADER = ["tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes"];
 
-/** "12,288" for counts; bytes as "3 KiB" when a whole sixteenth of a KiB/MiB, else "1,234 B". */
+/** "12,288" for counts. */
 export function formatCount(value) {
   return Number(value).toLocaleString("en-US");
 }
 
+/** Bytes for the readout: "640 B", "9.31 KiB", "3 MiB" (3 significant digits; the misses column is exact). */
 export function formatBytes(value) {
-  for (const [unit, size] of [["MiB", 1 << 20], ["KiB", 1 << 10]]) {
-    if (value >= size && value % (size / 16) === 0) return `${+(value / size).toFixed(4)} ${unit}`;
+  for (const [unit, size] of [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]]) {
+    if (value >= size) return `${+(value / size).toPrecision(3)} ${unit}`;
   }
   return `${formatCount(value)} B`;
 }

@@ -24,7 +24,9 @@ test("capacities beyond the table read its last row (only cold misses left); bel
 test("row text and bytes are formatted as the kernel formats them", () => {
   assert.deepEqual(rowText(["<b>A</b>", 12288, 48, 48, 0, 0, 3072]), ["<b>A</b>", "12,288", "48", "48", "0", "0", "3 KiB"]);
   assert.equal(formatBytes(10752), "10.5 KiB");
-  assert.equal(formatBytes(1234), "1,234 B");
+  assert.equal(formatBytes(9536), "9.31 KiB");
+  assert.equal(formatBytes(1000), "1,000 B");
+  assert.equal(formatBytes(1234), "1.21 KiB");
   assert.equal(formatBytes(3 << 20), "3 MiB");
   assert.equal(cacheNote(null, 8, 64), "fully associative LRU cache of 8 lines × 64 B; misses = cold + capacity + conflict; bytes = line × misses");
   assert.match(cacheNote(1, 8, 64), /^direct mapped/);
