@@ -64,6 +64,11 @@ export function createControls(document, model, writer, handlers) {
   const listen = (el, event, fn) => {
     el.addEventListener(event, fn);
     cleanups.push(() => el.removeEventListener(event, fn));
+    if (event === "change" && el.tagName === "INPUT" && (el.type === "number" || el.type === "text")) {
+      const onKey = (e) => { if (e.key === "Enter") fn(); }; // Enter commits, as leaving the field does
+      el.addEventListener("keydown", onKey);
+      cleanups.push(() => el.removeEventListener("keydown", onKey));
+    }
   };
   const labelled = (parent, text, ...inputs) => {
     const label = node(document, "label", { className: "cw-control" });

@@ -228,3 +228,28 @@ def test_capacity_slider_changes_the_miss_readout(local):
     assert shown() == want
     assert local.probe()[1] == value, "the kernel's capacity is not the slider's"
     local.lab.screenshot("capacity", full_page=False)
+
+
+def test_a_refused_value_is_reported_and_the_view_stays_usable(local):
+    page, model = local.page, local.model
+    line = local.root.locator("input.cwl-line")
+    line.scroll_into_view_if_needed()
+    line.fill("48")
+    line.press("Enter")
+    message = local.root.locator("div.cwl-message")
+    page.wait_for_function("m => m.textContent.includes('line=48')", arg=message.element_handle(), timeout=10_000)
+    assert "power of two" in message.inner_text()
+    page.wait_for_function("i => i.value === '64'", arg=line.element_handle(), timeout=10_000)
+    # still usable: a set-associative cache goes through the kernel (simulate) and shows its conflicts
+    local.root.locator("select.cwl-ways").select_option("2")
+    capacity = int(local.root.locator("input.cwl-capacity").evaluate("s => +s.value"))
+    from campaign_widget.cache import simulate
+
+    want = simulate(model.trace, Cache(line=64, lines=capacity, ways=2))
+    total = local.root.locator("table.cwl-readout-table tr").last
+    page.wait_for_function(
+        "([row, misses, conflict]) => { const td = row.querySelectorAll('td');"
+        " return +td[2].textContent.replace(/,/g, '') === misses && +td[5].textContent.replace(/,/g, '') === conflict; }",
+        arg=[total.element_handle(), want.misses, want.conflict], timeout=10_000)
+    page.wait_for_function("m => m.textContent === ''", arg=message.element_handle(), timeout=10_000)
+    local.root.locator("select.cwl-ways").select_option("full")
