@@ -112,6 +112,65 @@ def severity(values, method: str = "median", *, zero_is_value: bool = False):
     return s, info
 
 
+def severity_rows(values, method: str = "median"):
+    """``severity`` of every row of a 2-D array at once (each row its own scale), and per row the
+    ticks of its colour bar. Rows are vectorized for median, mean, linear and log; hist loops."""
+    v = np.asarray(values, dtype=np.float64)
+    if method not in ("median", "mean", "linear", "log"):
+        rows = [severity(row, method) for row in v]
+        return np.array([r[0] for r in rows]).reshape(v.shape), [bar_ticks(r[1]) for r in rows]
+    ok = np.isfinite(v) & (v > 0)
+    V = np.where(ok, v, np.nan)
+    s = np.full(v.shape, np.nan)
+    has = ok.any(axis=1)
+    if not has.any():
+        return s, [[] for _ in range(v.shape[0])]
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no scale, handled by `has`
+            lo, hi = np.nanmin(V, axis=1), np.nanmax(V, axis=1)
+            if method in ("median", "mean"):
+                if method == "median":  # sorted rows put NaN last: the middle of the first cnt values
+                    S = np.sort(V, axis=1)
+                    cnt = ok.sum(axis=1)
+                    a = np.take_along_axis(S, np.maximum((cnt - 1) // 2, 0)[:, None], axis=1)[:, 0]
+                    b = np.take_along_axis(S, np.maximum(cnt // 2 - (cnt == 0), 0)[:, None], axis=1)[:, 0]
+                    c = (a + b) / 2
+                else:
+                    c = np.nanmean(V, axis=1)
+                s = V / (2 * c[:, None])
+            elif method == "linear":
+                span = np.where(hi > lo, hi - lo, np.inf)
+                s = (V - lo[:, None]) / span[:, None]
+            else:
+                L = np.log(V)
+                a, b = np.nanmin(L, axis=1), np.nanmax(L, axis=1)
+                span = np.where(b > a, b - a, np.inf)
+                s = (L - a[:, None]) / span[:, None]
+    s = np.where(ok, np.clip(s, 0.0, 1.0), np.nan)
+    ticks = []
+    for k in range(v.shape[0]):
+        if not has[k]:
+            ticks.append([])
+        elif method in ("median", "mean"):
+            ticks.append(bar_ticks({"method": method, "centre": float(c[k]), "lo": float(lo[k]), "hi": float(hi[k])}))
+        else:
+            ticks.append(bar_ticks({"method": method, "centre": None, "lo": float(lo[k]), "hi": float(hi[k])}))
+    return s, ticks
+
+
+def bar_ticks(info: dict) -> list:
+    """Labelled ticks [[s, text]] of a colour bar for a scale described by ``severity``'s info."""
+    lo, c = info.get("lo"), info.get("centre")
+    if lo is None:
+        return []
+    if info.get("method") in ("median", "mean") and c:
+        return [[0.0, "0"], [0.5, f"{c:.3g}"], [1.0, f"≥{2 * c:.3g}"]]
+    return [[0.0, f"{lo:.3g}"], [1.0, f"{info.get('hi'):.3g}"]]
+
+
 def palette_rgb(s, palette: str = "gyr") -> np.ndarray:
     """uint8 (n, 3) colours for severities ``s`` (NaN → grey): "gyr" is the paper's green-yellow-red
     (hue 120·(1−s)°, full saturation, 50 % lightness), else viridis/cividis (high = bright)."""
@@ -136,15 +195,7 @@ def palette_rgb(s, palette: str = "gyr") -> np.ndarray:
 
 def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:
     """What the view needs to draw a colour bar: 11 colour stops and labelled ticks (JSON-small)."""
-    stops = np.linspace(0, 1, 11)
-    rgb = palette_rgb(stops, palette)
-    ticks = []
-    lo, hi, c = info.get("lo"), info.get("hi"), info.get("centre")
-    method = info.get("method", "")
-    if lo is not None:
-        if method in ("median", "mean") and c:
-            ticks = [[0.0, "0"], [0.5, f"{c:.3g}"], [1.0, f"≥{2 * c:.3g}"]]
-        else:
-            ticks = [[0.0, f"{lo:.3g}"], [1.0, f"{hi:.3g}"]]
-    return {"title": title, "unit": unit, "method": method,
+    rgb = palette_rgb(np.linspace(0, 1, 11), palette)
+    ticks = bar_ticks(info)
+    return {"title": title, "unit": unit, "method": info.get("method", ""),
             "stops": ["#%02x%02x%02x" % tuple(int(v) for v in c_) for c_ in rgb], "ticks": ticks}

@@ -22,7 +22,7 @@ import numpy as np
 import traitlets as t
 
 from ._local_geometry import (PALETTES, SCALINGS, colour_bar, element_grid, palette_rgb, place_tensors,
-                              severity)
+                              severity, severity_rows)
 from .buffers import to_payload
 from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
 from .einsum import Einsum, parse as _parse_einsum
@@ -449,12 +449,9 @@ class LocalView(anywidget.AnyWidget):
         ge_e = np.where(capacities[None, :] < W, suffix_e[:, take], 0)
         per_element = (self._cold[:, None] + ge_e).T  # (D, n)
         sev = np.full((D, n), 255, np.uint8)
-        bars = []
-        for k in range(D):
-            s, info = severity(per_element[k], self.scaling)
-            ok = np.isfinite(s)
-            sev[k, ok] = np.round(s[ok] * 254).astype(np.uint8)
-            bars.append(colour_bar(info, self.palette, "misses per element")["ticks"])
+        s, bars = severity_rows(per_element, self.scaling)
+        ok = np.isfinite(s)
+        sev[ok] = np.round(s[ok] * 254).astype(np.uint8)
         lut = np.vstack([palette_rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
         self._table = fa_t
         self.capacity_table = {

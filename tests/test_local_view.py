@@ -15,7 +15,7 @@ from ipywidgets.widgets.widget import _put_buffers, _remove_buffers
 
 import campaign_widget.local_view as lv
 from campaign_widget import Phase, Workload, WorkloadError
-from campaign_widget._local_geometry import element_grid, palette_rgb, severity
+from campaign_widget._local_geometry import bar_ticks, element_grid, palette_rgb, severity, severity_rows
 from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache
 from campaign_widget.local_view import LocalView
@@ -120,6 +120,20 @@ def test_palette_and_scaling_follow_design_md():
     np.testing.assert_allclose(severity([1, 2, 3, 100], "hist")[0], [0, 1 / 3, 2 / 3, 1])
     assert np.isnan(severity([0, -1, np.nan], "median")[0]).all(), "values <= 0 stay out of the scale"
     assert palette_rgb([0, 0.5, 1]).tolist() == [[0, 255, 0], [255, 255, 0], [255, 0, 0]]
+
+
+@pytest.mark.parametrize("method", ["median", "mean", "linear", "log", "hist", "hist4"])
+def test_row_wise_scaling_equals_scaling_each_row(method):
+    rng = np.random.default_rng(7)
+    rows = rng.integers(0, 9, size=(40, 57)).astype(float)
+    rows[3] = 0  # no value on the scale
+    rows[4, 1:] = 0  # one value
+    rows[5, 2:] = 0  # two values: even count
+    s, ticks = severity_rows(rows, method)
+    for k, row in enumerate(rows):
+        want, info = severity(row, method)
+        np.testing.assert_allclose(s[k], want, equal_nan=True, err_msg=f"row {k}")
+        assert ticks[k] == bar_ticks(info)
 
 
 # -- design.md §7's examples ---------------------------------------------------------------------
