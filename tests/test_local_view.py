@@ -391,3 +391,14 @@ def test_apply_needs_a_workload_phase():
     assert not view.can_apply
     with pytest.raises(WorkloadError, match="opened on an Einsum"):
         view.apply()
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import campaign_widget._local_geometry as geometry
+
+    for module in (geometry, lv):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
+    assert doctest.testmod(geometry).attempted > 0
