@@ -487,56 +487,85 @@ def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | N
 # distance depends on every earlier access's last-use position), and the vectorized alternatives
 # (offline 2-D dominance counting by sorting) need ~log n full sorts of the trace, 10-20× slower.
 
-_DIRECT_WAYS = 64  # sets of at most this many ways are simulated as LRU stacks in the same pass
+_DIRECT_WAYS = 64  # sets of at most this many ways are simulated in the same pass as the distances
 _TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
 
 
 # The kernel as plain Python: numba compiles it (it also runs without numba, slowly, e.g. under a debugger).
-def _distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, out, out_set):
-    """Stack distances of ids[start:stop] (dense line ids in [0, len(last))), resuming the state.
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
-    The LRU stack is split in two: ``top`` holds the _TOP most recent lines (most recent first);
-    every older live line has its last-use stamp in a Fenwick tree (1 at each stamp). A line found
-    at top[j] has distance j; one found in the tree has distance len(top) + #(stamps > its stamp).
-    A line leaving ``top`` gets the next stamp (it is more recent than every line in the tree).
-    When stamps run out, live stamps are renumbered in order (one scan of ``owner``, no sort).
-    state = [next stamp, lines in top, lines in the tree].
 
-    If ``ways`` has rows (one per set), each row is that set's LRU stack of ``ways.shape[1]`` lines
-    (-1 empty): out_set[t] = position of the line in its set's stack (the distance within the set
-    when < ways), ways if absent but seen before, -1 if cold."""
-    size = tree.size - 1
-    k_top = top.size
+def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where_top, last, owner, bits, tree,
+               state, set_low, set_line, set_time, where_set, set_fill, out, out_set, hist):
+    """Stack distances of accesses start..stop-1, resuming the state. Access t's line id (dense, in
+    [0, len(last))) is ((rel[t] + ref_base[t mod len(ref_base)]) >> shift) - low: the trace's offsets
+    plus the base of the tensor of its reference, in lines. hist[d] counts the distances d >= 0.
+
+    The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
+    access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
+    #(top entries used more recently). Every older live line has a last-use stamp (``last[x]``, or -1),
+    a set bit in ``bits``; ``tree`` is a Fenwick tree over the words' counts, so its distance
+    len(top) + #(live stamps > its stamp) is a popcount within its word plus a Fenwick suffix sum. The least recent top line makes room for a new one and takes the next stamp (it is more
+    recent than every line in the tree). When stamps run out, live stamps are renumbered in order
+    (one scan of ``owner``, no sort). state = [next stamp, lines in top, lines in the tree].
+
+    Set-associative (``set_line`` has rows, one per set, of W ways; set = (id + set_low) mod sets):
+    each set keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a
+    hit costs O(1) plus W comparisons for its position, and a miss evicts the least recent way.
+    out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
+    W on a miss of a line seen before, -1 when cold."""
+    size = bits.size * 64        # stamps 0..size-1, one bit each in ``bits``
+    n_words = bits.size          # ``tree``: a Fenwick tree over the words' live-stamp counts
+    k_top = top_line.size
     stamp = state[0]
     in_top = state[1]
     n_tree = state[2]
-    n_sets = ways.shape[0]
-    w = ways.shape[1]
+    n_sets = set_line.shape[0]
+    w = set_line.shape[1]
+    nref = ref_base.size
+    r = start % nref
     for t in range(start, stop):
-        x = ids[t]
+        x = ((rel[t] + ref_base[r]) >> shift) - low
+        r += 1
+        if r == nref:
+            r = 0
         # --- fully associative
-        j = 0
-        while j < in_top and top[j] != x:
-            j += 1
-        if j < in_top:
-            out[t] = j
-            while j > 0:
-                top[j] = top[j - 1]
-                j -= 1
-            top[0] = x
+        j = where_top[x]
+        if j >= 0:
+            tx = top_time[j]
+            c = 0
+            for q in range(k_top):
+                if top_time[q] > tx:
+                    c += 1
+            out[t] = c
+            hist[c] += 1
+            top_time[j] = t
         else:
             p = last[x]
             if p < 0:
                 out[t] = -1
             else:
+                word = p >> 6
+                above = bits[word] >> np.uint64(p & 63) >> np.uint64(1)   # live stamps above p in its word
+                above = above - ((above >> np.uint64(1)) & _M1)
+                above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
+                above = (above + (above >> np.uint64(4))) & _M4
+                above = above + (above >> np.uint64(8))
+                above = above + (above >> np.uint64(16))
+                above = (above + (above >> np.uint64(32))) & np.uint64(127)
                 s = 0
-                i = p + 1
+                i = word + 1
                 while i > 0:
                     s += tree[i]
                     i -= i & (-i)
-                out[t] = in_top + n_tree - s
-                i = p + 1
-                while i <= size:
+                c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                out[t] = c
+                hist[c] += 1
+                bits[word] &= ~(np.uint64(1) << np.uint64(p & 63))
+                i = word + 1
+                while i <= n_words:
                     tree[i] -= 1
                     i += i & (-i)
                 last[x] = -1
@@ -545,7 +574,12 @@ def _distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, o
                 j = in_top
                 in_top += 1
             else:
-                y = top[k_top - 1]        # demoted into the tree with the next stamp
+                j = 0
+                for q in range(1, k_top):
+                    if top_time[q] < top_time[j]:
+                        j = q
+                y = top_line[j]          # demoted into the tree with the next stamp
+                where_top[y] = -1
                 if stamp == size:
                     rank = 0
                     for q in range(size):
@@ -556,39 +590,56 @@ def _distances(ids, sets_of, start, stop, top, last, owner, tree, state, ways, o
                             rank += 1
                     for q in range(rank, size):
                         owner[q] = -1
-                    for i in range(1, size + 1):
-                        low = i - (i & (-i))
-                        hi = i if i < rank else rank
+                    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
+                        if (q + 1) * 64 <= rank:
+                            bits[q] = ~np.uint64(0)
+                        elif q * 64 < rank:
+                            bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
+                        else:
+                            bits[q] = np.uint64(0)
+                    for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
+                        low = (i - (i & (-i))) * 64
+                        hi = i * 64 if i * 64 < rank else rank
                         tree[i] = hi - low if hi > low else 0
                     stamp = rank
-                i = stamp + 1
-                while i <= size:
+                bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
+                i = (stamp >> 6) + 1
+                while i <= n_words:
                     tree[i] += 1
                     i += i & (-i)
                 last[y] = stamp
                 owner[stamp] = y
                 stamp += 1
                 n_tree += 1
-                j = k_top - 1
-            while j > 0:
-                top[j] = top[j - 1]
-                j -= 1
-            top[0] = x
-        # --- set associative (LRU stack per set)
+            top_line[j] = x
+            top_time[j] = t
+            where_top[x] = j
+        # --- set associative
         if n_sets > 0:
-            row = sets_of[t]
-            j = 0
-            while j < w and ways[row, j] != x:
-                j += 1
-            if j < w:
-                out_set[t] = j
+            row = (x + set_low) % n_sets
+            j = where_set[x]
+            if j >= 0:
+                tx = set_time[row, j]
+                c = 0
+                for q in range(w):
+                    if set_time[row, q] > tx:
+                        c += 1
+                out_set[t] = c
+                set_time[row, j] = t
             else:
                 out_set[t] = -1 if out[t] < 0 else w
-                j = w - 1
-            while j > 0:
-                ways[row, j] = ways[row, j - 1]
-                j -= 1
-            ways[row, 0] = x
+                if set_fill[row] < w:
+                    j = set_fill[row]
+                    set_fill[row] += 1
+                else:
+                    j = 0
+                    for q in range(1, w):
+                        if set_time[row, q] < set_time[row, j]:
+                            j = q
+                    where_set[set_line[row, j]] = -1
+                set_line[row, j] = x
+                set_time[row, j] = t
+                where_set[x] = j
     state[0] = stamp
     state[1] = in_top
     state[2] = n_tree
@@ -635,45 +686,74 @@ class _Progress:
             self.callback(done, self.total)
 
 
-def _run(ids: np.ndarray, universe: int, progress=None, *, sets_of=None, sets=0, ways=0,
-         what="stack distances") -> tuple[np.ndarray, np.ndarray | None]:
-    """Stack distances of dense ids in [0, universe), and (sets > 0) the positions within W-way LRU sets."""
-    n = ids.size
+def _run(rel: np.ndarray, universe: int, progress=None, *, ref_base=None, shift=0, low=0, set_low=0, sets=0,
+         ways=0, what="stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Stack distances of the line ids ((rel + ref_base[t mod refs]) >> shift) - low, in [0, universe)
+    (plain ids: the defaults), their histogram, and (sets > 0) each access's position within its set
+    of a W-way LRU cache (set = (id + set_low) mod sets)."""
+    n = rel.size
     out = np.empty(n, np.int64)
     out_set = np.empty(n if sets else 0, np.int64)
+    hist = np.zeros(min(universe, n) + 1, np.int64)
     if n == 0:
-        return out, (out_set if sets else None)
+        return out, (out_set if sets else None), hist[:0]
+    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
-    top = np.full(_TOP, -1, np.int64)
+    top_line = np.full(_TOP, -1, np.int64)
+    top_time = np.full(_TOP, -1, np.int64)
+    where_top = np.full(universe, -1, np.int64)
     last = np.full(universe, -1, np.int64)
     owner = np.full(size, -1, np.int64)
-    tree = np.zeros(size + 1, np.int32)
+    bits = np.zeros(size // 64, np.uint64)
+    tree = np.zeros(size // 64 + 1, np.int32)
     state = np.zeros(3, np.int64)
-    table = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
-    sets_of = np.zeros(0, np.int64) if sets_of is None else sets_of
+    set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
+    set_time = np.full(set_line.shape, -1, np.int64)
+    where_set = np.full(universe if sets else 0, -1, np.int64)
+    set_fill = np.zeros(sets, np.int64)
     kernel = _kernel()
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(ids, sets_of, start, stop, top, last, owner, tree, state, table, out, out_set)
+        kernel(rel, ref_base, int(shift), int(low), start, stop, top_line, top_time, where_top, last, owner,
+               bits, tree, state, int(set_low) % max(sets, 1), set_line, set_time, where_set, set_fill, out,
+               out_set, hist)
         report(stop)
-    return out, (out_set if sets else None)
+    used = np.flatnonzero(hist)
+    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0]
 
 
-def _distances_of(ids: np.ndarray, universe: int, progress=None, what="stack distances") -> np.ndarray:
-    return _run(ids, universe, progress, what=what)[0]
+def _lines_of(trace: Trace, line: int) -> dict:
+    """How the kernel reads ``trace``'s line ids at ``line`` bytes: straight from the offsets and each
+    reference's base when every access is kept and the lines are few enough to index directly, else
+    from dense ids (np.unique ranks for sparse lines). ``set_low``: line number = id + set_low."""
+    shift = line.bit_length() - 1
+    bases = trace.bases_for(line)
+    span = -(-(int(bases[-1]) + trace.extents[-1]) // line) if len(trace.tensors) else 0
+    if trace.kept is None and span < max(4 * len(trace), 1 << 22):
+        ref_base = bases[[r.tensor for r in trace.refs]]
+        return dict(rel=trace.rel, universe=span, ref_base=ref_base, shift=shift, set_low=0)
+    ids, universe, low = _dense_low(trace.addresses(line) >> shift)
+    if low is None:
+        return dict(rel=ids, universe=universe, dense=True)
+    return dict(rel=ids, universe=universe, set_low=low)
 
 
 def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
-    """Line numbers as dense ids (the numbers themselves when their range is small)."""
+    """Line numbers as dense ids (the numbers minus the lowest when their range is small)."""
+    return _dense_low(lines)[:2]
+
+
+def _dense_low(lines: np.ndarray) -> tuple[np.ndarray, int, int | None]:
+    """Dense ids, their count, and the offset ``low`` with line = id + low (None: ids are ranks)."""
     if lines.size == 0:
-        return lines.astype(np.int64), 0
+        return lines.astype(np.int64), 0, 0
     low, high = int(lines.min()), int(lines.max())
     if high - low < max(4 * lines.size, 1 << 22):
-        return (lines - low).astype(np.int64, copy=False), high - low + 1
+        return (lines - low).astype(np.int64, copy=False), high - low + 1, low
     uniq, inverse = np.unique(lines, return_inverse=True)
-    return inverse.astype(np.int64), uniq.size
+    return inverse.astype(np.int64), uniq.size, None
 
 
 @dataclass(frozen=True, eq=False)
@@ -716,16 +796,10 @@ def stack_distances(trace: Trace, line: int = 64, *, progress=None) -> StackDist
     callable ``(done, total)``.
     """
     line = _line(line, "line")
-    lines = trace.addresses(line) >> (line.bit_length() - 1)
-    ids, universe = _dense(lines)
-    d = _distances_of(ids, universe, progress)
-    return _summarize(d, line)
-
-
-def _summarize(d: np.ndarray, line: int) -> StackDistances:
-    warm = d[d >= 0]
-    hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
-    return StackDistances(d, hist.astype(np.int64), int(d.size - warm.size), line)
+    source = _lines_of(trace, line)
+    d, _, hist = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
+                      shift=source.get("shift", 0))
+    return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -878,34 +952,32 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     if not isinstance(cache, Cache):
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     line = cache.line
-    lines = trace.addresses(line) >> (line.bit_length() - 1)
     fully = cache.ways is None or cache.sets == 1
+    direct = not fully and cache.ways <= _DIRECT_WAYS
     in_set = None
-    if distances is None or distances.line != line:
-        ids, universe = _dense(lines)
-        if not fully and cache.ways <= _DIRECT_WAYS:   # one pass: FA distances and the W-way sets
-            d, in_set = _run(ids, universe, progress, sets_of=lines % cache.sets, sets=cache.sets,
-                             ways=cache.ways)
+    if distances is None or distances.line != line or direct:
+        source = _lines_of(trace, line)
+        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0))
+        if direct and not source.get("dense"):   # one pass: FA distances and the W-way sets
+            d, in_set, hist = _run(source["rel"], source["universe"], progress, set_low=source["set_low"],
+                                   sets=cache.sets, ways=cache.ways, **common)
         else:
-            d = _run(ids, universe, progress)[0]
-        distances = _summarize(d, line)
+            d, _, hist = _run(source["rel"], source["universe"], progress, **common)
+        if distances is None or distances.line != line:
+            distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
     d = distances.distance
     fa_miss = (d < 0) | (d >= cache.lines)
     if fully:
         return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
-    if in_set is None:
-        if cache.ways <= _DIRECT_WAYS:
-            ids, universe = _dense(lines)
-            in_set = _run(ids, universe, progress, sets_of=lines % cache.sets, sets=cache.sets,
-                          ways=cache.ways, what="set distances")[1]
-        else:   # many ways: exact distances within each set, the trace taken set by set
-            sets = cache.sets
-            key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
-            order = np.argsort(key, kind="stable")
-            ids, universe = _dense(lines[order])
-            in_set = np.empty_like(d)
-            in_set[order] = _run(ids, universe, progress, what="set distances")[0]
-            np.minimum(in_set, cache.ways, out=in_set)
+    if in_set is None:   # many ways (or sparse lines): exact distances within each set, set by set
+        lines = trace.addresses(line) >> (line.bit_length() - 1)
+        sets = cache.sets
+        key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
+        order = np.argsort(key, kind="stable")
+        ids, universe = _dense(lines[order])
+        in_set = np.empty_like(d)
+        in_set[order] = _run(ids, universe, progress, what="set distances")[0]
+        np.minimum(in_set, cache.ways, out=in_set)
     miss = (in_set < 0) | (in_set >= cache.ways)
     return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
 
