@@ -198,4 +198,4 @@ def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:
     rgb = palette_rgb(np.linspace(0, 1, 11), palette)
     ticks = bar_ticks(info)
     return {"title": title, "unit": unit, "method": info.get("method", ""),
-            "stops": ["#%02x%02x%02x" % tuple(int(v) for v in c_) for c_ in rgb], "ticks": ticks}
+            "stops": ["#{:02x}{:02x}{:02x}".format(*(int(v) for v in c_)) for c_ in rgb], "ticks": ticks}

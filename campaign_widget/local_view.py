@@ -15,17 +15,26 @@ from __future__ import annotations
 import math
 import pathlib
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 import anywidget
 import numpy as np
 import traitlets as t
 
-from ._local_geometry import (PALETTES, SCALINGS, colour_bar, element_grid, palette_rgb, place_tensors,
-                              severity, severity_rows)
+from ._local_geometry import (
+    PALETTES,
+    SCALINGS,
+    colour_bar,
+    element_grid,
+    palette_rgb,
+    place_tensors,
+    severity,
+    severity_rows,
+)
 from .buffers import to_payload
 from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
-from .einsum import Einsum, parse as _parse_einsum
+from .einsum import Einsum
+from .einsum import parse as _parse_einsum
 from .errors import WorkloadError
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
@@ -650,4 +659,4 @@ def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> n
 
 
 def _hex(rgb) -> str:
-    return "#%02x%02x%02x" % tuple(rgb)
+    return "#{:02x}{:02x}{:02x}".format(*(int(v) for v in rgb))

@@ -17,12 +17,11 @@ import re
 
 import numpy as np
 import pytest
+from labdriver import Notebook, check_each_test, decode_data_url, hex_rgb, module_page, write_notebook
 
 from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache, stack_distances
 from campaign_widget.local_view import LocalView
-
-from labdriver import Notebook, check_each_test, decode_data_url, hex_rgb, module_page, write_notebook
 
 pytestmark = pytest.mark.browser
 
