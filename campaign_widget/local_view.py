@@ -38,7 +38,7 @@ from .einsum import parse as _parse_einsum
 from .errors import WorkloadError
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
-MODES = ("iteration", "accesses", "related", "reuse", "misses")
+MODES = ("iteration", "flattened", "related", "reuse", "misses")
 REUSE_STATS = ("min", "median", "max")
 CAPACITY_UNITS = ("lines", "bytes")
 MAX_LINE = 1 << 16
@@ -57,12 +57,13 @@ class LocalView(anywidget.AnyWidget):
     a numpy-style tuple or a parsed ``Einsum``; ``workload`` may then be None), or the name of a phase
     of ``workload`` that carries its Einsum. ``local_sizes``: the small loop sizes to trace
     ({index: size}). ``layouts``: {tensor: Layout or {"order", "pad", "offset", "byte_offset"}}
-    ("pad": extra elements at the end of every row). ``cache``: a ``Cache`` (line size, capacity in
+    ("pad": extra elements after every row, or every column in F order). ``cache``: a ``Cache`` (line size, capacity in
     lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element.
 
     Controls (traits, validated before they are stored; the view writes them and a refused value is
     reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
-    ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``,
+    ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``
+    ("iteration" playback, "flattened" accesses per element, "related", "reuse", "misses"),
     ``reuse_stat``, ``scaling``, ``palette``, ``line_overlay``, ``selection`` (clicked elements, as
     global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration).
     """
@@ -416,10 +417,10 @@ class LocalView(anywidget.AnyWidget):
             "count": to_payload(self._count, "int32"), "count_rgb": to_payload(count_rgb, "uint8"),
             "cold": to_payload(self._cold, "int32"), "reuse": to_payload(stats, "float32"),
             "reuse_rgb": to_payload(reuse_rgb, "uint8"), "line": to_payload(self._line_of, "int32"),
-            "bars": {"accesses": colour_bar(info, self.palette, "accesses per element"),
+            "bars": {"flattened": colour_bar(info, self.palette, "accesses per element"),
                      "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines")},
             "swatches": {
-                "accesses": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "flattened": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
                 "reuse": [{"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
                           {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
                 "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],

@@ -5,7 +5,7 @@
 
 export const MODES = [
   ["iteration", "iteration (playback)"],
-  ["accesses", "accesses per element"],
+  ["flattened", "flattened: accesses per element"],
   ["related", "related accesses (clicked)"],
   ["reuse", "reuse distance"],
   ["misses", "misses per element"],

@@ -55,7 +55,7 @@ export function readData(model) {
     accessElement: decodeArray(accesses.element) ?? new Int32Array(0),
     accessWrite: decodeArray(accesses.write) ?? new Uint8Array(0),
     fills: {
-      accesses: styles(heat.count_rgb),
+      flattened: styles(heat.count_rgb),
       reuse: styles(heat.reuse_rgb),
       misses: styles(missMap.misses_rgb),
       related: styles(selected.related_rgb),
@@ -383,7 +383,7 @@ function render({ model, el }) {
     const next = current.includes(e) ? current.filter((v) => v !== e) : [...current, e];
     writer.write("selection", next);
     const mode = model.get("mode");
-    if (mode === "iteration" || mode === "accesses") writer.write("mode", "related");
+    if (mode === "iteration" || mode === "flattened") writer.write("mode", "related");
     if (playing) stop();
   }
   canvas.addEventListener("mousemove", onMove);

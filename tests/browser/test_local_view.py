@@ -252,3 +252,28 @@ def test_a_refused_value_is_reported_and_the_view_stays_usable(local):
         arg=[total.element_handle(), want.misses, want.conflict], timeout=10_000)
     page.wait_for_function("m => m.textContent === ''", arg=message.element_handle(), timeout=10_000)
     local.root.locator("select.cwl-ways").select_option("full")
+
+
+def test_flattened_and_reuse_heatmaps_draw_the_kernels_colours(local):
+    page, model = local.page, local.model
+    local.root.locator("button.cwl-clear").click()
+    page.wait_for_function("c => c.dataset.selection === '0'", arg=local.canvas.element_handle(), timeout=10_000)
+    capacity = int(local.root.locator("input.cwl-capacity").evaluate("s => +s.value"))
+    model.capacity = capacity  # the page's capacity, so the model's table row is the one drawn
+    table = model.capacity_table
+    row = min(capacity, table["capacities"]) - 1
+    misses_rgb = from_payload(table["lut"])[from_payload(table["severity"])[row]]
+    for mode, rgb, varied in (("flattened", from_payload(model.heat["count_rgb"]), False),
+                              ("reuse", from_payload(model.heat["reuse_rgb"]), True), ("misses", misses_rgb, True)):
+        local.root.locator("select.cwl-mode").select_option(mode)
+        page.wait_for_function(f"c => c.dataset.mode === '{mode}'", arg=local.canvas.element_handle(), timeout=10_000)
+        page.wait_for_timeout(100)
+        shot = local.shot()
+        if varied:
+            assert len({tuple(c) for c in rgb.tolist()}) > 1, f"{mode}: one colour everywhere proves little"
+        for e in range(len(rgb)):
+            cx, cy = local.centre(shot, e)
+            s = shot["scale"]
+            got = shot["rgb"][int(cy * s), int(cx * s)]
+            assert np.abs(got - rgb[e]).max() <= 3, f"{mode}: {model._label(e)} drawn {got.tolist()}, kernel says {rgb[e]}"
+        local.lab.screenshot(f"mode-{mode}", full_page=False)
