@@ -324,8 +324,8 @@ class LocalView(anywidget.AnyWidget):
         if tensor not in self._names:
             raise ValueError(f"select: tensor {tensor!r} is not one of {list(self._names)}")
         k = self._names.index(tensor)
-        flat = int(np.ravel_multi_index(tuple(index), self._shapes[k])) if isinstance(index, (tuple, list)) \
-            else int(index)
+        flat = (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0) \
+            if isinstance(index, (tuple, list)) else int(index)
         if not 0 <= flat < self._counts[k]:
             raise ValueError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
         self.selection = [*self.selection, int(self._first[k] + flat)]
@@ -381,9 +381,7 @@ class LocalView(anywidget.AnyWidget):
         self._tensor_cold = np.bincount(tr.tensor[~warm], minlength=T)
         self._tensor_accesses = np.bincount(tr.tensor, minlength=T)
         # line number of every element (accessed or not): the overlay's "same line"
-        self._line_of = np.concatenate([
-            tr.element_address(name, np.arange(self._counts[k]), self.line) // self.line
-            for k, name in enumerate(self._names)])
+        self._line_of = _element_lines(tr, self._counts, self.line)
         points = tr.points
         start = np.searchsorted(tr.point, np.arange(points + 1))
         distinct_lines = int(np.unique(tr.addresses(self.line) // self.line).size)
@@ -563,7 +561,7 @@ class LocalView(anywidget.AnyWidget):
     def element_of(self, tensor: str, index) -> int:
         """The global element number (as in ``selection``) of ``tensor[index]``."""
         k = self._names.index(tensor)
-        return int(self._first[k] + np.ravel_multi_index(tuple(index), self._shapes[k]))
+        return int(self._first[k] + (np.ravel_multi_index(tuple(index), self._shapes[k]) if index else 0))
 
     def __repr__(self):
         return (f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
@@ -591,6 +589,21 @@ def _einsum_of(workload, phase):
                                 "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))")
         return _parse_einsum(phase, specs[phase]), inputs.get("element_bytes")
     raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
+
+
+def _element_lines(tr: Trace, counts, line: int) -> np.ndarray:
+    """Cache-line number of every element of every tensor (accessed or not), from the trace's layouts
+    (design.md §7: addr = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d)); 0-D tensors too."""
+    bases = tr.bases_for(line)
+    out = []
+    for k, shape in enumerate(tr.shapes):
+        flat = np.arange(int(counts[k]))
+        offset = np.zeros_like(flat)
+        if shape:
+            for idx, stride in zip(np.unravel_index(flat, shape), tr.strides[k]):
+                offset = offset + idx * stride
+        out.append((bases[k] + tr.byte_offsets[k] + tr.elem_bytes[k] * (tr.offsets[k] + offset)) // line)
+    return np.concatenate(out)
 
 
 def _phase_bytes(workload, phase: str) -> float:

@@ -402,3 +402,21 @@ def test_docstring_examples_run():
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
     assert doctest.testmod(geometry).attempted > 0
+
+
+def test_line_of_every_element_follows_the_layout():
+    view = LocalView(None, MATMUL, {"i": 5, "j": 3, "k": 7},
+                     layouts={"B": {"order": "F", "pad": 3, "offset": 5}, "C": {"order": "C", "byte_offset": 40}})
+    tr = view.trace
+    assert tr.strides[1] == (1, 10), "F order, 7 rows padded by 3: column stride 10"
+    want = np.concatenate([tr.element_address(name, np.arange(int(np.prod(shape))), 64) // 64
+                           for name, shape in zip(tr.tensors, tr.shapes)])
+    np.testing.assert_array_equal(from_payload(view.heat["line"]), want)
+
+
+def test_a_scalar_output_is_one_cell():
+    view = LocalView(None, "s[] = x[i] * y[i]", {"i": 5})
+    assert view.tensors["shapes"] == [[5], [5], []]
+    view.select("s", ())
+    related = from_payload(view.selected["related"])
+    assert related.tolist() == [1] * 10 + [5], "every iteration touches s: all of x and y are related"
