@@ -65,7 +65,7 @@ STEP_JS = """async ([capacity, wantMisses]) => {
   const until = performance.now() + 300;
   while (performance.now() < until) { await frame(); pictures.add(hash()); }
   return { ms: seen, pictures: pictures.size, misses: total(), received: +canvas.dataset.readoutAt - t0,
-           drawn: +canvas.dataset.drawnAt - t0 };
+           drawn: +canvas.dataset.drawnAt - t0, drawMs: +canvas.dataset.drawMs };
 }"""
 
 
@@ -86,7 +86,7 @@ def run_case(page, nb, n: int, repeat: int) -> dict:
     capacity_max, misses = ast.literal_eval(out.split("PROBE", 1)[1].strip())
     a, b = 4, max(5, capacity_max // 2)
     page.locator("canvas.cwl-canvas").scroll_into_view_if_needed()
-    samples, pictures, received = [], [], []
+    samples, pictures, received, draw_ms = [], [], [], []
     for k in range(repeat):
         target = b if k % 2 == 0 else a
         result = page.evaluate(STEP_JS, [target, misses[target]])
@@ -94,6 +94,7 @@ def run_case(page, nb, n: int, repeat: int) -> dict:
             raise AssertionError(f"n={n}: capacity {target} never showed {misses[target]} misses ({result})")
         samples.append(result["ms"])
         received.append(result["received"])
+        draw_ms.append(result["drawMs"])
         pictures.append(result["pictures"])
     kernel = nb.append_code_cell(
         "import time\n"
@@ -109,7 +110,7 @@ def run_case(page, nb, n: int, repeat: int) -> dict:
         page.keyboard.press("d")
         page.keyboard.press("d")
     return {"n": n, "accesses": int(accesses), "min": min(samples), "median": statistics.median(samples),
-            "max": max(samples), "pictures": max(pictures), "received": statistics.median(received), "kernel_min": kmin, "kernel_median": kmed,
+            "max": max(samples), "pictures": max(pictures), "received": statistics.median(received), "draw": statistics.median(draw_ms), "kernel_min": kmin, "kernel_median": kmed,
             "capacities": (a, b)}
 
 
@@ -146,11 +147,11 @@ def main(argv=None) -> int:
             nb.open("bench.ipynb")
             nb.wait_kernel_idle()
             print(f"{'n':>4} {'accesses':>9} {'steps':>6} {'min ms':>8} {'median ms':>10} {'max ms':>8} "
-                  f"{'pictures/step':>14} {'readout arrives ms':>19} {'kernel median ms':>17}")
+                  f"{'pictures/step':>14} {'draw ms':>8} {'readout arrives ms':>19} {'kernel median ms':>17}")
             for n in args.n:
                 r = run_case(page, nb, n, args.repeat)
                 print(f"{r['n']:>4} {r['accesses']:>9,} {args.repeat:>6} {r['min']:>8.1f} {r['median']:>10.1f} "
-                      f"{r['max']:>8.1f} {r['pictures']:>14} {r['received']:>19.1f} {r['kernel_median']:>17.2f}", flush=True)
+                      f"{r['max']:>8.1f} {r['pictures']:>14} {r['draw']:>8.1f} {r['received']:>19.1f} {r['kernel_median']:>17.2f}", flush=True)
             browser.close()
             if errors:
                 print("page errors:", *errors, sep="\n  ", file=sys.stderr)
