@@ -135,7 +135,11 @@ class LocalView(anywidget.AnyWidget):
                                 f"more than the view draws ({MAX_VIEW_ELEMENTS:,}); choose smaller local sizes")
         self._first = np.concatenate([[0], np.cumsum(self._counts)[:-1]]).astype(np.int64)
         super().__init__()
-        initial_layouts = {name: _layout_dict(name, value) for name, value in (layouts or {}).items()}
+        unknown = [name for name in (layouts or {}) if name not in self._names]
+        if unknown:
+            raise WorkloadError(f"LocalView: layouts names unknown tensors {unknown}; the tensors: {list(self._names)}")
+        initial_layouts = {name: _layout_dict(name, value, len(self._shapes[self._names.index(name)]))
+                           for name, value in (layouts or {}).items()}
         with self.hold_trait_notifications():
             self.line = cache.line
             self.ways = cache.ways
@@ -192,7 +196,8 @@ class LocalView(anywidget.AnyWidget):
         unknown = [k for k in value if k not in names]
         if unknown:
             raise t.TraitError(f"layouts names unknown tensors {unknown}; the tensors: {list(names)}")
-        return {name: _layout_dict(name, layout) for name, layout in value.items()}
+        shapes = dict(zip(names, getattr(self, "_shapes", ())))
+        return {name: _layout_dict(name, layout, len(shapes[name])) for name, layout in value.items()}
 
     @t.validate("selection")
     def _valid_selection(self, proposal):
@@ -336,9 +341,10 @@ class LocalView(anywidget.AnyWidget):
             spec = self.layouts.get(name, {})
             order, pad = spec.get("order", "C"), int(spec.get("pad", 0))
             strides = spec.get("strides")
-            if strides is None and pad:
+            if strides is None and (pad or order not in ("C", "F")):
                 strides = _padded_strides(self._shapes[k], order, pad)
-            out[name] = Layout(order=order, strides=None if strides is None else tuple(strides),
+            out[name] = Layout(order=order if order in ("C", "F") else "C",
+                               strides=None if strides is None else tuple(strides),
                                offset=int(spec.get("offset", 0)), byte_offset=int(spec.get("byte_offset", 0)),
                                elem_bytes=self._widths.get(name))
         return out
@@ -610,9 +616,10 @@ def _phase_bytes(workload, phase: str) -> float:
     return float(workload.arrays.bytes[workload.names.index(phase)])
 
 
-def _layout_dict(name: str, value) -> dict:
+def _layout_dict(name: str, value, ndim: int) -> dict:
     """A tensor's layout as the view edits it: {order, pad, offset, byte_offset[, strides]}; errors
-    name the tensor, the field and the value."""
+    name the tensor, the field and the value. ``order``: "C", "F", or the dimensions from outermost
+    to innermost in memory, e.g. "2,0,1" (seed 001's hdiff: in_field[I,J,K] stored as [K,I,J])."""
     if isinstance(value, Layout):
         out = {"order": value.order, "pad": 0, "offset": value.offset, "byte_offset": value.byte_offset}
         if value.strides is not None:
@@ -625,7 +632,11 @@ def _layout_dict(name: str, value) -> dict:
         raise t.TraitError(f"layouts[{name!r}] has unknown fields {unknown}; known: {list(_LAYOUT_FIELDS)}")
     out = {"order": value.get("order", "C")}
     if out["order"] not in ("C", "F"):
-        raise t.TraitError(f"layouts[{name!r}].order={out['order']!r} must be 'C' or 'F'")
+        perm = _permutation(out["order"])
+        if perm is None or sorted(perm) != list(range(ndim)):
+            raise t.TraitError(f"layouts[{name!r}].order={out['order']!r} must be 'C', 'F' or an order of the "
+                               f"dimensions 0…{ndim - 1}, outermost first, e.g. {','.join(map(str, range(ndim)[::-1]))!r}")
+        out["order"] = ",".join(map(str, perm))
     for key in ("pad", "offset", "byte_offset"):
         v = value.get(key, 0)
         if isinstance(v, float) and v.is_integer():
@@ -643,9 +654,22 @@ def _layout_dict(name: str, value) -> dict:
     return out
 
 
+def _permutation(text) -> list[int] | None:
+    try:
+        return [int(p) for p in str(text).replace(" ", "").split(",") if p != ""]
+    except ValueError:
+        return None
+
+
 def _padded_strides(shape, order: str, pad: int) -> tuple[int, ...]:
-    """Strides (elements) of ``shape`` in ``order`` with ``pad`` extra elements after every row."""
-    dims = list(range(len(shape) - 1, -1, -1)) if order == "C" else list(range(len(shape)))
+    """Strides (elements) of ``shape`` in ``order`` ("C", "F" or dimensions outermost first, "2,0,1")
+    with ``pad`` extra elements after every row of the innermost dimension."""
+    if order == "C":
+        dims = list(range(len(shape) - 1, -1, -1))
+    elif order == "F":
+        dims = list(range(len(shape)))
+    else:
+        dims = _permutation(order)[::-1]
     strides, step = [0] * len(shape), 1
     for n, d in enumerate(dims):
         strides[d] = step

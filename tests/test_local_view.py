@@ -420,3 +420,15 @@ def test_a_scalar_output_is_one_cell():
     view.select("s", ())
     related = from_payload(view.selected["related"])
     assert related.tolist() == [1] * 10 + [5], "every iteration touches s: all of x and y are related"
+
+
+def test_a_dimension_order_stores_the_tensor_transposed():
+    # seed 001's hdiff step 1: in_field[i,j,k] stored as [k,i,j] puts one (i, j) plane at a time in memory
+    view = LocalView(None, "out[i,j,k] = inf[i,j,k] * c[i,j,k]", {"i": 3, "j": 4, "k": 5})
+    view.set_state({"layouts": {**view.layouts, "inf": {"order": "2,0,1", "pad": 0, "offset": 0}}})
+    assert view.message == "" and view.layouts["inf"]["order"] == "2,0,1"
+    assert view.trace.strides[0] == (4, 1, 12)
+    view.set_state({"layouts": {**view.layouts, "inf": {"order": "2,0,1", "pad": 2, "offset": 0}}})
+    assert view.trace.strides[0] == (6, 1, 18), "rows of 4 padded to 6"
+    view.set_state({"layouts": {**view.layouts, "inf": {"order": "2,0", "pad": 0, "offset": 0}}})
+    assert "layouts['inf'].order='2,0'" in view.message and view.trace.strides[0] == (6, 1, 18)

@@ -12,6 +12,7 @@ export const MODES = [
 ];
 export const SPEEDS = [1, 2, 5, 10, 30, 100, 300];
 const WAYS = [null, 1, 2, 4, 8, 16, 32];
+let views = 0; // a per-view prefix keeps element ids (datalists) unique when a model is shown twice
 
 function node(document, tag, props = {}, text) {
   const el = document.createElement(tag);
@@ -60,6 +61,7 @@ export function parseLoopOrder(text, known) {
  */
 export function createControls(document, model, writer, handlers) {
   const root = node(document, "div", { className: "cwl-controls" });
+  const uid = `cwl${++views}`;
   const cleanups = [];
   const listen = (el, event, fn) => {
     el.addEventListener(event, fn);
@@ -200,8 +202,11 @@ export function createControls(document, model, writer, handlers) {
     for (const name of names) {
       const box = node(document, "span", { className: "cwl-layout", "data-tensor": name });
       box.append(node(document, "span", { className: "cwl-tensor-name" }, name));
-      const ord = node(document, "select", { className: "cwl-order" });
-      ord.append(option(document, "C", "C"), option(document, "F", "F"));
+      // "C", "F", or the dimensions outermost first ("2,0,1"): a text field with the two usual ones offered
+      const ord = node(document, "input", { type: "text", className: "cwl-order", size: "5", list: `${uid}-orders-${layoutInputs.size}` });
+      const choices = node(document, "datalist", { id: `${uid}-orders-${layoutInputs.size}` });
+      choices.append(option(document, "C", "C (row-major)"), option(document, "F", "F (column-major)"));
+      box.append(choices);
       const pad = node(document, "input", { type: "number", className: "cwl-pad", min: "0", step: "1" });
       const offset = node(document, "input", { type: "number", className: "cwl-offset", min: "0", step: "1" });
       labelled(box, "order", ord);
