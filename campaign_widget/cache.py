@@ -5,9 +5,13 @@ Public API (pure numpy + a numba kernel; no widget code)::
     Layout(order="C"|"F", strides=None, offset=0, byte_offset=0, elem_bytes=None, shape=None)
     trace(einsum, sizes, *, layouts=None, loop_order=None, elem_bytes=4, line=64,
           out_of_range="report") -> Trace
-    Cache(line=64, lines=512, ways=None)          # ways=None: fully associative
-    stack_distances(trace, line=64) -> StackDistances   # .distance (-1 cold), .histogram, .cold
-    simulate(trace, cache) -> CacheResult         # .misses .cold .capacity .conflict, per tensor/element
+    Cache(line=64, lines=512, ways=None)          # ways=None: fully associative; Cache.of_bytes(size, ...)
+    stack_distances(trace, line=64, *, progress=None) -> StackDistances
+        # .distance (-1 cold), .histogram (d = 0..max), .cold, .misses(C or array of C);
+        # unpacks as ``distance, histogram = stack_distances(trace)``
+    simulate(trace, cache, *, distances=None, progress=None) -> CacheResult
+        # .misses .cold .capacity .conflict .hits .accesses, .miss / .fa_miss (per access),
+        # .distances, .set_distances, .fa_misses(C), .per_tensor, .per_element(tensor), .write_backs()
     predicted_traffic(workload, phase, cache, *, local_sizes=None, layouts=None, loop_order=None,
                       mode="exact"|"ratio", write_back=False) -> {tensor: bytes}
     with_predicted_traffic(workload, phase, cache, ...) -> Workload (that phase's bytes predicted)
@@ -27,6 +31,10 @@ is accessed once (a write). ``Trace`` arrays, one entry per access, in trace ord
 
 Per tensor: ``tensors``, ``shapes``, ``strides`` (elements), ``elem_bytes``, ``offsets``,
 ``byte_offsets``, ``bases`` (for ``trace.line``; ``trace.bases_for(line)``), ``extents`` (bytes).
+For a view: ``trace.same_line(tensor, element, line)`` (Fig. 5a's overlay), ``trace.related(tensor,
+elements)`` (accesses of the iterations touching them, per element of every tensor),
+``trace.accesses_per_element(tensor)`` (the flattened heatmap), ``trace.element_address(...)``,
+``trace.refs`` (the accesses of one point: tensor id, index expressions, is_write), ``trace.points``.
 Out-of-range accesses (an index expression outside the tensor's shape) are left out of the arrays,
 counted per tensor in ``trace.out_of_range`` and reported with a warning (``out_of_range="error"``
 raises instead). A tensor's shape is ``Layout.shape`` if given, else per dimension the largest index
@@ -41,6 +49,11 @@ distance >= C, so ``StackDistances.misses(C)`` is cold + #{d >= C} for every C a
 LRU cache (S = lines // ways sets, set = line mod S, write-allocate) applies the same rule to the distance
 counted within the access's set, with ``ways`` for C. Classes: cold; capacity = FA(C) - cold;
 conflict = set-associative - FA(C) (may be negative: reported as computed).
+
+Speed: one sequential pass (a numba-compiled kernel) gives the fully associative distance of every
+access — the most recent lines in a small array, older ones as stamps in a bitset with a Fenwick tree
+over its words, O(log lines) per access — and, in the same pass, a W-way set-associative cache (each
+set's lines with their last access times). ``benchmarks/bench_cache.py`` compares with pycachesim.
 """
 
 from __future__ import annotations
@@ -50,13 +63,14 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from . import expr as _expr
-from .einsum import Einsum, parse as _parse_einsum
+from .einsum import Einsum
+from .einsum import parse as _parse_einsum
 from .errors import WorkloadError
 
 MAX_ACCESSES = 10**7
@@ -142,7 +156,7 @@ class Layout:
         return self.strides
 
     @staticmethod
-    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> "Layout":
+    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> Layout:
         """A layout whose innermost rows are padded to a multiple of ``multiple`` elements (post-padding,
         e.g. ``multiple = line // elem_bytes`` aligns every row to a cache line).
 
@@ -598,9 +612,9 @@ def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where
                         else:
                             bits[q] = np.uint64(0)
                     for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
-                        low = (i - (i & (-i))) * 64
+                        lo = (i - (i & (-i))) * 64
                         hi = i * 64 if i * 64 < rank else rank
-                        tree[i] = hi - low if hi > low else 0
+                        tree[i] = hi - lo if hi > lo else 0
                     stamp = rank
                 bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
                 i = (stamp >> 6) + 1
@@ -829,7 +843,7 @@ class Cache:
                                       f"(capacity {self.lines * self.line:,} bytes)")
 
     @classmethod
-    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> "Cache":
+    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> Cache:
         """A cache of ``size`` bytes (a whole number of lines)."""
         size = _whole(size, "Cache size", minimum=1)
         line = _line(line, "Cache line")
@@ -927,8 +941,8 @@ class CacheResult:
         the same line, or the end of the trace) with at least one write costs one write-back (at its
         eviction, or at the final flush)."""
         lines = self.trace.addresses(self.cache.line) >> (self.cache.line.bit_length() - 1)
-        order = np.lexsort((np.arange(lines.size), lines))
-        ln, miss, write = lines[order], self.miss[order], self.trace.is_write[order]
+        order = np.argsort(lines, kind="stable")   # by line, then time
+        miss, write = self.miss[order], self.trace.is_write[order]
         stay = np.cumsum(miss) - 1          # stays numbered in (line, time) order; each line starts with a miss
         dirty = np.zeros(int(stay[-1]) + 1 if stay.size else 0, bool)
         np.logical_or.at(dirty, stay[write], True)
@@ -988,23 +1002,17 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
 
 def _phase_einsum(workload, phase: str):
     """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
-    inputs = getattr(workload, "einsum_inputs", None)
     if not isinstance(phase, str):
         raise CacheModelError(f"phase={phase!r} must be a phase name")
     if phase not in workload.names:
         raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
-    if not inputs:
+    einsums = workload.einsums
+    if not einsums:
         raise CacheModelError(f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
                               "with Workload.from_einsums")
-    einsums = inputs["einsums"]
-    items = list(einsums.items()) if isinstance(einsums, Mapping) else list(einsums)
-    specs = {str(name): spec for name, spec in items}
-    if phase not in specs:
-        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(specs)})")
-    e = _parse_einsum(phase, specs[phase])
-    params = dict(getattr(workload, "params", None) or {})
-    sizes = _expr.resolve_sizes(inputs["sizes"], params)
-    return e, sizes, inputs["element_bytes"], inputs
+    if phase not in einsums:
+        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(einsums)})")
+    return einsums[phase], workload.sizes, workload.element_bytes
 
 
 def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
@@ -1012,7 +1020,7 @@ def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
     if not isinstance(element_bytes, Mapping):
         return layouts, int(element_bytes)
     default = int(element_bytes.get("*", 4))
-    for tensor in dict.fromkeys([t for t, _ in _refs_of(e)[:-1]] + [e.output]):
+    for tensor in dict.fromkeys(t for t, _, _ in _refs_of(e)):
         width = element_bytes.get(tensor)
         if width is None:
             continue
@@ -1028,7 +1036,7 @@ def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     if mode not in ("exact", "ratio"):
         raise CacheModelError(f"mode={mode!r} must be 'exact' or 'ratio'")
-    e, full, element_bytes, _ = _phase_einsum(workload, phase)
+    e, full, element_bytes = _phase_einsum(workload, phase)
     layouts, width = _layouts_with_widths(e, layouts, element_bytes)
     if mode == "exact":
         sizes = full
@@ -1089,31 +1097,15 @@ def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mappin
 
 def with_predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes=None, layouts=None,
                            loop_order=None, mode: str = "exact", write_back: bool = False):
-    """A new workload whose ``phase`` reads and writes the predicted bytes (``predicted_traffic``) in place
-    of its logical ones; ops, the other phases, the machine and settings are unchanged. The new
-    workload's ``predicted`` maps each predicted phase to {"reads", "writes", "cache", "mode",
-    "loop_order", "misses"} (phases predicted before are kept)."""
-    from .einsum import einsum_phases
-    from .phase import Phase
-    from .workload import Workload
-
+    """A new workload whose ``phase`` moves the predicted bytes (``predicted_traffic``) in place of its
+    logical ones; ops, the other phases, the machine and settings are unchanged (``table()`` marks the
+    phase ``bytes_source = "predicted"``). ``workload.predicted[phase]`` keeps {"bytes", "tensors",
+    "reads", "writes", "cache", "mode", "loop_order", "misses", "write_back"}; phases predicted before
+    keep their prediction."""
     reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
                                        loop_order=loop_order, mode=mode, write_back=write_back)
-    inputs = workload.einsum_inputs
-    params = dict(getattr(workload, "params", None) or {})
-    sizes = _expr.resolve_sizes(inputs["sizes"], params)
-    earlier = dict(getattr(workload, "predicted", None) or {})
-    earlier[phase] = {"reads": reads, "writes": writes, "cache": cache, "mode": mode,
-                      "loop_order": result.trace.loop_order, "misses": result.misses}
-    phases = []
-    for p in einsum_phases(inputs["einsums"], sizes, element_bytes=inputs["element_bytes"],
-                           mac_ops=inputs["mac_ops"]):
-        if p.name in earlier:
-            given = earlier[p.name]
-            p = Phase(p.name, ops=p.ops, after=p.after, tileable=p.tileable, reads=given["reads"],
-                      writes=given["writes"])
-        phases.append(p)
-    out = Workload(phases, machine=workload.machine, settings=dict(getattr(workload, "settings", {}) or {}))
-    out.einsum_inputs = inputs
-    out.predicted = earlier
-    return out
+    index = workload.names.index(phase)
+    prediction = {"bytes": float(sum(reads.values()) + sum(writes.values())), "tensors": {**reads, **writes},
+                  "reads": reads, "writes": writes, "cache": cache, "mode": mode,
+                  "loop_order": result.trace.loop_order, "misses": result.misses, "write_back": bool(write_back)}
+    return workload._replace(_predicted={**workload._predicted, index: prediction})

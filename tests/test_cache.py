@@ -8,10 +8,10 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from campaign_widget.cache import (MAX_ACCESSES, Cache, CacheModelError, Layout, simulate, stack_distances,
-                                   trace)
+from campaign_widget.cache import MAX_ACCESSES, Cache, CacheModelError, Layout, simulate, stack_distances, trace
 
 MATMUL = "C[i,j] = A[i,k] * B[k,j]"
 
@@ -59,7 +59,7 @@ PYCACHESIM_CACHES = {
 }
 
 
-@pytest.mark.parametrize("n", [16, 32, 64])
+@pytest.mark.parametrize("n", [16, 32, pytest.param(64, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("loop_order", ["ijk", "ikj"])
 def test_matmul_misses_equal_pycachesim_access_for_access(n, loop_order):
     t = trace(MATMUL, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order=loop_order)
@@ -120,9 +120,24 @@ def naive_distances(lines):
     return np.array(out, np.int64)
 
 
+def stack_of_lines(lines):
+    """Stack distances by an explicit LRU stack (most recent first): the position of the line."""
+    stack, out = [], []
+    for line in lines:
+        try:
+            position = stack.index(line)
+        except ValueError:
+            out.append(-1)
+        else:
+            out.append(position)
+            del stack[position]
+        stack.insert(0, line)
+    return np.array(out, np.int64)
+
+
 def gather(n, a, b, m, c, m2):
     """A trace with an irregular, repeating pattern: index expressions with % (design.md §7 evaluator)."""
-    return trace(f"Y[i] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]", {"i": n}, elem_bytes=4,
+    return trace(f"Y[i % 64] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]", {"i": n}, elem_bytes=4,
                  layouts={"X": Layout(shape=(m,)), "Z": Layout(shape=(m2,))})
 
 
@@ -163,15 +178,31 @@ def test_many_ways_take_the_set_by_set_path_and_agree_with_lru():
     np.testing.assert_array_equal(simulate(t, cache).miss, lru_misses(ids, 256, 2))
 
 
-def test_chunked_kernel_renumbers_stamps_and_matches_a_single_pass(monkeypatch):
+@pytest.mark.slow
+def test_long_traces_renumber_stamps_and_chunks_resume(monkeypatch):
+    """180,000 accesses over ~1,400 lines (stamps for 8,192): stamps run out and are renumbered many times."""
     import campaign_widget.cache as model
-    t = gather(5000, 31, 3, 2000, 17, 700)
-    whole = stack_distances(t, 8).distance
-    monkeypatch.setattr(model, "_CHUNK", 777)
+    t = gather(60000, 31, 3, 2000, 17, 700)
+    ids = (t.addresses(8) // 8).tolist()
+    whole = stack_distances(t, 8)
+    np.testing.assert_array_equal(whole.distance, stack_of_lines(ids))
+    for lines, ways in ((64, 4), (512, 8)):
+        np.testing.assert_array_equal(simulate(t, Cache(line=8, lines=lines, ways=ways)).miss,
+                                      lru_misses(ids, lines, lines // ways))
+    monkeypatch.setattr(model, "_CHUNK", 7777)
     seen = []
-    chunked = stack_distances(t, 8, progress=lambda done, total: seen.append((done, total))).distance
-    np.testing.assert_array_equal(whole, chunked)
-    assert seen[-1] == (len(t), len(t)) and len(seen) == -(-len(t) // 777)
+    chunked = stack_distances(t, 8, progress=lambda done, total: seen.append((done, total)))
+    np.testing.assert_array_equal(whole.distance, chunked.distance)
+    assert seen[-1] == (len(t), len(t)) and len(seen) == -(-len(t) // 7777)
+
+
+def test_sparse_lines_take_the_dense_rank_path():
+    # a stride of 2^22 elements: the lines are too sparse to index directly
+    t = trace("Y[i] = X[i, j]", {"i": 6, "j": 40}, layouts={"X": Layout(strides=(1 << 22, 1))})
+    ids = (t.addresses(64) // 64).tolist()
+    d = stack_distances(t, 64)
+    np.testing.assert_array_equal(d.distance, naive_distances(ids))
+    np.testing.assert_array_equal(simulate(t, Cache(lines=4, ways=2)).miss, lru_misses(ids, 4, 2))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -322,7 +353,9 @@ def test_loop_interchange_shortens_the_phase():
     assert d_ikj == pytest.approx(ikj.table()["bytes"][0] / 1e10)
     assert ikj.table()["ops"][0] == w.table()["ops"][0]
     assert ikj.predicted["gemm"]["loop_order"] == ("i", "k", "j")
-    assert ikj.tensors[0][0].keys() == {"A", "B"} and ikj.tensors[0][1].keys() == {"C"}
+    assert ikj.predicted["gemm"]["reads"].keys() == {"A", "B"} and ikj.predicted["gemm"]["writes"].keys() == {"C"}
+    assert ikj.table()["bytes_source"][0] == "predicted" and w.table()["bytes_source"][0] == "logical"
+    assert ikj.table()["bytes"][0] == sum(ikj.predicted["gemm"]["tensors"].values())
 
 
 def test_write_backs_add_dirty_lines_of_the_output():
@@ -369,6 +402,7 @@ def test_predicted_traffic_bad_input():
 
 def test_docstring_examples():
     import doctest
+
     import campaign_widget.cache as model
     result = doctest.testmod(model)
     assert result.attempted >= 5 and result.failed == 0
@@ -391,3 +425,25 @@ def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
     plain = simulate(t, Cache(line=16, lines=8, ways=2))
     np.testing.assert_array_equal(compiled.distances.distance, plain.distances.distance)
     np.testing.assert_array_equal(compiled.miss, plain.miss)
+
+
+def test_predicted_traffic_of_a_parametric_workload_follows_its_parameters():
+    from campaign_widget import Machine, Workload
+    from campaign_widget.cache import predicted_traffic
+    w = Workload.from_einsums({"gemm": MATMUL}, {"i": "N", "j": "N", "k": "N"}, params={"N": 16}, element_bytes=8,
+                              machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+    everything = Cache(lines=4096)
+    assert predicted_traffic(w, "gemm", everything) == {"A": 2048.0, "B": 2048.0, "C": 2048.0}
+    assert predicted_traffic(w.with_params(N=32), "gemm", everything) == {"A": 8192.0, "B": 8192.0, "C": 8192.0}
+
+
+def test_predicted_traffic_uses_the_workloads_element_sizes_per_tensor():
+    from campaign_widget import Machine, Workload
+    from campaign_widget.cache import predicted_traffic
+    w = Workload.from_einsums({"gemm": MATMUL}, {"i": 16, "j": 16, "k": 16}, element_bytes={"A": 2, "*": 8},
+                              machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+    everything = Cache(lines=4096)
+    assert predicted_traffic(w, "gemm", everything) == {"A": 512.0, "B": 2048.0, "C": 2048.0}
+    # a layout without its own elem_bytes keeps the workload's; one with it overrides
+    assert predicted_traffic(w, "gemm", everything, layouts={"A": Layout(order="F")})["A"] == 512.0
+    assert predicted_traffic(w, "gemm", everything, layouts={"A": Layout(elem_bytes=4)})["A"] == 1024.0
