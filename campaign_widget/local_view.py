@@ -34,7 +34,6 @@ from ._local_geometry import (
 from .buffers import to_payload
 from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
 from .einsum import Einsum
-from .einsum import parse as _parse_einsum
 from .errors import WorkloadError
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
@@ -579,21 +578,19 @@ _MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
 
 def _einsum_of(workload, phase):
     """The Einsum of ``phase`` and its element bytes (None: not known): given directly, or the phase of
-    that name of a workload built by ``Workload.from_einsums`` (which keeps its ``einsum_inputs``)."""
+    that name of a workload built by ``Workload.from_einsums`` (``workload.einsums``, ``.element_bytes``)."""
     if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
         return phase, None
     if isinstance(phase, str) and workload is not None:
         names = list(getattr(workload, "names", []))
         if phase not in names:
             raise WorkloadError(f"LocalView: phase {phase!r} is not in the workload; its phases: {names}")
-        inputs = getattr(workload, "einsum_inputs", None) or {}
-        einsums = inputs.get("einsums") or {}
-        specs = dict((str(k), v) for k, v in (einsums.items() if isinstance(einsums, Mapping) else einsums))
-        if phase not in specs:
+        einsums = getattr(workload, "einsums", None) or {}  # Workload.from_einsums keeps them
+        if phase not in einsums:
             raise WorkloadError(f"LocalView: phase {phase!r} carries no Einsum (build the workload with "
                                 "Workload.from_einsums, or pass the Einsum itself, e.g. "
                                 "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))")
-        return _parse_einsum(phase, specs[phase]), inputs.get("element_bytes")
+        return einsums[phase], getattr(workload, "element_bytes", None)
     raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
 
 
