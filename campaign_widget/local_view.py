@@ -242,7 +242,9 @@ class LocalView(anywidget.AnyWidget):
     @t.observe("capacity", "ways")
     def _on_cache_control(self, change):
         if self._ready:
-            self._misses()
+            with self.hold_sync():
+                self.capacity_max = max(self._distinct_lines + 1, self.capacity)  # the slider reaches it
+                self._misses()
 
     @t.observe("reuse_stat", "scaling", "palette")
     def _on_colour_control(self, change):

@@ -432,3 +432,12 @@ def test_a_dimension_order_stores_the_tensor_transposed():
     assert view.trace.strides[0] == (6, 1, 18), "rows of 4 padded to 6"
     view.set_state({"layouts": {**view.layouts, "inf": {"order": "2,0", "pad": 0, "offset": 0}}})
     assert "layouts['inf'].order='2,0'" in view.message and view.trace.strides[0] == (6, 1, 18)
+
+
+def test_the_capacity_slider_reaches_a_capacity_set_from_python():
+    view = LocalView(None, MATMUL, {"i": 4, "j": 4, "k": 4}, cache=Cache(line=64, lines=2))
+    assert view.capacity_max == len(set(lines_of(view))) + 1
+    view.capacity = 1000
+    assert view.capacity_max == 1000 and total_row(view)[2] == len(set(lines_of(view)))
+    view.capacity = 2
+    assert view.capacity_max == len(set(lines_of(view))) + 1
