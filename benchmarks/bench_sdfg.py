@@ -18,7 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
-from campaign_widget.sdfg import read_sdfg
+from campaign_widget.io.sdfg import read_sdfg
 
 FIXTURE = Path(__file__).parent.parent / "tests" / "data" / "sdfg" / "mlp.sdfgz"
 PARAMS = {"B": 8, "D": 1024, "H": 4096, "O": 1024}

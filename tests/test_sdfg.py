@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import campaign_widget as cw
 from campaign_widget import Machine, WorkloadFileError
-from campaign_widget import sdfg as sdfg_module
-from campaign_widget.sdfg import (
+from campaign_widget.io import sdfg as sdfg_module
+from campaign_widget.io.sdfg import (
     DYNAMIC,
     NEGATIVE,
     NOT_PYTHON,

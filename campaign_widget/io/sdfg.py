@@ -58,8 +58,13 @@ from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import WorkloadError
-from .io.source import Source, WorkloadFileError
+from ..errors import WorkloadError
+from ..expr import MAX_TEXT, ExpressionError, parse
+from ..machine import Machine
+from ..phase import Phase
+from ..workload import Workload
+from ._common import ImportReport, PhaseReport, check_machine, check_percent
+from .source import Source, WorkloadFileError
 
 FORMAT = "dace-sdfg"
 SUFFIXES = (".sdfg", ".sdfgz")
@@ -146,8 +151,6 @@ class SDFGProgram:
     @property
     def parameters(self) -> list[str]:
         """The symbols the phases' expressions use, sorted."""
-        from .expr import parse
-
         names = set()
         for p in self.phases:
             for terms in (p.ops, *p.reads.values(), *p.writes.values()):
@@ -1109,12 +1112,6 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
     The workload carries ``workload.import_report`` (an ``ImportReport``): per phase the ops and
     bytes expressions, and everything left out, by reason.
     """
-    from .expr import MAX_TEXT, ExpressionError, parse
-    from .io._common import ImportReport, PhaseReport, check_machine, check_percent
-    from .machine import Machine
-    from .phase import Phase
-    from .workload import Workload
-
     name = path.name if isinstance(path, Source) else str(path)
     check_percent(name, percent)
     check_machine(machine)
@@ -1243,12 +1240,3 @@ def sniff(source: Source) -> bool:
 def read(source: Source, *, machine=None, percent=False, **options):
     """``load()``'s entry point: :func:`read_sdfg` with ``params=``, ``element_bytes=``."""
     return read_sdfg(source, machine=machine, percent=percent, **options)
-
-
-def register() -> None:
-    """Teach ``campaign_widget.load`` to read SDFGs (``.sdfg``, ``.sdfgz``, or JSON of type SDFG). Idempotent."""
-    from .io.registry import formats, register_format
-
-    if FORMAT not in {f.name for f in formats()}:
-        register_format(FORMAT, sniff, read, suffixes=SUFFIXES,
-                        description="DaCe SDFG (.sdfg JSON or .sdfgz gzip; params= gives its symbols' values)")
