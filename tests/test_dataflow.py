@@ -1,0 +1,204 @@
+"""The global data-movement view's model (design.md §7): scaling, palettes, the graph, the layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from campaign_widget import Machine, Phase, Workload
+from campaign_widget.dataflow import (
+    EDGE_ORDER, EDGE_READ, EDGE_WRITE, NAN_COLOR, NODE_PHASE, NODE_TENSOR, colors, dataflow_graph,
+    layered_layout, legend, overlay_values, scale, severity,
+)
+
+V = [1, 2, 3, 100]
+MACHINE = Machine(peak_compute=1e12, peak_bandwidth=1e11)
+
+
+# -- design.md §7's example, exactly -----------------------------------------------------------------
+
+def test_median_scaling_example():
+    s = severity(V, "median")
+    assert s[0] == 1 / (2 * 2.5) == 0.2
+    assert s[2] == 3 / 5 == 0.6
+    assert s[3] == 1.0
+    assert legend(V, "median", 0, "bytes", "B")["centre"] == 2.5
+
+
+def test_mean_scaling_example():
+    s = severity(V, "mean")
+    assert s[2] == 3 / 53
+    assert s[3] == 1.0  # 100 / 53 clamps
+    assert legend(V, "mean", 0, "bytes", "B")["centre"] == 26.5
+
+
+def test_hist_scaling_example():
+    assert severity(V, "hist").tolist() == [0, 1 / 3, 2 / 3, 1]
+    assert severity([7, 7, 7], "hist").tolist() == [0, 0, 0]
+    # repeated values share a step: B = {1, 5}
+    assert severity([5, 1, 5], "hist").tolist() == [1, 0, 1]
+
+
+def test_hist_with_buckets():
+    # equal-width buckets on [1, 100]: width 33 → 1, 2, 3 in bucket 0; 100 in the last
+    assert severity(V, "hist", buckets=3).tolist() == [0, 0, 0, 1]
+    # [0.5, 1.5, 2.5, 3.5] over 4 buckets of [0.5, 3.5]: one per bucket, s = k / 3
+    assert severity([0.5, 1.5, 2.5, 3.5], "hist", buckets=4).tolist() == [0, 1 / 3, 2 / 3, 1]
+    # the maximum falls in the last bucket, not one past it
+    assert severity([1, 2], "hist", buckets=2).tolist() == [0, 1]
+
+
+def test_linear_and_log_scaling():
+    assert severity(V, "linear").tolist() == [0, 1 / 99, 2 / 99, 1]
+    s = severity([1, 10, 100], "log")
+    assert s[0] == 0 and s[2] == 1 and abs(s[1] - 0.5) < 1e-15
+    assert severity([4, 4], "linear").tolist() == [0, 0]
+    assert severity([4, 4], "log").tolist() == [0, 0]
+
+
+def test_missing_and_non_positive_values_are_nan_and_out_of_the_scale():
+    s = severity([np.nan, 0, -3, 1, 2, 3, 100], "median")
+    assert np.isnan(s[:3]).all()
+    assert s[3:].tolist() == [0.2, 0.4, 0.6, 1.0]  # the scale is still c = 2.5
+    assert np.isnan(severity([0, 0], "mean")).all()
+    assert colors([np.nan])[0] == NAN_COLOR
+
+
+# -- palettes: ends and middles from the published definitions --------------------------------------
+
+def test_gyr_is_hue_120_times_one_minus_s():
+    assert colors([0, 0.5, 1]) == ["#00ff00", "#ffff00", "#ff0000"]
+    # s = 0.25: hue 90°, (X, 1, 0) with X = 1 − |90/60 mod 2 − 1| = 0.5 → 128 (rounded)
+    assert colors([0.25]) == ["#80ff00"]
+    assert colors([0, 1], reverse=True) == ["#ff0000", "#00ff00"]
+
+
+def test_viridis_and_cividis_published_tables():
+    # viridis: the published first, middle (entry 128 of 256) and last colours
+    assert colors([0, 0.5, 1], "viridis") == ["#440154", "#21918c", "#fde725"]
+    assert colors([0, 1], "cividis") == ["#00224e", "#fee838"]
+    from matplotlib import _cm_listed  # the published table, read directly
+
+    r, g, b = (round(255 * c) for c in _cm_listed._cividis_data[128])
+    assert colors([0.5], "cividis") == [f"#{r:02x}{g:02x}{b:02x}"]
+
+
+def test_rdylgn_colorbrewer_classes_low_green_high_red():
+    assert colors([0, 0.5, 1], "RdYlGn") == ["#006837", "#ffffbf", "#a50026"]
+    assert colors([0.1], "RdYlGn") == ["#1a9850"]  # the second of ColorBrewer's 11 classes
+
+
+def test_palette_as_a_list_is_interpolated():
+    assert colors([0, 0.5, 1], ["#000000", "#ffffff"]) == ["#000000", "#808080", "#ffffff"]
+    assert colors([0.5], ["#ff0000", "#00ff00", "#0000ff"]) == ["#00ff00"]
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: severity(V, "medain"), ["medain", "median", "mean", "hist", "linear", "log"]),
+    (lambda: colors([0.5], "jet"), ["jet", "gyr", "viridis", "cividis", "RdYlGn"]),
+    (lambda: colors([0.5], ["#000000", "notacolour"]), ["notacolour", "1"]),
+    (lambda: colors([0.5], ["#000000"]), ["at least 2"]),
+    (lambda: severity(V, "hist", buckets=1), ["buckets=1"]),
+    (lambda: severity(V, "hist", buckets=2.5), ["buckets=2.5"]),
+    (lambda: severity("abc"), ["numbers"]),
+])
+def test_bad_names_are_refused_listing_the_valid_ones(call, words):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
+
+
+# -- the graph -------------------------------------------------------------------------------------
+
+def _mlp():
+    return Workload([
+        Phase("up", ops=2e9, reads={"x": 4e6, "W1": 16e6}, writes={"h": 16e6}),
+        Phase("act", ops=4e6, reads={"h": 16e6}, writes={"a": 16e6}),
+        Phase("down", ops=2e9, reads={"a": 16e6, "W2": 16e6}, writes={"y": 4e6}),
+        Phase("log", ops=1e3, bytes=8, after=["down"]),
+    ], machine=MACHINE)
+
+
+def _edge(graph, src, dst):
+    index = {n: i for i, n in enumerate(graph.names)}
+    hit = np.flatnonzero((graph.src == index[src]) & (graph.dst == index[dst]))
+    assert hit.size == 1, (src, dst)
+    return int(hit[0])
+
+
+def test_graph_nodes_and_edges():
+    g = dataflow_graph(_mlp())
+    assert g.names[:4] == ["up", "act", "down", "log"]
+    assert sorted(g.names[4:]) == ["W1", "W2", "a", "h", "x", "y"]
+    assert (g.kind[:4] == NODE_PHASE).all() and (g.kind[4:] == NODE_TENSOR).all()
+    e = _edge(g, "W1", "up")
+    assert g.edge_kind[e] == EDGE_READ and g.bytes[e] == 16e6
+    e = _edge(g, "down", "y")
+    assert g.edge_kind[e] == EDGE_WRITE and g.bytes[e] == 4e6
+    e = _edge(g, "down", "log")  # an `after` that names no tensor
+    assert g.edge_kind[e] == EDGE_ORDER and np.isnan(g.bytes[e])
+    assert g.n_edges == 3 + 2 + 3 + 1
+    assert not g.fused.any()
+
+
+def test_fused_tensors_move_zero_bytes_and_are_marked():
+    fused = _mlp().fuse([["up", "act", "down"]])
+    g = dataflow_graph(fused)
+    for src, dst in (("up", "h"), ("h", "act"), ("act", "a"), ("a", "down")):
+        e = _edge(g, src, dst)
+        assert g.fused[e] and g.bytes[e] == 0.0 and g.logical_bytes[e] == 16e6
+    for src, dst in (("x", "up"), ("W1", "up"), ("W2", "down"), ("down", "y")):
+        assert not g.fused[_edge(g, src, dst)]
+    fused_names = {g.names[i] for i in np.flatnonzero(g.fused_tensor)}
+    assert fused_names == {"h", "a"}
+    # the edges' bytes add up to what fusion says the phases move
+    phase_bytes = np.zeros(4)
+    for e in range(g.n_edges):
+        if g.edge_kind[e] == EDGE_READ:
+            phase_bytes[g.dst[e]] += g.bytes[e]
+        elif g.edge_kind[e] == EDGE_WRITE:
+            phase_bytes[g.src[e]] += g.bytes[e]
+    assert phase_bytes[:3].tolist() == fused.arrays.bytes[:3].tolist()
+
+
+def test_tensor_read_outside_its_group_is_not_fused():
+    w = Workload([
+        Phase("a", ops=1, reads={"x": 8}, writes={"t": 8}),
+        Phase("b", ops=1, reads={"t": 8}, writes={"u": 8}),
+        Phase("c", ops=1, reads={"t": 8, "u": 8}, writes={"v": 8}),
+    ], machine=MACHINE).fuse([["a", "b"]])
+    g = dataflow_graph(w)
+    assert g.fused[_edge(g, "t", "b")]  # read inside the group: on chip
+    assert not g.fused[_edge(g, "a", "t")]  # still written: c reads it from outside
+    assert not g.fused_tensor[g.names.index("t")]
+
+
+def test_phase_overlays_come_from_the_table():
+    w = _mlp()
+    g = dataflow_graph(w)
+    for overlay in ("ops", "intensity", "duration", "efficiency"):
+        assert overlay_values(w, g, overlay).tolist() == w.table()[overlay].tolist()
+    sc = scale(w, g, "ops", "hist")
+    assert sc.target == "phases" and sc.rgb.shape == (4, 3)
+    with pytest.raises(ValueError, match="valid: bytes, ops, intensity, duration, efficiency"):
+        overlay_values(w, g, "flops")
+
+
+def test_legend_carries_method_centre_edges_unit():
+    leg = legend([1, 2, 3, 100], "hist", 4, "bytes", "B")
+    assert leg["method"] == "hist" and leg["unit"] == "B"
+    assert leg["edges"] == [1, 25.75, 50.5, 75.25, 100]
+    assert len(leg["stops"]) == 4 and leg["stops"][0] == "#00ff00" and leg["stops"][-1] == "#ff0000"
+    leg = legend([1, 2, 3, 100, 0, np.nan], "median", 0, "bytes", "B")
+    assert leg["ticks"][1] == [0.5, "2.5 B"] and leg["missing"] == 2
+
+
+def test_layout_is_left_to_right_producers_before_consumers():
+    g = dataflow_graph(_mlp())
+    lay = layered_layout(g)
+    assert (lay.x[g.src] < lay.x[g.dst]).all()
+    # nodes in one layer do not overlap
+    for layer in np.unique(lay.layer):
+        ys = np.sort(lay.y[lay.layer == layer])
+        assert (np.diff(ys) >= lay.height.max()).all()
