@@ -1,0 +1,70 @@
+// The dataflow view's synced state decoded into typed arrays, plus draw batches by colour.
+// Nothing here computes the model: positions, colours, widths and values all come from Python.
+import { decodeArray } from "../codecs.js";
+
+const EMPTY_BOUNDS = [0, 0, 1, 1];
+
+function typed(raw, key, Typed, n) {
+  const value = decodeArray(raw?.[key]);
+  if (value && value.length >= n) return value;
+  return new Typed(n);
+}
+
+/** Decode the `graph` trait: geometry (CSS px at zoom 1) and structure. */
+export function decodeGraph(raw) {
+  const nNodes = Number.isInteger(raw?.n_nodes) ? raw.n_nodes : 0;
+  const nEdges = Number.isInteger(raw?.n_edges) ? raw.n_edges : 0;
+  const bounds = Array.isArray(raw?.bounds) && raw.bounds.length === 4 ? raw.bounds.map(Number) : EMPTY_BOUNDS;
+  return {
+    nNodes, nEdges, nPhases: Number.isInteger(raw?.n_phases) ? raw.n_phases : 0, bounds,
+    x: typed(raw, "x", Float32Array, nNodes), y: typed(raw, "y", Float32Array, nNodes),
+    w: typed(raw, "w", Float32Array, nNodes), h: typed(raw, "h", Float32Array, nNodes),
+    kind: typed(raw, "kind", Uint8Array, nNodes), fusedTensor: typed(raw, "fused_tensor", Uint8Array, nNodes),
+    src: typed(raw, "src", Int32Array, nEdges), dst: typed(raw, "dst", Int32Array, nEdges),
+    edgeKind: typed(raw, "edge_kind", Uint8Array, nEdges), fused: typed(raw, "fused", Uint8Array, nEdges),
+  };
+}
+
+export function cssColor(rgb, i) {
+  const hex = (v) => v.toString(16).padStart(2, "0");
+  return `#${hex(rgb[3 * i])}${hex(rgb[3 * i + 1])}${hex(rgb[3 * i + 2])}`;
+}
+
+/**
+ * Indices grouped by colour (and an extra key, e.g. dashed): [{ css, key, indices: Int32Array }],
+ * so a frame sets each fill or stroke style once. `count` elements, colours in `rgb` (n×3 uint8).
+ */
+export function colorGroups(rgb, count, extraKey = null) {
+  const byKey = new Map();
+  for (let i = 0; i < count; i++) {
+    const key = (((rgb[3 * i] << 16) | (rgb[3 * i + 1] << 8) | rgb[3 * i + 2]) * 4) + (extraKey ? extraKey(i) : 0);
+    let list = byKey.get(key);
+    if (!list) byKey.set(key, (list = []));
+    list.push(i);
+  }
+  return [...byKey].map(([key, list]) => ({ key, extra: key % 4, css: cssColor(rgb, list[0]), indices: Int32Array.from(list) }));
+}
+
+/** Decode the `style` trait for a graph: colours, widths, values, and the draw batches. */
+export function decodeStyle(raw, graph) {
+  const { nNodes, nEdges, nPhases } = graph;
+  const style = {
+    target: raw?.target === "phases" ? "phases" : "edges",
+    overlay: typeof raw?.overlay === "string" ? raw.overlay : "bytes",
+    nodeRgb: typed(raw, "node_rgb", Uint8Array, 3 * nNodes),
+    edgeRgb: typed(raw, "edge_rgb", Uint8Array, 3 * nEdges),
+    edgeRank: typed(raw, "edge_rank", Float32Array, nEdges),
+    edgeWidth: typed(raw, "edge_width", Float32Array, nEdges),
+    edgeBytes: typed(raw, "edge_bytes", Float64Array, nEdges),
+    edgeLogicalBytes: typed(raw, "edge_logical_bytes", Float64Array, nEdges),
+    tensorBytes: typed(raw, "tensor_bytes", Float64Array, nNodes),
+    s: decodeArray(raw?.s) ?? new Float32Array(0),
+    phase: {},
+  };
+  for (const key of ["ops", "bytes", "intensity", "duration", "efficiency"]) {
+    style.phase[key] = typed(raw, `phase_${key}`, Float64Array, nPhases);
+  }
+  style.nodeGroups = colorGroups(style.nodeRgb, nNodes, (i) => (graph.kind[i] === 1 ? 1 : 0));
+  style.edgeGroups = colorGroups(style.edgeRgb, nEdges, (i) => (graph.fused[i] ? 1 : graph.edgeKind[i] === 2 ? 2 : 0));
+  return style;
+}
