@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .formatting import format_percent, format_si
+from .formatting import format_percent, format_quantity, format_si
 
 OVERLAYS = ("bytes", "ops", "intensity", "duration", "efficiency")
 PHASE_OVERLAYS = OVERLAYS[1:]
@@ -329,6 +329,8 @@ def overlay_values(workload, graph: DataflowGraph, overlay: str) -> np.ndarray:
 def format_value(value: float, overlay: str, unit: str) -> str:
     if overlay == "efficiency":
         return format_percent(value)
+    if overlay in ("intensity", "duration"):
+        return format_quantity(value, unit)
     return format_si(value, unit)
 
 

@@ -71,7 +71,7 @@ class DataflowView(anywidget.AnyWidget):
     # computed here, drawn there
     graph = t.Dict(read_only=True).tag(sync=True)
     node_names = t.List(t.Unicode(), read_only=True).tag(sync=True)
-    style = t.Dict(read_only=True).tag(sync=True)
+    paint = t.Dict(read_only=True).tag(sync=True)  # not "style": ipywidgets' DOMWidgetModel unpacks that key
     legend = t.Dict(read_only=True).tag(sync=True)
     units = t.Dict(read_only=True).tag(sync=True)
     choices = t.Dict(read_only=True).tag(sync=True)
@@ -187,7 +187,8 @@ class DataflowView(anywidget.AnyWidget):
         return self._graph
 
     @property
-    def layout(self) -> model.Layout:
+    def graph_layout(self) -> model.Layout:
+        """Node positions and sizes as drawn (``layout`` is the ipywidgets CSS layout)."""
         return self._layout
 
     def current_scale(self) -> model.Scale:
@@ -212,8 +213,16 @@ class DataflowView(anywidget.AnyWidget):
         self._scale = model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
                                   self.reverse, self.buckets)
         with self.hold_sync():
-            self.set_trait("style", style_payload(self._workload, self._graph, self._scale))
+            self.set_trait("paint", style_payload(self._workload, self._graph, self._scale))
             self.set_trait("legend", self._scale.legend)
+
+    def set_workload(self, workload):
+        """Draw another version of the workload (e.g. on other peaks); the layout is kept when the
+        graph's structure is unchanged, and the current ``params`` are applied to it."""
+        self._base = workload
+        params = {k: v for k, v in self.params.items() if k in (getattr(workload, "params", None) or {})}
+        self._workload = workload.with_params(**params) if params else workload
+        self._rebuild()
 
     def set_params(self, **values):
         """Set some parameters (the others keep their values): ``view.set_params(S=4096)``."""

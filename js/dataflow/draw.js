@@ -4,7 +4,7 @@ import { formatSI } from "../format.js";
 import { visibleWorld } from "./camera.js";
 
 export const LOD = {
-  labels: 0.5, // node labels at or above this zoom
+  labels: 0.3, // node labels at or above this zoom
   edgeLabels: 0.9, // bytes written on edges at or above this zoom
   curves: 0.2, // curved edges, arrowheads, outlines and ellipses at or above this zoom
   someEdges: 0.06, // below `curves`: edges with rank >= 0.5 only; below this: rank >= 0.85
@@ -15,6 +15,11 @@ const TENSOR_OUTLINE = "#7d8a97";
 const HIGHLIGHT = "#111111";
 const SELECTED = "#1a56db";
 export const LEGEND_HEIGHT = 54;
+
+/** Node label size: 12 px when zoomed in, down to 8 px at the labels' level of detail. */
+export function labelFontPx(k) {
+  return Math.max(8, Math.min(12, Math.round(28 * k)));
+}
 
 /** The smallest edge rank drawn at zoom k ("small edges give way"). */
 export function minEdgeRank(k) {
@@ -183,13 +188,14 @@ export function drawGraph(ctx, graph, style, names, area, view) {
 
   // Labels: names inside nodes, bytes on edges; text drawn with fillText only.
   if (k >= LOD.labels) {
-    ctx.font = "11px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
+    const fontPx = labelFontPx(k);
+    ctx.font = `${fontPx}px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif`;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     ctx.fillStyle = "#1f1f1f";
     for (const i of visible) {
       if (counts.labels >= MAX_LABELS) break;
-      const maxChars = Math.floor((w[i] * k - 8) / 6.2);
+      const maxChars = Math.floor((w[i] * k - 6) / (0.58 * fontPx));
       if (maxChars < 2) continue;
       ctx.fillText(truncate(String(names[i] ?? ""), maxChars), sx(x[i]), sy(y[i]));
       counts.labels++;

@@ -102,7 +102,7 @@ function render({ model, el }) {
   const ctx = canvas.getContext("2d");
   const miniCtx = minimap.getContext("2d");
   let graph = decodeGraph(model.get("graph"));
-  let style = decodeStyle(model.get("style"), graph);
+  let style = decodeStyle(model.get("paint"), graph);
   let names = model.get("node_names") ?? [];
   let camera = null;
   let cameraFor = null; // the graph bounds the camera was made for
@@ -413,13 +413,13 @@ function render({ model, el }) {
   }
   on("change:graph", () => {
     graph = decodeGraph(model.get("graph"));
-    style = decodeStyle(model.get("style"), graph);
+    style = decodeStyle(model.get("paint"), graph);
     miniPicture = null;
     hoverNode = hoverEdge = -1;
     requestDraw();
   });
-  on("change:style", () => {
-    style = decodeStyle(model.get("style"), graph);
+  on("change:paint", () => {
+    style = decodeStyle(model.get("paint"), graph);
     miniPicture = null;
     requestDraw();
   });
