@@ -202,3 +202,103 @@ def test_layout_is_left_to_right_producers_before_consumers():
     for layer in np.unique(lay.layer):
         ys = np.sort(lay.y[lay.layer == layer])
         assert (np.diff(ys) >= lay.height.max()).all()
+
+
+# -- the widget (no browser: the traits the view reads) and the static export ---------------------
+
+def _parametric():
+    return Workload.from_einsums({"up": "H[b,f] = X[b,d] * W1[d,f]", "down": "Y[b,d] = H[b,f] * W2[f,d]"},
+                                 {"b": "B*S", "d": "D", "f": "4*D"}, params={"B": 2, "S": 64, "D": 32},
+                                 machine=MACHINE)
+
+
+def test_view_syncs_layout_and_colours_as_binary_buffers():
+    from campaign_widget.buffers import from_payload
+    from campaign_widget.dataflow_view import DataflowView
+
+    w = _mlp()
+    view = DataflowView(w, overlay="ops", scaling="hist")
+    state = view.get_state()
+    g = dataflow_graph(w)
+    assert state["node_names"] == g.names
+    for key in ("x", "y", "src", "dst"):
+        assert isinstance(state["graph"][key]["buffer"], memoryview)
+    assert from_payload(state["graph"]["src"]).tolist() == g.src.tolist()
+    rgb = from_payload(state["paint"]["node_rgb"]).reshape(-1, 3)
+    assert [f"#{r:02x}{gg:02x}{b:02x}" for r, gg, b in rgb[:4].tolist()] == colors(severity(w.table()["ops"], "hist"))
+    assert state["legend"]["method"] == "hist"
+    view.overlay = "bytes"
+    edge_rgb = from_payload(view.get_state()["paint"]["edge_rgb"]).reshape(-1, 3)
+    expected = colors(severity(g.bytes, "hist"))  # the scaling stays hist
+    got = [f"#{r:02x}{gg:02x}{b:02x}" for r, gg, b in edge_rgb.tolist()]
+    reads_writes = g.edge_kind != EDGE_ORDER
+    assert [c for c, keep in zip(got, reads_writes) if keep] == [c for c, keep in zip(expected, reads_writes) if keep]
+
+
+@pytest.mark.parametrize("trait, value, words", [
+    ("overlay", "flops", ["flops", "bytes, ops, intensity, duration, efficiency"]),
+    ("scaling", "medain", ["medain", "median, mean, hist, linear, log"]),
+    ("palette", "jet", ["jet", "gyr, viridis, cividis, RdYlGn"]),
+    ("palette", ["#000000", "nope"], ["nope"]),
+    ("buckets", 1, ["buckets=1"]),
+    ("selected_phase", 99, ["99", "0..3"]),
+])
+def test_view_validates_before_storing(trait, value, words):
+    import traitlets
+    from campaign_widget.dataflow_view import DataflowView
+
+    view = DataflowView(_mlp())
+    before = getattr(view, trait)
+    with pytest.raises(traitlets.TraitError) as info:
+        setattr(view, trait, value)
+    for word in words:
+        assert word in str(info.value)
+    assert getattr(view, trait) == before
+
+
+def test_parameters_re_evaluate_and_keep_the_layout():
+    from campaign_widget.dataflow_view import DataflowView
+
+    view = DataflowView(_parametric())
+    assert view.params == {"B": 2, "S": 64, "D": 32}
+    assert view.param_ranges["S"] == {"range": [4, 1024], "log": True}
+    layout = view.graph_layout
+    h = view.dataflow.names.index("H")
+    up_to_h = _edge(view.dataflow, "up", "H")
+    assert view.dataflow.bytes[up_to_h] == 2 * 64 * 4 * 32 * 4  # b·f fp32
+    view.set_params(S=128)
+    assert view.workload.params["S"] == 128
+    assert view.dataflow.bytes[up_to_h] == 2 * 128 * 4 * 32 * 4
+    assert view.graph_layout is layout and view.dataflow.names[h] == "H"
+    with pytest.raises(Exception, match="unknown parameter"):
+        view.params = {"Q": 3}
+    with pytest.raises(Exception, match="positive integer"):
+        view.set_params(S=0)
+
+
+def test_savefig_draws_the_same_layout_and_colours(tmp_path):
+    from PIL import Image
+
+    from campaign_widget.dataflow_view import DataflowView
+
+    view = DataflowView(_mlp(), overlay="ops", scaling="median")
+    path = view.savefig(tmp_path / "graph.png", dpi=96)
+    assert path.exists() and [p.name for p in tmp_path.iterdir()] == ["graph.png"]  # no temp file left
+    image = Image.open(path).convert("RGB")
+    # the figure maps world px 1:1 at dpi 96 (scale 1): find each phase's fill near its box's corner
+    from campaign_widget.static_figure.dataflow_plot import LEGEND_HEIGHT
+
+    lay = view.graph_layout
+    x0, y0 = lay.bounds[0] - 16, lay.bounds[1] - 16
+    expected = colors(severity(view.workload.table()["ops"], "median"))
+    for i in range(4):
+        px = round(lay.x[i] - lay.width[i] / 2 + 5 - x0)
+        py = round(lay.y[i] - lay.height[i] / 2 + 5 - y0 + LEGEND_HEIGHT)
+        r, g, b = image.getpixel((px, py))
+        want = tuple(int(expected[i][k:k + 2], 16) for k in (1, 3, 5))
+        assert max(abs(r - want[0]), abs(g - want[1]), abs(b - want[2])) <= 3, (i, (r, g, b), want)
+    for suffix in (".svg", ".pdf"):
+        assert view.savefig(tmp_path / f"graph{suffix}").stat().st_size > 1000
+    with pytest.raises(ValueError, match="unknown suffix '.gif'"):
+        view.savefig(tmp_path / "graph.gif")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.pdf", "graph.png", "graph.svg"]
