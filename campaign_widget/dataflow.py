@@ -11,8 +11,8 @@ Pure numpy (and matplotlib's colour tables, igraph's layout); no widget code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -7,8 +7,19 @@ import pytest
 
 from campaign_widget import Machine, Phase, Workload
 from campaign_widget.dataflow import (
-    EDGE_ORDER, EDGE_READ, EDGE_WRITE, NAN_COLOR, NODE_PHASE, NODE_TENSOR, colors, dataflow_graph,
-    layered_layout, legend, overlay_values, scale, severity,
+    EDGE_ORDER,
+    EDGE_READ,
+    EDGE_WRITE,
+    NAN_COLOR,
+    NODE_PHASE,
+    NODE_TENSOR,
+    colors,
+    dataflow_graph,
+    layered_layout,
+    legend,
+    overlay_values,
+    scale,
+    severity,
 )
 
 V = [1, 2, 3, 100]
@@ -245,6 +256,7 @@ def test_view_syncs_layout_and_colours_as_binary_buffers():
 ])
 def test_view_validates_before_storing(trait, value, words):
     import traitlets
+
     from campaign_widget.dataflow_view import DataflowView
 
     view = DataflowView(_mlp())

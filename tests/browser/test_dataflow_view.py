@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from labdriver import LabPage, Notebook, check_each_test, decode_data_url, module_page, write_notebook
 
 pytestmark = pytest.mark.browser
