@@ -466,6 +466,19 @@ def layers(graph: DataflowGraph) -> np.ndarray:
     return out
 
 
+def _sugiyama(igraph, g, layer: list, maxiter: int) -> np.ndarray:
+    """(n, 2) positions from igraph's Sugiyama layout. The raw C call skips the ``Layout`` wrapper's
+    per-row Python copy (0.2 s at 4·10^4 nodes); the public method is the fallback."""
+    raw = getattr(igraph.GraphBase, "_layout_sugiyama", None)
+    if raw is not None:
+        try:
+            coords, _routing = raw(g, layer, None, 1, 1, maxiter)
+            return np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+        except (TypeError, ValueError):
+            pass
+    return np.asarray(g.layout_sugiyama(layers=layer, maxiter=maxiter).coords, dtype=np.float64).reshape(-1, 2)
+
+
 def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     """Left-to-right layered layout: our layering (``layers``), igraph's Sugiyama for the order
     within layers (barycentre crossing reduction) and the positions (Brandes–Köpf)."""
@@ -477,7 +490,7 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     n = graph.n_nodes
     edges = np.column_stack([graph.src, graph.dst]).astype(np.int64)
     g = igraph.Graph(n=n, edges=edges, directed=True)
-    placed = np.asarray(g.layout_sugiyama(layers=layer.tolist(), maxiter=maxiter).coords, dtype=np.float64)
+    placed = _sugiyama(igraph, g, layer.tolist(), maxiter)
     pos = placed[:, 0] if n else np.zeros(0)
     pos = pos - (pos.min() if n else 0.0)
     x = layer * LAYER_GAP

@@ -70,7 +70,7 @@ class DataflowView(anywidget.AnyWidget):
 
     # computed here, drawn there
     graph = t.Dict(read_only=True).tag(sync=True)
-    node_names = t.List(t.Unicode(), read_only=True).tag(sync=True)
+    node_names = t.List(read_only=True).tag(sync=True)  # str per node; no per-item trait: 4·10^4 names
     paint = t.Dict(read_only=True).tag(sync=True)  # not "style": ipywidgets' DOMWidgetModel unpacks that key
     legend = t.Dict(read_only=True).tag(sync=True)
     units = t.Dict(read_only=True).tag(sync=True)
