@@ -430,6 +430,17 @@ class Layout:
     height: np.ndarray
     layer: np.ndarray
     bounds: tuple
+    route_offsets: np.ndarray  # per edge e, its bends are route_x/route_y[route_offsets[e]:route_offsets[e + 1]]
+    route_x: np.ndarray
+    route_y: np.ndarray
+
+    def edge_points(self, graph: "DataflowGraph", e: int) -> np.ndarray:
+        """(k, 2) points an edge passes: the source's right side, its bends, the target's left side."""
+        a, b = int(graph.src[e]), int(graph.dst[e])
+        lo, hi = self.route_offsets[e], self.route_offsets[e + 1]
+        return np.vstack([[self.x[a] + self.width[a] / 2, self.y[a]],
+                          np.column_stack([self.route_x[lo:hi], self.route_y[lo:hi]]),
+                          [self.x[b] - self.width[b] / 2, self.y[b]]])
 
 
 def layers(graph: DataflowGraph) -> np.ndarray:
@@ -467,16 +478,18 @@ def layers(graph: DataflowGraph) -> np.ndarray:
 
 
 def _sugiyama(igraph, g, layer: list, maxiter: int) -> np.ndarray:
-    """(n, 2) positions from igraph's Sugiyama layout. The raw C call skips the ``Layout`` wrapper's
+    """(n, 2) positions and, per edge, the bends of a long edge (one per layer it crosses, where the
+    crossing reduction put its dummy node) from igraph's Sugiyama layout. The raw C call skips the ``Layout`` wrapper's
     per-row Python copy (0.2 s at 4·10^4 nodes); the public method is the fallback."""
     raw = getattr(igraph.GraphBase, "_layout_sugiyama", None)
     if raw is not None:
         try:
-            coords, _routing = raw(g, layer, None, 1, 1, maxiter)
-            return np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+            coords, routing = raw(g, layer, None, 1, 1, maxiter)
+            return np.asarray(coords, dtype=np.float64).reshape(-1, 2), routing
         except (TypeError, ValueError):
             pass
-    return np.asarray(g.layout_sugiyama(layers=layer, maxiter=maxiter).coords, dtype=np.float64).reshape(-1, 2)
+    placed = g.layout_sugiyama(layers=layer, maxiter=maxiter)
+    return np.asarray(placed.coords, dtype=np.float64).reshape(-1, 2), placed.edge_routing or [[]] * g.ecount()
 
 
 def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
@@ -490,11 +503,16 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     n = graph.n_nodes
     edges = np.column_stack([graph.src, graph.dst]).astype(np.int64)
     g = igraph.Graph(n=n, edges=edges, directed=True)
-    placed = _sugiyama(igraph, g, layer.tolist(), maxiter)
+    placed, routing = _sugiyama(igraph, g, layer.tolist(), maxiter)
     pos = placed[:, 0] if n else np.zeros(0)
-    pos = pos - (pos.min() if n else 0.0)
+    shift = pos.min() if n else 0.0
     x = layer * LAYER_GAP
-    y = pos * ROW_GAP
+    y = (pos - shift) * ROW_GAP
+    counts = np.fromiter((len(r) for r in routing), dtype=np.int64, count=len(routing))
+    route_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    bends = np.asarray([p for r in routing for p in r], dtype=np.float64).reshape(-1, 2)
+    route_x = bends[:, 1] * LAYER_GAP  # igraph: (position in layer, layer)
+    route_y = (bends[:, 0] - shift) * ROW_GAP
     phase = graph.kind == NODE_PHASE
     width = np.where(phase, PHASE_SIZE[0], TENSOR_SIZE[0])
     height = np.where(phase, PHASE_SIZE[1], TENSOR_SIZE[1])
@@ -503,4 +521,5 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
                   float((x + width / 2).max()), float((y + height / 2).max()))
     else:
         bounds = (0.0, 0.0, 1.0, 1.0)
-    return Layout(x=x, y=y, width=width, height=height, layer=layer, bounds=bounds)
+    return Layout(x=x, y=y, width=width, height=height, layer=layer, bounds=bounds, route_offsets=route_offsets,
+                  route_x=route_x, route_y=route_y)

@@ -282,6 +282,8 @@ def graph_payload(graph: model.DataflowGraph, layout: model.Layout) -> dict:
         "kind": to_payload(graph.kind, "uint8"), "fused_tensor": to_payload(graph.fused_tensor, "uint8"),
         "src": to_payload(graph.src, "int32"), "dst": to_payload(graph.dst, "int32"),
         "edge_kind": to_payload(graph.edge_kind, "uint8"), "fused": to_payload(graph.fused, "uint8"),
+        "route_offsets": to_payload(layout.route_offsets, "int32"),
+        "route_x": to_payload(layout.route_x, "float32"), "route_y": to_payload(layout.route_y, "float32"),
     }
 
 

@@ -23,15 +23,31 @@ MAX_LABELS = 600
 _SAMPLES = 16  # points per edge curve
 
 
-def edge_curves(x, y, w, src, dst) -> np.ndarray:
-    """(m, 4, 2) Bézier control points of each edge, as js/dataflow/draw.js ``edgeCurve``."""
-    x1 = x[src] + w[src] / 2
-    y1 = y[src]
-    x2 = x[dst] - w[dst] / 2
-    y2 = y[dst]
-    dx = np.maximum(24.0, (x2 - x1) / 2)
-    return np.stack([np.stack([x1, y1], -1), np.stack([x1 + dx, y1], -1), np.stack([x2 - dx, y2], -1),
-                     np.stack([x2, y2], -1)], axis=1)
+def edge_segments(layout, graph) -> tuple[np.ndarray, np.ndarray]:
+    """Every segment of every edge as (s, 4, 2) Bézier control points (as js/dataflow ``traceEdge``:
+    leaving and arriving horizontally) and the edge each belongs to."""
+    x, y, w = layout.x, layout.y, layout.width
+    src, dst = graph.src, graph.dst
+    counts = np.diff(layout.route_offsets)
+    n_points = counts + 2
+    owner = np.repeat(np.arange(graph.n_edges), n_points)
+    first = np.concatenate([[0], np.cumsum(n_points)[:-1]])
+    px = np.empty(int(n_points.sum()))
+    py = np.empty_like(px)
+    px[first], py[first] = x[src] + w[src] / 2, y[src]
+    last = first + n_points - 1
+    px[last], py[last] = x[dst] - w[dst] / 2, y[dst]
+    inner = np.ones(px.size, bool)
+    inner[first] = inner[last] = False
+    px[inner], py[inner] = layout.route_x, layout.route_y
+    start = np.ones(px.size, bool)
+    start[last] = False  # a segment starts at every point but an edge's last
+    a = np.flatnonzero(start)
+    ax, ay, bx, by = px[a], py[a], px[a + 1], py[a + 1]
+    dx = np.maximum(24.0, (bx - ax) / 2)
+    controls = np.stack([np.stack([ax, ay], -1), np.stack([ax + dx, ay], -1), np.stack([bx - dx, by], -1),
+                         np.stack([bx, by], -1)], axis=1)
+    return controls, owner[a]
 
 
 def _sampled(curves: np.ndarray) -> np.ndarray:
@@ -68,12 +84,19 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
     x, y, w, h = layout.x, layout.y, layout.width, layout.height
     lw = lambda px: px * scale * PT_PER_PX  # noqa: E731  CSS px at this scale → points
     if graph.n_edges:
-        curves = edge_curves(x, y, w, graph.src, graph.dst)
+        curves, owner = edge_segments(layout, graph)
         styles = np.where(graph.fused, "dashed", np.where(graph.edge_kind == 2, "dotted", "solid"))
         colours = style["edge_rgb"] / 255.0
-        ax.add_collection(LineCollection(_sampled(curves), colors=colours, linewidths=lw(style["edge_width"]),
+        # one polyline per edge: its segments' samples joined
+        per_edge = _sampled(curves)
+        if len(curves) == graph.n_edges:
+            lines = list(per_edge)
+        else:  # segments are in edge order: split at each edge's first
+            bounds = np.cumsum(np.bincount(owner, minlength=graph.n_edges))[:-1]
+            lines = [part.reshape(-1, 2) for part in np.split(per_edge, bounds)]
+        ax.add_collection(LineCollection(lines, colors=colours, linewidths=lw(style["edge_width"]),
                                          linestyles=list(styles), capstyle="butt", zorder=1))
-        tip = curves[:, 3, :]
+        tip = np.column_stack([x[graph.dst] - w[graph.dst] / 2, y[graph.dst]])
         size = 7.0
         heads = np.stack([tip, tip + [-size, -size * 0.55], tip + [-size, size * 0.55]], axis=1)
         ax.add_collection(PolyCollection(heads, facecolors=colours, edgecolors="none", zorder=2))

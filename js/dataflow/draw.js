@@ -2,6 +2,7 @@
 // edges give way as the view zooms out. Positions, colours and widths come from Python as they are.
 import { formatSI } from "../format.js";
 import { visibleWorld } from "./camera.js";
+import { edgePoints, segmentControls } from "./model.js";
 
 export const LOD = {
   labels: 0.3, // node labels at or above this zoom
@@ -34,16 +35,18 @@ export function edgeShown(graph, style, e, k, highlight = -1) {
   return highlight >= 0 && (graph.src[e] === highlight || graph.dst[e] === highlight);
 }
 
-/** Edge end points and control points (world): from the source's right side to the target's left. */
-export function edgeCurve(graph, e) {
-  const a = graph.src[e];
-  const b = graph.dst[e];
-  const x1 = graph.x[a] + graph.w[a] / 2;
-  const y1 = graph.y[a];
-  const x2 = graph.x[b] - graph.w[b] / 2;
-  const y2 = graph.y[b];
-  const dx = Math.max(24, (x2 - x1) / 2);
-  return [x1, y1, x1 + dx, y1, x2 - dx, y2, x2, y2];
+/** Trace edge e's points (world → screen via sx, sy) into the current path: curves or straight lines. */
+export function traceEdge(ctx, points, sx, sy, curved) {
+  ctx.moveTo(sx(points[0]), sy(points[1]));
+  for (let k = 2; k < points.length; k += 2) {
+    const [ax, ay, bx, by] = [points[k - 2], points[k - 1], points[k], points[k + 1]];
+    if (curved) {
+      const c = segmentControls(ax, ay, bx, by);
+      ctx.bezierCurveTo(sx(c[0]), sy(c[1]), sx(c[2]), sy(c[3]), sx(bx), sy(by));
+    } else {
+      ctx.lineTo(sx(bx), sy(by));
+    }
+  }
 }
 
 function truncate(text, maxChars) {
@@ -85,15 +88,11 @@ export function drawGraph(ctx, graph, style, names, area, view) {
     let drawn = 0;
     for (const e of group.indices) {
       if (style.edgeRank[e] < rank && !(highlight >= 0 && (graph.src[e] === highlight || graph.dst[e] === highlight))) continue;
-      const c = edgeCurve(graph, e);
-      if (Math.max(c[0], c[6]) < wx0 || Math.min(c[0], c[6]) > wx1 || Math.max(c[1], c[7]) < wy0 || Math.min(c[1], c[7]) > wy1) continue;
-      ctx.moveTo(sx(c[0]), sy(c[1]));
-      if (detailed) {
-        ctx.bezierCurveTo(sx(c[2]), sy(c[3]), sx(c[4]), sy(c[5]), sx(c[6]), sy(c[7]));
-        heads.push(sx(c[6]), sy(c[7]));
-      } else {
-        ctx.lineTo(sx(c[6]), sy(c[7]));
-      }
+      const box = graph.edgeBox;
+      if (box[4 * e + 2] < wx0 || box[4 * e] > wx1 || box[4 * e + 3] < wy0 || box[4 * e + 1] > wy1) continue;
+      const points = edgePoints(graph, e);
+      traceEdge(ctx, points, sx, sy, detailed);
+      if (detailed) heads.push(sx(points[points.length - 2]), sy(points[points.length - 1]));
       widthSum += style.edgeWidth[e];
       drawn++;
     }
@@ -177,10 +176,8 @@ export function drawGraph(ctx, graph, style, names, area, view) {
       Math.max(2, w[phase] * k) + 2 * pad, Math.max(2, h[phase] * k) + 2 * pad);
   }
   if (view.hoverEdge >= 0 && view.hoverEdge < graph.nEdges) {
-    const c = edgeCurve(graph, view.hoverEdge);
     ctx.beginPath();
-    ctx.moveTo(sx(c[0]), sy(c[1]));
-    ctx.bezierCurveTo(sx(c[2]), sy(c[3]), sx(c[4]), sy(c[5]), sx(c[6]), sy(c[7]));
+    traceEdge(ctx, edgePoints(graph, view.hoverEdge), sx, sy, true);
     ctx.strokeStyle = HIGHLIGHT;
     ctx.lineWidth = 1.5;
     ctx.stroke();
@@ -205,9 +202,9 @@ export function drawGraph(ctx, graph, style, names, area, view) {
       ctx.fillStyle = "#555555";
       for (let e = 0; e < graph.nEdges && counts.labels < MAX_LABELS; e++) {
         if (graph.edgeKind[e] === 2) continue;
-        const c = edgeCurve(graph, e);
-        const mx = (c[0] + c[6]) / 2;
-        const my = (c[1] + c[7]) / 2;
+        const p = edgePoints(graph, e); // the label sits on the first segment's middle
+        const mx = (p[0] + p[2]) / 2;
+        const my = (p[1] + p[3]) / 2;
         if (mx < wx0 || mx > wx1 || my < wy0 || my > wy1) continue;
         ctx.fillText(formatSI(style.edgeBytes[e], "B"), sx(mx), sy(my) - 7);
         counts.labels++;

@@ -1,5 +1,6 @@
 // What is under the pointer (world coordinates): a node, else the nearest drawn edge.
-import { edgeCurve, edgeShown } from "./draw.js";
+import { edgeShown } from "./draw.js";
+import { edgePoints, segmentControls } from "./model.js";
 
 /** The node whose box contains (wx, wy), or -1 (the last drawn, i.e. topmost, wins). */
 export function hitNode(graph, wx, wy) {
@@ -10,13 +11,13 @@ export function hitNode(graph, wx, wy) {
   return -1;
 }
 
-function bezier(c, t) {
+function bezier(ax, ay, c, bx, by, t) {
   const u = 1 - t;
   const a = u * u * u;
   const b = 3 * u * u * t;
   const d = 3 * u * t * t;
   const e = t * t * t;
-  return [a * c[0] + b * c[2] + d * c[4] + e * c[6], a * c[1] + b * c[3] + d * c[5] + e * c[7]];
+  return [a * ax + b * c[0] + d * c[2] + e * bx, a * ay + b * c[1] + d * c[3] + e * by];
 }
 
 function segmentDistance(px, py, ax, ay, bx, by) {
@@ -31,21 +32,26 @@ function segmentDistance(px, py, ax, ay, bx, by) {
 export function hitEdge(graph, style, wx, wy, tolerance, k, highlight = -1) {
   let best = -1;
   let bestDistance = tolerance;
+  const box = graph.edgeBox;
   for (let e = 0; e < graph.nEdges; e++) {
-    const c = edgeCurve(graph, e);
-    if (wx < Math.min(c[0], c[6]) - tolerance || wx > Math.max(c[0], c[6]) + tolerance) continue;
-    if (wy < Math.min(c[1], c[7]) - tolerance || wy > Math.max(c[1], c[7]) + tolerance) continue;
+    if (wx < box[4 * e] - tolerance || wx > box[4 * e + 2] + tolerance) continue;
+    if (wy < box[4 * e + 1] - tolerance || wy > box[4 * e + 3] + tolerance) continue;
     if (!edgeShown(graph, style, e, k, highlight)) continue;
-    let [ax, ay] = bezier(c, 0);
-    for (let s = 1; s <= 16; s++) {
-      const [bx, by] = bezier(c, s / 16);
-      const d = segmentDistance(wx, wy, ax, ay, bx, by);
-      if (d < bestDistance) {
-        bestDistance = d;
-        best = e;
+    const p = edgePoints(graph, e);
+    for (let q = 2; q < p.length; q += 2) {
+      const [sx0, sy0, sx1, sy1] = [p[q - 2], p[q - 1], p[q], p[q + 1]];
+      const c = segmentControls(sx0, sy0, sx1, sy1);
+      let [ax, ay] = [sx0, sy0];
+      for (let s = 1; s <= 12; s++) {
+        const [bx, by] = bezier(sx0, sy0, c, sx1, sy1, s / 12);
+        const d = segmentDistance(wx, wy, ax, ay, bx, by);
+        if (d < bestDistance) {
+          bestDistance = d;
+          best = e;
+        }
+        ax = bx;
+        ay = by;
       }
-      ax = bx;
-      ay = by;
     }
   }
   return best;

@@ -12,6 +12,12 @@ function typed(raw, key, Typed, n) {
 
 /** Decode the `graph` trait: geometry (CSS px at zoom 1) and structure. */
 export function decodeGraph(raw) {
+  const graph = decodeGraphArrays(raw);
+  graph.edgeBox = edgeBoxes(graph);
+  return graph;
+}
+
+function decodeGraphArrays(raw) {
   const nNodes = Number.isInteger(raw?.n_nodes) ? raw.n_nodes : 0;
   const nEdges = Number.isInteger(raw?.n_edges) ? raw.n_edges : 0;
   const bounds = Array.isArray(raw?.bounds) && raw.bounds.length === 4 ? raw.bounds.map(Number) : EMPTY_BOUNDS;
@@ -22,7 +28,64 @@ export function decodeGraph(raw) {
     kind: typed(raw, "kind", Uint8Array, nNodes), fusedTensor: typed(raw, "fused_tensor", Uint8Array, nNodes),
     src: typed(raw, "src", Int32Array, nEdges), dst: typed(raw, "dst", Int32Array, nEdges),
     edgeKind: typed(raw, "edge_kind", Uint8Array, nEdges), fused: typed(raw, "fused", Uint8Array, nEdges),
+    ...decodeRoutes(raw, nEdges),
   };
+}
+
+/** Bends of long edges (one per layer crossed): offsets (nEdges + 1) into routeX / routeY. */
+function decodeRoutes(raw, nEdges) {
+  const offsets = decodeArray(raw?.route_offsets);
+  const routeX = decodeArray(raw?.route_x);
+  const routeY = decodeArray(raw?.route_y);
+  const ok = offsets && routeX && routeY && offsets.length === nEdges + 1 && offsets[nEdges] <= Math.min(routeX.length, routeY.length);
+  return ok ? { routeOffsets: offsets, routeX, routeY } : { routeOffsets: new Int32Array(nEdges + 1), routeX: new Float32Array(0), routeY: new Float32Array(0) };
+}
+
+/**
+ * The points edge e passes (world): the source's right side, its bends, the target's left side,
+ * as a flat [x0, y0, x1, y1, …] array.
+ */
+export function edgePoints(graph, e) {
+  const a = graph.src[e];
+  const b = graph.dst[e];
+  const lo = graph.routeOffsets[e];
+  const hi = graph.routeOffsets[e + 1];
+  const out = new Array(4 + 2 * (hi - lo));
+  out[0] = graph.x[a] + graph.w[a] / 2;
+  out[1] = graph.y[a];
+  for (let j = lo, k = 2; j < hi; j++, k += 2) {
+    out[k] = graph.routeX[j];
+    out[k + 1] = graph.routeY[j];
+  }
+  out[out.length - 2] = graph.x[b] - graph.w[b] / 2;
+  out[out.length - 1] = graph.y[b];
+  return out;
+}
+
+/** Control points of the curve from (ax, ay) to (bx, by), leaving and arriving horizontally. */
+export function segmentControls(ax, ay, bx, by) {
+  const dx = Math.max(24, (bx - ax) / 2);
+  return [ax + dx, ay, bx - dx, by];
+}
+
+/** Per edge [minX, minY, maxX, maxY] over its points, for culling and hit testing. */
+export function edgeBoxes(graph) {
+  const boxes = new Float64Array(4 * graph.nEdges);
+  for (let e = 0; e < graph.nEdges; e++) {
+    const p = edgePoints(graph, e);
+    let x0 = Infinity;
+    let y0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = -Infinity;
+    for (let k = 0; k < p.length; k += 2) {
+      x0 = Math.min(x0, p[k]);
+      x1 = Math.max(x1, p[k]);
+      y0 = Math.min(y0, p[k + 1]);
+      y1 = Math.max(y1, p[k + 1]);
+    }
+    boxes.set([x0, y0, x1, y1], 4 * e);
+  }
+  return boxes;
 }
 
 export function cssColor(rgb, i) {

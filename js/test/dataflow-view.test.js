@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { centreOn, fitCamera, startCamera, toScreen, toWorld, visibleWorld, zoomAt, MIN_START_ZOOM } from "../dataflow/camera.js";
-import { drawGraph, drawLegend, edgeCurve, LOD, minEdgeRank, MAX_LABELS } from "../dataflow/draw.js";
+import { drawGraph, drawLegend, LOD, minEdgeRank, MAX_LABELS } from "../dataflow/draw.js";
 import { hitEdge, hitNode } from "../dataflow/hit.js";
-import { colorGroups, cssColor, decodeGraph, decodeStyle } from "../dataflow/model.js";
+import { colorGroups, cssColor, decodeGraph, decodeStyle, edgePoints } from "../dataflow/model.js";
 import { viewportBox } from "../dataflow/minimap.js";
 import { edgeTooltip, nodeTooltip } from "../dataflow/tooltip.js";
 import { RecordingContext } from "../testing/fake-context.js";
@@ -139,9 +139,9 @@ test("hit: nodes by their boxes, edges near their curves", () => {
   const { graph, style } = fixture();
   assert.equal(hitNode(graph, 190, 10), 0);
   assert.equal(hitNode(graph, 300, 0), -1);
-  const c = edgeCurve(graph, 0); // x → A
-  const midX = (c[0] + c[6]) / 2;
-  assert.equal(hitEdge(graph, style, midX, (c[1] + c[7]) / 2, 5, 1), 0);
+  const c = edgePoints(graph, 0); // x → A
+  const midX = (c[0] + c[2]) / 2;
+  assert.equal(hitEdge(graph, style, midX, (c[1] + c[3]) / 2, 5, 1), 0);
   assert.equal(hitEdge(graph, style, midX, 200, 5, 1), -1);
 });
 
@@ -163,4 +163,26 @@ test("minimap: the viewport box follows the main camera", () => {
   const mini = { k: 0.1, tx: 5, ty: 7 };
   const [x, y, w, h] = viewportBox(mini, { k: 1, tx: -100, ty: 0 }, 800, 300);
   assert.deepEqual([x, y, w, h].map((v) => +v.toFixed(9)), [15, 7, 80, 30]);
+});
+
+test("routed edges pass through their bends (igraph's dummy nodes), drawn, boxed and hit there", () => {
+  const { graph: plain, style } = fixture();
+  // x → A gets one bend at (100, 80), well below the straight line
+  const raw = {
+    n_nodes: 4, n_edges: 3, n_phases: 2, bounds: plain.bounds,
+    x: payload(Float32Array, plain.x), y: payload(Float32Array, plain.y), w: payload(Float32Array, plain.w),
+    h: payload(Float32Array, plain.h), kind: payload(Uint8Array, plain.kind), fused_tensor: payload(Uint8Array, plain.fusedTensor),
+    src: payload(Int32Array, plain.src), dst: payload(Int32Array, plain.dst), edge_kind: payload(Uint8Array, plain.edgeKind),
+    fused: payload(Uint8Array, plain.fused),
+    route_offsets: payload(Int32Array, [0, 1, 1, 1]), route_x: payload(Float32Array, [100]), route_y: payload(Float32Array, [80]),
+  };
+  const graph = decodeGraph(raw);
+  assert.deepEqual(edgePoints(graph, 0), [65, 0, 100, 80, 115, 0]);
+  assert.deepEqual([...graph.edgeBox.slice(0, 4)], [65, 0, 115, 80]);
+  assert.equal(hitEdge(graph, style, 100, 80, 3, 1), 0);
+  assert.equal(hitEdge(plain, style, 100, 80, 3, 1), -1);
+  const ctx = new Context();
+  drawGraph(ctx, graph, style, ["A", "B", "x", "y"], AREA, { camera: { k: 1, tx: 0, ty: 0 }, highlight: -1, selected: -1, hoverEdge: -1 });
+  const path = ctx.strokes("#ff0000")[0].path;
+  assert.deepEqual(path.filter((p) => p[0] === "C").map((p) => [p[5], p[6]]), [[100, 134], [115, 54]]);
 });
