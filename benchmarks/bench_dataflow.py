@@ -49,13 +49,13 @@ def kernel(n_phases: int, repeat: int) -> None:
     from ipywidgets.widgets.widget import _remove_buffers
 
     from campaign_widget import dataflow as model
-    from campaign_widget.dataflow_view import DataflowView, graph_payload, style_payload
+    from campaign_widget.dataflow_view import DataflowView, graph_payload, paint_payload, values_payload
 
     t_work, w = best(lambda: big_workload(n_phases), 1)
     t_graph, g = best(lambda: model.dataflow_graph(w), repeat)
     t_layout, lay = best(lambda: model.layered_layout(g), repeat)
     t_scale, sc = best(lambda: model.scale(w, g, "bytes", "median"), repeat)
-    t_payload, _ = best(lambda: (graph_payload(g, lay), style_payload(w, g, sc)), repeat)
+    t_payload, _ = best(lambda: (graph_payload(g, lay), paint_payload(w, g, sc), values_payload(w, g, sc)), repeat)
 
     def view_and_state():
         view = DataflowView(w)
@@ -128,7 +128,9 @@ _OVERLAY = """async ([canvas, value]) => {
     if (h !== last) { pictures++; last = h; if (t1 === null) t1 = performance.now(); }
     if (t1 !== null && performance.now() - t1 > 300) break;
   }
-  return {ms: t1 === null ? null : t1 - t0, drawMs: +canvas.dataset.drawMs, pictures};
+  const d = canvas.dataset;
+  return {ms: t1 === null ? null : t1 - t0, drawMs: +d.drawMs, pictures, roundTrip: +d.paintReceived - t0,
+          paintMs: +d.paintMs, minimapMs: +d.minimapMs};
 }"""
 
 
@@ -139,6 +141,10 @@ def _summary(label, samples):
     extra = f", {missed} never changed the picture" if missed else ""
     pictures = [s.get("pictures") for s in samples if s.get("pictures") is not None]
     pics = f", pictures per change max {max(pictures)}" if pictures else ""
+    if samples and "roundTrip" in samples[0]:
+        med = lambda key: statistics.median(s[key] for s in samples)  # noqa: E731
+        print(f"  {label}, medians: select → new colours received {med('roundTrip'):.1f} ms (kernel + transfer); "
+              f"decode {med('paintMs'):.1f} ms; draw {med('drawMs'):.1f} ms (minimap {med('minimapMs'):.1f} ms)")
     print(f"  {label}: to changed pixels min {min(ms):.1f} / median {statistics.median(ms):.1f} / max {max(ms):.1f} ms; "
           f"view's draw median {statistics.median(draw):.1f} ms{extra}{pics}")
 

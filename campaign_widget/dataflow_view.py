@@ -71,7 +71,8 @@ class DataflowView(anywidget.AnyWidget):
     # computed here, drawn there
     graph = t.Dict(read_only=True).tag(sync=True)
     node_names = t.List(read_only=True).tag(sync=True)  # str per node; no per-item trait: 4·10^4 names
-    paint = t.Dict(read_only=True).tag(sync=True)  # not "style": ipywidgets' DOMWidgetModel unpacks that key
+    values = t.Dict(read_only=True).tag(sync=True)  # numbers per node/edge: change with the workload
+    paint = t.Dict(read_only=True).tag(sync=True)  # colours: change with the overlay (not "style": ipywidgets unpacks it)
     legend = t.Dict(read_only=True).tag(sync=True)
     units = t.Dict(read_only=True).tag(sync=True)
     choices = t.Dict(read_only=True).tag(sync=True)
@@ -207,13 +208,16 @@ class DataflowView(anywidget.AnyWidget):
                 self.set_trait("graph", graph_payload(self._graph, self._layout))
             m = self._workload.machine
             self.set_trait("units", {"bytes": m.bytes_unit, "ops": m.ops_unit, "time": m.time_unit})
-            self._restyle()
+            self._scale = model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
+                                      self.reverse, self.buckets)
+            self.set_trait("values", values_payload(self._workload, self._graph, self._scale))
+            self._restyle(self._scale)
 
-    def _restyle(self):
-        self._scale = model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
-                                  self.reverse, self.buckets)
+    def _restyle(self, computed: model.Scale | None = None):
+        self._scale = computed or model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
+                                              self.reverse, self.buckets)
         with self.hold_sync():
-            self.set_trait("paint", style_payload(self._workload, self._graph, self._scale))
+            self.set_trait("paint", paint_payload(self._workload, self._graph, self._scale))
             self.set_trait("legend", self._scale.legend)
 
     def set_workload(self, workload):
@@ -287,19 +291,27 @@ def graph_payload(graph: model.DataflowGraph, layout: model.Layout) -> dict:
     }
 
 
-def style_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+def paint_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+    """What an overlay, scaling or palette change sends: colours and severities."""
     arrays = style_arrays(workload, graph, scale)
-    table = workload.table()
-    payload = {
+    return {
         "target": scale.target, "overlay": scale.overlay,
         "node_rgb": to_payload(arrays["node_rgb"].reshape(-1), "uint8"),
         "edge_rgb": to_payload(arrays["edge_rgb"].reshape(-1), "uint8"),
+        "s": to_payload(scale.s, "float32"),
+    }
+
+
+def values_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+    """What a workload (parameter) change sends: the numbers shown on hover, edge widths and ranks."""
+    arrays = style_arrays(workload, graph, scale)
+    table = workload.table()
+    payload = {
         "edge_rank": to_payload(arrays["edge_rank"], "float32"),
         "edge_width": to_payload(arrays["edge_width"], "float32"),
         "edge_bytes": to_payload(graph.bytes, "float64"),
         "edge_logical_bytes": to_payload(graph.logical_bytes, "float64"),
         "tensor_bytes": to_payload(graph.tensor_bytes, "float64"),
-        "s": to_payload(scale.s, "float32"),
     }
     for key in ("ops", "bytes", "intensity", "duration", "efficiency"):
         payload[f"phase_{key}"] = to_payload(np.asarray(table[key], np.float64), "float64")

@@ -14,14 +14,15 @@ export function fitCamera(bounds, width, height) {
   return { k, tx: (width - bw * k) / 2 - x0 * k, ty: (height - bh * k) / 2 - y0 * k };
 }
 
-/** The first view: everything when it is legible, else the left end at MIN_START_ZOOM (or what fits the height). */
-export function startCamera(bounds, width, height) {
+/**
+ * The first view: everything when it is legible; else MIN_START_ZOOM at the graph's left end,
+ * centred vertically on `anchorY` (the first phase: a long graph may run diagonally).
+ */
+export function startCamera(bounds, width, height, anchorY = (bounds[1] + bounds[3]) / 2) {
   const fit = fitCamera(bounds, width, height);
   if (fit.k >= MIN_START_ZOOM) return fit;
-  const [x0, y0, , y1] = bounds;
-  const k = Math.max(fit.k, Math.min(MIN_START_ZOOM, (height - 2 * PAD) / Math.max(y1 - y0, 1)));
-  const ty = (y1 - y0) * k < height ? (height - (y1 - y0) * k) / 2 - y0 * k : PAD - y0 * k;
-  return { k, tx: PAD - x0 * k, ty };
+  const k = MIN_START_ZOOM;
+  return { k, tx: PAD - bounds[0] * k, ty: height / 2 - anchorY * k };
 }
 
 /** The smallest zoom allowed: half of what fits everything. */

@@ -108,24 +108,27 @@ export function colorGroups(rgb, count, extraKey = null) {
   return [...byKey].map(([key, list]) => ({ key, extra: key % 4, css: cssColor(rgb, list[0]), indices: Int32Array.from(list) }));
 }
 
-/** Decode the `style` trait for a graph: colours, widths, values, and the draw batches. */
-export function decodeStyle(raw, graph) {
+/**
+ * Decode the `paint` (colours, severities) and `values` (numbers, edge widths and ranks) traits
+ * for a graph, and make the draw batches.
+ */
+export function decodeStyle(raw, graph, values = raw) {
   const { nNodes, nEdges, nPhases } = graph;
   const style = {
     target: raw?.target === "phases" ? "phases" : "edges",
     overlay: typeof raw?.overlay === "string" ? raw.overlay : "bytes",
     nodeRgb: typed(raw, "node_rgb", Uint8Array, 3 * nNodes),
     edgeRgb: typed(raw, "edge_rgb", Uint8Array, 3 * nEdges),
-    edgeRank: typed(raw, "edge_rank", Float32Array, nEdges),
-    edgeWidth: typed(raw, "edge_width", Float32Array, nEdges),
-    edgeBytes: typed(raw, "edge_bytes", Float64Array, nEdges),
-    edgeLogicalBytes: typed(raw, "edge_logical_bytes", Float64Array, nEdges),
-    tensorBytes: typed(raw, "tensor_bytes", Float64Array, nNodes),
+    edgeRank: typed(values, "edge_rank", Float32Array, nEdges),
+    edgeWidth: typed(values, "edge_width", Float32Array, nEdges),
+    edgeBytes: typed(values, "edge_bytes", Float64Array, nEdges),
+    edgeLogicalBytes: typed(values, "edge_logical_bytes", Float64Array, nEdges),
+    tensorBytes: typed(values, "tensor_bytes", Float64Array, nNodes),
     s: decodeArray(raw?.s) ?? new Float32Array(0),
     phase: {},
   };
   for (const key of ["ops", "bytes", "intensity", "duration", "efficiency"]) {
-    style.phase[key] = typed(raw, `phase_${key}`, Float64Array, nPhases);
+    style.phase[key] = typed(values, `phase_${key}`, Float64Array, nPhases);
   }
   style.nodeGroups = colorGroups(style.nodeRgb, nNodes, (i) => (graph.kind[i] === 1 ? 1 : 0));
   style.edgeGroups = colorGroups(style.edgeRgb, nEdges, (i) => (graph.fused[i] ? 1 : graph.edgeKind[i] === 2 ? 2 : 0));

@@ -102,7 +102,7 @@ function render({ model, el }) {
   const ctx = canvas.getContext("2d");
   const miniCtx = minimap.getContext("2d");
   let graph = decodeGraph(model.get("graph"));
-  let style = decodeStyle(model.get("paint"), graph);
+  let style = decodeStyle(model.get("paint"), graph, model.get("values"));
   let names = model.get("node_names") ?? [];
   let camera = null;
   let cameraFor = null; // the graph bounds the camera was made for
@@ -121,7 +121,7 @@ function render({ model, el }) {
   function ensureCamera(a) {
     const key = graph.bounds.join(",");
     if (!camera || cameraFor !== key) {
-      camera = startCamera(graph.bounds, a.width, a.height);
+      camera = startCamera(graph.bounds, a.width, a.height, graph.nNodes ? graph.y[0] : undefined);
       cameraFor = key;
     }
   }
@@ -179,7 +179,9 @@ function render({ model, el }) {
     if (canvas.height !== h) canvas.height = h;
     canvas.style.height = `${a.top + a.height}px`;
     lastCounts = drawInto(ctx, a, ratio, { hover: true });
+    const graphDrawn = window.performance.now();
     drawMinimap(a);
+    canvas.dataset.minimapMs = (window.performance.now() - graphDrawn).toFixed(2);
     const selected = model.get("selected_phase");
     Object.assign(canvas.dataset, {
       k: String(camera.k), tx: String(camera.tx), ty: String(camera.ty), plotTop: String(a.top),
@@ -413,16 +415,21 @@ function render({ model, el }) {
   }
   on("change:graph", () => {
     graph = decodeGraph(model.get("graph"));
-    style = decodeStyle(model.get("paint"), graph);
+    style = decodeStyle(model.get("paint"), graph, model.get("values"));
     miniPicture = null;
     hoverNode = hoverEdge = -1;
     requestDraw();
   });
-  on("change:paint", () => {
-    style = decodeStyle(model.get("paint"), graph);
+  function restyle() {
+    const started = window.performance.now();
+    style = decodeStyle(model.get("paint"), graph, model.get("values"));
     miniPicture = null;
+    canvas.dataset.paintReceived = String(started);
+    canvas.dataset.paintMs = (window.performance.now() - started).toFixed(2);
     requestDraw();
-  });
+  }
+  on("change:paint", restyle);
+  on("change:values", restyle);
   on("change:node_names", () => { names = model.get("node_names") ?? []; requestDraw(); });
   on("change:legend", requestDraw);
   on("change:height", requestDraw);

@@ -65,6 +65,10 @@ test("camera: a very wide graph starts at its left end, legible, instead of fitt
   assert.ok(fitCamera(wide, 800, 300).k < MIN_START_ZOOM);
   assert.equal(start.k, MIN_START_ZOOM);
   assert.ok(toScreen(start, 0, 0)[0] > 0 && toScreen(start, 0, 0)[0] < 40);
+  // a tall, diagonal graph: the first phase (anchor) is in the middle of the view
+  const tall = startCamera([0, 0, 4e6, 3e5], 800, 300, 1234);
+  assert.equal(tall.k, MIN_START_ZOOM);
+  assert.equal(toScreen(tall, 0, 1234)[1], 150);
 });
 
 test("model: colour groups batch equal colours; cssColor formats #rrggbb", () => {
