@@ -22,6 +22,46 @@ export function labelFontPx(k) {
   return Math.max(8, Math.min(12, Math.round(28 * k)));
 }
 
+/** Below this zoom nodes are smaller than a few pixels: they are written straight into pixels. */
+export const RASTER_BELOW = 0.02;
+
+/**
+ * Write every node in view as a small block of its colour into a fresh white picture of the area
+ * (device px), with putImageData: one pass over the nodes, no path building. `colour(group)`
+ * may override a batch's colour (the minimap greys tensors). Returns how many were written.
+ */
+export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (group) => group.css) {
+  const W = Math.max(1, Math.round(area.width * ratio));
+  const H = Math.max(1, Math.round(area.height * ratio));
+  const image = ctx.createImageData(W, H);
+  const pixels = new Uint32Array(image.data.buffer);
+  pixels.fill(0xffffffff);
+  const { k, tx, ty } = camera;
+  let written = 0;
+  for (const group of style.nodeGroups) {
+    const css = colour(group);
+    const r = parseInt(css.slice(1, 3), 16);
+    const g = parseInt(css.slice(3, 5), 16);
+    const b = parseInt(css.slice(5, 7), 16);
+    const packed = (0xff000000 | (b << 16) | (g << 8) | r) >>> 0; // RGBA bytes, little-endian
+    for (const i of group.indices) {
+      const cx = (graph.x[i] * k + tx) * ratio;
+      const cy = (graph.y[i] * k + ty) * ratio;
+      const hw = Math.max(1, Math.round((graph.w[i] * k * ratio) / 2));
+      const hh = Math.max(1, Math.round((graph.h[i] * k * ratio) / 2));
+      const x0 = Math.max(0, Math.round(cx) - hw);
+      const x1 = Math.min(W, Math.round(cx) + hw);
+      const y0 = Math.max(0, Math.round(cy) - hh);
+      const y1 = Math.min(H, Math.round(cy) + hh);
+      if (x0 >= x1 || y0 >= y1) continue;
+      for (let y = y0; y < y1; y++) pixels.fill(packed, y * W + x0, y * W + x1);
+      written++;
+    }
+  }
+  ctx.putImageData(image, Math.round(area.left * ratio), Math.round(area.top * ratio));
+  return written;
+}
+
 /** The smallest edge rank drawn at zoom k ("small edges give way"). */
 export function minEdgeRank(k) {
   if (k >= LOD.curves) return 0;
@@ -69,12 +109,16 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   const sx = (x) => area.left + x * k + camera.tx;
   const sy = (y) => area.top + y * k + camera.ty;
 
+  const raster = k < RASTER_BELOW && typeof ctx.createImageData === "function" && typeof ctx.putImageData === "function";
+  if (raster) counts.nodes = rasterNodes(ctx, graph, style, area, camera, view.ratio ?? 1);
   ctx.save();
   ctx.beginPath();
   ctx.rect(area.left, area.top, area.width, area.height);
   ctx.clip();
-  ctx.fillStyle = "#ffffff";
-  ctx.fillRect(area.left, area.top, area.width, area.height);
+  if (!raster) {
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(area.left, area.top, area.width, area.height);
+  }
 
   // Edges, one stroke per colour and dash; arrowheads filled in the same colour.
   const { x, y, w, h } = graph;
@@ -119,7 +163,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
 
   // Nodes, one fill per colour; phases are boxes, tensors ellipses (boxes when zoomed out).
   const visible = [];
-  for (const group of style.nodeGroups) {
+  for (const group of raster ? [] : style.nodeGroups) {
     const tensor = group.extra === 1;
     ctx.beginPath();
     let drawn = 0;

@@ -1,25 +1,16 @@
 // The minimap (seed 001): the whole graph small, with a box where the main view is. Its picture is
 // cached and redrawn only when the graph, the style or its size changes.
 import { fitCamera, visibleWorld } from "./camera.js";
+import { rasterNodes } from "./draw.js";
 
 export const MINIMAP_SIZE = { width: 200, height: 110 };
 
-/** Draw every node as a small rect of its colour into `ctx` (a width×height area at `ratio`). */
+/** The whole graph, each node a few pixels of its colour (tensors grey, uncoloured phases dark). */
 export function drawMinimapPicture(ctx, graph, style, width, height, ratio) {
   const camera = fitCamera(graph.bounds, width, height);
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  ctx.fillStyle = "#fbfbfb";
-  ctx.fillRect(0, 0, width, height);
-  for (const group of style.nodeGroups) {
-    ctx.beginPath();
-    for (const i of group.indices) {
-      const w = Math.max(1, graph.w[i] * camera.k);
-      const h = Math.max(1, graph.h[i] * camera.k);
-      ctx.rect(graph.x[i] * camera.k + camera.tx - w / 2, graph.y[i] * camera.k + camera.ty - h / 2, w, h);
-    }
-    ctx.fillStyle = group.extra === 1 ? "#9aa7b4" : group.css === "#ffffff" ? "#5f6368" : group.css;
-    ctx.fill();
-  }
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  rasterNodes(ctx, graph, style, { left: 0, top: 0, width, height }, camera, ratio,
+    (group) => (group.extra === 1 ? "#9aa7b4" : group.css === "#ffffff" ? "#5f6368" : group.css));
   return camera;
 }
 

@@ -3,7 +3,7 @@
 // selection and the minimap. Text from users is drawn with fillText or set as textContent only.
 import { downloadBlob, renderPng } from "../export.js";
 import { createTraitWriter } from "../trait-writer.js";
-import { minZoom, panCamera, centreOn, startCamera, toWorld, zoomAt, fitCamera } from "./camera.js";
+import { centreOn, fitCamera, minZoom, panCamera, startCamera, toWorld, visibleWorld, zoomAt } from "./camera.js";
 import { drawGraph, drawLegend, LEGEND_HEIGHT } from "./draw.js";
 import { hitEdge, hitNode } from "./hit.js";
 import { decodeGraph, decodeStyle } from "./model.js";
@@ -136,12 +136,17 @@ function render({ model, el }) {
     drawLegend(target, model.get("legend"), { left: 0, top: 0, width: a.width });
     const selected = model.get("selected_phase");
     return drawGraph(target, graph, style, names, a, {
-      camera, highlight: hover ? highlight : -1, selected: Number.isInteger(selected) ? selected : -1,
+      camera, ratio, highlight: hover ? highlight : -1, selected: Number.isInteger(selected) ? selected : -1,
       hoverEdge: hover ? hoverEdge : -1,
     });
   }
 
   function drawMinimap(a) {
+    // Shown only when part of the graph is out of view (it would just cover nodes otherwise).
+    const [vx0, vy0, vx1, vy1] = visibleWorld(camera, a.width, a.height);
+    const [bx0, by0, bx1, by1] = graph.bounds;
+    minimap.hidden = vx0 <= bx0 && vy0 <= by0 && vx1 >= bx1 && vy1 >= by1;
+    if (minimap.hidden) return;
     const ratio = window.devicePixelRatio || 1;
     const { width, height } = MINIMAP_SIZE;
     if (!miniPicture) {

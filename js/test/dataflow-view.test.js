@@ -190,3 +190,23 @@ test("routed edges pass through their bends (igraph's dummy nodes), drawn, boxed
   const path = ctx.strokes("#ff0000")[0].path;
   assert.deepEqual(path.filter((p) => p[0] === "C").map((p) => [p[5], p[6]]), [[100, 134], [115, 54]]);
 });
+
+test("zoomed far out, nodes are written as pixels of their colour (one pass, no paths)", () => {
+  const { graph, style, names } = fixture();
+  class Pixels extends Context {
+    createImageData(w, h) { return { width: w, height: h, data: new Uint8ClampedArray(4 * w * h) }; }
+    putImageData(image, x, y) { this.calls.push({ op: "putImageData", image, x, y }); }
+  }
+  const ctx = new Pixels();
+  const camera = { k: 0.01, tx: 10, ty: 20 };
+  const counts = drawGraph(ctx, graph, style, names, { left: 0, top: 0, width: 40, height: 40 }, { camera, ratio: 2, highlight: -1, selected: -1, hoverEdge: -1 });
+  assert.equal(counts.nodes, 4);
+  const put = ctx.calls.find((c) => c.op === "putImageData");
+  assert.equal(put.image.width, 80);
+  const at = (x, y) => [...put.image.data.slice(4 * (y * 80 + x), 4 * (y * 80 + x) + 3)];
+  // phase A at world (190, 0) → CSS (11.9, 20) → device (23.8, 40): white box (the phases' colour here)
+  assert.deepEqual(at(24, 40), [255, 255, 255]);
+  // tensor x at world (0, 0) → device (20, 40): its fill #e8edf3
+  assert.deepEqual(at(20, 40), [0xe8, 0xed, 0xf3]);
+  assert.equal(ctx.fills().filter((c) => c.path.some((p) => p[0] === "R")).length, 0, "no vector boxes");
+});

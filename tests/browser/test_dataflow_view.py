@@ -172,3 +172,51 @@ def test_clicking_a_node_highlights_its_phase_in_the_diagram(dataflow):
     dataflow.page.mouse.move(box["x"] + 2, box["y"] + box["height"] - 2)
     dataflow.page.wait_for_function("c => c.dataset.highlightedPhase === ''", arg=dataflow.diagram.element_handle(),
                                     timeout=10_000)
+
+
+def test_hover_shows_the_phase_numbers_as_text(dataflow):
+    data = dataflow.data()
+    box = dataflow.canvas.bounding_box()
+    x, y = dataflow.node_centre(5, data)  # 'mlp'
+    dataflow.page.mouse.move(box["x"] + x, box["y"] + y)
+    tooltip = dataflow.page.locator(".cwd-root .cwd-tooltip").first
+    tooltip.wait_for(state="visible", timeout=10_000)
+    text = tooltip.inner_text()
+    assert "phase mlp" in text and "50 GFLOP" in text, text  # ops = 5e10
+    assert tooltip.locator("*").evaluate_all("els => els.every(e => ['DIV', 'SPAN'].includes(e.tagName))")
+    dataflow.page.mouse.move(box["x"] + 2, box["y"] + box["height"] - 2)
+    tooltip.wait_for(state="hidden", timeout=10_000)
+
+
+PARAMETRIC = """\
+pw = cw.Workload.from_einsums({'up': 'H[b,f] = X[b,d] * W1[d,f]', 'act': 'A[b,f] = H[b,f]',
+                               'down': 'Y[b,d] = A[b,f] * W2[f,d]'},
+                              {'b': 'B*S', 'd': 'D', 'f': '4*D'}, params={'B': 8, 'S': 64, 'D': 256}, machine=m)
+pview = cw.DataflowView(pw, overlay='intensity', scaling='linear', height=240)
+pview
+"""
+
+
+def test_a_parameter_slider_re_evaluates_the_workload(dataflow, jupyter_lab):
+    nb = Notebook(dataflow.page, jupyter_lab.url)
+    out = nb.run_cell(nb.append_code_cell(PARAMETRIC), timeout=120)
+    assert "Traceback" not in out, out
+    root = dataflow.page.locator(".cwd-root").nth(1)
+    canvas = root.locator("canvas.cwd-plot")
+    canvas.scroll_into_view_if_needed()
+    dataflow.page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+    sliders = root.locator("input.cwd-param")
+    assert sliders.evaluate_all("els => els.map(e => e.dataset.param)") == ["B", "S", "D"]
+    s_slider = root.locator('input.cwd-param[data-param="S"]')
+    readout = s_slider.locator("xpath=following-sibling::span[1]")
+    assert readout.inner_text() == "64"
+    draws = int(canvas.get_attribute("data-draws"))
+    box = s_slider.bounding_box()
+    dataflow.page.mouse.click(box["x"] + box["width"] * 0.95, box["y"] + box["height"] / 2)  # near the top of S
+    dataflow.page.wait_for_function("([c, n]) => +c.dataset.draws > n", arg=[canvas.element_handle(), draws],
+                                    timeout=RENDER_TIMEOUT_MS)
+    value = int(readout.inner_text())
+    assert value > 64 * 8, f"clicking near the slider's top should set S far above 64, got {value}"
+    out = nb.run_cell(nb.append_code_cell("print('PARAMS', pview.params, pview.workload.params)"), timeout=60)
+    assert f"'S': {value}" in out.split("PARAMS", 1)[1], out
+    dataflow.lab.screenshot("dataflow-parameter", full_page=False)
