@@ -185,6 +185,11 @@ def browser(n_phases: int, rounds: int) -> None:
                                                timeout=120_000)
                     first = lab.page.evaluate("() => Date.now() / 1000")  # upper bound: polled after the draw
                     data = canvas.evaluate("c => ({...c.dataset})")
+                    render_at, first_at = float(data["renderAt"]) / 1e3, float(data["firstDrawAt"]) / 1e3
+                    print(f"browser, {n_phases} phases: kernel {kernel_s:.2f} s → view's render() called "
+                          f"{render_at - start - kernel_s:.2f} s later (state transfer, widget manager, ESM load) → "
+                          f"first frame {first_at - render_at:.2f} s later (decode, batches, draw); "
+                          f"cell start → first frame {first_at - start:.2f} s")
                     print(f"browser, {n_phases} phases: kernel {kernel_s:.2f} s; cell start → first frame seen "
                           f"≤ {first - start:.2f} s (zoom {float(data['k']):.2f}, {data['nodesDrawn']} nodes, "
                           f"{data['edgesDrawn']} edges drawn, first draw {data['drawMs']} ms)")

@@ -57,6 +57,7 @@ function setOptions(document, input, values, current) {
 }
 
 function render({ model, el }) {
+  const renderAt = Date.now(); // epoch ms, for the benchmark's breakdown (state arrived → first frame)
   const document = el.ownerDocument ?? globalThis.document;
   const window = document.defaultView ?? globalThis;
   const writer = createTraitWriter(model, {
@@ -197,6 +198,7 @@ function render({ model, el }) {
       selectedPhase: Number.isInteger(selected) ? String(selected) : "",
       overlay: style.overlay,
     });
+    if (draws === 1) Object.assign(canvas.dataset, { renderAt: String(renderAt), firstDrawAt: String(Date.now()) });
   }
   function requestDraw() {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
