@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -154,8 +155,6 @@ def browser(n_phases: int, rounds: int) -> None:
     import conftest as labtools
     from labdriver import LabPage, Notebook, write_notebook
     from playwright.sync_api import sync_playwright
-
-    import os
 
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)

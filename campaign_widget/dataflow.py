@@ -370,7 +370,7 @@ def legend(values, method: str, buckets: int, overlay: str, unit: str, palette="
     out = {"method": method, "unit": unit, "overlay": overlay, "centre": None, "edges": [],
            "missing": int((~ok).sum()), "count": int(ok.sum()), "discrete": 0}
     ticks: list[list] = []
-    label = method
+    label = f"{method}; no positive values to scale"
     if V.size:
         lo, hi = float(V.min()), float(V.max())
         if method in ("median", "mean"):
