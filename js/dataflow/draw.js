@@ -22,6 +22,8 @@ export function labelFontPx(k) {
   return Math.max(8, Math.min(12, Math.round(28 * k)));
 }
 
+const pictures = new WeakMap(); // context → its ImageData for rasterNodes
+
 /** Below this zoom nodes are smaller than a few pixels: they are written straight into pixels. */
 export const RASTER_BELOW = 0.02;
 
@@ -33,7 +35,11 @@ export const RASTER_BELOW = 0.02;
 export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (group) => group.css) {
   const W = Math.max(1, Math.round(area.width * ratio));
   const H = Math.max(1, Math.round(area.height * ratio));
-  const image = ctx.createImageData(W, H);
+  let image = pictures.get(ctx);
+  if (!image || image.width !== W || image.height !== H) {
+    image = ctx.createImageData(W, H); // kept for the next frame: no 10 MB allocation per pan step
+    pictures.set(ctx, image);
+  }
   const pixels = new Uint32Array(image.data.buffer);
   pixels.fill(0xffffffff);
   const { k, tx, ty } = camera;
@@ -134,6 +140,8 @@ export function drawGraph(ctx, graph, style, names, area, view) {
       if (style.edgeRank[e] < rank && !(highlight >= 0 && (graph.src[e] === highlight || graph.dst[e] === highlight))) continue;
       const box = graph.edgeBox;
       if (box[4 * e + 2] < wx0 || box[4 * e] > wx1 || box[4 * e + 3] < wy0 || box[4 * e + 1] > wy1) continue;
+      // zoomed out, an edge shorter than a pixel both ways is not drawn (its nodes' pixels show it)
+      if (!detailed && (box[4 * e + 2] - box[4 * e]) * k < 1 && (box[4 * e + 3] - box[4 * e + 1]) * k < 1) continue;
       const points = edgePoints(graph, e);
       traceEdge(ctx, points, sx, sy, detailed);
       if (detailed) heads.push(sx(points[points.length - 2]), sy(points[points.length - 1]));
