@@ -150,7 +150,7 @@ def _summary(label, samples):
           f"view's draw median {statistics.median(draw):.1f} ms{extra}{pics}")
 
 
-def browser(n_phases: int, rounds: int) -> None:
+def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None:
     sys.path.insert(0, str(REPO / "tests" / "browser"))
     import conftest as labtools
     from labdriver import LabPage, Notebook, write_notebook
@@ -194,11 +194,15 @@ def browser(n_phases: int, rounds: int) -> None:
                           f"{data['edgesDrawn']} edges drawn, first draw {data['drawMs']} ms)")
                     canvas.scroll_into_view_if_needed()
                     handle = canvas.element_handle()
+                    if screenshots:
+                        canvas.locator("xpath=..").screenshot(path=str(screenshots / "dataflow-start.png"))
                     pans = [lab.page.evaluate(_PAN, [handle, 40 if i % 2 else -40]) for i in range(rounds)]
                     _summary("pan (drag 40 px)", pans)
                     lab.page.evaluate("c => c.closest('.cwd-root').querySelector('button.cwd-fit').click()", handle)
                     lab.page.wait_for_timeout(300)
                     data = canvas.evaluate("c => ({...c.dataset})")
+                    if screenshots:
+                        canvas.locator("xpath=..").screenshot(path=str(screenshots / "dataflow-fit.png"))
                     fit = [lab.page.evaluate(_PAN, [handle, 40 if i % 2 else -40]) for i in range(rounds)]
                     _summary(f"pan at 'fit all' (zoom {float(data['k']):.4f}, {data['nodesDrawn']} nodes drawn)", fit)
                     overlays = [lab.page.evaluate(_OVERLAY, [handle, "intensity" if i % 2 == 0 else "bytes"])
@@ -219,10 +223,11 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--kernel", action="store_true", help="kernel side only")
+    parser.add_argument("--screenshots", type=Path, help="folder for pictures of the first view and of 'fit all'")
     args = parser.parse_args(argv)
     kernel(args.phases, args.repeat)
     if not args.kernel:
-        browser(args.phases, args.rounds)
+        browser(args.phases, args.rounds, args.screenshots)
 
 
 if __name__ == "__main__":

@@ -344,6 +344,8 @@ class Scale:
     s: np.ndarray
     rgb: np.ndarray  # uint8 (n, 3)
     legend: dict
+    palette: object = "gyr"
+    reverse: bool = False
 
 
 def scale(workload, graph: DataflowGraph, overlay: str = "bytes", scaling: str = "median", palette="gyr",
@@ -353,7 +355,8 @@ def scale(workload, graph: DataflowGraph, overlay: str = "bytes", scaling: str =
     s = severity(values, scaling, buckets)
     unit = overlay_unit(workload, overlay)
     return Scale(overlay=overlay, target="edges" if overlay == "bytes" else "phases", values=values, s=s,
-                 rgb=rgb(s, palette, reverse), legend=legend(values, scaling, buckets, overlay, unit, palette, reverse))
+                 rgb=rgb(s, palette, reverse), legend=legend(values, scaling, buckets, overlay, unit, palette, reverse),
+                 palette=palette, reverse=reverse)
 
 
 def legend(values, method: str, buckets: int, overlay: str, unit: str, palette="gyr", reverse: bool = False,

@@ -22,6 +22,7 @@ _BUNDLE = pathlib.Path(__file__).parent / "static" / "dataflow.js"
 PHASE_FILL = "#ffffff"  # phases under an edge overlay (bytes)
 TENSOR_FILL = "#e8edf3"
 EDGE_GREY = "#9aa0a6"  # edges under a phase overlay
+FAR_GREY = "#9aa7b4"  # a node with no overlay value, seen from far out
 _LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider
 
 
@@ -268,12 +269,24 @@ def style_arrays(workload, graph: model.DataflowGraph, scale: model.Scale) -> di
     else:
         node_rgb[:graph.n_phases] = scale.rgb
         node_value[:graph.n_phases] = scale.values
+    # Far out, nodes are a few pixels and edges are gone: each node shows the hottest thing it
+    # touches (under an edge overlay, the largest s of its edges), most severe drawn last.
+    if scale.target == "edges":
+        far_s = np.full(n, np.nan)
+        ok = ~np.isnan(scale.s)
+        for ends in (graph.src, graph.dst):
+            np.fmax.at(far_s, ends[ok], scale.s[ok])
+    else:
+        far_s = np.concatenate([scale.s, np.full(n - graph.n_phases, np.nan)])
+    far_rgb = model.rgb(far_s, scale.palette, scale.reverse)
+    far_rgb[np.isnan(far_s)] = model._hex_to_rgb(FAR_GREY)
     # Edge width and level-of-detail rank follow the bytes moved, whatever the overlay.
     moved = graph.bytes
     rank = model.severity(moved, "hist")
     rank = np.where(np.isnan(rank), 0.0, rank)
     width = np.where(graph.edge_kind == model.EDGE_ORDER, 1.0, 1.25 + 2.5 * rank)
     return {"node_rgb": node_rgb, "edge_rgb": edge_rgb, "node_value": node_value, "edge_rank": rank,
+            "node_far_rgb": far_rgb, "node_far_s": far_s,
             "edge_width": width, "target": scale.target}
 
 
@@ -299,6 +312,8 @@ def paint_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> d
         "node_rgb": to_payload(arrays["node_rgb"].reshape(-1), "uint8"),
         "edge_rgb": to_payload(arrays["edge_rgb"].reshape(-1), "uint8"),
         "s": to_payload(scale.s, "float32"),
+        "node_far_rgb": to_payload(arrays["node_far_rgb"].reshape(-1), "uint8"),
+        "node_far_s": to_payload(arrays["node_far_s"], "float32"),
     }
 
 

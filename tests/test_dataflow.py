@@ -314,3 +314,21 @@ def test_savefig_draws_the_same_layout_and_colours(tmp_path):
     with pytest.raises(ValueError, match="unknown suffix '.gif'"):
         view.savefig(tmp_path / "graph.gif")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.pdf", "graph.png", "graph.svg"]
+
+
+def test_far_out_each_node_shows_the_hottest_edge_it_touches():
+    from campaign_widget.dataflow_view import FAR_GREY, style_arrays
+
+    w = _mlp()
+    g = dataflow_graph(w)
+    sc = scale(w, g, "bytes", "median")
+    far = style_arrays(w, g, sc)["node_far_s"]
+    # bytes per edge: x 4e6, W1 16e6, h 16e6 (twice), a 16e6 (twice), W2 16e6, y 4e6; median 16e6 → s = 0.5 or 0.125
+    up = g.names.index("up")
+    x = g.names.index("x")
+    assert far[up] == 0.5 and far[x] == 0.125
+    log = g.names.index("log")  # touches only an order edge: no value, grey
+    assert np.isnan(far[log])
+    rgb = style_arrays(w, g, sc)["node_far_rgb"]
+    assert "#%02x%02x%02x" % tuple(rgb[log]) == FAR_GREY
+    assert "#%02x%02x%02x" % tuple(rgb[up]) == colors([0.5])[0] == "#ffff00"

@@ -32,7 +32,7 @@ export const RASTER_BELOW = 0.02;
  * (device px), with putImageData: one pass over the nodes, no path building. `colour(group)`
  * may override a batch's colour (the minimap greys tensors). Returns how many were written.
  */
-export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (group) => group.css) {
+export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (group) => group.css, groups = style.farGroups ?? style.nodeGroups) {
   const W = Math.max(1, Math.round(area.width * ratio));
   const H = Math.max(1, Math.round(area.height * ratio));
   let image = pictures.get(ctx);
@@ -44,7 +44,7 @@ export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (gr
   pixels.fill(0xffffffff);
   const { k, tx, ty } = camera;
   let written = 0;
-  for (const group of style.nodeGroups) {
+  for (const group of groups) {
     const css = colour(group);
     const r = parseInt(css.slice(1, 3), 16);
     const g = parseInt(css.slice(3, 5), 16);

@@ -5,12 +5,11 @@ import { rasterNodes } from "./draw.js";
 
 export const MINIMAP_SIZE = { width: 200, height: 110 };
 
-/** The whole graph, each node a few pixels of its colour (tensors grey, uncoloured phases dark). */
+/** The whole graph, each node a few pixels of the hottest colour it touches (grey: none). */
 export function drawMinimapPicture(ctx, graph, style, width, height, ratio) {
   const camera = fitCamera(graph.bounds, width, height);
   ctx.setTransform(1, 0, 0, 1, 0, 0);
-  rasterNodes(ctx, graph, style, { left: 0, top: 0, width, height }, camera, ratio,
-    (group) => (group.extra === 1 ? "#9aa7b4" : group.css === "#ffffff" ? "#5f6368" : group.css));
+  rasterNodes(ctx, graph, style, { left: 0, top: 0, width, height }, camera, ratio);
   return camera;
 }
 

@@ -131,6 +131,17 @@ export function decodeStyle(raw, graph, values = raw) {
     style.phase[key] = typed(values, `phase_${key}`, Float64Array, nPhases);
   }
   style.nodeGroups = colorGroups(style.nodeRgb, nNodes, (i) => (graph.kind[i] === 1 ? 1 : 0));
+  // Seen from far out: the hottest colour each node touches, batches in increasing severity so the
+  // most severe pixels are written last (on top).
+  const farRgb = decodeArray(raw?.node_far_rgb);
+  const farS = decodeArray(raw?.node_far_s);
+  if (farRgb && farRgb.length >= 3 * nNodes) {
+    const groups = colorGroups(farRgb, nNodes);
+    const severity = (g) => (farS && Number.isFinite(farS[g.indices[0]]) ? farS[g.indices[0]] : -1);
+    style.farGroups = groups.sort((a, b) => severity(a) - severity(b));
+  } else {
+    style.farGroups = style.nodeGroups;
+  }
   style.edgeGroups = colorGroups(style.edgeRgb, nEdges, (i) => (graph.fused[i] ? 1 : graph.edgeKind[i] === 2 ? 2 : 0));
   return style;
 }

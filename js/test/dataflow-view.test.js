@@ -210,3 +210,15 @@ test("zoomed far out, nodes are written as pixels of their colour (one pass, no 
   assert.deepEqual(at(20, 40), [0xe8, 0xed, 0xf3]);
   assert.equal(ctx.fills().filter((c) => c.path.some((p) => p[0] === "R")).length, 0, "no vector boxes");
 });
+
+test("far-out batches come from node_far_rgb, least severe first (the hottest pixels are written last)", () => {
+  const { graph } = fixture();
+  const raw = {
+    node_rgb: payload(Uint8Array, new Array(12).fill(255)), edge_rgb: payload(Uint8Array, new Array(9).fill(0)),
+    node_far_rgb: payload(Uint8Array, [255, 0, 0, 0, 255, 0, 255, 0, 0, 154, 167, 180]),
+    node_far_s: payload(Float32Array, [1, 0, 1, NaN]),
+  };
+  const style = decodeStyle(raw, graph, {});
+  assert.deepEqual(style.farGroups.map((g) => g.css), ["#9aa7b4", "#00ff00", "#ff0000"]);
+  assert.deepEqual([...style.farGroups[2].indices], [0, 2]);
+});
