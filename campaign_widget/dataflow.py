@@ -437,7 +437,7 @@ class Layout:
     route_x: np.ndarray
     route_y: np.ndarray
 
-    def edge_points(self, graph: "DataflowGraph", e: int) -> np.ndarray:
+    def edge_points(self, graph: DataflowGraph, e: int) -> np.ndarray:
         """(k, 2) points an edge passes: the source's right side, its bends, the target's left side."""
         a, b = int(graph.src[e]), int(graph.dst[e])
         lo, hi = self.route_offsets[e], self.route_offsets[e + 1]

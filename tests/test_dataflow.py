@@ -330,5 +330,6 @@ def test_far_out_each_node_shows_the_hottest_edge_it_touches():
     log = g.names.index("log")  # touches only an order edge: no value, grey
     assert np.isnan(far[log])
     rgb = style_arrays(w, g, sc)["node_far_rgb"]
-    assert "#%02x%02x%02x" % tuple(rgb[log]) == FAR_GREY
-    assert "#%02x%02x%02x" % tuple(rgb[up]) == colors([0.5])[0] == "#ffff00"
+    hexed = ["#{:02x}{:02x}{:02x}".format(*c) for c in rgb.tolist()]
+    assert hexed[log] == FAR_GREY
+    assert hexed[up] == colors([0.5])[0] == "#ffff00"
