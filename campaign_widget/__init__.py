@@ -12,7 +12,7 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError
-from .io import WorkloadFileError, load, read_nsight_csv, read_timeloop_stats, read_torch_trace, save
+from .io import WorkloadFileError, load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import Schedule
@@ -26,7 +26,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "Machine", "POLICIES", "Phase", "RooflineView",
            "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "UtilizationAboveOneWarning", "Workload",
-           "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_timeloop_stats", "read_torch_trace",
+           "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
            "save"]
 
 _WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "roofline_view", "RooflineView": "roofline_view",
