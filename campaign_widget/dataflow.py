@@ -519,9 +519,11 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     phase = graph.kind == NODE_PHASE
     width = np.where(phase, PHASE_SIZE[0], TENSOR_SIZE[0])
     height = np.where(phase, PHASE_SIZE[1], TENSOR_SIZE[1])
-    if n:
-        bounds = (float((x - width / 2).min()), float((y - height / 2).min()),
-                  float((x + width / 2).max()), float((y + height / 2).max()))
+    if n:  # the boxes, and the bends of long edges (a dummy row may lie outside every box)
+        bounds = (float(min((x - width / 2).min(), route_x.min(initial=np.inf))),
+                  float(min((y - height / 2).min(), route_y.min(initial=np.inf))),
+                  float(max((x + width / 2).max(), route_x.max(initial=-np.inf))),
+                  float(max((y + height / 2).max(), route_y.max(initial=-np.inf))))
     else:
         bounds = (0.0, 0.0, 1.0, 1.0)
     return Layout(x=x, y=y, width=width, height=height, layer=layer, bounds=bounds, route_offsets=route_offsets,

@@ -209,6 +209,10 @@ def test_layout_is_left_to_right_producers_before_consumers():
     g = dataflow_graph(_mlp())
     lay = layered_layout(g)
     assert (lay.x[g.src] < lay.x[g.dst]).all()
+    # the bounds hold every box and every bend of a long edge
+    x0, y0, x1, y1 = lay.bounds
+    assert (lay.x - lay.width / 2 >= x0).all() and (lay.y + lay.height / 2 <= y1).all()
+    assert ((lay.route_x >= x0) & (lay.route_x <= x1) & (lay.route_y >= y0) & (lay.route_y <= y1)).all()
     # nodes in one layer do not overlap
     for layer in np.unique(lay.layer):
         ys = np.sort(lay.y[lay.layer == layer])
@@ -333,3 +337,21 @@ def test_far_out_each_node_shows_the_hottest_edge_it_touches():
     hexed = ["#{:02x}{:02x}{:02x}".format(*c) for c in rgb.tolist()]
     assert hexed[log] == FAR_GREY
     assert hexed[up] == colors([0.5])[0] == "#ffff00"
+
+
+def test_long_edges_bend_through_the_layers_they_cross_inside_the_bounds():
+    w = Workload([
+        Phase("a", ops=1, reads={"in": 8}, writes={"t": 8}),
+        Phase("b", ops=1, reads={"t": 8}, writes={"u": 8}),
+        Phase("c", ops=1, reads={"u": 8}, writes={"v": 8}),
+        Phase("d", ops=1, reads={"v": 8, "t": 8}, writes={"out": 8}),
+    ], machine=MACHINE)
+    g = dataflow_graph(w)
+    lay = layered_layout(g)
+    e = _edge(g, "t", "d")  # t (layer 2) → d (layer 7): bends in layers 3 … 6
+    points = lay.edge_points(g, e)
+    assert len(points) == 2 + 4
+    assert points[1:-1, 0].tolist() == [3 * 190.0, 4 * 190.0, 5 * 190.0, 6 * 190.0]
+    assert (np.diff(points[:, 0]) > 0).all()
+    x0, y0, x1, y1 = lay.bounds
+    assert (points[:, 1] >= y0).all() and (points[:, 1] <= y1).all()
