@@ -355,3 +355,20 @@ def test_long_edges_bend_through_the_layers_they_cross_inside_the_bounds():
     assert (np.diff(points[:, 0]) > 0).all()
     x0, y0, x1, y1 = lay.bounds
     assert (points[:, 1] >= y0).all() and (points[:, 1] <= y1).all()
+
+
+def test_a_failed_export_leaves_no_file_and_no_temporary(tmp_path):
+    from campaign_widget.dataflow_view import write_atomically
+
+    target = tmp_path / "graph.png"
+    target.write_bytes(b"old picture")
+
+    def broken(tmp):
+        with open(tmp, "wb") as f:
+            f.write(b"half a pic")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_atomically(target, broken)
+    assert target.read_bytes() == b"old picture"  # the old file is untouched
+    assert [p.name for p in tmp_path.iterdir()] == ["graph.png"]

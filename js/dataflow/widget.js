@@ -259,7 +259,7 @@ function render({ model, el }) {
           const v = sliderValue(entry);
           value.textContent = String(v);
           pending = { ...pending, [name]: v };
-          writer.write("params", { ...model.get("params"), ...pending });
+          sendParams({ ...model.get("params"), ...pending });
         });
         sliders.set(name, entry);
       }
@@ -283,6 +283,29 @@ function render({ model, el }) {
       if (v !== undefined) entry.value.textContent = String(v);
     }
     params.hidden = sliders.size === 0;
+  }
+  // One parameter update in flight at a time: the next waits until the kernel's new colours or
+  // values arrive (or PARAM_WAIT_MS), and only the latest slider position is sent, so a drag over
+  // a workload that takes a second to re-evaluate does not queue up dozens of re-evaluations.
+  const PARAM_WAIT_MS = 2000;
+  let paramsInFlight = null;
+  let paramsQueued = null;
+  function sendParams(value) {
+    if (paramsInFlight !== null) {
+      paramsQueued = value;
+      return;
+    }
+    writer.write("params", value);
+    paramsInFlight = window.setTimeout(paramsAnswered, PARAM_WAIT_MS);
+  }
+  function paramsAnswered() {
+    if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
+    paramsInFlight = null;
+    if (paramsQueued !== null) {
+      const next = paramsQueued;
+      paramsQueued = null;
+      sendParams(next);
+    }
   }
   function sliderValue(entry) {
     const raw = Number(entry.input.value);
@@ -435,8 +458,8 @@ function render({ model, el }) {
     canvas.dataset.paintMs = (window.performance.now() - started).toFixed(2);
     requestDraw();
   }
-  on("change:paint", restyle);
-  on("change:values", restyle);
+  on("change:paint", () => { restyle(); paramsAnswered(); });
+  on("change:values", () => { restyle(); paramsAnswered(); });
   on("change:node_names", () => { names = model.get("node_names") ?? []; requestDraw(); });
   on("change:legend", requestDraw);
   on("change:height", requestDraw);
@@ -470,6 +493,7 @@ function render({ model, el }) {
     downloadButton.removeEventListener("click", download);
     resizeObserver?.disconnect();
     writer.dispose();
+    if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
     if (frame !== null) window.cancelAnimationFrame(frame);
     root.remove();
   };
