@@ -372,3 +372,20 @@ def test_a_failed_export_leaves_no_file_and_no_temporary(tmp_path):
         write_atomically(target, broken)
     assert target.read_bytes() == b"old picture"  # the old file is untouched
     assert [p.name for p in tmp_path.iterdir()] == ["graph.png"]
+
+
+def test_an_imported_sdfg_gets_its_graph_and_one_slider_per_symbol():
+    from pathlib import Path
+
+    import campaign_widget as cw
+    from campaign_widget.dataflow_view import DataflowView
+
+    w = cw.load(Path(__file__).parent / "data" / "sdfg" / "mlp.sdfgz", params={"B": 8, "D": 16, "H": 32, "O": 4})
+    view = DataflowView(w, overlay="intensity")
+    assert sorted(view.param_ranges) == ["B", "D", "H", "O"]
+    assert view.dataflow.n_phases == len(w)
+    reads_writes = view.dataflow.edge_kind != EDGE_ORDER
+    assert (view.dataflow.bytes[reads_writes] > 0).all()
+    before = view.dataflow.bytes.copy()
+    view.set_params(B=16)
+    assert view.dataflow.bytes.sum() > before.sum()
