@@ -8,6 +8,7 @@ and ``io`` import without anywidget or ipywidgets.
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
@@ -50,12 +51,10 @@ def _display_workload(workload: Workload, include=None, exclude=None):
 
 
 def _register_display() -> None:
-    # The display hook lives here, above the widgets, so that the model never imports them.
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
+    # The display hook lives here, above the widgets, so that the model never imports them. Without
+    # IPython already imported there is no shell to register with (and importing it costs seconds).
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:
         return
     shell.display_formatter.mimebundle_formatter.for_type(Workload, _display_workload)

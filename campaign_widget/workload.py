@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from . import cache as cache_model
 from .einsum import einsum_phases, parse_all
 from .errors import UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError, evaluate, parse, resolve_sizes
@@ -355,6 +356,18 @@ class Workload:
         """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
         move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
         return fuse(self, groups)
+
+    def with_predicted_traffic(self, phase: str, cache, *, local_sizes: Mapping[str, int] | None = None,
+                               layouts: Mapping | None = None, loop_order=None, mode: str = "exact",
+                               write_back: bool = False) -> "Workload":
+        """This workload with ``phase`` moving the bytes a cache model predicts (design.md §7):
+        line × misses of its Einsum's access trace in ``cache`` (a ``campaign_widget.cache.Cache``),
+        plus write-backs of dirty lines when ``write_back``. ``mode="exact"`` simulates at the
+        workload's own sizes; ``"ratio"`` simulates at ``local_sizes`` and scales each tensor's miss
+        ratio to the full sizes. ``table()`` marks the phase ``bytes_source="predicted"``; see
+        ``campaign_widget.cache.with_predicted_traffic``."""
+        return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                                  loop_order=loop_order, mode=mode, write_back=write_back)
 
     def with_import_report(self, report) -> "Workload":
         """The same workload carrying an importer's report (``import_report``)."""
