@@ -25,13 +25,14 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Ceiling", "CampaignDiagram", "Explorer", "ExpressionError", "Machine", "POLICIES", "Phase", "RooflineView",
+__all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
+           "Phase", "RooflineView",
            "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "UtilizationAboveOneWarning", "Workload",
            "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
            "save"]
 
-_WIDGETS = {"CampaignDiagram": "widget", "Explorer": "roofline_view", "RooflineView": "roofline_view",
-            "StackedDiagrams": "stack"}
+_WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "roofline_view",
+            "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack"}
 
 
 def __getattr__(name: str):

@@ -23,7 +23,7 @@ from .io import load
 from .presets import MACHINES
 from .presets import machine as preset_machine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
-from .settings import POLICIES, Settings
+from .settings import POLICIES, STEPPINGS, Settings
 
 PROG = "campaign-widget"
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -96,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="pipeline the tiles across phases (needs --tiles > 1)")
     s.add_argument("--policy", choices=POLICIES, help="what to do about oversubscription")
     s.add_argument("--depth", type=_whole, metavar="D", help="buffer depth between pipelined phases (2 = double)")
+    s.add_argument("--stepping", choices=STEPPINGS,
+                   help="when a pipelined tile starts: event (design notes) or lockstep (the paper authors' tool)")
     m = common.add_argument_group("machine (default: the file's)")
     m.add_argument("--machine", type=_preset, metavar="PRESET",
                    help="read the file's utilizations as fractions of this preset's peaks; see --list-machines")

@@ -33,9 +33,8 @@ from functools import cached_property
 import numpy as np
 
 from .errors import ScheduleError
-from .settings import POLICIES, Settings  # noqa: F401  POLICIES: re-exported for the widget
+from .settings import POLICIES, STEPPINGS, Settings  # noqa: F401  POLICIES, STEPPINGS: re-exported
 
-STEPPINGS = ("event", "lockstep")
 MAX_TILE_INTERVALS = 10_000_000
 MAX_PIECES = 20_000_000
 DEMAND_TOLERANCE = 1e-9
@@ -201,9 +200,7 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
     of the phase p steps from the first, each step starting when the longest tile of the previous
     step ends (``depth`` plays no part). ``_wavefront=False`` (tests only) runs the event-by-event
     simulation instead of the wavefront."""
-    if stepping not in STEPPINGS:
-        raise ScheduleError(f"stepping={stepping!r} is not one of {', '.join(repr(x) for x in STEPPINGS)}")
-    tiles, pipeline, policy, depth = _checked_settings(workload, tiles, pipeline, policy, depth)
+    tiles, pipeline, policy, depth, stepping = _checked_settings(workload, tiles, pipeline, policy, depth, stepping)
     a = workload.arrays
     dilate = "dilate" in policy
     if not pipeline:
@@ -226,8 +223,9 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
                      throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
-def _checked_settings(workload, tiles, pipeline, policy, depth):
-    tiles, pipeline, policy, depth = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth).as_dict().values()
+def _checked_settings(workload, tiles, pipeline, policy, depth, stepping):
+    tiles, pipeline, policy, depth, stepping = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
+                                                        stepping=stepping).as_dict().values()
     count = tiles * len(workload)
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
@@ -239,7 +237,7 @@ def _checked_settings(workload, tiles, pipeline, policy, depth):
             raise ScheduleError(
                 f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
                 f"tiles={tiles}; use tiles=1 or mark it tileable")
-    return tiles, bool(pipeline), policy, depth
+    return tiles, bool(pipeline), policy, depth, stepping
 
 
 @dataclass
