@@ -24,6 +24,7 @@ from .presets import MACHINES
 from .presets import machine as preset_machine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
 from .settings import POLICIES, STEPPINGS, Settings
+from .workload import Workload
 
 PROG = "campaign-widget"
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -168,6 +169,10 @@ def _load(args):
         warnings.simplefilter("always")
         try:
             workload = load(args.file, machine=args.machine, percent=args.percent)
+            if not isinstance(workload, Workload):  # a measured timeline (a cascade with start times)
+                _say(f"{PROG}: warning: {args.file}: a timeline (kernel start times); this command uses its phases "
+                     "as a workload, without the start times")
+                workload = workload.workload
             from_file = set(workload.settings)
             if args.peak_compute is not None or args.peak_bandwidth is not None:
                 workload = workload.with_peaks(args.peak_compute, args.peak_bandwidth)

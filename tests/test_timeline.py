@@ -413,3 +413,14 @@ def test_with_peaks_keeps_times_and_scales_rates():
     np.testing.assert_allclose(faster.requested_compute, [0.25, 0.1])
     np.testing.assert_allclose(faster.requested_memory, [0.1, 0.2])
     assert faster.workload.machine.peak_compute == 2.0 and faster.makespan == t.makespan
+
+
+def test_cli_uses_a_timelines_phases_and_says_so(tmp_path, capsys):
+    from campaign_widget.cli import main
+
+    path = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
+                              "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 5}\n")
+    assert main(["summary", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "a timeline (kernel start times)" in captured.err and "without the start times" in captured.err
+    assert "2 phases" in captured.out
