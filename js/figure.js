@@ -44,9 +44,10 @@ export function readFigure(model, previous) {
     units,
     resourceNames,
     yAxis: model.get("y_axis") === "absolute" ? "absolute" : "relative",
-    peakCompute: Number(model.get("peak_compute")),
+    // The peak and tile count the scene was computed for travel with it (one draw per change).
+    peakCompute: Number.isFinite(sceneEntry.scene.peak_compute) ? sceneEntry.scene.peak_compute : Number(model.get("peak_compute")),
     title: model.get("title") ?? "",
-    tiled: Number(model.get("tiles")) > 1,
+    tiled: (Number.isFinite(sceneEntry.scene.tiles) ? sceneEntry.scene.tiles : Number(model.get("tiles"))) > 1,
     timeMax: Number(model.get("time_max")) || 0,
     fusionGroups: (model.get("fusion_groups") ?? []).map(String),
     readout: readoutText(readoutInput),

@@ -16,10 +16,12 @@ import {
   fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow, zoomToWindow,
 } from "./zoom.js";
 
+// Traits the figure is drawn from. Not the controls the kernel answers with a new scene (tiles,
+// peaks, …): redrawing on the view's own write would draw the old scene once more; the scene
+// carries the values it was computed for, so each change draws once, when its scene arrives.
 const FIGURE_TRAITS = [
   "scene", "phase_names", "phase_colors", "phase_table", "resource_names", "units", "makespan",
-  "warnings", "y_axis", "peak_compute", "title", "height", "tiles", "time_max",
-  "fusion_groups",
+  "warnings", "y_axis", "title", "height", "time_max", "fusion_groups",
 ];
 const CONTROL_TRAITS = [
   "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",
@@ -67,6 +69,7 @@ function render({ model, el }) {
   el.append(root);
 
   const ctx = canvas.getContext("2d");
+  const epochMs = () => window.performance.timeOrigin + window.performance.now();
   let figure = readFigure(model);
   const full = () => fullDomain(figure.scene.x_max, figure.timeMax);
   let zoom = zoomFromWindow(model.get("time_window"), full());
@@ -137,6 +140,7 @@ function render({ model, el }) {
     });
     layout = drawn;
     writeDataAttributes(drawn, pieces, window.performance.now() - started);
+    canvas.dataset.drawnAt = epochMs().toFixed(1);
   }
 
   function requestDraw() {
@@ -176,9 +180,15 @@ function render({ model, el }) {
   }
 
   function refresh() {
+    const receivedAt = epochMs();
     const previousRaw = figure.sceneEntry.raw;
     const previousFull = full();
     figure = readFigure(model, figure);
+    if (figure.sceneEntry.raw !== previousRaw) {
+      // For benchmarks/bench_browser.py: when the new scene arrived and how long decoding took.
+      canvas.dataset.receivedAt = receivedAt.toFixed(1);
+      canvas.dataset.decodeMs = (epochMs() - receivedAt).toFixed(1);
+    }
     const nextFull = full();
     if (nextFull[1] !== previousFull[1]) {
       setZoom(zoomAfterDomainChange(zoom, previousFull, nextFull), { now: true });
