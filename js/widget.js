@@ -1,6 +1,7 @@
 // The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
 // owns hover, zoom and pan. See js/CONTRACT.md.
-import { piecesToDraw } from "./aggregate.js";
+import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
+import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
 import { drawFigure } from "./draw.js";
 import { downloadBlob, renderPng } from "./export.js";
@@ -96,7 +97,8 @@ function render({ model, el }) {
     target.setTransform(1, 0, 0, 1, 0, 0);
     const next = layoutFigure(target, figure, view);
     resize(next.width, next.height);
-    const pieces = piecesToDraw(figure.scene, figure.index, next.domain[0], next.domain[1], next.plot.right - next.plot.left);
+    const pieces = piecesToDraw(figure.scene, figure.index, next.domain[0], next.domain[1], next.plot.right - next.plot.left,
+      DETAIL_LIMIT, { rasterLimit: RASTER_LIMIT });
     drawFigure(target, figure, view, next, pieces);
     return { layout: next, pieces };
   }
