@@ -141,18 +141,10 @@ def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
     return [10.0 ** k for k in range(first, last + 1, step)]
 
 
-class Explorer(ipywidgets.HBox):
-    """Controls, campaign diagram and roofline together; hovering a phase in one highlights it in
-    the other. The default rich display of a ``Workload``."""
+def __getattr__(name: str):
+    # ``campaign_widget.roofline_view.Explorer`` keeps working; the class lives in explorer.py.
+    if name == "Explorer":
+        from .explorer import Explorer
 
-    def __init__(self, workload, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360, **diagram_settings):
-        self.diagram = CampaignDiagram(workload, height=height, **diagram_settings)
-        self.roofline = RooflineView(self.diagram, threshold=threshold, height=height + 60)
-        self.diagram.layout = ipywidgets.Layout(flex="3 1 0%", min_width="420px")
-        self.roofline.layout.flex = "2 1 0%"
-        super().__init__(children=[self.diagram, self.roofline],
-                         layout=ipywidgets.Layout(width="100%", align_items="flex-start"))
-
-    def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
-        """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""
-        return self.diagram.savefig(path, roofline=True, width=width, dpi=dpi)
+        return Explorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,7 +4,7 @@ import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
 import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
 import { drawFigure } from "./draw.js";
-import { downloadBlob, renderPng } from "./export.js";
+import { attachPngExport, renderPng } from "./export.js";
 import { readFigure } from "./figure.js";
 import { hitTest } from "./hit.js";
 import { attachPlotInteraction } from "./interaction.js";
@@ -13,9 +13,8 @@ import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
-import {
-  fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow, zoomToWindow,
-} from "./zoom.js";
+import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "./zoom.js";
+import { createZoomSharing } from "./zoom-sharing.js";
 
 // Traits the figure is drawn from. Not the controls the kernel answers with a new scene (tiles,
 // peaks, …): redrawing on the view's own write would draw the old scene once more; the scene
@@ -30,8 +29,6 @@ const CONTROL_TRAITS = [
 ];
 const DEFAULT_PLOT_HEIGHT = 320;
 const HOVER_TOLERANCE_PX = 4;
-/** While zooming or panning, time_window is written at most once per this many ms. */
-const WINDOW_WRITE_INTERVAL_MS = 200;
 
 function element(document, tag, className, text) {
   const node = document.createElement(tag);
@@ -149,32 +146,13 @@ function render({ model, el }) {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
-  // The zoom window is shared through the time_window trait (jslinked across stacked panels):
-  // written, throttled, when this view zooms or pans; followed when it changes elsewhere.
-  let windowTimer = null;
-  let lastWindowWrite = -Infinity;
-  function writeWindow() {
-    if (windowTimer !== null) window.clearTimeout(windowTimer);
-    windowTimer = null;
-    lastWindowWrite = window.performance.now();
-    const value = zoomToWindow(zoom);
-    if (sameZoom(zoomFromWindow(model.get("time_window"), full()), zoom, full())) return;
-    model.set("time_window", value);
-    model.save_changes();
-  }
-  function publishZoom({ now = false } = {}) {
-    if (closed) return;
-    if (now) return writeWindow();
-    if (windowTimer !== null) return;
-    const wait = Math.max(0, lastWindowWrite + WINDOW_WRITE_INTERVAL_MS - window.performance.now());
-    windowTimer = window.setTimeout(writeWindow, wait);
-  }
+  const sharing = createZoomSharing({ model, window, zoom: () => zoom, full });
   /** Show `next` (null: everything); true when that changed the view. */
   function setZoom(next, publish) {
     if (sameZoom(next, zoom, full())) return false;
     zoom = next;
     requestDraw();
-    if (publish) publishZoom(publish);
+    if (publish) sharing.publish(publish);
     return true;
   }
   function followWindow() {
@@ -260,21 +238,7 @@ function render({ model, el }) {
     onLeave: leave,
   });
 
-  // PNG: the download button and the kernel's png-request.
-  function renderFigurePng(scale) {
-    const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
-    return renderPng(document, (target, ratio, resize) => {
-      drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
-    }, scale);
-  }
-  async function download() {
-    try {
-      const { blob } = await renderFigurePng(window.devicePixelRatio || 1);
-      downloadBlob(document, blob, "campaign.png");
-    } catch (error) {
-      console.error("campaign_widget: PNG download failed", error);
-    }
-  }
+  // PNG: the download button and the kernel's png-request (export.js).
   function send(content, buffers) {
     try {
       model.send(content, undefined, buffers);
@@ -282,20 +246,18 @@ function render({ model, el }) {
       console.error("campaign_widget: could not send", content?.type, error);
     }
   }
-  async function onCustomMessage(message) {
-    if (message?.type !== "png-request") return;
-    const id = message.id;
-    try {
-      const scale = message.scale === undefined || message.scale === null ? 1 : Number(message.scale);
-      const { blob, width, height } = await renderFigurePng(scale);
-      const bytes = await blob.arrayBuffer();
-      if (!closed) send({ type: "png-reply", id, width, height }, [bytes]);
-    } catch (error) {
-      if (!closed) send({ type: "png-error", id, message: String(error?.message ?? error) });
-    }
-  }
+  const png = attachPngExport({
+    document, window, button: downloadButton, send,
+    title: () => figure.title,
+    closed: () => closed,
+    render(scale) {
+      const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
+      return renderPng(document, (target, ratio, resize) => {
+        drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
+      }, scale);
+    },
+  });
   const resetZoom = () => setZoom(null, { now: true });
-  downloadButton.addEventListener("click", download);
   resetButton.addEventListener("click", resetZoom);
 
   // Model listeners, all removed on cleanup.
@@ -309,7 +271,7 @@ function render({ model, el }) {
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
   on("change:time_window", followWindow);
   on("change:hovered_phase", followHoveredPhase);
-  on("msg:custom", onCustomMessage);
+  on("msg:custom", png.onMessage);
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
@@ -323,13 +285,13 @@ function render({ model, el }) {
     for (const [event, handler] of modelListeners) model.off(event, handler);
     resizeObserver?.disconnect();
     detachInteraction();
-    downloadButton.removeEventListener("click", download);
+    png.dispose();
     resetButton.removeEventListener("click", resetZoom);
     controls.destroy();
     if (writtenPhase !== null) writer.write("hovered_phase", null);
     writer.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
-    if (windowTimer !== null) window.clearTimeout(windowTimer);
+    sharing.dispose();
     send({ type: "view-closed" });
     root.remove();
   };
