@@ -46,13 +46,23 @@ def _js_number(value: float) -> str:
     return repr(float(value))
 
 
+#: Units an SI prefix attaches to ("3 TB/s", "2 GFLOP"); any other unit takes it spaced ("2.5 M cycles").
+ATTACHED_UNITS = frozenset({"s", "B", "b", "FLOP", "op", "ops", "Hz", "W", "J", "bit", "bits"})
+
+
 def join_unit(number: str, prefix: str, unit: str) -> str:
-    suffix = f"{prefix}{unit or ''}"
+    unit = unit or ""
+    if prefix and unit and unit.split("/")[0] not in ATTACHED_UNITS:
+        return f"{number} {prefix} {unit}"
+    suffix = f"{prefix}{unit}"
     return f"{number} {suffix}" if suffix else number
 
 
 def format_si(value: float, unit: str = "", digits: int = 3) -> str:
-    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"."""
+    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"; 2.5e6, "cycles" → "2.5 M cycles" (js/format.js ``formatSI``).
+
+    The one SI formatter of the package: it can stand in for the CLI's ``_si`` (units such as
+    "cycles" take a spaced prefix; non-finite values read "—")."""
     if not isinstance(value, (int, float, np.floating, np.integer)) or not math.isfinite(value):
         return MISSING
     value = float(value)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .buffers import arrays_to_json, same_arrays, smallest_index_dtype
 from .colors import phase_colors
+from .readout import legend_features, readout_lines
 from .errors import ScheduleError
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .schedule import POLICIES, Schedule
@@ -57,6 +58,8 @@ class CampaignDiagram(anywidget.AnyWidget):
     units = t.Dict().tag(sync=True)
     makespan = t.Float(0.0, read_only=True).tag(sync=True)
     warnings = t.List(t.Unicode()).tag(sync=True)
+    readout_lines = t.List(t.List(t.Unicode(), minlen=2, maxlen=2)).tag(sync=True)  # [[text, kind]]
+    legend_features = t.Dict(value_trait=t.Bool()).tag(sync=True)  # spill, compute_over, dashed
 
     peak_compute = t.Float(1.0).tag(sync=True)
     peak_bandwidth = t.Float(1.0).tag(sync=True)
@@ -179,6 +182,11 @@ class CampaignDiagram(anywidget.AnyWidget):
             if not same_arrays(table, self.phase_table):  # send only what changed
                 self.phase_table = table
             self.scene = scene_state(self._scene, peak_compute=self.peak_compute, tiles=self.tiles)
+            self.readout_lines = [list(line) for line in readout_lines(
+                self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan)]
+            features = legend_features(self._scene)
+            if features != self.legend_features:
+                self.legend_features = features
             self.set_trait("makespan", self._schedule.makespan)
             self.warnings = notes
 

@@ -18,6 +18,18 @@ function decodedTable(raw, previous) {
   return { raw, table: decodePhaseTable(raw) };
 }
 
+/** The kernel's readout lines ([[text, kind]]), or null when it sent none (then the view composes them). */
+function syncedReadoutLines(raw) {
+  if (!Array.isArray(raw) || raw.length === 0) return null;
+  return raw.filter((line) => Array.isArray(line) && line.length === 2).map(([text, kind]) => ({ text: String(text), kind: String(kind) }));
+}
+
+/** The kernel's legend flags ({spill, compute_over, dashed}), or null. */
+function syncedFeatures(raw) {
+  if (!raw || typeof raw !== "object" || !("spill" in raw)) return null;
+  return { spill: Boolean(raw.spill), computeOver: Boolean(raw.compute_over), dashed: Boolean(raw.dashed) };
+}
+
 /** Build the figure from `model`, reusing `previous`'s decoded arrays when unchanged. */
 export function readFigure(model, previous) {
   const sceneEntry = decodedScene(model.get("scene"), previous?.sceneEntry);
@@ -51,7 +63,7 @@ export function readFigure(model, previous) {
     timeMax: Number(model.get("time_max")) || 0,
     fusionGroups: (model.get("fusion_groups") ?? []).map(String),
     readout: readoutText(readoutInput),
-    readoutLines: readoutLines(readoutInput),
-    legend: legendEntries(phaseNames, phaseColors, sceneEntry.features),
+    readoutLines: syncedReadoutLines(model.get("readout_lines")) ?? readoutLines(readoutInput),
+    legend: legendEntries(phaseNames, phaseColors, syncedFeatures(model.get("legend_features")) ?? sceneEntry.features),
   };
 }

@@ -23,8 +23,13 @@ export function trimZeros(text) {
   return text.replace(/0+$/, "").replace(/\.$/, "");
 }
 
+/** Units an SI prefix attaches to ("3 TB/s", "2 GFLOP"); others take it spaced ("2.5 M cycles"). */
+export const ATTACHED_UNITS = new Set(["s", "B", "b", "FLOP", "op", "ops", "Hz", "W", "J", "bit", "bits"]);
+
 function joinUnit(number, prefix, unit) {
-  const suffix = `${prefix}${unit ?? ""}`;
+  const text = unit ?? "";
+  if (prefix && text && !ATTACHED_UNITS.has(text.split("/")[0])) return `${number} ${prefix} ${text}`;
+  const suffix = `${prefix}${text}`;
   return suffix ? `${number} ${suffix}` : number;
 }
 

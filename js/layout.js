@@ -1,26 +1,10 @@
 // Where everything goes on the figure, in CSS px: title, plot rectangle, axis labels, legend rows,
 // readout lines. Pure: text widths come from the context's measureText.
 import { linearScale } from "./scale.js";
-import { font, THEME } from "./theme.js";
+import { font, THEME, THEME_DATA } from "./theme.js";
 import { timeTicks, utilizationTicks } from "./ticks.js";
 
-export const LAYOUT = {
-  pad: 10,
-  rightPad: 18,
-  titleGap: 10,
-  axisLabelGap: 8,
-  tickLabelGap: 4,
-  xTickLabelHeight: 14,
-  xLabelHeight: 16,
-  legendGap: 10,
-  legendRowHeight: 18,
-  legendSwatchWidth: 18,
-  legendItemGap: 16,
-  readoutGap: 6,
-  readoutLineHeight: 15,
-  minPlotWidth: 40,
-  headroom: 0.04,
-};
+export const LAYOUT = { ...THEME_DATA.layout };
 
 /** The y value at the top of the plot: a little headroom above the scene's y_max. */
 export function yTopFor(scene) {

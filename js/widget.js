@@ -21,7 +21,7 @@ import { createZoomSharing } from "./zoom-sharing.js";
 // carries the values it was computed for, so each change draws once, when its scene arrives.
 const FIGURE_TRAITS = [
   "scene", "phase_names", "phase_colors", "phase_table", "resource_names", "units", "makespan",
-  "warnings", "y_axis", "title", "height", "time_max", "fusion_groups",
+  "warnings", "readout_lines", "legend_features", "y_axis", "title", "height", "time_max", "fusion_groups",
 ];
 const CONTROL_TRAITS = [
   "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",

@@ -209,3 +209,15 @@ def test_the_view_bundle_is_a_path_on_the_class_for_hot_reload():
     esm = CampaignDiagram._esm
     assert isinstance(esm, (Path, anywidget._file_contents.FileContents)), type(esm)
     assert str(getattr(esm, "_path", esm)).endswith("static/widget.js")
+
+
+def test_readout_lines_and_legend_flags_are_computed_in_the_kernel(by_volume):
+    w = CampaignDiagram(by_volume, tiles=8, pipeline=True, policy="none")
+    assert w.readout_lines[0][1] == "makespan" and w.readout_lines[0][0].startswith("makespan ")
+    over = [line for line in w.readout_lines if line[1] == "oversubscribed"]
+    assert len(over) == len({int(r) for r in build_scene(w.schedule).over_resource})
+    assert over, "pipelining this pair without a policy oversubscribes memory"
+    assert w.legend_features["spill"] is True
+    w.policy = "dilate+throttle"
+    assert [line[1] for line in w.readout_lines] == ["makespan"]
+    assert w.legend_features == {"spill": False, "compute_over": False, "dashed": True}

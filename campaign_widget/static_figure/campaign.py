@@ -10,6 +10,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from ..formatting import format_percent, format_quantity, format_span
+from ..readout import readout_lines as scene_readout_lines
 from ..scene import Scene
 from .legend import _draw_legend, legend_entries
 from .panels import Panel
@@ -105,22 +106,8 @@ def _x_label(units: Mapping[str, str]) -> str:
 
 
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
-    """The browser canvas's readout (js/readout.js): the makespan, then one line per
-    oversubscribed resource. Returns ``[(text, kind)]``, kind "makespan" or "oversubscribed"."""
-    scene, unit = panel.scene, panel.units.get("time", "")
-    lines = [(f"makespan {format_quantity(float(scene.x_max), unit, 6)}", "makespan")]
-    resources = np.asarray(scene.over_resource, dtype=np.int64)
-    for r in sorted(set(resources.tolist())):
-        sel = resources == r
-        count = int(sel.sum())
-        name = panel.resource_names[r] if r < len(panel.resource_names) else ("compute" if r == 0 else "memory")
-        peak = float(np.max(scene.over_demand[sel]))
-        span = format_span(float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])))
-        span += f" {unit}" if unit else ""
-        intervals = "1 interval" if count == 1 else f"{count} intervals"
-        lines.append((f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}",
-                      "oversubscribed"))
-    return lines
+    """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
+    return scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
 
 
 def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str, str]]]:
