@@ -136,3 +136,12 @@ def format_span(t0: float, t1: float) -> str:
         return f"{format_number(t0, 6)}–{format_number(t1, 6)}"
     decimals = min(9, max(0, math.ceil(-math.log10(span)) + 2)) if span > 0 else 3
     return f"{trim_zeros(f'{t0:.{decimals}f}')}–{trim_zeros(f'{t1:.{decimals}f}')}"
+
+
+def time_unit_for(unit: str, end: float) -> tuple[float, str]:
+    """The unit a time axis reads best in for content reaching ``end`` (js/format.js ``timeUnitFor``):
+    seconds below 1 s become ms, µs, …; returns ``(factor, unit)``, label value = time × factor."""
+    if unit != "s" or not (end > 0) or not math.isfinite(end) or end >= 1:
+        return 1.0, unit or ""
+    factor, symbol = si_prefix(end)
+    return 1.0 / factor, f"{symbol}s"

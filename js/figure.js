@@ -10,7 +10,9 @@ const DEFAULT_UNITS = { time: "", compute: "ops/s", bandwidth: "B/s", ops: "ops"
 function decodedScene(raw, previous) {
   if (previous && previous.raw === raw) return previous;
   const scene = decodeScene(raw);
-  return { raw, scene, index: buildSceneIndex(scene), features: sceneFeatures(scene) };
+  let lineTop = 1;
+  for (let i = 0; i < scene.n; i++) if (scene.line_y[i] > lineTop) lineTop = scene.line_y[i];
+  return { raw, scene, index: buildSceneIndex(scene), features: sceneFeatures(scene), lineTop };
 }
 
 function decodedTable(raw, previous) {
@@ -49,6 +51,7 @@ export function readFigure(model, previous) {
     sceneEntry,
     tableEntry,
     scene: sceneEntry.scene,
+    computeTop: sceneEntry.lineTop ?? 1,
     index: sceneEntry.index,
     phaseTable: tableEntry.table,
     phaseNames,

@@ -105,3 +105,14 @@ export function formatSpan(t0, t1) {
   const decimals = span > 0 ? Math.min(9, Math.max(0, Math.ceil(-Math.log10(span)) + 2)) : 3;
   return `${trimZeros(t0.toFixed(decimals))}–${trimZeros(t1.toFixed(decimals))}`;
 }
+
+/**
+ * The unit a time axis reads best in, for content reaching `end`: seconds below 1 s become ms,
+ * below 1 ms µs, …, so labels never read "0.5m" under "time (s)". Returns { factor, unit } with
+ * label value = time × factor. Other units are left as they are.
+ */
+export function timeUnitFor(unit, end) {
+  if (unit !== "s" || !(end > 0) || !Number.isFinite(end) || end >= 1) return { factor: 1, unit: unit ?? "" };
+  const [factor, symbol] = siPrefix(end);
+  return { factor: 1 / factor, unit: `${symbol}s` };
+}

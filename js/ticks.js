@@ -38,11 +38,14 @@ export function tickCountFor(pixels, spacing) {
   return Math.max(2, Math.floor(pixels / spacing));
 }
 
-/** Time-axis ticks: [{ value, label }] over the visible domain. */
-export function timeTicks(t0, t1, pixels) {
-  const { values, step } = niceTicks(t0, t1, tickCountFor(pixels, 90));
+/**
+ * Time-axis ticks: [{ value, label }] over the visible domain; labels in the display unit
+ * (label value = time × `factor`, see format.timeUnitFor), ticks at nice values of it.
+ */
+export function timeTicks(t0, t1, pixels, factor = 1) {
+  const { values, step } = niceTicks(t0 * factor, t1 * factor, tickCountFor(pixels, 90));
   const labels = formatTicks(values, step);
-  return values.map((value, i) => ({ value, label: labels[i] }));
+  return values.map((value, i) => ({ value: value / factor, label: labels[i] }));
 }
 
 /**

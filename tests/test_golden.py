@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span, format_ticks
+from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span, format_ticks, time_unit_for
 from campaign_widget.static_figure.pieces import pieces_to_draw
 from campaign_widget.static_figure.ticks import time_ticks, utilization_ticks
 
@@ -45,8 +45,12 @@ def test_percent_span_and_tick_labels():
 
 def test_axis_ticks():
     g = golden("ticks")
-    for (t0, t1, px), want in g["time"]:
-        assert [[v, label] for v, label in time_ticks(t0, t1, px)] == want
+    for args, want in g["time"]:
+        t0, t1, px, *factor = args
+        assert [[float(f"{v:.12g}"), label] for v, label in time_ticks(t0, t1, px, *factor)] == want
+    for (unit, end), (factor, display) in g["time_unit"]:
+        got = time_unit_for(unit, end)
+        assert got[1] == display and got[0] == pytest.approx(factor, rel=1e-9)
     for args, want in g["utilization"]:
         got = utilization_ticks(args["mode"], args["peak"], args["unit"], args["pixelsPerUnit"], args["top"])
         assert [[float(f"{y:.12g}"), label] for y, label in got] == want, args

@@ -9,7 +9,7 @@ from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
-from ..formatting import format_percent, format_quantity, format_span
+from ..formatting import format_percent, format_quantity, format_span, time_unit_for
 from ..readout import readout_lines as scene_readout_lines
 from ..scene import Scene
 from .legend import _draw_legend, legend_entries
@@ -88,9 +88,15 @@ def _axes_size_px(ax) -> tuple[float, float]:
     return box.width * PX_PER_INCH / fig.dpi, box.height * PX_PER_INCH / fig.dpi
 
 
+def compute_top(scene: Scene) -> float:
+    """How high the compute axis must reach: 1.0, or the highest compute line above it."""
+    return max(1.0, float(np.max(scene.line_y, initial=0.0)))
+
+
 def _y_ticks(panel: Panel, plot_height_px: float):
     top = y_top(panel.scene)
-    return utilization_ticks(panel.y_axis, panel.peak_compute, panel.units.get("compute", ""), plot_height_px / top)
+    return utilization_ticks(panel.y_axis, panel.peak_compute, panel.units.get("compute", ""), plot_height_px / top,
+                             top=compute_top(panel.scene))
 
 
 def _y_label(panel: Panel) -> str:
@@ -100,8 +106,8 @@ def _y_label(panel: Panel) -> str:
     return f"{resource} utilization"
 
 
-def _x_label(units: Mapping[str, str]) -> str:
-    unit = units.get("time", "")
+def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
+    unit = units.get("time", "") if unit is None else unit
     return f"time ({unit})" if unit else "time"
 
 
@@ -182,10 +188,12 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
     ax.set_facecolor(THEME["background"])
     ax.set_navigate(False)
 
-    x_ticks = time_ticks(t0, t1, width_px)
+    factor, time_unit = time_unit_for(panel.units.get("time", ""), panel.time_end)
+    x_ticks = time_ticks(t0, t1, width_px, factor)
     y_ticks = _y_ticks(panel, height_px)
     _draw_group_bands(ax, scene, t0, t1, top)
-    _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1)
+    axis_top = max([1.0] + [v for v, _ in y_ticks])
+    _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1, axis_top)
     dpi = _root_figure(ax).dpi
     _draw_pieces(ax, pieces_to_draw(_piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
 
@@ -207,13 +215,13 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
         ax.spines[side].set_color(THEME["axis"])
         ax.spines[side].set_linewidth(PT_PER_PX)
         ax.spines[side].set_zorder(2.6)
-    ax.spines["left"].set_bounds(0.0, 1.0)  # the utilization spine spans 0…1 only
+    ax.spines["left"].set_bounds(0.0, axis_top)  # the compute spine spans its ticks (0…1, or higher)
 
     ax.set_ylabel(_y_label(panel), fontproperties=_font(), color=THEME["text"],
                   labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX, **_literal())
     ax.yaxis.label.set_y(0.5 / top)  # centred on 0…1, as in the browser
     if xlabel:
-        ax.set_xlabel(_x_label(panel.units), fontproperties=_font(), color=THEME["text"],
+        ax.set_xlabel(_x_label(panel.units, time_unit), fontproperties=_font(), color=THEME["text"],
                       labelpad=4 * PT_PER_PX, **_literal())
     if header:
         _draw_header(ax, _header_rows(panel, width_px))
@@ -275,11 +283,12 @@ def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px:
         t.set_gid("cw-group-label")
 
 
-def _draw_grid(ax, x_values, y_values, t0, t1):
-    """Horizontal grid lines up to 1.0 only, vertical ones from 0 to 1; the capacity line at 1.0."""
-    ys = [y for y in y_values if 0 < y < 1 - 1e-9]
+def _draw_grid(ax, x_values, y_values, t0, t1, top: float = 1.0):
+    """Horizontal grid lines at the ticks (up to 1.0, or higher when content goes there), vertical
+    ones from 0 to the top tick; the capacity line at 1.0."""
+    ys = [y for y in y_values if 0 < y <= top + 1e-9 and abs(y - 1) > 1e-9]
     xs = [x for x in x_values if t0 < x <= t1]
-    verts = [[(t0, y), (t1, y)] for y in ys] + [[(x, 0.0), (x, 1.0)] for x in xs]
+    verts = [[(t0, y), (t1, y)] for y in ys] + [[(x, 0.0), (x, top)] for x in xs]
     if verts:
         path = MplPath.make_compound_path(*[MplPath(v) for v in verts])
         _stroke(ax, path, THEME["grid"], THEME["grid_width"], 0.5, gid="grid")

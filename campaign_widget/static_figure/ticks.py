@@ -36,10 +36,11 @@ def _tick_count(pixels: float, spacing: float) -> int:
     return max(2, int(pixels // spacing))
 
 
-def time_ticks(t0: float, t1: float, pixels: float) -> list[tuple[float, str]]:
-    """The browser's time-axis ticks: about one per 90 CSS px, at 1-2-5 steps."""
-    values, step = _nice_ticks(t0, t1, _tick_count(pixels, 90))
-    return list(zip(values, format_ticks(values, step)))
+def time_ticks(t0: float, t1: float, pixels: float, factor: float = 1.0) -> list[tuple[float, str]]:
+    """The browser's time-axis ticks: about one per 90 CSS px, at 1-2-5 steps of the display unit
+    (label value = time × ``factor``, see ``formatting.time_unit_for``)."""
+    values, step = _nice_ticks(t0 * factor, t1 * factor, _tick_count(pixels, 90))
+    return [(v / factor, label) for v, label in zip(values, format_ticks(values, step))]
 
 
 def utilization_ticks(mode: str, peak: float, unit: str, pixels_per_unit: float,

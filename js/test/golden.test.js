@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { piecesToDraw } from "../aggregate.js";
-import { formatPercent, formatQuantity, formatSI, formatSpan, formatTicks } from "../format.js";
+import { formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, timeUnitFor } from "../format.js";
 import { buildSceneIndex } from "../scene-index.js";
 import { timeTicks, utilizationTicks } from "../ticks.js";
 
@@ -22,8 +22,14 @@ test("golden: number formatting", () => {
 
 test("golden: axis ticks", () => {
   const g = golden("ticks");
-  for (const [[t0, t1, px], want] of g.time) {
-    assert.deepEqual(timeTicks(t0, t1, px).map((t) => [t.value, t.label]), want, `time ${t0}..${t1}`);
+  for (const [[t0, t1, px, factor], want] of g.time) {
+    const got = timeTicks(t0, t1, px, factor ?? 1).map((t) => [Number(t.value.toPrecision(12)), t.label]);
+    assert.deepEqual(got, want, `time ${t0}..${t1}`);
+  }
+  for (const [[unit, end], [factor, display]] of g.time_unit) {
+    const got = timeUnitFor(unit, end);
+    assert.equal(got.unit, display);
+    assert.ok(Math.abs(got.factor - factor) <= 1e-9 * factor, `${got.factor} vs ${factor}`);
   }
   for (const [args, want] of g.utilization) {
     const got = utilizationTicks(args).map((t) => [Number(t.y.toPrecision(12)), t.label]);
