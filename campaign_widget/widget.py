@@ -26,6 +26,7 @@ _BUNDLE = Path(__file__).parent / "static" / "widget.js"
 #: computed here and a write from the view is refused (and the kernel's value sent back).
 VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "y_axis",
                            "time_window", "hovered_phase"})
+MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
 MAX_VIEW_PIECES = 1_000_000  # ~50 MB of buffers: beyond this a browser tab would stall on the transfer
@@ -101,7 +102,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self.peak_bandwidth = machine.peak_bandwidth
             self.peak_compute_range = [machine.peak_compute / _PEAK_SPAN, machine.peak_compute * _PEAK_SPAN]
             self.peak_bandwidth_range = [machine.peak_bandwidth / _PEAK_SPAN, machine.peak_bandwidth * _PEAK_SPAN]
-            self.tiles_max = max(64, int(tiles))
+            self.tiles_max = max(64, 4 * int(tiles))
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
             self.phase_names = workload.names
@@ -143,6 +144,8 @@ class CampaignDiagram(anywidget.AnyWidget):
 
     @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth")
     def _on_control(self, change):
+        if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
+            self.tiles_max = min(MAX_TILES_SLIDER, max(self.tiles_max, 2 * change["new"]))  # room to go on
         if getattr(self, "_ready", False):
             self._timing = {"trait": change["name"], "received": time.time()}
             self._recompute()

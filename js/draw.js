@@ -7,7 +7,8 @@ import { drawGroupBands, drawGroupLabels } from "./draw-groups.js";
 import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
 import { dashStart, snapEdge, snapLine } from "./pixels.js";
 import { piecesToDraw } from "./aggregate.js";
-import { drawPiecesRaster } from "./raster.js";
+import { drawPhaseLabels } from "./draw-labels.js";
+import { drawPiecesRaster, RASTER_LIMIT } from "./raster.js";
 import { THEME } from "./theme.js";
 
 /** Rectangles and segments grouped by style, so each style is one path and one fill/stroke. */
@@ -240,6 +241,7 @@ export function drawFigure(ctx, figure, view, layout, pieces) {
   } else drawPieces(ctx, pieces, geometry);
   if (view.hovered >= 0) drawHighlight(ctx, figure.scene, view.hovered, geometry);
   drawGroupLabels(ctx, figure.scene, figure.fusionGroups, geometry);
+  if (!(pieces.raster && pieces.raster.length > RASTER_LIMIT * 5)) drawPhaseLabels(ctx, figure, { ...geometry, domain: layout.domain });
   ctx.restore();
   drawAxes(ctx, layout, ratio);
   drawLegend(ctx, layout);

@@ -11,6 +11,7 @@ import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
+import { THEME, useTheme } from "./theme.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
 import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "./zoom.js";
@@ -273,6 +274,28 @@ function render({ model, el }) {
   on("change:hovered_phase", followHoveredPhase);
   on("msg:custom", png.onMessage);
 
+  // Light and dark: the canvas follows JupyterLab's theme (body[data-jp-theme-light]) and its
+  // --jp-* colours, and redraws when the theme changes.
+  function applyPageTheme() {
+    const body = document.body;
+    const dark = body?.dataset?.jpThemeLight === "false"
+      || (body?.dataset?.jpThemeLight === undefined && window.matchMedia?.("(prefers-color-scheme: dark)")?.matches === true);
+    useTheme(dark ? "dark" : "light");
+    const style = window.getComputedStyle?.(root);
+    const css = (name) => style?.getPropertyValue(name)?.trim();
+    const fromPage = { background: css("--jp-layout-color0"), text: css("--jp-ui-font-color1"), mutedText: css("--jp-ui-font-color2") };
+    for (const [key, value] of Object.entries(fromPage)) if (value) THEME[key] = value;
+    canvas.dataset.theme = THEME.name;
+  }
+  applyPageTheme();
+  const themeObserver = typeof window.MutationObserver === "function" && document.body
+    ? new window.MutationObserver(() => {
+      applyPageTheme();
+      requestDraw();
+    })
+    : null;
+  themeObserver?.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
+
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
 
@@ -284,6 +307,7 @@ function render({ model, el }) {
     closed = true;
     for (const [event, handler] of modelListeners) model.off(event, handler);
     resizeObserver?.disconnect();
+    themeObserver?.disconnect();
     detachInteraction();
     png.dispose();
     resetButton.removeEventListener("click", resetZoom);
