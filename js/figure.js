@@ -10,9 +10,7 @@ const DEFAULT_UNITS = { time: "", compute: "ops/s", bandwidth: "B/s", ops: "ops"
 function decodedScene(raw, previous) {
   if (previous && previous.raw === raw) return previous;
   const scene = decodeScene(raw);
-  let lineTop = 1;
-  for (let i = 0; i < scene.n; i++) if (scene.line_y[i] > lineTop) lineTop = scene.line_y[i];
-  return { raw, scene, index: buildSceneIndex(scene), features: sceneFeatures(scene), lineTop };
+  return { raw, scene, index: buildSceneIndex(scene), features: sceneFeatures(scene) };
 }
 
 function decodedTable(raw, previous) {
@@ -51,7 +49,8 @@ export function readFigure(model, previous) {
     sceneEntry,
     tableEntry,
     scene: sceneEntry.scene,
-    computeTop: sceneEntry.lineTop ?? 1,
+    // The axis reaches the top of the content (compute lines and pipes): ticks continue above 1.0.
+    computeTop: Math.max(1, sceneEntry.scene.y_max),
     index: sceneEntry.index,
     phaseTable: tableEntry.table,
     phaseNames,

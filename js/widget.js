@@ -116,6 +116,7 @@ function render({ model, el }) {
       draws: String(++draws),
       drawMs: milliseconds.toFixed(1),
       highlightedPhase: highlightPhase === null ? "" : String(highlightPhase),
+      yTicks: drawn.yTicks.map((t) => String(t.y)).join(","),
     });
   }
 

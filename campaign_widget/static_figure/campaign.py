@@ -89,8 +89,8 @@ def _axes_size_px(ax) -> tuple[float, float]:
 
 
 def compute_top(scene: Scene) -> float:
-    """How high the compute axis must reach: 1.0, or the highest compute line above it."""
-    return max(1.0, float(np.max(scene.line_y, initial=0.0)))
+    """How high the axis must reach: 1.0, or the top of the content (compute lines and pipes) above it."""
+    return max(1.0, float(scene.y_max))
 
 
 def _y_ticks(panel: Panel, plot_height_px: float):

@@ -28,7 +28,7 @@ def legend_entries(panels: Sequence[Panel]) -> list[dict]:
             entries.append({"kind": "phase", "label": name, "color": _valid_color(color)})
         for key, value in scene_features(panel.scene).items():
             features[key] = features[key] or value
-    entries.append({"kind": "well", "label": "unused bandwidth"})
+    entries.append({"kind": "well", "label": "unused bandwidth (pipe height = 100% of peak bandwidth)"})
     if features["spill"]:
         entries.append({"kind": "spill", "label": "memory oversubscribed"})
     if features["compute_over"]:
