@@ -15,6 +15,7 @@ import numpy as np
 
 from .buffers import arrays_to_json, same_arrays, smallest_index_dtype
 from .colors import phase_colors
+from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .errors import ScheduleError
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
@@ -170,7 +171,8 @@ class CampaignDiagram(anywidget.AnyWidget):
             raise
         notes = self._current.utilization_warnings()
         try:
-            self._scene = build_scene(self._schedule, fusion_group=self._current.fusion_group)
+            self._scene = with_group_spans(build_scene(self._schedule, fusion_group=self._current.fusion_group),
+                                           self._schedule, self._current.fusion_group)
             if len(self._scene) > MAX_VIEW_PIECES:
                 raise SceneTooLargeError(
                     f"this diagram has {len(self._scene):,} pieces, more than the {MAX_VIEW_PIECES:,} a browser view "

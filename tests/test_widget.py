@@ -221,3 +221,21 @@ def test_readout_lines_and_legend_flags_are_computed_in_the_kernel(by_volume):
     w.policy = "dilate+throttle"
     assert [line[1] for line in w.readout_lines] == ["makespan"]
     assert w.legend_features == {"spill": False, "compute_over": False, "dashed": True}
+
+
+def test_fusion_group_bands_are_drawn_where_their_phases_run():
+    from campaign_widget.group_bands import group_spans
+
+    # Group 0 runs on [0, 2) and [5, 6); group 1 on [1, 5) (overlapping group 0's first run).
+    spans = group_spans(start=np.array([0.0, 1.0, 1.5, 5.0, 9.0]), end=np.array([2.0, 4.0, 5.0, 6.0, 10.0]),
+                        group=np.array([0, 1, 1, 0, -1]))
+    assert spans["group_id"].tolist() == [0, 0, 1]
+    assert spans["group_t0"].tolist() == [0.0, 5.0, 1.0]
+    assert spans["group_t1"].tolist() == [2.0, 6.0, 5.0]
+
+
+def test_tiles_slider_maximum_grows_past_the_starting_value(figure_2b):
+    w = CampaignDiagram(figure_2b, tiles=50)
+    assert w.tiles_max >= 200
+    w.tiles = 150
+    assert w.tiles_max >= 300

@@ -254,7 +254,7 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
     if not bands:
         return
     for parity, color in enumerate((THEME["group_band"], THEME["group_band_alternate"])):
-        mine = [b for k, b in enumerate(bands) if k % 2 == parity]
+        mine = [b for b in bands if abs(b[2]) % 2 == parity]  # alternating by group
         if mine:
             a = np.array([(max(b0, t0), min(b1, t1)) for b0, b1, _ in mine])
             _fill(ax, _rects_path(a[:, 0], a[:, 1], np.zeros(len(mine)), np.full(len(mine), top)), color, 0.2,
@@ -268,8 +268,13 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
 
 
 def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px: float):
-    """Each group's label at the top of its band, only when it fits (text, never markup)."""
+    """Each group's label at the top of its widest band, only when it fits (text, never markup)."""
+    widest: dict[int, tuple] = {}
     for b0, b1, gid in _bands(scene, t0, t1):
+        width = min(b1, t1) - max(b0, t0)
+        if gid not in widest or width > min(widest[gid][1], t1) - max(widest[gid][0], t0):
+            widest[gid] = (b0, b1, gid)
+    for b0, b1, gid in widest.values():
         if not 0 <= gid < len(labels) or not labels[gid]:
             continue
         lo, hi = max(b0, t0), min(b1, t1)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..colors import phase_colors
 from ..machine import Ceiling
+from ..group_bands import with_group_spans
 from ..scene import Scene, build_scene
 
 
@@ -125,6 +126,7 @@ def panel_for(workload, schedule, *, title: str = "", colors: Sequence[str] | No
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group) if group is not None else build_scene(schedule)
+    scene = with_group_spans(scene, schedule, group)  # bands where each group's phases actually run
     return Panel(scene=scene, names=list(workload.names),
                  colors=list(colors) if colors is not None else phase_colors(workload.names),
                  units=_units(machine), resource_names=(machine.compute_name, machine.memory_name),
