@@ -65,7 +65,7 @@ print("PIECES", {name}.scene["n"])
 REPORT_CELL = """\
 from ipywidgets.widgets.widget import _remove_buffers
 _state, _, _buffers = _remove_buffers({name}.get_state(["scene"]))
-print("REPORT", json.dumps({{"timings": list({name}._timings), "n": {name}.scene["n"],
+print("REPORT", json.dumps({{"timings": list(getattr({name}, "_timings", [])), "n": {name}.scene["n"],
       "scene_bytes": len(json.dumps(_state)) + sum(len(b) for b in _buffers)}}))"""
 
 MEASURE = """async ({index, control, values, repeat, settle, timeout}) => {
