@@ -239,3 +239,15 @@ def test_tiles_slider_maximum_grows_past_the_starting_value(figure_2b):
     assert w.tiles_max >= 200
     w.tiles = 150
     assert w.tiles_max >= 300
+
+
+def test_stacked_panels_share_one_time_axis_or_each_take_their_own(by_volume):
+    from campaign_widget import StackedDiagrams
+
+    stack = StackedDiagrams({"one": by_volume, "eight": (by_volume, {"tiles": 8, "pipeline": True})})
+    longest = max(stack.makespans.values())
+    assert [d.time_max for d in stack.diagrams.values()] == [longest, longest] and len(stack._links) == 1
+    stack.time_toggle.value = False  # as the checkbox does
+    assert [d.time_max for d in stack.diagrams.values()] == [0.0, 0.0] and stack._links == []
+    stack.time_toggle.value = True
+    assert [d.time_max for d in stack.diagrams.values()] == [longest, longest] and len(stack._links) == 1
