@@ -29,9 +29,14 @@ export function phaseLabels(ctx, figure, { x, y, plot, domain }) {
     const right = Math.min(x(scene.x1[i]), plot.right);
     const lineY = y(scene.line_y[i]);
     const baseY = y(scene.base_y[i]);
-    // Inside the shaded compute area when it is tall enough, else just under the compute line.
-    const inside = baseY - lineY >= THEME.fontSize + 4;
-    labels.push({ phase, text, x: (left + right) / 2, y: inside ? (lineY + baseY) / 2 : lineY + THEME.fontSize / 2 + 3 });
+    const topY = y(Math.max(scene.well_top[i], scene.fill_top[i], scene.line_y[i]));
+    // In the middle of the taller of its compute area and its pipe when that fits the text, else
+    // just above its pipe.
+    const shade = baseY - lineY;
+    const pipe = lineY - topY;
+    const room = THEME.fontSize + 4;
+    const at = shade >= pipe && shade >= room ? (lineY + baseY) / 2 : pipe >= room ? (topY + lineY) / 2 : topY - THEME.fontSize / 2 - 3;
+    labels.push({ phase, text, x: (left + right) / 2, y: at });
   }
   return labels;
 }

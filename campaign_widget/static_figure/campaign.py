@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Affine2D, ScaledTranslation
@@ -198,6 +199,7 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
     _draw_pieces(ax, pieces_to_draw(_piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
 
     _draw_group_labels(ax, scene, panel.group_labels, t0, t1, width_px)
+    _draw_phase_labels(ax, scene, panel.names, t0, t1, width_px, height_px / top)
 
     tick_font = _font()
     ax.set_xticks([v for v, _ in x_ticks], [label for _, label in x_ticks], **_literal())
@@ -234,6 +236,34 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
             + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
         _draw_legend(fig, transform, entries, 0.0, below + LAYOUT["legend_row_height"] / 2, width_px)
     return ax
+
+
+def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: float, px_per_unit: float):
+    """With more phases than the palette tells apart (js/draw-labels.js), each phase's name on its
+    widest visible piece, when it fits: in the shaded compute area if tall enough, else under the line."""
+    if len(names) <= LAYOUT.get("direct_labels_above", 12) or len(scene) == 0:
+        return
+    x0 = np.clip(np.asarray(scene.x0, float), t0, t1)
+    x1 = np.clip(np.asarray(scene.x1, float), t0, t1)
+    width = (x1 - x0) / (t1 - t0) * width_px
+    phase = np.asarray(scene.phase)
+    order = np.lexsort((-width, phase))  # per phase, widest first
+    first = order[np.r_[True, phase[order][1:] != phase[order][:-1]]]
+    size = THEME["font_size"] - 1
+    for i in first:
+        text = str(names[phase[i]]) if 0 <= phase[i] < len(names) else ""
+        if not text or _text_width_px(text, size) + 6 > width[i]:
+            continue
+        line, base = float(scene.line_y[i]), float(scene.base_y[i])
+        top_ = max(float(scene.well_top[i]), float(scene.fill_top[i]), line)
+        shade, pipe, room = (line - base) * px_per_unit, (top_ - line) * px_per_unit, THEME["font_size"] + 4
+        # The middle of the taller of its compute area and its pipe when the text fits, else above its pipe.
+        y = ((line + base) / 2 if shade >= pipe and shade >= room else (top_ + line) / 2 if pipe >= room
+             else top_ + (THEME["font_size"] / 2 + 3) / px_per_unit)
+        t = ax.text((x0[i] + x1[i]) / 2, y, text, ha="center", va="center", color=THEME["text"],
+                    fontproperties=_font(size), zorder=2.2, **_literal())
+        t.set_path_effects([patheffects.withStroke(linewidth=3 * PT_PER_PX, foreground=THEME["background"])])
+        t.set_gid("cw-phase-label")
 
 
 def _bands(scene: Scene, t0: float, t1: float):
