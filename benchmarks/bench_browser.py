@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -203,6 +204,8 @@ def main():
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
+    # A SIGTERM ends the run through `finally`, so the server it started is stopped with it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     root = Path(tempfile.mkdtemp(prefix="bench-browser-"))
     log = open(root / "jupyterlab.log", "w")
     process, url = start_lab(root, log)
