@@ -71,6 +71,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     tiles_max = t.Int(64, min=1).tag(sync=True)
     pipeline = t.Bool(False).tag(sync=True)
     policy = t.Enum(POLICIES, default_value="none").tag(sync=True)
+    policies = t.List(t.Unicode(), default_value=list(POLICIES), read_only=True).tag(sync=True)  # the select's options
     depth = t.Int(2).tag(sync=True)
     y_axis = t.Enum(("relative", "absolute"), default_value="relative").tag(sync=True)
     show_controls = t.Bool(True).tag(sync=True)
