@@ -30,7 +30,7 @@ VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline"
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
-MAX_VIEW_PIECES = 1_000_000  # ~50 MB of buffers: beyond this a browser tab would stall on the transfer
+MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab would stall on the transfer
 
 
 def _bundle() -> Path:
@@ -177,7 +177,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             if len(self._scene) > MAX_VIEW_PIECES:
                 raise SceneTooLargeError(
                     f"this diagram has {len(self._scene):,} pieces, more than the {MAX_VIEW_PIECES:,} a browser view "
-                    "is sent (about 50 bytes each); use fewer tiles, or savefig() for a static figure")
+                    "is sent (about 30 bytes each); use fewer tiles, or savefig() for a static figure")
         except SceneTooLargeError as error:
             self._scene = empty_scene(self._schedule)
             notes = [str(error)] + notes
