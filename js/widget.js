@@ -11,6 +11,7 @@ import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
+import { parseHex } from "./color.js";
 import { THEME, useTheme } from "./theme.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
@@ -276,7 +277,18 @@ function render({ model, el }) {
   on("msg:custom", png.onMessage);
 
   // Light and dark: the canvas follows JupyterLab's theme (body[data-jp-theme-light]) and its
-  // --jp-* colours, and redraws when the theme changes.
+  // --jp-* colours, and redraws when the theme changes. The Lab flips the attribute before its new
+  // stylesheet applies, so a page colour is taken only when it agrees with the theme (else the
+  // theme.json colour stays), and the page is read again a little later.
+  function luminance(color) {
+    if (!ctx || !color) return NaN;
+    ctx.fillStyle = "#010203";
+    ctx.fillStyle = color;
+    const normalized = String(ctx.fillStyle);
+    if (normalized === "#010203" && color.trim().toLowerCase() !== "#010203") return NaN;
+    const [r, g, b] = normalized.startsWith("#") ? parseHex(normalized) : normalized.match(/[\d.]+/g).map(Number);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
   function applyPageTheme() {
     const body = document.body;
     const dark = body?.dataset?.jpThemeLight === "false"
@@ -284,15 +296,25 @@ function render({ model, el }) {
     useTheme(dark ? "dark" : "light");
     const style = window.getComputedStyle?.(root);
     const css = (name) => style?.getPropertyValue(name)?.trim();
-    const fromPage = { background: css("--jp-layout-color0"), text: css("--jp-ui-font-color1"), mutedText: css("--jp-ui-font-color2") };
-    for (const [key, value] of Object.entries(fromPage)) if (value) THEME[key] = value;
+    const agrees = (color, light) => (light === !dark) === (luminance(color) >= 128);
+    const fromPage = { background: [css("--jp-layout-color0"), true], text: [css("--jp-ui-font-color1"), false],
+      mutedText: [css("--jp-ui-font-color2"), false] };
+    for (const [key, [value, light]] of Object.entries(fromPage)) if (value && agrees(value, light)) THEME[key] = value;
     canvas.dataset.theme = THEME.name;
   }
   applyPageTheme();
+  let themeTimer = null;
   const themeObserver = typeof window.MutationObserver === "function" && document.body
     ? new window.MutationObserver(() => {
       applyPageTheme();
       requestDraw();
+      if (themeTimer !== null) window.clearTimeout(themeTimer);
+      themeTimer = window.setTimeout(() => {
+        themeTimer = null;
+        if (closed) return;
+        applyPageTheme();
+        requestDraw();
+      }, 300);
     })
     : null;
   themeObserver?.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
@@ -309,6 +331,7 @@ function render({ model, el }) {
     for (const [event, handler] of modelListeners) model.off(event, handler);
     resizeObserver?.disconnect();
     themeObserver?.disconnect();
+    if (themeTimer !== null) window.clearTimeout(themeTimer);
     detachInteraction();
     png.dispose();
     resetButton.removeEventListener("click", resetZoom);

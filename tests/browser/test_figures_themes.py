@@ -59,7 +59,7 @@ class Figures:
         for k in range(2):
             self.page.wait_for_function("([c, t]) => c.dataset.theme === t", arg=[self.canvases.nth(k).element_handle(), name],
                                         timeout=30_000)
-        self.page.wait_for_timeout(300)
+        self.page.wait_for_timeout(800)  # the view re-reads the page colours 300 ms after the switch
 
 
 def _open(lab: LabPage, jupyter_lab) -> Figures:
