@@ -113,7 +113,8 @@ class Controls:
         return self.root.locator("span.cw-makespan").inner_text()
 
     def intervals_text(self) -> list[str]:
-        return self.root.locator("ul.cw-oversubscribed li").all_inner_texts()
+        # The list sits in a collapsed <details> (the canvas carries the summary): its text, not its rendering.
+        return [t.strip() for t in self.root.locator("ul.cw-oversubscribed li").all_text_contents()]
 
     def wait_showing(self, want: dict, step: str) -> None:
         """Wait until the view draws the model's scene for ``want``: as many pieces as the model's
