@@ -10,7 +10,7 @@ rests on hue alone.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 BASE = (
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#B8A800", "#7F7F7F",

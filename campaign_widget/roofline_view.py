@@ -6,10 +6,10 @@ the two roofs with the ridge marked, and the machine's extra ceilings as lower r
 
 from __future__ import annotations
 
-import numpy as np
 import ipywidgets
+import numpy as np
 import traitlets as t
-from bqplot import Axis, Figure, Label, Lines, LinearScale, LogScale, Scatter
+from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
 from .formatting import format_number, format_si
 from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline

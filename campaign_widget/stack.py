@@ -3,7 +3,7 @@ its speedup against the first (the paper's Figure 12: unfused / fused / achieved
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import ipywidgets
 import traitlets as t

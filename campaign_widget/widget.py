@@ -8,16 +8,15 @@ import time
 from pathlib import Path
 
 import anywidget
+import numpy as np
 import traitlets as t
 
 from .browser_png import PngChannel, PngExport
-import numpy as np
-
 from .buffers import arrays_to_json, same_arrays, smallest_index_dtype
 from .colors import phase_colors
+from .errors import ScheduleError
 from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
-from .errors import ScheduleError
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .schedule import POLICIES, Schedule
 from .workload import Workload

@@ -32,7 +32,7 @@ function bytesOf(buffer) {
  * array, little-endian, C order). A typed array passes through; a plain list becomes Float64Array.
  */
 export function decodeArray(encoded) {
-  if (encoded == null) return null;
+  if (encoded === null || encoded === undefined) return null;
   if (ArrayBuffer.isView(encoded) && !(encoded instanceof DataView)) return encoded;
   if (Array.isArray(encoded)) return Float64Array.from(encoded);
   const { dtype, shape, buffer } = encoded;

@@ -51,7 +51,7 @@ export function downloadBlob(document, blob, filename) {
 export function pngFileName(title) {
   const stem = String(title ?? "")
     .normalize("NFKD")
-    .replace(/[^\w.\-]+/g, "-")
+    .replace(/[^\w.-]+/g, "-")
     .replace(/-{2,}/g, "-")
     .replace(/^[-.]+|[-.]+$/g, "")
     .slice(0, 100);

@@ -57,7 +57,7 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   const clampCol = (c) => (c < 0 ? 0 : c > width ? width : c);
   for (let k = 0; k < n; k++) {
     const i = visible[k];
-    let c0 = Math.round(x(scene.x0[i]) * ratio) - left;
+    const c0 = Math.round(x(scene.x0[i]) * ratio) - left;
     let c1 = Math.round(x(scene.x1[i]) * ratio) - left;
     if (c1 <= c0 && scene.x1[i] > scene.x0[i]) c1 = c0 + 1;
     X0[k] = clampCol(c0);

@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span, format_ticks, time_unit_for
+from campaign_widget.formatting import (
+    format_percent,
+    format_quantity,
+    format_si,
+    format_span,
+    format_ticks,
+    time_unit_for,
+)
 from campaign_widget.static_figure.pieces import pieces_to_draw
 from campaign_widget.static_figure.ticks import time_ticks, utilization_ticks
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib import patheffects
@@ -10,15 +10,27 @@ from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
-from ..formatting import format_percent, format_quantity, format_span, time_unit_for
+from ..formatting import time_unit_for
 from ..readout import readout_lines as scene_readout_lines
 from ..scene import Scene
 from .legend import _draw_legend, legend_entries
 from .panels import Panel
-from .pieces import _piece_arrays, pieces_to_draw
 from .paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
-from .style import (LAYOUT, PT_PER_PX, PX_PER_INCH, THEME, _GREY, _LINE_CODES, _font, _literal, _text_width_px,
-                    _valid_color, _with_alpha, lighten)
+from .pieces import _piece_arrays, pieces_to_draw
+from .style import (
+    _GREY,
+    _LINE_CODES,
+    LAYOUT,
+    PT_PER_PX,
+    PX_PER_INCH,
+    THEME,
+    _font,
+    _literal,
+    _text_width_px,
+    _valid_color,
+    _with_alpha,
+    lighten,
+)
 from .ticks import time_ticks, utilization_ticks
 
 

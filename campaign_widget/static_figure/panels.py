@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
 from ..colors import phase_colors
-from ..machine import Ceiling
 from ..group_bands import with_group_spans
+from ..machine import Ceiling
 from ..scene import Scene, build_scene
 
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from importlib import resources
 from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
-
-
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 PX_PER_INCH = 96.0  # CSS px

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-
 from ..formatting import format_si, format_ticks
 from .style import _PEAK_LABEL_CLEARANCE_PX
 

@@ -19,7 +19,6 @@ import json
 
 import numpy as np
 import pytest
-
 from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
 
 pytestmark = pytest.mark.browser

@@ -28,11 +28,10 @@ import re
 
 import numpy as np
 import pytest
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
 
 import campaign_widget as cw
 from campaign_widget.scene import MEMORY_OVER, build_scene
-
-from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -151,7 +150,7 @@ class Controls:
         return ast.literal_eval(match.group(1))
 
 
-def _open_controls(lab, jupyter_lab) -> "Controls":
+def _open_controls(lab, jupyter_lab) -> Controls:
     write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: schedule controls")
     nb = Notebook(lab.page, jupyter_lab.url)
     nb.open(NOTEBOOK)
