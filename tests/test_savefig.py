@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 from PIL import Image
+from workloads import chain
 
 from campaign_widget import CampaignDiagram, Explorer, StackedDiagrams
-
-from workloads import chain
 
 
 @pytest.fixture
