@@ -25,11 +25,13 @@ _BUNDLE = Path(__file__).parent / "static" / "widget.js"
 #: Traits the view may write (its controls, its zoom window, its hover); every other synced trait is
 #: computed here and a write from the view is refused (and the kernel's value sent back).
 VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "y_axis",
-                           "time_window", "hovered_phase"})
+                           "time_window", "hovered_phase", "params"})
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
 MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab would stall on the transfer
+_PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
+_LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider (as DataflowView)
 
 
 def _bundle() -> Path:
@@ -45,6 +47,14 @@ class CampaignDiagram(anywidget.AnyWidget):
 
     >>> diagram = CampaignDiagram(workload, tiles=4, pipeline=True)   # doctest: +SKIP
     >>> diagram.peak_bandwidth = 2e12                                  # doctest: +SKIP
+    >>> diagram.params = {**diagram.params, "S": 4096}                 # doctest: +SKIP
+
+    A workload with parameters (``workload.params``) gets one integer slider per parameter:
+    ``params`` (name → positive int) re-evaluates the workload with ``with_params`` and recomputes
+    the schedule, like a peak change; ``param_ranges`` (name → ``{"range": [lo, hi], "log": bool}``;
+    the constructor also takes ``[lo, hi]``) sets each slider's limits, log-scaled when hi/lo ≥ 100.
+    A refused value (unknown name, not a positive integer, sizes that do not evaluate) raises a
+    ``TraitError`` naming it and leaves the widget as it was.
     """
 
     # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev`, the view hot-reloads.
@@ -79,10 +89,12 @@ class CampaignDiagram(anywidget.AnyWidget):
     time_max = t.Float(0.0, min=0.0).tag(sync=True)  # > 0: the time axis reaches at least this far (stacks)
     time_window = t.List(t.Float(), maxlen=2).tag(sync=True)  # [t0, t1] zoomed by the view; [] = all
     hovered_phase = t.Int(None, allow_none=True).tag(sync=True)  # written by the view; linked to the roofline
+    params = t.Dict().tag(sync=True)  # parameter name → value; the view writes it from its sliders
+    param_ranges = t.Dict().tag(sync=True)  # parameter name → {"range": [lo, hi], "log": bool}
 
     def __init__(self, workload: Workload, *, tiles: int | None = None, pipeline: bool | None = None,
                  policy: str | None = None, depth: int | None = None, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
-                 title: str = "", **kwargs):
+                 title: str = "", param_ranges: dict | None = None, **kwargs):
         if not isinstance(workload, Workload):
             raise TypeError(f"CampaignDiagram takes a campaign_widget.Workload, got {type(workload).__name__}")
         if kwargs:
@@ -91,14 +103,19 @@ class CampaignDiagram(anywidget.AnyWidget):
         # (benchmarks/bench_browser.py) wall-clock stamps of the last recomputes: received, computed, sent
         self._timings: collections.deque = collections.deque(maxlen=256)
         self._timing = None
-        self._workload = workload
+        self._workload = workload  # at the current params (the one given, until params change)
+        self._base = workload  # as given: params re-evaluate from it
+        self._evaluated = None  # (params, workload, schedule) computed by the params validator
         self._png = PngChannel(self.send)
         machine = workload.machine
         first = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
         _bundle()  # a clear error when the front end is not built
+        ranges = _param_ranges(workload.params, param_ranges)
         super().__init__()
         with self.hold_trait_notifications():
+            self.param_ranges = ranges
+            self.params = workload.params
             self.peak_compute = machine.peak_compute
             self.peak_bandwidth = machine.peak_bandwidth
             self.peak_compute_range = [machine.peak_compute / _PEAK_SPAN, machine.peak_compute * _PEAK_SPAN]
@@ -135,6 +152,42 @@ class CampaignDiagram(anywidget.AnyWidget):
             raise t.TraitError(f"tiles={value!r}: phase {fixed!r} is marked tileable=False")
         return value
 
+    @t.validate("params")
+    def _valid_params(self, proposal):
+        """Merge, check and evaluate before storing: a refused value leaves the widget as it was."""
+        value = proposal["value"]
+        known = self._base.params
+        if not getattr(self, "_ready", False):
+            return dict(value)
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise t.TraitError(f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
+                               f"parameters are {', '.join(map(repr, known)) or 'none'}")
+        merged = {**self.params}
+        for name, v in value.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(v) or not float(v).is_integer() or v < 1:
+                raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
+            merged[name] = int(v)
+        if merged == self.params:
+            return merged
+        try:
+            workload = self._base.with_params(**merged)
+            schedule = workload.with_peaks(self.peak_compute, self.peak_bandwidth).schedule(
+                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth)
+        except (ValueError, ScheduleError) as error:  # WorkloadError, ExpressionError are ValueErrors
+            raise t.TraitError(f"params={merged!r}: {error}") from None
+        self._evaluated = (merged, workload, schedule)
+        return merged
+
+    @t.validate("param_ranges")
+    def _valid_param_ranges(self, proposal):
+        try:
+            current = {name: spec["range"] for name, spec in self.param_ranges.items()}
+            return _param_ranges(self._base.params, {**current, **proposal["value"]}, defaults=False)
+        except ValueError as error:
+            raise t.TraitError(str(error)) from None
+
     @t.validate("depth")
     def _valid_depth(self, proposal):
         if proposal["value"] < 1:
@@ -142,6 +195,22 @@ class CampaignDiagram(anywidget.AnyWidget):
         return proposal["value"]
 
     # -- the model, recomputed on every control change ------------------------------------------
+
+    @t.observe("params")
+    def _on_params(self, change):
+        evaluated, self._evaluated = self._evaluated, None
+        if not getattr(self, "_ready", False) or change["old"] == change["new"]:
+            return
+        self._timing = {"trait": "params", "received": time.time()}
+        if evaluated is not None and evaluated[0] == change["new"]:
+            _, self._workload, schedule = evaluated
+        else:  # not reached through the validator (cannot happen; kept safe)
+            self._workload, schedule = self._base.with_params(**change["new"]), None
+        self._recompute(schedule)
+
+    def set_params(self, **values):
+        """Set some parameters (the others keep their values): ``diagram.set_params(S=4096)``."""
+        self.params = {**self.params, **values}
 
     @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth")
     def _on_control(self, change):
@@ -153,7 +222,7 @@ class CampaignDiagram(anywidget.AnyWidget):
 
     @property
     def workload(self) -> Workload:
-        """The workload on the machine with the current peaks."""
+        """The workload at the current ``params``, on the machine with the current peaks."""
         return self._current
 
     @property
@@ -248,6 +317,29 @@ class CampaignDiagram(anywidget.AnyWidget):
     def __repr__(self):
         return (f"CampaignDiagram({len(self.phase_names)} phases, tiles={self.tiles}, pipeline={self.pipeline}, "
                 f"policy={self.policy!r}, makespan={self.makespan:.6g})")
+
+
+def _param_ranges(params: dict, given: dict | None, *, defaults: bool = True) -> dict:
+    """Slider limits per parameter: ``{name: {"range": [lo, hi], "log": hi/lo >= 100}}``; ``given``
+    maps names to ``[lo, hi]`` (or to that dict form); unnamed parameters get value/16 .. value×16
+    (only with ``defaults``). Errors name the parameter and the value."""
+    ranges = {name: [max(1, int(v) // _PARAM_SPAN), max(2, int(v) * _PARAM_SPAN)] for name, v in params.items()} \
+        if defaults else {}
+    for name, bounds in (given or {}).items():
+        if name not in params:
+            raise ValueError(f"param_ranges names {name!r}, which is not a parameter of this workload "
+                             f"(parameters: {', '.join(map(repr, params)) or 'none'})")
+        if isinstance(bounds, dict):
+            bounds = bounds.get("range")
+        try:
+            lo, hi = bounds
+            ok = all(not isinstance(b, bool) and float(b).is_integer() for b in (lo, hi)) and 1 <= lo < hi
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
+        ranges[name] = [int(lo), int(hi)]
+    return {name: {"range": r, "log": r[1] / r[0] >= _LOG_SLIDER_SPAN} for name, r in ranges.items()}
 
 
 def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int = 1) -> dict:
