@@ -15,7 +15,12 @@ class Explorer(ipywidgets.HBox):
 
     When the workload's phases name the tensors they read and write (or ``dataflow=True``), its
     dataflow graph (``DataflowView``) comes too, on a row of its own below; its hovered or clicked
-    phase and the diagram's hovered phase are one value, linked in the browser."""
+    phase and the diagram's hovered phase are one value, linked in the browser.
+
+    A workload with parameters has one set of values for all three views: the diagram's and the
+    dataflow view's ``params`` are linked in the browser (over the same ``param_ranges``), so dragging a
+    parameter slider in either moves both, and the roofline follows the diagram. From Python, use
+    ``explorer.set_params(S=4096)`` (or ``explorer.params = {...}``), which sets both."""
 
     def __init__(self, workload, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360,
                  dataflow: bool | None = None, **diagram_settings):
@@ -30,16 +35,34 @@ class Explorer(ipywidgets.HBox):
         if dataflow:
             from .dataflow_view import DataflowView
 
-            self.dataflow = DataflowView(workload, height=height)
+            self.dataflow = DataflowView(workload, height=height, param_ranges={
+                name: spec["range"] for name, spec in self.diagram.param_ranges.items()})
             self.dataflow.layout = ipywidgets.Layout(flex="1 1 100%", width="100%")
             children.append(self.dataflow)
             self._dataflow_link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
+            if self.diagram.params:
+                self._params_link = ipywidgets.jslink((self.diagram, "params"), (self.dataflow, "params"))
             # durations and efficiencies follow the diagram's peak sliders
             self.diagram.observe(lambda _change: self.dataflow.set_workload(self.diagram.workload),
                                  names=["peak_compute", "peak_bandwidth"])
         super().__init__(children=children,
                          layout=ipywidgets.Layout(width="100%", align_items="flex-start",
                                                   flex_flow="row wrap" if dataflow else "row"))
+
+    @property
+    def params(self) -> dict:
+        """The parameter values all the views show ({} when the workload has none)."""
+        return dict(self.diagram.params)
+
+    @params.setter
+    def params(self, values: dict):
+        self.diagram.params = values  # validated here first: a refused value changes neither view
+        if self.dataflow is not None:
+            self.dataflow.params = dict(self.diagram.params)
+
+    def set_params(self, **values):
+        """Set some parameters in every view (the others keep their values): ``explorer.set_params(S=4096)``."""
+        self.params = {**self.diagram.params, **values}
 
     def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
         """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""

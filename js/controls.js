@@ -1,5 +1,5 @@
 // The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, depth,
-// y axis. Each control writes its trait through the frame-coalescing writer, shows its live value
+// y axis, and one integer slider per workload parameter (input.cw-param[data-param=name]). Each control writes its trait through the frame-coalescing writer, shows its live value
 // in span.cw-value, and follows changes made from Python.
 import { formatSI } from "./format.js";
 
@@ -157,8 +157,63 @@ export function createControls(document, model, writer) {
     writer.flush();
   });
 
+  // One integer slider per workload parameter (param_ranges: name → {range: [lo, hi], log}), log
+  // scaled when the range spans decades. A move writes the whole `params` dict.
+  const paramSliders = new Map(); // name → { input, value, spec }
+  let paramPending = {}; // slider values written but not yet in the model
+  let paramKeys = "";
+  const paramValue = (entry) => {
+    const [lo, hi] = entry.spec.range;
+    const raw = Number(entry.input.value);
+    return clampInteger(entry.spec.log ? 10 ** raw : raw, lo, hi);
+  };
+  function syncParams() {
+    const ranges = model.get("param_ranges") ?? {};
+    const names = Object.keys(ranges).filter((name) => Array.isArray(ranges[name]?.range));
+    if (names.join("\n") !== paramKeys) {
+      paramKeys = names.join("\n");
+      for (const entry of paramSliders.values()) entry.label.remove();
+      paramSliders.clear();
+      for (const name of names) {
+        const input = element(document, "input", { type: "range", className: "cw-param" });
+        input.dataset.param = name;
+        const entry = { input, spec: ranges[name], label: null, value: null };
+        entry.value = addControl(name, input, () => {});
+        entry.label = entry.value.parentNode;
+        entry.label.dataset.param = name;
+        controls.pop(); // synced here, not by the generic loop
+        listen(input, "input", () => {
+          const v = paramValue(entry);
+          entry.value.textContent = String(v);
+          paramPending = { ...paramPending, [name]: v };
+          writer.write("params", { ...(model.get("params") ?? {}), ...paramPending });
+        });
+        paramSliders.set(name, entry);
+      }
+    }
+    if (!writer.isPending("params")) paramPending = {};
+    const values = model.get("params") ?? {};
+    for (const [name, entry] of paramSliders) {
+      entry.spec = ranges[name];
+      const [lo, hi] = entry.spec.range.map(Number);
+      if (entry.spec.log) {
+        entry.input.min = String(Math.log10(lo));
+        entry.input.max = String(Math.log10(hi));
+        entry.input.step = "any";
+      } else {
+        entry.input.min = String(lo);
+        entry.input.max = String(hi);
+        entry.input.step = "1";
+      }
+      const v = name in paramPending ? paramPending[name] : Number(values[name]);
+      if (Number.isFinite(v) && !(name in paramPending) && document.activeElement !== entry.input) entry.input.value = String(entry.spec.log ? Math.log10(v) : v);
+      entry.value.textContent = Number.isFinite(v) ? String(v) : "";
+    }
+  }
+
   function sync() {
     for (const control of controls) control();
+    syncParams();
     bar.hidden = model.get("show_controls") === false;
   }
   sync();
