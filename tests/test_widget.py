@@ -251,3 +251,123 @@ def test_stacked_panels_share_one_time_axis_or_each_take_their_own(by_volume):
     assert [d.time_max for d in stack.diagrams.values()] == [0.0, 0.0] and stack._links == []
     stack.time_toggle.value = True
     assert [d.time_max for d in stack.diagrams.values()] == [longest, longest] and len(stack._links) == 1
+
+
+# -- parameters (issue 10 item 3) ------------------------------------------------------------------
+
+MLP = {"up": "H[b,f] = X[b,d] * W1[d,f]", "act": "A[b,f] = H[b,f]", "down": "Y[b,d] = A[b,f] * W2[f,d]"}
+MLP_SIZES = {"b": "B*S", "d": "D", "f": "4*D"}
+
+
+@pytest.fixture
+def mlp():
+    return Workload.from_einsums(MLP, MLP_SIZES, params={"B": 8, "S": 2048, "D": 1024},
+                                 machine=Machine(51.2e12, 3.35e12))
+
+
+def test_params_start_at_the_workloads_values_with_integer_log_slider_ranges(mlp):
+    w = CampaignDiagram(mlp, param_ranges={"B": [1, 64]})
+    assert w.params == {"B": 8, "S": 2048, "D": 1024}
+    assert w.param_ranges["B"] == {"range": [1, 64], "log": False}  # 64/1 < 100: linear
+    assert w.param_ranges["S"] == {"range": [128, 32768], "log": True}  # value/16 .. value×16
+    assert "params" in w.get_state() and "param_ranges" in w.get_state()
+
+
+def test_setting_params_re_evaluates_the_workload_and_the_schedule(mlp):
+    w = CampaignDiagram(mlp)
+    before = w.makespan
+    w.params = {"S": 4096}  # a partial dict: the others keep their values
+    assert w.params == {"B": 8, "S": 4096, "D": 1024}
+    b, d, f = 8 * 4096, 1024, 4 * 1024
+    ops = np.asarray(w.phase_table["ops"])
+    assert ops[0] == 2 * b * d * f and ops[2] == 2 * b * f * d  # by hand: 2·b·d·f per matmul
+    assert w.workload.params == w.params
+    same = CampaignDiagram(mlp.with_params(S=4096))  # the model evaluated on its own
+    assert w.makespan == same.makespan and w.makespan > before
+    np.testing.assert_array_equal(decoded_scene(w)["x1"], decoded_scene(same)["x1"])
+    w.peak_bandwidth = 1e12  # a peak change keeps the parameters
+    assert w.workload.params["S"] == 4096 and np.asarray(w.phase_table["ops"])[0] == 2 * b * d * f
+    w.set_params(S=2048)
+    assert w.params["S"] == 2048 and np.asarray(w.phase_table["ops"])[0] == 2 * 8 * 2048 * d * f
+
+
+@pytest.mark.parametrize("value, words", [
+    ({"Q": 1, "Z": 2}, ["unknown", "'Q'", "'Z'", "'B', 'S', 'D'"]),
+    ({"S": 0}, ["params['S']=0", "positive integer"]),
+    ({"S": -3}, ["params['S']=-3"]),
+    ({"S": 1.5}, ["params['S']=1.5"]),
+    ({"S": "x"}, ["params['S']='x'"]),
+    ({"S": True}, ["params['S']=True"]),
+    ({"S": float("nan")}, ["params['S']=nan"]),
+])
+def test_bad_params_are_refused_by_name_and_value_and_the_widget_stays_usable(mlp, value, words):
+    w = CampaignDiagram(mlp)
+    params, makespan, table = dict(w.params), w.makespan, np.asarray(w.phase_table["ops"]).copy()
+    with pytest.raises(traitlets.TraitError) as error:
+        w.params = value
+    for word in words:
+        assert word in str(error.value)
+    assert w.params == params and w.makespan == makespan and w.workload.params == params
+    np.testing.assert_array_equal(np.asarray(w.phase_table["ops"]), table)
+    w.params = {"S": 1024}  # still usable
+    assert w.params["S"] == 1024 and w.makespan < makespan
+
+
+def test_params_whose_sizes_do_not_evaluate_are_refused_before_they_are_stored():
+    wl = Workload.from_einsums({"a": "Y[m,h] = X[m,h]"}, {"m": "B*S", "h": "D/H"},
+                               params={"B": 2, "S": 4, "D": 64, "H": 4}, machine=Machine(1e12, 1e11))
+    w = CampaignDiagram(wl)
+    with pytest.raises(traitlets.TraitError, match=r"'H': 3.*D/H.*64/3"):
+        w.params = {"H": 3}
+    assert w.params["H"] == 4 and w.phase_table["bytes"][0] == 2 * (2 * 4) * (64 // 4) * 4  # read + write, fp32
+    w.params = {"H": 8}
+    assert w.phase_table["bytes"][0] == 2 * (2 * 4) * (64 // 8) * 4
+
+
+def test_the_view_may_write_params_and_a_refused_write_keeps_the_kernels_value(mlp):
+    w = CampaignDiagram(mlp)
+    w.set_state({"params": {"B": 8, "S": 512, "D": 1024}})
+    assert w.params["S"] == 512 and w.workload.params["S"] == 512
+    with pytest.raises(traitlets.TraitError):
+        w.set_state({"params": {"B": 8, "S": 0, "D": 1024}})
+    assert w.params["S"] == 512
+
+
+def test_param_ranges_are_checked_and_a_workload_without_parameters_has_none(mlp, by_volume):
+    with pytest.raises(ValueError, match=r"param_ranges names 'Q'.*'B', 'S', 'D'"):
+        CampaignDiagram(mlp, param_ranges={"Q": [1, 2]})
+    with pytest.raises(ValueError, match=r"param_ranges\['S'\]=\[8, 2\]"):
+        CampaignDiagram(mlp, param_ranges={"S": [8, 2]})
+    w = CampaignDiagram(mlp)
+    with pytest.raises(traitlets.TraitError, match=r"param_ranges\['S'\]=\[0, 10\]"):
+        w.param_ranges = {"S": [0, 10]}
+    w.param_ranges = {"S": [1, 1 << 20]}
+    assert w.param_ranges["S"] == {"range": [1, 1 << 20], "log": True} and w.param_ranges["B"]["range"] == [1, 128]
+    plain = CampaignDiagram(by_volume)
+    assert plain.params == {} and plain.param_ranges == {}
+    with pytest.raises(traitlets.TraitError, match=r"unknown parameter\(s\) 'S'.*none"):
+        plain.params = {"S": 2}
+
+
+def test_explorer_has_one_set_of_params_for_diagram_dataflow_and_roofline(mlp):
+    from campaign_widget import Explorer
+
+    e = Explorer(mlp)
+    link = e._params_link
+    assert (link.source, link.target) == ((e.diagram, "params"), (e.dataflow, "params"))
+    assert e.dataflow.param_ranges == e.diagram.param_ranges
+    x_before = list(e.roofline.points.x)
+    refreshes = []
+    original = e.roofline._fill_legend
+    e.roofline._fill_legend = lambda: (refreshes.append(1), original())
+    e.set_params(S=8192)
+    assert e.params == e.diagram.params == e.dataflow.params == {"B": 8, "S": 8192, "D": 1024}
+    assert e.dataflow.workload.params["S"] == 8192
+    assert list(e.roofline.points.x) != x_before  # the roofline follows the diagram's new workload
+    assert len(refreshes) == 1  # drawn once per change
+    b, d, f = 8 * 8192, 1024, 4096
+    ops, nbytes = 2 * b * d * f, 4 * (b * d + d * f + b * f)  # up: X, W1 read, H written (fp32)
+    assert e.roofline.points.x[0] == pytest.approx(ops / nbytes)
+    with pytest.raises(traitlets.TraitError):
+        e.set_params(S=0)
+    assert e.dataflow.params["S"] == 8192 and e.diagram.params["S"] == 8192
