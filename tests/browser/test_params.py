@@ -179,3 +179,20 @@ def test_a_dataflow_parameter_slider_moves_the_diagrams_slider(params_page):
     assert math.isclose(probe["makespan"], probe["model_makespan"], rel_tol=1e-12), probe
     assert math.isclose(state.makespan_shown(), probe["model_makespan"], rel_tol=1e-5)
     state.screenshot("params-after-dataflow-drag")
+
+
+def test_a_parameter_set_from_python_moves_both_sliders_and_draws_the_diagram_once(params_page):
+    state, page = params_page, params_page.page
+    draws = state.draws()
+    out = state.nb.run_cell(state.nb.append_code_cell("ex.set_params(S=3000)"), timeout=60)
+    assert "Traceback" not in out, out
+    for slider in (state.diagram_s, state.dataflow_s):
+        page.wait_for_function("([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
+                               arg=[slider.element_handle(), 3000], timeout=TIMEOUT_MS)
+    page.wait_for_function("([c, n]) => +c.dataset.draws > n", arg=[state.canvas.element_handle(), draws],
+                           timeout=TIMEOUT_MS)
+    page.wait_for_timeout(1000)  # any second draw would come within a few frames
+    assert state.draws() == draws + 1, f"{state.draws() - draws} draws for one parameter change"
+    probe = state.probe()
+    assert probe["diagram"] == probe["dataflow"] == {"B": 8, "S": 3000, "D": 1024}
+    assert math.isclose(state.makespan_shown(), probe["model_makespan"], rel_tol=1e-5)
