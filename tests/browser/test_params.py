@@ -196,3 +196,62 @@ def test_a_parameter_set_from_python_moves_both_sliders_and_draws_the_diagram_on
     probe = state.probe()
     assert probe["diagram"] == probe["dataflow"] == {"B": 8, "S": 3000, "D": 1024}
     assert math.isclose(state.makespan_shown(), probe["model_makespan"], rel_tol=1e-5)
+
+
+# The roofline's phase points (path.dot) in phase order: the bqplot scatter with three points.
+DOTS = """() => {
+    const marks = new Map();
+    for (const dot of document.querySelectorAll('.bqplot g.object_grp > path.dot')) {
+        const mark = dot.parentElement.parentElement;
+        if (!marks.has(mark)) marks.set(mark, []);
+        marks.get(mark).push(dot);
+    }
+    return [...marks.values()].find((d) => d.length === 3);
+}"""
+SCENE_PROBE = """\
+from campaign_widget.widget import decode_scene_state
+_s = decode_scene_state(ex.diagram.scene)
+_k = [int(i) for i in (_s['x1'] - _s['x0']).argsort()[::-1] if int(_s['phase'][i]) == 2][0]
+print('SCENE', json.dumps({'x0': float(_s['x0'][_k]), 'x1': float(_s['x1'][_k]), 'base': float(_s['base_y'][_k]),
+      'line': float(_s['line_y'][_k])}))
+"""
+
+
+def test_hovering_a_phase_in_the_diagram_or_the_roofline_highlights_it_in_the_dataflow_view(params_page):
+    """Linked selection (issue 10 item 4): diagram → dataflow and roofline (the kernel's details),
+    roofline → diagram and dataflow, all linked in the browser. (A dataflow click → diagram is in
+    tests/browser/test_dataflow_view.py, roofline ↔ diagram in test_linked_views.py.)"""
+    state, page = params_page, params_page.page
+    dataflow_canvas = page.locator(".cwd-root canvas.cwd-plot").first
+    out = state.nb.run_cell(state.nb.append_code_cell(SCENE_PROBE), timeout=60)
+    piece = json.loads(out.split("SCENE", 1)[1].strip().splitlines()[0])
+    state.diagram_root.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.mouse.move(2, 2)
+    data = state.canvas.evaluate("c => ({...c.dataset})")
+    box = state.canvas.bounding_box()
+    left, right, top, bottom = (float(data[k]) for k in ("plotLeft", "plotRight", "plotTop", "plotBottom"))
+    t0, t1, y_top = float(data["t0"]), float(data["t1"]), float(data["yTop"])
+    t = (piece["x0"] + piece["x1"]) / 2
+    y = (piece["base"] + piece["line"]) / 2
+    x_css = left + (t - t0) / (t1 - t0) * (right - left)
+    y_css = bottom - y / y_top * (bottom - top)
+    page.mouse.move(box["x"] + x_css, box["y"] + y_css, steps=3)  # phase 2, 'down', in the diagram
+    page.wait_for_function("c => c.dataset.highlightedPhase === '2'", arg=dataflow_canvas.element_handle(),
+                           timeout=TIMEOUT_MS)
+    page.wait_for_function(  # the roofline's 'down' point takes the hovered style, 'act' the unhovered one
+        f"() => {{ const d = ({DOTS})(); const o = (e) => +getComputedStyle(e).opacity;"
+        " return o(d[2]) === 1 && o(d[1]) < 0.5; }", timeout=TIMEOUT_MS)
+    state.screenshot("hover-diagram-down")
+
+    page.mouse.move(2, 2)
+    page.wait_for_function("c => c.dataset.highlightedPhase === ''", arg=dataflow_canvas.element_handle(),
+                           timeout=TIMEOUT_MS)
+    # The roofline's 'act' point (phase 1; 'up' and 'down' sit on one spot) → diagram and dataflow.
+    centre = page.evaluate(f"() => {{ const r = ({DOTS})()[1].getBoundingClientRect();"
+                           " return [r.x + r.width / 2, r.y + r.height / 2]; }")
+    page.mouse.move(centre[0], centre[1], steps=3)
+    for canvas in (state.canvas, dataflow_canvas):
+        page.wait_for_function("c => c.dataset.highlightedPhase === '1'", arg=canvas.element_handle(),
+                               timeout=TIMEOUT_MS)
+    state.lab.screenshot("hover-roofline-act", full_page=False)
+    page.mouse.move(2, 2)
