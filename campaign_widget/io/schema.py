@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ..atomic import write_atomic
 from ..fusion import mark_groups
 from ..machine import Ceiling, Machine
 from ..errors import ScheduleError
@@ -263,6 +264,8 @@ def dumps(workload: Workload, format: str = "yaml") -> str:
 def save(workload: Workload, path) -> Path:
     """Write ``workload`` to ``path`` in our schema, YAML or JSON by suffix (.yaml, .yml, .json).
 
+    The file is written whole or not at all (a temporary file in the same folder, then renamed over
+    ``path``): if anything fails, the previous file is left as it was and the error names ``path``.
     ``load(save(w, p))`` gives back the same names, volumes, measured durations, dependencies,
     tileable flags, machine (all fields) and settings, bit for bit.
     """
@@ -274,5 +277,12 @@ def save(workload: Workload, path) -> Path:
         text = dumps(workload, "json")
     else:
         raise WorkloadFileError(f"unknown suffix {path.suffix!r}: save writes .yaml, .yml or .json", path=path)
-    path.write_text(text, encoding="utf-8")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start:e.end]
+        line = text.count("\n", 0, e.start) + 1
+        raise WorkloadFileError(f"nothing written: character {ascii(bad)} on line {line} of the document cannot be "
+                                f"encoded as UTF-8 ({e.reason})", path=path) from None
+    write_atomic(path, data)
     return path

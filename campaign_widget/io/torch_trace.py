@@ -58,6 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import write_atomic
 from .source import Source
 from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
                       open_binary, source_of)
@@ -691,7 +692,7 @@ def add_recorded_flops(trace_path, profiler, out_path=None) -> Path:
         values = recorded.get(e["name"], [])
         if k < len(values) and values[k] > 0:
             e.setdefault("args", {})["flops"] = int(values[k])
-    out_path.write_text(json.dumps(doc), encoding="utf-8")
+    write_atomic(out_path, json.dumps(doc))
     return out_path
 
 
