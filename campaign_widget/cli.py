@@ -5,7 +5,9 @@
     campaign-widget summary FILE [same options] [--threshold 0.7]
 
 FILE is any format ``campaign_widget.load`` reads (our YAML/JSON, the paper authors' cascade
-YAML, Einsum CSV exports). Exit status: 0 done, 1 bad input (the file, its numbers, settings that
+YAML, Einsum CSV exports, PyTorch traces and Nsight Compute CSV with ``--machine``, Timeloop stats
+with ``--clock``). Every text printed has its control characters escaped (a name in a file cannot
+drive the terminal); ``render`` writes OUT whole or not at all. Exit status: 0 done, 1 bad input (the file, its numbers, settings that
 cannot be honoured), 2 bad usage (unknown option, bad option value). Errors are one line on stderr.
 """
 
@@ -21,7 +23,7 @@ import warnings
 from . import __version__
 from .atomic import atomic_path
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
-from .io import load
+from .io import detect, load
 from .presets import MACHINES
 from .presets import machine as preset_machine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
@@ -192,7 +194,13 @@ def _load(args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            workload = load(args.file, machine=args.machine, percent=args.percent)
+            options = {}
+            if args.clock is not None:
+                fmt = detect(args.file)
+                if fmt.name != "timeloop-stats":
+                    raise UsageError(f"{PROG}: error: --clock applies to Timeloop stats; {args.file} is {fmt.name}")
+                options["clock"] = args.clock
+            workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             from_file = set(workload.settings)
             if args.peak_compute is not None or args.peak_bandwidth is not None:
                 workload = workload.with_peaks(args.peak_compute, args.peak_bandwidth)

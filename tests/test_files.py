@@ -428,7 +428,7 @@ def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(
     ("phases:\n  - {ops: 1, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.name: missing name"),
     ("format: campaign-workload\n", r"w\.yaml:1: no 'phases' list"),
     ("phases:\n  - {name: A, ops: 1, bytes: 1, tileable: maybe}\n", r"w\.yaml:2: phases\[0\]\.tileable: 'maybe'"),
-    ("phases:\n  - {name: A, ops: .nan, bytes: 1}\n", r"w\.yaml:2: phase 'A': ops=nan must be finite"),
+    ("phases:\n  - {name: A, ops: .nan, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.ops: nan must be finite"),
 ])
 def test_schema_errors(tmp_path, text, message):
     with pytest.raises(WorkloadFileError, match=message):

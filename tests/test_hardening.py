@@ -217,3 +217,211 @@ def test_defect11_nul_and_lone_surrogates_in_names_are_refused():
             Phase("a", reads={bad: 1})
         with pytest.raises(WorkloadError):
             Machine(1, 1, name=bad)
+
+
+# -- defect 2: YAML alias bombs; messages bounded ------------------------------------------------------------
+
+HEAD = "format: campaign-workload\nmachine: {peak_compute: 1.0e12, peak_bandwidth: 1.0e11}\n"
+
+
+def cpu_seconds(f):
+    start = time.process_time()
+    try:
+        return f(), time.process_time() - start
+    except Exception as e:  # noqa: BLE001 - returned for the caller to check
+        return e, time.process_time() - start
+
+
+def test_defect2_a_yaml_alias_bomb_is_refused_at_once(tmp_path):
+    rows = ["- &a0 [x, x, x, x, x, x, x, x, x]"]
+    rows += [f"- &a{k} [" + ", ".join([f"*a{k - 1}"] * 9) + "]" for k in range(1, 9)]
+    path = tmp_path / "bomb.yaml"
+    path.write_text(HEAD + "phases:\n" + "\n".join(rows) + "\n")
+    assert len(path.read_bytes()) < 1000
+    error, seconds = cpu_seconds(lambda: load(path))
+    assert isinstance(error, WorkloadFileError), error
+    assert "aliases" in str(error) and str(path) in str(error) and len(str(error)) < 400
+    assert seconds < 2
+
+
+def test_defect2_messages_never_format_a_whole_value(tmp_path):
+    path = tmp_path / "w.yaml"
+    shared = "[" + ", ".join(["x" * 1000] * 50) + "]"
+    path.write_text(HEAD + f"phases: &p [{{name: a, ops: {shared}, bytes: 1}}]\nsettings: {{tiles: *p}}\n")
+    error, _ = cpu_seconds(lambda: load(path))
+    assert isinstance(error, WorkloadFileError) and len(str(error)) < 400, error
+
+
+# -- defect 3: unbounded work from small files ---------------------------------------------------------------
+
+
+def test_defect3_devices_folders_and_pipes_are_refused(tmp_path):
+    error, seconds = cpu_seconds(lambda: load("/dev/zero"))
+    assert isinstance(error, WorkloadFileError) and "regular file" in str(error) and seconds < 1
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    error, _ = cpu_seconds(lambda: load(fifo))
+    assert isinstance(error, WorkloadFileError) and str(fifo) in str(error)
+
+
+def test_defect3_einsum_csv_dependencies_in_waves_are_bounded(tmp_path):
+    rows = ["Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time"]
+    n = 2400  # two waves of 1200 overlapping phases: 1.44e6 inferred dependencies
+    rows += [f"a{i},1,0.5,0.5,{i % 2},{10 + i % 2}" for i in range(n // 2)]
+    rows += [f"b{i},1,0.5,0.5,{20 + i % 2},{30 + i % 2}" for i in range(n // 2)]
+    path = tmp_path / "waves.csv"
+    path.write_text("\n".join(rows) + "\n")
+    error, seconds = cpu_seconds(lambda: load(path, machine=M))
+    assert isinstance(error, WorkloadFileError), error
+    assert "1,440,000 dependencies" in str(error) and "limit" in str(error)
+    assert seconds < 5
+
+
+def test_defect3_a_sequence_in_an_einsum_csv_stays_linear(tmp_path):
+    rows = ["Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time"]
+    rows += [f"e{i},1,0.5,0.5,{i},{i + 1}" for i in range(20_000)]
+    path = tmp_path / "sequence.csv"
+    path.write_text("\n".join(rows) + "\n")
+    w = load(path, machine=M)
+    indptr, indices = w.producers
+    assert len(w) == 20_000 and indices.size == 19_999
+
+
+def test_defect3_a_gzip_of_whitespace_and_a_huge_event_are_bounded(tmp_path):
+    gz = tmp_path / "blank.json.gz"
+    gz.write_bytes(gzip.compress(b" " * (64 << 20)))
+    error, seconds = cpu_seconds(lambda: load(gz, machine=M, format="pytorch-trace"))
+    assert isinstance(error, WorkloadFileError) and str(gz) in str(error) and seconds < 5
+    big = tmp_path / "event.json"
+    big.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1, '
+                   '"args": {"x": "' + "a" * (40 << 20) + '"}}]}')
+    error, seconds = cpu_seconds(lambda: load(big, machine=M))
+    assert isinstance(error, WorkloadFileError) and "limit for one trace event" in str(error), error
+    assert seconds < 5
+
+
+def test_defect3_grouping_a_trace_by_annotation_is_not_quadratic(tmp_path):
+    events = [{"ph": "X", "cat": "user_annotation", "name": "outer", "ts": 0, "dur": 10 ** 8, "pid": 1, "tid": 1}]
+    n = 30_000
+    events += [{"ph": "X", "cat": "user_annotation", "name": f"step {i % 3}", "ts": 10 * i, "dur": 2, "pid": 1,
+                "tid": 1} for i in range(n)]
+    events += [{"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 5, "dur": 1, "pid": 1, "tid": 1}
+               for i in range(n)]
+    events += [{"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 1, "dur": 1, "pid": 1, "tid": 1}
+               for i in range(0, n, 2)]
+    path = tmp_path / "annotated.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    from campaign_widget.io import read_torch_trace
+
+    w, seconds = cpu_seconds(lambda: read_torch_trace(path, machine=M, group_by="annotation", warn=False))
+    assert isinstance(w, Workload), w
+    events_of = {p.name: p.events for p in w.import_report.phases}
+    assert events_of == {"outer": n, "step 0": 5000, "step 1": 5000, "step 2": 5000}
+    assert seconds < 20
+
+
+def test_defect3_pathological_einsum_strings_parse_in_linear_time():
+    from campaign_widget.einsum import parse
+
+    for spec in ["Z[m] = " + "A[" * 5000, "Z[m] = " + "a" * 9000, "Z" + "a" * 9000 + " = A[m]"]:
+        error, seconds = cpu_seconds(lambda: parse("x", spec))
+        assert isinstance(error, WorkloadError) and len(str(error)) < 300 and seconds < 0.5, (error, seconds)
+    error, _ = cpu_seconds(lambda: parse("x", "Z[m] = " + "A[m] * " * 5000))
+    assert isinstance(error, WorkloadError) and "limit" in str(error)
+
+
+# -- defect 4: tracebacks instead of one-line errors ---------------------------------------------------------
+
+
+TRACE_EVENT = {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "ts": 0, "dur": 1, "pid": 1, "tid": 1,
+               "args": {"Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
+                        "Input type": ["float", "float", "", "", "", "", ""],
+                        "Concrete Inputs": ["", "", "", "0", "0", "1", "1"]}}
+
+
+@pytest.mark.parametrize("name, text", [
+    ("digits.yaml", HEAD + "phases:\n- name: a\n  ops: " + "9" * 400 + "\n  bytes: 1\n"),
+    ("digits5000.yaml", HEAD + "phases:\n- name: a\n  ops: " + "9" * 5000 + "\n  bytes: 1\n"),
+    ("digits.json", '{"format": "campaign-workload", "phases": [{"name": "a", "ops": ' + "9" * 400 + ', "bytes": 1}]}'),
+    ("deep.json", '{"format": "campaign-workload", "phases": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+    ("deep.yaml", HEAD + "phases: " + "[" * 100_000 + "]" * 100_000 + "\n"),
+    ("deep-block.yaml", HEAD + "phases:\n" + "- " * 100_000 + "x\n"),
+    ("cell.csv", "Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time\n"
+                 + "a" * 200_000 + ",1,0.5,0.5,0,1\n"),
+    ("pid.json", json.dumps({"traceEvents": [{**TRACE_EVENT, "pid": [1]}]})),
+    ("stride.json", json.dumps({"traceEvents": [TRACE_EVENT]})),
+    ("ncu.csv", '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name",'
+                '"Metric Name","Metric Unit","Metric Value"\n'
+                '"²","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n'
+                '"3","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n'),
+    ("stats.txt", "Buffer and Arithmetic Levels\n---\nLevel 0\n=== MAC ===\n\nSummary Stats\n---\nCycles: 1.2.3\n"
+                  "Computes = 10\n"),
+])
+def test_defect4_hostile_files_give_one_error_naming_the_file(tmp_path, capsys, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result, seconds = cpu_seconds(lambda: load(path, machine=M, **({"clock": 1e9} if name.endswith(".txt") else {})))
+    assert seconds < 5
+    if isinstance(result, Workload):  # stride 0: the convolution's FLOPs are unknown, not a crash
+        assert name in ("stride.json", "pid.json", "ncu.csv")
+        if name == "stride.json":
+            assert result.import_report.phases[0].flops == "unknown"
+        if name == "ncu.csv":  # "²" is a digit to str.isdigit but not to int(): kept as a text ID
+            assert result.names == ["k #3", "k #²"]
+        return
+    assert isinstance(result, WorkloadFileError), repr(result)
+    assert str(path) in str(result) and len(str(result)) < 500
+    extra = ["--clock", "1G"] if name.endswith(".txt") else ["--machine", "h100-sxm"]
+    code, out, err = run_cli(capsys, "summary", path, *extra)
+    assert code == 1 and len(err.splitlines()) == 1 and str(path) in err, err
+
+
+def test_defect4_a_list_pid_is_counted_as_malformed_not_a_crash(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": [{**TRACE_EVENT, "pid": [1]}, {**TRACE_EVENT, "ts": 5}]}))
+    w = load(path, machine=M, warn=False)
+    assert w.import_report.skipped["malformed"] == 1 and len(w) == 1
+
+
+# -- defect 10: terminal escapes -----------------------------------------------------------------------------
+
+
+def test_defect10_the_cli_escapes_control_characters_in_everything_it_prints(tmp_path, capsys):
+    nasty = "A\x1b]0;owned\x07\x1b[2J\u202e\x9b"
+    path = tmp_path / "w.json"
+    save(Workload([Phase(nasty, ops=1e9, bytes=1e6)], machine=Machine(1e12, 1e11, name="m\x1b[31m")), path)
+    code, out, err = run_cli(capsys, "summary", path)
+    assert code == 0
+    for text in (out, err):
+        assert not any(ord(c) < 32 and c != "\n" or 0x7f <= ord(c) < 0xa0 or c == "\u202e" for c in text)
+    assert "A\\x1b]0;owned\\x07\\x1b[2J\\u202e\\x9b" in out and "m\\x1b[31m" in out
+    bad = tmp_path / "bad\x1b[2J.yaml"
+    bad.write_text("phases: [\n")
+    code, _, err = run_cli(capsys, "summary", bad)
+    assert code == 1 and "\x1b" not in err and "bad\\x1b[2J.yaml" in err
+
+
+# -- defect 11 (files and CLI): degenerate numbers -------------------------------------------------------------
+
+
+def test_defect11_nan_counts_in_timeloop_stats_and_a_null_tensor_key_are_errors(tmp_path):
+    stats = (DATA / "importers" / "timeloop-conv1d-2level-os" / "timeloop-model.stats.txt").read_text()
+    lines = [ln.split(":")[0] + ": nan" if "Scalar reads (per-instance)" in ln else ln for ln in stats.splitlines()]
+    nan = tmp_path / "timeloop-model.stats.txt"
+    nan.write_text("\n".join(lines) + "\n")
+    with pytest.raises(WorkloadFileError, match=r"timeloop-model.stats.txt:151: MainMemory.Weights.Scalar reads: 'nan' must be a finite number"):
+        load(nan, clock=1e9)
+    null = tmp_path / "w.yaml"
+    null.write_text(HEAD + "phases:\n- name: a\n  ops: 1\n  reads: {null: 4}\n")
+    with pytest.raises(WorkloadFileError, match=r"w\.yaml:6: phases\[0\]\.reads \(a tensor name\): missing name"):
+        load(null)
+
+
+def test_defect11_the_cli_reads_timeloop_stats_with_a_clock(capsys):
+    stats = DATA / "importers" / "timeloop-conv1d-2level-os" / "timeloop-model.stats.txt"
+    code, _, err = run_cli(capsys, "summary", stats)
+    assert code == 1 and "--clock" in err
+    code, out, _ = run_cli(capsys, "summary", stats, "--clock", "1G")
+    assert code == 0 and "48 ns" in out  # 48 cycles at 1 GHz
+    code, _, err = run_cli(capsys, "summary", FIG8, "--clock", "1G")
+    assert code == 2 and "Timeloop" in err

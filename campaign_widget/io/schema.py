@@ -59,10 +59,10 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     check_keys(source, doc, TOP_KEYS, "the top level")
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
-        raise source.error(f"{fmt!r} is not {FORMAT!r}", line=line_of(doc, "format"), field="format")
+        raise source.error(f"{show(fmt)} is not {FORMAT!r}", line=line_of(doc, "format"), field="format")
     version = doc.get("version", VERSION)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise source.error(f"{version!r} must be a whole number >= 1", line=line_of(doc, "version"), field="version")
+        raise source.error(f"{show(version)} must be a whole number >= 1", line=line_of(doc, "version"), field="version")
     if version > VERSION:
         raise source.error(f"this file is version {version}; this campaign_widget reads versions up to {VERSION}: "
                            "upgrade campaign_widget", line=line_of(doc, "version"), field="version")
@@ -114,7 +114,8 @@ def _tensors(source: Source, value, where: str, line) -> dict:
     """``{tensor name: bytes}`` from a file."""
     if not isinstance(value, dict):
         raise source.error(f"{show(value)} must map tensor names to bytes", line=line, field=where)
-    return {str(t): read_number(source, b, f"{where}.{t}", line_of(value, t)) for t, b in value.items()}
+    return {read_name(source, t, f"{where} (a tensor name)", line_of(value, t)):
+            read_number(source, b, f"{where}.{t}", line_of(value, t)) for t, b in value.items()}
 
 
 def _read_machine(source: Source, doc, line) -> Machine:
@@ -183,7 +184,7 @@ def to_document(workload: Workload) -> dict:
     """The workload as plain data in our schema: volumes, measured durations, dependencies,
     tileable, machine and settings — everything ``load`` needs to rebuild it exactly."""
     if not isinstance(workload, Workload):
-        raise TypeError(f"expected a Workload, got {workload!r}")
+        raise TypeError(f"expected a Workload, got {type(workload).__name__}")
     a = workload.arrays
     names = workload.names
     measured = workload.measured
@@ -258,7 +259,7 @@ def dumps(workload: Workload, format: str = "yaml") -> str:
             else:
                 items.append(f"  {dump(key)}: " + dump(value, 2).replace("\n", "\n  "))
         return "{\n" + ",\n".join(items) + "\n}\n"
-    raise ValueError(f"format={format!r} must be 'yaml' or 'json'")
+    raise ValueError(f"format={show(format)} must be 'yaml' or 'json'")
 
 
 def save(workload: Workload, path) -> Path:
