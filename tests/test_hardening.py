@@ -356,7 +356,7 @@ TRACE_EVENT = {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "ts": 0, "dur
                 '"3","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n'),
     ("stats.txt", "Buffer and Arithmetic Levels\n---\nLevel 0\n=== MAC ===\n\nSummary Stats\n---\nCycles: 1.2.3\n"
                   "Computes = 10\n"),
-])
+], ids=lambda value: value if len(value) < 40 else "")
 def test_defect4_hostile_files_give_one_error_naming_the_file(tmp_path, capsys, name, text):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -425,3 +425,80 @@ def test_defect11_the_cli_reads_timeloop_stats_with_a_clock(capsys):
     assert code == 0 and "48 ns" in out  # 48 cycles at 1 GHz
     code, _, err = run_cli(capsys, "summary", FIG8, "--clock", "1G")
     assert code == 2 and "Timeloop" in err
+
+
+# -- defects 5 and 6: zero ops or bytes on the roofline (the model side) ---------------------------------------
+
+
+def test_defect6_verdicts_for_no_work_and_memory_only_phases_agree_with_the_table():
+    from campaign_widget.roofline import workload_roofline
+
+    m = Machine(1e12, 1e11)
+    w = Workload([Phase("idle", duration=1.0, ops=0, bytes=0),
+                  Phase("copy", ops=0, bytes=1e11),  # memory only, at 100% bandwidth (its duration is 1 s)
+                  Phase("copy, slow", duration=4.0, ops=0, bytes=1e11),
+                  Phase("math", ops=1e12, bytes=0),
+                  Phase("gemm", duration=2.0, ops=1e12, bytes=1e10)], machine=m)
+    r = workload_roofline(w)
+    table = w.table()
+    np.testing.assert_array_equal(r.efficiency, table["efficiency"])
+    np.testing.assert_array_equal(r.intensity, table["intensity"])
+    assert list(r.regime) == ["no work", "memory-bound", "memory-bound", "compute-bound", "compute-bound"]
+    assert "vectorization" not in r.guidance[0] and "No ops and no bytes" in r.guidance[0]
+    assert r.efficiency[1] == 1.0 and r.guidance[1].startswith("Near roof")
+    assert r.efficiency[2] == 0.25 and r.guidance[2].startswith("Below roof: fix memory")
+    assert r.efficiency[3] == 1.0 and r.guidance[3].startswith("Near roof")
+    assert list(r.placement) == ["none", "zero", "zero", "infinite", "finite"]
+    assert list(r.edge_labels) == ["no ops or bytes", "OI 0", "OI 0", "OI ∞", ""]
+
+
+def test_defect6_roofline_efficiency_is_the_table_efficiency_for_any_volumes():
+    from campaign_widget.roofline import workload_roofline
+
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        n = 6
+        ops = rng.choice([0.0, 1e3, 1e9, 1e12], n)
+        nbytes = rng.choice([0.0, 1e2, 1e8, 1e11], n)
+        duration = np.where((ops == 0) & (nbytes == 0), 1.0, np.where(rng.random(n) < 0.5, np.nan, 3.0))
+        w = Workload.from_arrays([f"p{i}" for i in range(n)], ops=ops, bytes=nbytes, duration=duration, machine=M)
+        r = workload_roofline(w)
+        np.testing.assert_array_equal(r.efficiency, w.table()["efficiency"])
+        bound = w.table()["bound"]
+        for regime, b in zip(r.regime, bound):  # the two agree except at the ridge (table says "balanced")
+            assert b == "balanced" or regime == "no work" or regime.startswith(b)
+
+
+def test_defect5_axis_limits_and_positions_are_finite_when_ops_or_bytes_are_zero():
+    from campaign_widget.roofline import schedule_roofline, workload_roofline
+
+    cases = [
+        [Phase("relu", duration=1e-3, ops=0, bytes=1e6), Phase("add", duration=2e-3, ops=0, bytes=4e6)],  # CPU trace
+        [Phase("math", ops=1e12, bytes=0)],
+        [Phase("idle", duration=1.0, ops=0, bytes=0)],
+    ]
+    for phases in cases:
+        w = Workload(phases, machine=M)
+        r = workload_roofline(w)
+        total = schedule_roofline(w, w.schedule())
+        x_lo, x_hi, y_lo, y_hi = r.axis_limits(total.intensity)
+        for value in (x_lo, x_hi, y_lo, y_hi):
+            assert math.isfinite(value) and value > 0
+        assert x_lo < r.ridge < x_hi and y_lo < y_hi
+        x, y = r.plot_position(x_lo, x_hi, y_lo)
+        drawn = r.placement != "none"
+        assert np.all(np.isfinite(x[drawn])) and np.all(np.isfinite(y[drawn]))
+        assert np.all((x[drawn] >= x_lo) & (x[drawn] <= x_hi))
+        assert np.all(np.isnan(x[~drawn]))
+
+
+def test_defect5_the_cli_summarizes_a_workload_with_no_ops(tmp_path, capsys):
+    path = save(Workload([Phase("relu", duration=1e-3, ops=0, bytes=1e8),
+                          Phase("idle", duration=1e-3, ops=0, bytes=0, after=["relu"])], machine=M),
+                tmp_path / "w.yaml")
+    code, out, err = run_cli(capsys, "summary", path)
+    assert code == 0 and "Traceback" not in err
+    relu = next(line for line in out.splitlines() if line.startswith("relu"))
+    idle = next(line for line in out.splitlines() if line.startswith("idle"))
+    assert "memory-bound" in relu and "100.0%" in relu and "Near roof" in relu
+    assert "no work" in idle and "n/a" in idle
