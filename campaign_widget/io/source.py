@@ -80,7 +80,13 @@ class Source:
             if info.st_size > MAX_FILE_BYTES:
                 raise self.error(f"the file is {info.st_size:,} bytes; no reader takes more than "
                                  f"{MAX_FILE_BYTES:,} bytes (see docs/workload-files.md, Limits)")
-            raw = handle.read(MAX_FILE_BYTES + 1)
+            # read(n) allocates n bytes up front: ask for the size stat gave, then for any growth
+            chunks = [handle.read(info.st_size + 1)]
+            total = len(chunks[0])
+            while total > info.st_size and total <= MAX_FILE_BYTES and chunks[-1]:
+                chunks.append(handle.read(min(1 << 20, MAX_FILE_BYTES + 1 - total)))
+                total += len(chunks[-1])
+            raw = b"".join(chunks)
         if len(raw) > MAX_FILE_BYTES:  # it grew while being read
             raise self.error(f"the file is over {MAX_FILE_BYTES:,} bytes; no reader takes more")
         return raw
