@@ -8,11 +8,12 @@ and ``io`` import without anywidget or ipywidgets.
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError
-from .io import WorkloadFileError, load, read_nsight_csv, read_timeloop_stats, read_torch_trace, save
+from .io import WorkloadFileError, load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import Schedule
@@ -24,13 +25,14 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Ceiling", "CampaignDiagram", "Explorer", "ExpressionError", "Machine", "POLICIES", "Phase", "RooflineView",
+__all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
+           "Phase", "RooflineView",
            "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "UtilizationAboveOneWarning", "Workload",
-           "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_timeloop_stats", "read_torch_trace",
+           "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
            "save"]
 
-_WIDGETS = {"CampaignDiagram": "widget", "Explorer": "roofline_view", "RooflineView": "roofline_view",
-            "StackedDiagrams": "stack"}
+_WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "roofline_view",
+            "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack"}
 
 
 def __getattr__(name: str):
@@ -50,12 +52,10 @@ def _display_workload(workload: Workload, include=None, exclude=None):
 
 
 def _register_display() -> None:
-    # The display hook lives here, above the widgets, so that the model never imports them.
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
+    # The display hook lives here, above the widgets, so that the model never imports them. Without
+    # IPython already imported there is no shell to register with (and importing it costs seconds).
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:
         return
     shell.display_formatter.mimebundle_formatter.for_type(Workload, _display_workload)

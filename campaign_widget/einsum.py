@@ -39,6 +39,10 @@ class Einsum:
     output_indices: tuple[str, ...]
     inputs: tuple[tuple[str, tuple[str, ...]], ...]
     ops_per_point: float | None = None
+    # The index expressions as written (``"l-1"``), for traces (campaign_widget.cache): every tensor on
+    # the right in order, reads of the output included, and the output's. Empty: use the names above.
+    input_exprs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    output_exprs: tuple[str, ...] = ()
 
     @property
     def indices(self) -> tuple[str, ...]:
@@ -82,6 +86,10 @@ def _indices(name, tensor, text) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _exprs(text) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",")) if text.strip() else ()
+
+
 def _parse_brackets(name, text, ops_per_point) -> Einsum:
     left, _, right = text.partition("=")
     out = _TENSOR.fullmatch(left.strip())
@@ -91,7 +99,8 @@ def _parse_brackets(name, text, ops_per_point) -> Einsum:
     inputs = [(t, _indices(name, t, idx)) for t, idx in _TENSOR.findall(right) if t != output]
     if not inputs and not _TENSOR.search(right):
         raise WorkloadError(f"Einsum {name!r}: the right side {_short(right.strip())} names no tensor like A[m,k]")
-    return Einsum(name, output, output_idx, tuple(inputs), ops_per_point)
+    return Einsum(name, output, output_idx, tuple(inputs), ops_per_point,
+                  tuple((t, _exprs(idx)) for t, idx in _TENSOR.findall(right)), _exprs(out.group(2)))
 
 
 def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum:

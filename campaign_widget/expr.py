@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import numbers
 import warnings
@@ -97,6 +98,11 @@ def parse(text) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
         raise TypeError(f"an expression must be text, got {type(text).__name__} {_show(repr(text))}")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a slider re-evaluates the same few expressions on every step
+def _parse(text: str) -> Expr:
     if len(text) > MAX_TEXT:
         raise ExpressionError(f"expression {_show(text)} is {len(text):,} characters long; "
                               f"the limit is {MAX_TEXT:,}")

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from . import cache as cache_model
 from .einsum import einsum_phases, parse_all
 from .errors import UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError, evaluate, parse, resolve_sizes
@@ -364,6 +365,18 @@ class Workload:
         move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
         return fuse(self, groups)
 
+    def with_predicted_traffic(self, phase: str, cache, *, local_sizes: Mapping[str, int] | None = None,
+                               layouts: Mapping | None = None, loop_order=None, mode: str = "exact",
+                               write_back: bool = False) -> "Workload":
+        """This workload with ``phase`` moving the bytes a cache model predicts (design.md §7):
+        line × misses of its Einsum's access trace in ``cache`` (a ``campaign_widget.cache.Cache``),
+        plus write-backs of dirty lines when ``write_back``. ``mode="exact"`` simulates at the
+        workload's own sizes; ``"ratio"`` simulates at ``local_sizes`` and scales each tensor's miss
+        ratio to the full sizes. ``table()`` marks the phase ``bytes_source="predicted"``; see
+        ``campaign_widget.cache.with_predicted_traffic``."""
+        return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                                  loop_order=loop_order, mode=mode, write_back=write_back)
+
     def with_import_report(self, report) -> "Workload":
         """The same workload carrying an importer's report (``import_report``)."""
         return self._replace(_import_report=report)
@@ -486,15 +499,16 @@ class Workload:
         return require_pandas("Workload.to_dataframe").DataFrame(self.table())
 
     def schedule(self, tiles: int | None = None, pipeline: bool | None = None, policy: str | None = None,
-                 depth: int | None = None):
+                 depth: int | None = None, stepping: str = "event"):
         """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
 
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
-        the defaults ``tiles=1, pipeline=False, policy="none", depth=2``.
+        the defaults ``tiles=1, pipeline=False, policy="none", depth=2``. ``stepping="lockstep"``
+        pipelines by campaign_diagram_tools' lock-step rule instead (docs/lockstep.md).
         """
         chosen = Settings.resolve(self._settings, {"tiles": tiles, "pipeline": pipeline, "policy": policy,
                                                    "depth": depth})
-        return build_schedule(self, **chosen.as_dict())
+        return build_schedule(self, **chosen.as_dict(), stepping=stepping)
 
     def save(self, path):
         """Write this workload to ``path`` (.yaml, .yml or .json; see docs/workload-files.md) and

@@ -61,8 +61,11 @@ def test_explorer_is_the_workload_rich_display(kernels):
     shell = InteractiveShell.instance()
     campaign_widget._register_display()  # done at import inside a kernel; this test imported it before the shell
     bundle, _ = shell.display_formatter.format(kernels)
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"]
+    from ipywidgets.widgets.widget import _instances
+
+    shown = _instances[bundle["application/vnd.jupyter.widget-view+json"]["model_id"]]
+    assert isinstance(shown, Explorer)
+    assert shown.diagram.workload.names == kernels.names
 
 
 def test_the_schedule_readout_names_its_regime_and_efficiency(kernels):
