@@ -20,7 +20,7 @@ from .expr import ExpressionError, evaluate, parse, resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .machine import Machine
-from .phase import LARGEST, SMALLEST, Phase
+from .phase import LARGEST, SMALLEST, Phase, check_name
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
 
@@ -107,6 +107,7 @@ class Workload:
         for name in names:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"phase name {_short(name)} must be a non-empty string")
+            check_name("phase name", name)
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
         _check_unique(names)

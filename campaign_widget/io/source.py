@@ -309,6 +309,8 @@ def parse_yaml(source: Source):
         _flow_depth(source)
         _yaml_shape(source, text)
         return yaml.load(text, Loader=Loader)  # noqa: S506 - Loader is a SafeLoader
+    except WorkloadFileError:
+        raise
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         problem = " ".join(str(part) for part in (e.context, e.problem) if part)
