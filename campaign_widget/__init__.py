@@ -18,6 +18,7 @@ from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import Schedule
 from .settings import POLICIES, Settings
+from .timeline import Timeline
 from .workload import Workload
 
 try:
@@ -27,7 +28,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
            "Phase", "RooflineView",
-           "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "UtilizationAboveOneWarning", "Workload",
+           "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "Timeline", "UtilizationAboveOneWarning", "Workload",
            "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
            "save"]
 

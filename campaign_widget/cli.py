@@ -27,7 +27,8 @@ from .io import detect, load
 from .presets import MACHINES
 from .presets import machine as preset_machine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
-from .settings import POLICIES, Settings
+from .settings import POLICIES, STEPPINGS, Settings
+from .workload import Workload
 
 PROG = "campaign-widget"
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -100,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="pipeline the tiles across phases (needs --tiles > 1)")
     s.add_argument("--policy", choices=POLICIES, help="what to do about oversubscription")
     s.add_argument("--depth", type=_whole, metavar="D", help="buffer depth between pipelined phases (2 = double)")
+    s.add_argument("--stepping", choices=STEPPINGS,
+                   help="when a pipelined tile starts: event (design notes) or lockstep (the paper authors' tool)")
     m = common.add_argument_group("machine (default: the file's)")
     m.add_argument("--machine", type=_preset, metavar="PRESET",
                    help="read the file's utilizations as fractions of this preset's peaks; see --list-machines")
@@ -201,6 +204,10 @@ def _load(args):
                     raise UsageError(f"{PROG}: error: --clock applies to Timeloop stats; {args.file} is {fmt.name}")
                 options["clock"] = args.clock
             workload = load(args.file, machine=args.machine, percent=args.percent, **options)
+            if not isinstance(workload, Workload):  # a measured timeline (a cascade with start times)
+                _say(f"{PROG}: warning: {args.file}: a timeline (kernel start times); this command uses its phases "
+                     "as a workload, without the start times")
+                workload = workload.workload
             from_file = set(workload.settings)
             if args.peak_compute is not None or args.peak_bandwidth is not None:
                 workload = workload.with_peaks(args.peak_compute, args.peak_bandwidth)

@@ -184,7 +184,10 @@ class LocalView(anywidget.AnyWidget):
     @t.validate("loop_order")
     def _valid_loop_order(self, proposal):
         value = list(proposal["value"])
-        if getattr(self, "_indices", None) and sorted(value) != sorted(self._indices):
+        indices = getattr(self, "_indices", None)
+        if indices and len(value) == 1 and sorted(value[0]) == sorted(indices):
+            value = list(value[0])  # "ikj": one letter per index, as trace() takes it
+        if indices and sorted(value) != sorted(indices):
             raise t.TraitError(f"loop_order={value!r} must name each loop index once: {list(self._indices)}")
         return value
 

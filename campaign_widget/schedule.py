@@ -33,9 +33,8 @@ from functools import cached_property
 import numpy as np
 
 from .errors import ScheduleError
-from .settings import POLICIES, Settings  # noqa: F401  POLICIES: re-exported for the widget
+from .settings import POLICIES, STEPPINGS, Settings  # noqa: F401  POLICIES, STEPPINGS: re-exported
 
-STEPPINGS = ("event", "lockstep")
 MAX_TILE_INTERVALS = 10_000_000
 MAX_PIECES = 20_000_000
 DEMAND_TOLERANCE = 1e-9
@@ -100,6 +99,17 @@ class Schedule:
 
     def __len__(self) -> int:
         return int(self.start.size)
+
+    @classmethod
+    def from_intervals(cls, workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
+                       **options):
+        """Measured intervals (a profiler's events) as a schedule: a ``campaign_widget.timeline.Timeline``,
+        one interval per event at its measured start and end, on its lane; see
+        ``campaign_widget.timeline.from_intervals``."""
+        from .timeline import from_intervals
+
+        return from_intervals(workload, phase=phase, start=start, end=end, lane=lane, compute_rate=compute_rate,
+                              memory_rate=memory_rate, **options)
 
     @cached_property
     def oversubscribed(self) -> list:
@@ -190,9 +200,7 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
     of the phase p steps from the first, each step starting when the longest tile of the previous
     step ends (``depth`` plays no part). ``_wavefront=False`` (tests only) runs the event-by-event
     simulation instead of the wavefront."""
-    if stepping not in STEPPINGS:
-        raise ScheduleError(f"stepping={stepping!r} is not one of {', '.join(repr(x) for x in STEPPINGS)}")
-    tiles, pipeline, policy, depth = _checked_settings(workload, tiles, pipeline, policy, depth)
+    tiles, pipeline, policy, depth, stepping = _checked_settings(workload, tiles, pipeline, policy, depth, stepping)
     a = workload.arrays
     dilate = "dilate" in policy
     if not pipeline:
@@ -215,8 +223,9 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
                      throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
-def _checked_settings(workload, tiles, pipeline, policy, depth):
-    tiles, pipeline, policy, depth = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth).as_dict().values()
+def _checked_settings(workload, tiles, pipeline, policy, depth, stepping):
+    tiles, pipeline, policy, depth, stepping = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
+                                                        stepping=stepping).as_dict().values()
     count = tiles * len(workload)
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
@@ -228,7 +237,7 @@ def _checked_settings(workload, tiles, pipeline, policy, depth):
             raise ScheduleError(
                 f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
                 f"tiles={tiles}; use tiles=1 or mark it tileable")
-    return tiles, bool(pipeline), policy, depth
+    return tiles, bool(pipeline), policy, depth, stepping
 
 
 @dataclass

@@ -500,16 +500,16 @@ class Workload:
         return require_pandas("Workload.to_dataframe").DataFrame(self.table())
 
     def schedule(self, tiles: int | None = None, pipeline: bool | None = None, policy: str | None = None,
-                 depth: int | None = None, stepping: str = "event"):
+                 depth: int | None = None, stepping: str | None = None):
         """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
 
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
-        the defaults ``tiles=1, pipeline=False, policy="none", depth=2``. ``stepping="lockstep"``
+        the defaults ``tiles=1, pipeline=False, policy="none", depth=2, stepping="event"``. ``stepping="lockstep"``
         pipelines by campaign_diagram_tools' lock-step rule instead (docs/lockstep.md).
         """
         chosen = Settings.resolve(self._settings, {"tiles": tiles, "pipeline": pipeline, "policy": policy,
-                                                   "depth": depth})
-        return build_schedule(self, **chosen.as_dict(), stepping=stepping)
+                                                   "depth": depth, "stepping": stepping})
+        return build_schedule(self, **chosen.as_dict())
 
     def save(self, path):
         """Write this workload to ``path`` (.yaml, .yml or .json; see docs/workload-files.md) and

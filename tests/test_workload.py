@@ -310,3 +310,17 @@ def test_predicted_traffic_feeds_the_phase_and_a_loop_interchange_shortens_it():
     # ijk walks B down a column (a new line every access); ikj streams rows: fewer misses, a shorter phase
     assert ikj.arrays.duration[0] < ijk.arrays.duration[0]
     assert ijk.arrays.duration[0] > w.arrays.duration[0]
+
+
+def test_stepping_is_a_setting_of_the_workload_and_its_file(tmp_path):
+    from campaign_widget import Workload, load
+
+    chain = [Phase("P0", duration=8, compute_util=.6, memory_util=.9),
+             Phase("P1", duration=5, compute_util=.3, memory_util=.5, after=["P0"]),
+             Phase("P2", duration=4, compute_util=.4, memory_util=.8, after=["P1"])]
+    w = Workload(chain, settings={"tiles": 2, "pipeline": True, "policy": "throttle", "stepping": "lockstep"})
+    again = load(w.save(tmp_path / "w.yaml"))
+    assert again.settings["stepping"] == "lockstep"
+    # the counterexample: the paper authors' tool (lock step) 14.1, design.md §3's rule 14.7
+    assert round(float(again.schedule().makespan), 6) == 14.1
+    assert round(float(again.schedule(stepping="event").makespan), 6) == 14.7

@@ -110,7 +110,8 @@ MAX_DIM = 1 << 40  # a tensor dimension above this is not a shape (FLOPs and byt
 
 
 def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "name", nested: str = "outer",
-                     ignore_annotations=IGNORED_ANNOTATIONS, percent: bool = False, warn: bool = True):
+                     ignore_annotations=IGNORED_ANNOTATIONS, percent: bool = False, warn: bool = True,
+                     timeline: bool = False, progress=None):
     """Read a PyTorch profiler (Kineto) / Chrome trace (``.json`` or gzip) into a ``Workload``.
 
     ``machine``: the Machine the phases ran on (required: a trace holds no peaks; e.g.
@@ -122,9 +123,19 @@ def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "na
     ``workload.import_report`` (an :class:`ImportReport`): per phase, whether FLOPs were recorded,
     computed or unknown and whether bytes were counted or estimated; and the events left out, by reason.
 
+    ``timeline=True``: a ``campaign_widget.timeline.Timeline`` (a ``Schedule``) instead, whose
+    ``.workload`` is this workload and whose intervals are the kept events at their measured times
+    (``campaign_widget.io.torch_timeline``; ``progress`` shows a bar for large files).
+
     Raises ``WorkloadFileError`` naming the file, the line and the event index of malformed or
     truncated JSON.
     """
+    if timeline:
+        from .torch_timeline import read_torch_timeline
+
+        return read_torch_timeline(path, machine=machine, categories=categories, group_by=group_by, nested=nested,
+                                   ignore_annotations=ignore_annotations, percent=percent, warn=warn,
+                                   progress=progress)
     name, source, file_path = source_of(path)
     check_percent(name, percent)
     check_machine(machine)

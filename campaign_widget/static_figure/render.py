@@ -168,16 +168,16 @@ def savefig(path, panels, *, roofline: RooflinePanel | None = None, width: float
 
 
 def save_workload_figure(workload, path, *, tiles: int | None = None, pipeline: bool | None = None,
-                         policy: str | None = None, depth: int | None = None, roofline: bool = False,
-                         title: str | None = None, y_axis: str = "relative", width: float = 8.0,
-                         dpi: float = 200) -> Path:
+                         policy: str | None = None, depth: int | None = None, stepping: str | None = None,
+                         roofline: bool = False, title: str | None = None, y_axis: str = "relative",
+                         width: float = 8.0, dpi: float = 200) -> Path:
     """Schedule ``workload`` (settings left as None come from the workload, else the defaults),
     draw its campaign diagram (and its roofline, on the right) and write ``path``.
 
     ``title=None`` describes the schedule ("4 tiles, pipelined, dilate+throttle"); "" draws none.
     """
     _format_of(path)
-    schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+    schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
     roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if roofline else None
