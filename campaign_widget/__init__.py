@@ -7,10 +7,12 @@ from .importers import read_nsight_csv, read_timeloop_stats, read_torch_trace
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import POLICIES, Schedule
+from .sweep import SweepError, SweepFailed, SweepResult, start_sweep, sweep
 from .workload import Workload
 
 __all__ = ["WorkloadFileError", "load", "save", "read_nsight_csv", "read_timeloop_stats", "read_torch_trace", "Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
-           "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams", "Explorer", "RooflineView"]
+           "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams", "Explorer", "RooflineView",
+           "sweep", "start_sweep", "SweepResult", "SweepError", "SweepFailed", "SweepView"]
 __version__ = "0.1.0"
 
 
@@ -24,6 +26,10 @@ def __getattr__(name):
         from . import roofline_view
 
         return getattr(roofline_view, name)
+    if name == "SweepView":
+        from .sweep_view import SweepView
+
+        return SweepView
     if name == "StackedDiagrams":
         from .stack import StackedDiagrams
 
