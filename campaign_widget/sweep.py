@@ -287,6 +287,8 @@ class SweepResult:
         self._lock = threading.Lock()
         self._cancel = threading.Event()
         self.elapsed = 0.0
+        self.executor_kind = ""  # "inline", "pool", "executor" or "dask", once started
+        self.retried = 0         # tasks sent again after a failure or a lost worker
         digits = payload.digits(np.arange(n))
         self._axis_columns = {}
         for a, name in enumerate(payload.names):
@@ -695,6 +697,7 @@ def _run(result: SweepResult, executor, progress) -> None:
                 kind = "inline"
             else:
                 kind = "pool"
+        result.executor_kind = kind
         if kind == "inline":
             _run_inline(result, _chunks(costs, 1), report)
         elif kind == "pool":
@@ -715,14 +718,20 @@ def _run(result: SweepResult, executor, progress) -> None:
 
 
 def _failure(result: SweepResult, indices, why: str, errors: dict | None = None) -> SweepFailed:
-    missing = [result.configuration(i) for i in indices]
+    """The error for configurations ``indices`` (with ``why``); ``missing`` lists every configuration
+    without a result, those named here first, then any not computed because the sweep stopped."""
+    errors = errors or {}
+    named = list(indices)
+    rest = sorted(set(result._missing()) - set(named))
+    missing = [result.configuration(i) for i in named + rest]
     lines = []
-    for i, cfg in zip(indices[:10], missing):
-        detail = f": {errors[i]}" if errors and i in errors else ""
+    for i, cfg in zip(named[:10], missing):
+        detail = f": {errors[i]}" if i in errors else ""
         lines.append(f"  configuration #{i} {cfg}{detail}")
-    more = f"\n  … and {len(indices) - 10} more" if len(indices) > 10 else ""
-    return SweepFailed(f"{len(indices)} of {len(result)} configurations have {why}:\n" + "\n".join(lines) + more,
-                       result, missing)
+    more = f"\n  … and {len(named) - 10} more" if len(named) > 10 else ""
+    stopped = f"\n{len(rest)} more configurations were not computed (the sweep stopped)" if rest else ""
+    return SweepFailed(f"{len(named)} of {len(result)} configurations have {why}:\n" + "\n".join(lines) + more
+                       + stopped, result, missing)
 
 
 def _accept(result: SweepResult, chunk: dict, report) -> None:
@@ -763,9 +772,11 @@ def _run_pool(result, costs, report):
                 except cf.process.BrokenProcessPool:
                     broken = True
                     pending[chunk] += 1
+                    result.retried += 1
                     continue
                 except Exception:
                     pending[chunk] += 1
+                    result.retried += 1
                     if pending[chunk] >= MAX_ATTEMPTS:
                         raise
                     continue
@@ -814,6 +825,7 @@ def _run_executor(result, executor, chunks, workers, report):
                     raise _failure(result, idx, f"no result after {MAX_ATTEMPTS} attempts",
                                    {i: errors[chunk] for i in idx}) from exc
                 futures[executor.submit(_run_token, payload.token, *chunk, data)] = chunk
+                result.retried += 1
                 continue
             if isinstance(out, str) and out == _NEED_PAYLOAD:
                 futures[executor.submit(_run_token, payload.token, *chunk, data)] = chunk
@@ -828,7 +840,7 @@ def _run_dask_client(result, client, costs, report):
     payload = result._payload
     info = client.scheduler_info()
     workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
-    [remote] = client.scatter([payload], broadcast=True, hash=False)
+    remote = client.scatter([payload], broadcast=True, hash=False)[0]
     chunks = _chunks(costs, workers)
     attempts = {c: 0 for c in chunks}
     errors = {}
@@ -853,9 +865,12 @@ def _run_dask_client(result, client, costs, report):
                     idx = list(range(*chunk))
                     raise _failure(result, idx, f"no result after {MAX_ATTEMPTS} attempts on the Dask cluster",
                                    {i: errors[chunk] for i in idx}) from exc
+                if remote.status != "finished":  # every copy of the payload was lost with its workers
+                    remote = client.scatter([payload], broadcast=True, hash=False)[0]
                 new = submit(chunk)
                 futures[new] = chunk
                 ac.add(new)
+                result.retried += 1
                 continue
             fut.release()
             _accept(result, out, report)
