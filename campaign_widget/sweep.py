@@ -61,6 +61,9 @@ MAX_CONFIGURATIONS = 1_000_000
 #: of work a pool cannot win; above it the pool's speed-up grows towards the number of cores.
 IN_PROCESS_SECONDS = 2.0
 
+#: Workers of the pool ``executor=None`` starts; None: one per core (``os.cpu_count()``).
+POOL_WORKERS: int | None = None
+
 CHUNK_SECONDS = 0.25       # target estimated work per task: per-task overhead (~1 ms) stays < 1%
 CHUNKS_PER_WORKER = 8      # at least this many tasks per worker, for balance and a live view
 MAX_ATTEMPTS = 3           # a task is tried this many times before its configurations are reported
@@ -754,7 +757,7 @@ def _run_pool(result, costs, report):
     """A local process pool this module owns: the payload goes with each worker's initializer;
     if a worker dies (the pool breaks), a new pool takes the unfinished chunks."""
     payload = result._payload
-    workers = os.cpu_count() or 1
+    workers = POOL_WORKERS or os.cpu_count() or 1
     data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
     pending = {c: 0 for c in _chunks(costs, workers)}  # chunk -> attempts so far
     ctx = _pool_context()
