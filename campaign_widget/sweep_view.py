@@ -127,10 +127,10 @@ class SweepView(W.VBox):
             self.selection_label, self.diagram_box,
         ])
         self.add_class("cw-sweep")
+        result.on_update(self._on_update)  # first, so that no chunk (or the end) arrives unseen
         if result.completed:
             self._go_to_best()
         self._redraw(force=True)
-        result.on_update(self._on_update)
 
     @classmethod
     def live(cls, workload, *, x: str, y: str, color: str = "makespan", executor=None, zip: bool = False,
