@@ -35,6 +35,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
@@ -704,7 +705,17 @@ def _run(result: SweepResult, executor, progress) -> None:
         if kind == "inline":
             _run_inline(result, _chunks(costs, 1), report)
         elif kind == "pool":
-            _run_pool(result, costs, report)
+            try:
+                _run_pool(result, costs, report)
+            except SweepFailed as exc:
+                if result.completed:
+                    raise
+                # The pool never produced a result: its workers cannot start here (e.g. a script read
+                # from stdin, which forkserver/spawn workers cannot re-import). Run in this process.
+                warnings.warn(f"campaign_widget.sweep: the process pool could not run ({str(exc).splitlines()[0]}); "
+                              "running in this process instead", RuntimeWarning, stacklevel=3)
+                result.executor_kind = kind = "inline"
+                _run_inline(result, _chunks(costs, 1), report)
         elif kind == "dask":
             _run_dask_client(result, executor, costs, report)
         else:

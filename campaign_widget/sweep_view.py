@@ -23,7 +23,8 @@ import numpy as np
 
 from .sweep import SweepResult, start_sweep
 
-_REDRAW_SECONDS = 0.25  # live redraws at most this often while chunks arrive
+_REDRAW_SECONDS = 0.25
+PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet  # live redraws at most this often while chunks arrive
 
 
 def _label(value) -> str:
@@ -90,8 +91,10 @@ class SweepView(W.VBox):
         self.heatmap = bq.GridHeatMap(
             row=np.array(self._ys_unique), column=np.array(self._xs_unique),
             color=np.full((len(self._ys), len(self._xs)), np.nan),
-            scales={"row": row_scale, "column": col_scale, "color": color_scale}, null_color="#dddddd",
-            stroke="white", interactions={"click": "select"}, selected_style={"stroke": "black", "stroke-width": 3},
+            scales={"row": row_scale, "column": col_scale, "color": color_scale}, null_color=PENDING_COLOR,
+            stroke="white", interactions={"hover": "tooltip"},
+            # computed cells are the "selected" ones (their own colour); the rest, not computed yet, are grey
+            selected_style={}, unselected_style={"fill": PENDING_COLOR}, selected=[],
         )
         self.best_marker = bq.Scatter(x=[], y=[], scales={"x": col_scale, "y": row_scale}, marker="diamond",
                                       colors=["#d62728"], stroke="white", default_size=260,
@@ -102,10 +105,14 @@ class SweepView(W.VBox):
         self.heatmap.tooltip = self.hover_tooltip
         self.heatmap.on_hover(self._on_hover)
         self.heatmap.on_element_click(self._on_click)
+        # the marker sits on the best cell: hovering or clicking it is hovering or clicking that cell
+        self.best_marker.on_hover(lambda _m, _c: self._show_row(self._best_index()))
+        self.best_marker.on_element_click(lambda _m, _c: self._best_index() is not None and
+                                          self.select(self._best_index()))
         self.figure = bq.Figure(
             marks=[self.heatmap, self.best_marker],
             axes=[bq.Axis(scale=col_scale, label=x), bq.Axis(scale=row_scale, orientation="vertical", label=y),
-                  bq.ColorAxis(scale=color_scale, side="right", label=color)],
+                  bq.ColorAxis(scale=color_scale, side="right", label=color, num_ticks=5, tick_format=".4g")],
             fig_margin={"top": 30, "bottom": 50, "left": 80, "right": 90},
             layout=W.Layout(height=f"{height}px", width="100%"), title="",
         )
@@ -188,8 +195,14 @@ class SweepView(W.VBox):
             values = np.asarray(r[self.color_dropdown.value], dtype=float)[idx]
             have = r._have[idx]
             values = np.where(have, values, np.nan)
-            with self.heatmap.hold_sync():
+            finite = values[np.isfinite(values)]
+            low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            if high <= low:  # one value (or none yet): a non-empty colour domain all the same
+                high = low + max(abs(low), 1.0) * 1e-9
+            with self.heatmap.hold_sync(), self.heatmap.scales["color"].hold_sync():
+                self.heatmap.scales["color"].min, self.heatmap.scales["color"].max = low, high
                 self.heatmap.color = values
+                self.heatmap.selected = np.argwhere(have).tolist()
                 self.figure.axes[2].label = self.color_dropdown.value
             done = r.completed
             self.progress.value = done
@@ -218,8 +231,13 @@ class SweepView(W.VBox):
             return None
         return int(self.indices()[int(row), int(col)])
 
+    def _best_index(self) -> int | None:
+        return self.result.best() if self.result.completed else None
+
     def _on_hover(self, _mark, content):
-        i = self._cell_index(content)
+        self._show_row(self._cell_index(content))
+
+    def _show_row(self, i: int | None):
         if i is None:
             return
         text = self.describe(i)
@@ -256,9 +274,6 @@ class SweepView(W.VBox):
         self.diagram = CampaignDiagram(r.workload_for(i), height=self._diagram_height, title=title)
         self.selection_label.value = f"{title} — makespan {row['makespan']:.6g}"
         self.diagram_box.children = [self.diagram]
-        idx = self.indices()
-        where = np.argwhere(idx == i)
-        self.heatmap.selected = where.tolist() if where.size else None
 
 
 def _describe(row: dict, axes: list[str]) -> str:
