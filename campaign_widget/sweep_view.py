@@ -111,7 +111,7 @@ class SweepView(W.VBox):
                                           self.select(self._best_index()))
         self.figure = bq.Figure(
             marks=[self.heatmap, self.best_marker],
-            axes=[bq.Axis(scale=col_scale, label=x), bq.Axis(scale=row_scale, orientation="vertical", label=y),
+            axes=[bq.Axis(scale=col_scale, label=x), bq.Axis(scale=row_scale, side="left", label=y),
                   bq.ColorAxis(scale=color_scale, side="right", label=color, num_ticks=5, tick_format=".4g")],
             fig_margin={"top": 30, "bottom": 50, "left": 80, "right": 90},
             layout=W.Layout(height=f"{height}px", width="100%"), title="",
