@@ -342,15 +342,17 @@ class SweepResult:
         return self._payload.configuration(_index(i, len(self)))
 
     def best(self, by: str = "makespan") -> int:
-        """Index of the best configuration: the smallest ``by`` among feasible ones (all if none is)."""
-        values = self[by]
+        """Index of the best configuration among the feasible ones (all, if none is feasible): the
+        largest ``by`` for ``speedup``, the smallest for any other column (makespan, peak demand)."""
+        values = np.asarray(self[by], dtype=float)
         ok = self._have & self._fields["feasible"]
         if not ok.any():
             ok = self._have
         if not ok.any():
             raise ValueError("no configuration has a result yet")
         candidates = np.flatnonzero(ok)
-        return int(candidates[np.argmin(values[candidates])])
+        pick = np.argmax if by == "speedup" else np.argmin
+        return int(candidates[pick(values[candidates])])
 
     def workload_for(self, i: int) -> Workload:
         """The workload of configuration ``i``: its size parameters, peaks and schedule settings."""
@@ -665,8 +667,10 @@ class _Progress:
                 width = 30
                 filled = int(width * done / max(self.total, 1))
                 end = "\n" if final else ""
+                # stdout in a Jupyter kernel (stderr would be drawn as an error), stderr elsewhere
+                stream = sys.stdout if "ipykernel" in sys.modules else sys.stderr
                 print(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} configurations "
-                      f"{now - self.t0:6.1f} s", end=end, file=sys.stderr, flush=True)
+                      f"{now - self.t0:6.1f} s", end=end, file=stream, flush=True)
 
 
 def _pool_context():

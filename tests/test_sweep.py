@@ -390,3 +390,9 @@ def test_failures_inside_a_configuration_are_reported_with_it(monkeypatch):
 
 def test_docstring_examples():
     assert doctest.testmod(sweep_module, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_best_by_speedup_is_the_largest():
+    r = cw.sweep(two_phases(), progress=False, tiles=[1, 4], pipeline=[True], policy=["throttle"])
+    assert r.best("speedup") == r.best("makespan") == int(np.argmax(r["speedup"]))
+    assert r["speedup"][r.best("speedup")] > 1
