@@ -1,37 +1,65 @@
-"""Campaign diagrams, rooflines and data-movement views as live Jupyter widgets."""
+"""Campaign diagrams, rooflines and data-movement views as live Jupyter widgets.
+
+Layers, each importing only the ones before it: the model (``machine``, ``phase``, ``workload``,
+``schedule``, ``scene``, ``roofline``, ``expr``, …) ← ``io`` (files and importers) ← the widgets
+(``widget``, ``roofline_view``, ``stack``) ← ``cli``. The widgets load on first use, so the model
+and ``io`` import without anywidget or ipywidgets.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
-from .files import WorkloadFileError, load, save
-from . import importers  # noqa: E402  registers the profiler formats with load()
-from .importers import read_nsight_csv, read_timeloop_stats, read_torch_trace
+from .expr import ExpressionError
+from .io import WorkloadFileError, load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
 from .machine import Ceiling, Machine
 from .phase import Phase
-from .schedule import POLICIES, Schedule
+from .schedule import Schedule
+from .settings import POLICIES, Settings
 from .sweep import SweepError, SweepFailed, SweepResult, start_sweep, sweep
 from .workload import Workload
 
-__all__ = ["WorkloadFileError", "load", "save", "read_nsight_csv", "read_timeloop_stats", "read_torch_trace", "Ceiling", "Machine", "Phase", "POLICIES", "Schedule", "ScheduleError", "UtilizationAboveOneWarning",
-           "Workload", "WorkloadError", "CampaignDiagram", "StackedDiagrams", "Explorer", "RooflineView",
-           "sweep", "start_sweep", "SweepResult", "SweepError", "SweepFailed", "SweepView"]
-__version__ = "0.1.0"
+try:
+    __version__ = _version("campaign_widget")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = ["Ceiling", "CampaignDiagram", "Explorer", "ExpressionError", "Machine", "POLICIES", "Phase", "RooflineView",
+           "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "UtilizationAboveOneWarning", "Workload",
+           "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
+           "save", "sweep", "start_sweep", "SweepResult", "SweepError", "SweepFailed", "SweepView"]
+
+_WIDGETS = {"CampaignDiagram": "widget", "Explorer": "roofline_view", "RooflineView": "roofline_view",
+            "StackedDiagrams": "stack", "SweepView": "sweep_view"}
 
 
-def __getattr__(name):
-    # The widget pulls in anywidget and ipywidgets; the model stays importable without them.
-    if name == "CampaignDiagram":
-        from .widget import CampaignDiagram
+def __getattr__(name: str):
+    # The widgets pull in anywidget and ipywidgets: loaded when first asked for.
+    if name in _WIDGETS:
+        from importlib import import_module
 
-        return CampaignDiagram
-    if name in ("Explorer", "RooflineView"):
-        from . import roofline_view
-
-        return getattr(roofline_view, name)
-    if name == "SweepView":
-        from .sweep_view import SweepView
-
-        return SweepView
-    if name == "StackedDiagrams":
-        from .stack import StackedDiagrams
-
-        return StackedDiagrams
+        return getattr(import_module(f".{_WIDGETS[name]}", __name__), name)
     raise AttributeError(f"module 'campaign_widget' has no attribute {name!r}")
+
+
+def _display_workload(workload: Workload, include=None, exclude=None):
+    """A workload's notebook display: an Explorer (diagram + roofline, linked)."""
+    from .roofline_view import Explorer
+
+    return Explorer(workload)._repr_mimebundle_(include=include, exclude=exclude)
+
+
+def _register_display() -> None:
+    # The display hook lives here, above the widgets, so that the model never imports them.
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    shell.display_formatter.mimebundle_formatter.for_type(Workload, _display_workload)
+
+
+_register_display()

@@ -4,7 +4,7 @@
                            [--machine PRESET] [--peak-compute X] [--peak-bandwidth Y] [--roofline] [--title T]
     campaign-widget summary FILE [same options] [--threshold 0.7]
 
-FILE is any format ``campaign_widget.files.load`` reads (our YAML/JSON, the paper authors' cascade
+FILE is any format ``campaign_widget.load`` reads (our YAML/JSON, the paper authors' cascade
 YAML, Einsum CSV exports). Exit status: 0 done, 1 bad input (the file, its numbers, settings that
 cannot be honoured), 2 bad usage (unknown option, bad option value). Errors are one line on stderr.
 """
@@ -19,8 +19,11 @@ import warnings
 
 from . import __version__
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
-from .schedule import POLICIES
-from .workload import DEFAULT_SETTINGS
+from .io import load
+from .presets import MACHINES
+from .presets import machine as preset_machine
+from .settings import DEFAULTS as DEFAULT_SETTINGS
+from .settings import POLICIES, Settings
 
 PROG = "campaign-widget"
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -78,10 +81,8 @@ _threshold = _checked(float, "a number", lambda v: 0 < v <= 1, "in (0, 1]")
 
 
 def _preset(text: str):
-    from .presets import machine
-
     try:
-        return machine(text)
+        return preset_machine(text)
     except WorkloadError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -152,8 +153,6 @@ def _say(line: str, stream=None) -> None:
 
 
 def _list_machines() -> int:
-    from .presets import MACHINES
-
     rows = [[key, _si(m.peak_compute, m.compute_unit), _si(m.peak_bandwidth, m.bandwidth_unit), m.name]
             for key, m in MACHINES.items()]
     for line in _table(["preset", "compute", "bandwidth", "name"], rows, right={1, 2}):
@@ -163,12 +162,10 @@ def _list_machines() -> int:
 
 def _load(args):
     """The file's workload with the command line's machine, peaks and settings applied."""
-    from . import files
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            workload = files.load(args.file, machine=args.machine, percent=args.percent)
+            workload = load(args.file, machine=args.machine, percent=args.percent)
             from_file = set(workload.settings)
             if args.peak_compute is not None or args.peak_bandwidth is not None:
                 workload = workload.with_peaks(args.peak_compute, args.peak_bandwidth)
@@ -184,7 +181,7 @@ def _load(args):
             _say(f"{PROG}: warning: {args.file}: {w.message}")
     for line in workload.utilization_warnings():
         _say(f"{PROG}: warning: {args.file}: {line}")
-    settings = {**DEFAULT_SETTINGS, **workload.settings}
+    settings = Settings.resolve(workload.settings).as_dict()
     origin = {k: f"given with --{k}" if getattr(args, k) is not None else "from the file" if k in from_file
               else "the default" for k in DEFAULT_SETTINGS}
     return workload, settings, origin

@@ -17,6 +17,7 @@ reduced: a multiply-add counts 2 (``mac_ops=1`` counts it as 1); an Einsum of on
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Mapping
@@ -102,12 +103,44 @@ def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum
                   ops_per_point)
 
 
-def einsum_phases(einsums, sizes: Mapping[str, int], *, element_bytes: int | Mapping[str, int] = 4,
+def parse_all(einsums) -> list[Einsum]:
+    """Einsums given as ``{name: spec}`` or ``[(name, spec), …]``, parsed."""
+    if isinstance(einsums, Mapping):
+        items = list(einsums.items())
+    elif isinstance(einsums, (list, tuple)):
+        items = list(einsums)
+    else:
+        raise TypeError(f"einsums={einsums!r:.60} must be {{name: spec}} or [(name, spec), ...]")
+    out = []
+    for item in items:
+        if isinstance(item, Einsum):
+            out.append(item)
+            continue
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise TypeError(f"Einsum entry {item!r:.60} must be a (name, spec) pair")
+        name, spec = item
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Einsum name {name!r:.60} must be a non-empty string")
+        out.append(parse(name, spec))
+    return out
+
+
+def einsum_phases(einsums, sizes: Mapping[str, int | str], *, element_bytes: int | Mapping[str, int] = 4,
                   mac_ops: float = 2) -> list[Phase]:
-    """Phases (ops, tensors read and written) of Einsums given as ``{name: spec}`` or
-    ``[(name, spec), …]``. Dependencies follow from tensor names."""
-    items = list(einsums.items()) if isinstance(einsums, Mapping) else list(einsums)
-    parsed = [parse(str(name), spec) for name, spec in items]
+    """Phases (ops, tensors read and written) of Einsums given as ``{name: spec}``, ``[(name, spec), …]``
+    or parsed ``Einsum`` objects. Dependencies follow from tensor names.
+
+    Sizes are whole numbers or expressions in parameters (``"B*S"``); with expressions, the phases'
+    volumes are expressions too, evaluated by the ``Workload`` with its ``params``.
+    """
+    parsed = einsums if isinstance(einsums, list) and all(isinstance(e, Einsum) for e in einsums) \
+        else parse_all(einsums)
+    _check_element_bytes(element_bytes)
+    for index, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
+            raise TypeError(f"size {index!r}={value!r:.60} must be a whole number or an expression such as 'B*S'")
+    if isinstance(mac_ops, bool) or not isinstance(mac_ops, numbers.Real) or not mac_ops > 0:
+        raise TypeError(f"mac_ops={mac_ops!r:.60} must be a number > 0")
     shapes: dict[str, tuple[tuple[str, ...], str]] = {}
     phases = []
     for e in parsed:
@@ -120,7 +153,6 @@ def einsum_phases(einsums, sizes: Mapping[str, int], *, element_bytes: int | Map
         for index in e.indices:
             if index not in sizes:
                 raise WorkloadError(f"Einsum {e.name!r}: index {index!r} has no size; give it in sizes=")
-        points = math.prod(int(sizes[i]) for i in e.indices)
         products = max(0, len(e.inputs) - 1)
         if e.ops_per_point is not None:
             per_point = float(e.ops_per_point)
@@ -129,13 +161,27 @@ def einsum_phases(einsums, sizes: Mapping[str, int], *, element_bytes: int | Map
         else:
             per_point = max(1, products + (1 if e.reduced else 0))
         phases.append(Phase(
-            e.name, ops=points * per_point,
+            e.name, ops=_product([sizes[i] for i in e.indices], per_point),
             reads={t: _tensor_bytes(t, idx, sizes, element_bytes) for t, idx in e.inputs},
             writes={e.output: _tensor_bytes(e.output, e.output_indices, sizes, element_bytes)}))
     return phases
 
 
-def _tensor_bytes(tensor, idx, sizes, element_bytes) -> float:
+def _check_element_bytes(element_bytes) -> None:
+    values = element_bytes.values() if isinstance(element_bytes, Mapping) else [element_bytes]
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+            raise TypeError(f"element_bytes={element_bytes!r:.60} must be a number > 0 (or tensor name → number)")
+
+
+def _product(factors, scale):
+    """``scale × Π factors``: a number when every factor is one, else an expression."""
+    if all(not isinstance(f, str) for f in factors):
+        return float(math.prod(int(f) for f in factors) * scale)
+    return "*".join(f"({f})" for f in factors) + f"*{scale!r}" if factors else repr(float(scale))
+
+
+def _tensor_bytes(tensor, idx, sizes, element_bytes):
     width = element_bytes.get(tensor, element_bytes.get("*", 4)) if isinstance(element_bytes, Mapping) \
         else element_bytes
-    return float(math.prod(int(sizes[i]) for i in idx) * width)
+    return _product([sizes[i] for i in idx], width)

@@ -3,7 +3,7 @@ traffic; every other tensor is read or written once, by the group."""
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -44,15 +44,10 @@ def fuse(workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]
     solo = group < 0
     group[solo] = len(labelled) + np.arange(int(solo.sum()))
     _check_groups_acyclic(workload, group, labelled)
-    new_bytes = _fused_bytes(workload, group)
-
-    fused = workload.__class__.__new__(workload.__class__)
-    fused.__dict__.update(workload.__dict__)
-    fused._bytes = new_bytes
-    fused.fusion_groups = tuple(label for label, _ in labelled)
-    fused.fusion_group = np.where(group < len(labelled), group, -1)
-    fused._arrays = fused._derive()
-    return fused
+    marked = np.where(group < len(labelled), group, -1)
+    marked.flags.writeable = False
+    return workload._replace(_fusion_groups=tuple(label for label, _ in labelled), _fusion_group=marked,
+                             _fusion_kind="fused")
 
 
 def mark_groups(workload, group_of: Mapping[str, str]):
@@ -63,17 +58,19 @@ def mark_groups(workload, group_of: Mapping[str, str]):
     if unknown:
         raise WorkloadError(f"fusion groups name {unknown[0]!r}, which is not a phase of this workload")
     labels = tuple(dict.fromkeys(group_of[n] for n in names if n in group_of))
-    marked = workload.__class__.__new__(workload.__class__)
-    marked.__dict__.update(workload.__dict__)
-    marked.fusion_groups = labels
-    marked.fusion_group = np.array([labels.index(group_of[n]) if n in group_of else -1 for n in names],
-                                   dtype=np.int64)
-    return marked
+    group = np.array([labels.index(group_of[n]) if n in group_of else -1 for n in names], dtype=np.int64)
+    group.flags.writeable = False
+    return workload._replace(_fusion_groups=labels, _fusion_group=group, _fusion_kind="marked")
 
 
 def _labelled(groups) -> list[tuple[str, list[str]]]:
     if isinstance(groups, Mapping):
-        return [(str(label), list(members)) for label, members in groups.items()]
+        out = []
+        for label, members in groups.items():
+            if isinstance(members, str) or not isinstance(members, Iterable):
+                raise TypeError(f"fusion group {label!r} is {members!r:.60}; give a list of phase names")
+            out.append((str(label), list(members)))
+        return out
     out = []
     for k, members in enumerate(groups):
         if isinstance(members, str):
@@ -100,9 +97,10 @@ def _check_groups_acyclic(workload, group, labelled):
             from None
 
 
-def _fused_bytes(workload, group) -> np.ndarray:
-    """Per phase: inputs from outside its group (once per group) + outputs needed outside it."""
-    tensors = workload.tensors
+def fused_bytes(tensors, logical_bytes: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Per phase: inputs from outside its group (once per group) + outputs needed outside it.
+
+    ``tensors`` per phase (reads, writes), ``group`` per phase (every phase in some group)."""
     writer_group: dict[str, int] = {}
     readers: dict[str, set[int]] = {}
     for p, (reads, writes) in enumerate(tensors):
@@ -110,7 +108,7 @@ def _fused_bytes(workload, group) -> np.ndarray:
             writer_group[t] = int(group[p])
         for t in reads:
             readers.setdefault(t, set()).add(int(group[p]))
-    new_bytes = workload.arrays.bytes.copy()
+    new_bytes = np.array(logical_bytes, dtype=np.float64)
     loaded: set[tuple[int, str]] = set()
     for p, (reads, writes) in enumerate(tensors):
         if not reads and not writes:

@@ -1,4 +1,4 @@
-"""Dependency graphs over phases: stable topological order, cycles named."""
+"""Dependency graphs over phases: stable topological order, cycles named, dependencies inferred from times."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import heapq
 import numpy as np
 
 from .errors import WorkloadError
+
+TIME_RTOL = 1e-9  # times within this fraction of the span are equal
 
 
 def topological_order(names: list[str], producers: list[tuple[str, ...]]) -> np.ndarray:
@@ -67,3 +69,37 @@ def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     np.cumsum(lengths, out=indptr[1:])
     indices = np.fromiter((j for x in lists for j in x), dtype=np.int64, count=int(indptr[-1]))
     return indptr, indices
+
+
+def interval_dependencies(start, end, rtol: float = TIME_RTOL) -> list[list[int]]:
+    """For phases that ran over ``[start, end)``, the phases each one waited for.
+
+    Phase i depends on phase j when j ended before i started and no phase k ran entirely between
+    them (the transitive reduction of "ended before"): in a sequence each phase depends on the
+    previous one; phases that overlap in time depend on neither. Times within ``rtol`` × the time
+    span are equal.
+
+    >>> interval_dependencies([0, 3, 3, 8], [3, 8, 5, 9])   # B and C overlap after A; D after both
+    [[], [0], [0], [1, 2]]
+    """
+    start = np.asarray(start, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    n = start.size
+    if n == 0:
+        return []
+    eps = rtol * max(float(end.max() - start.min()), float(np.abs(np.concatenate([start, end])).max()), 1e-300)
+    by_end = np.argsort(end, kind="stable")
+    sorted_end = end[by_end]
+    latest_start = np.maximum.accumulate(start[by_end])  # the latest start among phases ended by then
+    # phases ended at or before start_i (with tolerance): by_end[:done[i]]
+    done = np.searchsorted(sorted_end, start + eps, side="right")
+    result = []
+    for i in range(n):
+        k = int(done[i])
+        if k == 0:
+            result.append([])
+            continue
+        m = latest_start[k - 1]  # no phase that ended before m can be a direct producer
+        first = int(np.searchsorted(sorted_end, m + eps, side="right"))
+        result.append(sorted(int(j) for j in by_end[first:k] if j != i))
+    return result

@@ -9,14 +9,12 @@ from typing import Callable
 
 import numpy as np
 
-from .machine import Machine
-
 Progress = Callable[[int, int, str], None]
 
 
-def measure_machine(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats: int = 5,
-                    dtype=np.float64, progress: Progress | None = None, name: str = "this host") -> Machine:
-    """Measure sustained bandwidth and compute on this machine and return a ``Machine``.
+def measure_peaks(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats: int = 5,
+                  dtype=np.float64, progress: Progress | None = None) -> tuple[float, float]:
+    """Measure sustained compute (FLOP/s) and bandwidth (B/s) on this machine: ``(compute, bandwidth)``.
 
     Bandwidth: STREAM "add" (``c = a + b``), counting 3 × 8 bytes per element as STREAM does.
     Compute: ``A @ B`` of ``matmul_n``² matrices, 2·n³ floating-point operations.
@@ -44,7 +42,7 @@ def measure_machine(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeat
         report(repeats + k + 1, steps, "compute")
     bandwidth = 3 * itemsize * n / best_stream
     compute = 2 * matmul_n**3 / best_matmul
-    return Machine(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+    return compute, bandwidth
 
 
 def _default_progress() -> Progress:

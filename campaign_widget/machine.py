@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from .host import measure_peaks
+
 
 @dataclass(frozen=True)
 class Ceiling:
@@ -68,9 +70,9 @@ class Machine:
     def measure(cls, **options) -> "Machine":
         """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
         kernel for bandwidth, a large matrix product for compute. See ``campaign_widget.host``."""
-        from .host import measure_machine
-
-        return measure_machine(**options)
+        name = options.pop("name", "this host")
+        compute, bandwidth = measure_peaks(**options)
+        return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
 
     @classmethod
     def unit(cls, time_unit: str = "s") -> "Machine":

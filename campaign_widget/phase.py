@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .errors import WorkloadError, phase_field_error
+from .expr import ExpressionError, parse
 
 _NUMERIC_FIELDS = ("duration", "compute_util", "memory_util", "ops", "bytes")
+_VOLUME_FIELDS = ("ops", "bytes")  # may be expressions in parameters
 
 
 @dataclass(frozen=True)
@@ -17,6 +21,10 @@ class Phase:
     Give volumes (``ops`` and ``bytes``: the duration then follows from the machine, or is the
     measured ``duration``) or utilizations (``compute_util``, ``memory_util`` as fractions of peak,
     with the ``duration`` they were measured over). ``after`` names the phases it depends on.
+    ``reads``/``writes`` map tensor names to bytes; ``bytes`` then defaults to their sum.
+
+    Volumes (``ops``, ``bytes``, tensor bytes) may be expressions in named parameters
+    (``ops="2*M*N*K"``, design.md §7), evaluated by the ``Workload`` with its ``params``.
 
     >>> Phase("A", duration=3, compute_util=0.7, memory_util=0.25)
     Phase('A', duration=3, compute_util=0.7, memory_util=0.25)
@@ -28,21 +36,23 @@ class Phase:
     duration: float | None = None
     compute_util: float | None = None
     memory_util: float | None = None
-    ops: float | None = None
-    bytes: float | None = None
+    ops: float | str | None = None
+    bytes: float | str | None = None
     after: tuple[str, ...] = field(default_factory=tuple)
     tileable: bool = True
-    reads: tuple[tuple[str, float], ...] = ()
-    writes: tuple[tuple[str, float], ...] = ()
+    reads: tuple[tuple[str, float | str], ...] = ()
+    writes: tuple[tuple[str, float | str], ...] = ()
 
     def __init__(self, name, *, duration=None, compute_util=None, memory_util=None, ops=None, bytes=None,
                  after=(), tileable=True, reads=None, writes=None):
         if not isinstance(name, str) or not name:
             raise TypeError(f"phase name must be a non-empty string, got {name!r}")
+        if "\x00" in name:
+            raise WorkloadError(f"phase {name!r}: the name contains a NUL character")
         set_ = object.__setattr__
         set_(self, "name", name)
         for key, value in zip(_NUMERIC_FIELDS, (duration, compute_util, memory_util, ops, bytes)):
-            set_(self, key, _checked_number(name, key, value))
+            set_(self, key, _checked_number(name, key, value, expression=key in _VOLUME_FIELDS))
         if isinstance(after, str):
             after = (after,)
         try:
@@ -53,17 +63,21 @@ class Phase:
             if not isinstance(producer, str):
                 raise TypeError(f"phase {name!r}: after contains {producer!r}, which is not a phase name")
         set_(self, "after", after)
+        if not isinstance(tileable, (bool, np.bool_)):
+            raise TypeError(f"phase {name!r}: tileable={tileable!r} must be True or False")
         set_(self, "tileable", bool(tileable))
         set_(self, "reads", _checked_tensors(name, "reads", reads))
         set_(self, "writes", _checked_tensors(name, "writes", writes))
-        if bytes is None and (self.reads or self.writes):
-            # the algorithmic minimum: each tensor the phase touches moves once (design.md §3)
-            set_(self, "bytes", float(sum(b for _, b in self.reads) + sum(b for _, b in self.writes)))
+        sizes = [b for _, b in self.reads + self.writes]
+        if bytes is None and sizes and not any(isinstance(b, str) for b in sizes):
+            # the algorithmic minimum: each tensor the phase touches moves once (design.md §3);
+            # with expressions, the Workload sums the evaluated sizes
+            set_(self, "bytes", float(sum(sizes)))
         self._check_description()
 
     def _check_description(self):
         by_util = self.compute_util is not None or self.memory_util is not None
-        by_volume = self.ops is not None or self.bytes is not None
+        by_volume = self.ops is not None or self.bytes is not None or bool(self.reads or self.writes)
         if self.compute_util is not None and self.ops is not None:
             raise phase_field_error(self.name, "compute_util", self.compute_util,
                                     "conflicts with ops: give one or the other")
@@ -80,6 +94,12 @@ class Phase:
                                     "is required when utilizations are given (they are rates over a duration)")
         if self.duration == 0:
             raise phase_field_error(self.name, "duration", self.duration, "must be > 0")
+
+    @property
+    def symbolic(self) -> bool:
+        """True when a volume is an expression in parameters (evaluated by the Workload)."""
+        return any(isinstance(v, str) for v in (self.ops, self.bytes)) or \
+            any(isinstance(b, str) for _, b in self.reads + self.writes)
 
     @property
     def measured(self) -> bool:
@@ -103,9 +123,15 @@ class Phase:
         return f"Phase({', '.join(parts)})"
 
 
-def _checked_number(phase: str, key: str, value):
+def _checked_number(phase: str, key: str, value, *, expression: bool = False):
     if value is None:
         return None
+    if expression and isinstance(value, str):
+        try:
+            parse(value)
+        except ExpressionError as error:
+            raise ExpressionError(f"phase {phase!r}: {key}: {error}") from None
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
         raise TypeError(f"phase {phase!r}: {key}={value!r} must be a number")
     number = float(value)
@@ -126,9 +152,9 @@ def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], 
         raise TypeError(f"phase {phase!r}: {key}={tensors!r} must map tensor names to bytes") from None
     out = []
     for pair in pairs:
-        if len(pair) != 2 or not isinstance(pair[0], str):
+        if len(pair) != 2 or not isinstance(pair[0], str) or not pair[0]:
             raise TypeError(f"phase {phase!r}: {key} entry {pair!r} must be (tensor name, bytes)")
         tensor, size = pair
-        _checked_number(phase, f"{key}[{tensor!r}]", size)
-        out.append((tensor, float(size)))
+        size = _checked_number(phase, f"{key}[{tensor!r}]", size, expression=True)
+        out.append((tensor, size if isinstance(size, str) else float(size)))
     return tuple(out)

@@ -8,14 +8,13 @@ throttle factor changes while it runs.
 from __future__ import annotations
 
 import heapq
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import ScheduleError
+from .settings import POLICIES, Settings  # noqa: F401  POLICIES: re-exported for the widget
 
-POLICIES = ("none", "dilate", "throttle", "dilate+throttle")
 MAX_TILE_INTERVALS = 10_000_000
 DEMAND_TOLERANCE = 1e-9
 _SAME_INSTANT = 1e-12
@@ -114,17 +113,7 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2)
 
 
 def _checked_settings(workload, tiles, pipeline, policy, depth):
-    if isinstance(tiles, bool) or not isinstance(tiles, numbers.Integral):
-        raise ScheduleError(f"tiles={tiles!r} must be a whole number >= 1")
-    if tiles < 1:
-        raise ScheduleError(f"tiles={tiles!r} must be >= 1")
-    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
-        raise ScheduleError(f"depth={depth!r} must be a whole number >= 1 (the buffer depth; 2 = double buffering)")
-    if policy not in POLICIES:
-        raise ScheduleError(f"policy={policy!r} is not one of {', '.join(repr(p) for p in POLICIES)}")
-    if not isinstance(pipeline, (bool, np.bool_)):
-        raise ScheduleError(f"pipeline={pipeline!r} must be True or False")
-    tiles, depth = int(tiles), int(depth)
+    tiles, pipeline, policy, depth = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth).as_dict().values()
     count = tiles * len(workload)
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(

@@ -42,8 +42,8 @@ from typing import Callable
 
 import numpy as np
 
-from .schedule import POLICIES
-from .workload import BOUND_COMPUTE, BOUND_MEMORY, DEFAULT_SETTINGS, Workload
+from .settings import DEFAULTS as DEFAULT_SETTINGS, POLICIES, check_setting
+from .workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
 
 #: Axes every workload has. Workloads with size parameters (``workload.params``) add one axis per
 #: parameter name.
@@ -478,11 +478,11 @@ def _where(names, values, zipped, a, j) -> str:
 
 def _check_value(name, v, workload) -> str | None:
     """Why value v of axis name is invalid, or None."""
-    if name in ("tiles", "depth"):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-            return f"{name}={v!r} must be a whole number >= 1"
-        if v < 1:
-            return f"{name}={v!r} must be >= 1"
+    if name in SETTING_AXES:
+        try:
+            check_setting(name, v)  # the model's own check and wording (campaign_widget.settings)
+        except Exception as exc:
+            return str(exc)
         if name == "tiles":
             from . import schedule as _schedule
 
@@ -493,11 +493,6 @@ def _check_value(name, v, workload) -> str | None:
                 fixed = workload.names[int(np.flatnonzero(~workload.tileable)[0])]
                 return f"tiles={v}: phase {fixed!r} is marked tileable=False"
         return None
-    if name == "pipeline":
-        return None if isinstance(v, (bool, np.bool_)) else f"pipeline={v!r} must be True or False"
-    if name == "policy":
-        return None if isinstance(v, str) and v in POLICIES else \
-            f"policy={v!r} is not one of {', '.join(repr(p) for p in POLICIES)}"
     if name in PEAK_AXES:
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
             return f"{name}={v!r} must be a finite number > 0"

@@ -1,20 +1,29 @@
-"""A workload: phases on a machine, with every per-phase quantity of design.md §2 as arrays."""
+"""A workload: phases on a machine, with every per-phase quantity of design.md §2 as arrays.
+
+A ``Workload`` is a frozen value: every variant (another machine, other settings, fused, other
+parameter values) is a new workload made through one copy path, ``Workload._replace``.
+"""
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .einsum import einsum_phases, parse_all
 from .errors import UtilizationAboveOneWarning, WorkloadError
+from .expr import ExpressionError, evaluate, parse, resolve_sizes
+from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .machine import Machine
 from .phase import Phase
+from .schedule import build_schedule
+from .settings import Settings, checked_settings
 
 BOUND_NAMES = ("compute", "memory", "balanced")
-DEFAULT_SETTINGS = {"tiles": 1, "pipeline": False, "policy": "none", "depth": 2}
 BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
 _TIE_RTOL = 1e-12
 
@@ -34,50 +43,69 @@ class PhaseArrays:
     efficiency: np.ndarray
 
 
+_SLOTS = ("_names", "_measured", "_ops", "_logical_bytes", "_tileable", "_producers", "_reads", "_writes",
+          "_fusion_groups", "_fusion_group", "_fusion_kind", "_machine", "_settings", "_params", "_symbolic",
+          "_einsum_source", "_import_report", "_predicted", "_bytes", "_arrays")
+
+
 class Workload:
-    """Phases on a machine, validated and in dependency order.
+    """Phases on a machine, validated and in dependency order. A frozen value.
 
     >>> from campaign_widget import Workload, Phase
     >>> w = Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.25),
     ...               Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"])])
     >>> float(w.schedule().makespan)
     13.0
+
+    Volumes may be expressions in named parameters (design.md §7); ``with_params`` re-evaluates:
+
+    >>> g = Workload([Phase("gemm", ops="2*M*N*K", reads={"A": "4*M*K", "B": "4*K*N"}, writes={"C": "4*M*N"})],
+    ...              machine=Machine(1e12, 1e11), params={"M": 64, "N": 64, "K": 64})
+    >>> float(g.arrays.ops[0]), float(g.with_params(M=128).arrays.ops[0])
+    (524288.0, 1048576.0)
     """
 
-    def __init__(self, phases: Iterable[Phase], machine: Machine | None = None, settings: dict | None = None):
+    __slots__ = _SLOTS
+
+    def __init__(self, phases: Iterable[Phase], machine: Machine | None = None, settings: Mapping | None = None,
+                 *, params: Mapping[str, int] | None = None):
         phases = list(phases)
         if not phases:
             raise WorkloadError("empty workload: give at least one Phase")
         for p in phases:
             if not isinstance(p, Phase):
-                raise TypeError(f"Workload takes Phase objects, got {p!r}")
-        if machine is not None and not isinstance(machine, Machine):
-            raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
+                raise TypeError(f"Workload takes Phase objects, got {_short(p)}")
+        _check_machine(machine)
         names = [p.name for p in phases]
         _check_unique(names)
         after = _with_tensor_dependencies(phases)
-
-        def column(key):
-            return np.array([np.nan if getattr(p, key) is None else float(getattr(p, key)) for p in phases])
-
-        self._init_arrays(
-            names,
-            duration=column("duration"), compute_util=column("compute_util"), memory_util=column("memory_util"),
-            ops=column("ops"), bytes_=column("bytes"),
-            after=after, tileable=np.array([p.tileable for p in phases]),
-            machine=machine, reads=[p.reads for p in phases], writes=[p.writes for p in phases],
-        )
-        self.settings = _checked_settings(settings)
+        params = _checked_params(params)
+        symbolic = None
+        if params or any(p.symbolic for p in phases):
+            symbolic = tuple((p.ops, p.bytes, p.reads, p.writes) for p in phases)
+            ops, bytes_, reads, writes = _evaluate_phases(names, symbolic, params)
+        else:
+            ops, bytes_ = _column(phases, "ops"), _column(phases, "bytes")
+            reads, writes = [p.reads for p in phases], [p.writes for p in phases]
+        self._build(names, duration=_column(phases, "duration"), compute_util=_column(phases, "compute_util"),
+                    memory_util=_column(phases, "memory_util"), ops=ops, bytes_=bytes_, after=after,
+                    tileable=np.array([p.tileable for p in phases], dtype=bool), machine=machine, reads=reads,
+                    writes=writes, settings=settings, params=params, symbolic=symbolic)
 
     @classmethod
     def from_arrays(cls, names: Sequence[str], *, duration=None, compute_util=None, memory_util=None, ops=None,
                     bytes=None, after: Sequence[Sequence[str]] | None = None, tileable=None,
-                    machine: Machine | None = None, settings: dict | None = None) -> "Workload":
+                    machine: Machine | None = None, settings: Mapping | None = None) -> "Workload":
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases.
         """
-        names = [str(n) for n in names]
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise TypeError(f"names={_short(names)} must be a list of phase names")
+        names = list(names)
+        for name in names:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"phase name {_short(name)} must be a non-empty string")
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
         _check_unique(names)
@@ -104,38 +132,55 @@ class Workload:
         for key, given in (("after", after), ("tileable", tileable)):
             if given is not None and len(given) != n:
                 raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
+        if after is not None:
+            for name, producers in zip(names, after):
+                if isinstance(producers, str) or not isinstance(producers, Iterable):
+                    raise TypeError(f"phase {name!r}: after={_short(producers)} must be a list of phase names")
+        if tileable is not None:
+            tileable = np.asarray(tileable)
+            if tileable.dtype != bool:
+                raise TypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
         self = cls.__new__(cls)
-        self._init_arrays(
-            names, duration=cols["duration"], compute_util=cols["compute_util"], memory_util=cols["memory_util"],
-            ops=cols["ops"], bytes_=cols["bytes"],
-            after=[tuple(a) for a in after] if after is not None else [()] * n,
-            tileable=np.ones(n, bool) if tileable is None else np.asarray(tileable, bool),
-            machine=machine,
-        )
-        self.settings = _checked_settings(settings)
+        self._build(names, duration=cols["duration"], compute_util=cols["compute_util"],
+                    memory_util=cols["memory_util"], ops=cols["ops"], bytes_=cols["bytes"],
+                    after=[tuple(a) for a in after] if after is not None else [()] * n,
+                    tileable=np.ones(n, bool) if tileable is None else tileable, machine=machine, settings=settings)
         return self
 
     @classmethod
-    def from_einsums(cls, einsums, sizes, *, machine: Machine, element_bytes=4, mac_ops: float = 2,
-                     settings: dict | None = None) -> "Workload":
+    def from_einsums(cls, einsums, sizes: Mapping[str, int | str], *, machine: Machine, element_bytes=4,
+                     mac_ops: float = 2, params: Mapping[str, int] | None = None,
+                     settings: Mapping | None = None) -> "Workload":
         """Phases from Einsums (see ``campaign_widget.einsum``): ops = the work of each Einsum,
         bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
+
+        Sizes may be expressions in ``params`` (``{"m": "B*S"}``, design.md §7); ``with_params``
+        re-evaluates them.
 
         >>> from campaign_widget import Machine
         >>> w = Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": 64, "n": 64, "k": 64},
         ...                           machine=Machine(peak_compute=1e12, peak_bandwidth=1e11))
         >>> float(w.arrays.ops[0]), float(w.arrays.bytes[0])   # 2·64³ ops, three 64² fp32 matrices
         (524288.0, 49152.0)
+        >>> s = Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": "B*S", "n": 64, "k": 64},
+        ...                           params={"B": 2, "S": 32}, machine=Machine(1e12, 1e11))
+        >>> s.sizes["m"], s.with_params(S=64).sizes["m"]
+        (64, 128)
         """
-        from .einsum import einsum_phases
-
-        return cls(einsum_phases(einsums, sizes, element_bytes=element_bytes, mac_ops=mac_ops), machine=machine,
-                   settings=settings)
+        params = _checked_params(params)
+        if not isinstance(sizes, Mapping):
+            raise TypeError(f"sizes={_short(sizes)} must map index names to sizes")
+        resolve_sizes(sizes, params)  # every size a positive whole number, unknown parameters listed at once
+        parsed = parse_all(einsums)
+        phases = einsum_phases(parsed, sizes, element_bytes=element_bytes, mac_ops=mac_ops)
+        workload = cls(phases, machine=machine, settings=settings, params=params)
+        source = {"einsums": {e.name: e for e in parsed}, "sizes": dict(sizes), "element_bytes": element_bytes}
+        return workload._replace(_einsum_source=source)
 
     # -- construction -------------------------------------------------------------------------
 
-    def _init_arrays(self, names, *, duration, compute_util, memory_util, ops, bytes_, after, tileable, machine,
-                     reads=None, writes=None):
+    def _build(self, names, *, duration, compute_util, memory_util, ops, bytes_, after, tileable, machine,
+               reads=None, writes=None, settings=None, params=None, symbolic=None):
         given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util)
         given_volume = ~np.isnan(ops) | ~np.isnan(bytes_)
         measured = ~np.isnan(duration)
@@ -145,6 +190,7 @@ class Workload:
         _require(names, ~given_util | measured, "duration",
                  "is required when utilizations are given (they are rates over a duration)", duration)
         _require(names, ~measured | (duration > 0), "duration", "must be > 0", duration)
+        _check_machine(machine)
         if machine is None:
             timed = ~given_volume | measured
             _require(names, timed, "ops",
@@ -153,42 +199,68 @@ class Workload:
             machine = Machine.unit()
 
         order = topological_order(names, list(after))
-        self._names = [names[i] for i in order]
         P, BW = machine.peak_compute, machine.peak_bandwidth
         dur = duration[order]
-        self._measured = np.where(np.isnan(dur), np.nan, dur)
-        self._ops = np.where(np.isnan(ops[order]), np.nan_to_num(compute_util[order]) * P * np.nan_to_num(dur),
-                             ops[order])
-        self._bytes = np.where(np.isnan(bytes_[order]),
-                               np.nan_to_num(memory_util[order]) * BW * np.nan_to_num(dur), bytes_[order])
-        self._ops = np.nan_to_num(self._ops)
-        self._bytes = np.nan_to_num(self._bytes)
-        self._tileable = np.asarray(tileable, bool)[order]
+        with np.errstate(over="ignore"):
+            ops_ = np.where(np.isnan(ops[order]), np.nan_to_num(compute_util[order]) * P * np.nan_to_num(dur),
+                            ops[order])
+            bytes_o = np.where(np.isnan(bytes_[order]), np.nan_to_num(memory_util[order]) * BW * np.nan_to_num(dur),
+                               bytes_[order])
         position = np.empty(len(order), dtype=np.int64)
         position[order] = np.arange(len(order))
         index = {name: i for i, name in enumerate(names)}
         producer_lists = [sorted(int(position[index[p]]) for p in after[i]) for i in order]
-        self._producers = csr(producer_lists)
-        self._reads = [reads[i] for i in order] if reads is not None else [()] * len(order)
-        self._writes = [writes[i] for i in order] if writes is not None else [()] * len(order)
-        self.fusion_groups: tuple[str, ...] = ()  # group labels, set by fuse()
-        self.fusion_group = np.full(len(order), -1, dtype=np.int64)  # per phase, -1: no group
-        self.machine = machine
-        self._arrays = self._derive()
-        zero = np.flatnonzero(self._arrays.duration <= 0)
-        if zero.size:
-            i = int(zero[0])
-            raise WorkloadError(f"phase {self._names[i]!r}: ops=0 and bytes=0 with no duration: the phase does "
-                                "no work; give it volumes or a measured duration")
+        n = len(order)
+        set_ = object.__setattr__
+        set_(self, "_names", tuple(names[i] for i in order))
+        set_(self, "_measured", _frozen(dur))
+        set_(self, "_ops", _frozen(np.nan_to_num(ops_)))
+        set_(self, "_logical_bytes", _frozen(np.nan_to_num(bytes_o)))
+        set_(self, "_tileable", _frozen(np.asarray(tileable, bool)[order]))
+        set_(self, "_producers", tuple(_frozen(a) for a in csr(producer_lists)))
+        set_(self, "_reads", tuple(tuple(reads[i]) for i in order) if reads is not None else ((),) * n)
+        set_(self, "_writes", tuple(tuple(writes[i]) for i in order) if writes is not None else ((),) * n)
+        set_(self, "_fusion_groups", ())
+        set_(self, "_fusion_group", _frozen(np.full(n, -1, dtype=np.int64)))
+        set_(self, "_fusion_kind", None)
+        set_(self, "_machine", machine)
+        set_(self, "_settings", checked_settings(settings))
+        set_(self, "_params", dict(params or {}))
+        set_(self, "_symbolic", tuple(symbolic[i] for i in order) if symbolic is not None else None)
+        set_(self, "_einsum_source", None)
+        set_(self, "_import_report", None)
+        set_(self, "_predicted", {})
+        self._derive()
         self._warn_above_one()
 
-    def _derive(self) -> PhaseArrays:
-        P, BW = self.machine.peak_compute, self.machine.peak_bandwidth
-        t_compute = self._ops / P
-        t_memory = self._bytes / BW
-        t_sol = np.maximum(t_compute, t_memory)
-        duration = np.where(np.isnan(self._measured), t_sol, self._measured)
+    def _replace(self, **changes) -> "Workload":
+        """The one copy path: a new workload with some fields changed and everything derived anew."""
+        unknown = set(changes) - set(_SLOTS)
+        if unknown:
+            raise TypeError(f"Workload has no fields {sorted(unknown)}")
+        other = Workload.__new__(Workload)
+        for slot in _SLOTS:
+            value = changes[slot] if slot in changes else getattr(self, slot)
+            object.__setattr__(other, slot, value)
+        other._derive()
+        return other
+
+    def _derive(self) -> None:
+        """Effective bytes (logical → fused → predicted) and every per-phase quantity of design.md §2."""
+        bytes_ = self._logical_bytes
+        if self._fusion_kind == "fused":
+            bytes_ = fused_bytes(self.tensors, bytes_, _full_groups(self._fusion_group))
+        if self._predicted:
+            bytes_ = bytes_.copy()
+            for i, prediction in self._predicted.items():
+                bytes_[i] = prediction["bytes"]
+        object.__setattr__(self, "_bytes", _frozen(bytes_))
+        P, BW = self._machine.peak_compute, self._machine.peak_bandwidth
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t_compute = self._ops / P
+            t_memory = self._bytes / BW
+            t_sol = np.maximum(t_compute, t_memory)
+            duration = np.where(np.isnan(self._measured), t_sol, self._measured)
             compute_util = np.where(duration > 0, t_compute / duration, 0.0)
             memory_util = np.where(duration > 0, t_memory / duration, 0.0)
             intensity = np.where(self._bytes > 0, self._ops / self._bytes,
@@ -196,9 +268,40 @@ class Workload:
             efficiency = np.where(duration > 0, t_sol / duration, 0.0)
         balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
         bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
-        return PhaseArrays(duration=duration, compute_util=compute_util, memory_util=memory_util, ops=self._ops,
-                           bytes=self._bytes, intensity=intensity, t_sol=t_sol, bound=bound.astype(np.uint8),
-                           efficiency=efficiency)
+        arrays = PhaseArrays(duration=_frozen(duration), compute_util=_frozen(compute_util),
+                             memory_util=_frozen(memory_util), ops=self._ops, bytes=self._bytes,
+                             intensity=_frozen(intensity), t_sol=_frozen(t_sol), bound=_frozen(bound.astype(np.uint8)),
+                             efficiency=_frozen(efficiency))
+        object.__setattr__(self, "_arrays", arrays)
+        zero = np.flatnonzero(~(duration > 0))
+        if zero.size:
+            i = int(zero[0])
+            if not np.isfinite(duration[i]) and duration[i] != 0:
+                raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
+                                    f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
+                                    f"{P!r} and {BW!r}); the numbers are out of range")
+            raise WorkloadError(f"phase {self._names[i]!r}: ops=0 and bytes=0 with no duration: the phase does "
+                                "no work; give it volumes or a measured duration")
+        bad = np.flatnonzero(~np.isfinite(duration))
+        if bad.size:
+            i = int(bad[0])
+            raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
+                                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                                f"{BW!r}); the numbers are out of range")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Workload is immutable: {name!r} cannot be set; make a new one with with_machine(), "
+                             "with_peaks(), with_settings(), with_params() or fuse()")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Workload is immutable: {name!r} cannot be deleted")
+
+    def __getstate__(self):
+        return {slot: getattr(self, slot) for slot in _SLOTS}
+
+    def __setstate__(self, state):
+        for slot in _SLOTS:
+            object.__setattr__(self, slot, state[slot])
 
     def utilization_warnings(self) -> list[str]:
         """One line per measured phase whose utilization exceeds 1 on this machine."""
@@ -210,7 +313,7 @@ class Workload:
                              "(measured: the peaks or the counters are off)")
         return lines
 
-    def _warn_above_one(self):
+    def _warn_above_one(self) -> None:
         for line in self.utilization_warnings():
             warnings.warn(line, UtilizationAboveOneWarning, stacklevel=4)
 
@@ -219,15 +322,43 @@ class Workload:
     def with_machine(self, machine: Machine) -> "Workload":
         """The same phases (same volumes, same measured durations) on another machine."""
         if not isinstance(machine, Machine):
-            raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
-        other = Workload.__new__(Workload)
-        other.__dict__.update(self.__dict__)
-        other.machine = machine
-        other._arrays = other._derive()
-        return other
+            raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
+        return self._replace(_machine=machine)
 
     def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> "Workload":
-        return self.with_machine(self.machine.with_peaks(peak_compute, peak_bandwidth))
+        """The same phases on this machine with other peaks."""
+        return self.with_machine(self._machine.with_peaks(peak_compute, peak_bandwidth))
+
+    def with_settings(self, **settings) -> "Workload":
+        """The same workload with other default schedule settings."""
+        return self._replace(_settings={**self._settings, **checked_settings(settings)})
+
+    def with_params(self, **values: int) -> "Workload":
+        """The workload re-evaluated with new values of some parameters (ops, bytes, tensors, durations)."""
+        if not self._params:
+            raise WorkloadError("this workload has no parameters; give sizes as expressions with params= "
+                                "(e.g. Workload.from_einsums(..., sizes={'m': 'B*S'}, params={'B': 8, 'S': 2048}))")
+        unknown = sorted(set(values) - set(self._params))
+        if unknown:
+            raise WorkloadError(f"unknown parameters {unknown}; this workload's parameters are {sorted(self._params)}")
+        params = {**self._params, **_checked_params(values)}
+        if self._einsum_source is not None:
+            resolve_sizes(self._einsum_source["sizes"], params)
+        ops, logical, reads, writes = _evaluate_phases(self._names, self._symbolic, params)
+        unmeasured = np.isnan(self._measured)
+        ops = np.where(np.isnan(ops) & ~unmeasured, self._ops, np.nan_to_num(ops))
+        logical = np.where(np.isnan(logical) & ~unmeasured, self._logical_bytes, np.nan_to_num(logical))
+        return self._replace(_params=params, _ops=_frozen(ops), _logical_bytes=_frozen(logical), _reads=tuple(reads),
+                             _writes=tuple(writes), _predicted={})
+
+    def fuse(self, groups) -> "Workload":
+        """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
+        move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
+        return fuse(self, groups)
+
+    def with_import_report(self, report) -> "Workload":
+        """The same workload carrying an importer's report (``import_report``)."""
+        return self._replace(_import_report=report)
 
     # -- views -------------------------------------------------------------------------------------
 
@@ -238,7 +369,54 @@ class Workload:
 
     @property
     def arrays(self) -> PhaseArrays:
+        """Per-phase quantities (design.md §2) as read-only numpy arrays, in topological order."""
         return self._arrays
+
+    @property
+    def machine(self) -> Machine:
+        return self._machine
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The schedule settings this workload was given (a subset of ``tiles, pipeline, policy, depth``)."""
+        return dict(self._settings)
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The current values of the parameters its sizes are expressions in ({} when it has none)."""
+        return dict(self._params)
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """For a workload made from Einsums: every index's size at the current parameters."""
+        if self._einsum_source is None:
+            return {}
+        return resolve_sizes(self._einsum_source["sizes"], self._params)
+
+    @property
+    def einsums(self) -> dict:
+        """For a workload made from Einsums: phase name → its parsed ``Einsum``."""
+        return dict(self._einsum_source["einsums"]) if self._einsum_source is not None else {}
+
+    @property
+    def element_bytes(self):
+        """For a workload made from Einsums: the element size (a number, or tensor name → bytes)."""
+        return self._einsum_source["element_bytes"] if self._einsum_source is not None else None
+
+    @property
+    def fusion_groups(self) -> tuple[str, ...]:
+        """Fusion group labels (set by ``fuse``)."""
+        return self._fusion_groups
+
+    @property
+    def fusion_group(self) -> np.ndarray:
+        """Per phase, the index of its fusion group in ``fusion_groups``; -1: no group."""
+        return self._fusion_group
+
+    @property
+    def import_report(self):
+        """What an importer read, computed and left out (None for workloads not imported)."""
+        return self._import_report
 
     @property
     def producers(self) -> tuple[np.ndarray, np.ndarray]:
@@ -247,31 +425,42 @@ class Workload:
 
     @property
     def tensors(self) -> list[tuple[dict, dict]]:
-        """Per phase (topological order): the tensors it reads and writes, name → bytes."""
+        """Per phase (topological order): the tensors it reads and writes, name → bytes (logical)."""
         return [(dict(r), dict(w)) for r, w in zip(self._reads, self._writes)]
 
-    def fuse(self, groups) -> "Workload":
-        """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
-        move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
-        from .fusion import fuse
+    @property
+    def logical_bytes(self) -> np.ndarray:
+        """Per phase, the bytes its tensors take, moved once (before fusion and predicted traffic)."""
+        return self._logical_bytes
 
-        return fuse(self, groups)
+    @property
+    def predicted(self) -> dict[str, dict]:
+        """Phases whose bytes are predicted by a cache model: name → {bytes, tensors, mode, ...}."""
+        return {self._names[i]: dict(p) for i, p in self._predicted.items()}
 
     @property
     def tileable(self) -> np.ndarray:
-        return self._tileable.copy()
+        return self._tileable
 
     @property
     def measured(self) -> np.ndarray:
-        """True where the phase's duration was given rather than derived from the machine."""
+        """True where the duration was given rather than derived from the machine."""
         return ~np.isnan(self._measured)
 
     def __len__(self) -> int:
         return len(self._names)
 
     def table(self) -> dict[str, np.ndarray]:
-        """Per-phase quantities (design.md §2) as a dict of numpy arrays, in topological order."""
+        """Per-phase quantities (design.md §2) as a dict of numpy arrays, in topological order.
+
+        ``bytes_source`` says where each phase's bytes come from: ``"logical"`` (its tensors, or
+        the volume given), ``"fused"`` (fusion removed on-chip traffic) or ``"predicted"`` (a cache model).
+        """
         a = self._arrays
+        source = np.array(["fused" if g >= 0 and self._fusion_kind == "fused" else "logical"
+                           for g in self._fusion_group], dtype=object)
+        for i in self._predicted:
+            source[i] = "predicted"
         return {
             "name": np.array(self._names, dtype=object),
             "duration": a.duration.copy(), "compute_util": a.compute_util.copy(),
@@ -279,6 +468,7 @@ class Workload:
             "intensity": a.intensity.copy(), "t_sol": a.t_sol.copy(),
             "bound": np.array(BOUND_NAMES, dtype=object)[a.bound],
             "efficiency": a.efficiency.copy(),
+            "bytes_source": source,
         }
 
     def to_dataframe(self):
@@ -294,40 +484,117 @@ class Workload:
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
         the defaults ``tiles=1, pipeline=False, policy="none", depth=2``.
         """
-        from .schedule import build_schedule
-
-        given = {"tiles": tiles, "pipeline": pipeline, "policy": policy, "depth": depth}
-        chosen = {**DEFAULT_SETTINGS, **self.settings, **{k: v for k, v in given.items() if v is not None}}
-        return build_schedule(self, **chosen)
+        chosen = Settings.resolve(self._settings, {"tiles": tiles, "pipeline": pipeline, "policy": policy,
+                                                   "depth": depth})
+        return build_schedule(self, **chosen.as_dict())
 
     def save(self, path):
         """Write this workload to ``path`` (.yaml, .yml or .json; see docs/workload-files.md) and
         return the path; ``campaign_widget.load(path)`` gives it back bit for bit."""
-        from .files import save
-
-        return save(self, path)
+        return _FILE_IO["save"](self, path)
 
     @classmethod
     def load(cls, path, **options) -> "Workload":
-        """Read a workload file in any registered format (``campaign_widget.files.load``)."""
-        from .files import load
-
-        return load(path, **options)
-
-    def with_settings(self, **settings) -> "Workload":
-        """The same workload with other default schedule settings."""
-        other = Workload.__new__(Workload)
-        other.__dict__.update(self.__dict__)
-        other.settings = _checked_settings({**self.settings, **settings})
-        return other
-
-    def _repr_mimebundle_(self, **kwargs):
-        from .roofline_view import Explorer
-
-        return Explorer(self)._repr_mimebundle_(**kwargs)
+        """Read a workload file in any registered format (``campaign_widget.io.load``)."""
+        return _FILE_IO["load"](path, **options)
 
     def __repr__(self):
-        return f"<Workload of {len(self)} phases on {self.machine.name or 'a machine'}>"
+        return f"<Workload of {len(self)} phases on {self._machine.name or 'a machine'}>"
+
+
+# ``campaign_widget.io`` plugs its ``load``/``save`` in here when it is imported (it imports this
+# module, never the other way round: the model does not reach up).
+def _no_file_io(*args, **kwargs):
+    raise RuntimeError("reading and writing workload files needs campaign_widget.io: import campaign_widget")
+
+
+_FILE_IO: dict[str, Any] = {"save": _no_file_io, "load": _no_file_io}
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.asarray(array)
+    if array.flags.writeable:
+        array = array.copy() if array.base is not None else array
+        array.flags.writeable = False
+    return array
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_machine(machine) -> None:
+    if machine is not None and not isinstance(machine, Machine):
+        raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
+
+
+def _column(phases: list[Phase], key: str) -> np.ndarray:
+    return np.array([np.nan if getattr(p, key) is None else float(getattr(p, key)) for p in phases])
+
+
+def _full_groups(fusion_group: np.ndarray) -> np.ndarray:
+    """Per phase, its group id, with phases in no group each in a group of its own."""
+    group = fusion_group.copy()
+    solo = group < 0
+    group[solo] = group.max(initial=-1) + 1 + np.arange(int(solo.sum()))
+    return group
+
+
+def _checked_params(params) -> dict[str, int]:
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params={_short(params)} must map parameter names to whole numbers")
+    out = {}
+    for name, value in params.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise TypeError(f"parameter name {_short(name)} must be an identifier such as 'B' or 'seq_len'")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"parameter {name!r}={_short(value)} must be a whole number")
+        if value < 1:
+            raise WorkloadError(f"parameter {name!r}={int(value)} must be >= 1")
+        out[name] = int(value)
+    return out
+
+
+def _evaluate_phases(names, symbolic, params):
+    """Evaluate each phase's volumes and tensor sizes (numbers or expressions) with ``params``."""
+    used = set()
+    for ops, bytes_, reads, writes in symbolic:
+        for value in (ops, bytes_, *(b for _, b in reads), *(b for _, b in writes)):
+            if isinstance(value, str):
+                used |= parse(value).names
+    missing = sorted(used - set(params))
+    if missing:
+        raise ExpressionError(f"unknown parameters {missing}: give their values in params= "
+                              f"(known: {sorted(params)})")
+
+    def value_of(name, field, value):
+        if value is None:
+            return np.nan
+        if not isinstance(value, str):
+            return float(value)
+        try:
+            result = evaluate(value, params)
+        except ExpressionError as error:
+            raise ExpressionError(f"phase {name!r}: {field}: {error}") from None
+        if result < 0:
+            raise WorkloadError(f"phase {name!r}: {field}={value!r} = {result} must be >= 0")
+        return float(result)
+
+    ops, bytes_, reads, writes = [], [], [], []
+    for name, (o, b, r, w) in zip(names, symbolic):
+        ops.append(value_of(name, "ops", o))
+        r_ = tuple((t, value_of(name, f"reads[{t!r}]", v)) for t, v in r)
+        w_ = tuple((t, value_of(name, f"writes[{t!r}]", v)) for t, v in w)
+        total = value_of(name, "bytes", b)
+        if b is None and (r_ or w_):
+            total = float(sum(v for _, v in r_ + w_))
+        bytes_.append(total)
+        reads.append(r_)
+        writes.append(w_)
+    return np.array(ops, dtype=np.float64), np.array(bytes_, dtype=np.float64), reads, writes
 
 
 def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
@@ -344,14 +611,6 @@ def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
         implied = [writer[t] for t, _ in p.reads if t in writer and writer[t] != p.name]
         out.append(tuple(dict.fromkeys((*p.after, *implied))))
     return out
-
-
-def _checked_settings(settings) -> dict:
-    settings = dict(settings or {})
-    unknown = set(settings) - set(DEFAULT_SETTINGS)
-    if unknown:
-        raise TypeError(f"unknown schedule settings {sorted(unknown)}; known: {sorted(DEFAULT_SETTINGS)}")
-    return settings
 
 
 def _check_unique(names: list[str]) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from campaign_widget import POLICIES, presets
 from campaign_widget.cli import _si, main
-from campaign_widget.files import load
+from campaign_widget.io import load
 from campaign_widget.roofline import workload_roofline
 
 DATA = Path(__file__).parent / "data"
@@ -216,8 +216,8 @@ def test_bad_settings_in_the_file(capsys, tmp_path):
     path.write_text((DATA / "figure-8.yaml").read_text().replace("policy: dilate+throttle", "policy: squash"))
     code, _, err = run(capsys, "summary", path)
     assert code == 1
-    assert re.fullmatch(rf"campaign-widget: error: {re.escape(str(path))}:\d+: settings\.policy: 'squash' is not "
-                        r"one of none, dilate, throttle, dilate\+throttle", one_line_error(err))
+    assert re.fullmatch(rf"campaign-widget: error: {re.escape(str(path))}:\d+: settings\.policy: policy='squash' is not "
+                        r"one of 'none', 'dilate', 'throttle', 'dilate\+throttle'", one_line_error(err))
 
 
 @pytest.mark.parametrize("argv, needle", [

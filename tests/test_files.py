@@ -1,4 +1,4 @@
-"""Workload files (campaign_widget.files) and machine presets: round trips, foreign formats, errors."""
+"""Workload files (campaign_widget.io) and machine presets: round trips, foreign formats, errors."""
 
 import json
 import re
@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError
-from campaign_widget import files, presets
-from campaign_widget.files import WorkloadFileError, interval_dependencies, load, save
+from campaign_widget import io as files, presets
+from campaign_widget.graph import interval_dependencies
+from campaign_widget.io import WorkloadFileError, load, save
+from campaign_widget.io import schema
+from campaign_widget.io.source import parse_yaml
 
 DATA = Path(__file__).parent / "data"
 SUFFIXES = [".yaml", ".yml", ".json"]
@@ -232,7 +235,7 @@ def test_sniffers_do_not_parse_a_file_that_does_not_mention_their_keys(tmp_path)
     assert not any(f.sniff(trace) for f in files.formats() if f.name in ("campaign-workload", "cascade-yaml"))
     ours = NoParse(DATA / "figure-8.yaml")
     with pytest.raises(AssertionError):
-        files._sniff_ours(ours)
+        schema.sniff(ours)
 
 
 def test_a_registered_format_is_read_by_load(tmp_path):
@@ -401,7 +404,7 @@ def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(
                                                                                 where):
     machine = "machine: seed002-example\n" if with_machine else ""
     path = write(tmp_path, "w.yaml", machine + "phases:" + phases + "\n")
-    doc = files._parse_yaml(files.Source(path))
+    doc = parse_yaml(files.Source(path))
     expected_phases = [Phase(p["name"], ops=p["ops"], bytes=p["bytes"], after=p.get("after", ()))
                        for p in doc["phases"]]
     with pytest.raises(WorkloadError) as original:
@@ -413,8 +416,8 @@ def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(
 
 @pytest.mark.parametrize("text, message", [
     ("settings: {policy: squeeze}\nphases: [{name: A, ops: 1, bytes: 1}]\n",
-     r"w\.yaml:1: settings\.policy: 'squeeze' is not one of none, dilate, throttle, dilate\+throttle"),
-    ("settings:\n  tiles: 0\nphases: [{name: A, ops: 1, bytes: 1}]\n", r"w\.yaml:2: settings\.tiles: 0 must be"),
+     r"w\.yaml:1: settings\.policy: policy='squeeze' is not one of 'none', 'dilate', 'throttle', 'dilate\+throttle'"),
+    ("settings:\n  tiles: 0\nphases: [{name: A, ops: 1, bytes: 1}]\n", r"w\.yaml:2: settings\.tiles: tiles=0 must be"),
     ("version: 2\nphases: [{name: A, ops: 1, bytes: 1}]\n", r"w\.yaml:1: version: this file is version 2"),
     ("format: other\nphases: []\n", r"w\.yaml:1: format: 'other' is not 'campaign-workload'"),
     ("machine: {peak_compute: 0, peak_bandwidth: 1}\nphases: [{name: A, ops: 1, bytes: 1}]\n",

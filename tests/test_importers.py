@@ -15,11 +15,11 @@ import pytest
 
 import campaign_widget
 from campaign_widget import Machine
-from campaign_widget.files import WorkloadFileError
-from campaign_widget.importers import (SkippedEventsWarning, add_recorded_flops, read_nsight_csv, read_timeloop_stats,
+from campaign_widget.io import WorkloadFileError
+from campaign_widget.io import (SkippedEventsWarning, add_recorded_flops, read_nsight_csv, read_timeloop_stats,
                                        read_torch_trace)
-from campaign_widget.importers.nsight import unit_scale
-from campaign_widget.importers.torch_trace import compute_flops
+from campaign_widget.io.nsight import unit_scale
+from campaign_widget.io.torch_trace import compute_flops
 
 DATA = Path(__file__).parent / "data" / "importers"
 HOST = Machine(peak_compute=1e11, peak_bandwidth=2e10, name="test host")
@@ -441,24 +441,24 @@ def test_load_recognizes_each_format_by_content(traces, tmp_path):
     trace = _neutral(traces[False], tmp_path, "profile.dat")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkippedEventsWarning)
-        w = campaign_widget.files.load(trace, machine=HOST)
+        w = campaign_widget.load(trace, machine=HOST)
     assert w.import_report.format == "pytorch-trace" and "aten::linear" in w.names
     packed = tmp_path / "profile.bin"
     packed.write_bytes(gzip.compress(Path(traces[False]).read_bytes()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkippedEventsWarning)
-        assert campaign_widget.files.load(packed, machine=HOST).import_report.format == "pytorch-trace"
+        assert campaign_widget.load(packed, machine=HOST).import_report.format == "pytorch-trace"
     ncu = _neutral(DATA / "handmade-ncu-raw-roofline.csv", tmp_path, "kernels.dat")
-    w = campaign_widget.files.load(ncu)
+    w = campaign_widget.load(ncu)
     assert w.import_report.format == "nsight-compute-csv" and len(w) == 2
     ncu_real = _neutral(DATA / "ncu-details-dropout-excerpt.csv", tmp_path, "dropout.out")
-    assert campaign_widget.files.load(ncu_real, machine=GPU).table()["ops"][0] == 3407872
+    assert campaign_widget.load(ncu_real, machine=GPU).table()["ops"][0] == 3407872
     stats = _neutral(TIMELOOP, tmp_path, "layer.log")
     per_cycle = Machine(peak_compute=2, peak_bandwidth=1, time_unit="cycle", name="per cycle")
-    w = campaign_widget.files.load(stats, machine=per_cycle)
+    w = campaign_widget.load(stats, machine=per_cycle)
     assert w.import_report.format == "timeloop-stats" and w.table()["duration"][0] == 48
     with pytest.raises(WorkloadFileError, match="missing clock"):
-        campaign_widget.files.load(stats)  # load() has no clock to pass
+        campaign_widget.load(stats)  # load() has no clock to pass
 
 
 def test_phases_with_unknown_volumes_keep_their_measured_time(traces):

@@ -54,8 +54,18 @@ def test_colours_match_between_the_two_views(kernels):
 
 
 def test_explorer_is_the_workload_rich_display(kernels):
-    bundle = kernels._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import campaign_widget
+
+    shell = InteractiveShell.instance()
+    campaign_widget._register_display()  # done at import inside a kernel; this test imported it before the shell
+    bundle, _ = shell.display_formatter.format(kernels)
+    from ipywidgets.widgets.widget import _instances
+
+    shown = _instances[bundle["application/vnd.jupyter.widget-view+json"]["model_id"]]
+    assert isinstance(shown, Explorer)
+    assert shown.diagram.workload.names == kernels.names
 
 
 def test_the_schedule_readout_names_its_regime_and_efficiency(kernels):

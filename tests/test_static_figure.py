@@ -2,6 +2,7 @@
 places the scene predicts, warnings only when oversubscribed, literal user text, the roofline's
 geometry, and speed on 10^5 pieces."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -107,12 +108,9 @@ def test_pdf_has_header_and_trailer(example_panel, tmp_path):
     assert img.shape[1] == 400
     for color in PALETTE[:3]:
         assert np.any(np.all(np.abs(img - rgb(color)) <= 12, axis=2)), color
-    try:
-        import pypdf
-    except ImportError:
-        return
-    page = pypdf.PdfReader(str(path)).pages[0]
-    assert float(page.mediabox.width) == pytest.approx(8.0 * 72)
+    # its page is 8 in wide: the MediaBox in points (matplotlib writes one, uncompressed)
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\]", data)
+    assert len(boxes) == 1 and float(boxes[0][0]) == pytest.approx(8.0 * 72)
 
 
 @pytest.mark.parametrize("name", ["fig.jpg", "fig", "fig.png.txt", "fig.eps"])
@@ -459,8 +457,11 @@ def test_a_hundred_thousand_pieces_export_merged_per_pixel(tmp_path):
     path = rendered.save(tmp_path / "big.png")
     img = png_pixels(path)
     ax = rendered.campaign_axes[0]
-    assert has_color(img, *rendered.pixel(ax, schedule.makespan / 2, 1.0 - 0.1), lighten(PALETTE[0], 0.35)) \
-        or has_color(img, *rendered.pixel(ax, schedule.makespan / 2, 0.2), PALETTE[1])
+    # mid-run, A's and B's merged pieces are both drawn in the column at the middle of the schedule
+    col = int(round(rendered.pixel(ax, schedule.makespan / 2, 0.5)[0]))
+    column = img[:, col - 1:col + 2].reshape(-1, 3).astype(float)
+    for color in (PALETTE[0], PALETTE[1]):
+        assert np.any(np.all(np.abs(column - rgb(color)) <= 14, axis=1)), f"{color} missing mid-run"
     assert is_warning_red(img).any()
     svg = savefig(tmp_path / "big.svg", [panel])
     assert svg.stat().st_size < 20e6

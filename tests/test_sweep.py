@@ -252,7 +252,7 @@ def two_phases(**kw):
     ({"tiles": [1, 2.5]}, "tiles=2.5 must be a whole number >= 1"),
     ({"policy": ["none", "fast"], "tiles": [1, 2]}, "policy='fast' is not one of"),
     ({"policy": ["none", "fast"], "tiles": [1, 2]}, "configuration #2 (policy='fast', tiles=1)"),
-    ({"depth": [0]}, "depth=0 must be >= 1"),
+    ({"depth": [0]}, "depth=0 must be a whole number >= 1"),
     ({"pipeline": ["yes"]}, "pipeline='yes' must be True or False"),
     ({"peak_bandwidth": [1.0, -2.0]}, "peak_bandwidth=-2.0 must be a finite number > 0, in configuration #1"),
     ({"peak_compute": [float("nan")]}, "peak_compute=nan must be a finite number > 0"),

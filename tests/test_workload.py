@@ -43,7 +43,7 @@ def test_to_dataframe_has_the_table_columns(figure_2b):
     pytest.importorskip("pandas")
     df = figure_2b.to_dataframe()
     assert list(df.columns) == ["name", "duration", "compute_util", "memory_util", "ops", "bytes", "intensity",
-                                "t_sol", "bound", "efficiency"]
+                                "t_sol", "bound", "efficiency", "bytes_source"]
     assert df["duration"].sum() == 15
 
 
@@ -170,3 +170,123 @@ def test_from_arrays_columns_must_match_the_phases():
         Workload.from_arrays(["a", "b"], ops=[1, 1], bytes=[1, 1], after=[()], machine=M)
     with pytest.raises(ValueError, match="ops has 3 values for 2 phases"):
         Workload.from_arrays(["a", "b"], ops=[1, 1, 1], bytes=[1, 1], machine=M)
+
+
+# -- a frozen value ---------------------------------------------------------------------------------
+
+
+def test_a_workload_cannot_be_mutated(figure_2b):
+    from campaign_widget import Machine
+
+    for name, value in (("machine", Machine(1.0, 1.0)), ("settings", {"tiles": 3}), ("fusion_groups", ("g",)),
+                        ("_bytes", None), ("anything", 1)):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(figure_2b, name, value)
+    with pytest.raises(ValueError, match="read-only"):
+        figure_2b.arrays.duration[0] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        figure_2b.tileable[0] = False
+    settings = figure_2b.settings
+    settings["tiles"] = 99
+    assert figure_2b.settings.get("tiles") != 99
+
+
+def test_copies_derive_everything_anew(figure_2b):
+    faster = figure_2b.with_peaks(peak_bandwidth=figure_2b.machine.peak_bandwidth * 2)
+    assert faster.machine.peak_bandwidth == 2 * figure_2b.machine.peak_bandwidth
+    memory_bound = figure_2b.arrays.bound == 1
+    assert memory_bound.any()
+    assert (faster.arrays.memory_util[memory_bound] < figure_2b.arrays.memory_util[memory_bound]).all()
+    assert figure_2b.with_settings(tiles=4).settings == {**figure_2b.settings, "tiles": 4}
+
+
+def test_a_workload_pickles_whole(figure_2b):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(figure_2b.with_settings(tiles=2)))
+    assert again.names == figure_2b.names and again.settings["tiles"] == 2
+    assert float(again.schedule().makespan) == float(figure_2b.schedule(tiles=2).makespan)
+    with pytest.raises(AttributeError):
+        again.machine = None
+
+
+@pytest.mark.parametrize("settings, message", [({"tiles": 0}, "tiles=0 must be >= 1"),
+                                               ({"policy": "bogus"}, "policy='bogus' is not one of"),
+                                               ({"depth": 1.5}, "depth=1.5 must be a whole number"),
+                                               ({"pipeline": "yes"}, "pipeline='yes' must be True or False")])
+def test_settings_are_validated_where_they_are_made(figure_2b, settings, message):
+    from campaign_widget import ScheduleError, Workload
+
+    with pytest.raises(ScheduleError, match=message):
+        Workload([Phase("A", duration=1, compute_util=0.5, memory_util=0.5)], settings=settings)
+    with pytest.raises(ScheduleError, match=message):
+        figure_2b.with_settings(**settings)
+
+
+# -- parameters (design.md §7) ------------------------------------------------------------------------
+
+
+def _gemm(**params):
+    from campaign_widget import Machine, Workload
+
+    return Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]", "act": "Y[m,n] = Z[m,n]"},
+                                 {"m": "B*S", "n": "D", "k": "D/H"}, params={"B": 2, "S": 8, "D": 32, "H": 4, **params},
+                                 machine=Machine(1e12, 1e11))
+
+
+def test_sizes_as_expressions_follow_the_parameters():
+    w = _gemm()
+    m, n, k = 2 * 8, 32, 32 // 4
+    assert w.sizes == {"m": m, "n": n, "k": k}
+    assert w.params == {"B": 2, "S": 8, "D": 32, "H": 4}
+    assert list(w.arrays.ops) == [2 * m * n * k, m * n]
+    assert list(w.arrays.bytes) == [4 * (m * k + k * n + m * n), 4 * 2 * m * n]
+    longer = w.with_params(S=64)
+    m2 = 2 * 64
+    assert longer.sizes["m"] == m2 and longer.params["S"] == 64
+    assert list(longer.arrays.ops) == [2 * m2 * n * k, m2 * n]
+    assert longer.tensors[0][0] == {"A": 4 * m2 * k, "B": 4 * k * n}
+    assert longer.arrays.duration[0] > w.arrays.duration[0]
+    assert w.params["S"] == 8  # the original is untouched
+
+
+def test_fusion_follows_new_parameters():
+    w = _gemm().fuse({"both": ["gemm", "act"]})
+    m, n, k = 16, 32, 8
+    assert list(w.arrays.bytes) == [4 * (m * k + k * n), 4 * m * n]  # Z stays on chip
+    bigger = w.with_params(B=4)
+    assert list(bigger.arrays.bytes) == [4 * (2 * m * k + k * n), 4 * 2 * m * n]
+    assert bigger.fusion_groups == ("both",)
+
+
+@pytest.mark.parametrize("change, error, message", [
+    ({"Q": 3}, "WorkloadError", r"unknown parameters \['Q'\]; this workload's parameters are \['B', 'D', 'H', 'S'\]"),
+    ({"H": 3}, "ExpressionError", r"size 'k'=.*32/3.*positive whole number"),
+    ({"S": 0}, "WorkloadError", "parameter 'S'=0 must be >= 1"),
+    ({"S": 2.5}, "TypeError", "parameter 'S'=2.5 must be a whole number"),
+])
+def test_bad_parameter_values_name_the_parameter(change, error, message):
+    import campaign_widget
+
+    with pytest.raises(getattr(campaign_widget, error, TypeError), match=message):
+        _gemm().with_params(**change)
+
+
+def test_unknown_parameters_in_sizes_are_listed_at_once():
+    from campaign_widget import ExpressionError, Machine, Workload
+
+    with pytest.raises(ExpressionError, match=r"'S'.*'H'|'H'.*'S'"):
+        Workload.from_einsums({"g": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": "B*S", "n": 4, "k": "D/H"},
+                              params={"B": 1, "D": 4}, machine=Machine(1e12, 1e11))
+
+
+def test_phases_take_expressions():
+    from campaign_widget import ExpressionError, Machine, Workload
+
+    w = Workload([Phase("p", ops="2*N**3", reads={"A": "8*N*N"}, writes={"C": "8*N*N"})], machine=Machine(1e9, 1e9),
+                 params={"N": 10})
+    assert float(w.arrays.ops[0]) == 2000 and float(w.arrays.bytes[0]) == 1600
+    with pytest.raises(ExpressionError, match="phase 'p'.*ops.*Attribute"):
+        Phase("p", ops="N.__class__", bytes=1)
+    with pytest.raises(ExpressionError, match=r"unknown parameters \['N'\]"):
+        Workload([Phase("p", ops="2*N", bytes=4)], machine=Machine(1e9, 1e9))

@@ -5,10 +5,14 @@ look: the constants below mirror ``js/theme.js`` and ``js/layout.js`` (sizes in 
 96 CSS px, so an 8-inch figure matches a 768-px-wide widget). Only matplotlib's object API with
 the Agg canvas is used, never pyplot's global state, so exports work in CI jobs and in threads.
 
->>> from campaign_widget import Phase, Workload                          # doctest: +SKIP
+>>> import pathlib, tempfile
+>>> from campaign_widget import Phase, Workload
 >>> w = Workload([Phase("A", duration=3, compute_util=.7, memory_util=.25),
 ...               Phase("B", duration=10, compute_util=.2, memory_util=.9, after=["A"])])
->>> save_workload_figure(w, "campaign.svg", tiles=4, pipeline=True, roofline=True)
+>>> path = save_workload_figure(w, pathlib.Path(tempfile.mkdtemp()) / "campaign.svg", tiles=4, pipeline=True,
+...                             roofline=True)
+>>> path.read_text().startswith("<?xml")
+True
 
 Text that comes from users (phase names, titles, units) is drawn literally: mathtext is off for
 every text this module creates, so ``"$x$"`` stays ``$x$``.

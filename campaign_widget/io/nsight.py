@@ -33,7 +33,7 @@ import io
 import re
 from collections import Counter
 
-from ..files import Source
+from .source import Source
 from ..machine import Machine
 from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
                       parse_number, read_text, source_of)

@@ -1,6 +1,6 @@
 """PyTorch profiler / Chrome trace JSON (plain or gzip) → a Workload of measured phases.
 
->>> from campaign_widget.importers import read_torch_trace          # doctest: +SKIP
+>>> from campaign_widget.io import read_torch_trace          # doctest: +SKIP
 >>> w = read_torch_trace("trace.json", machine=Machine.measure())  # doctest: +SKIP
 >>> print(w.import_report)                                          # doctest: +SKIP
 
@@ -58,7 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import Source
+from .source import Source
 from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
                       open_binary, source_of)
 from ._jsonstream import TraceSyntaxError, iter_trace

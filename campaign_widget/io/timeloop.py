@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..files import Source
+from .source import Source
 from ..machine import Machine
 from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
                       read_text, source_of)

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import WorkloadError
-from ..files import Source, WorkloadFileError
+from ..machine import Machine
+from ..workload import Workload
+from .source import Source, WorkloadFileError
 
 
 class SkippedEventsWarning(UserWarning):
@@ -184,20 +186,15 @@ def check_percent(name: str, percent: bool) -> None:
                           "durations and volumes")
 
 
-def check_machine(machine):
-    from ..machine import Machine
-
+def check_machine(machine) -> None:
     if machine is not None and not isinstance(machine, Machine):
         raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
 
 
-def build_workload(name: str, names, *, duration, ops, bytes_, machine, report: ImportReport):
-    from ..workload import Workload
-
+def build_workload(name: str, names, *, duration, ops, bytes_, machine, report: ImportReport) -> Workload:
     try:
         w = Workload.from_arrays(names, duration=duration, ops=ops, bytes=bytes_, after=chain(list(names)),
                                  machine=machine)
     except WorkloadError as e:
         raise WorkloadFileError(str(e), path=name) from e
-    w.import_report = report
-    return w
+    return w.with_import_report(report)

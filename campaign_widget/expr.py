@@ -1,0 +1,386 @@
+"""Size expressions in named parameters (design.md §7): parsed with ``ast``, evaluated by a whitelist.
+
+An expression is a number or text such as ``"B*S"``, ``"ceil(N/T)"`` or ``"I/H"``. Allowed: numbers,
+names, ``+ - * / // % **`` (``^`` is read as ``**``), unary ``-``/``+``, and the functions
+``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``).
+Anything else is refused with the node and its column. Nothing is ever passed to ``eval``.
+
+Arithmetic is exact (``int`` and ``fractions.Fraction``). ``**`` takes an integer exponent 0…64 and
+every intermediate must stay within 10**30, so no expression can hang the process or exhaust memory.
+
+>>> evaluate("B*S", {"B": 8, "S": 2048})
+16384
+>>> size("D/H", {"D": 1024, "H": 16}, what="h")
+64
+>>> parse("ceil(N/T)").names == frozenset({"N", "T"})
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+import numbers
+import warnings
+from fractions import Fraction
+from typing import Mapping, Union
+
+import numpy as np
+
+from .errors import WorkloadError
+
+MAX_TEXT = 1000
+MAX_MAGNITUDE = 10**30
+MAX_EXPONENT = 64
+
+Number = Union[int, Fraction]
+
+_BINARY = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_FUNCTIONS = {
+    "min": "min", "Min": "min", "max": "max", "Max": "max", "abs": "abs", "Abs": "abs",
+    "floor": "floor", "int_floor": "floor", "ceil": "ceil", "ceiling": "ceil", "int_ceil": "ceil",
+}
+# functions of two arguments in DaCe's spelling: int_floor(a, b) = floor(a/b)
+_DIVIDING = {"int_floor", "int_ceil"}
+
+
+class ExpressionError(WorkloadError):
+    """An expression that is not allowed, names unknown parameters, or has a value out of bounds."""
+
+
+def _show(text: str, limit: int = 80) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+class Expr:
+    """A validated expression: ``text``, ``names`` (the parameters it uses), ``evaluate(params)``."""
+
+    __slots__ = ("text", "names", "_tree")
+
+    def __init__(self, text: str, tree: ast.AST, names: frozenset[str]):
+        self.text = text
+        self.names = names
+        self._tree = tree
+
+    def evaluate(self, params: Mapping[str, Number]) -> Number:
+        """The exact value with ``params`` (int or Fraction); unknown names are listed all at once."""
+        missing = sorted(self.names - set(params))
+        if missing:
+            raise ExpressionError(f"expression {_show(self.text)} uses unknown parameters {missing}; "
+                                  f"known: {sorted(params)}")
+        env = {name: _exact(name, params[name]) for name in self.names}
+        return _Exact(self.text, env).visit(self._tree)
+
+    def evaluate_array(self, env: Mapping[str, object]) -> np.ndarray:
+        """The expression over integer arrays (index expressions such as ``i+1`` or ``2*k`` in a trace).
+
+        ``/`` must divide exactly; ``//`` floors. Returns int64 values.
+        """
+        missing = sorted(self.names - set(env))
+        if missing:
+            raise ExpressionError(f"expression {_show(self.text)} uses unknown names {missing}; known: {sorted(env)}")
+        arrays = {name: np.asarray(env[name], dtype=np.int64) for name in self.names}
+        result = _Vector(self.text, arrays).visit(self._tree)
+        return np.asarray(result, dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"Expr({self.text!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Expr) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def parse(text) -> Expr:
+    """Validate ``text`` against the whitelist; errors name the node and its column."""
+    if not isinstance(text, str):
+        raise TypeError(f"an expression must be text, got {type(text).__name__} {_show(repr(text))}")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a slider re-evaluates the same few expressions on every step
+def _parse(text: str) -> Expr:
+    if len(text) > MAX_TEXT:
+        raise ExpressionError(f"expression {_show(text)} is {len(text):,} characters long; "
+                              f"the limit is {MAX_TEXT:,}")
+    source = text.replace("^", "**")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "invalid decimal literal": refused below anyway
+            tree = ast.parse(source.strip(), mode="eval")
+    except (SyntaxError, ValueError) as error:
+        column = getattr(error, "offset", None)
+        where = f" at column {column}" if column else ""
+        raise ExpressionError(f"expression {_show(text)} is not valid{where}: "
+                              f"{getattr(error, 'msg', error)}") from None
+    except (RecursionError, MemoryError):
+        raise ExpressionError(f"expression {_show(text)} is nested too deeply") from None
+    names: set[str] = set()
+    try:
+        _check(text, tree.body, names)
+    except RecursionError:
+        raise ExpressionError(f"expression {_show(text)} is nested too deeply") from None
+    return Expr(text, tree.body, frozenset(names))
+
+
+def _check(text: str, node: ast.AST, names: set[str]) -> None:
+    def refuse(what: str):
+        column = getattr(node, "col_offset", 0) + 1
+        raise ExpressionError(f"expression {_show(text)}: {what} at column {column} is not allowed; "
+                              "use numbers, parameter names, + - * / // % ** and "
+                              "min max floor ceil abs")
+
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            refuse(f"the constant {node.value!r}")
+        return
+    if isinstance(node, ast.Name):
+        if node.id in _FUNCTIONS:
+            refuse(f"the function name {node.id!r} without a call")
+        names.add(node.id)
+        return
+    if isinstance(node, ast.BinOp):
+        if not isinstance(node.op, _BINARY):
+            refuse(f"the operator {type(node.op).__name__}")
+        _check(text, node.left, names)
+        _check(text, node.right, names)
+        return
+    if isinstance(node, ast.UnaryOp):
+        if not isinstance(node.op, (ast.USub, ast.UAdd)):
+            refuse(f"the operator {type(node.op).__name__}")
+        _check(text, node.operand, names)
+        return
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+            refuse(f"a call to {ast.unparse(node.func)[:40]!r}")
+        if node.keywords:
+            refuse("a keyword argument")
+        count = len(node.args)
+        kind = _FUNCTIONS[node.func.id]
+        if node.func.id in _DIVIDING:
+            if count != 2:
+                refuse(f"{node.func.id} with {count} arguments (it takes 2)")
+        elif kind in ("min", "max"):
+            if count < 1:
+                refuse(f"{node.func.id} with no arguments")
+        elif count != 1:
+            refuse(f"{node.func.id} with {count} arguments (it takes 1)")
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                refuse("a starred argument")
+            _check(text, arg, names)
+        return
+    refuse(f"the {type(node).__name__} node")
+
+
+def _exact(name: str, value) -> Number:
+    if isinstance(value, bool):
+        raise ExpressionError(f"parameter {name!r}={value!r} must be a number")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ExpressionError(f"parameter {name!r}={value!r} must be finite")
+        return Fraction(number).limit_denominator() if not number.is_integer() else int(number)
+    raise ExpressionError(f"parameter {name!r}={_show(repr(value))} must be a number")
+
+
+def _normal(value: Number) -> Number:
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value.numerator)
+    return value
+
+
+class _Exact:
+    def __init__(self, text: str, env: Mapping[str, Number]):
+        self.text = text
+        self.env = env
+
+    def bounded(self, node, value: Number) -> Number:
+        if abs(value) > MAX_MAGNITUDE:
+            raise ExpressionError(f"expression {_show(self.text)}: the value at column {node.col_offset + 1} "
+                                  f"exceeds 10**30")
+        return _normal(value)
+
+    def visit(self, node) -> Number:
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, float):
+                if not math.isfinite(value):
+                    raise ExpressionError(f"expression {_show(self.text)}: the number at column "
+                                          f"{node.col_offset + 1} exceeds 10**30")
+                return self.bounded(node, Fraction(repr(value)))
+            return self.bounded(node, int(value))
+        if isinstance(node, ast.Name):
+            return self.bounded(node, self.env[node.id])
+        if isinstance(node, ast.UnaryOp):
+            value = self.visit(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.BinOp):
+            left, right = self.visit(node.left), self.visit(node.right)
+            return self.bounded(node, self.binary(node, left, right))
+        if isinstance(node, ast.Call):
+            args = [self.visit(a) for a in node.args]
+            return self.bounded(node, self.call(node, args))
+        raise AssertionError(node)  # _check refused everything else
+
+    def binary(self, node, a: Number, b: Number) -> Number:
+        op = node.op
+        if isinstance(op, ast.Add):
+            return a + b
+        if isinstance(op, ast.Sub):
+            return a - b
+        if isinstance(op, ast.Mult):
+            return a * b
+        if isinstance(op, ast.Pow):
+            if not isinstance(b, int) or not 0 <= b <= MAX_EXPONENT:
+                raise ExpressionError(f"expression {_show(self.text)}: the exponent {b} at column "
+                                      f"{node.col_offset + 1} must be a whole number from 0 to {MAX_EXPONENT}")
+            if a != 0 and abs(a) != 1 and b * math.log10(abs(float(a))) > 30.5:
+                raise ExpressionError(f"expression {_show(self.text)}: the value at column {node.col_offset + 1} "
+                                      "exceeds 10**30")
+            return Fraction(a) ** b if isinstance(a, Fraction) else a ** b
+        if b == 0:
+            raise ExpressionError(f"expression {_show(self.text)}: division by zero at column {node.col_offset + 1}")
+        if isinstance(op, ast.Div):
+            return Fraction(a) / Fraction(b)
+        if isinstance(op, ast.FloorDiv):
+            return Fraction(a) // Fraction(b)
+        return Fraction(a) % Fraction(b)
+
+    def call(self, node, args: list[Number]) -> Number:
+        name = node.func.id
+        kind = _FUNCTIONS[name]
+        if name in _DIVIDING:
+            if args[1] == 0:
+                raise ExpressionError(f"expression {_show(self.text)}: division by zero in {name} "
+                                      f"at column {node.col_offset + 1}")
+            args = [Fraction(args[0]) / Fraction(args[1])]
+        if kind == "min":
+            return min(args)
+        if kind == "max":
+            return max(args)
+        if kind == "abs":
+            return abs(args[0])
+        if kind == "floor":
+            return math.floor(args[0])
+        return math.ceil(args[0])
+
+
+class _Vector:
+    """The same whitelist over int64 arrays (index expressions); exact or an error."""
+
+    def __init__(self, text: str, env: Mapping[str, np.ndarray]):
+        self.text = text
+        self.env = env
+
+    def visit(self, node):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, float) and not node.value.is_integer():
+                raise ExpressionError(f"index expression {_show(self.text)}: {node.value!r} at column "
+                                      f"{node.col_offset + 1} is not a whole number")
+            return np.int64(int(node.value))
+        if isinstance(node, ast.Name):
+            return self.env[node.id]
+        if isinstance(node, ast.UnaryOp):
+            value = self.visit(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.BinOp):
+            return self.binary(node, self.visit(node.left), self.visit(node.right))
+        if isinstance(node, ast.Call):
+            args = [self.visit(a) for a in node.args]
+            name = node.func.id
+            kind = _FUNCTIONS[name]
+            if name in _DIVIDING:
+                a, b = args
+                self.nonzero(node, b)
+                return a // b if kind == "floor" else -((-a) // b)
+            if kind == "min":
+                return np.minimum.reduce(np.broadcast_arrays(*args)) if len(args) > 1 else args[0]
+            if kind == "max":
+                return np.maximum.reduce(np.broadcast_arrays(*args)) if len(args) > 1 else args[0]
+            if kind == "abs":
+                return np.abs(args[0])
+            return args[0]  # floor/ceil of an integer is itself
+        raise AssertionError(node)
+
+    def nonzero(self, node, b):
+        if np.any(np.asarray(b) == 0):
+            raise ExpressionError(f"index expression {_show(self.text)}: division by zero at column "
+                                  f"{node.col_offset + 1}")
+
+    def binary(self, node, a, b):
+        op = node.op
+        with np.errstate(over="raise"):
+            try:
+                if isinstance(op, ast.Add):
+                    return a + b
+                if isinstance(op, ast.Sub):
+                    return a - b
+                if isinstance(op, ast.Mult):
+                    return a * b
+                if isinstance(op, ast.Pow):
+                    if np.ndim(b) or not 0 <= int(b) <= MAX_EXPONENT:
+                        raise ExpressionError(f"index expression {_show(self.text)}: the exponent at column "
+                                              f"{node.col_offset + 1} must be a constant from 0 to {MAX_EXPONENT}")
+                    return a ** int(b)
+                self.nonzero(node, b)
+                if isinstance(op, ast.Div):
+                    if np.any(np.asarray(a) % b):
+                        raise ExpressionError(f"index expression {_show(self.text)}: '/' at column "
+                                              f"{node.col_offset + 1} does not divide exactly; use '//'")
+                    return a // b
+                if isinstance(op, ast.FloorDiv):
+                    return a // b
+                return a % b
+            except FloatingPointError:
+                raise ExpressionError(f"index expression {_show(self.text)}: overflow at column "
+                                      f"{node.col_offset + 1}") from None
+
+
+def evaluate(value, params: Mapping[str, Number]) -> Number:
+    """The exact value of a number or an expression with ``params``."""
+    if isinstance(value, bool):
+        raise TypeError(f"{value!r} is not a number or an expression")
+    if isinstance(value, (numbers.Integral, Fraction)):
+        return _normal(Fraction(value))
+    if isinstance(value, numbers.Real):
+        return _exact("value", value)
+    return parse(value).evaluate(params)
+
+
+def size(value, params: Mapping[str, Number], *, what: str) -> int:
+    """A positive whole number from a number or expression; errors name ``what``, the text and the value."""
+    try:
+        result = evaluate(value, params)
+    except ExpressionError as error:
+        raise ExpressionError(f"{what}: {error}") from None
+    except TypeError:
+        raise TypeError(f"{what}={value!r} must be a whole number or an expression") from None
+    if not isinstance(result, int) or result <= 0:
+        shown = str(result) if isinstance(result, int) else f"{result} (= {float(result):.6g})"
+        given = f"{value!r} = {shown}" if isinstance(value, str) else shown
+        raise ExpressionError(f"{what}={given} must be a positive whole number")
+    return result
+
+
+def resolve_sizes(sizes: Mapping[str, object], params: Mapping[str, Number] | None = None) -> dict[str, int]:
+    """Every size as a positive whole number; unknown parameter names across all sizes listed at once."""
+    params = dict(params or {})
+    for name, value in params.items():
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name {name!r} must be text")
+        _exact(name, value)
+    exprs = {key: parse(value) for key, value in sizes.items() if isinstance(value, str)}
+    missing = sorted(set().union(*(e.names for e in exprs.values())) - set(params)) if exprs else []
+    if missing:
+        users = {m: sorted(k for k, e in exprs.items() if m in e.names) for m in missing}
+        listed = "; ".join(f"{m!r} (in {', '.join(repr(k) for k in users[m])})" for m in missing)
+        raise ExpressionError(f"unknown parameters {listed}; known parameters: {sorted(params)}")
+    return {key: size(value, params, what=f"size {key!r}") for key, value in sizes.items()}

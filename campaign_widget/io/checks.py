@@ -1,0 +1,94 @@
+"""Checks every file reader shares: keys, numbers, names, presets, building phases and workloads."""
+
+from __future__ import annotations
+
+import difflib
+
+from ..errors import WorkloadError
+from ..machine import Machine
+from ..phase import Phase
+from ..presets import MACHINES
+from ..presets import machine as preset_machine
+from ..workload import Workload
+from .source import Source, WorkloadFileError, line_of
+
+
+def no_options(source: Source, options: dict) -> None:
+    if options:
+        raise TypeError(f"{source.name}: unknown load options {sorted(options)}")
+
+
+def show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def expect_map(source: Source, value, where: str, line=None) -> None:
+    if not isinstance(value, dict):
+        raise source.error(f"must be a mapping of keys to values, got {show(value)}", line=line,
+                           field=None if where == "the top level" else where)
+
+
+def check_keys(source: Source, doc: dict, known, where: str) -> None:
+    for key in doc:
+        if key not in known:
+            hint = difflib.get_close_matches(str(key), known, n=1)
+            raise source.error(
+                f"unknown key {key!r} in {where}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                + f"; known keys: {', '.join(known)}", line=line_of(doc, key))
+
+
+def read_number(source: Source, value, where: str, line):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise source.error(f"{show(value)} is not a number", line=line, field=where)
+    return value
+
+
+def read_name(source: Source, value, where: str, line) -> str:
+    if value is None:
+        raise source.error("missing name", line=line, field=where)
+    if not isinstance(value, str) or not value:
+        raise source.error(f"{show(value)} must be a non-empty string (quote it: name: \"{value}\")",
+                           line=line, field=where)
+    return value
+
+
+def read_preset(source: Source, name, line, where) -> Machine:
+    try:
+        return preset_machine(name)
+    except WorkloadError as e:
+        raise source.error(str(e), line=line, field=where) from None
+
+
+def preset_names() -> str:
+    return ", ".join(MACHINES)
+
+
+def check_unique_names(source: Source, named_lines) -> None:
+    seen = {}
+    for name, line in named_lines:
+        if name in seen:
+            raise source.error(f"duplicate phase name {name!r} (first on line {seen[name]}); each phase needs "
+                               "its own name", line=line)
+        seen[name] = line
+
+
+def make_phase(source: Source, line, name, **kwargs) -> Phase:
+    try:
+        return Phase(name, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise WorkloadFileError(str(e), path=source.name, line=line) from e
+
+
+def make_workload(source: Source, phases, machine, settings, lines=None) -> Workload:
+    """Build the workload; its errors get the file name, and the line of the phase they name."""
+    try:
+        return Workload(phases, machine=machine, settings=settings)
+    except (TypeError, ValueError) as e:
+        message = str(e)
+        line = None
+        for phase, phase_line in zip(phases, lines or ()):
+            if message.startswith(f"phase {phase.name!r}"):
+                line = phase_line
+                break
+        raise WorkloadFileError(message, path=source.name, line=line) from e

@@ -1,0 +1,88 @@
+"""Einsum CSV exports: columns ``Einsum, runtime, Compute_Utilization, Memory_Utilization, Starting_Time,
+End_Time`` (and optionally ``fusion_group``, ``total_traffic``); dependencies follow from the times."""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import math
+
+import numpy as np
+
+from ..graph import interval_dependencies
+from ..workload import Workload
+from .checks import check_unique_names, make_phase, make_workload, no_options
+from .source import Source
+
+FORMAT = "einsum-csv"
+CSV_REQUIRED = ("Einsum", "runtime", "Compute_Utilization", "Memory_Utilization", "Starting_Time", "End_Time")
+CSV_OPTIONAL = ("fusion_group", "total_traffic")  # part of the export layout; a Workload has no place for them
+
+
+def sniff(source: Source) -> bool:
+    first = next((line for line in source.head().splitlines() if line.strip()), "")
+    header = {cell.strip().strip('"') for cell in first.split(",")}
+    return "Einsum" in header or len(header & set(CSV_REQUIRED + CSV_OPTIONAL)) >= 3
+
+
+def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
+    no_options(source, options)
+    reader = csv.reader(io.StringIO(source.text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise source.error("empty file: expected a header line with columns " + ", ".join(CSV_REQUIRED)) from None
+    header = [h.strip() for h in header]
+    column = {}
+    for i, h in enumerate(header):
+        column.setdefault(h, i)
+    header_line = reader.line_num
+    for required in CSV_REQUIRED:
+        if required not in column:
+            hint = difflib.get_close_matches(required, header, n=1)
+            raise source.error(f"missing column {required!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                               + f"; columns found: {', '.join(header)}", line=header_line, field="header")
+    names, lines, values = [], [], {key: [] for key in CSV_REQUIRED[1:]}
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        short = [key for key in CSV_REQUIRED if column[key] >= len(row)]
+        if short:
+            raise source.error(f"the row has {len(row)} fields; column {short[0]!r} is field {column[short[0]] + 1}",
+                               line=line, field=f"column {short[0]!r}")
+        name = row[column["Einsum"]].strip()
+        if not name:
+            raise source.error("empty phase name", line=line, field="column 'Einsum'")
+        names.append(name)
+        lines.append(line)
+        for key in CSV_REQUIRED[1:]:
+            cell = row[column[key]].strip()
+            try:
+                number = float(cell)
+            except ValueError:
+                raise source.error(f"{cell!r} is not a number", line=line, field=f"column {key!r}") from None
+            if not math.isfinite(number):
+                raise source.error(f"{cell!r} must be finite", line=line, field=f"column {key!r}")
+            values[key].append(number)
+    if not names:
+        raise source.error("no phases: the file has a header but no rows", line=header_line)
+    check_unique_names(source, list(zip(names, lines)))
+    start = np.asarray(values["Starting_Time"])
+    end = np.asarray(values["End_Time"])
+    backwards = np.flatnonzero(end < start)
+    if backwards.size:
+        i = int(backwards[0])
+        raise source.error(f"End_Time {float(end[i])!r} is before Starting_Time {float(start[i])!r}", line=lines[i],
+                           field="column 'End_Time'")
+    order = np.argsort(start, kind="stable")
+    producers = interval_dependencies(start, end)
+    scale = 0.01 if percent else 1.0
+    phases = []
+    for i in order:
+        phases.append(make_phase(source, lines[i], names[i], duration=values["runtime"][i],
+                             compute_util=values["Compute_Utilization"][i] * scale,
+                             memory_util=values["Memory_Utilization"][i] * scale,
+                             after=tuple(names[j] for j in producers[i])))
+    return make_workload(source, phases, machine, None, [lines[i] for i in order])

@@ -1,0 +1,278 @@
+"""Our schema, ``campaign-workload``: the reader and the writer side by side (docs/workload-files.md).
+
+>>> import tempfile, pathlib
+>>> from campaign_widget import Machine, Phase, Workload, load
+>>> w = Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.25)],
+...              machine=Machine(200e9, 50e9), settings={"tiles": 4})
+>>> path = save(w, pathlib.Path(tempfile.mkdtemp()) / "w.yaml")
+>>> again = load(path)
+>>> again.names, again.settings, float(again.arrays.ops[0]) == float(w.arrays.ops[0])
+(['A'], {'tiles': 4}, True)
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from ..fusion import mark_groups
+from ..machine import Ceiling, Machine
+from ..errors import ScheduleError
+from ..settings import DEFAULTS as DEFAULT_SETTINGS
+from ..settings import check_setting
+from ..workload import Workload
+from .checks import (check_keys, expect_map, make_phase, make_workload, no_options, preset_names, read_name,
+                     read_number, read_preset, show)
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, line_of
+
+FORMAT = "campaign-workload"
+VERSION = 1
+TOP_KEYS = ("format", "version", "machine", "settings", "phases")
+PHASE_KEYS = ("name", "duration", "compute_util", "memory_util", "ops", "bytes", "after", "tileable", "reads",
+              "writes", "fusion_group")
+MACHINE_KEYS = ("preset", "name", "peak_compute", "peak_bandwidth", "compute_name", "memory_name", "ops_unit",
+                "bytes_unit", "time_unit", "normalized", "ceilings")
+CEILING_KEYS = ("name", "compute", "bandwidth")
+SETTING_KEYS = tuple(DEFAULT_SETTINGS)
+
+
+def sniff(source: Source) -> bool:
+    if not source.mentions("phases", FORMAT):
+        return False
+    doc = source.try_document()
+    return isinstance(doc, dict) and (doc.get("format") == FORMAT or ("phases" in doc and "cascade" not in doc))
+
+
+def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
+    no_options(source, options)
+    if percent:
+        raise source.error(f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as "
+                           "fractions of peak")
+    doc = source.document()
+    expect_map(source, doc, "the top level")
+    check_keys(source, doc, TOP_KEYS, "the top level")
+    fmt = doc.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise source.error(f"{fmt!r} is not {FORMAT!r}", line=line_of(doc, "format"), field="format")
+    version = doc.get("version", VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise source.error(f"{version!r} must be a whole number >= 1", line=line_of(doc, "version"), field="version")
+    if version > VERSION:
+        raise source.error(f"this file is version {version}; this campaign_widget reads versions up to {VERSION}: "
+                           "upgrade campaign_widget", line=line_of(doc, "version"), field="version")
+    file_machine = _read_machine(source, doc["machine"], line_of(doc, "machine")) if doc.get("machine") is not None \
+        else None
+    settings = _read_settings(source, doc.get("settings"), line_of(doc, "settings"))
+    if "phases" not in doc:
+        raise source.error("no 'phases' list: a workload needs at least one phase", line=line_of(doc))
+    phases_doc = doc["phases"]
+    if not isinstance(phases_doc, list) or not phases_doc:
+        raise source.error(f"must be a non-empty list of phases, got {show(phases_doc)}",
+                           line=line_of(doc, "phases"), field="phases")
+    phases = []
+    group_of: dict[str, str] = {}
+    for i, item in enumerate(phases_doc):
+        where = f"phases[{i}]"
+        line = line_of(phases_doc, i)
+        expect_map(source, item, where, line)
+        check_keys(source, item, PHASE_KEYS, where)
+        kwargs = {}
+        for key in ("duration", "compute_util", "memory_util", "ops", "bytes"):
+            if item.get(key) is not None:
+                kwargs[key] = read_number(source, item[key], f"{where}.{key}", line_of(item, key))
+        name = read_name(source, item.get("name"), f"{where}.name", line_of(item, "name") if "name" in item else line)
+        after = item.get("after", [])
+        if isinstance(after, str):
+            after = [after]
+        if after is None:
+            after = []
+        if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
+            raise source.error(f"{show(after)} must be a phase name or a list of phase names",
+                               line=line_of(item, "after"), field=f"{where}.after")
+        tileable = item.get("tileable", True)
+        if not isinstance(tileable, bool):
+            raise source.error(f"{show(tileable)} must be true or false", line=line_of(item, "tileable"),
+                               field=f"{where}.tileable")
+        for key in ("reads", "writes"):
+            if item.get(key) is not None:
+                kwargs[key] = _tensors(source, item[key], f"{where}.{key}", line_of(item, key))
+        if item.get("fusion_group") is not None:
+            group_of[name] = read_name(source, item["fusion_group"], f"{where}.fusion_group", line_of(item, "fusion_group"))
+        phases.append(make_phase(source, line, name, after=tuple(after), tileable=tileable, **kwargs))
+    workload = make_workload(source, phases, machine if machine is not None else file_machine, settings,
+                         [line_of(phases_doc, i) for i in range(len(phases))])
+    return mark_groups(workload, group_of) if group_of else workload
+
+
+def _tensors(source: Source, value, where: str, line) -> dict:
+    """``{tensor name: bytes}`` from a file."""
+    if not isinstance(value, dict):
+        raise source.error(f"{show(value)} must map tensor names to bytes", line=line, field=where)
+    return {str(t): read_number(source, b, f"{where}.{t}", line_of(value, t)) for t, b in value.items()}
+
+
+def _read_machine(source: Source, doc, line) -> Machine:
+    if isinstance(doc, str):
+        return read_preset(source, doc, line, "machine")
+    expect_map(source, doc, "machine", line)
+    check_keys(source, doc, MACHINE_KEYS, "machine")
+    fields: dict[str, Any] = {}
+    if doc.get("preset") is not None:
+        base = read_preset(source, doc["preset"], line_of(doc, "preset"), "machine.preset")
+        fields = {k: getattr(base, k) for k in MACHINE_KEYS if k != "preset"}
+    for key in ("peak_compute", "peak_bandwidth"):
+        if key in doc:
+            fields[key] = read_number(source, doc[key], f"machine.{key}", line_of(doc, key))
+        elif key not in fields:
+            raise source.error(f"missing {key!r} (or give a preset: {preset_names()})", line=line_of(doc),
+                               field="machine")
+    for key in ("name", "compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
+        if key in doc:
+            if not isinstance(doc[key], str):
+                raise source.error(f"{show(doc[key])} must be a string (quote it)", line=line_of(doc, key),
+                                   field=f"machine.{key}")
+            fields[key] = doc[key]
+    if "normalized" in doc:
+        if not isinstance(doc["normalized"], bool):
+            raise source.error(f"{show(doc['normalized'])} must be true or false", line=line_of(doc, "normalized"),
+                               field="machine.normalized")
+        fields["normalized"] = doc["normalized"]
+    if doc.get("ceilings") is not None:
+        ceilings = doc["ceilings"]
+        if not isinstance(ceilings, list):
+            raise source.error(f"{show(ceilings)} must be a list of {{name, compute, bandwidth}}",
+                               line=line_of(doc, "ceilings"), field="machine.ceilings")
+        parsed = []
+        for i, item in enumerate(ceilings):
+            where = f"machine.ceilings[{i}]"
+            expect_map(source, item, where, line_of(ceilings, i))
+            check_keys(source, item, CEILING_KEYS, where)
+            name = read_name(source, item.get("name"), f"{where}.name", line_of(item, "name") if "name" in item
+                         else line_of(ceilings, i))
+            values = {k: read_number(source, item[k], f"{where}.{k}", line_of(item, k))
+                      for k in ("compute", "bandwidth") if item.get(k) is not None}
+            parsed.append(Ceiling(name, **values))
+        fields["ceilings"] = tuple(parsed)
+    try:
+        return Machine(**fields)
+    except (TypeError, ValueError) as e:
+        raise source.error(str(e), line=line) from e
+
+
+def _read_settings(source: Source, doc, line) -> dict:
+    if doc is None:
+        return {}
+    expect_map(source, doc, "settings", line)
+    check_keys(source, doc, SETTING_KEYS, "settings")
+    settings = {}
+    for key, value in doc.items():
+        try:
+            settings[key] = check_setting(key, value)
+        except ScheduleError as e:
+            raise source.error(str(e), line=line_of(doc, key), field=f"settings.{key}") from None
+    return settings
+
+
+def to_document(workload: Workload) -> dict:
+    """The workload as plain data in our schema: volumes, measured durations, dependencies,
+    tileable, machine and settings — everything ``load`` needs to rebuild it exactly."""
+    if not isinstance(workload, Workload):
+        raise TypeError(f"expected a Workload, got {workload!r}")
+    a = workload.arrays
+    names = workload.names
+    measured = workload.measured
+    tileable = workload.tileable
+    indptr, indices = workload.producers
+    tensors = workload.tensors
+    phases = []
+    for i, name in enumerate(names):
+        phase = {"name": name, "ops": float(a.ops[i]), "bytes": float(a.bytes[i])}
+        if measured[i]:
+            phase["duration"] = float(a.duration[i])
+        producers = [names[int(j)] for j in indices[indptr[i]:indptr[i + 1]]]
+        if producers:
+            phase["after"] = producers
+        if not tileable[i]:
+            phase["tileable"] = False
+        reads, writes = tensors[i]
+        if reads:
+            phase["reads"] = {t: float(b) for t, b in reads.items()}
+        if writes:
+            phase["writes"] = {t: float(b) for t, b in writes.items()}
+        if workload.fusion_group[i] >= 0:
+            phase["fusion_group"] = workload.fusion_groups[int(workload.fusion_group[i])]
+        phases.append(phase)
+    doc = {"format": FORMAT, "version": VERSION, "machine": _machine_document(workload.machine)}
+    if workload.settings:
+        doc["settings"] = {k: _plain(v) for k, v in workload.settings.items()}
+    doc["phases"] = phases
+    return doc
+
+
+def _machine_document(m: Machine) -> dict:
+    doc = {"name": m.name, "peak_compute": _plain(m.peak_compute), "peak_bandwidth": _plain(m.peak_bandwidth),
+           "compute_name": m.compute_name, "memory_name": m.memory_name, "ops_unit": m.ops_unit,
+           "bytes_unit": m.bytes_unit, "time_unit": m.time_unit, "normalized": bool(m.normalized)}
+    if m.ceilings:
+        doc["ceilings"] = [{"name": c.name, **{k: _plain(getattr(c, k)) for k in ("compute", "bandwidth")
+                                               if getattr(c, k) is not None}} for c in m.ceilings]
+    return doc
+
+
+def _plain(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+_HEADER = (f"# campaign_widget workload ({FORMAT}, version {VERSION}): see docs/workload-files.md\n"
+           "# Phases hold volumes (ops, bytes) and, when measured, their duration; utilizations follow from the\n"
+           "# machine's peaks. Phases are listed in dependency order; `after` names each phase's producers.\n")
+
+
+def dumps(workload: Workload, format: str = "yaml") -> str:
+    """The workload as text in our schema: ``format`` is ``"yaml"`` (canonical) or ``"json"``."""
+    doc = to_document(workload)
+    if format == "yaml":
+        return _HEADER + yaml.dump(doc, Dumper=Dumper, sort_keys=False, allow_unicode=True,
+                                   default_flow_style=False, width=100)
+    if format == "json":
+        def dump(value, indent=None):
+            return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+
+        items = []
+        for key, value in doc.items():
+            if key == "phases":  # one phase per line: readable diffs
+                inner = ",\n".join("    " + dump(phase) for phase in value)
+                items.append(f'  "phases": [\n{inner}\n  ]')
+            else:
+                items.append(f"  {dump(key)}: " + dump(value, 2).replace("\n", "\n  "))
+        return "{\n" + ",\n".join(items) + "\n}\n"
+    raise ValueError(f"format={format!r} must be 'yaml' or 'json'")
+
+
+def save(workload: Workload, path) -> Path:
+    """Write ``workload`` to ``path`` in our schema, YAML or JSON by suffix (.yaml, .yml, .json).
+
+    ``load(save(w, p))`` gives back the same names, volumes, measured durations, dependencies,
+    tileable flags, machine (all fields) and settings, bit for bit.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in YAML_SUFFIXES:
+        text = dumps(workload, "yaml")
+    elif suffix in JSON_SUFFIXES:
+        text = dumps(workload, "json")
+    else:
+        raise WorkloadFileError(f"unknown suffix {path.suffix!r}: save writes .yaml, .yml or .json", path=path)
+    path.write_text(text, encoding="utf-8")
+    return path

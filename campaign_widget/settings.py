@@ -1,0 +1,101 @@
+"""Schedule settings (design.md §3): one validated type, one wording, used by the model, the files,
+the widget and the CLI.
+
+>>> Settings(tiles=4, pipeline=True)
+Settings(tiles=4, pipeline=True, policy='none', depth=2)
+>>> checked_settings({"tiles": 4})
+{'tiles': 4}
+>>> check_setting("policy", "bogus")
+Traceback (most recent call last):
+...
+campaign_widget.errors.ScheduleError: policy='bogus' is not one of 'none', 'dilate', 'throttle', 'dilate+throttle'
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import ScheduleError
+
+POLICIES = ("none", "dilate", "throttle", "dilate+throttle")
+MAX_TILES = 10_000_000
+
+
+def _whole(key: str, value, why: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ScheduleError(f"{key}={_short(value)} must be a whole number {why}")
+    return int(value)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_setting(key: str, value: Any):
+    """``value`` for setting ``key``, normalized (``np.int64(4)`` → ``4``), or a ``ScheduleError``."""
+    if key == "tiles":
+        tiles = _whole(key, value, ">= 1")
+        if tiles < 1:
+            raise ScheduleError(f"tiles={tiles!r} must be >= 1")
+        if tiles > MAX_TILES:
+            raise ScheduleError(f"tiles={tiles:,} is above the limit of {MAX_TILES:,} tiles per phase")
+        return tiles
+    if key == "depth":
+        depth = _whole(key, value, ">= 1 (the buffer depth; 2 = double buffering)")
+        if depth < 1:
+            raise ScheduleError(f"depth={depth!r} must be a whole number >= 1 (the buffer depth; 2 = double buffering)")
+        return depth
+    if key == "pipeline":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ScheduleError(f"pipeline={_short(value)} must be True or False")
+        return bool(value)
+    if key == "policy":
+        if not isinstance(value, str) or value not in POLICIES:
+            raise ScheduleError(f"policy={_short(value)} is not one of {', '.join(repr(p) for p in POLICIES)}")
+        return value
+    raise TypeError(f"unknown schedule setting {key!r}; known: {', '.join(DEFAULTS)}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to schedule a workload: ``tiles``, ``pipeline``, ``policy`` (one of ``POLICIES``), ``depth``."""
+
+    tiles: int = 1
+    pipeline: bool = False
+    policy: str = "none"
+    depth: int = 2
+
+    def __post_init__(self):
+        for f in fields(self):
+            object.__setattr__(self, f.name, check_setting(f.name, getattr(self, f.name)))
+
+    @classmethod
+    def resolve(cls, *layers: Mapping[str, Any] | None) -> "Settings":
+        """Defaults, overridden by each mapping in turn; ``None`` values leave the setting as it was."""
+        chosen = dict(DEFAULTS)
+        for layer in layers:
+            chosen.update({k: v for k, v in (layer or {}).items() if v is not None})
+        return cls(**checked_settings(chosen))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+DEFAULTS: dict[str, Any] = {"tiles": 1, "pipeline": False, "policy": "none", "depth": 2}
+
+
+def checked_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Some settings (any subset), each checked and normalized; unknown names raise ``TypeError``."""
+    if settings is None:
+        return {}
+    if not isinstance(settings, Mapping):
+        raise TypeError(f"settings={_short(settings)} must be a mapping such as {{'tiles': 4}}")
+    unknown = sorted(str(k) for k in settings if k not in DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown schedule settings {unknown}; known: {', '.join(DEFAULTS)}")
+    return {key: check_setting(key, value) for key, value in settings.items()}

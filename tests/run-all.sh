@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every test suite, in one command (the README's; .ci/run ends with it word for word):
+#   lint (ruff, eslint) → the view's unit tests (node --test) → pytest with every marker (model,
+#   widgets, files, notebooks, packaging, and JupyterLab in headless Chromium).
+# It first installs what the setup command cannot: Debian's chromium and poppler-utils (as root, or
+# with sudo when it needs no password; otherwise it says exactly what to install and stops), the
+# test extras, and PyTorch's CPU build (profiler tests, notebook 04). The dev loop's quick pass is
+# plain `python -m pytest` (browser, notebook and slow tests deselected); see CONTRIBUTING.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1
+
+need_apt=()
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v pdftoppm >/dev/null || need_apt+=(poppler-utils)
+{ command -v node >/dev/null && command -v npm >/dev/null; } || need_apt+=(nodejs npm)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    as_root=(sudo)
+  else
+    echo "run-all: these Debian packages are missing: ${need_apt[*]}" >&2
+    echo "run-all: install them, then run this again:  sudo apt-get install ${need_apt[*]}" >&2
+    exit 3
+  fi
+  echo "run-all: installing ${need_apt[*]} (apt-get)"
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+echo "run-all: installing the package with its test extras (pip; builds the view with npm)"
+python -m pip install -q -e ".[lab,test]"
+# The profiler-trace tests and notebook 04 profile a small model on the CPU. This exact version is
+# the CPU build these machines carry; elsewhere pick the CPU wheel for your platform.
+python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
+[ -d node_modules/esbuild ] || npm ci --no-audit --no-fund
+npm run build --silent   # the bundle the browser tests load is the one of these sources
+
+echo "run-all: lint"
+ruff check .
+npm run lint --silent
+
+echo "run-all: the view's unit tests (node --test)"
+npm test --silent
+
+echo "run-all: pytest, every marker"
+python -m pytest -m ""

@@ -1,0 +1,118 @@
+"""The size-expression evaluator (design.md §7): whitelist, exact arithmetic, bounded, clear errors."""
+
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from campaign_widget.expr import ExpressionError, evaluate, parse, resolve_sizes, size
+
+
+@pytest.mark.parametrize("text, params, expected", [
+    ("B*S", {"B": 8, "S": 2048}, 16384),
+    ("D/H", {"D": 1024, "H": 16}, 64),
+    ("ceil(N/T)", {"N": 10, "T": 4}, 3),
+    ("ceiling(N/T)", {"N": 8, "T": 4}, 2),
+    ("floor(N/T)", {"N": 10, "T": 4}, 2),
+    ("int_floor(N, T)", {"N": 10, "T": 4}, 2),
+    ("int_ceil(N, T)", {"N": 10, "T": 4}, 3),
+    ("Min(N, 3) + Max(N, 3, 7)", {"N": 5}, 3 + 7),
+    ("2^10", {}, 1024),
+    ("N**2 - -N", {"N": 3}, 12),
+    ("abs(1 - N) % 4", {"N": 7}, 2),
+    ("N // 3", {"N": -7}, -3),
+    ("0.5 * N", {"N": 6}, 3),
+])
+def test_values_are_exact(text, params, expected):
+    assert evaluate(text, params) == expected
+    assert type(evaluate(text, params)) is int
+
+
+def test_fractions_stay_exact():
+    assert evaluate("1/3 + 1/3 + 1/3", {}) == 1
+    assert evaluate("N/3", {"N": 2}) == Fraction(2, 3)
+
+
+def test_names_are_collected():
+    assert parse("B*S + ceil(D/H)").names == frozenset({"B", "S", "D", "H"})
+
+
+@pytest.mark.parametrize("text, word", [
+    ("__import__('os')", "call"),
+    ("N.real", "Attribute"),
+    ("x[0]", "Subscript"),
+    ("lambda: 1", "Lambda"),
+    ("open('f')", "call"),
+    ("'text'", "constant"),
+    ("N if N else 1", "IfExp"),
+    ("N < 3", "Compare"),
+    ("N << 2", "LShift"),
+    ("min", "without a call"),
+    ("min(*N)", "starred"),
+    ("floor(N, 2)", "arguments"),
+])
+def test_outside_the_whitelist_is_refused_with_node_and_column(text, word):
+    with pytest.raises(ExpressionError, match="column") as info:
+        parse(text)
+    assert word in str(info.value)
+
+
+def test_unknown_names_are_listed_at_once():
+    with pytest.raises(ExpressionError) as info:
+        resolve_sizes({"m": "B*S", "h": "D/H", "k": 4}, {"B": 2})
+    message = str(info.value)
+    for name in ("'S'", "'D'", "'H'"):
+        assert name in message
+    assert "'m'" in message and "'h'" in message
+
+
+@pytest.mark.parametrize("text", ["9**9**9", "10**31", "2**65", "N**N", "(10**15)*(10**16)", "1e400", "1e31"])
+def test_blow_ups_are_refused_at_once(text):
+    start = time.perf_counter()
+    with pytest.raises(ExpressionError):
+        evaluate(text, {"N": 1000})
+    assert time.perf_counter() - start < 0.1
+
+
+@pytest.mark.parametrize("value, why", [("N/3", "positive whole"), ("N-5", "positive whole"), (0, "positive whole"),
+                                        (2.5, "positive whole")])
+def test_sizes_must_be_positive_whole_numbers(value, why):
+    with pytest.raises(ExpressionError, match=why) as info:
+        size(value, {"N": 5}, what="size 'm'")
+    assert "size 'm'" in str(info.value)
+
+
+def test_text_over_the_limit_is_refused():
+    with pytest.raises(ExpressionError, match="1,000"):
+        parse("1+" * 600 + "1")
+
+
+def test_division_by_zero_is_named():
+    with pytest.raises(ExpressionError, match="division by zero"):
+        evaluate("N/(N-N)", {"N": 3})
+
+
+def test_vectorized_index_expressions():
+    i = np.arange(6)
+    assert parse("i+1").evaluate_array({"i": i}).tolist() == [1, 2, 3, 4, 5, 6]
+    assert parse("2*i - 1").evaluate_array({"i": i}).tolist() == [-1, 1, 3, 5, 7, 9]
+    assert parse("i // 2").evaluate_array({"i": i}).tolist() == [0, 0, 1, 1, 2, 2]
+    with pytest.raises(ExpressionError, match="exactly"):
+        parse("i/2").evaluate_array({"i": i})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=200) | st.text(alphabet="NM0123456789+-*/%()^., minceilfloorabs_", max_size=120))
+def test_arbitrary_text_only_raises_its_own_error_quickly(text):
+    # CPU time of the fastest of three runs: the bound is on the work, not on a shared machine's load
+    spent = []
+    for _ in range(3):
+        start = time.process_time()
+        try:
+            evaluate(text, {"N": 7, "M": 3})
+        except ExpressionError:
+            pass
+        spent.append(time.process_time() - start)
+    assert min(spent) < 0.01
