@@ -560,7 +560,15 @@ def _check_params(payload: _Payload) -> None:
             payload.derived(combo, (None, None))
         except Exception as exc:
             shown = ", ".join(f"{n}={v!r}" for n, v in zip(payload.param_names, combo))
-            raise SweepError(f"size parameters {shown} give an invalid workload: {exc}") from None
+            if payload.zipped:
+                k = next(j for j in range(len(payload)) if tuple(payload.values[a][j] for a in pos) == combo)
+            else:
+                digits = [0] * len(payload.names)
+                for a, v in zip(pos, combo):
+                    digits[a] = payload.values[a].index(v)
+                k = int(np.ravel_multi_index(digits, payload.shape))
+            raise SweepError(f"size parameters {shown} give an invalid workload, in configuration #{k} "
+                             f"{payload.configuration(k)}: {exc}") from None
 
 
 def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | None]:

@@ -396,3 +396,40 @@ def test_best_by_speedup_is_the_largest():
     r = cw.sweep(two_phases(), progress=False, tiles=[1, 4], pipeline=[True], policy=["throttle"])
     assert r.best("speedup") == r.best("makespan") == int(np.argmax(r["speedup"]))
     assert r["speedup"][r.best("speedup")] > 1
+
+
+# -- size parameters (workload.params) as axes ---------------------------------------------------------
+
+def parametric() -> Workload:
+    return Workload([Phase("gemm", ops="2*M*N*K", reads={"A": "4*M*K", "B": "4*K*N"}, writes={"C": "4*M*N"}),
+                     Phase("scale", ops="M*N", reads={"C": "4*M*N"}, writes={"D": "4*M*N"})],
+                    machine=Machine(1e12, 1e11), params={"M": 64, "N": 64, "K": 64})
+
+
+PARAM_AXES = dict(M=[64, 128, 256], K=[32, 64], tiles=[1, 4], pipeline=[True], peak_bandwidth=[5e10, 1e11])
+
+
+def test_size_parameters_are_axes(monkeypatch):
+    w = parametric()
+    r = cw.sweep(w, progress=False, **PARAM_AXES)
+    configs = [dict(zip(PARAM_AXES, v)) for v in itertools.product(*PARAM_AXES.values())]
+    assert len(r) == len(configs)
+    for i, cfg in enumerate(configs):
+        by_hand = w.with_params(M=cfg["M"], K=cfg["K"]).with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(
+            tiles=cfg["tiles"], pipeline=True)
+        assert r["makespan"][i] == by_hand.makespan, cfg
+        assert r["M"][i] == cfg["M"] and r.workload_for(i).params == {"M": cfg["M"], "N": 64, "K": cfg["K"]}
+    monkeypatch.setattr(sweep_module, "IN_PROCESS_SECONDS", 0.0)
+    pooled = cw.sweep(w, progress=False, **PARAM_AXES)
+    assert pooled.executor_kind == "pool"
+    assert_same(pooled, r)
+
+
+def test_bad_size_parameters_are_named_with_the_configuration(no_schedule):
+    with pytest.raises(SweepError, match=r"size parameters M=0 give an invalid workload, in configuration #2 "
+                                         r"\{'tiles': 1, 'M': 0\}: .*'M'=0"):
+        cw.sweep(parametric(), progress=False, tiles=[1, 4], M=[64, 128, 0])
+    with pytest.raises(SweepError, match=r"unknown sweep axis 'Q'; valid axes: tiles, pipeline, policy, depth, "
+                                         r"peak_compute, peak_bandwidth, M, N, K"):
+        cw.sweep(parametric(), progress=False, Q=[1])
+    assert no_schedule == []
