@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import resource
 import time
 
 import numpy as np
@@ -86,12 +87,22 @@ def loadavg() -> str:
         return "n/a"
 
 
-def timed(label, fn):
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(label, fn, worker_cpu=children_cpu):
+    """Wall seconds, and the CPU seconds spent (this process + the workers): CPU / wall is how many
+    cores the run actually got, which on a shared machine bounds any speed-up."""
+    cpu0, workers0 = time.process_time(), worker_cpu()
     start = time.perf_counter()
     result = fn()
     seconds = time.perf_counter() - start
-    print(f"  {label:<34} {seconds:8.2f} s   ({result.executor_kind}, {result.retried} retried)", flush=True)
-    return seconds, result
+    cpu = time.process_time() - cpu0 + worker_cpu() - workers0
+    print(f"  {label:<34} {seconds:8.2f} s wall {cpu:8.2f} s CPU ({cpu / seconds:.2f} cores)   "
+          f"({result.executor_kind}, {result.retried} retried)", flush=True)
+    return seconds, cpu, result
 
 
 def main() -> None:
@@ -109,17 +120,21 @@ def main() -> None:
 
     # executor=None both times: in this process, then in the pool the sweep starts itself
     sweep_module.IN_PROCESS_SECONDS = float("inf")
-    serial_t, serial = timed("serial (one process)", lambda: cw.sweep(w, progress=False, **ax))
+    serial_t, serial_cpu, serial = timed("serial (one process)", lambda: cw.sweep(w, progress=False, **ax))
     sweep_module.IN_PROCESS_SECONDS = 0.0
     sweep_module.POOL_WORKERS = args.workers
-    pool_t, pool = timed(f"local process pool ({args.workers} workers)", lambda: cw.sweep(w, progress=False, **ax))
+    pool_t, pool_cpu, pool = timed(f"local process pool ({args.workers} workers)",
+                                   lambda: cw.sweep(w, progress=False, **ax))
 
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=40) as cluster, Client(cluster) as client:
-        dask_t, dask = timed(f"Dask LocalCluster ({args.workers} workers)", lambda: cw.sweep(
-            w, executor=client, progress=False, **ax))
+        def dask_workers_cpu():
+            return sum(client.run(time.process_time).values())
+
+        dask_t, dask_cpu, dask = timed(f"Dask LocalCluster ({args.workers} workers)", lambda: cw.sweep(
+            w, executor=client, progress=False, **ax), worker_cpu=dask_workers_cpu)
 
     for name, r in (("pool", pool), ("dask", dask)):
         for c in serial.columns:
@@ -129,6 +144,11 @@ def main() -> None:
     print(f"{'':<12}{'serial':>10}{'pool':>10}{'dask':>10}")
     print(f"{'seconds':<12}{serial_t:>10.2f}{pool_t:>10.2f}{dask_t:>10.2f}")
     print(f"{'speed-up':<12}{1.0:>10.2f}{serial_t / pool_t:>10.2f}{serial_t / dask_t:>10.2f}")
+    print(f"{'CPU seconds':<12}{serial_cpu:>10.2f}{pool_cpu:>10.2f}{dask_cpu:>10.2f}")
+    print(f"{'cores got':<12}{serial_cpu / serial_t:>10.2f}{pool_cpu / pool_t:>10.2f}{dask_cpu / dask_t:>10.2f}")
+    print(f"parallel overhead (CPU vs serial): pool {pool_cpu / serial_cpu - 1:+.0%}, dask {dask_cpu / serial_cpu - 1:+.0%}; "
+          f"speed-up if the cores were free ≈ {args.workers} × serial CPU / CPU: "
+          f"pool {args.workers * serial_cpu / pool_cpu:.2f}×, dask {args.workers * serial_cpu / dask_cpu:.2f}×")
     print(f"pool vs serial: {serial_t / pool_t:.2f}× (target ≥ 1.7×); Dask / pool time: {dask_t / pool_t:.2f} "
           f"(target ≤ 1.20); all tables equal")
 
