@@ -795,11 +795,13 @@ def _run_pool(result, costs, report):
                     pending[chunk] += 1
                     result.retried += 1
                     continue
-                except Exception:
+                except Exception as exc:  # not a configuration's error (those come back in the chunk)
                     pending[chunk] += 1
                     result.retried += 1
                     if pending[chunk] >= MAX_ATTEMPTS:
-                        raise
+                        idx = list(range(*chunk))
+                        raise _failure(result, idx, f"no result after {MAX_ATTEMPTS} attempts",
+                                       {i: f"{type(exc).__name__}: {exc}" for i in idx}) from exc
                     continue
                 del pending[chunk]
                 _accept(result, out, report)
