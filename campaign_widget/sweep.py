@@ -37,12 +37,13 @@ import time
 import uuid
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from .settings import DEFAULTS as DEFAULT_SETTINGS, POLICIES, check_setting
+from .settings import DEFAULTS as DEFAULT_SETTINGS
+from .settings import check_setting
 from .workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
 
 #: Axes every workload has. Workloads with size parameters (``workload.params``) add one axis per
@@ -87,7 +88,7 @@ class SweepFailed(RuntimeError):
     ``missing`` lists the configurations (dicts of axis values) without a result.
     """
 
-    def __init__(self, message: str, partial: "SweepResult", missing: list[dict]):
+    def __init__(self, message: str, partial: SweepResult, missing: list[dict]):
         super().__init__(message)
         self.partial = partial
         self.missing = missing
@@ -390,7 +391,7 @@ class SweepResult:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def wait(self, timeout: float | None = None) -> "SweepResult":
+    def wait(self, timeout: float | None = None) -> SweepResult:
         """Block until the sweep has finished; re-raise its error if it failed."""
         if not self._done.wait(timeout):
             raise TimeoutError(f"sweep not finished after {timeout} s ({self.completed}/{len(self)} done)")
@@ -402,7 +403,7 @@ class SweepResult:
         """Ask a running sweep to stop after the chunks in flight."""
         self._cancel.set()
 
-    def on_update(self, callback: Callable[["SweepResult"], None]) -> None:
+    def on_update(self, callback: Callable[[SweepResult], None]) -> None:
         """Call ``callback(result)`` whenever a chunk of results arrives and once when done."""
         self._listeners.append(callback)
 
@@ -422,7 +423,8 @@ class SweepResult:
             try:
                 cb(self)
             except Exception as exc:  # a broken listener must not lose the sweep
-                print(f"campaign_widget.sweep: update callback failed: {exc!r}", file=sys.stderr)
+                warnings.warn(f"campaign_widget.sweep: update callback {cb!r} failed: {exc!r}", RuntimeWarning,
+                              stacklevel=2)
 
     def _missing(self) -> list[int]:
         return np.flatnonzero(~self._have).tolist()

@@ -141,7 +141,7 @@ class SweepView(W.VBox):
 
     @classmethod
     def live(cls, workload, *, x: str, y: str, color: str = "makespan", executor=None, zip: bool = False,
-             baseline=None, allow_large: bool = False, **axes) -> "SweepView":
+             baseline=None, allow_large: bool = False, **axes) -> SweepView:
         """Start a sweep in the background and return its view, which fills in as chunks arrive."""
         result = start_sweep(workload, executor=executor, zip=zip, baseline=baseline, allow_large=allow_large,
                              **axes)

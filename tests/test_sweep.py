@@ -120,6 +120,7 @@ def dask_client():
     cluster.close()
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_in_process_below_the_threshold_and_pool_above(big, monkeypatch):
     w, reference = big
     small = cw.sweep(w, progress=False, tiles=[1, 2])
@@ -134,6 +135,7 @@ def test_in_process_below_the_threshold_and_pool_above(big, monkeypatch):
     assert not np.isnan(pooled["makespan"]).any()
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_any_executor_gives_the_same_table(big):
     w, reference = big
     with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:
@@ -142,6 +144,7 @@ def test_any_executor_gives_the_same_table(big):
         assert_same(cw.sweep(w, progress=False, executor=ex, **BIG_AXES), reference)
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_a_dask_local_cluster_gives_the_same_table(big, dask_client):
     w, reference = big
     result = cw.sweep(w, progress=False, executor=dask_client, **BIG_AXES)
@@ -149,6 +152,7 @@ def test_a_dask_local_cluster_gives_the_same_table(big, dask_client):
     assert_same(result, reference)
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_a_dask_scheduler_address_works_too(big, dask_client):
     w, reference = big
     result = cw.sweep(w, progress=False, executor=dask_client.scheduler.address, tiles=[1, 4], policy=["throttle"])
@@ -158,6 +162,7 @@ def test_a_dask_scheduler_address_works_too(big, dask_client):
 
 # -- lost workers -------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
     w, reference = big
     monkeypatch.setattr(sweep_module, "IN_PROCESS_SECONDS", 0.0)
@@ -177,6 +182,7 @@ def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
     assert_same(result, reference)
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client):
     w, reference = big
     pids = dask_client.run(os.getpid)
@@ -196,6 +202,7 @@ def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client):
     dask_client.wait_for_workers(2, timeout=60)  # the nanny restarted it for the next test
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_a_broken_user_pool_is_reported_with_the_configurations(big):
     w, reference = big
     others = {p.pid for p in multiprocessing.active_children()}  # e.g. a Dask cluster's nannies
@@ -409,6 +416,7 @@ def parametric() -> Workload:
 PARAM_AXES = dict(M=[64, 128, 256], K=[32, 64], tiles=[1, 4], pipeline=[True], peak_bandwidth=[5e10, 1e11])
 
 
+@pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_size_parameters_are_axes(monkeypatch):
     w = parametric()
     r = cw.sweep(w, progress=False, **PARAM_AXES)

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
+from labdriver import LabPage, Notebook, check_each_test, module_page, write_notebook
 
 import campaign_widget as cw
-
-from labdriver import LabPage, Notebook, check_each_test, module_page, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -120,8 +118,8 @@ def _clean_page(sweep_page, request):
 def test_the_heatmap_shows_the_best_configuration(sweep_page):
     s = sweep_page
     # the model's best feasible configuration (none/dilate oversubscribe memory on this workload)
-    best = min(((model_makespan(t, p, d), t, p, d) for t in TILES for p in POLICIES for d in DEPTHS
-                if not workload().schedule(tiles=t, pipeline=True, policy=p, depth=d).oversubscribed))
+    best = min((model_makespan(t, p, d), t, p, d) for t in TILES for p in POLICIES for d in DEPTHS
+                if not workload().schedule(tiles=t, pipeline=True, policy=p, depth=d).oversubscribed)
     text = s.view.locator(".cw-sweep-best").inner_text()
     assert f"tiles={best[1]}" in text and f"policy={best[2]}" in text and f"depth={best[3]}" in text, text
     assert f"makespan {best[0]:.6g}" in text, text
