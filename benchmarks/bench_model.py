@@ -2,6 +2,16 @@
 
     python benchmarks/bench_model.py            # 10^2 … 10^5 phases, and the 1,000 × 1,000 pipeline
     python benchmarks/bench_model.py --quick    # skip the largest cases
+    python benchmarks/bench_model.py --engine   # only the engine: 1,000 × 1,000 for every policy
+    python benchmarks/bench_model.py --engine --before   # … and the pre-issue-12 engine beside it
+
+The engine table (issue 12: 10^6 tiles in <= 1 s for every policy) schedules a pipelined chain of
+1,000 phases × 1,000 tiles with each policy: wall seconds (best of --repeat) and CPU seconds of
+that run (on this shared 2-core machine the wall time grows with other people's load; the CPU time
+is what a quiet machine would show), tile intervals, timeline edges, the makespan, and the time to
+build the diagram's scene (or its piece count when above the scene's limit). ``--before`` times
+the previous engine, kept as the test oracle in tests/schedule_reference.py, once per policy
+(``throttle`` only where its per-piece output fits in memory).
 
 Each line: phases, tiles, what was run, seconds for each stage (best of --repeat runs), and the
 bytes the widget syncs to the view (binary buffers plus JSON state).
@@ -87,6 +97,58 @@ def run_pipelines(cases, repeat):
               flush=True)
 
 
+def run_engine(n, tiles, repeat, before=False):
+    """The engine target: an n-phase chain × tiles, pipelined, for every policy."""
+    from campaign_widget import POLICIES
+
+    w = chain(n)
+    print(f"\nengine: {n:,} phases × {tiles:,} tiles, pipelined chain")
+    print(f"{'policy':>16} {'wall s':>8} {'cpu s':>7} {'intervals':>10} {'edges':>10} {'makespan':>14} "
+          f"{'scene s':>8} {'pieces':>10}")
+    for policy in POLICIES:
+        best_wall, best_cpu, s = float("inf"), float("inf"), None
+        for _ in range(repeat):
+            s = None
+            wall, cpu = time.perf_counter(), time.process_time()
+            s = w.schedule(tiles=tiles, pipeline=True, policy=policy)
+            best_wall = min(best_wall, time.perf_counter() - wall)
+            best_cpu = min(best_cpu, time.process_time() - cpu)
+        pieces = int((s.end_edge - s.start_edge).sum())
+        try:
+            start = time.perf_counter()
+            scene = build_scene(s)
+            scene_text, pieces = f"{time.perf_counter() - start:>8.3f}", len(scene)
+        except SceneTooLargeError:
+            scene_text = f"{'too big':>8}"  # `pieces` is then the count before merging, above the limit
+        print(f"{policy:>16} {best_wall:>8.3f} {best_cpu:>7.3f} {len(s):>10,} {s.edge_time.size:>10,} "
+              f"{s.makespan:>14.9g} {scene_text} {pieces:>10,}", flush=True)
+        del s
+    if before:
+        _run_engine_before(w, n, tiles)
+
+
+def _run_engine_before(w, n, tiles):
+    """The pre-issue-12 engine (tests/schedule_reference.py) on the same chain, timed once."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from schedule_reference import reference_schedule
+
+    print(f"\nbefore (the previous engine): {n:,} phases × {tiles:,} tiles")
+    print(f"{'policy':>16} {'wall s':>8} {'cpu s':>7} {'pieces':>10} {'makespan':>14}")
+    for policy in ("none", "dilate", "throttle", "dilate+throttle"):
+        if policy == "throttle" and n * tiles > 40_000:
+            print(f"{policy:>16} not run: it stores a piece per running tile per change of the throttle factor "
+                  f"(284,185 at 100 × 100, 17.3 M at 400 × 400)", flush=True)
+            continue
+        wall, cpu = time.perf_counter(), time.process_time()
+        s = reference_schedule(w, tiles=tiles, pipeline=True, policy=policy)
+        print(f"{policy:>16} {time.perf_counter() - wall:>8.3f} {time.process_time() - cpu:>7.3f} {len(s):>10,} "
+              f"{s.makespan:>14.9g}", flush=True)
+        del s
+
+
 def run_static_export(repeat):
     """Static PNG/SVG/PDF export of a ~10^5-piece pipelined scene (no browser)."""
     import tempfile
@@ -111,13 +173,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="skip the largest cases")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--engine", action="store_true", help="only the engine table (1,000 × 1,000, every policy)")
+    parser.add_argument("--before", action="store_true", help="also time the previous engine (slow: minutes)")
+    parser.add_argument("--phases", type=int, default=1_000, help="phases of the engine's chain")
+    parser.add_argument("--tiles", type=int, default=1_000, help="tiles of the engine's chain")
     args = parser.parse_args()
+    if args.engine:
+        run_engine(args.phases, args.tiles, args.repeat, before=args.before)
+        return
     sizes = [100, 1_000, 10_000] + ([] if args.quick else [100_000])
     run_sizes(sizes, args.repeat)
-    cases = [(10, 100, "dilate+throttle"), (100, 100, "dilate+throttle")]
-    if not args.quick:
-        cases += [(1_000, 1_000, "none"), (1_000, 1_000, "dilate+throttle")]
+    cases = [(10, 100, "dilate+throttle"), (100, 100, "dilate+throttle"), (100, 100, "throttle")]
     run_pipelines(cases, 1)
+    run_engine(300 if args.quick else args.phases, 300 if args.quick else args.tiles, args.repeat, before=args.before)
     run_static_export(args.repeat)
 
 

@@ -8,6 +8,7 @@ and ``io`` import without anywidget or ipywidgets.
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
@@ -18,6 +19,7 @@ from .phase import Phase
 from .schedule import Schedule
 from .settings import POLICIES, Settings
 from .sweep import SweepError, SweepFailed, SweepResult, start_sweep, sweep
+from .timeline import Timeline
 from .workload import Workload
 
 try:
@@ -25,13 +27,15 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Ceiling", "CampaignDiagram", "Explorer", "ExpressionError", "Machine", "POLICIES", "Phase", "RooflineView",
-           "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "UtilizationAboveOneWarning", "Workload",
+__all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
+           "Phase", "RooflineView",
+           "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "Timeline", "UtilizationAboveOneWarning", "Workload",
            "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
            "save", "sweep", "start_sweep", "SweepResult", "SweepError", "SweepFailed", "SweepView"]
 
-_WIDGETS = {"CampaignDiagram": "widget", "Explorer": "roofline_view", "RooflineView": "roofline_view",
-            "StackedDiagrams": "stack", "SweepView": "sweep_view"}
+_WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "explorer",
+            "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack",
+            "SweepView": "sweep_view"}
 
 
 def __getattr__(name: str):
@@ -45,18 +49,16 @@ def __getattr__(name: str):
 
 def _display_workload(workload: Workload, include=None, exclude=None):
     """A workload's notebook display: an Explorer (diagram + roofline, linked)."""
-    from .roofline_view import Explorer
+    from .explorer import Explorer
 
     return Explorer(workload)._repr_mimebundle_(include=include, exclude=exclude)
 
 
 def _register_display() -> None:
-    # The display hook lives here, above the widgets, so that the model never imports them.
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
+    # The display hook lives here, above the widgets, so that the model never imports them. Without
+    # IPython already imported there is no shell to register with (and importing it costs seconds).
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:
         return
     shell.display_formatter.mimebundle_formatter.for_type(Workload, _display_workload)

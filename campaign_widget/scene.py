@@ -1,8 +1,9 @@
 """The geometry of a campaign diagram (design.md §4) as arrays in data coordinates.
 
 No drawing here: the JS view and the static renderer both draw a ``Scene``. A *piece* is one
-interval of the schedule over a span in which the set of intervals stacked under it does not
-change. y is in units of peak compute; a memory pipe of height ``pipe_width`` sits above each
+tile interval of the schedule over a span in which neither the intervals stacked under it nor the
+shared throttle factor (so its rates) change: the schedule keeps each tile whole, the scene cuts it
+where the drawing changes. y is in units of peak compute; a memory pipe of height ``pipe_width`` sits above each
 compute line, its well shrunk by the bandwidth used below it.
 """
 
@@ -52,9 +53,7 @@ class Scene:
 
 def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group: np.ndarray | None = None) -> Scene:
     """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands."""
-    interval, x0, x1, base_c, base_m = _stack(schedule)
-    c = schedule.compute_rate[interval]
-    m = schedule.memory_rate[interval]
+    interval, x0, x1, base_c, base_m, c, m = _stack(schedule)
     line = base_c + c
     well_top = line + pipe_width * np.maximum(0.0, 1.0 - base_m)
     fill_top = line + pipe_width * m
@@ -62,8 +61,6 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group
         base_m + m > 1.0 + DEMAND_TOLERANCE, MEMORY_OVER, 0)
     tile = schedule.tile_id[interval]
     dash_from = schedule.tile_end[tile] - schedule.tile_added[tile]
-    over = schedule.oversubscribed
-    resources = schedule.resource_names
     y_max = max(1.0, float(well_top.max(initial=0.0)), float(fill_top.max(initial=0.0)))
     return Scene(
         x0=x0, x1=x1, phase=schedule.phase[interval].astype(np.int32),
@@ -71,10 +68,8 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group
         base_y=base_c.astype(np.float32), line_y=line.astype(np.float32),
         well_top=well_top.astype(np.float32), fill_top=fill_top.astype(np.float32),
         dash_from=dash_from, flags=flags.astype(np.uint8),
-        over_t0=np.array([o[0] for o in over], dtype=np.float64),
-        over_t1=np.array([o[1] for o in over], dtype=np.float64),
-        over_resource=np.array([resources.index(o[2]) for o in over], dtype=np.uint8),
-        over_demand=np.array([o[3] for o in over], dtype=np.float64),
+        over_t0=schedule.over_t0.astype(np.float64), over_t1=schedule.over_t1.astype(np.float64),
+        over_resource=schedule.over_resource.astype(np.uint8), over_demand=schedule.over_demand.astype(np.float64),
         pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=y_max,
         **_group_bands(schedule, fusion_group),
     )
@@ -104,51 +99,60 @@ def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
 
 
 def _stack(schedule: Schedule):
-    """Cut intervals at every start and end, stack the concurrent ones, merge unchanged runs.
+    """Cut the tile intervals at every start and end, stack the concurrent ones, merge unchanged runs.
 
-    Returns, per piece: the interval it belongs to, its span, and the compute and memory
-    stacked below it. Stacking order at an instant: earlier-started tile at the bottom, then the
-    heavier memory user (as in the paper's figures), then phase order.
+    Returns, per piece: the interval it belongs to, its span, the compute and memory stacked below
+    it, and its own rates (the interval's requested rates × the throttle factor there). Stacking
+    order at an instant: earlier-started tile at the bottom, then the heavier memory user (as in the
+    paper's figures), then phase order.
     """
-    start, end = schedule.start, schedule.end
-    n = start.size
-    edges = np.unique(np.concatenate([start, end]))
-    first = np.searchsorted(edges, start)
-    last = np.searchsorted(edges, end)
+    first, last = schedule.start_edge, schedule.end_edge
+    n = first.size
     spans = last - first
-    if n == 0 or spans.max(initial=0) <= 1 and not _overlapping(start, end):
-        return np.arange(n), start.copy(), end.copy(), np.zeros(n), np.zeros(n)
+    edges, factor = schedule.edge_time, schedule.edge_factor
+    if n == 0 or spans.max(initial=0) <= 1 and not _overlapping(schedule.start, schedule.end):
+        f = factor[np.minimum(first, factor.size - 1)] if factor.size else np.ones(n)
+        c, m = schedule.requested_compute * f, schedule.requested_memory * f
+        return np.arange(n), schedule.start.copy(), schedule.end.copy(), np.zeros(n), np.zeros(n), c, m
 
     total = int(spans.sum())
     if total > MAX_PIECES:
         raise SceneTooLargeError(
-            f"stacking this schedule's {n:,} intervals cuts them into {total:,} pieces, above the diagram's "
-            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a throttling policy")
+            f"stacking this schedule's {n:,} tile intervals cuts them into {total:,} pieces, above the diagram's "
+            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a dilating policy")
     interval = np.repeat(np.arange(n), spans)
     offsets = np.cumsum(spans) - spans
-    elem = first[interval] + (np.arange(interval.size) - offsets[interval])
+    elem = first[interval] + (np.arange(total) - offsets[interval])
 
-    tile_start = schedule.tile_start[schedule.tile_id][interval]
-    order = np.lexsort((schedule.phase[interval], -schedule.requested_memory[interval], tile_start, elem))
-    c_sorted = schedule.compute_rate[interval][order]
-    m_sorted = schedule.memory_rate[interval][order]
+    # stacking rank of each interval: earlier start, heavier memory, phase (one sort of the intervals)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
+    order = np.argsort(elem * n + rank[interval], kind="stable")
+    f = factor[elem]
+    c_piece = schedule.requested_compute[interval] * f
+    m_piece = schedule.requested_memory[interval] * f
     elem_sorted = elem[order]
     group_first = np.r_[True, elem_sorted[1:] != elem_sorted[:-1]]
-    base_c = np.empty(interval.size)
-    base_m = np.empty(interval.size)
-    base_c[order] = _exclusive_group_cumsum(c_sorted, group_first)
-    base_m[order] = _exclusive_group_cumsum(m_sorted, group_first)
+    base_c = np.empty(total)
+    base_m = np.empty(total)
+    base_c[order] = _exclusive_group_cumsum(c_piece[order], group_first)
+    base_m[order] = _exclusive_group_cumsum(m_piece[order], group_first)
 
-    # Merge consecutive pieces of one interval whose stacking did not change.
-    same = np.r_[False, (interval[1:] == interval[:-1]) & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
+    # Merge consecutive pieces of one interval whose stacking and throttle factor did not change.
+    same = np.r_[False, (interval[1:] == interval[:-1]) & (f[1:] == f[:-1])
+                 & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
                  & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12)]
     keep = ~same
-    run_last = np.r_[np.flatnonzero(keep)[1:] - 1, interval.size - 1]
+    run_last = np.r_[np.flatnonzero(keep)[1:] - 1, total - 1]
     x0 = edges[elem[keep]]
     x1 = edges[elem[run_last] + 1]
     base_c, base_m, interval = base_c[keep], base_m[keep], interval[keep]
-    by_time = np.lexsort((base_c, x0))
-    return interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time]
+    c_piece, m_piece = c_piece[keep], m_piece[keep]
+    # by time, then bottom to top: the stacking order restricted to the first piece of each run
+    first_in_order = order[keep[order]]
+    by_time = (np.cumsum(keep) - 1)[first_in_order]
+    return (interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time], c_piece[by_time],
+            m_piece[by_time])
 
 
 def _overlapping(start, end) -> bool:
@@ -157,7 +161,8 @@ def _overlapping(start, end) -> bool:
 
 
 def _exclusive_group_cumsum(values, group_first):
-    total = np.cumsum(values)
-    before = total - values
-    group_start_index = np.maximum.accumulate(np.where(group_first, np.arange(values.size), 0))
-    return before - before[group_start_index]
+    """Per element, the sum of the earlier elements of its group (groups are runs marked by
+    ``group_first``)."""
+    before = np.cumsum(values) - values
+    starts = np.flatnonzero(group_first)
+    return before - np.repeat(before[starts], np.diff(np.r_[starts, values.size]))

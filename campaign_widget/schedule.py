@@ -1,21 +1,42 @@
 """Schedules: tiling, pipelining on any DAG, dilation and fluid throttling (design.md §3).
 
-A schedule is a set of *intervals*: pieces of tiles over which a tile's rates are constant.
-Without throttling a tile is one interval; under throttling a tile is cut where the shared
-throttle factor changes while it runs.
+A schedule is a set of *tile intervals*, one per tile: its phase, tile number, start, end and the
+rates it requests (after dilation). Throttling scales every running tile by one shared factor
+(design.md §3), so the factor is kept once, as a piecewise-constant *timeline* over the instants
+where any tile starts or ends, not copied into every tile: a schedule's size is linear in tiles +
+events whatever the policy. The constant-rate pieces of the tiles (a tile cut wherever the factor
+changes while it runs) are derived on request by ``Schedule.pieces()``, and the diagram
+(``campaign_widget.scene``) cuts the tiles only where it draws them.
+
+How it is computed. Throttling divides every running tile's progress by the same factor, so in
+*work time* W (real time × factor, integrated) the schedule is the unthrottled one: the same
+tiles start together, in the same order, whatever the factor. The engine therefore simulates the
+unthrottled schedule in W, then maps W to real time once through the demand profile (one sort of
+the starts and ends, a cumulative sum over the events). The pipelined simulation is a wavefront:
+tile i of phase p sits on level ``a[p] + T·i``, every dependency of a tile on a lower level, and
+each level is one numpy step (start = the latest end among its dependencies). Under dilation,
+tiles that start at the same instant form a batch: each level is taken as one batch (a pipelined
+chain runs in lock step); if a level's tiles do not start together the levels are renumbered by
+longest dependency path and the sweep runs once more; and a final check (positive lengths, no
+batch across two levels, no two distinct instants closer than the event tolerance) hands any case
+it cannot vouch for to the exact event-by-event simulation (``_event_work``). The result is always
+the event semantics of design.md §3; tests/schedule_reference.py keeps the previous engine, which
+simulated every event in Python and stored every piece, as the oracle.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from .errors import ScheduleError
-from .settings import POLICIES, Settings  # noqa: F401  POLICIES: re-exported for the widget
+from .settings import POLICIES, STEPPINGS, Settings  # noqa: F401  POLICIES, STEPPINGS: re-exported
 
 MAX_TILE_INTERVALS = 10_000_000
+MAX_PIECES = 20_000_000
 DEMAND_TOLERANCE = 1e-9
 _SAME_INSTANT = 1e-12
 
@@ -24,11 +45,22 @@ _SAME_INSTANT = 1e-12
 class Schedule:
     """When each tile of each phase runs, and at what rates.
 
-    Interval arrays (one entry per constant-rate piece): ``phase`` (index into ``names``),
-    ``tile``, ``start``, ``end``, ``compute_rate``, ``memory_rate`` (fractions of peak),
-    ``requested_compute``, ``requested_memory`` (the rates asked for before throttling),
-    ``dilation`` and ``throttling`` (the part of the interval's length added by each).
-    ``tile_id`` maps each interval to its tile in the ``tile_*`` arrays.
+    ``len(schedule)`` is the number of tile intervals: one per tile, ``tiles × phases``, whatever
+    the policy.
+
+    Interval arrays (one entry per tile, sorted by start then tile id): ``phase`` (index into
+    ``names``), ``tile``, ``start``, ``end``, ``requested_compute``, ``requested_memory`` (the
+    rates the tile asks for, fractions of peak, after dilation and before throttling),
+    ``compute_rate``, ``memory_rate`` (the rates it gets, averaged over the interval: volume ÷
+    length; equal to the requested rates unless throttled), ``dilation`` and ``throttling`` (the
+    part of the interval's length added by each). ``tile_id`` maps each interval to its tile in
+    the ``tile_*`` arrays (tile order); ``start_edge``/``end_edge`` index ``edge_time``.
+
+    Timeline arrays: ``edge_time`` (the distinct instants at which a tile starts or ends, sorted);
+    on each ``[edge_time[j], edge_time[j+1])``: ``edge_factor`` (the throttle factor shared by
+    every running tile, 1 = not throttled), ``edge_requested_compute``/``edge_requested_memory``
+    (summed requested demand). The rate of a running tile at any instant is its requested rate
+    times the factor there.
     """
 
     names: tuple[str, ...]
@@ -48,15 +80,43 @@ class Schedule:
     dilation: np.ndarray
     throttling: np.ndarray
     tile_id: np.ndarray
+    start_edge: np.ndarray
+    end_edge: np.ndarray
     tile_start: np.ndarray
     tile_end: np.ndarray
     tile_requested: np.ndarray
+    edge_time: np.ndarray
+    edge_factor: np.ndarray
+    edge_requested_compute: np.ndarray
+    edge_requested_memory: np.ndarray
     makespan: float
-    peak_demand: dict = field(default_factory=dict)
-    oversubscribed: list = field(default_factory=list)
+    peak_demand: dict
+    over_t0: np.ndarray
+    over_t1: np.ndarray
+    over_resource: np.ndarray
+    over_demand: np.ndarray
+    stepping: str = "event"
 
     def __len__(self) -> int:
         return int(self.start.size)
+
+    @classmethod
+    def from_intervals(cls, workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
+                       **options):
+        """Measured intervals (a profiler's events) as a schedule: a ``campaign_widget.timeline.Timeline``,
+        one interval per event at its measured start and end, on its lane; see
+        ``campaign_widget.timeline.from_intervals``."""
+        from .timeline import from_intervals
+
+        return from_intervals(workload, phase=phase, start=start, end=end, lane=lane, compute_rate=compute_rate,
+                              memory_rate=memory_rate, **options)
+
+    @cached_property
+    def oversubscribed(self) -> list:
+        """Every interval where a resource's actual demand exceeds 1: ``(t0, t1, resource, demand)``,
+        sorted; runs of equal demand on adjacent instants are merged (design.md §3)."""
+        names = np.array(self.resource_names, dtype=object)[self.over_resource].tolist()
+        return list(zip(self.over_t0.tolist(), self.over_t1.tolist(), names, self.over_demand.tolist()))
 
     @property
     def tile_added(self) -> np.ndarray:
@@ -66,54 +126,106 @@ class Schedule:
     def demand(self, requested: bool = False):
         """The summed demand over time: ``(times, compute, memory)``, piecewise constant on
         ``[times[k], times[k+1])``. ``requested=True`` gives the demand before throttling."""
-        c = self.requested_compute if requested else self.compute_rate
-        m = self.requested_memory if requested else self.memory_rate
-        return demand_profile(self.start, self.end, c, m)
+        if requested:
+            return self.edge_time, self.edge_requested_compute, self.edge_requested_memory
+        return (self.edge_time, self.edge_requested_compute * self.edge_factor,
+                self.edge_requested_memory * self.edge_factor)
+
+    def throttle_timeline(self):
+        """The shared throttle factor as ``(times, factor)``: ``factor[k]`` holds on
+        ``[times[k], times[k+1])``, and consecutive values differ (1 = not throttled)."""
+        f = self.edge_factor
+        if f.size == 0:
+            return self.edge_time.copy(), f.copy()
+        change = np.r_[True, f[1:] != f[:-1]]
+        return np.r_[self.edge_time[:-1][change], self.edge_time[-1]], f[change]
+
+    def pieces(self, limit: int = MAX_PIECES) -> dict:
+        """The tiles cut into constant-rate pieces: each interval cut wherever the throttle factor
+        changes while it runs. A dict of arrays ``interval`` (index into the interval arrays),
+        ``start``, ``end``, ``compute_rate``, ``memory_rate``, sorted by start then tile id.
+
+        Their number grows as events × concurrency under throttling, so more than ``limit`` pieces
+        raise a ``ScheduleError`` before anything is allocated; the diagram does not need them.
+        """
+        f = self.edge_factor
+        change = np.flatnonzero(f[1:] != f[:-1]) + 1  # edges at which the factor changes
+        # the changes strictly inside each interval cut it
+        lo = np.searchsorted(change, self.start_edge, side="right")
+        cuts = np.maximum(np.searchsorted(change, self.end_edge, side="left") - lo, 0)
+        count = int(len(self) + cuts.sum())
+        if count > limit:
+            raise ScheduleError(f"cutting this schedule's {len(self):,} tile intervals where the throttle factor changes "
+                                f"makes {count:,} pieces, above the limit of {limit:,}")
+        interval = np.repeat(np.arange(len(self)), cuts + 1)
+        k = np.arange(count) - (np.cumsum(cuts + 1) - (cuts + 1))[interval]  # piece number within its interval
+        cut = change[np.clip(lo[interval] + k - 1, 0, None)] if change.size else np.zeros(count, np.int64)
+        first = np.where(k == 0, self.start_edge[interval], cut)
+        cut = change[np.minimum(lo[interval] + k, change.size - 1)] if change.size else np.zeros(count, np.int64)
+        stop = np.where(k == cuts[interval], self.end_edge[interval], cut)
+        factor = f[np.minimum(first, max(f.size - 1, 0))] if f.size else np.ones(count)
+        order = np.lexsort((self.tile_id[interval], self.edge_time[first]))
+        interval, first, stop, factor = interval[order], first[order], stop[order], factor[order]
+        return {"interval": interval, "start": self.edge_time[first], "end": self.edge_time[stop],
+                "compute_rate": self.requested_compute[interval] * factor,
+                "memory_rate": self.requested_memory[interval] * factor}
 
     def to_dataframe(self):
-        """The intervals as a pandas DataFrame (needs pandas)."""
+        """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
+        tile, start, end, compute_rate, memory_rate`` (averaged over the interval),
+        ``requested_compute, requested_memory, dilation, throttling``."""
         from ._optional import require_pandas
 
         pd = require_pandas("Schedule.to_dataframe")
         return pd.DataFrame({
             "phase": np.array(self.names, dtype=object)[self.phase], "tile": self.tile,
             "start": self.start, "end": self.end, "compute_rate": self.compute_rate,
-            "memory_rate": self.memory_rate, "dilation": self.dilation, "throttling": self.throttling,
+            "memory_rate": self.memory_rate, "requested_compute": self.requested_compute,
+            "requested_memory": self.requested_memory, "dilation": self.dilation, "throttling": self.throttling,
         })
 
     def __repr__(self):
-        mode = f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential") + f", policy={self.policy!r}"
-        return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} intervals>"
+        mode = (f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential")
+                + (" (lockstep)" if self.stepping == "lockstep" else "") + f", policy={self.policy!r}")
+        return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
-def demand_profile(start, end, compute, memory):
-    """Summed rates over time from intervals, by a sort and a cumulative sum."""
-    times = np.concatenate([start, end])
-    order = np.argsort(times, kind="stable")
-    times = times[order]
-    dc = np.concatenate([compute, -compute])[order]
-    dm = np.concatenate([memory, -memory])[order]
-    edges, first = np.unique(times, return_index=True)
-    c = np.add.reduceat(dc, first) if dc.size else dc
-    m = np.add.reduceat(dm, first) if dm.size else dm
-    return edges, np.cumsum(c)[:-1] if c.size else c, np.cumsum(m)[:-1] if m.size else m
+def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, stepping="event",
+                   _wavefront=True) -> Schedule:
+    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
 
-
-def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2) -> Schedule:
-    tiles, pipeline, policy, depth = _checked_settings(workload, tiles, pipeline, policy, depth)
+    ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
+    producers and buffers allow; ``"lockstep"`` the rule of the paper authors' tool
+    (campaign_diagram_tools, docs/lockstep.md): the tiles run in steps, step k holding tile k - p
+    of the phase p steps from the first, each step starting when the longest tile of the previous
+    step ends (``depth`` plays no part). ``_wavefront=False`` (tests only) runs the event-by-event
+    simulation instead of the wavefront."""
+    tiles, pipeline, policy, depth, stepping = _checked_settings(workload, tiles, pipeline, policy, depth, stepping)
     a = workload.arrays
     dilate = "dilate" in policy
-    throttle = "throttle" in policy
-    if pipeline:
-        pieces = _pipelined(a.duration, a.compute_util, a.memory_util, workload.producers, tiles, depth,
-                            dilate, throttle, _streaming_groups(workload))
+    if not pipeline:
+        work = _one_at_a_time_work(a.duration, tiles)
+        profile = _profile(work, a)
+    elif stepping == "lockstep":
+        if workload.fusion_groups:
+            raise ScheduleError("stepping='lockstep' (campaign_diagram_tools' rule) has no fusion groups: their "
+                                "tiles wait for a whole producer group; use stepping='event' for a fused workload")
+        work = _lockstep_work(_graph(workload.producers, len(workload), None), a.duration, tiles, dilate)
+        profile = _profile(work, a)
     else:
-        pieces = _one_at_a_time(a.duration, a.compute_util, a.memory_util, tiles, throttle)
-    return _assemble(workload, pieces, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+        graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
+        work = _wavefront_work(graph, a.duration, tiles, depth, dilate) if _wavefront else None
+        profile = _profile(work, a) if work is not None else None
+        if work is None or (dilate and not _batches_are_levels(work, profile)):
+            work = _event_work(graph, a.duration, tiles, depth, dilate)
+            profile = _profile(work, a)
+    return _assemble(workload, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
+                     throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
-def _checked_settings(workload, tiles, pipeline, policy, depth):
-    tiles, pipeline, policy, depth = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth).as_dict().values()
+def _checked_settings(workload, tiles, pipeline, policy, depth, stepping):
+    tiles, pipeline, policy, depth, stepping = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
+                                                        stepping=stepping).as_dict().values()
     count = tiles * len(workload)
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
@@ -125,36 +237,32 @@ def _checked_settings(workload, tiles, pipeline, policy, depth):
             raise ScheduleError(
                 f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
                 f"tiles={tiles}; use tiles=1 or mark it tileable")
-    return tiles, bool(pipeline), policy, depth
+    return tiles, bool(pipeline), policy, depth, stepping
 
 
 @dataclass
-class _Pieces:
-    tile_id: np.ndarray      # per interval
+class _Work:
+    """The unthrottled schedule in work time, per tile (tile order)."""
+
     start: np.ndarray
     end: np.ndarray
-    speed: np.ndarray        # throttle factor s during the interval (1 = not throttled)
-    tile_phase: np.ndarray   # per tile
-    tile_number: np.ndarray
-    tile_requested: np.ndarray
-    tile_stretch: np.ndarray  # requested / dilated length (1 = not dilated)
-    tile_start: np.ndarray
-    tile_end: np.ndarray
+    phase: np.ndarray
+    number: np.ndarray
+    requested: np.ndarray    # requested length (duration / tiles)
+    stretch: np.ndarray      # requested / dilated length (1 = not dilated)
+    level: np.ndarray | None = None  # wavefront level of each tile (None: not computed by wavefront)
 
 
-def _one_at_a_time(duration, uc, um, tiles, throttle) -> _Pieces:
+def _one_at_a_time_work(duration, tiles) -> _Work:
     """Tiles run alone, tile-major: A1, B1, C1, A2, … (design.md §3, "tiling n")."""
     n_phases = duration.size
     phase = np.tile(np.arange(n_phases), tiles)
     number = np.repeat(np.arange(tiles), n_phases)
     requested = duration[phase] / tiles
-    speed = 1.0 / np.maximum(1.0, np.maximum(uc[phase], um[phase])) if throttle else np.ones(phase.size)
-    length = requested / speed
-    end = np.cumsum(length)
+    end = np.cumsum(requested)
     start = np.r_[0.0, end[:-1]]  # exactly the previous end: no float gap or overlap between tiles
-    ids = np.arange(phase.size)
-    return _Pieces(tile_id=ids, start=start, end=end, speed=speed, tile_phase=phase, tile_number=number,
-                   tile_requested=requested, tile_stretch=np.ones(phase.size), tile_start=start, tile_end=end)
+    return _Work(start=start, end=end, phase=phase, number=number, requested=requested,
+                 stretch=np.ones(phase.size))
 
 
 def _streaming_groups(workload) -> np.ndarray | None:
@@ -171,50 +279,285 @@ def _streaming_groups(workload) -> np.ndarray | None:
     return group
 
 
-def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, group=None) -> _Pieces:
-    """Event-driven, fluid simulation of the pipelined tiles (design.md §3).
+class _Graph:
+    """The pipelined dependencies between phases (design.md §3): tile i of phase p waits for tile i
+    of each streaming producer, its own tile i-1, tile i-depth of each streaming consumer, and (tile
+    0 only) the last tile of each producer in another group. Edges as arrays (producer, consumer),
+    sorted by consumer; the per-phase lists only when the event simulation asks for them."""
 
-    Tile i of phase p is ready when tile i of each producer, its own tile i-1, and tile i-depth of
-    each consumer are done; across fusion groups (``group``), tile 0 waits for the producer's last
-    tile instead. Throttling scales all running tiles by one shared factor, so progress
-    is tracked in *work time* W (real time × factor): a tile finishes at a fixed W, which keeps one
-    heap ordering valid however the factor changes — O(E log E) in tile intervals.
+    def __init__(self, producers, n_phases, group):
+        indptr, prod = producers
+        self.n = n_phases
+        self.group = np.zeros(n_phases, dtype=np.int64) if group is None else np.asarray(group)
+        consumer = np.repeat(np.arange(n_phases, dtype=np.int64), np.diff(indptr))
+        producer = np.asarray(prod, dtype=np.int64)
+        streams = self.group[producer] == self.group[consumer]
+        self.stream = (producer[streams], consumer[streams])
+        self.barrier = (producer[~streams], consumer[~streams])
+
+    def __len__(self):
+        return self.n
+
+    def lists(self, edges, by_consumer):
+        """Per phase, its producers (``by_consumer``) or its consumers along ``edges``."""
+        out: list[list[int]] = [[] for _ in range(self.n)]
+        for q, c in zip(edges[0].tolist(), edges[1].tolist()):
+            (out[c] if by_consumer else out[q]).append(q if by_consumer else c)
+        return out
+
+    def table(self, edges, by_consumer, missing):
+        """Per phase its producers (``by_consumer``) or consumers as columns of a padded table:
+        ``table[j, p]`` is p's j-th one, ``missing`` where p has fewer."""
+        key, value = (edges[1], edges[0]) if by_consumer else (edges[0], edges[1])
+        if key.size == 0:
+            return np.zeros((0, self.n), dtype=np.int64)
+        order = np.argsort(key, kind="stable")
+        key, value = key[order], value[order]
+        first = np.r_[True, key[1:] != key[:-1]]
+        rank = np.arange(key.size) - np.maximum.accumulate(np.where(first, np.arange(key.size), 0))
+        table = np.full((int(rank.max()) + 1, self.n), missing, dtype=np.int64)
+        table[rank, key] = value
+        return table
+
+
+def _graph(producers, n_phases, group) -> _Graph:
+    return _Graph(producers, n_phases, group)
+
+
+def _tile_arrays(n_phases, tiles, duration):
+    """Per tile, in tile order (tile i of phase p is ``p * tiles + i``): phase, number, requested length."""
+    return dict(phase=np.repeat(np.arange(n_phases, dtype=np.int64), tiles),
+                number=np.tile(np.arange(tiles, dtype=np.int64), n_phases), requested=np.repeat(duration / tiles, tiles))
+
+
+def _levels(g: _Graph, tiles, depth):
+    """Per phase the offset ``a`` and the period ``T`` of the wavefront level ``a[p] + T·i``, or None.
+
+    Every dependency must sit on a lower level: a streaming producer q of p needs a[q] < a[p];
+    the back-pressure edge (p, i-depth) → (q, i) needs a[p] - a[q] < T·depth; tile i-1 needs T >= 1;
+    a barrier (q's last tile → p's tile 0) needs a[q] + T·(tiles-1) < a[p]. Phases of one streaming
+    group move together: a = the group's offset + the longest streaming path inside the group.
     """
-    n_phases = duration.size
-    indptr, prod = producers
-    all_prods = [prod[indptr[p]:indptr[p + 1]].tolist() for p in range(n_phases)]
-    streams = (lambda q, p: True) if group is None else (lambda q, p: group[q] == group[p])
-    prods = [[q for q in all_prods[p] if streams(q, p)] for p in range(n_phases)]
-    barrier_prods = [[q for q in all_prods[p] if not streams(q, p)] for p in range(n_phases)]
-    cons: list[list[int]] = [[] for _ in range(n_phases)]
-    barrier_cons: list[list[int]] = [[] for _ in range(n_phases)]
-    for p in range(n_phases):
-        for q in prods[p]:
-            cons[q].append(p)
-        for q in barrier_prods[p]:
-            barrier_cons[q].append(p)
+    n_phases = len(g)
+    sq, sc = g.stream
+    lev = [0] * n_phases  # longest streaming path; edges sorted by consumer, producers come first
+    for q, c in zip(sq.tolist(), sc.tolist()):
+        if lev[q] + 1 > lev[c]:
+            lev[c] = lev[q] + 1
+    lev = np.asarray(lev, dtype=np.int64)
+    span = int((lev[sc] - lev[sq]).max(initial=0))
+    period = span // depth + 1 if tiles > depth else 1
+    bq, bc = g.barrier
+    if bq.size == 0:
+        return lev, period
+    offset = np.zeros(int(g.group.max()) + 1, dtype=np.int64)
+    jump = period * (tiles - 1) + 1
+    edges = list(zip(bq.tolist(), bc.tolist()))
+    for _ in range(offset.size + 1):  # longest path over the (acyclic) graph of groups
+        changed = False
+        for q, p in edges:
+            need = offset[g.group[q]] + lev[q] + jump - lev[p]
+            if need > offset[g.group[p]]:
+                offset[g.group[p]] = need
+                changed = True
+        if not changed:
+            return offset[g.group] + lev, period
+    return None  # groups wait on each other in a cycle: the event simulation reports the deadlock
+
+
+def _lockstep_work(g: _Graph, duration, tiles, dilate) -> _Work:
+    """campaign_diagram_tools' lock-step pipelining (``Cascade.pipeline``), in work time.
+
+    Tile i of phase p runs in step ``lev[p] + i`` (``lev``: the longest dependency path from a
+    first phase; in a chain, the phase's position). Every tile of a step starts when the step
+    starts; a step lasts as long as its longest tile; with dilation, every tile of a step is
+    stretched to that length. Throttling is then applied like any other schedule's.
+    """
+    n_phases = len(g)
+    sq, sc = g.stream
+    lev = [0] * n_phases
+    for q, c in zip(sq.tolist(), sc.tolist()):
+        if lev[q] + 1 > lev[c]:
+            lev[c] = lev[q] + 1
+    arrays = _tile_arrays(n_phases, tiles, duration)
+    step = np.asarray(lev, dtype=np.int64)[arrays["phase"]] + arrays["number"]
+    length = arrays["requested"]
+    n_steps = int(step.max(initial=-1)) + 1
+    longest = np.zeros(n_steps)
+    np.maximum.at(longest, step, length)
+    step_start = np.r_[0.0, np.cumsum(longest)[:-1]] if n_steps else longest
+    start = step_start[step]
+    stretched = longest[step] if dilate else length
+    return _Work(start=start, end=start + stretched, stretch=length / stretched if dilate else np.ones(length.size),
+                 **arrays)
+
+
+def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
+    """Start = the latest end among a tile's dependencies, a whole wavefront level at a time (numpy).
+
+    Ends live in a padded table ``E[phase, depth + i]`` whose first ``depth`` columns and extra last
+    row hold 0.0, so a missing dependency (tile -1, tile i-depth < 0, no such phase) reads 0.0,
+    neutral under max (times are >= 0), with no masks in the loop. Under dilation, a level's tiles
+    that start at the same instant are taken as one batch; the caller checks with
+    ``_batches_are_levels`` that these were the event simulation's batches. None when no level
+    numbering exists (the event simulation then reports the deadlock).
+    """
+    plan = _levels(g, tiles, depth)
+    if plan is None:
+        return None
+    a, period = plan
+    n_phases = len(g)
+    n_tiles = n_phases * tiles
+    tile_arrays = _tile_arrays(n_phases, tiles, duration)
+    level = a[tile_arrays["phase"]] + period * tile_arrays["number"]
+    top = int(level.max(initial=0))
+    small = np.uint16 if top < 2 ** 16 else np.int64  # radix sort for small keys
+    order = np.argsort(level.astype(small, copy=False), kind="stable")  # tiles in level order
+    counts = np.bincount(level)
+    bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()  # each non-empty level is a slice
+    P = order // tiles
+    I = order - P * tiles
+    width = tiles + depth
+    zero_row = n_phases
+    flat = P * width + depth + I  # where each tile (level order) lives in the padded table
+
+    slots = [flat - 1]  # own tile i-1 (column depth-1 is padding for i = 0)
+    for row in g.table(g.stream, True, zero_row):  # tile i of each producer
+        slots.append(flat + (row[P] - P) * width)
+    if tiles > depth:  # tile i-depth of each consumer (padding columns for i < depth)
+        for row in g.table(g.stream, False, zero_row):
+            slots.append(flat + (row[P] - P) * width - depth)
+    for row in g.table(g.barrier, True, zero_row):  # tile 0 only: the last tile of a producer in another group
+        q = row[P]
+        slots.append(np.where((I == 0) & (q != zero_row), q * width + depth + tiles - 1, zero_row * width))
+
+    length = (duration / tiles)[P]
+    end_at = np.zeros((n_phases + 1) * width)
+    start_at = np.zeros_like(end_at)
+    if not dilate:
+        _sweep(bounds, slots, flat, length, start_at, end_at)
+        stretched = length
+    else:
+        # Each level is taken as one batch (a pipelined chain runs in lock step): its tiles all
+        # take the level's longest length. If a level's tiles did not start together, renumber
+        # the levels by longest dependency path in tiles (the batch index when batches run one
+        # after another) and try once more; then leave it to the event simulation.
+        stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
+        if stretched is None:
+            hops = np.zeros_like(end_at)
+            _sweep(bounds, slots, flat, np.ones(n_tiles), start_at, hops)
+            path = (hops[flat] - 1).astype(np.int64)  # the level: ends are path lengths in tiles
+            regroup = np.argsort(path, kind="stable")
+            order, flat, length = order[regroup], flat[regroup], length[regroup]
+            slots = [dep[regroup] for dep in slots]
+            counts = np.bincount(path)
+            bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()
+            level = np.empty(n_tiles, dtype=np.int64)
+            level[order] = path[regroup]
+            start_at[:] = 0.0
+            end_at[:] = 0.0
+            stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
+            if stretched is None:
+                return None
+
+    def by_tile(table):
+        return table.reshape(n_phases + 1, width)[:n_phases, depth:].ravel()
+
+    if dilate:
+        ratio = np.empty(n_tiles)
+        ratio[order] = length / stretched
+    else:
+        ratio = np.ones(n_tiles)
+    return _Work(start=by_tile(start_at), end=by_tile(end_at), stretch=ratio, level=level if dilate else None,
+                 **tile_arrays)
+
+
+_THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
+
+
+def _sweep(bounds, slots, flat, length, start_at, end_at):
+    """Start = the latest end among the dependencies (``slots``: the dependencies' places in the
+    end table, per tile in level order), end = start + length, level after level: one numpy step
+    per level, or, when levels hold few tiles (a chain with one tile per phase, a few phases with
+    many tiles), one Python step per tile in the same order with the same float arithmetic."""
+    if len(flat) < _THIN_LEVELS * (len(bounds) - 1):
+        _sweep_tiles(slots, flat, length, start_at, end_at)
+        return
+    first_slot, other_slots = slots[0], slots[1:]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        s = end_at[first_slot[lo:hi]]
+        for dep in other_slots:
+            np.maximum(s, end_at[dep[lo:hi]], out=s)
+        here = flat[lo:hi]
+        start_at[here] = s
+        end_at[here] = s + length[lo:hi]
+
+
+def _sweep_tiles(slots, flat, length, start_at, end_at):
+    ends = end_at.tolist()
+    starts = start_at.tolist()
+    get = ends.__getitem__
+    for here, own, *deps in zip(flat.tolist(), length.tolist(), *(dep.tolist() for dep in slots)):
+        begin = max(map(get, deps))
+        starts[here] = begin
+        ends[here] = begin + own
+    end_at[:] = ends
+    start_at[:] = starts
+
+
+def _lockstep_sweep(bounds, slots, flat, length, start_at, end_at):
+    """The sweep with every level one dilation batch (stretched to its longest tile); the lengths
+    used, or None if some level's tiles did not all start at the same instant."""
+    if not length.size:
+        return length
+    firsts = np.asarray(bounds[:-1])
+    stretched = np.repeat(np.maximum.reduceat(length, firsts), np.diff(bounds))
+    _sweep(bounds, slots, flat, stretched, start_at, end_at)
+    begin = start_at[flat]
+    if np.any(np.minimum.reduceat(begin, firsts) != np.maximum.reduceat(begin, firsts)):
+        return None
+    return stretched
+
+
+def _batches_are_levels(work: _Work, profile) -> bool:
+    """Whether grouping each level's tiles by equal start found the event simulation's batches:
+    every tile has a positive length (a zero-length tile makes a second batch at the same instant),
+    no two distinct instants are within the event tolerance of each other, and no instant's batch
+    straddles two levels."""
+    if work.start.size == 0:
+        return True
+    if not (work.end - work.start).min() > 0:
+        return False
+    if profile.snapped:
+        return False
+    by_start = profile.by_start
+    s, lv = work.start[by_start], work.level[by_start]
+    return not np.any((s[1:] == s[:-1]) & (lv[1:] != lv[:-1]))
+
+
+def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
+    """The exact event-by-event simulation in work time (the semantics the wavefront reproduces).
+
+    Tile i of phase p is ready when all its dependencies are done; the tiles made ready by one
+    event start together, as a batch; dilation stretches a batch of several tiles to its longest.
+    Tiles finishing within ``_SAME_INSTANT`` of the earliest are one event. O(E log E) in Python.
+    """
+    n_phases = len(g)
     n_tiles = n_phases * tiles
     per_tile = (duration / tiles).tolist()
-    uc_l, um_l = uc.tolist(), um.tolist()
-
     i_of = np.tile(np.arange(tiles), n_phases)
+    prods, cons = g.lists(g.stream, True), g.lists(g.stream, False)
+    barrier_prods, barrier_cons = g.lists(g.barrier, True), g.lists(g.barrier, False)
     n_prod = np.repeat([len(q) for q in prods], tiles)
     n_barrier = np.repeat([len(q) for q in barrier_prods], tiles)
     n_cons = np.repeat([len(c) for c in cons], tiles)
     waiting = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).tolist()
-
     tile_start = [0.0] * n_tiles
     tile_end = [0.0] * n_tiles
     tile_stretch = [1.0] * n_tiles
-    out_tile, out_start, out_end, out_speed = [], [], [], []
-    running: dict[int, float] = {}  # tile id -> start of its current constant-rate piece
-    rate: dict[int, tuple[float, float]] = {}
     heap: list[tuple[float, int]] = []
-    t = work = 0.0
-    speed = 1.0
-    demand_c = demand_m = 0.0
+    work = 0.0
     batch = [p * tiles for p in range(n_phases) if waiting[p * tiles] == 0]
-
     while batch or heap:
         if batch:
             longest = max(per_tile[k // tiles] for k in batch)
@@ -222,49 +565,27 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, grou
             for k in batch:
                 d = per_tile[k // tiles]
                 stretched = longest if (dilate and several_phases) else d
-                ratio = d / stretched
-                c, m = uc_l[k // tiles] * ratio, um_l[k // tiles] * ratio
                 heapq.heappush(heap, (work + stretched, k))
-                rate[k] = (c, m)
-                demand_c += c
-                demand_m += m
-                tile_start[k] = t
-                tile_stretch[k] = ratio
-                running[k] = t
+                tile_start[k] = work
+                tile_stretch[k] = d / stretched
             batch = []
-        worst = max(demand_c, demand_m)
-        new_speed = 1.0 / worst if (throttle and worst > 1.0 + _SAME_INSTANT) else 1.0
-        if new_speed != speed:
-            for k, piece_start in running.items():
-                if piece_start < t:
-                    out_tile.append(k); out_start.append(piece_start); out_end.append(t); out_speed.append(speed)
-                    running[k] = t
-            speed = new_speed
         finish = heap[0][0]
-        t += (finish - work) / speed
         work = finish
         limit = finish + _SAME_INSTANT * max(1.0, abs(finish))
         while heap and heap[0][0] <= limit:
             _, k = heapq.heappop(heap)
-            out_tile.append(k); out_start.append(running.pop(k)); out_end.append(t); out_speed.append(speed)
-            tile_end[k] = t
-            c, m = rate.pop(k)
-            demand_c -= c
-            demand_m -= m
+            tile_end[k] = work
             p, i = divmod(k, tiles)
             for dependent in _dependents(p, i, tiles, depth, prods[p], cons[p], barrier_cons[p]):
                 waiting[dependent] -= 1
                 if waiting[dependent] == 0:
                     batch.append(dependent)
-        if not running:
-            demand_c = demand_m = 0.0  # no drift carried across idle instants
-    tile_ids = np.asarray(out_tile, dtype=np.int64)
-    return _Pieces(
-        tile_id=tile_ids, start=np.asarray(out_start), end=np.asarray(out_end), speed=np.asarray(out_speed),
-        tile_phase=np.repeat(np.arange(n_phases), tiles), tile_number=i_of,
-        tile_requested=np.repeat(duration / tiles, tiles), tile_stretch=np.asarray(tile_stretch),
-        tile_start=np.asarray(tile_start), tile_end=np.asarray(tile_end),
-    )
+    stuck = [k for k, w in enumerate(waiting) if w > 0]
+    if stuck:
+        raise ScheduleError(f"the pipelined tiles deadlock: tile {stuck[0] % tiles} of phase #{stuck[0] // tiles} "
+                            "never becomes ready (its producers and consumers wait for each other)")
+    return _Work(start=np.asarray(tile_start), end=np.asarray(tile_end), stretch=np.asarray(tile_stretch),
+                 **_tile_arrays(n_phases, tiles, duration))
 
 
 def _dependents(p, i, tiles, depth, producers, consumers, barrier_consumers):
@@ -280,47 +601,145 @@ def _dependents(p, i, tiles, depth, producers, consumers, barrier_consumers):
             yield q * tiles + i + depth
 
 
-def _assemble(workload, pieces: _Pieces, *, tiles, pipeline, policy, depth) -> Schedule:
-    a = workload.arrays
-    order = np.lexsort((pieces.tile_id, pieces.start))
-    tile_id = pieces.tile_id[order]
-    start, end, speed = pieces.start[order], pieces.end[order], pieces.speed[order]
-    phase = pieces.tile_phase[tile_id]
-    stretch = pieces.tile_stretch[tile_id]
-    requested_c = a.compute_util[phase] * stretch
-    requested_m = a.memory_util[phase] * stretch
-    length = end - start
-    m = workload.machine
-    resources = (m.compute_name, m.memory_name)
-    peak, over = _demand_report(start, end, requested_c, requested_m, requested_c * speed, requested_m * speed,
-                                resources)
+@dataclass
+class _Profile:
+    """The requested demand over work time: one stable sort of every start and end."""
+
+    edges: np.ndarray        # distinct instants (work time)
+    start_edge: np.ndarray   # per tile (tile order), index into edges
+    end_edge: np.ndarray
+    compute: np.ndarray      # requested demand on [edges[j], edges[j+1])
+    memory: np.ndarray
+    requested_compute: np.ndarray  # per tile (tile order), after dilation
+    requested_memory: np.ndarray
+    by_start: np.ndarray     # tile ids sorted by start, then tile id
+    snapped: bool            # whether distinct times closer than the event tolerance were merged
+
+
+def _profile(work: _Work, arrays) -> _Profile:
+    n = work.start.size
+    req_c = arrays.compute_util[work.phase] * work.stretch
+    req_m = arrays.memory_util[work.phase] * work.stretch
+    times = np.concatenate([work.start, work.end])
+    order = np.argsort(times, kind="stable")
+    sorted_times = times[order]
+    # Instants closer than the event tolerance are one event, at the earliest (as in `_event_work`).
+    new = np.empty(times.size, dtype=bool)
+    new[:1] = True
+    gap = np.diff(sorted_times)
+    np.greater(gap, _SAME_INSTANT * np.maximum(1.0, np.abs(sorted_times[:-1])), out=new[1:])
+    snapped = bool(np.any(gap[~new[1:]] != 0))
+    edge_of = np.empty(times.size, dtype=np.int64)
+    edge_of[order] = np.cumsum(new) - 1
+    edges = sorted_times[new]
+    dc = np.bincount(edge_of, weights=np.concatenate([req_c, -req_c]), minlength=edges.size)
+    dm = np.bincount(edge_of, weights=np.concatenate([req_m, -req_m]), minlength=edges.size)
+    return _Profile(edges=edges, start_edge=edge_of[:n], end_edge=edge_of[n:], compute=np.cumsum(dc)[:-1],
+                    memory=np.cumsum(dm)[:-1], requested_compute=req_c, requested_memory=req_m,
+                    by_start=order[order < n], snapped=snapped)
+
+
+def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy, depth, throttle,
+              stepping="event") -> Schedule:
+    """Throttle factor from the demand profile, work time → real time, once for all tiles."""
+    n = work.start.size
+    w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
+    start_edge, end_edge = prof.start_edge, prof.end_edge
+    if throttle:
+        worst = np.maximum(seg_c, seg_m)
+        hot = worst > 1.0 + _SAME_INSTANT
+        factor = np.ones(worst.size)
+        factor[hot] = 1.0 / worst[hot]
+        edges = np.empty(w_edges.size)
+        edges[:1] = w_edges[:1]
+        edges[1:] = w_edges[:1] + np.cumsum(np.diff(w_edges) / factor)
+        if np.any(edges[1:] <= edges[:-1]):
+            # a step too small to survive the division: drop the zero-length segments
+            keep = np.r_[True, edges[1:] > edges[:-1]]
+            renumber = np.cumsum(keep) - 1
+            seg = np.flatnonzero(keep)[1:] - 1
+            edges, seg_c, seg_m, factor = edges[keep], seg_c[seg], seg_m[seg], factor[seg]
+            start_edge, end_edge = renumber[start_edge], renumber[end_edge]
+    else:
+        factor = np.ones(seg_c.size)
+        edges = w_edges
+
+    tile_start, tile_end = edges[start_edge], edges[end_edge]
+    by_start = prof.by_start
+    s, e = tile_start[by_start], tile_end[by_start]
+    work_length = w_edges[prof.end_edge[by_start]] - w_edges[prof.start_edge[by_start]]
+    length = e - s
+    c, m = prof.requested_compute[by_start], prof.requested_memory[by_start]
+    throttling = np.zeros(n)
+    rate_c, rate_m = c, m
+    if throttle:
+        # a tile is throttled iff the factor is below 1 somewhere in its span
+        slowed = np.r_[0, np.cumsum(factor != 1.0)]
+        hit = slowed[end_edge[by_start]] > slowed[start_edge[by_start]]
+        throttling[hit] = length[hit] - work_length[hit]
+        # the rates averaged over the interval: volume / length
+        slowdown = np.divide(work_length, length, out=np.ones(n), where=hit & (length > 0))
+        rate_c, rate_m = c * slowdown, m * slowdown
+    machine = workload.machine
+    resources = (machine.compute_name, machine.memory_name)
+    peak = {resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))}
+    over = _oversubscribed(edges, seg_c * factor, seg_m * factor, resources) if throttle else \
+        _oversubscribed(edges, seg_c, seg_m, resources)
     return Schedule(
         names=tuple(workload.names), resource_names=resources, tiles=tiles, pipeline=pipeline, policy=policy,
-        depth=depth, phase=phase, tile=pieces.tile_number[tile_id], start=start, end=end,
-        compute_rate=requested_c * speed, memory_rate=requested_m * speed,
-        requested_compute=requested_c, requested_memory=requested_m,
-        dilation=length * speed * (1.0 - stretch), throttling=length * (1.0 - speed),
-        tile_id=tile_id, tile_start=pieces.tile_start, tile_end=pieces.tile_end,
-        tile_requested=pieces.tile_requested,
-        makespan=float(pieces.tile_end.max()) if pieces.tile_end.size else 0.0,
-        peak_demand=peak, oversubscribed=over,
+        depth=depth, phase=work.phase[by_start], tile=work.number[by_start], start=s, end=e,
+        compute_rate=rate_c, memory_rate=rate_m, requested_compute=c, requested_memory=m,
+        dilation=work_length * (1.0 - work.stretch[by_start]), throttling=throttling,
+        tile_id=by_start, start_edge=start_edge[by_start], end_edge=end_edge[by_start],
+        tile_start=tile_start, tile_end=tile_end, tile_requested=work.requested,
+        edge_time=edges, edge_factor=factor, edge_requested_compute=seg_c, edge_requested_memory=seg_m,
+        makespan=float(tile_end.max()) if n else 0.0, peak_demand=peak, stepping=stepping, **over,
     )
 
 
-def _demand_report(start, end, req_c, req_m, act_c, act_m, resources):
-    """Peak requested demand per resource, and the intervals where actual demand exceeds 1."""
-    _, rc, rm = demand_profile(start, end, req_c, req_m)
-    peak = {resources[0]: float(rc.max(initial=0.0)), resources[1]: float(rm.max(initial=0.0))}
-    edges, ac, am = demand_profile(start, end, act_c, act_m)
-    over = []
-    for resource, demand in zip(resources, (ac, am)):
-        hot = demand > 1.0 + DEMAND_TOLERANCE
-        if not hot.any():
+def _oversubscribed(edges, demand_c, demand_m, resources) -> dict:
+    """Runs of elementary intervals where actual demand exceeds 1, equal demands merged, sorted
+    by (t0, t1, resource name, demand) — as arrays (the list is built only when asked for)."""
+    runs = []
+    for r, demand in enumerate((demand_c, demand_m)):
+        hot = np.flatnonzero(demand > 1.0 + DEMAND_TOLERANCE)
+        if not hot.size:
             continue
-        # merge runs of equal demand on adjacent elementary intervals
-        idx = np.flatnonzero(hot)
-        breaks = np.flatnonzero((np.diff(idx) != 1) | ~np.isclose(np.diff(demand[idx]), 0.0, atol=1e-12)) + 1
-        for run in np.split(idx, breaks):
-            over.append((float(edges[run[0]]), float(edges[run[-1] + 1]), resource, float(demand[run[0]])))
-    over.sort()
-    return peak, over
+        d = demand[hot]
+        run_start = np.empty(hot.size, dtype=bool)
+        run_start[:1] = True
+        run_start[1:] = (np.diff(hot) != 1) | (np.abs(np.diff(d)) > 1e-12)
+        first = np.flatnonzero(run_start)
+        last = np.r_[first[1:] - 1, hot.size - 1]
+        runs.append((edges[hot[first]], edges[hot[last] + 1], np.full(first.size, r, dtype=np.uint8), d[first]))
+    if not runs:
+        empty = np.zeros(0)
+        return {"over_t0": empty, "over_t1": empty, "over_resource": np.zeros(0, np.uint8), "over_demand": empty}
+    if len(runs) == 2:
+        runs = _merge_sorted_runs(*sorted(runs, key=lambda run: resources[run[2][0]]))
+    else:
+        runs = runs[0]
+    return dict(zip(("over_t0", "over_t1", "over_resource", "over_demand"), runs))
+
+
+def _merge_sorted_runs(first, second):
+    """Merge two resources' runs, each sorted by t0 with disjoint runs, into (t0, t1, name) order;
+    ``first`` is the resource whose name sorts first. O(n log n) searches, no sort."""
+    t0a, t1a = first[0], first[1]
+    t0b, t1b = second[0], second[1]
+    before = np.searchsorted(t0a, t0b, side="left")  # runs of `first` starting strictly earlier
+    tie = before < t0a.size
+    tie[tie] = t0a[before[tie]] == t0b[tie]
+    # on equal t0 the shorter run (t1) comes first; on equal t1 too, `first` (its name sorts first)
+    before[tie] += t1a[before[tie]] <= t1b[tie]
+    n = t0a.size + t0b.size
+    at_b = before + np.arange(t0b.size)
+    at_a = np.ones(n, dtype=bool)
+    at_a[at_b] = False
+    out = []
+    for xa, xb in zip(first, second):
+        merged = np.empty(n, dtype=np.result_type(xa, xb))
+        merged[at_a] = xa
+        merged[at_b] = xb
+        out.append(merged)
+    return tuple(out)

@@ -2,7 +2,7 @@
 the widget and the CLI.
 
 >>> Settings(tiles=4, pipeline=True)
-Settings(tiles=4, pipeline=True, policy='none', depth=2)
+Settings(tiles=4, pipeline=True, policy='none', depth=2, stepping='event')
 >>> checked_settings({"tiles": 4})
 {'tiles': 4}
 >>> check_setting("policy", "bogus")
@@ -22,6 +22,7 @@ import numpy as np
 from .errors import ScheduleError
 
 POLICIES = ("none", "dilate", "throttle", "dilate+throttle")
+STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: design.md §3, or campaign_diagram_tools' steps
 MAX_TILES = 10_000_000
 
 
@@ -58,17 +59,24 @@ def check_setting(key: str, value: Any):
         if not isinstance(value, str) or value not in POLICIES:
             raise ScheduleError(f"policy={_short(value)} is not one of {', '.join(repr(p) for p in POLICIES)}")
         return value
+    if key == "stepping":
+        if not isinstance(value, str) or value not in STEPPINGS:
+            raise ScheduleError(f"stepping={_short(value)} is not one of {', '.join(repr(s) for s in STEPPINGS)}")
+        return value
     raise TypeError(f"unknown schedule setting {key!r}; known: {', '.join(DEFAULTS)}")
 
 
 @dataclass(frozen=True)
 class Settings:
-    """How to schedule a workload: ``tiles``, ``pipeline``, ``policy`` (one of ``POLICIES``), ``depth``."""
+    """How to schedule a workload: ``tiles``, ``pipeline``, ``policy`` (one of ``POLICIES``), ``depth``,
+    ``stepping`` (one of ``STEPPINGS``: ``"event"``, design.md §3, or ``"lockstep"``, the paper
+    authors' tool; see docs/lockstep.md)."""
 
     tiles: int = 1
     pipeline: bool = False
     policy: str = "none"
     depth: int = 2
+    stepping: str = "event"
 
     def __post_init__(self):
         for f in fields(self):
@@ -86,7 +94,7 @@ class Settings:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-DEFAULTS: dict[str, Any] = {"tiles": 1, "pipeline": False, "policy": "none", "depth": 2}
+DEFAULTS: dict[str, Any] = {"tiles": 1, "pipeline": False, "policy": "none", "depth": 2, "stepping": "event"}
 
 
 def checked_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:

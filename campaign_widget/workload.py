@@ -13,13 +13,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from . import cache as cache_model
 from .einsum import einsum_phases, parse_all
 from .errors import UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError, evaluate, parse, resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .machine import Machine
-from .phase import Phase
+from .phase import LARGEST, SMALLEST, Phase, check_name
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
 
@@ -106,6 +107,7 @@ class Workload:
         for name in names:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"phase name {_short(name)} must be a non-empty string")
+            check_name("phase name", name)
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
         _check_unique(names)
@@ -125,10 +127,12 @@ class Workload:
         cols = {k: col(k, v) for k, v in (("duration", duration), ("compute_util", compute_util),
                                            ("memory_util", memory_util), ("ops", ops), ("bytes", bytes))}
         for key, arr in cols.items():
-            bad = np.flatnonzero(np.isinf(arr) | (arr < 0))
+            low = SMALLEST if key == "duration" else 0.0
+            bad = np.flatnonzero(np.isinf(arr) | (arr < 0) | (arr > LARGEST) | ((arr > 0) & (arr < low)))
             if bad.size:
                 i = int(bad[0])
-                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and >= 0")
+                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and within "
+                                    f"[{low:g}, {LARGEST:g}]")
         for key, given in (("after", after), ("tileable", tileable)):
             if given is not None and len(given) != n:
                 raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
@@ -274,6 +278,12 @@ class Workload:
                              efficiency=_frozen(efficiency))
         object.__setattr__(self, "_arrays", arrays)
         zero = np.flatnonzero(~(duration > 0))
+        tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
+        if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
+            i = int(tiny[0] if tiny.size else zero[0])
+            raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {float(duration[i])!r} "
+                                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range")
         if zero.size:
             i = int(zero[0])
             if not np.isfinite(duration[i]) and duration[i] != 0:
@@ -355,6 +365,18 @@ class Workload:
         """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
         move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
         return fuse(self, groups)
+
+    def with_predicted_traffic(self, phase: str, cache, *, local_sizes: Mapping[str, int] | None = None,
+                               layouts: Mapping | None = None, loop_order=None, mode: str = "exact",
+                               write_back: bool = False) -> "Workload":
+        """This workload with ``phase`` moving the bytes a cache model predicts (design.md §7):
+        line × misses of its Einsum's access trace in ``cache`` (a ``campaign_widget.cache.Cache``),
+        plus write-backs of dirty lines when ``write_back``. ``mode="exact"`` simulates at the
+        workload's own sizes; ``"ratio"`` simulates at ``local_sizes`` and scales each tensor's miss
+        ratio to the full sizes. ``table()`` marks the phase ``bytes_source="predicted"``; see
+        ``campaign_widget.cache.with_predicted_traffic``."""
+        return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                                  loop_order=loop_order, mode=mode, write_back=write_back)
 
     def with_import_report(self, report) -> "Workload":
         """The same workload carrying an importer's report (``import_report``)."""
@@ -478,14 +500,15 @@ class Workload:
         return require_pandas("Workload.to_dataframe").DataFrame(self.table())
 
     def schedule(self, tiles: int | None = None, pipeline: bool | None = None, policy: str | None = None,
-                 depth: int | None = None):
+                 depth: int | None = None, stepping: str | None = None):
         """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
 
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
-        the defaults ``tiles=1, pipeline=False, policy="none", depth=2``.
+        the defaults ``tiles=1, pipeline=False, policy="none", depth=2, stepping="event"``. ``stepping="lockstep"``
+        pipelines by campaign_diagram_tools' lock-step rule instead (docs/lockstep.md).
         """
         chosen = Settings.resolve(self._settings, {"tiles": tiles, "pipeline": pipeline, "policy": policy,
-                                                   "depth": depth})
+                                                   "depth": depth, "stepping": stepping})
         return build_schedule(self, **chosen.as_dict())
 
     def save(self, path):

@@ -78,14 +78,16 @@ def test_render_passes_the_files_settings_and_the_overrides(capsys, tmp_path, mo
     monkeypatch.setattr(static_figure, "save_workload_figure", fake)
     assert run(capsys, "render", FIG8, "-o", tmp_path / "a.png")[0] == 0
     workload, kwargs = calls[-1]
-    assert kwargs == {"tiles": 4, "pipeline": True, "policy": "dilate+throttle", "depth": 2, "roofline": False,
+    assert kwargs == {"tiles": 4, "pipeline": True, "policy": "dilate+throttle", "depth": 2, "stepping": "event",
+                      "roofline": False,
                       "title": None}
     assert workload.machine.peak_compute == 51.2e12
     assert run(capsys, "render", FIG8, "-o", tmp_path / "b.svg", "--tiles", "2", "--no-pipeline", "--policy",
                "throttle", "--depth", "3", "--peak-compute", "1T", "--peak-bandwidth", "2e12", "--roofline",
                "--title", "t")[0] == 0
     workload, kwargs = calls[-1]
-    assert kwargs == {"tiles": 2, "pipeline": False, "policy": "throttle", "depth": 3, "roofline": True, "title": "t"}
+    assert kwargs == {"tiles": 2, "pipeline": False, "policy": "throttle", "depth": 3, "stepping": "event",
+                      "roofline": True, "title": "t"}
     assert (workload.machine.peak_compute, workload.machine.peak_bandwidth) == (1e12, 2e12)
     np.testing.assert_array_equal(workload.arrays.ops, load(FIG8).arrays.ops)  # peaks move, volumes stay
     assert run(capsys, "render", CASCADE, "-o", tmp_path / "c.pdf", "--machine", "FuseMax")[0] == 0

@@ -23,6 +23,7 @@ def test_wheel_contains_the_built_view(tmp_path):
         assert module in names
     bundles = sorted(n for n in names if n.startswith("campaign_widget/static/") and n.endswith(".js"))
     assert "campaign_widget/static/widget.js" in bundles
+    assert "campaign_widget/static/dataflow.js" in bundles
     # each bundle is an ES module whose default export has render({model, el}), as anywidget loads it
     node = shutil.which("node")
     assert node, "node is needed to build the view (see README)"

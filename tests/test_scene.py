@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+from workloads import chain
 
 from campaign_widget.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, build_scene
-
-from workloads import chain
 
 W = PIPE_WIDTH
 
@@ -73,3 +72,74 @@ def test_a_scene_too_large_to_stack_is_refused_with_its_size(monkeypatch):
     with pytest.raises(scene_module.SceneTooLargeError, match="limit of 10"):
         build_scene(sched)
     assert scene_module.empty_scene(sched).x_max == sched.makespan
+
+
+# -- the scene against the pre-issue-12 scene of the pre-issue-12 engine (tests/schedule_reference.py) --
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from campaign_widget import POLICIES  # noqa: E402
+from schedule_reference import reference_scene, reference_schedule  # noqa: E402
+from test_schedule import DAGS, _equal_duration_dag, dag_workloads  # noqa: E402
+
+
+def _columns(scene, at):
+    """At each instant of ``at``, the pieces drawn there: (phase, tile, base, line, well, fill, dash,
+    flags), one row per tile, sorted by phase and tile."""
+    out = []
+    for t in at:
+        here = np.flatnonzero((scene.x0 <= t) & (t < scene.x1))
+        rows = np.stack([scene.phase[here], scene.tile[here], scene.base_y[here], scene.line_y[here],
+                         scene.well_top[here], scene.fill_top[here], scene.dash_from[here], scene.flags[here]], axis=1)
+        out.append(rows[np.lexsort((rows[:, 1], rows[:, 0]))])
+    return out
+
+
+def assert_same_scene(new, old):
+    scale = max(1.0, old.x_max)
+    assert abs(new.x_max - old.x_max) <= 1e-9 * scale and new.y_max == pytest.approx(old.y_max, abs=1e-6)
+    bounds = np.union1d(np.r_[new.x0, new.x1], np.r_[old.x0, old.x1])
+    gaps = np.diff(bounds)
+    at = ((bounds[1:] + bounds[:-1]) / 2)[gaps > 1e-9 * scale]
+    for t, mine, theirs in zip(at, _columns(new, at), _columns(old, at)):
+        assert mine.shape == theirs.shape, f"at t={t}: {mine[:, :2].tolist()} drawn, expected {theirs[:, :2].tolist()}"
+        np.testing.assert_array_equal(mine[:, [0, 1, 7]], theirs[:, [0, 1, 7]], err_msg=f"at t={t}")
+        np.testing.assert_allclose(mine[:, 2:6], theirs[:, 2:6], atol=1e-6, err_msg=f"at t={t}")
+        np.testing.assert_allclose(mine[:, 6], theirs[:, 6], atol=1e-9 * scale, err_msg=f"at t={t}")
+    for key in ("over_t0", "over_t1", "over_demand"):
+        np.testing.assert_allclose(getattr(new, key), getattr(old, key), rtol=1e-9, atol=1e-9 * scale)
+    np.testing.assert_array_equal(new.over_resource, old.over_resource)
+    # not more pieces than before: the scene merges what does not change
+    assert len(new) <= len(old)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(w=dag_workloads(), tiles=st.integers(1, 6), pipeline=st.booleans(), policy=st.sampled_from(POLICIES),
+       depth=st.integers(1, 3))
+def test_scene_equals_the_reference_scene(w, tiles, pipeline, policy, depth):
+    kwargs = dict(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+    assert_same_scene(build_scene(w.schedule(**kwargs)), reference_scene(reference_schedule(w, **kwargs)))
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("dag", DAGS)
+def test_scene_of_ties_and_skips_equals_the_reference_scene(policy, dag):
+    w = _equal_duration_dag(len(DAGS[dag]), DAGS[dag], (1, 2, .7, 1.9), [.5, .6, .3, .7], [.6, .2, .9, .4])
+    kwargs = dict(tiles=6, pipeline=True, policy=policy)
+    assert_same_scene(build_scene(w.schedule(**kwargs)), reference_scene(reference_schedule(w, **kwargs)))
+
+
+def test_a_throttled_tile_is_cut_where_the_factor_changes():
+    """The schedule keeps a throttled tile whole; the scene draws it at the rate of each moment."""
+    sched = chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True, policy="throttle")
+    s = build_scene(sched)
+    b_first = np.flatnonzero((sched.phase == 1) & (sched.tile == 0))[0]
+    pieces = np.flatnonzero((s.phase == 1) & (s.tile == 0))
+    assert pieces.size > 1  # B1 runs alone (0.9 memory), then beside A2 (1.5 requested: throttled to 1/1.5)
+    times, factor = sched.throttle_timeline()
+    heights = s.line_y[pieces] - s.base_y[pieces]
+    for k, piece in zip(range(pieces.size), pieces):
+        f = factor[np.searchsorted(times, s.x0[piece], side="right") - 1]
+        assert heights[k] == pytest.approx(sched.requested_compute[b_first] * f, rel=1e-6)
+    assert {round(float(h), 6) for h in heights} == {round(.2, 6), round(.2 / 1.5, 6)}

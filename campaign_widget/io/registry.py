@@ -7,7 +7,7 @@ from typing import Callable
 
 from ..machine import Machine
 from ..workload import Workload
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, _short
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def formats() -> tuple[FileFormat, ...]:
 
 
 def load(path, *, machine: Machine | str | None = None, percent: bool = False, format: str | None = None,
-         **options) -> Workload:
+         **options):
     """Read a workload file in any registered format, recognized by its content.
 
     ``machine`` (a ``Machine`` or a preset name) replaces the file's machine: utilizations in the
@@ -68,6 +68,9 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     percentages (0–100) rather than fractions; our own format always holds fractions.
     ``format`` forces a registered format by name instead of sniffing. Other keyword ``options``
     go to the format's reader (e.g. ``clock=`` for Timeloop stats, ``group_by=`` for traces).
+
+    A reader may return a measured timeline instead (a ``campaign_widget.timeline.Timeline``, a
+    ``Schedule`` whose ``.workload`` is the workload): traces with ``timeline=True``.
 
     Raises ``WorkloadFileError`` (a ``WorkloadError``, a ``ValueError``) naming the file and the
     line or field, and ``OSError`` if the file cannot be opened.
@@ -81,12 +84,12 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
         except ValueError as e:
             raise source.error(str(e)) from None
     elif machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine or a preset name")
+        raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine or a preset name")
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
-        raise ValueError(f"format={format!r} is not a registered file format; known: {', '.join(_FORMATS)}")
+        raise ValueError(f"format={_short(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
     workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
-    if not isinstance(workload, Workload):
+    if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
         raise TypeError(f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
                         "not a Workload (a bug in that reader)")
     return workload

@@ -16,6 +16,7 @@ from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
 from .style import FORMATS, LAYOUT, PX_PER_INCH, THEME, _text_width_px, _valid_color
+from ..atomic import atomic_write
 
 
 @dataclass
@@ -41,7 +42,8 @@ class RenderedFigure:
         path = Path(path)
         fmt = _format_of(path)
         meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
-        self.figure.savefig(path, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
+        with atomic_write(path, "wb") as handle:  # whole or not at all: a failed export leaves the old file
+            self.figure.savefig(handle, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
         return path
 
 
@@ -168,16 +170,16 @@ def savefig(path, panels, *, roofline: RooflinePanel | None = None, width: float
 
 
 def save_workload_figure(workload, path, *, tiles: int | None = None, pipeline: bool | None = None,
-                         policy: str | None = None, depth: int | None = None, roofline: bool = False,
-                         title: str | None = None, y_axis: str = "relative", width: float = 8.0,
-                         dpi: float = 200) -> Path:
+                         policy: str | None = None, depth: int | None = None, stepping: str | None = None,
+                         roofline: bool = False, title: str | None = None, y_axis: str = "relative",
+                         width: float = 8.0, dpi: float = 200) -> Path:
     """Schedule ``workload`` (settings left as None come from the workload, else the defaults),
     draw its campaign diagram (and its roofline, on the right) and write ``path``.
 
     ``title=None`` describes the schedule ("4 tiles, pipelined, dilate+throttle"); "" draws none.
     """
     _format_of(path)
-    schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+    schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
     roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if roofline else None

@@ -1,0 +1,243 @@
+"""Time the dataflow view at 10^4 phases and 3·10^4 tensors (issue 10, "Speed").
+
+    python benchmarks/bench_dataflow.py              # kernel side, then the browser
+    python benchmarks/bench_dataflow.py --kernel     # kernel side only (no browser)
+    python benchmarks/bench_dataflow.py --phases 2000
+
+Kernel side (best of --repeat): the dataflow graph, the layered layout (igraph), the scale, the
+payload, and the serialization ipywidgets does to send it (buffers + JSON), i.e. "lays out and
+syncs"; igraph's one-off import is timed apart.
+
+Browser side (headless Chromium on a private JupyterLab, as tests/browser does; see
+/work/shared/browser-testing.md "Measuring what a person sees"): from the cell's start to the
+first drawn frame (end to end: layout, transfer, decode, draw); then, timed inside the page, a
+pan (pointer drag) and an overlay change (the select, through the kernel), each until the canvas
+pixels change, ~20 times alternating, reporting min / median / max, with the view's own draw time.
+
+Measured 2026-11-30 on the shared 2-core machine under a load average of 12-15 (every number is
+several times what an idle machine gives; compare medians of one run):
+  kernel: graph 0.2-0.4 s, layout 0.5-1.7 s, DataflowView(w) + serialized state 0.87-1.96 s
+  (4.0 MB synced); igraph's one-off import 2-5 s (it imports matplotlib.pyplot).
+  browser: kernel 1.7 s → render() 0.7 s → first frame 0.24 s (cell start → first frame 2.6 s);
+  pan at the first view median 13.8 ms (draw 2.2 ms); pan at "fit all" (40,000 nodes) median
+  25.6-43.9 ms (draw 8-17 ms); overlay change: colours back from the kernel median 120-130 ms,
+  decode 4 ms, draw 12-56 ms, one picture per change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from dataflow_workloads import big_workload  # noqa: E402
+
+
+def best(fn, repeat):
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def kernel(n_phases: int, repeat: int) -> None:
+    start = time.perf_counter()
+    import igraph  # noqa: F401
+
+    print(f"import igraph (once per kernel; pulls in matplotlib): {time.perf_counter() - start:.2f} s")
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    from campaign_widget import dataflow as model
+    from campaign_widget.dataflow_view import DataflowView, graph_payload, paint_payload, values_payload
+
+    t_work, w = best(lambda: big_workload(n_phases), 1)
+    t_graph, g = best(lambda: model.dataflow_graph(w), repeat)
+    t_layout, lay = best(lambda: model.layered_layout(g), repeat)
+    t_scale, sc = best(lambda: model.scale(w, g, "bytes", "median"), repeat)
+    t_payload, _ = best(lambda: (graph_payload(g, lay), paint_payload(w, g, sc), values_payload(w, g, sc)), repeat)
+
+    def view_and_state():
+        view = DataflowView(w)
+        state, _, buffers = _remove_buffers(view.get_state())
+        state.pop("_esm", None)
+        return view, len(json.dumps(state)) + sum(len(b) for b in buffers)
+
+    t_view, (view, size) = best(view_and_state, repeat)
+    t_overlay, _ = best(lambda: setattr(view, "overlay", "intensity" if view.overlay == "bytes" else "bytes"), repeat)
+    print(f"{g.n_phases} phases, {g.n_nodes - g.n_phases} tensors, {g.n_edges} edges "
+          f"(building the workload from Phase objects: {t_work:.2f} s)")
+    print(f"  graph {t_graph:.3f} s | layout {t_layout:.3f} s | scale {t_scale:.3f} s | payload {t_payload:.3f} s")
+    print(f"  DataflowView(w) + serialized state (lays out and syncs, kernel side): {t_view:.3f} s, "
+          f"{size / 1e6:.2f} MB synced")
+    print(f"  overlay change, kernel side (scale + payload): {t_overlay * 1e3:.1f} ms")
+
+
+# -- the browser -------------------------------------------------------------------------------------
+
+CELL = """\
+import sys, time
+sys.path.insert(0, {bench!r})
+from dataflow_workloads import big_workload
+from campaign_widget.dataflow_view import DataflowView
+import igraph  # the one-off import, not part of the measurement
+w = big_workload({n})
+t0 = time.time()
+view = DataflowView(w, height=420)
+print('KERNEL', time.time() - t0, 'START', t0)
+view
+"""
+
+_PAN = """async ([canvas, dx]) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const small = document.createElement('canvas'); small.width = 200; small.height = 100;
+  const sctx = small.getContext('2d');
+  const hash = () => { sctx.drawImage(canvas, 0, 0, 200, 100); const d = sctx.getImageData(0, 0, 200, 100).data;
+    let h = 0; for (let i = 0; i < d.length; i += 7) h = (h * 31 + d[i]) | 0; return h; };
+  const before = hash();
+  const r = canvas.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + 54 + 150;
+  const opts = (px) => ({bubbles: true, clientX: px, clientY: y, pointerId: 1, button: 0, buttons: 1});
+  canvas.dispatchEvent(new PointerEvent('pointerdown', opts(x)));
+  const t0 = performance.now();
+  canvas.dispatchEvent(new PointerEvent('pointermove', opts(x + dx)));
+  let t1 = null;
+  for (let i = 0; i < 120 && t1 === null; i++) { await frame(); if (hash() !== before) t1 = performance.now(); }
+  canvas.dispatchEvent(new PointerEvent('pointerup', opts(x + dx)));
+  await frame();
+  return {ms: t1 === null ? null : t1 - t0, drawMs: +canvas.dataset.drawMs};
+}"""
+
+_OVERLAY = """async ([canvas, value]) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const small = document.createElement('canvas'); small.width = 200; small.height = 100;
+  const sctx = small.getContext('2d');
+  const hash = () => { sctx.drawImage(canvas, 0, 0, 200, 100); const d = sctx.getImageData(0, 0, 200, 100).data;
+    let h = 0; for (let i = 0; i < d.length; i += 7) h = (h * 31 + d[i]) | 0; return h; };
+  const select = canvas.closest('.cwd-root').querySelector('select.cwd-overlay');
+  const before = hash();
+  const t0 = performance.now();
+  select.value = value;
+  select.dispatchEvent(new Event('input', {bubbles: true}));
+  select.dispatchEvent(new Event('change', {bubbles: true}));
+  let t1 = null, last = before, pictures = 0;
+  const deadline = t0 + 5000;
+  while (performance.now() < deadline) {
+    await frame();
+    const h = hash();
+    if (h !== last) { pictures++; last = h; if (t1 === null) t1 = performance.now(); }
+    if (t1 !== null && performance.now() - t1 > 300) break;
+  }
+  const d = canvas.dataset;
+  return {ms: t1 === null ? null : t1 - t0, drawMs: +d.drawMs, pictures, roundTrip: +d.paintReceived - t0,
+          paintMs: +d.paintMs, minimapMs: +d.minimapMs};
+}"""
+
+
+def _summary(label, samples):
+    ms = [s["ms"] for s in samples if s["ms"] is not None]
+    draw = [s["drawMs"] for s in samples]
+    missed = len(samples) - len(ms)
+    extra = f", {missed} never changed the picture" if missed else ""
+    pictures = [s.get("pictures") for s in samples if s.get("pictures") is not None]
+    pics = f", pictures per change max {max(pictures)}" if pictures else ""
+    if samples and "roundTrip" in samples[0]:
+        med = lambda key: statistics.median(s[key] for s in samples)  # noqa: E731
+        print(f"  {label}, medians: select → new colours received {med('roundTrip'):.1f} ms (kernel + transfer); "
+              f"decode {med('paintMs'):.1f} ms; draw {med('drawMs'):.1f} ms (minimap {med('minimapMs'):.1f} ms)")
+    print(f"  {label}: to changed pixels min {min(ms):.1f} / median {statistics.median(ms):.1f} / max {max(ms):.1f} ms; "
+          f"view's draw median {statistics.median(draw):.1f} ms{extra}{pics}")
+
+
+def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "browser"))
+    import conftest as labtools
+    from labdriver import LabPage, Notebook, write_notebook
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        root, work, config, runtime = (base / d for d in ("notebooks", "work", "config", "runtime"))
+        for d in (root, work, config, runtime):
+            d.mkdir()
+        labtools._write_lab_settings(config)
+        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTER_RUNTIME_DIR=str(runtime), PYTHONUNBUFFERED="1")
+        server = labtools._start_lab(root, work, base, env, base / "server.log")
+        try:
+            with sync_playwright() as p:
+                chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=labtools.CHROMIUM_ARGS)
+                lab = LabPage(chromium, "bench-dataflow", base, viewport=labtools.VIEWPORT,
+                              device_scale_factor=1, benign=[])
+                try:
+                    write_notebook(root, "bench.ipynb", "# dataflow benchmark")
+                    nb = Notebook(lab.page, server.url)
+                    nb.open("bench.ipynb")
+                    nb.wait_kernel_idle()
+                    index = nb.append_code_cell(CELL.format(bench=str(HERE), n=n_phases))
+                    out = nb.run_cell(index, timeout=300)
+                    kernel_s = float(out.split("KERNEL", 1)[1].split()[0])
+                    start = float(out.split("START", 1)[1].split()[0])
+                    canvas = lab.page.locator(".cwd-root canvas.cwd-plot").first
+                    canvas.wait_for(state="attached", timeout=120_000)
+                    lab.page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(),
+                                               timeout=120_000)
+                    first = lab.page.evaluate("() => Date.now() / 1000")  # upper bound: polled after the draw
+                    data = canvas.evaluate("c => ({...c.dataset})")
+                    render_at, first_at = float(data["renderAt"]) / 1e3, float(data["firstDrawAt"]) / 1e3
+                    print(f"browser, {n_phases} phases: kernel {kernel_s:.2f} s → view's render() called "
+                          f"{render_at - start - kernel_s:.2f} s later (state transfer, widget manager, ESM load) → "
+                          f"first frame {first_at - render_at:.2f} s later (decode, batches, draw); "
+                          f"cell start → first frame {first_at - start:.2f} s")
+                    print(f"browser, {n_phases} phases: kernel {kernel_s:.2f} s; cell start → first frame seen "
+                          f"≤ {first - start:.2f} s (zoom {float(data['k']):.2f}, {data['nodesDrawn']} nodes, "
+                          f"{data['edgesDrawn']} edges drawn, first draw {data['drawMs']} ms)")
+                    canvas.scroll_into_view_if_needed()
+                    handle = canvas.element_handle()
+                    if screenshots:
+                        canvas.locator("xpath=..").screenshot(path=str(screenshots / "dataflow-start.png"))
+                    pans = [lab.page.evaluate(_PAN, [handle, 40 if i % 2 else -40]) for i in range(rounds)]
+                    _summary("pan (drag 40 px)", pans)
+                    lab.page.evaluate("c => c.closest('.cwd-root').querySelector('button.cwd-fit').click()", handle)
+                    lab.page.wait_for_timeout(300)
+                    data = canvas.evaluate("c => ({...c.dataset})")
+                    if screenshots:
+                        canvas.locator("xpath=..").screenshot(path=str(screenshots / "dataflow-fit.png"))
+                    fit = [lab.page.evaluate(_PAN, [handle, 40 if i % 2 else -40]) for i in range(rounds)]
+                    _summary(f"pan at 'fit all' (zoom {float(data['k']):.4f}, {data['nodesDrawn']} nodes drawn)", fit)
+                    overlays = [lab.page.evaluate(_OVERLAY, [handle, "intensity" if i % 2 == 0 else "bytes"])
+                                for i in range(rounds)]
+                    _summary("overlay change (select → kernel → redraw)", overlays)
+                    if lab.errors.errors:
+                        print("page errors:", *lab.errors.errors, sep="\n  ")
+                finally:
+                    lab.context.close()
+                    chromium.close()
+        finally:
+            labtools._stop(server.process)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--phases", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--kernel", action="store_true", help="kernel side only")
+    parser.add_argument("--screenshots", type=Path, help="folder for pictures of the first view and of 'fit all'")
+    args = parser.parse_args(argv)
+    kernel(args.phases, args.repeat)
+    if not args.kernel:
+        browser(args.phases, args.rounds, args.screenshots)
+
+
+if __name__ == "__main__":
+    main()

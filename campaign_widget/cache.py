@@ -1,0 +1,1111 @@
+"""Local view of one phase (design.md §7): layouts, the access trace, stack distances, LRU misses.
+
+Public API (pure numpy + a numba kernel; no widget code)::
+
+    Layout(order="C"|"F", strides=None, offset=0, byte_offset=0, elem_bytes=None, shape=None)
+    trace(einsum, sizes, *, layouts=None, loop_order=None, elem_bytes=4, line=64,
+          out_of_range="report") -> Trace
+    Cache(line=64, lines=512, ways=None)          # ways=None: fully associative; Cache.of_bytes(size, ...)
+    stack_distances(trace, line=64, *, progress=None) -> StackDistances
+        # .distance (-1 cold), .histogram (d = 0..max), .cold, .misses(C or array of C);
+        # unpacks as ``distance, histogram = stack_distances(trace)``
+    simulate(trace, cache, *, distances=None, progress=None) -> CacheResult
+        # .misses .cold .capacity .conflict .hits .accesses, .miss / .fa_miss (per access),
+        # .distances, .set_distances, .fa_misses(C), .per_tensor, .per_element(tensor), .write_backs()
+    predicted_traffic(workload, phase, cache, *, local_sizes=None, layouts=None, loop_order=None,
+                      mode="exact"|"ratio", write_back=False) -> {tensor: bytes}
+    with_predicted_traffic(workload, phase, cache, ...) -> Workload (that phase's bytes predicted)
+    MAX_ACCESSES = 10**7                          # larger traces are refused (error names the sizes)
+
+``einsum`` is a spec ``"C[i,j] = A[i,k] * B[k,j]"`` (index expressions such as ``i+1``, ``2*k``, ``l-1``
+allowed), a ``("ik,kj->ij", ["A", "B"], "C")`` tuple, or a parsed ``campaign_widget.einsum.Einsum``.
+
+Trace (design.md §7): the loops run in ``loop_order`` (default: the output's indices, then the reduced
+ones, the last innermost); at each point every input is read in right-hand-side order, then the output
+is accessed once (a write). ``Trace`` arrays, one entry per access, in trace order:
+
+- ``address`` (bytes, for ``trace.line``; ``trace.addresses(line)`` for another line size),
+- ``tensor`` (index into ``trace.tensors``), ``element`` (flat C-order index into the tensor's logical
+  shape ``trace.shapes[t]``, whatever its layout), ``is_write``, ``point`` (iteration number, the
+  C-order rank of the loop indices' values in ``loop_order``; ``trace.index_values(point)`` gives them).
+
+Per tensor: ``tensors``, ``shapes``, ``strides`` (elements), ``elem_bytes``, ``offsets``,
+``byte_offsets``, ``bases`` (for ``trace.line``; ``trace.bases_for(line)``), ``extents`` (bytes).
+For a view: ``trace.same_line(tensor, element, line)`` (Fig. 5a's overlay), ``trace.related(tensor,
+elements)`` (accesses of the iterations touching them, per element of every tensor),
+``trace.accesses_per_element(tensor)`` (the flattened heatmap), ``trace.element_address(...)``,
+``trace.refs`` (the accesses of one point: tensor id, index expressions, is_write), ``trace.points``.
+Out-of-range accesses (an index expression outside the tensor's shape) are left out of the arrays,
+counted per tensor in ``trace.out_of_range`` and reported with a warning (``out_of_range="error"``
+raises instead). A tensor's shape is ``Layout.shape`` if given, else per dimension the largest index
+used there + 1 (so only negative indices, or indices beyond a given shape, are out of range).
+
+Addresses: addr(e) = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d); tensors are placed one
+after another in order of first access, each base rounded up to a whole cache line.
+
+Stack distance (line granularity): the number of distinct lines referenced since the last reference to
+the access's line; -1 ("cold") for the first. A fully associative LRU cache of C lines misses iff cold or
+distance >= C, so ``StackDistances.misses(C)`` is cold + #{d >= C} for every C at once. A set-associative
+LRU cache (S = lines // ways sets, set = line mod S, write-allocate) applies the same rule to the distance
+counted within the access's set, with ``ways`` for C. Classes: cold; capacity = FA(C) - cold;
+conflict = set-associative - FA(C) (may be negative: reported as computed).
+
+Speed: one sequential pass (a numba-compiled kernel) gives the fully associative distance of every
+access — the most recent lines in a small array, older ones as stamps in a bitset with a Fenwick tree
+over its words, O(log lines) per access — and, in the same pass, a W-way set-associative cache (each
+set's lines with their last access times). ``benchmarks/bench_cache.py`` compares with pycachesim.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import expr as _expr
+from .einsum import Einsum
+from .einsum import parse as _parse_einsum
+from .errors import WorkloadError
+
+MAX_ACCESSES = 10**7
+_CHUNK = 1 << 20          # accesses per kernel call (progress is reported between calls)
+_PROGRESS_FROM = 2 * 10**6  # traces at least this long show a progress bar on stderr by default
+
+
+class CacheModelError(WorkloadError):
+    """Bad input to the cache model; the message names the field and the value."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Layout
+# --------------------------------------------------------------------------------------------------
+
+def _whole(value, what: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
+        raise CacheModelError(f"{what}={value!r} must be a whole number >= {minimum}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one tensor lies in memory (design.md §7).
+
+    ``order``: "C" (row-major) or "F" (column-major), used when ``strides`` is None. ``strides``: in
+    elements, one per dimension (e.g. padded rows: shape (9, 10) with strides (16, 1)). ``offset``: in
+    elements, ``byte_offset``: in bytes, both added to the tensor's base. ``elem_bytes``: overrides the
+    trace's ``elem_bytes`` for this tensor. ``shape``: the tensor's shape, when it is not the one the
+    Einsum implies (e.g. a halo).
+
+    >>> Layout(order="F").strides_for((2, 3))
+    (1, 2)
+    """
+
+    order: str = "C"
+    strides: tuple[int, ...] | None = None
+    offset: int = 0
+    byte_offset: int = 0
+    elem_bytes: int | None = None
+    shape: tuple[int, ...] | None = None
+
+    def __post_init__(self):
+        if self.order not in ("C", "F"):
+            raise CacheModelError(f"Layout order={self.order!r} must be 'C' or 'F'")
+        if self.strides is not None:
+            strides = tuple(self.strides) if isinstance(self.strides, (tuple, list, np.ndarray)) else None
+            if strides is None:
+                raise CacheModelError(f"Layout strides={self.strides!r} must be a tuple of whole numbers")
+            object.__setattr__(self, "strides", tuple(_whole(s, f"Layout strides[{d}]", minimum=1)
+                                                      for d, s in enumerate(strides)))
+        if self.shape is not None:
+            if not isinstance(self.shape, (tuple, list, np.ndarray)):
+                raise CacheModelError(f"Layout shape={self.shape!r} must be a tuple of whole numbers")
+            object.__setattr__(self, "shape", tuple(_whole(s, f"Layout shape[{d}]", minimum=1)
+                                                    for d, s in enumerate(self.shape)))
+        object.__setattr__(self, "offset", _whole(self.offset, "Layout offset", minimum=0))
+        object.__setattr__(self, "byte_offset", _whole(self.byte_offset, "Layout byte_offset", minimum=0))
+        if self.elem_bytes is not None:
+            object.__setattr__(self, "elem_bytes", _whole(self.elem_bytes, "Layout elem_bytes", minimum=1))
+
+    def strides_for(self, shape: Sequence[int], tensor: str = "tensor") -> tuple[int, ...]:
+        """The strides (elements) of this layout for ``shape``; checked not to overlap."""
+        shape = tuple(int(s) for s in shape)
+        if self.strides is None:
+            strides, step = [0] * len(shape), 1
+            dims = range(len(shape) - 1, -1, -1) if self.order == "C" else range(len(shape))
+            for d in dims:
+                strides[d] = step
+                step *= shape[d]
+            return tuple(strides)
+        if len(self.strides) != len(shape):
+            raise CacheModelError(f"layout of {tensor!r}: strides={self.strides} has {len(self.strides)} entries "
+                                  f"but the tensor has {len(shape)} dimensions (shape {shape})")
+        # no two elements may share an address: sorted by stride, each stride spans the dims below it
+        span = 1
+        for d in sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: self.strides[d]):
+            if self.strides[d] < span:
+                raise CacheModelError(
+                    f"layout of {tensor!r}: strides={self.strides} are shorter than shape {shape} allows "
+                    f"(stride {self.strides[d]} of dimension {d} < {span}, elements would overlap)")
+            span = self.strides[d] * shape[d]
+        return self.strides
+
+    @staticmethod
+    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> Layout:
+        """A layout whose innermost rows are padded to a multiple of ``multiple`` elements (post-padding,
+        e.g. ``multiple = line // elem_bytes`` aligns every row to a cache line).
+
+        >>> Layout.aligned_rows((9, 10), 16).strides
+        (16, 1)
+        """
+        multiple = _whole(multiple, "aligned_rows multiple", minimum=1)
+        shape = tuple(int(s) for s in shape)
+        dims = list(range(len(shape) - 1, -1, -1)) if order == "C" else list(range(len(shape)))
+        strides, step = [0] * len(shape), 1
+        for n, d in enumerate(dims):
+            strides[d] = step
+            step *= shape[d]
+            if n == 0:
+                step = -(-step // multiple) * multiple
+        return Layout(order=order, strides=tuple(strides), **options)
+
+
+# --------------------------------------------------------------------------------------------------
+# Trace
+# --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Ref:
+    tensor: int
+    exprs: tuple[str, ...]
+    is_write: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """The accesses of one Einsum at small sizes, in design.md §7's order (see the module docstring)."""
+
+    einsum: Einsum
+    sizes: dict                      # loop index -> size
+    loop_order: tuple[str, ...]
+    tensors: tuple[str, ...]         # in order of first access
+    shapes: tuple[tuple[int, ...], ...]
+    strides: tuple[tuple[int, ...], ...]
+    elem_bytes: tuple[int, ...]
+    offsets: tuple[int, ...]
+    byte_offsets: tuple[int, ...]
+    extents: tuple[int, ...]         # bytes from a tensor's base past its last element
+    refs: tuple[_Ref, ...]           # the accesses of one point, in order
+    line: int
+    rel: np.ndarray = field(repr=False)      # address minus base
+    kept: np.ndarray | None = field(repr=False)   # which of points × refs accesses are in range (None: all)
+    flat_parts: tuple = field(repr=False)         # per ref: its element index, broadcastable over the nest
+    out_of_range: dict = field(default_factory=dict)
+
+    # tensor, is_write, element and point are built on first use (the simulation needs only addresses)
+    def _per_access(self, row: np.ndarray) -> np.ndarray:
+        out = np.empty((self.points, len(self.refs)), row.dtype)
+        out[:] = row
+        out = out.reshape(-1)
+        return out if self.kept is None else out[self.kept]
+
+    @functools.cached_property
+    def tensor(self) -> np.ndarray:
+        """Index into ``tensors`` of each access."""
+        return self._per_access(np.array([r.tensor for r in self.refs], np.int16))
+
+    @functools.cached_property
+    def is_write(self) -> np.ndarray:
+        """True for the output's access at each point."""
+        return self._per_access(np.array([r.is_write for r in self.refs], bool))
+
+    @functools.cached_property
+    def element(self) -> np.ndarray:
+        """Flat C-order index of each access's element in its tensor's logical shape."""
+        full = tuple(self.sizes[i] for i in self.loop_order)
+        out = np.empty(full + (len(self.refs),), np.int64)
+        for r, part in enumerate(self.flat_parts):
+            out[..., r] = part
+        out = out.reshape(-1)
+        return out if self.kept is None else out[self.kept]
+
+    @functools.cached_property
+    def point(self) -> np.ndarray:
+        """The iteration number of each access."""
+        point = np.repeat(np.arange(self.points, dtype=np.int64), len(self.refs))
+        return point if self.kept is None else point[self.kept]
+
+    def __len__(self) -> int:
+        return int(self.rel.size)
+
+    @property
+    def points(self) -> int:
+        """The number of iterations (points of the loop nest)."""
+        return math.prod(self.sizes[i] for i in self.loop_order)
+
+    def bases_for(self, line: int) -> np.ndarray:
+        """Each tensor's base address when bases are rounded up to whole lines of ``line`` bytes."""
+        line = _line(line, "line")
+        bases, at = np.zeros(len(self.tensors), np.int64), 0
+        for t, extent in enumerate(self.extents):
+            bases[t] = at
+            at = -(-(at + extent) // line) * line
+        return bases
+
+    @property
+    def bases(self) -> np.ndarray:
+        return self.bases_for(self.line)
+
+    def addresses(self, line: int | None = None) -> np.ndarray:
+        """Byte addresses with bases rounded to ``line`` (default ``trace.line``)."""
+        bases = self.bases_for(self.line if line is None else line)
+        if self.kept is None:   # every point has every ref: add each ref's base along the rows
+            row = bases[[r.tensor for r in self.refs]]
+            return (self.rel.reshape(-1, len(self.refs)) + row).reshape(-1)
+        return self.rel + bases[self.tensor]
+
+    @property
+    def address(self) -> np.ndarray:
+        return self.addresses()
+
+    def tensor_index(self, name: str) -> int:
+        try:
+            return self.tensors.index(name)
+        except ValueError:
+            raise CacheModelError(f"tensor {name!r} is not in this trace; its tensors: {list(self.tensors)}") from None
+
+    def index_values(self, point) -> dict[str, np.ndarray]:
+        """The loop indices' values at iteration number(s) ``point``."""
+        values = np.unravel_index(np.asarray(point, dtype=np.int64), [self.sizes[i] for i in self.loop_order])
+        return {name: v for name, v in zip(self.loop_order, values)}
+
+    def element_address(self, tensor: str, element, line: int | None = None) -> np.ndarray:
+        """Byte address of flat element index/indices of ``tensor`` (any element, accessed or not)."""
+        t = self.tensor_index(tensor)
+        multi = np.unravel_index(np.asarray(element, dtype=np.int64), self.shapes[t])
+        offset = sum(m * s for m, s in zip(multi, self.strides[t])) if multi else 0
+        base = self.bases_for(self.line if line is None else line)[t]
+        return base + self.byte_offsets[t] + self.elem_bytes[t] * (self.offsets[t] + np.asarray(offset, np.int64))
+
+    def same_line(self, tensor: str, element: int, line: int | None = None) -> np.ndarray:
+        """Flat indices of the elements of ``tensor`` on the same cache line as ``element``
+        (design.md §7, Fig. 5a)."""
+        line = self.line if line is None else _line(line, "line")
+        t = self.tensor_index(tensor)
+        everything = self.element_address(tensor, np.arange(math.prod(self.shapes[t])), line)
+        return np.flatnonzero(everything // line == int(self.element_address(tensor, element, line)) // line)
+
+    def accesses_per_element(self, tensor: str) -> np.ndarray:
+        """How often each element of ``tensor`` is accessed, in the tensor's shape (flattened heatmap)."""
+        t = self.tensor_index(tensor)
+        size = math.prod(self.shapes[t])
+        return np.bincount(self.element[self.tensor == t], minlength=size).reshape(self.shapes[t])
+
+    def related(self, tensor: str, elements) -> dict[str, np.ndarray]:
+        """Accesses related to clicked elements (design.md §7): for every iteration that touches one of
+        ``elements`` of ``tensor``, every access of that iteration, counted per element of every tensor
+        (counts add up over several clicked elements: an iteration is counted once per clicked access)."""
+        t = self.tensor_index(tensor)
+        elements = np.atleast_1d(np.asarray(elements, dtype=np.int64))
+        hit = (self.tensor == t) & np.isin(self.element, elements)
+        weight = np.bincount(self.point[hit], minlength=self.points)
+        w = weight[self.point]
+        return {name: np.bincount(self.element[self.tensor == k], weights=w[self.tensor == k],
+                                  minlength=math.prod(self.shapes[k])).astype(np.int64).reshape(self.shapes[k])
+                for k, name in enumerate(self.tensors)}
+
+    def summary(self) -> str:
+        dropped = sum(self.out_of_range.values())
+        text = (f"{len(self):,} accesses of {len(self.tensors)} tensors over {self.points:,} points "
+                f"(loops {', '.join(f'{i}<{self.sizes[i]}' for i in self.loop_order)})")
+        if dropped:
+            text += f"; {dropped:,} out-of-range accesses left out ({self.out_of_range})"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Trace({self.einsum.name!r}: {self.summary()})"
+
+
+def _line(value, what) -> int:
+    line = _whole(value, what, minimum=1)
+    if line & (line - 1):
+        raise CacheModelError(f"{what}={value!r} must be a power of two (bytes per cache line)")
+    return line
+
+
+def _as_einsum(einsum) -> Einsum:
+    if isinstance(einsum, Einsum):
+        return einsum
+    if isinstance(einsum, str):
+        return _parse_einsum(einsum.split("=")[0].split("[")[0].strip() or "einsum", einsum)
+    return _parse_einsum("einsum", einsum)
+
+
+def _refs_of(e: Einsum) -> list[tuple[str, tuple[str, ...], bool]]:
+    if e.input_exprs or e.output_exprs:
+        reads = [(t, tuple(x), False) for t, x in e.input_exprs]
+        return reads + [(e.output, tuple(e.output_exprs), True)]
+    return [(t, tuple(x), False) for t, x in e.inputs] + [(e.output, tuple(e.output_indices), True)]
+
+
+def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | None = None,
+          loop_order: Sequence[str] | str | None = None, elem_bytes: int = 4, line: int = 64,
+          out_of_range: str = "report") -> Trace:
+    """The access trace of one Einsum at the (small) loop sizes ``sizes`` (design.md §7).
+
+    >>> t = trace("C[i,j] = A[i,k] * B[k,j]", {"i": 2, "j": 2, "k": 2}, elem_bytes=8)
+    >>> [t.tensors[k] for k in t.tensor[:6]], t.is_write[:3].tolist()
+    (['A', 'B', 'C', 'A', 'B', 'C'], [False, False, True])
+    """
+    e = _as_einsum(einsum)
+    refs = _refs_of(e)
+    elem_bytes = _whole(elem_bytes, "elem_bytes", minimum=1)
+    line = _line(line, "line")
+    if out_of_range not in ("report", "error"):
+        raise CacheModelError(f"out_of_range={out_of_range!r} must be 'report' or 'error'")
+    parsed = [(t, tuple(_expr.parse(x) for x in xs), w) for t, xs, w in refs]
+    for t, xs, _ in parsed:
+        for x in xs:
+            if not x.names and not x.text.strip():
+                raise CacheModelError(f"Einsum {e.name!r}: tensor {t!r} has an empty index")
+    # loop indices: the Einsum's (output first, then reduced) and any other name in an index expression
+    names = dict.fromkeys(e.output_indices)
+    names.update(dict.fromkeys(e.indices))
+    for _, xs, _ in parsed:
+        for x in xs:
+            names.update(dict.fromkeys(sorted(x.names)))
+    indices = tuple(names)
+    if not isinstance(sizes, Mapping):
+        raise CacheModelError(f"Einsum {e.name!r}: sizes={sizes!r} must map each loop index to a size")
+    missing = [i for i in indices if i not in sizes]
+    if missing:
+        raise CacheModelError(f"Einsum {e.name!r}: loop indices {missing} have no size; sizes={dict(sizes)}")
+    loop_sizes = {i: _expr.size(sizes[i], {}, what=f"size {i!r}") for i in indices}
+    if loop_order is None:
+        order = indices
+    else:
+        order = tuple(loop_order) if not isinstance(loop_order, str) else tuple(
+            loop_order.replace(",", " ").split() if ("," in loop_order or " " in loop_order) else loop_order)
+        if sorted(order) != sorted(indices):
+            raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
+    points = math.prod(loop_sizes[i] for i in order)
+    if points * len(refs) > MAX_ACCESSES:
+        raise CacheModelError(
+            f"Einsum {e.name!r} at sizes {loop_sizes} makes {points:,} points × {len(refs)} accesses = "
+            f"{points * len(refs):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes")
+    layouts = dict(layouts or {})
+    tensors = tuple(dict.fromkeys(t for t, _, _ in parsed))
+    unknown = [name for name in layouts if name not in tensors]
+    if unknown:
+        raise CacheModelError(f"layouts names unknown tensors {unknown}; the tensors of {e.name!r}: {list(tensors)}")
+    for name, layout in layouts.items():
+        if not isinstance(layout, Layout):
+            raise CacheModelError(f"layouts[{name!r}]={layout!r} must be a Layout")
+    # index arrays, broadcastable over the loop nest (axis d = loop_order[d])
+    dims = len(order)
+    env = {}
+    for d, name in enumerate(order):
+        shape = [1] * dims
+        shape[d] = loop_sizes[name]
+        env[name] = np.arange(loop_sizes[name], dtype=np.int64).reshape(shape)
+    full = tuple(loop_sizes[i] for i in order)
+    values = [[x.evaluate_array(env) if x.text.strip() not in env else env[x.text.strip()] for x in xs]
+              for _, xs, _ in parsed]
+    # shapes: Layout.shape, else per dimension the largest index used + 1
+    shapes, strides, widths, offsets, byte_offsets, extents = [], [], [], [], [], []
+    for name in tensors:
+        mine = [k for k, (t, _, _) in enumerate(parsed) if t == name]
+        ndim = {len(parsed[k][1]) for k in mine}
+        if len(ndim) != 1:
+            raise CacheModelError(f"Einsum {e.name!r}: tensor {name!r} is used with different numbers of "
+                                  f"indices {sorted(ndim)}")
+        ndim = ndim.pop()
+        layout = layouts.get(name, Layout())
+        if layout.shape is not None:
+            if len(layout.shape) != ndim:
+                raise CacheModelError(f"layouts[{name!r}].shape={layout.shape} has {len(layout.shape)} "
+                                      f"dimensions; {name!r} is indexed with {ndim}")
+            shape = layout.shape
+        else:
+            shape = []
+            for d in range(ndim):   # the largest index used + 1 (a plain index i: its size)
+                shape.append(max(1, max(int(np.max(values[k][d])) + 1 for k in mine)))
+            shape = tuple(shape)
+        st = layout.strides_for(shape, name)
+        width = layout.elem_bytes or elem_bytes
+        shapes.append(shape)
+        strides.append(st)
+        widths.append(width)
+        offsets.append(layout.offset)
+        byte_offsets.append(layout.byte_offset)
+        extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
+    ids = {name: k for k, name in enumerate(tensors)}
+    nref = len(parsed)
+    # one (points, refs) block per array, filled ref by ref from small broadcastable index arrays
+    rel = np.empty(full + (nref,), np.int64)
+    flat_parts = []
+    valid = None
+    oor: dict[str, int] = {}
+    first_bad = {}
+    for r, (name, xs, _) in enumerate(parsed):
+        t = ids[name]
+        shape, st = shapes[t], strides[t]
+        flat = np.int64(0)
+        off = np.int64(0)
+        inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
+        for d, v in enumerate(values[r]):
+            flat = flat * shape[d] + v
+            off = off + v * st[d]
+        rel[..., r] = byte_offsets[t] + widths[t] * (offsets[t] + off)
+        flat_parts.append(flat)
+        if inside:
+            continue
+        ok = np.ones(full, bool)
+        for d, v in enumerate(values[r]):
+            ok &= (v >= 0) & (v < shape[d])
+        if valid is None:
+            valid = np.ones(full + (nref,), bool)
+        valid[..., r] = ok
+        bad = int(ok.size - np.count_nonzero(ok))
+        oor[name] = oor.get(name, 0) + bad
+        if name not in first_bad:
+            p = int(np.flatnonzero(~ok.ravel())[0])
+            at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
+            first_bad[name] = (", ".join(x.text for x in xs), at,
+                               [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
+    if oor:
+        detail = "; ".join(f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
+                           for name, (x, at, idx, shape) in first_bad.items())
+        message = f"Einsum {e.name!r}: out-of-range accesses: {detail}"
+        if out_of_range == "error":
+            raise CacheModelError(message)
+        warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range",
+                      stacklevel=2)
+    keep = None if valid is None else valid.reshape(-1)
+    rel_f = rel.reshape(-1) if keep is None else rel.reshape(-1)[keep]
+    return Trace(e, loop_sizes, order, tensors, tuple(shapes), tuple(strides), tuple(widths), tuple(offsets),
+                 tuple(byte_offsets), tuple(extents),
+                 tuple(_Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed), line,
+                 rel_f, keep, tuple(flat_parts), oor)
+
+
+# --------------------------------------------------------------------------------------------------
+# Stack distances: Bennett–Kruskal with a Fenwick tree over last-use stamps, compacted to O(lines)
+# --------------------------------------------------------------------------------------------------
+# A sequential O(n log m) pass compiled by numba: numpy cannot vectorize this recurrence (each access's
+# distance depends on every earlier access's last-use position), and the vectorized alternatives
+# (offline 2-D dominance counting by sorting) need ~log n full sorts of the trace, 10-20× slower.
+
+_DIRECT_WAYS = 64  # sets of at most this many ways are simulated in the same pass as the distances
+_TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
+
+
+# The kernel as plain Python: numba compiles it (it also runs without numba, slowly, e.g. under a debugger).
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+
+
+def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where_top, last, owner, bits, tree,
+               state, set_low, set_line, set_time, where_set, set_fill, out, out_set, hist):
+    """Stack distances of accesses start..stop-1, resuming the state. Access t's line id (dense, in
+    [0, len(last))) is ((rel[t] + ref_base[t mod len(ref_base)]) >> shift) - low: the trace's offsets
+    plus the base of the tensor of its reference, in lines. hist[d] counts the distances d >= 0.
+
+    The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
+    access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
+    #(top entries used more recently). Every older live line has a last-use stamp (``last[x]``, or -1),
+    a set bit in ``bits``; ``tree`` is a Fenwick tree over the words' counts, so its distance
+    len(top) + #(live stamps > its stamp) is a popcount within its word plus a Fenwick suffix sum. The least recent top line makes room for a new one and takes the next stamp (it is more
+    recent than every line in the tree). When stamps run out, live stamps are renumbered in order
+    (one scan of ``owner``, no sort). state = [next stamp, lines in top, lines in the tree].
+
+    Set-associative (``set_line`` has rows, one per set, of W ways; set = (id + set_low) mod sets):
+    each set keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a
+    hit costs O(1) plus W comparisons for its position, and a miss evicts the least recent way.
+    out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
+    W on a miss of a line seen before, -1 when cold."""
+    size = bits.size * 64        # stamps 0..size-1, one bit each in ``bits``
+    n_words = bits.size          # ``tree``: a Fenwick tree over the words' live-stamp counts
+    k_top = top_line.size
+    stamp = state[0]
+    in_top = state[1]
+    n_tree = state[2]
+    n_sets = set_line.shape[0]
+    w = set_line.shape[1]
+    nref = ref_base.size
+    r = start % nref
+    for t in range(start, stop):
+        x = ((rel[t] + ref_base[r]) >> shift) - low
+        r += 1
+        if r == nref:
+            r = 0
+        # --- fully associative
+        j = where_top[x]
+        if j >= 0:
+            tx = top_time[j]
+            c = 0
+            for q in range(k_top):
+                if top_time[q] > tx:
+                    c += 1
+            out[t] = c
+            hist[c] += 1
+            top_time[j] = t
+        else:
+            p = last[x]
+            if p < 0:
+                out[t] = -1
+            else:
+                word = p >> 6
+                above = bits[word] >> np.uint64(p & 63) >> np.uint64(1)   # live stamps above p in its word
+                above = above - ((above >> np.uint64(1)) & _M1)
+                above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
+                above = (above + (above >> np.uint64(4))) & _M4
+                above = above + (above >> np.uint64(8))
+                above = above + (above >> np.uint64(16))
+                above = (above + (above >> np.uint64(32))) & np.uint64(127)
+                s = 0
+                i = word + 1
+                while i > 0:
+                    s += tree[i]
+                    i -= i & (-i)
+                c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                out[t] = c
+                hist[c] += 1
+                bits[word] &= ~(np.uint64(1) << np.uint64(p & 63))
+                i = word + 1
+                while i <= n_words:
+                    tree[i] -= 1
+                    i += i & (-i)
+                last[x] = -1
+                n_tree -= 1
+            if in_top < k_top:
+                j = in_top
+                in_top += 1
+            else:
+                j = 0
+                for q in range(1, k_top):
+                    if top_time[q] < top_time[j]:
+                        j = q
+                y = top_line[j]          # demoted into the tree with the next stamp
+                where_top[y] = -1
+                if stamp == size:
+                    rank = 0
+                    for q in range(size):
+                        z = owner[q]
+                        if z >= 0 and last[z] == q:
+                            last[z] = rank
+                            owner[rank] = z
+                            rank += 1
+                    for q in range(rank, size):
+                        owner[q] = -1
+                    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
+                        if (q + 1) * 64 <= rank:
+                            bits[q] = ~np.uint64(0)
+                        elif q * 64 < rank:
+                            bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
+                        else:
+                            bits[q] = np.uint64(0)
+                    for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
+                        lo = (i - (i & (-i))) * 64
+                        hi = i * 64 if i * 64 < rank else rank
+                        tree[i] = hi - lo if hi > lo else 0
+                    stamp = rank
+                bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
+                i = (stamp >> 6) + 1
+                while i <= n_words:
+                    tree[i] += 1
+                    i += i & (-i)
+                last[y] = stamp
+                owner[stamp] = y
+                stamp += 1
+                n_tree += 1
+            top_line[j] = x
+            top_time[j] = t
+            where_top[x] = j
+        # --- set associative
+        if n_sets > 0:
+            row = (x + set_low) % n_sets
+            j = where_set[x]
+            if j >= 0:
+                tx = set_time[row, j]
+                c = 0
+                for q in range(w):
+                    if set_time[row, q] > tx:
+                        c += 1
+                out_set[t] = c
+                set_time[row, j] = t
+            else:
+                out_set[t] = -1 if out[t] < 0 else w
+                if set_fill[row] < w:
+                    j = set_fill[row]
+                    set_fill[row] += 1
+                else:
+                    j = 0
+                    for q in range(1, w):
+                        if set_time[row, q] < set_time[row, j]:
+                            j = q
+                    where_set[set_line[row, j]] = -1
+                set_line[row, j] = x
+                set_time[row, j] = t
+                where_set[x] = j
+    state[0] = stamp
+    state[1] = in_top
+    state[2] = n_tree
+
+
+def _kernel_source():
+    import numba
+
+    try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
+        jit = numba.njit(cache=True, nogil=True)
+        return jit(_distances)
+    except RuntimeError:
+        return numba.njit(nogil=True)(_distances)
+
+
+_KERNEL = None
+
+
+def _kernel():
+    global _KERNEL
+    if _KERNEL is None:
+        _KERNEL = _kernel_source()
+    return _KERNEL
+
+
+class _Progress:
+    def __init__(self, what: str, total: int, progress):
+        self.what, self.total, self.start = what, total, time.perf_counter()
+        if progress is None:
+            progress = total >= _PROGRESS_FROM
+        self.callback = progress if callable(progress) else (self._bar if progress else None)
+
+    def _bar(self, done, total):
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{self.what}: [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} accesses "
+                         f"{time.perf_counter() - self.start:.1f} s")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    def __call__(self, done):
+        if self.callback is not None:
+            self.callback(done, self.total)
+
+
+def _run(rel: np.ndarray, universe: int, progress=None, *, ref_base=None, shift=0, low=0, set_low=0, sets=0,
+         ways=0, what="stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Stack distances of the line ids ((rel + ref_base[t mod refs]) >> shift) - low, in [0, universe)
+    (plain ids: the defaults), their histogram, and (sets > 0) each access's position within its set
+    of a W-way LRU cache (set = (id + set_low) mod sets)."""
+    n = rel.size
+    out = np.empty(n, np.int64)
+    out_set = np.empty(n if sets else 0, np.int64)
+    hist = np.zeros(min(universe, n) + 1, np.int64)
+    if n == 0:
+        return out, (out_set if sets else None), hist[:0]
+    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
+    lines = min(universe, n)
+    size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
+    top_line = np.full(_TOP, -1, np.int64)
+    top_time = np.full(_TOP, -1, np.int64)
+    where_top = np.full(universe, -1, np.int64)
+    last = np.full(universe, -1, np.int64)
+    owner = np.full(size, -1, np.int64)
+    bits = np.zeros(size // 64, np.uint64)
+    tree = np.zeros(size // 64 + 1, np.int32)
+    state = np.zeros(3, np.int64)
+    set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
+    set_time = np.full(set_line.shape, -1, np.int64)
+    where_set = np.full(universe if sets else 0, -1, np.int64)
+    set_fill = np.zeros(sets, np.int64)
+    kernel = _kernel()
+    report = _Progress(what, n, progress)
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        kernel(rel, ref_base, int(shift), int(low), start, stop, top_line, top_time, where_top, last, owner,
+               bits, tree, state, int(set_low) % max(sets, 1), set_line, set_time, where_set, set_fill, out,
+               out_set, hist)
+        report(stop)
+    used = np.flatnonzero(hist)
+    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0]
+
+
+def _lines_of(trace: Trace, line: int) -> dict:
+    """How the kernel reads ``trace``'s line ids at ``line`` bytes: straight from the offsets and each
+    reference's base when every access is kept and the lines are few enough to index directly, else
+    from dense ids (np.unique ranks for sparse lines). ``set_low``: line number = id + set_low."""
+    shift = line.bit_length() - 1
+    bases = trace.bases_for(line)
+    span = -(-(int(bases[-1]) + trace.extents[-1]) // line) if len(trace.tensors) else 0
+    if trace.kept is None and span < max(4 * len(trace), 1 << 22):
+        ref_base = bases[[r.tensor for r in trace.refs]]
+        return dict(rel=trace.rel, universe=span, ref_base=ref_base, shift=shift, set_low=0)
+    ids, universe, low = _dense_low(trace.addresses(line) >> shift)
+    if low is None:
+        return dict(rel=ids, universe=universe, dense=True)
+    return dict(rel=ids, universe=universe, set_low=low)
+
+
+def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
+    """Line numbers as dense ids (the numbers minus the lowest when their range is small)."""
+    return _dense_low(lines)[:2]
+
+
+def _dense_low(lines: np.ndarray) -> tuple[np.ndarray, int, int | None]:
+    """Dense ids, their count, and the offset ``low`` with line = id + low (None: ids are ranks)."""
+    if lines.size == 0:
+        return lines.astype(np.int64), 0, 0
+    low, high = int(lines.min()), int(lines.max())
+    if high - low < max(4 * lines.size, 1 << 22):
+        return (lines - low).astype(np.int64, copy=False), high - low + 1, low
+    uniq, inverse = np.unique(lines, return_inverse=True)
+    return inverse.astype(np.int64), uniq.size, None
+
+
+@dataclass(frozen=True, eq=False)
+class StackDistances:
+    """Per-access stack distances at line granularity (-1: cold) and their histogram.
+
+    ``histogram[d]`` counts the accesses at distance d (d = 0 … max); ``cold`` counts first references.
+    ``misses(C)``: a fully associative LRU cache of C lines misses cold + #{d >= C} times (C may be an
+    array: every capacity at once). Unpacks as ``distance, histogram = stack_distances(trace)``.
+    """
+
+    distance: np.ndarray = field(repr=False)
+    histogram: np.ndarray = field(repr=False)
+    cold: int
+    line: int
+
+    def __iter__(self):
+        return iter((self.distance, self.histogram))
+
+    @property
+    def max(self) -> int:
+        return self.histogram.size - 1
+
+    def misses(self, capacity):
+        """Misses of a fully associative LRU cache of ``capacity`` lines (a number or an array)."""
+        c = np.asarray(capacity)
+        if np.any(c < 1):
+            raise CacheModelError(f"capacity={capacity!r} must be at least 1 line")
+        # #{d >= C} = total non-cold - #{d < C}
+        below = np.concatenate([[0], np.cumsum(self.histogram)])
+        counted = below[np.minimum(c, self.histogram.size)]
+        result = self.cold + (below[-1] - counted)
+        return int(result) if np.ndim(result) == 0 else result.astype(np.int64)
+
+
+def stack_distances(trace: Trace, line: int = 64, *, progress=None) -> StackDistances:
+    """Stack distances of every access of ``trace`` at the granularity of ``line``-byte lines.
+
+    ``progress``: None (a bar on stderr for traces of 2·10^6 accesses or more), False, True, or a
+    callable ``(done, total)``.
+    """
+    line = _line(line, "line")
+    source = _lines_of(trace, line)
+    d, _, hist = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
+                      shift=source.get("shift", 0))
+    return StackDistances(d, hist, int(d.size - hist.sum()), line)
+
+
+# --------------------------------------------------------------------------------------------------
+# Caches and simulation
+# --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cache:
+    """An LRU, write-allocate cache of ``lines`` lines of ``line`` bytes. ``ways=None``: fully associative;
+    otherwise ``lines // ways`` sets, set = line number mod sets (ways=1: direct mapped).
+
+    >>> Cache(line=64, lines=512, ways=8).sets
+    64
+    """
+
+    line: int = 64
+    lines: int = 512
+    ways: int | None = None
+
+    def __post_init__(self):
+        _line(self.line, "Cache line")
+        _whole(self.lines, "Cache lines", minimum=1)
+        if self.ways is not None:
+            _whole(self.ways, "Cache ways", minimum=1)
+            if self.lines % self.ways:
+                raise CacheModelError(f"Cache lines={self.lines} is not divisible by ways={self.ways} "
+                                      f"(capacity {self.lines * self.line:,} bytes)")
+
+    @classmethod
+    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> Cache:
+        """A cache of ``size`` bytes (a whole number of lines)."""
+        size = _whole(size, "Cache size", minimum=1)
+        line = _line(line, "Cache line")
+        if size % line:
+            raise CacheModelError(f"Cache size={size} bytes is not a whole number of {line}-byte lines")
+        return cls(line=line, lines=size // line, ways=ways)
+
+    @property
+    def sets(self) -> int:
+        return 1 if self.ways is None else self.lines // self.ways
+
+    @property
+    def bytes(self) -> int:
+        return self.lines * self.line
+
+    @property
+    def associativity(self) -> int:
+        return self.lines if self.ways is None else self.ways
+
+    def describe(self) -> str:
+        kind = ("fully associative" if self.ways is None or self.sets == 1 else
+                "direct mapped" if self.ways == 1 else f"{self.ways}-way")
+        return f"{self.bytes:,} B {kind} cache, {self.lines} lines of {self.line} B"
+
+
+@dataclass(frozen=True, eq=False)
+class CacheResult:
+    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element."""
+
+    trace: Trace = field(repr=False)
+    cache: Cache
+    distances: StackDistances = field(repr=False)        # fully associative, at cache.line
+    set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
+    miss: np.ndarray = field(repr=False)                  # this cache misses access t
+    fa_miss: np.ndarray = field(repr=False)               # a FA cache of the same capacity misses t
+
+    @property
+    def accesses(self) -> int:
+        return int(self.miss.size)
+
+    @property
+    def misses(self) -> int:
+        return int(np.count_nonzero(self.miss))
+
+    @property
+    def cold(self) -> int:
+        return self.distances.cold
+
+    @property
+    def capacity(self) -> int:
+        return int(np.count_nonzero(self.fa_miss)) - self.cold
+
+    @property
+    def conflict(self) -> int:
+        return self.misses - int(np.count_nonzero(self.fa_miss))
+
+    @property
+    def hits(self) -> int:
+        return self.accesses - self.misses
+
+    def fa_misses(self, capacity):
+        """Fully associative misses for any capacity in lines (an array: every capacity at once)."""
+        return self.distances.misses(capacity)
+
+    def _per_tensor(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.trace.tensor, weights=values, minlength=len(self.trace.tensors)).astype(np.int64)
+
+    @property
+    def per_tensor(self) -> dict[str, dict[str, int]]:
+        """{tensor: {accesses, misses, cold, capacity, conflict}}."""
+        n = len(self.trace.tensors)
+        accesses = np.bincount(self.trace.tensor, minlength=n)
+        misses = self._per_tensor(self.miss)
+        cold = self._per_tensor(self.distances.distance < 0)
+        fa = self._per_tensor(self.fa_miss)
+        return {name: {"accesses": int(accesses[k]), "misses": int(misses[k]), "cold": int(cold[k]),
+                       "capacity": int(fa[k] - cold[k]), "conflict": int(misses[k] - fa[k])}
+                for k, name in enumerate(self.trace.tensors)}
+
+    def per_element(self, tensor: str) -> dict[str, np.ndarray]:
+        """{accesses, misses, cold, capacity, conflict} per element of ``tensor`` (arrays in its shape)."""
+        t = self.trace.tensor_index(tensor)
+        mine = self.trace.tensor == t
+        shape = self.trace.shapes[t]
+        el = self.trace.element[mine]
+
+        def count(weights=None):
+            return np.bincount(el, weights=weights, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
+
+        cold, fa, miss = count(self.distances.distance[mine] < 0), count(self.fa_miss[mine]), count(self.miss[mine])
+        return {"accesses": count(), "misses": miss, "cold": cold, "capacity": fa - cold, "conflict": miss - fa}
+
+    def write_backs(self) -> dict[str, int]:
+        """Dirty lines written back per tensor: a line's stay in the cache (from a miss to the next miss of
+        the same line, or the end of the trace) with at least one write costs one write-back (at its
+        eviction, or at the final flush)."""
+        lines = self.trace.addresses(self.cache.line) >> (self.cache.line.bit_length() - 1)
+        order = np.argsort(lines, kind="stable")   # by line, then time
+        miss, write = self.miss[order], self.trace.is_write[order]
+        stay = np.cumsum(miss) - 1          # stays numbered in (line, time) order; each line starts with a miss
+        dirty = np.zeros(int(stay[-1]) + 1 if stay.size else 0, bool)
+        np.logical_or.at(dirty, stay[write], True)
+        first = np.flatnonzero(miss)
+        owner = self.trace.tensor[order][first]
+        counts = np.bincount(owner[dirty], minlength=len(self.trace.tensors))
+        return {name: int(counts[k]) for k, name in enumerate(self.trace.tensors)}
+
+    def summary(self) -> str:
+        return (f"{self.cache.describe()}: {self.accesses:,} accesses, {self.misses:,} misses "
+                f"({self.cold:,} cold, {self.capacity:,} capacity, {self.conflict:,} conflict)")
+
+    def __repr__(self) -> str:
+        return f"CacheResult({self.summary()})"
+
+
+def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = None, progress=None) -> CacheResult:
+    """Misses of ``trace`` in ``cache``, from stack distances (design.md §7): fully associative misses
+    iff cold or distance >= lines; set-associative misses iff cold or the distance within the set >= ways.
+    Pass ``distances`` (from ``stack_distances(trace, cache.line)``) to reuse them."""
+    if not isinstance(cache, Cache):
+        raise CacheModelError(f"cache={cache!r} must be a Cache")
+    line = cache.line
+    fully = cache.ways is None or cache.sets == 1
+    direct = not fully and cache.ways <= _DIRECT_WAYS
+    in_set = None
+    if distances is None or distances.line != line or direct:
+        source = _lines_of(trace, line)
+        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0))
+        if direct and not source.get("dense"):   # one pass: FA distances and the W-way sets
+            d, in_set, hist = _run(source["rel"], source["universe"], progress, set_low=source["set_low"],
+                                   sets=cache.sets, ways=cache.ways, **common)
+        else:
+            d, _, hist = _run(source["rel"], source["universe"], progress, **common)
+        if distances is None or distances.line != line:
+            distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
+    d = distances.distance
+    fa_miss = (d < 0) | (d >= cache.lines)
+    if fully:
+        return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
+    if in_set is None:   # many ways (or sparse lines): exact distances within each set, set by set
+        lines = trace.addresses(line) >> (line.bit_length() - 1)
+        sets = cache.sets
+        key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
+        order = np.argsort(key, kind="stable")
+        ids, universe = _dense(lines[order])
+        in_set = np.empty_like(d)
+        in_set[order] = _run(ids, universe, progress, what="set distances")[0]
+        np.minimum(in_set, cache.ways, out=in_set)
+    miss = (in_set < 0) | (in_set >= cache.ways)
+    return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
+
+
+# --------------------------------------------------------------------------------------------------
+# Back to the global view: predicted traffic (design.md §7, issue 11 item 3)
+# --------------------------------------------------------------------------------------------------
+
+def _phase_einsum(workload, phase: str):
+    """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
+    if not isinstance(phase, str):
+        raise CacheModelError(f"phase={phase!r} must be a phase name")
+    if phase not in workload.names:
+        raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
+    einsums = workload.einsums
+    if not einsums:
+        raise CacheModelError(f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
+                              "with Workload.from_einsums")
+    if phase not in einsums:
+        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(einsums)})")
+    return einsums[phase], workload.sizes, workload.element_bytes
+
+
+def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
+    layouts = dict(layouts or {})
+    if not isinstance(element_bytes, Mapping):
+        return layouts, int(element_bytes)
+    default = int(element_bytes.get("*", 4))
+    for tensor in dict.fromkeys(t for t, _, _ in _refs_of(e)):
+        width = element_bytes.get(tensor)
+        if width is None:
+            continue
+        layout = layouts.get(tensor, Layout())
+        if layout.elem_bytes is None:
+            layouts[tensor] = Layout(layout.order, layout.strides, layout.offset, layout.byte_offset, int(width),
+                                     layout.shape)
+    return layouts, default
+
+
+def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode, write_back):
+    if not isinstance(cache, Cache):
+        raise CacheModelError(f"cache={cache!r} must be a Cache")
+    if mode not in ("exact", "ratio"):
+        raise CacheModelError(f"mode={mode!r} must be 'exact' or 'ratio'")
+    e, full, element_bytes = _phase_einsum(workload, phase)
+    layouts, width = _layouts_with_widths(e, layouts, element_bytes)
+    if mode == "exact":
+        sizes = full
+    else:
+        if not local_sizes:
+            raise CacheModelError(f"phase {phase!r}: mode='ratio' needs local_sizes (small sizes to simulate)")
+        unknown = sorted(set(local_sizes) - set(full))
+        if unknown:
+            raise CacheModelError(f"local_sizes names unknown indices {unknown}; the sizes: {sorted(full)}")
+        sizes = {**full, **dict(local_sizes)}
+    try:
+        t = trace(e, sizes, layouts=layouts, loop_order=loop_order, elem_bytes=width, line=cache.line)
+    except CacheModelError as error:
+        if mode == "exact" and "MAX_ACCESSES" in str(error):
+            raise CacheModelError(f"{error}; or use mode='ratio' with local_sizes") from None
+        raise
+    result = simulate(t, cache)
+    n = len(t.tensors)
+    misses = np.bincount(t.tensor, weights=result.miss, minlength=n)
+    backs = np.zeros(n)
+    if write_back:
+        wb = result.write_backs()
+        backs = np.array([wb[name] for name in t.tensors], float)
+    if mode == "ratio":
+        # each tensor's local miss (and write-back) ratio per access, times its accesses at full size
+        local = np.bincount(t.tensor, minlength=n).astype(float)
+        full_points = math.prod(full[i] for i in t.loop_order)
+        per_point = np.bincount([r.tensor for r in t.refs], minlength=n)
+        full_accesses = per_point * full_points
+        scale = np.divide(full_accesses, local, out=np.zeros(n), where=local > 0)
+        misses, backs = misses * scale, backs * scale
+    line = cache.line
+    written = {t.tensors[r.tensor] for r in t.refs if r.is_write}
+    reads = {name: float(line * misses[k]) for k, name in enumerate(t.tensors) if name not in written}
+    writes = {name: float(line * (misses[k] + backs[k])) for k, name in enumerate(t.tensors) if name in written}
+    return reads, writes, result
+
+
+def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None = None,
+                      layouts: Mapping[str, Layout] | None = None, loop_order=None, mode: str = "exact",
+                      write_back: bool = False) -> dict[str, float]:
+    """Predicted bytes per tensor of one phase (design.md §7): line × misses, plus line × dirty lines
+    written back when ``write_back``. ``mode="exact"`` simulates the phase's Einsum at the workload's
+    own sizes (at most ``MAX_ACCESSES`` accesses); ``mode="ratio"`` simulates at ``local_sizes`` (the
+    other indices keep their full size) and scales each tensor's miss ratio to its accesses at full size.
+    The phase must come from ``Workload.from_einsums``.
+
+    >>> from campaign_widget import Machine, Workload
+    >>> w = Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]"}, {"i": 16, "j": 16, "k": 16},
+    ...                           machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+    >>> predicted_traffic(w, "gemm", Cache(lines=512))     # everything fits: each line once
+    {'A': 2048.0, 'B': 2048.0, 'C': 2048.0}
+    """
+    reads, writes, _ = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                  loop_order=loop_order, mode=mode, write_back=write_back)
+    return {**reads, **writes}
+
+
+def with_predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes=None, layouts=None,
+                           loop_order=None, mode: str = "exact", write_back: bool = False):
+    """A new workload whose ``phase`` moves the predicted bytes (``predicted_traffic``) in place of its
+    logical ones; ops, the other phases, the machine and settings are unchanged (``table()`` marks the
+    phase ``bytes_source = "predicted"``). ``workload.predicted[phase]`` keeps {"bytes", "tensors",
+    "reads", "writes", "cache", "mode", "loop_order", "misses", "write_back"}; phases predicted before
+    keep their prediction."""
+    reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
+                                       loop_order=loop_order, mode=mode, write_back=write_back)
+    index = workload.names.index(phase)
+    prediction = {"bytes": float(sum(reads.values()) + sum(writes.values())), "tensors": {**reads, **writes},
+                  "reads": reads, "writes": writes, "cache": cache, "mode": mode,
+                  "loop_order": result.trace.loop_order, "misses": result.misses, "write_back": bool(write_back)}
+    return workload._replace(_predicted={**workload._predicted, index: prediction})

@@ -1,0 +1,702 @@
+"""The local view of one phase (design.md §7, seed 001 Figs. 4-5) as a live anywidget.
+
+Python computes every number: the trace, stack distances and misses come from
+``campaign_widget.cache``; this module derives the per-element arrays the view draws (access counts,
+heatmap colours, reuse-distance min/median/max, related accesses, cache-line masks, histogram bins,
+miss readout) and syncs them as binary buffers. The JS view (``js/local/``) only draws them.
+
+>>> view = LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 8, "j": 8, "k": 8})   # doctest: +SKIP
+>>> view.capacity = 16          # redraws the readout from the histogram; no re-simulation   # doctest: +SKIP
+>>> view.loop_order = ["i", "k", "j"]                                              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import time
+from collections.abc import Mapping
+
+import anywidget
+import numpy as np
+import traitlets as t
+
+from ._local_geometry import (
+    PALETTES,
+    SCALINGS,
+    colour_bar,
+    element_grid,
+    palette_rgb,
+    place_tensors,
+    severity,
+    severity_rows,
+)
+from .buffers import to_payload
+from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
+from .einsum import Einsum
+from .errors import WorkloadError
+
+_BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
+MODES = ("iteration", "flattened", "related", "reuse", "misses")
+REUSE_STATS = ("min", "median", "max")
+CAPACITY_UNITS = ("lines", "bytes")
+MAX_LINE = 1 << 16
+MAX_VIEW_ELEMENTS = 200_000
+MAX_TABLE_ENTRIES = 2_000_000  # capacities × elements sent at once (~10 MB); beyond, each step asks the kernel
+READOUT_HEADER = ("tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes")  # beyond this the element grids are unreadable and the tab slow
+COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
+UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
+_LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
+
+
+class LocalView(anywidget.AnyWidget):
+    """The accesses of one phase, element by element, with its cache lines, reuse distances and misses.
+
+    ``workload``/``phase``: the phase to look at. ``phase`` is an Einsum (``"C[i,j] = A[i,k] * B[k,j]"``,
+    a numpy-style tuple or a parsed ``Einsum``; ``workload`` may then be None), or the name of a phase
+    of ``workload`` that carries its Einsum. ``local_sizes``: the small loop sizes to trace
+    ({index: size}). ``layouts``: {tensor: Layout or {"order", "pad", "offset", "byte_offset"}}
+    ("pad": extra elements after every row, or every column in F order). ``cache``: a ``Cache`` (line size, capacity in
+    lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element.
+
+    Controls (traits, validated before they are stored; the view writes them and a refused value is
+    reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
+    ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``
+    ("iteration" playback, "flattened" accesses per element, "related", "reuse", "misses"),
+    ``reuse_stat``, ``scaling``, ``palette``, ``line_overlay``, ``selection`` (clicked elements, as
+    global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration).
+    """
+
+    _esm = _BUNDLE if _BUNDLE.is_file() else ""
+
+    # -- model controls (validated; changing one recomputes) --
+    line = t.Int(64).tag(sync=True)
+    capacity = t.Int(512).tag(sync=True)
+    ways = t.Int(None, allow_none=True).tag(sync=True)
+    loop_order = t.List(t.Unicode()).tag(sync=True)
+    layouts = t.Dict().tag(sync=True)
+    # -- view state --
+    capacity_unit = t.Enum(CAPACITY_UNITS, default_value="lines").tag(sync=True)
+    capacity_max = t.Int(1).tag(sync=True)
+    mode = t.Enum(MODES, default_value="iteration").tag(sync=True)
+    reuse_stat = t.Enum(REUSE_STATS, default_value="median").tag(sync=True)
+    scaling = t.Enum(SCALINGS, default_value="median").tag(sync=True)
+    palette = t.Enum(PALETTES, default_value="gyr").tag(sync=True)
+    line_overlay = t.Bool(True).tag(sync=True)
+    selection = t.List(t.Int()).tag(sync=True)
+    point = t.Int(0).tag(sync=True)
+    # -- computed here, drawn there (arrays as binary buffers) --
+    tensors = t.Dict().tag(sync=True)
+    grid = t.Dict().tag(sync=True)
+    loops = t.Dict().tag(sync=True)
+    accesses = t.Dict().tag(sync=True)
+    heat = t.Dict().tag(sync=True)
+    selected = t.Dict().tag(sync=True)
+    readout = t.Dict().tag(sync=True)
+    capacity_table = t.Dict().tag(sync=True)  # fully associative misses for every capacity (see _capacity_table)
+    miss_map = t.Dict().tag(sync=True)  # per-element misses when the table does not apply (set-associative)
+    message = t.Unicode("").tag(sync=True)
+    apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
+    can_apply = t.Bool(False).tag(sync=True)
+
+    def __init__(self, workload, phase, local_sizes: Mapping[str, int], *, layouts=None, cache: Cache | None = None,
+                 loop_order=None, elem_bytes: int | None = None, mode: str = "iteration", **kwargs):
+        if kwargs:
+            raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+        if not _BUNDLE.is_file():
+            raise RuntimeError(
+                f"the local view's front end is not built ({_BUNDLE} is missing): install the package with "
+                "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree")
+        cache = Cache() if cache is None else cache
+        if not isinstance(cache, Cache):
+            raise TypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
+        self._ready = False
+        self._table = None
+        self._workload = workload
+        self._einsum, widths = _einsum_of(workload, phase)
+        self._phase = phase if isinstance(phase, str) and "=" not in phase else None
+        self._sizes = dict(local_sizes)
+        # element bytes: given, else the workload's (one number, or {tensor: bytes, "*": default})
+        if elem_bytes is None:
+            elem_bytes = widths.get("*", 4) if isinstance(widths, Mapping) else (widths or 4)
+        self._elem_bytes = int(elem_bytes)
+        self._widths = {k: int(v) for k, v in widths.items() if k != "*"} if isinstance(widths, Mapping) else {}
+        self._apply_callbacks = []
+        self.applied = None
+        # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
+        probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line,
+                      layouts={k: Layout(elem_bytes=v) for k, v in self._widths.items()})
+        self._names, self._shapes = probe.tensors, probe.shapes
+        self._indices = tuple(probe.loop_order)
+        self._counts = np.array([math.prod(s) for s in self._shapes], np.int64)
+        if self._counts.sum() > MAX_VIEW_ELEMENTS:
+            raise WorkloadError(f"LocalView: local sizes {self._sizes} give {int(self._counts.sum()):,} elements, "
+                                f"more than the view draws ({MAX_VIEW_ELEMENTS:,}); choose smaller local sizes")
+        self._first = np.concatenate([[0], np.cumsum(self._counts)[:-1]]).astype(np.int64)
+        super().__init__()
+        unknown = [name for name in (layouts or {}) if name not in self._names]
+        if unknown:
+            raise WorkloadError(f"LocalView: layouts names unknown tensors {unknown}; the tensors: {list(self._names)}")
+        initial_layouts = {name: _layout_dict(name, value, len(self._shapes[self._names.index(name)]))
+                           for name, value in (layouts or {}).items()}
+        with self.hold_trait_notifications():
+            self.line = cache.line
+            self.ways = cache.ways
+            self.capacity = cache.lines
+            self.loop_order = list(probe.loop_order)
+            self.layouts = {name: initial_layouts.get(name, {"order": "C", "pad": 0, "offset": 0})
+                            for name in self._names}
+            self.mode = mode
+        self.can_apply = self._phase is not None
+        self._ready = True
+        self._geometry()
+        self._retrace()
+
+    # -- validation: refused values name the field and the value ------------------------------------
+
+    @t.validate("line")
+    def _valid_line(self, proposal):
+        value = proposal["value"]
+        if value < 1 or value & (value - 1) or value > MAX_LINE:
+            raise t.TraitError(f"line={value!r} must be a power of two number of bytes, 1 … {MAX_LINE}")
+        return value
+
+    @t.validate("capacity")
+    def _valid_capacity(self, proposal):
+        value = proposal["value"]
+        if value < 1:
+            raise t.TraitError(f"capacity={value!r} must be at least 1 line")
+        if self.ways is not None and value % self.ways:
+            raise t.TraitError(f"capacity={value!r} lines is not divisible by ways={self.ways}")
+        return value
+
+    @t.validate("ways")
+    def _valid_ways(self, proposal):
+        value = proposal["value"]
+        if value is None:
+            return value
+        if value < 1:
+            raise t.TraitError(f"ways={value!r} must be at least 1 (or None: fully associative)")
+        if self.capacity % value:
+            raise t.TraitError(f"ways={value!r} does not divide capacity={self.capacity} lines")
+        return value
+
+    @t.validate("loop_order")
+    def _valid_loop_order(self, proposal):
+        value = list(proposal["value"])
+        indices = getattr(self, "_indices", None)
+        if indices and len(value) == 1 and sorted(value[0]) == sorted(indices):
+            value = list(value[0])  # "ikj": one letter per index, as trace() takes it
+        if indices and sorted(value) != sorted(indices):
+            raise t.TraitError(f"loop_order={value!r} must name each loop index once: {list(self._indices)}")
+        return value
+
+    @t.validate("layouts")
+    def _valid_layouts(self, proposal):
+        value = proposal["value"]
+        names = getattr(self, "_names", ())
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise t.TraitError(f"layouts names unknown tensors {unknown}; the tensors: {list(names)}")
+        shapes = dict(zip(names, getattr(self, "_shapes", ())))
+        return {name: _layout_dict(name, layout, len(shapes[name])) for name, layout in value.items()}
+
+    @t.validate("selection")
+    def _valid_selection(self, proposal):
+        value = list(proposal["value"])
+        total = int(self._counts.sum()) if getattr(self, "_ready", False) else 0
+        bad = [v for v in value if not 0 <= v < total]
+        if bad:
+            raise t.TraitError(f"selection={value!r}: elements {bad} are not in 0 … {total - 1}")
+        return value
+
+    @t.validate("point")
+    def _valid_point(self, proposal):
+        value = proposal["value"]
+        points = int(self.loops.get("count", 0)) if self.loops else 0
+        if points and not 0 <= value < points:
+            raise t.TraitError(f"point={value!r} is not an iteration 0 … {points - 1}")
+        return value
+
+    def set_state(self, sync_data):
+        """State from the view: a refused value is reported in ``message`` and the view is sent back
+        the stored one, so the widget stays usable (instead of a traceback in the kernel log)."""
+        try:
+            super().set_state(sync_data)
+        except (t.TraitError, WorkloadError) as error:
+            self.message = f"refused: {error}"
+            self.send_state(list(sync_data))
+        else:
+            if self.message.startswith("refused") and set(sync_data) & _MODEL_CONTROLS:
+                self.message = ""
+
+    # -- recomputation --------------------------------------------------------------------------
+
+    @t.observe("loop_order", "layouts", "line")
+    def _on_trace_control(self, change):
+        if self._ready:
+            try:
+                self._retrace()
+            except WorkloadError as error:  # e.g. strides the shape does not allow: keep the last good trace
+                with self.hold_trait_notifications():
+                    self.set_trait(change["name"], change["old"])
+                raise t.TraitError(str(error)) from None
+
+    @t.observe("capacity", "ways")
+    def _on_cache_control(self, change):
+        if self._ready:
+            with self.hold_sync():
+                self.capacity_max = max(self._distinct_lines + 1, self.capacity)  # the slider reaches it
+                self._misses()
+
+    @t.observe("reuse_stat", "scaling", "palette")
+    def _on_colour_control(self, change):
+        if self._ready:
+            with self.hold_sync():
+                self._heat()
+                self._capacity_table()
+                self._misses()
+                self._selected()
+
+    @t.observe("selection")
+    def _on_selection(self, change):
+        if self._ready:
+            self._selected()
+
+    @t.observe("apply_requests")
+    def _on_apply_request(self, change):
+        if self._ready and change["new"] > change["old"]:
+            try:
+                self.apply()
+            except (WorkloadError, ValueError) as error:
+                self.message = f"could not apply: {error}"
+
+    def apply(self, *, mode: str = "ratio", write_back: bool = False):
+        """The workload with this phase's bytes predicted for the current cache, loop order and layouts
+        (``campaign_widget.cache.with_predicted_traffic``; ``mode="ratio"`` scales the local miss ratios
+        to the workload's sizes, ``"exact"`` simulates at them). Callbacks registered with ``on_apply``
+        receive it (e.g. to show it in a campaign diagram); it is also kept in ``applied``."""
+        if self._phase is None or self._workload is None:
+            raise WorkloadError("LocalView.apply: this view was opened on an Einsum, not on a phase of a workload")
+        from .cache import with_predicted_traffic
+
+        workload = with_predicted_traffic(self._workload, self._phase, self.cache, local_sizes=self._sizes,
+                                          layouts=self._layout_objects(), loop_order=self.loop_order, mode=mode,
+                                          write_back=write_back)
+        self.applied = workload
+        before = _phase_bytes(self._workload, self._phase)
+        after = _phase_bytes(workload, self._phase)
+        self.message = (f"applied to phase {self._phase!r}: {before:,.0f} B logical → {after:,.0f} B predicted "
+                        f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})")
+        for callback in list(self._apply_callbacks):
+            callback(workload)
+        return workload
+
+    def on_apply(self, callback, remove: bool = False) -> None:
+        """Call ``callback(workload)`` with each workload ``apply()`` (or the view's button) makes."""
+        if remove:
+            self._apply_callbacks.remove(callback)
+        else:
+            self._apply_callbacks.append(callback)
+
+    @property
+    def cache(self) -> Cache:
+        """The cache the controls describe."""
+        return Cache(line=self.line, lines=self.capacity, ways=self.ways)
+
+    @property
+    def capacity_bytes(self) -> int:
+        """The capacity in bytes (lines × line)."""
+        return self.capacity * self.line
+
+    @capacity_bytes.setter
+    def capacity_bytes(self, value: int):
+        if not isinstance(value, (int, np.integer)) or value < 1 or value % self.line:
+            raise t.TraitError(f"capacity_bytes={value!r} must be a positive multiple of line={self.line} bytes")
+        self.capacity = int(value) // self.line
+
+    @property
+    def trace(self) -> Trace:
+        """The current trace (loop order and layouts as the controls say)."""
+        return self._trace
+
+    @property
+    def distances(self) -> StackDistances:
+        return self._distances
+
+    def result(self):
+        """``campaign_widget.cache.simulate`` of the current trace in the current cache."""
+        return simulate(self._trace, self.cache, distances=self._distances)
+
+    def select(self, tensor: str, index) -> None:
+        """Click element ``index`` (a tuple, or a flat C-order number) of ``tensor``, as the view does."""
+        if tensor not in self._names:
+            raise ValueError(f"select: tensor {tensor!r} is not one of {list(self._names)}")
+        k = self._names.index(tensor)
+        flat = (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0) \
+            if isinstance(index, (tuple, list)) else int(index)
+        if not 0 <= flat < self._counts[k]:
+            raise ValueError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
+        self.selection = [*self.selection, int(self._first[k] + flat)]
+
+    def _layout_objects(self) -> dict[str, Layout]:
+        out = {}
+        for k, name in enumerate(self._names):
+            spec = self.layouts.get(name, {})
+            order, pad = spec.get("order", "C"), int(spec.get("pad", 0))
+            strides = spec.get("strides")
+            if strides is None and (pad or order not in ("C", "F")):
+                strides = _padded_strides(self._shapes[k], order, pad)
+            out[name] = Layout(order=order if order in ("C", "F") else "C",
+                               strides=None if strides is None else tuple(strides),
+                               offset=int(spec.get("offset", 0)), byte_offset=int(spec.get("byte_offset", 0)),
+                               elem_bytes=self._widths.get(name))
+        return out
+
+    def _geometry(self):
+        """Element grids of every tensor, placed once (shapes do not change with the controls)."""
+        grids = [element_grid(shape) for shape in self._shapes]
+        origins, width, height = place_tensors([(w, h) for _, _, w, h in grids])
+        xs = np.concatenate([x + ox for (x, _, _, _), (ox, _) in zip(grids, origins)])
+        ys = np.concatenate([y + oy for (_, y, _, _), (_, oy) in zip(grids, origins)])
+        self._tensor_of = np.repeat(np.arange(len(self._names)), self._counts)
+        with self.hold_sync():
+            self.tensors = {"names": list(self._names), "shapes": [list(s) for s in self._shapes],
+                            "origins": [list(map(int, o)) for o in origins],
+                            "sizes": [[int(w), int(h)] for _, _, w, h in grids],
+                            "first": [int(f) for f in self._first], "extent": [int(width), int(height)]}
+            self.grid = {"x": to_payload(xs, "int32"), "y": to_payload(ys, "int32"),
+                         "tensor": to_payload(self._tensor_of, "int32")}
+
+    def _retrace(self):
+        """Trace → stack distances → everything drawn (loop order, layouts or line changed)."""
+        started = time.perf_counter()
+        tr = trace(self._einsum, self._sizes, layouts=self._layout_objects(), loop_order=self.loop_order,
+                   elem_bytes=self._elem_bytes, line=self.line)
+        sd = stack_distances(tr, line=self.line)
+        self._trace, self._distances = tr, sd
+        g = self._first[tr.tensor] + tr.element  # global element number of every access
+        self._g = g
+        n = int(self._counts.sum())
+        self._count = np.bincount(g, minlength=n)
+        d = sd.distance
+        warm = d >= 0
+        self._cold = np.bincount(g[~warm], minlength=n)
+        self._stats = _per_element_stats(g[warm], d[warm], n)  # (n, 3): min, median, max; NaN if none
+        # per tensor histogram of distances: misses(C) = cold + #{d >= C} per tensor, every C at once
+        T = len(self._names)
+        width = sd.histogram.size + 1
+        self._tensor_hist = np.bincount(tr.tensor[warm].astype(np.int64) * width + d[warm],
+                                        minlength=T * width).reshape(T, width)
+        self._tensor_cold = np.bincount(tr.tensor[~warm], minlength=T)
+        self._tensor_accesses = np.bincount(tr.tensor, minlength=T)
+        # line number of every element (accessed or not): the overlay's "same line"
+        self._line_of = _element_lines(tr, self._counts, self.line)
+        points = tr.points
+        start = np.searchsorted(tr.point, np.arange(points + 1))
+        distinct_lines = int(np.unique(tr.addresses(self.line) // self.line).size)
+        self._distinct_lines = distinct_lines
+        with self.hold_sync():
+            self.capacity_max = max(distinct_lines + 1, self.capacity)
+            self.loops = {"names": list(tr.loop_order), "extents": [int(tr.sizes[i]) for i in tr.loop_order],
+                          "count": int(points)}
+            if self.point >= points:
+                self.point = 0
+            self.accesses = {"start": to_payload(start, "int32"), "element": to_payload(g, "int32"),
+                             "write": to_payload(tr.is_write, "uint8")}
+            self._heat()
+            self._capacity_table()
+            self._misses()
+            self._selected()
+        self._retrace_seconds = time.perf_counter() - started
+
+    def _heat(self):
+        """Access counts and reuse distances per element, coloured (flattened and reuse modes)."""
+        s, info = severity(self._count, self.scaling)
+        stat = self._stats[:, REUSE_STATS.index(self.reuse_stat)]
+        rs, rinfo = severity(stat, self.scaling, zero_is_value=True)
+        reuse_rgb = palette_rgb(rs, self.palette)
+        reuse_rgb[(self._count > 0) & np.isnan(stat)] = COLD_ONLY_RGB
+        reuse_rgb[self._count == 0] = UNTOUCHED_RGB
+        count_rgb = palette_rgb(s, self.palette)
+        count_rgb[self._count == 0] = UNTOUCHED_RGB
+        stats = self._stats.astype(np.float32)
+        self.heat = {
+            "count": to_payload(self._count, "int32"), "count_rgb": to_payload(count_rgb, "uint8"),
+            "cold": to_payload(self._cold, "int32"), "reuse": to_payload(stats, "float32"),
+            "reuse_rgb": to_payload(reuse_rgb, "uint8"), "line": to_payload(self._line_of, "int32"),
+            "bars": {"flattened": colour_bar(info, self.palette, "accesses per element"),
+                     "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines")},
+            "swatches": {
+                "flattened": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "reuse": [{"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
+                          {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],
+                "related": [{"colour": _hex(UNTOUCHED_RGB), "label": "not related"}],
+            },
+        }
+
+    def _fa_per_tensor(self, capacity: int):
+        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
+        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
+        return self._tensor_cold + ge
+
+    def _capacity_table(self):
+        """Fully associative misses for EVERY capacity 1 … capacity_max, from one pass over the
+        distances: per tensor (readout) and per element (misses mode, as severities on a 255-colour
+        palette), so the view redraws a capacity step at once, before the kernel answers."""
+        D = self._distinct_lines + 1  # from here on only cold misses remain: the last row holds for all larger C
+        n = int(self._counts.sum())
+        d = self._distances.distance
+        warm = d >= 0
+        if D * n > MAX_TABLE_ENTRIES:
+            self._table = None
+            self.capacity_table = {}
+            return
+        capacities = np.arange(1, D + 1)
+        # per tensor: cold + #{d >= C}
+        suffix = np.cumsum(self._tensor_hist[:, ::-1], axis=1)[:, ::-1]  # suffix[t, c] = #{d >= c}
+        width = suffix.shape[1]
+        ge_t = np.where(capacities[None, :] < width, suffix[:, np.minimum(capacities, width - 1)], 0)
+        fa_t = (self._tensor_cold[:, None] + ge_t).T  # (D, T)
+        # per element: the same from a histogram per element
+        W = int(d[warm].max()) + 2 if warm.any() else 1
+        H = np.bincount(self._g[warm] * W + d[warm], minlength=n * W).reshape(n, W)
+        suffix_e = np.cumsum(H[:, ::-1], axis=1)[:, ::-1]
+        take = np.minimum(capacities, W - 1)
+        ge_e = np.where(capacities[None, :] < W, suffix_e[:, take], 0)
+        per_element = (self._cold[:, None] + ge_e).T  # (D, n)
+        sev = np.full((D, n), 255, np.uint8)
+        s, bars = severity_rows(per_element, self.scaling)
+        ok = np.isfinite(s)
+        sev[ok] = np.round(s[ok] * 254).astype(np.uint8)
+        lut = np.vstack([palette_rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
+        self._table = fa_t
+        self.capacity_table = {
+            "capacities": D, "tensor_misses": to_payload(fa_t, "int32"), "cold": [int(c) for c in self._tensor_cold],
+            "accesses": [int(a) for a in self._tensor_accesses], "line": int(self.line),
+            "element_misses": to_payload(per_element, "int32"), "severity": to_payload(sev, "uint8"),
+            "lut": to_payload(lut, "uint8"), "ticks": bars,
+            "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
+        }
+
+    def _fa_per_tensor(self, capacity: int):
+        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
+        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
+        return self._tensor_cold + ge
+
+    def _misses(self):
+        """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
+
+        Fully associative: read off the per-tensor histograms (no re-simulation); the view already
+        drew the step from ``capacity_table``. Set-associative: the distances within each set depend
+        on the number of sets, so ``simulate`` runs (reusing the fully associative distances) and the
+        per-element misses are sent in ``miss_map``."""
+        started = time.perf_counter()
+        C = self.capacity
+        fa = self._fa_per_tensor(C)
+        if self.ways is None:
+            misses = fa
+            if self._table is None:
+                d = self._distances.distance
+                self._send_miss_map((d < 0) | (d >= C))
+            elif self.miss_map:
+                self.miss_map = {}
+        else:
+            result = simulate(self._trace, Cache(line=self.line, lines=C, ways=self.ways), distances=self._distances)
+            misses = np.bincount(self._trace.tensor, weights=result.miss, minlength=len(self._names)).astype(np.int64)
+            self._send_miss_map(result.miss)
+        cold, capacity, conflict = self._tensor_cold, fa - self._tensor_cold, misses - fa
+        rows = [[name, int(self._tensor_accesses[k]), int(misses[k]), int(cold[k]), int(capacity[k]),
+                 int(conflict[k]), int(misses[k]) * self.line] for k, name in enumerate(self._names)]
+        rows.append(["total", int(self._tensor_accesses.sum()), int(misses.sum()), int(cold.sum()),
+                     int(capacity.sum()), int(conflict.sum()), int(misses.sum()) * self.line])
+        self.readout = {"header": list(READOUT_HEADER), "rows": rows, "lines": self._readout_notes(),
+                        "capacity": int(C), "ways": self.ways, "stamp": time.time()}
+        self._misses_seconds = time.perf_counter() - started
+
+    def _readout_notes(self) -> list[str]:
+        """The readout's lines under the table, for the current cache."""
+        kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
+        lines = [f"{kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
+                 "bytes = line × misses", self._trace.summary()]
+        for name, count in self._trace.out_of_range.items():
+            lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
+        return lines
+
+    def _send_miss_map(self, miss_access: np.ndarray):
+        n = int(self._counts.sum())
+        per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
+        s, info = severity(per_element, self.scaling)
+        rgb = palette_rgb(s, self.palette)
+        rgb[per_element == 0] = UNTOUCHED_RGB
+        self.miss_map = {"capacity": int(self.capacity), "ways": self.ways,
+                         "misses": to_payload(per_element, "int32"), "misses_rgb": to_payload(rgb, "uint8"),
+                         "bar": colour_bar(info, self.palette, "misses per element")}
+
+    def _selected(self):
+        """Related accesses, cache-line mask and distance histogram of the clicked elements."""
+        n = int(self._counts.sum())
+        sel = np.array(sorted(set(self.selection)), np.int64)
+        g, tr, d = self._g, self._trace, self._distances.distance
+        if sel.size:
+            touched = np.isin(g, sel)
+            weight = np.bincount(tr.point[touched], minlength=tr.points)
+            related = np.bincount(g, weights=weight[tr.point], minlength=n).astype(np.int64)
+            key = self._tensor_of.astype(np.int64) * (int(self._line_of.max()) + 1) + self._line_of
+            line_mask = np.isin(key, key[sel])
+            mine = d[touched]
+            title = f"stack distances of {self._label(int(sel[0]))}" + \
+                (f" and {sel.size - 1} more" if sel.size > 1 else "")
+        else:
+            related = np.zeros(n, np.int64)
+            line_mask = np.zeros(n, bool)
+            mine = d
+            title = "stack distances of all accesses"
+        warm = mine[mine >= 0]
+        hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
+        s, info = severity(related, self.scaling)
+        rgb = palette_rgb(s, self.palette)
+        rgb[related == 0] = UNTOUCHED_RGB
+        self.selected = {"related": to_payload(related, "int32"), "related_rgb": to_payload(rgb, "uint8"),
+                         "line_mask": to_payload(line_mask, "uint8"), "hist": to_payload(hist, "int32"),
+                         "hist_cold": int(mine.size - warm.size), "hist_title": title,
+                         "bar": colour_bar(info, self.palette, "related accesses")}
+
+    def _label(self, g: int) -> str:
+        k = int(self._tensor_of[g])
+        idx = np.unravel_index(g - int(self._first[k]), self._shapes[k]) if self._shapes[k] else ()
+        return f"{self._names[k]}[{','.join(str(int(i)) for i in idx)}]"
+
+    def element_of(self, tensor: str, index) -> int:
+        """The global element number (as in ``selection``) of ``tensor[index]``."""
+        k = self._names.index(tensor)
+        return int(self._first[k] + (np.ravel_multi_index(tuple(index), self._shapes[k]) if index else 0))
+
+    def __repr__(self):
+        return (f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
+                f"{self.cache.describe()})")
+
+
+_MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
+
+
+def _einsum_of(workload, phase):
+    """The Einsum of ``phase`` and its element bytes (None: not known): given directly, or the phase of
+    that name of a workload built by ``Workload.from_einsums`` (``workload.einsums``, ``.element_bytes``)."""
+    if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
+        return phase, None
+    if isinstance(phase, str) and workload is not None:
+        names = list(getattr(workload, "names", []))
+        if phase not in names:
+            raise WorkloadError(f"LocalView: phase {phase!r} is not in the workload; its phases: {names}")
+        einsums = getattr(workload, "einsums", None) or {}  # Workload.from_einsums keeps them
+        if phase not in einsums:
+            raise WorkloadError(f"LocalView: phase {phase!r} carries no Einsum (build the workload with "
+                                "Workload.from_einsums, or pass the Einsum itself, e.g. "
+                                "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))")
+        return einsums[phase], getattr(workload, "element_bytes", None)
+    raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
+
+
+def _element_lines(tr: Trace, counts, line: int) -> np.ndarray:
+    """Cache-line number of every element of every tensor (accessed or not), from the trace's layouts
+    (design.md §7: addr = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d)); 0-D tensors too."""
+    bases = tr.bases_for(line)
+    out = []
+    for k, shape in enumerate(tr.shapes):
+        flat = np.arange(int(counts[k]))
+        offset = np.zeros_like(flat)
+        if shape:
+            for idx, stride in zip(np.unravel_index(flat, shape), tr.strides[k]):
+                offset = offset + idx * stride
+        out.append((bases[k] + tr.byte_offsets[k] + tr.elem_bytes[k] * (tr.offsets[k] + offset)) // line)
+    return np.concatenate(out)
+
+
+def _phase_bytes(workload, phase: str) -> float:
+    return float(workload.arrays.bytes[workload.names.index(phase)])
+
+
+def _layout_dict(name: str, value, ndim: int) -> dict:
+    """A tensor's layout as the view edits it: {order, pad, offset, byte_offset[, strides]}; errors
+    name the tensor, the field and the value. ``order``: "C", "F", or the dimensions from outermost
+    to innermost in memory, e.g. "2,0,1" (seed 001's hdiff: in_field[I,J,K] stored as [K,I,J])."""
+    if isinstance(value, Layout):
+        out = {"order": value.order, "pad": 0, "offset": value.offset, "byte_offset": value.byte_offset}
+        if value.strides is not None:
+            out["strides"] = list(value.strides)
+        return out
+    if not isinstance(value, Mapping):
+        raise t.TraitError(f"layouts[{name!r}]={value!r} must be a Layout or a dict of {list(_LAYOUT_FIELDS)}")
+    unknown = [k for k in value if k not in _LAYOUT_FIELDS]
+    if unknown:
+        raise t.TraitError(f"layouts[{name!r}] has unknown fields {unknown}; known: {list(_LAYOUT_FIELDS)}")
+    out = {"order": value.get("order", "C")}
+    if out["order"] not in ("C", "F"):
+        perm = _permutation(out["order"])
+        if perm is None or sorted(perm) != list(range(ndim)):
+            raise t.TraitError(f"layouts[{name!r}].order={out['order']!r} must be 'C', 'F' or an order of the "
+                               f"dimensions 0…{ndim - 1}, outermost first, e.g. {','.join(map(str, range(ndim)[::-1]))!r}")
+        out["order"] = ",".join(map(str, perm))
+    for key in ("pad", "offset", "byte_offset"):
+        v = value.get(key, 0)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise t.TraitError(f"layouts[{name!r}].{key}={v!r} must be a whole number >= 0")
+        out[key] = int(v)
+    if value.get("strides") is not None:
+        strides = value["strides"]
+        if not isinstance(strides, (list, tuple)) or not all(isinstance(s, int) and s >= 1 for s in strides):
+            raise t.TraitError(f"layouts[{name!r}].strides={strides!r} must be a list of whole numbers >= 1")
+        if out["pad"]:
+            raise t.TraitError(f"layouts[{name!r}]: give strides or pad={out['pad']}, not both")
+        out["strides"] = list(strides)
+    return out
+
+
+def _permutation(text) -> list[int] | None:
+    try:
+        return [int(p) for p in str(text).replace(" ", "").split(",") if p != ""]
+    except ValueError:
+        return None
+
+
+def _padded_strides(shape, order: str, pad: int) -> tuple[int, ...]:
+    """Strides (elements) of ``shape`` in ``order`` ("C", "F" or dimensions outermost first, "2,0,1")
+    with ``pad`` extra elements after every row of the innermost dimension."""
+    if order == "C":
+        dims = list(range(len(shape) - 1, -1, -1))
+    elif order == "F":
+        dims = list(range(len(shape)))
+    else:
+        dims = _permutation(order)[::-1]
+    strides, step = [0] * len(shape), 1
+    for n, d in enumerate(dims):
+        strides[d] = step
+        step *= shape[d]
+        if n == 0 and len(shape) > 1:
+            step += pad
+    return tuple(strides)
+
+
+def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> np.ndarray:
+    """(n, 3) min, median, max of the finite distances of each element (NaN where it has none);
+    the median of an even count is the mean of the two middle values (design.md §7)."""
+    out = np.full((n, 3), np.nan)
+    if elements.size == 0:
+        return out
+    order = np.lexsort((distances, elements))
+    e, v = elements[order], distances[order].astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, e[1:] != e[:-1]])
+    counts = np.diff(np.r_[starts, e.size])
+    which = e[starts]
+    out[which, 0] = v[starts]
+    out[which, 2] = v[starts + counts - 1]
+    out[which, 1] = (v[starts + (counts - 1) // 2] + v[starts + counts // 2]) / 2
+    return out
+
+
+def _hex(rgb) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*(int(v) for v in rgb))

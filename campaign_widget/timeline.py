@@ -1,0 +1,356 @@
+"""Measured timelines as schedules (issue 14, item 1).
+
+A profiler trace is a timeline: intervals with real start and end times, on lanes (streams or
+threads), overlapping, with idle gaps between them. ``Schedule.from_intervals`` (which delegates to
+:func:`from_intervals` here) turns such intervals into a :class:`Timeline`, a ``Schedule`` that the
+scene stacks and draws like any other: one interval per measured event, each at its measured start
+and end, at constant requested rates, never throttled (``edge_factor`` is 1 everywhere: what was
+measured already includes any contention).
+
+>>> import numpy as np
+>>> from campaign_widget import Machine, Phase, Workload
+>>> w = Workload([Phase("A", duration=3, compute_util=0.5, memory_util=0.2),
+...               Phase("B", duration=1, compute_util=0.1, memory_util=0.9, after=["A"])],
+...              machine=Machine(peak_compute=1, peak_bandwidth=1))
+>>> t = Timeline.from_intervals(w, phase=["A", "B", "A"], start=[0, 0.5, 2], end=[1, 1.5, 4], lane=[0, 1, 0])
+>>> len(t), t.makespan
+(3, 4.0)
+>>> shares = t.shares(threshold=0.5)
+>>> round(shares["idle"], 3), round(shares["memory"], 3)
+(0.125, 0.25)
+
+The readout data (:func:`shares`, ``Timeline.shares``): the share of the makespan with nothing running,
+and with each resource's summed demand at or above a threshold. Annotation ranges
+(``record_function``, ``ProfilerStep#N``) travel with the timeline as *bands*; ``steps()`` lists the
+training steps and ``window(t0, t1)`` / ``cut()`` give comparable per-step timelines, each starting at 0.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ScheduleError
+from .schedule import Schedule, _oversubscribed
+
+STEP_PATTERN = r"ProfilerStep#\d+"
+
+
+@dataclass(frozen=True, eq=False)
+class Timeline(Schedule):
+    """A measured schedule: one interval per measured event (``len(timeline)`` of them).
+
+    Beyond ``Schedule``'s arrays: ``workload`` (the workload whose phases the intervals belong to:
+    one roofline point per phase), ``lane`` (per interval, in interval order: index into
+    ``lane_names``, the stream or thread it ran on), ``origin`` (the measured time of t = 0, in the
+    source's clock, seconds), and the annotation *bands*: ``band_start``, ``band_end`` (seconds, on
+    this timeline's axis), ``band_name`` (index into ``band_names``), ``band_lane`` (index into
+    ``lane_names``, -1 when the lane ran no kept interval). ``tile`` numbers the intervals of each
+    phase in order of start.
+    """
+
+    workload: object = None
+    lane: np.ndarray = None
+    lane_names: tuple = ()
+    origin: float = 0.0
+    band_start: np.ndarray = None
+    band_end: np.ndarray = None
+    band_name: np.ndarray = None
+    band_lane: np.ndarray = None
+    band_names: tuple = ()
+
+    measured = True
+
+    def shares(self, threshold: float = 0.8) -> dict:
+        """The readout: ``{"idle": share, <compute name>: share, <memory name>: share}`` of the
+        makespan (see :func:`shares`)."""
+        return shares(self, threshold)
+
+    @property
+    def idle_share(self) -> float:
+        """The share of the makespan during which no interval runs."""
+        return shares(self)["idle"]
+
+    def lane_shares(self) -> dict:
+        """Per lane (by name), the share of the makespan during which it runs something."""
+        if self.makespan <= 0:
+            return {name: 0.0 for name in self.lane_names}
+        busy = _busy_by(self.lane, len(self.lane_names), self.start, self.end)
+        return {name: float(b) / self.makespan for name, b in zip(self.lane_names, busy)}
+
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Timeline:
+        """The same measured intervals, at the same times, on the machine with other peaks: what each
+        interval did is fixed, so its rates (fractions of peak) scale by old peak / new peak, as do the
+        workload's utilizations."""
+        old = self.workload.machine
+        workload = self.workload.with_peaks(peak_compute, peak_bandwidth)
+        new = workload.machine
+        return from_intervals(
+            workload, phase=self.phase, start=self.start, end=self.end, lane=self.lane, lane_names=self.lane_names,
+            compute_rate=self.requested_compute * (old.peak_compute / new.peak_compute),
+            memory_rate=self.requested_memory * (old.peak_bandwidth / new.peak_bandwidth), origin=self.origin,
+            bands=(self.band_start, self.band_end, self.band_name, self.band_lane, self.band_names), until=self.makespan)
+
+    def bands(self) -> list:
+        """The annotation ranges as ``(name, start, end, lane name)`` tuples, by start."""
+        names = np.array(self.band_names, dtype=object)
+        lanes = np.array(list(self.lane_names) + [None], dtype=object)
+        return list(zip(names[self.band_name].tolist(), self.band_start.tolist(), self.band_end.tolist(),
+                        lanes[self.band_lane].tolist()))
+
+    def steps(self, pattern: str = STEP_PATTERN) -> tuple[np.ndarray, np.ndarray]:
+        """``(start, end)`` arrays of the bands whose name fully matches ``pattern`` (default: the
+        profiler's ``ProfilerStep#N``), sorted by start; ranges repeated on several lanes are kept once."""
+        rx = re.compile(pattern)
+        wanted = np.array([rx.fullmatch(n) is not None for n in self.band_names], dtype=bool)
+        if not wanted.size:
+            return np.zeros(0), np.zeros(0)
+        pick = wanted[self.band_name]
+        pairs = np.unique(np.stack([self.band_start[pick], self.band_end[pick]], axis=1), axis=0)
+        return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+    def window(self, t0: float, t1: float) -> Timeline:
+        """The intervals and bands overlapping ``[t0, t1)``, clipped to it and shifted so that ``t0``
+        becomes 0: one step of a training loop as a timeline of its own, comparable with the others (its
+        makespan is ``t1 - t0``, idle tail included)."""
+        t0, t1 = float(t0), float(t1)
+        if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0):
+            raise ScheduleError(f"window({t0!r}, {t1!r}): needs finite t0 < t1")
+        keep = (self.end > t0) & (self.start < t1)
+        s, e = np.clip(self.start[keep], t0, t1) - t0, np.clip(self.end[keep], t0, t1) - t0
+        bkeep = (self.band_end > t0) & (self.band_start < t1)
+        return from_intervals(
+            self.workload, phase=self.phase[keep], start=s, end=e, lane=self.lane[keep],
+            lane_names=self.lane_names, compute_rate=self.requested_compute[keep],
+            memory_rate=self.requested_memory[keep], origin=self.origin + t0,
+            bands=(np.clip(self.band_start[bkeep], t0, t1) - t0, np.clip(self.band_end[bkeep], t0, t1) - t0,
+                   self.band_name[bkeep], self.band_lane[bkeep], self.band_names), until=t1 - t0)
+
+    def cut(self, pattern: str = STEP_PATTERN) -> list:
+        """One :meth:`window` per step (see :meth:`steps`), in order."""
+        starts, ends = self.steps(pattern)
+        return [self.window(a, b) for a, b in zip(starts.tolist(), ends.tolist())]
+
+    def to_dataframe(self):
+        """The intervals as a pandas DataFrame (see ``Schedule.to_dataframe``), plus ``lane``."""
+        df = super().to_dataframe()
+        df["lane"] = np.array(list(self.lane_names), dtype=object)[self.lane] if len(self) else []
+        return df
+
+    def __repr__(self):
+        return (f"<Timeline of {len(self):,} measured intervals on {len(self.lane_names)} lanes: makespan "
+                f"{self.makespan:.6g}, idle {self.idle_share:.1%}>")
+
+
+def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
+                   lane_names=None, origin: float = 0.0, bands=None, until: float | None = None) -> Timeline:
+    """A :class:`Timeline` of measured intervals of ``workload``'s phases.
+
+    ``phase``: per interval, a phase name or index. ``start``, ``end``: seconds, ``0 <= start <= end``.
+    ``lane``: per interval, any label (a thread id, a stream name) or an index into ``lane_names``;
+    default one lane. ``compute_rate``, ``memory_rate``: per interval, the fractions of the machine's
+    peaks it used; default the phase's (its FLOPs and bytes over its duration on the machine), so the
+    area under a phase's intervals is its volume when its duration is its busy time.
+    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``. ``until``: the end of
+    the timeline when it runs past the last interval (idle at the end); default the last end.
+
+    ``len(timeline)`` is the number of intervals; concurrent intervals stack in the diagram, idle
+    time stays idle. Bad input raises a ``ScheduleError`` naming the parameter, the interval and value.
+    """
+    names = list(workload.names)
+    start = _floats("start", start)
+    n = start.size
+    end = _floats("end", end, n)
+    phase = _phase_index(phase, names, n)
+    bad = np.flatnonzero(~(start >= 0))
+    if bad.size:
+        i = int(bad[0])
+        raise ScheduleError(f"start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r}) must be >= 0: shift the times "
+                            "so that the timeline starts at 0 or later")
+    bad = np.flatnonzero(~(end >= start))
+    if bad.size:
+        i = int(bad[0])
+        raise ScheduleError(f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r})")
+    lane, lane_names = _lanes(lane, lane_names, n)
+    a = workload.arrays
+    c = a.compute_util[phase].astype(np.float64) if compute_rate is None else _rates("compute_rate", compute_rate, n)
+    m = a.memory_util[phase].astype(np.float64) if memory_rate is None else _rates("memory_rate", memory_rate, n)
+
+    by_start = np.lexsort((np.arange(n), start))  # interval order: by start, then input order
+    # tile = the interval's number within its phase, in order of start
+    ph_sorted = phase[by_start]
+    rank = np.empty(n, dtype=np.int64)
+    grouped = np.argsort(ph_sorted, kind="stable")
+    first = np.r_[0, np.flatnonzero(np.diff(ph_sorted[grouped])) + 1] if n else np.zeros(0, np.int64)
+    counts = np.diff(np.r_[first, n])
+    rank[grouped] = np.arange(n) - np.repeat(first, counts)
+
+    edges, inverse = np.unique(np.concatenate([start, end]), return_inverse=True)
+    start_edge, end_edge = inverse[:n], inverse[n:]
+    k = max(edges.size, 1)
+    seg_c = np.cumsum(np.bincount(start_edge, c, k) - np.bincount(end_edge, c, k))[:-1].astype(np.float64)
+    seg_m = np.cumsum(np.bincount(start_edge, m, k) - np.bincount(end_edge, m, k))[:-1].astype(np.float64)
+    running = np.cumsum(np.bincount(start_edge, minlength=k) - np.bincount(end_edge, minlength=k))[:-1]
+    seg_c[running == 0] = 0.0  # no float residue where nothing runs
+    seg_m[running == 0] = 0.0
+    np.maximum(seg_c, 0.0, out=seg_c)
+    np.maximum(seg_m, 0.0, out=seg_m)
+    machine = workload.machine
+    resources = (machine.compute_name, machine.memory_name)
+    zeros = np.zeros(n)
+    band_arrays = _bands(bands, lane_names)
+    return Timeline(
+        names=tuple(names), resource_names=resources, tiles=1, pipeline=False, policy="none", depth=2,
+        phase=phase[by_start], tile=rank, start=start[by_start], end=end[by_start],
+        compute_rate=c[by_start], memory_rate=m[by_start], requested_compute=c[by_start],
+        requested_memory=m[by_start], dilation=zeros, throttling=zeros.copy(), tile_id=by_start,
+        start_edge=start_edge[by_start], end_edge=end_edge[by_start], tile_start=start, tile_end=end,
+        tile_requested=end - start, edge_time=edges, edge_factor=np.ones(seg_c.size),
+        edge_requested_compute=seg_c, edge_requested_memory=seg_m,
+        makespan=max(float(end.max()) if n else 0.0, float(until) if until is not None else 0.0),
+        peak_demand={resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))},
+        **_oversubscribed(edges, seg_c, seg_m, resources),
+        workload=workload, lane=lane[by_start], lane_names=tuple(lane_names), origin=float(origin), **band_arrays,
+    )
+
+
+def shares(schedule: Schedule, threshold: float = 0.8) -> dict:
+    """The share of ``schedule``'s makespan (``[0, makespan]``) with nothing running (``"idle"``), and
+    with each resource's summed demand (after throttling) at or above ``threshold`` (a fraction of its
+    peak), keyed by the resource's name. Works on any ``Schedule``; all 0.0 for an empty one."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating, np.integer)) \
+            or not np.isfinite(threshold) or threshold < 0:
+        raise ScheduleError(f"threshold={threshold!r} must be a number >= 0 (a fraction of the peak)")
+    names = schedule.resource_names
+    total = float(schedule.makespan)
+    if len(schedule) == 0 or total <= 0:
+        return {"idle": 0.0, names[0]: 0.0, names[1]: 0.0}
+    times, c, m = schedule.demand()
+    k = times.size
+    running = np.cumsum(np.bincount(schedule.start_edge, minlength=k) - np.bincount(schedule.end_edge, minlength=k))[:-1]
+    width = np.diff(times)
+    idle = float(width[running == 0].sum()) + max(0.0, float(times[0]))  # before the first start, nothing runs
+    tol = 1e-12
+    return {"idle": idle / total,
+            names[0]: float(width[(c >= threshold - tol) & (running > 0)].sum()) / total,
+            names[1]: float(width[(m >= threshold - tol) & (running > 0)].sum()) / total}
+
+
+def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
+    """Per phase, measured against a bound (e.g. a measured ``Timeline`` and an analytical schedule of
+    the same workload, for an achieved-over-bound figure): arrays in phase order of
+
+    - ``measured_busy``, ``bound_busy``: the time during which some interval of the phase runs (the
+      union of its intervals: overlapping intervals count once);
+    - ``gap``: ``measured_busy - bound_busy``;
+    - ``measured_span``, ``bound_span``: from the phase's first start to its last end (idle time and
+      other phases in between included).
+
+    Both schedules must have the same phases, in the same order."""
+    if tuple(measured.names) != tuple(bound.names):
+        raise ScheduleError(f"phase_gaps needs two schedules of the same phases; got {list(measured.names)[:6]} and "
+                            f"{list(bound.names)[:6]}")
+    n = len(measured.names)
+    out = {}
+    for label, sched in (("measured", measured), ("bound", bound)):
+        out[f"{label}_busy"] = _busy_by(sched.phase, n, sched.start, sched.end)
+        first = np.full(n, np.inf)
+        last = np.full(n, -np.inf)
+        np.minimum.at(first, sched.phase, sched.start)
+        np.maximum.at(last, sched.phase, sched.end)
+        out[f"{label}_span"] = np.where(np.isfinite(first), last - first, 0.0)
+    out["gap"] = out["measured_busy"] - out["bound_busy"]
+    return {"names": tuple(measured.names), **out}
+
+
+def _busy_by(group, count, start, end) -> np.ndarray:
+    """Per group 0..count-1, the length of the union of its intervals."""
+    order = np.lexsort((start, group))
+    g, s, e = group[order], start[order], end[order]
+    busy = np.zeros(count)
+    if not g.size:
+        return busy
+    firsts = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
+    for a, b in zip(firsts.tolist(), np.r_[firsts[1:], g.size].tolist()):
+        reach = np.maximum.accumulate(e[a:b])  # the furthest end so far: a new run starts past it
+        new_run = np.r_[True, s[a + 1:b] > reach[:-1]]
+        run_start = s[a:b][new_run]
+        run_end = np.maximum.reduceat(e[a:b], np.flatnonzero(new_run))
+        busy[g[a]] = float((run_end - run_start).sum())
+    return busy
+
+
+def _floats(what, values, n=None) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ScheduleError(f"{what} must be an array of numbers (seconds), got {_short(values)}") from None
+    if n is not None and arr.size != n:
+        raise ScheduleError(f"{what} has {arr.size} entries; start has {n}: one per interval")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ScheduleError(f"{what}[{int(bad[0])}]={float(arr[bad[0]])!r} must be a finite number of seconds")
+    return arr
+
+
+def _rates(what, values, n) -> np.ndarray:
+    arr = _floats(what, values, n)
+    bad = np.flatnonzero(arr < 0)
+    if bad.size:
+        raise ScheduleError(f"{what}[{int(bad[0])}]={float(arr[bad[0]])!r} must be >= 0 (a fraction of the peak)")
+    return arr
+
+
+def _phase_index(phase, names, n) -> np.ndarray:
+    arr = np.asarray(phase).ravel()
+    if arr.size != n:
+        raise ScheduleError(f"phase has {arr.size} entries; start has {n}: one per interval")
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind in "iu":
+        bad = np.flatnonzero((arr < 0) | (arr >= len(names)))
+        if bad.size:
+            raise ScheduleError(f"phase[{int(bad[0])}]={int(arr[bad[0]])} is not a phase index of this workload "
+                                f"(0..{len(names) - 1})")
+        return arr.astype(np.int64)
+    index = {name: i for i, name in enumerate(names)}
+    uniq, inv = np.unique(arr.astype(object).astype(str), return_inverse=True)
+    missing = [u for u in uniq.tolist() if u not in index]
+    if missing:
+        raise ScheduleError(f"phase {missing[0]!r} is not a phase of this workload; phases: "
+                            + ", ".join(map(repr, names[:8])) + (" ..." if len(names) > 8 else ""))
+    return np.array([index[u] for u in uniq.tolist()], dtype=np.int64)[inv.ravel()]
+
+
+def _lanes(lane, lane_names, n):
+    if lane is None:
+        return np.zeros(n, dtype=np.int64), tuple(lane_names) if lane_names else ("all",)
+    arr = np.asarray(lane).ravel()
+    if arr.size != n:
+        raise ScheduleError(f"lane has {arr.size} entries; start has {n}: one per interval")
+    if lane_names is not None:
+        if arr.dtype.kind not in "iu" or (n and (arr.min() < 0 or arr.max() >= len(lane_names))):
+            raise ScheduleError(f"with lane_names, lane must hold indices 0..{len(lane_names) - 1}")
+        return arr.astype(np.int64), tuple(lane_names)
+    uniq, inv = np.unique(arr, return_inverse=True)
+    return inv.ravel().astype(np.int64), tuple(uniq.tolist())
+
+
+def _bands(bands, lane_names) -> dict:
+    if bands is None:
+        empty = np.zeros(0)
+        return {"band_start": empty, "band_end": empty.copy(), "band_name": np.zeros(0, np.int64),
+                "band_lane": np.zeros(0, np.int64), "band_names": ()}
+    b_start, b_end, b_name, b_lane, b_names = bands
+    b_start, b_end = np.asarray(b_start, np.float64), np.asarray(b_end, np.float64)
+    order = np.lexsort((-b_end, b_start))
+    return {"band_start": b_start[order], "band_end": b_end[order],
+            "band_name": np.asarray(b_name, np.int64)[order], "band_lane": np.asarray(b_lane, np.int64)[order],
+            "band_names": tuple(b_names)}
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,502 @@
+// The anywidget view of the dataflow graph (design.md §7, seed 001's global view). Python computes
+// the graph, its layout, values and colours; this view draws them and owns hover, zoom, pan,
+// selection and the minimap. Text from users is drawn with fillText or set as textContent only.
+import { downloadBlob, renderPng } from "../export.js";
+import { createTraitWriter } from "../trait-writer.js";
+import { centreOn, fitCamera, minZoom, panCamera, startCamera, toWorld, visibleWorld, zoomAt } from "./camera.js";
+import { drawGraph, drawLegend, LEGEND_HEIGHT } from "./draw.js";
+import { hitEdge, hitNode } from "./hit.js";
+import { decodeGraph, decodeStyle } from "./model.js";
+import { drawMinimapPicture, MINIMAP_SIZE, viewportBox } from "./minimap.js";
+import { edgeTooltip, nodeTooltip, showTooltip } from "./tooltip.js";
+import { wheelZoomFactor } from "../zoom.js";
+
+const CSS = `
+.cwd-root { position: relative; font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 12px; color: var(--jp-ui-font-color1, #222); }
+.cwd-root [hidden] { display: none !important; }
+.cwd-controls, .cwd-params { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; margin: 0 0 6px; }
+.cwd-control { display: inline-flex; align-items: center; gap: 5px; white-space: nowrap; }
+.cwd-label { color: var(--jp-ui-font-color2, #555); }
+.cwd-params input[type=range] { width: 140px; }
+.cwd-value { display: inline-block; min-width: 3.5em; font-variant-numeric: tabular-nums; }
+.cwd-root button, .cwd-root select { font: inherit; }
+.cwd-plot-wrap { position: relative; width: 100%; }
+.cwd-plot { display: block; width: 100%; cursor: grab; touch-action: none; user-select: none; background: #fff; border: 1px solid #e3e3e3; box-sizing: border-box; }
+.cwd-minimap { position: absolute; right: 6px; border: 1px solid #999; background: #fbfbfb; cursor: pointer; }
+.cwd-tooltip { position: absolute; z-index: 10; pointer-events: none; background: rgba(255,255,255,0.97); color: #222; border: 1px solid #bbb; border-radius: 4px; box-shadow: 0 2px 8px rgba(0,0,0,.15); padding: 6px 8px; line-height: 1.45; white-space: nowrap; }
+.cwd-tooltip-title { font-weight: bold; }
+.cwd-tooltip-label { color: #666; }
+.cwd-error { color: #c0392b; }
+`;
+
+function element(document, tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function select(document, className, label) {
+  const wrap = element(document, "label", "cwd-control");
+  wrap.append(element(document, "span", "cwd-label", label));
+  const input = element(document, "select", className);
+  wrap.append(input);
+  return { wrap, input };
+}
+
+function setOptions(document, input, values, current) {
+  const have = [...input.options].map((o) => o.value).join("\n");
+  if (have !== values.join("\n")) {
+    input.replaceChildren(...values.map((v) => {
+      const option = element(document, "option", null, v);
+      option.value = v;
+      return option;
+    }));
+  }
+  input.value = current;
+}
+
+function render({ model, el }) {
+  const renderAt = Date.now(); // epoch ms, for the benchmark's breakdown (state arrived → first frame)
+  const document = el.ownerDocument ?? globalThis.document;
+  const window = document.defaultView ?? globalThis;
+  const writer = createTraitWriter(model, {
+    requestFrame: (f) => window.requestAnimationFrame(f),
+    cancelFrame: (id) => window.cancelAnimationFrame(id),
+  });
+
+  // DOM: controls, parameter sliders, plot (canvas + minimap + tooltip).
+  const root = element(document, "div", "cwd-root");
+  const controls = element(document, "div", "cwd-controls");
+  const overlay = select(document, "cwd-overlay", "overlay");
+  const scaling = select(document, "cwd-scaling", "scaling");
+  const bucketsWrap = element(document, "label", "cwd-control");
+  const buckets = element(document, "input", "cwd-buckets");
+  buckets.type = "number";
+  buckets.min = "0";
+  buckets.step = "1";
+  buckets.style.width = "4em";
+  bucketsWrap.append(element(document, "span", "cwd-label", "buckets"), buckets);
+  const palette = select(document, "cwd-palette", "palette");
+  const reverseWrap = element(document, "label", "cwd-control");
+  const reverse = element(document, "input", "cwd-reverse");
+  reverse.type = "checkbox";
+  reverseWrap.append(reverse, element(document, "span", "cwd-label", "reverse"));
+  const fitButton = element(document, "button", "cwd-fit", "Fit");
+  const downloadButton = element(document, "button", "cwd-download", "Download PNG");
+  fitButton.type = downloadButton.type = "button";
+  const errorLine = element(document, "span", "cwd-error");
+  controls.append(overlay.wrap, scaling.wrap, bucketsWrap, palette.wrap, reverseWrap, fitButton, downloadButton, errorLine);
+  const params = element(document, "div", "cwd-params");
+  const plotWrap = element(document, "div", "cwd-plot-wrap");
+  const canvas = element(document, "canvas", "cwd-plot");
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", "dataflow graph");
+  const minimap = element(document, "canvas", "cwd-minimap");
+  minimap.style.top = `${LEGEND_HEIGHT + 6}px`;
+  const tooltip = element(document, "div", "cwd-tooltip");
+  tooltip.hidden = true;
+  plotWrap.append(canvas, minimap, tooltip);
+  root.append(element(document, "style", null, CSS), controls, params, plotWrap);
+  el.append(root);
+
+  const ctx = canvas.getContext("2d");
+  const miniCtx = minimap.getContext("2d");
+  let graph = decodeGraph(model.get("graph"));
+  let style = decodeStyle(model.get("paint"), graph, model.get("values"));
+  let names = model.get("node_names") ?? [];
+  let camera = null;
+  let cameraFor = null; // the graph bounds the camera was made for
+  let hoverNode = -1;
+  let hoverEdge = -1;
+  let highlight = -1;
+  let frame = null;
+  let draws = 0;
+  let miniPicture = null;
+  let miniCamera = null;
+  let closed = false;
+  let lastCounts = null;
+
+  const plotHeight = () => Math.max(160, Number(model.get("height")) || 480);
+  const area = () => ({ left: 0, top: LEGEND_HEIGHT, width: Math.floor(plotWrap.clientWidth), height: plotHeight() });
+  function ensureCamera(a) {
+    const key = graph.bounds.join(",");
+    if (!camera || cameraFor !== key) {
+      camera = startCamera(graph.bounds, a.width, a.height, graph.nNodes ? graph.y[0] : undefined);
+      cameraFor = key;
+    }
+  }
+  function phaseOf(node) {
+    return node >= 0 && node < graph.nPhases ? node : -1;
+  }
+
+  function drawInto(target, a, ratio, { hover }) {
+    target.setTransform(ratio, 0, 0, ratio, 0, 0);
+    target.fillStyle = "#ffffff";
+    target.fillRect(0, 0, a.width, a.top + a.height);
+    drawLegend(target, model.get("legend"), { left: 0, top: 0, width: a.width });
+    const selected = model.get("selected_phase");
+    return drawGraph(target, graph, style, names, a, {
+      camera, ratio, highlight: hover ? highlight : -1, selected: Number.isInteger(selected) ? selected : -1,
+      hoverEdge: hover ? hoverEdge : -1,
+    });
+  }
+
+  function drawMinimap(a) {
+    // Shown only when part of the graph is out of view (it would just cover nodes otherwise).
+    const [vx0, vy0, vx1, vy1] = visibleWorld(camera, a.width, a.height);
+    const [bx0, by0, bx1, by1] = graph.bounds;
+    minimap.hidden = vx0 <= bx0 && vy0 <= by0 && vx1 >= bx1 && vy1 >= by1;
+    if (minimap.hidden) return;
+    const ratio = window.devicePixelRatio || 1;
+    const { width, height } = MINIMAP_SIZE;
+    if (!miniPicture) {
+      miniPicture = document.createElement("canvas");
+      miniPicture.width = Math.round(width * ratio);
+      miniPicture.height = Math.round(height * ratio);
+      miniCamera = drawMinimapPicture(miniPicture.getContext("2d"), graph, style, width, height, ratio);
+    }
+    if (minimap.width !== miniPicture.width) {
+      minimap.width = miniPicture.width;
+      minimap.height = miniPicture.height;
+      minimap.style.width = `${width}px`;
+      minimap.style.height = `${height}px`;
+    }
+    miniCtx.setTransform(1, 0, 0, 1, 0, 0);
+    miniCtx.drawImage(miniPicture, 0, 0);
+    miniCtx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const [bx, by, bw, bh] = viewportBox(miniCamera, camera, a.width, a.height);
+    miniCtx.strokeStyle = "#d93025";
+    miniCtx.lineWidth = 1.5;
+    miniCtx.strokeRect(Math.max(0.5, bx), Math.max(0.5, by), Math.max(3, Math.min(bw, width - 1)), Math.max(3, Math.min(bh, height - 1)));
+  }
+
+  function draw() {
+    frame = null;
+    if (closed || !ctx) return;
+    const a = area();
+    if (a.width <= 0) return;
+    ensureCamera(a);
+    const ratio = window.devicePixelRatio || 1;
+    const started = window.performance.now();
+    const w = Math.round(a.width * ratio);
+    const h = Math.round((a.top + a.height) * ratio);
+    if (canvas.width !== w) canvas.width = w;
+    if (canvas.height !== h) canvas.height = h;
+    canvas.style.height = `${a.top + a.height}px`;
+    lastCounts = drawInto(ctx, a, ratio, { hover: true });
+    const graphDrawn = window.performance.now();
+    drawMinimap(a);
+    canvas.dataset.minimapMs = (window.performance.now() - graphDrawn).toFixed(2);
+    const selected = model.get("selected_phase");
+    Object.assign(canvas.dataset, {
+      k: String(camera.k), tx: String(camera.tx), ty: String(camera.ty), plotTop: String(a.top),
+      plotWidth: String(a.width), plotHeight: String(a.height),
+      nodesDrawn: String(lastCounts.nodes), edgesDrawn: String(lastCounts.edges), labelsDrawn: String(lastCounts.labels),
+      lod: String(lastCounts.lod), draws: String(++draws), drawMs: (window.performance.now() - started).toFixed(2),
+      highlightedPhase: highlight >= 0 ? String(highlight) : "",
+      selectedPhase: Number.isInteger(selected) ? String(selected) : "",
+      overlay: style.overlay,
+    });
+    if (draws === 1) Object.assign(canvas.dataset, { renderAt: String(renderAt), firstDrawAt: String(Date.now()) });
+  }
+  function requestDraw() {
+    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
+  }
+
+  // Controls ↔ traits.
+  function syncControls() {
+    const choices = model.get("choices") ?? {};
+    setOptions(document, overlay.input, choices.overlay ?? [model.get("overlay")], model.get("overlay"));
+    setOptions(document, scaling.input, choices.scaling ?? [model.get("scaling")], model.get("scaling"));
+    const pal = model.get("palette");
+    const names = [...(choices.palette ?? [])];
+    const current = Array.isArray(pal) ? "custom" : String(pal);
+    if (Array.isArray(pal)) names.push("custom");
+    setOptions(document, palette.input, names, current);
+    buckets.value = String(model.get("buckets") ?? 0);
+    bucketsWrap.hidden = model.get("scaling") !== "hist";
+    reverse.checked = Boolean(model.get("reverse"));
+    errorLine.textContent = String(model.get("error") ?? "");
+  }
+  function write(key, value) {
+    model.set(key, value);
+    model.save_changes();
+  }
+  const onOverlay = () => write("overlay", overlay.input.value);
+  const onScaling = () => write("scaling", scaling.input.value);
+  const onPalette = () => { if (palette.input.value !== "custom") write("palette", palette.input.value); };
+  const onReverse = () => write("reverse", reverse.checked);
+  const onBuckets = () => {
+    const n = Math.floor(Number(buckets.value));
+    if (Number.isFinite(n) && (n === 0 || n >= 2)) write("buckets", n);
+  };
+  overlay.input.addEventListener("change", onOverlay);
+  scaling.input.addEventListener("change", onScaling);
+  palette.input.addEventListener("change", onPalette);
+  reverse.addEventListener("change", onReverse);
+  buckets.addEventListener("change", onBuckets);
+
+  // One integer slider per workload parameter, log-scaled when its range spans decades.
+  let sliders = new Map();
+  let pending = {}; // slider values written but not yet echoed by the kernel
+  function buildParams() {
+    const ranges = model.get("param_ranges") ?? {};
+    const keys = Object.keys(ranges);
+    if (keys.join("\n") !== [...sliders.keys()].join("\n")) {
+      sliders = new Map();
+      params.replaceChildren();
+      for (const name of keys) {
+        const wrap = element(document, "label", "cwd-control");
+        const input = element(document, "input", "cwd-param");
+        input.type = "range";
+        input.dataset.param = name;
+        const value = element(document, "span", "cwd-value");
+        wrap.append(element(document, "span", "cwd-label", name), input, value);
+        params.append(wrap);
+        const entry = { input, value, spec: ranges[name] };
+        input.addEventListener("input", () => {
+          const v = sliderValue(entry);
+          value.textContent = String(v);
+          pending = { ...pending, [name]: v };
+          sendParams({ ...model.get("params"), ...pending });
+        });
+        sliders.set(name, entry);
+      }
+    }
+    for (const [name, entry] of sliders) {
+      entry.spec = ranges[name];
+      const [lo, hi] = entry.spec.range;
+      if (entry.spec.log) {
+        entry.input.min = String(Math.log10(lo));
+        entry.input.max = String(Math.log10(hi));
+        entry.input.step = "any";
+      } else {
+        entry.input.min = String(lo);
+        entry.input.max = String(hi);
+        entry.input.step = "1";
+      }
+      const v = (model.get("params") ?? {})[name];
+      if (v !== undefined && document.activeElement !== entry.input) {
+        entry.input.value = String(entry.spec.log ? Math.log10(v) : v);
+      }
+      if (v !== undefined) entry.value.textContent = String(v);
+    }
+    params.hidden = sliders.size === 0;
+  }
+  // One parameter update in flight at a time: the next waits until the kernel's new colours or
+  // values arrive (or PARAM_WAIT_MS), and only the latest slider position is sent, so a drag over
+  // a workload that takes a second to re-evaluate does not queue up dozens of re-evaluations.
+  const PARAM_WAIT_MS = 2000;
+  let paramsInFlight = null;
+  let paramsQueued = null;
+  function sendParams(value) {
+    if (paramsInFlight !== null) {
+      paramsQueued = value;
+      return;
+    }
+    writer.write("params", value);
+    paramsInFlight = window.setTimeout(paramsAnswered, PARAM_WAIT_MS);
+  }
+  function paramsAnswered() {
+    if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
+    paramsInFlight = null;
+    if (paramsQueued !== null) {
+      const next = paramsQueued;
+      paramsQueued = null;
+      sendParams(next);
+    }
+  }
+  function sliderValue(entry) {
+    const raw = Number(entry.input.value);
+    const v = Math.round(entry.spec.log ? 10 ** raw : raw);
+    const [lo, hi] = entry.spec.range;
+    return Math.min(hi, Math.max(lo, v));
+  }
+
+  // Hover, click, zoom, pan: no kernel round trip except hovered/selected phase writes.
+  function position(event) {
+    const rect = canvas.getBoundingClientRect();
+    return [event.clientX - rect.left, event.clientY - rect.top - LEGEND_HEIGHT];
+  }
+  function pick(px, py) {
+    const a = area();
+    if (px < 0 || py < 0 || px > a.width || py > a.height || !camera) return { node: -1, edge: -1 };
+    const [wx, wy] = toWorld(camera, px, py);
+    const node = hitNode(graph, wx, wy);
+    if (node >= 0) return { node, edge: -1 };
+    return { node: -1, edge: hitEdge(graph, style, wx, wy, 5 / camera.k, camera.k, highlight) };
+  }
+  function writeHovered(phase) {
+    const selected = model.get("selected_phase");
+    const value = phase >= 0 ? phase : Number.isInteger(selected) ? selected : null;
+    if (model.get("hovered_phase") !== value || writer.isPending("hovered_phase")) writer.write("hovered_phase", value);
+  }
+  function hover(px, py) {
+    const { node, edge } = pick(px, py);
+    if (node !== hoverNode || edge !== hoverEdge) {
+      hoverNode = node;
+      hoverEdge = edge;
+      requestDraw();
+    }
+    const bounds = { width: plotWrap.clientWidth, height: plotWrap.clientHeight };
+    if (node >= 0) showTooltip(tooltip, nodeTooltip(graph, style, names, model.get("units") ?? {}, node), px, py + LEGEND_HEIGHT, bounds);
+    else if (edge >= 0) showTooltip(tooltip, edgeTooltip(graph, style, names, model.get("units") ?? {}, edge), px, py + LEGEND_HEIGHT, bounds);
+    else tooltip.hidden = true;
+    writeHovered(phaseOf(node));
+  }
+  function leave() {
+    tooltip.hidden = true;
+    if (hoverNode !== -1 || hoverEdge !== -1) {
+      hoverNode = hoverEdge = -1;
+      requestDraw();
+    }
+    writeHovered(-1);
+  }
+  let drag = null;
+  function onPointerDown(event) {
+    if (event.button !== 0) return;
+    const [px, py] = position(event);
+    if (py < 0) return;
+    drag = { x: px, y: py, camera, moved: false, pointerId: event.pointerId };
+    canvas.setPointerCapture?.(event.pointerId);
+  }
+  function onPointerMove(event) {
+    const [px, py] = position(event);
+    if (drag) {
+      if (Math.abs(px - drag.x) + Math.abs(py - drag.y) > 3) drag.moved = true;
+      if (drag.moved) {
+        tooltip.hidden = true;
+        canvas.style.cursor = "grabbing";
+        camera = panCamera(drag.camera, px - drag.x, py - drag.y);
+        requestDraw();
+      }
+      return;
+    }
+    hover(px, py);
+  }
+  function onPointerUp(event) {
+    if (!drag) return;
+    const [px, py] = position(event);
+    canvas.releasePointerCapture?.(drag.pointerId);
+    const clicked = !drag.moved;
+    drag = null;
+    canvas.style.cursor = "";
+    if (clicked) {
+      const { node } = pick(px, py);
+      const phase = phaseOf(node);
+      const current = model.get("selected_phase");
+      const next = phase >= 0 && phase !== current ? phase : null;
+      writer.write("selected_phase", next);
+      writer.write("hovered_phase", next ?? (phase >= 0 ? phase : null));
+      requestDraw();
+    }
+  }
+  function onWheel(event) {
+    const [px, py] = position(event);
+    if (py < 0 || !camera) return;
+    event.preventDefault();
+    const a = area();
+    camera = zoomAt(camera, px, py, 1 / wheelZoomFactor(event.deltaY, event.deltaMode), minZoom(graph.bounds, a.width, a.height));
+    tooltip.hidden = true;
+    requestDraw();
+  }
+  function fit() {
+    const a = area();
+    camera = fitCamera(graph.bounds, a.width, a.height);
+    requestDraw();
+  }
+  function onMinimap(event) {
+    if (!miniCamera) return;
+    const rect = minimap.getBoundingClientRect();
+    const mx = event.clientX - rect.left;
+    const my = event.clientY - rect.top;
+    const a = area();
+    camera = centreOn(camera, (mx - miniCamera.tx) / miniCamera.k, (my - miniCamera.ty) / miniCamera.k, a.width, a.height);
+    requestDraw();
+  }
+  const listeners = [
+    [canvas, "pointerdown", onPointerDown], [canvas, "pointermove", onPointerMove], [canvas, "pointerup", onPointerUp],
+    [canvas, "pointercancel", onPointerUp], [canvas, "pointerleave", () => { if (!drag) leave(); }],
+    [canvas, "wheel", onWheel, { passive: false }], [canvas, "dblclick", fit], [fitButton, "click", fit],
+    [minimap, "click", onMinimap],
+  ];
+  for (const [target, type, fn, options] of listeners) target.addEventListener(type, fn, options);
+
+  async function download() {
+    try {
+      const a = area();
+      const { blob } = await renderPng(document, (target, ratio, resize) => {
+        resize(a.width, a.top + a.height);
+        drawInto(target, a, ratio, { hover: false });
+      }, window.devicePixelRatio || 1);
+      downloadBlob(document, blob, "dataflow.png");
+    } catch (error) {
+      console.error("campaign_widget: PNG download failed", error);
+    }
+  }
+  downloadButton.addEventListener("click", download);
+
+  // Model listeners.
+  const modelListeners = [];
+  function on(event, handler) {
+    model.on(event, handler);
+    modelListeners.push([event, handler]);
+  }
+  on("change:graph", () => {
+    graph = decodeGraph(model.get("graph"));
+    style = decodeStyle(model.get("paint"), graph, model.get("values"));
+    miniPicture = null;
+    hoverNode = hoverEdge = -1;
+    requestDraw();
+  });
+  function restyle() {
+    const started = window.performance.now();
+    style = decodeStyle(model.get("paint"), graph, model.get("values"));
+    miniPicture = null;
+    canvas.dataset.paintReceived = String(started);
+    canvas.dataset.paintMs = (window.performance.now() - started).toFixed(2);
+    requestDraw();
+  }
+  on("change:paint", () => { restyle(); paramsAnswered(); });
+  on("change:values", () => { restyle(); paramsAnswered(); });
+  on("change:node_names", () => { names = model.get("node_names") ?? []; requestDraw(); });
+  on("change:legend", requestDraw);
+  on("change:height", requestDraw);
+  on("change:selected_phase", requestDraw);
+  on("change:hovered_phase", () => {
+    const v = model.get("hovered_phase");
+    const next = Number.isInteger(v) && v >= 0 ? v : -1;
+    if (next !== highlight) {
+      highlight = next;
+      requestDraw();
+    }
+  });
+  for (const key of ["overlay", "scaling", "buckets", "palette", "reverse", "choices", "error"]) on(`change:${key}`, syncControls);
+  on("change:param_ranges", buildParams);
+  on("change:params", () => { pending = {}; buildParams(); });
+
+  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
+  resizeObserver?.observe(plotWrap);
+  {
+    const v = model.get("hovered_phase");
+    highlight = Number.isInteger(v) && v >= 0 ? v : -1;
+  }
+  syncControls();
+  buildParams();
+  requestDraw();
+
+  return () => {
+    closed = true;
+    for (const [event, handler] of modelListeners) model.off(event, handler);
+    for (const [target, type, fn, options] of listeners) target.removeEventListener(type, fn, options);
+    downloadButton.removeEventListener("click", download);
+    resizeObserver?.disconnect();
+    writer.dispose();
+    if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
+    if (frame !== null) window.cancelAnimationFrame(frame);
+    root.remove();
+  };
+}
+
+export default { render };

@@ -1,0 +1,276 @@
+// The local view's controls: playback (one slider per loop index, play/pause, speed), view (mode,
+// statistic, scaling, palette, cache-line overlay, clear), cache (line, capacity, ways, loop order)
+// and one row per tensor layout (order, row padding, offset). Model controls write their trait;
+// Python validates and recomputes, and a refused value comes back as the stored one plus a message.
+
+export const MODES = [
+  ["iteration", "iteration (playback)"],
+  ["flattened", "flattened: accesses per element"],
+  ["related", "related accesses (clicked)"],
+  ["reuse", "reuse distance"],
+  ["misses", "misses per element"],
+];
+export const SPEEDS = [1, 2, 5, 10, 30, 100, 300];
+const WAYS = [null, 1, 2, 4, 8, 16, 32];
+let views = 0; // a per-view prefix keeps element ids (datalists) unique when a model is shown twice
+
+function node(document, tag, props = {}, text) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "className") el.className = value;
+    else el.setAttribute(key, value);
+  }
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+function option(document, value, label) {
+  const o = node(document, "option", { value: String(value) }, label);
+  return o;
+}
+
+/** "2 KiB"-style byte counts for the capacity label. */
+export function formatBytes(bytes) {
+  if (!Number.isFinite(bytes)) return "—";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let v = bytes;
+  let k = 0;
+  while (v >= 1024 && k < units.length - 1 && v % 1024 === 0) {
+    v /= 1024;
+    k++;
+  }
+  return `${v} ${units[k]}`;
+}
+
+/** The capacity slider's label: lines, or their bytes when the unit is bytes. */
+export function capacityLabel(lines, lineBytes, unit) {
+  return unit === "bytes" ? formatBytes(lines * lineBytes) : `${lines} line${lines === 1 ? "" : "s"}`;
+}
+
+/** Parse the loop-order text box: "k, i, j" or "kij" (single-letter indices) → ["k", "i", "j"]. */
+export function parseLoopOrder(text, known) {
+  const trimmed = String(text).trim();
+  if (trimmed.includes(",") || trimmed.includes(" ")) return trimmed.split(/[\s,]+/).filter(Boolean);
+  if (known.every((name) => name.length === 1)) return [...trimmed];
+  return [trimmed];
+}
+
+/**
+ * createControls(document, model, writer, handlers) → { element, sync(), rebuildLoops(), setPlaying(),
+ * setLoopValues(), destroy() }. handlers: { onLoopInput(indices), onPlay(), onSpeed(speed), onClear() }.
+ */
+export function createControls(document, model, writer, handlers) {
+  const root = node(document, "div", { className: "cwl-controls" });
+  const uid = `cwl${++views}`;
+  const cleanups = [];
+  const listen = (el, event, fn) => {
+    el.addEventListener(event, fn);
+    cleanups.push(() => el.removeEventListener(event, fn));
+    if (event === "change" && el.tagName === "INPUT" && (el.type === "number" || el.type === "text")) {
+      const onKey = (e) => { if (e.key === "Enter") fn(); }; // Enter commits, as leaving the field does
+      el.addEventListener("keydown", onKey);
+      cleanups.push(() => el.removeEventListener("keydown", onKey));
+    }
+  };
+  const labelled = (parent, text, ...inputs) => {
+    const label = node(document, "label", { className: "cw-control" });
+    label.append(node(document, "span", { className: "cw-label" }, text), ...inputs);
+    parent.append(label);
+    return label;
+  };
+
+  // -- playback --
+  const playback = node(document, "div", { className: "cwl-row cwl-playback" });
+  const loopsBox = node(document, "span", { className: "cwl-loops" });
+  const play = node(document, "button", { className: "cwl-play", type: "button" }, "Play");
+  const speed = node(document, "select", { className: "cwl-speed" });
+  for (const s of SPEEDS) speed.append(option(document, s, `${s} it/s`));
+  speed.value = "5";
+  const iteration = node(document, "span", { className: "cw-value cwl-iteration" });
+  playback.append(loopsBox, play);
+  labelled(playback, "speed", speed);
+  playback.append(iteration);
+  listen(play, "click", () => handlers.onPlay());
+  listen(speed, "change", () => handlers.onSpeed(Number(speed.value)));
+  let loopInputs = [];
+  let loopValues = [];
+
+  function rebuildLoops() {
+    const loops = model.get("loops") ?? {};
+    const names = loops.names ?? [];
+    const extents = loops.extents ?? [];
+    loopsBox.replaceChildren();
+    loopInputs = names.map((name, k) => {
+      const input = node(document, "input", {
+        type: "range", min: "0", max: String(Math.max(0, extents[k] - 1)), step: "1", value: "0",
+        className: "cwl-loop", "data-loop": name,
+      });
+      const value = node(document, "span", { className: "cw-value cwl-loop-value" }, "0");
+      labelled(loopsBox, name, input, value);
+      const onInput = () => {
+        value.textContent = input.value;
+        handlers.onLoopInput(loopInputs.map((i) => Number(i.input.value)));
+      };
+      input.addEventListener("input", onInput);
+      return { input, value, onInput };
+    });
+  }
+
+  function setLoopValues(indices, point, count) {
+    loopValues = indices;
+    loopInputs.forEach(({ input, value }, k) => {
+      input.value = String(indices[k] ?? 0);
+      value.textContent = String(indices[k] ?? 0);
+    });
+    iteration.textContent = `iteration ${point + 1} / ${count}`;
+  }
+
+  function setPlaying(playing) {
+    play.textContent = playing ? "Pause" : "Play";
+    play.setAttribute("aria-pressed", playing ? "true" : "false");
+  }
+
+  // -- view --
+  const viewRow = node(document, "div", { className: "cwl-row cwl-view" });
+  const mode = node(document, "select", { className: "cwl-mode" });
+  for (const [value, label] of MODES) mode.append(option(document, value, label));
+  const stat = node(document, "select", { className: "cwl-reuse-stat" });
+  for (const s of ["min", "median", "max"]) stat.append(option(document, s, s));
+  const scaling = node(document, "select", { className: "cwl-scaling" });
+  for (const s of ["median", "mean", "hist", "linear", "log"]) scaling.append(option(document, s, s));
+  const palette = node(document, "select", { className: "cwl-palette" });
+  for (const [v, l] of [["gyr", "green-yellow-red"], ["viridis", "viridis"], ["cividis", "cividis"]]) {
+    palette.append(option(document, v, l));
+  }
+  const overlay = node(document, "input", { type: "checkbox", className: "cwl-line-overlay" });
+  const clear = node(document, "button", { className: "cwl-clear", type: "button" }, "Clear selection");
+  const apply = node(document, "button", { className: "cwl-apply", type: "button" }, "Apply to workload");
+  apply.title = "give the workload's phase the bytes this cache, loop order and layouts predict";
+  labelled(viewRow, "show", mode);
+  labelled(viewRow, "reuse", stat);
+  labelled(viewRow, "scaling", scaling);
+  labelled(viewRow, "palette", palette);
+  labelled(viewRow, "cache-line overlay", overlay);
+  viewRow.append(clear, apply);
+  listen(mode, "change", () => writer.write("mode", mode.value));
+  listen(stat, "change", () => writer.write("reuse_stat", stat.value));
+  listen(scaling, "change", () => writer.write("scaling", scaling.value));
+  listen(palette, "change", () => writer.write("palette", palette.value));
+  listen(overlay, "change", () => writer.write("line_overlay", overlay.checked));
+  listen(clear, "click", () => handlers.onClear());
+  listen(apply, "click", () => writer.write("apply_requests", (Number(model.get("apply_requests")) || 0) + 1));
+
+  // -- cache --
+  const cacheRow = node(document, "div", { className: "cwl-row cwl-cache" });
+  const line = node(document, "input", { type: "number", className: "cwl-line", min: "1", step: "1" });
+  const capacity = node(document, "input", { type: "range", className: "cwl-capacity", min: "1", step: "1" });
+  const capacityValue = node(document, "span", { className: "cw-value cwl-capacity-value" });
+  const unit = node(document, "select", { className: "cwl-capacity-unit" });
+  unit.append(option(document, "lines", "lines"), option(document, "bytes", "bytes"));
+  const ways = node(document, "select", { className: "cwl-ways" });
+  for (const w of WAYS) ways.append(option(document, w ?? "full", w === null ? "fully associative" : `${w}-way`));
+  const order = node(document, "input", { type: "text", className: "cwl-loop-order", size: "10" });
+  labelled(cacheRow, "line (B)", line);
+  labelled(cacheRow, "capacity", capacity, capacityValue, unit);
+  labelled(cacheRow, "ways", ways);
+  labelled(cacheRow, "loop order", order);
+  const showCapacity = (lines) => {
+    capacityValue.textContent = capacityLabel(lines, Number(model.get("line")), model.get("capacity_unit"));
+  };
+  listen(line, "change", () => writer.write("line", Number(line.value)));
+  listen(capacity, "input", () => {
+    showCapacity(Number(capacity.value));
+    writer.write("capacity", Number(capacity.value));
+    handlers.onCapacity?.(Number(capacity.value));
+  });
+  listen(unit, "change", () => writer.write("capacity_unit", unit.value));
+  listen(ways, "change", () => writer.write("ways", ways.value === "full" ? null : Number(ways.value)));
+  listen(order, "change", () => {
+    const known = model.get("loop_order") ?? [];
+    writer.write("loop_order", parseLoopOrder(order.value, known));
+  });
+
+  // -- layouts: one row per tensor --
+  const layoutRow = node(document, "div", { className: "cwl-row cwl-layouts" });
+  let layoutInputs = new Map();
+  function rebuildLayouts() {
+    const layouts = model.get("layouts") ?? {};
+    const names = Object.keys(layouts);
+    if (names.length === layoutInputs.size && names.every((n) => layoutInputs.has(n))) return;
+    layoutRow.replaceChildren();
+    layoutInputs = new Map();
+    for (const name of names) {
+      const box = node(document, "span", { className: "cwl-layout", "data-tensor": name });
+      box.append(node(document, "span", { className: "cwl-tensor-name" }, name));
+      // "C", "F", or the dimensions outermost first ("2,0,1"): a text field with the two usual ones offered
+      const ord = node(document, "input", { type: "text", className: "cwl-order", size: "5", list: `${uid}-orders-${layoutInputs.size}` });
+      const choices = node(document, "datalist", { id: `${uid}-orders-${layoutInputs.size}` });
+      choices.append(option(document, "C", "C (row-major)"), option(document, "F", "F (column-major)"));
+      box.append(choices);
+      const pad = node(document, "input", { type: "number", className: "cwl-pad", min: "0", step: "1" });
+      const offset = node(document, "input", { type: "number", className: "cwl-offset", min: "0", step: "1" });
+      labelled(box, "order", ord);
+      labelled(box, "row pad", pad);
+      labelled(box, "offset", offset);
+      layoutRow.append(box);
+      const write = (field, value) => {
+        const current = model.get("layouts") ?? {};
+        writer.write("layouts", { ...current, [name]: { ...(current[name] ?? {}), [field]: value } });
+      };
+      listen(ord, "change", () => write("order", ord.value));
+      listen(pad, "change", () => write("pad", Number(pad.value)));
+      listen(offset, "change", () => write("offset", Number(offset.value)));
+      layoutInputs.set(name, { ord, pad, offset });
+    }
+  }
+
+  root.append(playback, viewRow, cacheRow, layoutRow);
+
+  function sync() {
+    const setIf = (key, input, value) => {
+      if (!writer.isPending(key) && document.activeElement !== input) input.value = String(value);
+    };
+    setIf("mode", mode, model.get("mode"));
+    setIf("reuse_stat", stat, model.get("reuse_stat"));
+    setIf("scaling", scaling, model.get("scaling"));
+    setIf("palette", palette, model.get("palette"));
+    overlay.checked = Boolean(model.get("line_overlay"));
+    apply.hidden = !model.get("can_apply");
+    if (!writer.isPending("line")) line.value = String(model.get("line"));
+    const waysValue = model.get("ways");
+    if (!writer.isPending("ways")) ways.value = waysValue === null || waysValue === undefined ? "full" : String(waysValue);
+    const step = waysValue ? Number(waysValue) : 1;
+    capacity.min = String(step);
+    capacity.step = String(step);
+    capacity.max = String(Math.max(step, Number(model.get("capacity_max")) || 1));
+    if (!writer.isPending("capacity")) capacity.value = String(model.get("capacity"));
+    showCapacity(writer.isPending("capacity") ? Number(capacity.value) : Number(model.get("capacity")));
+    if (!writer.isPending("capacity_unit")) unit.value = model.get("capacity_unit");
+    if (!writer.isPending("loop_order")) order.value = (model.get("loop_order") ?? []).join(",");
+    rebuildLayouts();
+    if (!writer.isPending("layouts")) {
+      const layouts = model.get("layouts") ?? {};
+      for (const [name, inputs] of layoutInputs) {
+        const l = layouts[name] ?? {};
+        inputs.ord.value = l.order ?? "C";
+        inputs.pad.value = String(l.pad ?? 0);
+        inputs.offset.value = String(l.offset ?? 0);
+      }
+    }
+  }
+
+  return {
+    element: root,
+    sync,
+    rebuildLoops,
+    setLoopValues,
+    setPlaying,
+    get loopValues() {
+      return loopValues;
+    },
+    destroy() {
+      for (const c of cleanups) c();
+      for (const { input, onInput } of loopInputs) input.removeEventListener("input", onInput);
+    },
+  };
+}

@@ -1,0 +1,187 @@
+// Drawing the local view on a 2D context: tensor grids, highlights, overlays, histogram, colour bar.
+import { capacityMarkerX, histogramBars, histogramPeak } from "./geometry.js";
+
+export const LOCAL_THEME = {
+  background: "#ffffff",
+  text: "#222222",
+  muted: "#666666",
+  idle: "#f1f1f1", // an element with nothing to show
+  cellBorder: "#d4d4d4",
+  read: "#1f77b4", // touched by the current iteration: read
+  write: "#e6550d", // written
+  line: "#00a651", // the cache-line overlay (the paper's green)
+  selection: "#111111",
+  hit: "#2ca02c",
+  miss: "#d62728",
+  cold: "#6a3d9a",
+  font: '"Helvetica Neue", Helvetica, Arial, sans-serif',
+};
+
+export function font(size, weight = "normal") {
+  return `${weight} ${size}px ${LOCAL_THEME.font}`;
+}
+
+/**
+ * Draw every tensor's grid. `view` = {cell, originX, originY, labelSize}; `data` =
+ * {tensors, x, y, n, fill (array of CSS colours or null), highlight (Map element → "read"|"write"),
+ * lineMask (Uint8Array or null), selection (Set)}. Returns counts for the data-* attributes.
+ */
+export function drawTensors(ctx, view, data) {
+  const { cell, originX, originY } = view;
+  const inner = cell >= 6 ? cell - 1 : cell;
+  const { x, y, n, fill, highlight, lineMask, selection, tensors } = data;
+  ctx.fillStyle = LOCAL_THEME.cellBorder;
+  for (let t = 0; t < tensors.names.length; t++) {
+    const [ox, oy] = tensors.origins[t];
+    const [w, h] = tensors.sizes[t];
+    // the grid's background shows the gaps between nested blocks as lines of cells
+    ctx.fillStyle = "#fafafa";
+    ctx.fillRect(originX + ox * cell - 1, originY + oy * cell - 1, w * cell + 1, h * cell + 1);
+  }
+  for (let e = 0; e < n; e++) {
+    ctx.fillStyle = fill ? fill[e] : LOCAL_THEME.idle;
+    ctx.fillRect(originX + x[e] * cell, originY + y[e] * cell, inner, inner);
+  }
+  let lineCells = 0;
+  if (lineMask) {
+    ctx.strokeStyle = LOCAL_THEME.line;
+    ctx.fillStyle = "rgba(0, 166, 81, 0.35)";
+    ctx.lineWidth = Math.max(1.5, cell / 6);
+    for (let e = 0; e < n; e++) {
+      if (!lineMask[e]) continue;
+      lineCells++;
+      const px = originX + x[e] * cell;
+      const py = originY + y[e] * cell;
+      ctx.fillRect(px, py, inner, inner);
+      ctx.strokeRect(px + ctx.lineWidth / 2, py + ctx.lineWidth / 2, inner - ctx.lineWidth, inner - ctx.lineWidth);
+    }
+  }
+  let highlighted = 0;
+  if (highlight) {
+    for (const [e, kind] of highlight) {
+      highlighted++;
+      ctx.fillStyle = kind === "write" ? LOCAL_THEME.write : LOCAL_THEME.read;
+      const pad = Math.max(1, Math.round(cell / 6));
+      ctx.fillRect(originX + x[e] * cell + pad, originY + y[e] * cell + pad, inner - 2 * pad, inner - 2 * pad);
+    }
+  }
+  if (selection && selection.size) {
+    ctx.strokeStyle = LOCAL_THEME.selection;
+    ctx.lineWidth = Math.max(1.5, cell / 8);
+    for (const e of selection) {
+      if (e < 0 || e >= n) continue;
+      ctx.strokeRect(originX + x[e] * cell + 0.5, originY + y[e] * cell + 0.5, inner - 1, inner - 1);
+    }
+  }
+  // labels: tensor name and shape, as text (never HTML)
+  ctx.fillStyle = LOCAL_THEME.text;
+  ctx.font = font(view.labelSize, "bold");
+  ctx.textBaseline = "bottom";
+  ctx.textAlign = "left";
+  for (let t = 0; t < tensors.names.length; t++) {
+    const [ox, oy] = tensors.origins[t];
+    const shape = tensors.shapes[t];
+    ctx.fillText(`${tensors.names[t]} [${shape.join("×")}]`, originX + ox * cell, originY + oy * cell - 3);
+  }
+  return { highlighted, lineCells };
+}
+
+/** A horizontal colour bar with its title and ticks in the box (x, y, width, height). */
+export function drawColourBar(ctx, bar, x, y, width, height) {
+  if (!bar || !Array.isArray(bar.stops) || bar.stops.length === 0) return;
+  const step = width / bar.stops.length;
+  bar.stops.forEach((colour, k) => {
+    ctx.fillStyle = colour;
+    ctx.fillRect(x + k * step, y, Math.ceil(step), height);
+  });
+  ctx.fillStyle = LOCAL_THEME.text;
+  ctx.font = font(11);
+  ctx.textBaseline = "top";
+  for (const [s, label] of bar.ticks ?? []) {
+    ctx.textAlign = s <= 0 ? "left" : s >= 1 ? "right" : "center";
+    ctx.fillText(String(label), x + s * width, y + height + 2);
+  }
+  ctx.textAlign = "left";
+  ctx.textBaseline = "bottom";
+  const unit = bar.unit ? ` (${bar.unit})` : "";
+  const method = bar.method ? `, ${bar.method} scaling` : "";
+  ctx.fillText(`${bar.title}${unit}${method}`, x, y - 2);
+}
+
+/** Legend swatches [{colour, label}] in one row from (x, y); returns the row's width. */
+export function drawSwatches(ctx, swatches, x, y, size = 10) {
+  ctx.font = font(11);
+  ctx.textBaseline = "middle";
+  ctx.textAlign = "left";
+  let cx = x;
+  for (const { colour, label } of swatches) {
+    ctx.fillStyle = colour;
+    ctx.fillRect(cx, y - size / 2, size, size);
+    ctx.strokeStyle = LOCAL_THEME.cellBorder;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(cx + 0.5, y - size / 2 + 0.5, size - 1, size - 1);
+    ctx.fillStyle = LOCAL_THEME.text;
+    ctx.fillText(String(label), cx + size + 4, y);
+    cx += size + 12 + ctx.measureText(String(label)).width;
+  }
+  return cx - x;
+}
+
+/**
+ * The stack-distance histogram of the selection: bars 0…max and "cold"; hits green, misses red
+ * (d ≥ capacity), cold purple; a dashed marker at the capacity. (width, height) in CSS px.
+ */
+export function drawHistogram(ctx, hist, capacity, width, height) {
+  ctx.fillStyle = LOCAL_THEME.background;
+  ctx.fillRect(0, 0, width, height);
+  const left = 44;
+  const right = 10;
+  const top = 18;
+  const bottom = 22;
+  const plotW = Math.max(10, width - left - right);
+  const plotH = Math.max(10, height - top - bottom);
+  const counts = hist?.counts ?? new Int32Array(0);
+  const cold = hist?.cold ?? 0;
+  ctx.fillStyle = LOCAL_THEME.text;
+  ctx.font = font(11, "bold");
+  ctx.textBaseline = "top";
+  ctx.textAlign = "left";
+  ctx.fillText(hist?.title ?? "stack distances", left, 2);
+  const bars = histogramBars(counts, cold, capacity, plotW, plotH);
+  const colours = { hit: LOCAL_THEME.hit, miss: LOCAL_THEME.miss, cold: LOCAL_THEME.cold };
+  for (const bar of bars) {
+    if (bar.h <= 0) continue;
+    ctx.fillStyle = colours[bar.kind];
+    ctx.fillRect(left + bar.x, top + bar.y, bar.w, Math.max(1, bar.h));
+  }
+  ctx.strokeStyle = "#888";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(left, top + plotH + 0.5);
+  ctx.lineTo(left + plotW, top + plotH + 0.5);
+  ctx.stroke();
+  const mx = left + capacityMarkerX(capacity, counts.length, plotW);
+  ctx.setLineDash([4, 3]);
+  ctx.strokeStyle = LOCAL_THEME.text;
+  ctx.beginPath();
+  ctx.moveTo(Math.round(mx) + 0.5, top - 4);
+  ctx.lineTo(Math.round(mx) + 0.5, top + plotH);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.font = font(10);
+  ctx.fillStyle = LOCAL_THEME.muted;
+  ctx.textBaseline = "top";
+  ctx.textAlign = "left";
+  ctx.fillText("0", left, top + plotH + 3);
+  ctx.textAlign = "right";
+  ctx.fillText(`${Math.max(0, counts.length - 1)} | cold`, left + plotW, top + plotH + 3);
+  ctx.textAlign = mx > left + plotW / 2 ? "right" : "left";
+  ctx.textBaseline = "bottom";
+  ctx.fillText(`capacity ${capacity}`, mx + (ctx.textAlign === "right" ? -4 : 4), top + 8);
+  const peak = histogramPeak(counts, cold);
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  ctx.fillText(String(peak), left - 4, top);
+  ctx.fillText("0", left - 4, top + plotH);
+  return bars;
+}
