@@ -9,7 +9,8 @@ and ``io`` import without anywidget or ipywidgets.
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError

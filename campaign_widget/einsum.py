@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .errors import WorkloadError
 from .phase import Phase, _short, check_name

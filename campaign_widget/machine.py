@@ -108,7 +108,7 @@ class Machine:
     def bandwidth_unit(self) -> str:
         return "× peak" if self.normalized else f"{self.bytes_unit}/{self.time_unit}"
 
-    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> "Machine":
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Machine:
         return replace(
             self,
             peak_compute=self.peak_compute if peak_compute is None else peak_compute,
@@ -116,7 +116,7 @@ class Machine:
         )
 
     @classmethod
-    def measure(cls, **options) -> "Machine":
+    def measure(cls, **options) -> Machine:
         """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
         kernel for bandwidth, a large matrix product for compute. See ``campaign_widget.host``."""
         name = options.pop("name", "this host")
@@ -124,7 +124,7 @@ class Machine:
         return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
 
     @classmethod
-    def unit(cls, time_unit: str = "s") -> "Machine":
+    def unit(cls, time_unit: str = "s") -> Machine:
         """Peaks of 1: volumes are then in "peak·time" units (utilization × duration)."""
         return cls(1.0, 1.0, name="unit peaks", ops_unit=f"peak·{time_unit}", bytes_unit=f"peak·{time_unit}",
                    time_unit=time_unit, normalized=True)

@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError
-from campaign_widget import io as files, presets
+from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError, presets
+from campaign_widget import io as files
 from campaign_widget.graph import interval_dependencies
-from campaign_widget.io import WorkloadFileError, load, save
-from campaign_widget.io import schema
+from campaign_widget.io import WorkloadFileError, load, save, schema
 from campaign_widget.io.source import parse_yaml
 
 DATA = Path(__file__).parent / "data"

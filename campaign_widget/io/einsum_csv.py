@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
+from ..errors import WorkloadError
 from ..graph import interval_dependencies
 from ..workload import Workload
-from ..errors import WorkloadError
 from .checks import check_unique_names, make_phase, make_workload, no_options, show
 from .source import MiB, Source
 

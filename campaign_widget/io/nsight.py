@@ -33,11 +33,21 @@ import io
 import re
 from collections import Counter
 
+from ..machine import Machine
+from ._common import (
+    ImportReport,
+    PhaseReport,
+    build_workload,
+    check_machine,
+    check_percent,
+    error,
+    head_text,
+    parse_number,
+    read_text,
+    source_of,
+)
 from .source import Source
 from .source import _short as _repr_short
-from ..machine import Machine
-from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
-                      parse_number, read_text, source_of)
 
 FORMAT = "nsight-compute-csv"
 DURATION = "gpu__time_duration.sum"

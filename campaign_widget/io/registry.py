@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..machine import Machine
 from ..workload import Workload
@@ -16,7 +16,7 @@ class FileFormat:
     ``read(source, *, machine=None, percent=False, **options) -> Workload`` reads it."""
 
     name: str
-    sniff: Callable[["Source"], bool]
+    sniff: Callable[[Source], bool]
     read: Callable[..., Workload]
     suffixes: tuple[str, ...] = ()
     description: str = ""
@@ -26,7 +26,7 @@ class FileFormat:
 _FORMATS: dict[str, FileFormat] = {}
 
 
-def register_format(name: str, sniff: Callable[["Source"], bool], read: Callable[..., Workload], *,
+def register_format(name: str, sniff: Callable[[Source], bool], read: Callable[..., Workload], *,
                     suffixes=(), description: str = "", fallback: bool = False, replace: bool = False) -> FileFormat:
     """Teach ``load`` a new format.
 

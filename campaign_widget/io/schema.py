@@ -21,14 +21,24 @@ import numpy as np
 import yaml
 
 from ..atomic import write_atomic
+from ..errors import ScheduleError
 from ..fusion import mark_groups
 from ..machine import Ceiling, Machine
-from ..errors import ScheduleError
 from ..settings import DEFAULTS as DEFAULT_SETTINGS
 from ..settings import check_setting
 from ..workload import Workload
-from .checks import (check_keys, expect_map, make_phase, make_workload, no_options, preset_names, read_name,
-                     read_number, read_preset, show)
+from .checks import (
+    check_keys,
+    expect_map,
+    make_phase,
+    make_workload,
+    no_options,
+    preset_names,
+    read_name,
+    read_number,
+    read_preset,
+    show,
+)
 from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, line_of
 
 FORMAT = "campaign-workload"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-import reprlib
 import re
+import reprlib
 import stat
 from pathlib import Path
 
@@ -218,7 +218,8 @@ def _construct_map(loader, node):
             hash(key)
         except TypeError:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, "found an unhashable key", key_node.start_mark)
+                "while constructing a mapping", node.start_mark, "found an unhashable key",
+                key_node.start_mark) from None
         if key in data:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {_short(key)} (first on line {data.lines[key]})", key_node.start_mark)

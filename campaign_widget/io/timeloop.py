@@ -25,10 +25,19 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .source import Source, _short
 from ..machine import Machine
-from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
-                      read_text, source_of)
+from ._common import (
+    ImportReport,
+    PhaseReport,
+    build_workload,
+    check_machine,
+    check_percent,
+    error,
+    head_text,
+    read_text,
+    source_of,
+)
+from .source import Source, _short
 
 FORMAT = "timeloop-stats"
 CYCLE_UNITS = ("cycle", "cycles")
@@ -135,7 +144,7 @@ def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memo
 def _default_names(runs) -> list[str]:
     files = {name for name, _, _ in runs}
     out = []
-    for name, k, run in runs:
+    for name, k, _run in runs:
         path = Path(name)
         base = path.parent.name if path.stem.startswith("timeloop-") and path.parent.name else path.stem
         base = base.removesuffix(".stats") or "timeloop"

@@ -59,10 +59,19 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import write_atomic
-from .source import Source
-from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
-                      open_binary, source_of)
+from ._common import (
+    ImportReport,
+    PhaseReport,
+    build_workload,
+    check_machine,
+    check_percent,
+    error,
+    head_text,
+    open_binary,
+    source_of,
+)
 from ._jsonstream import TraceSyntaxError, iter_trace
+from .source import Source
 
 FORMAT = "pytorch-trace"
 ANNOTATION_CATEGORIES = ("user_annotation", "gpu_user_annotation")

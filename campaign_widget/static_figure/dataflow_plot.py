@@ -13,8 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import EllipseCollection, LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
-from .style import FORMATS, PX_PER_INCH
 from ..atomic import atomic_write
+from .style import FORMATS, PX_PER_INCH
 
 PT_PER_PX = 72.0 / PX_PER_INCH
 LEGEND_HEIGHT = 54.0  # CSS px, as js/dataflow/draw.js

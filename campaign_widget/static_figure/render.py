@@ -11,12 +11,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Affine2D
 
+from ..atomic import atomic_write
 from .campaign import _header_height, _header_rows, _y_ticks, draw_campaign
 from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
 from .style import FORMATS, LAYOUT, PX_PER_INCH, THEME, _text_width_px, _valid_color
-from ..atomic import atomic_write
 
 
 @dataclass
