@@ -81,7 +81,7 @@ class DataflowView(anywidget.AnyWidget):
 
     def __init__(self, workload, overlay: str = "bytes", scaling: str = "median", palette="gyr",
                  reverse: bool = False, buckets: int = 0, *, param_ranges: dict | None = None, height: int = 480,
-                 **kwargs):
+                 **kwargs) -> None:
         from .workload import Workload
 
         if not isinstance(workload, Workload):
@@ -163,12 +163,12 @@ class DataflowView(anywidget.AnyWidget):
     # -- recomputation ------------------------------------------------------------------------------
 
     @t.observe("overlay", "scaling", "buckets", "palette", "reverse")
-    def _on_style(self, _change):
+    def _on_style(self, _change) -> None:
         if self._ready:
             self._restyle()
 
     @t.observe("params")
-    def _on_params(self, change):
+    def _on_params(self, change) -> None:
         if not self._ready or change["old"] == change["new"]:
             return
         base = self._base
@@ -197,7 +197,7 @@ class DataflowView(anywidget.AnyWidget):
         """The overlay's values, severities, colours and colour bar as drawn now."""
         return self._scale
 
-    def _rebuild(self):
+    def _rebuild(self) -> None:
         """Graph (and, when its structure changed, the layout) → synced traits, then the style."""
         self._graph = model.dataflow_graph(self._workload)
         key = self._graph.structure_key()
@@ -214,14 +214,14 @@ class DataflowView(anywidget.AnyWidget):
             self.set_trait("values", values_payload(self._workload, self._graph, self._scale))
             self._restyle(self._scale)
 
-    def _restyle(self, computed: model.Scale | None = None):
+    def _restyle(self, computed: model.Scale | None = None) -> None:
         self._scale = computed or model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
                                               self.reverse, self.buckets)
         with self.hold_sync():
             self.set_trait("paint", paint_payload(self._workload, self._graph, self._scale))
             self.set_trait("legend", self._scale.legend)
 
-    def set_workload(self, workload):
+    def set_workload(self, workload) -> None:
         """Draw another version of the workload (e.g. on other peaks); the layout is kept when the
         graph's structure is unchanged, and the current ``params`` are applied to it."""
         self._base = workload
@@ -229,7 +229,7 @@ class DataflowView(anywidget.AnyWidget):
         self._workload = workload.with_params(**params) if params else workload
         self._rebuild()
 
-    def set_params(self, **values):
+    def set_params(self, **values) -> None:
         """Set some parameters (the others keep their values): ``view.set_params(S=4096)``."""
         self.params = {**self.params, **values}
 
@@ -243,7 +243,7 @@ class DataflowView(anywidget.AnyWidget):
         return save_dataflow(path, self._graph, self._layout, style_arrays(self._workload, self._graph, self._scale),
                              self._scale.legend, dpi=dpi, max_width=max_width)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"DataflowView({self._graph.n_phases} phases, {self._graph.n_nodes - self._graph.n_phases} tensors, "
                 f"overlay={self.overlay!r}, scaling={self.scaling!r}, palette={self.palette!r})")
 

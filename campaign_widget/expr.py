@@ -24,7 +24,7 @@ import math
 import numbers
 import warnings
 from fractions import Fraction
-from typing import Mapping, Union
+from typing import Mapping, Union, NoReturn
 
 import numpy as np
 
@@ -58,7 +58,7 @@ class Expr:
 
     __slots__ = ("text", "names", "_tree")
 
-    def __init__(self, text: str, tree: ast.AST, names: frozenset[str]):
+    def __init__(self, text: str, tree: ast.AST, names: frozenset[str]) -> None:
         self.text = text
         self.names = names
         self._tree = tree
@@ -127,7 +127,7 @@ def _parse(text: str) -> Expr:
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
-    def refuse(what: str):
+    def refuse(what: str) -> NoReturn:
         column = getattr(node, "col_offset", 0) + 1
         raise ExpressionError(f"expression {_show(text)}: {what} at column {column} is not allowed; "
                               "use numbers, parameter names, + - * / // % ** and "
@@ -198,7 +198,7 @@ def _normal(value: Number) -> Number:
 
 
 class _Exact:
-    def __init__(self, text: str, env: Mapping[str, Number]):
+    def __init__(self, text: str, env: Mapping[str, Number]) -> None:
         self.text = text
         self.env = env
 
@@ -276,7 +276,7 @@ class _Exact:
 class _Vector:
     """The same whitelist over int64 arrays (index expressions); exact or an error."""
 
-    def __init__(self, text: str, env: Mapping[str, np.ndarray]):
+    def __init__(self, text: str, env: Mapping[str, np.ndarray]) -> None:
         self.text = text
         self.env = env
 
@@ -310,7 +310,7 @@ class _Vector:
             return args[0]  # floor/ceil of an integer is itself
         raise AssertionError(node)
 
-    def nonzero(self, node, b):
+    def nonzero(self, node, b) -> None:
         if np.any(np.asarray(b) == 0):
             raise ExpressionError(f"index expression {_show(self.text)}: division by zero at column "
                                   f"{node.col_offset + 1}")

@@ -79,7 +79,7 @@ def _labelled(groups) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _check_groups_acyclic(workload, group, labelled):
+def _check_groups_acyclic(workload, group, labelled) -> None:
     """Fused groups run as units: the graph between groups must stay acyclic."""
     label_of: dict[int, str] = {}
     for p, g in enumerate(group.tolist()):

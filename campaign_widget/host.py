@@ -61,14 +61,14 @@ def _default_progress() -> Progress:
         label = ipywidgets.Label()
         display(ipywidgets.HBox([bar, label]))
 
-        def update(done, total, what):
+        def update(done, total, what) -> None:
             bar.max, bar.value, label.value = total, done, what
             if done == total:
                 bar.bar_style, label.value = "success", "done"
 
         return update
 
-    def line(done, total, what):
+    def line(done, total, what) -> None:
         print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)
 
     return line

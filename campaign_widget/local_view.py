@@ -100,7 +100,7 @@ class LocalView(anywidget.AnyWidget):
     can_apply = t.Bool(False).tag(sync=True)
 
     def __init__(self, workload, phase, local_sizes: Mapping[str, int], *, layouts=None, cache: Cache | None = None,
-                 loop_order=None, elem_bytes: int | None = None, mode: str = "iteration", **kwargs):
+                 loop_order=None, elem_bytes: int | None = None, mode: str = "iteration", **kwargs) -> None:
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not _BUNDLE.is_file():
@@ -218,7 +218,7 @@ class LocalView(anywidget.AnyWidget):
             raise t.TraitError(f"point={value!r} is not an iteration 0 … {points - 1}")
         return value
 
-    def set_state(self, sync_data):
+    def set_state(self, sync_data) -> None:
         """State from the view: a refused value is reported in ``message`` and the view is sent back
         the stored one, so the widget stays usable (instead of a traceback in the kernel log)."""
         try:
@@ -233,7 +233,7 @@ class LocalView(anywidget.AnyWidget):
     # -- recomputation --------------------------------------------------------------------------
 
     @t.observe("loop_order", "layouts", "line")
-    def _on_trace_control(self, change):
+    def _on_trace_control(self, change) -> None:
         if self._ready:
             try:
                 self._retrace()
@@ -243,14 +243,14 @@ class LocalView(anywidget.AnyWidget):
                 raise t.TraitError(str(error)) from None
 
     @t.observe("capacity", "ways")
-    def _on_cache_control(self, change):
+    def _on_cache_control(self, change) -> None:
         if self._ready:
             with self.hold_sync():
                 self.capacity_max = max(self._distinct_lines + 1, self.capacity)  # the slider reaches it
                 self._misses()
 
     @t.observe("reuse_stat", "scaling", "palette")
-    def _on_colour_control(self, change):
+    def _on_colour_control(self, change) -> None:
         if self._ready:
             with self.hold_sync():
                 self._heat()
@@ -259,12 +259,12 @@ class LocalView(anywidget.AnyWidget):
                 self._selected()
 
     @t.observe("selection")
-    def _on_selection(self, change):
+    def _on_selection(self, change) -> None:
         if self._ready:
             self._selected()
 
     @t.observe("apply_requests")
-    def _on_apply_request(self, change):
+    def _on_apply_request(self, change) -> None:
         if self._ready and change["new"] > change["old"]:
             try:
                 self.apply()
@@ -310,7 +310,7 @@ class LocalView(anywidget.AnyWidget):
         return self.capacity * self.line
 
     @capacity_bytes.setter
-    def capacity_bytes(self, value: int):
+    def capacity_bytes(self, value: int) -> None:
         if not isinstance(value, (int, np.integer)) or value < 1 or value % self.line:
             raise t.TraitError(f"capacity_bytes={value!r} must be a positive multiple of line={self.line} bytes")
         self.capacity = int(value) // self.line
@@ -353,7 +353,7 @@ class LocalView(anywidget.AnyWidget):
                                elem_bytes=self._widths.get(name))
         return out
 
-    def _geometry(self):
+    def _geometry(self) -> None:
         """Element grids of every tensor, placed once (shapes do not change with the controls)."""
         grids = [element_grid(shape) for shape in self._shapes]
         origins, width, height = place_tensors([(w, h) for _, _, w, h in grids])
@@ -368,7 +368,7 @@ class LocalView(anywidget.AnyWidget):
             self.grid = {"x": to_payload(xs, "int32"), "y": to_payload(ys, "int32"),
                          "tensor": to_payload(self._tensor_of, "int32")}
 
-    def _retrace(self):
+    def _retrace(self) -> None:
         """Trace → stack distances → everything drawn (loop order, layouts or line changed)."""
         started = time.perf_counter()
         tr = trace(self._einsum, self._sizes, layouts=self._layout_objects(), loop_order=self.loop_order,
@@ -410,7 +410,7 @@ class LocalView(anywidget.AnyWidget):
             self._selected()
         self._retrace_seconds = time.perf_counter() - started
 
-    def _heat(self):
+    def _heat(self) -> None:
         """Access counts and reuse distances per element, coloured (flattened and reuse modes)."""
         s, info = severity(self._count, self.scaling)
         stat = self._stats[:, REUSE_STATS.index(self.reuse_stat)]
@@ -441,7 +441,7 @@ class LocalView(anywidget.AnyWidget):
         ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
         return self._tensor_cold + ge
 
-    def _capacity_table(self):
+    def _capacity_table(self) -> None:
         """Fully associative misses for EVERY capacity 1 … capacity_max, from one pass over the
         distances: per tensor (readout) and per element (misses mode, as severities on a 255-colour
         palette), so the view redraws a capacity step at once, before the kernel answers."""
@@ -485,7 +485,7 @@ class LocalView(anywidget.AnyWidget):
         ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
         return self._tensor_cold + ge
 
-    def _misses(self):
+    def _misses(self) -> None:
         """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
 
         Fully associative: read off the per-tensor histograms (no re-simulation); the view already
@@ -524,7 +524,7 @@ class LocalView(anywidget.AnyWidget):
             lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
         return lines
 
-    def _send_miss_map(self, miss_access: np.ndarray):
+    def _send_miss_map(self, miss_access: np.ndarray) -> None:
         n = int(self._counts.sum())
         per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
         s, info = severity(per_element, self.scaling)
@@ -534,7 +534,7 @@ class LocalView(anywidget.AnyWidget):
                          "misses": to_payload(per_element, "int32"), "misses_rgb": to_payload(rgb, "uint8"),
                          "bar": colour_bar(info, self.palette, "misses per element")}
 
-    def _selected(self):
+    def _selected(self) -> None:
         """Related accesses, cache-line mask and distance histogram of the clicked elements."""
         n = int(self._counts.sum())
         sel = np.array(sorted(set(self.selection)), np.int64)
@@ -573,7 +573,7 @@ class LocalView(anywidget.AnyWidget):
         k = self._names.index(tensor)
         return int(self._first[k] + (np.ravel_multi_index(tuple(index), self._shapes[k]) if index else 0))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
                 f"{self.cache.describe()})")
 

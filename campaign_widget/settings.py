@@ -78,7 +78,7 @@ class Settings:
     depth: int = 2
     stepping: str = "event"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for f in fields(self):
             object.__setattr__(self, f.name, check_setting(f.name, getattr(self, f.name)))
 
