@@ -7,10 +7,11 @@ parameter values) is a new workload made through one copy path, ``Workload._repl
 from __future__ import annotations
 
 import numbers
-import warnings
-from dataclasses import dataclass
 import os
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NoReturn, Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -26,9 +27,9 @@ from .schedule import build_schedule
 from .settings import Settings, checked_settings
 
 if TYPE_CHECKING:
-    import numpy.typing as npt
     from pathlib import Path
 
+    import numpy.typing as npt
     import pandas as pd
 
     from .cache import Layout
@@ -110,7 +111,7 @@ class Workload:
                     compute_util: npt.ArrayLike | None = None, memory_util: npt.ArrayLike | None = None,
                     ops: npt.ArrayLike | None = None, bytes: npt.ArrayLike | None = None,
                     after: Sequence[Sequence[str]] | None = None, tileable: npt.ArrayLike | None = None,
-                    machine: Machine | None = None, settings: Mapping | None = None) -> "Workload":
+                    machine: Machine | None = None, settings: Mapping | None = None) -> Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases.
@@ -166,7 +167,7 @@ class Workload:
     def from_einsums(cls, einsums: Mapping[str, Any] | Sequence[Any], sizes: Mapping[str, int | str], *,
                      machine: Machine, element_bytes: int | Mapping[str, int] = 4,
                      mac_ops: float = 2, params: Mapping[str, int] | None = None,
-                     settings: Mapping | None = None) -> "Workload":
+                     settings: Mapping | None = None) -> Workload:
         """Phases from Einsums (see ``campaign_widget.einsum``): ops = the work of each Einsum,
         bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
 
@@ -254,7 +255,7 @@ class Workload:
         self._derive()
         self._warn_above_one()
 
-    def _replace(self, **changes: Any) -> "Workload":
+    def _replace(self, **changes: Any) -> Workload:
         """The one copy path: a new workload with some fields changed and everything derived anew."""
         unknown = set(changes) - set(_SLOTS)
         if unknown:
@@ -340,21 +341,21 @@ class Workload:
 
     # -- derived workloads -----------------------------------------------------------------------
 
-    def with_machine(self, machine: Machine) -> "Workload":
+    def with_machine(self, machine: Machine) -> Workload:
         """The same phases (same volumes, same measured durations) on another machine."""
         if not isinstance(machine, Machine):
             raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
         return self._replace(_machine=machine)
 
-    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> "Workload":
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Workload:
         """The same phases on this machine with other peaks."""
         return self.with_machine(self._machine.with_peaks(peak_compute, peak_bandwidth))
 
-    def with_settings(self, **settings: Any) -> "Workload":
+    def with_settings(self, **settings: Any) -> Workload:
         """The same workload with other default schedule settings."""
         return self._replace(_settings={**self._settings, **checked_settings(settings)})
 
-    def with_params(self, **values: int) -> "Workload":
+    def with_params(self, **values: int) -> Workload:
         """The workload re-evaluated with new values of some parameters (ops, bytes, tensors, durations)."""
         if not self._params:
             raise WorkloadError("this workload has no parameters; give sizes as expressions with params= "
@@ -372,7 +373,7 @@ class Workload:
         return self._replace(_params=params, _ops=_frozen(ops), _logical_bytes=_frozen(logical), _reads=tuple(reads),
                              _writes=tuple(writes), _predicted={})
 
-    def fuse(self, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> "Workload":
+    def fuse(self, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
         """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
         move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
         return fuse(self, groups)
@@ -381,7 +382,7 @@ class Workload:
                                local_sizes: Mapping[str, int] | None = None,
                                layouts: Mapping[str, Layout] | None = None,
                                loop_order: Sequence[str] | str | None = None, mode: str = "exact",
-                               write_back: bool = False) -> "Workload":
+                               write_back: bool = False) -> Workload:
         """This workload with ``phase`` moving the bytes a cache model predicts (design.md §7):
         line × misses of its Einsum's access trace in ``cache`` (a ``campaign_widget.cache.Cache``),
         plus write-backs of dirty lines when ``write_back``. ``mode="exact"`` simulates at the
@@ -391,7 +392,7 @@ class Workload:
         return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
                                                   loop_order=loop_order, mode=mode, write_back=write_back)
 
-    def with_import_report(self, report: ImportReport | None) -> "Workload":
+    def with_import_report(self, report: ImportReport | None) -> Workload:
         """The same workload carrying an importer's report (``import_report``)."""
         return self._replace(_import_report=report)
 
@@ -530,7 +531,7 @@ class Workload:
         return _FILE_IO["save"](self, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], **options: Any) -> "Workload":
+    def load(cls, path: str | os.PathLike[str], **options: Any) -> Workload:
         """Read a workload file in any registered format (``campaign_widget.io.load``)."""
         return _FILE_IO["load"](path, **options)
 
