@@ -351,7 +351,7 @@ class Scale:
     s: np.ndarray
     rgb: np.ndarray  # uint8 (n, 3)
     legend: dict
-    palette: object = "gyr"
+    palette: str | Sequence[str] = "gyr"
     reverse: bool = False
 
 

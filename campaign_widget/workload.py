@@ -110,7 +110,7 @@ class Workload:
     def from_arrays(cls, names: Sequence[str], *, duration: npt.ArrayLike | None = None,
                     compute_util: npt.ArrayLike | None = None, memory_util: npt.ArrayLike | None = None,
                     ops: npt.ArrayLike | None = None, bytes: npt.ArrayLike | None = None,
-                    after: Sequence[Sequence[str]] | None = None, tileable: npt.ArrayLike | None = None,
+                    after: Sequence[Sequence[str]] | None = None, tileable: Sequence[bool] | np.ndarray | None = None,
                     machine: Machine | None = None, settings: Mapping | None = None) -> Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
