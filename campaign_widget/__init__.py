@@ -32,7 +32,7 @@ __all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "Expression
            "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
            "save"]
 
-_WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "roofline_view",
+_WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "explorer",
             "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack"}
 
 
@@ -47,7 +47,7 @@ def __getattr__(name: str):
 
 def _display_workload(workload: Workload, include=None, exclude=None):
     """A workload's notebook display: an Explorer (diagram + roofline, linked)."""
-    from .roofline_view import Explorer
+    from .explorer import Explorer
 
     return Explorer(workload)._repr_mimebundle_(include=include, exclude=exclude)
 

@@ -1,13 +1,20 @@
-"""numpy arrays to and from the binary-buffer payloads synced to the view (js/codecs.js)."""
+"""numpy arrays to and from the binary-buffer payloads synced to the view (js/codecs.js).
+
+Array-valued traits hold numpy arrays (alone, or as values of a dict with scalars beside them) and
+are tagged ``to_json=arrays_to_json``: ipywidgets then sends every array as one binary buffer
+``{"dtype", "shape", "buffer"}``, never as a JSON list.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-_DTYPES = {"float64", "float32", "int32", "uint8"}
+_DTYPES = {"float64", "float32", "int32", "uint32", "uint16", "uint8"}
 
 
-def to_payload(array: np.ndarray, dtype: str) -> dict:
+def to_payload(array: np.ndarray, dtype: str | None = None) -> dict:
+    """One array as ``{"dtype", "shape", "buffer"}`` (little-endian, C order); ``dtype`` converts first."""
+    dtype = dtype or np.asarray(array).dtype.name
     if dtype not in _DTYPES:
         raise ValueError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
     data = np.ascontiguousarray(array, dtype=np.dtype(dtype).newbyteorder("<"))
@@ -17,3 +24,42 @@ def to_payload(array: np.ndarray, dtype: str) -> dict:
 def from_payload(payload: dict) -> np.ndarray:
     data = np.frombuffer(bytes(payload["buffer"]), dtype=np.dtype(payload["dtype"]).newbyteorder("<"))
     return data.reshape(payload["shape"])
+
+
+def arrays_to_json(value, _widget=None):
+    """Trait serializer (``to_json``): numpy arrays, alone or as dict values, become binary payloads."""
+    if isinstance(value, np.ndarray):
+        return to_payload(value)
+    if isinstance(value, dict):
+        return {key: to_payload(item) if isinstance(item, np.ndarray) else item for key, item in value.items()}
+    return value
+
+
+def arrays_from_json(value, _widget=None):
+    """Trait deserializer (``from_json``): the inverse of ``arrays_to_json``."""
+    if isinstance(value, dict) and "buffer" in value and "dtype" in value:
+        return from_payload(value)
+    if isinstance(value, dict):
+        return {key: arrays_from_json(item) for key, item in value.items()}
+    return value
+
+
+def smallest_index_dtype(largest: int) -> str:
+    """The narrowest unsigned dtype the view decodes that holds 0..``largest``."""
+    if largest < 1 << 8:
+        return "uint8"
+    if largest < 1 << 16:
+        return "uint16"
+    if largest < 1 << 32:
+        return "uint32"
+    raise ValueError(f"index {largest} does not fit in 32 bits")
+
+
+def same_arrays(a, b) -> bool:
+    """Whether two trait values (arrays, or dicts of arrays and scalars) are equal, exactly."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f")))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_arrays(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b

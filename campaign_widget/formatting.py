@@ -46,13 +46,23 @@ def _js_number(value: float) -> str:
     return repr(float(value))
 
 
+#: Units an SI prefix attaches to ("3 TB/s", "2 GFLOP"); any other unit takes it spaced ("2.5 M cycles").
+ATTACHED_UNITS = frozenset({"s", "B", "b", "FLOP", "op", "ops", "Hz", "W", "J", "bit", "bits"})
+
+
 def join_unit(number: str, prefix: str, unit: str) -> str:
-    suffix = f"{prefix}{unit or ''}"
+    unit = unit or ""
+    if prefix and unit and unit.split("/")[0] not in ATTACHED_UNITS:
+        return f"{number} {prefix} {unit}"
+    suffix = f"{prefix}{unit}"
     return f"{number} {suffix}" if suffix else number
 
 
 def format_si(value: float, unit: str = "", digits: int = 3) -> str:
-    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"."""
+    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"; 2.5e6, "cycles" → "2.5 M cycles" (js/format.js ``formatSI``).
+
+    The one SI formatter of the package: it can stand in for the CLI's ``_si`` (units such as
+    "cycles" take a spaced prefix; non-finite values read "—")."""
     if not isinstance(value, (int, float, np.floating, np.integer)) or not math.isfinite(value):
         return MISSING
     value = float(value)
@@ -126,3 +136,12 @@ def format_span(t0: float, t1: float) -> str:
         return f"{format_number(t0, 6)}–{format_number(t1, 6)}"
     decimals = min(9, max(0, math.ceil(-math.log10(span)) + 2)) if span > 0 else 3
     return f"{trim_zeros(f'{t0:.{decimals}f}')}–{trim_zeros(f'{t1:.{decimals}f}')}"
+
+
+def time_unit_for(unit: str, end: float) -> tuple[float, str]:
+    """The unit a time axis reads best in for content reaching ``end`` (js/format.js ``timeUnitFor``):
+    seconds below 1 s become ms, µs, …; returns ``(factor, unit)``, label value = time × factor."""
+    if unit != "s" or not (end > 0) or not math.isfinite(end) or end >= 1:
+        return 1.0, unit or ""
+    factor, symbol = si_prefix(end)
+    return 1.0 / factor, f"{symbol}s"

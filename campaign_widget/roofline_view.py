@@ -6,12 +6,12 @@ the two roofs with the ridge marked, and the machine's extra ceilings as lower r
 
 from __future__ import annotations
 
-import numpy as np
 import ipywidgets
+import numpy as np
 import traitlets as t
-from bqplot import Axis, Figure, Label, Lines, LinearScale, LogScale, Scatter
+from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
-from .formatting import format_si
+from .formatting import format_number, format_si
 from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline
 from .widget import CampaignDiagram
 
@@ -34,8 +34,9 @@ class RooflineView(ipywidgets.VBox):
         self.ceiling_labels = Label(x=[1], y=[1], text=[""], scales=scales, colors=["#777777"], default_size=11,
                                     visible=False)
         self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=["#333333"], marker="circle", default_size=36)
+        # Above the roof: every point lies on or under it, so a label there covers none of them.
         self.ridge_label = Label(x=[1], y=[1], text=[""], scales=scales, colors=["#333333"], default_size=11,
-                                 x_offset=6, y_offset=14)
+                                 x_offset=0, y_offset=-10, align="middle")
         # Marker area ∝ share of the makespan: sizes in [0, 1] map onto [0, default_size] px².
         self.points = Scatter(x=[1], y=[1], scales={**scales, "size": LinearScale(min=0.0, max=1.0)},
                               colors=list(diagram.phase_colors), stroke="#222222",
@@ -43,21 +44,24 @@ class RooflineView(ipywidgets.VBox):
                               interactions={"hover": "tooltip"},
                               hovered_style={"opacity": 1.0, "stroke": "black", "stroke-width": 3},
                               unhovered_style={"opacity": 0.35})
+        # The schedule's point is named in the legend below, not beside it (a label there covered points).
         self.aggregate = Scatter(x=[1], y=[1], scales=scales, colors=["#111111"], marker="diamond",
-                                 default_size=90, names=["schedule"], display_names=True)
+                                 default_size=90, names=["schedule"], display_names=False)
         self.details = [ipywidgets.Label() for _ in range(4)]
         self.points.tooltip = ipywidgets.VBox(self.details)
-        self._x_axis = Axis(scale=self._x, label="operational intensity (ops/byte)", grid_lines="none",
-                            tick_format="~g")
-        self._y_axis = Axis(scale=self._y, side="left", label="attainable (ops/s)", grid_lines="solid",
-                            tick_format="~s")
+        self._x_axis = Axis(scale=self._x, label="operational intensity", grid_lines="none",
+                            tick_format="~g", tick_style={"font-size": "11px"})
+        self._y_axis = Axis(scale=self._y, side="left", label="attainable", grid_lines="solid",
+                            tick_format="~s", tick_style={"font-size": "11px"})
         axes = [self._x_axis, self._y_axis]
         self.figure = Figure(marks=[self.ceilings, self.ceiling_labels, self.roof, self.ridge, self.ridge_label,
                                     self.points, self.aggregate],
                              axes=axes, title="roofline", fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
                              layout=ipywidgets.Layout(height=f"{height}px", width="100%"))
         self.readout = [ipywidgets.Label(), ipywidgets.Label()]  # two short lines: Labels do not wrap
-        super().__init__(children=[self.figure, *self.readout])
+        # The point legend: one swatch per phase (its colour, its name as plain text) and the schedule's ◆.
+        self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap", gap="2px 6px"))
+        super().__init__(children=[self.figure, self.legend, *self.readout])
         self.threshold = threshold
         self.layout.min_width = "320px"
         # The diagram's hovered phase and the roofline's hovered point are one value, linked in the browser.
@@ -74,33 +78,47 @@ class RooflineView(ipywidgets.VBox):
         phases = workload_roofline(workload, self.threshold)
         total = schedule_roofline(workload, schedule, self.threshold)
         self._phases = phases
-        finite = np.isfinite(phases.intensity) & (phases.intensity > 0)
-        spread = np.r_[phases.intensity[finite], total.intensity[np.isfinite(total.intensity)], phases.ridge]
-        x_lo, x_hi = float(spread.min()) / 8, float(spread.max()) * 8
+        # finite, positive limits whatever the phases (all ops 0, all bytes 0); OI 0 sits at the left
+        # edge, OI ∞ at the right, phases with no work are not drawn (docs/workload-files.md)
+        x_lo, x_hi, y_lo, y_hi = phases.axis_limits(total.intensity)
         P, BW = machine.peak_compute, machine.peak_bandwidth
-        achieved = np.maximum(phases.achieved, P * 1e-6)
+        x, achieved = phases.plot_position(x_lo, x_hi, y_lo)
         share = workload.arrays.duration / max(schedule.makespan, 1e-300)
-        x = np.where(finite, phases.intensity, x_hi)  # an all-compute phase sits at the right edge
+        aggregate_x = float(total.intensity[0])
+        if not np.isfinite(aggregate_x) or aggregate_x <= 0:
+            aggregate_x = x_hi if np.isinf(aggregate_x) else x_lo
         with self.figure.hold_sync(), self.points.hold_sync():
             self.roof.x, self.roof.y = [x_lo, phases.ridge, x_hi], [BW * x_lo, P, P]
             self.ridge.x, self.ridge.y = [phases.ridge], [P]
             self.ridge_label.x, self.ridge_label.y = [phases.ridge], [P]
-            self.ridge_label.text = [f"ridge {phases.ridge:.3g} {machine.ops_unit}/{machine.bytes_unit}"]
+            intensity_unit = f"{machine.ops_unit}/{machine.bytes_unit}"  # one vocabulary with the diagram
+            self.ridge_label.text = [f"ridge {format_number(phases.ridge, 3)} {intensity_unit}"]
+            self._x_axis.label = f"operational intensity ({intensity_unit})"
+            self._y_axis.label = f"attainable ({machine.compute_unit})"
             self._draw_ceilings(machine, x_lo, x_hi)
             self.points.x, self.points.y = x, achieved
             self.points.size = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
             self.points.default_size = _MAX_MARKER
             self.points.colors = list(self.diagram.phase_colors)
-            self.aggregate.x, self.aggregate.y = [float(total.intensity[0])], [float(total.achieved[0])]
+            self.aggregate.x, self.aggregate.y = [aggregate_x], [max(float(total.achieved[0]), y_lo)]
             self._x.min, self._x.max = x_lo, x_hi
-            self._y.min = float(min(achieved.min(), total.achieved[0], BW * x_lo)) / 2
-            self._y.max = P * 2
+            self._y.min, self._y.max = y_lo, y_hi
             self._x_axis.tick_values = _decades(x_lo, x_hi)
             self._y_axis.tick_values = _decades(self._y.min, self._y.max)
-        self.readout[0].value = (f"schedule: OI {total.intensity[0]:.3g}, "
+        self._fill_legend()
+        self.readout[0].value = (f"schedule: OI {format_number(total.intensity[0], 3)}, "
                                  f"{format_si(total.achieved[0], machine.compute_unit)}")
         self.readout[1].value = f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}"
         self._show_details()
+
+    def _fill_legend(self):
+        names, colors = list(self.diagram.phase_names), list(self.diagram.phase_colors)
+        if getattr(self, "_legend_key", None) == (names, colors):
+            return
+        self._legend_key = (names, colors)
+        items = [_swatch(f"● {name}", color) for name, color in zip(names, colors)]
+        items.append(_swatch("◆ schedule", "#111111"))
+        self.legend.children = items
 
     def _draw_ceilings(self, machine, x_lo, x_hi):
         xs, ys, labels, label_x, label_y = [], [], [], [], []
@@ -134,6 +152,12 @@ class RooflineView(ipywidgets.VBox):
         self.details[3].value = r.guidance[index]
 
 
+def _swatch(text: str, color: str) -> ipywidgets.Label:
+    """One legend entry: the text (plain, never markup) in the point's colour."""
+    return ipywidgets.Label(value=text, style={"text_color": color, "font_size": "11px"},
+                            layout=ipywidgets.Layout(margin="0", height="18px"))
+
+
 def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
     """Powers of ten inside [lo, hi], thinned to at most ``most`` labels."""
     first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
@@ -141,38 +165,10 @@ def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
     return [10.0 ** k for k in range(first, last + 1, step)]
 
 
-class Explorer(ipywidgets.HBox):
-    """Controls, campaign diagram and roofline together; hovering a phase in one highlights it in
-    the other. The default rich display of a ``Workload``.
+def __getattr__(name: str):
+    # ``campaign_widget.roofline_view.Explorer`` keeps working; the class lives in explorer.py.
+    if name == "Explorer":
+        from .explorer import Explorer
 
-    When the workload's phases name the tensors they read and write (or ``dataflow=True``), its
-    dataflow graph (``DataflowView``) comes too, on a row of its own below; its hovered or clicked
-    phase and the diagram's hovered phase are one value, linked in the browser."""
-
-    def __init__(self, workload, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360,
-                 dataflow: bool | None = None, **diagram_settings):
-        self.diagram = CampaignDiagram(workload, height=height, **diagram_settings)
-        self.roofline = RooflineView(self.diagram, threshold=threshold, height=height + 60)
-        self.diagram.layout = ipywidgets.Layout(flex="3 1 0%", min_width="420px")
-        self.roofline.layout.flex = "2 1 0%"
-        children = [self.diagram, self.roofline]
-        if dataflow is None:
-            dataflow = any(reads or writes for reads, writes in workload.tensors)
-        self.dataflow = None
-        if dataflow:
-            from .dataflow_view import DataflowView
-
-            self.dataflow = DataflowView(workload, height=height)
-            self.dataflow.layout = ipywidgets.Layout(flex="1 1 100%", width="100%")
-            children.append(self.dataflow)
-            self._dataflow_link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
-            # durations and efficiencies follow the diagram's peak sliders
-            self.diagram.observe(lambda _change: self.dataflow.set_workload(self.diagram.workload),
-                                 names=["peak_compute", "peak_bandwidth"])
-        super().__init__(children=children,
-                         layout=ipywidgets.Layout(width="100%", align_items="flex-start",
-                                                  flex_flow="row wrap" if dataflow else "row"))
-
-    def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
-        """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""
-        return self.diagram.savefig(path, roofline=True, width=width, dpi=dpi)
+        return Explorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

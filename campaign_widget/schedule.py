@@ -559,6 +559,7 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
     n_phases = len(g)
     n_tiles = n_phases * tiles
     per_tile = (duration / tiles).tolist()
+    floor = _time_floor(duration, tiles)
     i_of = np.tile(np.arange(tiles), n_phases)
     prods, cons = g.lists(g.stream, True), g.lists(g.stream, False)
     barrier_prods, barrier_cons = g.lists(g.barrier, True), g.lists(g.barrier, False)
@@ -585,7 +586,7 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
             batch = []
         finish = heap[0][0]
         work = finish
-        limit = finish + _SAME_INSTANT * max(1.0, abs(finish))
+        limit = finish + _SAME_INSTANT * max(floor, abs(finish))
         while heap and heap[0][0] <= limit:
             _, k = heapq.heappop(heap)
             tile_end[k] = work
@@ -631,8 +632,15 @@ class _Profile:
     snapped: bool            # whether distinct times closer than the event tolerance were merged
 
 
+def _time_floor(duration: np.ndarray, tiles: int) -> float:
+    """The time scale under which instants are one event: the shortest tile. Relative, not absolute,
+    so that a workload timed in picoseconds schedules like one timed in seconds."""
+    return float(np.min(duration)) / tiles if len(duration) else 1.0
+
+
 def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
     n = work.start.size
+    floor = float(work.requested.min()) if n else 1.0  # the shortest tile, as in _event_work
     req_c = arrays.compute_util[work.phase] * work.stretch
     req_m = arrays.memory_util[work.phase] * work.stretch
     times = np.concatenate([work.start, work.end])
@@ -642,7 +650,7 @@ def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
     new = np.empty(times.size, dtype=bool)
     new[:1] = True
     gap = np.diff(sorted_times)
-    np.greater(gap, _SAME_INSTANT * np.maximum(1.0, np.abs(sorted_times[:-1])), out=new[1:])
+    np.greater(gap, _SAME_INSTANT * np.maximum(floor, np.abs(sorted_times[:-1])), out=new[1:])
     snapped = bool(np.any(gap[~new[1:]] != 0))
     edge_of = np.empty(times.size, dtype=np.int64)
     edge_of[order] = np.cumsum(new) - 1

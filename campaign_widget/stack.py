@@ -3,9 +3,10 @@ its speedup against the first (the paper's Figure 12: unfused / fused / achieved
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import ipywidgets
+import traitlets as t
 
 from .colors import phase_colors
 from .widget import CampaignDiagram
@@ -22,7 +23,10 @@ class StackedDiagrams(ipywidgets.VBox):
     ...                  "pipelined": (w, dict(tiles=4, pipeline=True))})
     """
 
-    def __init__(self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220):
+    shared_time = t.Bool(True)  # one time axis for all panels (zoom linked); False: each panel its own
+
+    def __init__(self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220,
+                 shared_time: bool = True):
         if not panels:
             raise ValueError("StackedDiagrams needs at least one panel")
         self.diagrams: dict[str, CampaignDiagram] = {}
@@ -33,13 +37,17 @@ class StackedDiagrams(ipywidgets.VBox):
             known.update(zip(diagram.phase_names, colors))
             diagram.phase_colors = colors  # one colour per phase name across the panels
             self.diagrams[str(label)] = diagram
-        super().__init__(children=list(self.diagrams.values()))
-        first = next(iter(self.diagrams.values()))
-        self._links = [ipywidgets.jslink((first, "time_window"), (other, "time_window"))
-                       for other in list(self.diagrams.values())[1:]]
+        # Panels with very different makespans may each take the full width: a toggle.
+        self.time_toggle = ipywidgets.Checkbox(value=shared_time, description="one time axis for all panels",
+                                               indent=False, layout=ipywidgets.Layout(width="auto"))
+        super().__init__(children=[self.time_toggle, *self.diagrams.values()])
+        self._links = []
+        ipywidgets.link((self.time_toggle, "value"), (self, "shared_time"))
         for diagram in self.diagrams.values():
             diagram.observe(self._relabel, names="makespan")
-        self._relabel()
+        self.shared_time = shared_time
+        self._share_time()
+        self.observe(self._share_time, names="shared_time")
 
     @property
     def makespans(self) -> dict[str, float]:
@@ -57,6 +65,19 @@ class StackedDiagrams(ipywidgets.VBox):
 
         return savefig(path, [d.panel() for d in self.diagrams.values()], width=width, dpi=dpi)
 
+    def _share_time(self, _change=None):
+        for link in self._links:
+            link.unlink()
+        self._links = []
+        diagrams = list(self.diagrams.values())
+        if self.shared_time:
+            self._links = [ipywidgets.jslink((diagrams[0], "time_window"), (other, "time_window"))
+                           for other in diagrams[1:]]
+        else:
+            for diagram in diagrams:
+                diagram.time_window = []
+        self._relabel()
+
     def _relabel(self, _change=None):
         longest = max(self.makespans.values())
         first = next(iter(self.diagrams))
@@ -64,7 +85,7 @@ class StackedDiagrams(ipywidgets.VBox):
             unit = diagram.units.get("time", "")
             speed = "" if label == first else f", {self.speedups[label]:.2f}× vs {first}"
             diagram.title = f"{label}: makespan {diagram.makespan:.6g} {unit}{speed}"
-            diagram.time_max = longest
+            diagram.time_max = longest if self.shared_time else 0.0
 
 
 def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:

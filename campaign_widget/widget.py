@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import collections
 import math
+import time
 from pathlib import Path
 
 import anywidget
+import numpy as np
 import traitlets as t
 
 from .browser_png import PngChannel, PngExport
-from .buffers import to_payload
+from .buffers import arrays_to_json, same_arrays, smallest_index_dtype
 from .colors import phase_colors
 from .errors import ScheduleError
+from .group_bands import with_group_spans
+from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .schedule import POLICIES, Schedule
 from .workload import Workload
 
 _BUNDLE = Path(__file__).parent / "static" / "widget.js"
+#: Traits the view may write (its controls, its zoom window, its hover); every other synced trait is
+#: computed here and a write from the view is refused (and the kernel's value sent back).
+VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "y_axis",
+                           "time_window", "hovered_phase"})
+MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
+DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
-MAX_VIEW_PIECES = 1_000_000  # ~50 MB of buffers: beyond this a browser tab would stall on the transfer
+MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab would stall on the transfer
 
 
 def _bundle() -> Path:
@@ -36,17 +47,20 @@ class CampaignDiagram(anywidget.AnyWidget):
     >>> diagram.peak_bandwidth = 2e12                                  # doctest: +SKIP
     """
 
-    _esm = t.Unicode("").tag(sync=True)
+    # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev`, the view hot-reloads.
+    _esm = _BUNDLE
 
-    scene = t.Dict().tag(sync=True)
+    scene = t.Dict().tag(sync=True, to_json=arrays_to_json)
     phase_names = t.List(t.Unicode()).tag(sync=True)
     phase_colors = t.List(t.Unicode()).tag(sync=True)
     fusion_groups = t.List(t.Unicode()).tag(sync=True)
-    phase_table = t.Dict().tag(sync=True)
+    phase_table = t.Dict().tag(sync=True, to_json=arrays_to_json)
     resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
     units = t.Dict().tag(sync=True)
     makespan = t.Float(0.0, read_only=True).tag(sync=True)
     warnings = t.List(t.Unicode()).tag(sync=True)
+    readout_lines = t.List(t.List(t.Unicode(), minlen=2, maxlen=2)).tag(sync=True)  # [[text, kind]]
+    legend_features = t.Dict(value_trait=t.Bool()).tag(sync=True)  # spill, compute_over, dashed
 
     peak_compute = t.Float(1.0).tag(sync=True)
     peak_bandwidth = t.Float(1.0).tag(sync=True)
@@ -56,6 +70,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     tiles_max = t.Int(64, min=1).tag(sync=True)
     pipeline = t.Bool(False).tag(sync=True)
     policy = t.Enum(POLICIES, default_value="none").tag(sync=True)
+    policies = t.List(t.Unicode(), default_value=list(POLICIES), read_only=True).tag(sync=True)  # the select's options
     depth = t.Int(2).tag(sync=True)
     y_axis = t.Enum(("relative", "absolute"), default_value="relative").tag(sync=True)
     show_controls = t.Bool(True).tag(sync=True)
@@ -73,18 +88,22 @@ class CampaignDiagram(anywidget.AnyWidget):
         if kwargs:
             raise TypeError(f"CampaignDiagram got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         self._ready = False
+        # (benchmarks/bench_browser.py) wall-clock stamps of the last recomputes: received, computed, sent
+        self._timings: collections.deque = collections.deque(maxlen=256)
+        self._timing = None
         self._workload = workload
         self._png = PngChannel(self.send)
         machine = workload.machine
         first = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
-        super().__init__(_esm=_bundle().read_text(encoding="utf-8"))
+        _bundle()  # a clear error when the front end is not built
+        super().__init__()
         with self.hold_trait_notifications():
             self.peak_compute = machine.peak_compute
             self.peak_bandwidth = machine.peak_bandwidth
             self.peak_compute_range = [machine.peak_compute / _PEAK_SPAN, machine.peak_compute * _PEAK_SPAN]
             self.peak_bandwidth_range = [machine.peak_bandwidth / _PEAK_SPAN, machine.peak_bandwidth * _PEAK_SPAN]
-            self.tiles_max = max(64, int(tiles))
+            self.tiles_max = max(64, 4 * int(tiles))
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
             self.phase_names = workload.names
@@ -126,7 +145,10 @@ class CampaignDiagram(anywidget.AnyWidget):
 
     @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth")
     def _on_control(self, change):
+        if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
+            self.tiles_max = min(MAX_TILES_SLIDER, max(self.tiles_max, 2 * change["new"]))  # room to go on
         if getattr(self, "_ready", False):
+            self._timing = {"trait": change["name"], "received": time.time()}
             self._recompute()
 
     @property
@@ -149,19 +171,48 @@ class CampaignDiagram(anywidget.AnyWidget):
             raise
         notes = self._current.utilization_warnings()
         try:
-            self._scene = build_scene(self._schedule, fusion_group=self._current.fusion_group)
+            self._scene = with_group_spans(build_scene(self._schedule, fusion_group=self._current.fusion_group),
+                                           self._schedule, self._current.fusion_group)
             if len(self._scene) > MAX_VIEW_PIECES:
                 raise SceneTooLargeError(
                     f"this diagram has {len(self._scene):,} pieces, more than the {MAX_VIEW_PIECES:,} a browser view "
-                    "is sent (about 50 bytes each); use fewer tiles, or savefig() for a static figure")
+                    "is sent (about 30 bytes each); use fewer tiles, or savefig() for a static figure")
         except SceneTooLargeError as error:
             self._scene = empty_scene(self._schedule)
             notes = [str(error)] + notes
+        if self._timing is not None:
+            self._timing["computed"] = time.time()
         with self.hold_sync():
-            self.phase_table = _phase_table_payload(self._current)
-            self.scene = scene_payload(self._scene)
+            table = phase_table_state(self._current)
+            if not same_arrays(table, self.phase_table):  # send only what changed
+                self.phase_table = table
+            self.scene = scene_state(self._scene, peak_compute=self.peak_compute, tiles=self.tiles)
+            self.readout_lines = [list(line) for line in readout_lines(
+                self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan)]
+            features = legend_features(self._scene)
+            if features != self.legend_features:
+                self.legend_features = features
             self.set_trait("makespan", self._schedule.makespan)
             self.warnings = notes
+
+    def set_state(self, sync_data):
+        """State from the view: only ``VIEW_WRITABLE`` traits; the kernel's own values go back for the rest."""
+        refused = sorted(k for k in sync_data if k not in VIEW_WRITABLE)
+        if refused:
+            self.log.warning("CampaignDiagram: the view may not write %s (computed in the kernel)", ", ".join(refused))
+            sync_data = {k: v for k, v in sync_data.items() if k in VIEW_WRITABLE}
+        super().set_state(sync_data)
+        if refused:
+            self.send_state(refused)
+
+    def send_state(self, key=None):
+        timing, self._timing = getattr(self, "_timing", None), None
+        if timing is None:
+            return super().send_state(key)
+        timing["serializing"] = time.time()
+        super().send_state(key)
+        timing["sent"] = time.time()
+        self._timings.append(timing)
 
     # -- export ----------------------------------------------------------------------------------
 
@@ -199,22 +250,55 @@ class CampaignDiagram(anywidget.AnyWidget):
                 f"policy={self.policy!r}, makespan={self.makespan:.6g})")
 
 
-def scene_payload(scene: Scene) -> dict:
-    payload = {"n": len(scene), "pipe_width": scene.pipe_width, "x_max": scene.x_max, "y_max": scene.y_max}
-    for key, dtype in (("x0", "float64"), ("x1", "float64"), ("phase", "int32"), ("tile", "int32"),
-                       ("base_y", "float32"), ("line_y", "float32"), ("well_top", "float32"),
-                       ("fill_top", "float32"), ("dash_from", "float64"), ("flags", "uint8"),
-                       ("over_t0", "float64"), ("over_t1", "float64"), ("over_resource", "uint8"),
-                       ("over_demand", "float64"), ("group_t0", "float64"), ("group_t1", "float64"),
-                       ("group_id", "int32")):
-        payload[key] = to_payload(getattr(scene, key), dtype)
-    return payload
+def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int = 1) -> dict:
+    """The ``scene`` trait: a ``Scene`` in the view's compact wire form (js/CONTRACT.md, "scene").
+
+    Piece boundaries are indices into ``edges`` (the distinct times, float64, exact); the dashed
+    part of a piece starts at a 16-bit fraction of its width (``dash``, 65535 = solid); phase and
+    tile ids take the narrowest unsigned type; y values are float32. ``peak_compute`` and ``tiles``
+    travel with the geometry they were computed for, so the view draws both at once.
+    """
+    n = len(scene)
+    edges, where = np.unique(np.concatenate([scene.x0, scene.x1]), return_inverse=True)
+    where = where.reshape(-1)
+    index = smallest_index_dtype(max(edges.size - 1, 0))
+    width = scene.x1 - scene.x0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = np.where(width > 0, (scene.dash_from - scene.x0) / width, 1.0)
+    dash = np.where(scene.dash_from >= scene.x1, DASH_SOLID,
+                    np.clip(np.rint(fraction * DASH_SOLID), 0, DASH_SOLID - 1)).astype(np.uint16)
+    state = {"n": n, "pipe_width": scene.pipe_width, "x_max": scene.x_max, "y_max": scene.y_max,
+             "peak_compute": float(peak_compute), "tiles": int(tiles),
+             "edges": edges.astype(np.float64), "x0": where[:n].astype(index), "x1": where[n:].astype(index),
+             "dash": dash,
+             "phase": scene.phase.astype(smallest_index_dtype(int(scene.phase.max(initial=0)))),
+             "tile": scene.tile.astype(smallest_index_dtype(int(scene.tile.max(initial=0))))}
+    for key in ("base_y", "line_y", "well_top", "fill_top"):
+        state[key] = np.asarray(getattr(scene, key), dtype=np.float32)
+    state["flags"] = np.asarray(scene.flags, dtype=np.uint8)
+    for key, dtype in (("over_t0", np.float64), ("over_t1", np.float64), ("over_resource", np.uint8),
+                       ("over_demand", np.float64), ("group_t0", np.float64), ("group_t1", np.float64),
+                       ("group_id", np.int32)):
+        state[key] = np.asarray(getattr(scene, key), dtype=dtype)
+    return state
 
 
-def _phase_table_payload(workload: Workload) -> dict:
+def decode_scene_state(state: dict) -> dict:
+    """The per-piece arrays the view decodes from ``scene_state`` (x0, x1, dash_from as float64; the rest
+    as sent): what js/codecs.js computes, for tests and tools."""
+    edges = np.asarray(state["edges"], dtype=np.float64)
+    out = {k: v for k, v in state.items() if isinstance(v, np.ndarray)}
+    out["x0"], out["x1"] = edges[state["x0"]], edges[state["x1"]]
+    dash = np.asarray(state["dash"])
+    out["dash_from"] = np.where(dash == DASH_SOLID, out["x1"], out["x0"] + (out["x1"] - out["x0"]) * dash / DASH_SOLID)
+    return out
+
+
+def phase_table_state(workload: Workload) -> dict:
+    """The ``phase_table`` trait: per-phase columns (float64; ``bound`` uint8)."""
     a = workload.arrays
-    payload = {key: to_payload(getattr(a, key), "float64")
-               for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol",
-                           "efficiency")}
-    payload["bound"] = to_payload(a.bound, "uint8")
-    return payload
+    table = {key: np.asarray(getattr(a, key), dtype=np.float64)
+             for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol",
+                         "efficiency")}
+    table["bound"] = np.asarray(a.bound, dtype=np.uint8)
+    return table

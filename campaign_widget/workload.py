@@ -22,7 +22,7 @@ from .expr import ExpressionError, evaluate, parse, resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .machine import Machine
-from .phase import Phase
+from .phase import LARGEST, SMALLEST, Phase, check_name
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
 
@@ -122,6 +122,7 @@ class Workload:
         for name in names:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"phase name {_short(name)} must be a non-empty string")
+            check_name("phase name", name)
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
         _check_unique(names)
@@ -141,10 +142,12 @@ class Workload:
         cols = {k: col(k, v) for k, v in (("duration", duration), ("compute_util", compute_util),
                                            ("memory_util", memory_util), ("ops", ops), ("bytes", bytes))}
         for key, arr in cols.items():
-            bad = np.flatnonzero(np.isinf(arr) | (arr < 0))
+            low = SMALLEST if key == "duration" else 0.0
+            bad = np.flatnonzero(np.isinf(arr) | (arr < 0) | (arr > LARGEST) | ((arr > 0) & (arr < low)))
             if bad.size:
                 i = int(bad[0])
-                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and >= 0")
+                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and within "
+                                    f"[{low:g}, {LARGEST:g}]")
         for key, given in (("after", after), ("tileable", tileable)):
             if given is not None and len(given) != n:
                 raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
@@ -296,6 +299,12 @@ class Workload:
                              efficiency=_frozen(efficiency))
         object.__setattr__(self, "_arrays", arrays)
         zero = np.flatnonzero(~(duration > 0))
+        tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
+        if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
+            i = int(tiny[0] if tiny.size else zero[0])
+            raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {float(duration[i])!r} "
+                                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range")
         if zero.size:
             i = int(zero[0])
             if not np.isfinite(duration[i]) and duration[i] != 0:

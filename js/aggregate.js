@@ -99,8 +99,10 @@ class Bins {
  * { n, x0, x1, phase, base_y, line_y, well_top, fill_top, dash_from, flags, source, aggregated }.
  * source[k] is the scene index of a copied piece, -1 for a merged one.
  */
-export function piecesToDraw(scene, index, t0, t1, columns, limit = DETAIL_LIMIT) {
+export function piecesToDraw(scene, index, t0, t1, columns, limit = DETAIL_LIMIT, { rasterLimit = Infinity } = {}) {
   const visible = visiblePieces(scene, index, t0, t1);
+  // Very many: drawn per pixel straight from the scene (raster.js); `raster` holds their indices.
+  if (visible.length > rasterLimit && t1 > t0 && columns > 0) return { n: visible.length, raster: visible, aggregated: true };
   if (visible.length <= limit || !(t1 > t0) || !(columns > 0)) {
     return { ...copyPieces(scene, visible), aggregated: false };
   }

@@ -32,7 +32,7 @@ function bytesOf(buffer) {
  * array, little-endian, C order). A typed array passes through; a plain list becomes Float64Array.
  */
 export function decodeArray(encoded) {
-  if (encoded == null) return null;
+  if (encoded === null || encoded === undefined) return null;
   if (ArrayBuffer.isView(encoded) && !(encoded instanceof DataView)) return encoded;
   if (Array.isArray(encoded)) return Float64Array.from(encoded);
   const { dtype, shape, buffer } = encoded;
@@ -64,6 +64,38 @@ const OPTIONAL_PIECE_ARRAYS = { phase: Int32Array, tile: Int32Array, flags: Uint
 const INTERVAL_ARRAYS = { over_t0: Float64Array, over_t1: Float64Array, over_demand: Float64Array, over_resource: Uint8Array };
 const GROUP_ARRAYS = { group_t0: Float64Array, group_t1: Float64Array, group_id: Int32Array };
 
+/** The 16-bit dash fraction meaning "solid to the end" (see CONTRACT.md, `scene`). */
+export const DASH_SOLID = 65535;
+
+/**
+ * The compact wire form: x0/x1 are indices into `edges` (float64) and `dash` a 16-bit fraction of
+ * the piece's width; expanded in place into float64 x0, x1 and dash_from.
+ */
+function expandCompactTimes(decoded, source) {
+  const edges = decodeArray(source.edges);
+  const i0 = decoded.x0;
+  const i1 = decoded.x1;
+  if (!edges || !i0 || !i1) return;
+  const n = Math.min(i0.length, i1.length);
+  const x0 = new Float64Array(n);
+  const x1 = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    x0[k] = edges[i0[k]];
+    x1[k] = edges[i1[k]];
+  }
+  decoded.x0 = x0;
+  decoded.x1 = x1;
+  const dash = decodeArray(source.dash);
+  if (dash) {
+    const from = new Float64Array(Math.min(n, dash.length));
+    for (let k = 0; k < from.length; k++) {
+      const q = dash[k];
+      from[k] = q >= DASH_SOLID ? x1[k] : x0[k] + (x1[k] - x0[k]) * (q / DASH_SOLID);
+    }
+    decoded.dash_from = from;
+  }
+}
+
 function finiteOr(value, fallback) {
   return typeof value === "number" && Number.isFinite(value) ? value : fallback;
 }
@@ -82,6 +114,7 @@ export function decodeScene(raw) {
   const decoded = {};
   for (const key of REQUIRED_PIECE_ARRAYS) decoded[key] = decodeArray(source[key]);
   decoded.dash_from = decodeArray(source.dash_from);
+  if (source.edges !== undefined) expandCompactTimes(decoded, source);
   for (const key of Object.keys(OPTIONAL_PIECE_ARRAYS)) decoded[key] = decodeArray(source[key]);
 
   const present = Object.values(decoded).filter(Boolean);
@@ -108,6 +141,8 @@ export function decodeScene(raw) {
     groups,
     pipe_width: pipeWidth,
     x_max: finiteOr(source.x_max, 0),
+    peak_compute: finiteOr(source.peak_compute, NaN),
+    tiles: finiteOr(source.tiles, NaN),
     y_max: Math.max(finiteOr(source.y_max, 1 + pipeWidth), 1),
   };
 }

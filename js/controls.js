@@ -3,6 +3,7 @@
 // in span.cw-value, and follows changes made from Python.
 import { formatSI } from "./format.js";
 
+/** Fallback only: the kernel sends the policies it knows in the `policies` trait. */
 export const POLICIES = ["none", "dilate", "throttle", "dilate+throttle"];
 const LOG_SLIDER_STEPS = 1000;
 
@@ -106,10 +107,19 @@ export function createControls(document, model, writer) {
   });
 
   const policy = element(document, "select", { className: "cw-policy" });
-  for (const name of POLICIES) policy.append(element(document, "option", { value: name, textContent: name }));
+  const policies = () => {
+    const synced = model.get("policies");
+    return Array.isArray(synced) && synced.length ? synced.map(String) : POLICIES;
+  };
+  let shownPolicies = "";
   const policyValue = addControl("policy", policy, (span) => {
+    const names = policies();
+    if (names.join("\n") !== shownPolicies) {
+      shownPolicies = names.join("\n");
+      policy.replaceChildren(...names.map((name) => element(document, "option", { value: name, textContent: name })));
+    }
     const current = model.get("policy");
-    policy.value = POLICIES.includes(current) ? current : "none";
+    policy.value = names.includes(current) ? current : names[0];
     span.textContent = policy.value;
   });
   listen(policy, "change", () => {

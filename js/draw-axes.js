@@ -1,18 +1,19 @@
-// Grid, axes, ticks and axis labels. Horizontal grid lines stop at 1.0 and vertical ones at
-// y = 1: the space above 1.0 holds the memory pipes and has no scale (as in the paper).
+// Grid, axes, ticks and axis labels. The compute axis, its grid and spine reach 1.0, or the top
+// tick when a compute line goes above 1.0 (oversubscribed): the axis tells the truth.
 import { snapLine } from "./pixels.js";
 import { font, THEME } from "./theme.js";
 
 export function drawGrid(ctx, layout, ratio) {
   const { plot, x, y, xTicks, yTicks } = layout;
   const yOne = snapLine(y(1), 1, ratio);
+  const yAxisTop = snapLine(y(layout.axisTop ?? 1), 1, ratio);
   const yZero = y(0);
   ctx.lineWidth = THEME.gridWidth;
   ctx.setLineDash([]);
   ctx.strokeStyle = THEME.grid;
   ctx.beginPath();
   for (const tick of yTicks) {
-    if (tick.y <= 0 || tick.y >= 1 - 1e-9) continue;
+    if (tick.y <= 0 || Math.abs(tick.y - 1) < 1e-9) continue;
     const py = snapLine(y(tick.y), 1, ratio);
     ctx.moveTo(plot.left, py);
     ctx.lineTo(plot.right, py);
@@ -21,7 +22,7 @@ export function drawGrid(ctx, layout, ratio) {
     const px = snapLine(x(tick.value), 1, ratio);
     if (px <= plot.left + 0.5 || px > plot.right + 0.5) continue;
     ctx.moveTo(px, yZero);
-    ctx.lineTo(px, yOne);
+    ctx.lineTo(px, yAxisTop);
   }
   ctx.stroke();
   // Full utilization: the capacity line, a shade darker than the grid.
@@ -41,8 +42,8 @@ export function drawAxes(ctx, layout, ratio) {
   ctx.lineWidth = 1;
   ctx.setLineDash([]);
   ctx.beginPath();
-  // The utilization spine spans 0…1 only; the time axis spans the plot.
-  ctx.moveTo(xLeft, y(1));
+  // The compute spine spans its ticks; the time axis spans the plot.
+  ctx.moveTo(xLeft, y(layout.axisTop ?? 1));
   ctx.lineTo(xLeft, yZero);
   ctx.lineTo(plot.right, yZero);
   for (const t of yTicks) {

@@ -1,5 +1,6 @@
-// Fusion groups: one band per group behind the pieces, a very light alternating grey spanning the
-// plot's height, thin boundaries at its ends, and the group's label on top when it fits.
+// Fusion groups: bands behind the pieces where each group's phases run (a group may have several),
+// a very light grey alternating by group, spanning the plot's height, thin boundaries at the ends,
+// and the group's label on top of its widest band when it fits.
 import { snapEdge, snapLine } from "./pixels.js";
 import { font, THEME } from "./theme.js";
 
@@ -28,8 +29,8 @@ export function drawGroupBands(ctx, scene, { x, plot, ratio }) {
     ctx.fillStyle = styles[parity];
     ctx.beginPath();
     let any = false;
-    bands.forEach((band, order) => {
-      if (order % 2 !== parity) return;
+    bands.forEach((band) => {
+      if (Math.abs(band.id) % 2 !== parity) return;
       const left = snapEdge(band.left, ratio);
       ctx.rect(left, plot.top, snapEdge(band.right, ratio) - left, plot.bottom - plot.top);
       any = true;
@@ -59,7 +60,12 @@ export function drawGroupLabels(ctx, scene, labels, { x, plot }) {
   ctx.fillStyle = THEME.mutedText;
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
+  const widest = new Map();
   for (const band of visibleBands(scene, x, plot)) {
+    const best = widest.get(band.id);
+    if (!best || band.right - band.left > best.right - best.left) widest.set(band.id, band);
+  }
+  for (const band of widest.values()) {
     const label = labels?.[band.id];
     if (label === undefined || label === "") continue;
     const text = String(label);

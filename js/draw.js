@@ -6,6 +6,9 @@ import { drawAxes, drawGrid } from "./draw-axes.js";
 import { drawGroupBands, drawGroupLabels } from "./draw-groups.js";
 import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
 import { dashStart, snapEdge, snapLine } from "./pixels.js";
+import { piecesToDraw } from "./aggregate.js";
+import { drawPhaseLabels } from "./draw-labels.js";
+import { drawPiecesRaster, RASTER_LIMIT } from "./raster.js";
 import { THEME } from "./theme.js";
 
 /** Rectangles and segments grouped by style, so each style is one path and one fill/stroke. */
@@ -210,7 +213,8 @@ function clipToPlot(ctx, plot) {
 /**
  * Draw the whole figure: background, fusion-group bands, grid, pieces, hover outline, group
  * labels, axes, legend, readout, title.
- * `layout` comes from layoutFigure; `pieces` from piecesToDraw for layout.domain.
+ * `layout` comes from layoutFigure; `pieces` from piecesToDraw for layout.domain (with `raster`:
+ * drawn per pixel, and `pieces.n` becomes the number of pixel columns drawn).
  */
 export function drawFigure(ctx, figure, view, layout, pieces) {
   const ratio = view.ratio ?? 1;
@@ -226,9 +230,18 @@ export function drawFigure(ctx, figure, view, layout, pieces) {
   drawGrid(ctx, layout, ratio);
   ctx.save();
   clipToPlot(ctx, layout.plot);
-  drawPieces(ctx, pieces, geometry);
+  if (pieces.raster) {
+    const columns = drawPiecesRaster(ctx, figure.scene, pieces.raster, geometry);
+    if (columns >= 0) pieces.n = columns; // drawn per pixel: count the pixel columns
+    else {
+      const vector = piecesToDraw(figure.scene, figure.index, layout.domain[0], layout.domain[1], layout.plot.right - layout.plot.left);
+      drawPieces(ctx, vector, geometry);
+      pieces.n = vector.n;
+    }
+  } else drawPieces(ctx, pieces, geometry);
   if (view.hovered >= 0) drawHighlight(ctx, figure.scene, view.hovered, geometry);
   drawGroupLabels(ctx, figure.scene, figure.fusionGroups, geometry);
+  if (!(pieces.raster && pieces.raster.length > RASTER_LIMIT * 5)) drawPhaseLabels(ctx, figure, { ...geometry, domain: layout.domain });
   ctx.restore();
   drawAxes(ctx, layout, ratio);
   drawLegend(ctx, layout);

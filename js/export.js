@@ -43,3 +43,47 @@ export function downloadBlob(document, blob, filename) {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
+
+/**
+ * The file name of a download: the diagram's title made safe for a file name ("fused +
+ * pipelined: makespan 1.2 ms" → "fused-pipelined-makespan-1.2-ms.png"), "campaign.png" without one.
+ */
+export function pngFileName(title) {
+  const stem = String(title ?? "")
+    .normalize("NFKD")
+    .replace(/[^\w.-]+/g, "-")
+    .replace(/-{2,}/g, "-")
+    .replace(/^[-.]+|[-.]+$/g, "")
+    .slice(0, 100);
+  return `${stem || "campaign"}.png`;
+}
+
+/**
+ * PNG export of a view: the download button (at devicePixelRatio, named after the title) and the
+ * kernel's {type: "png-request", id, scale} messages (answered with png-reply + the PNG bytes, or
+ * png-error). `render(scale)` → renderPng's result. Returns { onMessage, dispose }.
+ */
+export function attachPngExport({ document, window, button, render, title, send, closed }) {
+  async function download() {
+    try {
+      const { blob } = await render(window.devicePixelRatio || 1);
+      downloadBlob(document, blob, pngFileName(title()));
+    } catch (error) {
+      console.error("campaign_widget: PNG download failed", error);
+    }
+  }
+  async function onMessage(message) {
+    if (message?.type !== "png-request") return;
+    const id = message.id;
+    try {
+      const scale = message.scale === undefined || message.scale === null ? 1 : Number(message.scale);
+      const { blob, width, height } = await render(scale);
+      const bytes = await blob.arrayBuffer();
+      if (!closed()) send({ type: "png-reply", id, width, height }, [bytes]);
+    } catch (error) {
+      if (!closed()) send({ type: "png-error", id, message: String(error?.message ?? error) });
+    }
+  }
+  button.addEventListener("click", download);
+  return { onMessage, dispose: () => button.removeEventListener("click", download) };
+}

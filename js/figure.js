@@ -18,6 +18,18 @@ function decodedTable(raw, previous) {
   return { raw, table: decodePhaseTable(raw) };
 }
 
+/** The kernel's readout lines ([[text, kind]]), or null when it sent none (then the view composes them). */
+function syncedReadoutLines(raw) {
+  if (!Array.isArray(raw) || raw.length === 0) return null;
+  return raw.filter((line) => Array.isArray(line) && line.length === 2).map(([text, kind]) => ({ text: String(text), kind: String(kind) }));
+}
+
+/** The kernel's legend flags ({spill, compute_over, dashed}), or null. */
+function syncedFeatures(raw) {
+  if (!raw || typeof raw !== "object" || !("spill" in raw)) return null;
+  return { spill: Boolean(raw.spill), computeOver: Boolean(raw.compute_over), dashed: Boolean(raw.dashed) };
+}
+
 /** Build the figure from `model`, reusing `previous`'s decoded arrays when unchanged. */
 export function readFigure(model, previous) {
   const sceneEntry = decodedScene(model.get("scene"), previous?.sceneEntry);
@@ -37,6 +49,8 @@ export function readFigure(model, previous) {
     sceneEntry,
     tableEntry,
     scene: sceneEntry.scene,
+    // The axis reaches the top of the content (compute lines and pipes): ticks continue above 1.0.
+    computeTop: Math.max(1, sceneEntry.scene.y_max),
     index: sceneEntry.index,
     phaseTable: tableEntry.table,
     phaseNames,
@@ -44,13 +58,14 @@ export function readFigure(model, previous) {
     units,
     resourceNames,
     yAxis: model.get("y_axis") === "absolute" ? "absolute" : "relative",
-    peakCompute: Number(model.get("peak_compute")),
+    // The peak and tile count the scene was computed for travel with it (one draw per change).
+    peakCompute: Number.isFinite(sceneEntry.scene.peak_compute) ? sceneEntry.scene.peak_compute : Number(model.get("peak_compute")),
     title: model.get("title") ?? "",
-    tiled: Number(model.get("tiles")) > 1,
+    tiled: (Number.isFinite(sceneEntry.scene.tiles) ? sceneEntry.scene.tiles : Number(model.get("tiles"))) > 1,
     timeMax: Number(model.get("time_max")) || 0,
     fusionGroups: (model.get("fusion_groups") ?? []).map(String),
     readout: readoutText(readoutInput),
-    readoutLines: readoutLines(readoutInput),
-    legend: legendEntries(phaseNames, phaseColors, sceneEntry.features),
+    readoutLines: syncedReadoutLines(model.get("readout_lines")) ?? readoutLines(readoutInput),
+    legend: legendEntries(phaseNames, phaseColors, syncedFeatures(model.get("legend_features")) ?? sceneEntry.features),
   };
 }

@@ -23,8 +23,13 @@ export function trimZeros(text) {
   return text.replace(/0+$/, "").replace(/\.$/, "");
 }
 
+/** Units an SI prefix attaches to ("3 TB/s", "2 GFLOP"); others take it spaced ("2.5 M cycles"). */
+export const ATTACHED_UNITS = new Set(["s", "B", "b", "FLOP", "op", "ops", "Hz", "W", "J", "bit", "bits"]);
+
 function joinUnit(number, prefix, unit) {
-  const suffix = `${prefix}${unit ?? ""}`;
+  const text = unit ?? "";
+  if (prefix && text && !ATTACHED_UNITS.has(text.split("/")[0])) return `${number} ${prefix} ${text}`;
+  const suffix = `${prefix}${text}`;
   return suffix ? `${number} ${suffix}` : number;
 }
 
@@ -99,4 +104,15 @@ export function formatSpan(t0, t1) {
   if (largest >= 1e9 || (largest > 0 && largest < 1e-3)) return `${formatNumber(t0, 6)}–${formatNumber(t1, 6)}`;
   const decimals = span > 0 ? Math.min(9, Math.max(0, Math.ceil(-Math.log10(span)) + 2)) : 3;
   return `${trimZeros(t0.toFixed(decimals))}–${trimZeros(t1.toFixed(decimals))}`;
+}
+
+/**
+ * The unit a time axis reads best in, for content reaching `end`: seconds below 1 s become ms,
+ * below 1 ms µs, …, so labels never read "0.5m" under "time (s)". Returns { factor, unit } with
+ * label value = time × factor. Other units are left as they are.
+ */
+export function timeUnitFor(unit, end) {
+  if (unit !== "s" || !(end > 0) || !Number.isFinite(end) || end >= 1) return { factor: 1, unit: unit ?? "" };
+  const [factor, symbol] = siPrefix(end);
+  return { factor: 1 / factor, unit: `${symbol}s` };
 }

@@ -1,26 +1,11 @@
 // Where everything goes on the figure, in CSS px: title, plot rectangle, axis labels, legend rows,
 // readout lines. Pure: text widths come from the context's measureText.
+import { timeUnitFor } from "./format.js";
 import { linearScale } from "./scale.js";
-import { font, THEME } from "./theme.js";
+import { font, THEME, THEME_DATA } from "./theme.js";
 import { timeTicks, utilizationTicks } from "./ticks.js";
 
-export const LAYOUT = {
-  pad: 10,
-  rightPad: 18,
-  titleGap: 10,
-  axisLabelGap: 8,
-  tickLabelGap: 4,
-  xTickLabelHeight: 14,
-  xLabelHeight: 16,
-  legendGap: 10,
-  legendRowHeight: 18,
-  legendSwatchWidth: 18,
-  legendItemGap: 16,
-  readoutGap: 6,
-  readoutLineHeight: 15,
-  minPlotWidth: 40,
-  headroom: 0.04,
-};
+export const LAYOUT = { ...THEME_DATA.layout };
 
 /** The y value at the top of the plot: a little headroom above the scene's y_max. */
 export function yTopFor(scene) {
@@ -47,7 +32,9 @@ export function layoutFigure(ctx, figure, view) {
     peak: figure.peakCompute,
     unit: figure.units?.compute ?? "",
     pixelsPerUnit: plotHeight / yTop,
+    top: figure.computeTop ?? 1,
   });
+  const axisTop = yTicks.reduce((m, t) => Math.max(m, t.y), 1);
   const tickLabelWidth = yTicks.reduce((m, t) => Math.max(m, measure(ctx, t.label, THEME.fontSize)), 0);
   const resource = figure.resourceNames?.[0] || "compute";
   const yLabelText = absolute ? `${resource} (${figure.units?.compute || "ops/s"})` : `${resource} utilization`;
@@ -62,10 +49,11 @@ export function layoutFigure(ctx, figure, view) {
   const domain = view.domain;
   const x = linearScale(domain[0], domain[1], left, right);
   const y = linearScale(0, yTop, bottom, top);
-  const xTicks = timeTicks(domain[0], domain[1], right - left);
+  const timeDisplay = timeUnitFor(figure.units?.time ?? "", Math.max(figure.scene.x_max, figure.timeMax ?? 0));
+  const xTicks = timeTicks(domain[0], domain[1], right - left, timeDisplay.factor);
 
   const xLabelY = bottom + THEME.tickLength + L.xTickLabelHeight + L.xLabelHeight / 2 + 2;
-  const timeUnit = figure.units?.time;
+  const timeUnit = timeDisplay.unit;
   const xLabel = { text: timeUnit ? `time (${timeUnit})` : "time", x: (left + right) / 2, y: xLabelY };
   const yLabel = { text: yLabelText, x: L.pad + THEME.fontSize / 2, y: (y(0) + y(1)) / 2 };
 
@@ -94,7 +82,7 @@ export function layoutFigure(ctx, figure, view) {
   }
   const height = Math.ceil(cursorY + L.pad);
   return {
-    width, height, plot, yTop, domain, x, y, xTicks, yTicks,
+    width, height, plot, yTop, axisTop, domain, x, y, xTicks, yTicks,
     title: title ? { text: title, x: left, y: L.pad + THEME.titleFontSize / 2 } : null,
     xLabel, yLabel, legend, readout,
   };

@@ -19,7 +19,7 @@ export function sceneFeatures(scene) {
 /** [{ kind: "phase"|"well"|"spill"|"compute-over"|"dashed", label, color? }] */
 export function legendEntries(phaseNames, phaseColors, features) {
   const entries = (phaseNames ?? []).map((name, phase) => ({ kind: "phase", label: String(name), color: phaseColor(phaseColors, phase) }));
-  entries.push({ kind: "well", label: "unused bandwidth" });
+  entries.push({ kind: "well", label: "unused bandwidth (pipe height = 100% of peak bandwidth)" });
   if (features.spill) entries.push({ kind: "spill", label: "memory oversubscribed" });
   if (features.computeOver) entries.push({ kind: "compute-over", label: "compute > 100%" });
   if (features.dashed) entries.push({ kind: "dashed", label: "added by dilation/throttling" });

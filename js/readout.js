@@ -63,13 +63,19 @@ export function createReadout(document) {
   makespan.className = "cw-makespan";
   const oversubscribed = document.createElement("ul");
   oversubscribed.className = "cw-oversubscribed";
+  // The canvas already summarizes oversubscription (one line per resource, also in PNGs); the
+  // interval-by-interval list is a collapsed detail under it.
+  const details = document.createElement("details");
+  details.className = "cw-details";
+  const summary = document.createElement("summary");
+  details.append(summary, oversubscribed);
   const warnings = document.createElement("ul");
   warnings.className = "cw-warnings";
   // The canvas draws the makespan (so PNGs carry it); this copy is for screen readers and tests.
   const spoken = document.createElement("p");
   spoken.className = "cw-visually-hidden";
   spoken.append(label, makespan);
-  root.append(spoken, oversubscribed, warnings);
+  root.append(spoken, details, warnings);
 
   function fillList(list, items, limit, noun) {
     list.replaceChildren();
@@ -92,6 +98,9 @@ export function createReadout(document) {
     update(text) {
       makespan.textContent = text.makespan;
       fillList(oversubscribed, text.intervals, DOM_INTERVAL_LIMIT, "");
+      const count = text.intervals.length;
+      summary.textContent = `${count} oversubscribed interval${count === 1 ? "" : "s"}`;
+      details.hidden = count === 0;
       fillList(warnings, text.warnings, DOM_INTERVAL_LIMIT, " warnings");
     },
   };

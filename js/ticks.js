@@ -38,32 +38,36 @@ export function tickCountFor(pixels, spacing) {
   return Math.max(2, Math.floor(pixels / spacing));
 }
 
-/** Time-axis ticks: [{ value, label }] over the visible domain. */
-export function timeTicks(t0, t1, pixels) {
-  const { values, step } = niceTicks(t0, t1, tickCountFor(pixels, 90));
+/**
+ * Time-axis ticks: [{ value, label }] over the visible domain; labels in the display unit
+ * (label value = time × `factor`, see format.timeUnitFor), ticks at nice values of it.
+ */
+export function timeTicks(t0, t1, pixels, factor = 1) {
+  const { values, step } = niceTicks(t0 * factor, t1 * factor, tickCountFor(pixels, 90));
   const labels = formatTicks(values, step);
-  return values.map((value, i) => ({ value, label: labels[i] }));
+  return values.map((value, i) => ({ value: value / factor, label: labels[i] }));
 }
 
 /**
- * Utilization-axis ticks, only up to 1.0 (the space above 1.0 holds the memory pipe, it has no
- * scale). `pixelsPerUnit` is the height in px of y ∈ [0, 1].
- * relative: 0 … 1 labelled as fractions; absolute: nice values of y × peak in `unit`.
- * Returns [{ y, label }].
+ * Utilization-axis ticks from 0 up to 1.0, or up to `top` when content (an oversubscribed compute
+ * line) goes higher: the axis tells the truth. `pixelsPerUnit` is the height in px of y ∈ [0, 1].
+ * relative: fractions of peak; absolute: nice values of y × peak in `unit`, the peak itself
+ * labelled at 1.0. Returns [{ y, label }], ascending.
  */
-export function utilizationTicks({ mode, peak, unit, pixelsPerUnit }) {
-  const count = Math.min(10, tickCountFor(pixelsPerUnit, 40));
+export function utilizationTicks({ mode, peak, unit, pixelsPerUnit, top = 1 }) {
+  const reach = Number.isFinite(top) && top > 1 ? top : 1;
+  const count = Math.min(10, tickCountFor(pixelsPerUnit * reach, 40));
   if (mode === "absolute" && peak > 0 && Number.isFinite(peak)) {
-    const { values, step } = niceTicks(0, peak, count);
+    const { values, step } = niceTicks(0, peak * reach, count);
     const labels = formatTicks(values, step, unit || "");
     const ticks = values
       .map((v, i) => ({ y: v / peak, label: labels[i] }))
-      .filter((tick) => (1 - tick.y) * pixelsPerUnit >= PEAK_LABEL_CLEARANCE_PX);
+      .filter((tick) => Math.abs(1 - tick.y) * pixelsPerUnit >= PEAK_LABEL_CLEARANCE_PX);
     // The peak itself, at 1.0, labelled with its own value.
     ticks.push({ y: 1, label: formatSI(peak, unit || "") });
-    return ticks;
+    return ticks.sort((a, b) => a.y - b.y);
   }
-  const { values, step } = niceTicks(0, 1, count);
+  const { values, step } = niceTicks(0, reach, count);
   const labels = formatTicks(values, step);
   return values.map((v, i) => ({ y: v, label: labels[i] }));
 }

@@ -1,41 +1,50 @@
-// Writes from the controls to the model, coalesced per animation frame: a slider drag sends at
-// most one update (one save_changes) per frame, carrying the latest value of each trait.
+// Writes from the controls to the model, throttled to the animation frame: the first write after a
+// quiet frame goes at once (a click or the start of a drag waits for nothing), the writes that
+// follow within the same frame are coalesced and sent when it ends, carrying the latest value of
+// each trait — so a drag sends at most one update (one save_changes) per frame.
 
 export function createTraitWriter(model, { requestFrame, cancelFrame } = {}) {
   const request = requestFrame ?? ((f) => globalThis.requestAnimationFrame(f));
   const cancel = cancelFrame ?? ((id) => globalThis.cancelAnimationFrame(id));
   const pending = new Map();
-  let frame = null;
+  let frame = null; // the cooldown frame after a send
 
-  function flush() {
-    if (frame !== null) cancel(frame);
-    frame = null;
-    if (pending.size === 0) return;
+  function send() {
+    if (pending.size === 0) return false;
     const writes = [...pending];
     pending.clear();
     for (const [key, value] of writes) model.set(key, value);
     model.save_changes();
+    return true;
+  }
+
+  function onFrame() {
+    frame = null;
+    if (send()) frame = request(onFrame);
   }
 
   return {
-    /** Queue `key = value` for the next frame (replacing a queued value for the same key). */
+    /** Set `key = value`: at once after a quiet frame, else at the end of this frame (the latest value). */
     write(key, value) {
       pending.set(key, value);
       if (frame === null) {
-        frame = request(() => {
-          frame = null;
-          flush();
-        });
+        send();
+        frame = request(onFrame);
       }
     },
     /** Whether the view has a write for `key` that the model has not seen yet. */
     isPending(key) {
       return pending.has(key);
     },
-    flush,
+    /** Send what is queued now. */
+    flush() {
+      send();
+    },
     /** Send what is queued now and stop. */
     dispose() {
-      flush();
+      if (frame !== null) cancel(frame);
+      frame = null;
+      send();
     },
   };
 }

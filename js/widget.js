@@ -1,34 +1,36 @@
 // The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
 // owns hover, zoom and pan. See js/CONTRACT.md.
-import { piecesToDraw } from "./aggregate.js";
+import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
+import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
 import { drawFigure } from "./draw.js";
-import { downloadBlob, renderPng } from "./export.js";
+import { attachPngExport, renderPng } from "./export.js";
 import { readFigure } from "./figure.js";
 import { hitTest } from "./hit.js";
 import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
+import { parseHex } from "./color.js";
+import { THEME, useTheme } from "./theme.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
-import {
-  fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow, zoomToWindow,
-} from "./zoom.js";
+import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "./zoom.js";
+import { createZoomSharing } from "./zoom-sharing.js";
 
+// Traits the figure is drawn from. Not the controls the kernel answers with a new scene (tiles,
+// peaks, …): redrawing on the view's own write would draw the old scene once more; the scene
+// carries the values it was computed for, so each change draws once, when its scene arrives.
 const FIGURE_TRAITS = [
   "scene", "phase_names", "phase_colors", "phase_table", "resource_names", "units", "makespan",
-  "warnings", "y_axis", "peak_compute", "title", "height", "tiles", "time_max",
-  "fusion_groups",
+  "warnings", "readout_lines", "legend_features", "y_axis", "title", "height", "time_max", "fusion_groups",
 ];
 const CONTROL_TRAITS = [
   "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",
-  "tiles_max", "pipeline", "policy", "depth", "y_axis", "show_controls", "units",
+  "tiles_max", "pipeline", "policy", "policies", "depth", "y_axis", "show_controls", "units",
 ];
 const DEFAULT_PLOT_HEIGHT = 320;
 const HOVER_TOLERANCE_PX = 4;
-/** While zooming or panning, time_window is written at most once per this many ms. */
-const WINDOW_WRITE_INTERVAL_MS = 200;
 
 function element(document, tag, className, text) {
   const node = document.createElement(tag);
@@ -67,6 +69,7 @@ function render({ model, el }) {
   el.append(root);
 
   const ctx = canvas.getContext("2d");
+  const epochMs = () => window.performance.timeOrigin + window.performance.now();
   let figure = readFigure(model);
   const full = () => fullDomain(figure.scene.x_max, figure.timeMax);
   let zoom = zoomFromWindow(model.get("time_window"), full());
@@ -93,7 +96,8 @@ function render({ model, el }) {
     target.setTransform(1, 0, 0, 1, 0, 0);
     const next = layoutFigure(target, figure, view);
     resize(next.width, next.height);
-    const pieces = piecesToDraw(figure.scene, figure.index, next.domain[0], next.domain[1], next.plot.right - next.plot.left);
+    const pieces = piecesToDraw(figure.scene, figure.index, next.domain[0], next.domain[1], next.plot.right - next.plot.left,
+      DETAIL_LIMIT, { rasterLimit: RASTER_LIMIT });
     drawFigure(target, figure, view, next, pieces);
     return { layout: next, pieces };
   }
@@ -113,6 +117,7 @@ function render({ model, el }) {
       draws: String(++draws),
       drawMs: milliseconds.toFixed(1),
       highlightedPhase: highlightPhase === null ? "" : String(highlightPhase),
+      yTicks: drawn.yTicks.map((t) => String(t.y)).join(","),
     });
   }
 
@@ -137,38 +142,20 @@ function render({ model, el }) {
     });
     layout = drawn;
     writeDataAttributes(drawn, pieces, window.performance.now() - started);
+    canvas.dataset.drawnAt = epochMs().toFixed(1);
   }
 
   function requestDraw() {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
-  // The zoom window is shared through the time_window trait (jslinked across stacked panels):
-  // written, throttled, when this view zooms or pans; followed when it changes elsewhere.
-  let windowTimer = null;
-  let lastWindowWrite = -Infinity;
-  function writeWindow() {
-    if (windowTimer !== null) window.clearTimeout(windowTimer);
-    windowTimer = null;
-    lastWindowWrite = window.performance.now();
-    const value = zoomToWindow(zoom);
-    if (sameZoom(zoomFromWindow(model.get("time_window"), full()), zoom, full())) return;
-    model.set("time_window", value);
-    model.save_changes();
-  }
-  function publishZoom({ now = false } = {}) {
-    if (closed) return;
-    if (now) return writeWindow();
-    if (windowTimer !== null) return;
-    const wait = Math.max(0, lastWindowWrite + WINDOW_WRITE_INTERVAL_MS - window.performance.now());
-    windowTimer = window.setTimeout(writeWindow, wait);
-  }
+  const sharing = createZoomSharing({ model, window, zoom: () => zoom, full });
   /** Show `next` (null: everything); true when that changed the view. */
   function setZoom(next, publish) {
     if (sameZoom(next, zoom, full())) return false;
     zoom = next;
     requestDraw();
-    if (publish) publishZoom(publish);
+    if (publish) sharing.publish(publish);
     return true;
   }
   function followWindow() {
@@ -176,9 +163,15 @@ function render({ model, el }) {
   }
 
   function refresh() {
+    const receivedAt = epochMs();
     const previousRaw = figure.sceneEntry.raw;
     const previousFull = full();
     figure = readFigure(model, figure);
+    if (figure.sceneEntry.raw !== previousRaw) {
+      // For benchmarks/bench_browser.py: when the new scene arrived and how long decoding took.
+      canvas.dataset.receivedAt = receivedAt.toFixed(1);
+      canvas.dataset.decodeMs = (epochMs() - receivedAt).toFixed(1);
+    }
     const nextFull = full();
     if (nextFull[1] !== previousFull[1]) {
       setZoom(zoomAfterDomainChange(zoom, previousFull, nextFull), { now: true });
@@ -248,21 +241,7 @@ function render({ model, el }) {
     onLeave: leave,
   });
 
-  // PNG: the download button and the kernel's png-request.
-  function renderFigurePng(scale) {
-    const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
-    return renderPng(document, (target, ratio, resize) => {
-      drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
-    }, scale);
-  }
-  async function download() {
-    try {
-      const { blob } = await renderFigurePng(window.devicePixelRatio || 1);
-      downloadBlob(document, blob, "campaign.png");
-    } catch (error) {
-      console.error("campaign_widget: PNG download failed", error);
-    }
-  }
+  // PNG: the download button and the kernel's png-request (export.js).
   function send(content, buffers) {
     try {
       model.send(content, undefined, buffers);
@@ -270,20 +249,18 @@ function render({ model, el }) {
       console.error("campaign_widget: could not send", content?.type, error);
     }
   }
-  async function onCustomMessage(message) {
-    if (message?.type !== "png-request") return;
-    const id = message.id;
-    try {
-      const scale = message.scale === undefined || message.scale === null ? 1 : Number(message.scale);
-      const { blob, width, height } = await renderFigurePng(scale);
-      const bytes = await blob.arrayBuffer();
-      if (!closed) send({ type: "png-reply", id, width, height }, [bytes]);
-    } catch (error) {
-      if (!closed) send({ type: "png-error", id, message: String(error?.message ?? error) });
-    }
-  }
+  const png = attachPngExport({
+    document, window, button: downloadButton, send,
+    title: () => figure.title,
+    closed: () => closed,
+    render(scale) {
+      const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
+      return renderPng(document, (target, ratio, resize) => {
+        drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
+      }, scale);
+    },
+  });
   const resetZoom = () => setZoom(null, { now: true });
-  downloadButton.addEventListener("click", download);
   resetButton.addEventListener("click", resetZoom);
 
   // Model listeners, all removed on cleanup.
@@ -297,7 +274,50 @@ function render({ model, el }) {
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
   on("change:time_window", followWindow);
   on("change:hovered_phase", followHoveredPhase);
-  on("msg:custom", onCustomMessage);
+  on("msg:custom", png.onMessage);
+
+  // Light and dark: the canvas follows JupyterLab's theme (body[data-jp-theme-light]) and its
+  // --jp-* colours, and redraws when the theme changes. The Lab flips the attribute before its new
+  // stylesheet applies, so a page colour is taken only when it agrees with the theme (else the
+  // theme.json colour stays), and the page is read again a little later.
+  function luminance(color) {
+    if (!ctx || !color) return NaN;
+    ctx.fillStyle = "#010203";
+    ctx.fillStyle = color;
+    const normalized = String(ctx.fillStyle);
+    if (normalized === "#010203" && color.trim().toLowerCase() !== "#010203") return NaN;
+    const [r, g, b] = normalized.startsWith("#") ? parseHex(normalized) : normalized.match(/[\d.]+/g).map(Number);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+  function applyPageTheme() {
+    const body = document.body;
+    const dark = body?.dataset?.jpThemeLight === "false"
+      || (body?.dataset?.jpThemeLight === undefined && window.matchMedia?.("(prefers-color-scheme: dark)")?.matches === true);
+    useTheme(dark ? "dark" : "light");
+    const style = window.getComputedStyle?.(root);
+    const css = (name) => style?.getPropertyValue(name)?.trim();
+    const agrees = (color, light) => (light === !dark) === (luminance(color) >= 128);
+    const fromPage = { background: [css("--jp-layout-color0"), true], text: [css("--jp-ui-font-color1"), false],
+      mutedText: [css("--jp-ui-font-color2"), false] };
+    for (const [key, [value, light]] of Object.entries(fromPage)) if (value && agrees(value, light)) THEME[key] = value;
+    canvas.dataset.theme = THEME.name;
+  }
+  applyPageTheme();
+  let themeTimer = null;
+  const themeObserver = typeof window.MutationObserver === "function" && document.body
+    ? new window.MutationObserver(() => {
+      applyPageTheme();
+      requestDraw();
+      if (themeTimer !== null) window.clearTimeout(themeTimer);
+      themeTimer = window.setTimeout(() => {
+        themeTimer = null;
+        if (closed) return;
+        applyPageTheme();
+        requestDraw();
+      }, 300);
+    })
+    : null;
+  themeObserver?.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
@@ -310,14 +330,16 @@ function render({ model, el }) {
     closed = true;
     for (const [event, handler] of modelListeners) model.off(event, handler);
     resizeObserver?.disconnect();
+    themeObserver?.disconnect();
+    if (themeTimer !== null) window.clearTimeout(themeTimer);
     detachInteraction();
-    downloadButton.removeEventListener("click", download);
+    png.dispose();
     resetButton.removeEventListener("click", resetZoom);
     controls.destroy();
     if (writtenPhase !== null) writer.write("hovered_phase", null);
     writer.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
-    if (windowTimer !== null) window.clearTimeout(windowTimer);
+    sharing.dispose();
     send({ type: "view-closed" });
     root.remove();
   };

@@ -23,8 +23,8 @@ export function visibleDomain(zoom, full) {
 export function clampDomain([t0, t1], full) {
   const [f0, f1] = full;
   const fullSpan = f1 - f0;
-  let span = Math.min(Math.max(t1 - t0, fullSpan * MIN_SPAN_FRACTION), fullSpan);
-  let start = Math.min(Math.max(t0, f0), f1 - span);
+  const span = Math.min(Math.max(t1 - t0, fullSpan * MIN_SPAN_FRACTION), fullSpan);
+  const start = Math.min(Math.max(t0, f0), f1 - span);
   return [start, start + span];
 }
 

@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+from workloads import chain
 
 from campaign_widget.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, build_scene
-
-from workloads import chain
 
 W = PIPE_WIDTH
 

@@ -15,11 +15,19 @@ from PIL import Image
 
 from campaign_widget import Ceiling, Machine, Phase, Workload
 from campaign_widget.colors import PALETTE, WARNING
-from campaign_widget.scene import build_scene
 from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span
+from campaign_widget.scene import build_scene
 from campaign_widget.static_figure import (
-    Panel, RooflinePanel, draw_campaign, lighten, panel_for, readout_lines, render_figure, roofline_panel_for,
-    save_workload_figure, savefig,
+    Panel,
+    RooflinePanel,
+    draw_campaign,
+    lighten,
+    panel_for,
+    readout_lines,
+    render_figure,
+    roofline_panel_for,
+    save_workload_figure,
+    savefig,
 )
 
 P, BW = 200e9, 50e9  # seed 002's example machine

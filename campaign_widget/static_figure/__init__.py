@@ -18,9 +18,9 @@ Text that comes from users (phase names, titles, units) is drawn literally: math
 every text this module creates, so ``"$x$"`` stays ``$x$``.
 """
 
+from .campaign import draw_campaign, readout_lines
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .render import FORMATS, RenderedFigure, render_figure, save_workload_figure, savefig
-from .campaign import draw_campaign, readout_lines
 from .roofline_plot import draw_roofline
 from .style import lighten
 

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
-from ..formatting import format_percent, format_quantity, format_span
+from ..formatting import time_unit_for
+from ..readout import readout_lines as scene_readout_lines
 from ..scene import Scene
 from .legend import _draw_legend, legend_entries
 from .panels import Panel
-from .pieces import _piece_arrays, pieces_to_draw
 from .paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
-from .style import (LAYOUT, PT_PER_PX, PX_PER_INCH, THEME, _GREY, _LINE_CODES, _font, _literal, _text_width_px,
-                    _valid_color, _with_alpha, lighten)
+from .pieces import _piece_arrays, pieces_to_draw
+from .style import (
+    _GREY,
+    _LINE_CODES,
+    LAYOUT,
+    PT_PER_PX,
+    PX_PER_INCH,
+    THEME,
+    _font,
+    _literal,
+    _text_width_px,
+    _valid_color,
+    _with_alpha,
+    lighten,
+)
 from .ticks import time_ticks, utilization_ticks
 
 
@@ -87,9 +101,15 @@ def _axes_size_px(ax) -> tuple[float, float]:
     return box.width * PX_PER_INCH / fig.dpi, box.height * PX_PER_INCH / fig.dpi
 
 
+def compute_top(scene: Scene) -> float:
+    """How high the axis must reach: 1.0, or the top of the content (compute lines and pipes) above it."""
+    return max(1.0, float(scene.y_max))
+
+
 def _y_ticks(panel: Panel, plot_height_px: float):
     top = y_top(panel.scene)
-    return utilization_ticks(panel.y_axis, panel.peak_compute, panel.units.get("compute", ""), plot_height_px / top)
+    return utilization_ticks(panel.y_axis, panel.peak_compute, panel.units.get("compute", ""), plot_height_px / top,
+                             top=compute_top(panel.scene))
 
 
 def _y_label(panel: Panel) -> str:
@@ -99,28 +119,14 @@ def _y_label(panel: Panel) -> str:
     return f"{resource} utilization"
 
 
-def _x_label(units: Mapping[str, str]) -> str:
-    unit = units.get("time", "")
+def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
+    unit = units.get("time", "") if unit is None else unit
     return f"time ({unit})" if unit else "time"
 
 
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
-    """The browser canvas's readout (js/readout.js): the makespan, then one line per
-    oversubscribed resource. Returns ``[(text, kind)]``, kind "makespan" or "oversubscribed"."""
-    scene, unit = panel.scene, panel.units.get("time", "")
-    lines = [(f"makespan {format_quantity(float(scene.x_max), unit, 6)}", "makespan")]
-    resources = np.asarray(scene.over_resource, dtype=np.int64)
-    for r in sorted(set(resources.tolist())):
-        sel = resources == r
-        count = int(sel.sum())
-        name = panel.resource_names[r] if r < len(panel.resource_names) else ("compute" if r == 0 else "memory")
-        peak = float(np.max(scene.over_demand[sel]))
-        span = format_span(float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])))
-        span += f" {unit}" if unit else ""
-        intervals = "1 interval" if count == 1 else f"{count} intervals"
-        lines.append((f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}",
-                      "oversubscribed"))
-    return lines
+    """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
+    return scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
 
 
 def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str, str]]]:
@@ -195,14 +201,17 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
     ax.set_facecolor(THEME["background"])
     ax.set_navigate(False)
 
-    x_ticks = time_ticks(t0, t1, width_px)
+    factor, time_unit = time_unit_for(panel.units.get("time", ""), panel.time_end)
+    x_ticks = time_ticks(t0, t1, width_px, factor)
     y_ticks = _y_ticks(panel, height_px)
     _draw_group_bands(ax, scene, t0, t1, top)
-    _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1)
+    axis_top = max([1.0] + [v for v, _ in y_ticks])
+    _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1, axis_top)
     dpi = _root_figure(ax).dpi
     _draw_pieces(ax, pieces_to_draw(_piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
 
     _draw_group_labels(ax, scene, panel.group_labels, t0, t1, width_px)
+    _draw_phase_labels(ax, scene, panel.names, t0, t1, width_px, height_px / top)
 
     tick_font = _font()
     ax.set_xticks([v for v, _ in x_ticks], [label for _, label in x_ticks], **_literal())
@@ -220,13 +229,13 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
         ax.spines[side].set_color(THEME["axis"])
         ax.spines[side].set_linewidth(PT_PER_PX)
         ax.spines[side].set_zorder(2.6)
-    ax.spines["left"].set_bounds(0.0, 1.0)  # the utilization spine spans 0…1 only
+    ax.spines["left"].set_bounds(0.0, axis_top)  # the compute spine spans its ticks (0…1, or higher)
 
     ax.set_ylabel(_y_label(panel), fontproperties=_font(), color=THEME["text"],
                   labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX, **_literal())
     ax.yaxis.label.set_y(0.5 / top)  # centred on 0…1, as in the browser
     if xlabel:
-        ax.set_xlabel(_x_label(panel.units), fontproperties=_font(), color=THEME["text"],
+        ax.set_xlabel(_x_label(panel.units, time_unit), fontproperties=_font(), color=THEME["text"],
                       labelpad=4 * PT_PER_PX, **_literal())
     if header:
         _draw_header(ax, _header_rows(panel, width_px))
@@ -239,6 +248,34 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
             + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
         _draw_legend(fig, transform, entries, 0.0, below + LAYOUT["legend_row_height"] / 2, width_px)
     return ax
+
+
+def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: float, px_per_unit: float):
+    """With more phases than the palette tells apart (js/draw-labels.js), each phase's name on its
+    widest visible piece, when it fits: in the shaded compute area if tall enough, else under the line."""
+    if len(names) <= LAYOUT.get("direct_labels_above", 12) or len(scene) == 0:
+        return
+    x0 = np.clip(np.asarray(scene.x0, float), t0, t1)
+    x1 = np.clip(np.asarray(scene.x1, float), t0, t1)
+    width = (x1 - x0) / (t1 - t0) * width_px
+    phase = np.asarray(scene.phase)
+    order = np.lexsort((-width, phase))  # per phase, widest first
+    first = order[np.r_[True, phase[order][1:] != phase[order][:-1]]]
+    size = THEME["font_size"] - 1
+    for i in first:
+        text = str(names[phase[i]]) if 0 <= phase[i] < len(names) else ""
+        if not text or _text_width_px(text, size) + 6 > width[i]:
+            continue
+        line, base = float(scene.line_y[i]), float(scene.base_y[i])
+        top_ = max(float(scene.well_top[i]), float(scene.fill_top[i]), line)
+        shade, pipe, room = (line - base) * px_per_unit, (top_ - line) * px_per_unit, THEME["font_size"] + 4
+        # The middle of the taller of its compute area and its pipe when the text fits, else above its pipe.
+        y = ((line + base) / 2 if shade >= pipe and shade >= room else (top_ + line) / 2 if pipe >= room
+             else top_ + (THEME["font_size"] / 2 + 3) / px_per_unit)
+        t = ax.text((x0[i] + x1[i]) / 2, y, text, ha="center", va="center", color=THEME["text"],
+                    fontproperties=_font(size), zorder=2.2, **_literal())
+        t.set_path_effects([patheffects.withStroke(linewidth=3 * PT_PER_PX, foreground=THEME["background"])])
+        t.set_gid("cw-phase-label")
 
 
 def _bands(scene: Scene, t0: float, t1: float):
@@ -259,7 +296,7 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
     if not bands:
         return
     for parity, color in enumerate((THEME["group_band"], THEME["group_band_alternate"])):
-        mine = [b for k, b in enumerate(bands) if k % 2 == parity]
+        mine = [b for b in bands if abs(b[2]) % 2 == parity]  # alternating by group
         if mine:
             a = np.array([(max(b0, t0), min(b1, t1)) for b0, b1, _ in mine])
             _fill(ax, _rects_path(a[:, 0], a[:, 1], np.zeros(len(mine)), np.full(len(mine), top)), color, 0.2,
@@ -273,8 +310,13 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
 
 
 def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px: float):
-    """Each group's label at the top of its band, only when it fits (text, never markup)."""
+    """Each group's label at the top of its widest band, only when it fits (text, never markup)."""
+    widest: dict[int, tuple] = {}
     for b0, b1, gid in _bands(scene, t0, t1):
+        width = min(b1, t1) - max(b0, t0)
+        if gid not in widest or width > min(widest[gid][1], t1) - max(widest[gid][0], t0):
+            widest[gid] = (b0, b1, gid)
+    for b0, b1, gid in widest.values():
         if not 0 <= gid < len(labels) or not labels[gid]:
             continue
         lo, hi = max(b0, t0), min(b1, t1)
@@ -288,11 +330,12 @@ def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px:
         t.set_gid("cw-group-label")
 
 
-def _draw_grid(ax, x_values, y_values, t0, t1):
-    """Horizontal grid lines up to 1.0 only, vertical ones from 0 to 1; the capacity line at 1.0."""
-    ys = [y for y in y_values if 0 < y < 1 - 1e-9]
+def _draw_grid(ax, x_values, y_values, t0, t1, top: float = 1.0):
+    """Horizontal grid lines at the ticks (up to 1.0, or higher when content goes there), vertical
+    ones from 0 to the top tick; the capacity line at 1.0."""
+    ys = [y for y in y_values if 0 < y <= top + 1e-9 and abs(y - 1) > 1e-9]
     xs = [x for x in x_values if t0 < x <= t1]
-    verts = [[(t0, y), (t1, y)] for y in ys] + [[(x, 0.0), (x, 1.0)] for x in xs]
+    verts = [[(t0, y), (t1, y)] for y in ys] + [[(x, 0.0), (x, top)] for x in xs]
     if verts:
         path = MplPath.make_compound_path(*[MplPath(v) for v in verts])
         _stroke(ax, path, THEME["grid"], THEME["grid_width"], 0.5, gid="grid")

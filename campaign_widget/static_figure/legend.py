@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from .panels import Panel
-from .pieces import scene_features
 from .paths import _dash_pattern, _hatch
-from .style import LAYOUT, PT_PER_PX, THEME, _GREY, _font, _literal, _text_width_px, _valid_color, lighten
+from .pieces import scene_features
+from .style import _GREY, LAYOUT, PT_PER_PX, THEME, _font, _literal, _text_width_px, _valid_color, lighten
 
 
 def legend_entries(panels: Sequence[Panel]) -> list[dict]:
@@ -28,7 +28,7 @@ def legend_entries(panels: Sequence[Panel]) -> list[dict]:
             entries.append({"kind": "phase", "label": name, "color": _valid_color(color)})
         for key, value in scene_features(panel.scene).items():
             features[key] = features[key] or value
-    entries.append({"kind": "well", "label": "unused bandwidth"})
+    entries.append({"kind": "well", "label": "unused bandwidth (pipe height = 100% of peak bandwidth)"})
     if features["spill"]:
         entries.append({"kind": "spill", "label": "memory oversubscribed"})
     if features["compute_over"]:

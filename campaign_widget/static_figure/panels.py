@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
 from ..colors import phase_colors
+from ..group_bands import with_group_spans
 from ..machine import Ceiling
 from ..scene import Scene, build_scene
 
@@ -125,6 +126,7 @@ def panel_for(workload, schedule, *, title: str = "", colors: Sequence[str] | No
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group) if group is not None else build_scene(schedule)
+    scene = with_group_spans(scene, schedule, group)  # bands where each group's phases actually run
     return Panel(scene=scene, names=list(workload.names),
                  colors=list(colors) if colors is not None else phase_colors(workload.names),
                  units=_units(machine), resource_names=(machine.compute_name, machine.memory_name),

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-
 import matplotlib
 import numpy as np
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
-from .style import PT_PER_PX, THEME, _LINE_CODES, _RECT_CODES
+from .style import _LINE_CODES, _RECT_CODES, PT_PER_PX, THEME
 
 
 def _rects_path(x0, x1, y0, y1) -> MplPath:

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..readout import legend_features
 from ..scene import Scene
 
 
@@ -78,9 +79,5 @@ def pieces_to_draw(pieces: dict, t0: float, t1: float, columns: float, limit: in
 
 
 def scene_features(scene: Scene) -> dict:
-    """Which warning and dilation styles the scene uses (js/legend.js), for the legend keys."""
-    p = _piece_arrays(scene)
-    dash = np.clip(np.where(np.isnan(p["dash"]), p["x1"], p["dash"]), p["x0"], p["x1"])
-    dashed = (p["x1"] - dash) > 1e-9 * (np.abs(p["x0"]) + np.abs(p["x1"]))
-    return {"spill": bool(np.any(p["fill"] > p["well"])), "compute_over": bool(np.any(p["flags"] & 1)),
-            "dashed": bool(np.any(dashed))}
+    """Which warning and dilation styles the scene uses, for the legend keys (campaign_widget.readout)."""
+    return legend_features(scene)

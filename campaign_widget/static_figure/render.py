@@ -16,6 +16,7 @@ from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
 from .style import FORMATS, LAYOUT, PX_PER_INCH, THEME, _text_width_px, _valid_color
+from ..atomic import atomic_write
 
 
 @dataclass
@@ -41,7 +42,8 @@ class RenderedFigure:
         path = Path(path)
         fmt = _format_of(path)
         meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
-        self.figure.savefig(path, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
+        with atomic_write(path, "wb") as handle:  # whole or not at all: a failed export leaves the old file
+            self.figure.savefig(handle, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
         return path
 
 

@@ -13,7 +13,7 @@ from ..formatting import format_number, format_si
 from .campaign import _axes_size_px
 from .panels import RooflinePanel
 from .paths import _stroke
-from .style import LAYOUT, PT_PER_PX, ROOFLINE, THEME, _GREY, _font, _literal, _text_width_px, _valid_color
+from .style import _GREY, LAYOUT, PT_PER_PX, ROOFLINE, THEME, _font, _literal, _text_width_px, _valid_color
 
 
 class _SlopeText(Text):

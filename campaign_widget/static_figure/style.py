@@ -2,54 +2,46 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
 
-
-
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 PX_PER_INCH = 96.0  # CSS px
 PT_PER_PX = 72.0 / PX_PER_INCH
 
-# js/theme.js, in CSS px.
-THEME = {
-    "background": "#ffffff",
-    "text": "#222222",
-    "muted_text": "#666666",
-    "axis": "#333333",
-    "grid": "#e6e6e6",
-    "capacity": "#a8a8a8",
-    "well": "#ececec",
-    "rail": "#8c8c8c",
-    "warning": "#d62728",
-    "spill_fill": (214 / 255, 39 / 255, 40 / 255, 0.18),
-    "group_band": (0, 0, 0, 0.045),
-    "group_band_alternate": (0, 0, 0, 0.02),
-    "group_boundary": "#c8c8c8",
-    "hatch": (214 / 255, 39 / 255, 40 / 255, 0.9),
-    "font_size": 11,
-    "title_font_size": 13,
-    "compute_line_width": 2.5,
-    "rail_width": 1.25,
-    "grid_width": 1.0,
-    "shade_alpha": 0.12,
-    "fill_lighten": 0.35,
-    "dash": (5.0, 3.0),
-    "tick_length": 4.0,
-}
-# js/layout.js, in CSS px; the rest is this module's page layout.
-LAYOUT = {
-    "pad": 10, "right_pad": 18, "title_gap": 10, "axis_label_gap": 8, "tick_label_gap": 4,
-    "x_tick_label_height": 14, "x_label_height": 16, "legend_gap": 10, "legend_row_height": 18,
-    "legend_swatch_width": 18, "legend_item_gap": 16, "readout_line_height": 15, "headroom": 0.04,
-    "panel_gap": 14, "column_gap": 28,
-}
+# campaign_widget/theme.json, the file the browser view bundles too (js/theme.js, js/layout.js); CSS px.
+THEME_DATA = json.loads(resources.files("campaign_widget").joinpath("theme.json").read_text(encoding="utf-8"))
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def _theme_value(value):
+    """rgba(r, g, b, a) → an RGBA tuple in 0..1; lists → tuples; the rest as it is."""
+    if isinstance(value, str) and (m := re.fullmatch(r"rgba\(([^)]*)\)", value.strip())):
+        r, g, b, a = (float(v) for v in m.group(1).split(","))
+        return (r / 255, g / 255, b / 255, a)
+    return tuple(value) if isinstance(value, list) else value
+
+
+def theme(name: str = "light") -> dict:
+    """The figure's look as snake_case keys: ``"light"`` or ``"dark"``."""
+    merged = {**THEME_DATA["theme"], **(THEME_DATA["dark"] if name == "dark" else {})}
+    return {_snake(k): _theme_value(v) for k, v in merged.items()}
+
+
+THEME = theme("light")
+# The layout's shared constants; panel_gap and column_gap are this module's page layout.
+LAYOUT = {**{_snake(k): v for k, v in THEME_DATA["layout"].items()}, "panel_gap": 14, "column_gap": 28}
 FONT_FAMILIES = ("Helvetica Neue", "Helvetica", "Arial", "Liberation Sans", "Arimo", "DejaVu Sans")
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 _GREY = "#808080"

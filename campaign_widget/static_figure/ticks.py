@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-
 from ..formatting import format_si, format_ticks
 from .style import _PEAK_LABEL_CLEARANCE_PX
 
@@ -36,21 +35,25 @@ def _tick_count(pixels: float, spacing: float) -> int:
     return max(2, int(pixels // spacing))
 
 
-def time_ticks(t0: float, t1: float, pixels: float) -> list[tuple[float, str]]:
-    """The browser's time-axis ticks: about one per 90 CSS px, at 1-2-5 steps."""
-    values, step = _nice_ticks(t0, t1, _tick_count(pixels, 90))
-    return list(zip(values, format_ticks(values, step)))
+def time_ticks(t0: float, t1: float, pixels: float, factor: float = 1.0) -> list[tuple[float, str]]:
+    """The browser's time-axis ticks: about one per 90 CSS px, at 1-2-5 steps of the display unit
+    (label value = time × ``factor``, see ``formatting.time_unit_for``)."""
+    values, step = _nice_ticks(t0 * factor, t1 * factor, _tick_count(pixels, 90))
+    return [(v / factor, label) for v, label in zip(values, format_ticks(values, step))]
 
 
-def utilization_ticks(mode: str, peak: float, unit: str, pixels_per_unit: float) -> list[tuple[float, str]]:
-    """The browser's y ticks, only up to 1.0: fractions, or y × peak in ``unit`` (absolute)."""
-    count = min(10, _tick_count(pixels_per_unit, 40))
+def utilization_ticks(mode: str, peak: float, unit: str, pixels_per_unit: float,
+                      top: float = 1.0) -> list[tuple[float, str]]:
+    """The browser's y ticks (js/ticks.js): 0 to 1.0, or to ``top`` when content goes higher;
+    fractions, or y × peak in ``unit`` (absolute, the peak labelled at 1.0)."""
+    reach = top if math.isfinite(top) and top > 1 else 1.0
+    count = min(10, _tick_count(pixels_per_unit * reach, 40))
     if mode == "absolute" and peak > 0 and math.isfinite(peak):
-        values, step = _nice_ticks(0, peak, count)
+        values, step = _nice_ticks(0, peak * reach, count)
         labels = format_ticks(values, step, unit or "")
         ticks = [(v / peak, label) for v, label in zip(values, labels)
-                 if (1 - v / peak) * pixels_per_unit >= _PEAK_LABEL_CLEARANCE_PX]
+                 if abs(1 - v / peak) * pixels_per_unit >= _PEAK_LABEL_CLEARANCE_PX]
         ticks.append((1.0, format_si(peak, unit or "")))
-        return ticks
-    values, step = _nice_ticks(0, 1, count)
+        return sorted(ticks, key=lambda tick: tick[0])
+    values, step = _nice_ticks(0, reach, count)
     return list(zip(values, format_ticks(values, step)))

@@ -103,3 +103,29 @@ test("decodePhaseTable keeps the columns it can read", () => {
   assert.equal(table.ops, null);
   assert.equal(table.efficiency, null);
 });
+
+test("the compact scene: x0/x1 index edges, dash is a 16-bit fraction of the width", () => {
+  const edges = new Float64Array([0, 1.5, 4, 10]);
+  const payload = (typed, dtype) => ({ dtype, shape: [typed.length], buffer: new DataView(typed.buffer) });
+  const raw = {
+    n: 3, pipe_width: 0.25, x_max: 10, y_max: 1.3, peak_compute: 2e12, tiles: 4,
+    edges: payload(edges, "float64"),
+    x0: payload(new Uint16Array([0, 1, 2]), "uint16"),
+    x1: payload(new Uint16Array([1, 2, 3]), "uint16"),
+    dash: payload(new Uint16Array([65535, 0, 32768]), "uint16"),
+    phase: payload(new Uint8Array([0, 1, 2]), "uint8"),
+    base_y: payload(new Float32Array(3), "float32"),
+    line_y: payload(new Float32Array([0.5, 0.5, 0.5]), "float32"),
+    well_top: payload(new Float32Array([0.75, 0.75, 0.75]), "float32"),
+    fill_top: payload(new Float32Array([0.6, 0.6, 0.6]), "float32"),
+  };
+  const scene = decodeScene(raw);
+  assert.deepEqual([...scene.x0], [0, 1.5, 4]);
+  assert.deepEqual([...scene.x1], [1.5, 4, 10]);
+  assert.equal(scene.dash_from[0], 1.5, "65535 = solid to the end");
+  assert.equal(scene.dash_from[1], 1.5, "0 = dashed from the start");
+  assert.ok(Math.abs(scene.dash_from[2] - (4 + 6 * 32768 / 65535)) < 1e-12);
+  assert.deepEqual([...scene.phase], [0, 1, 2]);
+  assert.equal(scene.peak_compute, 2e12);
+  assert.equal(scene.tiles, 4);
+});

@@ -148,23 +148,17 @@ test("a highlighted phase keeps its colour and gets an outline; the others fade"
   assert.equal(none.segments(THEME.highlight).length, 0, "no outline without a highlighted phase");
 });
 
-test("a 10^5-piece scene draws (aggregated) quickly", () => {
+// Its speed is measured by benchmarks/bench_browser.py, not asserted here (a shared, noisy machine).
+test("a 10^5-piece scene draws aggregated, in a few batched calls", () => {
   const pieces = [];
   for (let k = 0; k < 100_000; k++) pieces.push(bottomPiece(k, k + 1, k % 3, 0.2 + (k % 5) / 10, 0.5));
   const scene = makeScene(pieces);
   const index = buildSceneIndex(scene);
-  let ctx;
-  let drawn;
-  let elapsed = Infinity;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    ctx = new RecordingContext();
-    const start = performance.now();
-    drawn = piecesToDraw(scene, index, 0, 100_000, 800);
-    drawPieces(ctx, drawn, geometry(scene));
-    elapsed = Math.min(elapsed, performance.now() - start);
-  }
+  const ctx = new RecordingContext();
+  const drawn = piecesToDraw(scene, index, 0, 100_000, 800);
+  drawPieces(ctx, drawn, geometry(scene));
   assert.ok(drawn.aggregated);
-  assert.ok(elapsed < 100, `took ${elapsed.toFixed(1)} ms`);
+  assert.ok(drawn.n <= 800 * 3, `at most columns × phases pieces, got ${drawn.n}`);
   assert.ok(ctx.calls.length < 100, `batched into few fill/stroke calls, got ${ctx.calls.length}`);
 });
 

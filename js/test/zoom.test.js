@@ -83,3 +83,34 @@ test("wheel: down zooms out, up zooms in, line and page modes scale", () => {
   assert.ok(Math.abs(wheelZoomFactor(3, 1) - wheelZoomFactor(48, 0)) < 1e-12);
   assert.ok(wheelZoomFactor(1e6) <= Math.exp(2) + 1e-12, "one event cannot zoom without bound");
 });
+
+test("zoom sharing writes the window at once with now, throttled otherwise, never when unchanged", async () => {
+  const { createZoomSharing } = await import("../zoom-sharing.js");
+  const writes = [];
+  const state = { time_window: [] };
+  const model = { get: (k) => state[k], set: (k, v) => { state[k] = v; writes.push(v); }, save_changes() {} };
+  const timers = [];
+  const fakeWindow = { performance: { now: () => 0 }, setTimeout: (f) => timers.push(f), clearTimeout() {} };
+  let zoom = [2, 4];
+  const sharing = createZoomSharing({ model, window: fakeWindow, zoom: () => zoom, full: () => [0, 10] });
+  sharing.publish({ now: true });
+  assert.deepEqual(writes, [[2, 4]]);
+  sharing.publish({ now: true });
+  assert.equal(writes.length, 1, "unchanged: not written again");
+  zoom = [3, 5];
+  sharing.publish();
+  assert.equal(writes.length, 1, "throttled: waits for its timer");
+  timers.shift()();
+  assert.deepEqual(writes.at(-1), [3, 5]);
+  sharing.dispose();
+  zoom = [1, 2];
+  sharing.publish({ now: true });
+  assert.equal(writes.length, 2, "nothing after dispose");
+});
+
+test("the PNG file is named after the diagram's title", async () => {
+  const { pngFileName } = await import("../export.js");
+  assert.equal(pngFileName("fused + pipelined: makespan 1.2 ms"), "fused-pipelined-makespan-1.2-ms.png");
+  assert.equal(pngFileName(""), "campaign.png");
+  assert.equal(pngFileName("../../etc/passwd"), "etc-passwd.png");
+});

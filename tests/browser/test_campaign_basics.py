@@ -19,13 +19,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from labdriver import LabPage, Notebook, check_each_test, module_page, png_size, read_canvas, wait_for_file
 from PIL import Image
 
 import campaign_widget as cw
 from campaign_widget.colors import PALETTE
 from campaign_widget.scene import build_scene
-
-from labdriver import LabPage, Notebook, check_each_test, module_page, png_size, read_canvas, wait_for_file
 
 pytestmark = pytest.mark.browser
 
@@ -99,7 +98,7 @@ class Basics:
                                  f"{RENDER_TIMEOUT_MS / 1000:g} s: {attrs}") from error
 
 
-def _open_basics(lab, jupyter_lab) -> "Basics":
+def _open_basics(lab, jupyter_lab) -> Basics:
     nb = Notebook(lab.page, jupyter_lab.url)
     nb.open(NOTEBOOK)
     nb.wait_kernel_idle()

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas
 
 import campaign_widget as cw
 from campaign_widget.roofline_view import Explorer
 from campaign_widget.scene import build_scene
-
-from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas
 
 pytestmark = pytest.mark.browser
 
@@ -167,7 +166,7 @@ def reference() -> Reference:
     return Reference()
 
 
-def _open_linked(lab, jupyter_lab) -> "Linked":
+def _open_linked(lab, jupyter_lab) -> Linked:
     nb = Notebook(lab.page, jupyter_lab.url)
     nb.open(NOTEBOOK)
     nb.wait_kernel_idle()

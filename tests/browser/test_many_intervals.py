@@ -4,7 +4,6 @@ stays responsive to the wheel, and zooming brings the detail back."""
 from __future__ import annotations
 
 import pytest
-
 from labdriver import LabPage, Notebook, check_each_test, module_page, read_canvas, write_notebook
 
 pytestmark = pytest.mark.browser

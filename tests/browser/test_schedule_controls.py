@@ -28,11 +28,10 @@ import re
 
 import numpy as np
 import pytest
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
 
 import campaign_widget as cw
 from campaign_widget.scene import MEMORY_OVER, build_scene
-
-from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -113,7 +112,8 @@ class Controls:
         return self.root.locator("span.cw-makespan").inner_text()
 
     def intervals_text(self) -> list[str]:
-        return self.root.locator("ul.cw-oversubscribed li").all_inner_texts()
+        # The list sits in a collapsed <details> (the canvas carries the summary): its text, not its rendering.
+        return [t.strip() for t in self.root.locator("ul.cw-oversubscribed li").all_text_contents()]
 
     def wait_showing(self, want: dict, step: str) -> None:
         """Wait until the view draws the model's scene for ``want``: as many pieces as the model's
@@ -150,7 +150,7 @@ class Controls:
         return ast.literal_eval(match.group(1))
 
 
-def _open_controls(lab, jupyter_lab) -> "Controls":
+def _open_controls(lab, jupyter_lab) -> Controls:
     write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: schedule controls")
     nb = Notebook(lab.page, jupyter_lab.url)
     nb.open(NOTEBOOK)

@@ -27,13 +27,12 @@ import re
 
 import numpy as np
 import pytest
+from labdriver import LabPage, Notebook, hex_rgb, read_canvas, wait_for_file, write_notebook
 from PIL import Image
 
 import campaign_widget as cw
 from campaign_widget.colors import phase_colors
 from campaign_widget.scene import build_scene
-
-from labdriver import LabPage, Notebook, hex_rgb, read_canvas, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 

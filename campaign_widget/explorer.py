@@ -1,0 +1,46 @@
+"""The Explorer: a workload's controls, campaign diagram and roofline side by side, hover-linked."""
+
+from __future__ import annotations
+
+import ipywidgets
+
+from .roofline import DEFAULT_THRESHOLD
+from .roofline_view import RooflineView
+from .widget import CampaignDiagram
+
+
+class Explorer(ipywidgets.HBox):
+    """Controls, campaign diagram and roofline together; hovering a phase in one highlights it in
+    the other. The default rich display of a ``Workload``.
+
+    When the workload's phases name the tensors they read and write (or ``dataflow=True``), its
+    dataflow graph (``DataflowView``) comes too, on a row of its own below; its hovered or clicked
+    phase and the diagram's hovered phase are one value, linked in the browser."""
+
+    def __init__(self, workload, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360,
+                 dataflow: bool | None = None, **diagram_settings):
+        self.diagram = CampaignDiagram(workload, height=height, **diagram_settings)
+        self.roofline = RooflineView(self.diagram, threshold=threshold, height=height + 60)
+        self.diagram.layout = ipywidgets.Layout(flex="3 1 0%", min_width="420px")
+        self.roofline.layout.flex = "2 1 0%"
+        children = [self.diagram, self.roofline]
+        if dataflow is None:
+            dataflow = any(reads or writes for reads, writes in workload.tensors)
+        self.dataflow = None
+        if dataflow:
+            from .dataflow_view import DataflowView
+
+            self.dataflow = DataflowView(workload, height=height)
+            self.dataflow.layout = ipywidgets.Layout(flex="1 1 100%", width="100%")
+            children.append(self.dataflow)
+            self._dataflow_link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
+            # durations and efficiencies follow the diagram's peak sliders
+            self.diagram.observe(lambda _change: self.dataflow.set_workload(self.diagram.workload),
+                                 names=["peak_compute", "peak_bandwidth"])
+        super().__init__(children=children,
+                         layout=ipywidgets.Layout(width="100%", align_items="flex-start",
+                                                  flex_flow="row wrap" if dataflow else "row"))
+
+    def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
+        """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""
+        return self.diagram.savefig(path, roofline=True, width=width, dpi=dpi)

@@ -1,0 +1,77 @@
+"""The golden cases shared with node (tests/data/golden/*.json, js/test/golden.test.js): the static
+figure formats, ticks and aggregates exactly as the browser view does."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from campaign_widget.formatting import (
+    format_percent,
+    format_quantity,
+    format_si,
+    format_span,
+    format_ticks,
+    time_unit_for,
+)
+from campaign_widget.static_figure.pieces import pieces_to_draw
+from campaign_widget.static_figure.ticks import time_ticks, utilization_ticks
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+
+def golden(name):
+    return json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def num(v):
+    return math.nan if v is None else v
+
+
+@pytest.mark.parametrize("case", golden("format")["si"], ids=str)
+def test_format_si(case):
+    (v, unit, digits), want = case
+    assert format_si(num(v), unit, digits) == want
+
+
+@pytest.mark.parametrize("case", golden("format")["quantity"], ids=str)
+def test_format_quantity(case):
+    (v, unit, digits), want = case
+    assert format_quantity(num(v), unit, digits) == want
+
+
+def test_percent_span_and_tick_labels():
+    g = golden("format")
+    assert [format_percent(v) for v, _ in g["percent"]] == [want for _, want in g["percent"]]
+    assert [format_span(a, b) for (a, b), _ in g["span"]] == [want for _, want in g["span"]]
+    for (values, step, unit), want in g["ticks"]:
+        assert format_ticks(values, step, unit) == want
+
+
+def test_axis_ticks():
+    g = golden("ticks")
+    for args, want in g["time"]:
+        t0, t1, px, *factor = args
+        assert [[float(f"{v:.12g}"), label] for v, label in time_ticks(t0, t1, px, *factor)] == want
+    for (unit, end), (factor, display) in g["time_unit"]:
+        got = time_unit_for(unit, end)
+        assert got[1] == display and got[0] == pytest.approx(factor, rel=1e-9)
+    for args, want in g["utilization"]:
+        got = utilization_ticks(args["mode"], args["peak"], args["unit"], args["pixelsPerUnit"], args["top"])
+        assert [[float(f"{y:.12g}"), label] for y, label in got] == want, args
+
+
+def test_per_pixel_aggregation():
+    g = golden("aggregate")
+    s = g["scene"]
+    pieces = {"x0": np.array(s["x0"]), "x1": np.array(s["x1"]), "phase": np.array(s["phase"]),
+              "base": np.array(s["base_y"]), "line": np.array(s["line_y"]), "well": np.array(s["well_top"]),
+              "fill": np.array(s["fill_top"]), "dash": np.array(s["dash_from"]), "flags": np.array(s["flags"], np.uint8)}
+    drawn = pieces_to_draw(pieces, g["t0"], g["t1"], g["columns"], g["limit"])
+    names = {"x0": "x0", "x1": "x1", "phase": "phase", "base_y": "base", "line_y": "line", "well_top": "well",
+             "fill_top": "fill", "dash_from": "dash", "flags": "flags"}
+    got = [{key: float(f"{float(drawn[names[key]][k]):.7g}") for key in g["expected"][0]} for k in range(drawn["x0"].size)]
+    got.sort(key=lambda r: (r["x0"], r["phase"]))
+    assert got == g["expected"]
