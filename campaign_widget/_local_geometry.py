@@ -6,7 +6,13 @@ stand-in until ``campaign_widget.dataflow.colors``/``severity`` lands (then this
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 SCALINGS = ("median", "mean", "hist", "linear", "log")
 PALETTES = ("gyr", "viridis", "cividis")
@@ -20,7 +26,7 @@ MISSING_RGB = (0xD0, 0xD0, 0xD0)  # a value that is missing or out of the scale
 
 # -- element grids ----------------------------------------------------------------------------------
 
-def element_grid(shape) -> tuple[np.ndarray, np.ndarray, int, int]:
+def element_grid(shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Cell (x, y) of every element of a tensor of ``shape`` in C (row-major) flat order, and the
     grid's width and height in cells.
 
@@ -54,7 +60,8 @@ def element_grid(shape) -> tuple[np.ndarray, np.ndarray, int, int]:
     return x, y, width, height
 
 
-def place_tensors(sizes, *, label_rows: int = 2, gap: int = 3, min_shelf: int = 48):
+def place_tensors(sizes: Sequence[tuple[int, int]], *, label_rows: int = 2, gap: int = 3, min_shelf: int = 48
+                  ) -> tuple[list[tuple[int, int]], int, int]:
     """Shelf-pack tensor grids of ``sizes`` [(width, height)] left to right, wrapping into a new row
     of tensors when a row would exceed max(widest, ``min_shelf``) cells. Returns the top-left cell of
     each grid (below its label rows) and the total (width, height) in cells."""
@@ -72,7 +79,8 @@ def place_tensors(sizes, *, label_rows: int = 2, gap: int = 3, min_shelf: int = 
 
 # -- scaling and palettes (design.md §7) ------------------------------------------------------------
 
-def severity(values, method: str = "median", *, zero_is_value: bool = False):
+def severity(values: npt.ArrayLike, method: str = "median", *, zero_is_value: bool = False
+             ) -> tuple[np.ndarray, dict[str, Any]]:
     """s ∈ [0, 1] per value by design.md §7's scaling, and the scale's description.
 
     Values that are not finite, or ≤ 0 (unless ``zero_is_value``, for distances), get NaN: they are
@@ -112,7 +120,7 @@ def severity(values, method: str = "median", *, zero_is_value: bool = False):
     return s, info
 
 
-def severity_rows(values, method: str = "median"):
+def severity_rows(values: npt.ArrayLike, method: str = "median") -> tuple[np.ndarray, list[list[list]]]:
     """``severity`` of every row of a 2-D array at once (each row its own scale), and per row the
     ticks of its colour bar. Rows are vectorized for median, mean, linear and log; hist loops."""
     v = np.asarray(values, dtype=np.float64)
@@ -171,7 +179,7 @@ def bar_ticks(info: dict) -> list:
     return [[0.0, f"{lo:.3g}"], [1.0, f"{info.get('hi'):.3g}"]]
 
 
-def palette_rgb(s, palette: str = "gyr") -> np.ndarray:
+def palette_rgb(s: npt.ArrayLike, palette: str = "gyr") -> np.ndarray:
     """uint8 (n, 3) colours for severities ``s`` (NaN → grey): "gyr" is the paper's green-yellow-red
     (hue 120·(1−s)°, full saturation, 50 % lightness), else viridis/cividis (high = bright)."""
     s = np.asarray(s, dtype=np.float64)
