@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anywidget
@@ -337,21 +336,5 @@ def values_payload(workload: Workload, graph: model.DataflowGraph, scale: model.
         payload[f"phase_{key}"] = to_payload(np.asarray(table[key], np.float64), "float64")
     return payload
 
-
-def write_atomically(path: str | os.PathLike[str], write: Callable[[str], object]) -> pathlib.Path:
-    """Call ``write(temp_path)`` on a temporary file beside ``path``, then move it into place."""
-    path = pathlib.Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent or ".")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
 
 

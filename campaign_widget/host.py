@@ -73,6 +73,6 @@ def _default_progress() -> Progress:
         return update
 
     def line(done: int, total: int, what: str) -> None:
-        print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)
+        print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)  # noqa: T201  a progress line outside notebooks
 
     return line

@@ -487,11 +487,6 @@ class LocalView(anywidget.AnyWidget):
             "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
         }
 
-    def _fa_per_tensor(self, capacity: int) -> np.ndarray:
-        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
-        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
-        return self._tensor_cold + ge
-
     def _misses(self) -> None:
         """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
 
