@@ -9,7 +9,8 @@ and ``io`` import without anywidget or ipywidgets.
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
 from .expr import ExpressionError
@@ -18,6 +19,7 @@ from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import Schedule
 from .settings import POLICIES, Settings
+from .sweep import SweepError, SweepFailed, SweepResult, start_sweep, sweep
 from .timeline import Timeline
 from .workload import Workload
 
@@ -30,10 +32,11 @@ __all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "Expression
            "Phase", "RooflineView",
            "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "Timeline", "UtilizationAboveOneWarning", "Workload",
            "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
-           "save"]
+           "save", "sweep", "start_sweep", "SweepResult", "SweepError", "SweepFailed", "SweepView"]
 
 _WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "explorer",
-            "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack"}
+            "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack",
+            "SweepView": "sweep_view"}
 
 
 def __getattr__(name: str):

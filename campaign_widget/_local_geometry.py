@@ -1,26 +1,31 @@
 """View-only arrays for LocalView: element grids (design.md §7 "Element grids") and heatmap colours.
 
-Pure numpy, no widget imports. Colours follow design.md §7's scaling and palettes; a small
-stand-in until ``campaign_widget.dataflow.colors``/``severity`` lands (then this should call it).
+Pure numpy, no widget imports. Colours are the global view's palettes (``campaign_widget.dataflow``);
+the scaling here follows design.md §7 too, and adds what a heatmap of distances needs: 0 as a value
+(an immediate re-reference) and one scale per row for a whole capacity table at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
+from .dataflow import NAN_COLOR
+from .dataflow import rgb as _dataflow_rgb
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 SCALINGS = ("median", "mean", "hist", "linear", "log")
-PALETTES = ("gyr", "viridis", "cividis")
-# Matplotlib's viridis and cividis sampled at 9 points (public-domain colour maps).
-_STOPS = {
-    "viridis": ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"],
-    "cividis": ["#00224e", "#123570", "#3b496c", "#575d6d", "#707173", "#8a8779", "#a69d75", "#c4b56c", "#fee838"],
-}
-MISSING_RGB = (0xD0, 0xD0, 0xD0)  # a value that is missing or out of the scale
+PALETTES = ("gyr", "viridis", "cividis", "RdYlGn")
+MISSING_RGB = tuple(int(NAN_COLOR[i:i + 2], 16) for i in (1, 3, 5))  # missing or out of the scale: as the global view
 
 
 # -- element grids ----------------------------------------------------------------------------------
 
-def element_grid(shape) -> tuple[np.ndarray, np.ndarray, int, int]:
+def element_grid(shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Cell (x, y) of every element of a tensor of ``shape`` in C (row-major) flat order, and the
     grid's width and height in cells.
 
@@ -54,7 +59,8 @@ def element_grid(shape) -> tuple[np.ndarray, np.ndarray, int, int]:
     return x, y, width, height
 
 
-def place_tensors(sizes, *, label_rows: int = 2, gap: int = 3, min_shelf: int = 48):
+def place_tensors(sizes: Sequence[tuple[int, int]], *, label_rows: int = 2, gap: int = 3, min_shelf: int = 48
+                  ) -> tuple[list[tuple[int, int]], int, int]:
     """Shelf-pack tensor grids of ``sizes`` [(width, height)] left to right, wrapping into a new row
     of tensors when a row would exceed max(widest, ``min_shelf``) cells. Returns the top-left cell of
     each grid (below its label rows) and the total (width, height) in cells."""
@@ -72,7 +78,8 @@ def place_tensors(sizes, *, label_rows: int = 2, gap: int = 3, min_shelf: int = 
 
 # -- scaling and palettes (design.md §7) ------------------------------------------------------------
 
-def severity(values, method: str = "median", *, zero_is_value: bool = False):
+def severity(values: npt.ArrayLike, method: str = "median", *, zero_is_value: bool = False
+             ) -> tuple[np.ndarray, dict[str, Any]]:
     """s ∈ [0, 1] per value by design.md §7's scaling, and the scale's description.
 
     Values that are not finite, or ≤ 0 (unless ``zero_is_value``, for distances), get NaN: they are
@@ -112,7 +119,7 @@ def severity(values, method: str = "median", *, zero_is_value: bool = False):
     return s, info
 
 
-def severity_rows(values, method: str = "median"):
+def severity_rows(values: npt.ArrayLike, method: str = "median") -> tuple[np.ndarray, list[list[list]]]:
     """``severity`` of every row of a 2-D array at once (each row its own scale), and per row the
     ticks of its colour bar. Rows are vectorized for median, mean, linear and log; hist loops."""
     v = np.asarray(values, dtype=np.float64)
@@ -171,26 +178,11 @@ def bar_ticks(info: dict) -> list:
     return [[0.0, f"{lo:.3g}"], [1.0, f"{info.get('hi'):.3g}"]]
 
 
-def palette_rgb(s, palette: str = "gyr") -> np.ndarray:
-    """uint8 (n, 3) colours for severities ``s`` (NaN → grey): "gyr" is the paper's green-yellow-red
-    (hue 120·(1−s)°, full saturation, 50 % lightness), else viridis/cividis (high = bright)."""
+def palette_rgb(s: npt.ArrayLike, palette: str = "gyr") -> np.ndarray:
+    """uint8 (n, 3) colours for severities ``s`` (NaN → grey), by the global view's palettes
+    (``campaign_widget.dataflow.rgb``: the paper's green-yellow-red, viridis, cividis, RdYlGn)."""
     s = np.asarray(s, dtype=np.float64)
-    out = np.empty(s.shape + (3,), np.uint8)
-    out[:] = MISSING_RGB
-    ok = np.isfinite(s)
-    t = np.clip(s[ok], 0.0, 1.0)
-    if palette == "gyr":
-        r = np.where(t >= 0.5, 1.0, 2 * t)
-        g = np.where(t <= 0.5, 1.0, 2 * (1 - t))
-        rgb = np.stack([r, g, np.zeros_like(t)], axis=-1)
-    elif palette in _STOPS:
-        stops = np.array([[int(h[i:i + 2], 16) for i in (1, 3, 5)] for h in _STOPS[palette]], float) / 255
-        pos = np.linspace(0, 1, len(stops))
-        rgb = np.stack([np.interp(t, pos, stops[:, c]) for c in range(3)], axis=-1)
-    else:
-        raise ValueError(f"palette={palette!r} is not one of {PALETTES}")
-    out[ok] = np.round(rgb * 255).astype(np.uint8)
-    return out
+    return _dataflow_rgb(s.reshape(-1), palette).reshape(s.shape + (3,))
 
 
 def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:

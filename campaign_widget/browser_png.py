@@ -12,6 +12,8 @@ import uuid
 import warnings
 from pathlib import Path
 
+from .atomic import write_atomic
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -90,7 +92,11 @@ class PngChannel:
             if not data.startswith(PNG_SIGNATURE):
                 export._finish(error="the view sent bytes that are not a PNG")
                 return
-            export.path.write_bytes(data)
+            try:
+                write_atomic(export.path, data)
+            except OSError as error:
+                export._finish(error=f"cannot write {str(export.path)!r}: {error.strerror or error}")
+                return
             export._finish(size=(int(content.get("width", 0)), int(content.get("height", 0))))
 
     def _expire(self, request_id: str, timeout: float) -> None:

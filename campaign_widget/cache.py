@@ -63,8 +63,9 @@ import math
 import sys
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -72,6 +73,14 @@ from . import expr as _expr
 from .einsum import Einsum
 from .einsum import parse as _parse_einsum
 from .errors import WorkloadError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .workload import Workload
+
+    # ``progress=``: None (a bar on stderr for long traces), True/False, or a callback ``(done, total)``
+    _ProgressArg = bool | Callable[[int, int], object] | None
 
 MAX_ACCESSES = 10**7
 _CHUNK = 1 << 20          # accesses per kernel call (progress is reported between calls)
@@ -86,7 +95,7 @@ class CacheModelError(WorkloadError):
 # Layout
 # --------------------------------------------------------------------------------------------------
 
-def _whole(value, what: str, *, minimum: int) -> int:
+def _whole(value: object, what: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
         raise CacheModelError(f"{what}={value!r} must be a whole number >= {minimum}")
     return int(value)
@@ -113,7 +122,7 @@ class Layout:
     elem_bytes: int | None = None
     shape: tuple[int, ...] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.order not in ("C", "F"):
             raise CacheModelError(f"Layout order={self.order!r} must be 'C' or 'F'")
         if self.strides is not None:
@@ -156,7 +165,7 @@ class Layout:
         return self.strides
 
     @staticmethod
-    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options) -> Layout:
+    def aligned_rows(shape: Sequence[int], multiple: int, *, order: str = "C", **options: Any) -> Layout:
         """A layout whose innermost rows are padded to a multiple of ``multiple`` elements (post-padding,
         e.g. ``multiple = line // elem_bytes`` aligns every row to a cache line).
 
@@ -279,12 +288,12 @@ class Trace:
         except ValueError:
             raise CacheModelError(f"tensor {name!r} is not in this trace; its tensors: {list(self.tensors)}") from None
 
-    def index_values(self, point) -> dict[str, np.ndarray]:
+    def index_values(self, point: npt.ArrayLike) -> dict[str, np.ndarray]:
         """The loop indices' values at iteration number(s) ``point``."""
         values = np.unravel_index(np.asarray(point, dtype=np.int64), [self.sizes[i] for i in self.loop_order])
         return {name: v for name, v in zip(self.loop_order, values)}
 
-    def element_address(self, tensor: str, element, line: int | None = None) -> np.ndarray:
+    def element_address(self, tensor: str, element: npt.ArrayLike, line: int | None = None) -> np.ndarray:
         """Byte address of flat element index/indices of ``tensor`` (any element, accessed or not)."""
         t = self.tensor_index(tensor)
         multi = np.unravel_index(np.asarray(element, dtype=np.int64), self.shapes[t])
@@ -306,7 +315,7 @@ class Trace:
         size = math.prod(self.shapes[t])
         return np.bincount(self.element[self.tensor == t], minlength=size).reshape(self.shapes[t])
 
-    def related(self, tensor: str, elements) -> dict[str, np.ndarray]:
+    def related(self, tensor: str, elements: npt.ArrayLike) -> dict[str, np.ndarray]:
         """Accesses related to clicked elements (design.md §7): for every iteration that touches one of
         ``elements`` of ``tensor``, every access of that iteration, counted per element of every tensor
         (counts add up over several clicked elements: an iteration is counted once per clicked access)."""
@@ -331,14 +340,14 @@ class Trace:
         return f"Trace({self.einsum.name!r}: {self.summary()})"
 
 
-def _line(value, what) -> int:
+def _line(value: object, what: str) -> int:
     line = _whole(value, what, minimum=1)
     if line & (line - 1):
         raise CacheModelError(f"{what}={value!r} must be a power of two (bytes per cache line)")
     return line
 
 
-def _as_einsum(einsum) -> Einsum:
+def _as_einsum(einsum: Einsum | str | Sequence[Any]) -> Einsum:
     if isinstance(einsum, Einsum):
         return einsum
     if isinstance(einsum, str):
@@ -353,7 +362,8 @@ def _refs_of(e: Einsum) -> list[tuple[str, tuple[str, ...], bool]]:
     return [(t, tuple(x), False) for t, x in e.inputs] + [(e.output, tuple(e.output_indices), True)]
 
 
-def trace(einsum, sizes: Mapping[str, int], *, layouts: Mapping[str, Layout] | None = None,
+def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
+          layouts: Mapping[str, Layout] | None = None,
           loop_order: Sequence[str] | str | None = None, elem_bytes: int = 4, line: int = 64,
           out_of_range: str = "report") -> Trace:
     """The access trace of one Einsum at the (small) loop sizes ``sizes`` (design.md §7).
@@ -511,8 +521,11 @@ _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
-def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where_top, last, owner, bits, tree,
-               state, set_low, set_line, set_time, where_set, set_fill, out, out_set, hist):
+def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, low: int, start: int, stop: int, top_line: np.ndarray,
+               top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray, owner: np.ndarray, bits: np.ndarray,
+               tree: np.ndarray, state: np.ndarray, set_low: int, set_line: np.ndarray, set_time: np.ndarray,
+               where_set: np.ndarray, set_fill: np.ndarray, out: np.ndarray, out_set: np.ndarray,
+               hist: np.ndarray) -> None:
     """Stack distances of accesses start..stop-1, resuming the state. Access t's line id (dense, in
     [0, len(last))) is ((rel[t] + ref_base[t mod len(ref_base)]) >> shift) - low: the trace's offsets
     plus the base of the tensor of its reference, in lines. hist[d] counts the distances d >= 0.
@@ -659,7 +672,7 @@ def _distances(rel, ref_base, shift, low, start, stop, top_line, top_time, where
     state[2] = n_tree
 
 
-def _kernel_source():
+def _kernel_source() -> Callable[..., None]:
     import numba
 
     try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
@@ -672,7 +685,7 @@ def _kernel_source():
 _KERNEL = None
 
 
-def _kernel():
+def _kernel() -> Callable[..., None]:
     global _KERNEL
     if _KERNEL is None:
         _KERNEL = _kernel_source()
@@ -680,13 +693,13 @@ def _kernel():
 
 
 class _Progress:
-    def __init__(self, what: str, total: int, progress):
+    def __init__(self, what: str, total: int, progress: _ProgressArg) -> None:
         self.what, self.total, self.start = what, total, time.perf_counter()
         if progress is None:
             progress = total >= _PROGRESS_FROM
         self.callback = progress if callable(progress) else (self._bar if progress else None)
 
-    def _bar(self, done, total):
+    def _bar(self, done: int, total: int) -> None:
         width = 30
         filled = int(width * done / max(total, 1))
         sys.stderr.write(f"\r{self.what}: [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} accesses "
@@ -695,13 +708,14 @@ class _Progress:
             sys.stderr.write("\n")
         sys.stderr.flush()
 
-    def __call__(self, done):
+    def __call__(self, done: int) -> None:
         if self.callback is not None:
             self.callback(done, self.total)
 
 
-def _run(rel: np.ndarray, universe: int, progress=None, *, ref_base=None, shift=0, low=0, set_low=0, sets=0,
-         ways=0, what="stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: npt.ArrayLike | None = None,
+         shift: int = 0, low: int = 0, set_low: int = 0, sets: int = 0, ways: int = 0, what: str = "stack distances"
+         ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Stack distances of the line ids ((rel + ref_base[t mod refs]) >> shift) - low, in [0, universe)
     (plain ids: the defaults), their histogram, and (sets > 0) each access's position within its set
     of a W-way LRU cache (set = (id + set_low) mod sets)."""
@@ -784,14 +798,14 @@ class StackDistances:
     cold: int
     line: int
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[np.ndarray]:
         return iter((self.distance, self.histogram))
 
     @property
     def max(self) -> int:
         return self.histogram.size - 1
 
-    def misses(self, capacity):
+    def misses(self, capacity: npt.ArrayLike) -> int | np.ndarray:
         """Misses of a fully associative LRU cache of ``capacity`` lines (a number or an array)."""
         c = np.asarray(capacity)
         if np.any(c < 1):
@@ -803,7 +817,7 @@ class StackDistances:
         return int(result) if np.ndim(result) == 0 else result.astype(np.int64)
 
 
-def stack_distances(trace: Trace, line: int = 64, *, progress=None) -> StackDistances:
+def stack_distances(trace: Trace, line: int = 64, *, progress: _ProgressArg = None) -> StackDistances:
     """Stack distances of every access of ``trace`` at the granularity of ``line``-byte lines.
 
     ``progress``: None (a bar on stderr for traces of 2·10^6 accesses or more), False, True, or a
@@ -833,7 +847,7 @@ class Cache:
     lines: int = 512
     ways: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _line(self.line, "Cache line")
         _whole(self.lines, "Cache lines", minimum=1)
         if self.ways is not None:
@@ -904,7 +918,7 @@ class CacheResult:
     def hits(self) -> int:
         return self.accesses - self.misses
 
-    def fa_misses(self, capacity):
+    def fa_misses(self, capacity: npt.ArrayLike) -> int | np.ndarray:
         """Fully associative misses for any capacity in lines (an array: every capacity at once)."""
         return self.distances.misses(capacity)
 
@@ -930,7 +944,7 @@ class CacheResult:
         shape = self.trace.shapes[t]
         el = self.trace.element[mine]
 
-        def count(weights=None):
+        def count(weights: np.ndarray | None = None) -> np.ndarray:
             return np.bincount(el, weights=weights, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
 
         cold, fa, miss = count(self.distances.distance[mine] < 0), count(self.fa_miss[mine]), count(self.miss[mine])
@@ -959,7 +973,8 @@ class CacheResult:
         return f"CacheResult({self.summary()})"
 
 
-def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = None, progress=None) -> CacheResult:
+def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = None,
+             progress: _ProgressArg = None) -> CacheResult:
     """Misses of ``trace`` in ``cache``, from stack distances (design.md §7): fully associative misses
     iff cold or distance >= lines; set-associative misses iff cold or the distance within the set >= ways.
     Pass ``distances`` (from ``stack_distances(trace, cache.line)``) to reuse them."""
@@ -1000,7 +1015,7 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
 # Back to the global view: predicted traffic (design.md §7, issue 11 item 3)
 # --------------------------------------------------------------------------------------------------
 
-def _phase_einsum(workload, phase: str):
+def _phase_einsum(workload: Workload, phase: str) -> tuple[Einsum, dict[str, int], int | Mapping[str, int] | None]:
     """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
     if not isinstance(phase, str):
         raise CacheModelError(f"phase={phase!r} must be a phase name")
@@ -1015,7 +1030,8 @@ def _phase_einsum(workload, phase: str):
     return einsums[phase], workload.sizes, workload.element_bytes
 
 
-def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
+def _layouts_with_widths(e: Einsum, layouts: Mapping[str, Layout] | None,
+                         element_bytes: int | Mapping[str, int] | None) -> tuple[dict, int]:
     layouts = dict(layouts or {})
     if not isinstance(element_bytes, Mapping):
         return layouts, int(element_bytes)
@@ -1031,7 +1047,9 @@ def _layouts_with_widths(e: Einsum, layouts, element_bytes) -> tuple[dict, int]:
     return layouts, default
 
 
-def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode, write_back):
+def _predicted(workload: Workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None,
+               layouts: Mapping[str, Layout] | None, loop_order: Sequence[str] | str | None, mode: str,
+               write_back: bool) -> tuple[dict[str, float], dict[str, float], CacheResult]:
     if not isinstance(cache, Cache):
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     if mode not in ("exact", "ratio"):
@@ -1075,8 +1093,9 @@ def _predicted(workload, phase, cache, *, local_sizes, layouts, loop_order, mode
     return reads, writes, result
 
 
-def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None = None,
-                      layouts: Mapping[str, Layout] | None = None, loop_order=None, mode: str = "exact",
+def predicted_traffic(workload: Workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None = None,
+                      layouts: Mapping[str, Layout] | None = None, loop_order: Sequence[str] | str | None = None,
+                      mode: str = "exact",
                       write_back: bool = False) -> dict[str, float]:
     """Predicted bytes per tensor of one phase (design.md §7): line × misses, plus line × dirty lines
     written back when ``write_back``. ``mode="exact"`` simulates the phase's Einsum at the workload's
@@ -1095,8 +1114,10 @@ def predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes: Mappin
     return {**reads, **writes}
 
 
-def with_predicted_traffic(workload, phase: str, cache: Cache, *, local_sizes=None, layouts=None,
-                           loop_order=None, mode: str = "exact", write_back: bool = False):
+def with_predicted_traffic(workload: Workload, phase: str, cache: Cache, *,
+                           local_sizes: Mapping[str, int] | None = None, layouts: Mapping[str, Layout] | None = None,
+                           loop_order: Sequence[str] | str | None = None, mode: str = "exact",
+                           write_back: bool = False) -> Workload:
     """A new workload whose ``phase`` moves the predicted bytes (``predicted_traffic``) in place of its
     logical ones; ops, the other phases, the machine and settings are unchanged (``table()`` marks the
     phase ``bytes_source = "predicted"``). ``workload.predicted[phase]`` keeps {"bytes", "tensors",

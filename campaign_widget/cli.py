@@ -5,7 +5,9 @@
     campaign-widget summary FILE [same options] [--threshold 0.7]
 
 FILE is any format ``campaign_widget.load`` reads (our YAML/JSON, the paper authors' cascade
-YAML, Einsum CSV exports). Exit status: 0 done, 1 bad input (the file, its numbers, settings that
+YAML, Einsum CSV exports, PyTorch traces and Nsight Compute CSV with ``--machine``, Timeloop stats
+with ``--clock``). Every text printed has its control characters escaped (a name in a file cannot
+drive the terminal); ``render`` writes OUT whole or not at all. Exit status: 0 done, 1 bad input (the file, its numbers, settings that
 cannot be honoured), 2 bad usage (unknown option, bad option value). Errors are one line on stderr.
 """
 
@@ -15,11 +17,13 @@ import argparse
 import math
 import re
 import sys
+import unicodedata
 import warnings
 
 from . import __version__
+from .atomic import atomic_path
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
-from .io import load
+from .io import detect, load
 from .presets import MACHINES
 from .presets import machine as preset_machine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
@@ -106,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--peak-bandwidth", type=_peak, metavar="Y", help="override peak bandwidth (bytes/s), e.g. 3.35T")
     m.add_argument("--percent", action="store_true",
                    help="utilizations in a cascade YAML or CSV file are percentages, not fractions")
+    m.add_argument("--clock", type=_peak, metavar="HZ",
+                   help="the clock of a Timeloop stats file (Hz, e.g. 1G): its stats count cycles")
 
     parser = _Parser(prog=PROG, description="Campaign diagrams of workload files: draw them or summarize them.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -152,14 +158,37 @@ def main(argv=None) -> int:
 
 def _say(line: str, stream=None) -> None:
     stream = stream or sys.stderr
-    print(" ".join(str(line).split("\n")), file=stream)
+    print(printable(" ".join(str(line).split("\n"))), file=stream)
+
+
+_ESCAPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control, format (bidi overrides), surrogate and unassigned
+    characters are shown as escapes (``\\x1b``, ``\\u202e``), so a name in a file cannot clear the
+    screen, retitle the terminal or reorder what is printed; a backslash stays a backslash."""
+    text = str(text)
+    if text.isprintable() and text.isascii():
+        return text
+    out = []
+    for ch in text:
+        if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in _ESCAPED_CATEGORIES):
+            out.append(ch)
+        else:
+            out.append(ascii(ch)[1:-1])
+    return "".join(out)
+
+
+def _print(line: str) -> None:
+    print(printable(line))
 
 
 def _list_machines() -> int:
     rows = [[key, _si(m.peak_compute, m.compute_unit), _si(m.peak_bandwidth, m.bandwidth_unit), m.name]
             for key, m in MACHINES.items()]
     for line in _table(["preset", "compute", "bandwidth", "name"], rows, right={1, 2}):
-        print(line)
+        _print(line)
     return EXIT_OK
 
 
@@ -168,7 +197,13 @@ def _load(args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            workload = load(args.file, machine=args.machine, percent=args.percent)
+            options = {}
+            if args.clock is not None:
+                fmt = detect(args.file)
+                if fmt.name != "timeloop-stats":
+                    raise UsageError(f"{PROG}: error: --clock applies to Timeloop stats; {args.file} is {fmt.name}")
+                options["clock"] = args.clock
+            workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             if not isinstance(workload, Workload):  # a measured timeline (a cascade with start times)
                 _say(f"{PROG}: warning: {args.file}: a timeline (kernel start times); this command uses its phases "
                      "as a workload, without the start times")
@@ -207,12 +242,14 @@ def _render(args) -> int:
     except ImportError as e:
         raise InputError(f"render needs the static renderer and matplotlib ({e}); pip install matplotlib") from None
     try:
-        path = save_workload_figure(workload, args.output, roofline=args.roofline, title=args.title, **settings)
+        with atomic_path(args.output) as temporary:  # the old OUT stays whole if drawing fails
+            save_workload_figure(workload, temporary, roofline=args.roofline, title=args.title, **settings)
+        path = args.output
     except OSError as e:
         raise InputError(f"{e.filename or args.output}: {e.strerror or e}") from None
     except (WorkloadError, ScheduleError, ValueError) as e:
         raise InputError(f"{args.file}: {e}") from None
-    print(f"wrote {path}")
+    _print(f"wrote {path}")
     return EXIT_OK
 
 
@@ -262,7 +299,7 @@ def _summary(args) -> int:
     out.append(f"  (* = the policy {origin['policy']})" if origin["policy"] != "the default"
                else "  (* = the default policy)")
     for line in out:
-        print(line)
+        _print(line)
     return EXIT_OK
 
 
@@ -311,8 +348,8 @@ def _pct(fraction) -> str:
 
 
 def _table(header, rows, right=(), indent="") -> list[str]:
-    lines = [header] if header else []
-    lines += rows
+    lines = [[printable(cell) for cell in header]] if header else []
+    lines += [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(str(r[c])) for r in lines) for c in range(len(lines[0]))]
     out = []
     for row in lines:

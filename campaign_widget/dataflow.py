@@ -13,10 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .formatting import format_percent, format_quantity, format_si
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .workload import Workload
 
 OVERLAYS = ("bytes", "ops", "intensity", "duration", "efficiency")
 PHASE_OVERLAYS = OVERLAYS[1:]
@@ -41,13 +48,13 @@ TENSOR_SIZE = (130.0, 26.0)  # width, height of a tensor ellipse
 
 # -- the scale: values → s ---------------------------------------------------------------------------
 
-def _choice(kind: str, value, valid: Sequence[str]) -> str:
+def _choice(kind: str, value: object, valid: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in valid:
         raise ValueError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}")
     return value
 
 
-def _values(values, what: str = "values") -> np.ndarray:
+def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
     try:
         v = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -57,7 +64,7 @@ def _values(values, what: str = "values") -> np.ndarray:
     return v
 
 
-def _buckets(buckets) -> int:
+def _buckets(buckets: object) -> int:
     if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)):
         raise TypeError(f"buckets={buckets!r} must be an integer (0: one colour per distinct value, >= 2: "
                         "equal-width buckets)")
@@ -66,7 +73,7 @@ def _buckets(buckets) -> int:
     return int(buckets)
 
 
-def severity(values, method: str = "median", buckets: int = 0) -> np.ndarray:
+def severity(values: npt.ArrayLike, method: str = "median", buckets: int = 0) -> np.ndarray:
     """s ∈ [0, 1] per value (design.md §7), NaN where the value is missing, ≤ 0 or not finite.
 
     V is the finite positive values. ``median``: s = v / (2·median(V)); ``mean``: s = v / (2·mean(V))
@@ -143,7 +150,7 @@ def _interpolate(stops: np.ndarray, s: np.ndarray) -> np.ndarray:
     return stops[i] * (1 - f) + stops[i + 1] * f
 
 
-def _stops(colours) -> np.ndarray:
+def _stops(colours: Sequence[Any]) -> np.ndarray:
     from matplotlib.colors import to_rgb
 
     colours = list(colours)
@@ -158,7 +165,7 @@ def _stops(colours) -> np.ndarray:
     return np.asarray(out, dtype=np.float64)
 
 
-def check_palette(palette):
+def check_palette(palette: object) -> str | list[str]:
     """``palette`` as given if valid (a name in PALETTES or a list of ≥ 2 colours), else ValueError."""
     if isinstance(palette, str):
         return _choice("palette", palette, PALETTES)
@@ -168,7 +175,7 @@ def check_palette(palette):
     raise ValueError(f"unknown palette {palette!r}; valid: {', '.join(PALETTES)} or a list of colours")
 
 
-def rgb(s, palette="gyr", reverse: bool = False) -> np.ndarray:
+def rgb(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool = False) -> np.ndarray:
     """uint8 (n, 3) colours of severities ``s`` (NaN → grey); see ``colors``."""
     palette = check_palette(palette)
     s = _values(s, "s")
@@ -197,7 +204,7 @@ def hex_colors(triples: np.ndarray) -> list[str]:
     return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in np.asarray(triples, dtype=np.uint8).tolist()]
 
 
-def colors(s, palette="gyr", reverse: bool = False) -> list[str]:
+def colors(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool = False) -> list[str]:
     """``#rrggbb`` per severity (NaN → grey ``NAN_COLOR``).
 
     ``gyr``: hue 120·(1 − s)° at full saturation and 50% lightness (green, yellow, red);
@@ -248,7 +255,7 @@ class DataflowGraph:
         return (tuple(self.names), self.src.tobytes(), self.dst.tobytes(), self.edge_kind.tobytes())
 
 
-def dataflow_graph(workload) -> DataflowGraph:
+def dataflow_graph(workload: Workload) -> DataflowGraph:
     """The dataflow graph of a workload (design.md §7, "Global view")."""
     names = workload.names
     n_phases = len(names)
@@ -312,13 +319,13 @@ def dataflow_graph(workload) -> DataflowGraph:
 
 # -- overlays ----------------------------------------------------------------------------------------
 
-def overlay_unit(workload, overlay: str) -> str:
+def overlay_unit(workload: Workload, overlay: str) -> str:
     m = workload.machine
     return {"bytes": m.bytes_unit, "ops": m.ops_unit, "intensity": f"{m.ops_unit}/{m.bytes_unit}",
             "duration": m.time_unit, "efficiency": ""}[_choice("overlay", overlay, OVERLAYS)]
 
 
-def overlay_values(workload, graph: DataflowGraph, overlay: str) -> np.ndarray:
+def overlay_values(workload: Workload, graph: DataflowGraph, overlay: str) -> np.ndarray:
     """The overlay's value per edge (``bytes``) or per phase (the others, from ``workload.table()``)."""
     overlay = _choice("overlay", overlay, OVERLAYS)
     if overlay == "bytes":
@@ -344,12 +351,12 @@ class Scale:
     s: np.ndarray
     rgb: np.ndarray  # uint8 (n, 3)
     legend: dict
-    palette: object = "gyr"
+    palette: str | Sequence[str] = "gyr"
     reverse: bool = False
 
 
-def scale(workload, graph: DataflowGraph, overlay: str = "bytes", scaling: str = "median", palette="gyr",
-          reverse: bool = False, buckets: int = 0) -> Scale:
+def scale(workload: Workload, graph: DataflowGraph, overlay: str = "bytes", scaling: str = "median",
+          palette: str | Sequence[str] = "gyr", reverse: bool = False, buckets: int = 0) -> Scale:
     """values → s → colour for ``overlay``, with its colour-bar legend (``legend``)."""
     values = overlay_values(workload, graph, overlay)
     s = severity(values, scaling, buckets)
@@ -359,8 +366,8 @@ def scale(workload, graph: DataflowGraph, overlay: str = "bytes", scaling: str =
                  palette=palette, reverse=reverse)
 
 
-def legend(values, method: str, buckets: int, overlay: str, unit: str, palette="gyr", reverse: bool = False,
-           stops: int = 64) -> dict:
+def legend(values: npt.ArrayLike, method: str, buckets: int, overlay: str, unit: str,
+           palette: str | Sequence[str] = "gyr", reverse: bool = False, stops: int = 64) -> dict:
     """The colour bar: ``method``, ``centre`` (median/mean), ``edges`` (hist buckets or distinct
     values, linear/log ends), ``unit``, ``ticks`` as [s, label] pairs, ``stops`` (colours at
     s = 0 … 1), ``title``, and how many values were out of the scale (``missing``)."""
@@ -480,7 +487,7 @@ def layers(graph: DataflowGraph) -> np.ndarray:
     return out
 
 
-def _sugiyama(igraph, g, layer: list, maxiter: int) -> np.ndarray:
+def _sugiyama(igraph: ModuleType, g: Any, layer: list, maxiter: int) -> tuple[np.ndarray, list]:
     """(n, 2) positions and, per edge, the bends of a long edge (one per layer it crosses, where the
     crossing reduction put its dummy node) from igraph's Sugiyama layout. The raw C call skips the ``Layout`` wrapper's
     per-row Python copy (0.2 s at 4·10^4 nodes); the public method is the fallback."""

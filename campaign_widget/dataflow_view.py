@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import pathlib
-import tempfile
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import numpy as np
@@ -17,6 +18,9 @@ import traitlets as t
 
 from . import dataflow as model
 from .buffers import to_payload
+
+if TYPE_CHECKING:
+    from .workload import Workload
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "dataflow.js"
 PHASE_FILL = "#ffffff"  # phases under an edge overlay (bytes)
@@ -34,7 +38,7 @@ def _bundle() -> pathlib.Path:
     return _BUNDLE
 
 
-def _param_range(value) -> list[int]:
+def _param_range(value: float) -> list[int]:
     v = max(1, int(value))
     return [max(1, v // 16), v * 16]
 
@@ -79,9 +83,9 @@ class DataflowView(anywidget.AnyWidget):
     choices = t.Dict(read_only=True).tag(sync=True)
     error = t.Unicode("", read_only=True).tag(sync=True)
 
-    def __init__(self, workload, overlay: str = "bytes", scaling: str = "median", palette="gyr",
-                 reverse: bool = False, buckets: int = 0, *, param_ranges: dict | None = None, height: int = 480,
-                 **kwargs):
+    def __init__(self, workload: Workload, overlay: str = "bytes", scaling: str = "median",
+                 palette: str | Sequence[str] = "gyr", reverse: bool = False, buckets: int = 0, *,
+                 param_ranges: dict | None = None, height: int = 480, **kwargs: Any) -> None:
         from .workload import Workload
 
         if not isinstance(workload, Workload):
@@ -118,29 +122,29 @@ class DataflowView(anywidget.AnyWidget):
     # -- validation before storing: errors name the trait, the value and the valid ones -------------
 
     @t.validate("overlay")
-    def _valid_overlay(self, proposal):
+    def _valid_overlay(self, proposal: dict[str, Any]) -> str:
         return _named("overlay", proposal["value"], model.OVERLAYS)
 
     @t.validate("scaling")
-    def _valid_scaling(self, proposal):
+    def _valid_scaling(self, proposal: dict[str, Any]) -> str:
         return _named("scaling", proposal["value"], model.SCALINGS)
 
     @t.validate("buckets")
-    def _valid_buckets(self, proposal):
+    def _valid_buckets(self, proposal: dict[str, Any]) -> int:
         value = proposal["value"]
         if value == 1 or value < 0:
             raise t.TraitError(f"buckets={value!r}: give 0 (one colour step per distinct value) or at least 2")
         return value
 
     @t.validate("palette")
-    def _valid_palette(self, proposal):
+    def _valid_palette(self, proposal: dict[str, Any]) -> str | list[str]:
         try:
             return model.check_palette(proposal["value"])
         except ValueError as error:
             raise t.TraitError(f"palette: {error}") from None
 
     @t.validate("params")
-    def _valid_params(self, proposal):
+    def _valid_params(self, proposal: dict[str, Any]) -> dict[str, int]:
         value = dict(proposal["value"])
         known = dict(getattr(self._base, "params", None) or {})
         unknown = sorted(set(value) - set(known))
@@ -154,7 +158,7 @@ class DataflowView(anywidget.AnyWidget):
         return value
 
     @t.validate("selected_phase", "hovered_phase")
-    def _valid_phase(self, proposal):
+    def _valid_phase(self, proposal: dict[str, Any]) -> int | None:
         value = proposal["value"]
         if value is not None and not 0 <= value < len(self._base):
             raise t.TraitError(f"{proposal['trait'].name}={value!r} is not a phase index (0..{len(self._base) - 1})")
@@ -163,12 +167,12 @@ class DataflowView(anywidget.AnyWidget):
     # -- recomputation ------------------------------------------------------------------------------
 
     @t.observe("overlay", "scaling", "buckets", "palette", "reverse")
-    def _on_style(self, _change):
+    def _on_style(self, _change: dict[str, Any]) -> None:
         if self._ready:
             self._restyle()
 
     @t.observe("params")
-    def _on_params(self, change):
+    def _on_params(self, change: dict[str, Any]) -> None:
         if not self._ready or change["old"] == change["new"]:
             return
         base = self._base
@@ -180,7 +184,7 @@ class DataflowView(anywidget.AnyWidget):
         self._rebuild()
 
     @property
-    def workload(self):
+    def workload(self) -> Workload:
         """The workload drawn (re-evaluated at the current ``params``)."""
         return self._workload
 
@@ -197,7 +201,7 @@ class DataflowView(anywidget.AnyWidget):
         """The overlay's values, severities, colours and colour bar as drawn now."""
         return self._scale
 
-    def _rebuild(self):
+    def _rebuild(self) -> None:
         """Graph (and, when its structure changed, the layout) → synced traits, then the style."""
         self._graph = model.dataflow_graph(self._workload)
         key = self._graph.structure_key()
@@ -214,14 +218,14 @@ class DataflowView(anywidget.AnyWidget):
             self.set_trait("values", values_payload(self._workload, self._graph, self._scale))
             self._restyle(self._scale)
 
-    def _restyle(self, computed: model.Scale | None = None):
+    def _restyle(self, computed: model.Scale | None = None) -> None:
         self._scale = computed or model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
                                               self.reverse, self.buckets)
         with self.hold_sync():
             self.set_trait("paint", paint_payload(self._workload, self._graph, self._scale))
             self.set_trait("legend", self._scale.legend)
 
-    def set_workload(self, workload):
+    def set_workload(self, workload: Workload) -> None:
         """Draw another version of the workload (e.g. on other peaks); the layout is kept when the
         graph's structure is unchanged, and the current ``params`` are applied to it."""
         self._base = workload
@@ -229,13 +233,13 @@ class DataflowView(anywidget.AnyWidget):
         self._workload = workload.with_params(**params) if params else workload
         self._rebuild()
 
-    def set_params(self, **values):
+    def set_params(self, **values: int) -> None:
         """Set some parameters (the others keep their values): ``view.set_params(S=4096)``."""
         self.params = {**self.params, **values}
 
     # -- static export ------------------------------------------------------------------------------
 
-    def savefig(self, path, *, dpi: int = 150, max_width: float = 40.0):
+    def savefig(self, path: str | os.PathLike[str], *, dpi: int = 150, max_width: float = 40.0) -> pathlib.Path:
         """Write PNG, SVG or PDF (by suffix) of the whole graph with no browser: the same layout and
         colours as the view, written atomically. Returns the path."""
         from .static_figure.dataflow_plot import save_dataflow
@@ -243,18 +247,18 @@ class DataflowView(anywidget.AnyWidget):
         return save_dataflow(path, self._graph, self._layout, style_arrays(self._workload, self._graph, self._scale),
                              self._scale.legend, dpi=dpi, max_width=max_width)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"DataflowView({self._graph.n_phases} phases, {self._graph.n_nodes - self._graph.n_phases} tensors, "
                 f"overlay={self.overlay!r}, scaling={self.scaling!r}, palette={self.palette!r})")
 
 
-def _named(trait: str, value, valid) -> str:
+def _named(trait: str, value: str, valid: Sequence[str]) -> str:
     if value not in valid:
         raise t.TraitError(f"unknown {trait} {value!r}; valid: {', '.join(valid)}")
     return value
 
 
-def style_arrays(workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+def style_arrays(workload: Workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
     """Fill and stroke per node and edge, as drawn by the view and the static figure."""
     n, m = graph.n_nodes, graph.n_edges
     node_rgb = np.empty((n, 3), np.uint8)
@@ -304,7 +308,7 @@ def graph_payload(graph: model.DataflowGraph, layout: model.Layout) -> dict:
     }
 
 
-def paint_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+def paint_payload(workload: Workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
     """What an overlay, scaling or palette change sends: colours and severities."""
     arrays = style_arrays(workload, graph, scale)
     return {
@@ -317,7 +321,7 @@ def paint_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> d
     }
 
 
-def values_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+def values_payload(workload: Workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
     """What a workload (parameter) change sends: the numbers shown on hover, edge widths and ranks."""
     arrays = style_arrays(workload, graph, scale)
     table = workload.table()
@@ -332,21 +336,5 @@ def values_payload(workload, graph: model.DataflowGraph, scale: model.Scale) -> 
         payload[f"phase_{key}"] = to_payload(np.asarray(table[key], np.float64), "float64")
     return payload
 
-
-def write_atomically(path, write) -> pathlib.Path:
-    """Call ``write(temp_path)`` on a temporary file beside ``path``, then move it into place."""
-    path = pathlib.Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent or ".")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
 
 

@@ -23,8 +23,9 @@ import functools
 import math
 import numbers
 import warnings
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Mapping, Union
+from typing import NoReturn
 
 import numpy as np
 
@@ -34,7 +35,7 @@ MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
 MAX_EXPONENT = 64
 
-Number = Union[int, Fraction]
+Number = int | Fraction
 
 _BINARY = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _FUNCTIONS = {
@@ -58,7 +59,7 @@ class Expr:
 
     __slots__ = ("text", "names", "_tree")
 
-    def __init__(self, text: str, tree: ast.AST, names: frozenset[str]):
+    def __init__(self, text: str, tree: ast.AST, names: frozenset[str]) -> None:
         self.text = text
         self.names = names
         self._tree = tree
@@ -87,14 +88,14 @@ class Expr:
     def __repr__(self) -> str:
         return f"Expr({self.text!r})"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Expr) and other.text == self.text
 
     def __hash__(self) -> int:
         return hash(self.text)
 
 
-def parse(text) -> Expr:
+def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
         raise TypeError(f"an expression must be text, got {type(text).__name__} {_show(repr(text))}")
@@ -127,7 +128,7 @@ def _parse(text: str) -> Expr:
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
-    def refuse(what: str):
+    def refuse(what: str) -> NoReturn:
         column = getattr(node, "col_offset", 0) + 1
         raise ExpressionError(f"expression {_show(text)}: {what} at column {column} is not allowed; "
                               "use numbers, parameter names, + - * / // % ** and "
@@ -176,7 +177,7 @@ def _check(text: str, node: ast.AST, names: set[str]) -> None:
     refuse(f"the {type(node).__name__} node")
 
 
-def _exact(name: str, value) -> Number:
+def _exact(name: str, value: object) -> Number:
     if isinstance(value, bool):
         raise ExpressionError(f"parameter {name!r}={value!r} must be a number")
     if isinstance(value, numbers.Integral):
@@ -198,17 +199,17 @@ def _normal(value: Number) -> Number:
 
 
 class _Exact:
-    def __init__(self, text: str, env: Mapping[str, Number]):
+    def __init__(self, text: str, env: Mapping[str, Number]) -> None:
         self.text = text
         self.env = env
 
-    def bounded(self, node, value: Number) -> Number:
+    def bounded(self, node: ast.AST, value: Number) -> Number:
         if abs(value) > MAX_MAGNITUDE:
             raise ExpressionError(f"expression {_show(self.text)}: the value at column {node.col_offset + 1} "
                                   f"exceeds 10**30")
         return _normal(value)
 
-    def visit(self, node) -> Number:
+    def visit(self, node: ast.AST) -> Number:
         if isinstance(node, ast.Constant):
             value = node.value
             if isinstance(value, float):
@@ -230,7 +231,7 @@ class _Exact:
             return self.bounded(node, self.call(node, args))
         raise AssertionError(node)  # _check refused everything else
 
-    def binary(self, node, a: Number, b: Number) -> Number:
+    def binary(self, node: ast.BinOp, a: Number, b: Number) -> Number:
         op = node.op
         if isinstance(op, ast.Add):
             return a + b
@@ -254,7 +255,7 @@ class _Exact:
             return Fraction(a) // Fraction(b)
         return Fraction(a) % Fraction(b)
 
-    def call(self, node, args: list[Number]) -> Number:
+    def call(self, node: ast.Call, args: list[Number]) -> Number:
         name = node.func.id
         kind = _FUNCTIONS[name]
         if name in _DIVIDING:
@@ -276,11 +277,11 @@ class _Exact:
 class _Vector:
     """The same whitelist over int64 arrays (index expressions); exact or an error."""
 
-    def __init__(self, text: str, env: Mapping[str, np.ndarray]):
+    def __init__(self, text: str, env: Mapping[str, np.ndarray]) -> None:
         self.text = text
         self.env = env
 
-    def visit(self, node):
+    def visit(self, node: ast.AST) -> np.ndarray | np.int64:
         if isinstance(node, ast.Constant):
             if isinstance(node.value, float) and not node.value.is_integer():
                 raise ExpressionError(f"index expression {_show(self.text)}: {node.value!r} at column "
@@ -310,12 +311,12 @@ class _Vector:
             return args[0]  # floor/ceil of an integer is itself
         raise AssertionError(node)
 
-    def nonzero(self, node, b):
+    def nonzero(self, node: ast.AST, b: np.ndarray | np.int64) -> None:
         if np.any(np.asarray(b) == 0):
             raise ExpressionError(f"index expression {_show(self.text)}: division by zero at column "
                                   f"{node.col_offset + 1}")
 
-    def binary(self, node, a, b):
+    def binary(self, node: ast.BinOp, a: np.ndarray | np.int64, b: np.ndarray | np.int64) -> np.ndarray | np.int64:
         op = node.op
         with np.errstate(over="raise"):
             try:
@@ -344,7 +345,7 @@ class _Vector:
                                       f"{node.col_offset + 1}") from None
 
 
-def evaluate(value, params: Mapping[str, Number]) -> Number:
+def evaluate(value: str | float | Fraction, params: Mapping[str, Number]) -> Number:
     """The exact value of a number or an expression with ``params``."""
     if isinstance(value, bool):
         raise TypeError(f"{value!r} is not a number or an expression")
@@ -355,7 +356,7 @@ def evaluate(value, params: Mapping[str, Number]) -> Number:
     return parse(value).evaluate(params)
 
 
-def size(value, params: Mapping[str, Number], *, what: str) -> int:
+def size(value: str | float | Fraction, params: Mapping[str, Number], *, what: str) -> int:
     """A positive whole number from a number or expression; errors name ``what``, the text and the value."""
     try:
         result = evaluate(value, params)

@@ -3,15 +3,19 @@ traffic; every other tensor is read or written once, by the group."""
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import WorkloadError
 from .graph import topological_order
 
+if TYPE_CHECKING:
+    from .workload import Workload
 
-def fuse(workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]):
+
+def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
     """The workload with its phases fused into ``groups`` (labels → phase names, or a list of lists).
 
     Phases named in no group stay on their own. Every phase in a group must be known by volumes
@@ -50,7 +54,7 @@ def fuse(workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]
                              _fusion_kind="fused")
 
 
-def mark_groups(workload, group_of: Mapping[str, str]):
+def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
     """The workload with fusion-group labels attached as they are (``{phase name: group label}``),
     its bytes untouched: for workloads whose fused traffic is already known (e.g. read from a file)."""
     names = workload.names
@@ -63,7 +67,7 @@ def mark_groups(workload, group_of: Mapping[str, str]):
     return workload._replace(_fusion_groups=labels, _fusion_group=group, _fusion_kind="marked")
 
 
-def _labelled(groups) -> list[tuple[str, list[str]]]:
+def _labelled(groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> list[tuple[str, list[str]]]:
     if isinstance(groups, Mapping):
         out = []
         for label, members in groups.items():
@@ -79,7 +83,7 @@ def _labelled(groups) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _check_groups_acyclic(workload, group, labelled):
+def _check_groups_acyclic(workload: Workload, group: np.ndarray, labelled: Sequence[tuple[str, list[str]]]) -> None:
     """Fused groups run as units: the graph between groups must stay acyclic."""
     label_of: dict[int, str] = {}
     for p, g in enumerate(group.tolist()):
@@ -97,7 +101,8 @@ def _check_groups_acyclic(workload, group, labelled):
             from None
 
 
-def fused_bytes(tensors, logical_bytes: np.ndarray, group: np.ndarray) -> np.ndarray:
+def fused_bytes(tensors: Sequence[tuple[Mapping[str, float], Mapping[str, float]]], logical_bytes: np.ndarray,
+                group: np.ndarray) -> np.ndarray:
     """Per phase: inputs from outside its group (once per group) + outputs needed outside it.
 
     ``tensors`` per phase (reads, writes), ``group`` per phase (every phase in some group)."""

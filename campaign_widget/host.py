@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 Progress = Callable[[int, int, str], None]
 
 
 def measure_peaks(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats: int = 5,
-                  dtype=np.float64, progress: Progress | None = None) -> tuple[float, float]:
+                  dtype: npt.DTypeLike = np.float64, progress: Progress | None = None) -> tuple[float, float]:
     """Measure sustained compute (FLOP/s) and bandwidth (B/s) on this machine: ``(compute, bandwidth)``.
 
     Bandwidth: STREAM "add" (``c = a + b``), counting 3 × 8 bytes per element as STREAM does.
@@ -61,14 +65,14 @@ def _default_progress() -> Progress:
         label = ipywidgets.Label()
         display(ipywidgets.HBox([bar, label]))
 
-        def update(done, total, what):
+        def update(done: int, total: int, what: str) -> None:
             bar.max, bar.value, label.value = total, done, what
             if done == total:
                 bar.bar_style, label.value = "success", "done"
 
         return update
 
-    def line(done, total, what):
-        print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)
+    def line(done: int, total: int, what: str) -> None:
+        print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)  # noqa: T201  a progress line outside notebooks
 
     return line

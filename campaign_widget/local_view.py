@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 import pathlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import numpy as np
@@ -32,9 +33,12 @@ from ._local_geometry import (
     severity_rows,
 )
 from .buffers import to_payload
-from .cache import Cache, Layout, StackDistances, Trace, simulate, stack_distances, trace
+from .cache import Cache, CacheResult, Layout, StackDistances, Trace, simulate, stack_distances, trace
 from .einsum import Einsum
 from .errors import WorkloadError
+
+if TYPE_CHECKING:
+    from .workload import Workload
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
 MODES = ("iteration", "flattened", "related", "reuse", "misses")
@@ -99,8 +103,11 @@ class LocalView(anywidget.AnyWidget):
     apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
     can_apply = t.Bool(False).tag(sync=True)
 
-    def __init__(self, workload, phase, local_sizes: Mapping[str, int], *, layouts=None, cache: Cache | None = None,
-                 loop_order=None, elem_bytes: int | None = None, mode: str = "iteration", **kwargs):
+    def __init__(self, workload: Workload | None, phase: str | Einsum | Sequence[Any],
+                 local_sizes: Mapping[str, int], *,
+                 layouts: Mapping[str, Layout | Mapping[str, Any]] | None = None, cache: Cache | None = None,
+                 loop_order: Sequence[str] | str | None = None, elem_bytes: int | None = None, mode: str = "iteration",
+                 **kwargs: Any) -> None:
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not _BUNDLE.is_file():
@@ -155,14 +162,14 @@ class LocalView(anywidget.AnyWidget):
     # -- validation: refused values name the field and the value ------------------------------------
 
     @t.validate("line")
-    def _valid_line(self, proposal):
+    def _valid_line(self, proposal: dict[str, Any]) -> int:
         value = proposal["value"]
         if value < 1 or value & (value - 1) or value > MAX_LINE:
             raise t.TraitError(f"line={value!r} must be a power of two number of bytes, 1 … {MAX_LINE}")
         return value
 
     @t.validate("capacity")
-    def _valid_capacity(self, proposal):
+    def _valid_capacity(self, proposal: dict[str, Any]) -> int:
         value = proposal["value"]
         if value < 1:
             raise t.TraitError(f"capacity={value!r} must be at least 1 line")
@@ -171,7 +178,7 @@ class LocalView(anywidget.AnyWidget):
         return value
 
     @t.validate("ways")
-    def _valid_ways(self, proposal):
+    def _valid_ways(self, proposal: dict[str, Any]) -> int | None:
         value = proposal["value"]
         if value is None:
             return value
@@ -182,7 +189,7 @@ class LocalView(anywidget.AnyWidget):
         return value
 
     @t.validate("loop_order")
-    def _valid_loop_order(self, proposal):
+    def _valid_loop_order(self, proposal: dict[str, Any]) -> list[str]:
         value = list(proposal["value"])
         indices = getattr(self, "_indices", None)
         if indices and len(value) == 1 and sorted(value[0]) == sorted(indices):
@@ -192,7 +199,7 @@ class LocalView(anywidget.AnyWidget):
         return value
 
     @t.validate("layouts")
-    def _valid_layouts(self, proposal):
+    def _valid_layouts(self, proposal: dict[str, Any]) -> dict[str, dict]:
         value = proposal["value"]
         names = getattr(self, "_names", ())
         unknown = [k for k in value if k not in names]
@@ -202,7 +209,7 @@ class LocalView(anywidget.AnyWidget):
         return {name: _layout_dict(name, layout, len(shapes[name])) for name, layout in value.items()}
 
     @t.validate("selection")
-    def _valid_selection(self, proposal):
+    def _valid_selection(self, proposal: dict[str, Any]) -> list[int]:
         value = list(proposal["value"])
         total = int(self._counts.sum()) if getattr(self, "_ready", False) else 0
         bad = [v for v in value if not 0 <= v < total]
@@ -211,14 +218,14 @@ class LocalView(anywidget.AnyWidget):
         return value
 
     @t.validate("point")
-    def _valid_point(self, proposal):
+    def _valid_point(self, proposal: dict[str, Any]) -> int | None:
         value = proposal["value"]
         points = int(self.loops.get("count", 0)) if self.loops else 0
         if points and not 0 <= value < points:
             raise t.TraitError(f"point={value!r} is not an iteration 0 … {points - 1}")
         return value
 
-    def set_state(self, sync_data):
+    def set_state(self, sync_data: dict[str, Any]) -> None:
         """State from the view: a refused value is reported in ``message`` and the view is sent back
         the stored one, so the widget stays usable (instead of a traceback in the kernel log)."""
         try:
@@ -233,7 +240,7 @@ class LocalView(anywidget.AnyWidget):
     # -- recomputation --------------------------------------------------------------------------
 
     @t.observe("loop_order", "layouts", "line")
-    def _on_trace_control(self, change):
+    def _on_trace_control(self, change: dict[str, Any]) -> None:
         if self._ready:
             try:
                 self._retrace()
@@ -243,14 +250,14 @@ class LocalView(anywidget.AnyWidget):
                 raise t.TraitError(str(error)) from None
 
     @t.observe("capacity", "ways")
-    def _on_cache_control(self, change):
+    def _on_cache_control(self, change: dict[str, Any]) -> None:
         if self._ready:
             with self.hold_sync():
                 self.capacity_max = max(self._distinct_lines + 1, self.capacity)  # the slider reaches it
                 self._misses()
 
     @t.observe("reuse_stat", "scaling", "palette")
-    def _on_colour_control(self, change):
+    def _on_colour_control(self, change: dict[str, Any]) -> None:
         if self._ready:
             with self.hold_sync():
                 self._heat()
@@ -259,19 +266,19 @@ class LocalView(anywidget.AnyWidget):
                 self._selected()
 
     @t.observe("selection")
-    def _on_selection(self, change):
+    def _on_selection(self, change: dict[str, Any]) -> None:
         if self._ready:
             self._selected()
 
     @t.observe("apply_requests")
-    def _on_apply_request(self, change):
+    def _on_apply_request(self, change: dict[str, Any]) -> None:
         if self._ready and change["new"] > change["old"]:
             try:
                 self.apply()
             except (WorkloadError, ValueError) as error:
                 self.message = f"could not apply: {error}"
 
-    def apply(self, *, mode: str = "ratio", write_back: bool = False):
+    def apply(self, *, mode: str = "ratio", write_back: bool = False) -> Workload:
         """The workload with this phase's bytes predicted for the current cache, loop order and layouts
         (``campaign_widget.cache.with_predicted_traffic``; ``mode="ratio"`` scales the local miss ratios
         to the workload's sizes, ``"exact"`` simulates at them). Callbacks registered with ``on_apply``
@@ -292,7 +299,7 @@ class LocalView(anywidget.AnyWidget):
             callback(workload)
         return workload
 
-    def on_apply(self, callback, remove: bool = False) -> None:
+    def on_apply(self, callback: Callable[[Workload], object], remove: bool = False) -> None:
         """Call ``callback(workload)`` with each workload ``apply()`` (or the view's button) makes."""
         if remove:
             self._apply_callbacks.remove(callback)
@@ -310,7 +317,7 @@ class LocalView(anywidget.AnyWidget):
         return self.capacity * self.line
 
     @capacity_bytes.setter
-    def capacity_bytes(self, value: int):
+    def capacity_bytes(self, value: int) -> None:
         if not isinstance(value, (int, np.integer)) or value < 1 or value % self.line:
             raise t.TraitError(f"capacity_bytes={value!r} must be a positive multiple of line={self.line} bytes")
         self.capacity = int(value) // self.line
@@ -324,11 +331,11 @@ class LocalView(anywidget.AnyWidget):
     def distances(self) -> StackDistances:
         return self._distances
 
-    def result(self):
+    def result(self) -> CacheResult:
         """``campaign_widget.cache.simulate`` of the current trace in the current cache."""
         return simulate(self._trace, self.cache, distances=self._distances)
 
-    def select(self, tensor: str, index) -> None:
+    def select(self, tensor: str, index: int | Sequence[int]) -> None:
         """Click element ``index`` (a tuple, or a flat C-order number) of ``tensor``, as the view does."""
         if tensor not in self._names:
             raise ValueError(f"select: tensor {tensor!r} is not one of {list(self._names)}")
@@ -353,7 +360,7 @@ class LocalView(anywidget.AnyWidget):
                                elem_bytes=self._widths.get(name))
         return out
 
-    def _geometry(self):
+    def _geometry(self) -> None:
         """Element grids of every tensor, placed once (shapes do not change with the controls)."""
         grids = [element_grid(shape) for shape in self._shapes]
         origins, width, height = place_tensors([(w, h) for _, _, w, h in grids])
@@ -368,7 +375,7 @@ class LocalView(anywidget.AnyWidget):
             self.grid = {"x": to_payload(xs, "int32"), "y": to_payload(ys, "int32"),
                          "tensor": to_payload(self._tensor_of, "int32")}
 
-    def _retrace(self):
+    def _retrace(self) -> None:
         """Trace → stack distances → everything drawn (loop order, layouts or line changed)."""
         started = time.perf_counter()
         tr = trace(self._einsum, self._sizes, layouts=self._layout_objects(), loop_order=self.loop_order,
@@ -410,7 +417,7 @@ class LocalView(anywidget.AnyWidget):
             self._selected()
         self._retrace_seconds = time.perf_counter() - started
 
-    def _heat(self):
+    def _heat(self) -> None:
         """Access counts and reuse distances per element, coloured (flattened and reuse modes)."""
         s, info = severity(self._count, self.scaling)
         stat = self._stats[:, REUSE_STATS.index(self.reuse_stat)]
@@ -436,12 +443,12 @@ class LocalView(anywidget.AnyWidget):
             },
         }
 
-    def _fa_per_tensor(self, capacity: int):
+    def _fa_per_tensor(self, capacity: int) -> np.ndarray:
         """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
         ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
         return self._tensor_cold + ge
 
-    def _capacity_table(self):
+    def _capacity_table(self) -> None:
         """Fully associative misses for EVERY capacity 1 … capacity_max, from one pass over the
         distances: per tensor (readout) and per element (misses mode, as severities on a 255-colour
         palette), so the view redraws a capacity step at once, before the kernel answers."""
@@ -480,12 +487,7 @@ class LocalView(anywidget.AnyWidget):
             "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
         }
 
-    def _fa_per_tensor(self, capacity: int):
-        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
-        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
-        return self._tensor_cold + ge
-
-    def _misses(self):
+    def _misses(self) -> None:
         """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
 
         Fully associative: read off the per-tensor histograms (no re-simulation); the view already
@@ -524,7 +526,7 @@ class LocalView(anywidget.AnyWidget):
             lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
         return lines
 
-    def _send_miss_map(self, miss_access: np.ndarray):
+    def _send_miss_map(self, miss_access: np.ndarray) -> None:
         n = int(self._counts.sum())
         per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
         s, info = severity(per_element, self.scaling)
@@ -534,7 +536,7 @@ class LocalView(anywidget.AnyWidget):
                          "misses": to_payload(per_element, "int32"), "misses_rgb": to_payload(rgb, "uint8"),
                          "bar": colour_bar(info, self.palette, "misses per element")}
 
-    def _selected(self):
+    def _selected(self) -> None:
         """Related accesses, cache-line mask and distance histogram of the clicked elements."""
         n = int(self._counts.sum())
         sel = np.array(sorted(set(self.selection)), np.int64)
@@ -568,12 +570,12 @@ class LocalView(anywidget.AnyWidget):
         idx = np.unravel_index(g - int(self._first[k]), self._shapes[k]) if self._shapes[k] else ()
         return f"{self._names[k]}[{','.join(str(int(i)) for i in idx)}]"
 
-    def element_of(self, tensor: str, index) -> int:
+    def element_of(self, tensor: str, index: Sequence[int]) -> int:
         """The global element number (as in ``selection``) of ``tensor[index]``."""
         k = self._names.index(tensor)
         return int(self._first[k] + (np.ravel_multi_index(tuple(index), self._shapes[k]) if index else 0))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
                 f"{self.cache.describe()})")
 
@@ -581,7 +583,8 @@ class LocalView(anywidget.AnyWidget):
 _MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
 
 
-def _einsum_of(workload, phase):
+def _einsum_of(workload: Workload | None, phase: str | Einsum | Sequence[Any]
+               ) -> tuple[Einsum | str | Sequence[Any], int | Mapping[str, int] | None]:
     """The Einsum of ``phase`` and its element bytes (None: not known): given directly, or the phase of
     that name of a workload built by ``Workload.from_einsums`` (``workload.einsums``, ``.element_bytes``)."""
     if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
@@ -599,7 +602,7 @@ def _einsum_of(workload, phase):
     raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
 
 
-def _element_lines(tr: Trace, counts, line: int) -> np.ndarray:
+def _element_lines(tr: Trace, counts: np.ndarray, line: int) -> np.ndarray:
     """Cache-line number of every element of every tensor (accessed or not), from the trace's layouts
     (design.md §7: addr = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d)); 0-D tensors too."""
     bases = tr.bases_for(line)
@@ -614,11 +617,11 @@ def _element_lines(tr: Trace, counts, line: int) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _phase_bytes(workload, phase: str) -> float:
+def _phase_bytes(workload: Workload, phase: str) -> float:
     return float(workload.arrays.bytes[workload.names.index(phase)])
 
 
-def _layout_dict(name: str, value, ndim: int) -> dict:
+def _layout_dict(name: str, value: Layout | Mapping[str, Any], ndim: int) -> dict:
     """A tensor's layout as the view edits it: {order, pad, offset, byte_offset[, strides]}; errors
     name the tensor, the field and the value. ``order``: "C", "F", or the dimensions from outermost
     to innermost in memory, e.g. "2,0,1" (seed 001's hdiff: in_field[I,J,K] stored as [K,I,J])."""
@@ -656,14 +659,14 @@ def _layout_dict(name: str, value, ndim: int) -> dict:
     return out
 
 
-def _permutation(text) -> list[int] | None:
+def _permutation(text: object) -> list[int] | None:
     try:
         return [int(p) for p in str(text).replace(" ", "").split(",") if p != ""]
     except ValueError:
         return None
 
 
-def _padded_strides(shape, order: str, pad: int) -> tuple[int, ...]:
+def _padded_strides(shape: Sequence[int], order: str, pad: int) -> tuple[int, ...]:
     """Strides (elements) of ``shape`` in ``order`` ("C", "F" or dimensions outermost first, "2,0,1")
     with ``pad`` extra elements after every row of the innermost dimension."""
     if order == "C":
@@ -698,5 +701,5 @@ def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> n
     return out
 
 
-def _hex(rgb) -> str:
+def _hex(rgb: Sequence[int] | np.ndarray) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(int(v) for v in rgb))

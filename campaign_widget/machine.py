@@ -5,16 +5,47 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from .errors import WorkloadError
 from .host import measure_peaks
+from .phase import LARGEST, SMALLEST, _short, check_name
+
+PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
+
+
+def _check_peak(what: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what}={_short(value)} must be a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or number <= 0:
+        raise WorkloadError(f"{what}={_short(value)} must be a finite number > 0")
+    if not PEAK_RANGE[0] <= number <= PEAK_RANGE[1]:
+        raise WorkloadError(f"{what}={_short(value)} is out of range: a peak must be within "
+                            f"[{PEAK_RANGE[0]:g}, {PEAK_RANGE[1]:g}]")
+    return number
 
 
 @dataclass(frozen=True)
 class Ceiling:
-    """A named lower roof for rooflines, e.g. ``Ceiling("no FMA", compute=25.6e12)``."""
+    """A named lower roof for rooflines, e.g. ``Ceiling("no FMA", compute=25.6e12)``.
+
+    ``compute``/``bandwidth``: a finite number > 0 (within the machine's peak range), or None.
+    """
 
     name: str
     compute: float | None = None
     bandwidth: float | None = None
+
+    def __post_init__(self):
+        check_name("ceiling name", self.name)
+        if self.compute is None and self.bandwidth is None:
+            raise WorkloadError(f"ceiling {self.name!r}: give compute= or bandwidth= (or both)")
+        for label in ("compute", "bandwidth"):
+            value = getattr(self, label)
+            if value is not None:
+                _check_peak(f"ceiling {self.name!r}: {label}", value)
 
 
 @dataclass(frozen=True)
@@ -38,14 +69,32 @@ class Machine:
     normalized: bool = False  # peaks of 1: rates are fractions of peak, volumes are peak·time
 
     def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"machine name={_short(self.name)} must be a string")
+        if self.name:
+            check_name("machine name", self.name)
+        who = f"machine {self.name!r}" if self.name else "machine (unnamed)"
+        for label in ("compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
+            check_name(f"{who}: {label}", getattr(self, label))
+        if self.compute_name == self.memory_name:
+            raise WorkloadError(f"{who}: compute_name and memory_name are both {self.compute_name!r}; the two "
+                                "resources need different names")
         for label, value in (("peak_compute", self.peak_compute), ("peak_bandwidth", self.peak_bandwidth)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"machine {self.name or '(unnamed)'}: {label}={value!r} must be a number")
-            if not math.isfinite(value) or value <= 0:
-                raise ValueError(
-                    f"machine {self.name or '(unnamed)'}: {label}={value!r} must be a finite number > 0"
-                )
-        object.__setattr__(self, "ceilings", tuple(self.ceilings))
+            _check_peak(f"{who}: {label}", value)
+        if not isinstance(self.normalized, bool):
+            raise TypeError(f"{who}: normalized={_short(self.normalized)} must be True or False")
+        ceilings = self.ceilings
+        if isinstance(ceilings, (str, bytes, Ceiling)) or not hasattr(ceilings, "__iter__"):
+            raise TypeError(f"{who}: ceilings={_short(ceilings)} must be a list of Ceiling")
+        ceilings = tuple(ceilings)
+        seen = set()
+        for c in ceilings:
+            if not isinstance(c, Ceiling):
+                raise TypeError(f"{who}: ceilings contains {_short(c)}, not a Ceiling")
+            if c.name in seen:
+                raise WorkloadError(f"{who}: two ceilings are named {c.name!r}")
+            seen.add(c.name)
+        object.__setattr__(self, "ceilings", ceilings)
 
     @property
     def ridge_point(self) -> float:
@@ -59,7 +108,7 @@ class Machine:
     def bandwidth_unit(self) -> str:
         return "× peak" if self.normalized else f"{self.bytes_unit}/{self.time_unit}"
 
-    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> "Machine":
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Machine:
         return replace(
             self,
             peak_compute=self.peak_compute if peak_compute is None else peak_compute,
@@ -67,7 +116,7 @@ class Machine:
         )
 
     @classmethod
-    def measure(cls, **options) -> "Machine":
+    def measure(cls, **options) -> Machine:
         """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
         kernel for bandwidth, a large matrix product for compute. See ``campaign_widget.host``."""
         name = options.pop("name", "this host")
@@ -75,7 +124,7 @@ class Machine:
         return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
 
     @classmethod
-    def unit(cls, time_unit: str = "s") -> "Machine":
+    def unit(cls, time_unit: str = "s") -> Machine:
         """Peaks of 1: volumes are then in "peak·time" units (utilization × duration)."""
         return cls(1.0, 1.0, name="unit peaks", ops_unit=f"peak·{time_unit}", bytes_unit=f"peak·{time_unit}",
                    time_unit=time_unit, normalized=True)

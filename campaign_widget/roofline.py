@@ -11,27 +11,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MEMORY_BOUND, COMPUTE_BOUND = "memory-bound", "compute-bound"
+MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
 DEFAULT_THRESHOLD = 0.7
 GUIDANCE = {
     (MEMORY_BOUND, True): "Near roof: only fix is raise AI (blocking, fusion, reuse)",
     (COMPUTE_BOUND, True): "Near roof: only fix is faster hardware or lower precision",
     (MEMORY_BOUND, False): "Below roof: fix memory access pattern, prefetch, alignment",
     (COMPUTE_BOUND, False): "Below roof: fix vectorization, ILP, branch/stall overhead",
+    (NO_WORK, True): "No ops and no bytes: nothing to place on the roofline (give the phase its volumes)",
+    (NO_WORK, False): "No ops and no bytes: nothing to place on the roofline (give the phase its volumes)",
 }
+# where a point goes on a log-log roofline (see Roofline.placement)
+FINITE, ZERO, INFINITE, NOWHERE = "finite", "zero", "infinite", "none"
 
 
 @dataclass(frozen=True, eq=False)
 class Roofline:
-    """Per kernel (phase or aggregate): intensity, bound, regime, achieved and efficiency."""
+    """Per kernel (phase or aggregate): intensity, bound, regime, achieved and efficiency.
+
+    The degenerate kernels are defined so that every view agrees with ``Workload.table()``
+    (docs/workload-files.md, "Zero ops or bytes"):
+
+    - ``efficiency`` = max(ops/P, bytes/BW) / time: the fraction of the roof the kernel reaches, which
+      is achieved/bound whenever ops and bytes are both > 0, and is ``table()["efficiency"]``. A
+      memory-only kernel (ops = 0, bytes > 0) at full bandwidth has efficiency 1: near its roof.
+    - ``intensity`` = ops/bytes; ∞ when bytes = 0 < ops (compute-bound, placed at the right edge);
+      0 when ops = 0 < bytes (memory-bound, placed at the left edge); NaN when both are 0: regime
+      ``"no work"``, bound NaN, efficiency 0, not placed on the roofline.
+    """
 
     peak_compute: float
     peak_bandwidth: float
     intensity: np.ndarray
     bound: np.ndarray
-    regime: np.ndarray  # "memory-bound" / "compute-bound"
+    regime: np.ndarray  # "memory-bound" / "compute-bound" / "no work"
     achieved: np.ndarray  # ops / time
-    efficiency: np.ndarray  # achieved / bound
+    efficiency: np.ndarray  # max(ops/P, bytes/BW) / time (= achieved / bound when ops, bytes > 0)
     guidance: np.ndarray
     threshold: float
 
@@ -39,22 +54,71 @@ class Roofline:
     def ridge(self) -> float:
         return self.peak_compute / self.peak_bandwidth
 
+    @property
+    def placement(self) -> np.ndarray:
+        """Per kernel: ``"finite"`` (drawn at its intensity), ``"zero"`` (OI 0: at the left edge),
+        ``"infinite"`` (OI ∞: at the right edge) or ``"none"`` (no ops and no bytes: not drawn)."""
+        i = self.intensity
+        return np.where(np.isnan(i), NOWHERE, np.where(i == 0, ZERO, np.where(np.isinf(i), INFINITE, FINITE))
+                        ).astype(object)
+
+    def axis_limits(self, *extra_intensities, margin: float = 8.0) -> tuple[float, float, float, float]:
+        """``(x_lo, x_hi, y_lo, y_hi)`` for log axes: finite and > 0 whatever the kernels (all ops 0,
+        all bytes 0, one kernel). Spans the ridge, every finite intensity > 0 (and ``extra_intensities``,
+        e.g. an aggregate's) and every achieved rate > 0, with ``margin`` × room on each side."""
+        xs = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (self.intensity, *extra_intensities)]
+        x = np.concatenate(xs + [np.array([self.ridge])])
+        x = x[np.isfinite(x) & (x > 0)]
+        x_lo, x_hi = float(x.min()) / margin, float(x.max()) * margin
+        P, BW = self.peak_compute, self.peak_bandwidth
+        y = np.r_[self.achieved[np.isfinite(self.achieved) & (self.achieved > 0)], BW * x_lo]
+        y_lo = max(float(y.min()) / 2, P * 1e-12)
+        return x_lo, x_hi, y_lo, P * 2
+
+    def plot_position(self, x_lo: float, x_hi: float, y_lo: float) -> tuple[np.ndarray, np.ndarray]:
+        """Where to draw each kernel on log axes with those limits: OI 0 at ``x_lo``, OI ∞ at ``x_hi``,
+        an achieved rate of 0 at ``y_lo``; kernels with no work at NaN (not drawn). Label the edge
+        points with ``edge_labels``."""
+        placement = self.placement
+        x = np.where(placement == ZERO, x_lo, np.where(placement == INFINITE, x_hi, self.intensity))
+        x = np.where(placement == NOWHERE, np.nan, x).astype(np.float64)
+        y = np.where(self.achieved > 0, self.achieved, y_lo).astype(np.float64)
+        y = np.where(placement == NOWHERE, np.nan, y)
+        return x, y
+
+    @property
+    def edge_labels(self) -> np.ndarray:
+        """Per kernel: ``"OI 0"``, ``"OI ∞"``, ``"no ops or bytes"`` or ``""`` (a finite intensity)."""
+        labels = {FINITE: "", ZERO: "OI 0", INFINITE: "OI ∞", NOWHERE: "no ops or bytes"}
+        return np.array([labels[p] for p in self.placement], dtype=object)
+
 
 def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
-    """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels."""
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold={threshold!r} must be in (0, 1]")
+    """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
+    kernels with no ops or no bytes). Raises ValueError naming a peak or volume that is not finite."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        raise ValueError(f"threshold={threshold!r:.60} must be in (0, 1]")
+    for label, peak in (("peak_compute", peak_compute), ("peak_bandwidth", peak_bandwidth)):
+        if isinstance(peak, bool) or not isinstance(peak, (int, float, np.floating, np.integer)) \
+                or not 0 < float(peak) < np.inf:
+            raise ValueError(f"{label}={peak!r:.60} must be a finite number > 0")
     ops, bytes_, time = (np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (ops, bytes, time))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        intensity = np.where(bytes_ > 0, ops / bytes_, np.inf)
-        bound = np.minimum(peak_compute, peak_bandwidth * intensity)
+    for label, values in (("ops", ops), ("bytes", bytes_), ("time", time)):
+        bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+        if bad.size:
+            raise ValueError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
+    P, BW = float(peak_compute), float(peak_bandwidth)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
+        bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, BW * np.nan_to_num(intensity, posinf=np.inf)))
         achieved = np.where(time > 0, ops / time, 0.0)
-        efficiency = np.where(bound > 0, achieved / bound, 0.0)
-    memory = intensity < peak_compute / peak_bandwidth
-    regime = np.where(memory, MEMORY_BOUND, COMPUTE_BOUND).astype(object)
+        t_sol = np.maximum(ops / P, bytes_ / BW)
+        efficiency = np.where(time > 0, t_sol / time, 0.0)
+    regime = np.where(np.isnan(intensity), NO_WORK, np.where(intensity < P / BW, MEMORY_BOUND, COMPUTE_BOUND)
+                      ).astype(object)
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
-    return Roofline(peak_compute=float(peak_compute), peak_bandwidth=float(peak_bandwidth), intensity=intensity,
+    return Roofline(peak_compute=P, peak_bandwidth=BW, intensity=intensity,
                     bound=bound, regime=regime, achieved=achieved, efficiency=efficiency, guidance=guidance,
                     threshold=float(threshold))
 

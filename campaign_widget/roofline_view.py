@@ -86,13 +86,15 @@ class RooflineView(ipywidgets.VBox):
         phases = workload_roofline(workload, self.threshold)
         total = schedule_roofline(workload, schedule, self.threshold)
         self._phases = phases
-        finite = np.isfinite(phases.intensity) & (phases.intensity > 0)
-        spread = np.r_[phases.intensity[finite], total.intensity[np.isfinite(total.intensity)], phases.ridge]
-        x_lo, x_hi = float(spread.min()) / 8, float(spread.max()) * 8
+        # finite, positive limits whatever the phases (all ops 0, all bytes 0); OI 0 sits at the left
+        # edge, OI ∞ at the right, phases with no work are not drawn (docs/workload-files.md)
+        x_lo, x_hi, y_lo, y_hi = phases.axis_limits(total.intensity)
         P, BW = machine.peak_compute, machine.peak_bandwidth
-        achieved = np.maximum(phases.achieved, P * 1e-6)
+        x, achieved = phases.plot_position(x_lo, x_hi, y_lo)
         share = workload.arrays.duration / max(schedule.makespan, 1e-300)
-        x = np.where(finite, phases.intensity, x_hi)  # an all-compute phase sits at the right edge
+        aggregate_x = float(total.intensity[0])
+        if not np.isfinite(aggregate_x) or aggregate_x <= 0:
+            aggregate_x = x_hi if np.isinf(aggregate_x) else x_lo
         with self.figure.hold_sync(), self.points.hold_sync():
             self.roof.x, self.roof.y = [x_lo, phases.ridge, x_hi], [BW * x_lo, P, P]
             self.ridge.x, self.ridge.y = [phases.ridge], [P]
@@ -106,10 +108,9 @@ class RooflineView(ipywidgets.VBox):
             self.points.size = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
             self.points.default_size = _MAX_MARKER
             self.points.colors = list(self.diagram.phase_colors)
-            self.aggregate.x, self.aggregate.y = [float(total.intensity[0])], [float(total.achieved[0])]
+            self.aggregate.x, self.aggregate.y = [aggregate_x], [max(float(total.achieved[0]), y_lo)]
             self._x.min, self._x.max = x_lo, x_hi
-            self._y.min = float(min(achieved.min(), total.achieved[0], BW * x_lo)) / 2
-            self._y.max = P * 2
+            self._y.min, self._y.max = y_lo, y_hi
             self._x_axis.tick_values = _decades(x_lo, x_hi)
             self._y_axis.tick_values = _decades(self._y.min, self._y.max)
         self._fill_legend()

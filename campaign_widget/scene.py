@@ -75,7 +75,7 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group
     )
 
 
-def _group_bands(schedule: Schedule, fusion_group) -> dict:
+def _group_bands(schedule: Schedule, fusion_group: np.ndarray | None) -> dict:
     """Per fusion group, one band from its first start to its last end (groups run as units)."""
     if fusion_group is None or not (np.asarray(fusion_group) >= 0).any():
         empty = np.zeros(0)
@@ -98,7 +98,7 @@ def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
                  **_group_bands(schedule, None))
 
 
-def _stack(schedule: Schedule):
+def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
     """Cut the tile intervals at every start and end, stack the concurrent ones, merge unchanged runs.
 
     Returns, per piece: the interval it belongs to, its span, the compute and memory stacked below
@@ -155,12 +155,12 @@ def _stack(schedule: Schedule):
             m_piece[by_time])
 
 
-def _overlapping(start, end) -> bool:
+def _overlapping(start: np.ndarray, end: np.ndarray) -> bool:
     order = np.argsort(start, kind="stable")
     return bool(np.any(start[order][1:] < np.maximum.accumulate(end[order])[:-1] - 1e-15))
 
 
-def _exclusive_group_cumsum(values, group_first):
+def _exclusive_group_cumsum(values: np.ndarray, group_first: np.ndarray) -> np.ndarray:
     """Per element, the sum of the earlier elements of its group (groups are runs marked by
     ``group_first``)."""
     before = np.cumsum(values) - values

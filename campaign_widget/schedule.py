@@ -27,13 +27,22 @@ simulated every event in Python and stored every piece, as the oracle.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ScheduleError
 from .settings import POLICIES, STEPPINGS, Settings  # noqa: F401  POLICIES, STEPPINGS: re-exported
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .timeline import Timeline
+    from .workload import PhaseArrays, Workload
 
 MAX_TILE_INTERVALS = 10_000_000
 MAX_PIECES = 20_000_000
@@ -101,8 +110,9 @@ class Schedule:
         return int(self.start.size)
 
     @classmethod
-    def from_intervals(cls, workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
-                       **options):
+    def from_intervals(cls, workload: Workload, *, phase: npt.ArrayLike, start: npt.ArrayLike, end: npt.ArrayLike,
+                       lane: npt.ArrayLike | None = None, compute_rate: npt.ArrayLike | None = None,
+                       memory_rate: npt.ArrayLike | None = None, **options: Any) -> Timeline:
         """Measured intervals (a profiler's events) as a schedule: a ``campaign_widget.timeline.Timeline``,
         one interval per event at its measured start and end, on its lane; see
         ``campaign_widget.timeline.from_intervals``."""
@@ -123,7 +133,7 @@ class Schedule:
         """Per tile, the time added to its requested length by dilation and throttling."""
         return (self.tile_end - self.tile_start) - self.tile_requested
 
-    def demand(self, requested: bool = False):
+    def demand(self, requested: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The summed demand over time: ``(times, compute, memory)``, piecewise constant on
         ``[times[k], times[k+1])``. ``requested=True`` gives the demand before throttling."""
         if requested:
@@ -131,7 +141,7 @@ class Schedule:
         return (self.edge_time, self.edge_requested_compute * self.edge_factor,
                 self.edge_requested_memory * self.edge_factor)
 
-    def throttle_timeline(self):
+    def throttle_timeline(self) -> tuple[np.ndarray, np.ndarray]:
         """The shared throttle factor as ``(times, factor)``: ``factor[k]`` holds on
         ``[times[k], times[k+1])``, and consecutive values differ (1 = not throttled)."""
         f = self.edge_factor
@@ -170,7 +180,7 @@ class Schedule:
                 "compute_rate": self.requested_compute[interval] * factor,
                 "memory_rate": self.requested_memory[interval] * factor}
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pd.DataFrame:
         """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
         tile, start, end, compute_rate, memory_rate`` (averaged over the interval),
         ``requested_compute, requested_memory, dilation, throttling``."""
@@ -184,14 +194,14 @@ class Schedule:
             "requested_memory": self.requested_memory, "dilation": self.dilation, "throttling": self.throttling,
         })
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         mode = (f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential")
                 + (" (lockstep)" if self.stepping == "lockstep" else "") + f", policy={self.policy!r}")
         return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
-def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2, stepping="event",
-                   _wavefront=True) -> Schedule:
+def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False, policy: str = "none", depth: int = 2,
+                   stepping: str = "event", _wavefront: bool = True) -> Schedule:
     """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
 
     ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
@@ -223,7 +233,8 @@ def build_schedule(workload, *, tiles=1, pipeline=False, policy="none", depth=2,
                      throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
-def _checked_settings(workload, tiles, pipeline, policy, depth, stepping):
+def _checked_settings(workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
+                      ) -> tuple[int, bool, str, int, str]:
     tiles, pipeline, policy, depth, stepping = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
                                                         stepping=stepping).as_dict().values()
     count = tiles * len(workload)
@@ -253,7 +264,7 @@ class _Work:
     level: np.ndarray | None = None  # wavefront level of each tile (None: not computed by wavefront)
 
 
-def _one_at_a_time_work(duration, tiles) -> _Work:
+def _one_at_a_time_work(duration: np.ndarray, tiles: int) -> _Work:
     """Tiles run alone, tile-major: A1, B1, C1, A2, … (design.md §3, "tiling n")."""
     n_phases = duration.size
     phase = np.tile(np.arange(n_phases), tiles)
@@ -265,7 +276,7 @@ def _one_at_a_time_work(duration, tiles) -> _Work:
                  stretch=np.ones(phase.size))
 
 
-def _streaming_groups(workload) -> np.ndarray | None:
+def _streaming_groups(workload: Workload) -> np.ndarray | None:
     """Per phase, the group within which tiles stream to each other; None: all phases stream.
 
     In a fused workload tiles stream only inside a fusion group: between groups data goes through
@@ -285,7 +296,7 @@ class _Graph:
     0 only) the last tile of each producer in another group. Edges as arrays (producer, consumer),
     sorted by consumer; the per-phase lists only when the event simulation asks for them."""
 
-    def __init__(self, producers, n_phases, group):
+    def __init__(self, producers: tuple[np.ndarray, np.ndarray], n_phases: int, group: np.ndarray | None) -> None:
         indptr, prod = producers
         self.n = n_phases
         self.group = np.zeros(n_phases, dtype=np.int64) if group is None else np.asarray(group)
@@ -295,17 +306,17 @@ class _Graph:
         self.stream = (producer[streams], consumer[streams])
         self.barrier = (producer[~streams], consumer[~streams])
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.n
 
-    def lists(self, edges, by_consumer):
+    def lists(self, edges: tuple[np.ndarray, np.ndarray], by_consumer: bool) -> list[list[int]]:
         """Per phase, its producers (``by_consumer``) or its consumers along ``edges``."""
         out: list[list[int]] = [[] for _ in range(self.n)]
         for q, c in zip(edges[0].tolist(), edges[1].tolist()):
             (out[c] if by_consumer else out[q]).append(q if by_consumer else c)
         return out
 
-    def table(self, edges, by_consumer, missing):
+    def table(self, edges: tuple[np.ndarray, np.ndarray], by_consumer: bool, missing: int) -> np.ndarray:
         """Per phase its producers (``by_consumer``) or consumers as columns of a padded table:
         ``table[j, p]`` is p's j-th one, ``missing`` where p has fewer."""
         key, value = (edges[1], edges[0]) if by_consumer else (edges[0], edges[1])
@@ -320,17 +331,17 @@ class _Graph:
         return table
 
 
-def _graph(producers, n_phases, group) -> _Graph:
+def _graph(producers: tuple[np.ndarray, np.ndarray], n_phases: int, group: np.ndarray | None) -> _Graph:
     return _Graph(producers, n_phases, group)
 
 
-def _tile_arrays(n_phases, tiles, duration):
+def _tile_arrays(n_phases: int, tiles: int, duration: np.ndarray) -> dict[str, np.ndarray]:
     """Per tile, in tile order (tile i of phase p is ``p * tiles + i``): phase, number, requested length."""
     return dict(phase=np.repeat(np.arange(n_phases, dtype=np.int64), tiles),
                 number=np.tile(np.arange(tiles, dtype=np.int64), n_phases), requested=np.repeat(duration / tiles, tiles))
 
 
-def _levels(g: _Graph, tiles, depth):
+def _levels(g: _Graph, tiles: int, depth: int) -> tuple[np.ndarray, int] | None:
     """Per phase the offset ``a`` and the period ``T`` of the wavefront level ``a[p] + T·i``, or None.
 
     Every dependency must sit on a lower level: a streaming producer q of p needs a[q] < a[p];
@@ -365,7 +376,7 @@ def _levels(g: _Graph, tiles, depth):
     return None  # groups wait on each other in a cycle: the event simulation reports the deadlock
 
 
-def _lockstep_work(g: _Graph, duration, tiles, dilate) -> _Work:
+def _lockstep_work(g: _Graph, duration: np.ndarray, tiles: int, dilate: bool) -> _Work:
     """campaign_diagram_tools' lock-step pipelining (``Cascade.pipeline``), in work time.
 
     Tile i of phase p runs in step ``lev[p] + i`` (``lev``: the longest dependency path from a
@@ -392,7 +403,7 @@ def _lockstep_work(g: _Graph, duration, tiles, dilate) -> _Work:
                  **arrays)
 
 
-def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
+def _wavefront_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate: bool) -> _Work | None:
     """Start = the latest end among a tile's dependencies, a whole wavefront level at a time (numpy).
 
     Ends live in a padded table ``E[phase, depth + i]`` whose first ``depth`` columns and extra last
@@ -460,7 +471,7 @@ def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
             if stretched is None:
                 return None
 
-    def by_tile(table):
+    def by_tile(table: np.ndarray) -> np.ndarray:
         return table.reshape(n_phases + 1, width)[:n_phases, depth:].ravel()
 
     if dilate:
@@ -475,7 +486,8 @@ def _wavefront_work(g: _Graph, duration, tiles, depth, dilate) -> _Work | None:
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
 
 
-def _sweep(bounds, slots, flat, length, start_at, end_at):
+def _sweep(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
+           start_at: np.ndarray, end_at: np.ndarray) -> None:
     """Start = the latest end among the dependencies (``slots``: the dependencies' places in the
     end table, per tile in level order), end = start + length, level after level: one numpy step
     per level, or, when levels hold few tiles (a chain with one tile per phase, a few phases with
@@ -493,7 +505,8 @@ def _sweep(bounds, slots, flat, length, start_at, end_at):
         end_at[here] = s + length[lo:hi]
 
 
-def _sweep_tiles(slots, flat, length, start_at, end_at):
+def _sweep_tiles(slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray, start_at: np.ndarray,
+                 end_at: np.ndarray) -> None:
     ends = end_at.tolist()
     starts = start_at.tolist()
     get = ends.__getitem__
@@ -505,7 +518,8 @@ def _sweep_tiles(slots, flat, length, start_at, end_at):
     start_at[:] = starts
 
 
-def _lockstep_sweep(bounds, slots, flat, length, start_at, end_at):
+def _lockstep_sweep(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
+                    start_at: np.ndarray, end_at: np.ndarray) -> np.ndarray | None:
     """The sweep with every level one dilation batch (stretched to its longest tile); the lengths
     used, or None if some level's tiles did not all start at the same instant."""
     if not length.size:
@@ -519,7 +533,7 @@ def _lockstep_sweep(bounds, slots, flat, length, start_at, end_at):
     return stretched
 
 
-def _batches_are_levels(work: _Work, profile) -> bool:
+def _batches_are_levels(work: _Work, profile: _Profile) -> bool:
     """Whether grouping each level's tiles by equal start found the event simulation's batches:
     every tile has a positive length (a zero-length tile makes a second batch at the same instant),
     no two distinct instants are within the event tolerance of each other, and no instant's batch
@@ -535,7 +549,7 @@ def _batches_are_levels(work: _Work, profile) -> bool:
     return not np.any((s[1:] == s[:-1]) & (lv[1:] != lv[:-1]))
 
 
-def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
+def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate: bool) -> _Work:
     """The exact event-by-event simulation in work time (the semantics the wavefront reproduces).
 
     Tile i of phase p is ready when all its dependencies are done; the tiles made ready by one
@@ -545,6 +559,7 @@ def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
     n_phases = len(g)
     n_tiles = n_phases * tiles
     per_tile = (duration / tiles).tolist()
+    floor = _time_floor(duration, tiles)
     i_of = np.tile(np.arange(tiles), n_phases)
     prods, cons = g.lists(g.stream, True), g.lists(g.stream, False)
     barrier_prods, barrier_cons = g.lists(g.barrier, True), g.lists(g.barrier, False)
@@ -571,7 +586,7 @@ def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
             batch = []
         finish = heap[0][0]
         work = finish
-        limit = finish + _SAME_INSTANT * max(1.0, abs(finish))
+        limit = finish + _SAME_INSTANT * max(floor, abs(finish))
         while heap and heap[0][0] <= limit:
             _, k = heapq.heappop(heap)
             tile_end[k] = work
@@ -588,7 +603,8 @@ def _event_work(g: _Graph, duration, tiles, depth, dilate) -> _Work:
                  **_tile_arrays(n_phases, tiles, duration))
 
 
-def _dependents(p, i, tiles, depth, producers, consumers, barrier_consumers):
+def _dependents(p: int, i: int, tiles: int, depth: int, producers: Sequence[int], consumers: Sequence[int],
+                barrier_consumers: Sequence[int]) -> Iterator[int]:
     for c in consumers:
         yield c * tiles + i
     if i == tiles - 1:
@@ -616,8 +632,15 @@ class _Profile:
     snapped: bool            # whether distinct times closer than the event tolerance were merged
 
 
-def _profile(work: _Work, arrays) -> _Profile:
+def _time_floor(duration: np.ndarray, tiles: int) -> float:
+    """The time scale under which instants are one event: the shortest tile. Relative, not absolute,
+    so that a workload timed in picoseconds schedules like one timed in seconds."""
+    return float(np.min(duration)) / tiles if len(duration) else 1.0
+
+
+def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
     n = work.start.size
+    floor = float(work.requested.min()) if n else 1.0  # the shortest tile, as in _event_work
     req_c = arrays.compute_util[work.phase] * work.stretch
     req_m = arrays.memory_util[work.phase] * work.stretch
     times = np.concatenate([work.start, work.end])
@@ -627,7 +650,7 @@ def _profile(work: _Work, arrays) -> _Profile:
     new = np.empty(times.size, dtype=bool)
     new[:1] = True
     gap = np.diff(sorted_times)
-    np.greater(gap, _SAME_INSTANT * np.maximum(1.0, np.abs(sorted_times[:-1])), out=new[1:])
+    np.greater(gap, _SAME_INSTANT * np.maximum(floor, np.abs(sorted_times[:-1])), out=new[1:])
     snapped = bool(np.any(gap[~new[1:]] != 0))
     edge_of = np.empty(times.size, dtype=np.int64)
     edge_of[order] = np.cumsum(new) - 1
@@ -639,8 +662,8 @@ def _profile(work: _Work, arrays) -> _Profile:
                     by_start=order[order < n], snapped=snapped)
 
 
-def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy, depth, throttle,
-              stepping="event") -> Schedule:
+def _assemble(workload: Workload, work: _Work, prof: _Profile, *, tiles: int, pipeline: bool, policy: str, depth: int,
+              throttle: bool, stepping: str = "event") -> Schedule:
     """Throttle factor from the demand profile, work time → real time, once for all tiles."""
     n = work.start.size
     w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
@@ -697,7 +720,7 @@ def _assemble(workload, work: _Work, prof: _Profile, *, tiles, pipeline, policy,
     )
 
 
-def _oversubscribed(edges, demand_c, demand_m, resources) -> dict:
+def _oversubscribed(edges: np.ndarray, demand_c: np.ndarray, demand_m: np.ndarray, resources: Sequence[str]) -> dict:
     """Runs of elementary intervals where actual demand exceeds 1, equal demands merged, sorted
     by (t0, t1, resource name, demand) — as arrays (the list is built only when asked for)."""
     runs = []
@@ -722,7 +745,7 @@ def _oversubscribed(edges, demand_c, demand_m, resources) -> dict:
     return dict(zip(("over_t0", "over_t1", "over_resource", "over_demand"), runs))
 
 
-def _merge_sorted_runs(first, second):
+def _merge_sorted_runs(first: Sequence[np.ndarray], second: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
     """Merge two resources' runs, each sorted by t0 with disjoint runs, into (t0, t1, name) order;
     ``first`` is the resource whose name sorts first. O(n log n) searches, no sort."""
     t0a, t1a = first[0], first[1]

@@ -14,8 +14,9 @@ campaign_widget.errors.ScheduleError: policy='bogus' is not one of 'none', 'dila
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -26,18 +27,18 @@ STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: design.md §3
 MAX_TILES = 10_000_000
 
 
-def _whole(key: str, value, why: str) -> int:
+def _whole(key: str, value: object, why: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ScheduleError(f"{key}={_short(value)} must be a whole number {why}")
     return int(value)
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_setting(key: str, value: Any):
+def check_setting(key: str, value: Any) -> int | bool | str:
     """``value`` for setting ``key``, normalized (``np.int64(4)`` → ``4``), or a ``ScheduleError``."""
     if key == "tiles":
         tiles = _whole(key, value, ">= 1")
@@ -78,12 +79,12 @@ class Settings:
     depth: int = 2
     stepping: str = "event"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for f in fields(self):
             object.__setattr__(self, f.name, check_setting(f.name, getattr(self, f.name)))
 
     @classmethod
-    def resolve(cls, *layers: Mapping[str, Any] | None) -> "Settings":
+    def resolve(cls, *layers: Mapping[str, Any] | None) -> Settings:
         """Defaults, overridden by each mapping in turn; ``None`` values leave the setting as it was."""
         chosen = dict(DEFAULTS)
         for layer in layers:

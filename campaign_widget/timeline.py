@@ -28,12 +28,20 @@ training steps and ``window(t0, t1)`` / ``cut()`` give comparable per-step timel
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ScheduleError
 from .schedule import Schedule, _oversubscribed
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .workload import Workload
 
 STEP_PATTERN = r"ProfilerStep#\d+"
 
@@ -133,19 +141,21 @@ class Timeline(Schedule):
         starts, ends = self.steps(pattern)
         return [self.window(a, b) for a, b in zip(starts.tolist(), ends.tolist())]
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pd.DataFrame:
         """The intervals as a pandas DataFrame (see ``Schedule.to_dataframe``), plus ``lane``."""
         df = super().to_dataframe()
         df["lane"] = np.array(list(self.lane_names), dtype=object)[self.lane] if len(self) else []
         return df
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<Timeline of {len(self):,} measured intervals on {len(self.lane_names)} lanes: makespan "
                 f"{self.makespan:.6g}, idle {self.idle_share:.1%}>")
 
 
-def from_intervals(workload, *, phase, start, end, lane=None, compute_rate=None, memory_rate=None,
-                   lane_names=None, origin: float = 0.0, bands=None, until: float | None = None) -> Timeline:
+def from_intervals(workload: Workload, *, phase: npt.ArrayLike, start: npt.ArrayLike, end: npt.ArrayLike,
+                   lane: npt.ArrayLike | None = None, compute_rate: npt.ArrayLike | None = None,
+                   memory_rate: npt.ArrayLike | None = None, lane_names: Sequence[str] | None = None,
+                   origin: float = 0.0, bands: Sequence[Any] | None = None, until: float | None = None) -> Timeline:
     """A :class:`Timeline` of measured intervals of ``workload``'s phases.
 
     ``phase``: per interval, a phase name or index. ``start``, ``end``: seconds, ``0 <= start <= end``.
@@ -265,7 +275,7 @@ def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
     return {"names": tuple(measured.names), **out}
 
 
-def _busy_by(group, count, start, end) -> np.ndarray:
+def _busy_by(group: np.ndarray, count: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per group 0..count-1, the length of the union of its intervals."""
     order = np.lexsort((start, group))
     g, s, e = group[order], start[order], end[order]
@@ -282,7 +292,7 @@ def _busy_by(group, count, start, end) -> np.ndarray:
     return busy
 
 
-def _floats(what, values, n=None) -> np.ndarray:
+def _floats(what: str, values: npt.ArrayLike, n: int | None = None) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=np.float64).ravel()
     except (TypeError, ValueError):
@@ -295,7 +305,7 @@ def _floats(what, values, n=None) -> np.ndarray:
     return arr
 
 
-def _rates(what, values, n) -> np.ndarray:
+def _rates(what: str, values: npt.ArrayLike, n: int) -> np.ndarray:
     arr = _floats(what, values, n)
     bad = np.flatnonzero(arr < 0)
     if bad.size:
@@ -303,7 +313,7 @@ def _rates(what, values, n) -> np.ndarray:
     return arr
 
 
-def _phase_index(phase, names, n) -> np.ndarray:
+def _phase_index(phase: npt.ArrayLike, names: Sequence[str], n: int) -> np.ndarray:
     arr = np.asarray(phase).ravel()
     if arr.size != n:
         raise ScheduleError(f"phase has {arr.size} entries; start has {n}: one per interval")
@@ -324,7 +334,7 @@ def _phase_index(phase, names, n) -> np.ndarray:
     return np.array([index[u] for u in uniq.tolist()], dtype=np.int64)[inv.ravel()]
 
 
-def _lanes(lane, lane_names, n):
+def _lanes(lane: npt.ArrayLike | None, lane_names: Sequence[str] | None, n: int) -> tuple[np.ndarray, tuple]:
     if lane is None:
         return np.zeros(n, dtype=np.int64), tuple(lane_names) if lane_names else ("all",)
     arr = np.asarray(lane).ravel()
@@ -338,7 +348,7 @@ def _lanes(lane, lane_names, n):
     return inv.ravel().astype(np.int64), tuple(uniq.tolist())
 
 
-def _bands(bands, lane_names) -> dict:
+def _bands(bands: Sequence[Any] | None, lane_names: Sequence[str]) -> dict:
     if bands is None:
         empty = np.zeros(0)
         return {"band_start": empty, "band_end": empty.copy(), "band_name": np.zeros(0, np.int64),
@@ -351,6 +361,6 @@ def _bands(bands, lane_names) -> dict:
             "band_names": tuple(b_names)}
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

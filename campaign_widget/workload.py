@@ -7,9 +7,11 @@ parameter values) is a new workload made through one copy path, ``Workload._repl
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -20,9 +22,20 @@ from .expr import ExpressionError, evaluate, parse, resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .machine import Machine
-from .phase import Phase
+from .phase import LARGEST, SMALLEST, Phase, check_name
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .cache import Layout
+    from .einsum import Einsum
+    from .io._common import ImportReport
+    from .schedule import Schedule
 
 BOUND_NAMES = ("compute", "memory", "balanced")
 BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
@@ -69,7 +82,7 @@ class Workload:
     __slots__ = _SLOTS
 
     def __init__(self, phases: Iterable[Phase], machine: Machine | None = None, settings: Mapping | None = None,
-                 *, params: Mapping[str, int] | None = None):
+                 *, params: Mapping[str, int] | None = None) -> None:
         phases = list(phases)
         if not phases:
             raise WorkloadError("empty workload: give at least one Phase")
@@ -94,9 +107,11 @@ class Workload:
                     writes=writes, settings=settings, params=params, symbolic=symbolic)
 
     @classmethod
-    def from_arrays(cls, names: Sequence[str], *, duration=None, compute_util=None, memory_util=None, ops=None,
-                    bytes=None, after: Sequence[Sequence[str]] | None = None, tileable=None,
-                    machine: Machine | None = None, settings: Mapping | None = None) -> "Workload":
+    def from_arrays(cls, names: Sequence[str], *, duration: npt.ArrayLike | None = None,
+                    compute_util: npt.ArrayLike | None = None, memory_util: npt.ArrayLike | None = None,
+                    ops: npt.ArrayLike | None = None, bytes: npt.ArrayLike | None = None,
+                    after: Sequence[Sequence[str]] | None = None, tileable: Sequence[bool] | np.ndarray | None = None,
+                    machine: Machine | None = None, settings: Mapping | None = None) -> Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases.
@@ -107,12 +122,13 @@ class Workload:
         for name in names:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"phase name {_short(name)} must be a non-empty string")
+            check_name("phase name", name)
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
         _check_unique(names)
         n = len(names)
 
-        def col(key, values):
+        def col(key: str, values: npt.ArrayLike | None) -> np.ndarray:
             if values is None:
                 return np.full(n, np.nan)
             try:
@@ -126,10 +142,12 @@ class Workload:
         cols = {k: col(k, v) for k, v in (("duration", duration), ("compute_util", compute_util),
                                            ("memory_util", memory_util), ("ops", ops), ("bytes", bytes))}
         for key, arr in cols.items():
-            bad = np.flatnonzero(np.isinf(arr) | (arr < 0))
+            low = SMALLEST if key == "duration" else 0.0
+            bad = np.flatnonzero(np.isinf(arr) | (arr < 0) | (arr > LARGEST) | ((arr > 0) & (arr < low)))
             if bad.size:
                 i = int(bad[0])
-                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and >= 0")
+                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and within "
+                                    f"[{low:g}, {LARGEST:g}]")
         for key, given in (("after", after), ("tileable", tileable)):
             if given is not None and len(given) != n:
                 raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
@@ -149,9 +167,10 @@ class Workload:
         return self
 
     @classmethod
-    def from_einsums(cls, einsums, sizes: Mapping[str, int | str], *, machine: Machine, element_bytes=4,
+    def from_einsums(cls, einsums: Mapping[str, Any] | Sequence[Any], sizes: Mapping[str, int | str], *,
+                     machine: Machine, element_bytes: int | Mapping[str, int] = 4,
                      mac_ops: float = 2, params: Mapping[str, int] | None = None,
-                     settings: Mapping | None = None) -> "Workload":
+                     settings: Mapping | None = None) -> Workload:
         """Phases from Einsums (see ``campaign_widget.einsum``): ops = the work of each Einsum,
         bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
 
@@ -180,8 +199,13 @@ class Workload:
 
     # -- construction -------------------------------------------------------------------------
 
-    def _build(self, names, *, duration, compute_util, memory_util, ops, bytes_, after, tileable, machine,
-               reads=None, writes=None, settings=None, params=None, symbolic=None):
+    def _build(self, names: Sequence[str], *, duration: np.ndarray, compute_util: np.ndarray,
+               memory_util: np.ndarray, ops: np.ndarray, bytes_: np.ndarray, after: Sequence[Sequence[str]],
+               tileable: npt.ArrayLike, machine: Machine | None,
+               reads: Sequence[Iterable[tuple[str, float]]] | None = None,
+               writes: Sequence[Iterable[tuple[str, float]]] | None = None,
+               settings: Mapping[str, Any] | None = None, params: Mapping[str, int] | None = None,
+               symbolic: Sequence[tuple[Any, Any, Any, Any]] | None = None) -> None:
         given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util)
         given_volume = ~np.isnan(ops) | ~np.isnan(bytes_)
         measured = ~np.isnan(duration)
@@ -234,7 +258,7 @@ class Workload:
         self._derive()
         self._warn_above_one()
 
-    def _replace(self, **changes) -> "Workload":
+    def _replace(self, **changes: Any) -> Workload:
         """The one copy path: a new workload with some fields changed and everything derived anew."""
         unknown = set(changes) - set(_SLOTS)
         if unknown:
@@ -275,6 +299,12 @@ class Workload:
                              efficiency=_frozen(efficiency))
         object.__setattr__(self, "_arrays", arrays)
         zero = np.flatnonzero(~(duration > 0))
+        tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
+        if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
+            i = int(tiny[0] if tiny.size else zero[0])
+            raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {float(duration[i])!r} "
+                                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range")
         if zero.size:
             i = int(zero[0])
             if not np.isfinite(duration[i]) and duration[i] != 0:
@@ -290,17 +320,17 @@ class Workload:
                                 f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
                                 f"{BW!r}); the numbers are out of range")
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"a Workload is immutable: {name!r} cannot be set; make a new one with with_machine(), "
                              "with_peaks(), with_settings(), with_params() or fuse()")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"a Workload is immutable: {name!r} cannot be deleted")
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {slot: getattr(self, slot) for slot in _SLOTS}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
         for slot in _SLOTS:
             object.__setattr__(self, slot, state[slot])
 
@@ -320,21 +350,21 @@ class Workload:
 
     # -- derived workloads -----------------------------------------------------------------------
 
-    def with_machine(self, machine: Machine) -> "Workload":
+    def with_machine(self, machine: Machine) -> Workload:
         """The same phases (same volumes, same measured durations) on another machine."""
         if not isinstance(machine, Machine):
             raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
         return self._replace(_machine=machine)
 
-    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> "Workload":
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Workload:
         """The same phases on this machine with other peaks."""
         return self.with_machine(self._machine.with_peaks(peak_compute, peak_bandwidth))
 
-    def with_settings(self, **settings) -> "Workload":
+    def with_settings(self, **settings: Any) -> Workload:
         """The same workload with other default schedule settings."""
         return self._replace(_settings={**self._settings, **checked_settings(settings)})
 
-    def with_params(self, **values: int) -> "Workload":
+    def with_params(self, **values: int) -> Workload:
         """The workload re-evaluated with new values of some parameters (ops, bytes, tensors, durations)."""
         if not self._params:
             raise WorkloadError("this workload has no parameters; give sizes as expressions with params= "
@@ -352,14 +382,16 @@ class Workload:
         return self._replace(_params=params, _ops=_frozen(ops), _logical_bytes=_frozen(logical), _reads=tuple(reads),
                              _writes=tuple(writes), _predicted={})
 
-    def fuse(self, groups) -> "Workload":
+    def fuse(self, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
         """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
         move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
         return fuse(self, groups)
 
-    def with_predicted_traffic(self, phase: str, cache, *, local_sizes: Mapping[str, int] | None = None,
-                               layouts: Mapping | None = None, loop_order=None, mode: str = "exact",
-                               write_back: bool = False) -> "Workload":
+    def with_predicted_traffic(self, phase: str, cache: cache_model.Cache, *,
+                               local_sizes: Mapping[str, int] | None = None,
+                               layouts: Mapping[str, Layout] | None = None,
+                               loop_order: Sequence[str] | str | None = None, mode: str = "exact",
+                               write_back: bool = False) -> Workload:
         """This workload with ``phase`` moving the bytes a cache model predicts (design.md §7):
         line × misses of its Einsum's access trace in ``cache`` (a ``campaign_widget.cache.Cache``),
         plus write-backs of dirty lines when ``write_back``. ``mode="exact"`` simulates at the
@@ -369,7 +401,7 @@ class Workload:
         return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
                                                   loop_order=loop_order, mode=mode, write_back=write_back)
 
-    def with_import_report(self, report) -> "Workload":
+    def with_import_report(self, report: ImportReport | None) -> Workload:
         """The same workload carrying an importer's report (``import_report``)."""
         return self._replace(_import_report=report)
 
@@ -407,12 +439,12 @@ class Workload:
         return resolve_sizes(self._einsum_source["sizes"], self._params)
 
     @property
-    def einsums(self) -> dict:
+    def einsums(self) -> dict[str, Einsum]:
         """For a workload made from Einsums: phase name → its parsed ``Einsum``."""
         return dict(self._einsum_source["einsums"]) if self._einsum_source is not None else {}
 
     @property
-    def element_bytes(self):
+    def element_bytes(self) -> int | Mapping[str, int] | None:
         """For a workload made from Einsums: the element size (a number, or tensor name → bytes)."""
         return self._einsum_source["element_bytes"] if self._einsum_source is not None else None
 
@@ -427,7 +459,7 @@ class Workload:
         return self._fusion_group
 
     @property
-    def import_report(self):
+    def import_report(self) -> ImportReport | None:
         """What an importer read, computed and left out (None for workloads not imported)."""
         return self._import_report
 
@@ -484,14 +516,14 @@ class Workload:
             "bytes_source": source,
         }
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pd.DataFrame:
         """``table()`` as a pandas DataFrame (needs pandas: ``pip install pandas``)."""
         from ._optional import require_pandas
 
         return require_pandas("Workload.to_dataframe").DataFrame(self.table())
 
     def schedule(self, tiles: int | None = None, pipeline: bool | None = None, policy: str | None = None,
-                 depth: int | None = None, stepping: str | None = None):
+                 depth: int | None = None, stepping: str | None = None) -> Schedule:
         """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
 
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
@@ -502,23 +534,23 @@ class Workload:
                                                    "depth": depth, "stepping": stepping})
         return build_schedule(self, **chosen.as_dict())
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write this workload to ``path`` (.yaml, .yml or .json; see docs/workload-files.md) and
         return the path; ``campaign_widget.load(path)`` gives it back bit for bit."""
         return _FILE_IO["save"](self, path)
 
     @classmethod
-    def load(cls, path, **options) -> "Workload":
+    def load(cls, path: str | os.PathLike[str], **options: Any) -> Workload:
         """Read a workload file in any registered format (``campaign_widget.io.load``)."""
         return _FILE_IO["load"](path, **options)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Workload of {len(self)} phases on {self._machine.name or 'a machine'}>"
 
 
 # ``campaign_widget.io`` plugs its ``load``/``save`` in here when it is imported (it imports this
 # module, never the other way round: the model does not reach up).
-def _no_file_io(*args, **kwargs):
+def _no_file_io(*args: Any, **kwargs: Any) -> NoReturn:
     raise RuntimeError("reading and writing workload files needs campaign_widget.io: import campaign_widget")
 
 
@@ -533,12 +565,12 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_machine(machine) -> None:
+def _check_machine(machine: object) -> None:
     if machine is not None and not isinstance(machine, Machine):
         raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
 
@@ -555,7 +587,7 @@ def _full_groups(fusion_group: np.ndarray) -> np.ndarray:
     return group
 
 
-def _checked_params(params) -> dict[str, int]:
+def _checked_params(params: object) -> dict[str, int]:
     if params is None:
         return {}
     if not isinstance(params, Mapping):
@@ -572,7 +604,9 @@ def _checked_params(params) -> dict[str, int]:
     return out
 
 
-def _evaluate_phases(names, symbolic, params):
+def _evaluate_phases(names: Sequence[str], symbolic: Sequence[tuple[Any, Any, Any, Any]], params: Mapping[str, int]
+                     ) -> tuple[np.ndarray, np.ndarray, list[tuple[tuple[str, float], ...]],
+                                list[tuple[tuple[str, float], ...]]]:
     """Evaluate each phase's volumes and tensor sizes (numbers or expressions) with ``params``."""
     used = set()
     for ops, bytes_, reads, writes in symbolic:
@@ -584,7 +618,7 @@ def _evaluate_phases(names, symbolic, params):
         raise ExpressionError(f"unknown parameters {missing}: give their values in params= "
                               f"(known: {sorted(params)})")
 
-    def value_of(name, field, value):
+    def value_of(name: str, field: str, value: float | str | None) -> float:
         if value is None:
             return np.nan
         if not isinstance(value, str):
@@ -635,7 +669,7 @@ def _check_unique(names: list[str]) -> None:
         seen.add(name)
 
 
-def _require(names, ok: np.ndarray, field: str, why: str, values: np.ndarray) -> None:
+def _require(names: Sequence[str], ok: np.ndarray, field: str, why: str, values: np.ndarray) -> None:
     bad = np.flatnonzero(~ok)
     if bad.size:
         i = int(bad[0])

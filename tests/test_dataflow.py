@@ -357,19 +357,22 @@ def test_long_edges_bend_through_the_layers_they_cross_inside_the_bounds():
     assert (points[:, 1] >= y0).all() and (points[:, 1] <= y1).all()
 
 
-def test_a_failed_export_leaves_no_file_and_no_temporary(tmp_path):
-    from campaign_widget.dataflow_view import write_atomically
+def test_a_failed_export_leaves_no_file_and_no_temporary(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    import campaign_widget as cw
 
     target = tmp_path / "graph.png"
     target.write_bytes(b"old picture")
 
-    def broken(tmp):
-        with open(tmp, "wb") as f:
-            f.write(b"half a pic")
+    def broken(self, handle, **kwargs):
+        handle.write(b"half a pic")
         raise OSError("disk full")
 
+    view = cw.DataflowView(_parametric())
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", broken)
     with pytest.raises(OSError, match="disk full"):
-        write_atomically(target, broken)
+        view.savefig(target)
     assert target.read_bytes() == b"old picture"  # the old file is untouched
     assert [p.name for p in tmp_path.iterdir()] == ["graph.png"]
 

@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError
-from campaign_widget import io as files, presets
+from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError, presets
+from campaign_widget import io as files
 from campaign_widget.graph import interval_dependencies
-from campaign_widget.io import WorkloadFileError, load, save
-from campaign_widget.io import schema
+from campaign_widget.io import WorkloadFileError, load, save, schema
 from campaign_widget.io.source import parse_yaml
 
 DATA = Path(__file__).parent / "data"
@@ -88,13 +87,13 @@ def test_save_then_load_gives_back_the_same_workload_bit_for_bit(tmp_path, which
 @pytest.mark.filterwarnings("ignore::campaign_widget.UtilizationAboveOneWarning")
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 1e30, allow_subnormal=True), st.floats(0, 1e30, allow_subnormal=True),
-                          st.one_of(st.none(), st.floats(1e-300, 1e30)), st.booleans()),
+                          st.one_of(st.none(), st.floats(1e-30, 1e30)), st.booleans()),
                 min_size=1, max_size=6),
        st.sampled_from(SUFFIXES))
 def test_round_trip_holds_for_any_volumes_and_durations(tmp_path_factory, rows, suffix):
     phases = []
     for i, (ops, bytes_, duration, tileable) in enumerate(rows):
-        if duration is None and ops == 0 and bytes_ == 0:
+        if duration is None and max(ops / 3.3e12, bytes_ / 7.7e11) < 1e-30:  # a derived duration is >= 1e-30
             ops = 1.0
         phases.append(Phase(f"p{i}", ops=ops, bytes=bytes_, duration=duration, tileable=tileable,
                             after=[f"p{j}" for j in range(i) if (i + j) % 2]))
@@ -428,7 +427,7 @@ def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(
     ("phases:\n  - {ops: 1, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.name: missing name"),
     ("format: campaign-workload\n", r"w\.yaml:1: no 'phases' list"),
     ("phases:\n  - {name: A, ops: 1, bytes: 1, tileable: maybe}\n", r"w\.yaml:2: phases\[0\]\.tileable: 'maybe'"),
-    ("phases:\n  - {name: A, ops: .nan, bytes: 1}\n", r"w\.yaml:2: phase 'A': ops=nan must be finite"),
+    ("phases:\n  - {name: A, ops: .nan, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.ops: nan must be finite"),
 ])
 def test_schema_errors(tmp_path, text, message):
     with pytest.raises(WorkloadFileError, match=message):

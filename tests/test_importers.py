@@ -15,9 +15,14 @@ import pytest
 
 import campaign_widget
 from campaign_widget import Machine
-from campaign_widget.io import WorkloadFileError
-from campaign_widget.io import (SkippedEventsWarning, add_recorded_flops, read_nsight_csv, read_timeloop_stats,
-                                       read_torch_trace)
+from campaign_widget.io import (
+    SkippedEventsWarning,
+    WorkloadFileError,
+    add_recorded_flops,
+    read_nsight_csv,
+    read_timeloop_stats,
+    read_torch_trace,
+)
 from campaign_widget.io.nsight import unit_scale
 from campaign_widget.io.torch_trace import compute_flops
 

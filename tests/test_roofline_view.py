@@ -73,3 +73,17 @@ def test_the_schedule_readout_names_its_regime_and_efficiency(kernels):
     assert view.readout[0].value.startswith("schedule: OI 11")
     efficiency = (402e9 / 2.48) / P  # all ops over the makespan, against the flat roof (OI 11 > ridge 4)
     assert view.readout[1].value == f"{efficiency:.0%} of its roof, compute-bound"
+
+
+def test_zero_ops_or_bytes_draw_at_the_axis_edges():
+    # issue 9 defect 5: a CPU trace of element-wise ops has no FLOPs; its default display must draw
+    from campaign_widget import Machine, Phase, Workload
+
+    m = Machine(peak_compute=1e12, peak_bandwidth=1e11)
+    only_bytes = Explorer(Workload([Phase("copy", ops=0, bytes=1e9), Phase("fill", ops=0, bytes=2e9, after=["copy"])],
+                                   machine=m)).roofline
+    assert list(only_bytes.points.x) == [only_bytes._x.min] * 2  # OI 0 at the left edge
+    assert np.isfinite([only_bytes._x.min, only_bytes._x.max, only_bytes._y.min, only_bytes._y.max]).all()
+    mixed = Explorer(Workload([Phase("alu", ops=1e9, bytes=0), Phase("copy", ops=0, bytes=1e9, after=["alu"])],
+                              machine=m)).roofline
+    assert list(mixed.points.x) == [mixed._x.max, mixed._x.min]  # OI ∞ right, OI 0 left

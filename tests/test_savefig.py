@@ -40,3 +40,24 @@ def _red_pixels(path) -> int:
     img = np.asarray(Image.open(path).convert("RGB")).astype(int)
     r, g, b = img[..., 0], img[..., 1], img[..., 2]
     return int(((r > 180) & (g < 90) & (b < 90)).sum())
+
+
+def test_a_failed_figure_export_leaves_the_old_file(tmp_path, monkeypatch):
+    import matplotlib.figure
+
+    from campaign_widget import Phase, Workload
+    from campaign_widget.static_figure import save_workload_figure
+
+    target = tmp_path / "fig.png"
+    target.write_bytes(b"the figure of yesterday")
+
+    def broken(self, handle, **kwargs):
+        handle.write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", broken)
+    with pytest.raises(OSError) as info:
+        save_workload_figure(Workload([Phase("A", duration=1, compute_util=.5, memory_util=.5)]), target)
+    assert str(target) in str(info.value)
+    assert target.read_bytes() == b"the figure of yesterday"
+    assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]

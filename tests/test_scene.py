@@ -78,10 +78,10 @@ def test_a_scene_too_large_to_stack_is_refused_with_its_size(monkeypatch):
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-from campaign_widget import POLICIES  # noqa: E402
 from schedule_reference import reference_scene, reference_schedule  # noqa: E402
 from test_schedule import DAGS, _equal_duration_dag, dag_workloads  # noqa: E402
+
+from campaign_widget import POLICIES  # noqa: E402
 
 
 def _columns(scene, at):

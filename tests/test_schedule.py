@@ -7,12 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schedule_reference import reference_schedule
+from workloads import chain
 
 from campaign_widget import POLICIES, Machine, Phase, ScheduleError, Workload
 from campaign_widget.schedule import MAX_TILE_INTERVALS, build_schedule
-
-from schedule_reference import reference_schedule
-from workloads import chain
 
 REFERENCE = [
     # (phases, tiles, pipeline, policy, makespan, {resource: peak requested demand})

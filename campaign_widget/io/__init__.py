@@ -24,8 +24,8 @@ from ._common import ImportReport, PhaseReport, SkippedEventsWarning
 from .nsight import read_nsight_csv
 from .registry import FileFormat, detect, formats, load, register_format, unregister_format
 from .schema import dumps, save, to_document
-from .source import Source, WorkloadFileError
 from .sdfg import read_sdfg
+from .source import Source, WorkloadFileError
 from .timeloop import read_timeloop_stats
 from .torch_trace import add_recorded_flops, read_torch_trace
 

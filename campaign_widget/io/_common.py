@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
+import os
 import re
+import stat
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -13,7 +16,7 @@ from pathlib import Path
 from ..errors import WorkloadError
 from ..machine import Machine
 from ..workload import Workload
-from .source import Source, WorkloadFileError
+from .source import MAX_FILE_BYTES, Source, WorkloadFileError, _short, open_regular
 
 
 class SkippedEventsWarning(UserWarning):
@@ -117,17 +120,55 @@ def error(name: str, message: str, *, line: int | None = None, field: str | None
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def open_binary(name: str, source: Source | None, path: Path | None):
-    """A binary stream of the file's (decompressed) content, read lazily from disk when given a path."""
+class _Bounded(io.RawIOBase):
+    """A stream that refuses to give more than ``limit`` bytes (a gzip bomb stops there)."""
+
+    def __init__(self, inner, limit: int, name: str, what: str):
+        self.inner, self.left, self.limit, self.name, self.what = inner, limit, limit, name, what
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        want = self.left + 1 if size is None or size < 0 else min(size, self.left + 1)
+        data = self.inner.read(want)
+        self.left -= len(data)
+        if self.left < 0:
+            raise error(self.name, f"{self.what} is over {self.limit:,} bytes, the limit for this format "
+                                   "(see docs/workload-files.md, Limits)")
+        return data
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+def open_binary(name: str, source: Source | None, path: Path | None, *, limit: int | None = None):
+    """A binary stream of the file's (decompressed) content, read lazily from disk when given a path.
+
+    ``limit``: the most bytes the (decompressed) content may hold; reading past it raises a
+    WorkloadFileError naming the file and the limit. A path must name a regular file.
+    """
+    limit = limit or MAX_FILE_BYTES
     if source is not None:
         raw = io.BytesIO(source.raw)
-        return gzip.GzipFile(fileobj=raw, mode="rb") if source.raw[:2] == GZIP_MAGIC else raw
-    handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
-    if handle.read(2) == GZIP_MAGIC:
+        if source.raw[:2] == GZIP_MAGIC:
+            return _Bounded(gzip.GzipFile(fileobj=raw, mode="rb"), limit, name, "the decompressed content")
+        return _Bounded(raw, limit, name, "the file")
+    handle = open_regular(path)  # closed by the caller; never blocks on a FIFO
+    try:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise error(name, "not a regular file (a device, pipe, socket or folder): workload files are regular "
+                              "files")
+        if handle.read(2) == GZIP_MAGIC:
+            handle.seek(0)
+            return _Bounded(gzip.GzipFile(fileobj=handle, mode="rb"), limit, name, "the decompressed content")
         handle.seek(0)
-        return gzip.GzipFile(fileobj=handle, mode="rb")
-    handle.seek(0)
-    return handle
+        return _Bounded(handle, limit, name, "the file")
+    except BaseException:
+        handle.close()
+        raise
 
 
 def head_text(source: Source, size: int = 65536) -> str:
@@ -137,7 +178,7 @@ def head_text(source: Source, size: int = 65536) -> str:
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb") as g:
                 raw = g.read(size)
-        except (OSError, EOFError):
+        except (OSError, EOFError, ValueError):
             return ""
     return raw[:size].decode("utf-8-sig", errors="replace")
 
@@ -148,7 +189,7 @@ def read_text(name: str, source: Source | None, path: Path | None) -> str:
             return source.text
         except WorkloadFileError:
             raise
-    raw = path.read_bytes()
+    raw = Source(path).raw  # a regular file, within MAX_FILE_BYTES
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -168,11 +209,20 @@ def parse_number(text: str) -> float | None:
     cell = text.strip().strip('"').strip()
     if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
         return None
+    shown = _short(text)
+    if not cell.isascii() or len(cell) > 100:
+        raise ValueError(f"{shown} is not a number")
     if "," in cell:
         if not _GROUPED.match(cell):
-            raise ValueError(f"{text!r} is not a number (a comma is only read as a thousands separator)")
+            raise ValueError(f"{shown} is not a number (a comma is only read as a thousands separator)")
         cell = cell.replace(",", "")
-    return float(cell)
+    try:
+        number = float(cell)
+    except ValueError:
+        raise ValueError(f"{shown} is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{shown} must be a finite number")
+    return number
 
 
 def chain(names: list[str]) -> list[tuple[str, ...]]:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 
 CHUNK = 1 << 20
-MAX_VALUE = 256 << 20  # one event larger than this is taken as malformed rather than read whole
+MAX_VALUE = 16 << 20  # one event larger than this (16 MiB) is refused rather than read whole
+MAX_DEPTH = 64  # nesting inside one event
 _WS = " \t\n\r"
+_NOT_WS = re.compile(r"[^ \t\n\r]")
 
 
 class TraceSyntaxError(ValueError):
@@ -40,11 +43,11 @@ class _Buffer:
             self.counted = pos
         return self.line
 
-    def fill(self) -> bool:
-        """Append one more chunk; False at the end of the file."""
+    def fill(self, size: int | None = None) -> bool:
+        """Append one more chunk (at least ``size`` bytes when given); False at the end of the file."""
         if self.eof:
             return False
-        data = self.stream.read(self.chunk)
+        data = self.stream.read(max(self.chunk, size or 0))
         if not data:
             self.eof = True
             tail = self.decoder.decode(b"", final=True)
@@ -62,13 +65,12 @@ class _Buffer:
     def skip_ws(self) -> str:
         """The next non-blank character ('' at the end of the file), not consumed."""
         while True:
-            buf, pos = self.buf, self.pos
-            n = len(buf)
-            while pos < n and buf[pos] in _WS:
-                pos += 1
-            self.pos = pos
-            if pos < n:
-                return buf[pos]
+            found = _NOT_WS.search(self.buf, self.pos)
+            if found is not None:
+                self.pos = found.start()
+                return self.buf[self.pos]
+            self.line_at(len(self.buf))
+            self.pos = len(self.buf)  # all blank: consumed (fill drops it)
             if not self.fill():
                 return ""
 
@@ -79,18 +81,31 @@ class _Buffer:
         while True:
             try:
                 value, end = self.decode(self.buf, self.pos)
+            except RecursionError:
+                raise TraceSyntaxError(f"the value starting on line {start_line} is nested too deeply",
+                                       start_line, event) from None
             except json.JSONDecodeError as e:
                 # a value cut by the buffer's end fails at (or just before) the end, or as an unterminated
                 # string; anything else is malformed wherever it is
                 cut = e.pos >= len(self.buf) - 6 or e.msg.startswith("Unterminated string")
-                if cut and len(self.buf) - self.pos < MAX_VALUE and self.fill():
+                pending = len(self.buf) - self.pos
+                if cut and pending > MAX_VALUE:
+                    raise TraceSyntaxError(f"the value starting on line {start_line} is over {MAX_VALUE:,} "
+                                           "characters: the limit for one trace event", start_line, event) from None
+                if cut and self.fill(pending):  # read as much again: linear time however long the value
                     continue
                 where = self.line_at(min(e.pos, len(self.buf)))
                 truncated = self.eof and (e.pos >= len(self.buf.rstrip()) or e.msg.startswith("Unterminated string"))
                 what = "truncated JSON: the file ends" if truncated else f"malformed JSON: {e.msg}"
                 raise TraceSyntaxError(f"{what} (in the value starting on line {start_line})", where, event) from None
+            except ValueError as e:  # e.g. an integer of over 4,300 digits
+                raise TraceSyntaxError(f"malformed JSON: {str(e)[:120]} (in the value starting on line {start_line})",
+                                       start_line, event) from None
             if end >= len(self.buf) and not self.eof and self.fill():
                 continue  # a number cut by the buffer's end may continue in the next chunk
+            if end - self.pos > MAX_VALUE:
+                raise TraceSyntaxError(f"the value starting on line {start_line} is over {MAX_VALUE:,} characters: "
+                                       "the limit for one trace event", start_line, event)
             self.pos = end
             return value
 

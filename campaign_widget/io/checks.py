@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import math
 
 from ..errors import WorkloadError
 from ..machine import Machine
-from ..phase import Phase
+from ..phase import LARGEST, Phase, check_name
 from ..presets import MACHINES
 from ..presets import machine as preset_machine
 from ..workload import Workload
-from .source import Source, WorkloadFileError, line_of
+from .source import Source, WorkloadFileError, _short, line_of
 
 
 def no_options(source: Source, options: dict) -> None:
@@ -19,8 +20,8 @@ def no_options(source: Source, options: dict) -> None:
 
 
 def show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A value from a file, for a message: bounded whatever its size (reprlib, 60 characters)."""
+    return _short(value)
 
 
 def expect_map(source: Source, value, where: str, line=None) -> None:
@@ -32,15 +33,26 @@ def expect_map(source: Source, value, where: str, line=None) -> None:
 def check_keys(source: Source, doc: dict, known, where: str) -> None:
     for key in doc:
         if key not in known:
-            hint = difflib.get_close_matches(str(key), known, n=1)
+            hint = difflib.get_close_matches(str(key)[:100], known, n=1)
             raise source.error(
-                f"unknown key {key!r} in {where}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                f"unknown key {show(key)} in {where}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
                 + f"; known keys: {', '.join(known)}", line=line_of(doc, key))
 
 
 def read_number(source: Source, value, where: str, line):
+    """A number from a file: an int or float, finite, at most LARGEST in magnitude (a 400-digit integer
+    is refused with the field and line, not an OverflowError)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise source.error(f"{show(value)} is not a number", line=line, field=where)
+    try:  # the sign is the caller's to check (a phase's ops may not be < 0, a start time may not be, ...)
+        magnitude = abs(float(value))
+    except OverflowError:
+        magnitude = math.inf
+    if math.isnan(magnitude):
+        raise source.error(f"{show(value)} must be finite", line=line, field=where)
+    if magnitude > LARGEST:
+        raise source.error(f"{show(value)} is out of range: numbers must be finite and at most {LARGEST:g} in "
+                           "magnitude", line=line, field=where)
     return value
 
 
@@ -48,8 +60,12 @@ def read_name(source: Source, value, where: str, line) -> str:
     if value is None:
         raise source.error("missing name", line=line, field=where)
     if not isinstance(value, str) or not value:
-        raise source.error(f"{show(value)} must be a non-empty string (quote it: name: \"{value}\")",
+        raise source.error(f"{show(value)} must be a non-empty string (quote it: name: \"{show(value)}\")",
                            line=line, field=where)
+    try:
+        check_name("the name", value)
+    except (TypeError, ValueError) as e:
+        raise source.error(str(e), line=line, field=where) from None
     return value
 
 
@@ -68,7 +84,7 @@ def check_unique_names(source: Source, named_lines) -> None:
     seen = {}
     for name, line in named_lines:
         if name in seen:
-            raise source.error(f"duplicate phase name {name!r} (first on line {seen[name]}); each phase needs "
+            raise source.error(f"duplicate phase name {show(name)} (first on line {seen[name]}); each phase needs "
                                "its own name", line=line)
         seen[name] = line
 

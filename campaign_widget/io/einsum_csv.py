@@ -10,10 +10,11 @@ import math
 
 import numpy as np
 
+from ..errors import WorkloadError
 from ..graph import interval_dependencies
 from ..workload import Workload
-from .checks import check_unique_names, make_phase, make_workload, no_options
-from .source import Source
+from .checks import check_unique_names, make_phase, make_workload, no_options, show
+from .source import MiB, Source
 
 FORMAT = "einsum-csv"
 CSV_REQUIRED = ("Einsum", "runtime", "Compute_Utilization", "Memory_Utilization", "Starting_Time", "End_Time")
@@ -26,9 +27,20 @@ def sniff(source: Source) -> bool:
     return "Einsum" in header or len(header & set(CSV_REQUIRED + CSV_OPTIONAL)) >= 3
 
 
+MAX_BYTES = 256 * MiB
+
+
 def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     no_options(source, options)
+    source.check_size(MAX_BYTES, "Einsum CSV")
     reader = csv.reader(io.StringIO(source.text, newline=""))
+    try:
+        return _read(source, reader, machine, percent)
+    except csv.Error as e:  # e.g. a cell over csv.field_size_limit() (131,072 characters)
+        raise source.error(f"malformed CSV: {str(e)[:200]}", line=reader.line_num) from None
+
+
+def _read(source: Source, reader, machine, percent) -> Workload:
     try:
         header = next(reader)
     except StopIteration:
@@ -40,9 +52,9 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     header_line = reader.line_num
     for required in CSV_REQUIRED:
         if required not in column:
-            hint = difflib.get_close_matches(required, header, n=1)
+            hint = difflib.get_close_matches(required, [h[:100] for h in header[:100]], n=1)
             raise source.error(f"missing column {required!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
-                               + f"; columns found: {', '.join(header)}", line=header_line, field="header")
+                               + f"; columns found: {show(', '.join(header))}", line=header_line, field="header")
     names, lines, values = [], [], {key: [] for key in CSV_REQUIRED[1:]}
     for row in reader:
         line = reader.line_num
@@ -62,9 +74,9 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
             try:
                 number = float(cell)
             except ValueError:
-                raise source.error(f"{cell!r} is not a number", line=line, field=f"column {key!r}") from None
+                raise source.error(f"{show(cell)} is not a number", line=line, field=f"column {key!r}") from None
             if not math.isfinite(number):
-                raise source.error(f"{cell!r} must be finite", line=line, field=f"column {key!r}")
+                raise source.error(f"{show(cell)} must be finite", line=line, field=f"column {key!r}")
             values[key].append(number)
     if not names:
         raise source.error("no phases: the file has a header but no rows", line=header_line)
@@ -77,7 +89,10 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
         raise source.error(f"End_Time {float(end[i])!r} is before Starting_Time {float(start[i])!r}", line=lines[i],
                            field="column 'End_Time'")
     order = np.argsort(start, kind="stable")
-    producers = interval_dependencies(start, end)
+    try:
+        producers = interval_dependencies(start, end)
+    except WorkloadError as e:
+        raise source.error(str(e), field="columns 'Starting_Time', 'End_Time'") from None
     scale = 0.01 if percent else 1.0
     phases = []
     for i in order:

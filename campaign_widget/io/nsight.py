@@ -33,10 +33,21 @@ import io
 import re
 from collections import Counter
 
-from .source import Source
 from ..machine import Machine
-from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
-                      parse_number, read_text, source_of)
+from ._common import (
+    ImportReport,
+    PhaseReport,
+    build_workload,
+    check_machine,
+    check_percent,
+    error,
+    head_text,
+    parse_number,
+    read_text,
+    source_of,
+)
+from .source import Source
+from .source import _short as _repr_short
 
 FORMAT = "nsight-compute-csv"
 DURATION = "gpu__time_duration.sum"
@@ -57,6 +68,7 @@ IDENTITY_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Nam
                     "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name", "Rule Name", "Rule Type",
                     "Rule Description", "Estimated Speedup Type", "Estimated Speedup")
 REQUIRE_ALL = ("duration", "flops", "bytes")
+MAX_CHARS = 256 << 20
 
 _TIME = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "µs": 1e-6, "msecond": 1e-3, "ms": 1e-3,
          "second": 1.0, "s": 1.0, "sec": 1.0}
@@ -72,6 +84,8 @@ def unit_scale(unit: str) -> float:
     Raises ValueError for a unit it does not know.
     """
     unit = unit.strip()
+    if len(unit) > 40 or unit.count("/") > 1:
+        raise ValueError(f"unknown unit {_repr_short(unit)}")
     if "/" in unit:
         num, den = unit.split("/", 1)
         return unit_scale(num) / unit_scale(den)
@@ -90,7 +104,7 @@ def unit_scale(unit: str) -> float:
             return _PREFIX[unit[:-len(base) - 1]]
     if unit in ("", "%"):
         return 1.0
-    raise ValueError(f"unknown unit {unit!r}")
+    raise ValueError(f"unknown unit {_repr_short(unit)}")
 
 
 class _Launch:
@@ -126,7 +140,13 @@ def read_nsight_csv(path, *, machine=None, require=REQUIRE_ALL, precision: str =
     if "duration" not in require:
         raise ValueError("require must contain 'duration': a phase needs its measured duration")
     text = read_text(name, source, file_path)
-    launches, layout = _parse(name, text)
+    if len(text) > MAX_CHARS:
+        raise error(name, f"the file is over {MAX_CHARS:,} characters; Nsight Compute CSV files are read up to "
+                          f"{MAX_CHARS:,} (see docs/workload-files.md, Limits)")
+    try:
+        launches, layout = _parse(name, text)
+    except csv.Error as e:  # e.g. a cell over csv.field_size_limit() (131,072 characters)
+        raise error(name, f"malformed CSV: {str(e)[:200]}") from None
     report = ImportReport(path=name, format=FORMAT)
     report.notes.append(f"layout: {layout}")
 
@@ -134,6 +154,9 @@ def read_nsight_csv(path, *, machine=None, require=REQUIRE_ALL, precision: str =
     flops_seen: set[str] = set()
     bytes_seen: set[tuple] = set()
     for launch in launches:
+        if len(launch.id) > 100:
+            raise error(name, f"launch ID {_clip(launch.id)} is {len(launch.id):,} characters long (at most 100)",
+                        line=launch.line, field="column 'ID'")
         d = _value(name, launch, DURATION, "duration")
         if d is None:
             raise error(name, f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no duration",
@@ -213,7 +236,7 @@ def _parse(name: str, text: str):
         first = next((ln for ln in lines if ln.strip() and not ln.startswith("==")), "")
         raise error(name, "not an Nsight Compute CSV layout this reader knows: no header line starting with "
                           f"\"ID\" (ncu --csv writes \"ID\",\"Process ID\",...,\"Kernel Name\",...); first line: "
-                          f"{first[:120]!r}", line=1, field="header")
+                          f"{_clip(first)}", line=1, field="header")
     body = [(i + 1, ln) for i, ln in enumerate(lines[header_at:], start=header_at)
             if ln.strip() and not ln.startswith("==")]
     rows = csv.reader(io.StringIO("\n".join(ln for _, ln in body)))
@@ -224,13 +247,13 @@ def _parse(name: str, text: str):
     for j, h in enumerate(header):
         col.setdefault(h, j)
     if "Kernel Name" not in col:
-        raise error(name, f"unknown CSV layout: no 'Kernel Name' column; columns: {', '.join(header[:12])}",
+        raise error(name, f"unknown CSV layout: no 'Kernel Name' column; columns: {_clip(', '.join(header[:12]))}",
                     line=header_line, field="column 'Kernel Name'")
     if "Metric Name" in col:
         for c in LONG_COLUMNS:
             if c not in col:
                 raise error(name, f"unknown CSV layout: a details (long) page needs column {c!r}; columns: "
-                                  f"{', '.join(header)}", line=header_line, field=f"column {c!r}")
+                                  f"{_clip(', '.join(header))}", line=header_line, field=f"column {c!r}")
         launches: dict[str, _Launch] = {}
         section = col.get("Section Name")
         for line, row in parsed[1:]:
@@ -251,14 +274,14 @@ def _parse(name: str, text: str):
     metric_columns = [h for h in header if h not in IDENTITY_COLUMNS and "__" in h]
     if not metric_columns:
         raise error(name, "unknown CSV layout: neither a 'Metric Name' column (--page details) nor metric columns "
-                          f"such as {DURATION!r} (--page raw); columns: {', '.join(header[:12])}",
+                          f"such as {DURATION!r} (--page raw); columns: {_clip(', '.join(header[:12]))}",
                     line=header_line, field="header")
     if len(parsed) < 2:
         raise error(name, "a raw page needs a units row under the header", line=header_line)
     units_line, units = parsed[1]
     if units and units[col["ID"]].strip() not in ("",):
         raise error(name, "a raw page has a units row (first cell empty) under the header; found "
-                          f"{units[:3]!r}", line=units_line, field="units row")
+                          f"{_clip(units[:3])}", line=units_line, field="units row")
     launches_list = []
     for line, row in parsed[2:]:
         if len(row) != len(header):
@@ -275,7 +298,8 @@ def _parse(name: str, text: str):
 
 def _sorted(launches):
     def key(launch):
-        return (0, int(launch.id), "") if launch.id.isdigit() else (1, 0, launch.id)
+        plain = launch.id.isascii() and launch.id.isdigit() and len(launch.id) <= 18  # int() takes any digit
+        return (0, int(launch.id), "") if plain else (1, 0, launch.id)
 
     return sorted(launches, key=key)
 
@@ -341,9 +365,13 @@ def _machine(name, launches, precision, report) -> Machine:
 _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
 
 
+def _clip(value) -> str:
+    return _repr_short(value)
+
+
 def _short(kernel: str) -> str:
     """``void ns::fused_kernel<float, 4>(Args...)`` → ``fused_kernel``."""
-    k = kernel.strip()
+    k = kernel.strip()[:2000]  # the regex below is quadratic in the worst case: bound its input
     for _ in range(3):
         stripped = _ARGS.sub("", k).strip()
         if stripped == k:
@@ -361,7 +389,7 @@ def _short(kernel: str) -> str:
     if " " in k:
         k = k.rsplit(" ", 1)[-1]
     k = k.rsplit("::", 1)[-1]
-    return k or kernel.strip()[:60]
+    return (k or kernel.strip())[:200]
 
 
 # -- the format registry -----------------------------------------------------------------------------------

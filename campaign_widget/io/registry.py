@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..machine import Machine
 from ..workload import Workload
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, _short
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class FileFormat:
     ``read(source, *, machine=None, percent=False, **options) -> Workload`` reads it."""
 
     name: str
-    sniff: Callable[["Source"], bool]
+    sniff: Callable[[Source], bool]
     read: Callable[..., Workload]
     suffixes: tuple[str, ...] = ()
     description: str = ""
@@ -26,7 +26,7 @@ class FileFormat:
 _FORMATS: dict[str, FileFormat] = {}
 
 
-def register_format(name: str, sniff: Callable[["Source"], bool], read: Callable[..., Workload], *,
+def register_format(name: str, sniff: Callable[[Source], bool], read: Callable[..., Workload], *,
                     suffixes=(), description: str = "", fallback: bool = False, replace: bool = False) -> FileFormat:
     """Teach ``load`` a new format.
 
@@ -84,10 +84,10 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
         except ValueError as e:
             raise source.error(str(e)) from None
     elif machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine or a preset name")
+        raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine or a preset name")
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
-        raise ValueError(f"format={format!r} is not a registered file format; known: {', '.join(_FORMATS)}")
+        raise ValueError(f"format={_short(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
     workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
         raise TypeError(f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "

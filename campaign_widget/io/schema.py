@@ -20,14 +20,25 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ..atomic import write_atomic
+from ..errors import ScheduleError
 from ..fusion import mark_groups
 from ..machine import Ceiling, Machine
-from ..errors import ScheduleError
 from ..settings import DEFAULTS as DEFAULT_SETTINGS
 from ..settings import check_setting
 from ..workload import Workload
-from .checks import (check_keys, expect_map, make_phase, make_workload, no_options, preset_names, read_name,
-                     read_number, read_preset, show)
+from .checks import (
+    check_keys,
+    expect_map,
+    make_phase,
+    make_workload,
+    no_options,
+    preset_names,
+    read_name,
+    read_number,
+    read_preset,
+    show,
+)
 from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, line_of
 
 FORMAT = "campaign-workload"
@@ -58,10 +69,10 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     check_keys(source, doc, TOP_KEYS, "the top level")
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
-        raise source.error(f"{fmt!r} is not {FORMAT!r}", line=line_of(doc, "format"), field="format")
+        raise source.error(f"{show(fmt)} is not {FORMAT!r}", line=line_of(doc, "format"), field="format")
     version = doc.get("version", VERSION)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise source.error(f"{version!r} must be a whole number >= 1", line=line_of(doc, "version"), field="version")
+        raise source.error(f"{show(version)} must be a whole number >= 1", line=line_of(doc, "version"), field="version")
     if version > VERSION:
         raise source.error(f"this file is version {version}; this campaign_widget reads versions up to {VERSION}: "
                            "upgrade campaign_widget", line=line_of(doc, "version"), field="version")
@@ -113,7 +124,8 @@ def _tensors(source: Source, value, where: str, line) -> dict:
     """``{tensor name: bytes}`` from a file."""
     if not isinstance(value, dict):
         raise source.error(f"{show(value)} must map tensor names to bytes", line=line, field=where)
-    return {str(t): read_number(source, b, f"{where}.{t}", line_of(value, t)) for t, b in value.items()}
+    return {read_name(source, t, f"{where} (a tensor name)", line_of(value, t)):
+            read_number(source, b, f"{where}.{t}", line_of(value, t)) for t, b in value.items()}
 
 
 def _read_machine(source: Source, doc, line) -> Machine:
@@ -182,7 +194,7 @@ def to_document(workload: Workload) -> dict:
     """The workload as plain data in our schema: volumes, measured durations, dependencies,
     tileable, machine and settings — everything ``load`` needs to rebuild it exactly."""
     if not isinstance(workload, Workload):
-        raise TypeError(f"expected a Workload, got {workload!r}")
+        raise TypeError(f"expected a Workload, got {type(workload).__name__}")
     a = workload.arrays
     names = workload.names
     measured = workload.measured
@@ -257,12 +269,14 @@ def dumps(workload: Workload, format: str = "yaml") -> str:
             else:
                 items.append(f"  {dump(key)}: " + dump(value, 2).replace("\n", "\n  "))
         return "{\n" + ",\n".join(items) + "\n}\n"
-    raise ValueError(f"format={format!r} must be 'yaml' or 'json'")
+    raise ValueError(f"format={show(format)} must be 'yaml' or 'json'")
 
 
 def save(workload: Workload, path) -> Path:
     """Write ``workload`` to ``path`` in our schema, YAML or JSON by suffix (.yaml, .yml, .json).
 
+    The file is written whole or not at all (a temporary file in the same folder, then renamed over
+    ``path``): if anything fails, the previous file is left as it was and the error names ``path``.
     ``load(save(w, p))`` gives back the same names, volumes, measured durations, dependencies,
     tileable flags, machine (all fields) and settings, bit for bit.
     """
@@ -274,5 +288,12 @@ def save(workload: Workload, path) -> Path:
         text = dumps(workload, "json")
     else:
         raise WorkloadFileError(f"unknown suffix {path.suffix!r}: save writes .yaml, .yml or .json", path=path)
-    path.write_text(text, encoding="utf-8")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start:e.end]
+        line = text.count("\n", 0, e.start) + 1
+        raise WorkloadFileError(f"nothing written: character {ascii(bad)} on line {line} of the document cannot be "
+                                f"encoded as UTF-8 ({e.reason})", path=path) from None
+    write_atomic(path, data)
     return path

@@ -6,9 +6,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import reprlib
+import stat
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from ..errors import WorkloadError
@@ -16,6 +20,12 @@ from ..errors import WorkloadError
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)
 SNIFF_BYTES = 1 << 16
+MiB = 1 << 20
+MAX_FILE_BYTES = 1024 * MiB  # no file larger than this is read (each format has its own, smaller limit)
+MAX_DEPTH = 64  # YAML/JSON nesting: a workload file needs ~5 levels
+MAX_ALIAS_NODES = 100_000  # nodes YAML aliases may add in all (refuses "billion laughs")
+MAX_YAML_BYTES = 32 * MiB  # YAML documents (our schema, cascade YAML)
+MAX_JSON_BYTES = 256 * MiB  # JSON documents of our schema
 
 
 class WorkloadFileError(WorkloadError):
@@ -38,16 +48,54 @@ class WorkloadFileError(WorkloadError):
         super().__init__(where + message)
 
 
+def open_regular(path):
+    """``open(path, "rb")`` that never blocks: opening a FIFO waits for a writer, so open without
+    blocking (then fstat tells what it is; a regular file ignores O_NONBLOCK)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 class Source:
     """A file being read: its bytes, its text, and (parsed once, on demand) its YAML/JSON document."""
 
     def __init__(self, path, raw: bytes | None = None):
         self.path = Path(path)
         self.name = str(path)
-        self.raw = self.path.read_bytes() if raw is None else raw
+        self.raw = self._read() if raw is None else raw
         self._text = None
         self._document = None
         self._document_error = None
+
+    def _read(self) -> bytes:
+        """The file's bytes: a regular file of at most MAX_FILE_BYTES (never a device, pipe or folder)."""
+        with open_regular(self.path) as handle:  # OSError (missing, unreadable) goes to the caller as is
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, pipe or socket)"
+                raise self.error(f"{kind}: workload files are regular files")
+            if info.st_size > MAX_FILE_BYTES:
+                raise self.error(f"the file is {info.st_size:,} bytes; no reader takes more than "
+                                 f"{MAX_FILE_BYTES:,} bytes (see docs/workload-files.md, Limits)")
+            # read(n) allocates n bytes up front: ask for the size stat gave, then for any growth
+            chunks = [handle.read(info.st_size + 1)]
+            total = len(chunks[0])
+            while total > info.st_size and total <= MAX_FILE_BYTES and chunks[-1]:
+                chunks.append(handle.read(min(1 << 20, MAX_FILE_BYTES + 1 - total)))
+                total += len(chunks[-1])
+            raw = b"".join(chunks)
+        if len(raw) > MAX_FILE_BYTES:  # it grew while being read
+            raise self.error(f"the file is over {MAX_FILE_BYTES:,} bytes; no reader takes more")
+        return raw
+
+    def check_size(self, limit: int, what: str) -> None:
+        """Refuse a file over ``limit`` bytes for format ``what``, with the limit named."""
+        if len(self.raw) > limit:
+            raise self.error(f"the file is {len(self.raw):,} bytes; {what} files are read up to {limit:,} bytes "
+                             "(see docs/workload-files.md, Limits)")
 
     @property
     def suffix(self) -> str:
@@ -170,10 +218,11 @@ def _construct_map(loader, node):
             hash(key)
         except TypeError:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, "found an unhashable key", key_node.start_mark)
+                "while constructing a mapping", node.start_mark, "found an unhashable key",
+                key_node.start_mark) from None
         if key in data:
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first on line {data.lines[key]})", key_node.start_mark)
+                None, None, f"duplicate key {_short(key)} (first on line {data.lines[key]})", key_node.start_mark)
         data[key] = loader.construct_object(value_node, deep=True)
         data.lines[key] = key_node.start_mark.line + 1
 
@@ -190,16 +239,88 @@ Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 Loader.add_constructor("tag:yaml.org,2002:seq", _construct_list)
 
 
+def _flow_depth(source: Source) -> None:
+    """libyaml takes time quadratic in the nesting of flow collections (``[[[[...``): bound it before
+    parsing. Brackets are counted everywhere (also inside quotes and comments): a conservative bound."""
+    data = np.frombuffer(source.raw, dtype=np.uint8)
+    if data.size == 0:
+        return
+    step = np.zeros(256, dtype=np.int8)
+    step[[ord("["), ord("{")]] = 1
+    step[[ord("]"), ord("}")]] = -1
+    depth = np.cumsum(step[data], dtype=np.int64)
+    deepest = int(np.argmax(depth))
+    if depth[deepest] > MAX_DEPTH:
+        line = int(np.count_nonzero(data[:deepest] == ord("\n"))) + 1
+        raise source.error(f"nested deeper than {MAX_DEPTH} levels of [ and {{ (a workload file needs a few)",
+                           line=line)
+
+
+def _yaml_shape(source: Source, text: str) -> None:
+    """One pass over the YAML events: nesting at most MAX_DEPTH, aliases adding at most MAX_ALIAS_NODES
+    nodes. Linear in the file; run before the document is built."""
+    sizes: dict = {}  # anchor -> expanded node count
+    stack: list = []  # per open collection: [expanded count, anchor]
+    added = 0
+    for event in yaml.parse(text, Loader=_SafeLoader):
+        kind = type(event)
+        if kind is yaml.ScalarEvent or kind is yaml.AliasEvent:
+            if kind is yaml.AliasEvent:
+                size = sizes.get(event.anchor, 1)
+                added += size
+                if added > MAX_ALIAS_NODES:
+                    raise source.error(f"YAML aliases expand to over {MAX_ALIAS_NODES:,} nodes (alias "
+                                       f"*{str(event.anchor)[:40]}); workload files need no aliases",
+                                       line=event.start_mark.line + 1)
+            else:
+                size = 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+            if stack:
+                stack[-1][0] += size
+        elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
+            if len(stack) >= MAX_DEPTH:
+                raise source.error(f"nested deeper than {MAX_DEPTH} levels (a workload file needs a few)",
+                                   line=event.start_mark.line + 1)
+            stack.append([1, event.anchor])
+        elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+            size, anchor = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = size
+            if stack:
+                stack[-1][0] += size
+
+
+def _json_depth(source: Source, document) -> None:
+    """Refuse JSON nested deeper than MAX_DEPTH (walked without recursion)."""
+    todo = [(document, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise source.error(f"nested deeper than {MAX_DEPTH} levels (a workload file needs a few)")
+            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value)
+                        if isinstance(v, (dict, list)))
+
+
 def parse_yaml(source: Source):
+    source.check_size(MAX_YAML_BYTES, "YAML")
+    text = source.text
     try:
-        return yaml.load(source.text, Loader=Loader)  # noqa: S506 - Loader is a SafeLoader
+        _flow_depth(source)
+        _yaml_shape(source, text)
+        return yaml.load(text, Loader=Loader)  # noqa: S506 - Loader is a SafeLoader
+    except WorkloadFileError:
+        raise
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         problem = " ".join(str(part) for part in (e.context, e.problem) if part)
         raise source.error(f"malformed YAML: {problem}" + (f" (column {mark.column + 1})" if mark else ""),
                            line=mark.line + 1 if mark else None) from None
     except yaml.YAMLError as e:
-        raise source.error(f"malformed YAML: {e}") from None
+        raise source.error(f"malformed YAML: {str(e)[:300]}") from None
+    except (ValueError, OverflowError, RecursionError) as e:  # e.g. an integer of over 4,300 digits
+        raise source.error(f"malformed YAML: {str(e)[:200]}") from None
 
 
 def parse_json(source: Source):
@@ -208,11 +329,33 @@ def parse_json(source: Source):
         data.line, data.lines = None, {}
         for key, value in pairs:
             if key in data:
-                raise source.error(f"malformed JSON: duplicate key {key!r}")
+                raise source.error(f"malformed JSON: duplicate key {_short(key)}")
             data[key] = value
         return data
 
+    source.check_size(MAX_JSON_BYTES, "JSON workload")
     try:
-        return json.loads(source.text, object_pairs_hook=as_map)
+        document = json.loads(source.text, object_pairs_hook=as_map)
     except json.JSONDecodeError as e:
         raise source.error(f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno) from None
+    except RecursionError:
+        raise source.error(f"nested deeper than {MAX_DEPTH} levels (a workload file needs a few)") from None
+    except ValueError as e:  # e.g. an integer of over 4,300 digits
+        raise source.error(f"malformed JSON: {str(e)[:200]}") from None
+    _json_depth(source, document)
+    return document
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 40
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
+_REPR.maxlevel = 3
+
+
+def _short(value) -> str:
+    """A bounded repr: never formats a whole huge (or deeply nested, or alias-shared) value."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - e.g. an integer too long to convert
+        return f"<{type(value).__name__}>"

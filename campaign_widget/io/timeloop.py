@@ -20,14 +20,24 @@ or one per layer when a file holds several runs one after another (several ``Sum
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .source import Source
 from ..machine import Machine
-from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
-                      read_text, source_of)
+from ._common import (
+    ImportReport,
+    PhaseReport,
+    build_workload,
+    check_machine,
+    check_percent,
+    error,
+    head_text,
+    read_text,
+    source_of,
+)
+from .source import Source, _short
 
 FORMAT = "timeloop-stats"
 CYCLE_UNITS = ("cycle", "cycles")
@@ -37,6 +47,8 @@ _KV = re.compile(r"^\s*([^:]+?)\s*:\s*(.*?)\s*$")
 _DATASPACE = re.compile(r"^    (\w[\w ]*):\s*$")
 _COMPUTES = re.compile(r"^\s*(Computes|MACCs|Algorithmic Computes|Actual Computes)\s*=\s*([0-9.eE+]+)\s*$")
 _CYCLES = re.compile(r"^Cycles:\s*([0-9.eE+]+)\s*$")
+MAX_CHARS = 64 << 20
+MAX_LINE = 4096
 
 
 @dataclass
@@ -81,10 +93,12 @@ def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memo
     check_percent(first_name, percent)
     in_cycles = machine is not None and machine.time_unit in CYCLE_UNITS
     if clock is None and not in_cycles:
-        raise error(first_name, "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz), "
+        raise error(first_name, "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz; --clock "
+                                "on the command line), "
                                 "or a machine with time_unit='cycle' to keep durations in cycles", field="clock")
-    if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or not clock > 0):
-        raise ValueError(f"clock={clock!r} must be a frequency in Hz > 0")
+    if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
+                              or not 0 < clock < math.inf):
+        raise ValueError(f"clock={_short(clock)} must be a frequency in Hz > 0")
     hz = 1.0 if clock is None else float(clock)
     report = ImportReport(path=", ".join(source_of(p)[0] for p in paths), format=FORMAT)
     runs = []
@@ -130,7 +144,7 @@ def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memo
 def _default_names(runs) -> list[str]:
     files = {name for name, _, _ in runs}
     out = []
-    for name, k, run in runs:
+    for name, k, _run in runs:
         path = Path(name)
         base = path.parent.name if path.stem.startswith("timeloop-") and path.parent.name else path.stem
         base = base.removesuffix(".stats") or "timeloop"
@@ -144,7 +158,14 @@ def _default_names(runs) -> list[str]:
 
 
 def _parse(name: str, text: str) -> list[_Run]:
+    if len(text) > MAX_CHARS:
+        raise error(name, f"the file is over {MAX_CHARS:,} characters; Timeloop stats are read up to {MAX_CHARS:,} "
+                          "(see docs/workload-files.md, Limits)")
     lines = text.splitlines()
+    long_line = next((i for i, line in enumerate(lines, start=1) if len(line) > MAX_LINE), None)
+    if long_line is not None:
+        raise error(name, f"a line of {len(lines[long_line - 1]):,} characters; Timeloop stats lines are short "
+                          f"(at most {MAX_LINE:,} read)", line=long_line)
     runs: list[_Run] = []
     run = None
     level = None
@@ -172,13 +193,13 @@ def _parse(name: str, text: str) -> list[_Run]:
             continue
         m = _CYCLES.match(line)
         if m and level is None:
-            run.cycles = float(m.group(1))
+            run.cycles = _num(name, (m.group(1), i), "Summary Stats.Cycles")
             continue
         m = _COMPUTES.match(line)
         if m and level is None:
             label = m.group(1)
             if run.computes is None or label in ("Computes", "Actual Computes"):
-                run.computes, run.computes_label = float(m.group(2)), label
+                run.computes, run.computes_label = _num(name, (m.group(2), i), f"Summary Stats.{label}"), label
             continue
         if level is None:
             continue
@@ -230,12 +251,16 @@ def _memory_level(name: str, run: _Run, wanted: str | None) -> _Level:
 
 
 def _num(name, value_line, what):
+    """A count or size from the stats: a finite number >= 0, else an error naming the line and field."""
     value, line = value_line
     text = value.split()[0] if value.split() else ""
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
-        raise error(name, f"{value!r} is not a number", line=line, field=what) from None
+        raise error(name, f"{_short(value)} is not a number", line=line, field=what) from None
+    if not math.isfinite(number) or number < 0:
+        raise error(name, f"{_short(value)} must be a finite number >= 0", line=line, field=what)
+    return number
 
 
 def _bytes(name: str, level: _Level) -> tuple[float, float]:

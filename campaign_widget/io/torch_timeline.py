@@ -64,7 +64,7 @@ def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = 
     metadata: dict = {}
     candidates = set(categories) if categories is not None else {"cpu_op", "kernel"}
     total = len(source.raw) if source is not None else file_path.stat().st_size
-    stream = open_binary(name, source, file_path)
+    stream = open_binary(name, source, file_path, limit=tt.MAX_TRACE_BYTES)
     show = _progress(progress, total)
     try:
         # every annotation is kept (for the bands); the ignored ones are set apart below

@@ -58,10 +58,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .source import Source
-from ._common import (ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, head_text,
-                      open_binary, source_of)
+from ..atomic import write_atomic
+from ._common import (
+    ImportReport,
+    PhaseReport,
+    build_workload,
+    check_machine,
+    check_percent,
+    error,
+    head_text,
+    open_binary,
+    source_of,
+)
 from ._jsonstream import TraceSyntaxError, iter_trace
+from .source import Source
 
 FORMAT = "pytorch-trace"
 ANNOTATION_CATEGORIES = ("user_annotation", "gpu_user_annotation")
@@ -101,6 +111,8 @@ ELEMENTWISE_OPS = {
 }
 INPLACE_OPS = {"aten::copy_", "aten::fill_", "aten::zero_"}
 IGNORED_ANNOTATIONS = (r"ProfilerStep#\d+",)
+MAX_TRACE_BYTES = 4 << 30  # the (decompressed) trace is read up to 4 GiB, one event up to 16 MiB
+MAX_DIM = 1 << 40  # a tensor dimension above this is not a shape (FLOPs and bytes then unknown)
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -155,7 +167,7 @@ def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "na
     events = _Events()
     metadata: dict = {}
     candidates = set(categories) if categories is not None else {"cpu_op", "kernel"}
-    stream = open_binary(name, source, file_path)
+    stream = open_binary(name, source, file_path, limit=MAX_TRACE_BYTES)
     try:
         _scan(name, stream, events, metadata, report, candidates, ignore)
     finally:
@@ -248,15 +260,17 @@ def _scan(name, stream, events: _Events, metadata, report: ImportReport, candida
             cat_field = ev.get("cat")
             ev_name = ev.get("name")
             dur, ts = ev.get("dur"), ev.get("ts")
+            pid, tid = ev.get("pid"), ev.get("tid")
             if not isinstance(cat_field, str) or not isinstance(ev_name, str) or not _number(ts) \
-                    or not _number(dur) or dur < 0:
+                    or not _number(dur) or dur < 0 or not _ident(pid) or not _ident(tid) or not ev_name \
+                    or len(ev_name) > 1000 or "\x00" in ev_name:
                 skipped["malformed"] += 1
                 _first(report, "malformed", f"event #{index} (line {line})")
                 continue
             cats = cat_field.split(",") if "," in cat_field else (cat_field,)
             if any(c in ANNOTATION_CATEGORIES for c in cats):
                 if dur > 0 and not any(p.fullmatch(ev_name) for p in ignore):
-                    thread = events.intern(events.threads, (ev.get("pid"), ev.get("tid")))
+                    thread = events.intern(events.threads, (pid, tid))
                     events.ann_thread.append(thread)
                     events.ann_ts.append(float(ts))
                     events.ann_end.append(float(ts) + float(dur))
@@ -280,7 +294,7 @@ def _scan(name, stream, events: _Events, metadata, report: ImportReport, candida
                 continue
             flops, flops_src, nbytes, bytes_src = _volumes(ev_name, args or {})
             events.category_count[cat] += 1
-            events.thread.append(events.intern(events.threads, (ev.get("pid"), ev.get("tid"))))
+            events.thread.append(events.intern(events.threads, (pid, tid)))
             events.ts.append(float(ts))
             events.dur.append(float(dur))
             events.name.append(events.intern(events.names, ev_name))
@@ -305,7 +319,18 @@ def _first(report, reason, where):
 
 
 def _number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite JSON number (an integer too large for a float is not one)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
+def _ident(x) -> bool:
+    """A pid or tid: a number, a string or absent (a list or an object is malformed)."""
+    return x is None or (isinstance(x, str) and len(x) <= 1000) or (_number(x))
 
 
 # -- FLOPs and bytes of one event -------------------------------------------------------------------------
@@ -326,15 +351,24 @@ def _volumes(name: str, args: dict) -> tuple[float, int, float, int]:
     if flops_src == FLOPS_UNKNOWN or bytes_src == BYTES_UNKNOWN:
         shapes = _shapes(args)
         if shapes is not None:
-            dims, types, concrete = shapes
-            if flops_src == FLOPS_UNKNOWN:
-                computed = compute_flops(name, dims, concrete)
-                if computed is not None:
-                    flops, flops_src = computed, FLOPS_COMPUTED
-            if bytes_src == BYTES_UNKNOWN:
-                estimate = estimate_bytes(name, dims, types, concrete)
-                if estimate is not None:
-                    nbytes, bytes_src = estimate
+            try:
+                return _computed(name, shapes, flops, flops_src, nbytes, bytes_src)
+            except OverflowError:  # shapes whose products exceed a float: not a real tensor
+                pass
+    return flops, flops_src, nbytes, bytes_src
+
+
+def _computed(name, shapes, flops, flops_src, nbytes, bytes_src):
+    """The volumes not recorded, computed from the event's shapes where possible."""
+    dims, types, concrete = shapes
+    if flops_src == FLOPS_UNKNOWN:
+        computed = compute_flops(name, dims, concrete)
+        if computed is not None:
+            flops, flops_src = computed, FLOPS_COMPUTED
+    if bytes_src == BYTES_UNKNOWN:
+        estimate = estimate_bytes(name, dims, types, concrete)
+        if estimate is not None:
+            nbytes, bytes_src = estimate
     return flops, flops_src, nbytes, bytes_src
 
 
@@ -350,7 +384,8 @@ def _shapes(args):
         concrete = None
     clean = []
     for d in dims:
-        if isinstance(d, list) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in d):
+        if isinstance(d, list) and len(d) <= 16 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                         and 0 <= x <= MAX_DIM for x in d):
             clean.append(d)
         else:
             clean.append(None)  # a TensorList or something else: not a plain tensor shape
@@ -415,17 +450,18 @@ def _broadcast(a, b):
 
 def _ints(text, count):
     """``"[1, 1]"`` or ``"2"`` from Concrete Inputs as ``count`` ints, or None."""
-    if text is None or text == "":
+    if not isinstance(text, str) or text == "" or len(text) > 1000:
         return None
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return [value] * count
-    if isinstance(value, list) and all(isinstance(v, int) for v in value):
+        return [value] * count if abs(value) <= MAX_DIM else None
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) and abs(v) <= MAX_DIM
+                                       for v in value):
         if len(value) == 1:
             return value * count
         return value if len(value) == count else None
@@ -461,6 +497,8 @@ def _conv_shapes(name, dims, concrete):
             return None
     if stride is None or dilation is None or groups is None or output_padding is None or groups[0] <= 0:
         return None
+    if min(stride) < 1 or min(dilation) < 1 or min(output_padding) < 0 or (padding and min(padding) < 0):
+        return None  # stride 0 or negative padding: not a convolution PyTorch would run
     g = groups[0]
     n, c_in = x[0], x[1]
     kernel = w[2:]
@@ -503,6 +541,8 @@ def estimate_bytes(name: str, dims, types, concrete=None):
     sizes = []
     first_type = None
     for d, t in zip(dims, types):
+        if not isinstance(t, (str, type(None))):
+            return None
         if d is None or t in NOT_TENSORS:
             continue
         if t is None or t not in ELEMENT_BYTES:
@@ -646,33 +686,54 @@ def _mix(codes, names, unknown, sep) -> str:
 
 
 def _annotation_keys(ev: _Events, thread, ts, dur, idx, id_to_name) -> list[str]:
-    """Per kept event: the innermost annotation that encloses it on the same thread/stream."""
+    """Per kept event: the innermost annotation that encloses it on the same thread/stream.
+
+    Innermost = the latest-starting annotation (ties: the shortest) with start <= the event's start
+    and end >= the event's end (1 ns tolerance). O((events + annotations) log annotations): events
+    and annotations are swept by decreasing end, a Fenwick tree over annotations in start order
+    answering "the last one started by then among those not yet ended".
+    """
     if not len(ev.ann_ts):
         return [OUTSIDE] * idx.size
     a_thread = np.frombuffer(ev.ann_thread, dtype=np.int64)
     a_ts = np.frombuffer(ev.ann_ts, dtype=np.float64)
     a_end = np.frombuffer(ev.ann_end, dtype=np.float64)
     a_name = np.frombuffer(ev.ann_name, dtype=np.int64)
-    by_thread: dict[int, np.ndarray] = {}
+    eps = 1e-3
+    keys = [OUTSIDE] * idx.size
+    e_thread = thread[idx]
+    e_start = ts[idx]
+    e_end = ts[idx] + dur[idx]
     for t in np.unique(a_thread):
         members = np.flatnonzero(a_thread == t)
-        by_thread[int(t)] = members[np.lexsort((-(a_end[members] - a_ts[members]), a_ts[members]))]
-    eps = 1e-3
-    keys = []
-    for i in idx.tolist():
-        cands = by_thread.get(int(thread[i]))
-        key = OUTSIDE
-        if cands is not None:
-            start, end = ts[i], ts[i] + dur[i]
-            last = np.searchsorted(a_ts[cands], start + eps, side="right")
-            best = None
-            for j in cands[:last][::-1]:  # latest start first: the innermost enclosing one
-                if a_end[j] >= end - eps:
-                    best = j
-                    break
-            if best is not None:
-                key = id_to_name[int(a_name[best])]
-        keys.append(key)
+        members = members[np.lexsort((-(a_end[members] - a_ts[members]), a_ts[members]))]  # by start, longer first
+        starts, ends = a_ts[members], a_end[members]
+        events = np.flatnonzero(e_thread == t)
+        if events.size == 0:
+            continue
+        m = members.size
+        tree = [-1] * (m + 1)  # Fenwick tree of prefix maxima of inserted positions (1-based)
+        by_end = np.argsort(-ends, kind="stable").tolist()
+        ends_sorted = ends[by_end]
+        ev_order = events[np.argsort(-e_end[events], kind="stable")]
+        limit = np.searchsorted(starts, e_start[ev_order] + eps, side="right").tolist()
+        need = (e_end[ev_order] - eps).tolist()
+        k = 0
+        for j, e in enumerate(ev_order.tolist()):
+            while k < m and ends_sorted[k] >= need[j]:  # insert every annotation ending at or after this event
+                p = by_end[k] + 1
+                while p <= m:
+                    if tree[p] < by_end[k]:
+                        tree[p] = by_end[k]
+                    p += p & -p
+                k += 1
+            best, p = -1, limit[j]
+            while p > 0:
+                if tree[p] > best:
+                    best = tree[p]
+                p -= p & -p
+            if best >= 0:
+                keys[e] = id_to_name[int(a_name[members[best]])]
     return keys
 
 
@@ -702,7 +763,7 @@ def add_recorded_flops(trace_path, profiler, out_path=None) -> Path:
         values = recorded.get(e["name"], [])
         if k < len(values) and values[k] > 0:
             e.setdefault("args", {})["flops"] = int(values[k])
-    out_path.write_text(json.dumps(doc), encoding="utf-8")
+    write_atomic(out_path, json.dumps(doc))
     return out_path
 
 

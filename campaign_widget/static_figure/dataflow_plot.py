@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import EllipseCollection, LineCollection, PolyCollection
 from matplotlib.figure import Figure
 
+from ..atomic import atomic_write
 from .style import FORMATS, PX_PER_INCH
 
 PT_PER_PX = 72.0 / PX_PER_INCH
@@ -165,10 +166,9 @@ def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
 
 def save_dataflow(path, graph, layout, style: dict, legend: dict, *, dpi: float = 150, max_width: float = 40.0) -> Path:
     """Render and write ``path`` (PNG, SVG or PDF by suffix) atomically; returns the path."""
-    from ..dataflow_view import write_atomically
-
     fmt = _format(path)
     fig, _ = render_dataflow(graph, layout, style, legend, max_width=max_width)
     meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
-    return write_atomically(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=dpi, facecolor="#ffffff",
-                                                          metadata=meta))
+    with atomic_write(path, "wb") as handle:
+        fig.savefig(handle, format=fmt, dpi=dpi, facecolor="#ffffff", metadata=meta)
+    return Path(path)

@@ -11,6 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Affine2D
 
+from ..atomic import atomic_write
 from .campaign import _header_height, _header_rows, _y_ticks, draw_campaign
 from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
@@ -41,7 +42,8 @@ class RenderedFigure:
         path = Path(path)
         fmt = _format_of(path)
         meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
-        self.figure.savefig(path, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
+        with atomic_write(path, "wb") as handle:  # whole or not at all: a failed export leaves the old file
+            self.figure.savefig(handle, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
         return path
 
 

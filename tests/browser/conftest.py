@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from labdriver import LabPage, safe_name as _safe_name
+from labdriver import LabPage
+from labdriver import safe_name as _safe_name
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"

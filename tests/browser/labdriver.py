@@ -9,9 +9,9 @@ import base64
 import io
 import json
 import re
-import uuid
 import struct
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -284,7 +284,7 @@ class CanvasShot:
         Path(f"{stem}.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
     @classmethod
-    def load(cls, stem: Path) -> "CanvasShot":
+    def load(cls, stem: Path) -> CanvasShot:
         meta = json.loads(Path(f"{stem}.json").read_text(encoding="utf-8"))
         return cls(image=Image.open(f"{stem}.png").convert("RGBA"), **meta)
 
@@ -409,7 +409,7 @@ def check_each_test(state, request):
         pytest.fail(f"page/console errors during {request.node.name}:\n  " + "\n  ".join(new), pytrace=False)
 
 
-def module_page(lab: "LabPage", setup):
+def module_page(lab: LabPage, setup):
     """The body of a module-scoped page fixture: ``yield from module_page(lab, setup)``.
 
     ``setup(lab)`` opens and prepares the page and returns the state the module's tests share (with a

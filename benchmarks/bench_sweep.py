@@ -1,0 +1,161 @@
+"""A sweep of 10^4 configurations of a 24-phase workload, in one process, in a local process pool
+and on a local Dask cluster, timed side by side (issue 13).
+
+    python benchmarks/bench_sweep.py               # 10^4 configurations, 2 workers
+    python benchmarks/bench_sweep.py --quick       # 10^3 configurations
+    python benchmarks/bench_sweep.py --workers 4
+
+The workload is notebook 06's Mamba-1 layer (24 Einsums), fused into its 8 groups; the axes:
+tiles 1…64 × policy × depth × peak compute × peak bandwidth, all pipelined. Every path's table is
+checked equal to the serial one. The machine's load average is printed before and after: on a
+shared machine the ratios, not the seconds, are what to compare, and only within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import resource
+import time
+
+import numpy as np
+
+import campaign_widget as cw
+
+sweep_module = importlib.import_module("campaign_widget.sweep")
+
+# notebook 06-mamba.ipynb, cell 1 (Mamba-1 370M at batch 64, sequence 16384, BF16)
+SIZES = dict(b=64, l=16384, d=1024, e=2048, n=16, r=64, k=4)
+EINSUMS = {
+    "sq": "SQ[b,l] = X[b,l,d] * X[b,l,d]",
+    "rms": {"einsum": "RMS[b,l] = rsqrt(SQ[b,l])", "ops_per_point": 3},
+    "norm": "XN[b,l,d] = X[b,l,d] * RMS[b,l] * WN[d]",
+    "in_x": "XI[b,l,e] = XN[b,l,d] * WX[d,e]",
+    "in_z": "Z[b,l,e] = XN[b,l,d] * WZ[d,e]",
+    "conv": "XC[b,l,e] = XI[b,l-k,e] * WC[k,e]",
+    "sig_x": {"einsum": "SX[b,l,e] = sigmoid(XC[b,l,e])", "ops_per_point": 4},
+    "silu_x": "XS[b,l,e] = XC[b,l,e] * SX[b,l,e]",
+    "x_dt": "DTR[b,l,r] = XS[b,l,e] * WDT[e,r]",
+    "x_B": "BM[b,l,n] = XS[b,l,e] * WB[e,n]",
+    "x_C": "CM[b,l,n] = XS[b,l,e] * WCM[e,n]",
+    "dt_proj": "DTP[b,l,e] = DTR[b,l,r] * WP[r,e]",
+    "dt_exp": {"einsum": "DTE[b,l,e] = exp(DTP[b,l,e] + BP[e])", "ops_per_point": 2},
+    "softplus": {"einsum": "DT[b,l,e] = log1p(DTE[b,l,e])", "ops_per_point": 2},
+    "dA": {"einsum": "DA[b,l,e,n] = exp(DT[b,l,e] * A[e,n])", "ops_per_point": 2},
+    "dBx": "DBX[b,l,e,n] = DT[b,l,e] * BM[b,l,n] * XS[b,l,e]",
+    "scan": {"einsum": "H[b,l,e,n] = DA[b,l,e,n] * H[b,l-1,e,n] + DBX[b,l,e,n]", "ops_per_point": 2},
+    "y_C": "Y0[b,l,e] = H[b,l,e,n] * CM[b,l,n]",
+    "y_D": {"einsum": "Y1[b,l,e] = Y0[b,l,e] + DS[e] * XS[b,l,e]", "ops_per_point": 2},
+    "sig_z": {"einsum": "SZ[b,l,e] = sigmoid(Z[b,l,e])", "ops_per_point": 4},
+    "silu_z": "GZ[b,l,e] = Z[b,l,e] * SZ[b,l,e]",
+    "gate": "YG[b,l,e] = Y1[b,l,e] * GZ[b,l,e]",
+    "out": "OUT[b,l,d] = YG[b,l,e] * WO[e,d]",
+    "res": {"einsum": "RES[b,l,d] = OUT[b,l,d] + X[b,l,d]", "ops_per_point": 1},
+}
+GROUPS = {
+    "RMSNorm": ["sq", "rms", "norm"], "in_proj": ["in_x", "in_z"], "conv + SiLU": ["conv", "sig_x", "silu_x"],
+    "x_proj": ["x_dt", "x_B", "x_C"], "dt_proj + softplus": ["dt_proj", "dt_exp", "softplus"],
+    "selective scan": ["dA", "dBx", "scan", "y_C", "y_D"], "gate": ["sig_z", "silu_z", "gate"],
+    "out_proj + residual": ["out", "res"],
+}
+
+
+def mamba() -> cw.Workload:
+    machine = cw.Machine(peak_compute=2 * 256 * 256 * 1.75e9 + 2 * 256 * 1.75e9, peak_bandwidth=2039e9,
+                         name="FuseMax-like, 2D + 1D @ 1.75 GHz", ops_unit="op")
+    return cw.Workload.from_einsums(EINSUMS, SIZES, machine=machine, element_bytes=2).fuse(GROUPS)
+
+
+def axes(quick: bool, workload: cw.Workload) -> dict:
+    pc, bw = workload.machine.peak_compute, workload.machine.peak_bandwidth
+    n_bw = 5 if quick else 25
+    return dict(
+        tiles=[1, 2, 4, 8, 12, 16, 24, 32, 48, 64],         # 10
+        pipeline=[True],
+        policy=list(cw.POLICIES),                            # 4
+        depth=[1, 2],                                        # 2
+        peak_compute=[pc * f for f in (0.5, 0.75, 1.0, 1.5, 2.0)],         # 5
+        peak_bandwidth=list(bw * np.geomspace(0.25, 4.0, n_bw)),             # 25 (5 with --quick)
+    )
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        return "n/a"
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(label, fn, worker_cpu=children_cpu):
+    """Wall seconds, and the CPU seconds spent (this process + the workers): CPU / wall is how many
+    cores the run actually got, which on a shared machine bounds any speed-up."""
+    cpu0, workers0 = time.process_time(), worker_cpu()
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    own, workers = time.process_time() - cpu0, worker_cpu() - workers0
+    cpu = own + workers
+    print(f"  {label:<34} {seconds:8.2f} s wall {cpu:8.2f} s CPU ({cpu / seconds:.2f} cores; this process "
+          f"{own:.2f} s, workers {workers:.2f} s)   ({result.executor_kind}, {result.retried} retried)", flush=True)
+    return seconds, cpu, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="10^3 configurations instead of 10^4")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    w = mamba()
+    ax = axes(args.quick, w)
+    n = int(np.prod([len(v) for v in ax.values()]))
+    print(f"{len(w)}-phase workload (Mamba-1 layer, 8 fusion groups), {n:,} configurations "
+          f"(tiles up to {max(ax['tiles'])}), {args.workers} workers, {os.cpu_count()} cores")
+    print(f"load average before: {loadavg()}")
+
+    # executor=None both times: in this process, then in the pool the sweep starts itself
+    sweep_module.IN_PROCESS_SECONDS = float("inf")
+    serial_t, serial_cpu, serial = timed("serial (one process)", lambda: cw.sweep(w, progress=False, **ax))
+    sweep_module.IN_PROCESS_SECONDS = 0.0
+    sweep_module.POOL_WORKERS = args.workers
+    pool_t, pool_cpu, pool = timed(f"local process pool ({args.workers} workers)",
+                                   lambda: cw.sweep(w, progress=False, **ax))
+
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as cluster, Client(cluster) as client:
+        # warm-up, as the pool's forked workers are: the workers import the package before the clock starts
+        client.run(importlib.import_module, "campaign_widget.sweep")
+
+        def dask_workers_cpu():
+            return sum(client.run(time.process_time).values())
+
+        dask_t, dask_cpu, dask = timed(f"Dask LocalCluster ({args.workers} workers)", lambda: cw.sweep(
+            w, executor=client, progress=False, **ax), worker_cpu=dask_workers_cpu)
+
+    for name, r in (("pool", pool), ("dask", dask)):
+        for c in serial.columns:
+            assert np.array_equal(r[c], serial[c]), f"{name}: column {c} differs from serial"
+    print(f"load average after:  {loadavg()}")
+    print()
+    print(f"{'':<12}{'serial':>10}{'pool':>10}{'dask':>10}")
+    print(f"{'seconds':<12}{serial_t:>10.2f}{pool_t:>10.2f}{dask_t:>10.2f}")
+    print(f"{'speed-up':<12}{1.0:>10.2f}{serial_t / pool_t:>10.2f}{serial_t / dask_t:>10.2f}")
+    print(f"{'CPU seconds':<12}{serial_cpu:>10.2f}{pool_cpu:>10.2f}{dask_cpu:>10.2f}")
+    print(f"{'cores got':<12}{serial_cpu / serial_t:>10.2f}{pool_cpu / pool_t:>10.2f}{dask_cpu / dask_t:>10.2f}")
+    print(f"parallel overhead (CPU vs serial): pool {pool_cpu / serial_cpu - 1:+.0%}, dask {dask_cpu / serial_cpu - 1:+.0%}; "
+          f"speed-up if the cores were free ≈ {args.workers} × serial CPU / CPU: "
+          f"pool {args.workers * serial_cpu / pool_cpu:.2f}×, dask {args.workers * serial_cpu / dask_cpu:.2f}×")
+    print(f"pool vs serial: {serial_t / pool_t:.2f}× (target ≥ 1.7×); Dask / pool time: {dask_t / pool_t:.2f} "
+          f"(target ≤ 1.20); all tables equal")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Every file the package writes is written whole or not at all.
+
+The bytes go to a temporary file in the target's folder (same file system, so the final rename is
+atomic), are flushed and fsynced, and only then ``os.replace`` the target. If anything fails on the
+way — an encoding error, a full disk, an exception in the caller's code — the temporary file is
+removed, the old target is left byte for byte as it was, and the error names the target path.
+
+>>> import pathlib, tempfile
+>>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+>>> _ = write_atomic(target, "first\\n")
+>>> try:
+...     with atomic_write(target, "w") as f:
+...         _ = f.write("half of a new ")
+...         raise RuntimeError("interrupted")
+... except RuntimeError as e:
+...     print(e.__notes__[0].split(":")[0])
+(nothing was written
+>>> target.read_text()
+'first\\n'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+
+__all__ = ["atomic_path", "atomic_write", "write_atomic"]
+
+
+def _target(path) -> Path:
+    """The file to replace: symlinks are followed (the link stays a link); a folder is refused."""
+    path = Path(os.fspath(path))
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    folder = path.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"{os.strerror(errno.ENOENT)} (no folder {str(folder)!r})", str(path))
+    return path
+
+
+def _temporary(target: Path) -> tuple[Path, int]:
+    """A new file next to ``target`` (created exclusively; the umask applies as for any new file)."""
+    for _ in range(100):
+        temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise _named(e, target) from None
+        return temp, fd
+    raise FileExistsError(errno.EEXIST, "no free temporary file name in its folder", str(target))
+
+
+def _named(error: OSError, target: Path) -> OSError:
+    """The same kind of OSError, naming the target rather than the temporary file
+    (``str()`` gives ``[Errno N] reason: 'target'``; ``.filename`` is the target)."""
+    if error.filename == str(target):
+        return error
+    reason = error.strerror or str(error)
+    try:
+        return type(error)(error.errno, reason, str(target))
+    except TypeError:  # an OSError subclass with another signature
+        return OSError(error.errno, reason, str(target))
+
+
+def _finish(temp: Path, target: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.chmod(temp, stat.S_IMODE(os.stat(target).st_mode))  # keep an existing file's permissions
+    os.replace(temp, target)
+    with contextlib.suppress(OSError):  # make the rename itself durable (best effort; not on every OS)
+        folder = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode: str = "wb", *, encoding: str | None = None, newline: str | None = None):
+    """``with atomic_write(path, "w") as f: f.write(...)``: ``path`` gets the whole content or stays as it was.
+
+    ``mode`` is ``"wb"`` (bytes) or ``"w"`` (text; ``encoding`` defaults to UTF-8). On any error
+    inside the block or while writing, the temporary file is removed and the error propagates; an
+    ``OSError`` is re-raised naming ``path`` (``.filename`` is ``path``).
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode={mode!r} must be 'w' or 'wb'")
+    target = _target(path)
+    temp, fd = _temporary(target)
+    try:
+        if mode == "wb":
+            handle = os.fdopen(fd, "wb")
+        else:
+            handle = os.fdopen(fd, "w", encoding=encoding or "utf-8", newline=newline)
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        _finish(temp, target)
+    except OSError as e:
+        _discard(temp)
+        named = _named(e, target)
+        if named is e:
+            raise
+        raise named from e
+    except BaseException as e:
+        _discard(temp)
+        if hasattr(e, "add_note"):
+            e.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
+        raise
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """``with atomic_path(path) as temp: writer(temp)``: for code that wants a file name, not a file.
+
+    ``temp`` is a path in the same folder with the same suffix; when the block ends without error
+    and ``temp`` holds the written file, it replaces ``path``; otherwise ``temp`` is removed and
+    ``path`` stays as it was.
+    """
+    target = _target(path)
+    temp, fd = _temporary(target)
+    os.close(fd)
+    temp_with_suffix = temp.with_name(temp.name + target.suffix)  # writers pick the format by suffix
+    try:
+        os.replace(temp, temp_with_suffix)
+    except OSError as e:
+        _discard(temp)
+        named = _named(e, target)
+        if named is e:
+            raise
+        raise named from e
+    try:
+        yield temp_with_suffix
+        if not temp_with_suffix.is_file() or temp_with_suffix.stat().st_size == 0:
+            raise OSError(errno.EIO, "the writer wrote nothing", str(temp_with_suffix))
+        with open(temp_with_suffix, "rb+") as handle:
+            os.fsync(handle.fileno())
+        _finish(temp_with_suffix, target)
+    except OSError as e:
+        _discard(temp_with_suffix)
+        named = _named(e, target)
+        if named is e:
+            raise
+        raise named from e
+    except BaseException as e:
+        _discard(temp_with_suffix)
+        if hasattr(e, "add_note"):
+            e.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
+        raise
+
+
+def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
+    """Write ``data`` (bytes, or text encoded with ``encoding``) to ``path`` whole or not at all.
+
+    Text is encoded before any file is touched, so text that cannot be encoded (a lone surrogate)
+    leaves ``path`` as it was. Returns ``Path(path)``.
+    """
+    if isinstance(data, str):
+        data = data.encode(encoding)
+    elif not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
+    with atomic_write(path, "wb") as handle:
+        handle.write(data)
+    return Path(path)
+
+
+def _discard(temp: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(temp)
