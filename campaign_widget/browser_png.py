@@ -1,12 +1,17 @@
-"""PNG export through a displayed view: request bytes over the widget's comm, write them to disk.
+"""PNG export through a view: the request waits in a trait, a view draws the PNG, the kernel writes it.
 
-The kernel cannot wait for the reply inside the cell that asks (the reply is queued behind that
-cell), so a request returns a handle at once; the file appears when the first view answers.
-Replies are matched to requests by id and duplicates from other views are dropped.
+A request is state, not a message: it sits in the widget's ``png_requests`` trait until a view of
+the widget renders (or already shows) and answers it, so ``save_png`` in the cell after the one that
+displays the diagram works under Run All, when that cell runs before the view exists. The kernel
+cannot wait for the reply inside the cell that asks (the reply is queued behind that cell), so a
+request returns a handle at once; the file appears when the first view answers. Replies are matched
+to requests by id and duplicates from other views are dropped.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import threading
 import uuid
 import warnings
@@ -45,34 +50,38 @@ class PngExport:
 
 
 class PngChannel:
-    """Tracks displayed views of one widget and its outstanding PNG requests."""
+    """Tracks displayed views of one widget and its outstanding PNG requests.
 
-    def __init__(self, send):
-        self._send = send
+    ``publish(requests)`` stores the pending requests (``[{"id", "scale"}]``) where every view,
+    present or future, reads them: the widget's ``png_requests`` trait.
+    """
+
+    def __init__(self, publish):
+        self._publish = publish
         self.views = 0
-        self._pending: dict[str, PngExport] = {}
+        self._pending: dict[str, tuple[PngExport, float]] = {}
         self._lock = threading.Lock()
 
-    def request(self, path, scale: float, timeout: float) -> PngExport:
-        if not (isinstance(scale, (int, float)) and 0 < scale <= 8):
+    def request(self, path, scale: float, timeout: float | None) -> PngExport:
+        if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale <= 8):
             raise ValueError(f"scale={scale!r} must be a number in (0, 8]")
-        if self.views <= 0:
-            raise RuntimeError(
-                "save_png needs a displayed view of this diagram to draw the PNG: display it (end a cell "
-                "with it), run that cell, then call save_png in a later cell; for export with no browser "
-                "use savefig()")
-        target = Path(path)
-        if not target.parent.exists():
-            raise FileNotFoundError(f"save_png: folder {str(target.parent)!r} does not exist")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or math.isnan(timeout) or timeout <= 0):
+            raise ValueError(f"timeout={timeout!r} must be a number of seconds > 0 (or None / inf: no limit)")
+        target = _writable_target(path)
         export = PngExport(target, scale)
         request_id = uuid.uuid4().hex
         with self._lock:
-            self._pending[request_id] = export
-        self._send({"type": "png-request", "id": request_id, "scale": float(scale)})
-        timer = threading.Timer(timeout, self._expire, args=(request_id, timeout))
-        timer.daemon = True
-        timer.start()
+            self._pending[request_id] = (export, float(scale))
+            self._publish_pending()
+        if timeout is not None and math.isfinite(timeout):
+            timer = threading.Timer(timeout, self._expire, args=(request_id, timeout))
+            timer.daemon = True
+            timer.start()
         return export
+
+    def _publish_pending(self) -> None:
+        self._publish([{"id": request_id, "scale": scale} for request_id, (_, scale) in self._pending.items()])
 
     def on_message(self, content: dict, buffers) -> None:
         kind = content.get("type")
@@ -82,9 +91,12 @@ class PngChannel:
             self.views = max(0, self.views - 1)
         elif kind in ("png-reply", "png-error"):
             with self._lock:
-                export = self._pending.pop(content.get("id"), None)
-            if export is None:
+                entry = self._pending.pop(content.get("id"), None)
+                if entry is not None:
+                    self._publish_pending()
+            if entry is None:
                 return  # another view answered first, or the request expired
+            export = entry[0]
             if kind == "png-error":
                 export._finish(error=str(content.get("message", "the view could not draw the PNG")))
                 return
@@ -101,8 +113,25 @@ class PngChannel:
 
     def _expire(self, request_id: str, timeout: float) -> None:
         with self._lock:
-            export = self._pending.pop(request_id, None)
-        if export is not None:
-            message = f"no view answered within {timeout:g} s; is the diagram still displayed?"
+            entry = self._pending.pop(request_id, None)
+            if entry is not None:
+                self._publish_pending()
+        if entry is not None:
+            export = entry[0]
+            message = (f"no view answered within {timeout:g} s: display the diagram (end a cell with it) so that "
+                       "a view can draw the PNG, or use savefig() for export with no browser")
             export._finish(error=message)
             warnings.warn(f"save_png({str(export.path)!r}): {message}", RuntimeWarning, stacklevel=1)
+
+
+def _writable_target(path) -> Path:
+    """``path`` as a file the kernel can write, or an error naming it, before any view is asked."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise IsADirectoryError(f"save_png: {str(target)!r} is a folder; give a file name such as figure.png")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"save_png: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise PermissionError(f"save_png: cannot write {str(target)!r} (no permission)")
+    return target

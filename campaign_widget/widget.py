@@ -91,6 +91,9 @@ class CampaignDiagram(anywidget.AnyWidget):
     hovered_phase = t.Int(None, allow_none=True).tag(sync=True)  # written by the view; linked to the roofline
     params = t.Dict().tag(sync=True)  # parameter name → value; the view writes it from its sliders
     param_ranges = t.Dict().tag(sync=True)  # parameter name → {"range": [lo, hi], "log": bool}
+    # PNG requests waiting for a view ([{"id", "scale"}]): state, so a view that renders later still
+    # sees them (save_png under Run All); kernel-written, answered by the view over the comm
+    png_requests = t.List(t.Dict()).tag(sync=True)
 
     def __init__(self, workload: Workload, *, tiles: int | None = None, pipeline: bool | None = None,
                  policy: str | None = None, depth: int | None = None, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
@@ -106,7 +109,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._workload = workload  # at the current params (the one given, until params change)
         self._base = workload  # as given: params re-evaluate from it
         self._evaluated = None  # (params, workload, schedule) computed by the params validator
-        self._png = PngChannel(self.send)
+        self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         machine = workload.machine
         first = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
@@ -285,12 +288,16 @@ class CampaignDiagram(anywidget.AnyWidget):
 
     # -- export ----------------------------------------------------------------------------------
 
-    def save_png(self, path, scale: float = 2, timeout: float = 10.0) -> PngExport:
-        """Write a PNG of what the displayed view shows to ``path`` (on the kernel's side).
+    def save_png(self, path, scale: float = 2, timeout: float | None = 60.0) -> PngExport:
+        """Write a PNG of what the view shows to ``path`` (on the kernel's side).
 
-        The view draws it at ``scale`` × its size on screen. Raises at once if no view is
-        displayed; the file is written when the view answers, i.e. after the calling cell ends.
-        The returned ``PngExport`` tells whether it was written (``.done``, ``.error``).
+        A view draws it at ``scale`` × its size on screen. The request waits (in the
+        ``png_requests`` trait) until a view of this diagram renders, so calling it in the cell
+        after the one that displays the diagram works under Run All too. The file is written when
+        the view answers, i.e. after the calling cell ends. The returned ``PngExport`` tells whether
+        it was written (``.done``, ``.error``); with no view within ``timeout`` seconds (``None`` or
+        ``inf``: no limit) it fails with a warning. A folder, a missing folder or an unwritable path
+        is refused at once, naming the path.
         """
         return self._png.request(path, scale, timeout)
 

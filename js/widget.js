@@ -276,6 +276,17 @@ function render({ model, el }) {
   on("change:time_window", followWindow);
   on("change:hovered_phase", followHoveredPhase);
   on("msg:custom", png.onMessage);
+  // Requests the kernel left in png_requests (e.g. save_png in the next cell under Run All, before
+  // this view existed): each answered once by this view; the kernel keeps the first answer.
+  const answeredPng = new Set();
+  function answerPngRequests() {
+    for (const request of model.get("png_requests") ?? []) {
+      if (!request?.id || answeredPng.has(request.id)) continue;
+      answeredPng.add(request.id);
+      png.onMessage({ type: "png-request", id: request.id, scale: request.scale });
+    }
+  }
+  on("change:png_requests", answerPngRequests);
 
   // Light and dark: the canvas follows JupyterLab's theme (body[data-jp-theme-light]) and its
   // --jp-* colours, and redraws when the theme changes. The Lab flips the attribute before its new
@@ -326,6 +337,7 @@ function render({ model, el }) {
   followHoveredPhase();
   refresh();
   send({ type: "view-ready" });
+  answerPngRequests();
 
   return () => {
     closed = true;

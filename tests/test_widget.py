@@ -105,32 +105,48 @@ def test_repr_does_not_dump_the_buffers(figure_2b):
 
 # -- PNG export through a view ---------------------------------------------------------------------
 
-def test_save_png_without_a_view_raises_at_once(figure_2b, tmp_path):
+def test_save_png_waits_in_a_trait_for_a_view_that_renders_later(figure_2b, tmp_path):
+    # Run All: save_png runs in the next cell before the view of the previous one exists; a message
+    # would be lost, the trait is not: the view reads it when it renders and answers
     w = CampaignDiagram(figure_2b)
-    started = time.monotonic()
-    with pytest.raises(RuntimeError, match="displayed view"):
-        w.save_png(tmp_path / "x.png")
-    assert time.monotonic() - started < 1
-
-
-def test_save_png_writes_the_first_reply_and_drops_duplicates(figure_2b, tmp_path):
-    w = CampaignDiagram(figure_2b)
-    sent = []
-    w._png._send = sent.append
-    w._on_view_message(w, {"type": "view-ready"}, [])
-    w._on_view_message(w, {"type": "view-ready"}, [])
     export = w.save_png(tmp_path / "fig.png", scale=2)
-    assert not export.done and sent[0]["type"] == "png-request" and sent[0]["scale"] == 2
-    reply = {"type": "png-reply", "id": sent[0]["id"], "width": 1600, "height": 720}
+    assert not export.done
+    assert [r["scale"] for r in w.png_requests] == [2.0]
+    request_id = w.png_requests[0]["id"]
+    assert w.get_state()["png_requests"] == [{"id": request_id, "scale": 2.0}]  # synced to every view
+    w._on_view_message(w, {"type": "view-ready"}, [])
+    reply = {"type": "png-reply", "id": request_id, "width": 1600, "height": 720}
     w._on_view_message(w, reply, [memoryview(PNG_BYTES)])
-    w._on_view_message(w, reply, [memoryview(b"\x89PNG\r\n\x1a\nsecond view")])
+    w._on_view_message(w, reply, [memoryview(b"\x89PNG\r\n\x1a\nsecond view")])  # another view: dropped
     assert export.done and export.error is None and export.size == (1600, 720)
     assert (tmp_path / "fig.png").read_bytes() == PNG_BYTES
+    assert w.png_requests == []  # answered: no view draws it again
+
+
+def test_save_png_refuses_a_bad_path_at_once(figure_2b, tmp_path, monkeypatch):
+    w = CampaignDiagram(figure_2b)
+    with pytest.raises(IsADirectoryError, match=str(tmp_path)):
+        w.save_png(tmp_path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        w.save_png(tmp_path / "no" / "such" / "fig.png")
+    monkeypatch.setattr("campaign_widget.browser_png.os.access", lambda path, mode: False)
+    with pytest.raises(PermissionError, match="fig.png"):
+        w.save_png(tmp_path / "fig.png")
+    assert w.png_requests == []  # nothing was left pending
+
+
+def test_save_png_with_no_time_limit(figure_2b, tmp_path):
+    w = CampaignDiagram(figure_2b)
+    for timeout in (float("inf"), None):
+        export = w.save_png(tmp_path / "fig.png", timeout=timeout)  # no timer thread, no OverflowError
+        assert not export.done
+    assert len(w.png_requests) == 2
+    with pytest.raises(ValueError, match="timeout"):
+        w.save_png(tmp_path / "fig.png", timeout=-1)
 
 
 def test_save_png_times_out_with_a_clear_error(figure_2b, tmp_path):
     w = CampaignDiagram(figure_2b)
-    w._png._send = lambda msg: None
     w._on_view_message(w, {"type": "view-ready"}, [])
     with pytest.warns(RuntimeWarning, match="no view answered"):
         export = w.save_png(tmp_path / "late.png", timeout=0.2)
@@ -138,17 +154,13 @@ def test_save_png_times_out_with_a_clear_error(figure_2b, tmp_path):
     assert "no view answered" in export.error and not (tmp_path / "late.png").exists()
 
 
-def test_save_png_rejects_non_png_bytes_and_closed_views(figure_2b, tmp_path):
+def test_save_png_rejects_non_png_bytes(figure_2b, tmp_path):
     w = CampaignDiagram(figure_2b)
-    sent = []
-    w._png._send = sent.append
     w._on_view_message(w, {"type": "view-ready"}, [])
     export = w.save_png(tmp_path / "bad.png")
-    w._on_view_message(w, {"type": "png-reply", "id": sent[0]["id"]}, [memoryview(b"<html>")])
+    w._on_view_message(w, {"type": "png-reply", "id": w.png_requests[0]["id"]}, [memoryview(b"<html>")])
     assert "not a PNG" in export.error and not (tmp_path / "bad.png").exists()
-    w._on_view_message(w, {"type": "view-closed"}, [])
-    with pytest.raises(RuntimeError):
-        w.save_png(tmp_path / "gone.png")
+    assert w.png_requests == []
 
 
 def test_a_scene_too_large_for_the_browser_is_not_sent(by_volume, monkeypatch):
