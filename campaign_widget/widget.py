@@ -19,6 +19,7 @@ from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .schedule import POLICIES, Schedule
+from .settings import check_setting
 from .workload import Workload
 
 _BUNDLE = Path(__file__).parent / "static" / "widget.js"
@@ -148,8 +149,10 @@ class CampaignDiagram(anywidget.AnyWidget):
     @t.validate("tiles")
     def _valid_tiles(self, proposal):
         value = proposal["value"]
-        if value < 1:
-            raise t.TraitError(f"tiles={value!r} must be >= 1")
+        try:
+            value = check_setting("tiles", value)
+        except ScheduleError as error:
+            raise t.TraitError(str(error)) from None
         if value > 1 and not self._workload.tileable.all():
             fixed = self._workload.names[int((~self._workload.tileable).argmax())]
             raise t.TraitError(f"tiles={value!r}: phase {fixed!r} is marked tileable=False")
@@ -273,9 +276,30 @@ class CampaignDiagram(anywidget.AnyWidget):
         if refused:
             self.log.warning("CampaignDiagram: the view may not write %s (computed in the kernel)", ", ".join(refused))
             sync_data = {k: v for k, v in sync_data.items() if k in VIEW_WRITABLE}
-        super().set_state(sync_data)
+        try:
+            if "tiles" in sync_data:
+                self._check_view_tiles(sync_data["tiles"])
+            super().set_state(sync_data)
+        except t.TraitError as error:
+            # a value the kernel refuses (checked before it is stored): the widget stays as it was,
+            # the readout says why, and the view's controls go back to the kernel's values
+            self.warnings = [str(error)]
+            refused = sorted(set(refused) | set(sync_data))
         if refused:
             self.send_state(refused)
+
+    def _check_view_tiles(self, value) -> None:
+        """A tile count from the view is refused before anything is computed when the view could not
+        be sent its pieces anyway (each tile is at least one piece): a drag must not freeze the kernel."""
+        try:
+            value = check_setting("tiles", value)
+        except ScheduleError as error:
+            raise t.TraitError(str(error)) from None
+        phases = len(self._workload)
+        if value * phases > MAX_VIEW_PIECES:
+            raise t.TraitError(f"tiles={value:,} × {phases} phases = {value * phases:,} tiles, more than the "
+                               f"{MAX_VIEW_PIECES:,} pieces a browser view is sent; use at most "
+                               f"{MAX_VIEW_PIECES // phases:,} tiles here, or savefig() for a static figure")
 
     def send_state(self, key=None):
         timing, self._timing = getattr(self, "_timing", None), None

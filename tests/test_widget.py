@@ -340,9 +340,8 @@ def test_the_view_may_write_params_and_a_refused_write_keeps_the_kernels_value(m
     w = CampaignDiagram(mlp)
     w.set_state({"params": {"B": 8, "S": 512, "D": 1024}})
     assert w.params["S"] == 512 and w.workload.params["S"] == 512
-    with pytest.raises(traitlets.TraitError):
-        w.set_state({"params": {"B": 8, "S": 0, "D": 1024}})
-    assert w.params["S"] == 512
+    w.set_state({"params": {"B": 8, "S": 0, "D": 1024}})  # from the view: refused, said, not raised
+    assert w.params["S"] == 512 and any("'S'" in line for line in w.warnings), w.warnings
 
 
 def test_param_ranges_are_checked_and_a_workload_without_parameters_has_none(mlp, by_volume):
@@ -383,3 +382,21 @@ def test_explorer_has_one_set_of_params_for_diagram_dataflow_and_roofline(mlp):
     with pytest.raises(traitlets.TraitError):
         e.set_params(S=0)
     assert e.dataflow.params["S"] == 8192 and e.diagram.params["S"] == 8192
+
+
+@pytest.mark.parametrize("tiles, limit", [(10**9, "above the limit of 10,000,000"),
+                                          (3_000_000, "more than the 1,000,000 pieces"), (0, "must be >= 1")])
+def test_a_refused_control_from_the_view_leaves_the_widget_usable(figure_2b, tiles, limit):
+    # issue 9 defect 7: checked before it is stored, refused at once, said in the readout, sent back
+    w = CampaignDiagram(figure_2b)
+    sent = []
+    w.send_state = lambda key=None: sent.append(key)
+    makespan = w.makespan
+    started = time.process_time()
+    w.set_state({"tiles": tiles})
+    assert time.process_time() - started < 1.0  # nothing was scheduled
+    assert w.tiles == 1 and w.makespan == makespan
+    assert any(limit in line for line in w.warnings), w.warnings
+    assert sent and "tiles" in sent[-1]  # the view's slider goes back to the kernel's value
+    w.set_state({"tiles": 4, "pipeline": True})
+    assert w.tiles == 4 and w.pipeline and w.makespan < makespan and not w.warnings
