@@ -9,6 +9,7 @@ import ipywidgets
 import traitlets as t
 
 from .colors import phase_colors
+from .schedule import Schedule
 from .widget import CampaignDiagram
 from .workload import Workload
 
@@ -91,9 +92,10 @@ class StackedDiagrams(ipywidgets.VBox):
 def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:
     if isinstance(item, CampaignDiagram):
         return item
-    if isinstance(item, Workload):
+    if isinstance(item, (Workload, Schedule)):  # a Schedule: e.g. a measured timeline, drawn as it ran
         return CampaignDiagram(item, show_controls=show_controls, height=height)
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Workload) and isinstance(item[1], Mapping):
         return CampaignDiagram(item[0], show_controls=show_controls, height=height, **dict(item[1]))
-    raise TypeError(f"panel {label!r}: expected a Workload, (Workload, settings dict) or CampaignDiagram, "
+    raise TypeError(f"panel {label!r}: expected a Workload, a Schedule (e.g. a measured timeline), "
+                    f"(Workload, settings dict) or CampaignDiagram, "
                     f"got {type(item).__name__}")

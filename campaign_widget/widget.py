@@ -96,11 +96,20 @@ class CampaignDiagram(anywidget.AnyWidget):
     # sees them (save_png under Run All); kernel-written, answered by the view over the comm
     png_requests = t.List(t.Dict()).tag(sync=True)
 
-    def __init__(self, workload: Workload, *, tiles: int | None = None, pipeline: bool | None = None,
+    def __init__(self, workload: Workload | Schedule, *, tiles: int | None = None, pipeline: bool | None = None,
                  policy: str | None = None, depth: int | None = None, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
                  title: str = "", param_ranges: dict | None = None, **kwargs):
+        # A schedule (a measured Timeline, or any Schedule with its .workload) is drawn as it is: its
+        # intervals at their times, idle gaps kept; peaks rescale its rates, the schedule controls do nothing.
+        self._given_schedule = workload if isinstance(workload, Schedule) else None
+        if self._given_schedule is not None:
+            if any(v is not None for v in (tiles, pipeline, policy, depth)):
+                raise TypeError("CampaignDiagram of a given schedule (e.g. a measured timeline) takes no tiles, "
+                                "pipeline, policy or depth: its intervals are drawn as they are")
+            workload = self._given_schedule.workload
         if not isinstance(workload, Workload):
-            raise TypeError(f"CampaignDiagram takes a campaign_widget.Workload, got {type(workload).__name__}")
+            raise TypeError(f"CampaignDiagram takes a campaign_widget.Workload or a Schedule with its workload, "
+                            f"got {type(workload).__name__}")
         if kwargs:
             raise TypeError(f"CampaignDiagram got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         self._ready = False
@@ -112,7 +121,8 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._evaluated = None  # (params, workload, schedule) computed by the params validator
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         machine = workload.machine
-        first = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)  # fails fast, clearly
+        first = self._given_schedule or workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy,
+                                                          depth=depth)  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
         _bundle()  # a clear error when the front end is not built
         ranges = _param_ranges(workload.params, param_ranges)
@@ -239,6 +249,8 @@ class CampaignDiagram(anywidget.AnyWidget):
         """Model → schedule → scene → synced traits; ``schedule`` if already computed for these settings."""
         self._current = self._workload.with_peaks(self.peak_compute, self.peak_bandwidth)
         try:
+            if self._given_schedule is not None:
+                schedule = schedule or self._given_schedule_at_peaks()
             self._schedule = schedule or self._current.schedule(tiles=self.tiles, pipeline=self.pipeline,
                                                                 policy=self.policy, depth=self.depth)
         except ScheduleError as error:
@@ -262,13 +274,27 @@ class CampaignDiagram(anywidget.AnyWidget):
             if not same_arrays(table, self.phase_table):  # send only what changed
                 self.phase_table = table
             self.scene = scene_state(self._scene, peak_compute=self.peak_compute, tiles=self.tiles)
-            self.readout_lines = [list(line) for line in readout_lines(
+            lines = [list(line) for line in readout_lines(
                 self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan)]
+            if hasattr(self._schedule, "shares"):  # a measured timeline: how much of it is idle or busy
+                shares = self._schedule.shares(0.5)
+                lines.append([", ".join(f"{name} {share:.0%}" if name != "idle" else f"idle {share:.0%}"
+                                        for name, share in shares.items()) + " of the time (busy: ≥ 50% of peak)",
+                              "note"])
+            self.readout_lines = lines
             features = legend_features(self._scene)
             if features != self.legend_features:
                 self.legend_features = features
             self.set_trait("makespan", self._schedule.makespan)
             self.warnings = notes
+
+    def _given_schedule_at_peaks(self) -> Schedule:
+        given = self._given_schedule
+        machine = given.workload.machine
+        if (self.peak_compute, self.peak_bandwidth) == (machine.peak_compute, machine.peak_bandwidth) \
+                or not hasattr(given, "with_peaks"):
+            return given
+        return given.with_peaks(self.peak_compute, self.peak_bandwidth)
 
     def set_state(self, sync_data):
         """State from the view: only ``VIEW_WRITABLE`` traits; the kernel's own values go back for the rest."""

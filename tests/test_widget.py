@@ -400,3 +400,25 @@ def test_a_refused_control_from_the_view_leaves_the_widget_usable(figure_2b, til
     assert sent and "tiles" in sent[-1]  # the view's slider goes back to the kernel's value
     w.set_state({"tiles": 4, "pipeline": True})
     assert w.tiles == 4 and w.pipeline and w.makespan < makespan and not w.warnings
+
+
+def test_a_measured_timeline_is_drawn_as_it_ran(tmp_path):
+    # issue 14 item 2: intervals at their measured times, idle gaps kept, the idle share in the readout
+    from campaign_widget import Machine, Schedule, StackedDiagrams
+
+    w = Workload([Phase("A", ops=2e9, bytes=1e8), Phase("B", ops=1e8, bytes=4e8, after=["A"])],
+                 machine=Machine(1e12, 1e11))
+    timeline = Schedule.from_intervals(w, phase=["A", "B", "A", "B"], start=[0, 0.004, 0.010, 0.020],
+                                       end=[0.003, 0.009, 0.014, 0.027], lane=[0, 0, 1, 1])
+    d = CampaignDiagram(timeline)
+    assert d.makespan == pytest.approx(0.027)
+    busy = 0.003 + 0.005 + 0.004 + 0.007  # no two intervals overlap here
+    idle = round((0.027 - busy) / 0.027 * 100)
+    assert any(f"idle {idle}%" in text for text, _ in d.readout_lines), d.readout_lines
+    d.peak_bandwidth = 2e11  # rates rescale, the measured times stay
+    assert d.makespan == pytest.approx(0.027)
+    with pytest.raises(TypeError, match="no tiles"):
+        CampaignDiagram(timeline, tiles=4)
+    stack = StackedDiagrams({"measured": timeline, "bound": w})
+    assert stack.makespans["measured"] == pytest.approx(0.027)
+    assert stack.makespans["bound"] == pytest.approx(w.schedule().makespan)
