@@ -39,7 +39,9 @@ def trace(tmp_path_factory):
     from torch.profiler import ProfilerActivity, _ExperimentalConfig, profile, record_function, schedule
 
     torch.manual_seed(0)
-    a = torch.randn(256, 256)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one core per Python thread: the two threads' products run side by side
+    a = torch.randn(512, 512)  # ~10 ms per product: long enough to overlap even on a busy machine
     path = tmp_path_factory.mktemp("timeline") / "two_threads.json"
 
     together = threading.Barrier(2)
@@ -61,6 +63,7 @@ def trace(tmp_path_factory):
             work("main")
             side.join()
             prof.step()
+    torch.set_num_threads(threads)
     return path
 
 
