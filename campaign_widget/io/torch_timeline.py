@@ -24,14 +24,13 @@ callable ``progress(done_bytes, total_bytes, what)``.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import numpy as np
 
 from ..timeline import from_intervals
 from . import torch_trace as tt
-from ._common import ImportReport, check_machine, check_percent, error, open_binary, source_of
+from ._common import ImportReport, error, open_binary
 
 PROGRESS_ABOVE = 32 << 20
 
@@ -41,23 +40,9 @@ def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = 
                         progress=None):
     """Read a PyTorch profiler (Kineto) / Chrome trace as a ``Timeline``; the options are those of
     ``read_torch_trace`` plus ``progress`` (see the module docstring)."""
-    name, source, file_path = source_of(path)
-    check_percent(name, percent)
-    check_machine(machine)
-    if group_by not in ("name", "annotation"):
-        raise ValueError(f"group_by={group_by!r} must be 'name' or 'annotation'")
-    if nested not in ("outer", "all"):
-        raise ValueError(f"nested={nested!r} must be 'outer' or 'all'")
-    if isinstance(categories, str):
-        categories = (categories,)
-    if categories is not None:
-        categories = tuple(categories)
-        if not categories:
-            raise ValueError("categories must name at least one event category")
-    if machine is None:
-        raise error(name, "a trace holds no peaks: pass machine= (e.g. campaign_widget.Machine.measure() for "
-                          "a CPU trace, or a preset for a GPU)")
-    ignore = [re.compile(p) for p in ignore_annotations or ()]
+    name, source, file_path, categories, ignore = tt.checked_options(
+        path, machine=machine, categories=categories, group_by=group_by, nested=nested,
+        ignore_annotations=ignore_annotations, percent=percent)
 
     report = ImportReport(path=name, format=tt.FORMAT, machine_source=machine.name or "given")
     events = tt._Events()

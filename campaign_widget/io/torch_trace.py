@@ -118,6 +118,28 @@ MAX_DIM = 1 << 40  # a tensor dimension above this is not a shape (FLOPs and byt
 # -- reading -------------------------------------------------------------------------------------------
 
 
+def checked_options(path, *, machine, categories, group_by, nested, ignore_annotations, percent):
+    """The reader's options checked (shared with the timeline mode): ``(name, source, file_path,
+    categories as a tuple or None, compiled annotation patterns)``."""
+    name, source, file_path = source_of(path)
+    check_percent(name, percent)
+    check_machine(machine)
+    if group_by not in ("name", "annotation"):
+        raise ValueError(f"group_by={group_by!r} must be 'name' or 'annotation'")
+    if nested not in ("outer", "all"):
+        raise ValueError(f"nested={nested!r} must be 'outer' or 'all'")
+    if isinstance(categories, str):
+        categories = (categories,)
+    if categories is not None:
+        categories = tuple(categories)
+        if not categories:
+            raise ValueError("categories must name at least one event category")
+    if machine is None:
+        raise error(name, "a trace holds no peaks: pass machine= (e.g. campaign_widget.Machine.measure() for "
+                          "a CPU trace, or a preset for a GPU)")
+    return name, source, file_path, categories, [re.compile(p) for p in ignore_annotations or ()]
+
+
 def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "name", nested: str = "outer",
                      ignore_annotations=IGNORED_ANNOTATIONS, percent: bool = False, warn: bool = True,
                      timeline: bool = False, progress=None):
@@ -145,23 +167,9 @@ def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "na
         return read_torch_timeline(path, machine=machine, categories=categories, group_by=group_by, nested=nested,
                                    ignore_annotations=ignore_annotations, percent=percent, warn=warn,
                                    progress=progress)
-    name, source, file_path = source_of(path)
-    check_percent(name, percent)
-    check_machine(machine)
-    if group_by not in ("name", "annotation"):
-        raise ValueError(f"group_by={group_by!r} must be 'name' or 'annotation'")
-    if nested not in ("outer", "all"):
-        raise ValueError(f"nested={nested!r} must be 'outer' or 'all'")
-    if isinstance(categories, str):
-        categories = (categories,)
-    if categories is not None:
-        categories = tuple(categories)
-        if not categories:
-            raise ValueError("categories must name at least one event category")
-    if machine is None:
-        raise error(name, "a trace holds no peaks: pass machine= (e.g. campaign_widget.Machine.measure() for "
-                          "a CPU trace, or a preset for a GPU)")
-    ignore = [re.compile(p) for p in ignore_annotations or ()]
+    name, source, file_path, categories, ignore = checked_options(path, machine=machine, categories=categories,
+                                                                  group_by=group_by, nested=nested,
+                                                                  ignore_annotations=ignore_annotations, percent=percent)
 
     report = ImportReport(path=name, format=FORMAT, machine_source=machine.name or "given")
     events = _Events()
