@@ -171,12 +171,3 @@ def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
     first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
     step = max(1, -(-(last - first + 1) // most))
     return [10.0 ** k for k in range(first, last + 1, step)]
-
-
-def __getattr__(name: str):
-    # ``campaign_widget.roofline_view.Explorer`` keeps working; the class lives in explorer.py.
-    if name == "Explorer":
-        from .explorer import Explorer
-
-        return Explorer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

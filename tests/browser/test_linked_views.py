@@ -23,7 +23,7 @@ import pytest
 from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas
 
 import campaign_widget as cw
-from campaign_widget.roofline_view import Explorer
+from campaign_widget.explorer import Explorer
 from campaign_widget.scene import build_scene
 
 pytestmark = pytest.mark.browser
