@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import ipywidgets
+import numpy as np
 import traitlets as t
 
 from .colors import phase_colors
+from .formatting import format_quantity
 from .schedule import Schedule
+from .timeline import phase_gaps
 from .widget import CampaignDiagram
 from .workload import Workload
 
@@ -41,7 +44,10 @@ class StackedDiagrams(ipywidgets.VBox):
         # Panels with very different makespans may each take the full width: a toggle.
         self.time_toggle = ipywidgets.Checkbox(value=shared_time, description="one time axis for all panels",
                                                indent=False, layout=ipywidgets.Layout(width="auto"))
-        super().__init__(children=[self.time_toggle, *self.diagrams.values()])
+        # achieved over bound (the paper's Figure 12): a measured timeline's gap to the first
+        # analytical panel, per phase, as plain text under the panels
+        self.gap_readout = ipywidgets.Label(layout=ipywidgets.Layout(width="100%"))
+        super().__init__(children=[self.time_toggle, *self.diagrams.values(), self.gap_readout])
         self._links = []
         ipywidgets.link((self.time_toggle, "value"), (self, "shared_time"))
         for diagram in self.diagrams.values():
@@ -59,6 +65,31 @@ class StackedDiagrams(ipywidgets.VBox):
         """Each panel's speedup against the first (first makespan / this makespan)."""
         base = next(iter(self.makespans.values()))
         return {label: base / m if m > 0 else float("inf") for label, m in self.makespans.items()}
+
+    def gaps(self) -> dict[str, dict]:
+        """For each panel drawn from a given schedule (a measured timeline): ``phase_gaps`` against the
+        first panel scheduled from a workload (the bound) — per phase, measured and bound busy time and
+        the gap. Empty when there is no such pair or their phases differ."""
+        given = {label: d for label, d in self.diagrams.items() if d._given_schedule is not None}
+        bound = next((d for d in self.diagrams.values() if d._given_schedule is None), None)
+        if not given or bound is None:
+            return {}
+        out = {}
+        for label, diagram in given.items():
+            if list(diagram.phase_names) == list(bound.phase_names):
+                out[label] = phase_gaps(diagram.schedule, bound.schedule)
+        return out
+
+    def _show_gaps(self) -> None:
+        lines = []
+        for label, gaps in self.gaps().items():
+            names = list(self.diagrams[label].phase_names)
+            unit = self.diagrams[label].units.get("time", "")
+            top = np.argsort(-gaps["gap"])[:4]
+            parts = [f"{names[i]} +{format_quantity(float(gaps['gap'][i]), unit, 3)}" for i in top if gaps["gap"][i] > 0]
+            if parts:
+                lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))
+        self.gap_readout.value = "; ".join(lines)
 
     def savefig(self, path, *, width: float = 8.0, dpi: int = 200):
         """Write the stacked panels as PNG, SVG or PDF (by suffix), on one time axis, with no browser."""
@@ -87,6 +118,7 @@ class StackedDiagrams(ipywidgets.VBox):
             speed = "" if label == first else f", {self.speedups[label]:.2f}× vs {first}"
             diagram.title = f"{label}: makespan {diagram.makespan:.6g} {unit}{speed}"
             diagram.time_max = longest if self.shared_time else 0.0
+        self._show_gaps()
 
 
 def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:

@@ -161,8 +161,8 @@ def from_intervals(workload: Workload, *, phase: npt.ArrayLike, start: npt.Array
     ``phase``: per interval, a phase name or index. ``start``, ``end``: seconds, ``0 <= start <= end``.
     ``lane``: per interval, any label (a thread id, a stream name) or an index into ``lane_names``;
     default one lane. ``compute_rate``, ``memory_rate``: per interval, the fractions of the machine's
-    peaks it used; default the phase's (its FLOPs and bytes over its duration on the machine), so the
-    area under a phase's intervals is its volume when its duration is its busy time.
+    peaks it used; default the phase's volume spread over its intervals (its FLOPs and bytes over the
+    summed length of its intervals, on the machine), so the area under a phase's intervals is its volume.
     ``bands``: annotation ranges ``(start, end, name index, lane index, names)``. ``until``: the end of
     the timeline when it runs past the last interval (idle at the end); default the last end.
 
@@ -185,8 +185,12 @@ def from_intervals(workload: Workload, *, phase: npt.ArrayLike, start: npt.Array
         raise ScheduleError(f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r})")
     lane, lane_names = _lanes(lane, lane_names, n)
     a = workload.arrays
-    c = a.compute_util[phase].astype(np.float64) if compute_rate is None else _rates("compute_rate", compute_rate, n)
-    m = a.memory_util[phase].astype(np.float64) if memory_rate is None else _rates("memory_rate", memory_rate, n)
+    busy = np.bincount(phase, weights=end - start, minlength=len(names))  # each phase's summed interval time
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread_c = np.where(busy > 0, a.ops / (workload.machine.peak_compute * busy), 0.0)
+        spread_m = np.where(busy > 0, a.bytes / (workload.machine.peak_bandwidth * busy), 0.0)
+    c = spread_c[phase] if compute_rate is None else _rates("compute_rate", compute_rate, n)
+    m = spread_m[phase] if memory_rate is None else _rates("memory_rate", memory_rate, n)
 
     by_start = np.lexsort((np.arange(n), start))  # interval order: by start, then input order
     # tile = the interval's number within its phase, in order of start

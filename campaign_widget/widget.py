@@ -18,14 +18,15 @@ from .errors import ScheduleError
 from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
-from .schedule import POLICIES, Schedule
+from .schedule import POLICIES, STEPPINGS, Schedule
 from .settings import check_setting
 from .workload import Workload
 
 _BUNDLE = Path(__file__).parent / "static" / "widget.js"
 #: Traits the view may write (its controls, its zoom window, its hover); every other synced trait is
 #: computed here and a write from the view is refused (and the kernel's value sent back).
-VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "y_axis",
+VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "stepping", "depth",
+                           "y_axis",
                            "time_window", "hovered_phase", "params"})
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
@@ -83,6 +84,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     policy = t.Enum(POLICIES, default_value="none").tag(sync=True)
     policies = t.List(t.Unicode(), default_value=list(POLICIES), read_only=True).tag(sync=True)  # the select's options
     depth = t.Int(2).tag(sync=True)
+    stepping = t.Enum(STEPPINGS, default_value="event").tag(sync=True)  # when a pipelined tile starts
     y_axis = t.Enum(("relative", "absolute"), default_value="relative").tag(sync=True)
     show_controls = t.Bool(True).tag(sync=True)
     height = t.Int(360, min=120).tag(sync=True)
@@ -97,13 +99,14 @@ class CampaignDiagram(anywidget.AnyWidget):
     png_requests = t.List(t.Dict()).tag(sync=True)
 
     def __init__(self, workload: Workload | Schedule, *, tiles: int | None = None, pipeline: bool | None = None,
-                 policy: str | None = None, depth: int | None = None, y_axis: str = "relative", height: int = 360, show_controls: bool = True,
-                 title: str = "", param_ranges: dict | None = None, **kwargs):
+                 policy: str | None = None, depth: int | None = None, stepping: str | None = None,
+                 y_axis: str = "relative", height: int = 360, show_controls: bool = True, title: str = "",
+                 param_ranges: dict | None = None, **kwargs):
         # A schedule (a measured Timeline, or any Schedule with its .workload) is drawn as it is: its
         # intervals at their times, idle gaps kept; peaks rescale its rates, the schedule controls do nothing.
         self._given_schedule = workload if isinstance(workload, Schedule) else None
         if self._given_schedule is not None:
-            if any(v is not None for v in (tiles, pipeline, policy, depth)):
+            if any(v is not None for v in (tiles, pipeline, policy, depth, stepping)):
                 raise TypeError("CampaignDiagram of a given schedule (e.g. a measured timeline) takes no tiles, "
                                 "pipeline, policy or depth: its intervals are drawn as they are")
             workload = self._given_schedule.workload
@@ -122,8 +125,9 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         machine = workload.machine
         first = self._given_schedule or workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy,
-                                                          depth=depth)  # fails fast, clearly
+                                                          depth=depth, stepping=stepping)  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
+        stepping = getattr(first, "stepping", "event")
         _bundle()  # a clear error when the front end is not built
         ranges = _param_ranges(workload.params, param_ranges)
         super().__init__()
@@ -136,6 +140,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self.peak_bandwidth_range = [machine.peak_bandwidth / _PEAK_SPAN, machine.peak_bandwidth * _PEAK_SPAN]
             self.tiles_max = max(64, 4 * int(tiles))
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
+            self.stepping = stepping
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
             self.phase_names = workload.names
             self.fusion_groups = list(workload.fusion_groups)
@@ -228,7 +233,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         """Set some parameters (the others keep their values): ``diagram.set_params(S=4096)``."""
         self.params = {**self.params, **values}
 
-    @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth")
+    @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
     def _on_control(self, change):
         if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
             self.tiles_max = min(MAX_TILES_SLIDER, max(self.tiles_max, 2 * change["new"]))  # room to go on
@@ -252,7 +257,8 @@ class CampaignDiagram(anywidget.AnyWidget):
             if self._given_schedule is not None:
                 schedule = schedule or self._given_schedule_at_peaks()
             self._schedule = schedule or self._current.schedule(tiles=self.tiles, pipeline=self.pipeline,
-                                                                policy=self.policy, depth=self.depth)
+                                                                policy=self.policy, depth=self.depth,
+                                                                stepping=self.stepping)
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise

@@ -1,4 +1,4 @@
-// The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, depth,
+// The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, stepping, depth,
 // y axis, and one integer slider per workload parameter (input.cw-param[data-param=name]). Each control writes its trait through the frame-coalescing writer, shows its live value
 // in span.cw-value, and follows changes made from Python.
 import { formatSI } from "./format.js";
@@ -125,6 +125,18 @@ export function createControls(document, model, writer) {
   listen(policy, "change", () => {
     policyValue.textContent = policy.value;
     writer.write("policy", policy.value);
+  });
+
+  // When a pipelined tile starts: "event" (the design notes' rule) or "lockstep" (the paper authors' tool).
+  const stepping = element(document, "select", { className: "cw-stepping" });
+  stepping.replaceChildren(...["event", "lockstep"].map((name) => element(document, "option", { value: name, textContent: name })));
+  const steppingValue = addControl("stepping", stepping, (span) => {
+    stepping.value = model.get("stepping") === "lockstep" ? "lockstep" : "event";
+    span.textContent = stepping.value;
+  });
+  listen(stepping, "change", () => {
+    steppingValue.textContent = stepping.value;
+    writer.write("stepping", stepping.value);
   });
 
   const depth = element(document, "input", { type: "number", className: "cw-depth", min: "1", step: "1" });

@@ -261,20 +261,30 @@ def test_from_intervals_invariants(seed):
     # tile numbers count each phase's intervals in order of start
     for p in range(3):
         assert sorted(t.tile[t.phase == p].tolist()) == list(range(int((phase == p).sum())))
-    # rates default to the phase's; nothing is throttled or dilated
-    np.testing.assert_array_equal(t.requested_compute, w.arrays.compute_util[t.phase])
+    # rates default to the phase's volume spread over its intervals: the area under each phase's
+    # intervals is its ops (and bytes); nothing is throttled or dilated
+    length = t.end - t.start
+    for p in range(3):
+        mine = t.phase == p
+        if mine.any():
+            assert float((t.requested_compute[mine] * length[mine]).sum() * w.machine.peak_compute) == \
+                pytest.approx(float(w.arrays.ops[p]), rel=1e-9)
+            assert float((t.requested_memory[mine] * length[mine]).sum() * w.machine.peak_bandwidth) == \
+                pytest.approx(float(w.arrays.bytes[p]), rel=1e-9)
     assert (t.edge_factor == 1).all() and not t.dilation.any() and not t.throttling.any()
+    rc, rm = np.empty(len(t)), np.empty(len(t))  # each input interval's rates, in input order
+    rc[t.tile_id], rm[t.tile_id] = t.requested_compute, t.requested_memory
     # the demand profile is the brute-force sum of running intervals at each segment's midpoint
     times, c, m = t.demand()
     mid = (times[:-1] + times[1:]) / 2
     running = (start[None, :] <= mid[:, None]) & (end[None, :] > mid[:, None])
-    np.testing.assert_allclose(c, running @ w.arrays.compute_util[phase], atol=1e-12)
-    np.testing.assert_allclose(m, running @ w.arrays.memory_util[phase], atol=1e-12)
+    np.testing.assert_allclose(c, running @ rc, atol=1e-12)
+    np.testing.assert_allclose(m, running @ rm, atol=1e-12)
     # readout: idle = makespan minus the union of the intervals; busy shares by brute force
     got = t.shares(threshold=0.6)
     assert got["idle"] == pytest.approx((t.makespan - _union_length(start, end)) / t.makespan, abs=1e-12)
     width = np.diff(times)
-    hot_c = running.any(axis=1) & (running @ w.arrays.compute_util[phase] >= 0.6 - 1e-12)
+    hot_c = running.any(axis=1) & (running @ rc >= 0.6 - 1e-12)
     assert got["compute"] == pytest.approx(width[hot_c].sum() / t.makespan, abs=1e-12)
     # the scene stacks concurrent intervals: at each instant the pieces there pile up to the total demand
     scene = build_scene(t)

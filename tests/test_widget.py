@@ -422,3 +422,19 @@ def test_a_measured_timeline_is_drawn_as_it_ran(tmp_path):
     stack = StackedDiagrams({"measured": timeline, "bound": w})
     assert stack.makespans["measured"] == pytest.approx(0.027)
     assert stack.makespans["bound"] == pytest.approx(w.schedule().makespan)
+    # the gap per phase: measured busy time (A: 3 + 4 ms, B: 5 + 7 ms) minus its bound (2e9/1e12, 4e8/1e11)
+    np.testing.assert_allclose(stack.gaps()["measured"]["gap"], [0.007 - 0.002, 0.012 - 0.004])
+    assert stack.gap_readout.value.startswith("measured over the bound") and "B +8" in stack.gap_readout.value
+
+
+def test_stepping_is_a_control_of_the_diagram():
+    # issue 14 item 3: the paper authors' lock-step rule from the widget too (the issue's counterexample)
+    chain = Workload([Phase("P0", duration=8, compute_util=.6, memory_util=.9),
+                      Phase("P1", duration=5, compute_util=.3, memory_util=.5, after=["P0"]),
+                      Phase("P2", duration=4, compute_util=.4, memory_util=.8, after=["P1"])])
+    d = CampaignDiagram(chain, tiles=2, pipeline=True, policy="throttle")
+    assert d.stepping == "event" and round(d.makespan, 6) == 14.7
+    d.set_state({"stepping": "lockstep"})  # as the view's select writes it
+    assert round(d.makespan, 6) == 14.1 and d.schedule.stepping == "lockstep"
+    d.set_state({"stepping": "sideways"})  # refused before it is stored, said in the readout
+    assert d.stepping == "lockstep" and any("sideways" in line for line in d.warnings)
