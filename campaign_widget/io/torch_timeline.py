@@ -24,8 +24,6 @@ callable ``progress(done_bytes, total_bytes, what)``.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from ..timeline import from_intervals
@@ -58,16 +56,7 @@ def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = 
         stream.close()
     bands = _set_apart_ignored(events, ignore)
 
-    if categories is None:
-        categories = ("kernel",) if events.category_count.get("kernel") else ("cpu_op",)
-        report.notes.append(f"categories: {categories[0]!r} (default: 'kernel' when the trace has GPU kernels, "
-                            "else 'cpu_op')")
-    else:
-        report.notes.append(f"categories: {', '.join(map(repr, categories))}")
-    for cat, n in events.category_count.items():
-        if cat not in categories:
-            report.skipped["wrong category"] += n
-            report.skipped_detail.setdefault("wrong category", Counter())[cat] += n
+    categories = tt.chosen_categories(events, categories, report)
     if group_by == "annotation":
         report.skipped_detail["annotations used"] = events.annotations_used
     report.notes.append(f"timeline: {sum(events.annotations_used.values()) + sum(events.annotations_ignored.values())} "

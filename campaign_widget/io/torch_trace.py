@@ -118,6 +118,22 @@ MAX_DIM = 1 << 40  # a tensor dimension above this is not a shape (FLOPs and byt
 # -- reading -------------------------------------------------------------------------------------------
 
 
+def chosen_categories(events, categories, report: ImportReport) -> tuple[str, ...]:
+    """The event categories kept (default: GPU kernels when the trace has any, else CPU operators);
+    the others are counted as skipped in the report."""
+    if categories is None:
+        categories = ("kernel",) if events.category_count.get("kernel") else ("cpu_op",)
+        report.notes.append(f"categories: {categories[0]!r} (default: 'kernel' when the trace has GPU kernels, "
+                            "else 'cpu_op')")
+    else:
+        report.notes.append(f"categories: {', '.join(map(repr, categories))}")
+    for cat, n in events.category_count.items():
+        if cat not in categories:
+            report.skipped["wrong category"] += n
+            report.skipped_detail.setdefault("wrong category", Counter())[cat] += n
+    return categories
+
+
 def checked_options(path, *, machine, categories, group_by, nested, ignore_annotations, percent):
     """The reader's options checked (shared with the timeline mode): ``(name, source, file_path,
     categories as a tuple or None, compiled annotation patterns)``."""
@@ -181,16 +197,7 @@ def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "na
     finally:
         stream.close()
 
-    if categories is None:
-        categories = ("kernel",) if events.category_count.get("kernel") else ("cpu_op",)
-        report.notes.append(f"categories: {categories[0]!r} (default: 'kernel' when the trace has GPU kernels, "
-                            "else 'cpu_op')")
-    else:
-        report.notes.append(f"categories: {', '.join(map(repr, categories))}")
-    for cat, n in events.category_count.items():
-        if cat not in categories:
-            report.skipped["wrong category"] += n
-            report.skipped_detail.setdefault("wrong category", Counter())[cat] += n
+    categories = chosen_categories(events, categories, report)
     if group_by == "name":
         for used in (events.annotations_used, events.annotations_ignored):
             if used:

@@ -436,3 +436,14 @@ def write_notebook(root_dir: Path, name: str, title: str) -> None:
                        "language_info": {"name": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
     (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
+
+
+def write_code_notebook(root_dir: Path, name: str, sources: list[str]) -> None:
+    """A fresh notebook of code cells (run later with Run All, as a person would), the python3 kernel."""
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
+             for source in sources]
+    nb = {"cells": cells,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
+                       "language_info": {"name": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from labdriver import LabPage, Notebook, check_each_test, module_page, read_canvas
+from labdriver import LabPage, Notebook, check_each_test, module_page, read_canvas, write_code_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -35,13 +35,7 @@ class AchievedPage:
 
 
 def _open(lab: LabPage, jupyter_lab) -> AchievedPage:
-    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-              "source": "import json\n" + CELL}]
-    nb_json = {"cells": cells,
-               "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                           "language": "python"}, "language_info": {"name": "python"}},
-               "nbformat": 4, "nbformat_minor": 5}
-    (jupyter_lab.root_dir / NOTEBOOK).write_text(json.dumps(nb_json), encoding="utf-8")
+    write_code_notebook(jupyter_lab.root_dir, NOTEBOOK, ["import json\n" + CELL])
     nb = Notebook(lab.page, jupyter_lab.url)
     nb.open(NOTEBOOK)
     nb.wait_kernel_idle()

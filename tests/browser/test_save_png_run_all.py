@@ -9,10 +9,9 @@ be a PNG of the figure's size at the asked scale.
 from __future__ import annotations
 
 import io
-import json
 
 import pytest
-from labdriver import LabPage, Notebook, check_each_test, module_page, wait_for_file
+from labdriver import LabPage, Notebook, check_each_test, module_page, wait_for_file, write_code_notebook
 from PIL import Image
 
 pytestmark = pytest.mark.browser
@@ -37,13 +36,7 @@ class RunAllPage:
 
 def _open(lab: LabPage, jupyter_lab) -> RunAllPage:
     target = jupyter_lab.root_dir / "run-all-figure.png"
-    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-              "source": source} for source in (DISPLAY, SAVE.format(path=str(target)))]
-    nb_json = {"cells": cells,
-               "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                           "language": "python"}, "language_info": {"name": "python"}},
-               "nbformat": 4, "nbformat_minor": 5}
-    (jupyter_lab.root_dir / NOTEBOOK).write_text(json.dumps(nb_json), encoding="utf-8")
+    write_code_notebook(jupyter_lab.root_dir, NOTEBOOK, [DISPLAY, SAVE.format(path=str(target))])
     nb = Notebook(lab.page, jupyter_lab.url)
     nb.open(NOTEBOOK)
     nb.wait_kernel_idle()
