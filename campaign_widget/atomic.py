@@ -27,6 +27,7 @@ import os
 import secrets
 import stat
 from pathlib import Path
+from typing import NoReturn
 
 __all__ = ["atomic_path", "atomic_write", "write_atomic"]
 
@@ -104,17 +105,8 @@ def atomic_write(path, mode: str = "wb", *, encoding: str | None = None, newline
             handle.flush()
             os.fsync(handle.fileno())
         _finish(temp, target)
-    except OSError as e:
-        _discard(temp)
-        named = _named(e, target)
-        if named is e:
-            raise
-        raise named from e
     except BaseException as e:
-        _discard(temp)
-        if hasattr(e, "add_note"):
-            e.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
-        raise
+        _fail(e, temp, target)
 
 
 @contextlib.contextmanager
@@ -132,11 +124,7 @@ def atomic_path(path):
     try:
         os.replace(temp, temp_with_suffix)
     except OSError as e:
-        _discard(temp)
-        named = _named(e, target)
-        if named is e:
-            raise
-        raise named from e
+        _fail(e, temp, target)
     try:
         yield temp_with_suffix
         if not temp_with_suffix.is_file() or temp_with_suffix.stat().st_size == 0:
@@ -144,17 +132,21 @@ def atomic_path(path):
         with open(temp_with_suffix, "rb+") as handle:
             os.fsync(handle.fileno())
         _finish(temp_with_suffix, target)
-    except OSError as e:
-        _discard(temp_with_suffix)
-        named = _named(e, target)
-        if named is e:
-            raise
-        raise named from e
     except BaseException as e:
-        _discard(temp_with_suffix)
-        if hasattr(e, "add_note"):
-            e.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
-        raise
+        _fail(e, temp_with_suffix, target)
+
+
+def _fail(error: BaseException, temp: Path, target: Path) -> NoReturn:
+    """Remove ``temp`` and re-raise ``error``: an ``OSError`` naming ``target``, anything else with a
+    note that ``target`` is unchanged. Called inside the ``except`` block, so tracebacks chain."""
+    _discard(temp)
+    if isinstance(error, OSError):
+        named = _named(error, target)
+        if named is not error:
+            raise named from error
+    elif hasattr(error, "add_note"):
+        error.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
+    raise error
 
 
 def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:

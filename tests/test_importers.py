@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from workloads import require_torch
 
 import campaign_widget
 from campaign_widget import Machine
@@ -32,19 +33,11 @@ GPU = Machine(peak_compute=19.5e12, peak_bandwidth=1.555e12, name="A100-ish")
 ITERATIONS = 2
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:  # CI installs it: a missing torch must fail, not skip
-        pytest.fail("PyTorch is needed to make real traces for these tests: pip install torch==2.13.0")
-    return torch
-
-
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     """Real traces of a small CNN on the CPU, profiled with and without with_flops, plus the
     FLOPs the profiler itself computed per event (to check ours against)."""
-    torch = _torch()
+    torch = require_torch()
     from torch import nn
     from torch.profiler import ProfilerActivity, profile, record_function
 

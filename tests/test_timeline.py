@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from workloads import require_torch
 
 import campaign_widget
 from campaign_widget import Machine, Phase, Schedule, ScheduleError, Workload
@@ -23,19 +24,11 @@ HOST = Machine(peak_compute=1e11, peak_bandwidth=2e10, name="test host")
 STEPS = 2
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:  # CI installs it: a missing torch must fail, not skip
-        pytest.fail("PyTorch is needed to make real traces for these tests: pip install torch==2.13.0")
-    return torch
-
-
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
     """A real CPU trace: per profiler step, the main thread and a second Python thread each run
     record_function ranges of matrix products and ReLUs at the same time (profile_all_threads)."""
-    torch = _torch()
+    torch = require_torch()
     from torch.profiler import ProfilerActivity, _ExperimentalConfig, profile, record_function, schedule
 
     torch.manual_seed(0)

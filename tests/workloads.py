@@ -1,4 +1,6 @@
-"""Small workloads the tests share."""
+"""Small workloads the tests share, and the one way tests get PyTorch for real traces."""
+
+import pytest
 
 from campaign_widget import Phase, Workload
 
@@ -10,3 +12,12 @@ def chain(*specs):
         phases.append(Phase(name, duration=duration, compute_util=uc, memory_util=um, after=previous))
         previous = (name,)
     return Workload(phases)
+
+
+def require_torch():
+    """PyTorch, to make real profiler traces; CI installs it, so a missing torch fails, never skips."""
+    try:
+        import torch
+    except ImportError:
+        pytest.fail("PyTorch is needed to make real traces for these tests: pip install torch==2.13.0")
+    return torch
