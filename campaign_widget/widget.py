@@ -241,6 +241,35 @@ class CampaignDiagram(anywidget.AnyWidget):
             self._timing = {"trait": change["name"], "received": time.time()}
             self._recompute()
 
+    def set_workload(self, workload: Workload) -> None:
+        """Draw another workload with the current controls (tiles, policy, peaks, …).
+
+        For a workload derived from the one shown, e.g. ``LocalView.apply()``'s predicted traffic:
+        ``local.on_apply(diagram.set_workload)`` makes a loop interchange shorten the phase on screen.
+        The new workload is scheduled before anything changes, so a refused one leaves the diagram as it was.
+        """
+        if not isinstance(workload, Workload):
+            raise TypeError(f"set_workload takes a campaign_widget.Workload, got {type(workload).__name__}")
+        if self._given_schedule is not None:
+            raise TypeError("this diagram draws a given schedule (e.g. a measured timeline); make a new "
+                            "CampaignDiagram for another workload")
+        schedule = workload.with_peaks(self.peak_compute, self.peak_bandwidth).schedule(
+            tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth, stepping=self.stepping)
+        self._ready = False  # the params validator and observers see the new base only once it is whole
+        try:
+            self._base = self._workload = workload
+            self._evaluated = None
+            with self.hold_trait_notifications():
+                self.param_ranges = _param_ranges(workload.params, None)
+                self.params = workload.params
+                self.phase_names = workload.names
+                self.fusion_groups = list(workload.fusion_groups)
+                self.phase_colors = phase_colors(workload.names)
+        finally:
+            self._ready = True
+        self._timing = {"trait": "workload", "received": time.time()}
+        self._recompute(schedule)
+
     @property
     def workload(self) -> Workload:
         """The workload at the current ``params``, on the machine with the current peaks."""

@@ -438,3 +438,29 @@ def test_stepping_is_a_control_of_the_diagram():
     assert round(d.makespan, 6) == 14.1 and d.schedule.stepping == "lockstep"
     d.set_state({"stepping": "sideways"})  # refused before it is stored, said in the readout
     assert d.stepping == "lockstep" and any("sideways" in line for line in d.warnings)
+
+
+def test_set_workload_redraws_another_workload_with_the_same_controls(by_volume, mlp):
+    w = CampaignDiagram(by_volume, tiles=4, pipeline=True)
+    slower = Workload([Phase("load", ops=1e9, bytes=16e9), Phase("gemm", ops=4e12, bytes=1e9, after=["load"])],
+                      machine=by_volume.machine)
+    before = w.makespan
+    w.set_workload(slower)
+    assert w.makespan > before and w.tiles == 4 and w.pipeline
+    assert w.makespan == slower.schedule(tiles=4, pipeline=True).makespan
+    w.set_workload(mlp)  # other phases and parameters: names, colours and sliders follow
+    assert list(w.phase_names) == list(mlp.names) and w.params == mlp.params
+    assert len(w.phase_colors) == len(mlp)
+    w.params = {"S": 4096}  # parameters now re-evaluate the new workload
+    assert w.workload.params["S"] == 4096
+
+
+def test_set_workload_refuses_what_cannot_be_drawn_and_keeps_the_diagram(by_volume):
+    w = CampaignDiagram(by_volume, tiles=4)
+    before = (w.makespan, list(w.phase_names))
+    fixed = Workload([Phase("x", ops=1e9, bytes=1e9, tileable=False)], machine=by_volume.machine)
+    with pytest.raises(Exception, match="tileable"):
+        w.set_workload(fixed)
+    with pytest.raises(TypeError, match="Workload"):
+        w.set_workload("not a workload")
+    assert (w.makespan, list(w.phase_names)) == before
