@@ -150,6 +150,18 @@ function render({ model, el }) {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
+  // New data from the kernel is drawn at once, when the message's last trait has been set
+  // (Backbone's one "change" after its "change:<trait>" events), not at the next animation frame:
+  // the picture then makes the coming frame instead of waiting for it and being drawn into it.
+  // Hover, zoom and pan still draw once per frame.
+  let dataArrived = false;
+  function drawArrivedData() {
+    if (!dataArrived || closed) return;
+    dataArrived = false;
+    if (frame !== null) window.cancelAnimationFrame(frame);
+    draw();
+  }
+
   const sharing = createZoomSharing({ model, window, zoom: () => zoom, full });
   /** Show `next` (null: everything); true when that changed the view. */
   function setZoom(next, publish) {
@@ -182,6 +194,7 @@ function render({ model, el }) {
       tooltip.hide();
     }
     readout.update(figure.readout);
+    dataArrived = true;
     requestDraw();
   }
 
@@ -271,6 +284,7 @@ function render({ model, el }) {
     modelListeners.push([event, handler]);
   }
   for (const trait of FIGURE_TRAITS) on(`change:${trait}`, refresh);
+  on("change", drawArrivedData);
   const syncControls = () => controls.sync();
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
   on("change:time_window", followWindow);
