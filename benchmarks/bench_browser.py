@@ -194,6 +194,32 @@ def breakdown(samples, timings) -> dict[str, list[float]]:
     return parts
 
 
+def start_profile(page):
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 250})
+    cdp.send("Profiler.start")
+    return cdp
+
+
+def print_profile(cdp, changes: int, top: int = 25) -> None:
+    """Self time per function (name, file, line) over the profiled changes, per change."""
+    profile = cdp.send("Profiler.stop")["profile"]
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    self_time: dict[str, float] = {}
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"][1:] + [0]):
+        frame = nodes[sample]["callFrame"]
+        where = frame["url"].rsplit("/", 1)[-1].split("?")[0]
+        key = f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}" if where else \
+            frame["functionName"]
+        self_time[key] = self_time.get(key, 0.0) + delta / 1000
+    busy = sum(v for k, v in self_time.items() if k != "(idle)")
+    print(f"\nmain-thread profile over {changes} bandwidth changes: busy {busy / changes:.1f} ms per change")
+    for key, ms in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {ms / changes:7.2f} ms/change  {key}")
+    cdp.detach()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="small,large", help="comma-separated: small, large")
@@ -201,6 +227,9 @@ def main():
     parser.add_argument("--settle", type=float, default=400, help="ms to keep watching after a new picture")
     parser.add_argument("--dpr", type=float, default=1, help="devicePixelRatio of the page")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (server log)")
+    parser.add_argument("--profile", action="store_true",
+                        help="sample the page's main thread (CDP Profiler) during the bandwidth changes and print "
+                             "the functions with the most self time")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -235,9 +264,12 @@ def main():
                 page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=120_000)
                 results = {}
                 for control, values in ((".cw-tiles", [spec["other"], spec["tiles"]]), (".cw-peak-bandwidth", None)):
+                    profiler = start_profile(page) if args.profile and control == ".cw-peak-bandwidth" else None
                     results[control] = page.evaluate(MEASURE, dict(index=index, control=control, values=values,
                                                                    repeat=args.repeat, settle=args.settle,
                                                                    timeout=20_000))
+                    if profiler is not None:
+                        print_profile(profiler, args.repeat)
                 report_cell = nb.append_code_cell(REPORT_CELL.format(name=name))
                 text = nb.run_cell(report_cell, timeout=60)
                 report = json.loads(text.split("REPORT", 1)[1].strip().splitlines()[0])
