@@ -44,6 +44,18 @@ function phasePixels(colors, highlightPhase, phases) {
   return { line, shade, fill, outline };
 }
 
+// Per-draw work arrays, kept between draws: a slider drag redraws a 10^5-piece scene many times a
+// second, and fresh arrays each time would leave megabytes to the garbage collector per frame.
+const SCRATCH = new Map();
+function scratch(name, Typed, length) {
+  let buffer = SCRATCH.get(name);
+  if (!buffer || buffer.length < length) {
+    buffer = new Typed(Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.5)));
+    SCRATCH.set(name, buffer);
+  }
+  return buffer.subarray(0, length);
+}
+
 /**
  * A linear scale (scale.js) as a plain closure over its numbers, the same arithmetic, so the
  * per-piece loop calls no property-carrying function object; any other function is used as is.
@@ -66,17 +78,17 @@ function inline(scale) {
  */
 export function rasterizePieces(pixels, width, height, scene, visible, { x, y, ratio, left, top, colors, highlightPhase = null }) {
   const n = visible.length;
-  const X0 = new Int32Array(n);
-  const X1 = new Int32Array(n);
-  const dashColumn = new Int32Array(n);
-  const lineRow = new Int32Array(n); // unclamped: the line's centre row
-  const baseRow = new Int32Array(n);
-  const wellRow = new Int32Array(n); // unclamped: the guard rail's row
-  const fillRow = new Int32Array(n);
-  const filledRow = new Int32Array(n); // min(fill, well)
-  const spillFloorRow = new Int32Array(n); // max(well, line)
-  const phaseOf = new Int32Array(n);
-  const has = new Uint8Array(n); // bits: 1 shade, 2 well, 4 memory fill, 8 spill
+  const X0 = scratch("X0", Int32Array, n);
+  const X1 = scratch("X1", Int32Array, n);
+  const dashColumn = scratch("dashColumn", Int32Array, n);
+  const lineRow = scratch("lineRow", Int32Array, n); // unclamped: the line's centre row
+  const baseRow = scratch("baseRow", Int32Array, n);
+  const wellRow = scratch("wellRow", Int32Array, n); // unclamped: the guard rail's row
+  const fillRow = scratch("fillRow", Int32Array, n);
+  const filledRow = scratch("filledRow", Int32Array, n); // min(fill, well)
+  const spillFloorRow = scratch("spillFloorRow", Int32Array, n); // max(well, line)
+  const phaseOf = scratch("phaseOf", Int32Array, n);
+  const has = scratch("has", Uint8Array, n); // bits: 1 shade, 2 well, 4 memory fill, 8 spill
   const px = inline(x);
   const py = inline(y);
   const row = (value) => Math.round(py(value) * ratio) - top;
@@ -101,6 +113,7 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
     const fill = scene.fill_top[i];
     if (!(Number.isFinite(base) && Number.isFinite(line) && Number.isFinite(well) && Number.isFinite(fill))) {
       X1[k] = X0[k]; // not drawable: nothing painted (the kernel never sends such a piece)
+      has[k] = 0;
       continue;
     }
     lineRow[k] = row(line);
@@ -134,7 +147,7 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
     if (has[k] & 1) fillSpan(X0[k], X1[k], clampRow(lineRow[k]), baseRow[k], styles.shade[phaseOf[k]]);
   }
   // Wells and spills: one colour each, so only coverage matters — a difference array per column.
-  const coverage = new Int32Array((height + 1) * width);
+  const coverage = scratch("coverage", Int32Array, (height + 1) * width).fill(0);
   const paintCovered = (color, hatch) => {
     const spacing = Math.max(1, Math.round(THEME.hatchSpacing * ratio));
     for (let r = 0; r < height; r++) {
@@ -221,15 +234,28 @@ export function drawPiecesRaster(ctx, scene, visible, { x, y, plot, colors, rati
   const width = Math.max(0, Math.round(plot.right * ratio) - left);
   const height = Math.max(0, Math.round(plot.bottom * ratio) - top);
   if (!width || !height) return 0;
-  const canvas = makeCanvas(ctx, width, height);
-  if (!canvas) return -1;
-  const offscreen = canvas.getContext("2d");
-  const image = offscreen.createImageData(width, height);
-  const pixels = new Uint32Array(image.data.buffer);
+  const surface = offscreenSurface(ctx, width, height);
+  if (!surface) return -1;
+  const { canvas, offscreen, image, pixels } = surface;
+  pixels.fill(0);
   const columns = rasterizePieces(pixels, width, height, scene, visible, { x, y, ratio, left, top, colors, highlightPhase });
   offscreen.putImageData(image, 0, 0);
   ctx.drawImage(canvas, left / ratio, top / ratio, width / ratio, height / ratio);
   return columns;
+}
+
+let surfaceCache = null;
+/** An offscreen canvas with its ImageData, reused while the plot keeps its size. */
+function offscreenSurface(ctx, width, height) {
+  const document = ctx.canvas?.ownerDocument ?? null;
+  const cached = surfaceCache;
+  if (cached && cached.width === width && cached.height === height && cached.document === document) return cached;
+  const canvas = makeCanvas(ctx, width, height);
+  if (!canvas) return null;
+  const offscreen = canvas.getContext("2d");
+  const image = offscreen.createImageData(width, height);
+  surfaceCache = { width, height, document, canvas, offscreen, image, pixels: new Uint32Array(image.data.buffer) };
+  return surfaceCache;
 }
 
 function makeCanvas(ctx, width, height) {
