@@ -1,5 +1,7 @@
 """Scene geometry (design.md §4) from schedules."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from workloads import chain
@@ -143,3 +145,18 @@ def test_a_throttled_tile_is_cut_where_the_factor_changes():
         f = factor[np.searchsorted(times, s.x0[piece], side="right") - 1]
         assert heights[k] == pytest.approx(sched.requested_compute[b_first] * f, rel=1e-6)
     assert {round(float(h), 6) for h in heights} == {round(.2, 6), round(.2 / 1.5, 6)}
+
+
+@pytest.mark.parametrize("settings", [dict(), dict(tiles=4, pipeline=True), dict(tiles=7, pipeline=True, policy="none"),
+                                      dict(tiles=5, pipeline=True, policy="throttle"),
+                                      dict(tiles=3, pipeline=True, policy="dilate+throttle", depth=2)])
+def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(settings):
+    from campaign_widget.widget import decode_scene_state, scene_state
+
+    s = build_scene(chain(("A", 3, .7, .6), ("B", 10, .2, .9), ("C", 2, .9, .8)).schedule(**settings))
+    np.testing.assert_array_equal(s.edges[s.x0_edge], s.x0)  # exactly, not approximately
+    np.testing.assert_array_equal(s.edges[s.x1_edge], s.x1)
+    sorted_form = scene_state(dataclasses.replace(s, edges=None, x0_edge=None, x1_edge=None))
+    indexed_form = scene_state(s)
+    for key in ("x0", "x1", "dash_from"):  # both wire forms decode to the same times
+        np.testing.assert_array_equal(decode_scene_state(indexed_form)[key], decode_scene_state(sorted_form)[key])
