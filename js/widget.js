@@ -345,7 +345,12 @@ function render({ model, el }) {
     : null;
   themeObserver?.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
 
-  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
+  // Only a new width needs a new picture: the height follows the figure (a draw that adds a
+  // readout line grows the canvas itself), and redrawing for it would draw each such change twice.
+  const onResize = () => {
+    if (Math.floor(plotWrap.clientWidth) !== layout?.width) requestDraw();
+  };
+  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(onResize) : null;
   resizeObserver?.observe(plotWrap);
 
   followHoveredPhase();
