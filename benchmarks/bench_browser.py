@@ -15,7 +15,8 @@ Sizes: ``small`` = 24 phases × 64 tiles (a pipelined chain, dilate+throttle); `
 
 Breakdown per change, from wall-clock stamps on both sides (same machine, same clock):
   up       the control's event → the kernel has the new value (frame-coalesced write + websocket)
-  kernel   model → schedule → scene (``CampaignDiagram._timings``: received → computed)
+  kernel   model → schedule → scene (``CampaignDiagram._timings``: received → computed), split into
+           schedule (received → scheduled) and scene (scheduled → computed)
   serial   trait payloads → JSON + buffers → zmq (computed → sent)
   down     kernel sent → the view's change handler ran (websocket, ipywidgets' deserialization)
   decode   the view's decode + index (``data-decode-ms``)
@@ -171,7 +172,8 @@ def stats(values) -> str:
 
 def breakdown(samples, timings) -> dict[str, list[float]]:
     """Per sample, the parts of its latency (ms), matched to the kernel's recompute by time."""
-    parts = {k: [] for k in ("up", "kernel", "serial", "down", "decode", "to-draw", "draw", "present")}
+    parts = {k: [] for k in ("up", "kernel", "  schedule", "  scene", "serial", "down", "decode", "to-draw", "draw",
+                             "present")}
     records = sorted(timings, key=lambda r: r["received"])
     for s in samples:
         changed = s["changedAt"] / 1000
@@ -185,6 +187,9 @@ def breakdown(samples, timings) -> dict[str, list[float]]:
         drawn = s["drawnAt"] - s["changedAt"]
         parts["up"].append(up)
         parts["kernel"].append(kernel)
+        if "scheduled" in record:  # the kernel's part, split: workload → schedule, schedule → scene
+            parts["  schedule"].append((record["scheduled"] - record["received"]) * 1e3)
+            parts["  scene"].append((record["computed"] - record["scheduled"]) * 1e3)
         parts["serial"].append(serial)
         parts["down"].append(down)
         parts["decode"].append(s["decodeMs"])

@@ -291,6 +291,8 @@ class CampaignDiagram(anywidget.AnyWidget):
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise
+        if self._timing is not None:
+            self._timing["scheduled"] = time.time()
         notes = self._current.utilization_warnings()
         try:
             self._scene = with_group_spans(build_scene(self._schedule, fusion_group=self._current.fusion_group),
