@@ -38,6 +38,7 @@ from .einsum import Einsum
 from .errors import WorkloadError
 
 if TYPE_CHECKING:
+    from .widget import CampaignDiagram
     from .workload import Workload
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
@@ -62,6 +63,15 @@ class LocalView(anywidget.AnyWidget):
     ({index: size}). ``layouts``: {tensor: Layout or {"order", "pad", "offset", "byte_offset"}}
     ("pad": extra elements after every row, or every column in F order). ``cache``: a ``Cache`` (line size, capacity in
     lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element.
+    ``diagram``: a ``CampaignDiagram`` to update whenever the prediction is applied (``link``).
+
+    Applying to a diagram: open the view on a phase of a workload and link it to the campaign diagram
+    that shows that workload; the view's **Apply to workload** button (or ``apply()``) then redraws the
+    diagram with the phase's predicted bytes, so a loop interchange (ijk → ikj) shortens its bar::
+
+        diagram = CampaignDiagram(workload)
+        local = LocalView(workload, "gemm", {"i": 8, "j": 8, "k": 8}, diagram=diagram)
+        # or: local.link(diagram)
 
     Controls (traits, validated before they are stored; the view writes them and a refused value is
     reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
@@ -107,7 +117,7 @@ class LocalView(anywidget.AnyWidget):
                  local_sizes: Mapping[str, int], *,
                  layouts: Mapping[str, Layout | Mapping[str, Any]] | None = None, cache: Cache | None = None,
                  loop_order: Sequence[str] | str | None = None, elem_bytes: int | None = None, mode: str = "iteration",
-                 **kwargs: Any) -> None:
+                 diagram: CampaignDiagram | None = None, **kwargs: Any) -> None:
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not _BUNDLE.is_file():
@@ -129,6 +139,7 @@ class LocalView(anywidget.AnyWidget):
         self._elem_bytes = int(elem_bytes)
         self._widths = {k: int(v) for k, v in widths.items() if k != "*"} if isinstance(widths, Mapping) else {}
         self._apply_callbacks = []
+        self._linked = {}  # id(diagram) -> (diagram, its callback)
         self.applied = None
         # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
         probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line,
@@ -158,6 +169,8 @@ class LocalView(anywidget.AnyWidget):
         self._ready = True
         self._geometry()
         self._retrace()
+        if diagram is not None:
+            self.link(diagram)
 
     # -- validation: refused values name the field and the value ------------------------------------
 
@@ -275,7 +288,7 @@ class LocalView(anywidget.AnyWidget):
         if self._ready and change["new"] > change["old"]:
             try:
                 self.apply()
-            except (WorkloadError, ValueError) as error:
+            except (WorkloadError, ValueError, TypeError) as error:
                 self.message = f"could not apply: {error}"
 
     def apply(self, *, mode: str = "ratio", write_back: bool = False) -> Workload:
@@ -297,6 +310,8 @@ class LocalView(anywidget.AnyWidget):
                         f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})")
         for callback in list(self._apply_callbacks):
             callback(workload)
+        if self._linked:
+            self.message += f"; shown in {len(self._linked)} linked diagram{'s' if len(self._linked) > 1 else ''}"
         return workload
 
     def on_apply(self, callback: Callable[[Workload], object], remove: bool = False) -> None:
@@ -305,6 +320,38 @@ class LocalView(anywidget.AnyWidget):
             self._apply_callbacks.remove(callback)
         else:
             self._apply_callbacks.append(callback)
+
+    def link(self, diagram: CampaignDiagram) -> LocalView:
+        """Show each applied workload in ``diagram``: ``apply()`` and the view's button call
+        ``diagram.set_workload(applied)``, so the phase's bar takes its predicted bytes (its controls —
+        tiles, policy, peaks — stay). Nothing changes until the next apply. Returns the view, so
+        ``LocalView(...).link(diagram)`` can end a cell. ``unlink(diagram)`` undoes it."""
+        from .widget import CampaignDiagram
+
+        if not isinstance(diagram, CampaignDiagram):
+            raise TypeError(f"LocalView.link takes a campaign_widget.CampaignDiagram, got {type(diagram).__name__}")
+        if self._phase is None or self._workload is None:
+            raise WorkloadError("LocalView.link: this view was opened on an Einsum, not on a phase of a workload; "
+                                "open it as LocalView(workload, phase_name, local_sizes) to apply to a diagram")
+        if self._phase not in diagram.phase_names:
+            raise WorkloadError(f"LocalView.link: the diagram has no phase {self._phase!r}; its phases: "
+                                f"{list(diagram.phase_names)}")
+        if id(diagram) not in self._linked:
+            self._linked[id(diagram)] = (diagram, diagram.set_workload)
+            self.on_apply(self._linked[id(diagram)][1])
+        return self
+
+    def unlink(self, diagram: CampaignDiagram) -> None:
+        """Stop showing applied workloads in ``diagram`` (a diagram not linked is an error naming it)."""
+        if id(diagram) not in self._linked:
+            raise ValueError(f"LocalView.unlink: {type(diagram).__name__} at {id(diagram):#x} is not linked to this view")
+        _, callback = self._linked.pop(id(diagram))
+        self.on_apply(callback, remove=True)
+
+    @property
+    def linked(self) -> list[CampaignDiagram]:
+        """The diagrams ``apply()`` updates, in the order they were linked."""
+        return [diagram for diagram, _ in self._linked.values()]
 
     @property
     def cache(self) -> Cache:
