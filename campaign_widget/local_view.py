@@ -62,7 +62,8 @@ class LocalView(anywidget.AnyWidget):
     of ``workload`` that carries its Einsum. ``local_sizes``: the small loop sizes to trace
     ({index: size}). ``layouts``: {tensor: Layout or {"order", "pad", "offset", "byte_offset"}}
     ("pad": extra elements after every row, or every column in F order). ``cache``: a ``Cache`` (line size, capacity in
-    lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element.
+    lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element, or
+    ``{tensor: bytes}`` (``"*"``: the others; default 4).
     ``diagram``: a ``CampaignDiagram`` to update whenever the prediction is applied (``link``).
 
     Applying to a diagram: open the view on a phase of a workload and link it to the campaign diagram
@@ -116,7 +117,8 @@ class LocalView(anywidget.AnyWidget):
     def __init__(self, workload: Workload | None, phase: str | Einsum | Sequence[Any],
                  local_sizes: Mapping[str, int], *,
                  layouts: Mapping[str, Layout | Mapping[str, Any]] | None = None, cache: Cache | None = None,
-                 loop_order: Sequence[str] | str | None = None, elem_bytes: int | None = None, mode: str = "iteration",
+                 loop_order: Sequence[str] | str | None = None, elem_bytes: int | Mapping[str, int] | None = None,
+                 mode: str = "iteration",
                  diagram: CampaignDiagram | None = None, **kwargs: Any) -> None:
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
@@ -134,6 +136,12 @@ class LocalView(anywidget.AnyWidget):
         self._phase = phase if isinstance(phase, str) and "=" not in phase else None
         self._sizes = dict(local_sizes)
         # element bytes: given, else the workload's (one number, or {tensor: bytes, "*": default})
+        if isinstance(elem_bytes, Mapping):
+            bad = {k: v for k, v in elem_bytes.items()
+                   if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1}
+            if bad:
+                raise WorkloadError(f"LocalView: elem_bytes={dict(elem_bytes)!r}: {bad} must be whole numbers of bytes >= 1")
+            widths, elem_bytes = dict(elem_bytes), None
         if elem_bytes is None:
             elem_bytes = widths.get("*", 4) if isinstance(widths, Mapping) else (widths or 4)
         self._elem_bytes = int(elem_bytes)
@@ -141,6 +149,7 @@ class LocalView(anywidget.AnyWidget):
         self._apply_callbacks = []
         self._linked = {}  # id(diagram) -> (diagram, its callback)
         self.applied = None
+        self.sdfg_map = None  # LocalView.from_sdfg: the SDFG map this view traces (io.sdfg.SDFGMap)
         # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
         probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line,
                       layouts={k: Layout(elem_bytes=v) for k, v in self._widths.items()})
@@ -290,6 +299,41 @@ class LocalView(anywidget.AnyWidget):
                 self.apply()
             except (WorkloadError, ValueError, TypeError) as error:
                 self.message = f"could not apply: {error}"
+
+    @classmethod
+    def from_sdfg(cls, sdfg: str | pathlib.Path | Workload, phase: str, local_sizes: Mapping[str, int], *,
+                  params: Mapping[str, int] | None = None, element_bytes: int | Mapping[str, int] | None = None,
+                  **options: Any) -> LocalView:
+        """The local view of one map of a DaCe SDFG: each memlet crossing the map's entry is one read per
+        iteration and the memlet into its exit the write, their subsets (single elements, e.g. ``A[i+1, j-1]``)
+        the index expressions (``campaign_widget.io.sdfg.map_accesses``; dace is not needed).
+
+        ``sdfg``: an ``.sdfg``/``.sdfgz`` path, or a workload ``read_sdfg`` made (its file and its parameter
+        values are used). ``phase``: the map's phase name as ``read_sdfg`` gives it (its label; ``#2``…
+        when repeated). ``local_sizes``: {map parameter: small size}; each loop index runs from 0 (index
+        ``i`` of a map over ``1:N-1`` stands for ``i + 1``: ``map.notes`` says so). ``params``: values of
+        symbols the ranges or the index expressions use (default: the SDFG's constants). The other
+        options are ``LocalView``'s (``cache``, ``layouts``, ``loop_order`` — default the map's parameter
+        order — ``mode``). The view keeps the map in ``sdfg_map``; ``apply()`` needs a phase of a workload
+        built from Einsums and is not offered here.
+
+        >>> view = LocalView.from_sdfg("stencil5.sdfg", "stencil5_51", {"i": 8, "j": 8})   # doctest: +SKIP
+        """
+        from .io.sdfg import FORMAT, map_accesses
+        from .workload import Workload
+
+        if isinstance(sdfg, Workload):
+            report = getattr(sdfg, "import_report", None)
+            if report is None or getattr(report, "format", None) != FORMAT or not pathlib.Path(str(report.path)).is_file():
+                raise WorkloadError("LocalView.from_sdfg: the workload was not read from an SDFG file that still "
+                                    "exists (read_sdfg(path)); pass the path instead")
+            params = {**sdfg.params, **dict(params or {})}
+            sdfg = report.path
+        found = map_accesses(sdfg, phase, params=params, element_bytes=element_bytes)
+        options.setdefault("loop_order", found.loop_order)
+        view = cls(None, found.einsum, local_sizes, elem_bytes=found.element_bytes, **options)
+        view.sdfg_map = found
+        return view
 
     def apply(self, *, mode: str = "ratio", write_back: bool = False) -> Workload:
         """The workload with this phase's bytes predicted for the current cache, loop order and layouts
