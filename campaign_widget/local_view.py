@@ -333,6 +333,7 @@ class LocalView(anywidget.AnyWidget):
         options.setdefault("loop_order", found.loop_order)
         view = cls(None, found.einsum, local_sizes, elem_bytes=found.element_bytes, **options)
         view.sdfg_map = found
+        view._misses()  # the readout's notes say what the trace takes from the map
         return view
 
     def apply(self, *, mode: str = "ratio", write_back: bool = False) -> Workload:
@@ -615,6 +616,8 @@ class LocalView(anywidget.AnyWidget):
                  "bytes = line × misses", self._trace.summary()]
         for name, count in self._trace.out_of_range.items():
             lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
+        if getattr(self, "sdfg_map", None) is not None:
+            lines.append(f"SDFG map {self.sdfg_map.phase!r}: " + "; ".join(self.sdfg_map.notes or ("as in the file",)))
         return lines
 
     def _send_miss_map(self, miss_access: np.ndarray) -> None:

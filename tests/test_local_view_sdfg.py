@@ -55,7 +55,8 @@ def test_stencil_map_traces_the_memlets_of_the_program():
     found = view.sdfg_map
     assert found.params == ("i", "j") and found.starts == {"i": 1, "j": 1}
     assert found.sizes == {"i": 62, "j": 62}  # N - 2 at the SDFG's constant N = 64
-    assert any("i stands for i + 1" in note for note in found.notes)
+    assert "the loop indices run from 0: the map's i is i + 1, the map's j is j + 1" in found.notes
+    assert "the map's i is i + 1" in " ".join(view.readout["lines"]), "the view says so under its table"
     assert not view.can_apply
 
 

@@ -1442,7 +1442,8 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
         if r["dynamic"]:
             notes.append(f"{r['data']} ({r['where']}): a dynamic memlet, traced as one access per iteration")
     if shift:
-        notes.append("loop indices run from 0: " + ", ".join(f"{n} stands for {shift[n]}" for n in shift))
+        notes.append("the loop indices run from 0: " + ", ".join(f"the map's {n} is {_linear_text(shift[n], names)}"
+                                                               for n in shift))
     unused = tuple(n for n in names if n not in used)
     if unused:
         notes.append(f"parameters {list(unused)} index no memlet: the traced loop nest leaves them out")
