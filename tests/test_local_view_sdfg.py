@@ -174,3 +174,15 @@ def test_the_importer_still_reads_the_fixtures_as_before():
     # make_fixtures.py: 5 reads of A per point over (N-2)^2 = 62^2 points, float64; one write of B
     assert w.names == ["stencil5_51"]
     assert w.tensors[0] == ({"A": 5 * 62 * 62 * 8}, {"B": 62 * 62 * 8})
+
+
+def test_a_map_the_view_cannot_read_does_not_stop_the_import(tmp_path):
+    doc = _load("stencil5.sdfg")
+    entry_id = next(str(n["id"]) for n in doc["nodes"][0]["nodes"] if n["type"] == "MapEntry")
+    edge = next(e for e in doc["nodes"][0]["edges"] if str(e["src"]) == entry_id)
+    edge["attributes"]["data"]["attributes"]["subset"]["type"] = "SubsetUnion"  # not a subset type the reader knows
+    path = _write(tmp_path, doc, "union.sdfg")
+    w = _quiet_read(path)
+    assert w.names == ["stencil5_51"] and w.tensors[0][0] == {"A": 5 * 62 * 62 * 8}  # as from the unedited file
+    with pytest.raises(WorkloadError, match=r"map 'stencil5_51' cannot be traced: .*'SubsetUnion' is not a subset type"):
+        map_accesses(path, "stencil5_51")

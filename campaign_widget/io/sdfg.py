@@ -762,7 +762,10 @@ class _Walker:
                     st.label, st.field(u))
                 phase.ops = [(_product(mult, t), w) for t, w in self.node_ops(st, u, arrays, depth)]
                 if kind == "MapEntry" and not ops_only:
-                    phase.map = self.map_memlets(st, u, arrays)
+                    try:
+                        phase.map = self.map_memlets(st, u, arrays)
+                    except WorkloadFileError as error:  # only the local view needs these: the import goes on
+                        phase.map = {"error": str(error)}
                 if not ops_only:
                     for target_map, edges_, side in ((phase.reads, reads[u], "read"), (phase.writes, writes[u],
                                                                                         "write")):
@@ -1354,6 +1357,8 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
         raise WorkloadError(f"SDFG {program.path!r}: params {unknown} are not symbols of this SDFG; its symbols: "
                             f"{sorted(program.symbols)}")
     m = p.map
+    if "error" in m:
+        raise WorkloadError(f"SDFG {program.path!r}: map {phase!r} cannot be traced: {m['error']}")
     names = list(m["params"])
     if len(m["ranges"]) != len(names):
         raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {len(names)} parameters {names} but "
