@@ -126,13 +126,22 @@ def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
         raise SceneTooLargeError(
             f"stacking this schedule's {n:,} tile intervals cuts them into {total:,} pieces, above the diagram's "
             f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a dilating policy")
+    # stacking rank of each interval: earlier start, heavier memory, phase (one sort of the intervals)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
+    if np.all(spans == 1):  # every interval within one step of the edges (e.g. lockstep): one piece each
+        return _stack_whole(schedule, rank)
+    return _stack_cut(schedule, rank, spans)
+
+
+def _stack_cut(schedule: Schedule, rank: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_stack`` in general: intervals cut at every edge they span, stacked, unchanged runs merged."""
+    first, factor = schedule.start_edge, schedule.edge_factor
+    n, total = first.size, int(spans.sum())
     interval = np.repeat(np.arange(n), spans)
     offsets = np.cumsum(spans) - spans
     elem = first[interval] + (np.arange(total) - offsets[interval])
 
-    # stacking rank of each interval: earlier start, heavier memory, phase (one sort of the intervals)
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
     order = np.argsort(elem * n + rank[interval], kind="stable")
     f = factor[elem]
     c_piece = schedule.requested_compute[interval] * f
@@ -159,6 +168,21 @@ def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
     by_time = (np.cumsum(keep) - 1)[first_in_order]
     return (interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time], c_piece[by_time],
             m_piece[by_time])
+
+
+def _stack_whole(schedule: Schedule, rank: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_stack`` when each interval spans one step of the edges: no cuts and no merges, so the pieces
+    are the intervals, put in stacking order once and summed in that order (no scatter back)."""
+    first = schedule.start_edge
+    n = first.size
+    order = np.argsort(first * n + rank, kind="stable")
+    edge = first[order]
+    f = schedule.edge_factor[edge]
+    c = schedule.requested_compute[order] * f
+    m = schedule.requested_memory[order] * f
+    group_first = np.r_[True, edge[1:] != edge[:-1]]
+    return (order, edge, schedule.end_edge[order], _exclusive_group_cumsum(c, group_first),
+            _exclusive_group_cumsum(m, group_first), c, m)
 
 
 def _overlapping(start: np.ndarray, end: np.ndarray) -> bool:

@@ -160,3 +160,21 @@ def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(
     indexed_form = scene_state(s)
     for key in ("x0", "x1", "dash_from"):  # both wire forms decode to the same times
         np.testing.assert_array_equal(decode_scene_state(indexed_form)[key], decode_scene_state(sorted_form)[key])
+
+
+@pytest.mark.parametrize("settings", [dict(tiles=6, pipeline=True, policy="dilate+throttle"),
+                                      dict(tiles=4, pipeline=True, policy="dilate", stepping="lockstep")])
+def test_one_piece_per_interval_stacks_as_the_general_cut_and_merge_does(settings):
+    from campaign_widget.scene import _stack, _stack_cut, _stack_whole
+
+    schedule = chain(("A", 3, .7, .6), ("B", 3, .2, .9), ("C", 3, .9, .8)).schedule(**settings)
+    spans = schedule.end_edge - schedule.start_edge
+    assert np.all(spans == 1)  # the case the shortcut takes: equal phases in lockstep
+    n = spans.size
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
+    whole, cut = _stack_whole(schedule, rank), _stack_cut(schedule, rank, spans)
+    for a, b in zip(whole, cut, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(_stack(schedule), whole, strict=True):
+        np.testing.assert_array_equal(a, b)
