@@ -79,6 +79,7 @@ function render({ model, el }) {
   let writtenPhase = null; // what this view last wrote to hovered_phase
   let layout = null;
   let frame = null;
+  let dataArrived = false; // the kernel's data changed since the last draw
   let draws = 0;
   let closed = false;
 
@@ -124,6 +125,7 @@ function render({ model, el }) {
 
   function draw() {
     frame = null;
+    dataArrived = false; // whatever asked for this draw, it shows the data there is
     if (closed || !ctx) return;
     const width = Math.floor(plotWrap.clientWidth);
     if (width <= 0) return;
@@ -154,7 +156,6 @@ function render({ model, el }) {
   // (Backbone's one "change" after its "change:<trait>" events), not at the next animation frame:
   // the picture then makes the coming frame instead of waiting for it and being drawn into it.
   // Hover, zoom and pan still draw once per frame.
-  let dataArrived = false;
   function drawArrivedData() {
     if (!dataArrived || closed) return;
     dataArrived = false;
