@@ -81,6 +81,7 @@ function render({ model, el }) {
   let frame = null;
   let dataArrived = false; // the kernel's data changed since the last draw
   let draws = 0;
+  let scenes = 0; // new scenes received (data-scenes: a test checks one draw per scene)
   let closed = false;
 
   const plotHeight = () => {
@@ -184,6 +185,7 @@ function render({ model, el }) {
     if (figure.sceneEntry.raw !== previousRaw) {
       // For benchmarks/bench_browser.py: when the new scene arrived and how long decoding took.
       canvas.dataset.receivedAt = receivedAt.toFixed(1);
+      canvas.dataset.scenes = String(++scenes);
       canvas.dataset.decodeMs = (epochMs() - receivedAt).toFixed(1);
     }
     const nextFull = full();
