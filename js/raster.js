@@ -57,15 +57,16 @@ function scratch(name, Typed, length) {
 }
 
 /**
- * A linear scale (scale.js) as a plain closure over its numbers, the same arithmetic, so the
- * per-piece loop calls no property-carrying function object; any other function is used as is.
+ * A linear map's numbers { d0, r0, slope } (value ↦ r0 + (value − d0) · slope, scale.js's own
+ * arithmetic), so the per-piece loop computes pixels inline instead of calling a function per value.
+ * A plain function is taken as the affine map through its values at 0 and 1.
  */
-function inline(scale) {
-  if (!Array.isArray(scale.domain) || !Array.isArray(scale.range) || !Number.isFinite(scale.slope)) return scale;
-  const d0 = scale.domain[0];
-  const r0 = scale.range[0];
-  const slope = scale.slope;
-  return (value) => r0 + (value - d0) * slope;
+function affine(scale) {
+  if (Array.isArray(scale.domain) && Array.isArray(scale.range) && Number.isFinite(scale.slope)) {
+    return { d0: scale.domain[0], r0: scale.range[0], slope: scale.slope };
+  }
+  const r0 = scale(0);
+  return { d0: 0, r0, slope: scale(1) - r0 };
 }
 
 /**
@@ -89,10 +90,10 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   const spillFloorRow = scratch("spillFloorRow", Int32Array, n); // max(well, line)
   const phaseOf = scratch("phaseOf", Int32Array, n);
   const has = scratch("has", Uint8Array, n); // bits: 1 shade, 2 well, 4 memory fill, 8 spill
-  const px = inline(x);
-  const py = inline(y);
-  const row = (value) => Math.round(py(value) * ratio) - top;
-  const column = (value) => Math.round(px(value) * ratio) - left;
+  const { d0: xd0, r0: xr0, slope: xs } = affine(x);
+  const { d0: yd0, r0: yr0, slope: ys } = affine(y);
+  const row = (value) => Math.round((yr0 + (value - yd0) * ys) * ratio) - top;
+  const column = (value) => Math.round((xr0 + (value - xd0) * xs) * ratio) - left;
   const clampRow = (r) => (r < 0 ? 0 : r > height ? height : r);
   const clampCol = (c) => (c < 0 ? 0 : c > width ? width : c);
   let phases = 1;
