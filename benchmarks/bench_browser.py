@@ -54,7 +54,7 @@ SIZES = {
     "small": dict(phases=24, tiles=64, other=63, label="24 phases x 64 tiles"),
     "large": dict(phases=100, tiles=1000, other=999, label="100 phases x 1,000 tiles (10^5 intervals)"),
     # not in the default run: the kernel sends it aggregated to the pixel (scene_pixels.py)
-    "huge": dict(phases=10, tiles=100_000, other=99_999, label="10 phases x 100,000 tiles (10^6 intervals)"),
+    "huge": dict(phases=10, tiles=100_000, other=50_000, label="10 phases x 100,000 tiles (10^6 intervals)"),
 }
 
 CELL = """\
