@@ -510,186 +510,306 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
 # A sequential O(n log m) pass compiled by numba: numpy cannot vectorize this recurrence (each access's
 # distance depends on every earlier access's last-use position), and the vectorized alternatives
 # (offline 2-D dominance counting by sorting) need ~log n full sorts of the trace, 10-20× slower.
+# Before it, one pass (``_plan``) maps addresses to dense line ids once (for the FA and the set-associative
+# cache alike) and finds the blocks of the loop nest that repeat the block before them, whose distances
+# are copied instead of simulated (exact: see ``_plan``); on the n = 64 matrix products that is 3/4 of
+# the accesses.
 
 _DIRECT_WAYS = 64  # sets of at most this many ways are simulated in the same pass as the distances
 _TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
 
 
-# The kernel as plain Python: numba compiles it (it also runs without numba, slowly, e.g. under a debugger).
+# The kernels as plain Python: numba compiles them (they also run without numba, slowly, e.g. under a debugger).
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
-def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, low: int, start: int, stop: int, top_line: np.ndarray,
+def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.ndarray, ids: np.ndarray,
+          jump: np.ndarray, run: np.ndarray) -> None:
+    """Line ids of a loop-nest trace and its repeating blocks.
+
+    ids[t] = (rel[t] + ref_base[t mod R]) >> shift, R = len(ref_base) accesses per point (the trace's
+    offsets plus the base of the tensor of the reference, in lines).
+
+    A block of level l is ``block_points[l]`` consecutive points (one iteration of the loop around the
+    innermost loops; level 0: one point). Block b *repeats* when its line ids equal block b-1's, access
+    for access. After any block with line sequence S, the LRU stack holds S's distinct lines on top, in
+    the order of their last use in S, above the older lines in their old order (and so does each set's
+    stack, restricted to its lines). So a repeating block leaves every stack as it found it, and each of
+    its distances (fully associative, and within its set) depends on S alone. When block b-1 repeats
+    too, block b's distances are therefore block b-1's: jump[first point of b] = block_points[l] (the
+    largest level wins), and the kernel copies them without touching its state. Consecutive copied
+    blocks of one level form a run: run[first point] = its length in points (jump: the period). A point
+    that repeats the point before it, which does not, gets jump = -1: each of its distances is then
+    counted among the last R ids alone (its line's previous use is the same reference one point ago or
+    later), again without touching the state."""
+    n = rel.size
+    nref = ref_base.size
+    r = 0
+    for t in range(n):
+        ids[t] = (rel[t] + ref_base[r]) >> shift
+        r += 1
+        if r == nref:
+            r = 0
+    for level in range(block_points.size):
+        m = block_points[level]
+        size = m * nref
+        before = False
+        for b in range(1, n // size):
+            s = b * size
+            same = True
+            for q in range(s, s + size):
+                if ids[q] != ids[q - size]:
+                    same = False
+                    break
+            if same and before:
+                jump[b * m] = m
+            elif same and m == 1:
+                jump[b] = -1    # a point repeating the point before it, which does not: distances from ids
+            before = same
+    # runs: consecutive copied blocks of one level are one copy (period m points, ``run`` points long)
+    p = 0
+    points = jump.size
+    while p < points:
+        m = jump[p]
+        if m <= 0:
+            p += 1
+            continue
+        q = p + m
+        while q < points and jump[q] == m:
+            q += m
+        run[p] = q - p
+        p = q
+
+
+def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, stop: int, top_line: np.ndarray,
                top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray, owner: np.ndarray, bits: np.ndarray,
-               tree: np.ndarray, state: np.ndarray, set_low: int, set_line: np.ndarray, set_time: np.ndarray,
+               tree: np.ndarray, state: np.ndarray, set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray,
                where_set: np.ndarray, set_fill: np.ndarray, out: np.ndarray, out_set: np.ndarray,
                hist: np.ndarray) -> None:
-    """Stack distances of accesses start..stop-1, resuming the state. Access t's line id (dense, in
-    [0, len(last))) is ((rel[t] + ref_base[t mod len(ref_base)]) >> shift) - low: the trace's offsets
-    plus the base of the tensor of its reference, in lines. hist[d] counts the distances d >= 0.
+    """Stack distances of the accesses from state[3] on, point by point (``nref`` accesses each), until
+    ``stop`` is reached; it resumes the state. Access t's line id is ids[t] (dense, in [0, len(last))).
+    A point p with jump[p] = m > 0 starts run[p] points whose distances repeat those m points before
+    them (see ``_plan``): they are copied; jump[p] = -1: p repeats the point before it, its distances
+    are counted among the last ``nref`` ids. hist[d] counts the distances d >= 0.
 
     The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
     access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
     #(top entries used more recently). Every older live line has a last-use stamp (``last[x]``, or -1),
     a set bit in ``bits``; ``tree`` is a Fenwick tree over the words' counts, so its distance
-    len(top) + #(live stamps > its stamp) is a popcount within its word plus a Fenwick suffix sum. The least recent top line makes room for a new one and takes the next stamp (it is more
-    recent than every line in the tree). When stamps run out, live stamps are renumbered in order
-    (one scan of ``owner``, no sort). state = [next stamp, lines in top, lines in the tree].
+    len(top) + #(live stamps > its stamp) is a popcount within its word plus a Fenwick suffix sum. The
+    least recent top line makes room for a new one and takes the next stamp (it is more recent than
+    every line in the tree). When stamps run out, live stamps are renumbered in order (one scan of
+    ``owner``, no sort), so the tree stays a few times the number of distinct lines (small, in cache).
+    state = [next stamp, lines in top, lines in the tree, next access, next point].
 
-    Set-associative (``set_line`` has rows, one per set, of W ways; set = (id + set_low) mod sets):
-    each set keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a
-    hit costs O(1) plus W comparisons for its position, and a miss evicts the least recent way.
+    Set-associative (``set_line`` has rows, one per set, of W ways; x's set is set_of[x]): each set
+    keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a hit costs
+    O(1) plus W comparisons for its position, and a miss evicts the least recent way.
     out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
     W on a miss of a line seen before, -1 when cold."""
     size = bits.size * 64        # stamps 0..size-1, one bit each in ``bits``
     n_words = bits.size          # ``tree``: a Fenwick tree over the words' live-stamp counts
-    k_top = top_line.size
     stamp = state[0]
     in_top = state[1]
     n_tree = state[2]
+    t = state[3]
+    p = state[4]
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
-    nref = ref_base.size
-    r = start % nref
-    for t in range(start, stop):
-        x = ((rel[t] + ref_base[r]) >> shift) - low
-        r += 1
-        if r == nref:
-            r = 0
-        # --- fully associative
-        j = where_top[x]
-        if j >= 0:
-            tx = top_time[j]
-            c = 0
-            for q in range(k_top):
-                if top_time[q] > tx:
-                    c += 1
-            out[t] = c
-            hist[c] += 1
-            top_time[j] = t
-        else:
-            p = last[x]
-            if p < 0:
-                out[t] = -1
-            else:
-                word = p >> 6
-                above = bits[word] >> np.uint64(p & 63) >> np.uint64(1)   # live stamps above p in its word
-                above = above - ((above >> np.uint64(1)) & _M1)
-                above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
-                above = (above + (above >> np.uint64(4))) & _M4
-                above = above + (above >> np.uint64(8))
-                above = above + (above >> np.uint64(16))
-                above = (above + (above >> np.uint64(32))) & np.uint64(127)
-                s = 0
-                i = word + 1
-                while i > 0:
-                    s += tree[i]
-                    i -= i & (-i)
-                c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+    jumps = jump.size > 0
+    while t < stop:
+        if jumps:
+            m = jump[p]
+            if m < 0:               # a point repeating the one before: its distances among the last R ids
+                for a in range(t, t + nref):
+                    x = ids[a]
+                    c = 0
+                    c_set = 0
+                    q = a - 1
+                    while ids[q] != x:     # found at a - nref or later
+                        y = ids[q]
+                        seen = False
+                        for e in range(q + 1, a):
+                            if ids[e] == y:
+                                seen = True
+                                break
+                        if not seen:
+                            c += 1
+                            if n_sets > 0 and set_of[y] == set_of[x]:
+                                c_set += 1
+                        q -= 1
+                    out[a] = c
+                    hist[c] += 1
+                    if n_sets > 0:
+                        out_set[a] = c_set if c_set < w else w
+                t += nref
+                p += 1
+                continue
+            if m > 0:               # blocks repeating a repeating block: copy their distances
+                k = m * nref        # the period, in accesses
+                length = run[p] * nref
+                for q in range(t, t + length):
+                    out[q] = out[q - k]
+                times = length // k  # each access of the block before the run is repeated this often
+                for q in range(t - k, t):
+                    hist[out[q]] += times
+                if n_sets > 0:
+                    for q in range(t, t + length):
+                        out_set[q] = out_set[q - k]
+                t += length
+                p += run[p]
+                continue
+        for _ in range(nref):
+            x = ids[t]
+            # --- fully associative
+            j = where_top[x]
+            if j >= 0:
+                tx = top_time[j]
+                c = 0
+                for q in range(_TOP):       # branch-free: the unused slots hold time -1
+                    c += top_time[q] > tx
                 out[t] = c
                 hist[c] += 1
-                bits[word] &= ~(np.uint64(1) << np.uint64(p & 63))
-                i = word + 1
-                while i <= n_words:
-                    tree[i] -= 1
-                    i += i & (-i)
-                last[x] = -1
-                n_tree -= 1
-            if in_top < k_top:
-                j = in_top
-                in_top += 1
+                top_time[j] = t
             else:
-                j = 0
-                for q in range(1, k_top):
-                    if top_time[q] < top_time[j]:
-                        j = q
-                y = top_line[j]          # demoted into the tree with the next stamp
-                where_top[y] = -1
-                if stamp == size:
-                    rank = 0
-                    for q in range(size):
-                        z = owner[q]
-                        if z >= 0 and last[z] == q:
-                            last[z] = rank
-                            owner[rank] = z
-                            rank += 1
-                    for q in range(rank, size):
-                        owner[q] = -1
-                    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
-                        if (q + 1) * 64 <= rank:
-                            bits[q] = ~np.uint64(0)
-                        elif q * 64 < rank:
-                            bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
-                        else:
-                            bits[q] = np.uint64(0)
-                    for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
-                        lo = (i - (i & (-i))) * 64
-                        hi = i * 64 if i * 64 < rank else rank
-                        tree[i] = hi - lo if hi > lo else 0
-                    stamp = rank
-                bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
-                i = (stamp >> 6) + 1
-                while i <= n_words:
-                    tree[i] += 1
-                    i += i & (-i)
-                last[y] = stamp
-                owner[stamp] = y
-                stamp += 1
-                n_tree += 1
-            top_line[j] = x
-            top_time[j] = t
-            where_top[x] = j
-        # --- set associative
-        if n_sets > 0:
-            row = (x + set_low) % n_sets
-            j = where_set[x]
-            if j >= 0:
-                tx = set_time[row, j]
-                c = 0
-                for q in range(w):
-                    if set_time[row, q] > tx:
-                        c += 1
-                out_set[t] = c
-                set_time[row, j] = t
-            else:
-                out_set[t] = -1 if out[t] < 0 else w
-                if set_fill[row] < w:
-                    j = set_fill[row]
-                    set_fill[row] += 1
+                pt = last[x]
+                if pt < 0:
+                    out[t] = -1
+                else:
+                    word = pt >> 6
+                    above = bits[word] >> np.uint64(pt & 63) >> np.uint64(1)   # live stamps above pt in its word
+                    above = above - ((above >> np.uint64(1)) & _M1)
+                    above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
+                    above = (above + (above >> np.uint64(4))) & _M4
+                    above = above + (above >> np.uint64(8))
+                    above = above + (above >> np.uint64(16))
+                    above = (above + (above >> np.uint64(32))) & np.uint64(127)
+                    s = 0
+                    i = word + 1
+                    while i > 0:
+                        s += tree[i]
+                        i -= i & (-i)
+                    c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                    out[t] = c
+                    hist[c] += 1
+                    bits[word] &= ~(np.uint64(1) << np.uint64(pt & 63))
+                    i = word + 1
+                    while i <= n_words:
+                        tree[i] -= 1
+                        i += i & (-i)
+                    last[x] = -1
+                    n_tree -= 1
+                if in_top < _TOP:
+                    j = in_top
+                    in_top += 1
                 else:
                     j = 0
-                    for q in range(1, w):
-                        if set_time[row, q] < set_time[row, j]:
+                    oldest = top_time[0]
+                    for q in range(1, _TOP):
+                        v = top_time[q]
+                        if v < oldest:
+                            oldest = v
                             j = q
-                    where_set[set_line[row, j]] = -1
-                set_line[row, j] = x
-                set_time[row, j] = t
-                where_set[x] = j
+                    y = top_line[j]          # demoted into the tree with the next stamp
+                    where_top[y] = -1
+                    if stamp == size:
+                        rank = 0
+                        for q in range(size):
+                            z = owner[q]
+                            if z >= 0 and last[z] == q:
+                                last[z] = rank
+                                owner[rank] = z
+                                rank += 1
+                        for q in range(rank, size):
+                            owner[q] = -1
+                        for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
+                            if (q + 1) * 64 <= rank:
+                                bits[q] = ~np.uint64(0)
+                            elif q * 64 < rank:
+                                bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
+                            else:
+                                bits[q] = np.uint64(0)
+                        for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
+                            lo = (i - (i & (-i))) * 64
+                            hi = i * 64 if i * 64 < rank else rank
+                            tree[i] = hi - lo if hi > lo else 0
+                        stamp = rank
+                    bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
+                    i = (stamp >> 6) + 1
+                    while i <= n_words:
+                        tree[i] += 1
+                        i += i & (-i)
+                    last[y] = stamp
+                    owner[stamp] = y
+                    stamp += 1
+                    n_tree += 1
+                top_line[j] = x
+                top_time[j] = t
+                where_top[x] = j
+            # --- set associative
+            if n_sets > 0:
+                row = set_of[x]
+                j = where_set[x]
+                if j >= 0:
+                    tx = set_time[row, j]
+                    c = 0
+                    for q in range(w):          # branch-free: the unused ways hold time -1
+                        c += set_time[row, q] > tx
+                    out_set[t] = c
+                    set_time[row, j] = t
+                else:
+                    out_set[t] = -1 if out[t] < 0 else w
+                    if set_fill[row] < w:
+                        j = set_fill[row]
+                        set_fill[row] += 1
+                    else:
+                        j = 0
+                        oldest = set_time[row, 0]
+                        for q in range(1, w):
+                            v = set_time[row, q]
+                            if v < oldest:
+                                oldest = v
+                                j = q
+                        where_set[set_line[row, j]] = -1
+                    set_line[row, j] = x
+                    set_time[row, j] = t
+                    where_set[x] = j
+            t += 1
+        p += 1
     state[0] = stamp
     state[1] = in_top
     state[2] = n_tree
+    state[3] = t
+    state[4] = p
 
 
-def _kernel_source() -> Callable[..., None]:
+def _compile(function: Callable[..., None]) -> Callable[..., None]:
     import numba
 
     try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
-        jit = numba.njit(cache=True, nogil=True)
-        return jit(_distances)
+        return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:
-        return numba.njit(nogil=True)(_distances)
+        return numba.njit(nogil=True)(function)
 
 
 _KERNEL = None
+_PLAN = None
 
 
 def _kernel() -> Callable[..., None]:
     global _KERNEL
     if _KERNEL is None:
-        _KERNEL = _kernel_source()
+        _KERNEL = _compile(_distances)
     return _KERNEL
+
+
+def _planner() -> Callable[..., None]:
+    global _PLAN
+    if _PLAN is None:
+        _PLAN = _compile(_plan)
+    return _PLAN
 
 
 class _Progress:
@@ -713,19 +833,18 @@ class _Progress:
             self.callback(done, self.total)
 
 
-def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: npt.ArrayLike | None = None,
-         shift: int = 0, low: int = 0, set_low: int = 0, sets: int = 0, ways: int = 0, what: str = "stack distances"
-         ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """Stack distances of the line ids ((rel + ref_base[t mod refs]) >> shift) - low, in [0, universe)
-    (plain ids: the defaults), their histogram, and (sets > 0) each access's position within its set
-    of a W-way LRU cache (set = (id + set_low) mod sets)."""
-    n = rel.size
+def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref: int = 1,
+         jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0, ways: int = 0,
+         what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Stack distances of the line ids ``ids`` (int32, in [0, universe)), their histogram, and (sets > 0)
+    each access's position within its set of a W-way LRU cache (set = (id + set_low) mod sets).
+    ``jump``: (jump, run) per point of ``nref`` accesses, from ``_plan``: the repeating blocks to copy."""
+    n = ids.size
     out = np.empty(n, np.int64)
     out_set = np.empty(n if sets else 0, np.int64)
     hist = np.zeros(min(universe, n) + 1, np.int64)
     if n == 0:
         return out, (out_set if sets else None), hist[:0]
-    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
     top_line = np.full(_TOP, -1, np.int64)
@@ -735,53 +854,65 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     owner = np.full(size, -1, np.int64)
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
-    state = np.zeros(3, np.int64)
+    state = np.zeros(5, np.int64)
     set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
     set_time = np.full(set_line.shape, -1, np.int64)
     where_set = np.full(universe if sets else 0, -1, np.int64)
     set_fill = np.zeros(sets, np.int64)
+    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets if sets
+              else np.zeros(0, np.int64))
+    jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
     kernel = _kernel()
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(rel, ref_base, int(shift), int(low), start, stop, top_line, top_time, where_top, last, owner,
-               bits, tree, state, int(set_low) % max(sets, 1), set_line, set_time, where_set, set_fill, out,
-               out_set, hist)
+        kernel(ids, int(nref), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree, state,
+               set_of, set_line, set_time, where_set, set_fill, out, out_set, hist)
         report(stop)
     used = np.flatnonzero(hist)
     return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0]
 
 
 def _lines_of(trace: Trace, line: int) -> dict:
-    """How the kernel reads ``trace``'s line ids at ``line`` bytes: straight from the offsets and each
-    reference's base when every access is kept and the lines are few enough to index directly, else
-    from dense ids (np.unique ranks for sparse lines). ``set_low``: line number = id + set_low."""
+    """The line ids of ``trace`` at ``line`` bytes for the kernel, computed once: when every access is kept
+    and the lines are few enough to index directly, ``_plan`` reads them off the offsets and each
+    reference's base and finds the repeating blocks of the loop nest (``jump``); else dense ids (the line
+    numbers minus the lowest, or np.unique ranks for sparse lines). Line number = id + ``set_low``
+    (None: the ids are ranks)."""
     shift = line.bit_length() - 1
     bases = trace.bases_for(line)
     span = -(-(int(bases[-1]) + trace.extents[-1]) // line) if len(trace.tensors) else 0
-    if trace.kept is None and span < max(4 * len(trace), 1 << 22):
-        ref_base = bases[[r.tensor for r in trace.refs]]
-        return dict(rel=trace.rel, universe=span, ref_base=ref_base, shift=shift, set_low=0)
+    n = len(trace)
+    if trace.kept is None and n and span < max(4 * n, 1 << 22):
+        nref = len(trace.refs)
+        ref_base = bases[[r.tensor for r in trace.refs]].astype(np.int64)
+        blocks, m = [], 1
+        for size in reversed([trace.sizes[i] for i in trace.loop_order]):   # level 0: one point, then the
+            if n // (m * nref) >= 3 and (not blocks or blocks[-1] != m):      # innermost loop, the two
+                blocks.append(m)                                              # innermost, ...
+            m *= size
+        ids = np.empty(n, np.int32)
+        jump, run = np.zeros(n // nref, np.int32), np.zeros(n // nref, np.int32)
+        _planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), ids, jump, run)
+        return dict(ids=ids, universe=span, nref=nref, jump=(jump, run), set_low=0)
     ids, universe, low = _dense_low(trace.addresses(line) >> shift)
-    if low is None:
-        return dict(rel=ids, universe=universe, dense=True)
-    return dict(rel=ids, universe=universe, set_low=low)
+    return dict(ids=ids, universe=universe, set_low=low)
 
 
 def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
-    """Line numbers as dense ids (the numbers minus the lowest when their range is small)."""
+    """Line numbers as dense int32 ids (the numbers minus the lowest when their range is small)."""
     return _dense_low(lines)[:2]
 
 
 def _dense_low(lines: np.ndarray) -> tuple[np.ndarray, int, int | None]:
-    """Dense ids, their count, and the offset ``low`` with line = id + low (None: ids are ranks)."""
+    """Dense int32 ids, their count, and the offset ``low`` with line = id + low (None: ids are ranks)."""
     if lines.size == 0:
-        return lines.astype(np.int64), 0, 0
+        return lines.astype(np.int32), 0, 0
     low, high = int(lines.min()), int(lines.max())
     if high - low < max(4 * lines.size, 1 << 22):
-        return (lines - low).astype(np.int64, copy=False), high - low + 1, low
+        return (lines - low).astype(np.int32), high - low + 1, low
     uniq, inverse = np.unique(lines, return_inverse=True)
-    return inverse.astype(np.int64), uniq.size, None
+    return inverse.astype(np.int32), uniq.size, None
 
 
 @dataclass(frozen=True, eq=False)
@@ -825,8 +956,8 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: _ProgressArg = No
     """
     line = _line(line, "line")
     source = _lines_of(trace, line)
-    d, _, hist = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
-                      shift=source.get("shift", 0))
+    d, _, hist = _run(source["ids"], source["universe"], progress, nref=source.get("nref", 1),
+                      jump=source.get("jump"))
     return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
@@ -986,12 +1117,12 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     in_set = None
     if distances is None or distances.line != line or direct:
         source = _lines_of(trace, line)
-        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0))
-        if direct and not source.get("dense"):   # one pass: FA distances and the W-way sets
-            d, in_set, hist = _run(source["rel"], source["universe"], progress, set_low=source["set_low"],
+        common = dict(nref=source.get("nref", 1), jump=source.get("jump"))
+        if direct and source["set_low"] is not None:   # one pass: FA distances and the W-way sets
+            d, in_set, hist = _run(source["ids"], source["universe"], progress, set_low=source["set_low"],
                                    sets=cache.sets, ways=cache.ways, **common)
         else:
-            d, _, hist = _run(source["rel"], source["universe"], progress, **common)
+            d, _, hist = _run(source["ids"], source["universe"], progress, **common)
         if distances is None or distances.line != line:
             distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
     d = distances.distance
