@@ -211,7 +211,7 @@ class Trace:
     extents: tuple[int, ...]         # bytes from a tensor's base past its last element
     refs: tuple[_Ref, ...]           # the accesses of one point, in order
     line: int
-    rel: np.ndarray = field(repr=False)      # address minus base
+    rel: np.ndarray = field(repr=False)      # address minus base (int32 when every offset fits)
     kept: np.ndarray | None = field(repr=False)   # which of points × refs accesses are in range (None: all)
     flat_parts: tuple = field(repr=False)         # per ref: its element index, broadcastable over the nest
     out_of_range: dict = field(default_factory=dict)
@@ -456,23 +456,28 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
         extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
     ids = {name: k for k, name in enumerate(tensors)}
     nref = len(parsed)
-    # one (points, refs) block per array, filled ref by ref from small broadcastable index arrays
-    rel = np.empty(full + (nref,), np.int64)
-    flat_parts = []
+    # one (points, refs) block, filled ref by ref from small broadcastable index arrays; int32 when every
+    # offset fits (half the memory traffic for the trace and the simulation that reads it)
+    flat_parts, offs = [], []
+    for r, (name, _, _) in enumerate(parsed):
+        t = ids[name]
+        flat = np.int64(0)
+        off = np.int64(0)
+        for d, v in enumerate(values[r]):
+            flat = flat * shapes[t][d] + v
+            off = off + v * strides[t][d]
+        flat_parts.append(flat)
+        offs.append(byte_offsets[t] + widths[t] * (offsets[t] + off))
+    narrow = all(-(1 << 31) <= int(np.min(o)) and int(np.max(o)) < 1 << 31 for o in offs)
+    rel = np.empty(full + (nref,), np.int32 if narrow else np.int64)
     valid = None
     oor: dict[str, int] = {}
     first_bad = {}
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
-        shape, st = shapes[t], strides[t]
-        flat = np.int64(0)
-        off = np.int64(0)
+        shape = shapes[t]
+        rel[..., r] = offs[r]
         inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
-        for d, v in enumerate(values[r]):
-            flat = flat * shape[d] + v
-            off = off + v * st[d]
-        rel[..., r] = byte_offsets[t] + widths[t] * (offsets[t] + off)
-        flat_parts.append(flat)
         if inside:
             continue
         ok = np.ones(full, bool)
@@ -538,24 +543,44 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
     the order of their last use in S, above the older lines in their old order (and so does each set's
     stack, restricted to its lines). So a repeating block leaves every stack as it found it, and each of
     its distances (fully associative, and within its set) depends on S alone. When block b-1 repeats
-    too, block b's distances are therefore block b-1's: jump[first point of b] = block_points[l] (the
-    largest level wins), and the kernel copies them without touching its state. Consecutive copied
-    blocks of one level form a run: run[first point] = its length in points (jump: the period). A point
+    too, block b's distances are therefore block b-1's, and the kernel copies them without touching its
+    state. Consecutive copied blocks of one level form a run: jump[its first point] = the period m (in
+    points), run[its first point] = its length in points (the longest run starting there wins). A point
     that repeats the point before it, which does not, gets jump = -1: each of its distances is then
     counted among the last R ids alone (its line's previous use is the same reference one point ago or
     later), again without touching the state."""
     n = rel.size
     nref = ref_base.size
-    r = 0
-    for t in range(n):
-        ids[t] = (rel[t] + ref_base[r]) >> shift
-        r += 1
-        if r == nref:
-            r = 0
+    # level 0 (points) in the pass that makes the ids
+    t = 0
+    before = False
+    start = -1          # first point of the current run of copied points
+    for p in range(n // nref):
+        same = p > 0
+        for r in range(nref):
+            x = (rel[t] + ref_base[r]) >> shift
+            ids[t] = x
+            same = same and ids[t - nref] == x
+            t += 1
+        if same and before:
+            if start < 0:
+                start = p
+                jump[p] = 1
+            run[start] += 1
+        else:
+            start = -1
+            if same:
+                jump[p] = -1    # repeats the point before it, which does not: distances from the ids
+        before = same
+    # blocks of more points: a run that starts where a shorter one does replaces it
     for level in range(block_points.size):
         m = block_points[level]
+        if m == 1:
+            continue
         size = m * nref
         before = False
+        start = -1
+        length = 0
         for b in range(1, n // size):
             s = b * size
             same = True
@@ -564,23 +589,16 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
                     same = False
                     break
             if same and before:
-                jump[b * m] = m
-            elif same and m == 1:
-                jump[b] = -1    # a point repeating the point before it, which does not: distances from ids
+                if start < 0:
+                    start = b * m
+                    length = 0
+                length += m
+                if length > run[start]:
+                    jump[start] = m
+                    run[start] = length
+            else:
+                start = -1
             before = same
-    # runs: consecutive copied blocks of one level are one copy (period m points, ``run`` points long)
-    p = 0
-    points = jump.size
-    while p < points:
-        m = jump[p]
-        if m <= 0:
-            p += 1
-            continue
-        q = p + m
-        while q < points and jump[q] == m:
-            q += m
-        run[p] = q - p
-        p = q
 
 
 def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, stop: int, top_line: np.ndarray,
@@ -602,7 +620,8 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
     least recent top line makes room for a new one and takes the next stamp (it is more recent than
     every line in the tree). When stamps run out, live stamps are renumbered in order (one scan of
     ``owner``, no sort), so the tree stays a few times the number of distinct lines (small, in cache).
-    state = [next stamp, lines in top, lines in the tree, next access, next point].
+    state = [next stamp, lines in top, lines in the tree, next access, next point, set misses of lines
+    seen before].
 
     Set-associative (``set_line`` has rows, one per set, of W ways; x's set is set_of[x]): each set
     keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a hit costs
@@ -616,6 +635,7 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
     n_tree = state[2]
     t = state[3]
     p = state[4]
+    set_misses = state[5]
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
     jumps = jump.size > 0
@@ -643,7 +663,11 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
                     out[a] = c
                     hist[c] += 1
                     if n_sets > 0:
-                        out_set[a] = c_set if c_set < w else w
+                        if c_set < w:
+                            out_set[a] = c_set
+                        else:
+                            out_set[a] = w
+                            set_misses += 1
                 t += nref
                 p += 1
                 continue
@@ -658,6 +682,9 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
                 if n_sets > 0:
                     for q in range(t, t + length):
                         out_set[q] = out_set[q - k]
+                    for q in range(t - k, t):
+                        if out_set[q] == w:
+                            set_misses += times
                 t += length
                 p += run[p]
                 continue
@@ -760,7 +787,11 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
                     out_set[t] = c
                     set_time[row, j] = t
                 else:
-                    out_set[t] = -1 if out[t] < 0 else w
+                    if out[t] < 0:
+                        out_set[t] = -1
+                    else:
+                        out_set[t] = w
+                        set_misses += 1
                     if set_fill[row] < w:
                         j = set_fill[row]
                         set_fill[row] += 1
@@ -783,6 +814,7 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
     state[2] = n_tree
     state[3] = t
     state[4] = p
+    state[5] = set_misses
 
 
 def _compile(function: Callable[..., None]) -> Callable[..., None]:
@@ -835,16 +867,17 @@ class _Progress:
 
 def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref: int = 1,
          jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0, ways: int = 0,
-         what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+         what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
     """Stack distances of the line ids ``ids`` (int32, in [0, universe)), their histogram, and (sets > 0)
-    each access's position within its set of a W-way LRU cache (set = (id + set_low) mod sets).
+    each access's position within its set of a W-way LRU cache (set = (id + set_low) mod sets) with the
+    number of its misses that are not cold.
     ``jump``: (jump, run) per point of ``nref`` accesses, from ``_plan``: the repeating blocks to copy."""
     n = ids.size
-    out = np.empty(n, np.int64)
-    out_set = np.empty(n if sets else 0, np.int64)
+    out = np.empty(n, np.int32)                            # distances < universe < 2^31
+    out_set = np.empty(n if sets else 0, np.int8)         # -1 … ways <= _DIRECT_WAYS
     hist = np.zeros(min(universe, n) + 1, np.int64)
     if n == 0:
-        return out, (out_set if sets else None), hist[:0]
+        return out, (out_set if sets else None), hist[:0], 0
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
     top_line = np.full(_TOP, -1, np.int64)
@@ -854,7 +887,7 @@ def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref:
     owner = np.full(size, -1, np.int64)
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
-    state = np.zeros(5, np.int64)
+    state = np.zeros(6, np.int64)
     set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
     set_time = np.full(set_line.shape, -1, np.int64)
     where_set = np.full(universe if sets else 0, -1, np.int64)
@@ -870,7 +903,7 @@ def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref:
                set_of, set_line, set_time, where_set, set_fill, out, out_set, hist)
         report(stop)
     used = np.flatnonzero(hist)
-    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0]
+    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])
 
 
 def _lines_of(trace: Trace, line: int) -> dict:
@@ -956,8 +989,8 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: _ProgressArg = No
     """
     line = _line(line, "line")
     source = _lines_of(trace, line)
-    d, _, hist = _run(source["ids"], source["universe"], progress, nref=source.get("nref", 1),
-                      jump=source.get("jump"))
+    d, _, hist, _ = _run(source["ids"], source["universe"], progress, nref=source.get("nref", 1),
+                         jump=source.get("jump"))
     return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
@@ -1016,22 +1049,33 @@ class Cache:
 
 @dataclass(frozen=True, eq=False)
 class CacheResult:
-    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element."""
+    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element.
+
+    The totals come from the simulation's counts; the per-access arrays ``miss`` and ``fa_miss`` (and the
+    per-tensor and per-element counts built from them) are made on first use."""
 
     trace: Trace = field(repr=False)
     cache: Cache
     distances: StackDistances = field(repr=False)        # fully associative, at cache.line
     set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
-    miss: np.ndarray = field(repr=False)                  # this cache misses access t
-    fa_miss: np.ndarray = field(repr=False)               # a FA cache of the same capacity misses t
+    misses: int                                           # of this cache
+
+    @functools.cached_property
+    def fa_miss(self) -> np.ndarray:
+        """Per access: a fully associative cache of the same capacity misses it."""
+        d = self.distances.distance
+        return (d < 0) | (d >= self.cache.lines)
+
+    @functools.cached_property
+    def miss(self) -> np.ndarray:
+        """Per access: this cache misses it."""
+        if self.set_distances is None:
+            return self.fa_miss
+        return (self.set_distances < 0) | (self.set_distances >= self.cache.ways)
 
     @property
     def accesses(self) -> int:
-        return int(self.miss.size)
-
-    @property
-    def misses(self) -> int:
-        return int(np.count_nonzero(self.miss))
+        return int(self.distances.distance.size)
 
     @property
     def cold(self) -> int:
@@ -1039,11 +1083,11 @@ class CacheResult:
 
     @property
     def capacity(self) -> int:
-        return int(np.count_nonzero(self.fa_miss)) - self.cold
+        return self.fa_misses(self.cache.lines) - self.cold
 
     @property
     def conflict(self) -> int:
-        return self.misses - int(np.count_nonzero(self.fa_miss))
+        return self.misses - self.fa_misses(self.cache.lines)
 
     @property
     def hits(self) -> int:
@@ -1119,16 +1163,15 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
         source = _lines_of(trace, line)
         common = dict(nref=source.get("nref", 1), jump=source.get("jump"))
         if direct and source["set_low"] is not None:   # one pass: FA distances and the W-way sets
-            d, in_set, hist = _run(source["ids"], source["universe"], progress, set_low=source["set_low"],
-                                   sets=cache.sets, ways=cache.ways, **common)
+            d, in_set, hist, set_misses = _run(source["ids"], source["universe"], progress,
+                                               set_low=source["set_low"], sets=cache.sets, ways=cache.ways, **common)
         else:
-            d, _, hist = _run(source["ids"], source["universe"], progress, **common)
+            d, _, hist, _ = _run(source["ids"], source["universe"], progress, **common)
         if distances is None or distances.line != line:
             distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
-    d = distances.distance
-    fa_miss = (d < 0) | (d >= cache.lines)
     if fully:
-        return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
+        return CacheResult(trace, cache, distances, None, distances.misses(cache.lines))
+    d = distances.distance
     if in_set is None:   # many ways (or sparse lines): exact distances within each set, set by set
         lines = trace.addresses(line) >> (line.bit_length() - 1)
         sets = cache.sets
@@ -1138,8 +1181,8 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
         in_set = np.empty_like(d)
         in_set[order] = _run(ids, universe, progress, what="set distances")[0]
         np.minimum(in_set, cache.ways, out=in_set)
-    miss = (in_set < 0) | (in_set >= cache.ways)
-    return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
+        set_misses = int(np.count_nonzero(in_set >= cache.ways))
+    return CacheResult(trace, cache, distances, in_set, distances.cold + set_misses)
 
 
 # --------------------------------------------------------------------------------------------------
