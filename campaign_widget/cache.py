@@ -530,53 +530,27 @@ _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
-def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.ndarray, ids: np.ndarray,
-          jump: np.ndarray, run: np.ndarray) -> None:
-    """Line ids of a loop-nest trace and its repeating blocks.
+def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.ndarray, jump: np.ndarray,
+          run: np.ndarray) -> None:
+    """The repeating blocks of a loop-nest trace whose distances the kernel copies instead of simulating.
 
-    ids[t] = (rel[t] + ref_base[t mod R]) >> shift, R = len(ref_base) accesses per point (the trace's
-    offsets plus the base of the tensor of the reference, in lines).
+    Access t's line is (rel[t] + ref_base[t mod R]) >> shift, R = len(ref_base) accesses per point (the
+    trace's offsets plus the base of the tensor of the reference, a whole number of lines).
 
     A block of level l is ``block_points[l]`` consecutive points (one iteration of the loop around the
-    innermost loops; level 0: one point). Block b *repeats* when its line ids equal block b-1's, access
-    for access. After any block with line sequence S, the LRU stack holds S's distinct lines on top, in
-    the order of their last use in S, above the older lines in their old order (and so does each set's
-    stack, restricted to its lines). So a repeating block leaves every stack as it found it, and each of
-    its distances (fully associative, and within its set) depends on S alone. When block b-1 repeats
-    too, block b's distances are therefore block b-1's, and the kernel copies them without touching its
-    state. Consecutive copied blocks of one level form a run: jump[its first point] = the period m (in
-    points), run[its first point] = its length in points (the longest run starting there wins). A point
-    that repeats the point before it, which does not, gets jump = -1: each of its distances is then
-    counted among the last R ids alone (its line's previous use is the same reference one point ago or
-    later), again without touching the state."""
+    innermost loops; level 0, one point, is handled by the kernel on the fly). Block b *repeats* when its
+    lines equal block b-1's, access for access. After any block with line sequence S, the LRU stack holds
+    S's distinct lines on top, in the order of their last use in S, above the older lines in their old
+    order (and so does each set's stack, restricted to its lines). So a repeating block leaves every stack
+    as it found it, and each of its distances (fully associative, and within its set) depends on S alone.
+    When block b-1 repeats too, block b's distances are therefore block b-1's, and the kernel copies them
+    without touching its state. Consecutive copied blocks of one level form a run: jump[its first point]
+    = the period m (in points), run[its first point] = its length in points (the longest run starting
+    there wins)."""
     n = rel.size
     nref = ref_base.size
-    # level 0 (points) in the pass that makes the ids
-    t = 0
-    before = False
-    start = -1          # first point of the current run of copied points
-    for p in range(n // nref):
-        same = p > 0
-        for r in range(nref):
-            x = (rel[t] + ref_base[r]) >> shift
-            ids[t] = x
-            same = same and ids[t - nref] == x
-            t += 1
-        if same and before:
-            if start < 0:
-                start = p
-                jump[p] = 1
-            run[start] += 1
-        else:
-            start = -1
-            if same:
-                jump[p] = -1    # repeats the point before it, which does not: distances from the ids
-        before = same
-    # blocks of more points: a run that starts where a shorter one does replaces it
     for level in range(block_points.size):
         m = block_points[level]
-        if m == 1:
-            continue
         size = m * nref
         before = False
         start = -1
@@ -584,10 +558,16 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
         for b in range(1, n // size):
             s = b * size
             same = True
-            for q in range(s, s + size):
-                if ids[q] != ids[q - size]:
+            q = s
+            while q < s + size:         # same reference one block apart: same base, compare rel's lines
+                e = min(q + 64, s + size)
+                diff = 0
+                for u in range(q, e):
+                    diff |= (rel[u] >> shift) ^ (rel[u - size] >> shift)
+                if diff != 0:
                     same = False
                     break
+                q = e
             if same and before:
                 if start < 0:
                     start = b * m
@@ -601,16 +581,21 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             before = same
 
 
-def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, stop: int, top_line: np.ndarray,
-               top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray, owner: np.ndarray, bits: np.ndarray,
-               tree: np.ndarray, state: np.ndarray, set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray,
-               where_set: np.ndarray, set_fill: np.ndarray, out: np.ndarray, out_set: np.ndarray,
-               hist: np.ndarray) -> None:
-    """Stack distances of the accesses from state[3] on, point by point (``nref`` accesses each), until
-    ``stop`` is reached; it resumes the state. Access t's line id is ids[t] (dense, in [0, len(last))).
-    A point p with jump[p] = m > 0 starts run[p] points whose distances repeat those m points before
-    them (see ``_plan``): they are copied; jump[p] = -1: p repeats the point before it, its distances
-    are counted among the last ``nref`` ids. hist[d] counts the distances d >= 0.
+def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarray, run: np.ndarray, stop: int,
+               top_line: np.ndarray, top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray,
+               owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
+               set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray, set_fill: np.ndarray,
+               out: np.ndarray, out_set: np.ndarray, hist: np.ndarray) -> None:
+    """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
+    until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
+    (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
+    reference, in lines (plain ids: ref_base = [0], shift = 0). hist[d] counts the distances d >= 0.
+
+    Repeats (exact, see ``_plan``): a point p with jump[p] = m > 0 starts run[p] points whose distances
+    repeat those m points before them: they are copied. On the fly, a point whose lines equal the point
+    before's (level 0) leaves the LRU stacks as they are: when that point repeated its own predecessor,
+    its distances are copied from it; else they are counted among the last 2R lines (its line's
+    previous use is the same reference one point ago, or later). Neither touches the state.
 
     The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
     access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
@@ -621,7 +606,7 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
     every line in the tree). When stamps run out, live stamps are renumbered in order (one scan of
     ``owner``, no sort), so the tree stays a few times the number of distinct lines (small, in cache).
     state = [next stamp, lines in top, lines in the tree, next access, next point, set misses of lines
-    seen before].
+    seen before, the point before repeated its predecessor].
 
     Set-associative (``set_line`` has rows, one per set, of W ways; x's set is set_of[x]): each set
     keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a hit costs
@@ -636,42 +621,26 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
     t = state[3]
     p = state[4]
     set_misses = state[5]
+    before = state[6] != 0
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
+    nref = ref_base.size
     jumps = jump.size > 0
+    win = np.empty(2 * nref, np.int64)   # the lines of the point before (0..R-1) and of this point (R..2R-1)
+    if t >= nref:
+        for r in range(nref):
+            win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
+    pending = 0                          # points copied from the point before, not yet in hist
     while t < stop:
         if jumps:
             m = jump[p]
-            if m < 0:               # a point repeating the one before: its distances among the last R ids
-                for a in range(t, t + nref):
-                    x = ids[a]
-                    c = 0
-                    c_set = 0
-                    q = a - 1
-                    while ids[q] != x:     # found at a - nref or later
-                        y = ids[q]
-                        seen = False
-                        for e in range(q + 1, a):
-                            if ids[e] == y:
-                                seen = True
-                                break
-                        if not seen:
-                            c += 1
-                            if n_sets > 0 and set_of[y] == set_of[x]:
-                                c_set += 1
-                        q -= 1
-                    out[a] = c
-                    hist[c] += 1
-                    if n_sets > 0:
-                        if c_set < w:
-                            out_set[a] = c_set
-                        else:
-                            out_set[a] = w
-                            set_misses += 1
-                t += nref
-                p += 1
-                continue
             if m > 0:               # blocks repeating a repeating block: copy their distances
+                if pending > 0:
+                    for q in range(t - nref, t):
+                        hist[out[q]] += pending
+                        if n_sets > 0 and out_set[q] == w:
+                            set_misses += pending
+                    pending = 0
                 k = m * nref        # the period, in accesses
                 length = run[p] * nref
                 for q in range(t, t + length):
@@ -687,9 +656,67 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
                             set_misses += times
                 t += length
                 p += run[p]
+                for r in range(nref):
+                    win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
+                before = False      # (not known: the safe answer)
                 continue
-        for _ in range(nref):
-            x = ids[t]
+        same = t >= nref
+        for r in range(nref):
+            x = (rel[t + r] + ref_base[r]) >> shift
+            win[nref + r] = x
+            same = same and x == win[r]
+        if same and before:         # copy the point before (hist later, once per run)
+            for q in range(t, t + nref):
+                out[q] = out[q - nref]
+            if n_sets > 0:
+                for q in range(t, t + nref):
+                    out_set[q] = out_set[q - nref]
+            pending += 1
+            t += nref
+            p += 1
+            continue
+        if pending > 0:
+            for q in range(t - nref, t):
+                hist[out[q]] += pending
+                if n_sets > 0 and out_set[q] == w:
+                    set_misses += pending
+            pending = 0
+        if same:                    # repeats the point before, which did not: count among the last 2R lines
+            for r in range(nref):
+                x = win[nref + r]
+                c = 0
+                c_set = 0
+                q = nref + r - 1
+                while win[q] != x:   # found at r or later
+                    y = win[q]
+                    seen = False
+                    for e in range(q + 1, nref + r):
+                        if win[e] == y:
+                            seen = True
+                            break
+                    if not seen:
+                        c += 1
+                        if n_sets > 0 and set_of[y] == set_of[x]:
+                            c_set += 1
+                    q -= 1
+                out[t + r] = c
+                hist[c] += 1
+                if n_sets > 0:
+                    if c_set < w:
+                        out_set[t + r] = c_set
+                    else:
+                        out_set[t + r] = w
+                        set_misses += 1
+            before = True
+            for r in range(nref):
+                win[r] = win[nref + r]
+            t += nref
+            p += 1
+            continue
+        before = False
+        for r in range(nref):
+            x = win[nref + r]
+            win[r] = x
             # --- fully associative
             j = where_top[x]
             if j >= 0:
@@ -809,12 +836,18 @@ def _distances(ids: np.ndarray, nref: int, jump: np.ndarray, run: np.ndarray, st
                     where_set[x] = j
             t += 1
         p += 1
+    if pending > 0:
+        for q in range(t - nref, t):
+            hist[out[q]] += pending
+            if n_sets > 0 and out_set[q] == w:
+                set_misses += pending
     state[0] = stamp
     state[1] = in_top
     state[2] = n_tree
     state[3] = t
     state[4] = p
     state[5] = set_misses
+    state[6] = 1 if before else 0
 
 
 def _compile(function: Callable[..., None]) -> Callable[..., None]:
@@ -865,14 +898,15 @@ class _Progress:
             self.callback(done, self.total)
 
 
-def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref: int = 1,
-         jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0, ways: int = 0,
-         what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
-    """Stack distances of the line ids ``ids`` (int32, in [0, universe)), their histogram, and (sets > 0)
-    each access's position within its set of a W-way LRU cache (set = (id + set_low) mod sets) with the
-    number of its misses that are not cold.
-    ``jump``: (jump, run) per point of ``nref`` accesses, from ``_plan``: the repeating blocks to copy."""
-    n = ids.size
+def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: np.ndarray | None = None,
+         shift: int = 0, jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0,
+         ways: int = 0, what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
+    """Stack distances of the line ids (rel + ref_base[t mod R]) >> shift (in [0, universe); plain ids:
+    the defaults), their histogram, and (sets > 0) each access's position within its set of a W-way LRU
+    cache (set = (id + set_low) mod sets) with the number of its misses that are not cold.
+    ``jump``: (jump, run) per point of R accesses, from ``_plan``: the repeating blocks to copy."""
+    n = rel.size
+    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
     out = np.empty(n, np.int32)                            # distances < universe < 2^31
     out_set = np.empty(n if sets else 0, np.int8)         # -1 … ways <= _DIRECT_WAYS
     hist = np.zeros(min(universe, n) + 1, np.int64)
@@ -887,7 +921,7 @@ def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref:
     owner = np.full(size, -1, np.int64)
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
-    state = np.zeros(6, np.int64)
+    state = np.zeros(7, np.int64)
     set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
     set_time = np.full(set_line.shape, -1, np.int64)
     where_set = np.full(universe if sets else 0, -1, np.int64)
@@ -899,7 +933,7 @@ def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref:
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(ids, int(nref), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree, state,
+        kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree, state,
                set_of, set_line, set_time, where_set, set_fill, out, out_set, hist)
         report(stop)
     used = np.flatnonzero(hist)
@@ -907,9 +941,9 @@ def _run(ids: np.ndarray, universe: int, progress: _ProgressArg = None, *, nref:
 
 
 def _lines_of(trace: Trace, line: int) -> dict:
-    """The line ids of ``trace`` at ``line`` bytes for the kernel, computed once: when every access is kept
-    and the lines are few enough to index directly, ``_plan`` reads them off the offsets and each
-    reference's base and finds the repeating blocks of the loop nest (``jump``); else dense ids (the line
+    """How the kernel reads ``trace``'s line ids at ``line`` bytes: when every access is kept and the lines
+    are few enough to index directly, straight from the offsets and each reference's base (no id array),
+    with the repeating blocks of the loop nest that ``_plan`` finds (``jump``); else dense ids (the line
     numbers minus the lowest, or np.unique ranks for sparse lines). Line number = id + ``set_low``
     (None: the ids are ranks)."""
     shift = line.bit_length() - 1
@@ -920,16 +954,17 @@ def _lines_of(trace: Trace, line: int) -> dict:
         nref = len(trace.refs)
         ref_base = bases[[r.tensor for r in trace.refs]].astype(np.int64)
         blocks, m = [], 1
-        for size in reversed([trace.sizes[i] for i in trace.loop_order]):   # level 0: one point, then the
-            if n // (m * nref) >= 3 and (not blocks or blocks[-1] != m):      # innermost loop, the two
-                blocks.append(m)                                              # innermost, ...
+        for size in reversed([trace.sizes[i] for i in trace.loop_order]):   # the innermost loop, the two
+            if m > 1 and n // (m * nref) >= 3 and (not blocks or blocks[-1] != m):   # innermost, ...
+                blocks.append(m)                                              # (points: in the kernel)
             m *= size
-        ids = np.empty(n, np.int32)
-        jump, run = np.zeros(n // nref, np.int32), np.zeros(n // nref, np.int32)
-        _planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), ids, jump, run)
-        return dict(ids=ids, universe=span, nref=nref, jump=(jump, run), set_low=0)
+        jump = None
+        if blocks:
+            jump = np.zeros(n // nref, np.int32), np.zeros(n // nref, np.int32)
+            _planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), *jump)
+        return dict(rel=trace.rel, ref_base=ref_base, shift=shift, universe=span, jump=jump, set_low=0)
     ids, universe, low = _dense_low(trace.addresses(line) >> shift)
-    return dict(ids=ids, universe=universe, set_low=low)
+    return dict(rel=ids, universe=universe, set_low=low)
 
 
 def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
@@ -989,8 +1024,8 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: _ProgressArg = No
     """
     line = _line(line, "line")
     source = _lines_of(trace, line)
-    d, _, hist, _ = _run(source["ids"], source["universe"], progress, nref=source.get("nref", 1),
-                         jump=source.get("jump"))
+    d, _, hist, _ = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
+                         shift=source.get("shift", 0), jump=source.get("jump"))
     return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
@@ -1161,12 +1196,12 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     in_set = None
     if distances is None or distances.line != line or direct:
         source = _lines_of(trace, line)
-        common = dict(nref=source.get("nref", 1), jump=source.get("jump"))
+        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0), jump=source.get("jump"))
         if direct and source["set_low"] is not None:   # one pass: FA distances and the W-way sets
-            d, in_set, hist, set_misses = _run(source["ids"], source["universe"], progress,
+            d, in_set, hist, set_misses = _run(source["rel"], source["universe"], progress,
                                                set_low=source["set_low"], sets=cache.sets, ways=cache.ways, **common)
         else:
-            d, _, hist, _ = _run(source["ids"], source["universe"], progress, **common)
+            d, _, hist, _ = _run(source["rel"], source["universe"], progress, **common)
         if distances is None or distances.line != line:
             distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
     if fully:
