@@ -625,6 +625,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
     nref = ref_base.size
+    n = rel.size
     jumps = jump.size > 0
     win = np.empty(2 * nref, np.int64)   # the lines of the point before (0..R-1) and of this point (R..2R-1)
     if t >= nref:
@@ -665,15 +666,20 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             x = (rel[t + r] + ref_base[r]) >> shift
             win[nref + r] = x
             same = same and x == win[r]
-        if same and before:         # copy the point before (hist later, once per run)
-            for q in range(t, t + nref):
+        if same and before:         # a run of points repeating the point before: copy (hist once per run)
+            q = t + nref            # the bases are whole lines: compare the offsets' lines
+            while q < n and (rel[q] >> shift) == (rel[q - nref] >> shift):
+                q += 1
+            points = (q - t) // nref
+            e = t + points * nref
+            for q in range(t, e):
                 out[q] = out[q - nref]
             if n_sets > 0:
-                for q in range(t, t + nref):
+                for q in range(t, e):
                     out_set[q] = out_set[q - nref]
-            pending += 1
-            t += nref
-            p += 1
+            pending += points
+            t = e
+            p += points
             continue
         if pending > 0:
             for q in range(t - nref, t):
