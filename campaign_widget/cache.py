@@ -946,8 +946,8 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree, state,
-               set_of, set_line, set_time, where_set, set_fill, out, out_set, hist)
+        kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
+               state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist)
         report(stop)
     used = np.flatnonzero(hist)
     return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])
