@@ -529,6 +529,7 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
 
 _DIRECT_WAYS = 64  # sets of at most this many ways are simulated in the same pass as the distances
 _TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
+_STEADY_MAX = 1 << 16  # blocks repeating a block that does not repeat: counted apart when at most this long
 
 
 # The kernels as plain Python: numba compiles them (they also run without numba, slowly, e.g. under a debugger).
@@ -553,7 +554,8 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
     When block b-1 repeats too, block b's distances are therefore block b-1's, and the kernel copies them
     without touching its state. Consecutive copied blocks of one level form a run: jump[its first point]
     = the period m (in points), run[its first point] = its length in points (the longest run starting
-    there wins)."""
+    there wins). A block that repeats the block before it, which does not, gets jump = -m (blocks of at
+    most _STEADY_MAX accesses): the kernel counts its distances from the two blocks' lines alone."""
     n = rel.size
     nref = ref_base.size
     for level in range(block_points.size):
@@ -585,6 +587,8 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
                     run[start] = length
             else:
                 start = -1
+                if same and size <= _STEADY_MAX and jump[b * m] == 0:
+                    jump[b * m] = -m    # repeats the block before, which does not: see the kernel
             before = same
 
 
@@ -592,14 +596,22 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                top_line: np.ndarray, top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray,
                owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
                set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray, set_fill: np.ndarray,
-               out: np.ndarray, out_set: np.ndarray, hist: np.ndarray) -> None:
+               out: np.ndarray, out_set: np.ndarray, hist: np.ndarray, first_pos: np.ndarray,
+               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray) -> None:
     """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
     until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
     (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
     reference, in lines (plain ids: ref_base = [0], shift = 0). hist[d] counts the distances d >= 0.
 
     Repeats (exact, see ``_plan``): a point p with jump[p] = m > 0 starts run[p] points whose distances
-    repeat those m points before them: they are copied. On the fly, a point whose lines equal the point
+    repeat those m points before them: they are copied. jump[p] = -m: the m points from p on repeat the
+    m points before them, which do not repeat theirs. A line's distance there is its distance in the
+    block before when its use before is in the block; else (its first use in the block, its use before
+    in the block before) the stack at the block's start holds the block's lines in the order of their
+    last use in it, so its distance is #(lines last used after it there) + #(lines used in this block
+    before it and last used before it there), counted with ``sfx`` and a Fenwick tree ``fen`` over the
+    block's places (``first_pos``/``last_pos``: each line's first and last place in the block, -1
+    outside). The sets are simulated as usual; the FA state is not touched. On the fly, a point whose lines equal the point
     before's (level 0) leaves the LRU stacks as they are: when that point repeated its own predecessor,
     its distances are copied from it; else they are counted among the last 2R lines (its line's
     previous use is the same reference one point ago, or later). Neither touches the state.
@@ -642,6 +654,89 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     while t < stop:
         if jumps:
             m = jump[p]
+            if m < 0:               # a block repeating the block before it, which does not (see _plan)
+                if pending > 0:
+                    for q in range(t - nref, t):
+                        hist[out[q]] += pending
+                        if n_sets > 0 and out_set[q] == w:
+                            set_misses += pending
+                    pending = 0
+                k = -m * nref
+                r = 0
+                for q in range(k):              # first and last place of each line in the block
+                    x = (rel[t + q] + ref_base[r]) >> shift
+                    r = 0 if r + 1 == nref else r + 1
+                    if first_pos[x] < 0:
+                        first_pos[x] = q
+                    last_pos[x] = q
+                sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
+                r = (k - 1) % nref
+                for q in range(k - 1, -1, -1):
+                    x = (rel[t + q] + ref_base[r]) >> shift
+                    r = nref - 1 if r == 0 else r - 1
+                    sfx[q] = sfx[q + 1] + (1 if last_pos[x] == q else 0)
+                r = 0
+                for q in range(k):
+                    a = t + q
+                    x = (rel[a] + ref_base[r]) >> shift
+                    r = 0 if r + 1 == nref else r + 1
+                    if first_pos[x] == q:       # its use before is in the block before: its depth there
+                        lp = last_pos[x]        # (lines used later there) + lines moved above it since
+                        c = sfx[lp + 1]         # (used here before it, last used there before it)
+                        i = lp                  # fen: a Fenwick tree over last places of lines seen here
+                        while i > 0:
+                            c += fen[i]
+                            i -= i & (-i)
+                        i = lp + 1
+                        while i <= k:
+                            fen[i] += 1
+                            i += i & (-i)
+                    else:                       # its use before is in this block: as in the block before
+                        c = out[a - k]
+                    out[a] = c
+                    hist[c] += 1
+                    if n_sets > 0:              # the sets: simulated (the block leaves them as they were)
+                        row = set_of[x]
+                        j = where_set[x]
+                        if j >= 0:
+                            tx = set_time[row, j]
+                            c = 0
+                            for q2 in range(w):
+                                c += set_time[row, q2] > tx
+                            out_set[a] = c
+                            set_time[row, j] = a
+                        else:
+                            out_set[a] = w
+                            set_misses += 1
+                            if set_fill[row] < w:
+                                j = set_fill[row]
+                                set_fill[row] += 1
+                            else:
+                                j = 0
+                                oldest = set_time[row, 0]
+                                for q2 in range(1, w):
+                                    v = set_time[row, q2]
+                                    if v < oldest:
+                                        oldest = v
+                                        j = q2
+                                where_set[set_line[row, j]] = -1
+                            set_line[row, j] = x
+                            set_time[row, j] = a
+                            where_set[x] = j
+                r = 0
+                for q in range(k):              # reset the scratch
+                    x = (rel[t + q] + ref_base[r]) >> shift
+                    r = 0 if r + 1 == nref else r + 1
+                    first_pos[x] = -1
+                    last_pos[x] = -1
+                for q in range(k + 1):
+                    fen[q] = 0
+                t += k
+                p += -m
+                for r in range(nref):
+                    win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
+                before = False
+                continue
             if m > 0:               # blocks repeating a repeating block: copy their distances
                 if pending > 0:
                     for q in range(t - nref, t):
@@ -942,12 +1037,18 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets if sets
               else np.zeros(0, np.int64))
     jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
+    steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0   # longest such block
+    first_pos = np.full(universe if steady else 0, -1, np.int32)
+    last_pos = np.full(universe if steady else 0, -1, np.int32)
+    sfx = np.zeros(steady + 1, np.int32)
+    fen = np.zeros(steady + 1, np.int32)
     kernel = _kernel()
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
         kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
-               state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist)
+               state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist, first_pos, last_pos, sfx,
+               fen)
         report(stop)
     used = np.flatnonzero(hist)
     return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])

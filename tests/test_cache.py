@@ -240,8 +240,8 @@ def test_repeating_loop_nest_blocks_are_copied_exactly(spec, sizes, order, elem_
 
 
 def test_matmul_traces_take_the_repeat_paths():
-    """The premise of the test above on real loop nests: ijk copies whole inner loops (level 1), ikj
-    copies and counts points (level 0); both agree with the explicit LRU stack."""
+    """The premise of the test above on real loop nests: ijk copies whole inner loops or counts them from
+    their lines (level 1), ikj copies and counts points (level 0); both agree with the explicit LRU stack."""
     import campaign_widget.cache as model
     for order in ("ijk", "ikj"):
         t = trace(MATMUL, {"i": 16, "j": 16, "k": 16}, elem_bytes=8, loop_order=order)
@@ -252,6 +252,7 @@ def test_matmul_traces_take_the_repeat_paths():
         if order == "ijk":
             jump, run = source["jump"]
             assert (jump == 16).any() and run.sum() > len(t) // 3 // 2   # most k-loops copied
+            assert (jump == -16).any()      # k-loops repeating one that does not: counted from the lines
         else:   # consecutive points with the same three lines: 7 of every 8
             same = (rows[1:] == rows[:-1]).all(axis=1)
             assert same.mean() > 0.8
