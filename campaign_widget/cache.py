@@ -592,6 +592,153 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             before = same
 
 
+def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray,
+            hist: np.ndarray) -> int:
+    """Distances of the point at t, whose R lines (win[R:]) equal the point before's (win[:R]), which
+    did not repeat its own: each line's use before is the same reference one point ago or later, so
+    its distance is the number of distinct lines between, and within its set likewise (out_set: capped
+    at W). Returns the set misses (none are cold)."""
+    nref = win.size // 2
+    n_sets = out_set.size > 0
+    misses = 0
+    for r in range(nref):
+        x = win[nref + r]
+        c = 0
+        c_set = 0
+        q = nref + r - 1
+        while win[q] != x:   # found at r or later
+            y = win[q]
+            seen = False
+            for e in range(q + 1, nref + r):
+                if win[e] == y:
+                    seen = True
+                    break
+            if not seen:
+                c += 1
+                if n_sets and set_of[y] == set_of[x]:
+                    c_set += 1
+            q -= 1
+        out[t + r] = c
+        hist[c] += 1
+        if n_sets:
+            if c_set < w:
+                out_set[t + r] = c_set
+            else:
+                out_set[t + r] = w
+                misses += 1
+    return misses
+
+
+def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: int, first_pos: np.ndarray,
+                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, out: np.ndarray, hist: np.ndarray,
+                  set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray,
+                  set_fill: np.ndarray, out_set: np.ndarray) -> int:
+    """Distances of the k accesses from t on, a block that repeats the block before it, which does not
+    (see ``_distances``); the W-way sets are simulated as usual. Returns the set misses."""
+    nref = ref_base.size
+    n_sets = set_line.shape[0]
+    w = set_line.shape[1]
+    set_misses = 0
+    r = 0
+    for q in range(k):              # first and last place of each line in the block
+        x = (rel[t + q] + ref_base[r]) >> shift
+        r = 0 if r + 1 == nref else r + 1
+        if first_pos[x] < 0:
+            first_pos[x] = q
+        last_pos[x] = q
+    sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
+    r = (k - 1) % nref
+    for q in range(k - 1, -1, -1):
+        x = (rel[t + q] + ref_base[r]) >> shift
+        r = nref - 1 if r == 0 else r - 1
+        sfx[q] = sfx[q + 1] + (1 if last_pos[x] == q else 0)
+    r = 0
+    for q in range(k):
+        a = t + q
+        x = (rel[a] + ref_base[r]) >> shift
+        r = 0 if r + 1 == nref else r + 1
+        if first_pos[x] == q:       # its use before is in the block before: its depth there
+            lp = last_pos[x]        # (lines used later there) + lines moved above it since
+            c = sfx[lp + 1]         # (used here before it, last used there before it)
+            i = lp                  # fen: a Fenwick tree over last places of lines seen here
+            while i > 0:
+                c += fen[i]
+                i -= i & (-i)
+            i = lp + 1
+            while i <= k:
+                fen[i] += 1
+                i += i & (-i)
+        else:                       # its use before is in this block: as in the block before
+            c = out[a - k]
+        out[a] = c
+        hist[c] += 1
+        if n_sets > 0:              # the sets: simulated (the block leaves them as they were)
+            row = set_of[x]
+            j = where_set[x]
+            if j >= 0:
+                tx = set_time[row, j]
+                c = 0
+                for q2 in range(w):
+                    c += set_time[row, q2] > tx
+                out_set[a] = c
+                set_time[row, j] = a
+            else:
+                out_set[a] = w
+                set_misses += 1
+                if set_fill[row] < w:
+                    j = set_fill[row]
+                    set_fill[row] += 1
+                else:
+                    j = 0
+                    oldest = set_time[row, 0]
+                    for q2 in range(1, w):
+                        v = set_time[row, q2]
+                        if v < oldest:
+                            oldest = v
+                            j = q2
+                    where_set[set_line[row, j]] = -1
+                set_line[row, j] = x
+                set_time[row, j] = a
+                where_set[x] = j
+    r = 0
+    for q in range(k):              # reset the scratch
+        x = (rel[t + q] + ref_base[r]) >> shift
+        r = 0 if r + 1 == nref else r + 1
+        first_pos[x] = -1
+        last_pos[x] = -1
+    for q in range(k + 1):
+        fen[q] = 0
+    return set_misses
+
+
+def _renumber(owner: np.ndarray, last: np.ndarray, bits: np.ndarray, tree: np.ndarray) -> int:
+    """Stamps ran out: give the live ones 0..rank-1 in order (one scan of ``owner``, no sort), rebuild
+    ``bits`` and the Fenwick tree ``tree``; returns rank, the next stamp."""
+    size = owner.size
+    n_words = bits.size
+    rank = 0
+    for q in range(size):
+        z = owner[q]
+        if z >= 0 and last[z] == q:
+            last[z] = rank
+            owner[rank] = z
+            rank += 1
+    for q in range(rank, size):
+        owner[q] = -1
+    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
+        if (q + 1) * 64 <= rank:
+            bits[q] = ~np.uint64(0)
+        elif q * 64 < rank:
+            bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
+        else:
+            bits[q] = np.uint64(0)
+    for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
+        lo = (i - (i & (-i))) * 64
+        hi = i * 64 if i * 64 < rank else rank
+        tree[i] = hi - lo if hi > lo else 0
+    return rank
+
+
 def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarray, run: np.ndarray, stop: int,
                top_line: np.ndarray, top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray,
                owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
@@ -662,75 +809,8 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                             set_misses += pending
                     pending = 0
                 k = -m * nref
-                r = 0
-                for q in range(k):              # first and last place of each line in the block
-                    x = (rel[t + q] + ref_base[r]) >> shift
-                    r = 0 if r + 1 == nref else r + 1
-                    if first_pos[x] < 0:
-                        first_pos[x] = q
-                    last_pos[x] = q
-                sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
-                r = (k - 1) % nref
-                for q in range(k - 1, -1, -1):
-                    x = (rel[t + q] + ref_base[r]) >> shift
-                    r = nref - 1 if r == 0 else r - 1
-                    sfx[q] = sfx[q + 1] + (1 if last_pos[x] == q else 0)
-                r = 0
-                for q in range(k):
-                    a = t + q
-                    x = (rel[a] + ref_base[r]) >> shift
-                    r = 0 if r + 1 == nref else r + 1
-                    if first_pos[x] == q:       # its use before is in the block before: its depth there
-                        lp = last_pos[x]        # (lines used later there) + lines moved above it since
-                        c = sfx[lp + 1]         # (used here before it, last used there before it)
-                        i = lp                  # fen: a Fenwick tree over last places of lines seen here
-                        while i > 0:
-                            c += fen[i]
-                            i -= i & (-i)
-                        i = lp + 1
-                        while i <= k:
-                            fen[i] += 1
-                            i += i & (-i)
-                    else:                       # its use before is in this block: as in the block before
-                        c = out[a - k]
-                    out[a] = c
-                    hist[c] += 1
-                    if n_sets > 0:              # the sets: simulated (the block leaves them as they were)
-                        row = set_of[x]
-                        j = where_set[x]
-                        if j >= 0:
-                            tx = set_time[row, j]
-                            c = 0
-                            for q2 in range(w):
-                                c += set_time[row, q2] > tx
-                            out_set[a] = c
-                            set_time[row, j] = a
-                        else:
-                            out_set[a] = w
-                            set_misses += 1
-                            if set_fill[row] < w:
-                                j = set_fill[row]
-                                set_fill[row] += 1
-                            else:
-                                j = 0
-                                oldest = set_time[row, 0]
-                                for q2 in range(1, w):
-                                    v = set_time[row, q2]
-                                    if v < oldest:
-                                        oldest = v
-                                        j = q2
-                                where_set[set_line[row, j]] = -1
-                            set_line[row, j] = x
-                            set_time[row, j] = a
-                            where_set[x] = j
-                r = 0
-                for q in range(k):              # reset the scratch
-                    x = (rel[t + q] + ref_base[r]) >> shift
-                    r = 0 if r + 1 == nref else r + 1
-                    first_pos[x] = -1
-                    last_pos[x] = -1
-                for q in range(k + 1):
-                    fen[q] = 0
+                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, out, hist,
+                                            set_of, set_line, set_time, where_set, set_fill, out_set)
                 t += k
                 p += -m
                 for r in range(nref):
@@ -790,31 +870,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                     set_misses += pending
             pending = 0
         if same:                    # repeats the point before, which did not: count among the last 2R lines
-            for r in range(nref):
-                x = win[nref + r]
-                c = 0
-                c_set = 0
-                q = nref + r - 1
-                while win[q] != x:   # found at r or later
-                    y = win[q]
-                    seen = False
-                    for e in range(q + 1, nref + r):
-                        if win[e] == y:
-                            seen = True
-                            break
-                    if not seen:
-                        c += 1
-                        if n_sets > 0 and set_of[y] == set_of[x]:
-                            c_set += 1
-                    q -= 1
-                out[t + r] = c
-                hist[c] += 1
-                if n_sets > 0:
-                    if c_set < w:
-                        out_set[t + r] = c_set
-                    else:
-                        out_set[t + r] = w
-                        set_misses += 1
+            set_misses += _steady(win, t, set_of, w, out, out_set, hist)
             before = True
             for r in range(nref):
                 win[r] = win[nref + r]
@@ -877,26 +933,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                     y = top_line[j]          # demoted into the tree with the next stamp
                     where_top[y] = -1
                     if stamp == size:
-                        rank = 0
-                        for q in range(size):
-                            z = owner[q]
-                            if z >= 0 and last[z] == q:
-                                last[z] = rank
-                                owner[rank] = z
-                                rank += 1
-                        for q in range(rank, size):
-                            owner[q] = -1
-                        for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
-                            if (q + 1) * 64 <= rank:
-                                bits[q] = ~np.uint64(0)
-                            elif q * 64 < rank:
-                                bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
-                            else:
-                                bits[q] = np.uint64(0)
-                        for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
-                            lo = (i - (i & (-i))) * 64
-                            hi = i * 64 if i * 64 < rank else rank
-                            tree[i] = hi - lo if hi > lo else 0
+                        rank = _renumber(owner, last, bits, tree)
                         stamp = rank
                     bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
                     i = (stamp >> 6) + 1
@@ -971,9 +1008,16 @@ _KERNEL = None
 _PLAN = None
 
 
+_HELPERS = ("_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
+
+
 def _kernel() -> Callable[..., None]:
     global _KERNEL
     if _KERNEL is None:
+        names = globals()
+        for name in _HELPERS:    # the kernel calls them by these names: numba must see compiled ones
+            if not hasattr(names[name], "py_func"):
+                names[name] = _compile(names[name])
         _KERNEL = _compile(_distances)
     return _KERNEL
 
