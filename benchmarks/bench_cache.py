@@ -2,18 +2,27 @@
 
     python benchmarks/bench_cache.py              # n = 64: 786,432 accesses; plus one 10^7-access trace
     python benchmarks/bench_cache.py --quick      # skip the 10^7-access trace
+    python benchmarks/bench_cache.py --repeat 21  # more runs per median (a busy machine)
 
 Ours (one run, trace generation included): trace → stack distances (misses of a fully associative
-cache of *every* capacity, read off the histogram) → one set-associative cache (8-way 32 KiB).
-pycachesim (RRZE-HPC, test-only dependency): one cache simulated on the same addresses, handed over
-as a ready Python list (list conversion not counted against it), for each of issue 11's caches.
-Times are the best of --repeat runs; the JIT is compiled before timing (its one-off compile time is
-printed separately). Both sides' miss counts are printed and must agree.
+cache of *every* capacity, read off the histogram) → one set-associative cache (8-way 32 KiB), in one
+``simulate`` call. pycachesim (RRZE-HPC, test-only dependency): one cache simulated on the same
+addresses, handed over as a ready Python list (the list conversion is not counted against it), for
+each of issue 11's caches.
+
+Both sides run interleaved (ours, then each pycachesim cache, --repeat times), so a busy machine slows
+both alike; the numbers are medians of wall time and of CPU time (``time.process_time``), and the
+ratio "ours faster" is pycachesim's median over ours. A warm-up call runs first, so numba's one-off
+compile (or load from its on-disk cache) is excluded from the medians and printed on its own line.
+The load average is printed with the numbers (the machine is shared). Both sides' miss counts are
+printed and must agree.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import time
 
 import numpy as np
@@ -24,24 +33,21 @@ SPEC = "C[i,j] = A[i,k] * B[k,j]"
 CACHES = {"FA 32 lines": Cache(lines=32), "FA 512 lines": Cache(lines=512),
           "8-way 32 KiB": Cache(lines=512, ways=8), "4-way 4 KiB": Cache(lines=64, ways=4),
           "direct 2 KiB": Cache(lines=32, ways=1)}
+OURS_CACHE = CACHES["8-way 32 KiB"]
 
 
-def ours(n: int, loop_order: str, cache: Cache):
+def ours(n: int, loop_order: str, cache: Cache = OURS_CACHE):
     t = trace(SPEC, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order=loop_order)
     r = simulate(t, cache, progress=False)           # one pass: FA stack distances + the W-way sets
     every = r.fa_misses(np.arange(1, r.distances.max + 2))  # FA misses for every capacity 1 … max+1 lines
     return t, every, r
 
 
-def best(fn, repeat):
-    """Best wall time and best CPU time (process time: steadier on a shared machine) of ``repeat`` runs."""
-    wall, cpu = [], []
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        out = fn()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return (min(wall), min(cpu)), out
+def timed(fn):
+    """(wall s, CPU s, result) of one call."""
+    start, start_cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - start, time.process_time() - start_cpu, out
 
 
 def pycachesim_misses(addresses: list, cache: Cache) -> int:
@@ -55,38 +61,58 @@ def pycachesim_misses(addresses: list, cache: Cache) -> int:
     return level.backend.MISS_count
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} CPUs"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeat", type=int, default=11, help="runs per median (default 11)")
+    parser.add_argument("--quick", action="store_true", help="skip the 10^7-access trace")
     args = parser.parse_args()
+    repeat = max(1, args.repeat)
 
-    start = time.perf_counter()
-    ours(4, "ijk", Cache(lines=4, ways=2))
-    print(f"numba kernel ready (compile or load from cache) in {time.perf_counter() - start:.2f} s")
+    wall, cpu, _ = timed(lambda: ours(4, "ijk", Cache(lines=4, ways=2)))
+    print(f"warm-up (numba compile, or load from numba's cache): {wall:.2f} s wall, {cpu:.2f} s CPU — not in the "
+          "medians below")
+    print(load())
+    n = 64
     for order in ("ijk", "ikj"):
-        n = 64
-        main_cache = CACHES["8-way 32 KiB"]
-        (ours_s, ours_cpu), (t, every, r) = best(lambda: ours(n, order, main_cache), args.repeat)
-        (list_s, _), addresses = best(lambda: t.address.tolist(), args.repeat)
-        print(f"\nn = {n}, loop order {order}: {len(t):,} accesses (wall ms / CPU ms, best of {args.repeat})")
-        print(f"  ours: trace + distances + FA misses for all {every.size} capacities + 8-way 32 KiB: "
-              f"{ours_s * 1e3:6.1f} / {ours_cpu * 1e3:6.1f}  (8-way misses {r.misses:,}, FA 512 misses "
-              f"{int(every[511]):,})")
-        print(f"  (the trace as a Python list for pycachesim: {list_s * 1e3:.1f} ms, not counted below)")
-        for name, cache in CACHES.items():
-            (pc_s, pc_cpu), pc_misses = best(lambda: pycachesim_misses(addresses, cache), args.repeat)
-            mine = int(every[cache.lines - 1]) if cache.ways is None else simulate(t, cache, distances=r.distances).misses
-            assert mine == pc_misses, (name, mine, pc_misses)
-            print(f"  pycachesim {name:>13}: {pc_s * 1e3:6.1f} / {pc_cpu * 1e3:6.1f}  misses {pc_misses:>9,} "
-                  f"(equal)  ours faster: {pc_s / ours_s:4.1f}x wall, {pc_cpu / ours_cpu:4.1f}x CPU")
+        t, every, r = ours(n, order)                          # warm (page cache, allocator) and the results
+        addresses = t.address.tolist()
+        mine = {name: int(every[c.lines - 1]) if c.ways is None else simulate(t, c, distances=r.distances).misses
+                for name, c in CACHES.items()}
+        times = {"ours": ([], [])} | {name: ([], []) for name in CACHES}
+        for _ in range(repeat):                               # interleaved: both sides see the same load
+            w, c, _ = timed(lambda: ours(n, order))
+            times["ours"][0].append(w)
+            times["ours"][1].append(c)
+            for name, cache in CACHES.items():
+                w, c, misses = timed(lambda: pycachesim_misses(addresses, cache))
+                assert misses == mine[name], (order, name, misses, mine[name])
+                times[name][0].append(w)
+                times[name][1].append(c)
+        med = {k: (statistics.median(v[0]), statistics.median(v[1])) for k, v in times.items()}
+        ow, oc = med["ours"]
+        print(f"\nn = {n}, loop order {order}: {len(t):,} accesses; medians of {repeat} interleaved runs, "
+              f"wall ms / CPU ms; {load()}")
+        print(f"  ours, trace + distances + FA misses for all {every.size} capacities + 8-way 32 KiB: "
+              f"{ow * 1e3:6.1f} / {oc * 1e3:6.1f}   (8-way misses {r.misses:,}, FA 512 misses {int(every[511]):,})")
+        for name in CACHES:
+            pw, pc = med[name]
+            print(f"  pycachesim, one cache, {name:>13}: {pw * 1e3:6.1f} / {pc * 1e3:6.1f}   misses "
+                  f"{mine[name]:>9,} (equal)   ours faster: {pw / ow:4.1f}x wall, {pc / oc:4.1f}x CPU")
+        fastest = min(CACHES, key=lambda name: med[name][1])
+        print(f"  => vs pycachesim's fastest cache ({fastest}): ours faster {med[fastest][0] / ow:.1f}x wall, "
+              f"{med[fastest][1] / oc:.1f}x CPU")
     if not args.quick:
         n = 149  # 149³ points × 3 accesses = 9,923,847, just under MAX_ACCESSES = 10^7
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         t = trace(SPEC, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order="ikj")
         r = simulate(t, Cache(lines=512, ways=8))   # one pass: FA distances + the 8-way sets, with a bar
         print(f"\n{len(t):,} accesses (n = {n}, ikj): trace + distances + 8-way 32 KiB in "
-              f"{time.perf_counter() - start:.2f} s; {r.summary()}")
+              f"{time.perf_counter() - start:.2f} s wall, {time.process_time() - start_cpu:.2f} s CPU; "
+              f"{r.summary()}; {load()}")
 
 
 if __name__ == "__main__":

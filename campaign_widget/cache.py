@@ -52,8 +52,15 @@ conflict = set-associative - FA(C) (may be negative: reported as computed).
 
 Speed: one sequential pass (a numba-compiled kernel) gives the fully associative distance of every
 access — the most recent lines in a small array, older ones as stamps in a bitset with a Fenwick tree
-over its words, O(log lines) per access — and, in the same pass, a W-way set-associative cache (each
-set's lines with their last access times). ``benchmarks/bench_cache.py`` compares with pycachesim.
+over its words (stamps renumbered when they run out, so the tree stays a few times the distinct lines),
+O(log lines) per access — and, in the same pass, a W-way set-associative cache (each set's lines with
+their last access times). It reads the trace's offsets (int32 when they fit) and each reference's base
+directly, with no address or line array. Exact shortcuts for loop nests: a point, or an iteration of
+the innermost loops, whose lines equal those of the one before leaves every LRU stack as it was, so
+its distances are copied from the one before (or counted among the last few lines) instead of
+simulated (``_plan``; 3/4 to 7/8 of the points of the n = 64 matrix products). The totals come from the
+kernel's counts; per-access miss arrays are made on first use. ``benchmarks/bench_cache.py`` compares
+with pycachesim.
 """
 
 from __future__ import annotations
@@ -211,7 +218,7 @@ class Trace:
     extents: tuple[int, ...]         # bytes from a tensor's base past its last element
     refs: tuple[_Ref, ...]           # the accesses of one point, in order
     line: int
-    rel: np.ndarray = field(repr=False)      # address minus base
+    rel: np.ndarray = field(repr=False)      # address minus base (int32 when every offset fits)
     kept: np.ndarray | None = field(repr=False)   # which of points × refs accesses are in range (None: all)
     flat_parts: tuple = field(repr=False)         # per ref: its element index, broadcastable over the nest
     out_of_range: dict = field(default_factory=dict)
@@ -456,23 +463,28 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
         extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
     ids = {name: k for k, name in enumerate(tensors)}
     nref = len(parsed)
-    # one (points, refs) block per array, filled ref by ref from small broadcastable index arrays
-    rel = np.empty(full + (nref,), np.int64)
-    flat_parts = []
+    # one (points, refs) block, filled ref by ref from small broadcastable index arrays; int32 when every
+    # offset fits (half the memory traffic for the trace and the simulation that reads it)
+    flat_parts, offs = [], []
+    for r, (name, _, _) in enumerate(parsed):
+        t = ids[name]
+        flat = np.int64(0)
+        off = np.int64(0)
+        for d, v in enumerate(values[r]):
+            flat = flat * shapes[t][d] + v
+            off = off + v * strides[t][d]
+        flat_parts.append(flat)
+        offs.append(byte_offsets[t] + widths[t] * (offsets[t] + off))
+    narrow = all(-(1 << 31) <= int(np.min(o)) and int(np.max(o)) < 1 << 31 for o in offs)
+    rel = np.empty(full + (nref,), np.int32 if narrow else np.int64)
     valid = None
     oor: dict[str, int] = {}
     first_bad = {}
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
-        shape, st = shapes[t], strides[t]
-        flat = np.int64(0)
-        off = np.int64(0)
+        shape = shapes[t]
+        rel[..., r] = offs[r]
         inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
-        for d, v in enumerate(values[r]):
-            flat = flat * shape[d] + v
-            off = off + v * st[d]
-        rel[..., r] = byte_offsets[t] + widths[t] * (offsets[t] + off)
-        flat_parts.append(flat)
         if inside:
             continue
         ok = np.ones(full, bool)
@@ -510,186 +522,511 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
 # A sequential O(n log m) pass compiled by numba: numpy cannot vectorize this recurrence (each access's
 # distance depends on every earlier access's last-use position), and the vectorized alternatives
 # (offline 2-D dominance counting by sorting) need ~log n full sorts of the trace, 10-20× slower.
+# Before it, one pass (``_plan``) maps addresses to dense line ids once (for the FA and the set-associative
+# cache alike) and finds the blocks of the loop nest that repeat the block before them, whose distances
+# are copied instead of simulated (exact: see ``_plan``); on the n = 64 matrix products that is 3/4 of
+# the accesses.
 
 _DIRECT_WAYS = 64  # sets of at most this many ways are simulated in the same pass as the distances
 _TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
+_STEADY_MAX = 1 << 16  # blocks repeating a block that does not repeat: counted apart when at most this long
 
 
-# The kernel as plain Python: numba compiles it (it also runs without numba, slowly, e.g. under a debugger).
+# The kernels as plain Python: numba compiles them (they also run without numba, slowly, e.g. under a debugger).
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
-def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, low: int, start: int, stop: int, top_line: np.ndarray,
-               top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray, owner: np.ndarray, bits: np.ndarray,
-               tree: np.ndarray, state: np.ndarray, set_low: int, set_line: np.ndarray, set_time: np.ndarray,
-               where_set: np.ndarray, set_fill: np.ndarray, out: np.ndarray, out_set: np.ndarray,
-               hist: np.ndarray) -> None:
-    """Stack distances of accesses start..stop-1, resuming the state. Access t's line id (dense, in
-    [0, len(last))) is ((rel[t] + ref_base[t mod len(ref_base)]) >> shift) - low: the trace's offsets
-    plus the base of the tensor of its reference, in lines. hist[d] counts the distances d >= 0.
+def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.ndarray, jump: np.ndarray,
+          run: np.ndarray) -> None:
+    """The repeating blocks of a loop-nest trace whose distances the kernel copies instead of simulating.
 
-    The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
-    access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
-    #(top entries used more recently). Every older live line has a last-use stamp (``last[x]``, or -1),
-    a set bit in ``bits``; ``tree`` is a Fenwick tree over the words' counts, so its distance
-    len(top) + #(live stamps > its stamp) is a popcount within its word plus a Fenwick suffix sum. The least recent top line makes room for a new one and takes the next stamp (it is more
-    recent than every line in the tree). When stamps run out, live stamps are renumbered in order
-    (one scan of ``owner``, no sort). state = [next stamp, lines in top, lines in the tree].
+    Access t's line is (rel[t] + ref_base[t mod R]) >> shift, R = len(ref_base) accesses per point (the
+    trace's offsets plus the base of the tensor of the reference, a whole number of lines).
 
-    Set-associative (``set_line`` has rows, one per set, of W ways; set = (id + set_low) mod sets):
-    each set keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a
-    hit costs O(1) plus W comparisons for its position, and a miss evicts the least recent way.
-    out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
-    W on a miss of a line seen before, -1 when cold."""
-    size = bits.size * 64        # stamps 0..size-1, one bit each in ``bits``
-    n_words = bits.size          # ``tree``: a Fenwick tree over the words' live-stamp counts
-    k_top = top_line.size
-    stamp = state[0]
-    in_top = state[1]
-    n_tree = state[2]
+    A block of level l is ``block_points[l]`` consecutive points (one iteration of the loop around the
+    innermost loops; level 0, one point, is handled by the kernel on the fly). Block b *repeats* when its
+    lines equal block b-1's, access for access. After any block with line sequence S, the LRU stack holds
+    S's distinct lines on top, in the order of their last use in S, above the older lines in their old
+    order (and so does each set's stack, restricted to its lines). So a repeating block leaves every stack
+    as it found it, and each of its distances (fully associative, and within its set) depends on S alone.
+    When block b-1 repeats too, block b's distances are therefore block b-1's, and the kernel copies them
+    without touching its state. Consecutive copied blocks of one level form a run: jump[its first point]
+    = the period m (in points), run[its first point] = its length in points (the longest run starting
+    there wins). A block that repeats the block before it, which does not, gets jump = -m (blocks of at
+    most _STEADY_MAX accesses): the kernel counts its distances from the two blocks' lines alone."""
+    n = rel.size
+    nref = ref_base.size
+    for level in range(block_points.size):
+        m = block_points[level]
+        size = m * nref
+        before = False
+        start = -1
+        length = 0
+        for b in range(1, n // size):
+            s = b * size
+            same = True
+            q = s
+            while q < s + size:         # same reference one block apart: same base, compare rel's lines
+                e = min(q + 64, s + size)
+                diff = 0
+                for u in range(q, e):
+                    diff |= (rel[u] >> shift) ^ (rel[u - size] >> shift)
+                if diff != 0:
+                    same = False
+                    break
+                q = e
+            if same and before:
+                if start < 0:
+                    start = b * m
+                    length = 0
+                length += m
+                if length > run[start]:
+                    jump[start] = m
+                    run[start] = length
+            else:
+                start = -1
+                if same and size <= _STEADY_MAX and jump[b * m] == 0:
+                    jump[b * m] = -m    # repeats the block before, which does not: see the kernel
+            before = same
+
+
+def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray,
+            hist: np.ndarray) -> int:
+    """Distances of the point at t, whose R lines (win[R:]) equal the point before's (win[:R]), which
+    did not repeat its own: each line's use before is the same reference one point ago or later, so
+    its distance is the number of distinct lines between, and within its set likewise (out_set: capped
+    at W). Returns the set misses (none are cold)."""
+    nref = win.size // 2
+    n_sets = out_set.size > 0
+    misses = 0
+    for r in range(nref):
+        x = win[nref + r]
+        c = 0
+        c_set = 0
+        q = nref + r - 1
+        while win[q] != x:   # found at r or later
+            y = win[q]
+            seen = False
+            for e in range(q + 1, nref + r):
+                if win[e] == y:
+                    seen = True
+                    break
+            if not seen:
+                c += 1
+                if n_sets and set_of[y] == set_of[x]:
+                    c_set += 1
+            q -= 1
+        out[t + r] = c
+        hist[c] += 1
+        if n_sets:
+            if c_set < w:
+                out_set[t + r] = c_set
+            else:
+                out_set[t + r] = w
+                misses += 1
+    return misses
+
+
+def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: int, first_pos: np.ndarray,
+                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, out: np.ndarray, hist: np.ndarray,
+                  set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray,
+                  set_fill: np.ndarray, out_set: np.ndarray) -> int:
+    """Distances of the k accesses from t on, a block that repeats the block before it, which does not
+    (see ``_distances``); the W-way sets are simulated as usual. Returns the set misses."""
+    nref = ref_base.size
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
-    nref = ref_base.size
-    r = start % nref
-    for t in range(start, stop):
-        x = ((rel[t] + ref_base[r]) >> shift) - low
-        r += 1
-        if r == nref:
-            r = 0
-        # --- fully associative
-        j = where_top[x]
-        if j >= 0:
-            tx = top_time[j]
-            c = 0
-            for q in range(k_top):
-                if top_time[q] > tx:
-                    c += 1
-            out[t] = c
-            hist[c] += 1
-            top_time[j] = t
-        else:
-            p = last[x]
-            if p < 0:
-                out[t] = -1
-            else:
-                word = p >> 6
-                above = bits[word] >> np.uint64(p & 63) >> np.uint64(1)   # live stamps above p in its word
-                above = above - ((above >> np.uint64(1)) & _M1)
-                above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
-                above = (above + (above >> np.uint64(4))) & _M4
-                above = above + (above >> np.uint64(8))
-                above = above + (above >> np.uint64(16))
-                above = (above + (above >> np.uint64(32))) & np.uint64(127)
-                s = 0
-                i = word + 1
-                while i > 0:
-                    s += tree[i]
-                    i -= i & (-i)
-                c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
-                out[t] = c
-                hist[c] += 1
-                bits[word] &= ~(np.uint64(1) << np.uint64(p & 63))
-                i = word + 1
-                while i <= n_words:
-                    tree[i] -= 1
-                    i += i & (-i)
-                last[x] = -1
-                n_tree -= 1
-            if in_top < k_top:
-                j = in_top
-                in_top += 1
-            else:
-                j = 0
-                for q in range(1, k_top):
-                    if top_time[q] < top_time[j]:
-                        j = q
-                y = top_line[j]          # demoted into the tree with the next stamp
-                where_top[y] = -1
-                if stamp == size:
-                    rank = 0
-                    for q in range(size):
-                        z = owner[q]
-                        if z >= 0 and last[z] == q:
-                            last[z] = rank
-                            owner[rank] = z
-                            rank += 1
-                    for q in range(rank, size):
-                        owner[q] = -1
-                    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
-                        if (q + 1) * 64 <= rank:
-                            bits[q] = ~np.uint64(0)
-                        elif q * 64 < rank:
-                            bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
-                        else:
-                            bits[q] = np.uint64(0)
-                    for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
-                        lo = (i - (i & (-i))) * 64
-                        hi = i * 64 if i * 64 < rank else rank
-                        tree[i] = hi - lo if hi > lo else 0
-                    stamp = rank
-                bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
-                i = (stamp >> 6) + 1
-                while i <= n_words:
-                    tree[i] += 1
-                    i += i & (-i)
-                last[y] = stamp
-                owner[stamp] = y
-                stamp += 1
-                n_tree += 1
-            top_line[j] = x
-            top_time[j] = t
-            where_top[x] = j
-        # --- set associative
-        if n_sets > 0:
-            row = (x + set_low) % n_sets
+    set_misses = 0
+    r = 0
+    for q in range(k):              # first and last place of each line in the block
+        x = (rel[t + q] + ref_base[r]) >> shift
+        r = 0 if r + 1 == nref else r + 1
+        if first_pos[x] < 0:
+            first_pos[x] = q
+        last_pos[x] = q
+    sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
+    r = (k - 1) % nref
+    for q in range(k - 1, -1, -1):
+        x = (rel[t + q] + ref_base[r]) >> shift
+        r = nref - 1 if r == 0 else r - 1
+        sfx[q] = sfx[q + 1] + (1 if last_pos[x] == q else 0)
+    r = 0
+    for q in range(k):
+        a = t + q
+        x = (rel[a] + ref_base[r]) >> shift
+        r = 0 if r + 1 == nref else r + 1
+        if first_pos[x] == q:       # its use before is in the block before: its depth there
+            lp = last_pos[x]        # (lines used later there) + lines moved above it since
+            c = sfx[lp + 1]         # (used here before it, last used there before it)
+            i = lp                  # fen: a Fenwick tree over last places of lines seen here
+            while i > 0:
+                c += fen[i]
+                i -= i & (-i)
+            i = lp + 1
+            while i <= k:
+                fen[i] += 1
+                i += i & (-i)
+        else:                       # its use before is in this block: as in the block before
+            c = out[a - k]
+        out[a] = c
+        hist[c] += 1
+        if n_sets > 0:              # the sets: simulated (the block leaves them as they were)
+            row = set_of[x]
             j = where_set[x]
             if j >= 0:
                 tx = set_time[row, j]
                 c = 0
-                for q in range(w):
-                    if set_time[row, q] > tx:
-                        c += 1
-                out_set[t] = c
-                set_time[row, j] = t
+                for q2 in range(w):
+                    c += set_time[row, q2] > tx
+                out_set[a] = c
+                set_time[row, j] = a
             else:
-                out_set[t] = -1 if out[t] < 0 else w
+                out_set[a] = w
+                set_misses += 1
                 if set_fill[row] < w:
                     j = set_fill[row]
                     set_fill[row] += 1
                 else:
                     j = 0
-                    for q in range(1, w):
-                        if set_time[row, q] < set_time[row, j]:
-                            j = q
+                    oldest = set_time[row, 0]
+                    for q2 in range(1, w):
+                        v = set_time[row, q2]
+                        if v < oldest:
+                            oldest = v
+                            j = q2
                     where_set[set_line[row, j]] = -1
                 set_line[row, j] = x
-                set_time[row, j] = t
+                set_time[row, j] = a
                 where_set[x] = j
+    r = 0
+    for q in range(k):              # reset the scratch
+        x = (rel[t + q] + ref_base[r]) >> shift
+        r = 0 if r + 1 == nref else r + 1
+        first_pos[x] = -1
+        last_pos[x] = -1
+    for q in range(k + 1):
+        fen[q] = 0
+    return set_misses
+
+
+def _renumber(owner: np.ndarray, last: np.ndarray, bits: np.ndarray, tree: np.ndarray) -> int:
+    """Stamps ran out: give the live ones 0..rank-1 in order (one scan of ``owner``, no sort), rebuild
+    ``bits`` and the Fenwick tree ``tree``; returns rank, the next stamp."""
+    size = owner.size
+    n_words = bits.size
+    rank = 0
+    for q in range(size):
+        z = owner[q]
+        if z >= 0 and last[z] == q:
+            last[z] = rank
+            owner[rank] = z
+            rank += 1
+    for q in range(rank, size):
+        owner[q] = -1
+    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
+        if (q + 1) * 64 <= rank:
+            bits[q] = ~np.uint64(0)
+        elif q * 64 < rank:
+            bits[q] = (np.uint64(1) << np.uint64(rank - q * 64)) - np.uint64(1)
+        else:
+            bits[q] = np.uint64(0)
+    for i in range(1, n_words + 1):  # tree[i] counts stamps in words (i - lowbit(i), i]
+        lo = (i - (i & (-i))) * 64
+        hi = i * 64 if i * 64 < rank else rank
+        tree[i] = hi - lo if hi > lo else 0
+    return rank
+
+
+def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarray, run: np.ndarray, stop: int,
+               top_line: np.ndarray, top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray,
+               owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
+               set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray, set_fill: np.ndarray,
+               out: np.ndarray, out_set: np.ndarray, hist: np.ndarray, first_pos: np.ndarray,
+               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray) -> None:
+    """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
+    until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
+    (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
+    reference, in lines (plain ids: ref_base = [0], shift = 0). hist[d] counts the distances d >= 0.
+
+    Repeats (exact, see ``_plan``): a point p with jump[p] = m > 0 starts run[p] points whose distances
+    repeat those m points before them: they are copied. jump[p] = -m: the m points from p on repeat the
+    m points before them, which do not repeat theirs. A line's distance there is its distance in the
+    block before when its use before is in the block; else (its first use in the block, its use before
+    in the block before) the stack at the block's start holds the block's lines in the order of their
+    last use in it, so its distance is #(lines last used after it there) + #(lines used in this block
+    before it and last used before it there), counted with ``sfx`` and a Fenwick tree ``fen`` over the
+    block's places (``first_pos``/``last_pos``: each line's first and last place in the block, -1
+    outside). The sets are simulated as usual; the FA state is not touched. On the fly, a point whose lines equal the point
+    before's (level 0) leaves the LRU stacks as they are: when that point repeated its own predecessor,
+    its distances are copied from it; else they are counted among the last 2R lines (its line's
+    previous use is the same reference one point ago, or later). Neither touches the state.
+
+    The LRU stack is split in two. The _TOP most recent lines sit in ``top_line`` with their last
+    access time in ``top_time`` (``where_top[x]``: x's slot, or -1): a line found there has distance
+    #(top entries used more recently). Every older live line has a last-use stamp (``last[x]``, or -1),
+    a set bit in ``bits``; ``tree`` is a Fenwick tree over the words' counts, so its distance
+    len(top) + #(live stamps > its stamp) is a popcount within its word plus a Fenwick suffix sum. The
+    least recent top line makes room for a new one and takes the next stamp (it is more recent than
+    every line in the tree). When stamps run out, live stamps are renumbered in order (one scan of
+    ``owner``, no sort), so the tree stays a few times the number of distinct lines (small, in cache).
+    state = [next stamp, lines in top, lines in the tree, next access, next point, set misses of lines
+    seen before, the point before repeated its predecessor].
+
+    Set-associative (``set_line`` has rows, one per set, of W ways; x's set is set_of[x]): each set
+    keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a hit costs
+    O(1) plus W comparisons for its position, and a miss evicts the least recent way.
+    out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
+    W on a miss of a line seen before, -1 when cold."""
+    size = bits.size * 64        # stamps 0..size-1, one bit each in ``bits``
+    n_words = bits.size          # ``tree``: a Fenwick tree over the words' live-stamp counts
+    stamp = state[0]
+    in_top = state[1]
+    n_tree = state[2]
+    t = state[3]
+    p = state[4]
+    set_misses = state[5]
+    before = state[6] != 0
+    n_sets = set_line.shape[0]
+    w = set_line.shape[1]
+    nref = ref_base.size
+    n = rel.size
+    jumps = jump.size > 0
+    win = np.empty(2 * nref, np.int64)   # the lines of the point before (0..R-1) and of this point (R..2R-1)
+    if t >= nref:
+        for r in range(nref):
+            win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
+    pending = 0                          # points copied from the point before, not yet in hist
+    while t < stop:
+        if jumps:
+            m = jump[p]
+            if m < 0:               # a block repeating the block before it, which does not (see _plan)
+                if pending > 0:
+                    for q in range(t - nref, t):
+                        hist[out[q]] += pending
+                        if n_sets > 0 and out_set[q] == w:
+                            set_misses += pending
+                    pending = 0
+                k = -m * nref
+                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, out, hist,
+                                            set_of, set_line, set_time, where_set, set_fill, out_set)
+                t += k
+                p += -m
+                for r in range(nref):
+                    win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
+                before = False
+                continue
+            if m > 0:               # blocks repeating a repeating block: copy their distances
+                if pending > 0:
+                    for q in range(t - nref, t):
+                        hist[out[q]] += pending
+                        if n_sets > 0 and out_set[q] == w:
+                            set_misses += pending
+                    pending = 0
+                k = m * nref        # the period, in accesses
+                length = run[p] * nref
+                for q in range(t, t + length):
+                    out[q] = out[q - k]
+                times = length // k  # each access of the block before the run is repeated this often
+                for q in range(t - k, t):
+                    hist[out[q]] += times
+                if n_sets > 0:
+                    for q in range(t, t + length):
+                        out_set[q] = out_set[q - k]
+                    for q in range(t - k, t):
+                        if out_set[q] == w:
+                            set_misses += times
+                t += length
+                p += run[p]
+                for r in range(nref):
+                    win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
+                before = False      # (not known: the safe answer)
+                continue
+        same = t >= nref
+        for r in range(nref):
+            x = (rel[t + r] + ref_base[r]) >> shift
+            win[nref + r] = x
+            same = same and x == win[r]
+        if same and before:         # a run of points repeating the point before: copy (hist once per run)
+            q = t + nref            # the bases are whole lines: compare the offsets' lines
+            while q < n and (rel[q] >> shift) == (rel[q - nref] >> shift):
+                q += 1
+            points = (q - t) // nref
+            e = t + points * nref
+            for q in range(t, e):
+                out[q] = out[q - nref]
+            if n_sets > 0:
+                for q in range(t, e):
+                    out_set[q] = out_set[q - nref]
+            pending += points
+            t = e
+            p += points
+            continue
+        if pending > 0:
+            for q in range(t - nref, t):
+                hist[out[q]] += pending
+                if n_sets > 0 and out_set[q] == w:
+                    set_misses += pending
+            pending = 0
+        if same:                    # repeats the point before, which did not: count among the last 2R lines
+            set_misses += _steady(win, t, set_of, w, out, out_set, hist)
+            before = True
+            for r in range(nref):
+                win[r] = win[nref + r]
+            t += nref
+            p += 1
+            continue
+        before = False
+        for r in range(nref):
+            x = win[nref + r]
+            win[r] = x
+            # --- fully associative
+            j = where_top[x]
+            if j >= 0:
+                tx = top_time[j]
+                c = 0
+                for q in range(_TOP):       # branch-free: the unused slots hold time -1
+                    c += top_time[q] > tx
+                out[t] = c
+                hist[c] += 1
+                top_time[j] = t
+            else:
+                pt = last[x]
+                if pt < 0:
+                    out[t] = -1
+                else:
+                    word = pt >> 6
+                    above = bits[word] >> np.uint64(pt & 63) >> np.uint64(1)   # live stamps above pt in its word
+                    above = above - ((above >> np.uint64(1)) & _M1)
+                    above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
+                    above = (above + (above >> np.uint64(4))) & _M4
+                    above = above + (above >> np.uint64(8))
+                    above = above + (above >> np.uint64(16))
+                    above = (above + (above >> np.uint64(32))) & np.uint64(127)
+                    s = 0
+                    i = word + 1
+                    while i > 0:
+                        s += tree[i]
+                        i -= i & (-i)
+                    c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                    out[t] = c
+                    hist[c] += 1
+                    bits[word] &= ~(np.uint64(1) << np.uint64(pt & 63))
+                    i = word + 1
+                    while i <= n_words:
+                        tree[i] -= 1
+                        i += i & (-i)
+                    last[x] = -1
+                    n_tree -= 1
+                if in_top < _TOP:
+                    j = in_top
+                    in_top += 1
+                else:
+                    j = 0
+                    oldest = top_time[0]
+                    for q in range(1, _TOP):
+                        v = top_time[q]
+                        if v < oldest:
+                            oldest = v
+                            j = q
+                    y = top_line[j]          # demoted into the tree with the next stamp
+                    where_top[y] = -1
+                    if stamp == size:
+                        rank = _renumber(owner, last, bits, tree)
+                        stamp = rank
+                    bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
+                    i = (stamp >> 6) + 1
+                    while i <= n_words:
+                        tree[i] += 1
+                        i += i & (-i)
+                    last[y] = stamp
+                    owner[stamp] = y
+                    stamp += 1
+                    n_tree += 1
+                top_line[j] = x
+                top_time[j] = t
+                where_top[x] = j
+            # --- set associative
+            if n_sets > 0:
+                row = set_of[x]
+                j = where_set[x]
+                if j >= 0:
+                    tx = set_time[row, j]
+                    c = 0
+                    for q in range(w):          # branch-free: the unused ways hold time -1
+                        c += set_time[row, q] > tx
+                    out_set[t] = c
+                    set_time[row, j] = t
+                else:
+                    if out[t] < 0:
+                        out_set[t] = -1
+                    else:
+                        out_set[t] = w
+                        set_misses += 1
+                    if set_fill[row] < w:
+                        j = set_fill[row]
+                        set_fill[row] += 1
+                    else:
+                        j = 0
+                        oldest = set_time[row, 0]
+                        for q in range(1, w):
+                            v = set_time[row, q]
+                            if v < oldest:
+                                oldest = v
+                                j = q
+                        where_set[set_line[row, j]] = -1
+                    set_line[row, j] = x
+                    set_time[row, j] = t
+                    where_set[x] = j
+            t += 1
+        p += 1
+    if pending > 0:
+        for q in range(t - nref, t):
+            hist[out[q]] += pending
+            if n_sets > 0 and out_set[q] == w:
+                set_misses += pending
     state[0] = stamp
     state[1] = in_top
     state[2] = n_tree
+    state[3] = t
+    state[4] = p
+    state[5] = set_misses
+    state[6] = 1 if before else 0
 
 
-def _kernel_source() -> Callable[..., None]:
+def _compile(function: Callable[..., None]) -> Callable[..., None]:
     import numba
 
     try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
-        jit = numba.njit(cache=True, nogil=True)
-        return jit(_distances)
+        return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:
-        return numba.njit(nogil=True)(_distances)
+        return numba.njit(nogil=True)(function)
 
 
 _KERNEL = None
+_PLAN = None
+
+
+_HELPERS = ("_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
 
 
 def _kernel() -> Callable[..., None]:
     global _KERNEL
     if _KERNEL is None:
-        _KERNEL = _kernel_source()
+        names = globals()
+        for name in _HELPERS:    # the kernel calls them by these names: numba must see compiled ones
+            if not hasattr(names[name], "py_func"):
+                names[name] = _compile(names[name])
+        _KERNEL = _compile(_distances)
     return _KERNEL
+
+
+def _planner() -> Callable[..., None]:
+    global _PLAN
+    if _PLAN is None:
+        _PLAN = _compile(_plan)
+    return _PLAN
 
 
 class _Progress:
@@ -713,19 +1050,20 @@ class _Progress:
             self.callback(done, self.total)
 
 
-def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: npt.ArrayLike | None = None,
-         shift: int = 0, low: int = 0, set_low: int = 0, sets: int = 0, ways: int = 0, what: str = "stack distances"
-         ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """Stack distances of the line ids ((rel + ref_base[t mod refs]) >> shift) - low, in [0, universe)
-    (plain ids: the defaults), their histogram, and (sets > 0) each access's position within its set
-    of a W-way LRU cache (set = (id + set_low) mod sets)."""
+def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: np.ndarray | None = None,
+         shift: int = 0, jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0,
+         ways: int = 0, what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
+    """Stack distances of the line ids (rel + ref_base[t mod R]) >> shift (in [0, universe); plain ids:
+    the defaults), their histogram, and (sets > 0) each access's position within its set of a W-way LRU
+    cache (set = (id + set_low) mod sets) with the number of its misses that are not cold.
+    ``jump``: (jump, run) per point of R accesses, from ``_plan``: the repeating blocks to copy."""
     n = rel.size
-    out = np.empty(n, np.int64)
-    out_set = np.empty(n if sets else 0, np.int64)
+    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
+    out = np.empty(n, np.int32)                            # distances < universe < 2^31
+    out_set = np.empty(n if sets else 0, np.int8)         # -1 … ways <= _DIRECT_WAYS
     hist = np.zeros(min(universe, n) + 1, np.int64)
     if n == 0:
-        return out, (out_set if sets else None), hist[:0]
-    ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
+        return out, (out_set if sets else None), hist[:0], 0
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
     top_line = np.full(_TOP, -1, np.int64)
@@ -735,53 +1073,72 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     owner = np.full(size, -1, np.int64)
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
-    state = np.zeros(3, np.int64)
+    state = np.zeros(7, np.int64)
     set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
     set_time = np.full(set_line.shape, -1, np.int64)
     where_set = np.full(universe if sets else 0, -1, np.int64)
     set_fill = np.zeros(sets, np.int64)
+    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets if sets
+              else np.zeros(0, np.int64))
+    jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
+    steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0   # longest such block
+    first_pos = np.full(universe if steady else 0, -1, np.int32)
+    last_pos = np.full(universe if steady else 0, -1, np.int32)
+    sfx = np.zeros(steady + 1, np.int32)
+    fen = np.zeros(steady + 1, np.int32)
     kernel = _kernel()
     report = _Progress(what, n, progress)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(rel, ref_base, int(shift), int(low), start, stop, top_line, top_time, where_top, last, owner,
-               bits, tree, state, int(set_low) % max(sets, 1), set_line, set_time, where_set, set_fill, out,
-               out_set, hist)
+        kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
+               state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist, first_pos, last_pos, sfx,
+               fen)
         report(stop)
     used = np.flatnonzero(hist)
-    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0]
+    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])
 
 
 def _lines_of(trace: Trace, line: int) -> dict:
-    """How the kernel reads ``trace``'s line ids at ``line`` bytes: straight from the offsets and each
-    reference's base when every access is kept and the lines are few enough to index directly, else
-    from dense ids (np.unique ranks for sparse lines). ``set_low``: line number = id + set_low."""
+    """How the kernel reads ``trace``'s line ids at ``line`` bytes: when every access is kept and the lines
+    are few enough to index directly, straight from the offsets and each reference's base (no id array),
+    with the repeating blocks of the loop nest that ``_plan`` finds (``jump``); else dense ids (the line
+    numbers minus the lowest, or np.unique ranks for sparse lines). Line number = id + ``set_low``
+    (None: the ids are ranks)."""
     shift = line.bit_length() - 1
     bases = trace.bases_for(line)
     span = -(-(int(bases[-1]) + trace.extents[-1]) // line) if len(trace.tensors) else 0
-    if trace.kept is None and span < max(4 * len(trace), 1 << 22):
-        ref_base = bases[[r.tensor for r in trace.refs]]
-        return dict(rel=trace.rel, universe=span, ref_base=ref_base, shift=shift, set_low=0)
+    n = len(trace)
+    if trace.kept is None and n and span < max(4 * n, 1 << 22):
+        nref = len(trace.refs)
+        ref_base = bases[[r.tensor for r in trace.refs]].astype(np.int64)
+        blocks, m = [], 1
+        for size in reversed([trace.sizes[i] for i in trace.loop_order]):   # the innermost loop, the two
+            if m > 1 and n // (m * nref) >= 3 and (not blocks or blocks[-1] != m):   # innermost, ...
+                blocks.append(m)                                              # (points: in the kernel)
+            m *= size
+        jump = None
+        if blocks:
+            jump = np.zeros(n // nref, np.int32), np.zeros(n // nref, np.int32)
+            _planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), *jump)
+        return dict(rel=trace.rel, ref_base=ref_base, shift=shift, universe=span, jump=jump, set_low=0)
     ids, universe, low = _dense_low(trace.addresses(line) >> shift)
-    if low is None:
-        return dict(rel=ids, universe=universe, dense=True)
     return dict(rel=ids, universe=universe, set_low=low)
 
 
 def _dense(lines: np.ndarray) -> tuple[np.ndarray, int]:
-    """Line numbers as dense ids (the numbers minus the lowest when their range is small)."""
+    """Line numbers as dense int32 ids (the numbers minus the lowest when their range is small)."""
     return _dense_low(lines)[:2]
 
 
 def _dense_low(lines: np.ndarray) -> tuple[np.ndarray, int, int | None]:
-    """Dense ids, their count, and the offset ``low`` with line = id + low (None: ids are ranks)."""
+    """Dense int32 ids, their count, and the offset ``low`` with line = id + low (None: ids are ranks)."""
     if lines.size == 0:
-        return lines.astype(np.int64), 0, 0
+        return lines.astype(np.int32), 0, 0
     low, high = int(lines.min()), int(lines.max())
     if high - low < max(4 * lines.size, 1 << 22):
-        return (lines - low).astype(np.int64, copy=False), high - low + 1, low
+        return (lines - low).astype(np.int32), high - low + 1, low
     uniq, inverse = np.unique(lines, return_inverse=True)
-    return inverse.astype(np.int64), uniq.size, None
+    return inverse.astype(np.int32), uniq.size, None
 
 
 @dataclass(frozen=True, eq=False)
@@ -825,8 +1182,8 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: _ProgressArg = No
     """
     line = _line(line, "line")
     source = _lines_of(trace, line)
-    d, _, hist = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
-                      shift=source.get("shift", 0))
+    d, _, hist, _ = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
+                         shift=source.get("shift", 0), jump=source.get("jump"))
     return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
@@ -885,22 +1242,33 @@ class Cache:
 
 @dataclass(frozen=True, eq=False)
 class CacheResult:
-    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element."""
+    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element.
+
+    The totals come from the simulation's counts; the per-access arrays ``miss`` and ``fa_miss`` (and the
+    per-tensor and per-element counts built from them) are made on first use."""
 
     trace: Trace = field(repr=False)
     cache: Cache
     distances: StackDistances = field(repr=False)        # fully associative, at cache.line
     set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
-    miss: np.ndarray = field(repr=False)                  # this cache misses access t
-    fa_miss: np.ndarray = field(repr=False)               # a FA cache of the same capacity misses t
+    misses: int                                           # of this cache
+
+    @functools.cached_property
+    def fa_miss(self) -> np.ndarray:
+        """Per access: a fully associative cache of the same capacity misses it."""
+        d = self.distances.distance
+        return (d < 0) | (d >= self.cache.lines)
+
+    @functools.cached_property
+    def miss(self) -> np.ndarray:
+        """Per access: this cache misses it."""
+        if self.set_distances is None:
+            return self.fa_miss
+        return (self.set_distances < 0) | (self.set_distances >= self.cache.ways)
 
     @property
     def accesses(self) -> int:
-        return int(self.miss.size)
-
-    @property
-    def misses(self) -> int:
-        return int(np.count_nonzero(self.miss))
+        return int(self.distances.distance.size)
 
     @property
     def cold(self) -> int:
@@ -908,11 +1276,11 @@ class CacheResult:
 
     @property
     def capacity(self) -> int:
-        return int(np.count_nonzero(self.fa_miss)) - self.cold
+        return self.fa_misses(self.cache.lines) - self.cold
 
     @property
     def conflict(self) -> int:
-        return self.misses - int(np.count_nonzero(self.fa_miss))
+        return self.misses - self.fa_misses(self.cache.lines)
 
     @property
     def hits(self) -> int:
@@ -986,18 +1354,17 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     in_set = None
     if distances is None or distances.line != line or direct:
         source = _lines_of(trace, line)
-        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0))
-        if direct and not source.get("dense"):   # one pass: FA distances and the W-way sets
-            d, in_set, hist = _run(source["rel"], source["universe"], progress, set_low=source["set_low"],
-                                   sets=cache.sets, ways=cache.ways, **common)
+        common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0), jump=source.get("jump"))
+        if direct and source["set_low"] is not None:   # one pass: FA distances and the W-way sets
+            d, in_set, hist, set_misses = _run(source["rel"], source["universe"], progress,
+                                               set_low=source["set_low"], sets=cache.sets, ways=cache.ways, **common)
         else:
-            d, _, hist = _run(source["rel"], source["universe"], progress, **common)
+            d, _, hist, _ = _run(source["rel"], source["universe"], progress, **common)
         if distances is None or distances.line != line:
             distances = StackDistances(d, hist, int(d.size - hist.sum()), line)
-    d = distances.distance
-    fa_miss = (d < 0) | (d >= cache.lines)
     if fully:
-        return CacheResult(trace, cache, distances, None, fa_miss, fa_miss)
+        return CacheResult(trace, cache, distances, None, distances.misses(cache.lines))
+    d = distances.distance
     if in_set is None:   # many ways (or sparse lines): exact distances within each set, set by set
         lines = trace.addresses(line) >> (line.bit_length() - 1)
         sets = cache.sets
@@ -1007,8 +1374,8 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
         in_set = np.empty_like(d)
         in_set[order] = _run(ids, universe, progress, what="set distances")[0]
         np.minimum(in_set, cache.ways, out=in_set)
-    miss = (in_set < 0) | (in_set >= cache.ways)
-    return CacheResult(trace, cache, distances, in_set, miss, fa_miss)
+        set_misses = int(np.count_nonzero(in_set >= cache.ways))
+    return CacheResult(trace, cache, distances, in_set, distances.cold + set_misses)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -205,6 +205,77 @@ def test_sparse_lines_take_the_dense_rank_path():
     np.testing.assert_array_equal(simulate(t, Cache(lines=4, ways=2)).miss, lru_misses(ids, 4, 2))
 
 
+def repeated_block_trace(spec, sizes, order, elem_bytes, strides=None):
+    layouts = {"A": Layout(strides=strides)} if strides else None
+    return trace(spec, sizes, elem_bytes=elem_bytes, loop_order=order, layouts=layouts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from([MATMUL, "C[i,j] = A[i,k] * B[j,k]", "Y[i,j] = X[i,j] * X[i,k] * W[k]",
+                             "Z[i] = A[i,k] * B[k,j] * A[i,j]"]),
+       sizes=st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)),
+       order=st.sampled_from(["ijk", "ikj", "kij", "jki"]), elem_bytes=st.sampled_from([1, 4, 8]),
+       line=st.sampled_from([8, 16, 64]), lines=st.integers(1, 12), ways=st.sampled_from([None, 1, 2, 4]),
+       chunk=st.sampled_from([None, 1, 5, 16]))
+def test_repeating_loop_nest_blocks_are_copied_exactly(spec, sizes, order, elem_bytes, line, lines, ways, chunk):
+    """Loop nests whose points and inner loops repeat the line sequence before them (the kernel copies
+    their distances, or counts them among the last lines) against the plain LRU simulator, with kernel
+    calls split anywhere (``chunk``: a run of copied points across a call's end)."""
+    import campaign_widget.cache as model
+    t = trace(spec, dict(zip("ijk", sizes)), elem_bytes=elem_bytes, loop_order=order)
+    if ways is not None:
+        lines = max(ways, lines // ways * ways)
+    cache = Cache(line=line, lines=lines, ways=ways)
+    ids = (t.addresses(line) // line).tolist()
+    with pytest.MonkeyPatch.context() as patch:
+        if chunk is not None:
+            patch.setattr(model, "_CHUNK", chunk)
+        result = simulate(t, cache, progress=False)
+        d = stack_distances(t, line, progress=False)
+    np.testing.assert_array_equal(result.miss, lru_misses(ids, lines, cache.sets))
+    np.testing.assert_array_equal(result.fa_miss, lru_misses(ids, lines, 1))
+    assert result.misses == int(lru_misses(ids, lines, cache.sets).sum())
+    np.testing.assert_array_equal(d.distance, stack_of_lines(ids))
+    np.testing.assert_array_equal(d.histogram, np.bincount(d.distance[d.distance >= 0], minlength=d.histogram.size))
+
+
+def test_matmul_traces_take_the_repeat_paths():
+    """The premise of the test above on real loop nests: ijk copies whole inner loops or counts them from
+    their lines (level 1), ikj copies and counts points (level 0); both agree with the explicit LRU stack."""
+    import campaign_widget.cache as model
+    for order in ("ijk", "ikj"):
+        t = trace(MATMUL, {"i": 16, "j": 16, "k": 16}, elem_bytes=8, loop_order=order)
+        source = model._lines_of(t, 64)
+        ids = (t.addresses(64) // 64).tolist()
+        np.testing.assert_array_equal(stack_distances(t, 64).distance, stack_of_lines(ids))
+        rows = np.asarray(ids).reshape(-1, 3)
+        if order == "ijk":
+            jump, run = source["jump"]
+            assert (jump == 16).any() and run.sum() > len(t) // 3 // 2   # most k-loops copied
+            assert (jump == -16).any()      # k-loops repeating one that does not: counted from the lines
+        else:   # consecutive points with the same three lines: 7 of every 8
+            same = (rows[1:] == rows[:-1]).all(axis=1)
+            assert same.mean() > 0.8
+
+
+def test_several_stamp_renumberings_give_the_plain_lru_distances():
+    """Far more accesses leave the top of the stack than there are stamps (4 × the lines, rounded up to a
+    power of two): the stamps are renumbered many times, and the distances stay exact."""
+    import campaign_widget.cache as model
+    t = gather(6000, 17, 3, 400, 29, 300)
+    ids = (t.addresses(8) // 8).tolist()
+    d = stack_distances(t, 8, progress=False)
+    expected = stack_of_lines(ids)
+    np.testing.assert_array_equal(d.distance, expected)
+    distinct = len(set(ids))
+    stamps = 1 << max(6, (4 * distinct - 1).bit_length())
+    demoted = int(np.count_nonzero((expected < 0) | (expected >= model._TOP))) - model._TOP
+    assert demoted > 3 * stamps, (demoted, stamps)      # at least 3 renumberings
+    for lines, ways in ((16, 4), (64, 8), (8, 1)):
+        np.testing.assert_array_equal(simulate(t, Cache(line=8, lines=lines, ways=ways)).miss,
+                                      lru_misses(ids, lines, lines // ways))
+
+
 # ------------------------------------------------------------------------------------------------
 # design.md §7 examples
 # ------------------------------------------------------------------------------------------------
@@ -420,11 +491,19 @@ def test_progress_bar_on_stderr(capsys):
 def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
     import campaign_widget.cache as model
     t = gather(400, 13, 2, 90, 5, 40)
-    compiled = simulate(t, Cache(line=16, lines=8, ways=2))
+    # and a loop nest with repeating points and inner loops (the copy paths), small enough for plain Python
+    u = trace(MATMUL, {"i": 4, "j": 8, "k": 6}, elem_bytes=8, loop_order="ijk")
+    v = trace(MATMUL, {"i": 4, "j": 8, "k": 6}, elem_bytes=8, loop_order="ikj")
+    cases = [(t, Cache(line=16, lines=8, ways=2)), (u, Cache(lines=8, ways=2)), (v, Cache(lines=4, ways=1))]
+    compiled = [simulate(x, cache) for x, cache in cases]
     monkeypatch.setattr(model, "_KERNEL", model._distances)
-    plain = simulate(t, Cache(line=16, lines=8, ways=2))
-    np.testing.assert_array_equal(compiled.distances.distance, plain.distances.distance)
-    np.testing.assert_array_equal(compiled.miss, plain.miss)
+    monkeypatch.setattr(model, "_PLAN", model._plan)
+    for (x, cache), fast in zip(cases, compiled):
+        plain = simulate(x, cache)
+        np.testing.assert_array_equal(fast.distances.distance, plain.distances.distance)
+        np.testing.assert_array_equal(fast.set_distances, plain.set_distances)
+        np.testing.assert_array_equal(fast.miss, plain.miss)
+        assert fast.misses == plain.misses
 
 
 def test_predicted_traffic_of_a_parametric_workload_follows_its_parameters():
