@@ -42,8 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import schedule as _engine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
-from .settings import check_setting
+from .settings import Settings, check_setting
 from .workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
 
 #: Axes every workload has. Workloads with size parameters (``workload.params``) add one axis per
@@ -108,17 +109,26 @@ class _Payload:
     def __post_init__(self):
         self._derived: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+        self._local = threading.local()
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.pop("_derived", None)
-        state.pop("_lock", None)
+        for cache in ("_derived", "_lock", "_local"):
+            state.pop(cache, None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._derived = OrderedDict()
         self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def engine(self) -> _Engine:
+        """This thread's schedule caches for this payload (a ``schedule.Plans`` is not thread-safe)."""
+        engine = getattr(self._local, "engine", None)
+        if engine is None:
+            engine = self._local.engine = _Engine(self.workload)
+        return engine
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -199,6 +209,32 @@ def _run_dask(payload: _Payload, start: int, stop: int):
 
 # -- evaluating configurations ---------------------------------------------------------------------
 
+class _Engine:
+    """``Workload.schedule`` for the configurations of one sweep, reusing what they share: the
+    settings resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``, and the
+    dependency graph and wavefront tile order once per ``(tiles, depth)`` (``schedule.Plans``). Every
+    workload scheduled here is the sweep's workload re-derived (peaks, size parameters): the same
+    phases, dependencies, fusion groups and settings; only durations differ. The schedule is the
+    one ``Workload.schedule`` gives, bit for bit."""
+
+    def __init__(self, workload: Workload):
+        self.settings = workload.settings
+        self.plans = _engine.Plans()
+        self._resolved: dict = {}
+
+    def schedule(self, w: Workload, tiles, pipeline, policy, depth):
+        key = (tiles, pipeline, policy, depth)
+        chosen = self._resolved.get(key)
+        if chosen is None:
+            chosen = Settings.resolve(self.settings, dict(zip(SETTING_AXES, key))).as_dict()
+            if chosen["pipeline"] and chosen["stepping"] == "lockstep":
+                chosen = False  # not the wavefront: nothing to reuse
+            self._resolved[key] = chosen
+        if chosen is False:
+            return w.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+        return _engine.build_schedule(w, **chosen, _plans=self.plans)
+
+
 RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "compute_bound_share",
                  "memory_bound_share")
 
@@ -220,6 +256,7 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
     out["feasible"] = np.zeros(n, bool)
     errors = []
     memo: dict = {}
+    engine = payload.engine()
     for k in range(n):
         params = tuple(value(p, k) for p in payload.param_names)
         peaks = (value("peak_compute", k), value("peak_bandwidth", k))
@@ -238,8 +275,7 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
             key = (params, peaks, tiles, pipeline, call_policy, call_depth)
             row = memo.get(key)
             if row is None:
-                row = memo[key] = _metrics(w, w.schedule(tiles=tiles, pipeline=pipeline, policy=call_policy,
-                                                         depth=call_depth))
+                row = memo[key] = _metrics(w, engine.schedule(w, tiles, pipeline, call_policy, call_depth))
         except Exception as exc:  # reported with its configuration by the caller
             errors.append((start + k, f"{type(exc).__name__}: {exc}"))
             continue
