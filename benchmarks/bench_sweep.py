@@ -9,6 +9,13 @@ The workload is notebook 06's Mamba-1 layer (24 Einsums), fused into its 8 group
 tiles 1…64 × policy × depth × peak compute × peak bandwidth, all pipelined. Every path's table is
 checked equal to the serial one. The machine's load average is printed before and after: on a
 shared machine the ratios, not the seconds, are what to compare, and only within one run.
+
+Two CPU figures per run: "CPU" is every process' CPU time (this process, which also hosts the Dask
+scheduler, plus the workers); "task CPU" is the CPU time spent inside the tasks computing rows
+(``SweepResult.cpu_seconds``). When other work shares the cores, wall-clock speed-ups shrink but
+these do not: ``workers × serial task CPU / parallel CPU`` is the speed-up the same run would get
+on idle cores, and ``parallel task CPU / serial task CPU`` how much slower a row is computed in a
+worker (cache and SMT contention).
 """
 
 from __future__ import annotations
@@ -101,8 +108,9 @@ def timed(label, fn, worker_cpu=children_cpu):
     seconds = time.perf_counter() - start
     own, workers = time.process_time() - cpu0, worker_cpu() - workers0
     cpu = own + workers
-    print(f"  {label:<34} {seconds:8.2f} s wall {cpu:8.2f} s CPU ({cpu / seconds:.2f} cores; this process "
-          f"{own:.2f} s, workers {workers:.2f} s)   ({result.executor_kind}, {result.retried} retried)", flush=True)
+    print(f"  {label:<34} {seconds:7.2f} s wall {cpu:7.2f} s CPU ({cpu / seconds:.2f} cores; this process "
+          f"{own:.2f} s, workers {workers:.2f} s; task CPU {result.cpu_seconds:.2f} s in {result.tasks} tasks)"
+          f"  [{result.executor_kind}, {result.retried} retried, load {loadavg().split()[0]}]", flush=True)
     return seconds, cpu, result
 
 
@@ -145,16 +153,26 @@ def main() -> None:
             assert np.array_equal(r[c], serial[c]), f"{name}: column {c} differs from serial"
     print(f"load average after:  {loadavg()}")
     print()
-    print(f"{'':<12}{'serial':>10}{'pool':>10}{'dask':>10}")
-    print(f"{'seconds':<12}{serial_t:>10.2f}{pool_t:>10.2f}{dask_t:>10.2f}")
-    print(f"{'speed-up':<12}{1.0:>10.2f}{serial_t / pool_t:>10.2f}{serial_t / dask_t:>10.2f}")
-    print(f"{'CPU seconds':<12}{serial_cpu:>10.2f}{pool_cpu:>10.2f}{dask_cpu:>10.2f}")
-    print(f"{'cores got':<12}{serial_cpu / serial_t:>10.2f}{pool_cpu / pool_t:>10.2f}{dask_cpu / dask_t:>10.2f}")
-    print(f"parallel overhead (CPU vs serial): pool {pool_cpu / serial_cpu - 1:+.0%}, dask {dask_cpu / serial_cpu - 1:+.0%}; "
-          f"speed-up if the cores were free ≈ {args.workers} × serial CPU / CPU: "
-          f"pool {args.workers * serial_cpu / pool_cpu:.2f}×, dask {args.workers * serial_cpu / dask_cpu:.2f}×")
-    print(f"pool vs serial: {serial_t / pool_t:.2f}× (target ≥ 1.7×); Dask / pool time: {dask_t / pool_t:.2f} "
-          f"(target ≤ 1.20); all tables equal")
+    runs = {"serial": (serial_t, serial_cpu, serial), "pool": (pool_t, pool_cpu, pool), "dask": (dask_t, dask_cpu, dask)}
+    print(f"{'':<26}" + "".join(f"{k:>10}" for k in runs))
+    rows = [
+        ("wall seconds", lambda t, c, r: f"{t:10.2f}"),
+        ("speed-up (wall)", lambda t, c, r: f"{serial_t / t:10.2f}"),
+        ("CPU seconds", lambda t, c, r: f"{c:10.2f}"),
+        ("task CPU seconds", lambda t, c, r: f"{r.cpu_seconds:10.2f}"),
+        ("cores got (CPU / wall)", lambda t, c, r: f"{c / t:10.2f}"),
+        ("tasks", lambda t, c, r: f"{r.tasks:10d}"),
+        ("ms per configuration", lambda t, c, r: f"{1e3 * t / len(r):10.3f}"),
+    ]
+    for label, cell in rows:
+        print(f"{label:<26}" + "".join(cell(*v) for v in runs.values()))
+    w_ = args.workers
+    print(f"speed-up on idle cores ≈ {w_} × serial CPU / CPU: pool {w_ * serial_cpu / pool_cpu:.2f}×, "
+          f"dask {w_ * serial_cpu / dask_cpu:.2f}×; a row costs {pool.cpu_seconds / serial.cpu_seconds:.2f}× "
+          f"(pool), {dask.cpu_seconds / serial.cpu_seconds:.2f}× (dask) the serial CPU; overhead outside the tasks "
+          f"{pool_cpu - pool.cpu_seconds:.2f} s (pool), {dask_cpu - dask.cpu_seconds:.2f} s (dask)")
+    print(f"pool vs serial: {serial_t / pool_t:.2f}× (target ≥ 1.7× on idle cores); Dask / pool time: "
+          f"{dask_t / pool_t:.2f} (target ≤ 1.20); all tables equal")
 
 
 if __name__ == "__main__":

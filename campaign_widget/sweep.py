@@ -9,9 +9,11 @@ How the work is done:
 
 * Every configuration is an index into the product; workers receive the workload and the axes
   once (a *payload*) and then only ``(start, stop)`` index ranges, so a task is a few bytes.
-* Work goes out in chunks of about ``CHUNK_SECONDS`` of estimated work each, at least
-  ``CHUNKS_PER_WORKER`` per worker so that uneven configurations still balance and a live view
-  fills in steadily.
+* Work goes out in chunks sized by guided self-scheduling: each chunk takes ``1 / (GUIDED ×
+  workers)`` of the estimated work still to hand out, between ``CHUNK_SECONDS`` (``DASK_CHUNK_SECONDS``
+  on Dask, whose per-task cost is ~10× a local pool's) and ``MAX_CHUNK_SECONDS``: few tasks while much
+  work remains (per-task overhead stays ~1%), small ones at the end (the workers finish together),
+  and a live view fills in steadily.
 * Inside a worker, what does not change across configurations is computed once: the workload is
   validated and topologically ordered once (in the caller, before any work); the re-derived
   workload for each distinct ``(size parameters, peak_compute, peak_bandwidth)`` is cached; and
@@ -67,15 +69,18 @@ IN_PROCESS_SECONDS = 2.0
 #: Workers of the pool ``executor=None`` starts; None: one per core (``os.cpu_count()``).
 POOL_WORKERS: int | None = None
 
-CHUNK_SECONDS = 0.25       # target estimated work per task: per-task overhead (~1 ms) stays < 1%
-CHUNKS_PER_WORKER = 8      # at least this many tasks per worker, for balance and a live view
+CHUNK_SECONDS = 0.1        # smallest chunk (estimated seconds) for a process pool: its ~1 ms per task is 1%
+DASK_CHUNK_SECONDS = 0.5   # smallest chunk on Dask: ~5-15 ms per task (scheduler, client, worker) is 1-3%
+MAX_CHUNK_SECONDS = 2.0    # largest chunk: a live view still updates, a lost worker loses little
+GUIDED = 2                 # each chunk takes 1 / (GUIDED × workers) of the estimated work not yet handed out
 MAX_ATTEMPTS = 3           # a task is tried this many times before its configurations are reported
 _PAYLOAD_CACHE_SIZE = 4    # payloads a worker keeps (one per concurrent sweep is plenty)
 _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker keeps per payload
 
-# Rough serial cost model used only to size chunks and pick in-process vs pool (seconds).
-_COST_PER_CONFIG = 3e-4
-_COST_PER_TILE = {False: 1e-6, True: 1.5e-5}  # per phase·tile, sequential / pipelined
+# Rough serial cost model used only to size chunks and pick in-process vs pool (seconds; measured on
+# the 24-phase Mamba layer of benchmarks/bench_sweep.py on the 2-core CI machine, under load).
+_COST_PER_CONFIG = {False: 2e-4, True: 7e-4}  # sequential / pipelined
+_COST_PER_TILE = {False: 5e-8, True: 4e-6}    # per phase·tile, sequential / pipelined
 
 
 class SweepError(ValueError):
@@ -240,7 +245,9 @@ RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "comp
 
 
 def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
-    """Schedule configurations [start, stop) of the payload; one array per result field."""
+    """Schedule configurations [start, stop) of the payload; one array per result field, and the CPU
+    seconds this thread spent (``cpu``)."""
+    cpu0 = time.thread_time()
     index = np.arange(start, stop)
     digits = payload.digits(index)
     columns = {name: (payload.values[a], digits[a]) for a, name in enumerate(payload.names)}
@@ -281,7 +288,7 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
             continue
         for f, v in zip(RESULT_FIELDS, row):
             out[f][k] = v
-    return {"start": start, "stop": stop, "fields": out, "errors": errors}
+    return {"start": start, "stop": stop, "fields": out, "errors": errors, "cpu": time.thread_time() - cpu0}
 
 
 def _metrics(workload: Workload, s) -> tuple:
@@ -308,6 +315,11 @@ class SweepResult:
 
     A result started by :func:`start_sweep` fills in as chunks arrive (rows not yet computed have a
     NaN makespan); ``done``, ``completed``, ``wait()`` and ``on_update()`` follow its progress.
+
+    How it ran: ``executor_kind``, ``elapsed`` (wall seconds), ``tasks`` (chunks computed),
+    ``retried``, and ``cpu_seconds``, the CPU time spent computing the rows summed over every worker
+    (without transport or idle time): compared between runs it shows the parallel efficiency
+    whatever else the machine is doing.
     """
 
     def __init__(self, payload: _Payload, baseline_makespan: float | None, baseline_index: int | None):
@@ -330,6 +342,8 @@ class SweepResult:
         self.elapsed = 0.0
         self.executor_kind = ""  # "inline", "pool", "executor" or "dask", once started
         self.retried = 0         # tasks sent again after a failure or a lost worker
+        self.cpu_seconds = 0.0   # CPU time spent computing the rows, summed over workers (not transport, not idle)
+        self.tasks = 0           # chunks computed
         digits = payload.digits(np.arange(n))
         self._axis_columns = {}
         for a, name in enumerate(payload.names):
@@ -452,6 +466,8 @@ class SweepResult:
             for i, _ in chunk["errors"]:
                 ok[i - s] = False
             self._have[s:e] |= ok
+            self.cpu_seconds += chunk.get("cpu", 0.0)
+            self.tasks += 1
         self._notify()
 
     def _notify(self) -> None:
@@ -673,19 +689,27 @@ def _costs(payload: _Payload) -> np.ndarray:
     tiles = cols.get("tiles", np.full(n, w.settings.get("tiles", DEFAULT_SETTINGS["tiles"]))).astype(float)
     pipe = cols.get("pipeline", np.full(n, bool(w.settings.get("pipeline", DEFAULT_SETTINGS["pipeline"])))).astype(bool)
     per_tile = np.where(pipe, _COST_PER_TILE[True], _COST_PER_TILE[False])
-    return _COST_PER_CONFIG + per_tile * tiles * len(w)
+    return np.where(pipe, _COST_PER_CONFIG[True], _COST_PER_CONFIG[False]) + per_tile * tiles * len(w)
 
 
-def _chunks(costs: np.ndarray, workers: int) -> list[tuple[int, int]]:
+def _chunks(costs: np.ndarray, workers: int, smallest: float = CHUNK_SECONDS) -> list[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` ranges covering every configuration, by guided self-scheduling:
+    each takes ``1 / (GUIDED × workers)`` of the estimated work not yet handed out, clipped to
+    ``[smallest, MAX_CHUNK_SECONDS]`` (a tail below half of ``smallest`` joins the last chunk)."""
     n = costs.size
-    total = float(costs.sum())
-    count = max(workers * CHUNKS_PER_WORKER, math.ceil(total / CHUNK_SECONDS))
-    count = max(1, min(n, count))
     cum = np.cumsum(costs)
-    # equal estimated cost per chunk: cut where the cumulative cost crosses k·total/count
-    cuts = np.searchsorted(cum, np.arange(1, count) * total / count, side="left") + 1
-    edges = np.unique(np.r_[0, np.clip(cuts, 1, n - 1) if n > 1 else [], n].astype(np.int64))
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    total = float(cum[-1]) if n else 0.0
+    edges = [0]
+    done = 0.0
+    while edges[-1] < n:
+        size = min(MAX_CHUNK_SECONDS, max(smallest, (total - done) / (GUIDED * max(workers, 1))))
+        stop = int(np.searchsorted(cum, done + size, side="left")) + 1  # the configuration crossing it included
+        stop = min(n, max(stop, edges[-1] + 1))
+        if total - float(cum[stop - 1]) < smallest / 2:
+            stop = n
+        edges.append(stop)
+        done = float(cum[stop - 1])
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -902,7 +926,7 @@ def _run_dask_client(result, client, costs, report):
     info = client.scheduler_info()
     workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
     remote = client.scatter([payload], broadcast=True, hash=False)[0]
-    chunks = _chunks(costs, workers)
+    chunks = _chunks(costs, workers, DASK_CHUNK_SECONDS)
     attempts = {c: 0 for c in chunks}
     errors = {}
 
@@ -911,15 +935,18 @@ def _run_dask_client(result, client, costs, report):
                              key=f"campaign-sweep-{payload.token[:8]}-{chunk[0]}-{chunk[1]}-{uuid.uuid4().hex[:6]}")
 
     futures = {submit(c): c for c in chunks}
-    ac = distributed.as_completed(list(futures))
+    # with_results: the client's event loop fetches each result as its task finishes, not this thread
+    # one blocking round trip at a time
+    ac = distributed.as_completed(list(futures), with_results=True, raise_errors=False)
     try:
-        for fut in ac:
+        for fut, out in ac:
             chunk = futures.pop(fut)
             if result._cancel.is_set():
                 break
-            try:
-                out = fut.result()
-            except Exception as exc:  # KilledWorker, a lost worker's data, a worker-side error
+            # an error comes as (type, exception, traceback): KilledWorker, a lost worker's data, a
+            # worker-side error; a cancelled task as its CancelledError
+            exc = out[1] if fut.status == "error" else out if isinstance(out, BaseException) else None
+            if exc is not None:
                 attempts[chunk] += 1
                 errors[chunk] = f"{type(exc).__name__}: {exc}"
                 if attempts[chunk] >= MAX_ATTEMPTS:

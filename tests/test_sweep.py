@@ -167,6 +167,7 @@ def test_a_dask_scheduler_address_works_too(big, dask_client):
 def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
     w, reference = big
     monkeypatch.setattr(sweep_module, "IN_PROCESS_SECONDS", 0.0)
+    monkeypatch.setattr(sweep_module, "CHUNK_SECONDS", 0.005)  # many small chunks: some still to come after a kill
     killed = []
     others = {p.pid for p in multiprocessing.active_children()}  # e.g. a Dask cluster's nannies
 
@@ -184,8 +185,9 @@ def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
 
 
 @pytest.mark.slow  # starts worker processes or a Dask cluster
-def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client):
+def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client, monkeypatch):
     w, reference = big
+    monkeypatch.setattr(sweep_module, "DASK_CHUNK_SECONDS", 0.005)  # many small chunks: some still to come after a kill
     pids = dask_client.run(os.getpid)
     killed = []
 
@@ -204,8 +206,9 @@ def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client):
 
 
 @pytest.mark.slow  # starts worker processes or a Dask cluster
-def test_a_broken_user_pool_is_reported_with_the_configurations(big):
+def test_a_broken_user_pool_is_reported_with_the_configurations(big, monkeypatch):
     w, reference = big
+    monkeypatch.setattr(sweep_module, "CHUNK_SECONDS", 0.005)  # many small chunks: some still to come after a kill
     others = {p.pid for p in multiprocessing.active_children()}  # e.g. a Dask cluster's nannies
     with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:
         killed = []
