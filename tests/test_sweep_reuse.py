@@ -1,0 +1,158 @@
+"""What a sweep reuses across configurations (issue 13, "Speed"): the dependency graph and the
+wavefront's tile order per (tiles, depth), in ``schedule.Plans``. A reused plan must give exactly
+the schedule computed afresh, and a plan must never serve a workload of another structure."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import campaign_widget as cw
+from campaign_widget import POLICIES, Machine, Phase, Workload
+
+engine = importlib.import_module("campaign_widget.schedule")
+sweep_module = importlib.import_module("campaign_widget.sweep")
+
+SCHEDULE_ARRAYS = ("phase", "tile", "start", "end", "compute_rate", "memory_rate", "requested_compute",
+                   "requested_memory", "dilation", "throttling", "tile_id", "tile_start", "tile_end", "edge_time",
+                   "edge_factor", "edge_requested_compute", "edge_requested_memory", "over_t0", "over_t1",
+                   "over_demand")
+
+
+def assert_identical(a, b):
+    """Bit for bit: every array and number of two schedules."""
+    for name in SCHEDULE_ARRAYS:
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.makespan == b.makespan and a.peak_demand == b.peak_demand and a.oversubscribed == b.oversubscribed
+
+
+def mixed(producers: list[list[int]], seed: int = 0) -> Workload:
+    """Phases by volume, some compute-bound and some memory-bound: a change of one peak changes the
+    durations (so the tiles) of some phases and not of others."""
+    rng = np.random.default_rng(seed)
+    out = [float(rng.uniform(1, 5)) for _ in producers]  # the tensor each phase writes
+    phases = []
+    for i, after in enumerate(producers):
+        compute_bound = i % 2 == 0
+        ops = float(rng.uniform(50, 100) if compute_bound else rng.uniform(1, 10))
+        weights = float(rng.uniform(1, 5) if compute_bound else rng.uniform(50, 100))
+        reads = {f"T{j}": out[j] for j in after} | {f"W{i}": weights}
+        phases.append(Phase(f"p{i}", ops=ops, reads=reads, writes={f"T{i}": out[i]}, after=[f"p{j}" for j in after]))
+    return Workload(phases, machine=Machine(peak_compute=10.0, peak_bandwidth=10.0))
+
+
+CHAIN = [[], [0], [1], [2], [3]]
+DIAMOND = [[], [0], [0], [1, 2], [3]]
+FAN_IN = [[], [], [0, 1], [], [2, 3]]
+
+
+def test_a_sweep_of_one_peak_equals_the_schedule_of_each_configuration():
+    """Only peak_bandwidth changes: memory-bound phases get other tiles, compute-bound ones keep
+    theirs; the plan is reused for every configuration and the rows are exactly the schedules."""
+    w = mixed(DIAMOND, seed=3)
+    bandwidths = [2.0, 5.0, 10.0, 20.0, 80.0]
+    for policy in POLICIES:
+        r = cw.sweep(w, progress=False, executor=None, tiles=[6], pipeline=[True], policy=[policy],
+                     peak_bandwidth=bandwidths)
+        for i, bw in enumerate(bandwidths):
+            s = w.with_peaks(peak_bandwidth=bw).schedule(tiles=6, pipeline=True, policy=policy)
+            assert r["makespan"][i] == s.makespan
+            assert r["peak_demand_memory"][i] == s.peak_demand["memory"]
+            assert r["peak_demand_compute"][i] == s.peak_demand["compute"]
+            assert bool(r["feasible"][i]) == (not s.oversubscribed)
+    # the phases' durations do change with the bandwidth, and differently for different phases
+    d = np.array([w.with_peaks(peak_bandwidth=bw).arrays.duration for bw in bandwidths])
+    assert np.ptp(d[:, 1]) > 0 and np.ptp(d[:, 0]) == 0
+
+
+def test_the_sweep_builds_one_plan_per_tiles_and_depth(monkeypatch):
+    """4 tiles × 3 depths × 4 policies × 3 bandwidths, in one chunk: 12 wavefront plans, not 144."""
+    built = []
+    original = engine.Plans.wavefront
+
+    def counting(self, workload, tiles, depth):
+        before = self.built
+        out = original(self, workload, tiles, depth)
+        built.extend([(tiles, depth)] * (self.built - before))
+        return out
+
+    monkeypatch.setattr(engine.Plans, "wavefront", counting)
+    w = mixed(FAN_IN, seed=5)
+    axes = dict(tiles=[2, 3, 5, 8], depth=[1, 2, 3], policy=list(POLICIES), pipeline=[True],
+                peak_bandwidth=[3.0, 10.0, 40.0])
+    r = cw.sweep(w, progress=False, **axes)
+    assert sorted(built) == sorted(itertools.product(axes["tiles"], axes["depth"]))
+    for i in range(len(r)):
+        cfg = r.configuration(i)
+        s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(
+            **{k: cfg[k] for k in ("tiles", "depth", "policy", "pipeline")})
+        assert r["makespan"][i] == s.makespan, cfg
+
+
+@pytest.mark.parametrize("first, second", [(CHAIN, DIAMOND), (DIAMOND, FAN_IN), (FAN_IN, CHAIN)])
+def test_a_plan_never_serves_another_structure(first, second):
+    """One Plans used for two workloads with as many phases but other dependencies: the second gets
+    its own graph and plans (a cache keyed on tiles and depth alone would give it the first one's)."""
+    plans = engine.Plans()
+    a, b = mixed(first), mixed(second)
+    for tiles, depth, policy in itertools.product([3, 5], [1, 2], POLICIES):
+        for w in (a, b):
+            kw = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
+            assert_identical(engine.build_schedule(w, **kw, _plans=plans), engine.build_schedule(w, **kw))
+    # and fused vs not fused: the same phases and dependencies, other streaming groups
+    fused = a.fuse({"front": ["p0", "p1"], "back": ["p3", "p4"]})
+    for w in (a, fused, a):
+        kw = dict(tiles=4, pipeline=True, policy="dilate+throttle", depth=2)
+        assert_identical(engine.build_schedule(w, **kw, _plans=plans), engine.build_schedule(w, **kw))
+
+
+def test_derived_workloads_share_the_plans():
+    """with_peaks and with_settings keep the structure: one graph, one plan per (tiles, depth)."""
+    plans = engine.Plans()
+    w = mixed(DIAMOND)
+    for bw, tiles in itertools.product([1.0, 10.0, 100.0], [2, 4]):
+        v = w.with_peaks(peak_bandwidth=bw).with_settings(policy="throttle")
+        kw = dict(tiles=tiles, pipeline=True, policy="dilate", depth=2)
+        assert_identical(engine.build_schedule(v, **kw, _plans=plans), engine.build_schedule(v, **kw))
+    assert plans.built == 2
+
+
+@st.composite
+def structures(draw):
+    n = draw(st.integers(1, 6))
+    producers = [draw(st.lists(st.integers(0, i - 1), unique=True, max_size=min(i, 3))) if i else [] for i in range(n)]
+    return producers
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shapes=st.lists(st.tuples(structures(), st.integers(0, 99)), min_size=1, max_size=3),
+       calls=st.lists(st.tuples(st.integers(0, 2), st.integers(1, 7), st.integers(1, 3), st.sampled_from(POLICIES),
+                                st.sampled_from([0.5, 1.0, 7.0])), min_size=1, max_size=12))
+def test_one_plans_object_across_any_sequence_gives_fresh_schedules(shapes, calls):
+    """Any sequence of workloads (random DAGs, their peaks changed), tiles, depths and policies
+    through one Plans: every schedule is bit for bit the one computed without it."""
+    plans = engine.Plans()
+    workloads = [mixed(p, seed) for p, seed in shapes]
+    for k, tiles, depth, policy, bw in calls:
+        w = workloads[k % len(workloads)].with_peaks(peak_bandwidth=bw)
+        kw = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
+        assert_identical(engine.build_schedule(w, **kw, _plans=plans), engine.build_schedule(w, **kw))
+
+
+def test_plans_are_per_thread():
+    """A payload hands each thread its own engine (a Plans is not thread-safe)."""
+    import threading
+
+    payload, _, _ = sweep_module._prepare(mixed(CHAIN), False, False, {"tiles": [1, 2]}, None)
+    mine = payload.engine()
+    assert payload.engine() is mine
+    other = []
+    t = threading.Thread(target=lambda: other.append(payload.engine()))
+    t.start()
+    t.join()
+    assert other[0] is not mine
