@@ -239,6 +239,39 @@ def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False
                      throttle="throttle" in policy, stepping=stepping if pipeline else "event")
 
 
+def build_schedules(workloads: Sequence[Workload], *, tiles: int = 1, pipeline: bool = False, policy: str = "none",
+                    depth: int = 2, stepping: str = "event", plans: Plans) -> list[Schedule]:
+    """``build_schedule`` of each workload with the same settings, for a sweep: the workloads have
+    one structure (the same phases, dependencies and fusion groups; other durations, e.g. other
+    peaks), so the pipelined wavefront runs for all of them at once (``_wavefront_works``). Each
+    schedule is the one ``build_schedule`` gives, bit for bit; anything else (one workload, no
+    pipelining, lock-step, workloads of several structures) is scheduled one at a time."""
+    workloads = list(workloads)
+    if len(workloads) < _BATCH_MIN or not pipeline or stepping != "event" or not plans.shared(workloads):
+        return [build_schedule(w, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping,
+                               _plans=plans) for w in workloads]
+    tiles, pipeline, policy, depth, stepping = _checked_settings(workloads[0], tiles, pipeline, policy, depth, stepping)
+    graph, plan = plans.wavefront(workloads[0], tiles, depth)
+    dilate = "dilate" in policy
+    if plan is None:
+        works: list[_Work | None] = [None] * len(workloads)
+    else:
+        works = _wavefront_works(plan, np.stack([w.arrays.duration for w in workloads]), dilate)
+    out = []
+    for w, work in zip(workloads, works):  # the rest as in build_schedule
+        a = w.arrays
+        profile = _profile(work, a) if work is not None else None
+        if work is None or (dilate and not _batches_are_levels(work, profile)):
+            work = _event_work(graph, a.duration, tiles, depth, dilate)
+            profile = _profile(work, a)
+        out.append(_assemble(w, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
+                             throttle="throttle" in policy, stepping="event"))
+    return out
+
+
+_BATCH_MIN = 4  # below this many workloads, one at a time is as fast (thin levels sweep tile by tile in Python)
+
+
 def _checked_settings(workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
                       ) -> tuple[int, bool, str, int, str]:
     tiles, pipeline, policy, depth, stepping = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
@@ -489,10 +522,19 @@ class Plans:
         self._wavefronts: dict[tuple[int, int], _Wavefront | None] = {}
         self.built = 0  # wavefront plans computed (tests: how often the cache missed)
 
+    @staticmethod
+    def _structure(workload: Workload) -> tuple:
+        return (workload.producers, workload.fusion_group, workload.fusion_groups, workload.tileable)
+
+    def shared(self, workloads: Sequence[Workload]) -> bool:
+        """Whether these workloads have one structure (the very same dependency and fusion arrays)."""
+        key = self._structure(workloads[0])
+        return all(all(a is b for a, b in zip(key, self._structure(w))) for w in workloads[1:])
+
     def wavefront(self, workload: Workload, tiles: int, depth: int) -> tuple[_Graph, _Wavefront | None]:
         """The graph of ``workload`` and its wavefront plan for ``tiles`` and ``depth`` (None: no level
         numbering exists), each computed once per structure."""
-        key = (workload.producers, workload.fusion_group, workload.fusion_groups)
+        key = self._structure(workload)
         if self._graph is None or any(a is not b for a, b in zip(key, self._key)):
             self._key = key
             self._graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
@@ -550,6 +592,78 @@ def _wavefront_work(plan: _Wavefront, duration: np.ndarray, dilate: bool) -> _Wo
         ratio = np.ones(n_tiles)
     return _Work(start=by_tile(start_at), end=by_tile(end_at), stretch=ratio, level=level if dilate else None,
                  **tile_arrays)
+
+
+def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> list[_Work | None]:
+    """``_wavefront_work`` for several duration vectors at once (``durations``: one row per
+    workload, of one structure): each level is one numpy step over every row, so a sweep pays the
+    per-level Python cost once for many configurations. Row r's result is ``_wavefront_work(plan,
+    durations[r], dilate)`` bit for bit (the same max and + on the same numbers)."""
+    n_phases, tiles, depth, width = plan.n_phases, plan.tiles, plan.depth, plan.width
+    m = durations.shape[0]
+    length = (durations / tiles)[:, plan.P]
+    end_at = np.zeros((m, (n_phases + 1) * width))
+    start_at = np.zeros_like(end_at)
+    rows = [(plan.order, plan.level, r) for r in range(m)]  # per row: tile order, levels, row in the tables
+    stretched = length
+    if not dilate:
+        _sweep_rows(plan.bounds, plan.slots, plan.flat, length, start_at, end_at)
+    else:
+        stretched, ok = _lockstep_rows(plan.bounds, plan.slots, plan.flat, length, start_at, end_at)
+        if not ok.all():
+            # rows whose levels did not start together: renumbered levels, as _wavefront_work
+            redo = np.flatnonzero(~ok)
+            regroup, order, flat, slots, bounds, level = plan.regrouped()
+            length2 = length[redo][:, regroup]
+            end2 = np.zeros((redo.size, end_at.shape[1]))
+            start2 = np.zeros_like(end2)
+            stretched2, ok2 = _lockstep_rows(bounds, slots, flat, length2, start2, end2)
+            for j, r in enumerate(redo.tolist()):
+                rows[r] = (order, level, j) if ok2[j] else None
+            tables = (start2, end2, length2, stretched2)
+    out: list[_Work | None] = []
+    for r, row in enumerate(rows):
+        if row is None:
+            out.append(None)
+            continue
+        order, level, i = row
+        s, e, lg, st = (start_at, end_at, length, stretched) if order is plan.order else tables
+        if dilate:
+            ratio = np.empty(n_phases * tiles)
+            ratio[order] = lg[i] / st[i]
+        else:
+            ratio = np.ones(n_phases * tiles)
+        out.append(_Work(start=s[i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
+                         end=e[i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(), stretch=ratio,
+                         level=level if dilate else None, **_tile_arrays(n_phases, tiles, durations[r])))
+    return out
+
+
+def _sweep_rows(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
+                start_at: np.ndarray, end_at: np.ndarray) -> None:
+    """``_sweep`` for every row of ``length``, ``start_at``, ``end_at`` at once, level by level."""
+    first_slot, other_slots = slots[0], slots[1:]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        s = end_at[:, first_slot[lo:hi]]
+        for dep in other_slots:
+            np.maximum(s, end_at[:, dep[lo:hi]], out=s)
+        here = flat[lo:hi]
+        start_at[:, here] = s
+        end_at[:, here] = s + length[:, lo:hi]
+
+
+def _lockstep_rows(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
+                   start_at: np.ndarray, end_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_lockstep_sweep`` for every row at once: the lengths used, and per row whether every
+    level's tiles started at the same instant."""
+    if not length.shape[1]:
+        return length, np.ones(length.shape[0], bool)
+    firsts = np.asarray(bounds[:-1])
+    stretched = np.repeat(np.maximum.reduceat(length, firsts, axis=1), np.diff(bounds), axis=1)
+    _sweep_rows(bounds, slots, flat, stretched, start_at, end_at)
+    begin = start_at[:, flat]
+    ok = ~np.any(np.minimum.reduceat(begin, firsts, axis=1) != np.maximum.reduceat(begin, firsts, axis=1), axis=1)
+    return stretched, ok
 
 
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python

@@ -16,9 +16,12 @@ How the work is done:
   and a live view fills in steadily.
 * Inside a worker, what does not change across configurations is computed once: the workload is
   validated and topologically ordered once (in the caller, before any work); the re-derived
-  workload for each distinct ``(size parameters, peak_compute, peak_bandwidth)`` is cached; and
-  configurations that are the same schedule (without pipelining, ``depth`` and dilation have no
-  effect — design.md §3) are scheduled once.
+  workload for each distinct ``(size parameters, peak_compute, peak_bandwidth)`` is cached; the
+  settings are resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``; the
+  dependency graph once, and the wavefront's tile order and dependency slots once per ``(tiles,
+  depth)`` (``schedule.Plans``, per worker thread): a configuration then costs only what depends on
+  its durations. Configurations that are the same schedule (without pipelining, ``depth`` and
+  dilation have no effect — design.md §3) are scheduled once per chunk.
 * A task that fails or is lost (a worker killed) is retried up to ``MAX_ATTEMPTS`` times; a
   configuration that still has no result raises :class:`SweepFailed` naming it, with the partial
   result attached. Nothing is silently dropped.
@@ -216,28 +219,40 @@ def _run_dask(payload: _Payload, start: int, stop: int):
 
 class _Engine:
     """``Workload.schedule`` for the configurations of one sweep, reusing what they share: the
-    settings resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``, and the
-    dependency graph and wavefront tile order once per ``(tiles, depth)`` (``schedule.Plans``). Every
-    workload scheduled here is the sweep's workload re-derived (peaks, size parameters): the same
-    phases, dependencies, fusion groups and settings; only durations differ. The schedule is the
-    one ``Workload.schedule`` gives, bit for bit."""
+    settings resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``, the
+    dependency graph and the wavefront's tile order once per ``(tiles, depth)`` (``schedule.Plans``),
+    and, for configurations with the same settings (other peaks or size parameters), one wavefront
+    run for all of them (``schedule.build_schedules``). Every workload scheduled here is the sweep's
+    workload re-derived: the same phases, dependencies, fusion groups and settings; only durations
+    differ. Each schedule is the one ``Workload.schedule`` gives, bit for bit."""
 
     def __init__(self, workload: Workload):
         self.settings = workload.settings
         self.plans = _engine.Plans()
         self._resolved: dict = {}
 
-    def schedule(self, w: Workload, tiles, pipeline, policy, depth):
-        key = (tiles, pipeline, policy, depth)
+    def _chosen(self, key):
         chosen = self._resolved.get(key)
         if chosen is None:
             chosen = Settings.resolve(self.settings, dict(zip(SETTING_AXES, key))).as_dict()
             if chosen["pipeline"] and chosen["stepping"] == "lockstep":
                 chosen = False  # not the wavefront: nothing to reuse
             self._resolved[key] = chosen
+        return chosen
+
+    def schedule(self, w: Workload, tiles, pipeline, policy, depth):
+        """The schedule of ``w`` with these settings (None: the workload's own, else the defaults)."""
+        chosen = self._chosen((tiles, pipeline, policy, depth))
         if chosen is False:
             return w.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
         return _engine.build_schedule(w, **chosen, _plans=self.plans)
+
+    def schedules(self, workloads: list[Workload], tiles, pipeline, policy, depth) -> list:
+        """The schedules of several workloads with the same settings, at once where it pays."""
+        chosen = self._chosen((tiles, pipeline, policy, depth))
+        if chosen is False or len(workloads) == 1:
+            return [self.schedule(w, tiles, pipeline, policy, depth) for w in workloads]
+        return _engine.build_schedules(workloads, **chosen, plans=self.plans)
 
 
 RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "compute_bound_share",
@@ -246,7 +261,11 @@ RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "comp
 
 def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
     """Schedule configurations [start, stop) of the payload; one array per result field, and the CPU
-    seconds this thread spent (``cpu``)."""
+    seconds this thread spent (``cpu``).
+
+    Configurations with the same settings are scheduled together (one wavefront run for all their
+    peaks and size parameters); a group that fails is redone one configuration at a time, so that
+    an error is reported with its own configuration."""
     cpu0 = time.thread_time()
     index = np.arange(start, stop)
     digits = payload.digits(index)
@@ -261,34 +280,51 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
     n = stop - start
     out = {f: np.full(n, np.nan) for f in RESULT_FIELDS}
     out["feasible"] = np.zeros(n, bool)
-    errors = []
-    memo: dict = {}
+    errors = {}
     engine = payload.engine()
+    rows: dict = {}     # (params, peaks, settings) -> the result row
+    where: list = []    # (k, that key) per configuration with a workload
+    groups: dict = {}   # settings -> {(params, peaks): workload} to schedule
     for k in range(n):
         params = tuple(value(p, k) for p in payload.param_names)
         peaks = (value("peak_compute", k), value("peak_bandwidth", k))
         tiles, pipeline, policy, depth = (value(s, k) for s in SETTING_AXES)
         try:
             w = payload.derived(params, peaks)
-            eff_pipeline = pipeline if pipeline is not None else w.settings.get("pipeline",
-                                                                               DEFAULT_SETTINGS["pipeline"])
-            call_policy, call_depth = policy, depth
-            if not eff_pipeline:
-                # Without pipelining no two tiles overlap: dilation and the buffer depth change nothing
-                # (design.md §3), so these configurations share one schedule.
-                eff_policy = policy if policy is not None else w.settings.get("policy", DEFAULT_SETTINGS["policy"])
-                call_policy = "throttle" if "throttle" in eff_policy else "none"
-                call_depth = None
-            key = (params, peaks, tiles, pipeline, call_policy, call_depth)
-            row = memo.get(key)
-            if row is None:
-                row = memo[key] = _metrics(w, engine.schedule(w, tiles, pipeline, call_policy, call_depth))
         except Exception as exc:  # reported with its configuration by the caller
-            errors.append((start + k, f"{type(exc).__name__}: {exc}"))
+            errors[k] = f"{type(exc).__name__}: {exc}"
+            continue
+        eff_pipeline = pipeline if pipeline is not None else w.settings.get("pipeline", DEFAULT_SETTINGS["pipeline"])
+        call_policy, call_depth = policy, depth
+        if not eff_pipeline:
+            # Without pipelining no two tiles overlap: dilation and the buffer depth change nothing
+            # (design.md §3), so these configurations share one schedule.
+            eff_policy = policy if policy is not None else w.settings.get("policy", DEFAULT_SETTINGS["policy"])
+            call_policy = "throttle" if "throttle" in eff_policy else "none"
+            call_depth = None
+        settings = (tiles, pipeline, call_policy, call_depth)
+        groups.setdefault(settings, {})[(params, peaks)] = w
+        where.append((k, (params, peaks, settings)))
+    for settings, members in groups.items():
+        try:
+            computed = engine.schedules(list(members.values()), *settings)
+            for (params, peaks), w, sched in zip(members, members.values(), computed):
+                rows[(params, peaks, settings)] = _metrics(w, sched)
+        except Exception:
+            for (params, peaks), w in members.items():  # one at a time: each error with its configuration
+                try:
+                    rows[(params, peaks, settings)] = _metrics(w, engine.schedule(w, *settings))
+                except Exception as exc:
+                    rows[(params, peaks, settings)] = f"{type(exc).__name__}: {exc}"
+    for k, key in where:
+        row = rows[key]
+        if isinstance(row, str):
+            errors[k] = row
             continue
         for f, v in zip(RESULT_FIELDS, row):
             out[f][k] = v
-    return {"start": start, "stop": stop, "fields": out, "errors": errors, "cpu": time.thread_time() - cpu0}
+    return {"start": start, "stop": stop, "fields": out, "errors": [(start + k, e) for k, e in sorted(errors.items())],
+            "cpu": time.thread_time() - cpu0}
 
 
 def _metrics(workload: Workload, s) -> tuple:

@@ -156,3 +156,121 @@ def test_plans_are_per_thread():
     t.start()
     t.join()
     assert other[0] is not mine
+
+
+# -- many configurations with one settings tuple: one wavefront run for all (schedule.build_schedules) --
+
+def variants(w: Workload, peaks: list[tuple[float, float]]) -> list[Workload]:
+    return [w.with_peaks(pc, bw) for pc, bw in peaks]
+
+
+PEAKS = st.lists(st.tuples(st.sampled_from([0.5, 2.0, 10.0, 37.5]), st.sampled_from([0.7, 3.0, 10.0, 80.0])),
+                 min_size=4, max_size=9)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=structures(), seed=st.integers(0, 99), peaks=PEAKS, tiles=st.integers(1, 7), depth=st.integers(1, 3),
+       policy=st.sampled_from(POLICIES), fuse=st.booleans())
+def test_schedules_of_many_peaks_at_once_equal_each_schedule(shape, seed, peaks, tiles, depth, policy, fuse):
+    w = mixed(shape, seed)
+    if fuse and len(w) >= 2:
+        names = w.names
+        w = w.fuse({"g": names[:2]})
+    ws = variants(w, peaks)
+    kw = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
+    batch = engine.build_schedules(ws, **kw, plans=engine.Plans())
+    assert len(batch) == len(ws)
+    for v, s in zip(ws, batch):
+        assert_identical(s, engine.build_schedule(v, **kw))
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("dag", [[[], [0], [0], [1, 2]], [[], [0], [0, 1]], [[], [0], [1], [0, 2]], [[], [], [0], [1, 2]]])
+def test_ties_and_skips_at_once(dag, policy):
+    """Equal durations (ties along paths, levels whose tiles do not start together: the renumbered
+    levels and the event simulation) for rows that differ in their peaks."""
+    phases = [Phase(f"p{i}", ops=6.0, bytes=1.0 + (i == 2), after=[f"p{j}" for j in after]) for i, after in enumerate(dag)]
+    w = Workload(phases, machine=Machine(peak_compute=3.0, peak_bandwidth=10.0))
+    ws = variants(w, [(3.0, 10.0), (1.0, 0.2), (6.0, 10.0), (3.0, 0.5), (2.0, 4.0)])
+    for tiles in (2, 3, 5):
+        kw = dict(tiles=tiles, pipeline=True, policy=policy, depth=2)
+        for v, s in zip(ws, engine.build_schedules(ws, **kw, plans=engine.Plans())):
+            assert_identical(s, engine.build_schedule(v, **kw))
+
+
+def test_a_sweep_runs_the_wavefront_once_per_settings_in_a_chunk(monkeypatch):
+    """One chunk, 2 tiles × 2 policies × 6 bandwidths: 4 wavefront runs of 6 rows each, not 24 runs
+    (so the row-by-row equality tests above and in test_sweep.py exercise the batched path)."""
+    runs = []
+    original = engine._wavefront_works
+
+    def counting(plan, durations, dilate):
+        runs.append(durations.shape[0])
+        return original(plan, durations, dilate)
+
+    monkeypatch.setattr(engine, "_wavefront_works", counting)
+    w = mixed(DIAMOND, seed=1)
+    bws = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+    r = cw.sweep(w, progress=False, tiles=[3, 6], pipeline=[True], policy=["none", "dilate+throttle"],
+                 peak_bandwidth=bws)
+    assert sorted(runs) == [6, 6, 6, 6]
+    for i in range(len(r)):
+        cfg = r.configuration(i)
+        s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(tiles=cfg["tiles"], pipeline=True,
+                                                                          policy=cfg["policy"])
+        assert r["makespan"][i] == s.makespan
+        assert r["peak_demand_memory"][i] == s.peak_demand["memory"]
+
+
+def test_a_failure_in_a_batch_is_reported_with_its_own_configuration(monkeypatch):
+    """The batch fails (one configuration cannot be scheduled): it is redone one at a time, and only
+    that configuration is reported."""
+    original = engine.build_schedule
+
+    def failing(w, **kw):
+        if w.machine.peak_bandwidth == 5.0:
+            raise RuntimeError("simulated failure")
+        return original(w, **kw)
+
+    def failing_batch(workloads, **kw):
+        raise RuntimeError("batch failed")
+
+    monkeypatch.setattr(engine, "build_schedule", failing)
+    monkeypatch.setattr(engine, "build_schedules", failing_batch)
+    w = mixed(CHAIN)
+    with pytest.raises(cw.SweepFailed, match=r"1 of 6 configurations have failed:\n  configuration #2 "
+                                             r"\{'tiles': 4, 'peak_bandwidth': 5.0\}: RuntimeError: simulated failure"):
+        cw.sweep(w, progress=False, tiles=[4], peak_bandwidth=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0])
+
+
+def test_rows_that_need_renumbered_levels_keep_their_own_results(monkeypatch):
+    """Whether a level's tiles start together is decided per row; rows that fail take the renumbered
+    levels. Force some rows to fail (it rarely differs between rows with one structure): each row of
+    the batch is still exactly that row run alone with the same outcome."""
+    original = engine._lockstep_rows
+    fail: list[bool] = []
+
+    def forced(bounds, slots, flat, length, start_at, end_at):
+        stretched, ok = original(bounds, slots, flat, length, start_at, end_at)
+        if fail and len(ok) == len(fail):  # the first attempt of this batch: the rows marked fail
+            ok = ok & ~np.array(fail)
+            fail.clear()
+        return stretched, ok
+
+    monkeypatch.setattr(engine, "_lockstep_rows", forced)
+    w = mixed(DIAMOND, seed=2)
+    durations = np.stack([v.arrays.duration for v in variants(w, [(1, 1), (10, 3), (2, 80), (37.5, 10), (0.5, 2)])])
+    for tiles, depth in [(3, 2), (5, 1), (4, 3)]:
+        graph, plan = engine.Plans().wavefront(w, tiles, depth)
+        pattern = [False, True, False, True, True]
+        fail[:] = pattern
+        batch = engine._wavefront_works(plan, durations, dilate=True)
+        assert not fail, "the forced outcome was applied"
+        for r, flag in enumerate(pattern):
+            fail[:] = [flag]
+            alone = engine._wavefront_works(plan, durations[r:r + 1], dilate=True)[0]
+            if alone is None:
+                assert batch[r] is None
+                continue
+            for name in ("start", "end", "stretch", "level", "requested"):
+                assert np.array_equal(getattr(batch[r], name), getattr(alone, name)), (tiles, depth, r, name)
