@@ -82,8 +82,10 @@ _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker
 
 # Rough serial cost model used only to size chunks and pick in-process vs pool (seconds; measured on
 # the 24-phase Mamba layer of benchmarks/bench_sweep.py on the 2-core CI machine, under load).
-_COST_PER_CONFIG = {False: 2e-4, True: 7e-4}  # sequential / pipelined
-_COST_PER_TILE = {False: 5e-8, True: 4e-6}    # per phase·tile, sequential / pipelined
+# Pipelined configurations that share settings are scheduled together (per chunk), which makes the
+# per-tile cost ~0.5 µs in groups of 100+ and ~2 µs in groups of 25.
+_COST_PER_CONFIG = {False: 1.5e-4, True: 4e-4}  # sequential / pipelined
+_COST_PER_TILE = {False: 1e-7, True: 1e-6}      # per phase·tile, sequential / pipelined
 
 
 class SweepError(ValueError):
@@ -728,10 +730,12 @@ def _costs(payload: _Payload) -> np.ndarray:
     return np.where(pipe, _COST_PER_CONFIG[True], _COST_PER_CONFIG[False]) + per_tile * tiles * len(w)
 
 
-def _chunks(costs: np.ndarray, workers: int, smallest: float = CHUNK_SECONDS) -> list[tuple[int, int]]:
+def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None) -> list[tuple[int, int]]:
     """Consecutive ``(start, stop)`` ranges covering every configuration, by guided self-scheduling:
     each takes ``1 / (GUIDED × workers)`` of the estimated work not yet handed out, clipped to
-    ``[smallest, MAX_CHUNK_SECONDS]`` (a tail below half of ``smallest`` joins the last chunk)."""
+    ``[smallest, MAX_CHUNK_SECONDS]`` (default ``CHUNK_SECONDS``; a tail below half of ``smallest``
+    joins the last chunk)."""
+    smallest = CHUNK_SECONDS if smallest is None else smallest
     n = costs.size
     cum = np.cumsum(costs)
     total = float(cum[-1]) if n else 0.0

@@ -274,3 +274,32 @@ def test_rows_that_need_renumbered_levels_keep_their_own_results(monkeypatch):
                 continue
             for name in ("start", "end", "stretch", "level", "requested"):
                 assert np.array_equal(getattr(batch[r], name), getattr(alone, name)), (tiles, depth, r, name)
+
+
+# -- chunks: guided self-scheduling ---------------------------------------------------------------------
+
+@settings(max_examples=100, deadline=None)
+@given(costs=st.lists(st.floats(1e-5, 0.05), min_size=1, max_size=3000), workers=st.integers(1, 16),
+       smallest=st.sampled_from([0.005, 0.1, 0.5]))
+def test_chunks_cover_every_configuration_once_in_order(costs, workers, smallest):
+    costs = np.array(costs)
+    chunks = sweep_module._chunks(costs, workers, smallest)
+    assert chunks[0][0] == 0 and chunks[-1][1] == costs.size
+    assert all(a < b for a, b in chunks) and all(b == c for (_, b), (c, _) in zip(chunks, chunks[1:]))
+    work = [float(costs[a:b].sum()) for a, b in chunks]
+    cap = sweep_module.MAX_CHUNK_SECONDS
+    # no chunk much above the cap (one configuration can cross it), and none but the last below half
+    # the smallest size unless it is a single configuration
+    assert all(w <= cap + costs.max() + 1e-12 for w in work)
+    assert all(w >= smallest / 2 or b - a == 1 for w, (a, b) in zip(work[:-1], chunks[:-1]))
+
+
+def test_chunks_shrink_towards_the_end_and_dask_takes_bigger_ones():
+    costs = np.full(10_000, 1e-3)  # 10 s of estimated work
+    pool = sweep_module._chunks(costs, 2)
+    dask = sweep_module._chunks(costs, 2, sweep_module.DASK_CHUNK_SECONDS)
+    sizes = [b - a for a, b in pool]
+    assert sizes[0] > 10 * sizes[-1]
+    assert all(x >= y - 1 for x, y in zip(sizes[:-2], sizes[1:-1]))  # non-increasing (the last takes the tail)
+    assert len(dask) < len(pool) <= 40  # few tasks: ~1 ms (pool), ~10 ms (Dask) of overhead each
+    assert min(b - a for a, b in dask[:-1]) * 1e-3 >= sweep_module.DASK_CHUNK_SECONDS - 1e-9
