@@ -730,11 +730,25 @@ def _costs(payload: _Payload) -> np.ndarray:
     return np.where(pipe, _COST_PER_CONFIG[True], _COST_PER_CONFIG[False]) + per_tile * tiles * len(w)
 
 
-def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None) -> list[tuple[int, int]]:
+def _run_length(payload: _Payload) -> int:
+    """How many consecutive configurations share their settings: the product of the axes after the
+    last setting axis (peaks, size parameters vary fastest). A chunk cut at a multiple of it keeps
+    each group of same-settings configurations whole, so it is scheduled in one batch."""
+    if payload.zipped:
+        return 1
+    run = 1
+    for name, values in zip(reversed(payload.names), reversed(payload.values)):
+        if name in SETTING_AXES:
+            break
+        run *= len(values)
+    return run
+
+
+def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, align: int = 1) -> list[tuple[int, int]]:
     """Consecutive ``(start, stop)`` ranges covering every configuration, by guided self-scheduling:
     each takes ``1 / (GUIDED × workers)`` of the estimated work not yet handed out, clipped to
     ``[smallest, MAX_CHUNK_SECONDS]`` (default ``CHUNK_SECONDS``; a tail below half of ``smallest``
-    joins the last chunk)."""
+    joins the last chunk), and ends at a multiple of ``align`` when it holds that many."""
     smallest = CHUNK_SECONDS if smallest is None else smallest
     n = costs.size
     cum = np.cumsum(costs)
@@ -744,6 +758,8 @@ def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None) -> l
     while edges[-1] < n:
         size = min(MAX_CHUNK_SECONDS, max(smallest, (total - done) / (GUIDED * max(workers, 1))))
         stop = int(np.searchsorted(cum, done + size, side="left")) + 1  # the configuration crossing it included
+        if align > 1 and stop - edges[-1] >= align:
+            stop = edges[-1] + (stop - edges[-1] + align // 2) // align * align  # the nearest multiple
         stop = min(n, max(stop, edges[-1] + 1))
         if total - float(cum[stop - 1]) < smallest / 2:
             stop = n
@@ -812,7 +828,7 @@ def _run(result: SweepResult, executor, progress) -> None:
                 kind = "pool"
         result.executor_kind = kind
         if kind == "inline":
-            _run_inline(result, _chunks(costs, 1), report)
+            _run_inline(result, _chunks(costs, 1, align=_run_length(payload)), report)
         elif kind == "pool":
             try:
                 _run_pool(result, costs, report)
@@ -824,12 +840,12 @@ def _run(result: SweepResult, executor, progress) -> None:
                 warnings.warn(f"campaign_widget.sweep: the process pool could not run ({str(exc).splitlines()[0]}); "
                               "running in this process instead", RuntimeWarning, stacklevel=3)
                 result.executor_kind = kind = "inline"
-                _run_inline(result, _chunks(costs, 1), report)
+                _run_inline(result, _chunks(costs, 1, align=_run_length(payload)), report)
         elif kind == "dask":
             _run_dask_client(result, executor, costs, report)
         else:
             workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-            _run_executor(result, executor, _chunks(costs, workers), workers, report)
+            _run_executor(result, executor, _chunks(costs, workers, align=_run_length(payload)), workers, report)
         missing = result._missing()
         if missing and not result._cancel.is_set():
             raise _failure(result, missing, "no result")
@@ -879,7 +895,7 @@ def _run_pool(result, costs, report):
     payload = result._payload
     workers = POOL_WORKERS or os.cpu_count() or 1
     data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    pending = {c: 0 for c in _chunks(costs, workers)}  # chunk -> attempts so far
+    pending = {c: 0 for c in _chunks(costs, workers, align=_run_length(payload))}  # chunk -> attempts so far
     ctx = _pool_context()
     while pending:
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_install, initargs=(data,))
@@ -966,7 +982,7 @@ def _run_dask_client(result, client, costs, report):
     info = client.scheduler_info()
     workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
     remote = client.scatter([payload], broadcast=True, hash=False)[0]
-    chunks = _chunks(costs, workers, DASK_CHUNK_SECONDS)
+    chunks = _chunks(costs, workers, DASK_CHUNK_SECONDS, _run_length(payload))
     attempts = {c: 0 for c in chunks}
     errors = {}
 

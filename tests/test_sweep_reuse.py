@@ -280,14 +280,16 @@ def test_rows_that_need_renumbered_levels_keep_their_own_results(monkeypatch):
 
 @settings(max_examples=100, deadline=None)
 @given(costs=st.lists(st.floats(1e-5, 0.05), min_size=1, max_size=3000), workers=st.integers(1, 16),
-       smallest=st.sampled_from([0.005, 0.1, 0.5]))
-def test_chunks_cover_every_configuration_once_in_order(costs, workers, smallest):
+       smallest=st.sampled_from([0.005, 0.1, 0.5]), align=st.sampled_from([1, 7, 125]))
+def test_chunks_cover_every_configuration_once_in_order(costs, workers, smallest, align):
     costs = np.array(costs)
-    chunks = sweep_module._chunks(costs, workers, smallest)
+    chunks = sweep_module._chunks(costs, workers, smallest, align)
+    # a chunk of at least `align` configurations holds whole runs of them (same-settings groups stay whole)
+    assert all(b == costs.size or b - a < align or (b - a) % align == 0 for a, b in chunks)
     assert chunks[0][0] == 0 and chunks[-1][1] == costs.size
     assert all(a < b for a, b in chunks) and all(b == c for (_, b), (c, _) in zip(chunks, chunks[1:]))
     work = [float(costs[a:b].sum()) for a, b in chunks]
-    cap = sweep_module.MAX_CHUNK_SECONDS
+    cap = sweep_module.MAX_CHUNK_SECONDS + costs.max() * (align // 2)  # rounding to the nearest multiple of align
     # no chunk much above the cap (one configuration can cross it), and none but the last below half
     # the smallest size unless it is a single configuration
     assert all(w <= cap + costs.max() + 1e-12 for w in work)
@@ -303,3 +305,15 @@ def test_chunks_shrink_towards_the_end_and_dask_takes_bigger_ones():
     assert all(x >= y - 1 for x, y in zip(sizes[:-2], sizes[1:-1]))  # non-increasing (the last takes the tail)
     assert len(dask) < len(pool) <= 40  # few tasks: ~1 ms (pool), ~10 ms (Dask) of overhead each
     assert min(b - a for a, b in dask[:-1]) * 1e-3 >= sweep_module.DASK_CHUNK_SECONDS - 1e-9
+
+
+def test_run_length_is_the_product_of_the_axes_after_the_last_setting():
+    w = mixed(CHAIN)
+    for axes, run in [(dict(tiles=[1, 2], peak_compute=[1.0, 2.0, 3.0], peak_bandwidth=[1.0, 2.0]), 6),
+                      (dict(peak_bandwidth=[1.0, 2.0], tiles=[1, 2]), 1),
+                      (dict(policy=list(POLICIES), depth=[1, 2], peak_bandwidth=[1.0, 2.0, 3.0]), 3),
+                      (dict(peak_bandwidth=[1.0, 2.0, 3.0]), 3)]:
+        payload, _, _ = sweep_module._prepare(w, False, False, axes, None)
+        assert sweep_module._run_length(payload) == run, axes
+    zipped, _, _ = sweep_module._prepare(w, True, False, dict(tiles=[1, 2], peak_bandwidth=[1.0, 2.0]), None)
+    assert sweep_module._run_length(zipped) == 1
