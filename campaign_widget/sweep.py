@@ -326,7 +326,7 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
         for f, v in zip(RESULT_FIELDS, row):
             out[f][k] = v
     return {"start": start, "stop": stop, "fields": out, "errors": [(start + k, e) for k, e in sorted(errors.items())],
-            "cpu": time.thread_time() - cpu0}
+            "cpu": time.thread_time() - cpu0, "worker": (os.getpid(), time.process_time())}
 
 
 def _metrics(workload: Workload, s) -> tuple:
@@ -382,6 +382,7 @@ class SweepResult:
         self.retried = 0         # tasks sent again after a failure or a lost worker
         self.cpu_seconds = 0.0   # CPU time spent computing the rows, summed over workers (not transport, not idle)
         self.tasks = 0           # chunks computed
+        self._worker_cpu: dict[int, float] = {}  # pid -> its process CPU seconds at its last chunk
         digits = payload.digits(np.arange(n))
         self._axis_columns = {}
         for a, name in enumerate(payload.names):
@@ -506,6 +507,9 @@ class SweepResult:
             self._have[s:e] |= ok
             self.cpu_seconds += chunk.get("cpu", 0.0)
             self.tasks += 1
+            if "worker" in chunk:  # the worker process' CPU time so far (benchmarks: pool workers are not our children)
+                pid, cpu = chunk["worker"]
+                self._worker_cpu[pid] = max(cpu, self._worker_cpu.get(pid, 0.0))
         self._notify()
 
     def _notify(self) -> None:
