@@ -476,6 +476,14 @@ class _Wavefront:
         for array in (level, order, P, flat, *slots):
             array.flags.writeable = False
         self._regrouped: tuple | None = None
+        self._slot_table: np.ndarray | None = None
+
+    def slot_table(self) -> np.ndarray:
+        """``slots`` as one array, a row per dependency slot (for ``_sweep_rows``), made once."""
+        if self._slot_table is None:
+            self._slot_table = np.stack(self.slots)
+            self._slot_table.flags.writeable = False
+        return self._slot_table
 
     def regrouped(self) -> tuple:
         """The levels renumbered by longest dependency path in tiles (the batch index when batches run
@@ -596,28 +604,30 @@ def _wavefront_work(plan: _Wavefront, duration: np.ndarray, dilate: bool) -> _Wo
 
 def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> list[_Work | None]:
     """``_wavefront_work`` for several duration vectors at once (``durations``: one row per
-    workload, of one structure): each level is one numpy step over every row, so a sweep pays the
-    per-level Python cost once for many configurations. Row r's result is ``_wavefront_work(plan,
-    durations[r], dilate)`` bit for bit (the same max and + on the same numbers)."""
+    workload, of one structure): each level is one numpy step over every workload, so a sweep pays
+    the per-level Python cost once for many configurations. Workload r's result is
+    ``_wavefront_work(plan, durations[r], dilate)`` bit for bit (the same max and + on the same
+    numbers). The tables hold one column per workload, so that a level gathers whole rows."""
     n_phases, tiles, depth, width = plan.n_phases, plan.tiles, plan.depth, plan.width
     m = durations.shape[0]
-    length = (durations / tiles)[:, plan.P]
-    end_at = np.zeros((m, (n_phases + 1) * width))
+    length = np.ascontiguousarray((durations / tiles)[:, plan.P].T)  # (tiles in level order, workloads)
+    end_at = np.zeros(((n_phases + 1) * width, m))
     start_at = np.zeros_like(end_at)
-    rows = [(plan.order, plan.level, r) for r in range(m)]  # per row: tile order, levels, row in the tables
+    rows = [(plan.order, plan.level, r) for r in range(m)]  # per workload: tile order, levels, column
     stretched = length
+    tables: tuple = ()
     if not dilate:
-        _sweep_rows(plan.bounds, plan.slots, plan.flat, length, start_at, end_at)
+        _sweep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
     else:
-        stretched, ok = _lockstep_rows(plan.bounds, plan.slots, plan.flat, length, start_at, end_at)
+        stretched, ok = _lockstep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
         if not ok.all():
-            # rows whose levels did not start together: renumbered levels, as _wavefront_work
+            # workloads whose levels did not start together: renumbered levels, as _wavefront_work
             redo = np.flatnonzero(~ok)
             regroup, order, flat, slots, bounds, level = plan.regrouped()
-            length2 = length[redo][:, regroup]
-            end2 = np.zeros((redo.size, end_at.shape[1]))
+            length2 = np.ascontiguousarray(length[:, redo][regroup])
+            end2 = np.zeros((end_at.shape[0], redo.size))
             start2 = np.zeros_like(end2)
-            stretched2, ok2 = _lockstep_rows(bounds, slots, flat, length2, start2, end2)
+            stretched2, ok2 = _lockstep_rows(bounds, np.stack(slots), flat, length2, start2, end2)
             for j, r in enumerate(redo.tolist()):
                 rows[r] = (order, level, j) if ok2[j] else None
             tables = (start2, end2, length2, stretched2)
@@ -630,39 +640,38 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
         s, e, lg, st = (start_at, end_at, length, stretched) if order is plan.order else tables
         if dilate:
             ratio = np.empty(n_phases * tiles)
-            ratio[order] = lg[i] / st[i]
+            ratio[order] = lg[:, i] / st[:, i]
         else:
             ratio = np.ones(n_phases * tiles)
-        out.append(_Work(start=s[i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
-                         end=e[i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(), stretch=ratio,
+        out.append(_Work(start=s[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
+                         end=e[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(), stretch=ratio,
                          level=level if dilate else None, **_tile_arrays(n_phases, tiles, durations[r])))
     return out
 
 
-def _sweep_rows(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
+def _sweep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray, length: np.ndarray,
                 start_at: np.ndarray, end_at: np.ndarray) -> None:
-    """``_sweep`` for every row of ``length``, ``start_at``, ``end_at`` at once, level by level."""
-    first_slot, other_slots = slots[0], slots[1:]
+    """``_sweep`` for every column of ``length``, ``start_at``, ``end_at`` at once, level by level:
+    a level's start is the max over its tiles' dependencies (``slot_table``: one row per dependency
+    slot), gathered in one step."""
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        s = end_at[:, first_slot[lo:hi]]
-        for dep in other_slots:
-            np.maximum(s, end_at[:, dep[lo:hi]], out=s)
+        s = end_at[slot_table[:, lo:hi]].max(axis=0)
         here = flat[lo:hi]
-        start_at[:, here] = s
-        end_at[:, here] = s + length[:, lo:hi]
+        start_at[here] = s
+        end_at[here] = s + length[lo:hi]
 
 
-def _lockstep_rows(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
+def _lockstep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray, length: np.ndarray,
                    start_at: np.ndarray, end_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_lockstep_sweep`` for every row at once: the lengths used, and per row whether every
+    """``_lockstep_sweep`` for every column at once: the lengths used, and per column whether every
     level's tiles started at the same instant."""
-    if not length.shape[1]:
-        return length, np.ones(length.shape[0], bool)
+    if not length.shape[0]:
+        return length, np.ones(length.shape[1], bool)
     firsts = np.asarray(bounds[:-1])
-    stretched = np.repeat(np.maximum.reduceat(length, firsts, axis=1), np.diff(bounds), axis=1)
-    _sweep_rows(bounds, slots, flat, stretched, start_at, end_at)
-    begin = start_at[:, flat]
-    ok = ~np.any(np.minimum.reduceat(begin, firsts, axis=1) != np.maximum.reduceat(begin, firsts, axis=1), axis=1)
+    stretched = np.repeat(np.maximum.reduceat(length, firsts, axis=0), np.diff(bounds), axis=0)
+    _sweep_rows(bounds, slot_table, flat, stretched, start_at, end_at)
+    begin = start_at[flat]
+    ok = ~np.any(np.minimum.reduceat(begin, firsts, axis=0) != np.maximum.reduceat(begin, firsts, axis=0), axis=0)
     return stretched, ok
 
 
