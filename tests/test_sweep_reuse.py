@@ -317,3 +317,25 @@ def test_run_length_is_the_product_of_the_axes_after_the_last_setting():
         assert sweep_module._run_length(payload) == run, axes
     zipped, _, _ = sweep_module._prepare(w, True, False, dict(tiles=[1, 2], peak_bandwidth=[1.0, 2.0]), None)
     assert sweep_module._run_length(zipped) == 1
+
+
+# -- Dask: results arrive with as_completed(with_results=True); a task that raises is retried, then reported --
+
+def _raise_in_task(payload, start, stop):
+    raise RuntimeError("worker-side failure")
+
+
+@pytest.mark.slow  # starts a Dask cluster
+def test_a_dask_task_that_keeps_failing_is_reported_with_its_configurations(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+        client.run(lambda: setattr(importlib.import_module("campaign_widget.sweep"), "_evaluate", _raise_in_task))
+        with pytest.raises(cw.SweepFailed, match=r"no result after 3 attempts on the Dask cluster") as err:
+            cw.sweep(mixed(CHAIN), progress=False, executor=client, tiles=[1, 2, 3])
+        assert "worker-side failure" in str(err.value)
+        assert len(err.value.missing) == 3
+        # and the same cluster, its workers put right, gives the right table
+        client.restart()
+        r = cw.sweep(mixed(CHAIN), progress=False, executor=client, tiles=[1, 2, 3], pipeline=[True])
+        assert list(r["makespan"]) == [mixed(CHAIN).schedule(tiles=t, pipeline=True).makespan for t in (1, 2, 3)]
