@@ -4,6 +4,7 @@ and on a local Dask cluster, timed side by side (issue 13).
     python benchmarks/bench_sweep.py               # 10^4 configurations, 2 workers, 3 rounds (~1-2 min)
     python benchmarks/bench_sweep.py --quick       # 2·10^3 configurations
     python benchmarks/bench_sweep.py --workers 4 --repeat 5
+    python benchmarks/bench_sweep.py --quick --profile   # where a serial sweep's time goes, by stage
 
 The workload is notebook 06's Mamba-1 layer (24 Einsums), fused into its 8 groups; the axes:
 tiles 1…64 × policy × depth × peak compute × peak bandwidth, all pipelined. Every path's table is
@@ -120,6 +121,35 @@ def timed(label, fn, worker_cpu=no_workers, after=None):
     return seconds, cpu, result
 
 
+STAGES = {  # where a serial sweep's time goes (--profile): function -> stage
+    ("schedule.py", "_wavefront_works"): "wavefront, batched (per level, all configurations of a settings group)",
+    ("schedule.py", "_wavefront_work"): "wavefront, one configuration",
+    ("schedule.py", "_event_work"): "event simulation (fallback)",
+    ("schedule.py", "_one_at_a_time_work"): "sequential tiles",
+    ("schedule.py", "_profile"): "demand profile (sort of starts and ends)",
+    ("schedule.py", "_assemble"): "throttling, Schedule arrays, oversubscription",
+    ("sweep.py", "derived"): "re-derived workloads (peaks, size parameters; cached)",
+    ("sweep.py", "_metrics"): "result row from a Schedule",
+}
+
+
+def profile_serial(w, ax) -> None:
+    """One serial sweep under cProfile: the cumulative seconds of each stage and their share."""
+    import cProfile
+    import pstats
+
+    sweep_module.IN_PROCESS_SECONDS = float("inf")
+    prof = cProfile.Profile()
+    prof.runcall(cw.sweep, w, progress=False, **ax)
+    stats = pstats.Stats(prof).stats
+    total = max(cum for (_, _, name), (_, _, _, cum, _) in stats.items() if name == "sweep")
+    print(f"serial sweep under cProfile: {total:.2f} s (profiling slows it down; the shares are what count)")
+    for (path, _, name), (_, _, _, cum, _) in sorted(stats.items(), key=lambda kv: -kv[1][3]):
+        stage = STAGES.get((os.path.basename(path), name))
+        if stage:
+            print(f"  {cum:7.2f} s {cum / total:6.1%}  {stage} ({name})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2·10^3 configurations instead of 10^4")
@@ -127,7 +157,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="rounds of serial, pool and Dask, interleaved so that a change in the machine's load "
                              "hits all three; the table shows each path's fastest (least disturbed) run")
+    parser.add_argument("--profile", action="store_true", help="only profile one serial sweep: where the time goes")
     args = parser.parse_args()
+    if args.profile:
+        w = mamba()
+        profile_serial(w, axes(args.quick, w))
+        return
 
     w = mamba()
     ax = axes(args.quick, w)

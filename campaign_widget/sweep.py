@@ -336,7 +336,8 @@ def _metrics(workload: Workload, s) -> tuple:
     c_share = float(length[bound == BOUND_COMPUTE].sum()) / total if total > 0 else 0.0
     m_share = float(length[bound == BOUND_MEMORY].sum()) / total if total > 0 else 0.0
     r0, r1 = s.resource_names
-    return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), not s.oversubscribed,
+    # feasible: no oversubscribed interval (``s.oversubscribed`` is the list made from these arrays)
+    return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), s.over_t0.size == 0,
             c_share, m_share)
 
 
