@@ -20,8 +20,12 @@ How the work is done:
   settings are resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``; the
   dependency graph once, and the wavefront's tile order and dependency slots once per ``(tiles,
   depth)`` (``schedule.Plans``, per worker thread): a configuration then costs only what depends on
-  its durations. Configurations that are the same schedule (without pipelining, ``depth`` and
-  dilation have no effect — design.md §3) are scheduled once per chunk.
+  its durations. The configurations of a chunk that share their settings (they differ in peaks or
+  size parameters) are scheduled as one batch: the wavefront runs for all of them at once, one
+  numpy step per level (``schedule.build_schedules``), and chunks end at multiples of the run of
+  such configurations. Configurations that are the same schedule (without pipelining, ``depth``
+  and dilation have no effect — design.md §3) are scheduled once per chunk. Every row is exactly
+  what ``workload.schedule(...)`` gives for its configuration.
 * A task that fails or is lost (a worker killed) is retried up to ``MAX_ATTEMPTS`` times; a
   configuration that still has no result raises :class:`SweepFailed` naming it, with the partial
   result attached. Nothing is silently dropped.
