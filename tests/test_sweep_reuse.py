@@ -339,3 +339,14 @@ def test_a_dask_task_that_keeps_failing_is_reported_with_its_configurations(monk
         client.restart()
         r = cw.sweep(mixed(CHAIN), progress=False, executor=client, tiles=[1, 2, 3], pipeline=[True])
         assert list(r["makespan"]) == [mixed(CHAIN).schedule(tiles=t, pipeline=True).makespan for t in (1, 2, 3)]
+
+
+def test_a_lockstep_workload_is_swept_one_configuration_at_a_time_with_the_same_rows():
+    """stepping='lockstep' (a workload setting) has no wavefront to reuse: each row is still its schedule."""
+    w = mixed(CHAIN).with_settings(stepping="lockstep", pipeline=True)
+    r = cw.sweep(w, progress=False, tiles=[2, 5], policy=list(POLICIES), peak_bandwidth=[1.0, 3.0, 10.0, 30.0])
+    for i in range(len(r)):
+        cfg = r.configuration(i)
+        s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(tiles=cfg["tiles"], policy=cfg["policy"])
+        assert s.stepping == "lockstep"
+        assert r["makespan"][i] == s.makespan and r["peak_demand_memory"][i] == s.peak_demand["memory"]
