@@ -11,11 +11,13 @@ does, then hash a 200×100 copy of the canvas every animation frame until the pi
 (``data-draws``) that one change produced. Two values are alternated.
 
 Sizes: ``small`` = 24 phases × 64 tiles (a pipelined chain, dilate+throttle); ``large`` = 100 phases ×
-1,000 tiles (10^5 intervals, same settings).
+1,000 tiles (10^5 intervals, same settings); ``huge`` (only when asked: ``--sizes huge``) = 10 phases ×
+100,000 tiles (10^6 intervals; the view is sent its window aggregated to the pixel).
 
 Breakdown per change, from wall-clock stamps on both sides (same machine, same clock):
   up       the control's event → the kernel has the new value (frame-coalesced write + websocket)
-  kernel   model → schedule → scene (``CampaignDiagram._timings``: received → computed)
+  kernel   model → schedule → scene (``CampaignDiagram._timings``: received → computed), split into
+           schedule (received → scheduled) and scene (scheduled → computed)
   serial   trait payloads → JSON + buffers → zmq (computed → sent)
   down     kernel sent → the view's change handler ran (websocket, ipywidgets' deserialization)
   decode   the view's decode + index (``data-decode-ms``)
@@ -51,6 +53,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SIZES = {
     "small": dict(phases=24, tiles=64, other=63, label="24 phases x 64 tiles"),
     "large": dict(phases=100, tiles=1000, other=999, label="100 phases x 1,000 tiles (10^5 intervals)"),
+    # not in the default run: the kernel sends it aggregated to the pixel (scene_pixels.py)
+    "huge": dict(phases=10, tiles=100_000, other=99_999, label="10 phases x 100,000 tiles (10^6 intervals)"),
 }
 
 CELL = """\
@@ -67,6 +71,7 @@ REPORT_CELL = """\
 from ipywidgets.widgets.widget import _remove_buffers
 _state, _, _buffers = _remove_buffers({name}.get_state(["scene"]))
 print("REPORT", json.dumps({{"timings": list(getattr({name}, "_timings", [])), "n": {name}.scene["n"],
+      "total": len({name}._scene),
       "scene_bytes": len(json.dumps(_state)) + sum(len(b) for b in _buffers)}}))"""
 
 MEASURE = """async ({index, control, values, repeat, settle, timeout}) => {
@@ -171,7 +176,8 @@ def stats(values) -> str:
 
 def breakdown(samples, timings) -> dict[str, list[float]]:
     """Per sample, the parts of its latency (ms), matched to the kernel's recompute by time."""
-    parts = {k: [] for k in ("up", "kernel", "serial", "down", "decode", "to-draw", "draw", "present")}
+    parts = {k: [] for k in ("up", "kernel", "  schedule", "  scene", "serial", "down", "decode", "to-draw", "draw",
+                             "present")}
     records = sorted(timings, key=lambda r: r["received"])
     for s in samples:
         changed = s["changedAt"] / 1000
@@ -185,6 +191,9 @@ def breakdown(samples, timings) -> dict[str, list[float]]:
         drawn = s["drawnAt"] - s["changedAt"]
         parts["up"].append(up)
         parts["kernel"].append(kernel)
+        if "scheduled" in record:  # the kernel's part, split: workload → schedule, schedule → scene
+            parts["  schedule"].append((record["scheduled"] - record["received"]) * 1e3)
+            parts["  scene"].append((record["computed"] - record["scheduled"]) * 1e3)
         parts["serial"].append(serial)
         parts["down"].append(down)
         parts["decode"].append(s["decodeMs"])
@@ -194,6 +203,32 @@ def breakdown(samples, timings) -> dict[str, list[float]]:
     return parts
 
 
+def start_profile(page):
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 250})
+    cdp.send("Profiler.start")
+    return cdp
+
+
+def print_profile(cdp, changes: int, top: int = 25) -> None:
+    """Self time per function (name, file, line) over the profiled changes, per change."""
+    profile = cdp.send("Profiler.stop")["profile"]
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    self_time: dict[str, float] = {}
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"][1:] + [0]):
+        frame = nodes[sample]["callFrame"]
+        where = frame["url"].rsplit("/", 1)[-1].split("?")[0]
+        key = f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}" if where else \
+            frame["functionName"]
+        self_time[key] = self_time.get(key, 0.0) + delta / 1000
+    busy = sum(v for k, v in self_time.items() if k != "(idle)")
+    print(f"\nmain-thread profile over {changes} bandwidth changes: busy {busy / changes:.1f} ms per change")
+    for key, ms in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {ms / changes:7.2f} ms/change  {key}")
+    cdp.detach()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="small,large", help="comma-separated: small, large")
@@ -201,6 +236,9 @@ def main():
     parser.add_argument("--settle", type=float, default=400, help="ms to keep watching after a new picture")
     parser.add_argument("--dpr", type=float, default=1, help="devicePixelRatio of the page")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (server log)")
+    parser.add_argument("--profile", action="store_true",
+                        help="sample the page's main thread (CDP Profiler) during the bandwidth changes and print "
+                             "the functions with the most self time")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -235,14 +273,19 @@ def main():
                 page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=120_000)
                 results = {}
                 for control, values in ((".cw-tiles", [spec["other"], spec["tiles"]]), (".cw-peak-bandwidth", None)):
+                    profiler = start_profile(page) if args.profile and control == ".cw-peak-bandwidth" else None
                     results[control] = page.evaluate(MEASURE, dict(index=index, control=control, values=values,
                                                                    repeat=args.repeat, settle=args.settle,
                                                                    timeout=20_000))
+                    if profiler is not None:
+                        print_profile(profiler, args.repeat)
                 report_cell = nb.append_code_cell(REPORT_CELL.format(name=name))
                 text = nb.run_cell(report_cell, timeout=60)
                 report = json.loads(text.split("REPORT", 1)[1].strip().splitlines()[0])
                 n = report["n"]
-                print(f"\n== {spec['label']}: {n:,} pieces, scene {report['scene_bytes'] / 1e6:.2f} MB "
+                sent = f"{n:,} pieces" if n == report["total"] else \
+                    f"{report['total']:,} pieces, {n:,} sent (aggregated to the pixel)"
+                print(f"\n== {spec['label']}: {sent}, scene {report['scene_bytes'] / 1e6:.2f} MB "
                       f"({report['scene_bytes'] / max(n, 1):.1f} B/piece)")
                 print(f"{'control':<16} {'latency ms: min':>15} {'median':>7} {'max':>7}   draws/change  pictures/change")
                 for control, samples in results.items():

@@ -220,6 +220,19 @@ def colors(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool
 
 # -- the graph -------------------------------------------------------------------------------------
 
+def edge_label(logical: float, moved: float, predicted: bool, unit: str = "B") -> str:
+    """One edge's text: ``moved`` bytes, or ``logical → predicted`` when ``predicted``.
+
+    >>> edge_label(4194304, 4194304, False)
+    '4.19 MB'
+    >>> edge_label(4194304, 1048576, True)
+    '4.19 MB → 1.05 MB predicted'
+    """
+    if predicted:
+        return f"{format_si(logical, unit)} → {format_si(moved, unit)} predicted"
+    return format_si(moved, unit)
+
+
 @dataclass(frozen=True)
 class DataflowGraph:
     """Phases and tensors as nodes; reads (tensor → phase), writes (phase → tensor) and ``after``
@@ -236,6 +249,9 @@ class DataflowGraph:
     logical_bytes: np.ndarray  # float64 per edge: what the access moves unfused (NaN for order edges)
     fused: np.ndarray  # bool per edge: inside a fusion group, moves 0 B (drawn dashed)
     n_phases: int
+    # float64 per edge: bytes a cache model predicts for the access (``Workload.with_predicted_traffic``),
+    # NaN where the phase's traffic is not predicted (and for order edges)
+    predicted_bytes: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -246,9 +262,26 @@ class DataflowGraph:
         return len(self.src)
 
     @property
+    def predicted(self) -> np.ndarray:
+        """bool per edge: its phase's traffic is predicted by a cache model (``predicted_bytes`` holds it)."""
+        if self.predicted_bytes is None:
+            return np.zeros(self.n_edges, bool)
+        return ~np.isnan(self.predicted_bytes)
+
+    @property
     def bytes(self) -> np.ndarray:
-        """Bytes each edge moves: 0 where fused, NaN for order edges."""
-        return np.where(self.fused, 0.0, self.logical_bytes)
+        """Bytes each edge moves: the predicted bytes where its phase's traffic is predicted, else
+        0 where fused and the logical bytes otherwise; NaN for order edges."""
+        moved = np.where(self.fused, 0.0, self.logical_bytes)
+        return np.where(self.predicted, self.predicted_bytes, moved) if self.predicted_bytes is not None else moved
+
+    def edge_labels(self, unit: str = "B") -> list[str]:
+        """The text on each edge (as js/dataflow/draw.js ``edgeLabel``): the bytes it moves
+        ("4.19 MB", "0 B" when fused), or where its phase's traffic is predicted the logical and the
+        predicted bytes side by side ("4.19 MB → 1.05 MB predicted"); "" for order edges."""
+        moved, predicted = self.bytes, self.predicted
+        return [edge_label(float(self.logical_bytes[e]), float(moved[e]), bool(predicted[e]), unit)
+                if self.edge_kind[e] != EDGE_ORDER else "" for e in range(self.n_edges)]
 
     def structure_key(self) -> tuple:
         """Equal for graphs with the same nodes and edges (sizes aside): the layout can be kept."""
@@ -308,13 +341,37 @@ def dataflow_graph(workload: Workload) -> DataflowGraph:
                                 np.full(o_src.size, EDGE_ORDER)]).astype(np.uint8)
     logical = np.concatenate([r_bytes, w_bytes, np.full(o_src.size, np.nan)])
     fused = np.concatenate([read_fused, write_fused, np.zeros(o_src.size, bool)])
+    predicted = _predicted_edge_bytes(workload, r_phase, r_tensor, w_phase, w_tensor, list(tensor_id), o_src.size)
     return DataflowGraph(
         names=list(names) + list(tensor_id),
         kind=np.concatenate([np.full(n_phases, NODE_PHASE), np.full(n_tensors, NODE_TENSOR)]).astype(np.uint8),
         tensor_bytes=np.concatenate([np.full(n_phases, np.nan), size]),
         fused_tensor=np.concatenate([np.zeros(n_phases, bool), fused_t]),
         src=src, dst=dst, edge_kind=edge_kind, logical_bytes=logical, fused=fused, n_phases=n_phases,
+        predicted_bytes=predicted,
     )
+
+
+def _predicted_edge_bytes(workload: Workload, r_phase: np.ndarray, r_tensor: np.ndarray, w_phase: np.ndarray,
+                          w_tensor: np.ndarray, tensor_names: list[str], n_order: int) -> np.ndarray:
+    """Per edge (reads, writes, order edges), the bytes the cache model predicts for that access
+    (``workload.predicted[phase]["reads"/"writes"][tensor]``), NaN where the phase is not predicted.
+    A tensor a predicted phase both reads and writes has all its traffic on the write (the model
+    counts its misses once): its read edge carries 0 B. The predicted edges of a phase sum to its bytes."""
+    out = np.full(r_phase.size + w_phase.size + n_order, np.nan)
+    predictions = getattr(workload, "predicted", None) or {}
+    if not predictions:
+        return out
+    index = {name: i for i, name in enumerate(workload.names)}
+    for name, prediction in predictions.items():
+        p = index[name]
+        reads, writes = prediction.get("reads", {}), prediction.get("writes", {})
+        for e in np.flatnonzero(r_phase == p):
+            tensor = tensor_names[r_tensor[e]]
+            out[e] = reads[tensor] if tensor in reads else (0.0 if tensor in writes else np.nan)
+        for e in np.flatnonzero(w_phase == p):
+            out[r_phase.size + e] = writes.get(tensor_names[w_tensor[e]], np.nan)
+    return out
 
 
 # -- overlays ----------------------------------------------------------------------------------------

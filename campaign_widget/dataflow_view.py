@@ -330,6 +330,7 @@ def values_payload(workload: Workload, graph: model.DataflowGraph, scale: model.
         "edge_width": to_payload(arrays["edge_width"], "float32"),
         "edge_bytes": to_payload(graph.bytes, "float64"),
         "edge_logical_bytes": to_payload(graph.logical_bytes, "float64"),
+        "edge_predicted_bytes": to_payload(graph.predicted_bytes, "float64"),
         "tensor_bytes": to_payload(graph.tensor_bytes, "float64"),
     }
     for key in ("ops", "bytes", "intensity", "duration", "efficiency"):

@@ -38,6 +38,7 @@ from .einsum import Einsum
 from .errors import WorkloadError
 
 if TYPE_CHECKING:
+    from .widget import CampaignDiagram
     from .workload import Workload
 
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
@@ -61,7 +62,17 @@ class LocalView(anywidget.AnyWidget):
     of ``workload`` that carries its Einsum. ``local_sizes``: the small loop sizes to trace
     ({index: size}). ``layouts``: {tensor: Layout or {"order", "pad", "offset", "byte_offset"}}
     ("pad": extra elements after every row, or every column in F order). ``cache``: a ``Cache`` (line size, capacity in
-    lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element.
+    lines, ways). ``loop_order``: the loops, outermost first. ``elem_bytes``: bytes per element, or
+    ``{tensor: bytes}`` (``"*"``: the others; default 4).
+    ``diagram``: a ``CampaignDiagram`` to update whenever the prediction is applied (``link``).
+
+    Applying to a diagram: open the view on a phase of a workload and link it to the campaign diagram
+    that shows that workload; the view's **Apply to workload** button (or ``apply()``) then redraws the
+    diagram with the phase's predicted bytes, so a loop interchange (ijk → ikj) shortens its bar::
+
+        diagram = CampaignDiagram(workload)
+        local = LocalView(workload, "gemm", {"i": 8, "j": 8, "k": 8}, diagram=diagram)
+        # or: local.link(diagram)
 
     Controls (traits, validated before they are stored; the view writes them and a refused value is
     reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
@@ -106,8 +117,9 @@ class LocalView(anywidget.AnyWidget):
     def __init__(self, workload: Workload | None, phase: str | Einsum | Sequence[Any],
                  local_sizes: Mapping[str, int], *,
                  layouts: Mapping[str, Layout | Mapping[str, Any]] | None = None, cache: Cache | None = None,
-                 loop_order: Sequence[str] | str | None = None, elem_bytes: int | None = None, mode: str = "iteration",
-                 **kwargs: Any) -> None:
+                 loop_order: Sequence[str] | str | None = None, elem_bytes: int | Mapping[str, int] | None = None,
+                 mode: str = "iteration",
+                 diagram: CampaignDiagram | None = None, **kwargs: Any) -> None:
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not _BUNDLE.is_file():
@@ -124,12 +136,20 @@ class LocalView(anywidget.AnyWidget):
         self._phase = phase if isinstance(phase, str) and "=" not in phase else None
         self._sizes = dict(local_sizes)
         # element bytes: given, else the workload's (one number, or {tensor: bytes, "*": default})
+        if isinstance(elem_bytes, Mapping):
+            bad = {k: v for k, v in elem_bytes.items()
+                   if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1}
+            if bad:
+                raise WorkloadError(f"LocalView: elem_bytes={dict(elem_bytes)!r}: {bad} must be whole numbers of bytes >= 1")
+            widths, elem_bytes = dict(elem_bytes), None
         if elem_bytes is None:
             elem_bytes = widths.get("*", 4) if isinstance(widths, Mapping) else (widths or 4)
         self._elem_bytes = int(elem_bytes)
         self._widths = {k: int(v) for k, v in widths.items() if k != "*"} if isinstance(widths, Mapping) else {}
         self._apply_callbacks = []
+        self._linked = {}  # id(diagram) -> (diagram, its callback)
         self.applied = None
+        self.sdfg_map = None  # LocalView.from_sdfg: the SDFG map this view traces (io.sdfg.SDFGMap)
         # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
         probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line,
                       layouts={k: Layout(elem_bytes=v) for k, v in self._widths.items()})
@@ -158,6 +178,8 @@ class LocalView(anywidget.AnyWidget):
         self._ready = True
         self._geometry()
         self._retrace()
+        if diagram is not None:
+            self.link(diagram)
 
     # -- validation: refused values name the field and the value ------------------------------------
 
@@ -275,8 +297,44 @@ class LocalView(anywidget.AnyWidget):
         if self._ready and change["new"] > change["old"]:
             try:
                 self.apply()
-            except (WorkloadError, ValueError) as error:
+            except (WorkloadError, ValueError, TypeError) as error:
                 self.message = f"could not apply: {error}"
+
+    @classmethod
+    def from_sdfg(cls, sdfg: str | pathlib.Path | Workload, phase: str, local_sizes: Mapping[str, int], *,
+                  params: Mapping[str, int] | None = None, element_bytes: int | Mapping[str, int] | None = None,
+                  **options: Any) -> LocalView:
+        """The local view of one map of a DaCe SDFG: each memlet crossing the map's entry is one read per
+        iteration and the memlet into its exit the write, their subsets (single elements, e.g. ``A[i+1, j-1]``)
+        the index expressions (``campaign_widget.io.sdfg.map_accesses``; dace is not needed).
+
+        ``sdfg``: an ``.sdfg``/``.sdfgz`` path, or a workload ``read_sdfg`` made (its file and its parameter
+        values are used). ``phase``: the map's phase name as ``read_sdfg`` gives it (its label; ``#2``…
+        when repeated). ``local_sizes``: {map parameter: small size}; each loop index runs from 0 (index
+        ``i`` of a map over ``1:N-1`` stands for ``i + 1``: ``map.notes`` says so). ``params``: values of
+        symbols the ranges or the index expressions use (default: the SDFG's constants). The other
+        options are ``LocalView``'s (``cache``, ``layouts``, ``loop_order`` — default the map's parameter
+        order — ``mode``). The view keeps the map in ``sdfg_map``; ``apply()`` needs a phase of a workload
+        built from Einsums and is not offered here.
+
+        >>> view = LocalView.from_sdfg("stencil5.sdfg", "stencil5_51", {"i": 8, "j": 8})   # doctest: +SKIP
+        """
+        from .io.sdfg import FORMAT, map_accesses
+        from .workload import Workload
+
+        if isinstance(sdfg, Workload):
+            report = getattr(sdfg, "import_report", None)
+            if report is None or getattr(report, "format", None) != FORMAT or not pathlib.Path(str(report.path)).is_file():
+                raise WorkloadError("LocalView.from_sdfg: the workload was not read from an SDFG file that still "
+                                    "exists (read_sdfg(path)); pass the path instead")
+            params = {**sdfg.params, **dict(params or {})}
+            sdfg = report.path
+        found = map_accesses(sdfg, phase, params=params, element_bytes=element_bytes)
+        options.setdefault("loop_order", found.loop_order)
+        view = cls(None, found.einsum, local_sizes, elem_bytes=found.element_bytes, **options)
+        view.sdfg_map = found
+        view._misses()  # the readout's notes say what the trace takes from the map
+        return view
 
     def apply(self, *, mode: str = "ratio", write_back: bool = False) -> Workload:
         """The workload with this phase's bytes predicted for the current cache, loop order and layouts
@@ -297,6 +355,8 @@ class LocalView(anywidget.AnyWidget):
                         f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})")
         for callback in list(self._apply_callbacks):
             callback(workload)
+        if self._linked:
+            self.message += f"; shown in {len(self._linked)} linked diagram{'s' if len(self._linked) > 1 else ''}"
         return workload
 
     def on_apply(self, callback: Callable[[Workload], object], remove: bool = False) -> None:
@@ -305,6 +365,38 @@ class LocalView(anywidget.AnyWidget):
             self._apply_callbacks.remove(callback)
         else:
             self._apply_callbacks.append(callback)
+
+    def link(self, diagram: CampaignDiagram) -> LocalView:
+        """Show each applied workload in ``diagram``: ``apply()`` and the view's button call
+        ``diagram.set_workload(applied)``, so the phase's bar takes its predicted bytes (its controls —
+        tiles, policy, peaks — stay). Nothing changes until the next apply. Returns the view, so
+        ``LocalView(...).link(diagram)`` can end a cell. ``unlink(diagram)`` undoes it."""
+        from .widget import CampaignDiagram
+
+        if not isinstance(diagram, CampaignDiagram):
+            raise TypeError(f"LocalView.link takes a campaign_widget.CampaignDiagram, got {type(diagram).__name__}")
+        if self._phase is None or self._workload is None:
+            raise WorkloadError("LocalView.link: this view was opened on an Einsum, not on a phase of a workload; "
+                                "open it as LocalView(workload, phase_name, local_sizes) to apply to a diagram")
+        if self._phase not in diagram.phase_names:
+            raise WorkloadError(f"LocalView.link: the diagram has no phase {self._phase!r}; its phases: "
+                                f"{list(diagram.phase_names)}")
+        if id(diagram) not in self._linked:
+            self._linked[id(diagram)] = (diagram, diagram.set_workload)
+            self.on_apply(self._linked[id(diagram)][1])
+        return self
+
+    def unlink(self, diagram: CampaignDiagram) -> None:
+        """Stop showing applied workloads in ``diagram`` (a diagram not linked is an error naming it)."""
+        if id(diagram) not in self._linked:
+            raise ValueError(f"LocalView.unlink: {type(diagram).__name__} at {id(diagram):#x} is not linked to this view")
+        _, callback = self._linked.pop(id(diagram))
+        self.on_apply(callback, remove=True)
+
+    @property
+    def linked(self) -> list[CampaignDiagram]:
+        """The diagrams ``apply()`` updates, in the order they were linked."""
+        return [diagram for diagram, _ in self._linked.values()]
 
     @property
     def cache(self) -> Cache:
@@ -524,6 +616,8 @@ class LocalView(anywidget.AnyWidget):
                  "bytes = line × misses", self._trace.summary()]
         for name, count in self._trace.out_of_range.items():
             lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
+        if getattr(self, "sdfg_map", None) is not None:
+            lines.append(f"SDFG map {self.sdfg_map.phase!r}: " + "; ".join(self.sdfg_map.notes or ("as in the file",)))
         return lines
 
     def _send_miss_map(self, miss_access: np.ndarray) -> None:

@@ -46,6 +46,11 @@ class Scene:
     group_t0: np.ndarray = None  # fusion-group bands: the time span of each group's pieces
     group_t1: np.ndarray = None
     group_id: np.ndarray = None  # index into the workload's fusion_groups
+    # The schedule's distinct instants and each piece's x0/x1 as indices into them (x0 ==
+    # edges[x0_edge] exactly), so the wire form needs no sort to find them; None when not known.
+    edges: np.ndarray | None = None
+    x0_edge: np.ndarray | None = None
+    x1_edge: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.x0.size)
@@ -53,7 +58,8 @@ class Scene:
 
 def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group: np.ndarray | None = None) -> Scene:
     """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands."""
-    interval, x0, x1, base_c, base_m, c, m = _stack(schedule)
+    interval, e0, e1, base_c, base_m, c, m = _stack(schedule)
+    x0, x1 = schedule.edge_time[e0], schedule.edge_time[e1]
     line = base_c + c
     well_top = line + pipe_width * np.maximum(0.0, 1.0 - base_m)
     fill_top = line + pipe_width * m
@@ -71,7 +77,7 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group
         over_t0=schedule.over_t0.astype(np.float64), over_t1=schedule.over_t1.astype(np.float64),
         over_resource=schedule.over_resource.astype(np.uint8), over_demand=schedule.over_demand.astype(np.float64),
         pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=y_max,
-        **_group_bands(schedule, fusion_group),
+        **_group_bands(schedule, fusion_group), edges=schedule.edge_time, x0_edge=e0, x1_edge=e1,
     )
 
 
@@ -101,7 +107,7 @@ def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
 def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
     """Cut the tile intervals at every start and end, stack the concurrent ones, merge unchanged runs.
 
-    Returns, per piece: the interval it belongs to, its span, the compute and memory stacked below
+    Returns, per piece: the interval it belongs to, its span (as indices into ``edge_time``), the compute and memory stacked below
     it, and its own rates (the interval's requested rates × the throttle factor there). Stacking
     order at an instant: earlier-started tile at the bottom, then the heavier memory user (as in the
     paper's figures), then phase order.
@@ -109,24 +115,33 @@ def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
     first, last = schedule.start_edge, schedule.end_edge
     n = first.size
     spans = last - first
-    edges, factor = schedule.edge_time, schedule.edge_factor
+    factor = schedule.edge_factor
     if n == 0 or spans.max(initial=0) <= 1 and not _overlapping(schedule.start, schedule.end):
         f = factor[np.minimum(first, factor.size - 1)] if factor.size else np.ones(n)
         c, m = schedule.requested_compute * f, schedule.requested_memory * f
-        return np.arange(n), schedule.start.copy(), schedule.end.copy(), np.zeros(n), np.zeros(n), c, m
+        return np.arange(n), first.copy(), last.copy(), np.zeros(n), np.zeros(n), c, m
 
     total = int(spans.sum())
     if total > MAX_PIECES:
         raise SceneTooLargeError(
             f"stacking this schedule's {n:,} tile intervals cuts them into {total:,} pieces, above the diagram's "
             f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a dilating policy")
+    # stacking rank of each interval: earlier start, heavier memory, phase (one sort of the intervals)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
+    if np.all(spans == 1):  # every interval within one step of the edges (e.g. lockstep): one piece each
+        return _stack_whole(schedule, rank)
+    return _stack_cut(schedule, rank, spans)
+
+
+def _stack_cut(schedule: Schedule, rank: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_stack`` in general: intervals cut at every edge they span, stacked, unchanged runs merged."""
+    first, factor = schedule.start_edge, schedule.edge_factor
+    n, total = first.size, int(spans.sum())
     interval = np.repeat(np.arange(n), spans)
     offsets = np.cumsum(spans) - spans
     elem = first[interval] + (np.arange(total) - offsets[interval])
 
-    # stacking rank of each interval: earlier start, heavier memory, phase (one sort of the intervals)
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
     order = np.argsort(elem * n + rank[interval], kind="stable")
     f = factor[elem]
     c_piece = schedule.requested_compute[interval] * f
@@ -144,8 +159,8 @@ def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
                  & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12)]
     keep = ~same
     run_last = np.r_[np.flatnonzero(keep)[1:] - 1, total - 1]
-    x0 = edges[elem[keep]]
-    x1 = edges[elem[run_last] + 1]
+    x0 = elem[keep]
+    x1 = elem[run_last] + 1
     base_c, base_m, interval = base_c[keep], base_m[keep], interval[keep]
     c_piece, m_piece = c_piece[keep], m_piece[keep]
     # by time, then bottom to top: the stacking order restricted to the first piece of each run
@@ -153,6 +168,21 @@ def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
     by_time = (np.cumsum(keep) - 1)[first_in_order]
     return (interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time], c_piece[by_time],
             m_piece[by_time])
+
+
+def _stack_whole(schedule: Schedule, rank: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_stack`` when each interval spans one step of the edges: no cuts and no merges, so the pieces
+    are the intervals, put in stacking order once and summed in that order (no scatter back)."""
+    first = schedule.start_edge
+    n = first.size
+    order = np.argsort(first * n + rank, kind="stable")
+    edge = first[order]
+    f = schedule.edge_factor[edge]
+    c = schedule.requested_compute[order] * f
+    m = schedule.requested_memory[order] * f
+    group_first = np.r_[True, edge[1:] != edge[:-1]]
+    return (order, edge, schedule.end_edge[order], _exclusive_group_cumsum(c, group_first),
+            _exclusive_group_cumsum(m, group_first), c, m)
 
 
 def _overlapping(start: np.ndarray, end: np.ndarray) -> bool:

@@ -18,6 +18,7 @@ from .errors import ScheduleError
 from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
+from .scene_pixels import aggregate_scene
 from .schedule import POLICIES, STEPPINGS, Schedule
 from .settings import check_setting
 from .workload import Workload
@@ -32,6 +33,11 @@ MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half 
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
 MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab would stall on the transfer
+# Above this many pieces the view is sent its time window aggregated to LOD_COLUMNS pixel columns
+# (scene_pixels.py), and the window's detail when it zooms: a 10^6-piece scene is not shipped whole
+# on every slider step. 4096 columns cover a full-width plot at twice the device pixels.
+LOD_ABOVE = 200_000
+LOD_COLUMNS = 4096
 _PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
 _LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider (as DataflowView)
 
@@ -291,6 +297,8 @@ class CampaignDiagram(anywidget.AnyWidget):
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise
+        if self._timing is not None:
+            self._timing["scheduled"] = time.time()
         notes = self._current.utilization_warnings()
         try:
             self._scene = with_group_spans(build_scene(self._schedule, fusion_group=self._current.fusion_group),
@@ -308,7 +316,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             table = phase_table_state(self._current)
             if not same_arrays(table, self.phase_table):  # send only what changed
                 self.phase_table = table
-            self.scene = scene_state(self._scene, peak_compute=self.peak_compute, tiles=self.tiles)
+            self.scene = scene_state(self._scene_for_view(), peak_compute=self.peak_compute, tiles=self.tiles)
             lines = [list(line) for line in readout_lines(
                 self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan)]
             if hasattr(self._schedule, "shares"):  # a measured timeline: how much of it is idle or busy
@@ -322,6 +330,19 @@ class CampaignDiagram(anywidget.AnyWidget):
                 self.legend_features = features
             self.set_trait("makespan", self._schedule.makespan)
             self.warnings = notes
+
+    def _scene_for_view(self) -> Scene:
+        """The scene, or above LOD_ABOVE pieces its visible window aggregated to the pixel."""
+        if len(self._scene) <= LOD_ABOVE:
+            return self._scene
+        window = tuple(self.time_window) if len(self.time_window) == 2 else None
+        return aggregate_scene(self._scene, window, LOD_COLUMNS)
+
+    @t.observe("time_window")
+    def _on_time_window(self, change):
+        """A zoom or pan of the view: a scene sent aggregated is sent again, in detail for the new window."""
+        if getattr(self, "_ready", False) and len(getattr(self, "_scene", ())) > LOD_ABOVE:
+            self.scene = scene_state(self._scene_for_view(), peak_compute=self.peak_compute, tiles=self.tiles)
 
     def _given_schedule_at_peaks(self) -> Schedule:
         given = self._given_schedule
@@ -443,8 +464,11 @@ def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int 
     travel with the geometry they were computed for, so the view draws both at once.
     """
     n = len(scene)
-    edges, where = np.unique(np.concatenate([scene.x0, scene.x1]), return_inverse=True)
-    where = where.reshape(-1)
+    if scene.edges is not None:  # the schedule's instants, indexed already: no sort on a slider step
+        edges, where = scene.edges, np.concatenate([scene.x0_edge, scene.x1_edge])
+    else:
+        edges, where = np.unique(np.concatenate([scene.x0, scene.x1]), return_inverse=True)
+        where = where.reshape(-1)
     index = smallest_index_dtype(max(edges.size - 1, 0))
     width = scene.x1 - scene.x0
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -26,44 +26,109 @@ export function packColor(css) {
   return ((alpha << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
 
-function phasePixels(colors, highlightPhase) {
-  const cache = new Map();
+/** Per-phase packed pixels (line, shade, fill, outline flag) in flat arrays, for the hot loops. */
+function phasePixels(colors, highlightPhase, phases) {
   const highlighting = Number.isInteger(highlightPhase);
-  return (phase) => {
-    let styles = cache.get(phase);
-    if (!styles) {
-      const color = /^#[0-9a-f]{6}$/i.test(colors?.[phase] ?? "") ? colors[phase] : "#808080";
-      const faded = highlighting && phase !== highlightPhase;
-      styles = faded
-        ? { line: packColor(lighten(color, THEME.fadeLighten)), shade: packColor(withAlpha(color, THEME.shadeAlpha / 3)), fill: packColor(lighten(color, 0.8)), outline: false }
-        : { line: packColor(color), shade: packColor(withAlpha(color, THEME.shadeAlpha)), fill: packColor(lighten(color, THEME.fillLighten)), outline: highlighting };
-      cache.set(phase, styles);
-    }
-    return styles;
-  };
+  const line = new Uint32Array(phases);
+  const shade = new Uint32Array(phases);
+  const fill = new Uint32Array(phases);
+  const outline = new Uint8Array(phases);
+  for (let phase = 0; phase < phases; phase++) {
+    const color = /^#[0-9a-f]{6}$/i.test(colors?.[phase] ?? "") ? colors[phase] : "#808080";
+    const faded = highlighting && phase !== highlightPhase;
+    line[phase] = packColor(faded ? lighten(color, THEME.fadeLighten) : color);
+    shade[phase] = packColor(withAlpha(color, faded ? THEME.shadeAlpha / 3 : THEME.shadeAlpha));
+    fill[phase] = packColor(lighten(color, faded ? 0.8 : THEME.fillLighten));
+    outline[phase] = highlighting && !faded ? 1 : 0;
+  }
+  return { line, shade, fill, outline };
+}
+
+// Per-draw work arrays, kept between draws: a slider drag redraws a 10^5-piece scene many times a
+// second, and fresh arrays each time would leave megabytes to the garbage collector per frame.
+const SCRATCH = new Map();
+function scratch(name, Typed, length) {
+  let buffer = SCRATCH.get(name);
+  if (!buffer || buffer.length < length) {
+    buffer = new Typed(Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.5)));
+    SCRATCH.set(name, buffer);
+  }
+  return buffer.subarray(0, length);
+}
+
+/**
+ * A linear scale (scale.js) as a plain closure over its numbers, the same arithmetic, so the
+ * per-piece loop calls no property-carrying function object; any other function is used as is.
+ */
+function inline(scale) {
+  if (!Array.isArray(scale.domain) || !Array.isArray(scale.range) || !Number.isFinite(scale.slope)) return scale;
+  const d0 = scale.domain[0];
+  const r0 = scale.range[0];
+  const slope = scale.slope;
+  return (value) => r0 + (value - d0) * slope;
 }
 
 /**
  * Paint the pieces `visible` (scene indices, in scene order) of `scene` into `pixels` (Uint32Array,
  * width × height, the plot area at device resolution, transparent). `x`, `y` map data to CSS px;
  * `left`, `top` are the plot's device-px origin. Returns the number of pixel columns painted.
+ *
+ * Every piece's columns and rows are computed once, into typed arrays; the layers then only index
+ * them (a 10^5-piece scene is drawn on every slider step, so this loop is the view's hot path).
  */
 export function rasterizePieces(pixels, width, height, scene, visible, { x, y, ratio, left, top, colors, highlightPhase = null }) {
   const n = visible.length;
-  const X0 = new Int32Array(n);
-  const X1 = new Int32Array(n);
-  const row = (value) => Math.round(y(value) * ratio) - top;
+  const X0 = scratch("X0", Int32Array, n);
+  const X1 = scratch("X1", Int32Array, n);
+  const dashColumn = scratch("dashColumn", Int32Array, n);
+  const lineRow = scratch("lineRow", Int32Array, n); // unclamped: the line's centre row
+  const baseRow = scratch("baseRow", Int32Array, n);
+  const wellRow = scratch("wellRow", Int32Array, n); // unclamped: the guard rail's row
+  const fillRow = scratch("fillRow", Int32Array, n);
+  const filledRow = scratch("filledRow", Int32Array, n); // min(fill, well)
+  const spillFloorRow = scratch("spillFloorRow", Int32Array, n); // max(well, line)
+  const phaseOf = scratch("phaseOf", Int32Array, n);
+  const has = scratch("has", Uint8Array, n); // bits: 1 shade, 2 well, 4 memory fill, 8 spill
+  const px = inline(x);
+  const py = inline(y);
+  const row = (value) => Math.round(py(value) * ratio) - top;
+  const column = (value) => Math.round(px(value) * ratio) - left;
   const clampRow = (r) => (r < 0 ? 0 : r > height ? height : r);
   const clampCol = (c) => (c < 0 ? 0 : c > width ? width : c);
+  let phases = 1;
   for (let k = 0; k < n; k++) {
     const i = visible[k];
-    const c0 = Math.round(x(scene.x0[i]) * ratio) - left;
-    let c1 = Math.round(x(scene.x1[i]) * ratio) - left;
-    if (c1 <= c0 && scene.x1[i] > scene.x0[i]) c1 = c0 + 1;
+    const x0 = scene.x0[i];
+    const x1 = scene.x1[i];
+    const c0 = column(x0);
+    let c1 = column(x1);
+    if (c1 <= c0 && x1 > x0) c1 = c0 + 1;
     X0[k] = clampCol(c0);
     X1[k] = clampCol(c1);
+    const from = dashStart(scene.dash_from[i], x0, x1);
+    dashColumn[k] = from >= x1 ? X1[k] : clampCol(column(from));
+    const base = scene.base_y[i];
+    const line = scene.line_y[i];
+    const well = scene.well_top[i];
+    const fill = scene.fill_top[i];
+    if (!(Number.isFinite(base) && Number.isFinite(line) && Number.isFinite(well) && Number.isFinite(fill))) {
+      X1[k] = X0[k]; // not drawable: nothing painted (the kernel never sends such a piece)
+      has[k] = 0;
+      continue;
+    }
+    lineRow[k] = row(line);
+    baseRow[k] = clampRow(row(base));
+    wellRow[k] = row(well);
+    fillRow[k] = clampRow(row(fill));
+    const filled = Math.min(fill, well);
+    filledRow[k] = clampRow(row(filled));
+    spillFloorRow[k] = clampRow(row(Math.max(well, line)));
+    has[k] = (line > base ? 1 : 0) | (well > line ? 2 : 0) | (filled > line ? 4 : 0) | (fill > well ? 8 : 0);
+    const phase = scene.phase[i];
+    phaseOf[k] = phase;
+    if (phase + 1 > phases) phases = phase + 1;
   }
-  const stylesOf = phasePixels(colors, highlightPhase);
+  const styles = phasePixels(colors, highlightPhase, phases);
 
   const fillSpan = (c0, c1, r0, r1, color) => {
     if (r1 <= r0 || c1 <= c0) return;
@@ -79,19 +144,17 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
 
   // Shade under the compute line (translucent, composited by drawImage onto the grid below).
   for (let k = 0; k < n; k++) {
-    const i = visible[k];
-    if (!(scene.line_y[i] > scene.base_y[i])) continue;
-    fillSpan(X0[k], X1[k], clampRow(row(scene.line_y[i])), clampRow(row(scene.base_y[i])), stylesOf(scene.phase[i]).shade);
+    if (has[k] & 1) fillSpan(X0[k], X1[k], clampRow(lineRow[k]), baseRow[k], styles.shade[phaseOf[k]]);
   }
   // Wells and spills: one colour each, so only coverage matters — a difference array per column.
-  const coverage = new Int32Array((height + 1) * width);
+  const coverage = scratch("coverage", Int32Array, (height + 1) * width).fill(0);
   const paintCovered = (color, hatch) => {
     const spacing = Math.max(1, Math.round(THEME.hatchSpacing * ratio));
-    for (let c = 0; c < width; c++) {
-      let depth = 0;
-      for (let r = 0; r < height; r++) {
-        depth += coverage[r * width + c];
-        if (depth > 0) pixels[r * width + c] = hatch && (c + left + height - r) % spacing === 0 ? hatch : color;
+    for (let r = 0; r < height; r++) {
+      const base = r * width;
+      if (r > 0) for (let c = 0; c < width; c++) coverage[base + c] += coverage[base - width + c];
+      for (let c = 0; c < width; c++) {
+        if (coverage[base + c] > 0) pixels[base + c] = hatch && (c + left + height - r) % spacing === 0 ? hatch : color;
       }
     }
   };
@@ -104,24 +167,19 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   };
   let wells = false;
   for (let k = 0; k < n; k++) {
-    const i = visible[k];
-    if (!(scene.well_top[i] > scene.line_y[i])) continue;
-    cover(X0[k], X1[k], clampRow(row(scene.well_top[i])), clampRow(row(scene.line_y[i])));
+    if (!(has[k] & 2)) continue;
+    cover(X0[k], X1[k], clampRow(wellRow[k]), clampRow(lineRow[k]));
     wells = true;
   }
   if (wells) paintCovered(packColor(THEME.well), 0);
   for (let k = 0; k < n; k++) {
-    const i = visible[k];
-    const filled = Math.min(scene.fill_top[i], scene.well_top[i]);
-    if (!(filled > scene.line_y[i])) continue;
-    fillSpan(X0[k], X1[k], clampRow(row(filled)), clampRow(row(scene.line_y[i])), stylesOf(scene.phase[i]).fill);
+    if (has[k] & 4) fillSpan(X0[k], X1[k], filledRow[k], clampRow(lineRow[k]), styles.fill[phaseOf[k]]);
   }
   coverage.fill(0);
   let spills = false;
   for (let k = 0; k < n; k++) {
-    const i = visible[k];
-    if (!(scene.fill_top[i] > scene.well_top[i])) continue;
-    cover(X0[k], X1[k], clampRow(row(scene.fill_top[i])), clampRow(row(Math.max(scene.well_top[i], scene.line_y[i]))));
+    if (!(has[k] & 8)) continue;
+    cover(X0[k], X1[k], fillRow[k], spillFloorRow[k]);
     spills = true;
   }
   if (spills) paintCovered(packColor(THEME.spillFill), packColor(THEME.hatch));
@@ -130,8 +188,7 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   const railWidth = Math.max(1, Math.round(THEME.railWidth * ratio));
   const rail = packColor(THEME.rail);
   for (let k = 0; k < n; k++) {
-    const i = visible[k];
-    const r0 = row(scene.well_top[i]) - (railWidth >> 1);
+    const r0 = wellRow[k] - (railWidth >> 1);
     fillSpan(X0[k], X1[k], clampRow(r0), clampRow(r0 + railWidth), rail);
   }
   const lineWidth = Math.max(1, Math.round(THEME.computeLineWidth * ratio));
@@ -142,22 +199,20 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   const dashPeriod = (THEME.dash[0] + THEME.dash[1]) * ratio;
   const used = new Uint8Array(width);
   for (let k = 0; k < n; k++) {
-    const i = visible[k];
     const c0 = X0[k];
     const c1 = X1[k];
     if (c1 <= c0) continue;
-    used.fill(1, c0, c1);
-    const styles = stylesOf(scene.phase[i]);
-    const centre = row(scene.line_y[i]);
-    if (styles.outline) {
+    for (let c = c0; c < c1; c++) used[c] = 1;
+    const phase = phaseOf[k];
+    const centre = lineRow[k];
+    if (styles.outline[phase]) {
       const r0 = centre - (outlineWidth >> 1);
       fillSpan(c0, c1, clampRow(r0), clampRow(r0 + outlineWidth), outline);
     }
-    const color = scene.flags[i] & 1 ? warning : styles.line;
+    const color = scene.flags[visible[k]] & 1 ? warning : styles.line[phase];
     const r0 = clampRow(centre - (lineWidth >> 1));
     const r1 = clampRow(centre - (lineWidth >> 1) + lineWidth);
-    const from = dashStart(scene.dash_from[i], scene.x0[i], scene.x1[i]);
-    const cDash = from >= scene.x1[i] ? c1 : clampCol(Math.round(x(from) * ratio) - left);
+    const cDash = dashColumn[k];
     fillSpan(c0, Math.max(c0, cDash), r0, r1, color);
     for (let c = Math.max(c0, cDash); c < c1; c++) {
       if ((c + left) % dashPeriod < dashOn) fillSpan(c, c + 1, r0, r1, color);
@@ -179,15 +234,28 @@ export function drawPiecesRaster(ctx, scene, visible, { x, y, plot, colors, rati
   const width = Math.max(0, Math.round(plot.right * ratio) - left);
   const height = Math.max(0, Math.round(plot.bottom * ratio) - top);
   if (!width || !height) return 0;
-  const canvas = makeCanvas(ctx, width, height);
-  if (!canvas) return -1;
-  const offscreen = canvas.getContext("2d");
-  const image = offscreen.createImageData(width, height);
-  const pixels = new Uint32Array(image.data.buffer);
+  const surface = offscreenSurface(ctx, width, height);
+  if (!surface) return -1;
+  const { canvas, offscreen, image, pixels } = surface;
+  pixels.fill(0);
   const columns = rasterizePieces(pixels, width, height, scene, visible, { x, y, ratio, left, top, colors, highlightPhase });
   offscreen.putImageData(image, 0, 0);
   ctx.drawImage(canvas, left / ratio, top / ratio, width / ratio, height / ratio);
   return columns;
+}
+
+let surfaceCache = null;
+/** An offscreen canvas with its ImageData, reused while the plot keeps its size. */
+function offscreenSurface(ctx, width, height) {
+  const document = ctx.canvas?.ownerDocument ?? null;
+  const cached = surfaceCache;
+  if (cached && cached.width === width && cached.height === height && cached.document === document) return cached;
+  const canvas = makeCanvas(ctx, width, height);
+  if (!canvas) return null;
+  const offscreen = canvas.getContext("2d");
+  const image = offscreen.createImageData(width, height);
+  surfaceCache = { width, height, document, canvas, offscreen, image, pixels: new Uint32Array(image.data.buffer) };
+  return surfaceCache;
 }
 
 function makeCanvas(ctx, width, height) {

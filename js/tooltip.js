@@ -14,6 +14,9 @@ function boundName(code, resourceNames) {
 }
 
 /** { title, rows: [[label, value]] } for scene piece i. */
+/** scene.flags bit of a piece that stands for several pieces of one phase in one pixel column. */
+export const MERGED = 4;
+
 export function tooltipContent(figure, i) {
   const { scene, phaseTable: table, units, resourceNames } = figure;
   const phase = scene.phase[i];
@@ -31,6 +34,8 @@ export function tooltipContent(figure, i) {
     ["bound", boundName(table?.bound ? table.bound[phase] : undefined, resourceNames)],
     ["efficiency", formatPercent(column(table, "efficiency", phase))],
   ];
+  // A piece the kernel merged for this zoom (scene_pixels.py: flag 4) stands for several tiles.
+  if (scene.flags[i] & MERGED) return { title: `${name} · several tiles (zoom in for each)`, rows };
   const tiled = scene.tile[i] > 0 || figure.tiled;
   return { title: tiled ? `${name} · tile ${scene.tile[i] + 1}` : name, rows };
 }

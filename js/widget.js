@@ -79,7 +79,9 @@ function render({ model, el }) {
   let writtenPhase = null; // what this view last wrote to hovered_phase
   let layout = null;
   let frame = null;
+  let dataArrived = false; // the kernel's data changed since the last draw
   let draws = 0;
+  let scenes = 0; // new scenes received (data-scenes: a test checks one draw per scene)
   let closed = false;
 
   const plotHeight = () => {
@@ -124,6 +126,7 @@ function render({ model, el }) {
 
   function draw() {
     frame = null;
+    dataArrived = false; // whatever asked for this draw, it shows the data there is
     if (closed || !ctx) return;
     const width = Math.floor(plotWrap.clientWidth);
     if (width <= 0) return;
@@ -150,6 +153,17 @@ function render({ model, el }) {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
+  // New data from the kernel is drawn at once, when the message's last trait has been set
+  // (Backbone's one "change" after its "change:<trait>" events), not at the next animation frame:
+  // the picture then makes the coming frame instead of waiting for it and being drawn into it.
+  // Hover, zoom and pan still draw once per frame.
+  function drawArrivedData() {
+    if (!dataArrived || closed) return;
+    dataArrived = false;
+    if (frame !== null) window.cancelAnimationFrame(frame);
+    draw();
+  }
+
   const sharing = createZoomSharing({ model, window, zoom: () => zoom, full });
   /** Show `next` (null: everything); true when that changed the view. */
   function setZoom(next, publish) {
@@ -171,6 +185,7 @@ function render({ model, el }) {
     if (figure.sceneEntry.raw !== previousRaw) {
       // For benchmarks/bench_browser.py: when the new scene arrived and how long decoding took.
       canvas.dataset.receivedAt = receivedAt.toFixed(1);
+      canvas.dataset.scenes = String(++scenes);
       canvas.dataset.decodeMs = (epochMs() - receivedAt).toFixed(1);
     }
     const nextFull = full();
@@ -182,6 +197,7 @@ function render({ model, el }) {
       tooltip.hide();
     }
     readout.update(figure.readout);
+    dataArrived = true;
     requestDraw();
   }
 
@@ -271,6 +287,7 @@ function render({ model, el }) {
     modelListeners.push([event, handler]);
   }
   for (const trait of FIGURE_TRAITS) on(`change:${trait}`, refresh);
+  on("change", drawArrivedData);
   const syncControls = () => controls.sync();
   for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
   on("change:time_window", followWindow);
@@ -331,7 +348,12 @@ function render({ model, el }) {
     : null;
   themeObserver?.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
 
-  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
+  // Only a new width needs a new picture: the height follows the figure (a draw that adds a
+  // readout line grows the canvas itself), and redrawing for it would draw each such change twice.
+  const onResize = () => {
+    if (Math.floor(plotWrap.clientWidth) !== layout?.width) requestDraw();
+  };
+  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(onResize) : null;
   resizeObserver?.observe(plotWrap);
 
   followHoveredPhase();

@@ -392,3 +392,87 @@ def test_an_imported_sdfg_gets_its_graph_and_one_slider_per_symbol():
     before = view.dataflow.bytes.copy()
     view.set_params(B=16)
     assert view.dataflow.bytes.sum() > before.sum()
+
+
+# -- predicted traffic beside the logical bytes (issue 11 item 3) ---------------------------------------
+
+N_PRED = 64
+PRED_EINSUMS = {"gemm": "C[i,j] = A[i,k] * B[k,j]", "outer": "D[i,j,k] = A[i,k] * C[i,j]"}
+
+
+def _predicted_pair():
+    from campaign_widget.cache import Cache
+
+    w = Workload.from_einsums(PRED_EINSUMS, {"i": N_PRED, "j": N_PRED, "k": N_PRED}, machine=MACHINE, element_bytes=4)
+    cache = Cache(line=64, lines=32)
+    options = dict(local_sizes={"i": 8, "j": 8, "k": 8}, mode="ratio", loop_order="ijk")
+    return w, w.with_predicted_traffic("gemm", cache, **options), (cache, options)
+
+
+def _edge(graph, a, b):
+    names = graph.names
+    hits = [e for e in range(graph.n_edges) if names[graph.src[e]] == a and names[graph.dst[e]] == b]
+    assert len(hits) == 1, (a, b, hits)
+    return hits[0]
+
+
+def test_a_predicted_phase_carries_logical_and_predicted_bytes_on_each_edge():
+    from campaign_widget.cache import predicted_traffic
+    from campaign_widget.formatting import format_si
+
+    w, p, (cache, options) = _predicted_pair()
+    per_tensor = predicted_traffic(w, "gemm", cache, **options)  # the cache model, apart from the graph
+    matrix = N_PRED * N_PRED * 4  # A, B, C: 64 × 64 float32
+    g = dataflow_graph(p)
+    for a, b, tensor in (("A", "gemm", "A"), ("B", "gemm", "B"), ("gemm", "C", "C")):
+        e = _edge(g, a, b)
+        assert g.logical_bytes[e] == matrix
+        assert g.predicted_bytes[e] == per_tensor[tensor] != matrix
+        assert g.bytes[e] == per_tensor[tensor], "the bytes overlay colours the predicted traffic"
+        assert g.edge_labels()[e] == f"{format_si(matrix, 'B')} → {format_si(per_tensor[tensor], 'B')} predicted"
+    gemm_edges = np.flatnonzero(g.predicted)
+    assert len(gemm_edges) == 3
+    assert g.predicted_bytes[gemm_edges].sum() == pytest.approx(p.table()["bytes"][0]), "edges sum to the phase"
+    # the phase that is not predicted: logical bytes only, label as before
+    for a, b, size in (("A", "outer", matrix), ("C", "outer", matrix), ("outer", "D", matrix * N_PRED)):
+        e = _edge(g, a, b)
+        assert np.isnan(g.predicted_bytes[e]) and g.bytes[e] == size
+        assert g.edge_labels()[e] == format_si(size, "B")
+    # and the same workload without a prediction has no predicted edge
+    plain = dataflow_graph(w)
+    assert not plain.predicted.any() and np.isnan(plain.predicted_bytes).all()
+    assert plain.edge_labels()[_edge(plain, "A", "gemm")] == format_si(matrix, "B")
+
+
+def test_synced_values_carry_logical_and_predicted_bytes_and_the_static_figure_draws_both():
+    from campaign_widget.buffers import from_payload
+    from campaign_widget.cache import predicted_traffic
+    from campaign_widget.dataflow_view import DataflowView, style_arrays
+    from campaign_widget.formatting import format_si
+    from campaign_widget.static_figure.dataflow_plot import PREDICTED_TEXT, render_dataflow
+
+    w, p, (cache, options) = _predicted_pair()
+    per_tensor = predicted_traffic(w, "gemm", cache, **options)
+    view = DataflowView(p)
+    g = view.dataflow
+    e = _edge(g, "B", "gemm")
+    values = view.values
+    logical = from_payload(values["edge_logical_bytes"])
+    predicted = from_payload(values["edge_predicted_bytes"])
+    assert logical[e] == N_PRED * N_PRED * 4 and predicted[e] == per_tensor["B"]
+    assert from_payload(values["edge_bytes"])[e] == per_tensor["B"]
+    assert np.isnan(predicted[_edge(g, "C", "outer")])
+    # the static figure: every edge's label, the predicted ones in their colour
+    sc = view.current_scale()
+    fig, ax = render_dataflow(g, view.graph_layout, style_arrays(p, g, sc), sc.legend)
+    drawn = {t.get_text(): t for t in ax.texts}
+    want = f"{format_si(N_PRED * N_PRED * 4, 'B')} → {format_si(per_tensor['B'], 'B')} predicted"
+    assert want in drawn, sorted(drawn)
+    assert drawn[want].get_color() == PREDICTED_TEXT
+    assert format_si(N_PRED ** 3 * 4, "B") in drawn, "the unpredicted outer → D edge keeps its plain label"
+    # a workload view with no prediction draws no predicted label
+    plain = DataflowView(w)
+    sc = plain.current_scale()
+    fig, ax = render_dataflow(plain.dataflow, plain.graph_layout, style_arrays(w, plain.dataflow, sc), sc.legend)
+    assert format_si(N_PRED * N_PRED * 4, "B") in {t.get_text() for t in ax.texts}
+    assert not [t for t in ax.texts if "predicted" in t.get_text()]

@@ -386,6 +386,67 @@ def test_apply_gives_the_phase_predicted_bytes_and_calls_back():
     assert ijk.arrays.bytes[0] > seen[0].arrays.bytes[0], "ijk misses more than ikj in an 8-line cache"
 
 
+def two_phase_workload():
+    from campaign_widget import Machine
+
+    return Workload.from_einsums({"gemm": MATMUL, "scale": "D[i,j] = C[i,j]"}, {"i": 32, "j": 32, "k": 32},
+                                 machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+
+
+def test_apply_redraws_a_linked_diagram_and_a_loop_interchange_shortens_the_phase():
+    from campaign_widget import CampaignDiagram
+    from campaign_widget.cache import with_predicted_traffic
+
+    workload = two_phase_workload()
+    diagram = CampaignDiagram(workload, tiles=2)
+    logical = diagram.makespan
+    assert logical == pytest.approx(workload.schedule(tiles=2).makespan)
+    cache, local = Cache(line=64, lines=8), {"i": 8, "j": 8, "k": 8}
+    view = LocalView(workload, "gemm", local, cache=cache, loop_order="ijk", diagram=diagram)
+    assert view.linked == [diagram] and diagram.makespan == logical, "linking alone changes nothing"
+
+    def expected(order):  # the model, computed apart from the view and the diagram
+        return with_predicted_traffic(workload, "gemm", cache, local_sizes=local, loop_order=order, mode="ratio")
+
+    view.set_state({"apply_requests": 1})  # the view's button
+    ijk = expected("ijk")
+    assert diagram.makespan == pytest.approx(ijk.schedule(tiles=2).makespan) != pytest.approx(logical)
+    assert diagram.workload.table()["bytes_source"].tolist() == ["predicted", "logical"]
+    assert diagram.workload.arrays.bytes[0] == ijk.arrays.bytes[0]
+    assert diagram.tiles == 2, "the diagram keeps its controls"
+    assert "shown in 1 linked diagram" in view.message
+    ijk_duration = diagram.workload.arrays.duration[0]
+
+    view.set_state({"loop_order": ["i", "k", "j"]})
+    assert diagram.makespan == pytest.approx(ijk.schedule(tiles=2).makespan), "nothing moves before apply"
+    view.apply()
+    ikj = expected("ikj")
+    assert diagram.makespan == pytest.approx(ikj.schedule(tiles=2).makespan)
+    assert diagram.workload.arrays.duration[0] < ijk_duration, "ikj shortens the gemm bar"
+    assert diagram.workload.arrays.duration[1] == workload.arrays.duration[1], "the other phase is as it was"
+
+    view.unlink(diagram)
+    assert view.linked == []
+    view.loop_order = "ijk"
+    view.apply()
+    assert diagram.makespan == pytest.approx(ikj.schedule(tiles=2).makespan), "an unlinked diagram stays"
+
+
+def test_link_refuses_what_it_cannot_update():
+    from campaign_widget import CampaignDiagram
+
+    workload = two_phase_workload()
+    with pytest.raises(TypeError, match="takes a campaign_widget.CampaignDiagram, got dict"):
+        LocalView(workload, "gemm", {"i": 2, "j": 2, "k": 2}, diagram={})
+    other = CampaignDiagram(Workload([Phase("load", duration=1.0, compute_util=0.5, memory_util=0.5)]))
+    with pytest.raises(WorkloadError, match="the diagram has no phase 'gemm'; its phases: \\['load'\\]"):
+        LocalView(workload, "gemm", {"i": 2, "j": 2, "k": 2}).link(other)
+    with pytest.raises(WorkloadError, match="opened on an Einsum"):
+        LocalView(None, MATMUL, {"i": 2, "j": 2, "k": 2}).link(CampaignDiagram(workload))
+    with pytest.raises(ValueError, match="is not linked to this view"):
+        LocalView(workload, "gemm", {"i": 2, "j": 2, "k": 2}).unlink(other)
+
+
 def test_apply_needs_a_workload_phase():
     view = LocalView(None, MATMUL, {"i": 2, "j": 2, "k": 2})
     assert not view.can_apply

@@ -1,5 +1,7 @@
 """Scene geometry (design.md §4) from schedules."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from workloads import chain
@@ -143,3 +145,36 @@ def test_a_throttled_tile_is_cut_where_the_factor_changes():
         f = factor[np.searchsorted(times, s.x0[piece], side="right") - 1]
         assert heights[k] == pytest.approx(sched.requested_compute[b_first] * f, rel=1e-6)
     assert {round(float(h), 6) for h in heights} == {round(.2, 6), round(.2 / 1.5, 6)}
+
+
+@pytest.mark.parametrize("settings", [dict(), dict(tiles=4, pipeline=True), dict(tiles=7, pipeline=True, policy="none"),
+                                      dict(tiles=5, pipeline=True, policy="throttle"),
+                                      dict(tiles=3, pipeline=True, policy="dilate+throttle", depth=2)])
+def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(settings):
+    from campaign_widget.widget import decode_scene_state, scene_state
+
+    s = build_scene(chain(("A", 3, .7, .6), ("B", 10, .2, .9), ("C", 2, .9, .8)).schedule(**settings))
+    np.testing.assert_array_equal(s.edges[s.x0_edge], s.x0)  # exactly, not approximately
+    np.testing.assert_array_equal(s.edges[s.x1_edge], s.x1)
+    sorted_form = scene_state(dataclasses.replace(s, edges=None, x0_edge=None, x1_edge=None))
+    indexed_form = scene_state(s)
+    for key in ("x0", "x1", "dash_from"):  # both wire forms decode to the same times
+        np.testing.assert_array_equal(decode_scene_state(indexed_form)[key], decode_scene_state(sorted_form)[key])
+
+
+@pytest.mark.parametrize("settings", [dict(tiles=6, pipeline=True, policy="dilate+throttle"),
+                                      dict(tiles=4, pipeline=True, policy="dilate", stepping="lockstep")])
+def test_one_piece_per_interval_stacks_as_the_general_cut_and_merge_does(settings):
+    from campaign_widget.scene import _stack, _stack_cut, _stack_whole
+
+    schedule = chain(("A", 3, .7, .6), ("B", 3, .2, .9), ("C", 3, .9, .8)).schedule(**settings)
+    spans = schedule.end_edge - schedule.start_edge
+    assert np.all(spans == 1)  # the case the shortcut takes: equal phases in lockstep
+    n = spans.size
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
+    whole, cut = _stack_whole(schedule, rank), _stack_cut(schedule, rank, spans)
+    for a, b in zip(whole, cut, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(_stack(schedule), whole, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -128,6 +128,8 @@ class SDFGPhase:
     reads: dict = field(default_factory=dict)  # tensor -> [(expression, where)]
     writes: dict = field(default_factory=dict)
     after: list = field(default_factory=list)
+    # a map: its parameters, ranges and the memlets crossing its entry and exit, as written (``map_accesses``)
+    map: dict | None = None
 
     @staticmethod
     def expression(terms) -> str:
@@ -341,6 +343,20 @@ def _subset_sizes(doc: _Doc, subset, where: str) -> list[str] | None:
         return [_range_size(doc, r, f"{where}.ranges[{i}]") for i, r in enumerate(ranges)]
     if kind == "Indices":
         return ["1" for _ in doc.get(subset, "indices", list, where)]
+    raise doc.fail(_join(where, "type"), f"{_show(kind)} is not a subset type this reader knows (Range, Indices)")
+
+
+def _subset_ranges(doc: _Doc, subset, where: str) -> list[list[str]] | None:
+    """A subset (Range or Indices) as [start, end, step] texts per dimension (None when there is none)."""
+    if subset is None:
+        return None
+    kind = doc.get(subset, "type", str, where)
+    if kind == "Range":
+        ranges = doc.get(subset, "ranges", list, where)
+        return [[doc.expr(r, "start", f"{where}.ranges[{i}]"), doc.expr(r, "end", f"{where}.ranges[{i}]"),
+                 doc.expr(r, "step", f"{where}.ranges[{i}]", default="1")] for i, r in enumerate(ranges)]
+    if kind == "Indices":
+        return [[str(x), str(x), "1"] for x in doc.get(subset, "indices", list, where)]
     raise doc.fail(_join(where, "type"), f"{_show(kind)} is not a subset type this reader knows (Range, Indices)")
 
 
@@ -745,6 +761,11 @@ class _Walker:
                     "Tasklet": "tasklet", "LibraryNode": "library", "NestedSDFG": "nested"}.get(kind, "node")),
                     st.label, st.field(u))
                 phase.ops = [(_product(mult, t), w) for t, w in self.node_ops(st, u, arrays, depth)]
+                if kind == "MapEntry" and not ops_only:
+                    try:
+                        phase.map = self.map_memlets(st, u, arrays)
+                    except WorkloadFileError as error:  # only the local view needs these: the import goes on
+                        phase.map = {"error": str(error)}
                 if not ops_only:
                     for target_map, edges_, side in ((phase.reads, reads[u], "read"), (phase.writes, writes[u],
                                                                                         "write")):
@@ -796,6 +817,39 @@ class _Walker:
             if isinstance(value, str) and value:
                 return value
         return f"{n['type']} {nid}"
+
+    def map_memlets(self, st: _State, entry, arrays) -> dict:
+        """A map's ``params``, ``ranges`` ([start, end, step] texts) and the memlets inside it that cross
+        its entry (``reads``) and its exit (``writes``), in file order: {data, subset ([start, end, step]
+        per dimension), wcr, dynamic, where}; ``dtypes``: each container's dtype (None if not given)."""
+        attrs = st.attrs(entry)
+        body = attrs.get("map") if isinstance(attrs.get("map"), dict) else attrs
+        body = body.get("attributes", body) if isinstance(body.get("attributes"), dict) else body
+        where = st.field(entry, "attributes")
+        params = [str(x) for x in self.doc.get(body, "params", list, where, default=[])]
+        ranges = _subset_ranges(self.doc, body.get("range"), _join(where, "range")) or []
+        exits = [nid for nid in st.nodes if st.type(nid) in _EXIT_TYPES and str(st.node(nid).get("scope_entry")) == entry]
+
+        def memlets(edges):
+            out = []
+            for _, ew, _, _, e in edges:
+                memlet = self.memlet(e, ew)
+                if memlet.get("data") is None:
+                    continue  # an empty memlet: a dependency only
+                out.append({"data": str(memlet["data"]), "where": ew,
+                            "subset": _subset_ranges(self.doc, memlet.get("subset"),
+                                                     _join(ew, "attributes.data.attributes.subset")),
+                            "wcr": memlet.get("wcr"), "dynamic": memlet.get("dynamic") is True})
+            return out
+
+        reads = memlets(st.out_edges[entry])
+        writes = memlets([item for x in exits for item in st.in_edges[x]])
+        dtypes = {}
+        for m in reads + writes:
+            dtype = _dig(arrays.get(m["data"]), "attributes").get("dtype")
+            dtypes[m["data"]] = dtype if isinstance(dtype, str) else None
+        return {"params": params, "ranges": ranges, "reads": reads, "writes": writes, "dtypes": dtypes,
+                "where": st.field(entry)}
 
     # ops ------------------------------------------------------------------------------------------
     def node_ops(self, st: _State, nid, arrays, depth) -> list[tuple[str, str]]:
@@ -1240,3 +1294,231 @@ def sniff(source: Source) -> bool:
 def read(source: Source, *, machine=None, percent=False, **options):
     """``load()``'s entry point: :func:`read_sdfg` with ``params=``, ``element_bytes=``."""
     return read_sdfg(source, machine=machine, percent=percent, **options)
+
+
+# -- one map as a loop nest of single-element accesses (the local view) ------------------------------
+
+
+@dataclass(frozen=True)
+class SDFGMap:
+    """One map of an SDFG as the loop nest its tasklets run: each memlet crossing the map's entry
+    (a read) or exit (the write) is one access per iteration, its subset's start the index expression.
+
+    ``params``: the map's parameters, outermost first; ``starts``/``steps``: each one's range start and
+    step; ``sizes``: its iteration count at the symbol values (None where a symbol has no value).
+    ``einsum``: the accesses as an ``Einsum`` whose loop indices run from 0 (index ``i`` stands for
+    ``start + step·i``), reads in the file's memlet order, then the write; ``element_bytes``: per
+    container; ``unused``: parameters no memlet uses (left out of the loop nest); ``notes``: what the
+    trace takes as given (write-conflict resolution, dynamic memlets)."""
+
+    path: str
+    phase: str
+    params: tuple
+    starts: dict
+    steps: dict
+    sizes: dict
+    einsum: object
+    element_bytes: dict
+    unused: tuple = ()
+    notes: tuple = ()
+
+    @property
+    def loop_order(self) -> list:
+        """The map's parameters that index some memlet, outermost first."""
+        return [p for p in self.params if p not in self.unused]
+
+
+def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMap:
+    """The map named ``phase`` (as ``read_sdfg`` names the phase: its label, ``#2`` … when repeated) of an
+    SDFG file as a loop nest of single-element accesses (``SDFGMap``), for ``LocalView.from_sdfg``.
+
+    ``params``: values of the SDFG's symbols that the map's ranges or its memlets' index expressions
+    use (the SDFG's constants fill in the rest). ``element_bytes``: an int for every container or
+    ``{container: bytes}``; default each container's ``dtype``. A memlet that moves a range rather
+    than one element, a map writing several memlets, or a symbol without a value raise a
+    ``WorkloadError`` naming the phase, the memlet and the value.
+    """
+    from ..einsum import Einsum
+    from ..expr import evaluate as evaluate_expr
+
+    program = extract_sdfg(path, element_bytes=element_bytes)
+    maps = [p.name for p in program.phases if p.map is not None]
+    found = [p for p in program.phases if p.name == phase]
+    if not found:
+        raise WorkloadError(f"SDFG {program.path!r} has no phase {phase!r}; its maps: {maps}")
+    p = found[0]
+    if p.map is None:
+        raise WorkloadError(f"SDFG {program.path!r}: phase {phase!r} is a {p.kind}, not a map; its maps: {maps}")
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params={_show(params)} must map the SDFG's symbols to whole numbers")
+    values = {**program.constants, **dict(params or {})}
+    unknown = sorted(str(k) for k in (params or {}) if k not in program.symbols)
+    if unknown:
+        raise WorkloadError(f"SDFG {program.path!r}: params {unknown} are not symbols of this SDFG; its symbols: "
+                            f"{sorted(program.symbols)}")
+    m = p.map
+    if "error" in m:
+        raise WorkloadError(f"SDFG {program.path!r}: map {phase!r} cannot be traced: {m['error']}")
+    names = list(m["params"])
+    if len(m["ranges"]) != len(names):
+        raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {len(names)} parameters {names} but "
+                            f"{len(m['ranges'])} ranges ({m['where']})")
+
+    def number(text: str, what: str) -> int | None:
+        try:
+            value = evaluate_expr(text, values)
+        except WorkloadError as error:
+            missing = sorted(parse(text).names - set(values)) if _parses(text) else []
+            if missing:
+                hint = "params={" + ", ".join(f"{k!r}: ..." for k in missing) + "}"
+                raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {what} {text!r} needs values for "
+                                    f"{missing}: pass {hint}") from None
+            raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {what} {text!r}: {error}") from None
+        if int(value) != value:
+            raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {what} {text!r} = {value} is not whole")
+        return int(value)
+
+    starts, steps, sizes = {}, {}, {}
+    for name, (start, end, step) in zip(names, m["ranges"]):
+        starts[name] = number(start, f"the range start of {name!r}")
+        steps[name] = number(step, f"the range step of {name!r}")
+        if steps[name] < 1:
+            raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {name!r} has step {step!r}; the local view "
+                                "traces maps with positive steps")
+        try:
+            sizes[name] = (number(end, f"the range end of {name!r}") - starts[name]) // steps[name] + 1
+        except WorkloadError:
+            sizes[name] = None  # the view takes local sizes; the full size is for information
+
+    shift = {n: (f"{steps[n]}*{n}" if steps[n] != 1 else n) + (f" + {starts[n]}" if starts[n] else "")
+             for n in names if starts[n] or steps[n] != 1}
+
+    def index(memlet: dict, side: str) -> tuple:
+        subset = memlet["subset"]
+        what = f"SDFG {program.path!r}, map {phase!r}: the {side} of {memlet['data']!r} ({memlet['where']})"
+        if not subset:
+            raise WorkloadError(f"{what} has no subset")
+        out = []
+        for start, end, _ in subset:
+            a, b = _linear(start, {}), _linear(end, {})
+            if not (a == b if a is not None and b is not None else start.strip() == end.strip()):
+                shown = ", ".join(a if a == b else f"{a}:{b}" for a, b, _ in subset)
+                raise WorkloadError(f"{what} moves {memlet['data']}[{shown}], a range, not one element: the local "
+                                    "view traces maps whose memlets are single-element accesses")
+            text = _substitute(start, {**shift, **{k: str(v) for k, v in values.items() if k not in names}})
+            loose = sorted((parse(text).names if _parses(text) else set()) - set(names))
+            if loose:
+                raise WorkloadError(f"{what}: index {start!r} uses {loose}, which have no values: pass params={{"
+                                    + ", ".join(f"{k!r}: ..." for k in loose) + "}")
+            out.append(_linear_text(text, names))
+        return tuple(out)
+
+    if not m["writes"]:
+        raise WorkloadError(f"SDFG {program.path!r}, map {phase!r} writes nothing the view could trace")
+    if len(m["writes"]) > 1:
+        shown = [f"{w['data']} ({w['where']})" for w in m["writes"]]
+        raise WorkloadError(f"SDFG {program.path!r}, map {phase!r} writes {len(shown)} memlets {shown}; the local "
+                            "view traces maps with one written element per iteration")
+    reads = [(r["data"], index(r, "read")) for r in m["reads"]]
+    write = m["writes"][0]
+    out_exprs = index(write, "write")
+    used = {n for _, xs in [*reads, (write["data"], out_exprs)] for x in xs for n in names
+            if _parses(x) and n in parse(x).names}
+    first = lambda xs: tuple(dict.fromkeys(n for x in xs for n in names if _parses(x) and n in parse(x).names))  # noqa: E731
+    einsum = Einsum(phase, write["data"], first(out_exprs),
+                    tuple((t, first(xs)) for t, xs in reads if t != write["data"]), None,
+                    tuple(reads), out_exprs)
+    widths = {}
+    for container in dict.fromkeys([t for t, _ in reads] + [write["data"]]):
+        if isinstance(element_bytes, int) and not isinstance(element_bytes, bool):
+            widths[container] = element_bytes
+        elif isinstance(element_bytes, dict) and container in element_bytes:
+            widths[container] = int(element_bytes[container])
+        elif m["dtypes"].get(container) in ELEMENT_BYTES:
+            widths[container] = ELEMENT_BYTES[m["dtypes"][container]]
+        else:
+            raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: container {container!r} has dtype="
+                                f"{_show(m['dtypes'].get(container))}; pass element_bytes={{{container!r}: ...}}")
+    notes = []
+    if write.get("wcr"):
+        notes.append(f"{write['data']}: written with write-conflict resolution ({_show(write['wcr'])}): one access "
+                     "per iteration, as any write")
+    for r in [*m["reads"], write]:
+        if r["dynamic"]:
+            notes.append(f"{r['data']} ({r['where']}): a dynamic memlet, traced as one access per iteration")
+    if shift:
+        notes.append("the loop indices run from 0: " + ", ".join(f"the map's {n} is {_linear_text(shift[n], names)}"
+                                                               for n in shift))
+    unused = tuple(n for n in names if n not in used)
+    if unused:
+        notes.append(f"parameters {list(unused)} index no memlet: the traced loop nest leaves them out")
+    return SDFGMap(path=program.path, phase=phase, params=tuple(names), starts=starts, steps=steps, sizes=sizes,
+                   einsum=einsum, element_bytes=widths, unused=unused, notes=tuple(notes))
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse(text)
+    except WorkloadError:
+        return False
+    return True
+
+
+def _linear(text: str, values: dict) -> dict | None:
+    """``text`` as {name: integer coefficient, "": constant} when it is linear with whole coefficients
+    (``i + 1``, ``2*i - j``), else None."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+    def visit(node, depth=0):
+        if depth > 64:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return {"": node.value}
+        if isinstance(node, ast.Name):
+            return {"": values[node.id]} if node.id in values else {node.id: 1}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = visit(node.operand, depth + 1)
+            return None if inner is None else {k: (-v if isinstance(node.op, ast.USub) else v) for k, v in inner.items()}
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = visit(node.left, depth + 1), visit(node.right, depth + 1)
+            if a is None or b is None:
+                return None
+            if isinstance(node.op, ast.Mult):
+                if set(a) <= {""}:
+                    a, b = b, a
+                if not set(b) <= {""}:
+                    return None
+                return {k: v * b.get("", 0) for k, v in a.items()}
+            sign = 1 if isinstance(node.op, ast.Add) else -1
+            out = dict(a)
+            for k, v in b.items():
+                out[k] = out.get(k, 0) + sign * v
+            return out
+        return None
+
+    form = visit(tree)
+    return None if form is None else {k: v for k, v in form.items() if v != 0 or k == ""}
+
+
+def _linear_text(text: str, order: list) -> str:
+    """A linear index expression written short, names in ``order`` then the constant (``i + 1``, ``j - 1``,
+    ``2*i``); anything else as it is."""
+    form = _linear(text, {})
+    if form is None:
+        return text
+    parts = []
+    for name in [*[n for n in order if n in form], *sorted(k for k in form if k and k not in order)]:
+        c = form[name]
+        term = name if abs(c) == 1 else f"{abs(c)}*{name}"
+        parts.append((c < 0, term))
+    constant = form.get("", 0)
+    if constant or not parts:
+        parts.append((constant < 0, str(abs(constant))))
+    head_negative, head = parts[0]
+    out = ("-" if head_negative else "") + head
+    for negative, term in parts[1:]:
+        out += f" - {term}" if negative else f" + {term}"
+    return out

@@ -21,6 +21,9 @@ LEGEND_HEIGHT = 54.0  # CSS px, as js/dataflow/draw.js
 PHASE_OUTLINE = "#3c4043"
 TENSOR_OUTLINE = "#7d8a97"
 MAX_LABELS = 600
+EDGE_LABEL_ZOOM = 0.9  # js/dataflow/draw.js LOD.edgeLabels: bytes written on edges at this scale or above
+EDGE_LABEL_GREY = "#555555"
+PREDICTED_TEXT = "#1f3f8f"  # js/dataflow/draw.js PREDICTED_TEXT, on a pale box (LABEL_BOX)
 _SAMPLES = 16  # points per edge curve
 
 
@@ -116,6 +119,7 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
                 w[sel], h[sel], np.zeros(int(sel.sum())), units="xy", offsets=np.column_stack([x[sel], y[sel]]),
                 offset_transform=ax.transData, facecolors=fills[sel], edgecolors=TENSOR_OUTLINE,
                 linewidths=lw(1.0), linestyles="dashed" if dashed else "solid", zorder=3))
+    labels = 0
     if graph.n_nodes <= MAX_LABELS and scale >= 0.3:
         font_px = max(8, min(12, round(28 * scale)))
         for i in range(graph.n_nodes):
@@ -127,8 +131,43 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
                 name = name[:max_chars - 1] + "…"
             ax.text(x[i], y[i], name, ha="center", va="center", fontsize=font_px * PT_PER_PX, color="#1f1f1f",
                     parse_math=False, zorder=4, clip_on=True)
+            labels += 1
+        if scale >= EDGE_LABEL_ZOOM:
+            _draw_edge_labels(ax, graph, layout, scale, MAX_LABELS - labels)
     _draw_legend(fig, legend, width_px, height_px)
     return fig, ax
+
+
+def edge_label_positions(graph, layout) -> np.ndarray:
+    """(n_edges, 2) world position of each edge's label: the middle of its first segment (from the
+    source's right side to its first bend, or to the target's left side), as js/dataflow/draw.js."""
+    x, y, w = layout.x, layout.y, layout.width
+    src, dst = graph.src, graph.dst
+    ax, ay = x[src] + w[src] / 2, y[src]
+    bent = np.diff(layout.route_offsets) > 0
+    first = np.minimum(layout.route_offsets[:-1], max(layout.route_x.size - 1, 0))
+    bx = np.where(bent, layout.route_x[first] if layout.route_x.size else 0.0, x[dst] - w[dst] / 2)
+    by = np.where(bent, layout.route_y[first] if layout.route_y.size else 0.0, y[dst])
+    return np.column_stack([(ax + bx) / 2, (ay + by) / 2])
+
+
+def _draw_edge_labels(ax, graph, layout, scale: float, room: int) -> None:
+    """The bytes on each edge ("4.19 MB"; "4.19 MB → 1.05 MB predicted" where a cache model predicts
+    its phase's traffic), 7 px above the first segment's middle, as the view draws them at zoom ≥ 0.9."""
+    texts = graph.edge_labels()
+    predicted = graph.predicted
+    at = edge_label_positions(graph, layout)
+    for e in range(graph.n_edges):
+        if room <= 0:
+            break
+        if not texts[e]:
+            continue
+        box = {"boxstyle": "square,pad=0.15", "facecolor": "#ffffff", "alpha": 0.85, "edgecolor": "none"} \
+            if predicted[e] else None
+        ax.text(at[e, 0], at[e, 1] - 7 / scale, texts[e], ha="center", va="center", fontsize=10 * PT_PER_PX,
+                color=PREDICTED_TEXT if predicted[e] else EDGE_LABEL_GREY, parse_math=False, zorder=5,
+                clip_on=True, bbox=box)
+        room -= 1
 
 
 def _draw_legend(fig, legend: dict, width_px: float, height_px: float):

@@ -16,6 +16,19 @@ const TENSOR_OUTLINE = "#7d8a97";
 const HIGHLIGHT = "#111111";
 const SELECTED = "#1a56db";
 export const LEGEND_HEIGHT = 54;
+export const LABEL_BOX = "rgba(255, 255, 255, 0.85)"; // behind a predicted edge label
+export const PREDICTED_TEXT = "#1f3f8f"; // a predicted edge label
+
+/**
+ * The text on edge e (as campaign_widget.dataflow.edge_label): the bytes it moves ("4.19 MB"), or where
+ * its phase's traffic is predicted by a cache model the logical and the predicted bytes side by side
+ * ("4.19 MB → 1.05 MB predicted").
+ */
+export function edgeLabel(style, e, unit = "B") {
+  const predicted = style.edgePredictedBytes?.[e];
+  if (Number.isFinite(predicted)) return `${formatSI(style.edgeLogicalBytes[e], unit)} → ${formatSI(predicted, unit)} predicted`;
+  return formatSI(style.edgeBytes[e], unit);
+}
 
 /** Node label size: 12 px when zoomed in, down to 8 px at the labels' level of detail. */
 export function labelFontPx(k) {
@@ -258,7 +271,18 @@ export function drawGraph(ctx, graph, style, names, area, view) {
         const mx = (p[0] + p[2]) / 2;
         const my = (p[1] + p[3]) / 2;
         if (mx < wx0 || mx > wx1 || my < wy0 || my > wy1) continue;
-        ctx.fillText(formatSI(style.edgeBytes[e], "B"), sx(mx), sy(my) - 7);
+        const text = edgeLabel(style, e);
+        if (Number.isFinite(style.edgePredictedBytes?.[e])) {
+          // longer than the gap between the nodes: on a pale box, so it reads over their outlines
+          const half = ctx.measureText(text).width / 2 + 3;
+          ctx.fillStyle = LABEL_BOX;
+          ctx.fillRect(sx(mx) - half, sy(my) - 14, 2 * half, 14);
+          ctx.fillStyle = PREDICTED_TEXT;
+          ctx.fillText(text, sx(mx), sy(my) - 7);
+          ctx.fillStyle = "#555555";
+        } else {
+          ctx.fillText(text, sx(mx), sy(my) - 7);
+        }
         counts.labels++;
       }
     }

@@ -10,6 +10,13 @@ function typed(raw, key, Typed, n) {
   return new Typed(n);
 }
 
+/** Per edge, the bytes a cache model predicts (NaN where the phase is not predicted, or not sent). */
+function predictedBytes(values, n) {
+  const value = decodeArray(values?.edge_predicted_bytes);
+  if (value && value.length >= n) return value;
+  return new Float64Array(n).fill(NaN);
+}
+
 /** Decode the `graph` trait: geometry (CSS px at zoom 1) and structure. */
 export function decodeGraph(raw) {
   const graph = decodeGraphArrays(raw);
@@ -123,6 +130,7 @@ export function decodeStyle(raw, graph, values = raw) {
     edgeWidth: typed(values, "edge_width", Float32Array, nEdges),
     edgeBytes: typed(values, "edge_bytes", Float64Array, nEdges),
     edgeLogicalBytes: typed(values, "edge_logical_bytes", Float64Array, nEdges),
+    edgePredictedBytes: predictedBytes(values, nEdges),
     tensorBytes: typed(values, "tensor_bytes", Float64Array, nNodes),
     s: decodeArray(raw?.s) ?? new Float32Array(0),
     phase: {},

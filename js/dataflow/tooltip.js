@@ -31,7 +31,13 @@ export function edgeTooltip(graph, style, names, units, e) {
   const title = `${name(names, graph.src[e])} → ${name(names, graph.dst[e])}`;
   if (graph.edgeKind[e] === 2) return { title, rows: [["order", "runs after (no tensor named)"]] };
   const rows = [[kind === "read" ? "reads" : "writes", formatSI(style.edgeBytes[e], units.bytes ?? "B")]];
-  if (graph.fused[e]) rows.push(["unfused", `${formatSI(style.edgeLogicalBytes[e], units.bytes ?? "B")} (fused: 0 B)`]);
+  const predicted = style.edgePredictedBytes?.[e];
+  if (Number.isFinite(predicted)) {
+    rows.push(["logical", formatSI(style.edgeLogicalBytes[e], units.bytes ?? "B")]);
+    rows.push(["predicted", `${formatSI(predicted, units.bytes ?? "B")} (cache model)`]);
+  } else if (graph.fused[e]) {
+    rows.push(["unfused", `${formatSI(style.edgeLogicalBytes[e], units.bytes ?? "B")} (fused: 0 B)`]);
+  }
   if (style.target === "edges") rows.push(["severity s", Number.isFinite(style.s[e]) ? style.s[e].toFixed(3) : "— (out of scale)"]);
   return { title, rows };
 }

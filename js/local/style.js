@@ -11,6 +11,7 @@ export const LOCAL_CSS = `${CSS}
 .cwl-layout { display: inline-flex; gap: 6px; align-items: center; padding: 1px 6px; border: 1px solid var(--jp-border-color2, #ddd); border-radius: 3px; }
 .cwl-tensor-name { font-weight: bold; }
 .cwl-message { color: #b00020; margin: 2px 0 4px; }
+.cwl-message.cwl-note { color: var(--jp-ui-font-color1, #333); }
 .cwl-main { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
 .cwl-plot-wrap { position: relative; flex: 1 1 560px; min-width: 240px; overflow-x: auto; }
 .cwl-canvas { display: block; cursor: pointer; background: #fff; }

@@ -324,6 +324,8 @@ function render({ model, el }) {
     const text = model.get("message") ?? "";
     message.textContent = text;
     message.hidden = !text;
+    // a refused value or a failed apply is an error; "applied to phase …" is news, not an error
+    message.classList.toggle("cwl-note", text.startsWith("applied"));
   }
 
   function refreshData() {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { centreOn, fitCamera, startCamera, toScreen, toWorld, visibleWorld, zoomAt, MIN_START_ZOOM } from "../dataflow/camera.js";
-import { drawGraph, drawLegend, LOD, minEdgeRank, MAX_LABELS } from "../dataflow/draw.js";
+import { drawGraph, drawLegend, edgeLabel, LABEL_BOX, LOD, minEdgeRank, MAX_LABELS, PREDICTED_TEXT } from "../dataflow/draw.js";
 import { hitEdge, hitNode } from "../dataflow/hit.js";
 import { colorGroups, cssColor, decodeGraph, decodeStyle, edgePoints } from "../dataflow/model.js";
 import { viewportBox } from "../dataflow/minimap.js";
@@ -221,4 +221,39 @@ test("far-out batches come from node_far_rgb, least severe first (the hottest pi
   const style = decodeStyle(raw, graph, {});
   assert.deepEqual(style.farGroups.map((g) => g.css), ["#9aa7b4", "#00ff00", "#ff0000"]);
   assert.deepEqual([...style.farGroups[2].indices], [0, 2]);
+});
+
+test("a predicted edge is labelled with its logical and its predicted bytes, on a pale box; others as before", () => {
+  const { graph } = fixture();
+  const base = {
+    target: "edges", overlay: "bytes",
+    node_rgb: payload(Uint8Array, [255, 255, 255, 255, 255, 255, 232, 237, 243, 232, 237, 243]),
+    edge_rgb: payload(Uint8Array, [255, 0, 0, 0, 255, 0, 0, 255, 0]),
+    edge_rank: payload(Float32Array, [1, 0, 0]), edge_width: payload(Float32Array, [3.75, 1.25, 1.25]),
+    // x → A is predicted (4.19 MB logical, 1.05 MB predicted); y → B fused; A → y predicted at 0 B
+    edge_bytes: payload(Float64Array, [1048576, 0, 0]), edge_logical_bytes: payload(Float64Array, [4194304, 1e6, 1e6]),
+    edge_predicted_bytes: payload(Float64Array, [1048576, NaN, 0]),
+    tensor_bytes: payload(Float64Array, [NaN, NaN, 4e6, 1e6]), s: payload(Float32Array, [1, 0, 0]),
+  };
+  const style = decodeStyle(base, graph);
+  assert.equal(edgeLabel(style, 0), "4.19 MB → 1.05 MB predicted");
+  assert.equal(edgeLabel(style, 1), "0 B", "a fused edge that is not predicted moves 0 B");
+  assert.equal(edgeLabel(style, 2), "1 MB → 0 B predicted");
+  const ctx = new Context();
+  drawGraph(ctx, graph, style, ["A", "B", "x", "y"], AREA, { camera: { k: 1, tx: 40, ty: 150 }, highlight: -1, selected: -1, hoverEdge: -1 });
+  const texts = ctx.texts();
+  assert.ok(texts.includes("4.19 MB → 1.05 MB predicted"), texts.join(" | "));
+  assert.ok(texts.includes("0 B"));
+  const label = ctx.calls.find((c) => c.op === "fillText" && c.text === "4.19 MB → 1.05 MB predicted");
+  assert.equal(label.fillStyle, PREDICTED_TEXT);
+  const boxes = ctx.calls.filter((c) => c.op === "fillRect" && c.fillStyle === LABEL_BOX);
+  assert.equal(boxes.length, 2, "one pale box per predicted label");
+  const plain = ctx.calls.find((c) => c.op === "fillText" && c.text === "0 B");
+  assert.equal(plain.fillStyle, "#555555");
+  // without the array (an older kernel), nothing is predicted
+  const old = decodeStyle({ ...base, edge_predicted_bytes: undefined }, graph);
+  assert.equal(edgeLabel(old, 0), "1.05 MB");
+  // the tooltip shows both numbers as text
+  const rows = edgeTooltip(graph, style, ["A", "B", "x", "y"], { bytes: "B" }, 0).rows;
+  assert.deepEqual(rows.slice(0, 3), [["reads", "1.05 MB"], ["logical", "4.19 MB"], ["predicted", "1.05 MB (cache model)"]]);
 });

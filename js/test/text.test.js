@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { legendEntries, sceneFeatures } from "../legend.js";
 import { readoutLines, readoutText } from "../readout.js";
-import { tooltipContent } from "../tooltip.js";
+import { MERGED, tooltipContent } from "../tooltip.js";
 import { bottomPiece, makeScene, sequentialScene, stackedScene } from "../testing/scene-fixtures.js";
 
 const units = { time: "s", compute: "FLOP/s", bandwidth: "B/s", ops: "FLOP", bytes: "B" };
@@ -80,4 +80,6 @@ test("tooltip: name, duration, utilizations, volumes, OI, bound, efficiency", ()
   const missingTable = tooltipContent({ ...figure, phaseTable: {} }, 0);
   assert.equal(Object.fromEntries(missingTable.rows).duration, "—");
   assert.equal(tooltipContent({ ...figure, tiled: true }, 0).title, "A · tile 1");
+  const merged = { ...figure.scene, flags: Uint8Array.from(figure.scene.flags, (f, i) => (i === 0 ? f | MERGED : f)) };
+  assert.equal(tooltipContent({ ...figure, scene: merged, tiled: true }, 0).title, "A · several tiles (zoom in for each)");
 });

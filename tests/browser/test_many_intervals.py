@@ -22,8 +22,8 @@ DIAGRAM_CELL = (
 
 
 class ManyIntervals:
-    def __init__(self, lab: LabPage, pieces: int):
-        self.lab, self.page, self.pieces = lab, lab.page, pieces
+    def __init__(self, lab: LabPage, nb: Notebook, pieces: int):
+        self.lab, self.page, self.nb, self.pieces = lab, lab.page, nb, pieces
         self.canvas = self.page.locator(".cw-root canvas.cw-plot").first
         self.failed = False
 
@@ -40,7 +40,7 @@ def _open(lab: LabPage, jupyter_lab) -> ManyIntervals:
     assert "Traceback" not in out, f"the diagram cell failed:\n{out}"
     pieces = int(out.split("PIECES", 1)[1].split()[0])
     assert pieces >= 100_000, f"the workload should make at least 10^5 pieces, made {pieces}"
-    state = ManyIntervals(lab, pieces)
+    state = ManyIntervals(lab, nb, pieces)
     state.canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
     state.canvas.scroll_into_view_if_needed()
     lab.page.wait_for_function("c => c.dataset.piecesDrawn !== undefined && +c.dataset.t1 > 0",
@@ -59,6 +59,20 @@ def _clean_page(many, request):
     yield from check_each_test(many, request)
 
 
+def zoom_in(many: ManyIntervals, shot, target: float) -> None:
+    """Wheel notches around the plot's middle until the visible span is below ``target``."""
+    page, canvas = many.page, many.canvas
+    page.mouse.move(shot.view_x + (shot.plot_left + shot.plot_right) / 2,
+                    shot.view_y + (shot.plot_top + shot.plot_bottom) / 2)
+    for _ in range(20):  # each notch waits for its redraw, as a person's wheel would
+        before = canvas.get_attribute("data-t1")
+        page.mouse.wheel(0, -400)
+        page.wait_for_function("([c, t1]) => c.dataset.t1 !== t1", arg=[canvas.element_handle(), before],
+                               timeout=5_000)
+        if float(canvas.get_attribute("data-t1")) - float(canvas.get_attribute("data-t0")) < target:
+            break
+
+
 def test_sub_pixel_pieces_are_merged_and_zooming_brings_them_back(many):
     page, canvas = many.page, many.canvas
     drawn_full, aggregated_full = many.drawn()
@@ -69,17 +83,7 @@ def test_sub_pixel_pieces_are_merged_and_zooming_brings_them_back(many):
     assert drawn_full <= 4 * width_px * 2, f"drew {drawn_full} pieces for a {width_px:.0f}-px-wide plot"
     many.lab.screenshot("01-full-view", full_page=False)
 
-    # Zoom in far (several wheel notches around the plot's middle): individual tiles come back.
-    page.mouse.move(shot.view_x + (shot.plot_left + shot.plot_right) / 2,
-                    shot.view_y + (shot.plot_top + shot.plot_bottom) / 2)
-    target = (shot.t1 - shot.t0) / 1000
-    for _ in range(20):  # each notch waits for its redraw, as a person's wheel would
-        before = canvas.get_attribute("data-t1")
-        page.mouse.wheel(0, -400)
-        page.wait_for_function("([c, t1]) => c.dataset.t1 !== t1", arg=[canvas.element_handle(), before],
-                               timeout=5_000)
-        if float(canvas.get_attribute("data-t1")) - float(canvas.get_attribute("data-t0")) < target:
-            break
+    zoom_in(many, shot, (shot.t1 - shot.t0) / 1000)
     zoomed = read_canvas(canvas)
     drawn_zoomed, aggregated_zoomed = many.drawn()
     visible_share = (zoomed.t1 - zoomed.t0) / (shot.t1 - shot.t0)
@@ -95,3 +99,43 @@ def test_sub_pixel_pieces_are_merged_and_zooming_brings_them_back(many):
     page.wait_for_function("([c, t1]) => Math.abs(+c.dataset.t1 - t1) < 1e-9 * t1 && +c.dataset.t0 === 0",
                            arg=[canvas.element_handle(), shot.t1], timeout=10_000)
     assert many.drawn() == (drawn_full, True)
+
+
+def _kernel_numbers(many: ManyIntervals, code: str) -> list[float]:
+    out = many.nb.run_cell(many.nb.append_code_cell(code), timeout=120)
+    assert "Traceback" not in out, out
+    return [float(v) for v in out.split("NUMBERS", 1)[1].split()]
+
+
+def test_above_the_detail_limit_the_kernel_sends_the_window_it_is_asked_for(many):
+    """Kernel-side aggregation (scene_pixels.py): above LOD_ABOVE pieces the view is sent its window
+    merged to pixel columns; a zoom writes time_window and the kernel sends that window in detail."""
+    canvas = many.canvas
+    draws = int(canvas.get_attribute("data-draws"))
+    try:
+        sent, total = _kernel_numbers(many, (
+            "import campaign_widget.widget as cwm\n"
+            "cwm.LOD_ABOVE = 20_000\n"
+            "big.time_window = []\n"
+            "big.tiles = 50_001\n"
+            "print('NUMBERS', big.scene['n'], len(big._scene))"))
+        assert total >= 100_000 and sent < total / 10, f"sent {sent:.0f} of {total:.0f} pieces at full view"
+        many.page.wait_for_function("([c, n]) => +c.dataset.draws > n", arg=[canvas.element_handle(), draws],
+                                    timeout=30_000)
+        canvas.scroll_into_view_if_needed()  # running the cell scrolled the notebook to it
+        shot = read_canvas(canvas)
+        zoom_in(many, shot, (shot.t1 - shot.t0) / 1000)
+        many.page.wait_for_timeout(1_000)  # the view writes its window at most every 200 ms
+        t0, t1, n, inside = _kernel_numbers(many, (
+            "import numpy as np\n"
+            "t0, t1 = big.time_window\n"
+            "s = big._scene\n"
+            "print('NUMBERS', t0, t1, big.scene['n'], int(np.count_nonzero((s.x1 > t0) & (s.x0 < t1))))"))
+        assert n == inside > 0, f"the kernel sent {n:.0f} pieces for the window holding {inside:.0f}"
+        zoomed = read_canvas(canvas)
+        assert zoomed.t0 >= t0 - 1e-9 * total and zoomed.t1 <= t1 + 1e-9 * total  # the view shows inside it
+        many.page.wait_for_function("c => c.dataset.aggregated === 'false' && +c.dataset.piecesDrawn > 0",
+                                    arg=canvas.element_handle(), timeout=10_000)
+        many.lab.screenshot("03-kernel-window-detail", full_page=False)
+    finally:
+        many.nb.run_cell(many.nb.append_code_cell("cwm.LOD_ABOVE = 200_000\nbig.time_window = []"), timeout=60)

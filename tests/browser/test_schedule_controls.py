@@ -432,3 +432,33 @@ def test_wheel_zoom_changes_axis_without_the_kernel(controls):
     controls.lab.screenshot("04-zoom-reset", full_page=False)
     differing = (np.abs(axis_strip(reset) - strip0).max(axis=2) > 60).mean()
     assert differing < 0.001, f"after the reset the time axis differs from before the zoom ({differing:.3%})"
+
+
+def test_each_control_change_draws_once_from_the_first(controls):
+    """A new view's first control changes: one draw each, when the kernel's scene arrives (issue 12,
+    "one draw per change"). The first change once drew twice: the kernel's echo of the control
+    redrew the old scene before the new one came."""
+    page, nb = controls.page, controls.nb
+    out = nb.run_cell(nb.append_code_cell(
+        "once = cw.CampaignDiagram(memory_hungry, tiles=2, policy='dilate+throttle', title='draw count')\nonce"),
+        timeout=60)
+    assert "Traceback" not in out, out
+    root = page.locator(".cw-root").last
+    canvas = root.locator("canvas.cw-plot")
+    canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
+    canvas.scroll_into_view_if_needed()
+    page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_timeout(500)
+    tiles = root.locator("input[type=range].cw-tiles")
+    for step in range(4):
+        draws = int(canvas.get_attribute("data-draws"))
+        scenes = int(canvas.get_attribute("data-scenes") or 0)
+        _drag_range_to(page, tiles, 3 + step)  # one step of the slider, by mouse (and arrow keys if a step off)
+        page.wait_for_function("([c, n]) => +(c.dataset.scenes || 0) > n", arg=[canvas.element_handle(), scenes],
+                               timeout=UPDATE_TIMEOUT_MS)
+        page.wait_for_timeout(600)  # anything else this change would draw has drawn by now
+        drawn = int(canvas.get_attribute("data-draws")) - draws
+        received = int(canvas.get_attribute("data-scenes")) - scenes
+        assert drawn == received, f"change {step + 1} (tiles -> {3 + step}): {received} new scene(s), {drawn} draws"
+    out = nb.run_cell(nb.append_code_cell("print('TILES', once.tiles)"), timeout=60)
+    assert "TILES 6" in out, f"four steps from 2 tiles should reach 6 in the kernel: {out!r}"
