@@ -11,12 +11,21 @@ tiles 1…64 × policy × depth × peak compute × peak bandwidth, all pipelined
 checked equal to the serial one. The machine's load average is printed before and after: on a
 shared machine the ratios, not the seconds, are what to compare, and only within one run.
 
+Serial, pool and Dask run in ``--repeat`` interleaved rounds (a change in the machine's load hits
+all three); the table shows each path's fastest run and the medians. The Dask cluster exists for
+the whole run, so this process has threads and the pool starts its workers by forkserver, as it
+does in a Jupyter kernel (a plain script without Dask would fork them).
+
 Two CPU figures per run: "CPU" is every process' CPU time (this process, which also hosts the Dask
-scheduler, plus the workers); "task CPU" is the CPU time spent inside the tasks computing rows
-(``SweepResult.cpu_seconds``). When other work shares the cores, wall-clock speed-ups shrink but
-these do not: ``workers × serial task CPU / parallel CPU`` is the speed-up the same run would get
-on idle cores, and ``parallel task CPU / serial task CPU`` how much slower a row is computed in a
-worker (cache and SMT contention).
+scheduler and client, plus the workers); "task CPU" is the CPU time spent inside the tasks
+computing rows (``SweepResult.cpu_seconds``). When other work shares the cores, wall-clock
+speed-ups shrink but these do not: ``workers × serial CPU / parallel CPU`` is the speed-up the same
+run would get on idle cores, ``parallel task CPU / serial task CPU`` how much slower a row is
+computed in a worker, and CPU minus task CPU the overhead of the executor. Dask's part of that is
+mostly its background, printed for the idle cluster: the scheduler's and client's event loops in
+this process (~6% of a core here) and the workers' (~8% together, half of it the statistical
+profiler that samples every 10 ms; ``dask.config.set({"distributed.worker.profile.enabled":
+False})`` before starting a cluster turns it off).
 """
 
 from __future__ import annotations
@@ -189,6 +198,15 @@ def main() -> None:
 
         def dask_workers_cpu():
             return sum(client.run(time.process_time).values())
+
+        # Dask's own background (scheduler and client in this process, event loops, heartbeats and the
+        # workers' 10 ms profiler), which a local pool does not have: measured on the idle cluster
+        time.sleep(1.0)
+        workers0, own0, t0 = dask_workers_cpu(), time.process_time(), time.perf_counter()
+        time.sleep(2.0)
+        idle = time.perf_counter() - t0
+        print(f"idle Dask cluster: this process {(time.process_time() - own0) / idle:.1%} of a core, the workers "
+              f"{(dask_workers_cpu() - workers0) / idle:.1%} together")
 
         paths = {
             "serial": ("serial (one process)", serial_sweep, {}),
