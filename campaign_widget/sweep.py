@@ -1082,7 +1082,11 @@ def sweep(workload: Workload, *, executor=None, progress=True, zip: bool = False
       (starting a pool costs ~0.5 s: it only pays off for larger sweeps). Or any
       ``concurrent.futures.Executor``; or a ``dask.distributed.Client`` — the same call on a
       cluster: ``sweep(w, executor=Client("tcp://scheduler:8786"), tiles=range(1, 257))`` (a
-      scheduler address string works too; needs ``pip install 'campaign_widget[dask]'``).
+      scheduler address string works too; needs ``pip install 'campaign_widget[dask]'``). The
+      workload travels once per worker and tasks are chunks of 0.5–2 s of work; on a small local
+      cluster, Dask's own event loops and its 10 ms worker profiler take ~10% of a core
+      (``dask.config.set({"distributed.worker.profile.enabled": False})`` before starting the
+      cluster halves the workers' part).
     - ``progress``: True prints a progress line; a callable gets ``(done, total)``; False: quiet.
     - More than ``MAX_CONFIGURATIONS`` (10^6) configurations need ``allow_large=True``.
 
