@@ -80,6 +80,8 @@ CHUNK_SECONDS = 0.1        # smallest chunk (estimated seconds) for a process po
 DASK_CHUNK_SECONDS = 0.5   # smallest chunk on Dask: ~5-15 ms per task (scheduler, client, worker) is 1-3%
 MAX_CHUNK_SECONDS = 2.0    # largest chunk: a live view still updates, a lost worker loses little
 GUIDED = 2                 # each chunk takes 1 / (GUIDED × workers) of the estimated work not yet handed out
+INLINE_CHUNK_SECONDS = 0.25  # in this process: chunks of at most this much work, and at least
+INLINE_CHUNKS = 8            # this many of them, so that a live view fills in several times a second
 MAX_ATTEMPTS = 3           # a task is tried this many times before its configurations are reported
 _PAYLOAD_CACHE_SIZE = 4    # payloads a worker keeps (one per concurrent sweep is plenty)
 _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker keeps per payload
@@ -739,6 +741,13 @@ def _costs(payload: _Payload) -> np.ndarray:
     return np.where(pipe, _COST_PER_CONFIG[True], _COST_PER_CONFIG[False]) + per_tile * tiles * len(w)
 
 
+def _inline_chunks(costs: np.ndarray, payload: _Payload) -> list[tuple[int, int]]:
+    """Chunks for this process: no per-task cost, so equal chunks of ``INLINE_CHUNK_SECONDS`` at most,
+    ``INLINE_CHUNKS`` at least, for a live view's sake."""
+    size = min(INLINE_CHUNK_SECONDS, float(costs.sum()) / INLINE_CHUNKS)
+    return _chunks(costs, 1, size, _run_length(payload), largest=size)
+
+
 def _run_length(payload: _Payload) -> int:
     """How many consecutive configurations share their settings: the product of the axes after the
     last setting axis (peaks, size parameters vary fastest). A chunk cut at a multiple of it keeps
@@ -753,19 +762,21 @@ def _run_length(payload: _Payload) -> int:
     return run
 
 
-def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, align: int = 1) -> list[tuple[int, int]]:
+def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, align: int = 1,
+            largest: float | None = None) -> list[tuple[int, int]]:
     """Consecutive ``(start, stop)`` ranges covering every configuration, by guided self-scheduling:
     each takes ``1 / (GUIDED × workers)`` of the estimated work not yet handed out, clipped to
-    ``[smallest, MAX_CHUNK_SECONDS]`` (default ``CHUNK_SECONDS``; a tail below half of ``smallest``
-    joins the last chunk), and ends at a multiple of ``align`` when it holds that many."""
+    ``[smallest, largest]`` (defaults ``CHUNK_SECONDS``, ``MAX_CHUNK_SECONDS``; a tail below half of
+    ``smallest`` joins the last chunk), and ends at a multiple of ``align`` when it holds that many."""
     smallest = CHUNK_SECONDS if smallest is None else smallest
+    largest = MAX_CHUNK_SECONDS if largest is None else largest
     n = costs.size
     cum = np.cumsum(costs)
     total = float(cum[-1]) if n else 0.0
     edges = [0]
     done = 0.0
     while edges[-1] < n:
-        size = min(MAX_CHUNK_SECONDS, max(smallest, (total - done) / (GUIDED * max(workers, 1))))
+        size = min(largest, max(smallest, (total - done) / (GUIDED * max(workers, 1))))
         stop = int(np.searchsorted(cum, done + size, side="left")) + 1  # the configuration crossing it included
         if align > 1 and stop - edges[-1] >= align:
             stop = edges[-1] + (stop - edges[-1] + align // 2) // align * align  # the nearest multiple
@@ -837,7 +848,7 @@ def _run(result: SweepResult, executor, progress) -> None:
                 kind = "pool"
         result.executor_kind = kind
         if kind == "inline":
-            _run_inline(result, _chunks(costs, 1, align=_run_length(payload)), report)
+            _run_inline(result, _inline_chunks(costs, payload), report)
         elif kind == "pool":
             try:
                 _run_pool(result, costs, report)
@@ -849,7 +860,7 @@ def _run(result: SweepResult, executor, progress) -> None:
                 warnings.warn(f"campaign_widget.sweep: the process pool could not run ({str(exc).splitlines()[0]}); "
                               "running in this process instead", RuntimeWarning, stacklevel=3)
                 result.executor_kind = kind = "inline"
-                _run_inline(result, _chunks(costs, 1, align=_run_length(payload)), report)
+                _run_inline(result, _inline_chunks(costs, payload), report)
         elif kind == "dask":
             _run_dask_client(result, executor, costs, report)
         else:

@@ -209,6 +209,7 @@ def test_a_sweep_runs_the_wavefront_once_per_settings_in_a_chunk(monkeypatch):
         return original(plan, durations, dilate)
 
     monkeypatch.setattr(engine, "_wavefront_works", counting)
+    monkeypatch.setattr(sweep_module, "INLINE_CHUNKS", 1)  # one chunk for the 24 configurations
     w = mixed(DIAMOND, seed=1)
     bws = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
     r = cw.sweep(w, progress=False, tiles=[3, 6], pipeline=[True], policy=["none", "dilate+throttle"],
@@ -350,3 +351,21 @@ def test_a_lockstep_workload_is_swept_one_configuration_at_a_time_with_the_same_
         s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(tiles=cfg["tiles"], policy=cfg["policy"])
         assert s.stepping == "lockstep"
         assert r["makespan"][i] == s.makespan and r["peak_demand_memory"][i] == s.peak_demand["memory"]
+
+
+def test_in_process_chunks_are_small_enough_for_a_live_view():
+    """In this process a chunk costs nothing to send: at least INLINE_CHUNKS of them, none above
+    INLINE_CHUNK_SECONDS of estimated work (beyond one configuration), so a live view fills in."""
+    w = Workload([Phase(f"p{i}", duration=1 + i % 5, compute_util=0.3, memory_util=0.5, after=[f"p{i - 1}"] if i else [])
+                  for i in range(24)], machine=Machine.unit())
+    for axes in (dict(tiles=list(range(4, 68, 4)), pipeline=[True], policy=list(POLICIES), depth=[1, 2, 3]),
+                 dict(tiles=[1, 64], pipeline=[True], peak_bandwidth=[float(b) for b in range(1, 200)])):
+        payload, _, _ = sweep_module._prepare(w, False, False, axes, None)
+        costs = sweep_module._costs(payload)
+        chunks = sweep_module._inline_chunks(costs, payload)
+        assert len(chunks) >= sweep_module.INLINE_CHUNKS
+        limit = sweep_module.INLINE_CHUNK_SECONDS + costs.max() * sweep_module._run_length(payload)
+        assert all(costs[a:b].sum() <= limit for a, b in chunks)
+        seen: list[int] = []
+        r = cw.sweep(w, progress=lambda done, total, seen=seen: seen.append(done), **axes)
+        assert len(seen) >= sweep_module.INLINE_CHUNKS and seen[-1] == len(r) and r.executor_kind == "inline"
