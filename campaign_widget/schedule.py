@@ -201,7 +201,7 @@ class Schedule:
 
 
 def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False, policy: str = "none", depth: int = 2,
-                   stepping: str = "event", _wavefront: bool = True) -> Schedule:
+                   stepping: str = "event", _wavefront: bool = True, _plans: Plans | None = None) -> Schedule:
     """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
 
     ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
@@ -209,7 +209,9 @@ def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False
     (campaign_diagram_tools, docs/lockstep.md): the tiles run in steps, step k holding tile k - p
     of the phase p steps from the first, each step starting when the longest tile of the previous
     step ends (``depth`` plays no part). ``_wavefront=False`` (tests only) runs the event-by-event
-    simulation instead of the wavefront."""
+    simulation instead of the wavefront. ``_plans`` (a ``Plans``, kept by ``campaign_widget.sweep``)
+    reuses the dependency graph and the wavefront's tile order across schedules of one workload
+    structure; the schedule is the same with or without it."""
     tiles, pipeline, policy, depth, stepping = _checked_settings(workload, tiles, pipeline, policy, depth, stepping)
     a = workload.arrays
     dilate = "dilate" in policy
@@ -223,14 +225,51 @@ def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False
         work = _lockstep_work(_graph(workload.producers, len(workload), None), a.duration, tiles, dilate)
         profile = _profile(work, a)
     else:
-        graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
-        work = _wavefront_work(graph, a.duration, tiles, depth, dilate) if _wavefront else None
+        if _plans is not None:
+            graph, plan = _plans.wavefront(workload, tiles, depth)
+        else:
+            graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
+            plan = _wavefront_plan(graph, tiles, depth) if _wavefront else None
+        work = _wavefront_work(plan, a.duration, dilate) if _wavefront and plan is not None else None
         profile = _profile(work, a) if work is not None else None
         if work is None or (dilate and not _batches_are_levels(work, profile)):
             work = _event_work(graph, a.duration, tiles, depth, dilate)
             profile = _profile(work, a)
     return _assemble(workload, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
                      throttle="throttle" in policy, stepping=stepping if pipeline else "event")
+
+
+def build_schedules(workloads: Sequence[Workload], *, tiles: int = 1, pipeline: bool = False, policy: str = "none",
+                    depth: int = 2, stepping: str = "event", plans: Plans) -> list[Schedule]:
+    """``build_schedule`` of each workload with the same settings, for a sweep: the workloads have
+    one structure (the same phases, dependencies and fusion groups; other durations, e.g. other
+    peaks), so the pipelined wavefront runs for all of them at once (``_wavefront_works``). Each
+    schedule is the one ``build_schedule`` gives, bit for bit; anything else (one workload, no
+    pipelining, lock-step, workloads of several structures) is scheduled one at a time."""
+    workloads = list(workloads)
+    if len(workloads) < _BATCH_MIN or not pipeline or stepping != "event" or not plans.shared(workloads):
+        return [build_schedule(w, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping,
+                               _plans=plans) for w in workloads]
+    tiles, pipeline, policy, depth, stepping = _checked_settings(workloads[0], tiles, pipeline, policy, depth, stepping)
+    graph, plan = plans.wavefront(workloads[0], tiles, depth)
+    dilate = "dilate" in policy
+    if plan is None:
+        works: list[_Work | None] = [None] * len(workloads)
+    else:
+        works = _wavefront_works(plan, np.stack([w.arrays.duration for w in workloads]), dilate)
+    out = []
+    for w, work in zip(workloads, works):  # the rest as in build_schedule
+        a = w.arrays
+        profile = _profile(work, a) if work is not None else None
+        if work is None or (dilate and not _batches_are_levels(work, profile)):
+            work = _event_work(graph, a.duration, tiles, depth, dilate)
+            profile = _profile(work, a)
+        out.append(_assemble(w, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
+                             throttle="throttle" in policy, stepping="event"))
+    return out
+
+
+_BATCH_MIN = 4  # below this many workloads, one at a time is as fast (thin levels sweep tile by tile in Python)
 
 
 def _checked_settings(workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
@@ -403,46 +442,134 @@ def _lockstep_work(g: _Graph, duration: np.ndarray, tiles: int, dilate: bool) ->
                  **arrays)
 
 
-def _wavefront_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate: bool) -> _Work | None:
+class _Wavefront:
+    """The part of the wavefront that depends on the graph, ``tiles`` and ``depth`` only, not on the
+    durations: tiles in level order, each level's slice, each tile's place in the padded end table and
+    its dependencies' places (``slots``). Read-only arrays: a sweep reuses one for many schedules."""
+
+    def __init__(self, g: _Graph, tiles: int, depth: int, a: np.ndarray, period: int) -> None:
+        n_phases = len(g)
+        level = a[np.repeat(np.arange(n_phases, dtype=np.int64), tiles)] + period * np.tile(
+            np.arange(tiles, dtype=np.int64), n_phases)
+        top = int(level.max(initial=0))
+        small = np.uint16 if top < 2 ** 16 else np.int64  # radix sort for small keys
+        order = np.argsort(level.astype(small, copy=False), kind="stable")  # tiles in level order
+        counts = np.bincount(level)
+        bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()  # each non-empty level is a slice
+        P = order // tiles
+        I = order - P * tiles
+        width = tiles + depth
+        zero_row = n_phases
+        flat = P * width + depth + I  # where each tile (level order) lives in the padded table
+
+        slots = [flat - 1]  # own tile i-1 (column depth-1 is padding for i = 0)
+        for row in g.table(g.stream, True, zero_row):  # tile i of each producer
+            slots.append(flat + (row[P] - P) * width)
+        if tiles > depth:  # tile i-depth of each consumer (padding columns for i < depth)
+            for row in g.table(g.stream, False, zero_row):
+                slots.append(flat + (row[P] - P) * width - depth)
+        for row in g.table(g.barrier, True, zero_row):  # tile 0 only: the last tile of a producer in another group
+            q = row[P]
+            slots.append(np.where((I == 0) & (q != zero_row), q * width + depth + tiles - 1, zero_row * width))
+        self.n_phases, self.tiles, self.depth, self.width = n_phases, tiles, depth, width
+        self.level, self.order, self.bounds, self.P, self.flat, self.slots = level, order, bounds, P, flat, slots
+        for array in (level, order, P, flat, *slots):
+            array.flags.writeable = False
+        self._regrouped: tuple | None = None
+        self._slot_table: np.ndarray | None = None
+
+    def slot_table(self) -> np.ndarray:
+        """``slots`` as one array, a row per dependency slot (for ``_sweep_rows``), made once."""
+        if self._slot_table is None:
+            self._slot_table = np.stack(self.slots)
+            self._slot_table.flags.writeable = False
+        return self._slot_table
+
+    def regrouped(self) -> tuple:
+        """The levels renumbered by longest dependency path in tiles (the batch index when batches run
+        one after another): ``(regroup, order, flat, slots, bounds, level)``, computed once."""
+        if self._regrouped is None:
+            n_tiles = self.n_phases * self.tiles
+            hops = np.zeros((self.n_phases + 1) * self.width)
+            _sweep(self.bounds, self.slots, self.flat, np.ones(n_tiles), np.zeros_like(hops), hops)
+            path = (hops[self.flat] - 1).astype(np.int64)  # the level: ends are path lengths in tiles
+            regroup = np.argsort(path, kind="stable")
+            order, flat = self.order[regroup], self.flat[regroup]
+            slots = [dep[regroup] for dep in self.slots]
+            counts = np.bincount(path)
+            bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()
+            level = np.empty(n_tiles, dtype=np.int64)
+            level[order] = path[regroup]
+            for array in (regroup, order, flat, level, *slots):
+                array.flags.writeable = False
+            self._regrouped = (regroup, order, flat, slots, bounds, level)
+        return self._regrouped
+
+
+def _wavefront_plan(g: _Graph, tiles: int, depth: int) -> _Wavefront | None:
+    """The durations-free part of the wavefront, or None when no level numbering exists (the event
+    simulation then reports the deadlock)."""
+    levels = _levels(g, tiles, depth)
+    if levels is None:
+        return None
+    return _Wavefront(g, tiles, depth, *levels)
+
+
+class Plans:
+    """What schedules of one workload *structure* share, whatever the durations (a sweep over peaks,
+    size parameters, tiles, depth and policy): the dependency graph, and per ``(tiles, depth)`` the
+    wavefront's tile order (``_Wavefront``). ``campaign_widget.sweep`` keeps one per worker thread
+    and passes it as ``build_schedule(..., _plans=)``. The structure is recognised by the identity of
+    the workload's immutable producer and fusion arrays, which derived workloads (``with_peaks``,
+    ``with_params``, ``with_settings``) share; a workload of another structure empties the cache, so
+    a plan is never used for a graph it was not made for. Not thread-safe: one per thread."""
+
+    def __init__(self) -> None:
+        self._key: tuple = ()
+        self._graph: _Graph | None = None
+        self._wavefronts: dict[tuple[int, int], _Wavefront | None] = {}
+        self.built = 0  # wavefront plans computed (tests: how often the cache missed)
+
+    @staticmethod
+    def _structure(workload: Workload) -> tuple:
+        return (workload.producers, workload.fusion_group, workload.fusion_groups, workload.tileable)
+
+    def shared(self, workloads: Sequence[Workload]) -> bool:
+        """Whether these workloads have one structure (the very same dependency and fusion arrays)."""
+        key = self._structure(workloads[0])
+        return all(all(a is b for a, b in zip(key, self._structure(w))) for w in workloads[1:])
+
+    def wavefront(self, workload: Workload, tiles: int, depth: int) -> tuple[_Graph, _Wavefront | None]:
+        """The graph of ``workload`` and its wavefront plan for ``tiles`` and ``depth`` (None: no level
+        numbering exists), each computed once per structure."""
+        key = self._structure(workload)
+        if self._graph is None or any(a is not b for a, b in zip(key, self._key)):
+            self._key = key
+            self._graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
+            self._wavefronts = {}
+        try:
+            plan = self._wavefronts[tiles, depth]
+        except KeyError:
+            plan = self._wavefronts[tiles, depth] = _wavefront_plan(self._graph, tiles, depth)
+            self.built += 1
+        return self._graph, plan
+
+
+def _wavefront_work(plan: _Wavefront, duration: np.ndarray, dilate: bool) -> _Work | None:
     """Start = the latest end among a tile's dependencies, a whole wavefront level at a time (numpy).
 
     Ends live in a padded table ``E[phase, depth + i]`` whose first ``depth`` columns and extra last
     row hold 0.0, so a missing dependency (tile -1, tile i-depth < 0, no such phase) reads 0.0,
     neutral under max (times are >= 0), with no masks in the loop. Under dilation, a level's tiles
     that start at the same instant are taken as one batch; the caller checks with
-    ``_batches_are_levels`` that these were the event simulation's batches. None when no level
-    numbering exists (the event simulation then reports the deadlock).
+    ``_batches_are_levels`` that these were the event simulation's batches. None when neither
+    numbering of the levels makes every level one batch (the event simulation then decides).
     """
-    plan = _levels(g, tiles, depth)
-    if plan is None:
-        return None
-    a, period = plan
-    n_phases = len(g)
+    n_phases, tiles, depth, width = plan.n_phases, plan.tiles, plan.depth, plan.width
     n_tiles = n_phases * tiles
     tile_arrays = _tile_arrays(n_phases, tiles, duration)
-    level = a[tile_arrays["phase"]] + period * tile_arrays["number"]
-    top = int(level.max(initial=0))
-    small = np.uint16 if top < 2 ** 16 else np.int64  # radix sort for small keys
-    order = np.argsort(level.astype(small, copy=False), kind="stable")  # tiles in level order
-    counts = np.bincount(level)
-    bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()  # each non-empty level is a slice
-    P = order // tiles
-    I = order - P * tiles
-    width = tiles + depth
-    zero_row = n_phases
-    flat = P * width + depth + I  # where each tile (level order) lives in the padded table
-
-    slots = [flat - 1]  # own tile i-1 (column depth-1 is padding for i = 0)
-    for row in g.table(g.stream, True, zero_row):  # tile i of each producer
-        slots.append(flat + (row[P] - P) * width)
-    if tiles > depth:  # tile i-depth of each consumer (padding columns for i < depth)
-        for row in g.table(g.stream, False, zero_row):
-            slots.append(flat + (row[P] - P) * width - depth)
-    for row in g.table(g.barrier, True, zero_row):  # tile 0 only: the last tile of a producer in another group
-        q = row[P]
-        slots.append(np.where((I == 0) & (q != zero_row), q * width + depth + tiles - 1, zero_row * width))
-
-    length = (duration / tiles)[P]
+    order, bounds, flat, slots, level = plan.order, plan.bounds, plan.flat, plan.slots, plan.level
+    length = (duration / tiles)[plan.P]
     end_at = np.zeros((n_phases + 1) * width)
     start_at = np.zeros_like(end_at)
     if not dilate:
@@ -455,16 +582,8 @@ def _wavefront_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dil
         # after another) and try once more; then leave it to the event simulation.
         stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
         if stretched is None:
-            hops = np.zeros_like(end_at)
-            _sweep(bounds, slots, flat, np.ones(n_tiles), start_at, hops)
-            path = (hops[flat] - 1).astype(np.int64)  # the level: ends are path lengths in tiles
-            regroup = np.argsort(path, kind="stable")
-            order, flat, length = order[regroup], flat[regroup], length[regroup]
-            slots = [dep[regroup] for dep in slots]
-            counts = np.bincount(path)
-            bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()
-            level = np.empty(n_tiles, dtype=np.int64)
-            level[order] = path[regroup]
+            regroup, order, flat, slots, bounds, level = plan.regrouped()
+            length = length[regroup]
             start_at[:] = 0.0
             end_at[:] = 0.0
             stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
@@ -481,6 +600,79 @@ def _wavefront_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dil
         ratio = np.ones(n_tiles)
     return _Work(start=by_tile(start_at), end=by_tile(end_at), stretch=ratio, level=level if dilate else None,
                  **tile_arrays)
+
+
+def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> list[_Work | None]:
+    """``_wavefront_work`` for several duration vectors at once (``durations``: one row per
+    workload, of one structure): each level is one numpy step over every workload, so a sweep pays
+    the per-level Python cost once for many configurations. Workload r's result is
+    ``_wavefront_work(plan, durations[r], dilate)`` bit for bit (the same max and + on the same
+    numbers). The tables hold one column per workload, so that a level gathers whole rows."""
+    n_phases, tiles, depth, width = plan.n_phases, plan.tiles, plan.depth, plan.width
+    m = durations.shape[0]
+    length = np.ascontiguousarray((durations / tiles)[:, plan.P].T)  # (tiles in level order, workloads)
+    end_at = np.zeros(((n_phases + 1) * width, m))
+    start_at = np.zeros_like(end_at)
+    rows = [(plan.order, plan.level, r) for r in range(m)]  # per workload: tile order, levels, column
+    stretched = length
+    tables: tuple = ()
+    if not dilate:
+        _sweep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
+    else:
+        stretched, ok = _lockstep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
+        if not ok.all():
+            # workloads whose levels did not start together: renumbered levels, as _wavefront_work
+            redo = np.flatnonzero(~ok)
+            regroup, order, flat, slots, bounds, level = plan.regrouped()
+            length2 = np.ascontiguousarray(length[:, redo][regroup])
+            end2 = np.zeros((end_at.shape[0], redo.size))
+            start2 = np.zeros_like(end2)
+            stretched2, ok2 = _lockstep_rows(bounds, np.stack(slots), flat, length2, start2, end2)
+            for j, r in enumerate(redo.tolist()):
+                rows[r] = (order, level, j) if ok2[j] else None
+            tables = (start2, end2, length2, stretched2)
+    out: list[_Work | None] = []
+    for r, row in enumerate(rows):
+        if row is None:
+            out.append(None)
+            continue
+        order, level, i = row
+        s, e, lg, st = (start_at, end_at, length, stretched) if order is plan.order else tables
+        if dilate:
+            ratio = np.empty(n_phases * tiles)
+            ratio[order] = lg[:, i] / st[:, i]
+        else:
+            ratio = np.ones(n_phases * tiles)
+        out.append(_Work(start=s[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
+                         end=e[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(), stretch=ratio,
+                         level=level if dilate else None, **_tile_arrays(n_phases, tiles, durations[r])))
+    return out
+
+
+def _sweep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray, length: np.ndarray,
+                start_at: np.ndarray, end_at: np.ndarray) -> None:
+    """``_sweep`` for every column of ``length``, ``start_at``, ``end_at`` at once, level by level:
+    a level's start is the max over its tiles' dependencies (``slot_table``: one row per dependency
+    slot), gathered in one step."""
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        s = end_at[slot_table[:, lo:hi]].max(axis=0)
+        here = flat[lo:hi]
+        start_at[here] = s
+        end_at[here] = s + length[lo:hi]
+
+
+def _lockstep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray, length: np.ndarray,
+                   start_at: np.ndarray, end_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_lockstep_sweep`` for every column at once: the lengths used, and per column whether every
+    level's tiles started at the same instant."""
+    if not length.shape[0]:
+        return length, np.ones(length.shape[1], bool)
+    firsts = np.asarray(bounds[:-1])
+    stretched = np.repeat(np.maximum.reduceat(length, firsts, axis=0), np.diff(bounds), axis=0)
+    _sweep_rows(bounds, slot_table, flat, stretched, start_at, end_at)
+    begin = start_at[flat]
+    ok = ~np.any(np.minimum.reduceat(begin, firsts, axis=0) != np.maximum.reduceat(begin, firsts, axis=0), axis=0)
+    return stretched, ok
 
 
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python

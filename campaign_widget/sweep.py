@@ -9,14 +9,23 @@ How the work is done:
 
 * Every configuration is an index into the product; workers receive the workload and the axes
   once (a *payload*) and then only ``(start, stop)`` index ranges, so a task is a few bytes.
-* Work goes out in chunks of about ``CHUNK_SECONDS`` of estimated work each, at least
-  ``CHUNKS_PER_WORKER`` per worker so that uneven configurations still balance and a live view
-  fills in steadily.
+* Work goes out in chunks sized by guided self-scheduling: each chunk takes ``1 / (GUIDED ×
+  workers)`` of the estimated work still to hand out, between ``CHUNK_SECONDS`` (``DASK_CHUNK_SECONDS``
+  on Dask, whose per-task cost is ~10× a local pool's) and ``MAX_CHUNK_SECONDS``: few tasks while much
+  work remains (per-task overhead stays ~1%), small ones at the end (the workers finish together),
+  and a live view fills in steadily.
 * Inside a worker, what does not change across configurations is computed once: the workload is
   validated and topologically ordered once (in the caller, before any work); the re-derived
-  workload for each distinct ``(size parameters, peak_compute, peak_bandwidth)`` is cached; and
-  configurations that are the same schedule (without pipelining, ``depth`` and dilation have no
-  effect — design.md §3) are scheduled once.
+  workload for each distinct ``(size parameters, peak_compute, peak_bandwidth)`` is cached; the
+  settings are resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``; the
+  dependency graph once, and the wavefront's tile order and dependency slots once per ``(tiles,
+  depth)`` (``schedule.Plans``, per worker thread): a configuration then costs only what depends on
+  its durations. The configurations of a chunk that share their settings (they differ in peaks or
+  size parameters) are scheduled as one batch: the wavefront runs for all of them at once, one
+  numpy step per level (``schedule.build_schedules``), and chunks end at multiples of the run of
+  such configurations. Configurations that are the same schedule (without pipelining, ``depth``
+  and dilation have no effect — design.md §3) are scheduled once per chunk. Every row is exactly
+  what ``workload.schedule(...)`` gives for its configuration.
 * A task that fails or is lost (a worker killed) is retried up to ``MAX_ATTEMPTS`` times; a
   configuration that still has no result raises :class:`SweepFailed` naming it, with the partial
   result attached. Nothing is silently dropped.
@@ -42,8 +51,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import schedule as _engine
 from .settings import DEFAULTS as DEFAULT_SETTINGS
-from .settings import check_setting
+from .settings import Settings, check_setting
 from .workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
 
 #: Axes every workload has. Workloads with size parameters (``workload.params``) add one axis per
@@ -66,15 +76,22 @@ IN_PROCESS_SECONDS = 2.0
 #: Workers of the pool ``executor=None`` starts; None: one per core (``os.cpu_count()``).
 POOL_WORKERS: int | None = None
 
-CHUNK_SECONDS = 0.25       # target estimated work per task: per-task overhead (~1 ms) stays < 1%
-CHUNKS_PER_WORKER = 8      # at least this many tasks per worker, for balance and a live view
+CHUNK_SECONDS = 0.1        # smallest chunk (estimated seconds) for a process pool: its ~1 ms per task is 1%
+DASK_CHUNK_SECONDS = 0.5   # smallest chunk on Dask: ~5-15 ms per task (scheduler, client, worker) is 1-3%
+MAX_CHUNK_SECONDS = 2.0    # largest chunk: a live view still updates, a lost worker loses little
+GUIDED = 2                 # each chunk takes 1 / (GUIDED × workers) of the estimated work not yet handed out
+INLINE_CHUNK_SECONDS = 0.25  # in this process: chunks of at most this much work, and at least
+INLINE_CHUNKS = 8            # this many of them, so that a live view fills in several times a second
 MAX_ATTEMPTS = 3           # a task is tried this many times before its configurations are reported
 _PAYLOAD_CACHE_SIZE = 4    # payloads a worker keeps (one per concurrent sweep is plenty)
 _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker keeps per payload
 
-# Rough serial cost model used only to size chunks and pick in-process vs pool (seconds).
-_COST_PER_CONFIG = 3e-4
-_COST_PER_TILE = {False: 1e-6, True: 1.5e-5}  # per phase·tile, sequential / pipelined
+# Rough serial cost model used only to size chunks and pick in-process vs pool (seconds; measured on
+# the 24-phase Mamba layer of benchmarks/bench_sweep.py on the 2-core CI machine, under load).
+# Pipelined configurations that share settings are scheduled together (per chunk), which makes the
+# per-tile cost ~0.5 µs in groups of 100+ and ~2 µs in groups of 25.
+_COST_PER_CONFIG = {False: 1.5e-4, True: 4e-4}  # sequential / pipelined
+_COST_PER_TILE = {False: 1e-7, True: 1e-6}      # per phase·tile, sequential / pipelined
 
 
 class SweepError(ValueError):
@@ -108,17 +125,26 @@ class _Payload:
     def __post_init__(self):
         self._derived: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+        self._local = threading.local()
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.pop("_derived", None)
-        state.pop("_lock", None)
+        for cache in ("_derived", "_lock", "_local"):
+            state.pop(cache, None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._derived = OrderedDict()
         self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def engine(self) -> _Engine:
+        """This thread's schedule caches for this payload (a ``schedule.Plans`` is not thread-safe)."""
+        engine = getattr(self._local, "engine", None)
+        if engine is None:
+            engine = self._local.engine = _Engine(self.workload)
+        return engine
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -199,12 +225,56 @@ def _run_dask(payload: _Payload, start: int, stop: int):
 
 # -- evaluating configurations ---------------------------------------------------------------------
 
+class _Engine:
+    """``Workload.schedule`` for the configurations of one sweep, reusing what they share: the
+    settings resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``, the
+    dependency graph and the wavefront's tile order once per ``(tiles, depth)`` (``schedule.Plans``),
+    and, for configurations with the same settings (other peaks or size parameters), one wavefront
+    run for all of them (``schedule.build_schedules``). Every workload scheduled here is the sweep's
+    workload re-derived: the same phases, dependencies, fusion groups and settings; only durations
+    differ. Each schedule is the one ``Workload.schedule`` gives, bit for bit."""
+
+    def __init__(self, workload: Workload):
+        self.settings = workload.settings
+        self.plans = _engine.Plans()
+        self._resolved: dict = {}
+
+    def _chosen(self, key):
+        chosen = self._resolved.get(key)
+        if chosen is None:
+            chosen = Settings.resolve(self.settings, dict(zip(SETTING_AXES, key))).as_dict()
+            if chosen["pipeline"] and chosen["stepping"] == "lockstep":
+                chosen = False  # not the wavefront: nothing to reuse
+            self._resolved[key] = chosen
+        return chosen
+
+    def schedule(self, w: Workload, tiles, pipeline, policy, depth):
+        """The schedule of ``w`` with these settings (None: the workload's own, else the defaults)."""
+        chosen = self._chosen((tiles, pipeline, policy, depth))
+        if chosen is False:
+            return w.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
+        return _engine.build_schedule(w, **chosen, _plans=self.plans)
+
+    def schedules(self, workloads: list[Workload], tiles, pipeline, policy, depth) -> list:
+        """The schedules of several workloads with the same settings, at once where it pays."""
+        chosen = self._chosen((tiles, pipeline, policy, depth))
+        if chosen is False or len(workloads) == 1:
+            return [self.schedule(w, tiles, pipeline, policy, depth) for w in workloads]
+        return _engine.build_schedules(workloads, **chosen, plans=self.plans)
+
+
 RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "compute_bound_share",
                  "memory_bound_share")
 
 
 def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
-    """Schedule configurations [start, stop) of the payload; one array per result field."""
+    """Schedule configurations [start, stop) of the payload; one array per result field, and the CPU
+    seconds this thread spent (``cpu``).
+
+    Configurations with the same settings are scheduled together (one wavefront run for all their
+    peaks and size parameters); a group that fails is redone one configuration at a time, so that
+    an error is reported with its own configuration."""
+    cpu0 = time.thread_time()
     index = np.arange(start, stop)
     digits = payload.digits(index)
     columns = {name: (payload.values[a], digits[a]) for a, name in enumerate(payload.names)}
@@ -218,34 +288,51 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
     n = stop - start
     out = {f: np.full(n, np.nan) for f in RESULT_FIELDS}
     out["feasible"] = np.zeros(n, bool)
-    errors = []
-    memo: dict = {}
+    errors = {}
+    engine = payload.engine()
+    rows: dict = {}     # (params, peaks, settings) -> the result row
+    where: list = []    # (k, that key) per configuration with a workload
+    groups: dict = {}   # settings -> {(params, peaks): workload} to schedule
     for k in range(n):
         params = tuple(value(p, k) for p in payload.param_names)
         peaks = (value("peak_compute", k), value("peak_bandwidth", k))
         tiles, pipeline, policy, depth = (value(s, k) for s in SETTING_AXES)
         try:
             w = payload.derived(params, peaks)
-            eff_pipeline = pipeline if pipeline is not None else w.settings.get("pipeline",
-                                                                               DEFAULT_SETTINGS["pipeline"])
-            call_policy, call_depth = policy, depth
-            if not eff_pipeline:
-                # Without pipelining no two tiles overlap: dilation and the buffer depth change nothing
-                # (design.md §3), so these configurations share one schedule.
-                eff_policy = policy if policy is not None else w.settings.get("policy", DEFAULT_SETTINGS["policy"])
-                call_policy = "throttle" if "throttle" in eff_policy else "none"
-                call_depth = None
-            key = (params, peaks, tiles, pipeline, call_policy, call_depth)
-            row = memo.get(key)
-            if row is None:
-                row = memo[key] = _metrics(w, w.schedule(tiles=tiles, pipeline=pipeline, policy=call_policy,
-                                                         depth=call_depth))
         except Exception as exc:  # reported with its configuration by the caller
-            errors.append((start + k, f"{type(exc).__name__}: {exc}"))
+            errors[k] = f"{type(exc).__name__}: {exc}"
+            continue
+        eff_pipeline = pipeline if pipeline is not None else w.settings.get("pipeline", DEFAULT_SETTINGS["pipeline"])
+        call_policy, call_depth = policy, depth
+        if not eff_pipeline:
+            # Without pipelining no two tiles overlap: dilation and the buffer depth change nothing
+            # (design.md §3), so these configurations share one schedule.
+            eff_policy = policy if policy is not None else w.settings.get("policy", DEFAULT_SETTINGS["policy"])
+            call_policy = "throttle" if "throttle" in eff_policy else "none"
+            call_depth = None
+        settings = (tiles, pipeline, call_policy, call_depth)
+        groups.setdefault(settings, {})[(params, peaks)] = w
+        where.append((k, (params, peaks, settings)))
+    for settings, members in groups.items():
+        try:
+            computed = engine.schedules(list(members.values()), *settings)
+            for (params, peaks), w, sched in zip(members, members.values(), computed):
+                rows[(params, peaks, settings)] = _metrics(w, sched)
+        except Exception:
+            for (params, peaks), w in members.items():  # one at a time: each error with its configuration
+                try:
+                    rows[(params, peaks, settings)] = _metrics(w, engine.schedule(w, *settings))
+                except Exception as exc:
+                    rows[(params, peaks, settings)] = f"{type(exc).__name__}: {exc}"
+    for k, key in where:
+        row = rows[key]
+        if isinstance(row, str):
+            errors[k] = row
             continue
         for f, v in zip(RESULT_FIELDS, row):
             out[f][k] = v
-    return {"start": start, "stop": stop, "fields": out, "errors": errors}
+    return {"start": start, "stop": stop, "fields": out, "errors": [(start + k, e) for k, e in sorted(errors.items())],
+            "cpu": time.thread_time() - cpu0, "worker": (os.getpid(), time.process_time())}
 
 
 def _metrics(workload: Workload, s) -> tuple:
@@ -255,7 +342,8 @@ def _metrics(workload: Workload, s) -> tuple:
     c_share = float(length[bound == BOUND_COMPUTE].sum()) / total if total > 0 else 0.0
     m_share = float(length[bound == BOUND_MEMORY].sum()) / total if total > 0 else 0.0
     r0, r1 = s.resource_names
-    return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), not s.oversubscribed,
+    # feasible: no oversubscribed interval (``s.oversubscribed`` is the list made from these arrays)
+    return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), s.over_t0.size == 0,
             c_share, m_share)
 
 
@@ -272,6 +360,11 @@ class SweepResult:
 
     A result started by :func:`start_sweep` fills in as chunks arrive (rows not yet computed have a
     NaN makespan); ``done``, ``completed``, ``wait()`` and ``on_update()`` follow its progress.
+
+    How it ran: ``executor_kind``, ``elapsed`` (wall seconds), ``tasks`` (chunks computed),
+    ``retried``, and ``cpu_seconds``, the CPU time spent computing the rows summed over every worker
+    (without transport or idle time): compared between runs it shows the parallel efficiency
+    whatever else the machine is doing.
     """
 
     def __init__(self, payload: _Payload, baseline_makespan: float | None, baseline_index: int | None):
@@ -294,6 +387,9 @@ class SweepResult:
         self.elapsed = 0.0
         self.executor_kind = ""  # "inline", "pool", "executor" or "dask", once started
         self.retried = 0         # tasks sent again after a failure or a lost worker
+        self.cpu_seconds = 0.0   # CPU time spent computing the rows, summed over workers (not transport, not idle)
+        self.tasks = 0           # chunks computed
+        self._worker_cpu: dict[int, float] = {}  # pid -> its process CPU seconds at its last chunk
         digits = payload.digits(np.arange(n))
         self._axis_columns = {}
         for a, name in enumerate(payload.names):
@@ -416,6 +512,11 @@ class SweepResult:
             for i, _ in chunk["errors"]:
                 ok[i - s] = False
             self._have[s:e] |= ok
+            self.cpu_seconds += chunk.get("cpu", 0.0)
+            self.tasks += 1
+            if "worker" in chunk:  # the worker process' CPU time so far (benchmarks: pool workers are not our children)
+                pid, cpu = chunk["worker"]
+                self._worker_cpu[pid] = max(cpu, self._worker_cpu.get(pid, 0.0))
         self._notify()
 
     def _notify(self) -> None:
@@ -637,19 +738,54 @@ def _costs(payload: _Payload) -> np.ndarray:
     tiles = cols.get("tiles", np.full(n, w.settings.get("tiles", DEFAULT_SETTINGS["tiles"]))).astype(float)
     pipe = cols.get("pipeline", np.full(n, bool(w.settings.get("pipeline", DEFAULT_SETTINGS["pipeline"])))).astype(bool)
     per_tile = np.where(pipe, _COST_PER_TILE[True], _COST_PER_TILE[False])
-    return _COST_PER_CONFIG + per_tile * tiles * len(w)
+    return np.where(pipe, _COST_PER_CONFIG[True], _COST_PER_CONFIG[False]) + per_tile * tiles * len(w)
 
 
-def _chunks(costs: np.ndarray, workers: int) -> list[tuple[int, int]]:
+def _inline_chunks(costs: np.ndarray, payload: _Payload) -> list[tuple[int, int]]:
+    """Chunks for this process: no per-task cost, so equal chunks of ``INLINE_CHUNK_SECONDS`` at most,
+    ``INLINE_CHUNKS`` at least, for a live view's sake."""
+    size = min(INLINE_CHUNK_SECONDS, float(costs.sum()) / INLINE_CHUNKS)
+    return _chunks(costs, 1, size, _run_length(payload), largest=size)
+
+
+def _run_length(payload: _Payload) -> int:
+    """How many consecutive configurations share their settings: the product of the axes after the
+    last setting axis (peaks, size parameters vary fastest). A chunk cut at a multiple of it keeps
+    each group of same-settings configurations whole, so it is scheduled in one batch."""
+    if payload.zipped:
+        return 1
+    run = 1
+    for name, values in zip(reversed(payload.names), reversed(payload.values)):
+        if name in SETTING_AXES:
+            break
+        run *= len(values)
+    return run
+
+
+def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, align: int = 1,
+            largest: float | None = None) -> list[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` ranges covering every configuration, by guided self-scheduling:
+    each takes ``1 / (GUIDED × workers)`` of the estimated work not yet handed out, clipped to
+    ``[smallest, largest]`` (defaults ``CHUNK_SECONDS``, ``MAX_CHUNK_SECONDS``; a tail below half of
+    ``smallest`` joins the last chunk), and ends at a multiple of ``align`` when it holds that many."""
+    smallest = CHUNK_SECONDS if smallest is None else smallest
+    largest = MAX_CHUNK_SECONDS if largest is None else largest
     n = costs.size
-    total = float(costs.sum())
-    count = max(workers * CHUNKS_PER_WORKER, math.ceil(total / CHUNK_SECONDS))
-    count = max(1, min(n, count))
     cum = np.cumsum(costs)
-    # equal estimated cost per chunk: cut where the cumulative cost crosses k·total/count
-    cuts = np.searchsorted(cum, np.arange(1, count) * total / count, side="left") + 1
-    edges = np.unique(np.r_[0, np.clip(cuts, 1, n - 1) if n > 1 else [], n].astype(np.int64))
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+    total = float(cum[-1]) if n else 0.0
+    edges = [0]
+    done = 0.0
+    while edges[-1] < n:
+        size = min(largest, max(smallest, (total - done) / (GUIDED * max(workers, 1))))
+        stop = int(np.searchsorted(cum, done + size, side="left")) + 1  # the configuration crossing it included
+        if align > 1 and stop - edges[-1] >= align:
+            stop = edges[-1] + (stop - edges[-1] + align // 2) // align * align  # the nearest multiple
+        stop = min(n, max(stop, edges[-1] + 1))
+        if total - float(cum[stop - 1]) < smallest / 2:
+            stop = n
+        edges.append(stop)
+        done = float(cum[stop - 1])
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -712,7 +848,7 @@ def _run(result: SweepResult, executor, progress) -> None:
                 kind = "pool"
         result.executor_kind = kind
         if kind == "inline":
-            _run_inline(result, _chunks(costs, 1), report)
+            _run_inline(result, _inline_chunks(costs, payload), report)
         elif kind == "pool":
             try:
                 _run_pool(result, costs, report)
@@ -724,12 +860,12 @@ def _run(result: SweepResult, executor, progress) -> None:
                 warnings.warn(f"campaign_widget.sweep: the process pool could not run ({str(exc).splitlines()[0]}); "
                               "running in this process instead", RuntimeWarning, stacklevel=3)
                 result.executor_kind = kind = "inline"
-                _run_inline(result, _chunks(costs, 1), report)
+                _run_inline(result, _inline_chunks(costs, payload), report)
         elif kind == "dask":
             _run_dask_client(result, executor, costs, report)
         else:
             workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-            _run_executor(result, executor, _chunks(costs, workers), workers, report)
+            _run_executor(result, executor, _chunks(costs, workers, align=_run_length(payload)), workers, report)
         missing = result._missing()
         if missing and not result._cancel.is_set():
             raise _failure(result, missing, "no result")
@@ -779,7 +915,7 @@ def _run_pool(result, costs, report):
     payload = result._payload
     workers = POOL_WORKERS or os.cpu_count() or 1
     data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    pending = {c: 0 for c in _chunks(costs, workers)}  # chunk -> attempts so far
+    pending = {c: 0 for c in _chunks(costs, workers, align=_run_length(payload))}  # chunk -> attempts so far
     ctx = _pool_context()
     while pending:
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_install, initargs=(data,))
@@ -866,7 +1002,7 @@ def _run_dask_client(result, client, costs, report):
     info = client.scheduler_info()
     workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
     remote = client.scatter([payload], broadcast=True, hash=False)[0]
-    chunks = _chunks(costs, workers)
+    chunks = _chunks(costs, workers, DASK_CHUNK_SECONDS, _run_length(payload))
     attempts = {c: 0 for c in chunks}
     errors = {}
 
@@ -875,15 +1011,18 @@ def _run_dask_client(result, client, costs, report):
                              key=f"campaign-sweep-{payload.token[:8]}-{chunk[0]}-{chunk[1]}-{uuid.uuid4().hex[:6]}")
 
     futures = {submit(c): c for c in chunks}
-    ac = distributed.as_completed(list(futures))
+    # with_results: the client's event loop fetches each result as its task finishes, not this thread
+    # one blocking round trip at a time
+    ac = distributed.as_completed(list(futures), with_results=True, raise_errors=False)
     try:
-        for fut in ac:
+        for fut, out in ac:
             chunk = futures.pop(fut)
             if result._cancel.is_set():
                 break
-            try:
-                out = fut.result()
-            except Exception as exc:  # KilledWorker, a lost worker's data, a worker-side error
+            # an error comes as (type, exception, traceback): KilledWorker, a lost worker's data, a
+            # worker-side error; a cancelled task as its CancelledError
+            exc = out[1] if fut.status == "error" else out if isinstance(out, BaseException) else None
+            if exc is not None:
                 attempts[chunk] += 1
                 errors[chunk] = f"{type(exc).__name__}: {exc}"
                 if attempts[chunk] >= MAX_ATTEMPTS:
@@ -954,7 +1093,11 @@ def sweep(workload: Workload, *, executor=None, progress=True, zip: bool = False
       (starting a pool costs ~0.5 s: it only pays off for larger sweeps). Or any
       ``concurrent.futures.Executor``; or a ``dask.distributed.Client`` — the same call on a
       cluster: ``sweep(w, executor=Client("tcp://scheduler:8786"), tiles=range(1, 257))`` (a
-      scheduler address string works too; needs ``pip install 'campaign_widget[dask]'``).
+      scheduler address string works too; needs ``pip install 'campaign_widget[dask]'``). The
+      workload travels once per worker and tasks are chunks of 0.5–2 s of work; on a small local
+      cluster, Dask's own event loops and its 10 ms worker profiler take ~10% of a core
+      (``dask.config.set({"distributed.worker.profile.enabled": False})`` before starting the
+      cluster halves the workers' part).
     - ``progress``: True prints a progress line; a callable gets ``(done, total)``; False: quiet.
     - More than ``MAX_CONFIGURATIONS`` (10^6) configurations need ``allow_large=True``.
 

@@ -61,6 +61,7 @@ class SweepView(W.VBox):
         self._shape = tuple(len(v) for v in result.axes.values())
         self._lock = threading.Lock()
         self._last_draw = 0.0
+        self._drawn_results = False  # whether a drawing showed any computed configuration yet
         self._pending = False
         self._user_moved = False
         self.selected_index: int | None = None
@@ -170,7 +171,8 @@ class SweepView(W.VBox):
 
     def _on_update(self, result):
         now = time.monotonic()
-        if result.done or now - self._last_draw >= _REDRAW_SECONDS:
+        first = not self._drawn_results and result.completed > 0  # the first results show at once
+        if result.done or first or now - self._last_draw >= _REDRAW_SECONDS:
             if result.done and not self._user_moved:
                 self._go_to_best()
             self._redraw(force=True)
@@ -191,6 +193,7 @@ class SweepView(W.VBox):
         with self._lock:
             self._last_draw = time.monotonic()
             r = self.result
+            self._drawn_results = self._drawn_results or r.completed > 0
             idx = self.indices()
             values = np.asarray(r[self.color_dropdown.value], dtype=float)[idx]
             have = r._have[idx]

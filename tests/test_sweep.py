@@ -20,6 +20,7 @@ import campaign_widget as cw
 from campaign_widget import POLICIES, Machine, Phase, SweepError, SweepFailed, Workload
 
 sweep_module = importlib.import_module("campaign_widget.sweep")  # the attribute cw.sweep is the function
+engine = importlib.import_module("campaign_widget.schedule")
 
 RESULT_COLUMNS = ("makespan", "speedup", "peak_demand_compute", "peak_demand_memory", "feasible",
                   "compute_bound_share", "memory_bound_share")
@@ -166,6 +167,7 @@ def test_a_dask_scheduler_address_works_too(big, dask_client):
 def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
     w, reference = big
     monkeypatch.setattr(sweep_module, "IN_PROCESS_SECONDS", 0.0)
+    monkeypatch.setattr(sweep_module, "CHUNK_SECONDS", 0.005)  # many small chunks: some still to come after a kill
     killed = []
     others = {p.pid for p in multiprocessing.active_children()}  # e.g. a Dask cluster's nannies
 
@@ -183,8 +185,9 @@ def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
 
 
 @pytest.mark.slow  # starts worker processes or a Dask cluster
-def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client):
+def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client, monkeypatch):
     w, reference = big
+    monkeypatch.setattr(sweep_module, "DASK_CHUNK_SECONDS", 0.005)  # many small chunks: some still to come after a kill
     pids = dask_client.run(os.getpid)
     killed = []
 
@@ -203,8 +206,9 @@ def test_a_dask_worker_killed_mid_sweep_is_survived(big, dask_client):
 
 
 @pytest.mark.slow  # starts worker processes or a Dask cluster
-def test_a_broken_user_pool_is_reported_with_the_configurations(big):
+def test_a_broken_user_pool_is_reported_with_the_configurations(big, monkeypatch):
     w, reference = big
+    monkeypatch.setattr(sweep_module, "CHUNK_SECONDS", 0.005)  # many small chunks: some still to come after a kill
     others = {p.pid for p in multiprocessing.active_children()}  # e.g. a Dask cluster's nannies
     with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as ex:
         killed = []
@@ -232,14 +236,20 @@ def test_a_broken_user_pool_is_reported_with_the_configurations(big):
 
 @pytest.fixture
 def no_schedule(monkeypatch):
+    """Counts schedules computed, by Workload.schedule or by the engine entry point the sweep calls."""
     calls = []
-    original = Workload.schedule
+    original, engine_original = Workload.schedule, engine.build_schedule
 
     def counting(self, *a, **k):
         calls.append((a, k))
         return original(self, *a, **k)
 
+    def engine_counting(*a, **k):
+        calls.append((a, k))
+        return engine_original(*a, **k)
+
     monkeypatch.setattr(Workload, "schedule", counting)
+    monkeypatch.setattr(engine, "build_schedule", engine_counting)
     return calls
 
 
@@ -378,21 +388,21 @@ def test_start_sweep_fills_in_and_notifies():
 
 
 def test_failures_inside_a_configuration_are_reported_with_it(monkeypatch):
-    original = Workload.schedule
+    original = engine.build_schedule  # what the sweep calls for each configuration
 
-    def failing(self, tiles=None, **kw):
+    def failing(w, *, tiles, **kw):
         if tiles == 3:
             raise RuntimeError("simulated failure")
-        return original(self, tiles=tiles, **kw)
+        return original(w, tiles=tiles, **kw)
 
-    monkeypatch.setattr(Workload, "schedule", failing)
+    monkeypatch.setattr(engine, "build_schedule", failing)
     with pytest.raises(SweepFailed, match=r"configuration #2 \{'tiles': 3\}: RuntimeError: simulated failure") as err:
         cw.sweep(two_phases(), progress=False, tiles=[1, 2, 3, 4])
     assert err.value.missing[0] == {"tiles": 3}
     assert {"tiles": 3} not in err.value.missing[1:]
     have = ~np.isnan(err.value.partial["makespan"])
     assert len(err.value.missing) == (~have).sum()
-    assert err.value.partial["makespan"][0] == original(two_phases(), tiles=1).makespan
+    assert err.value.partial["makespan"][0] == two_phases().schedule(tiles=1).makespan
 
 
 def test_docstring_examples():

@@ -39,10 +39,12 @@ result = cw.sweep(w, progress=False, tiles=[1, 2, 4, 8], pipeline=[True], policy
 view = cw.SweepView(result, x="tiles", y="policy", color="makespan")
 view"""
 
-# 24 phases, up to 64 tiles: a few seconds of work, so the view is seen filling in.
-LIVE_CELL = """chain = cw.Workload([cw.Phase(f"p{i}", duration=1 + i % 5, compute_util=0.3 + 0.02 * i, memory_util=0.8 - 0.02 * i, after=[f"p{i-1}"] if i else []) for i in range(24)], machine=cw.Machine.unit())
-live = cw.SweepView.live(chain, x="tiles", y="policy", tiles=list(range(4, 68, 4)), pipeline=[True], policy=list(cw.POLICIES), depth=[1, 2, 3])
+# 96 phases, up to 64 tiles, 12 depths: a second or more of work (the sweep reuses its plans and
+# batches), so the view is seen filling in.
+LIVE_CELL = """chain = cw.Workload([cw.Phase(f"p{i}", duration=1 + i % 5, compute_util=0.3 + 0.005 * (i % 48), memory_util=0.8 - 0.005 * (i % 48), after=[f"p{i-1}"] if i else []) for i in range(96)], machine=cw.Machine.unit())
+live = cw.SweepView.live(chain, x="tiles", y="policy", tiles=list(range(4, 68, 4)), pipeline=[True], policy=list(cw.POLICIES), depth=list(range(1, 13)))
 live"""
+LIVE_DEPTHS = 12
 LIVE_TILES = list(range(4, 68, 4))
 
 
@@ -209,7 +211,7 @@ def test_a_running_sweep_fills_in_with_a_progress_bar(sweep_page):
         new MutationObserver(record).observe(root, {subtree: true, childList: true, characterData: true,
                                                     attributes: true});
     }""")
-    total = len(LIVE_TILES) * len(POLICIES) * 3
+    total = len(LIVE_TILES) * len(POLICIES) * LIVE_DEPTHS
     s.page.wait_for_function("el => el.textContent.includes('(done')", arg=status.element_handle(),
                              timeout=240_000)
     seen = s.page.evaluate("() => window.__cwLive")
