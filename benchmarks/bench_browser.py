@@ -23,7 +23,9 @@ Breakdown per change, from wall-clock stamps on both sides (same machine, same c
   decode   the view's decode + index (``data-decode-ms``)
   to-draw  decoded → the draw starts (waiting for an animation frame, other handlers)
   draw     the draw itself (``data-draw-ms``)
-  present  drawn → the new picture is seen in a frame (compositor, and this script's own hashing)
+  present  drawn → the new picture is seen in a frame (compositor, and this script's own hashing), split
+           into frame (drawn → the animation frame that shows it starts) and hash (this script reading
+           the picture back in that frame; counted in the latency, so the latency errs long)
 """
 
 from __future__ import annotations
@@ -104,18 +106,22 @@ MEASURE = """async ({index, control, values, repeat, settle, timeout}) => {
     input.value = String(value);
     input.dispatchEvent(new Event('input', { bubbles: true }));
     input.dispatchEvent(new Event('change', { bubbles: true }));
-    let latency = null, last = before, pictures = 0, lastChange = null;
+    let latency = null, last = before, pictures = 0, lastChange = null, hashMs = null, frameWait = null;
     while (performance.now() - t0 < timeout) {
       await frame();
+      const hashed = performance.now();
       const h = hash();
       const now = performance.now();
-      if (h !== last) { pictures++; last = h; lastChange = now; if (latency === null) latency = now - t0; }
+      if (h !== last) {
+        pictures++; last = h; lastChange = now;
+        if (latency === null) { latency = now - t0; hashMs = now - hashed; frameWait = hashed - t0; }
+      }
       if (latency !== null && now - lastChange > settle) break;
     }
     const d = canvas.dataset;
     samples.push({ value, latency, pictures, draws: Number(d.draws) - drawsBefore, changedAt: e0,
                    receivedAt: Number(d.receivedAt), decodeMs: Number(d.decodeMs), drawnAt: Number(d.drawnAt),
-                   drawMs: Number(d.drawMs) });
+                   drawMs: Number(d.drawMs), hashMs, frameWait });
   }
   return samples;
 }"""
@@ -177,7 +183,7 @@ def stats(values) -> str:
 def breakdown(samples, timings) -> dict[str, list[float]]:
     """Per sample, the parts of its latency (ms), matched to the kernel's recompute by time."""
     parts = {k: [] for k in ("up", "kernel", "  schedule", "  scene", "serial", "down", "decode", "to-draw", "draw",
-                             "present")}
+                             "present", "  frame", "  hash")}
     records = sorted(timings, key=lambda r: r["received"])
     for s in samples:
         changed = s["changedAt"] / 1000
@@ -200,6 +206,8 @@ def breakdown(samples, timings) -> dict[str, list[float]]:
         parts["to-draw"].append(s["drawnAt"] - s["drawMs"] - s["receivedAt"] - s["decodeMs"])
         parts["draw"].append(s["drawMs"])
         parts["present"].append(s["latency"] - drawn)
+        parts["  frame"].append(s["frameWait"] - drawn)  # drawn → the frame that shows it begins
+        parts["  hash"].append(s["hashMs"])  # this script reading the picture back (counted in the latency)
     return parts
 
 

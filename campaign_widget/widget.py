@@ -19,7 +19,7 @@ from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .scene_pixels import aggregate_scene
-from .schedule import POLICIES, STEPPINGS, Schedule
+from .schedule import POLICIES, STEPPINGS, Plans, Schedule, build_schedule
 from .settings import check_setting
 from .workload import Workload
 
@@ -129,6 +129,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._base = workload  # as given: params re-evaluate from it
         self._evaluated = None  # (params, workload, schedule) computed by the params validator
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
+        self._plans = Plans()  # the dependency graph and tile order, kept across slider steps
         machine = workload.machine
         first = self._given_schedule or workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy,
                                                           depth=depth, stepping=stepping)  # fails fast, clearly
@@ -291,9 +292,9 @@ class CampaignDiagram(anywidget.AnyWidget):
         try:
             if self._given_schedule is not None:
                 schedule = schedule or self._given_schedule_at_peaks()
-            self._schedule = schedule or self._current.schedule(tiles=self.tiles, pipeline=self.pipeline,
-                                                                policy=self.policy, depth=self.depth,
-                                                                stepping=self.stepping)
+            self._schedule = schedule or build_schedule(self._current, tiles=self.tiles, pipeline=self.pipeline,
+                                                        policy=self.policy, depth=self.depth, stepping=self.stepping,
+                                                        _plans=self._plans)
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise
