@@ -8,8 +8,11 @@ import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
 import { dashStart, snapEdge, snapLine } from "./pixels.js";
 import { piecesToDraw } from "./aggregate.js";
 import { drawPhaseLabels } from "./draw-labels.js";
-import { drawPiecesRaster, RASTER_LIMIT } from "./raster.js";
+import { drawPiecesRaster } from "./raster.js";
 import { THEME } from "./theme.js";
+
+/** Above this many visible pieces the phases are not labelled in place (the legend names them). */
+const LABEL_LIMIT = 100_000;
 
 /** Rectangles and segments grouped by style, so each style is one path and one fill/stroke. */
 class Batches {
@@ -241,7 +244,7 @@ export function drawFigure(ctx, figure, view, layout, pieces) {
   } else drawPieces(ctx, pieces, geometry);
   if (view.hovered >= 0) drawHighlight(ctx, figure.scene, view.hovered, geometry);
   drawGroupLabels(ctx, figure.scene, figure.fusionGroups, geometry);
-  if (!(pieces.raster && pieces.raster.length > RASTER_LIMIT * 5)) drawPhaseLabels(ctx, figure, { ...geometry, domain: layout.domain });
+  if (!(pieces.raster && pieces.raster.length > LABEL_LIMIT)) drawPhaseLabels(ctx, figure, { ...geometry, domain: layout.domain });
   ctx.restore();
   drawAxes(ctx, layout, ratio);
   drawLegend(ctx, layout);
