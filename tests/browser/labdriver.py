@@ -447,3 +447,16 @@ def write_code_notebook(root_dir: Path, name: str, sources: list[str]) -> None:
                        "language_info": {"name": "python"}},
           "nbformat": 4, "nbformat_minor": 5}
     (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
+
+
+def open_with_cell(lab: LabPage, jupyter_lab, notebook: str, title: str, cell: str, *, what: str,
+                   timeout: float = 60) -> Notebook:
+    """A fresh notebook (``title`` in a markdown cell) opened in ``lab``, its kernel idle, ``cell``
+    typed and run; fails naming ``what`` when the cell's output shows an error."""
+    write_notebook(jupyter_lab.root_dir, notebook, title)
+    nb = Notebook(lab.page, jupyter_lab.url)
+    nb.open(notebook)
+    nb.wait_kernel_idle()
+    out = nb.run_cell(nb.append_code_cell(cell), timeout=timeout)
+    assert "Traceback" not in out and "Error" not in out, f"{what} failed:\n{out}"
+    return nb

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from labdriver import Notebook, check_each_test, decode_data_url, hex_rgb, module_page, write_notebook
+from labdriver import check_each_test, decode_data_url, hex_rgb, module_page, open_with_cell
 
 from campaign_widget.static_figure.dataflow_plot import EDGE_LABEL_GREY, PREDICTED_TEXT, edge_label_positions
 
@@ -72,12 +72,8 @@ class State:
 
 
 def _open(lab, jupyter_lab) -> State:
-    write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: predicted bytes on dataflow edges")
-    nb = Notebook(lab.page, jupyter_lab.url)
-    nb.open(NOTEBOOK)
-    nb.wait_kernel_idle()
-    out = nb.run_cell(nb.append_code_cell(CELL), timeout=120)
-    assert "Traceback" not in out and "Error" not in out, f"the DataflowView cell failed:\n{out}"
+    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: predicted bytes on dataflow edges", CELL, what="the DataflowView cell",
+                        timeout=120)
     state = State(lab, nb)
     state.canvas.wait_for(state="attached", timeout=60_000)
     state.canvas.scroll_into_view_if_needed()

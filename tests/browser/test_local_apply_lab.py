@@ -16,7 +16,7 @@ import math
 import re
 
 import pytest
-from labdriver import Notebook, check_each_test, module_page, read_canvas, write_notebook
+from labdriver import check_each_test, module_page, open_with_cell, read_canvas
 
 from campaign_widget import Machine, Workload
 from campaign_widget.cache import Cache, with_predicted_traffic
@@ -87,12 +87,8 @@ class State:
 
 
 def _open(lab, jupyter_lab) -> State:
-    write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: LocalView applies to a CampaignDiagram")
-    nb = Notebook(lab.page, jupyter_lab.url)
-    nb.open(NOTEBOOK)
-    nb.wait_kernel_idle()
-    out = nb.run_cell(nb.append_code_cell(CELL), timeout=90)
-    assert "Traceback" not in out and "Error" not in out, f"the cell failed: {out}"
+    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: LocalView applies to a CampaignDiagram", CELL, what="the cell",
+                        timeout=90)
     state = State(lab, nb)
     state.canvas.wait_for(state="attached", timeout=30_000)
     state.local.locator("canvas.cwl-canvas").wait_for(state="attached", timeout=30_000)

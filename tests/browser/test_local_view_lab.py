@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 import pytest
-from labdriver import Notebook, check_each_test, decode_data_url, hex_rgb, module_page, write_notebook
+from labdriver import check_each_test, decode_data_url, hex_rgb, module_page, open_with_cell
 
 from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache, stack_distances
@@ -97,12 +97,8 @@ class Page:
 
 
 def _open(lab, jupyter_lab) -> Page:
-    write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: local view")
-    nb = Notebook(lab.page, jupyter_lab.url)
-    nb.open(NOTEBOOK)
-    nb.wait_kernel_idle()
-    out = nb.run_cell(nb.append_code_cell(CELL), timeout=60)
-    assert "Traceback" not in out and "Error" not in out, f"the LocalView cell failed: {out}"
+    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: local view", CELL, what="the LocalView cell",
+                        timeout=60)
     state = Page(lab, nb)
     state.canvas.wait_for(state="attached", timeout=30_000)
     lab.page.wait_for_function("c => c.width > 0 && c.dataset.cell !== undefined", arg=state.canvas.element_handle(),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from labdriver import LabPage, Notebook, check_each_test, module_page, write_notebook
+from labdriver import LabPage, Notebook, check_each_test, module_page, open_with_cell
 
 import campaign_widget as cw
 
@@ -92,12 +92,8 @@ class Page:
 
 
 def _open(lab, jupyter_lab) -> Page:
-    write_notebook(jupyter_lab.root_dir, NOTEBOOK, "# Browser test: sweep heatmap")
-    nb = Notebook(lab.page, jupyter_lab.url)
-    nb.open(NOTEBOOK)
-    nb.wait_kernel_idle()
-    out = nb.run_cell(nb.append_code_cell(SWEEP_CELL), timeout=90)
-    assert "Traceback" not in out and "Error" not in out, f"the sweep cell failed: {out}"
+    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: sweep heatmap", SWEEP_CELL, what="the sweep cell",
+                        timeout=90)
     state = Page(lab, nb)
     cells = state.view.locator("rect.heatmapcell")
     lab.page.wait_for_function(f"() => document.querySelectorAll('.cw-sweep rect.heatmapcell').length === "
