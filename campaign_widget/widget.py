@@ -252,7 +252,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         """Draw another workload with the current controls (tiles, policy, peaks, …).
 
         For a workload derived from the one shown, e.g. ``LocalView.apply()``'s predicted traffic:
-        ``local.on_apply(diagram.set_workload)`` makes a loop interchange shorten the phase on screen.
+        ``LocalView(..., diagram=diagram)`` calls it, so a loop interchange shortens the phase on screen.
         The new workload is scheduled before anything changes, so a refused one leaves the diagram as it was.
         """
         if not isinstance(workload, Workload):
