@@ -797,17 +797,10 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     if t >= nref:
         for r in range(nref):
             win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
-    pending = 0                          # points copied from the point before, not yet in hist
     while t < stop:
         if jumps:
             m = jump[p]
             if m < 0:               # a block repeating the block before it, which does not (see _plan)
-                if pending > 0:
-                    for q in range(t - nref, t):
-                        hist[out[q]] += pending
-                        if n_sets > 0 and out_set[q] == w:
-                            set_misses += pending
-                    pending = 0
                 k = -m * nref
                 set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, out, hist,
                                             set_of, set_line, set_time, where_set, set_fill, out_set)
@@ -818,12 +811,6 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 before = False
                 continue
             if m > 0:               # blocks repeating a repeating block: copy their distances
-                if pending > 0:
-                    for q in range(t - nref, t):
-                        hist[out[q]] += pending
-                        if n_sets > 0 and out_set[q] == w:
-                            set_misses += pending
-                    pending = 0
                 k = m * nref        # the period, in accesses
                 length = run[p] * nref
                 for q in range(t, t + length):
@@ -848,34 +835,51 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             x = (rel[t + r] + ref_base[r]) >> shift
             win[nref + r] = x
             same = same and x == win[r]
-        if same and before:         # a run of points repeating the point before: copy (hist once per run)
-            q = t + nref            # the bases are whole lines: compare the offsets' lines
-            while q < n and (rel[q] >> shift) == (rel[q - nref] >> shift):
+        if same:                    # this point's lines are the point before's: the stacks stay as they are
+            counted = 0
+            if before:              # which repeated its own: the same distances
+                for r in range(nref):
+                    out[t + r] = out[t - nref + r]
+                    if n_sets > 0:
+                        out_set[t + r] = out_set[t - nref + r]
+            else:                   # which did not: count among the last 2R lines
+                distinct = True
+                for r in range(1, nref):
+                    for r2 in range(r):
+                        distinct = distinct and win[r] != win[r2]
+                if distinct:        # R distinct lines: between a line's two uses, the other R - 1 once each
+                    for r in range(nref):
+                        out[t + r] = nref - 1
+                    if n_sets > 0:  # within its set: those of the other R - 1 in the same set
+                        for r in range(nref):
+                            row = set_of[win[r]]
+                            c = 0
+                            for r2 in range(nref):
+                                c += (r2 != r) & (set_of[win[r2]] == row)
+                            out_set[t + r] = c if c < w else w
+                else:
+                    set_misses += _steady(win, t, set_of, w, out, out_set, hist)
+                    counted = 1
+            q = t + nref            # and the points after it with the same lines (the bases are whole
+            while q < n and (rel[q] >> shift) == (rel[q - nref] >> shift):   # lines: compare the offsets')
                 q += 1
             points = (q - t) // nref
             e = t + points * nref
-            for q in range(t, e):
+            for q in range(t + nref, e):
                 out[q] = out[q - nref]
             if n_sets > 0:
-                for q in range(t, e):
+                for q in range(t + nref, e):
                     out_set[q] = out_set[q - nref]
-            pending += points
-            t = e
-            p += points
-            continue
-        if pending > 0:
-            for q in range(t - nref, t):
-                hist[out[q]] += pending
-                if n_sets > 0 and out_set[q] == w:
-                    set_misses += pending
-            pending = 0
-        if same:                    # repeats the point before, which did not: count among the last 2R lines
-            set_misses += _steady(win, t, set_of, w, out, out_set, hist)
+            times = points - counted
+            for r in range(nref):
+                hist[out[t + r]] += times
+                if n_sets > 0 and out_set[t + r] == w:
+                    set_misses += times
             before = True
             for r in range(nref):
                 win[r] = win[nref + r]
-            t += nref
-            p += 1
+            t = e
+            p += points
             continue
         before = False
         for r in range(nref):
@@ -981,11 +985,6 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                     where_set[x] = j
             t += 1
         p += 1
-    if pending > 0:
-        for q in range(t - nref, t):
-            hist[out[q]] += pending
-            if n_sets > 0 and out_set[q] == w:
-                set_misses += pending
     state[0] = stamp
     state[1] = in_top
     state[2] = n_tree
