@@ -592,6 +592,22 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             before = same
 
 
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """dst[:] = src, for two views that do not overlap (compiled: a vectorized loop)."""
+    for q in range(dst.size):
+        dst[q] = src[q]
+
+
+def _repeat(a: np.ndarray, t: int, k: int, length: int) -> None:
+    """a[t + q] = a[t + q - k] for q < length (the k values before t, repeated), in copies that double
+    (each source ends where its target begins: no overlap, so each one vectorizes)."""
+    done = 0
+    while done < length:
+        chunk = min(done + k, length - done)
+        _copy(a[t + done:t + done + chunk], a[t - k:t - k + chunk])
+        done += chunk
+
+
 def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray,
             hist: np.ndarray) -> int:
     """Distances of the point at t, whose R lines (win[R:]) equal the point before's (win[:R]), which
@@ -813,14 +829,12 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             if m > 0:               # blocks repeating a repeating block: copy their distances
                 k = m * nref        # the period, in accesses
                 length = run[p] * nref
-                for q in range(t, t + length):
-                    out[q] = out[q - k]
+                _repeat(out, t, k, length)
                 times = length // k  # each access of the block before the run is repeated this often
                 for q in range(t - k, t):
                     hist[out[q]] += times
                 if n_sets > 0:
-                    for q in range(t, t + length):
-                        out_set[q] = out_set[q - k]
+                    _repeat(out_set, t, k, length)
                     for q in range(t - k, t):
                         if out_set[q] == w:
                             set_misses += times
@@ -1007,7 +1021,7 @@ _KERNEL = None
 _PLAN = None
 
 
-_HELPERS = ("_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
+_HELPERS = ("_copy", "_repeat", "_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
 
 
 def _kernel() -> Callable[..., None]:
