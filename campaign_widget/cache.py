@@ -483,7 +483,7 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
         shape = shapes[t]
-        rel[..., r] = offs[r]
+        rel[..., r] = np.asarray(offs[r]).astype(rel.dtype, copy=False)   # small: cast before broadcasting
         inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
         if inside:
             continue
@@ -554,11 +554,13 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
     When block b-1 repeats too, block b's distances are therefore block b-1's, and the kernel copies them
     without touching its state. Consecutive copied blocks of one level form a run: jump[its first point]
     = the period m (in points), run[its first point] = its length in points (the longest run starting
-    there wins). A block that repeats the block before it, which does not, gets jump = -m (blocks of at
+    there wins; jump and run have one entry per block of the smallest level, jump[p] stands for
+    jump[p / block_points[0]]). A block that repeats the block before it, which does not, gets jump = -m (blocks of at
     most _STEADY_MAX accesses): the kernel counts its distances from the two blocks' lines alone."""
     n = rel.size
     nref = ref_base.size
-    for level in range(block_points.size):
+    unit = n // nref // jump.size   # jump and run hold one entry per block of the smallest level (no
+    for level in range(block_points.size):   # per-point arrays: their fresh pages cost more than the plan)
         m = block_points[level]
         size = m * nref
         before = False
@@ -570,10 +572,12 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             q = s
             while q < s + size:         # same reference one block apart: same base, compare rel's lines
                 e = min(q + 64, s + size)
-                diff = 0
-                for u in range(q, e):
-                    diff |= (rel[u] >> shift) ^ (rel[u - size] >> shift)
-                if diff != 0:
+                a = rel[q:e]            # (views: plain loops from 0, no negative index, so they vectorize)
+                c = rel[q - size:e - size]
+                diff = a[0] ^ c[0]
+                for u in range(1, e - q):
+                    diff |= a[u] ^ c[u]
+                if diff >> shift != 0:  # a bit at or above the line's differs in some pair
                     same = False
                     break
                 q = e
@@ -582,13 +586,13 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
                     start = b * m
                     length = 0
                 length += m
-                if length > run[start]:
-                    jump[start] = m
-                    run[start] = length
+                if length > run[start // unit]:
+                    jump[start // unit] = m
+                    run[start // unit] = length
             else:
                 start = -1
-                if same and size <= _STEADY_MAX and jump[b * m] == 0:
-                    jump[b * m] = -m    # repeats the block before, which does not: see the kernel
+                if same and size <= _STEADY_MAX and jump[b * m // unit] == 0:
+                    jump[b * m // unit] = -m    # repeats the block before, which does not: see the kernel
             before = same
 
 
@@ -766,7 +770,8 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
     reference, in lines (plain ids: ref_base = [0], shift = 0). hist[d] counts the distances d >= 0.
 
-    Repeats (exact, see ``_plan``): a point p with jump[p] = m > 0 starts run[p] points whose distances
+    Repeats (exact, see ``_plan``; jump and run hold one entry per block of ``unit`` points, jump[p] below
+    stands for jump[p / unit]): a point p with jump[p] = m > 0 starts run[p] points whose distances
     repeat those m points before them: they are copied. jump[p] = -m: the m points from p on repeat the
     m points before them, which do not repeat theirs. A line's distance there is its distance in the
     block before when its use before is in the block; else (its first use in the block, its use before
@@ -809,13 +814,17 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     nref = ref_base.size
     n = rel.size
     jumps = jump.size > 0
+    unit = n // nref // jump.size if jumps else 1   # jump[b], run[b]: the point b × unit (see _plan)
+    check = p                            # the next point that may start a block
     win = np.empty(2 * nref, np.int64)   # the lines of the point before (0..R-1) and of this point (R..2R-1)
     if t >= nref:
         for r in range(nref):
             win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
     while t < stop:
-        if jumps:
-            m = jump[p]
+        if jumps and p >= check:
+            b = p // unit
+            check = (b + 1) * unit
+            m = jump[b] if b * unit == p else 0
             if m < 0:               # a block repeating the block before it, which does not (see _plan)
                 k = -m * nref
                 set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, out, hist,
@@ -828,7 +837,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 continue
             if m > 0:               # blocks repeating a repeating block: copy their distances
                 k = m * nref        # the period, in accesses
-                length = run[p] * nref
+                length = run[b] * nref
                 _repeat(out, t, k, length)
                 times = length // k  # each access of the block before the run is repeated this often
                 for q in range(t - k, t):
@@ -839,7 +848,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                         if out_set[q] == w:
                             set_misses += times
                 t += length
-                p += run[p]
+                p += run[b]
                 for r in range(nref):
                     win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
                 before = False      # (not known: the safe answer)
@@ -1131,7 +1140,7 @@ def _lines_of(trace: Trace, line: int) -> dict:
             m *= size
         jump = None
         if blocks:
-            jump = np.zeros(n // nref, np.int32), np.zeros(n // nref, np.int32)
+            jump = np.zeros(n // nref // blocks[0], np.int32), np.zeros(n // nref // blocks[0], np.int32)
             _planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), *jump)
         return dict(rel=trace.rel, ref_base=ref_base, shift=shift, universe=span, jump=jump, set_low=0)
     ids, universe, low = _dense_low(trace.addresses(line) >> shift)
