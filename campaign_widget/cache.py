@@ -655,7 +655,7 @@ def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: 
                   set_fill: np.ndarray, out_set: np.ndarray) -> int:
     """Distances of the k accesses from t on, a block that repeats the block before it, which does not
     (see ``_distances``); the W-way sets are simulated as usual. Returns the set misses."""
-    nref = ref_base.size
+    nref = len(ref_base)
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
     set_misses = 0
@@ -811,7 +811,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     before = state[6] != 0
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
-    nref = ref_base.size
+    nref = len(ref_base)
     n = rel.size
     jumps = jump.size > 0
     unit = n // nref // jump.size if jumps else 1   # jump[b], run[b]: the point b × unit (see _plan)
@@ -1109,10 +1109,11 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     sfx = np.zeros(steady + 1, np.int32)
     fen = np.zeros(steady + 1, np.int32)
     kernel = _kernel()
-    report = _Progress(what, n, progress)
+    bases = tuple(int(b) for b in ref_base)   # a tuple: the kernel is compiled for its length (loops over the
+    report = _Progress(what, n, progress)     # references unrolled; one compilation per number of references)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
+        kernel(rel, bases, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
                state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist, first_pos, last_pos, sfx,
                fen)
         report(stop)
