@@ -883,16 +883,21 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 else:
                     set_misses += _steady(win, t, set_of, w, out, out_set, hist)
                     counted = 1
-            q = t + nref            # and the points after it with the same lines (the bases are whole
-            while q < n and (rel[q] >> shift) == (rel[q - nref] >> shift):   # lines: compare the offsets')
-                q += 1
-            points = (q - t) // nref
-            e = t + points * nref
-            for q in range(t + nref, e):
-                out[q] = out[q - nref]
-            if n_sets > 0:
-                for q in range(t + nref, e):
-                    out_set[q] = out_set[q - nref]
+            e = t + nref            # and the points after it with the same lines (the bases are whole
+            points = 1              # lines: compare the offsets' lines), copied as they are found
+            while e + nref <= n:
+                diff = rel[e] ^ rel[t]
+                for r in range(1, nref):
+                    diff |= rel[e + r] ^ rel[t + r]
+                if diff >> shift != 0:
+                    break
+                for r in range(nref):
+                    out[e + r] = out[t + r]
+                if n_sets > 0:
+                    for r in range(nref):
+                        out_set[e + r] = out_set[t + r]
+                e += nref
+                points += 1
             times = points - counted
             for r in range(nref):
                 hist[out[t + r]] += times
@@ -1109,7 +1114,7 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     sfx = np.zeros(steady + 1, np.int32)
     fen = np.zeros(steady + 1, np.int32)
     kernel = _kernel()
-    bases = tuple(int(b) for b in ref_base)   # a tuple: the kernel is compiled for its length (loops over the
+    bases = tuple(ref_base.tolist())          # a tuple: the kernel is compiled for its length (loops over the
     report = _Progress(what, n, progress)     # references unrolled; one compilation per number of references)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
