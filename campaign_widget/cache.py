@@ -55,12 +55,14 @@ access — the most recent lines in a small array, older ones as stamps in a bit
 over its words (stamps renumbered when they run out, so the tree stays a few times the distinct lines),
 O(log lines) per access — and, in the same pass, a W-way set-associative cache (each set's lines with
 their last access times). It reads the trace's offsets (int32 when they fit) and each reference's base
-directly, with no address or line array. Exact shortcuts for loop nests: a point, or an iteration of
-the innermost loops, whose lines equal those of the one before leaves every LRU stack as it was, so
-its distances are copied from the one before (or counted among the last few lines) instead of
-simulated (``_plan``; 3/4 to 7/8 of the points of the n = 64 matrix products). The totals come from the
-kernel's counts; per-access miss arrays are made on first use. ``benchmarks/bench_cache.py`` compares
-with pycachesim.
+directly, with no address or line array; the bases are a tuple, so numba compiles the kernel once per
+number of references (cached on disk) with its loops over them unrolled. Exact shortcuts for loop
+nests: a point, or an iteration of the innermost loops, whose lines equal those of the one before
+leaves every LRU stack as it was, so its distances are copied from the one before (or counted among
+the last few lines) instead of simulated (``_plan``; 3/4 to 7/8 of the points of the n = 64 matrix
+products); runs of repeated blocks are copied in doubling, non-overlapping chunks (vectorized). The
+totals come from the kernel's counts; per-access miss arrays are made on first use.
+``benchmarks/bench_cache.py`` compares with pycachesim.
 """
 
 from __future__ import annotations
