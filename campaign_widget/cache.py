@@ -1095,20 +1095,21 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
         return out, (out_set if sets else None), hist[:0], 0
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
-    top_line = np.full(_TOP, -1, np.int64)
-    top_time = np.full(_TOP, -1, np.int64)
-    where_top = np.full(universe, -1, np.int64)
-    last = np.full(universe, -1, np.int64)
-    owner = np.full(size, -1, np.int64)
+    # the kernel's state in int32 (times < MAX_ACCESSES, lines and stamps < 2^31): half the bytes per compare
+    top_line = np.full(_TOP, -1, np.int32)
+    top_time = np.full(_TOP, -1, np.int32)
+    where_top = np.full(universe, -1, np.int32)
+    last = np.full(universe, -1, np.int32)
+    owner = np.full(size, -1, np.int32)
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
     state = np.zeros(7, np.int64)
-    set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
-    set_time = np.full(set_line.shape, -1, np.int64)
-    where_set = np.full(universe if sets else 0, -1, np.int64)
-    set_fill = np.zeros(sets, np.int64)
-    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets if sets
-              else np.zeros(0, np.int64))
+    set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int32)
+    set_time = np.full(set_line.shape, -1, np.int32)
+    where_set = np.full(universe if sets else 0, -1, np.int32)
+    set_fill = np.zeros(sets, np.int32)
+    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets).astype(np.int32) if sets \
+        else np.zeros(0, np.int32)
     jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
     steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0   # longest such block
     first_pos = np.full(universe if steady else 0, -1, np.int32)
