@@ -652,7 +652,7 @@ def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray
 
 
 def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: int, first_pos: np.ndarray,
-                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, out: np.ndarray, hist: np.ndarray,
+                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, ids: np.ndarray, out: np.ndarray, hist: np.ndarray,
                   set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray,
                   set_fill: np.ndarray, out_set: np.ndarray) -> int:
     """Distances of the k accesses from t on, a block that repeats the block before it, which does not
@@ -661,24 +661,20 @@ def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: 
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
     set_misses = 0
-    r = 0
-    for q in range(k):              # first and last place of each line in the block
-        x = (rel[t + q] + ref_base[r]) >> shift
-        r = 0 if r + 1 == nref else r + 1
-        if first_pos[x] < 0:
-            first_pos[x] = q
-        last_pos[x] = q
+    for q0 in range(0, k, nref):    # the block's line ids (k is whole points; the loop over the
+        for r in range(nref):       # references unrolled), first and last place of each line
+            q = q0 + r
+            x = (rel[t + q] + ref_base[r]) >> shift
+            ids[q] = x
+            if first_pos[x] < 0:
+                first_pos[x] = q
+            last_pos[x] = q
     sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
-    r = (k - 1) % nref
     for q in range(k - 1, -1, -1):
-        x = (rel[t + q] + ref_base[r]) >> shift
-        r = nref - 1 if r == 0 else r - 1
-        sfx[q] = sfx[q + 1] + (1 if last_pos[x] == q else 0)
-    r = 0
+        sfx[q] = sfx[q + 1] + (1 if last_pos[ids[q]] == q else 0)
     for q in range(k):
         a = t + q
-        x = (rel[a] + ref_base[r]) >> shift
-        r = 0 if r + 1 == nref else r + 1
+        x = ids[q]
         if first_pos[x] == q:       # its use before is in the block before: its depth there
             lp = last_pos[x]        # (lines used later there) + lines moved above it since
             c = sfx[lp + 1]         # (used here before it, last used there before it)
@@ -722,12 +718,9 @@ def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: 
                 set_line[row, j] = x
                 set_time[row, j] = a
                 where_set[x] = j
-    r = 0
     for q in range(k):              # reset the scratch
-        x = (rel[t + q] + ref_base[r]) >> shift
-        r = 0 if r + 1 == nref else r + 1
-        first_pos[x] = -1
-        last_pos[x] = -1
+        first_pos[ids[q]] = -1
+        last_pos[ids[q]] = -1
     for q in range(k + 1):
         fen[q] = 0
     return set_misses
@@ -766,7 +759,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
                set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray, set_fill: np.ndarray,
                out: np.ndarray, out_set: np.ndarray, hist: np.ndarray, first_pos: np.ndarray,
-               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray) -> None:
+               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, ids: np.ndarray) -> None:
     """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
     until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
     (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
@@ -829,7 +822,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             m = jump[b] if b * unit == p else 0
             if m < 0:               # a block repeating the block before it, which does not (see _plan)
                 k = -m * nref
-                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, out, hist,
+                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, ids, out, hist,
                                             set_of, set_line, set_time, where_set, set_fill, out_set)
                 t += k
                 p += -m
@@ -1116,6 +1109,7 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     last_pos = np.full(universe if steady else 0, -1, np.int32)
     sfx = np.zeros(steady + 1, np.int32)
     fen = np.zeros(steady + 1, np.int32)
+    ids = np.zeros(steady, np.int32)
     kernel = _kernel()
     bases = tuple(ref_base.tolist())          # a tuple: the kernel is compiled for its length (loops over the
     report = _Progress(what, n, progress)     # references unrolled; one compilation per number of references)
@@ -1123,7 +1117,7 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
         stop = min(n, start + _CHUNK)
         kernel(rel, bases, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
                state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist, first_pos, last_pos, sfx,
-               fen)
+               fen, ids)
         report(stop)
     used = np.flatnonzero(hist)
     return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])
