@@ -55,12 +55,14 @@ access — the most recent lines in a small array, older ones as stamps in a bit
 over its words (stamps renumbered when they run out, so the tree stays a few times the distinct lines),
 O(log lines) per access — and, in the same pass, a W-way set-associative cache (each set's lines with
 their last access times). It reads the trace's offsets (int32 when they fit) and each reference's base
-directly, with no address or line array. Exact shortcuts for loop nests: a point, or an iteration of
-the innermost loops, whose lines equal those of the one before leaves every LRU stack as it was, so
-its distances are copied from the one before (or counted among the last few lines) instead of
-simulated (``_plan``; 3/4 to 7/8 of the points of the n = 64 matrix products). The totals come from the
-kernel's counts; per-access miss arrays are made on first use. ``benchmarks/bench_cache.py`` compares
-with pycachesim.
+directly, with no address or line array; the bases are a tuple, so numba compiles the kernel once per
+number of references (cached on disk) with its loops over them unrolled. Exact shortcuts for loop
+nests: a point, or an iteration of the innermost loops, whose lines equal those of the one before
+leaves every LRU stack as it was, so its distances are copied from the one before (or counted among
+the last few lines) instead of simulated (``_plan``; 3/4 to 7/8 of the points of the n = 64 matrix
+products); runs of repeated blocks are copied in doubling, non-overlapping chunks (vectorized). The
+totals come from the kernel's counts; per-access miss arrays are made on first use.
+``benchmarks/bench_cache.py`` compares with pycachesim.
 """
 
 from __future__ import annotations
@@ -483,7 +485,7 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
         shape = shapes[t]
-        rel[..., r] = offs[r]
+        rel[..., r] = np.asarray(offs[r]).astype(rel.dtype, copy=False)   # small: cast before broadcasting
         inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
         if inside:
             continue
@@ -528,7 +530,7 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
 # the accesses.
 
 _DIRECT_WAYS = 64  # sets of at most this many ways are simulated in the same pass as the distances
-_TOP = 8  # the most recent lines, kept in a small array in front of the Fenwick tree
+_TOP = 4  # the most recent lines, kept in a small array in front of the Fenwick tree (4: -3..5% vs 8 on the matmuls)
 _STEADY_MAX = 1 << 16  # blocks repeating a block that does not repeat: counted apart when at most this long
 
 
@@ -554,11 +556,13 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
     When block b-1 repeats too, block b's distances are therefore block b-1's, and the kernel copies them
     without touching its state. Consecutive copied blocks of one level form a run: jump[its first point]
     = the period m (in points), run[its first point] = its length in points (the longest run starting
-    there wins). A block that repeats the block before it, which does not, gets jump = -m (blocks of at
+    there wins; jump and run have one entry per block of the smallest level, jump[p] stands for
+    jump[p / block_points[0]]). A block that repeats the block before it, which does not, gets jump = -m (blocks of at
     most _STEADY_MAX accesses): the kernel counts its distances from the two blocks' lines alone."""
     n = rel.size
     nref = ref_base.size
-    for level in range(block_points.size):
+    unit = n // nref // jump.size   # jump and run hold one entry per block of the smallest level (no
+    for level in range(block_points.size):   # per-point arrays: their fresh pages cost more than the plan)
         m = block_points[level]
         size = m * nref
         before = False
@@ -570,10 +574,12 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             q = s
             while q < s + size:         # same reference one block apart: same base, compare rel's lines
                 e = min(q + 64, s + size)
-                diff = 0
-                for u in range(q, e):
-                    diff |= (rel[u] >> shift) ^ (rel[u - size] >> shift)
-                if diff != 0:
+                a = rel[q:e]            # (views: plain loops from 0, no negative index, so they vectorize)
+                c = rel[q - size:e - size]
+                diff = a[0] ^ c[0]
+                for u in range(1, e - q):
+                    diff |= a[u] ^ c[u]
+                if diff >> shift != 0:  # a bit at or above the line's differs in some pair
                     same = False
                     break
                 q = e
@@ -582,14 +588,30 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
                     start = b * m
                     length = 0
                 length += m
-                if length > run[start]:
-                    jump[start] = m
-                    run[start] = length
+                if length > run[start // unit]:
+                    jump[start // unit] = m
+                    run[start // unit] = length
             else:
                 start = -1
-                if same and size <= _STEADY_MAX and jump[b * m] == 0:
-                    jump[b * m] = -m    # repeats the block before, which does not: see the kernel
+                if same and size <= _STEADY_MAX and jump[b * m // unit] == 0:
+                    jump[b * m // unit] = -m    # repeats the block before, which does not: see the kernel
             before = same
+
+
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """dst[:] = src, for two views that do not overlap (compiled: a vectorized loop)."""
+    for q in range(dst.size):
+        dst[q] = src[q]
+
+
+def _repeat(a: np.ndarray, t: int, k: int, length: int) -> None:
+    """a[t + q] = a[t + q - k] for q < length (the k values before t, repeated), in copies that double
+    (each source ends where its target begins: no overlap, so each one vectorizes)."""
+    done = 0
+    while done < length:
+        chunk = min(done + k, length - done)
+        _copy(a[t + done:t + done + chunk], a[t - k:t - k + chunk])
+        done += chunk
 
 
 def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray,
@@ -630,33 +652,29 @@ def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray
 
 
 def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: int, first_pos: np.ndarray,
-                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, out: np.ndarray, hist: np.ndarray,
+                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, ids: np.ndarray, out: np.ndarray, hist: np.ndarray,
                   set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray,
                   set_fill: np.ndarray, out_set: np.ndarray) -> int:
     """Distances of the k accesses from t on, a block that repeats the block before it, which does not
     (see ``_distances``); the W-way sets are simulated as usual. Returns the set misses."""
-    nref = ref_base.size
+    nref = len(ref_base)
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
     set_misses = 0
-    r = 0
-    for q in range(k):              # first and last place of each line in the block
-        x = (rel[t + q] + ref_base[r]) >> shift
-        r = 0 if r + 1 == nref else r + 1
-        if first_pos[x] < 0:
-            first_pos[x] = q
-        last_pos[x] = q
+    for q0 in range(0, k, nref):    # the block's line ids (k is whole points; the loop over the
+        for r in range(nref):       # references unrolled), first and last place of each line
+            q = q0 + r
+            x = (rel[t + q] + ref_base[r]) >> shift
+            ids[q] = x
+            if first_pos[x] < 0:
+                first_pos[x] = q
+            last_pos[x] = q
     sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
-    r = (k - 1) % nref
     for q in range(k - 1, -1, -1):
-        x = (rel[t + q] + ref_base[r]) >> shift
-        r = nref - 1 if r == 0 else r - 1
-        sfx[q] = sfx[q + 1] + (1 if last_pos[x] == q else 0)
-    r = 0
+        sfx[q] = sfx[q + 1] + (1 if last_pos[ids[q]] == q else 0)
     for q in range(k):
         a = t + q
-        x = (rel[a] + ref_base[r]) >> shift
-        r = 0 if r + 1 == nref else r + 1
+        x = ids[q]
         if first_pos[x] == q:       # its use before is in the block before: its depth there
             lp = last_pos[x]        # (lines used later there) + lines moved above it since
             c = sfx[lp + 1]         # (used here before it, last used there before it)
@@ -700,12 +718,9 @@ def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: 
                 set_line[row, j] = x
                 set_time[row, j] = a
                 where_set[x] = j
-    r = 0
     for q in range(k):              # reset the scratch
-        x = (rel[t + q] + ref_base[r]) >> shift
-        r = 0 if r + 1 == nref else r + 1
-        first_pos[x] = -1
-        last_pos[x] = -1
+        first_pos[ids[q]] = -1
+        last_pos[ids[q]] = -1
     for q in range(k + 1):
         fen[q] = 0
     return set_misses
@@ -744,13 +759,14 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
                set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray, set_fill: np.ndarray,
                out: np.ndarray, out_set: np.ndarray, hist: np.ndarray, first_pos: np.ndarray,
-               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray) -> None:
+               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, ids: np.ndarray) -> None:
     """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
     until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
     (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
     reference, in lines (plain ids: ref_base = [0], shift = 0). hist[d] counts the distances d >= 0.
 
-    Repeats (exact, see ``_plan``): a point p with jump[p] = m > 0 starts run[p] points whose distances
+    Repeats (exact, see ``_plan``; jump and run hold one entry per block of ``unit`` points, jump[p] below
+    stands for jump[p / unit]): a point p with jump[p] = m > 0 starts run[p] points whose distances
     repeat those m points before them: they are copied. jump[p] = -m: the m points from p on repeat the
     m points before them, which do not repeat theirs. A line's distance there is its distance in the
     block before when its use before is in the block; else (its first use in the block, its use before
@@ -790,26 +806,23 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     before = state[6] != 0
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
-    nref = ref_base.size
+    nref = len(ref_base)
     n = rel.size
     jumps = jump.size > 0
+    unit = n // nref // jump.size if jumps else 1   # jump[b], run[b]: the point b × unit (see _plan)
+    check = p                            # the next point that may start a block
     win = np.empty(2 * nref, np.int64)   # the lines of the point before (0..R-1) and of this point (R..2R-1)
     if t >= nref:
         for r in range(nref):
             win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
-    pending = 0                          # points copied from the point before, not yet in hist
     while t < stop:
-        if jumps:
-            m = jump[p]
+        if jumps and p >= check:
+            b = p // unit
+            check = (b + 1) * unit
+            m = jump[b] if b * unit == p else 0
             if m < 0:               # a block repeating the block before it, which does not (see _plan)
-                if pending > 0:
-                    for q in range(t - nref, t):
-                        hist[out[q]] += pending
-                        if n_sets > 0 and out_set[q] == w:
-                            set_misses += pending
-                    pending = 0
                 k = -m * nref
-                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, out, hist,
+                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, ids, out, hist,
                                             set_of, set_line, set_time, where_set, set_fill, out_set)
                 t += k
                 p += -m
@@ -818,27 +831,19 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 before = False
                 continue
             if m > 0:               # blocks repeating a repeating block: copy their distances
-                if pending > 0:
-                    for q in range(t - nref, t):
-                        hist[out[q]] += pending
-                        if n_sets > 0 and out_set[q] == w:
-                            set_misses += pending
-                    pending = 0
                 k = m * nref        # the period, in accesses
-                length = run[p] * nref
-                for q in range(t, t + length):
-                    out[q] = out[q - k]
+                length = run[b] * nref
+                _repeat(out, t, k, length)
                 times = length // k  # each access of the block before the run is repeated this often
                 for q in range(t - k, t):
                     hist[out[q]] += times
                 if n_sets > 0:
-                    for q in range(t, t + length):
-                        out_set[q] = out_set[q - k]
+                    _repeat(out_set, t, k, length)
                     for q in range(t - k, t):
                         if out_set[q] == w:
                             set_misses += times
                 t += length
-                p += run[p]
+                p += run[b]
                 for r in range(nref):
                     win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
                 before = False      # (not known: the safe answer)
@@ -848,34 +853,56 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             x = (rel[t + r] + ref_base[r]) >> shift
             win[nref + r] = x
             same = same and x == win[r]
-        if same and before:         # a run of points repeating the point before: copy (hist once per run)
-            q = t + nref            # the bases are whole lines: compare the offsets' lines
-            while q < n and (rel[q] >> shift) == (rel[q - nref] >> shift):
-                q += 1
-            points = (q - t) // nref
-            e = t + points * nref
-            for q in range(t, e):
-                out[q] = out[q - nref]
-            if n_sets > 0:
-                for q in range(t, e):
-                    out_set[q] = out_set[q - nref]
-            pending += points
-            t = e
-            p += points
-            continue
-        if pending > 0:
-            for q in range(t - nref, t):
-                hist[out[q]] += pending
-                if n_sets > 0 and out_set[q] == w:
-                    set_misses += pending
-            pending = 0
-        if same:                    # repeats the point before, which did not: count among the last 2R lines
-            set_misses += _steady(win, t, set_of, w, out, out_set, hist)
+        if same:                    # this point's lines are the point before's: the stacks stay as they are
+            counted = 0
+            if before:              # which repeated its own: the same distances
+                for r in range(nref):
+                    out[t + r] = out[t - nref + r]
+                    if n_sets > 0:
+                        out_set[t + r] = out_set[t - nref + r]
+            else:                   # which did not: count among the last 2R lines
+                distinct = True
+                for r in range(1, nref):
+                    for r2 in range(r):
+                        distinct = distinct and win[r] != win[r2]
+                if distinct:        # R distinct lines: between a line's two uses, the other R - 1 once each
+                    for r in range(nref):
+                        out[t + r] = nref - 1
+                    if n_sets > 0:  # within its set: those of the other R - 1 in the same set
+                        for r in range(nref):
+                            row = set_of[win[r]]
+                            c = 0
+                            for r2 in range(nref):
+                                c += (r2 != r) & (set_of[win[r2]] == row)
+                            out_set[t + r] = c if c < w else w
+                else:
+                    set_misses += _steady(win, t, set_of, w, out, out_set, hist)
+                    counted = 1
+            e = t + nref            # and the points after it with the same lines (the bases are whole
+            points = 1              # lines: compare the offsets' lines), copied as they are found
+            while e + nref <= n:
+                diff = rel[e] ^ rel[t]
+                for r in range(1, nref):
+                    diff |= rel[e + r] ^ rel[t + r]
+                if diff >> shift != 0:
+                    break
+                for r in range(nref):
+                    out[e + r] = out[t + r]
+                if n_sets > 0:
+                    for r in range(nref):
+                        out_set[e + r] = out_set[t + r]
+                e += nref
+                points += 1
+            times = points - counted
+            for r in range(nref):
+                hist[out[t + r]] += times
+                if n_sets > 0 and out_set[t + r] == w:
+                    set_misses += times
             before = True
             for r in range(nref):
                 win[r] = win[nref + r]
-            t += nref
-            p += 1
+            t = e
+            p += points
             continue
         before = False
         for r in range(nref):
@@ -981,11 +1008,6 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                     where_set[x] = j
             t += 1
         p += 1
-    if pending > 0:
-        for q in range(t - nref, t):
-            hist[out[q]] += pending
-            if n_sets > 0 and out_set[q] == w:
-                set_misses += pending
     state[0] = stamp
     state[1] = in_top
     state[2] = n_tree
@@ -1008,7 +1030,7 @@ _KERNEL = None
 _PLAN = None
 
 
-_HELPERS = ("_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
+_HELPERS = ("_copy", "_repeat", "_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
 
 
 def _kernel() -> Callable[..., None]:
@@ -1066,33 +1088,36 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
         return out, (out_set if sets else None), hist[:0], 0
     lines = min(universe, n)
     size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
-    top_line = np.full(_TOP, -1, np.int64)
-    top_time = np.full(_TOP, -1, np.int64)
-    where_top = np.full(universe, -1, np.int64)
-    last = np.full(universe, -1, np.int64)
-    owner = np.full(size, -1, np.int64)
+    # the kernel's state in int32 (times < MAX_ACCESSES, lines and stamps < 2^31): half the bytes per compare
+    top_line = np.full(_TOP, -1, np.int32)
+    top_time = np.full(_TOP, -1, np.int32)
+    where_top = np.full(universe, -1, np.int32)
+    last = np.full(universe, -1, np.int32)
+    owner = np.full(size, -1, np.int32)
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
     state = np.zeros(7, np.int64)
-    set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int64)
-    set_time = np.full(set_line.shape, -1, np.int64)
-    where_set = np.full(universe if sets else 0, -1, np.int64)
-    set_fill = np.zeros(sets, np.int64)
-    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets if sets
-              else np.zeros(0, np.int64))
+    set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int32)
+    set_time = np.full(set_line.shape, -1, np.int32)
+    where_set = np.full(universe if sets else 0, -1, np.int32)
+    set_fill = np.zeros(sets, np.int32)
+    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets).astype(np.int32) if sets \
+        else np.zeros(0, np.int32)
     jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
     steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0   # longest such block
     first_pos = np.full(universe if steady else 0, -1, np.int32)
     last_pos = np.full(universe if steady else 0, -1, np.int32)
     sfx = np.zeros(steady + 1, np.int32)
     fen = np.zeros(steady + 1, np.int32)
+    ids = np.zeros(steady, np.int32)
     kernel = _kernel()
-    report = _Progress(what, n, progress)
+    bases = tuple(ref_base.tolist())          # a tuple: the kernel is compiled for its length (loops over the
+    report = _Progress(what, n, progress)     # references unrolled; one compilation per number of references)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(rel, ref_base, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
+        kernel(rel, bases, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
                state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist, first_pos, last_pos, sfx,
-               fen)
+               fen, ids)
         report(stop)
     used = np.flatnonzero(hist)
     return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])
@@ -1118,7 +1143,7 @@ def _lines_of(trace: Trace, line: int) -> dict:
             m *= size
         jump = None
         if blocks:
-            jump = np.zeros(n // nref, np.int32), np.zeros(n // nref, np.int32)
+            jump = np.zeros(n // nref // blocks[0], np.int32), np.zeros(n // nref // blocks[0], np.int32)
             _planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), *jump)
         return dict(rel=trace.rel, ref_base=ref_base, shift=shift, universe=span, jump=jump, set_low=0)
     ids, universe, low = _dense_low(trace.addresses(line) >> shift)

@@ -258,6 +258,27 @@ def test_matmul_traces_take_the_repeat_paths():
             assert same.mean() > 0.8
 
 
+def test_points_repeating_with_shared_or_colliding_lines_give_the_plain_lru():
+    """Points whose lines equal the point before's, when two references of a point share a line (counted
+    among the last lines, not the R - 1 shortcut), when the point's other lines fill its set (distance
+    within the set capped at the ways: misses), with 2, 3 and 4 references per point."""
+    cases = [("C[i,j] = A[i,j] * A[i,j+1]", {"i": 5, "j": 40}, "ij"),       # A's two lines shared
+             (MATMUL, {"i": 3, "j": 32, "k": 5}, "ikj"),                      # 7 of 8 points repeat
+             ("Y[i,j] = X[i,j]", {"i": 4, "j": 48}, "ij"),
+             ("D[i,j] = A[i,j] * B[i,j] * C[j,i]", {"i": 4, "j": 24}, "ij")]
+    for spec, sizes, order in cases:
+        t = trace(spec, sizes, elem_bytes=4, loop_order=order)
+        ids = (t.addresses(64) // 64).tolist()
+        rows = np.asarray(ids).reshape(t.points, -1)
+        assert ((rows[1:] == rows[:-1]).all(axis=1)).mean() > 0.5, spec     # the premise: points repeat
+        np.testing.assert_array_equal(stack_distances(t, 64, progress=False).distance, stack_of_lines(ids))
+        for lines, ways in ((2, 1), (4, 2), (6, 3), (8, 1), (16, 4)):
+            result = simulate(t, Cache(lines=lines, ways=ways), progress=False)
+            expected = lru_misses(ids, lines, lines // ways)
+            np.testing.assert_array_equal(result.miss, expected, err_msg=f"{spec} {lines} lines {ways} ways")
+            assert result.misses == int(expected.sum())
+
+
 def test_several_stamp_renumberings_give_the_plain_lru_distances():
     """Far more accesses leave the top of the stack than there are stamps (4 × the lines, rounded up to a
     power of two): the stamps are renumbered many times, and the distances stay exact."""
