@@ -104,7 +104,7 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
     ts = np.frombuffer(ev.ts, dtype=np.float64)[sel]
     dur = np.frombuffer(ev.dur, dtype=np.float64)[sel]
     names = np.frombuffer(ev.name, dtype=np.int64)[sel]
-    parent, order = _parents(thread, ts, dur)
+    parent, order = tt._nesting(thread, ts, dur)
     keep = parent < 0 if nested == "outer" else np.ones(sel.size, bool)
     idx = np.flatnonzero(keep)
     flops, nbytes = _volumes(ev, sel, parent, order, nested)
@@ -139,32 +139,6 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
     return timeline
 
 
-def _parents(thread, ts, dur):
-    """Per event, the index of the innermost selected event on its thread that encloses it (-1: none),
-    decided as ``torch_trace._phases`` does; and the order (per thread, by start, longer first) in
-    which parents come before their children."""
-    n = ts.size
-    order = np.lexsort((-dur, ts, thread))
-    parent = np.full(n, -1, dtype=np.int64)
-    eps = 1e-3  # µs, as in torch_trace._phases
-    end_of = (ts + dur).tolist()
-    thread_of = thread.tolist()
-    stack: list[int] = []
-    last_thread = None
-    for i in order.tolist():
-        t = thread_of[i]
-        if t != last_thread:
-            stack.clear()
-            last_thread = t
-        end = end_of[i]
-        while stack and end_of[stack[-1]] < end - eps:
-            stack.pop()
-        if stack:
-            parent[i] = stack[-1]
-        stack.append(i)
-    return parent, order
-
-
 def _volumes(ev: tt._Events, sel, parent, order, nested):
     """Per event, the FLOPs and bytes its interval carries: its own, or (``nested="outer"``) when it has
     none, the sum of those of the events nested in it (recorded FLOPs before computed ones), as the
@@ -173,38 +147,9 @@ def _volumes(ev: tt._Events, sel, parent, order, nested):
     flops_src = np.frombuffer(ev.flops_src, dtype=np.int8)[sel]
     nbytes = np.frombuffer(ev.bytes, dtype=np.float64)[sel]
     bytes_src = np.frombuffer(ev.bytes_src, dtype=np.int8)[sel]
-    if nested != "outer":
-        return np.where(flops_src != tt.FLOPS_UNKNOWN, flops, 0.0), np.where(bytes_src != tt.BYTES_UNKNOWN, nbytes, 0.0)
-    n = sel.size
-    has_rec = (flops_src == tt.FLOPS_RECORDED).tolist()
-    has_comp = (flops_src == tt.FLOPS_COMPUTED).tolist()
-    has_bytes = (bytes_src != tt.BYTES_UNKNOWN).tolist()
-    rec = np.where(flops_src == tt.FLOPS_RECORDED, flops, 0.0).tolist()
-    comp = np.where(flops_src == tt.FLOPS_COMPUTED, flops, 0.0).tolist()
-    vol = np.where(bytes_src != tt.BYTES_UNKNOWN, nbytes, 0.0).tolist()
-    child_rec, child_comp, child_bytes = [0.0] * n, [0.0] * n, [0.0] * n
-    child_has_rec, child_has_comp, child_has_bytes = [False] * n, [False] * n, [False] * n
-    up = parent.tolist()
-    for i in order[::-1].tolist():  # children before their parents
-        if not has_rec[i] and child_has_rec[i]:
-            rec[i], has_rec[i] = child_rec[i], True
-        if not has_comp[i] and child_has_comp[i]:
-            comp[i], has_comp[i] = child_comp[i], True
-        if not has_bytes[i] and child_has_bytes[i]:
-            vol[i], has_bytes[i] = child_bytes[i], True
-        p = up[i]
-        if p >= 0:
-            if has_rec[i]:
-                child_rec[p] += rec[i]
-                child_has_rec[p] = True
-            if has_comp[i]:
-                child_comp[p] += comp[i]
-                child_has_comp[p] = True
-            if has_bytes[i]:
-                child_bytes[p] += vol[i]
-                child_has_bytes[p] = True
-    rec_a, comp_a = np.asarray(rec), np.asarray(comp)
-    return np.where(has_rec, rec_a, np.where(has_comp, comp_a, 0.0)), np.asarray(vol)
+    if nested == "outer":
+        flops, flops_src, nbytes, bytes_src = tt._roll_up_nested(parent, order, flops, flops_src, nbytes, bytes_src)
+    return np.where(flops_src != tt.FLOPS_UNKNOWN, flops, 0.0), np.where(bytes_src != tt.BYTES_UNKNOWN, nbytes, 0.0)
 
 
 def _lane_label(key) -> str:

@@ -588,64 +588,82 @@ def estimate_bytes(name: str, dims, types, concrete=None):
 # -- phases ------------------------------------------------------------------------------------------------
 
 
+def _nesting(thread: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per event, the innermost other event on its thread that encloses it (-1: none), and the order
+    (per thread, by start, longer first) in which every parent comes before its children."""
+    n = ts.size
+    order = np.lexsort((-dur, ts, thread))
+    parent = np.full(n, -1, dtype=np.int64)
+    eps = 1e-3  # µs: Kineto rounds to the nanosecond
+    end_of = (ts + dur).tolist()
+    thread_of = thread.tolist()
+    stack: list[int] = []
+    last_thread = None
+    for i in order.tolist():
+        if thread_of[i] != last_thread:
+            stack.clear()
+            last_thread = thread_of[i]
+        end = end_of[i]
+        while stack and end_of[stack[-1]] < end - eps:
+            stack.pop()
+        if stack:
+            parent[i] = stack[-1]
+        stack.append(i)
+    return parent, order
+
+
+def _roll_up_nested(parent: np.ndarray, order: np.ndarray, flops: np.ndarray, flops_src: np.ndarray,
+                    nbytes: np.ndarray, bytes_src: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``nested="outer"``: an event's volumes are its own, else the sums of the events nested in it
+    (recorded FLOPs before computed ones; the bytes' source the strongest of theirs). Returns
+    flops, flops_src, nbytes, bytes_src."""
+    n = parent.size
+    has_rec = (flops_src == FLOPS_RECORDED).tolist()
+    has_comp = (flops_src == FLOPS_COMPUTED).tolist()
+    rec = np.where(flops_src == FLOPS_RECORDED, flops, 0.0).tolist()
+    comp = np.where(flops_src == FLOPS_COMPUTED, flops, 0.0).tolist()
+    vol, vol_src = nbytes.tolist(), bytes_src.tolist()
+    child_rec, child_comp, child_bytes = [0.0] * n, [0.0] * n, [0.0] * n
+    child_has_rec, child_has_comp, child_bytes_src = [False] * n, [False] * n, [BYTES_UNKNOWN] * n
+    up = parent.tolist()
+    for i in order[::-1].tolist():  # children before their parents
+        if not has_rec[i] and child_has_rec[i]:
+            rec[i], has_rec[i] = child_rec[i], True
+        if not has_comp[i] and child_has_comp[i]:
+            comp[i], has_comp[i] = child_comp[i], True
+        if vol_src[i] == BYTES_UNKNOWN and child_bytes_src[i] != BYTES_UNKNOWN:
+            vol[i], vol_src[i] = child_bytes[i], child_bytes_src[i]
+        p = up[i]
+        if p >= 0:
+            if has_rec[i]:
+                child_rec[p] += rec[i]
+                child_has_rec[p] = True
+            if has_comp[i]:
+                child_comp[p] += comp[i]
+                child_has_comp[p] = True
+            if vol_src[i] != BYTES_UNKNOWN:
+                child_bytes[p] += vol[i]
+                child_bytes_src[p] = max(child_bytes_src[p], vol_src[i])
+    rec_a, comp_a, has_rec_a, has_comp_a = np.asarray(rec), np.asarray(comp), np.asarray(has_rec), np.asarray(has_comp)
+    flops_out = np.where(has_rec_a, rec_a, np.where(has_comp_a, comp_a, 0.0))
+    src_out = np.where(has_rec_a, FLOPS_RECORDED, np.where(has_comp_a, FLOPS_COMPUTED, FLOPS_UNKNOWN)).astype(np.int8)
+    return flops_out, src_out, np.asarray(vol, dtype=np.float64), np.asarray(vol_src, dtype=np.int8)
+
+
 def _phases(name, ev: _Events, sel, group_by, nested, machine, report: ImportReport):
     thread = np.frombuffer(ev.thread, dtype=np.int64)[sel]
     ts = np.frombuffer(ev.ts, dtype=np.float64)[sel]
     dur = np.frombuffer(ev.dur, dtype=np.float64)[sel]
     names = np.frombuffer(ev.name, dtype=np.int64)[sel]
-    flops = np.frombuffer(ev.flops, dtype=np.float64)[sel].copy()
-    flops_src = np.frombuffer(ev.flops_src, dtype=np.int8)[sel].copy()
-    nbytes = np.frombuffer(ev.bytes, dtype=np.float64)[sel].copy()
-    bytes_src = np.frombuffer(ev.bytes_src, dtype=np.int8)[sel].copy()
+    flops = np.frombuffer(ev.flops, dtype=np.float64)[sel]
+    flops_src = np.frombuffer(ev.flops_src, dtype=np.int8)[sel]
+    nbytes = np.frombuffer(ev.bytes, dtype=np.float64)[sel]
+    bytes_src = np.frombuffer(ev.bytes_src, dtype=np.int8)[sel]
     n = sel.size
-    order = np.lexsort((-dur, ts, thread))  # per thread, by start, longer first
-    parent = np.full(n, -1, dtype=np.int64)
-    eps = 1e-3  # µs: Kineto rounds to the nanosecond
-    stack: list[int] = []
-    last_thread = None
-    for i in order.tolist():
-        t = thread[i]
-        if t != last_thread:
-            stack.clear()
-            last_thread = t
-        end = ts[i] + dur[i]
-        while stack and ts[stack[-1]] + dur[stack[-1]] < end - eps:
-            stack.pop()
-        if stack:
-            parent[i] = stack[-1]
-        stack.append(i)
+    parent, order = _nesting(thread, ts, dur)
+
     if nested == "outer":
-        # an event's volumes come from itself, else from what is nested in it (recorded FLOPs first)
-        rec = np.where(flops_src == FLOPS_RECORDED, flops, 0.0)
-        has_rec = flops_src == FLOPS_RECORDED
-        comp = np.where(flops_src == FLOPS_COMPUTED, flops, 0.0)
-        has_comp = flops_src == FLOPS_COMPUTED
-        child_rec = np.zeros(n)
-        child_has_rec = np.zeros(n, bool)
-        child_comp = np.zeros(n)
-        child_has_comp = np.zeros(n, bool)
-        child_bytes = np.zeros(n)
-        child_bytes_src = np.zeros(n, np.int8)
-        for i in order[::-1].tolist():  # children after their parents in this order
-            if not has_rec[i] and child_has_rec[i]:
-                rec[i], has_rec[i] = child_rec[i], True
-            if not has_comp[i] and child_has_comp[i]:
-                comp[i], has_comp[i] = child_comp[i], True
-            if bytes_src[i] == BYTES_UNKNOWN and child_bytes_src[i] != BYTES_UNKNOWN:
-                nbytes[i], bytes_src[i] = child_bytes[i], child_bytes_src[i]
-            p = parent[i]
-            if p >= 0:
-                if has_rec[i]:
-                    child_rec[p] += rec[i]
-                    child_has_rec[p] = True
-                if has_comp[i]:
-                    child_comp[p] += comp[i]
-                    child_has_comp[p] = True
-                if bytes_src[i] != BYTES_UNKNOWN:
-                    child_bytes[p] += nbytes[i]
-                    child_bytes_src[p] = max(child_bytes_src[p], bytes_src[i])
-        flops = np.where(has_rec, rec, np.where(has_comp, comp, 0.0))
-        flops_src = np.where(has_rec, FLOPS_RECORDED, np.where(has_comp, FLOPS_COMPUTED, FLOPS_UNKNOWN)).astype(np.int8)
+        flops, flops_src, nbytes, bytes_src = _roll_up_nested(parent, order, flops, flops_src, nbytes, bytes_src)
         keep = parent < 0
         inner = int(n - keep.sum())
         if inner:
