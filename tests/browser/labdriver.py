@@ -460,3 +460,30 @@ def open_with_cell(lab: LabPage, jupyter_lab, notebook: str, title: str, cell: s
     out = nb.run_cell(nb.append_code_cell(cell), timeout=timeout)
     assert "Traceback" not in out and "Error" not in out, f"{what} failed:\n{out}"
     return nb
+
+
+def drag_range_to(page, slider, target: int) -> tuple[int, int]:
+    """Drag a range input's thumb to ``target`` with the mouse; if the drag lands a step or two off (a
+    63-step slider is ~2 px per step), nudge with the arrow keys, as a person would. Returns
+    (value after the drag, value after nudging)."""
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    state = slider.evaluate("s => ({v: +s.value, min: +s.min, max: +s.max})")
+    thumb = 16.0  # Chromium's default range thumb; its centre travels width - thumb
+
+    def x_of(value):
+        return box["x"] + thumb / 2 + (value - state["min"]) / (state["max"] - state["min"]) * (box["width"] - thumb)
+
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x_of(state["v"]), y)
+    page.mouse.down()
+    page.mouse.move(x_of(target), y, steps=6)
+    page.mouse.up()
+    dragged = int(slider.evaluate("s => +s.value"))
+    value = dragged
+    for _ in range(8):
+        if value == target:
+            break
+        page.keyboard.press("ArrowRight" if value < target else "ArrowLeft")
+        value = int(slider.evaluate("s => +s.value"))
+    return dragged, value

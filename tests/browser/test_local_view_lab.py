@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 import pytest
-from labdriver import check_each_test, decode_data_url, hex_rgb, module_page, open_with_cell
+from labdriver import check_each_test, decode_data_url, drag_range_to, hex_rgb, module_page, open_with_cell
 
 from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache, stack_distances
@@ -177,29 +177,6 @@ def test_click_highlights_the_cache_line(local):
     assert local.probe()[0] == [a], "the kernel's selection is not the clicked element"
 
 
-def _drag_range_to(page, slider, target: int) -> int:
-    slider.scroll_into_view_if_needed()
-    box = slider.bounding_box()
-    state = slider.evaluate("s => ({v: +s.value, min: +s.min, max: +s.max})")
-    thumb = 16.0
-
-    def x_of(value):
-        return box["x"] + thumb / 2 + (value - state["min"]) / (state["max"] - state["min"]) * (box["width"] - thumb)
-
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(x_of(state["v"]), y)
-    page.mouse.down()
-    page.mouse.move(x_of(target), y, steps=6)
-    page.mouse.up()
-    value = int(slider.evaluate("s => +s.value"))
-    for _ in range(8):
-        if value == target:
-            break
-        page.keyboard.press("ArrowRight" if value < target else "ArrowLeft")
-        value = int(slider.evaluate("s => +s.value"))
-    return value
-
-
 def test_capacity_slider_changes_the_miss_readout(local):
     page, model = local.page, local.model
     total = local.root.locator("table.cwl-readout-table tr").last
@@ -215,7 +192,7 @@ def test_capacity_slider_changes_the_miss_readout(local):
     maximum = int(slider.evaluate("s => +s.max"))
     target = min(maximum, 40)
     assert distances.misses(target) != distances.misses(8), "pick a capacity whose misses differ"
-    value = _drag_range_to(page, slider, target)
+    value = drag_range_to(page, slider, target)[1]
     want = distances.misses(value)
     page.wait_for_function(
         "([row, want]) => +row.querySelectorAll('td')[2].textContent.replace(/,/g, '') === want",

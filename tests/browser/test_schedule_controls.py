@@ -28,7 +28,16 @@ import re
 
 import numpy as np
 import pytest
-from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas, write_notebook
+from labdriver import (
+    LabPage,
+    Notebook,
+    check_each_test,
+    drag_range_to,
+    hex_rgb,
+    module_page,
+    read_canvas,
+    write_notebook,
+)
 
 import campaign_widget as cw
 from campaign_widget.scene import MEMORY_OVER, build_scene
@@ -223,33 +232,6 @@ def axis_strip(shot) -> np.ndarray:
 
 # -- the tests ------------------------------------------------------------------------------------------
 
-def _drag_range_to(page, slider, target: int) -> tuple[int, int]:
-    """Drag a range input's thumb to ``target`` with the mouse; if the drag lands a step or two off (a
-    63-step slider is ~2 px per step), nudge with the arrow keys, as a person would. Returns
-    (value after the drag, value after nudging)."""
-    slider.scroll_into_view_if_needed()
-    box = slider.bounding_box()
-    state = slider.evaluate("s => ({v: +s.value, min: +s.min, max: +s.max})")
-    thumb = 16.0  # Chromium's default range thumb; its centre travels width - thumb
-
-    def x_of(value):
-        return box["x"] + thumb / 2 + (value - state["min"]) / (state["max"] - state["min"]) * (box["width"] - thumb)
-
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(x_of(state["v"]), y)
-    page.mouse.down()
-    page.mouse.move(x_of(target), y, steps=6)
-    page.mouse.up()
-    dragged = int(slider.evaluate("s => +s.value"))
-    value = dragged
-    for _ in range(6):
-        if value == target:
-            break
-        page.keyboard.press("ArrowRight" if value < target else "ArrowLeft")
-        value = int(slider.evaluate("s => +s.value"))
-    return dragged, value
-
-
 def _assert_no_oversubscription(controls, shot, step: str) -> None:
     mask = warning_mask(shot)
     assert not mask.any(), f"{step}: the model has no oversubscription, but the canvas shows {red_report(mask, shot)}"
@@ -281,7 +263,7 @@ def test_controls_make_oversubscription_appear_and_disappear(controls):
 
     # 1. Drag the tiles slider to 4.
     tiles = root.locator("input[type=range].cw-tiles")
-    dragged, value = _drag_range_to(page, tiles, 4)
+    dragged, value = drag_range_to(page, tiles, 4)
     assert value == 4, f"the tiles slider reads {value} after dragging (landed on {dragged}) and nudging"
     controls.wait_showing(tiled, "tiles -> 4")
     _assert_no_oversubscription(controls, controls.shot(), "tiles -> 4")
@@ -453,7 +435,7 @@ def test_each_control_change_draws_once_from_the_first(controls):
     for step in range(4):
         draws = int(canvas.get_attribute("data-draws"))
         scenes = int(canvas.get_attribute("data-scenes") or 0)
-        _drag_range_to(page, tiles, 3 + step)  # one step of the slider, by mouse (and arrow keys if a step off)
+        drag_range_to(page, tiles, 3 + step)  # one step of the slider, by mouse (and arrow keys if a step off)
         page.wait_for_function("([c, n]) => +(c.dataset.scenes || 0) > n", arg=[canvas.element_handle(), scenes],
                                timeout=UPDATE_TIMEOUT_MS)
         page.wait_for_timeout(600)  # anything else this change would draw has drawn by now
