@@ -46,6 +46,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 
+from canvas_hash import CANVAS_HASH_JS  # noqa: E402
 from labdriver import Notebook, write_notebook  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -80,18 +81,7 @@ MEASURE = """async ({index, control, values, repeat, settle, timeout}) => {
   const root = document.querySelectorAll('.cw-root')[index];
   const canvas = root.querySelector('canvas.cw-plot');
   const input = root.querySelector(control);
-  const small = document.createElement('canvas');
-  small.width = 200; small.height = 100;
-  const sctx = small.getContext('2d', { willReadFrequently: true });
-  const hash = () => {
-    sctx.clearRect(0, 0, 200, 100);
-    sctx.drawImage(canvas, 0, 0, 200, 100);
-    const d = sctx.getImageData(0, 0, 200, 100).data;
-    let h = 2166136261;
-    for (let i = 0; i < d.length; i++) { h ^= d[i]; h = Math.imul(h, 16777619); }
-    return h >>> 0;
-  };
-  const frame = () => new Promise((r) => requestAnimationFrame(r));
+""" + CANVAS_HASH_JS + """  const frame = () => new Promise((r) => requestAnimationFrame(r));
   const pause = (ms) => new Promise((r) => setTimeout(r, ms));
   const start = Number(input.value);
   const choices = values ?? [start + 0.1, start];

@@ -28,6 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 
+from canvas_hash import CANVAS_HASH_JS  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, _start_lab, _stop, _write_lab_settings  # noqa: E402
 from labdriver import Notebook, write_notebook  # noqa: E402
 
@@ -35,18 +36,7 @@ STEP_JS = """async ([capacity, wantMisses]) => {
   const root = document.querySelector('.cwl-root');
   const slider = root.querySelector('input.cwl-capacity');
   const canvas = root.querySelector('canvas.cwl-canvas');
-  const small = document.createElement('canvas');
-  small.width = 200; small.height = 100;
-  const sctx = small.getContext('2d', { willReadFrequently: true });
-  const hash = () => {
-    sctx.clearRect(0, 0, 200, 100);
-    sctx.drawImage(canvas, 0, 0, 200, 100);
-    const d = sctx.getImageData(0, 0, 200, 100).data;
-    let h = 2166136261;
-    for (let i = 0; i < d.length; i += 4) h = Math.imul(h ^ (d[i] | (d[i + 1] << 8) | (d[i + 2] << 16)), 16777619);
-    return h >>> 0;
-  };
-  const total = () => {
+""" + CANVAS_HASH_JS + """  const total = () => {
     const cells = root.querySelectorAll('table.cwl-readout-table tr:last-child td');
     return cells.length > 2 ? +cells[2].textContent.replace(/,/g, '') : NaN;
   };
