@@ -12,14 +12,25 @@ import sys
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
-from .expr import ExpressionError
-from .io import WorkloadFileError, load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
+from .errors import (
+    CacheModelError,
+    CampaignWidgetError,
+    ExpressionError,
+    SceneTooLargeError,
+    ScheduleError,
+    SweepError,
+    SweepFailed,
+    TraceSyntaxError,
+    UtilizationAboveOneWarning,
+    WorkloadError,
+    WorkloadFileError,
+)
+from .io import load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
 from .machine import Ceiling, Machine
 from .phase import Phase
 from .schedule import Schedule
 from .settings import POLICIES, Settings
-from .sweep import SweepError, SweepFailed, SweepResult, start_sweep, sweep
+from .sweep import SweepResult, start_sweep, sweep
 from .timeline import Timeline
 from .workload import Workload
 
@@ -28,7 +39,7 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
+__all__ = ["CacheModelError", "CampaignWidgetError", "SceneTooLargeError", "TraceSyntaxError", "Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
            "Phase", "RooflineView",
            "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "Timeline", "UtilizationAboveOneWarning", "Workload",
            "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",

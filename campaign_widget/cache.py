@@ -69,8 +69,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,7 +79,10 @@ import numpy as np
 from . import expr as _expr
 from .einsum import Einsum
 from .einsum import parse as _parse_einsum
-from .errors import WorkloadError
+from .errors import (
+    CacheModelError,  # noqa: F401
+)
+from .progress import Progress
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -94,10 +95,6 @@ if TYPE_CHECKING:
 MAX_ACCESSES = 10**7
 _CHUNK = 1 << 20          # accesses per kernel call (progress is reported between calls)
 _PROGRESS_FROM = 2 * 10**6  # traces at least this long show a progress bar on stderr by default
-
-
-class CacheModelError(WorkloadError):
-    """Bad input to the cache model; the message names the field and the value."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1051,27 +1048,6 @@ def _planner() -> Callable[..., None]:
     return _PLAN
 
 
-class _Progress:
-    def __init__(self, what: str, total: int, progress: _ProgressArg) -> None:
-        self.what, self.total, self.start = what, total, time.perf_counter()
-        if progress is None:
-            progress = total >= _PROGRESS_FROM
-        self.callback = progress if callable(progress) else (self._bar if progress else None)
-
-    def _bar(self, done: int, total: int) -> None:
-        width = 30
-        filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{self.what}: [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} accesses "
-                         f"{time.perf_counter() - self.start:.1f} s")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    def __call__(self, done: int) -> None:
-        if self.callback is not None:
-            self.callback(done, self.total)
-
-
 def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: np.ndarray | None = None,
          shift: int = 0, jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0,
          ways: int = 0, what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
@@ -1111,8 +1087,8 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     fen = np.zeros(steady + 1, np.int32)
     ids = np.zeros(steady, np.int32)
     kernel = _kernel()
-    bases = tuple(ref_base.tolist())          # a tuple: the kernel is compiled for its length (loops over the
-    report = _Progress(what, n, progress)     # references unrolled; one compilation per number of references)
+    bases = tuple(ref_base.tolist())  # a tuple: the kernel is compiled per length, its loops over references unrolled
+    report = Progress(progress, total=n, what=what, unit=" accesses", default=n >= _PROGRESS_FROM)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
         kernel(rel, bases, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
@@ -1517,8 +1493,7 @@ def with_predicted_traffic(workload: Workload, phase: str, cache: Cache, *,
     keep their prediction."""
     reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
                                        loop_order=loop_order, mode=mode, write_back=write_back)
-    index = workload.names.index(phase)
     prediction = {"bytes": float(sum(reads.values()) + sum(writes.values())), "tensors": {**reads, **writes},
                   "reads": reads, "writes": writes, "cache": cache, "mode": mode,
                   "loop_order": result.trace.loop_order, "misses": result.misses, "write_back": bool(write_back)}
-    return workload._replace(_predicted={**workload._predicted, index: prediction})
+    return workload.with_prediction(phase, prediction)

@@ -22,8 +22,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .errors import WorkloadError
-from .phase import Phase, _short, check_name
+from .errors import WorkloadError, short_repr
+from .phase import Phase, check_name
 
 # a tensor starts where a name starts (no match is tried inside a name) and its indices hold no
 # brackets; possessive quantifiers: matching is linear in the text (no backtracking)
@@ -61,18 +61,18 @@ def parse(name: str, spec) -> Einsum:
     dict with ``einsum`` (either spelling), optional ``inputs``/``output``/``ops_per_point``."""
     ops_per_point = None
     if isinstance(spec, str) and len(spec) > MAX_EINSUM:
-        raise WorkloadError(f"Einsum {_short(name)}: {len(spec):,} characters; the limit is {MAX_EINSUM:,}")
+        raise WorkloadError(f"Einsum {short_repr(name)}: {len(spec):,} characters; the limit is {MAX_EINSUM:,}")
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"einsum", "inputs", "output", "ops_per_point"}
         if unknown:
-            raise WorkloadError(f"Einsum {name!r}: unknown keys {_short(sorted(map(str, unknown)))}")
+            raise WorkloadError(f"Einsum {name!r}: unknown keys {short_repr(sorted(map(str, unknown)))}")
         ops_per_point = spec.get("ops_per_point")
         spec = (spec["einsum"], spec["inputs"], spec["output"]) if "inputs" in spec else spec["einsum"]
     if isinstance(spec, str) and "=" in spec:
         return _parse_brackets(name, spec, ops_per_point)
     if isinstance(spec, (tuple, list)) and len(spec) == 3:
         return _parse_numpy(name, *spec, ops_per_point=ops_per_point)
-    raise WorkloadError(f"Einsum {name!r}: {_short(spec)} is neither 'Z[m,n] = A[m,k] * B[k,n]' nor "
+    raise WorkloadError(f"Einsum {name!r}: {short_repr(spec)} is neither 'Z[m,n] = A[m,k] * B[k,n]' nor "
                         "('mk,kn->mn', [inputs], output)")
 
 
@@ -81,7 +81,7 @@ def _indices(name, tensor, text) -> tuple[str, ...]:
     for part in (p.strip() for p in text.split(",")) if text.strip() else ():
         found = _INDEX_NAME.search(part)
         if not found:
-            raise WorkloadError(f"Einsum {name!r}: tensor {tensor!r} has an index {_short(part)} with no name")
+            raise WorkloadError(f"Einsum {name!r}: tensor {tensor!r} has an index {short_repr(part)} with no name")
         out.append(found.group(0))
     return tuple(out)
 
@@ -94,25 +94,25 @@ def _parse_brackets(name, text, ops_per_point) -> Einsum:
     left, _, right = text.partition("=")
     out = _TENSOR.fullmatch(left.strip())
     if not out:
-        raise WorkloadError(f"Einsum {name!r}: the left side {_short(left.strip())} is not one tensor like Z[m,n]")
+        raise WorkloadError(f"Einsum {name!r}: the left side {short_repr(left.strip())} is not one tensor like Z[m,n]")
     output, output_idx = out.group(1), _indices(name, out.group(1), out.group(2))
     inputs = [(t, _indices(name, t, idx)) for t, idx in _TENSOR.findall(right) if t != output]
     if not inputs and not _TENSOR.search(right):
-        raise WorkloadError(f"Einsum {name!r}: the right side {_short(right.strip())} names no tensor like A[m,k]")
+        raise WorkloadError(f"Einsum {name!r}: the right side {short_repr(right.strip())} names no tensor like A[m,k]")
     return Einsum(name, output, output_idx, tuple(inputs), ops_per_point,
                   tuple((t, _exprs(idx)) for t, idx in _TENSOR.findall(right)), _exprs(out.group(2)))
 
 
 def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum:
     if not isinstance(subscripts, str) or "->" not in subscripts:
-        raise WorkloadError(f"Einsum {name!r}: {_short(subscripts)} is not numpy-style like 'mk,kn->mn'")
+        raise WorkloadError(f"Einsum {name!r}: {short_repr(subscripts)} is not numpy-style like 'mk,kn->mn'")
     lhs, rhs = subscripts.replace(" ", "").split("->")
     terms = lhs.split(",")
     if isinstance(inputs, str):
         inputs = [inputs]
     if len(terms) != len(inputs):
-        raise WorkloadError(f"Einsum {name!r}: {_short(subscripts)} has {len(terms)} input subscripts but "
-                            f"{len(inputs)} input tensors {_short(list(inputs))}")
+        raise WorkloadError(f"Einsum {name!r}: {short_repr(subscripts)} has {len(terms)} input subscripts but "
+                            f"{len(inputs)} input tensors {short_repr(list(inputs))}")
     return Einsum(name, str(output), tuple(rhs), tuple((str(t), tuple(s)) for t, s in zip(inputs, terms)),
                   ops_per_point)
 
@@ -134,7 +134,7 @@ def parse_all(einsums) -> list[Einsum]:
             raise TypeError(f"Einsum entry {item!r:.60} must be a (name, spec) pair")
         name, spec = item
         if not isinstance(name, str) or not name:
-            raise TypeError(f"Einsum name {_short(name)} must be a non-empty string")
+            raise TypeError(f"Einsum name {short_repr(name)} must be a non-empty string")
         check_name("Einsum name", name)
         out.append(parse(name, spec))
     return out

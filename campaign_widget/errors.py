@@ -1,14 +1,82 @@
-"""Errors and warnings that name what was wrong, where, and with what value."""
+"""Every error and warning the package raises, in one family.
+
+``CampaignWidgetError`` is the base: it is a ``ValueError``, so code that catches ``ValueError``
+keeps working. Messages name what was wrong, where, and with what value (``short_repr`` keeps the
+value's part bounded).
+"""
 
 from __future__ import annotations
 
+import reprlib
 
-class WorkloadError(ValueError):
+
+class CampaignWidgetError(ValueError):
+    """The base of every error the package raises on bad input."""
+
+
+class WorkloadError(CampaignWidgetError):
     """A workload, phase or machine description that cannot be used as given."""
 
 
-class ScheduleError(ValueError):
+class ScheduleError(CampaignWidgetError):
     """Schedule settings that cannot be honoured for this workload."""
+
+
+class ExpressionError(WorkloadError):
+    """An expression that is not allowed, names unknown parameters, or has a value out of bounds."""
+
+
+class CacheModelError(WorkloadError):
+    """Bad input to the cache model; the message names the field and the value."""
+
+
+class SceneTooLargeError(CampaignWidgetError):
+    """Stacking the schedule would make more pieces than a diagram can hold."""
+
+
+class SweepError(CampaignWidgetError):
+    """A sweep that cannot start as given: the message names the axis, the value and a configuration."""
+
+
+class SweepFailed(CampaignWidgetError, RuntimeError):
+    """Some configurations have no result after every retry.
+
+    ``partial`` is the :class:`SweepResult` with what was computed (NaN makespan where missing);
+    ``missing`` lists the configurations (dicts of axis values) without a result.
+    """
+
+    def __init__(self, message: str, partial, missing: list[dict]):
+        super().__init__(message)
+        self.partial = partial
+        self.missing = missing
+
+
+class WorkloadFileError(WorkloadError):
+    """A workload file that cannot be read; the message starts with ``file:line:`` where known.
+
+    ``path``, ``line`` (1-based, or None) and ``field`` (e.g. ``phases[2].ops`` or a CSV column,
+    or None) say where.
+    """
+
+    def __init__(self, message: str, *, path=None, line: int | None = None, field: str | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.field = field
+        self.reason = message
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{line}" if line is not None else "") + ": "
+        if field is not None:
+            message = f"{field}: {message}"
+        super().__init__(where + message)
+
+
+class TraceSyntaxError(CampaignWidgetError):
+    """Malformed JSON in a profiler trace, at ``line`` (and in event number ``event`` where known)."""
+
+    def __init__(self, message: str, line: int, event: int | None = None):
+        self.line, self.event = line, event
+        super().__init__(message)
 
 
 class UtilizationAboveOneWarning(UserWarning):
@@ -16,4 +84,20 @@ class UtilizationAboveOneWarning(UserWarning):
 
 
 def phase_field_error(phase: str, field: str, value, why: str) -> WorkloadError:
-    return WorkloadError(f"phase {phase!r}: {field}={value!r} {why}")
+    return WorkloadError(f"phase {phase!r}: {field}={short_repr(value)} {why}")
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 40
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
+_REPR.maxlevel = 3
+
+
+def short_repr(value: object) -> str:
+    """A bounded repr for messages: never formats a whole huge (or deeply nested) value, and never
+    raises (a hostile ``__repr__`` or an integer too long to print gives ``<type>``)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__, an integer too long to convert
+        return f"<{type(value).__name__}>"

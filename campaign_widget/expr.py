@@ -29,7 +29,10 @@ from typing import NoReturn
 
 import numpy as np
 
-from .errors import WorkloadError
+from .errors import (
+    ExpressionError,  # noqa: F401 - raised here, owned by errors
+    short_repr,
+)
 
 MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
@@ -46,14 +49,6 @@ _FUNCTIONS = {
 _DIVIDING = {"int_floor", "int_ceil"}
 
 
-class ExpressionError(WorkloadError):
-    """An expression that is not allowed, names unknown parameters, or has a value out of bounds."""
-
-
-def _show(text: str, limit: int = 80) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "…")
-
-
 class Expr:
     """A validated expression: ``text``, ``names`` (the parameters it uses), ``evaluate(params)``."""
 
@@ -68,7 +63,7 @@ class Expr:
         """The exact value with ``params`` (int or Fraction); unknown names are listed all at once."""
         missing = sorted(self.names - set(params))
         if missing:
-            raise ExpressionError(f"expression {_show(self.text)} uses unknown parameters {missing}; "
+            raise ExpressionError(f"expression {short_repr(self.text)} uses unknown parameters {missing}; "
                                   f"known: {sorted(params)}")
         env = {name: _exact(name, params[name]) for name in self.names}
         return _Exact(self.text, env).visit(self._tree)
@@ -80,7 +75,7 @@ class Expr:
         """
         missing = sorted(self.names - set(env))
         if missing:
-            raise ExpressionError(f"expression {_show(self.text)} uses unknown names {missing}; known: {sorted(env)}")
+            raise ExpressionError(f"expression {short_repr(self.text)} uses unknown names {missing}; known: {sorted(env)}")
         arrays = {name: np.asarray(env[name], dtype=np.int64) for name in self.names}
         result = _Vector(self.text, arrays).visit(self._tree)
         return np.asarray(result, dtype=np.int64)
@@ -98,14 +93,14 @@ class Expr:
 def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
-        raise TypeError(f"an expression must be text, got {type(text).__name__} {_show(repr(text))}")
+        raise TypeError(f"an expression must be text, got {type(text).__name__} {short_repr(repr(text))}")
     return _parse(text)
 
 
 @functools.lru_cache(maxsize=4096)  # a slider re-evaluates the same few expressions on every step
 def _parse(text: str) -> Expr:
     if len(text) > MAX_TEXT:
-        raise ExpressionError(f"expression {_show(text)} is {len(text):,} characters long; "
+        raise ExpressionError(f"expression {short_repr(text)} is {len(text):,} characters long; "
                               f"the limit is {MAX_TEXT:,}")
     source = text.replace("^", "**")
     try:
@@ -115,22 +110,22 @@ def _parse(text: str) -> Expr:
     except (SyntaxError, ValueError) as error:
         column = getattr(error, "offset", None)
         where = f" at column {column}" if column else ""
-        raise ExpressionError(f"expression {_show(text)} is not valid{where}: "
+        raise ExpressionError(f"expression {short_repr(text)} is not valid{where}: "
                               f"{getattr(error, 'msg', error)}") from None
     except (RecursionError, MemoryError):
-        raise ExpressionError(f"expression {_show(text)} is nested too deeply") from None
+        raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
     names: set[str] = set()
     try:
         _check(text, tree.body, names)
     except RecursionError:
-        raise ExpressionError(f"expression {_show(text)} is nested too deeply") from None
+        raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
     return Expr(text, tree.body, frozenset(names))
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
     def refuse(what: str) -> NoReturn:
         column = getattr(node, "col_offset", 0) + 1
-        raise ExpressionError(f"expression {_show(text)}: {what} at column {column} is not allowed; "
+        raise ExpressionError(f"expression {short_repr(text)}: {what} at column {column} is not allowed; "
                               "use numbers, parameter names, + - * / // % ** and "
                               "min max floor ceil abs")
 
@@ -189,7 +184,7 @@ def _exact(name: str, value: object) -> Number:
         if not math.isfinite(number):
             raise ExpressionError(f"parameter {name!r}={value!r} must be finite")
         return Fraction(number).limit_denominator() if not number.is_integer() else int(number)
-    raise ExpressionError(f"parameter {name!r}={_show(repr(value))} must be a number")
+    raise ExpressionError(f"parameter {name!r}={short_repr(repr(value))} must be a number")
 
 
 def _normal(value: Number) -> Number:
@@ -205,7 +200,7 @@ class _Exact:
 
     def bounded(self, node: ast.AST, value: Number) -> Number:
         if abs(value) > MAX_MAGNITUDE:
-            raise ExpressionError(f"expression {_show(self.text)}: the value at column {node.col_offset + 1} "
+            raise ExpressionError(f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} "
                                   f"exceeds 10**30")
         return _normal(value)
 
@@ -214,7 +209,7 @@ class _Exact:
             value = node.value
             if isinstance(value, float):
                 if not math.isfinite(value):
-                    raise ExpressionError(f"expression {_show(self.text)}: the number at column "
+                    raise ExpressionError(f"expression {short_repr(self.text)}: the number at column "
                                           f"{node.col_offset + 1} exceeds 10**30")
                 return self.bounded(node, Fraction(repr(value)))
             return self.bounded(node, int(value))
@@ -241,14 +236,14 @@ class _Exact:
             return a * b
         if isinstance(op, ast.Pow):
             if not isinstance(b, int) or not 0 <= b <= MAX_EXPONENT:
-                raise ExpressionError(f"expression {_show(self.text)}: the exponent {b} at column "
+                raise ExpressionError(f"expression {short_repr(self.text)}: the exponent {b} at column "
                                       f"{node.col_offset + 1} must be a whole number from 0 to {MAX_EXPONENT}")
             if a != 0 and abs(a) != 1 and b * math.log10(abs(float(a))) > 30.5:
-                raise ExpressionError(f"expression {_show(self.text)}: the value at column {node.col_offset + 1} "
+                raise ExpressionError(f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} "
                                       "exceeds 10**30")
             return Fraction(a) ** b if isinstance(a, Fraction) else a ** b
         if b == 0:
-            raise ExpressionError(f"expression {_show(self.text)}: division by zero at column {node.col_offset + 1}")
+            raise ExpressionError(f"expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}")
         if isinstance(op, ast.Div):
             return Fraction(a) / Fraction(b)
         if isinstance(op, ast.FloorDiv):
@@ -260,7 +255,7 @@ class _Exact:
         kind = _FUNCTIONS[name]
         if name in _DIVIDING:
             if args[1] == 0:
-                raise ExpressionError(f"expression {_show(self.text)}: division by zero in {name} "
+                raise ExpressionError(f"expression {short_repr(self.text)}: division by zero in {name} "
                                       f"at column {node.col_offset + 1}")
             args = [Fraction(args[0]) / Fraction(args[1])]
         if kind == "min":
@@ -284,7 +279,7 @@ class _Vector:
     def visit(self, node: ast.AST) -> np.ndarray | np.int64:
         if isinstance(node, ast.Constant):
             if isinstance(node.value, float) and not node.value.is_integer():
-                raise ExpressionError(f"index expression {_show(self.text)}: {node.value!r} at column "
+                raise ExpressionError(f"index expression {short_repr(self.text)}: {node.value!r} at column "
                                       f"{node.col_offset + 1} is not a whole number")
             return np.int64(int(node.value))
         if isinstance(node, ast.Name):
@@ -313,7 +308,7 @@ class _Vector:
 
     def nonzero(self, node: ast.AST, b: np.ndarray | np.int64) -> None:
         if np.any(np.asarray(b) == 0):
-            raise ExpressionError(f"index expression {_show(self.text)}: division by zero at column "
+            raise ExpressionError(f"index expression {short_repr(self.text)}: division by zero at column "
                                   f"{node.col_offset + 1}")
 
     def binary(self, node: ast.BinOp, a: np.ndarray | np.int64, b: np.ndarray | np.int64) -> np.ndarray | np.int64:
@@ -328,20 +323,20 @@ class _Vector:
                     return a * b
                 if isinstance(op, ast.Pow):
                     if np.ndim(b) or not 0 <= int(b) <= MAX_EXPONENT:
-                        raise ExpressionError(f"index expression {_show(self.text)}: the exponent at column "
+                        raise ExpressionError(f"index expression {short_repr(self.text)}: the exponent at column "
                                               f"{node.col_offset + 1} must be a constant from 0 to {MAX_EXPONENT}")
                     return a ** int(b)
                 self.nonzero(node, b)
                 if isinstance(op, ast.Div):
                     if np.any(np.asarray(a) % b):
-                        raise ExpressionError(f"index expression {_show(self.text)}: '/' at column "
+                        raise ExpressionError(f"index expression {short_repr(self.text)}: '/' at column "
                                               f"{node.col_offset + 1} does not divide exactly; use '//'")
                     return a // b
                 if isinstance(op, ast.FloorDiv):
                     return a // b
                 return a % b
             except FloatingPointError:
-                raise ExpressionError(f"index expression {_show(self.text)}: overflow at column "
+                raise ExpressionError(f"index expression {short_repr(self.text)}: overflow at column "
                                       f"{node.col_offset + 1}") from None
 
 

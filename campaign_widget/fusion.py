@@ -49,9 +49,7 @@ def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequ
     group[solo] = len(labelled) + np.arange(int(solo.sum()))
     _check_groups_acyclic(workload, group, labelled)
     marked = np.where(group < len(labelled), group, -1)
-    marked.flags.writeable = False
-    return workload._replace(_fusion_groups=tuple(label for label, _ in labelled), _fusion_group=marked,
-                             _fusion_kind="fused")
+    return workload.with_fusion_groups([label for label, _ in labelled], marked, fused=True)
 
 
 def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
@@ -63,8 +61,7 @@ def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
         raise WorkloadError(f"fusion groups name {unknown[0]!r}, which is not a phase of this workload")
     labels = tuple(dict.fromkeys(group_of[n] for n in names if n in group_of))
     group = np.array([labels.index(group_of[n]) if n in group_of else -1 for n in names], dtype=np.int64)
-    group.flags.writeable = False
-    return workload._replace(_fusion_groups=labels, _fusion_group=group, _fusion_kind="marked")
+    return workload.with_fusion_groups(labels, group, fused=False)
 
 
 def _labelled(groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> list[tuple[str, list[str]]]:

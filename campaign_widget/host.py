@@ -3,21 +3,22 @@ large matrix product for compute, each the best of a few runs."""
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .progress import Progress
+
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-Progress = Callable[[int, int, str], None]
+ProgressCallback = Callable[[int, int, str], None]
 
 
 def measure_peaks(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats: int = 5,
-                  dtype: npt.DTypeLike = np.float64, progress: Progress | None = None) -> tuple[float, float]:
+                  dtype: npt.DTypeLike = np.float64, progress: ProgressCallback | bool | None = None) -> tuple[float, float]:
     """Measure sustained compute (FLOP/s) and bandwidth (B/s) on this machine: ``(compute, bandwidth)``.
 
     Bandwidth: STREAM "add" (``c = a + b``), counting 3 × 8 bytes per element as STREAM does.
@@ -25,8 +26,8 @@ def measure_peaks(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats:
     """
     if repeats < 1:
         raise ValueError(f"repeats={repeats!r} must be >= 1")
-    report = progress or _default_progress()
     steps = 2 * repeats
+    report = Progress(True if progress is None else progress, total=steps, what="measuring", with_what=True)
     itemsize = np.dtype(dtype).itemsize
     n = max(1, int(stream_bytes // (3 * itemsize)))
     a, b = np.ones(n, dtype), np.full(n, 2.0, dtype)
@@ -36,43 +37,14 @@ def measure_peaks(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats:
         started = time.perf_counter()
         np.add(a, b, out=c)
         best_stream = min(best_stream, time.perf_counter() - started)
-        report(k + 1, steps, "memory bandwidth")
+        report(k + 1, "memory bandwidth")
     x = np.random.default_rng(0).standard_normal((matmul_n, matmul_n)).astype(dtype)
     best_matmul = np.inf
     for k in range(repeats):
         started = time.perf_counter()
         x @ x
         best_matmul = min(best_matmul, time.perf_counter() - started)
-        report(repeats + k + 1, steps, "compute")
+        report(repeats + k + 1, "compute")
     bandwidth = 3 * itemsize * n / best_stream
     compute = 2 * matmul_n**3 / best_matmul
     return compute, bandwidth
-
-
-def _default_progress() -> Progress:
-    """An ipywidgets progress bar inside a notebook kernel, else a line on stderr."""
-    try:
-        from IPython import get_ipython
-
-        in_kernel = get_ipython() is not None and "IPKernelApp" in get_ipython().config
-    except ImportError:
-        in_kernel = False
-    if in_kernel:
-        import ipywidgets
-        from IPython.display import display
-
-        bar = ipywidgets.IntProgress(min=0, max=1, description="measuring")
-        label = ipywidgets.Label()
-        display(ipywidgets.HBox([bar, label]))
-
-        def update(done: int, total: int, what: str) -> None:
-            bar.max, bar.value, label.value = total, done, what
-            if done == total:
-                bar.bar_style, label.value = "success", "done"
-
-        return update
-
-    def line(done: int, total: int, what: str) -> None:
-        print(f"\rmeasuring {what}: {done}/{total}", end="\n" if done == total else "", file=sys.stderr)  # noqa: T201  a progress line outside notebooks
-
-    return line

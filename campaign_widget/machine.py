@@ -5,24 +5,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from .errors import WorkloadError
+from .errors import WorkloadError, short_repr
 from .host import measure_peaks
-from .phase import LARGEST, SMALLEST, _short, check_name
+from .phase import LARGEST, SMALLEST, check_name
 
 PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
 
 
 def _check_peak(what: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{what}={_short(value)} must be a number")
+        raise TypeError(f"{what}={short_repr(value)} must be a number")
     try:
         number = float(value)
     except OverflowError:
         number = math.inf
     if not math.isfinite(number) or number <= 0:
-        raise WorkloadError(f"{what}={_short(value)} must be a finite number > 0")
+        raise WorkloadError(f"{what}={short_repr(value)} must be a finite number > 0")
     if not PEAK_RANGE[0] <= number <= PEAK_RANGE[1]:
-        raise WorkloadError(f"{what}={_short(value)} is out of range: a peak must be within "
+        raise WorkloadError(f"{what}={short_repr(value)} is out of range: a peak must be within "
                             f"[{PEAK_RANGE[0]:g}, {PEAK_RANGE[1]:g}]")
     return number
 
@@ -70,7 +70,7 @@ class Machine:
 
     def __post_init__(self):
         if not isinstance(self.name, str):
-            raise TypeError(f"machine name={_short(self.name)} must be a string")
+            raise TypeError(f"machine name={short_repr(self.name)} must be a string")
         if self.name:
             check_name("machine name", self.name)
         who = f"machine {self.name!r}" if self.name else "machine (unnamed)"
@@ -82,15 +82,15 @@ class Machine:
         for label, value in (("peak_compute", self.peak_compute), ("peak_bandwidth", self.peak_bandwidth)):
             _check_peak(f"{who}: {label}", value)
         if not isinstance(self.normalized, bool):
-            raise TypeError(f"{who}: normalized={_short(self.normalized)} must be True or False")
+            raise TypeError(f"{who}: normalized={short_repr(self.normalized)} must be True or False")
         ceilings = self.ceilings
         if isinstance(ceilings, (str, bytes, Ceiling)) or not hasattr(ceilings, "__iter__"):
-            raise TypeError(f"{who}: ceilings={_short(ceilings)} must be a list of Ceiling")
+            raise TypeError(f"{who}: ceilings={short_repr(ceilings)} must be a list of Ceiling")
         ceilings = tuple(ceilings)
         seen = set()
         for c in ceilings:
             if not isinstance(c, Ceiling):
-                raise TypeError(f"{who}: ceilings contains {_short(c)}, not a Ceiling")
+                raise TypeError(f"{who}: ceilings contains {short_repr(c)}, not a Ceiling")
             if c.name in seen:
                 raise WorkloadError(f"{who}: two ceilings are named {c.name!r}")
             seen.add(c.name)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import WorkloadError, phase_field_error
+from .errors import WorkloadError, phase_field_error, short_repr
 from .expr import ExpressionError, parse
 
 SMALLEST = 1e-30  # the smallest duration (given or derived) and the smallest peak ...
@@ -60,13 +60,13 @@ class Phase:
         try:
             after = tuple(after)
         except TypeError:
-            raise TypeError(f"phase {name!r}: after={_short(after)} must be a list of phase names") from None
+            raise TypeError(f"phase {name!r}: after={short_repr(after)} must be a list of phase names") from None
         for producer in after:
             if not isinstance(producer, str):
-                raise TypeError(f"phase {name!r}: after contains {_short(producer)}, which is not a phase name")
+                raise TypeError(f"phase {name!r}: after contains {short_repr(producer)}, which is not a phase name")
         set_(self, "after", after)
         if not isinstance(tileable, (bool, np.bool_)):
-            raise TypeError(f"phase {name!r}: tileable={_short(tileable)} must be True or False")
+            raise TypeError(f"phase {name!r}: tileable={short_repr(tileable)} must be True or False")
         set_(self, "tileable", bool(tileable))
         set_(self, "reads", _checked_tensors(name, "reads", reads))
         set_(self, "writes", _checked_tensors(name, "writes", writes))
@@ -136,7 +136,7 @@ def _checked_number(phase: str, key: str, value, *, expression: bool = False):
         return value
     if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (int, float)) \
             and not hasattr(value, "__float__"):
-        raise TypeError(f"phase {phase!r}: {key}={_short(value)} must be a number")
+        raise TypeError(f"phase {phase!r}: {key}={short_repr(value)} must be a number")
     number = check_number(f"phase {phase!r}: {key}", value, smallest=SMALLEST if key == "duration" else 0.0)
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else number
 
@@ -150,17 +150,17 @@ def check_number(what: str, value, *, smallest: float = 0.0) -> float:
     try:
         number = float(value)
     except OverflowError:
-        raise WorkloadError(f"{what}={_short(value)} is out of range: numbers must be at most {LARGEST:g}") from None
+        raise WorkloadError(f"{what}={short_repr(value)} is out of range: numbers must be at most {LARGEST:g}") from None
     except (TypeError, ValueError):
-        raise TypeError(f"{what}={_short(value)} must be a number") from None
+        raise TypeError(f"{what}={short_repr(value)} must be a number") from None
     if math.isnan(number) or math.isinf(number):
-        raise WorkloadError(f"{what}={_short(value)} must be finite")
+        raise WorkloadError(f"{what}={short_repr(value)} must be finite")
     if number < 0:
-        raise WorkloadError(f"{what}={_short(value)} must be >= 0")
+        raise WorkloadError(f"{what}={short_repr(value)} must be >= 0")
     if number > LARGEST:
-        raise WorkloadError(f"{what}={_short(value)} is out of range: numbers must be at most {LARGEST:g}")
+        raise WorkloadError(f"{what}={short_repr(value)} is out of range: numbers must be at most {LARGEST:g}")
     if 0 < number < smallest:
-        raise WorkloadError(f"{what}={_short(value)} is out of range: it must be at least {smallest:g}")
+        raise WorkloadError(f"{what}={short_repr(value)} is out of range: it must be at least {smallest:g}")
     return number
 
 
@@ -168,30 +168,17 @@ def check_name(what: str, name) -> str:
     """A name as given, or an error naming ``what``: a non-empty string of at most MAX_NAME characters,
     with no NUL and no lone surrogate (it must be writable to a UTF-8 file)."""
     if not isinstance(name, str) or not name:
-        raise TypeError(f"{what} must be a non-empty string, got {_short(name)}")
+        raise TypeError(f"{what} must be a non-empty string, got {short_repr(name)}")
     if len(name) > MAX_NAME:
-        raise WorkloadError(f"{what} {_short(name)} is {len(name):,} characters long; the limit is {MAX_NAME:,}")
+        raise WorkloadError(f"{what} {short_repr(name)} is {len(name):,} characters long; the limit is {MAX_NAME:,}")
     if "\x00" in name:
-        raise WorkloadError(f"{what} {_short(name)} contains a NUL character")
+        raise WorkloadError(f"{what} {short_repr(name)} contains a NUL character")
     try:
         name.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise WorkloadError(f"{what} {_short(name)} contains {ascii(name[e.start])}, a lone surrogate, which no "
+        raise WorkloadError(f"{what} {short_repr(name)} contains {ascii(name[e.start])}, a lone surrogate, which no "
                             "UTF-8 file can hold") from None
     return name
-
-
-def _short(value) -> str:
-    """``repr(value)`` cut to 60 characters (never the repr of a whole huge value)."""
-    if isinstance(value, str) and len(value) > 200:
-        value = value[:200]
-    elif isinstance(value, (list, tuple, dict, set)) and len(value) > 20:
-        return f"<{type(value).__name__} of {len(value):,} items>"
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], ...]:
@@ -201,11 +188,11 @@ def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], 
     try:
         pairs = list(tensors.items()) if hasattr(tensors, "items") else [tuple(p) for p in tensors]
     except TypeError:
-        raise TypeError(f"phase {phase!r}: {key}={_short(tensors)} must map tensor names to bytes") from None
+        raise TypeError(f"phase {phase!r}: {key}={short_repr(tensors)} must map tensor names to bytes") from None
     out = []
     for pair in pairs:
         if len(pair) != 2 or not isinstance(pair[0], str) or not pair[0]:
-            raise TypeError(f"phase {phase!r}: {key} entry {_short(pair)} must be (tensor name, bytes)")
+            raise TypeError(f"phase {phase!r}: {key} entry {short_repr(pair)} must be (tensor name, bytes)")
         tensor, size = pair
         check_name(f"phase {phase!r}: {key}: tensor name", tensor)
         size = _checked_number(phase, f"{key}[{tensor!r}]", size, expression=True)

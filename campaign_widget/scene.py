@@ -13,15 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import SceneTooLargeError  # noqa: F401
 from .schedule import DEMAND_TOLERANCE, Schedule
 
 PIPE_WIDTH = 0.25
 COMPUTE_OVER, MEMORY_OVER = 1, 2
 MAX_PIECES = 2_000_000
-
-
-class SceneTooLargeError(ValueError):
-    """Stacking the schedule would make more pieces than a diagram can hold."""
 
 
 @dataclass(frozen=True, eq=False)

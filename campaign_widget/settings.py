@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ScheduleError
+from .errors import ScheduleError, short_repr
 
 POLICIES = ("none", "dilate", "throttle", "dilate+throttle")
 STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: design.md §3, or campaign_diagram_tools' steps
@@ -29,13 +29,8 @@ MAX_TILES = 10_000_000
 
 def _whole(key: str, value: object, why: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ScheduleError(f"{key}={_short(value)} must be a whole number {why}")
+        raise ScheduleError(f"{key}={short_repr(value)} must be a whole number {why}")
     return int(value)
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_setting(key: str, value: Any) -> int | bool | str:
@@ -54,15 +49,15 @@ def check_setting(key: str, value: Any) -> int | bool | str:
         return depth
     if key == "pipeline":
         if not isinstance(value, (bool, np.bool_)):
-            raise ScheduleError(f"pipeline={_short(value)} must be True or False")
+            raise ScheduleError(f"pipeline={short_repr(value)} must be True or False")
         return bool(value)
     if key == "policy":
         if not isinstance(value, str) or value not in POLICIES:
-            raise ScheduleError(f"policy={_short(value)} is not one of {', '.join(repr(p) for p in POLICIES)}")
+            raise ScheduleError(f"policy={short_repr(value)} is not one of {', '.join(repr(p) for p in POLICIES)}")
         return value
     if key == "stepping":
         if not isinstance(value, str) or value not in STEPPINGS:
-            raise ScheduleError(f"stepping={_short(value)} is not one of {', '.join(repr(s) for s in STEPPINGS)}")
+            raise ScheduleError(f"stepping={short_repr(value)} is not one of {', '.join(repr(s) for s in STEPPINGS)}")
         return value
     raise TypeError(f"unknown schedule setting {key!r}; known: {', '.join(DEFAULTS)}")
 
@@ -103,7 +98,7 @@ def checked_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:
     if settings is None:
         return {}
     if not isinstance(settings, Mapping):
-        raise TypeError(f"settings={_short(settings)} must be a mapping such as {{'tiles': 4}}")
+        raise TypeError(f"settings={short_repr(settings)} must be a mapping such as {{'tiles': 4}}")
     unknown = sorted(str(k) for k in settings if k not in DEFAULTS)
     if unknown:
         raise TypeError(f"unknown schedule settings {unknown}; known: {', '.join(DEFAULTS)}")

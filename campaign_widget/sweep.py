@@ -40,7 +40,6 @@ import multiprocessing
 import numbers
 import os
 import pickle
-import sys
 import threading
 import time
 import uuid
@@ -52,6 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import schedule as _engine
+from .errors import SweepError, SweepFailed  # noqa: F401
+from .progress import Progress
 from .settings import DEFAULTS as DEFAULT_SETTINGS
 from .settings import Settings, check_setting
 from .workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
@@ -92,23 +93,6 @@ _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker
 # per-tile cost ~0.5 µs in groups of 100+ and ~2 µs in groups of 25.
 _COST_PER_CONFIG = {False: 1.5e-4, True: 4e-4}  # sequential / pipelined
 _COST_PER_TILE = {False: 1e-7, True: 1e-6}      # per phase·tile, sequential / pipelined
-
-
-class SweepError(ValueError):
-    """A sweep that cannot start as given: the message names the axis, the value and a configuration."""
-
-
-class SweepFailed(RuntimeError):
-    """Some configurations have no result after every retry.
-
-    ``partial`` is the :class:`SweepResult` with what was computed (NaN makespan where missing);
-    ``missing`` lists the configurations (dicts of axis values) without a result.
-    """
-
-    def __init__(self, message: str, partial: SweepResult, missing: list[dict]):
-        super().__init__(message)
-        self.partial = partial
-        self.missing = missing
 
 
 # -- the payload: what travels to each worker once -------------------------------------------------
@@ -790,30 +774,6 @@ def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, alig
 
 # -- running ---------------------------------------------------------------------------------------
 
-class _Progress:
-    def __init__(self, progress, total):
-        self.callback = progress if callable(progress) else None
-        self.text = progress is True
-        self.total = total
-        self.last = 0.0
-        self.t0 = time.perf_counter()
-
-    def __call__(self, done, final=False):
-        if self.callback is not None:
-            self.callback(done, self.total)
-        elif self.text:
-            now = time.perf_counter()
-            if final or now - self.last > 0.5:
-                self.last = now
-                width = 30
-                filled = int(width * done / max(self.total, 1))
-                end = "\n" if final else ""
-                # stdout in a Jupyter kernel (stderr would be drawn as an error), stderr elsewhere
-                stream = sys.stdout if "ipykernel" in sys.modules else sys.stderr
-                print(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} configurations "
-                      f"{now - self.t0:6.1f} s", end=end, file=stream, flush=True)
-
-
 def _pool_context():
     """fork when this process has a single thread (a script: fast, and no ``__main__`` guard needed);
     else forkserver (a Jupyter kernel or a Dask client has threads, and forking a threaded process
@@ -832,7 +792,7 @@ def _run(result: SweepResult, executor, progress) -> None:
     payload = result._payload
     kind = _executor_kind(executor)
     costs = _costs(payload)
-    report = _Progress(progress, len(payload))
+    report = Progress(progress, total=len(payload), what="sweep", unit=" configurations")
     own = None
     t0 = time.perf_counter()
     try:
@@ -873,7 +833,8 @@ def _run(result: SweepResult, executor, progress) -> None:
         result.elapsed = time.perf_counter() - t0
         if own is not None:
             own.close()
-        report(result.completed, final=True)
+        report(result.completed)
+        report.close()
 
 
 def _failure(result: SweepResult, indices, why: str, errors: dict | None = None) -> SweepFailed:

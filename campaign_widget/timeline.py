@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ScheduleError
+from .errors import ScheduleError, short_repr
 from .schedule import Schedule, _oversubscribed
 
 if TYPE_CHECKING:
@@ -300,7 +300,7 @@ def _floats(what: str, values: npt.ArrayLike, n: int | None = None) -> np.ndarra
     try:
         arr = np.asarray(values, dtype=np.float64).ravel()
     except (TypeError, ValueError):
-        raise ScheduleError(f"{what} must be an array of numbers (seconds), got {_short(values)}") from None
+        raise ScheduleError(f"{what} must be an array of numbers (seconds), got {short_repr(values)}") from None
     if n is not None and arr.size != n:
         raise ScheduleError(f"{what} has {arr.size} entries; start has {n}: one per interval")
     bad = np.flatnonzero(~np.isfinite(arr))
@@ -365,6 +365,3 @@ def _bands(bands: Sequence[Any] | None, lane_names: Sequence[str]) -> dict:
             "band_names": tuple(b_names)}
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

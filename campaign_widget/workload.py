@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cache as cache_model
 from .einsum import einsum_phases, parse_all
-from .errors import UtilizationAboveOneWarning, WorkloadError
+from .errors import UtilizationAboveOneWarning, WorkloadError, short_repr
 from .expr import ExpressionError, evaluate, parse, resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
@@ -88,7 +88,7 @@ class Workload:
             raise WorkloadError("empty workload: give at least one Phase")
         for p in phases:
             if not isinstance(p, Phase):
-                raise TypeError(f"Workload takes Phase objects, got {_short(p)}")
+                raise TypeError(f"Workload takes Phase objects, got {short_repr(p)}")
         _check_machine(machine)
         names = [p.name for p in phases]
         _check_unique(names)
@@ -117,11 +117,11 @@ class Workload:
         The fast path for large workloads: validation is vectorized over phases.
         """
         if isinstance(names, str) or not isinstance(names, Iterable):
-            raise TypeError(f"names={_short(names)} must be a list of phase names")
+            raise TypeError(f"names={short_repr(names)} must be a list of phase names")
         names = list(names)
         for name in names:
             if not isinstance(name, str) or not name:
-                raise TypeError(f"phase name {_short(name)} must be a non-empty string")
+                raise TypeError(f"phase name {short_repr(name)} must be a non-empty string")
             check_name("phase name", name)
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
@@ -154,7 +154,7 @@ class Workload:
         if after is not None:
             for name, producers in zip(names, after):
                 if isinstance(producers, str) or not isinstance(producers, Iterable):
-                    raise TypeError(f"phase {name!r}: after={_short(producers)} must be a list of phase names")
+                    raise TypeError(f"phase {name!r}: after={short_repr(producers)} must be a list of phase names")
         if tileable is not None:
             tileable = np.asarray(tileable)
             if tileable.dtype != bool:
@@ -189,7 +189,7 @@ class Workload:
         """
         params = _checked_params(params)
         if not isinstance(sizes, Mapping):
-            raise TypeError(f"sizes={_short(sizes)} must map index names to sizes")
+            raise TypeError(f"sizes={short_repr(sizes)} must map index names to sizes")
         resolve_sizes(sizes, params)  # every size a positive whole number, unknown parameters listed at once
         parsed = parse_all(einsums)
         phases = einsum_phases(parsed, sizes, element_bytes=element_bytes, mac_ops=mac_ops)
@@ -353,7 +353,7 @@ class Workload:
     def with_machine(self, machine: Machine) -> Workload:
         """The same phases (same volumes, same measured durations) on another machine."""
         if not isinstance(machine, Machine):
-            raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
+            raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
         return self._replace(_machine=machine)
 
     def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Workload:
@@ -400,6 +400,28 @@ class Workload:
         ``campaign_widget.cache.with_predicted_traffic``."""
         return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
                                                   loop_order=loop_order, mode=mode, write_back=write_back)
+
+    def with_prediction(self, phase: str, prediction: Mapping[str, Any]) -> Workload:
+        """This workload with ``phase`` moving ``prediction["bytes"]`` in place of its logical bytes
+        (a cache model's prediction: see ``with_predicted_traffic``); ``predicted[phase]`` keeps
+        the whole mapping, and phases predicted before keep theirs."""
+        if phase not in self._names:
+            raise WorkloadError(f"phase {short_repr(phase)} is not a phase of this workload")
+        index = self._names.index(phase)
+        return self._replace(_predicted={**self._predicted, index: dict(prediction)})
+
+    def with_fusion_groups(self, labels: Sequence[str], group: np.ndarray, *, fused: bool) -> Workload:
+        """This workload with fusion groups attached: ``labels`` name the groups, ``group[i]`` is
+        phase i's group (an index into ``labels``, or -1 for none). ``fused=True`` recomputes the
+        bytes (tensors inside a group move none); ``False`` only marks the groups. ``fuse`` and
+        ``campaign_widget.fusion.mark_groups`` are the ways in."""
+        group = np.asarray(group, dtype=np.int64)
+        if group.shape != (len(self),):
+            raise WorkloadError(f"fusion groups: {group.shape} entries for {len(self)} phases")
+        group = group.copy()
+        group.flags.writeable = False
+        return self._replace(_fusion_groups=tuple(labels), _fusion_group=group,
+                             _fusion_kind="fused" if fused else "marked")
 
     def with_import_report(self, report: ImportReport | None) -> Workload:
         """The same workload carrying an importer's report (``import_report``)."""
@@ -537,24 +559,19 @@ class Workload:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write this workload to ``path`` (.yaml, .yml or .json; see docs/workload-files.md) and
         return the path; ``campaign_widget.load(path)`` gives it back bit for bit."""
-        return _FILE_IO["save"](self, path)
+        from .io import save  # the file layer sits above the model: reached only when asked for
+
+        return save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **options: Any) -> Workload:
         """Read a workload file in any registered format (``campaign_widget.io.load``)."""
-        return _FILE_IO["load"](path, **options)
+        from .io import load
+
+        return load(path, **options)
 
     def __repr__(self) -> str:
         return f"<Workload of {len(self)} phases on {self._machine.name or 'a machine'}>"
-
-
-# ``campaign_widget.io`` plugs its ``load``/``save`` in here when it is imported (it imports this
-# module, never the other way round: the model does not reach up).
-def _no_file_io(*args: Any, **kwargs: Any) -> NoReturn:
-    raise RuntimeError("reading and writing workload files needs campaign_widget.io: import campaign_widget")
-
-
-_FILE_IO: dict[str, Any] = {"save": _no_file_io, "load": _no_file_io}
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -565,14 +582,9 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _check_machine(machine: object) -> None:
     if machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine")
+        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
 
 
 def _column(phases: list[Phase], key: str) -> np.ndarray:
@@ -591,13 +603,13 @@ def _checked_params(params: object) -> dict[str, int]:
     if params is None:
         return {}
     if not isinstance(params, Mapping):
-        raise TypeError(f"params={_short(params)} must map parameter names to whole numbers")
+        raise TypeError(f"params={short_repr(params)} must map parameter names to whole numbers")
     out = {}
     for name, value in params.items():
         if not isinstance(name, str) or not name.isidentifier():
-            raise TypeError(f"parameter name {_short(name)} must be an identifier such as 'B' or 'seq_len'")
+            raise TypeError(f"parameter name {short_repr(name)} must be an identifier such as 'B' or 'seq_len'")
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"parameter {name!r}={_short(value)} must be a whole number")
+            raise TypeError(f"parameter {name!r}={short_repr(value)} must be a whole number")
         if value < 1:
             raise WorkloadError(f"parameter {name!r}={int(value)} must be >= 1")
         out[name] = int(value)

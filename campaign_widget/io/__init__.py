@@ -50,6 +50,4 @@ for _name, _module, _suffixes, _fallback, _description in _BUILT_IN:
                         description=_description)
 
 
-from .. import workload as _workload  # noqa: E402
 
-_workload._FILE_IO.update(save=save, load=load)  # Workload.save / Workload.load, without the model importing io

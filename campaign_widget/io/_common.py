@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import WorkloadError
+from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..workload import Workload
-from .source import MAX_FILE_BYTES, Source, WorkloadFileError, _short, open_regular
+from .source import MAX_FILE_BYTES, Source, WorkloadFileError, open_regular
 
 
 class SkippedEventsWarning(UserWarning):
@@ -209,7 +209,7 @@ def parse_number(text: str) -> float | None:
     cell = text.strip().strip('"').strip()
     if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
         return None
-    shown = _short(text)
+    shown = short_repr(text)
     if not cell.isascii() or len(cell) > 100:
         raise ValueError(f"{shown} is not a number")
     if "," in cell:

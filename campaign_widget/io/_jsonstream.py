@@ -12,17 +12,13 @@ import codecs
 import json
 import re
 
+from ..errors import TraceSyntaxError  # noqa: F401
+
 CHUNK = 1 << 20
 MAX_VALUE = 16 << 20  # one event larger than this (16 MiB) is refused rather than read whole
 MAX_DEPTH = 64  # nesting inside one event
 _WS = " \t\n\r"
 _NOT_WS = re.compile(r"[^ \t\n\r]")
-
-
-class TraceSyntaxError(ValueError):
-    def __init__(self, message: str, line: int, event: int | None = None):
-        self.line, self.event = line, event
-        super().__init__(message)
 
 
 class _Buffer:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import difflib
 import math
 
-from ..errors import WorkloadError
+from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..phase import LARGEST, Phase, check_name
 from ..presets import MACHINES
 from ..presets import machine as preset_machine
 from ..workload import Workload
-from .source import Source, WorkloadFileError, _short, line_of
+from .source import Source, WorkloadFileError, line_of
 
 
 def no_options(source: Source, options: dict) -> None:
@@ -21,7 +21,7 @@ def no_options(source: Source, options: dict) -> None:
 
 def show(value) -> str:
     """A value from a file, for a message: bounded whatever its size (reprlib, 60 characters)."""
-    return _short(value)
+    return short_repr(value)
 
 
 def expect_map(source: Source, value, where: str, line=None) -> None:

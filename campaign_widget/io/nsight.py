@@ -33,6 +33,7 @@ import io
 import re
 from collections import Counter
 
+from ..errors import short_repr
 from ..machine import Machine
 from ._common import (
     ImportReport,
@@ -47,7 +48,6 @@ from ._common import (
     source_of,
 )
 from .source import Source
-from .source import _short as _repr_short
 
 FORMAT = "nsight-compute-csv"
 DURATION = "gpu__time_duration.sum"
@@ -85,7 +85,7 @@ def unit_scale(unit: str) -> float:
     """
     unit = unit.strip()
     if len(unit) > 40 or unit.count("/") > 1:
-        raise ValueError(f"unknown unit {_repr_short(unit)}")
+        raise ValueError(f"unknown unit {short_repr(unit)}")
     if "/" in unit:
         num, den = unit.split("/", 1)
         return unit_scale(num) / unit_scale(den)
@@ -104,7 +104,7 @@ def unit_scale(unit: str) -> float:
             return _PREFIX[unit[:-len(base) - 1]]
     if unit in ("", "%"):
         return 1.0
-    raise ValueError(f"unknown unit {_repr_short(unit)}")
+    raise ValueError(f"unknown unit {short_repr(unit)}")
 
 
 class _Launch:
@@ -366,7 +366,7 @@ _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
 
 
 def _clip(value) -> str:
-    return _repr_short(value)
+    return short_repr(value)
 
 
 def _short(kernel: str) -> str:

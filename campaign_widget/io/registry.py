@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..errors import short_repr
 from ..machine import Machine
 from ..workload import Workload
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, _short
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,10 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
         except ValueError as e:
             raise source.error(str(e)) from None
     elif machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={_short(machine)} must be a campaign_widget.Machine or a preset name")
+        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine or a preset name")
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
-        raise ValueError(f"format={_short(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
+        raise ValueError(f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
     workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
         raise TypeError(f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "

@@ -58,7 +58,7 @@ from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import WorkloadError
+from ..errors import WorkloadError, short_repr
 from ..expr import MAX_TEXT, ExpressionError, parse
 from ..machine import Machine
 from ..phase import Phase
@@ -221,20 +221,15 @@ def _document(name: str, raw: bytes) -> dict:
         raise _error(name, f"not an SDFG: the JSON document is a {type(document).__name__}, not an object")
     kind = document.get("type")
     if kind != "SDFG":
-        raise _error(name, f"not an SDFG: type={_show(kind)} (an SDFG file has type 'SDFG')", field="type")
+        raise _error(name, f"not an SDFG: type={short_repr(kind)} (an SDFG file has type 'SDFG')", field="type")
     version = document.get("dace_version")
     if version is not None:
         match = re.match(r"^(\d+)\.", str(version))
         if not isinstance(version, str) or not match or int(match.group(1)) not in KNOWN_MAJOR_VERSIONS:
-            raise _error(name, f"dace_version={_show(version)}: an SDFG layout this reader does not know "
+            raise _error(name, f"dace_version={short_repr(version)}: an SDFG layout this reader does not know "
                                f"(it reads dace {', '.join(f'{v}.x' for v in KNOWN_MAJOR_VERSIONS)})",
                          field="dace_version")
     return document
-
-
-def _show(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class _Doc:
@@ -245,7 +240,7 @@ class _Doc:
 
     def get(self, obj, key, kind, where: str, *, default=..., allow_none=False):
         if not isinstance(obj, dict):
-            raise _error(self.name, f"expected an object, got {_show(obj)}", field=where)
+            raise _error(self.name, f"expected an object, got {short_repr(obj)}", field=where)
         if key not in obj:
             if default is not ...:
                 return default
@@ -255,7 +250,7 @@ class _Doc:
             return None
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise _error(self.name, f"{_show(value)} is not a {names}", field=_join(where, key))
+            raise _error(self.name, f"{short_repr(value)} is not a {names}", field=_join(where, key))
         return value
 
     def expr(self, obj, key, where: str, *, default=...) -> str:
@@ -343,7 +338,7 @@ def _subset_sizes(doc: _Doc, subset, where: str) -> list[str] | None:
         return [_range_size(doc, r, f"{where}.ranges[{i}]") for i, r in enumerate(ranges)]
     if kind == "Indices":
         return ["1" for _ in doc.get(subset, "indices", list, where)]
-    raise doc.fail(_join(where, "type"), f"{_show(kind)} is not a subset type this reader knows (Range, Indices)")
+    raise doc.fail(_join(where, "type"), f"{short_repr(kind)} is not a subset type this reader knows (Range, Indices)")
 
 
 def _subset_ranges(doc: _Doc, subset, where: str) -> list[list[str]] | None:
@@ -357,7 +352,7 @@ def _subset_ranges(doc: _Doc, subset, where: str) -> list[list[str]] | None:
                  doc.expr(r, "step", f"{where}.ranges[{i}]", default="1")] for i, r in enumerate(ranges)]
     if kind == "Indices":
         return [[str(x), str(x), "1"] for x in doc.get(subset, "indices", list, where)]
-    raise doc.fail(_join(where, "type"), f"{_show(kind)} is not a subset type this reader knows (Range, Indices)")
+    raise doc.fail(_join(where, "type"), f"{short_repr(kind)} is not a subset type this reader knows (Range, Indices)")
 
 
 def _substitute(text: str, mapping: dict) -> str:
@@ -548,7 +543,7 @@ class _Walker:
         dtype = _dig(desc, "attributes").get("dtype")
         if isinstance(dtype, str) and dtype in ELEMENT_BYTES:
             return ELEMENT_BYTES[dtype]
-        self.issue(UNKNOWN_DTYPE, f"{where}: container {data!r} has dtype={_show(dtype)}")
+        self.issue(UNKNOWN_DTYPE, f"{where}: container {data!r} has dtype={short_repr(dtype)}")
         return None
 
     @staticmethod
@@ -589,7 +584,7 @@ class _Walker:
             bw = _join(_join(where, "nodes"), i)
             kind = doc.get(block, "type", str, bw)
             if kind != "SDFGState":
-                raise doc.fail(_join(bw, "type"), f"{_show(kind)} is a control-flow block of an SDFG layout this "
+                raise doc.fail(_join(bw, "type"), f"{short_repr(kind)} is a control-flow block of an SDFG layout this "
                                                   "reader does not know (it reads states joined by interstate "
                                                   "edges, as dace 0.x–1.0 write them)")
             ids[str(doc.get(block, "id", (int, str), bw, default=i))] = i
@@ -638,7 +633,7 @@ class _Walker:
         ex = attrs.get("executions")
         dynamic = attrs.get("dynamic_executions", ex is None)
         if ex is not None and not isinstance(ex, (str, int)):
-            raise self.doc.fail(_join(where, "attributes.executions"), f"{_show(ex)} is not an expression")
+            raise self.doc.fail(_join(where, "attributes.executions"), f"{short_repr(ex)} is not an expression")
         has_work = bool(block.get("nodes"))
         if ex is not None and not dynamic:
             return str(ex)
@@ -898,11 +893,11 @@ class _Walker:
         code = attrs.get("code")
         where = st.field(nid, "attributes.code")
         if not isinstance(code, dict):
-            raise self.doc.fail(where, f"{_show(code)} is not a code block")
+            raise self.doc.fail(where, f"{short_repr(code)} is not a code block")
         language = code.get("language", "Python")
         text = code.get("string_data", "")
         if not isinstance(text, str):
-            raise self.doc.fail(_join(where, "string_data"), f"{_show(text)} is not text")
+            raise self.doc.fail(_join(where, "string_data"), f"{short_repr(text)} is not text")
         if language != "Python":
             self.issue(NOT_PYTHON, f"{st.describe(nid)}: language={language!r}; ops not counted")
             return []
@@ -1116,7 +1111,7 @@ def _checked_element_bytes(name, element_bytes):
 def _parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
     """(values, where each came from): ``params=`` first, then the SDFG's constants."""
     if params is not None and not isinstance(params, dict):
-        raise TypeError(f"params={_show(params)} must map the SDFG's symbols to whole numbers")
+        raise TypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
     params = dict(params or {})
     unknown = sorted(str(k) for k in set(params) - set(program.symbols))
     if unknown:
@@ -1132,7 +1127,7 @@ def _parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
             continue
         whole = isinstance(value, numbers.Integral) or isinstance(value, float) and value.is_integer()
         if isinstance(value, bool) or not whole or value < 1:
-            raise _error(program.path, f"symbol {key!r}={_show(value)} (from {source[key]}) must be a whole "
+            raise _error(program.path, f"symbol {key!r}={short_repr(value)} (from {source[key]}) must be a whole "
                                        "number >= 1", field=where)
         values[key] = int(value)
     missing = [key for key in program.parameters if key not in values]
@@ -1350,7 +1345,7 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
     if p.map is None:
         raise WorkloadError(f"SDFG {program.path!r}: phase {phase!r} is a {p.kind}, not a map; its maps: {maps}")
     if params is not None and not isinstance(params, dict):
-        raise TypeError(f"params={_show(params)} must map the SDFG's symbols to whole numbers")
+        raise TypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
     values = {**program.constants, **dict(params or {})}
     unknown = sorted(str(k) for k in (params or {}) if k not in program.symbols)
     if unknown:
@@ -1438,10 +1433,10 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
             widths[container] = ELEMENT_BYTES[m["dtypes"][container]]
         else:
             raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: container {container!r} has dtype="
-                                f"{_show(m['dtypes'].get(container))}; pass element_bytes={{{container!r}: ...}}")
+                                f"{short_repr(m['dtypes'].get(container))}; pass element_bytes={{{container!r}: ...}}")
     notes = []
     if write.get("wcr"):
-        notes.append(f"{write['data']}: written with write-conflict resolution ({_show(write['wcr'])}): one access "
+        notes.append(f"{write['data']}: written with write-conflict resolution ({short_repr(write['wcr'])}): one access "
                      "per iteration, as any write")
     for r in [*m["reads"], write]:
         if r["dynamic"]:

@@ -8,14 +8,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import reprlib
 import stat
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from ..errors import WorkloadError
+from ..errors import (
+    WorkloadFileError,  # noqa: F401
+    short_repr,
+)
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)
@@ -26,26 +28,6 @@ MAX_DEPTH = 64  # YAML/JSON nesting: a workload file needs ~5 levels
 MAX_ALIAS_NODES = 100_000  # nodes YAML aliases may add in all (refuses "billion laughs")
 MAX_YAML_BYTES = 32 * MiB  # YAML documents (our schema, cascade YAML)
 MAX_JSON_BYTES = 256 * MiB  # JSON documents of our schema
-
-
-class WorkloadFileError(WorkloadError):
-    """A workload file that cannot be read; the message starts with ``file:line:`` where known.
-
-    ``path``, ``line`` (1-based, or None) and ``field`` (e.g. ``phases[2].ops`` or a CSV column,
-    or None) say where.
-    """
-
-    def __init__(self, message: str, *, path=None, line: int | None = None, field: str | None = None):
-        self.path = None if path is None else str(path)
-        self.line = line
-        self.field = field
-        self.reason = message
-        where = ""
-        if self.path is not None:
-            where = self.path + (f":{line}" if line is not None else "") + ": "
-        if field is not None:
-            message = f"{field}: {message}"
-        super().__init__(where + message)
 
 
 def open_regular(path):
@@ -222,7 +204,7 @@ def _construct_map(loader, node):
                 key_node.start_mark) from None
         if key in data:
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {_short(key)} (first on line {data.lines[key]})", key_node.start_mark)
+                None, None, f"duplicate key {short_repr(key)} (first on line {data.lines[key]})", key_node.start_mark)
         data[key] = loader.construct_object(value_node, deep=True)
         data.lines[key] = key_node.start_mark.line + 1
 
@@ -329,7 +311,7 @@ def parse_json(source: Source):
         data.line, data.lines = None, {}
         for key, value in pairs:
             if key in data:
-                raise source.error(f"malformed JSON: duplicate key {_short(key)}")
+                raise source.error(f"malformed JSON: duplicate key {short_repr(key)}")
             data[key] = value
         return data
 
@@ -344,18 +326,3 @@ def parse_json(source: Source):
         raise source.error(f"malformed JSON: {str(e)[:200]}") from None
     _json_depth(source, document)
     return document
-
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 60
-_REPR.maxlong = 40
-_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
-_REPR.maxlevel = 3
-
-
-def _short(value) -> str:
-    """A bounded repr: never formats a whole huge (or deeply nested, or alias-shared) value."""
-    try:
-        return _REPR.repr(value)
-    except Exception:  # noqa: BLE001 - e.g. an integer too long to convert
-        return f"<{type(value).__name__}>"

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import short_repr
 from ..machine import Machine
 from ._common import (
     ImportReport,
@@ -37,7 +38,7 @@ from ._common import (
     read_text,
     source_of,
 )
-from .source import Source, _short
+from .source import Source
 
 FORMAT = "timeloop-stats"
 CYCLE_UNITS = ("cycle", "cycles")
@@ -98,7 +99,7 @@ def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memo
                                 "or a machine with time_unit='cycle' to keep durations in cycles", field="clock")
     if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
                               or not 0 < clock < math.inf):
-        raise ValueError(f"clock={_short(clock)} must be a frequency in Hz > 0")
+        raise ValueError(f"clock={short_repr(clock)} must be a frequency in Hz > 0")
     hz = 1.0 if clock is None else float(clock)
     report = ImportReport(path=", ".join(source_of(p)[0] for p in paths), format=FORMAT)
     runs = []
@@ -257,9 +258,9 @@ def _num(name, value_line, what):
     try:
         number = float(text)
     except ValueError:
-        raise error(name, f"{_short(value)} is not a number", line=line, field=what) from None
+        raise error(name, f"{short_repr(value)} is not a number", line=line, field=what) from None
     if not math.isfinite(number) or number < 0:
-        raise error(name, f"{_short(value)} must be a finite number >= 0", line=line, field=what)
+        raise error(name, f"{short_repr(value)} must be a finite number >= 0", line=line, field=what)
     return number
 
 

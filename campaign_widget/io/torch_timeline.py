@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..progress import Progress
 from ..timeline import from_intervals
 from . import torch_trace as tt
 from ._common import ImportReport, error, open_binary
@@ -48,10 +49,10 @@ def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = 
     candidates = set(categories) if categories is not None else {"cpu_op", "kernel"}
     total = len(source.raw) if source is not None else file_path.stat().st_size
     stream = open_binary(name, source, file_path, limit=tt.MAX_TRACE_BYTES)
-    show = _progress(progress, total)
+    show = Progress(progress, total=total, what="trace", unit="B", default=total >= PROGRESS_ABOVE, with_what=True)
     try:
         # every annotation is kept (for the bands); the ignored ones are set apart below
-        tt._scan(name, _Counting(stream, total, show) if show else stream, events, metadata, report, candidates, ())
+        tt._scan(name, _Counting(stream, total, show) if show.active else stream, events, metadata, report, candidates, ())
     finally:
         stream.close()
     bands = _set_apart_ignored(events, ignore)
@@ -170,46 +171,8 @@ class _Counting:
             done = self.raw.tell()
         except (OSError, ValueError, AttributeError):
             done = self.total
-        self.show(self.total if not data else min(done, self.total), self.total, "reading the trace")
+        self.show(self.total if not data else min(done, self.total), "reading the trace")
         return data
 
     def close(self):
         self.stream.close()
-
-
-def _progress(progress, total):
-    if progress is False or (progress is None and total < PROGRESS_ABOVE):
-        return None
-    if callable(progress):
-        return progress
-    try:
-        from IPython import get_ipython
-
-        in_kernel = get_ipython() is not None and "IPKernelApp" in get_ipython().config
-    except ImportError:
-        in_kernel = False
-    if in_kernel:
-        import ipywidgets
-        from IPython.display import display
-
-        bar = ipywidgets.FloatProgress(min=0, max=1, description="trace")
-        display(bar)
-        state = {"last": -1.0}
-
-        def update(done, total, what):
-            share = done / total
-            if share - state["last"] >= 0.01 or done >= total:
-                state["last"] = share
-                bar.value = share
-                if done >= total:
-                    bar.bar_style = "success"
-
-        return update
-    state = {"last": -1}
-
-    def line(done, total, what):
-        percent = int(100 * done / total)
-        if percent != state["last"]:
-            state["last"] = percent
-
-    return line
