@@ -50,8 +50,14 @@ from canvas_hash import CANVAS_HASH_JS  # noqa: E402
 from labdriver import Notebook, write_notebook  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 SIZES = {
     "small": dict(phases=24, tiles=64, other=63, label="24 phases x 64 tiles"),
@@ -77,11 +83,14 @@ print("REPORT", json.dumps({{"timings": list(getattr({name}, "_timings", [])), "
       "total": len({name}._scene),
       "scene_bytes": len(json.dumps(_state)) + sum(len(b) for b in _buffers)}}))"""
 
-MEASURE = """async ({index, control, values, repeat, settle, timeout}) => {
+MEASURE = (
+    """async ({index, control, values, repeat, settle, timeout}) => {
   const root = document.querySelectorAll('.cw-root')[index];
   const canvas = root.querySelector('canvas.cw-plot');
   const input = root.querySelector(control);
-""" + CANVAS_HASH_JS + """  const frame = () => new Promise((r) => requestAnimationFrame(r));
+"""
+    + CANVAS_HASH_JS
+    + """  const frame = () => new Promise((r) => requestAnimationFrame(r));
   const pause = (ms) => new Promise((r) => setTimeout(r, ms));
   const start = Number(input.value);
   const choices = values ?? [start + 0.1, start];
@@ -115,6 +124,7 @@ MEASURE = """async ({index, control, values, repeat, settle, timeout}) => {
   }
   return samples;
 }"""
+)
 
 
 def free_port() -> int:
@@ -125,17 +135,37 @@ def free_port() -> int:
 
 def start_lab(root: Path, log) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / "config"), JUPYTER_RUNTIME_DIR=str(root / "runtime"),
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(root / "config"),
+        JUPYTER_RUNTIME_DIR=str(root / "runtime"),
+        PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    )
     settings = root / "config" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
     (root / "notebooks").mkdir()
     process = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
-         f"--ServerApp.root_dir={root / 'notebooks'}", "--allow-root"],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--ServerApp.port_retries=0",
+            "--ServerApp.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={root / 'notebooks'}",
+            "--allow-root",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -172,8 +202,23 @@ def stats(values) -> str:
 
 def breakdown(samples, timings) -> dict[str, list[float]]:
     """Per sample, the parts of its latency (ms), matched to the kernel's recompute by time."""
-    parts = {k: [] for k in ("up", "kernel", "  schedule", "  scene", "serial", "down", "decode", "to-draw", "draw",
-                             "present", "  frame", "  hash")}
+    parts = {
+        k: []
+        for k in (
+            "up",
+            "kernel",
+            "  schedule",
+            "  scene",
+            "serial",
+            "down",
+            "decode",
+            "to-draw",
+            "draw",
+            "present",
+            "  frame",
+            "  hash",
+        )
+    }
     records = sorted(timings, key=lambda r: r["received"])
     for s in samples:
         changed = s["changedAt"] / 1000
@@ -217,8 +262,11 @@ def print_profile(cdp, changes: int, top: int = 25) -> None:
     for sample, delta in zip(profile["samples"], profile["timeDeltas"][1:] + [0]):
         frame = nodes[sample]["callFrame"]
         where = frame["url"].rsplit("/", 1)[-1].split("?")[0]
-        key = f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}" if where else \
-            frame["functionName"]
+        key = (
+            f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}"
+            if where
+            else frame["functionName"]
+        )
         self_time[key] = self_time.get(key, 0.0) + delta / 1000
     busy = sum(v for k, v in self_time.items() if k != "(idle)")
     print(f"\nmain-thread profile over {changes} bandwidth changes: busy {busy / changes:.1f} ms per change")
@@ -234,9 +282,12 @@ def main():
     parser.add_argument("--settle", type=float, default=400, help="ms to keep watching after a new picture")
     parser.add_argument("--dpr", type=float, default=1, help="devicePixelRatio of the page")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (server log)")
-    parser.add_argument("--profile", action="store_true",
-                        help="sample the page's main thread (CDP Profiler) during the bandwidth changes and print "
-                             "the functions with the most self time")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="sample the page's main thread (CDP Profiler) during the bandwidth changes and print "
+        "the functions with the most self time",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -245,13 +296,17 @@ def main():
     root = Path(tempfile.mkdtemp(prefix="bench-browser-"))
     log = open(root / "jupyterlab.log", "w")
     process, url = start_lab(root, log)
-    print(f"JupyterLab {url}, Chromium {CHROMIUM}, dpr {args.dpr}, {args.repeat} changes per control, "
-          f"settle {args.settle:g} ms; campaign_widget from {REPO}", flush=True)
+    print(
+        f"JupyterLab {url}, Chromium {CHROMIUM}, dpr {args.dpr}, {args.repeat} changes per control, "
+        f"settle {args.settle:g} ms; campaign_widget from {REPO}",
+        flush=True,
+    )
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            page = browser.new_context(viewport={"width": 1400, "height": 1000},
-                                       device_scale_factor=args.dpr).new_page()
+            page = browser.new_context(
+                viewport={"width": 1400, "height": 1000}, device_scale_factor=args.dpr
+            ).new_page()
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             write_notebook(root / "notebooks", "bench.ipynb", "# bench_browser")
@@ -272,27 +327,44 @@ def main():
                 results = {}
                 for control, values in ((".cw-tiles", [spec["other"], spec["tiles"]]), (".cw-peak-bandwidth", None)):
                     profiler = start_profile(page) if args.profile and control == ".cw-peak-bandwidth" else None
-                    results[control] = page.evaluate(MEASURE, dict(index=index, control=control, values=values,
-                                                                   repeat=args.repeat, settle=args.settle,
-                                                                   timeout=20_000))
+                    results[control] = page.evaluate(
+                        MEASURE,
+                        dict(
+                            index=index,
+                            control=control,
+                            values=values,
+                            repeat=args.repeat,
+                            settle=args.settle,
+                            timeout=20_000,
+                        ),
+                    )
                     if profiler is not None:
                         print_profile(profiler, args.repeat)
                 report_cell = nb.append_code_cell(REPORT_CELL.format(name=name))
                 text = nb.run_cell(report_cell, timeout=60)
                 report = json.loads(text.split("REPORT", 1)[1].strip().splitlines()[0])
                 n = report["n"]
-                sent = f"{n:,} pieces" if n == report["total"] else \
-                    f"{report['total']:,} pieces, {n:,} sent (aggregated to the pixel)"
-                print(f"\n== {spec['label']}: {sent}, scene {report['scene_bytes'] / 1e6:.2f} MB "
-                      f"({report['scene_bytes'] / max(n, 1):.1f} B/piece)")
-                print(f"{'control':<16} {'latency ms: min':>15} {'median':>7} {'max':>7}   draws/change  pictures/change")
+                sent = (
+                    f"{n:,} pieces"
+                    if n == report["total"]
+                    else f"{report['total']:,} pieces, {n:,} sent (aggregated to the pixel)"
+                )
+                print(
+                    f"\n== {spec['label']}: {sent}, scene {report['scene_bytes'] / 1e6:.2f} MB "
+                    f"({report['scene_bytes'] / max(n, 1):.1f} B/piece)"
+                )
+                print(
+                    f"{'control':<16} {'latency ms: min':>15} {'median':>7} {'max':>7}   draws/change  pictures/change"
+                )
                 for control, samples in results.items():
                     draws = [s["draws"] for s in samples]
                     pictures = [s["pictures"] for s in samples]
                     missed = sum(s["latency"] is None for s in samples)
-                    print(f"{control:<16} {stats([s['latency'] for s in samples])}   "
-                          f"{min(draws)}–{max(draws)} (median {statistics.median(draws):g})   "
-                          f"{min(pictures)}–{max(pictures)}" + (f"   {missed} changes drew nothing" if missed else ""))
+                    print(
+                        f"{control:<16} {stats([s['latency'] for s in samples])}   "
+                        f"{min(draws)}–{max(draws)} (median {statistics.median(draws):g})   "
+                        f"{min(pictures)}–{max(pictures)}" + (f"   {missed} changes drew nothing" if missed else "")
+                    )
                 print(f"{'breakdown (ms)':<16} {'min':>7} {'median':>7} {'max':>7}")
                 for control, samples in results.items():
                     parts = breakdown(samples, report["timings"])

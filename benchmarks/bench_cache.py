@@ -30,15 +30,19 @@ import numpy as np
 from campaign_widget.cache import Cache, simulate, trace
 
 SPEC = "C[i,j] = A[i,k] * B[k,j]"
-CACHES = {"FA 32 lines": Cache(lines=32), "FA 512 lines": Cache(lines=512),
-          "8-way 32 KiB": Cache(lines=512, ways=8), "4-way 4 KiB": Cache(lines=64, ways=4),
-          "direct 2 KiB": Cache(lines=32, ways=1)}
+CACHES = {
+    "FA 32 lines": Cache(lines=32),
+    "FA 512 lines": Cache(lines=512),
+    "8-way 32 KiB": Cache(lines=512, ways=8),
+    "4-way 4 KiB": Cache(lines=64, ways=4),
+    "direct 2 KiB": Cache(lines=32, ways=1),
+}
 OURS_CACHE = CACHES["8-way 32 KiB"]
 
 
 def ours(n: int, loop_order: str, cache: Cache = OURS_CACHE):
     t = trace(SPEC, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order=loop_order)
-    r = simulate(t, cache, progress=False)           # one pass: FA stack distances + the W-way sets
+    r = simulate(t, cache, progress=False)  # one pass: FA stack distances + the W-way sets
     every = r.fa_misses(np.arange(1, r.distances.max + 2))  # FA misses for every capacity 1 … max+1 lines
     return t, every, r
 
@@ -53,6 +57,7 @@ def timed(fn):
 def pycachesim_misses(addresses: list, cache: Cache) -> int:
     from cachesim import Cache as PCache
     from cachesim import MainMemory
+
     mem = MainMemory()
     level = PCache("L1", cache.sets, cache.associativity, cache.line, "LRU")
     mem.load_to(level)
@@ -73,17 +78,21 @@ def main():
     repeat = max(1, args.repeat)
 
     wall, cpu, _ = timed(lambda: ours(4, "ijk", Cache(lines=4, ways=2)))
-    print(f"warm-up (numba compile, or load from numba's cache): {wall:.2f} s wall, {cpu:.2f} s CPU — not in the "
-          "medians below")
+    print(
+        f"warm-up (numba compile, or load from numba's cache): {wall:.2f} s wall, {cpu:.2f} s CPU — not in the "
+        "medians below"
+    )
     print(load())
     n = 64
     for order in ("ijk", "ikj"):
-        t, every, r = ours(n, order)                          # warm (page cache, allocator) and the results
+        t, every, r = ours(n, order)  # warm (page cache, allocator) and the results
         addresses = t.address.tolist()
-        mine = {name: int(every[c.lines - 1]) if c.ways is None else simulate(t, c, distances=r.distances).misses
-                for name, c in CACHES.items()}
+        mine = {
+            name: int(every[c.lines - 1]) if c.ways is None else simulate(t, c, distances=r.distances).misses
+            for name, c in CACHES.items()
+        }
         times = {"ours": ([], [])} | {name: ([], []) for name in CACHES}
-        for _ in range(repeat):                               # interleaved: both sides see the same load
+        for _ in range(repeat):  # interleaved: both sides see the same load
             w, c, _ = timed(lambda: ours(n, order))
             times["ours"][0].append(w)
             times["ours"][1].append(c)
@@ -94,25 +103,35 @@ def main():
                 times[name][1].append(c)
         med = {k: (statistics.median(v[0]), statistics.median(v[1])) for k, v in times.items()}
         ow, oc = med["ours"]
-        print(f"\nn = {n}, loop order {order}: {len(t):,} accesses; medians of {repeat} interleaved runs, "
-              f"wall ms / CPU ms; {load()}")
-        print(f"  ours, trace + distances + FA misses for all {every.size} capacities + 8-way 32 KiB: "
-              f"{ow * 1e3:6.1f} / {oc * 1e3:6.1f}   (8-way misses {r.misses:,}, FA 512 misses {int(every[511]):,})")
+        print(
+            f"\nn = {n}, loop order {order}: {len(t):,} accesses; medians of {repeat} interleaved runs, "
+            f"wall ms / CPU ms; {load()}"
+        )
+        print(
+            f"  ours, trace + distances + FA misses for all {every.size} capacities + 8-way 32 KiB: "
+            f"{ow * 1e3:6.1f} / {oc * 1e3:6.1f}   (8-way misses {r.misses:,}, FA 512 misses {int(every[511]):,})"
+        )
         for name in CACHES:
             pw, pc = med[name]
-            print(f"  pycachesim, one cache, {name:>13}: {pw * 1e3:6.1f} / {pc * 1e3:6.1f}   misses "
-                  f"{mine[name]:>9,} (equal)   ours faster: {pw / ow:4.1f}x wall, {pc / oc:4.1f}x CPU")
+            print(
+                f"  pycachesim, one cache, {name:>13}: {pw * 1e3:6.1f} / {pc * 1e3:6.1f}   misses "
+                f"{mine[name]:>9,} (equal)   ours faster: {pw / ow:4.1f}x wall, {pc / oc:4.1f}x CPU"
+            )
         fastest = min(CACHES, key=lambda name: med[name][1])
-        print(f"  => vs pycachesim's fastest cache ({fastest}): ours faster {med[fastest][0] / ow:.1f}x wall, "
-              f"{med[fastest][1] / oc:.1f}x CPU")
+        print(
+            f"  => vs pycachesim's fastest cache ({fastest}): ours faster {med[fastest][0] / ow:.1f}x wall, "
+            f"{med[fastest][1] / oc:.1f}x CPU"
+        )
     if not args.quick:
         n = 149  # 149³ points × 3 accesses = 9,923,847, just under MAX_ACCESSES = 10^7
         start, start_cpu = time.perf_counter(), time.process_time()
         t = trace(SPEC, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order="ikj")
-        r = simulate(t, Cache(lines=512, ways=8))   # one pass: FA distances + the 8-way sets, with a bar
-        print(f"\n{len(t):,} accesses (n = {n}, ikj): trace + distances + 8-way 32 KiB in "
-              f"{time.perf_counter() - start:.2f} s wall, {time.process_time() - start_cpu:.2f} s CPU; "
-              f"{r.summary()}; {load()}")
+        r = simulate(t, Cache(lines=512, ways=8))  # one pass: FA distances + the 8-way sets, with a bar
+        print(
+            f"\n{len(t):,} accesses (n = {n}, ikj): trace + distances + 8-way 32 KiB in "
+            f"{time.perf_counter() - start:.2f} s wall, {time.process_time() - start_cpu:.2f} s CPU; "
+            f"{r.summary()}; {load()}"
+        )
 
 
 if __name__ == "__main__":

@@ -75,11 +75,15 @@ def kernel(n_phases: int, repeat: int) -> None:
 
     t_view, (view, size) = best(view_and_state, repeat)
     t_overlay, _ = best(lambda: setattr(view, "overlay", "intensity" if view.overlay == "bytes" else "bytes"), repeat)
-    print(f"{g.n_phases} phases, {g.n_nodes - g.n_phases} tensors, {g.n_edges} edges "
-          f"(building the workload from Phase objects: {t_work:.2f} s)")
+    print(
+        f"{g.n_phases} phases, {g.n_nodes - g.n_phases} tensors, {g.n_edges} edges "
+        f"(building the workload from Phase objects: {t_work:.2f} s)"
+    )
     print(f"  graph {t_graph:.3f} s | layout {t_layout:.3f} s | scale {t_scale:.3f} s | payload {t_payload:.3f} s")
-    print(f"  DataflowView(w) + serialized state (lays out and syncs, kernel side): {t_view:.3f} s, "
-          f"{size / 1e6:.2f} MB synced")
+    print(
+        f"  DataflowView(w) + serialized state (lays out and syncs, kernel side): {t_view:.3f} s, "
+        f"{size / 1e6:.2f} MB synced"
+    )
     print(f"  overlay change, kernel side (scale + payload): {t_overlay * 1e3:.1f} ms")
 
 
@@ -153,10 +157,14 @@ def _summary(label, samples):
     pics = f", pictures per change max {max(pictures)}" if pictures else ""
     if samples and "roundTrip" in samples[0]:
         med = lambda key: statistics.median(s[key] for s in samples)  # noqa: E731
-        print(f"  {label}, medians: select → new colours received {med('roundTrip'):.1f} ms (kernel + transfer); "
-              f"decode {med('paintMs'):.1f} ms; draw {med('drawMs'):.1f} ms (minimap {med('minimapMs'):.1f} ms)")
-    print(f"  {label}: to changed pixels min {min(ms):.1f} / median {statistics.median(ms):.1f} / max {max(ms):.1f} ms; "
-          f"view's draw median {statistics.median(draw):.1f} ms{extra}{pics}")
+        print(
+            f"  {label}, medians: select → new colours received {med('roundTrip'):.1f} ms (kernel + transfer); "
+            f"decode {med('paintMs'):.1f} ms; draw {med('drawMs'):.1f} ms (minimap {med('minimapMs'):.1f} ms)"
+        )
+    print(
+        f"  {label}: to changed pixels min {min(ms):.1f} / median {statistics.median(ms):.1f} / max {max(ms):.1f} ms; "
+        f"view's draw median {statistics.median(draw):.1f} ms{extra}{pics}"
+    )
 
 
 def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None:
@@ -176,8 +184,9 @@ def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None
         try:
             with sync_playwright() as p:
                 chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=labtools.CHROMIUM_ARGS)
-                lab = LabPage(chromium, "bench-dataflow", base, viewport=labtools.VIEWPORT,
-                              device_scale_factor=1, benign=[])
+                lab = LabPage(
+                    chromium, "bench-dataflow", base, viewport=labtools.VIEWPORT, device_scale_factor=1, benign=[]
+                )
                 try:
                     write_notebook(root, "bench.ipynb", "# dataflow benchmark")
                     nb = Notebook(lab.page, server.url)
@@ -189,18 +198,23 @@ def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None
                     start = float(out.split("START", 1)[1].split()[0])
                     canvas = lab.page.locator(".cwd-root canvas.cwd-plot").first
                     canvas.wait_for(state="attached", timeout=120_000)
-                    lab.page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(),
-                                               timeout=120_000)
+                    lab.page.wait_for_function(
+                        "c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=120_000
+                    )
                     first = lab.page.evaluate("() => Date.now() / 1000")  # upper bound: polled after the draw
                     data = canvas.evaluate("c => ({...c.dataset})")
                     render_at, first_at = float(data["renderAt"]) / 1e3, float(data["firstDrawAt"]) / 1e3
-                    print(f"browser, {n_phases} phases: kernel {kernel_s:.2f} s → view's render() called "
-                          f"{render_at - start - kernel_s:.2f} s later (state transfer, widget manager, ESM load) → "
-                          f"first frame {first_at - render_at:.2f} s later (decode, batches, draw); "
-                          f"cell start → first frame {first_at - start:.2f} s")
-                    print(f"browser, {n_phases} phases: kernel {kernel_s:.2f} s; cell start → first frame seen "
-                          f"≤ {first - start:.2f} s (zoom {float(data['k']):.2f}, {data['nodesDrawn']} nodes, "
-                          f"{data['edgesDrawn']} edges drawn, first draw {data['drawMs']} ms)")
+                    print(
+                        f"browser, {n_phases} phases: kernel {kernel_s:.2f} s → view's render() called "
+                        f"{render_at - start - kernel_s:.2f} s later (state transfer, widget manager, ESM load) → "
+                        f"first frame {first_at - render_at:.2f} s later (decode, batches, draw); "
+                        f"cell start → first frame {first_at - start:.2f} s"
+                    )
+                    print(
+                        f"browser, {n_phases} phases: kernel {kernel_s:.2f} s; cell start → first frame seen "
+                        f"≤ {first - start:.2f} s (zoom {float(data['k']):.2f}, {data['nodesDrawn']} nodes, "
+                        f"{data['edgesDrawn']} edges drawn, first draw {data['drawMs']} ms)"
+                    )
                     canvas.scroll_into_view_if_needed()
                     handle = canvas.element_handle()
                     if screenshots:
@@ -214,8 +228,10 @@ def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None
                         canvas.locator("xpath=..").screenshot(path=str(screenshots / "dataflow-fit.png"))
                     fit = [lab.page.evaluate(_PAN, [handle, 40 if i % 2 else -40]) for i in range(rounds)]
                     _summary(f"pan at 'fit all' (zoom {float(data['k']):.4f}, {data['nodesDrawn']} nodes drawn)", fit)
-                    overlays = [lab.page.evaluate(_OVERLAY, [handle, "intensity" if i % 2 == 0 else "bytes"])
-                                for i in range(rounds)]
+                    overlays = [
+                        lab.page.evaluate(_OVERLAY, [handle, "intensity" if i % 2 == 0 else "bytes"])
+                        for i in range(rounds)
+                    ]
                     _summary("overlay change (select → kernel → redraw)", overlays)
                     if lab.errors.errors:
                         print("page errors:", *lab.errors.errors, sep="\n  ")

@@ -32,11 +32,14 @@ from canvas_hash import CANVAS_HASH_JS  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, _start_lab, _stop, _write_lab_settings  # noqa: E402
 from labdriver import Notebook, write_notebook  # noqa: E402
 
-STEP_JS = """async ([capacity, wantMisses]) => {
+STEP_JS = (
+    """async ([capacity, wantMisses]) => {
   const root = document.querySelector('.cwl-root');
   const slider = root.querySelector('input.cwl-capacity');
   const canvas = root.querySelector('canvas.cwl-canvas');
-""" + CANVAS_HASH_JS + """  const total = () => {
+"""
+    + CANVAS_HASH_JS
+    + """  const total = () => {
     const cells = root.querySelectorAll('table.cwl-readout-table tr:last-child td');
     return cells.length > 2 ? +cells[2].textContent.replace(/,/g, '') : NaN;
   };
@@ -57,6 +60,7 @@ STEP_JS = """async ([capacity, wantMisses]) => {
   return { ms: seen, pictures: pictures.size, misses: total(), received: +canvas.dataset.readoutAt - t0,
            drawn: +canvas.dataset.drawnAt - t0, drawMs: +canvas.dataset.drawMs };
 }"""
+)
 
 
 def run_case(page, nb, n: int, repeat: int) -> dict:
@@ -65,13 +69,18 @@ def run_case(page, nb, n: int, repeat: int) -> dict:
         "from campaign_widget.cache import Cache, stack_distances\n"
         f"view = LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', {{'i': {n}, 'j': {n}, 'k': {n}}}, elem_bytes=8,\n"
         "                 cache=Cache(line=64, lines=4), mode='misses')\n"
-        "view")
+        "view"
+    )
     nb.run_cell(cell, timeout=120)
-    page.wait_for_function("() => document.querySelectorAll('.cwl-root canvas.cwl-canvas').length === 1 && "
-                           "+document.querySelector('canvas.cwl-canvas').dataset.draws > 0", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.cwl-root canvas.cwl-canvas').length === 1 && "
+        "+document.querySelector('canvas.cwl-canvas').dataset.draws > 0",
+        timeout=60_000,
+    )
     probe = nb.append_code_cell(
         "d = stack_distances(view.trace, line=64)\n"
-        "print('PROBE', repr((view.capacity_max, {c: d.misses(c) for c in range(1, view.capacity_max + 1)})))")
+        "print('PROBE', repr((view.capacity_max, {c: d.misses(c) for c in range(1, view.capacity_max + 1)})))"
+    )
     out = nb.run_cell(probe)
     capacity_max, misses = ast.literal_eval(out.split("PROBE", 1)[1].strip())
     a, b = 4, max(5, capacity_max // 2)
@@ -91,7 +100,8 @@ def run_case(page, nb, n: int, repeat: int) -> dict:
         "ts = []\n"
         "for c in [4, 5] * 10:\n"
         "    t0 = time.perf_counter(); view.capacity = c; ts.append(time.perf_counter() - t0)\n"
-        "print('PROBE', min(ts) * 1e3, sorted(ts)[len(ts) // 2] * 1e3, len(view.trace))")
+        "print('PROBE', min(ts) * 1e3, sorted(ts)[len(ts) // 2] * 1e3, len(view.trace))"
+    )
     out = nb.run_cell(kernel)
     kmin, kmed, accesses = (float(v) for v in out.split("PROBE", 1)[1].split())
     for index in (kernel, probe, cell):
@@ -99,9 +109,19 @@ def run_case(page, nb, n: int, repeat: int) -> dict:
         page.keyboard.press("Escape")
         page.keyboard.press("d")
         page.keyboard.press("d")
-    return {"n": n, "accesses": int(accesses), "min": min(samples), "median": statistics.median(samples),
-            "max": max(samples), "pictures": max(pictures), "received": statistics.median(received), "draw": statistics.median(draw_ms), "kernel_min": kmin, "kernel_median": kmed,
-            "capacities": (a, b)}
+    return {
+        "n": n,
+        "accesses": int(accesses),
+        "min": min(samples),
+        "median": statistics.median(samples),
+        "max": max(samples),
+        "pictures": max(pictures),
+        "received": statistics.median(received),
+        "draw": statistics.median(draw_ms),
+        "kernel_min": kmin,
+        "kernel_median": kmed,
+        "capacities": (a, b),
+    }
 
 
 def main(argv=None) -> int:
@@ -121,8 +141,7 @@ def main(argv=None) -> int:
         for p in (root, work, config, runtime):
             p.mkdir()
         _write_lab_settings(config)
-        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTER_RUNTIME_DIR=str(runtime),
-                   PYTHONUNBUFFERED="1")
+        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTER_RUNTIME_DIR=str(runtime), PYTHONUNBUFFERED="1")
         env.pop("JUPYTER_TOKEN", None)
         server = _start_lab(root, work, base, env, base / "lab.log")
         if server is None:
@@ -136,12 +155,17 @@ def main(argv=None) -> int:
             nb = Notebook(page, server.url)
             nb.open("bench.ipynb")
             nb.wait_kernel_idle()
-            print(f"{'n':>4} {'accesses':>9} {'steps':>6} {'min ms':>8} {'median ms':>10} {'max ms':>8} "
-                  f"{'pictures/step':>14} {'draw ms':>8} {'readout arrives ms':>19} {'kernel median ms':>17}")
+            print(
+                f"{'n':>4} {'accesses':>9} {'steps':>6} {'min ms':>8} {'median ms':>10} {'max ms':>8} "
+                f"{'pictures/step':>14} {'draw ms':>8} {'readout arrives ms':>19} {'kernel median ms':>17}"
+            )
             for n in args.n:
                 r = run_case(page, nb, n, args.repeat)
-                print(f"{r['n']:>4} {r['accesses']:>9,} {args.repeat:>6} {r['min']:>8.1f} {r['median']:>10.1f} "
-                      f"{r['max']:>8.1f} {r['pictures']:>14} {r['draw']:>8.1f} {r['received']:>19.1f} {r['kernel_median']:>17.2f}", flush=True)
+                print(
+                    f"{r['n']:>4} {r['accesses']:>9,} {args.repeat:>6} {r['min']:>8.1f} {r['median']:>10.1f} "
+                    f"{r['max']:>8.1f} {r['pictures']:>14} {r['draw']:>8.1f} {r['received']:>19.1f} {r['kernel_median']:>17.2f}",
+                    flush=True,
+                )
             browser.close()
             if errors:
                 print("page errors:", *errors, sep="\n  ", file=sys.stderr)

@@ -33,9 +33,12 @@ def chain(n: int, seed: int = 0) -> Workload:
     rng = np.random.default_rng(seed)
     names = [f"phase {i}" for i in range(n)]
     return Workload.from_arrays(
-        names, ops=rng.uniform(1e9, 1e12, n), bytes=rng.uniform(1e8, 1e11, n),
+        names,
+        ops=rng.uniform(1e9, 1e12, n),
+        bytes=rng.uniform(1e8, 1e11, n),
         after=[()] + [(names[i - 1],) for i in range(1, n)],
-        machine=Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12))
+        machine=Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12),
+    )
 
 
 def best(fn, repeat):
@@ -58,16 +61,21 @@ def synced_bytes(widget) -> int:
 def run_sizes(sizes, repeat):
     from campaign_widget import CampaignDiagram
 
-    print(f"{'phases':>8} {'workload s':>11} {'schedule s':>11} {'scene s':>9} {'widget s':>9} {'synced MB':>10} "
-          f"{'slider step s':>14}")
+    print(
+        f"{'phases':>8} {'workload s':>11} {'schedule s':>11} {'scene s':>9} {'widget s':>9} {'synced MB':>10} "
+        f"{'slider step s':>14}"
+    )
     for n in sizes:
         t_work, w = best(lambda: chain(n), repeat)
         t_sched, s = best(lambda: w.schedule(), repeat)
         t_scene, _ = best(lambda: build_scene(s), repeat)
         t_widget, widget = best(lambda: _widget_and_state(CampaignDiagram, w), repeat)
         t_step, _ = best(lambda: _slider_step(widget), repeat)
-        print(f"{n:>8} {t_work:>11.4f} {t_sched:>11.4f} {t_scene:>9.4f} {t_widget:>9.4f} "
-              f"{synced_bytes(widget) / 1e6:>10.3f} {t_step:>14.4f}", flush=True)
+        print(
+            f"{n:>8} {t_work:>11.4f} {t_sched:>11.4f} {t_scene:>9.4f} {t_widget:>9.4f} "
+            f"{synced_bytes(widget) / 1e6:>10.3f} {t_step:>14.4f}",
+            flush=True,
+        )
 
 
 def _slider_step(widget):
@@ -84,7 +92,9 @@ def _widget_and_state(cls, workload):
 
 
 def run_pipelines(cases, repeat):
-    print(f"\n{'phases':>8} {'tiles':>7} {'intervals':>10} {'policy':>16} {'schedule s':>11} {'scene s':>9} {'makespan':>12}")
+    print(
+        f"\n{'phases':>8} {'tiles':>7} {'intervals':>10} {'policy':>16} {'schedule s':>11} {'scene s':>9} {'makespan':>12}"
+    )
     for n, tiles, policy in cases:
         w = chain(n)
         t_sched, s = best(lambda: w.schedule(tiles=tiles, pipeline=True, policy=policy), repeat)
@@ -93,8 +103,7 @@ def run_pipelines(cases, repeat):
             scene = f"{t_scene:>9.3f}"
         except SceneTooLargeError:
             scene = f"{'too big':>9}"
-        print(f"{n:>8} {tiles:>7} {len(s):>10} {policy:>16} {t_sched:>11.3f} {scene} {s.makespan:>12.6g}",
-              flush=True)
+        print(f"{n:>8} {tiles:>7} {len(s):>10} {policy:>16} {t_sched:>11.3f} {scene} {s.makespan:>12.6g}", flush=True)
 
 
 def run_engine(n, tiles, repeat, before=False):
@@ -103,8 +112,10 @@ def run_engine(n, tiles, repeat, before=False):
 
     w = chain(n)
     print(f"\nengine: {n:,} phases × {tiles:,} tiles, pipelined chain")
-    print(f"{'policy':>16} {'wall s':>8} {'cpu s':>7} {'intervals':>10} {'edges':>10} {'makespan':>14} "
-          f"{'scene s':>8} {'pieces':>10}")
+    print(
+        f"{'policy':>16} {'wall s':>8} {'cpu s':>7} {'intervals':>10} {'edges':>10} {'makespan':>14} "
+        f"{'scene s':>8} {'pieces':>10}"
+    )
     for policy in POLICIES:
         best_wall, best_cpu, s = float("inf"), float("inf"), None
         for _ in range(repeat):
@@ -120,8 +131,11 @@ def run_engine(n, tiles, repeat, before=False):
             scene_text, pieces = f"{time.perf_counter() - start:>8.3f}", len(scene)
         except SceneTooLargeError:
             scene_text = f"{'too big':>8}"  # `pieces` is then the count before merging, above the limit
-        print(f"{policy:>16} {best_wall:>8.3f} {best_cpu:>7.3f} {len(s):>10,} {s.edge_time.size:>10,} "
-              f"{s.makespan:>14.9g} {scene_text} {pieces:>10,}", flush=True)
+        print(
+            f"{policy:>16} {best_wall:>8.3f} {best_cpu:>7.3f} {len(s):>10,} {s.edge_time.size:>10,} "
+            f"{s.makespan:>14.9g} {scene_text} {pieces:>10,}",
+            flush=True,
+        )
         del s
     if before:
         _run_engine_before(w, n, tiles)
@@ -139,13 +153,19 @@ def _run_engine_before(w, n, tiles):
     print(f"{'policy':>16} {'wall s':>8} {'cpu s':>7} {'pieces':>10} {'makespan':>14}")
     for policy in ("none", "dilate", "throttle", "dilate+throttle"):
         if policy == "throttle" and n * tiles > 40_000:
-            print(f"{policy:>16} not run: it stores a piece per running tile per change of the throttle factor "
-                  f"(284,185 at 100 × 100, 17.3 M at 400 × 400)", flush=True)
+            print(
+                f"{policy:>16} not run: it stores a piece per running tile per change of the throttle factor "
+                f"(284,185 at 100 × 100, 17.3 M at 400 × 400)",
+                flush=True,
+            )
             continue
         wall, cpu = time.perf_counter(), time.process_time()
         s = reference_schedule(w, tiles=tiles, pipeline=True, policy=policy)
-        print(f"{policy:>16} {time.perf_counter() - wall:>8.3f} {time.process_time() - cpu:>7.3f} {len(s):>10,} "
-              f"{s.makespan:>14.9g}", flush=True)
+        print(
+            f"{policy:>16} {time.perf_counter() - wall:>8.3f} {time.process_time() - cpu:>7.3f} {len(s):>10,} "
+            f"{s.makespan:>14.9g}",
+            flush=True,
+        )
         del s
 
 
@@ -157,9 +177,13 @@ def run_static_export(repeat):
     from campaign_widget import Phase
     from campaign_widget.static_figure import panel_for, savefig
 
-    w = Workload([Phase("A", duration=3, compute_util=.7, memory_util=.6),
-                  Phase("B", duration=10, compute_util=.2, memory_util=.9, after=["A"]),
-                  Phase("C", duration=5, compute_util=.3, memory_util=.3, after=["B"])])
+    w = Workload(
+        [
+            Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
+            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+            Phase("C", duration=5, compute_util=0.3, memory_util=0.3, after=["B"]),
+        ]
+    )
     schedule = w.schedule(tiles=26_000, pipeline=True, policy="none")
     panel = panel_for(w, schedule)
     print(f"\nstatic export of {len(panel.scene):,} pieces")

@@ -48,11 +48,14 @@ def waves_csv(n):
 
 
 def annotated_trace(n):
-    events = [{"ph": "X", "cat": "user_annotation", "name": "outer", "ts": 0, "dur": 10 ** 9, "pid": 1, "tid": 1}]
-    events += [{"ph": "X", "cat": "user_annotation", "name": f"s{i % 7}", "ts": 10 * i, "dur": 2, "pid": 1, "tid": 1}
-               for i in range(n)]
-    events += [{"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 5, "dur": 1, "pid": 1, "tid": 1}
-               for i in range(n)]
+    events = [{"ph": "X", "cat": "user_annotation", "name": "outer", "ts": 0, "dur": 10**9, "pid": 1, "tid": 1}]
+    events += [
+        {"ph": "X", "cat": "user_annotation", "name": f"s{i % 7}", "ts": 10 * i, "dur": 2, "pid": 1, "tid": 1}
+        for i in range(n)
+    ]
+    events += [
+        {"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 5, "dur": 1, "pid": 1, "tid": 1} for i in range(n)
+    ]
     path = TMP / f"ann{n}.json"
     path.write_text(json.dumps({"traceEvents": events}))
     return path
@@ -71,8 +74,12 @@ def main():
     print("scaling (CPU seconds; the ratio per doubling should stay near 2):")
     for label, make, sizes, run in [
         ("Einsum CSV, a sequence", einsum_csv, (25_000, 50_000, 100_000), lambda p: load(p, machine=M)),
-        ("trace grouped by annotation", annotated_trace, (25_000, 50_000, 100_000),
-         lambda p: read_torch_trace(p, machine=M, group_by="annotation", warn=False)),
+        (
+            "trace grouped by annotation",
+            annotated_trace,
+            (25_000, 50_000, 100_000),
+            lambda p: read_torch_trace(p, machine=M, group_by="annotation", warn=False),
+        ),
         ("our YAML", yaml_file, (5_000, 10_000, 20_000), load),
     ]:
         times = []
@@ -80,18 +87,23 @@ def main():
             path = make(int(n * scale))
             seconds, outcome = cpu(lambda: run(path))
             times.append(seconds)
-            print(f"  {label:30s} n={int(n * scale):>7,}  {path.stat().st_size / 1e6:7.2f} MB  {seconds:6.2f} s  {outcome}")
+            print(
+                f"  {label:30s} n={int(n * scale):>7,}  {path.stat().st_size / 1e6:7.2f} MB  {seconds:6.2f} s  {outcome}"
+            )
         print(f"  {'':30s} ratios: " + ", ".join(f"{b / a:.2f}" for a, b in zip(times, times[1:]) if a > 0))
     print("hostile inputs:")
     bomb = TMP / "bomb.yaml"
-    rows = ["- &a0 [x, x, x, x, x, x, x, x, x]"] + [f"- &a{k} [" + ", ".join([f"*a{k - 1}"] * 9) + "]"
-                                                     for k in range(1, 9)]
+    rows = ["- &a0 [x, x, x, x, x, x, x, x, x]"] + [
+        f"- &a{k} [" + ", ".join([f"*a{k - 1}"] * 9) + "]" for k in range(1, 9)
+    ]
     bomb.write_text("format: campaign-workload\nphases:\n" + "\n".join(rows) + "\n")
     blank = TMP / "blank.json.gz"
     blank.write_bytes(gzip.compress(b" " * (200 << 20)))
     big_event = TMP / "event.json"
-    big_event.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1, "args": '
-                         '{"x": "' + "a" * (40 << 20) + '"}}]}')
+    big_event.write_text(
+        '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1, "args": '
+        '{"x": "' + "a" * (40 << 20) + '"}}]}'
+    )
     deep = TMP / "deep.yaml"
     deep.write_text("format: campaign-workload\nphases: " + "[" * 100_000 + "]" * 100_000 + "\n")
     for label, f in [

@@ -59,8 +59,10 @@ def main():
                 warnings.simplefilter("ignore")
                 seconds, w = best(lambda: read_sdfg(path, params=PARAMS), args.repeat)
                 step, _ = best(lambda: w.with_params(B=16), args.repeat)
-            print(f"{states:>6} states  {len(w):>6} phases  {path.stat().st_size / 1e3:>8.1f} kB  "
-                  f"read {seconds:7.3f} s  with_params {step:7.3f} s")
+            print(
+                f"{states:>6} states  {len(w):>6} phases  {path.stat().st_size / 1e3:>8.1f} kB  "
+                f"read {seconds:7.3f} s  with_params {step:7.3f} s"
+            )
 
 
 if __name__ == "__main__":

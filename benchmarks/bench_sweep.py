@@ -70,16 +70,24 @@ EINSUMS = {
     "res": {"einsum": "RES[b,l,d] = OUT[b,l,d] + X[b,l,d]", "ops_per_point": 1},
 }
 GROUPS = {
-    "RMSNorm": ["sq", "rms", "norm"], "in_proj": ["in_x", "in_z"], "conv + SiLU": ["conv", "sig_x", "silu_x"],
-    "x_proj": ["x_dt", "x_B", "x_C"], "dt_proj + softplus": ["dt_proj", "dt_exp", "softplus"],
-    "selective scan": ["dA", "dBx", "scan", "y_C", "y_D"], "gate": ["sig_z", "silu_z", "gate"],
+    "RMSNorm": ["sq", "rms", "norm"],
+    "in_proj": ["in_x", "in_z"],
+    "conv + SiLU": ["conv", "sig_x", "silu_x"],
+    "x_proj": ["x_dt", "x_B", "x_C"],
+    "dt_proj + softplus": ["dt_proj", "dt_exp", "softplus"],
+    "selective scan": ["dA", "dBx", "scan", "y_C", "y_D"],
+    "gate": ["sig_z", "silu_z", "gate"],
     "out_proj + residual": ["out", "res"],
 }
 
 
 def mamba() -> cw.Workload:
-    machine = cw.Machine(peak_compute=2 * 256 * 256 * 1.75e9 + 2 * 256 * 1.75e9, peak_bandwidth=2039e9,
-                         name="FuseMax-like, 2D + 1D @ 1.75 GHz", ops_unit="op")
+    machine = cw.Machine(
+        peak_compute=2 * 256 * 256 * 1.75e9 + 2 * 256 * 1.75e9,
+        peak_bandwidth=2039e9,
+        name="FuseMax-like, 2D + 1D @ 1.75 GHz",
+        ops_unit="op",
+    )
     return cw.Workload.from_einsums(EINSUMS, SIZES, machine=machine, element_bytes=2).fuse(GROUPS)
 
 
@@ -87,12 +95,12 @@ def axes(quick: bool, workload: cw.Workload) -> dict:
     pc, bw = workload.machine.peak_compute, workload.machine.peak_bandwidth
     n_bw = 5 if quick else 25
     return dict(
-        tiles=[1, 2, 4, 8, 12, 16, 24, 32, 48, 64],         # 10
+        tiles=[1, 2, 4, 8, 12, 16, 24, 32, 48, 64],  # 10
         pipeline=[True],
-        policy=list(cw.POLICIES),                            # 4
-        depth=[1, 2],                                        # 2
-        peak_compute=[pc * f for f in (0.5, 0.75, 1.0, 1.5, 2.0)],         # 5
-        peak_bandwidth=list(bw * np.geomspace(0.25, 4.0, n_bw)),             # 25 (5 with --quick)
+        policy=list(cw.POLICIES),  # 4
+        depth=[1, 2],  # 2
+        peak_compute=[pc * f for f in (0.5, 0.75, 1.0, 1.5, 2.0)],  # 5
+        peak_bandwidth=list(bw * np.geomspace(0.25, 4.0, n_bw)),  # 25 (5 with --quick)
     )
 
 
@@ -124,9 +132,12 @@ def timed(label, fn, worker_cpu=no_workers, after=None):
     own = time.process_time() - cpu0
     workers = after(result) if after is not None else worker_cpu() - workers0
     cpu = own + workers
-    print(f"  {label:<34} {seconds:7.2f} s wall {cpu:7.2f} s CPU ({cpu / seconds:.2f} cores; this process "
-          f"{own:.2f} s, workers {workers:.2f} s; task CPU {result.cpu_seconds:.2f} s in {result.tasks} tasks)"
-          f"  [{result.executor_kind}, {result.retried} retried, load {loadavg().split()[0]}]", flush=True)
+    print(
+        f"  {label:<34} {seconds:7.2f} s wall {cpu:7.2f} s CPU ({cpu / seconds:.2f} cores; this process "
+        f"{own:.2f} s, workers {workers:.2f} s; task CPU {result.cpu_seconds:.2f} s in {result.tasks} tasks)"
+        f"  [{result.executor_kind}, {result.retried} retried, load {loadavg().split()[0]}]",
+        flush=True,
+    )
     return seconds, cpu, result
 
 
@@ -163,9 +174,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2·10^3 configurations instead of 10^4")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="rounds of serial, pool and Dask, interleaved so that a change in the machine's load "
-                             "hits all three; the table shows each path's fastest (least disturbed) run")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds of serial, pool and Dask, interleaved so that a change in the machine's load "
+        "hits all three; the table shows each path's fastest (least disturbed) run",
+    )
     parser.add_argument("--profile", action="store_true", help="only profile one serial sweep: where the time goes")
     args = parser.parse_args()
     if args.profile:
@@ -176,8 +191,10 @@ def main() -> None:
     w = mamba()
     ax = axes(args.quick, w)
     n = int(np.prod([len(v) for v in ax.values()]))
-    print(f"{len(w)}-phase workload (Mamba-1 layer, 8 fusion groups), {n:,} configurations "
-          f"(tiles up to {max(ax['tiles'])}), {args.workers} workers, {os.cpu_count()} cores, {args.repeat} rounds")
+    print(
+        f"{len(w)}-phase workload (Mamba-1 layer, 8 fusion groups), {n:,} configurations "
+        f"(tiles up to {max(ax['tiles'])}), {args.workers} workers, {os.cpu_count()} cores, {args.repeat} rounds"
+    )
     print(f"load average before: {loadavg()}")
     sweep_module.POOL_WORKERS = args.workers
 
@@ -191,8 +208,12 @@ def main() -> None:
 
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=40) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         # warm-up, as the pool's workers are: the workers import the package before the clock starts
         client.run(importlib.import_module, "campaign_widget.sweep")
 
@@ -205,14 +226,19 @@ def main() -> None:
         workers0, own0, t0 = dask_workers_cpu(), time.process_time(), time.perf_counter()
         time.sleep(2.0)
         idle = time.perf_counter() - t0
-        print(f"idle Dask cluster: this process {(time.process_time() - own0) / idle:.1%} of a core, the workers "
-              f"{(dask_workers_cpu() - workers0) / idle:.1%} together")
+        print(
+            f"idle Dask cluster: this process {(time.process_time() - own0) / idle:.1%} of a core, the workers "
+            f"{(dask_workers_cpu() - workers0) / idle:.1%} together"
+        )
 
         paths = {
             "serial": ("serial (one process)", serial_sweep, {}),
             "pool": (f"local process pool ({args.workers} workers)", pool_sweep, {"after": pool_workers_cpu}),
-            "dask": (f"Dask LocalCluster ({args.workers} workers)",
-                     lambda: cw.sweep(w, executor=client, progress=False, **ax), {"worker_cpu": dask_workers_cpu}),
+            "dask": (
+                f"Dask LocalCluster ({args.workers} workers)",
+                lambda: cw.sweep(w, executor=client, progress=False, **ax),
+                {"worker_cpu": dask_workers_cpu},
+            ),
         }
         runs: dict[str, list] = {k: [] for k in paths}
         for r in range(args.repeat):
@@ -246,13 +272,17 @@ def main() -> None:
     for label, cell in rows:
         print(f"{label:<26}" + "".join(cell(k, *v) for k, v in best.items()))
     w_ = args.workers
-    print(f"speed-up on idle cores ≈ {w_} × serial CPU / CPU: pool {w_ * serial_cpu / pool_cpu:.2f}×, "
-          f"dask {w_ * serial_cpu / dask_cpu:.2f}×; a row costs {pool.cpu_seconds / serial.cpu_seconds:.2f}× "
-          f"(pool), {dask.cpu_seconds / serial.cpu_seconds:.2f}× (dask) the serial CPU; overhead outside the tasks "
-          f"{pool_cpu - pool.cpu_seconds:.2f} s (pool), {dask_cpu - dask.cpu_seconds:.2f} s (dask)")
-    print(f"pool vs serial: {serial_t / pool_t:.2f}× (medians {median['serial'] / median['pool']:.2f}×; target ≥ 1.7× "
-          f"on idle cores); Dask / pool time: {dask_t / pool_t:.2f} (medians {median['dask'] / median['pool']:.2f}; "
-          "target ≤ 1.20); all tables equal")
+    print(
+        f"speed-up on idle cores ≈ {w_} × serial CPU / CPU: pool {w_ * serial_cpu / pool_cpu:.2f}×, "
+        f"dask {w_ * serial_cpu / dask_cpu:.2f}×; a row costs {pool.cpu_seconds / serial.cpu_seconds:.2f}× "
+        f"(pool), {dask.cpu_seconds / serial.cpu_seconds:.2f}× (dask) the serial CPU; overhead outside the tasks "
+        f"{pool_cpu - pool.cpu_seconds:.2f} s (pool), {dask_cpu - dask.cpu_seconds:.2f} s (dask)"
+    )
+    print(
+        f"pool vs serial: {serial_t / pool_t:.2f}× (medians {median['serial'] / median['pool']:.2f}×; target ≥ 1.7× "
+        f"on idle cores); Dask / pool time: {dask_t / pool_t:.2f} (medians {median['dask'] / median['pool']:.2f}; "
+        "target ≤ 1.20); all tables equal"
+    )
 
 
 if __name__ == "__main__":

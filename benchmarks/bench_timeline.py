@@ -36,8 +36,16 @@ def write_trace(path: Path, n: int) -> None:
         for i in range(n):
             tid = i % 2
             dur = 3.0 + (i % 7)
-            ev = {"ph": "X", "cat": "cpu_op", "name": NAMES[i % 8], "pid": 1, "tid": tid,
-                  "ts": per_thread[tid], "dur": dur, "args": {"External id": i}}
+            ev = {
+                "ph": "X",
+                "cat": "cpu_op",
+                "name": NAMES[i % 8],
+                "pid": 1,
+                "tid": tid,
+                "ts": per_thread[tid],
+                "dur": dur,
+                "args": {"External id": i},
+            }
             per_thread[tid] += dur + 1.0
             f.write(("" if first else ",\n") + json.dumps(ev))
             first = False
@@ -45,8 +53,20 @@ def write_trace(path: Path, n: int) -> None:
         end = max(per_thread)
         while t < end:
             span = min(10_000 * 5.0, end - t)
-            f.write(",\n" + json.dumps({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
-                                        "pid": 1, "tid": 0, "ts": t, "dur": span}))
+            f.write(
+                ",\n"
+                + json.dumps(
+                    {
+                        "ph": "X",
+                        "cat": "user_annotation",
+                        "name": f"ProfilerStep#{step}",
+                        "pid": 1,
+                        "tid": 0,
+                        "ts": t,
+                        "dur": span,
+                    }
+                )
+            )
             t += span
             step += 1
         f.write("\n]}\n")
@@ -62,7 +82,9 @@ def main():
         path = Path(d) / "trace.json"
         started = time.perf_counter()
         write_trace(path, args.events)
-        print(f"wrote {args.events:,} events: {path.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - started:.1f} s")
+        print(
+            f"wrote {args.events:,} events: {path.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - started:.1f} s"
+        )
         if not args.no_memory:
             tracemalloc.start()
         wall, cpu = time.perf_counter(), time.process_time()
@@ -72,11 +94,15 @@ def main():
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         peak = tracemalloc.get_traced_memory()[1] if not args.no_memory else None
         tracemalloc.stop()
-        print(f"timeline import: {len(t):,} intervals on {len(t.lane_names)} lanes, {len(t.workload)} phases, "
-              f"{len(t.band_start)} bands; {wall:.1f} s wall, {cpu:.1f} s CPU")
+        print(
+            f"timeline import: {len(t):,} intervals on {len(t.lane_names)} lanes, {len(t.workload)} phases, "
+            f"{len(t.band_start)} bands; {wall:.1f} s wall, {cpu:.1f} s CPU"
+        )
         if peak is not None:
-            print(f"peak memory while reading: {peak / 1e6:.0f} MB = {peak / len(t):.0f} bytes per kept event "
-                  f"(file: {path.stat().st_size / len(t):.0f} bytes per event)")
+            print(
+                f"peak memory while reading: {peak / 1e6:.0f} MB = {peak / len(t):.0f} bytes per kept event "
+                f"(file: {path.stat().st_size / len(t):.0f} bytes per event)"
+            )
         started = time.perf_counter()
         try:
             scene = build_scene(t)

@@ -16,5 +16,7 @@ def big_workload(n_phases: int = 10_000) -> Workload:
             reads[f"act{i - 1}"] = 65536.0 * (1 + i % 5)
         if i >= 4 and i % 4 == 0:
             reads[f"act{i - 4}"] = 65536.0 * (1 + (i - 4) % 5)
-        phases.append(Phase(f"layer{i}", ops=1e6 * (1 + i % 11), reads=reads, writes={f"act{i}": 65536.0 * (1 + i % 5)}))
+        phases.append(
+            Phase(f"layer{i}", ops=1e6 * (1 + i % 11), reads=reads, writes={f"act{i}": 65536.0 * (1 + i % 5)})
+        )
     return Workload(phases, machine=Machine(peak_compute=1e12, peak_bandwidth=1e11))

@@ -39,15 +39,53 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["CacheModelError", "CampaignWidgetError", "SceneTooLargeError", "TraceSyntaxError", "Ceiling", "CampaignDiagram", "DataflowView", "Explorer", "ExpressionError", "LocalView", "Machine", "POLICIES",
-           "Phase", "RooflineView",
-           "Schedule", "ScheduleError", "Settings", "StackedDiagrams", "Timeline", "UtilizationAboveOneWarning", "Workload",
-           "WorkloadError", "WorkloadFileError", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats", "read_torch_trace",
-           "save", "sweep", "start_sweep", "SweepResult", "SweepError", "SweepFailed", "SweepView"]
+__all__ = [
+    "CacheModelError",
+    "CampaignWidgetError",
+    "SceneTooLargeError",
+    "TraceSyntaxError",
+    "Ceiling",
+    "CampaignDiagram",
+    "DataflowView",
+    "Explorer",
+    "ExpressionError",
+    "LocalView",
+    "Machine",
+    "POLICIES",
+    "Phase",
+    "RooflineView",
+    "Schedule",
+    "ScheduleError",
+    "Settings",
+    "StackedDiagrams",
+    "Timeline",
+    "UtilizationAboveOneWarning",
+    "Workload",
+    "WorkloadError",
+    "WorkloadFileError",
+    "load",
+    "read_nsight_csv",
+    "read_sdfg",
+    "read_timeloop_stats",
+    "read_torch_trace",
+    "save",
+    "sweep",
+    "start_sweep",
+    "SweepResult",
+    "SweepError",
+    "SweepFailed",
+    "SweepView",
+]
 
-_WIDGETS = {"CampaignDiagram": "widget", "DataflowView": "dataflow_view", "Explorer": "explorer",
-            "LocalView": "local_view", "RooflineView": "roofline_view", "StackedDiagrams": "stack",
-            "SweepView": "sweep_view"}
+_WIDGETS = {
+    "CampaignDiagram": "widget",
+    "DataflowView": "dataflow_view",
+    "Explorer": "explorer",
+    "LocalView": "local_view",
+    "RooflineView": "roofline_view",
+    "StackedDiagrams": "stack",
+    "SweepView": "sweep_view",
+}
 
 
 def __getattr__(name: str):

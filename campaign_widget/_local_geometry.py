@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 
 SCALINGS = ("median", "mean", "hist", "linear", "log")
 PALETTES = ("gyr", "viridis", "cividis", "RdYlGn")
-MISSING_RGB = tuple(int(NAN_COLOR[i:i + 2], 16) for i in (1, 3, 5))  # missing or out of the scale: as the global view
+MISSING_RGB = tuple(int(NAN_COLOR[i : i + 2], 16) for i in (1, 3, 5))  # missing or out of the scale: as the global view
 
 
 # -- element grids ----------------------------------------------------------------------------------
+
 
 def element_grid(shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Cell (x, y) of every element of a tensor of ``shape`` in C (row-major) flat order, and the
@@ -59,8 +60,9 @@ def element_grid(shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray, int, int
     return x, y, width, height
 
 
-def place_tensors(sizes: Sequence[tuple[int, int]], *, label_rows: int = 2, gap: int = 3, min_shelf: int = 48
-                  ) -> tuple[list[tuple[int, int]], int, int]:
+def place_tensors(
+    sizes: Sequence[tuple[int, int]], *, label_rows: int = 2, gap: int = 3, min_shelf: int = 48
+) -> tuple[list[tuple[int, int]], int, int]:
     """Shelf-pack tensor grids of ``sizes`` [(width, height)] left to right, wrapping into a new row
     of tensors when a row would exceed max(widest, ``min_shelf``) cells. Returns the top-left cell of
     each grid (below its label rows) and the total (width, height) in cells."""
@@ -78,8 +80,10 @@ def place_tensors(sizes: Sequence[tuple[int, int]], *, label_rows: int = 2, gap:
 
 # -- scaling and palettes (design.md §7) ------------------------------------------------------------
 
-def severity(values: npt.ArrayLike, method: str = "median", *, zero_is_value: bool = False
-             ) -> tuple[np.ndarray, dict[str, Any]]:
+
+def severity(
+    values: npt.ArrayLike, method: str = "median", *, zero_is_value: bool = False
+) -> tuple[np.ndarray, dict[str, Any]]:
     """s ∈ [0, 1] per value by design.md §7's scaling, and the scale's description.
 
     Values that are not finite, or ≤ 0 (unless ``zero_is_value``, for distances), get NaN: they are
@@ -189,5 +193,10 @@ def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:
     """What the view needs to draw a colour bar: 11 colour stops and labelled ticks (JSON-small)."""
     rgb = palette_rgb(np.linspace(0, 1, 11), palette)
     ticks = bar_ticks(info)
-    return {"title": title, "unit": unit, "method": info.get("method", ""),
-            "stops": ["#{:02x}{:02x}{:02x}".format(*(int(v) for v in c_)) for c_ in rgb], "ticks": ticks}
+    return {
+        "title": title,
+        "unit": unit,
+        "method": info.get("method", ""),
+        "stops": ["#{:02x}{:02x}{:02x}".format(*(int(v) for v in c_)) for c_ in rgb],
+        "ticks": ticks,
+    }

@@ -65,8 +65,9 @@ class PngChannel:
     def request(self, path, scale: float, timeout: float | None) -> PngExport:
         if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale <= 8):
             raise ValueError(f"scale={scale!r} must be a number in (0, 8]")
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                    or math.isnan(timeout) or timeout <= 0):
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout <= 0
+        ):
             raise ValueError(f"timeout={timeout!r} must be a number of seconds > 0 (or None / inf: no limit)")
         target = _writable_target(path)
         export = PngExport(target, scale)
@@ -118,8 +119,10 @@ class PngChannel:
                 self._publish_pending()
         if entry is not None:
             export = entry[0]
-            message = (f"no view answered within {timeout:g} s: display the diagram (end a cell with it) so that "
-                       "a view can draw the PNG, or use savefig() for export with no browser")
+            message = (
+                f"no view answered within {timeout:g} s: display the diagram (end a cell with it) so that "
+                "a view can draw the PNG, or use savefig() for export with no browser"
+            )
             export._finish(error=message)
             warnings.warn(f"save_png({str(export.path)!r}): {message}", RuntimeWarning, stacklevel=1)
 

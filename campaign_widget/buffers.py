@@ -58,8 +58,13 @@ def smallest_index_dtype(largest: int) -> str:
 def same_arrays(a, b) -> bool:
     """Whether two trait values (arrays, or dicts of arrays and scalars) are equal, exactly."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-                and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f")))
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_arrays(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b

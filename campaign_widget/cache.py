@@ -93,13 +93,14 @@ if TYPE_CHECKING:
     _ProgressArg = bool | Callable[[int, int], object] | None
 
 MAX_ACCESSES = 10**7
-_CHUNK = 1 << 20          # accesses per kernel call (progress is reported between calls)
+_CHUNK = 1 << 20  # accesses per kernel call (progress is reported between calls)
 _PROGRESS_FROM = 2 * 10**6  # traces at least this long show a progress bar on stderr by default
 
 
 # --------------------------------------------------------------------------------------------------
 # Layout
 # --------------------------------------------------------------------------------------------------
+
 
 def _whole(value: object, what: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
@@ -135,13 +136,15 @@ class Layout:
             strides = tuple(self.strides) if isinstance(self.strides, (tuple, list, np.ndarray)) else None
             if strides is None:
                 raise CacheModelError(f"Layout strides={self.strides!r} must be a tuple of whole numbers")
-            object.__setattr__(self, "strides", tuple(_whole(s, f"Layout strides[{d}]", minimum=1)
-                                                      for d, s in enumerate(strides)))
+            object.__setattr__(
+                self, "strides", tuple(_whole(s, f"Layout strides[{d}]", minimum=1) for d, s in enumerate(strides))
+            )
         if self.shape is not None:
             if not isinstance(self.shape, (tuple, list, np.ndarray)):
                 raise CacheModelError(f"Layout shape={self.shape!r} must be a tuple of whole numbers")
-            object.__setattr__(self, "shape", tuple(_whole(s, f"Layout shape[{d}]", minimum=1)
-                                                    for d, s in enumerate(self.shape)))
+            object.__setattr__(
+                self, "shape", tuple(_whole(s, f"Layout shape[{d}]", minimum=1) for d, s in enumerate(self.shape))
+            )
         object.__setattr__(self, "offset", _whole(self.offset, "Layout offset", minimum=0))
         object.__setattr__(self, "byte_offset", _whole(self.byte_offset, "Layout byte_offset", minimum=0))
         if self.elem_bytes is not None:
@@ -158,15 +161,18 @@ class Layout:
                 step *= shape[d]
             return tuple(strides)
         if len(self.strides) != len(shape):
-            raise CacheModelError(f"layout of {tensor!r}: strides={self.strides} has {len(self.strides)} entries "
-                                  f"but the tensor has {len(shape)} dimensions (shape {shape})")
+            raise CacheModelError(
+                f"layout of {tensor!r}: strides={self.strides} has {len(self.strides)} entries "
+                f"but the tensor has {len(shape)} dimensions (shape {shape})"
+            )
         # no two elements may share an address: sorted by stride, each stride spans the dims below it
         span = 1
         for d in sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: self.strides[d]):
             if self.strides[d] < span:
                 raise CacheModelError(
                     f"layout of {tensor!r}: strides={self.strides} are shorter than shape {shape} allows "
-                    f"(stride {self.strides[d]} of dimension {d} < {span}, elements would overlap)")
+                    f"(stride {self.strides[d]} of dimension {d} < {span}, elements would overlap)"
+                )
             span = self.strides[d] * shape[d]
         return self.strides
 
@@ -194,6 +200,7 @@ class Layout:
 # Trace
 # --------------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Ref:
     tensor: int
@@ -206,20 +213,20 @@ class Trace:
     """The accesses of one Einsum at small sizes, in design.md §7's order (see the module docstring)."""
 
     einsum: Einsum
-    sizes: dict                      # loop index -> size
+    sizes: dict  # loop index -> size
     loop_order: tuple[str, ...]
-    tensors: tuple[str, ...]         # in order of first access
+    tensors: tuple[str, ...]  # in order of first access
     shapes: tuple[tuple[int, ...], ...]
     strides: tuple[tuple[int, ...], ...]
     elem_bytes: tuple[int, ...]
     offsets: tuple[int, ...]
     byte_offsets: tuple[int, ...]
-    extents: tuple[int, ...]         # bytes from a tensor's base past its last element
-    refs: tuple[_Ref, ...]           # the accesses of one point, in order
+    extents: tuple[int, ...]  # bytes from a tensor's base past its last element
+    refs: tuple[_Ref, ...]  # the accesses of one point, in order
     line: int
-    rel: np.ndarray = field(repr=False)      # address minus base (int32 when every offset fits)
-    kept: np.ndarray | None = field(repr=False)   # which of points × refs accesses are in range (None: all)
-    flat_parts: tuple = field(repr=False)         # per ref: its element index, broadcastable over the nest
+    rel: np.ndarray = field(repr=False)  # address minus base (int32 when every offset fits)
+    kept: np.ndarray | None = field(repr=False)  # which of points × refs accesses are in range (None: all)
+    flat_parts: tuple = field(repr=False)  # per ref: its element index, broadcastable over the nest
     out_of_range: dict = field(default_factory=dict)
 
     # tensor, is_write, element and point are built on first use (the simulation needs only addresses)
@@ -279,7 +286,7 @@ class Trace:
     def addresses(self, line: int | None = None) -> np.ndarray:
         """Byte addresses with bases rounded to ``line`` (default ``trace.line``)."""
         bases = self.bases_for(self.line if line is None else line)
-        if self.kept is None:   # every point has every ref: add each ref's base along the rows
+        if self.kept is None:  # every point has every ref: add each ref's base along the rows
             row = bases[[r.tensor for r in self.refs]]
             return (self.rel.reshape(-1, len(self.refs)) + row).reshape(-1)
         return self.rel + bases[self.tensor]
@@ -330,14 +337,21 @@ class Trace:
         hit = (self.tensor == t) & np.isin(self.element, elements)
         weight = np.bincount(self.point[hit], minlength=self.points)
         w = weight[self.point]
-        return {name: np.bincount(self.element[self.tensor == k], weights=w[self.tensor == k],
-                                  minlength=math.prod(self.shapes[k])).astype(np.int64).reshape(self.shapes[k])
-                for k, name in enumerate(self.tensors)}
+        return {
+            name: np.bincount(
+                self.element[self.tensor == k], weights=w[self.tensor == k], minlength=math.prod(self.shapes[k])
+            )
+            .astype(np.int64)
+            .reshape(self.shapes[k])
+            for k, name in enumerate(self.tensors)
+        }
 
     def summary(self) -> str:
         dropped = sum(self.out_of_range.values())
-        text = (f"{len(self):,} accesses of {len(self.tensors)} tensors over {self.points:,} points "
-                f"(loops {', '.join(f'{i}<{self.sizes[i]}' for i in self.loop_order)})")
+        text = (
+            f"{len(self):,} accesses of {len(self.tensors)} tensors over {self.points:,} points "
+            f"(loops {', '.join(f'{i}<{self.sizes[i]}' for i in self.loop_order)})"
+        )
         if dropped:
             text += f"; {dropped:,} out-of-range accesses left out ({self.out_of_range})"
         return text
@@ -368,10 +382,16 @@ def _refs_of(e: Einsum) -> list[tuple[str, tuple[str, ...], bool]]:
     return [(t, tuple(x), False) for t, x in e.inputs] + [(e.output, tuple(e.output_indices), True)]
 
 
-def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
-          layouts: Mapping[str, Layout] | None = None,
-          loop_order: Sequence[str] | str | None = None, elem_bytes: int = 4, line: int = 64,
-          out_of_range: str = "report") -> Trace:
+def trace(
+    einsum: Einsum | str | Sequence[Any],
+    sizes: Mapping[str, int],
+    *,
+    layouts: Mapping[str, Layout] | None = None,
+    loop_order: Sequence[str] | str | None = None,
+    elem_bytes: int = 4,
+    line: int = 64,
+    out_of_range: str = "report",
+) -> Trace:
     """The access trace of one Einsum at the (small) loop sizes ``sizes`` (design.md §7).
 
     >>> t = trace("C[i,j] = A[i,k] * B[k,j]", {"i": 2, "j": 2, "k": 2}, elem_bytes=8)
@@ -405,15 +425,19 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
     if loop_order is None:
         order = indices
     else:
-        order = tuple(loop_order) if not isinstance(loop_order, str) else tuple(
-            loop_order.replace(",", " ").split() if ("," in loop_order or " " in loop_order) else loop_order)
+        order = (
+            tuple(loop_order)
+            if not isinstance(loop_order, str)
+            else tuple(loop_order.replace(",", " ").split() if ("," in loop_order or " " in loop_order) else loop_order)
+        )
         if sorted(order) != sorted(indices):
             raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
     points = math.prod(loop_sizes[i] for i in order)
     if points * len(refs) > MAX_ACCESSES:
         raise CacheModelError(
             f"Einsum {e.name!r} at sizes {loop_sizes} makes {points:,} points × {len(refs)} accesses = "
-            f"{points * len(refs):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes")
+            f"{points * len(refs):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes"
+        )
     layouts = dict(layouts or {})
     tensors = tuple(dict.fromkeys(t for t, _, _ in parsed))
     unknown = [name for name in layouts if name not in tensors]
@@ -430,26 +454,30 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
         shape[d] = loop_sizes[name]
         env[name] = np.arange(loop_sizes[name], dtype=np.int64).reshape(shape)
     full = tuple(loop_sizes[i] for i in order)
-    values = [[x.evaluate_array(env) if x.text.strip() not in env else env[x.text.strip()] for x in xs]
-              for _, xs, _ in parsed]
+    values = [
+        [x.evaluate_array(env) if x.text.strip() not in env else env[x.text.strip()] for x in xs] for _, xs, _ in parsed
+    ]
     # shapes: Layout.shape, else per dimension the largest index used + 1
     shapes, strides, widths, offsets, byte_offsets, extents = [], [], [], [], [], []
     for name in tensors:
         mine = [k for k, (t, _, _) in enumerate(parsed) if t == name]
         ndim = {len(parsed[k][1]) for k in mine}
         if len(ndim) != 1:
-            raise CacheModelError(f"Einsum {e.name!r}: tensor {name!r} is used with different numbers of "
-                                  f"indices {sorted(ndim)}")
+            raise CacheModelError(
+                f"Einsum {e.name!r}: tensor {name!r} is used with different numbers of indices {sorted(ndim)}"
+            )
         ndim = ndim.pop()
         layout = layouts.get(name, Layout())
         if layout.shape is not None:
             if len(layout.shape) != ndim:
-                raise CacheModelError(f"layouts[{name!r}].shape={layout.shape} has {len(layout.shape)} "
-                                      f"dimensions; {name!r} is indexed with {ndim}")
+                raise CacheModelError(
+                    f"layouts[{name!r}].shape={layout.shape} has {len(layout.shape)} "
+                    f"dimensions; {name!r} is indexed with {ndim}"
+                )
             shape = layout.shape
         else:
             shape = []
-            for d in range(ndim):   # the largest index used + 1 (a plain index i: its size)
+            for d in range(ndim):  # the largest index used + 1 (a plain index i: its size)
                 shape.append(max(1, max(int(np.max(values[k][d])) + 1 for k in mine)))
             shape = tuple(shape)
         st = layout.strides_for(shape, name)
@@ -482,7 +510,7 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
     for r, (name, xs, _) in enumerate(parsed):
         t = ids[name]
         shape = shapes[t]
-        rel[..., r] = np.asarray(offs[r]).astype(rel.dtype, copy=False)   # small: cast before broadcasting
+        rel[..., r] = np.asarray(offs[r]).astype(rel.dtype, copy=False)  # small: cast before broadcasting
         inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
         if inside:
             continue
@@ -497,22 +525,41 @@ def trace(einsum: Einsum | str | Sequence[Any], sizes: Mapping[str, int], *,
         if name not in first_bad:
             p = int(np.flatnonzero(~ok.ravel())[0])
             at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
-            first_bad[name] = (", ".join(x.text for x in xs), at,
-                               [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]], shape)
+            first_bad[name] = (
+                ", ".join(x.text for x in xs),
+                at,
+                [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]],
+                shape,
+            )
     if oor:
-        detail = "; ".join(f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
-                           for name, (x, at, idx, shape) in first_bad.items())
+        detail = "; ".join(
+            f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
+            for name, (x, at, idx, shape) in first_bad.items()
+        )
         message = f"Einsum {e.name!r}: out-of-range accesses: {detail}"
         if out_of_range == "error":
             raise CacheModelError(message)
-        warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range",
-                      stacklevel=2)
+        warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range", stacklevel=2)
     keep = None if valid is None else valid.reshape(-1)
     rel_f = rel.reshape(-1) if keep is None else rel.reshape(-1)[keep]
-    return Trace(e, loop_sizes, order, tensors, tuple(shapes), tuple(strides), tuple(widths), tuple(offsets),
-                 tuple(byte_offsets), tuple(extents),
-                 tuple(_Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed), line,
-                 rel_f, keep, tuple(flat_parts), oor)
+    return Trace(
+        e,
+        loop_sizes,
+        order,
+        tensors,
+        tuple(shapes),
+        tuple(strides),
+        tuple(widths),
+        tuple(offsets),
+        tuple(byte_offsets),
+        tuple(extents),
+        tuple(_Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed),
+        line,
+        rel_f,
+        keep,
+        tuple(flat_parts),
+        oor,
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -537,8 +584,9 @@ _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 
 
-def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.ndarray, jump: np.ndarray,
-          run: np.ndarray) -> None:
+def _plan(
+    rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.ndarray, jump: np.ndarray, run: np.ndarray
+) -> None:
     """The repeating blocks of a loop-nest trace whose distances the kernel copies instead of simulating.
 
     Access t's line is (rel[t] + ref_base[t mod R]) >> shift, R = len(ref_base) accesses per point (the
@@ -558,8 +606,8 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
     most _STEADY_MAX accesses): the kernel counts its distances from the two blocks' lines alone."""
     n = rel.size
     nref = ref_base.size
-    unit = n // nref // jump.size   # jump and run hold one entry per block of the smallest level (no
-    for level in range(block_points.size):   # per-point arrays: their fresh pages cost more than the plan)
+    unit = n // nref // jump.size  # jump and run hold one entry per block of the smallest level (no
+    for level in range(block_points.size):  # per-point arrays: their fresh pages cost more than the plan)
         m = block_points[level]
         size = m * nref
         before = False
@@ -569,10 +617,10 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             s = b * size
             same = True
             q = s
-            while q < s + size:         # same reference one block apart: same base, compare rel's lines
+            while q < s + size:  # same reference one block apart: same base, compare rel's lines
                 e = min(q + 64, s + size)
-                a = rel[q:e]            # (views: plain loops from 0, no negative index, so they vectorize)
-                c = rel[q - size:e - size]
+                a = rel[q:e]  # (views: plain loops from 0, no negative index, so they vectorize)
+                c = rel[q - size : e - size]
                 diff = a[0] ^ c[0]
                 for u in range(1, e - q):
                     diff |= a[u] ^ c[u]
@@ -591,7 +639,7 @@ def _plan(rel: np.ndarray, ref_base: np.ndarray, shift: int, block_points: np.nd
             else:
                 start = -1
                 if same and size <= _STEADY_MAX and jump[b * m // unit] == 0:
-                    jump[b * m // unit] = -m    # repeats the block before, which does not: see the kernel
+                    jump[b * m // unit] = -m  # repeats the block before, which does not: see the kernel
             before = same
 
 
@@ -607,12 +655,13 @@ def _repeat(a: np.ndarray, t: int, k: int, length: int) -> None:
     done = 0
     while done < length:
         chunk = min(done + k, length - done)
-        _copy(a[t + done:t + done + chunk], a[t - k:t - k + chunk])
+        _copy(a[t + done : t + done + chunk], a[t - k : t - k + chunk])
         done += chunk
 
 
-def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray,
-            hist: np.ndarray) -> int:
+def _steady(
+    win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray, hist: np.ndarray
+) -> int:
     """Distances of the point at t, whose R lines (win[R:]) equal the point before's (win[:R]), which
     did not repeat its own: each line's use before is the same reference one point ago or later, so
     its distance is the number of distinct lines between, and within its set likewise (out_set: capped
@@ -625,7 +674,7 @@ def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray
         c = 0
         c_set = 0
         q = nref + r - 1
-        while win[q] != x:   # found at r or later
+        while win[q] != x:  # found at r or later
             y = win[q]
             seen = False
             for e in range(q + 1, nref + r):
@@ -648,34 +697,50 @@ def _steady(win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray
     return misses
 
 
-def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: int, first_pos: np.ndarray,
-                  last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, ids: np.ndarray, out: np.ndarray, hist: np.ndarray,
-                  set_of: np.ndarray, set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray,
-                  set_fill: np.ndarray, out_set: np.ndarray) -> int:
+def _repeat_block(
+    rel: np.ndarray,
+    ref_base: np.ndarray,
+    shift: int,
+    t: int,
+    k: int,
+    first_pos: np.ndarray,
+    last_pos: np.ndarray,
+    sfx: np.ndarray,
+    fen: np.ndarray,
+    ids: np.ndarray,
+    out: np.ndarray,
+    hist: np.ndarray,
+    set_of: np.ndarray,
+    set_line: np.ndarray,
+    set_time: np.ndarray,
+    where_set: np.ndarray,
+    set_fill: np.ndarray,
+    out_set: np.ndarray,
+) -> int:
     """Distances of the k accesses from t on, a block that repeats the block before it, which does not
     (see ``_distances``); the W-way sets are simulated as usual. Returns the set misses."""
     nref = len(ref_base)
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
     set_misses = 0
-    for q0 in range(0, k, nref):    # the block's line ids (k is whole points; the loop over the
-        for r in range(nref):       # references unrolled), first and last place of each line
+    for q0 in range(0, k, nref):  # the block's line ids (k is whole points; the loop over the
+        for r in range(nref):  # references unrolled), first and last place of each line
             q = q0 + r
             x = (rel[t + q] + ref_base[r]) >> shift
             ids[q] = x
             if first_pos[x] < 0:
                 first_pos[x] = q
             last_pos[x] = q
-    sfx[k] = 0                      # sfx[q]: lines whose last place is q or later
+    sfx[k] = 0  # sfx[q]: lines whose last place is q or later
     for q in range(k - 1, -1, -1):
         sfx[q] = sfx[q + 1] + (1 if last_pos[ids[q]] == q else 0)
     for q in range(k):
         a = t + q
         x = ids[q]
-        if first_pos[x] == q:       # its use before is in the block before: its depth there
-            lp = last_pos[x]        # (lines used later there) + lines moved above it since
-            c = sfx[lp + 1]         # (used here before it, last used there before it)
-            i = lp                  # fen: a Fenwick tree over last places of lines seen here
+        if first_pos[x] == q:  # its use before is in the block before: its depth there
+            lp = last_pos[x]  # (lines used later there) + lines moved above it since
+            c = sfx[lp + 1]  # (used here before it, last used there before it)
+            i = lp  # fen: a Fenwick tree over last places of lines seen here
             while i > 0:
                 c += fen[i]
                 i -= i & (-i)
@@ -683,11 +748,11 @@ def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: 
             while i <= k:
                 fen[i] += 1
                 i += i & (-i)
-        else:                       # its use before is in this block: as in the block before
+        else:  # its use before is in this block: as in the block before
             c = out[a - k]
         out[a] = c
         hist[c] += 1
-        if n_sets > 0:              # the sets: simulated (the block leaves them as they were)
+        if n_sets > 0:  # the sets: simulated (the block leaves them as they were)
             row = set_of[x]
             j = where_set[x]
             if j >= 0:
@@ -715,7 +780,7 @@ def _repeat_block(rel: np.ndarray, ref_base: np.ndarray, shift: int, t: int, k: 
                 set_line[row, j] = x
                 set_time[row, j] = a
                 where_set[x] = j
-    for q in range(k):              # reset the scratch
+    for q in range(k):  # reset the scratch
         first_pos[ids[q]] = -1
         last_pos[ids[q]] = -1
     for q in range(k + 1):
@@ -737,7 +802,7 @@ def _renumber(owner: np.ndarray, last: np.ndarray, bits: np.ndarray, tree: np.nd
             rank += 1
     for q in range(rank, size):
         owner[q] = -1
-    for q in range(n_words):       # stamps 0..rank-1 live: full words, then a partial one
+    for q in range(n_words):  # stamps 0..rank-1 live: full words, then a partial one
         if (q + 1) * 64 <= rank:
             bits[q] = ~np.uint64(0)
         elif q * 64 < rank:
@@ -751,12 +816,35 @@ def _renumber(owner: np.ndarray, last: np.ndarray, bits: np.ndarray, tree: np.nd
     return rank
 
 
-def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarray, run: np.ndarray, stop: int,
-               top_line: np.ndarray, top_time: np.ndarray, where_top: np.ndarray, last: np.ndarray,
-               owner: np.ndarray, bits: np.ndarray, tree: np.ndarray, state: np.ndarray, set_of: np.ndarray,
-               set_line: np.ndarray, set_time: np.ndarray, where_set: np.ndarray, set_fill: np.ndarray,
-               out: np.ndarray, out_set: np.ndarray, hist: np.ndarray, first_pos: np.ndarray,
-               last_pos: np.ndarray, sfx: np.ndarray, fen: np.ndarray, ids: np.ndarray) -> None:
+def _distances(
+    rel: np.ndarray,
+    ref_base: np.ndarray,
+    shift: int,
+    jump: np.ndarray,
+    run: np.ndarray,
+    stop: int,
+    top_line: np.ndarray,
+    top_time: np.ndarray,
+    where_top: np.ndarray,
+    last: np.ndarray,
+    owner: np.ndarray,
+    bits: np.ndarray,
+    tree: np.ndarray,
+    state: np.ndarray,
+    set_of: np.ndarray,
+    set_line: np.ndarray,
+    set_time: np.ndarray,
+    where_set: np.ndarray,
+    set_fill: np.ndarray,
+    out: np.ndarray,
+    out_set: np.ndarray,
+    hist: np.ndarray,
+    first_pos: np.ndarray,
+    last_pos: np.ndarray,
+    sfx: np.ndarray,
+    fen: np.ndarray,
+    ids: np.ndarray,
+) -> None:
     """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
     until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
     (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
@@ -792,8 +880,8 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     O(1) plus W comparisons for its position, and a miss evicts the least recent way.
     out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
     W on a miss of a line seen before, -1 when cold."""
-    size = bits.size * 64        # stamps 0..size-1, one bit each in ``bits``
-    n_words = bits.size          # ``tree``: a Fenwick tree over the words' live-stamp counts
+    size = bits.size * 64  # stamps 0..size-1, one bit each in ``bits``
+    n_words = bits.size  # ``tree``: a Fenwick tree over the words' live-stamp counts
     stamp = state[0]
     in_top = state[1]
     n_tree = state[2]
@@ -806,9 +894,9 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
     nref = len(ref_base)
     n = rel.size
     jumps = jump.size > 0
-    unit = n // nref // jump.size if jumps else 1   # jump[b], run[b]: the point b × unit (see _plan)
-    check = p                            # the next point that may start a block
-    win = np.empty(2 * nref, np.int64)   # the lines of the point before (0..R-1) and of this point (R..2R-1)
+    unit = n // nref // jump.size if jumps else 1  # jump[b], run[b]: the point b × unit (see _plan)
+    check = p  # the next point that may start a block
+    win = np.empty(2 * nref, np.int64)  # the lines of the point before (0..R-1) and of this point (R..2R-1)
     if t >= nref:
         for r in range(nref):
             win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
@@ -817,18 +905,36 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             b = p // unit
             check = (b + 1) * unit
             m = jump[b] if b * unit == p else 0
-            if m < 0:               # a block repeating the block before it, which does not (see _plan)
+            if m < 0:  # a block repeating the block before it, which does not (see _plan)
                 k = -m * nref
-                set_misses += _repeat_block(rel, ref_base, shift, t, k, first_pos, last_pos, sfx, fen, ids, out, hist,
-                                            set_of, set_line, set_time, where_set, set_fill, out_set)
+                set_misses += _repeat_block(
+                    rel,
+                    ref_base,
+                    shift,
+                    t,
+                    k,
+                    first_pos,
+                    last_pos,
+                    sfx,
+                    fen,
+                    ids,
+                    out,
+                    hist,
+                    set_of,
+                    set_line,
+                    set_time,
+                    where_set,
+                    set_fill,
+                    out_set,
+                )
                 t += k
                 p += -m
                 for r in range(nref):
                     win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
                 before = False
                 continue
-            if m > 0:               # blocks repeating a repeating block: copy their distances
-                k = m * nref        # the period, in accesses
+            if m > 0:  # blocks repeating a repeating block: copy their distances
+                k = m * nref  # the period, in accesses
                 length = run[b] * nref
                 _repeat(out, t, k, length)
                 times = length // k  # each access of the block before the run is repeated this often
@@ -843,26 +949,26 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 p += run[b]
                 for r in range(nref):
                     win[r] = (rel[t - nref + r] + ref_base[r]) >> shift
-                before = False      # (not known: the safe answer)
+                before = False  # (not known: the safe answer)
                 continue
         same = t >= nref
         for r in range(nref):
             x = (rel[t + r] + ref_base[r]) >> shift
             win[nref + r] = x
             same = same and x == win[r]
-        if same:                    # this point's lines are the point before's: the stacks stay as they are
+        if same:  # this point's lines are the point before's: the stacks stay as they are
             counted = 0
-            if before:              # which repeated its own: the same distances
+            if before:  # which repeated its own: the same distances
                 for r in range(nref):
                     out[t + r] = out[t - nref + r]
                     if n_sets > 0:
                         out_set[t + r] = out_set[t - nref + r]
-            else:                   # which did not: count among the last 2R lines
+            else:  # which did not: count among the last 2R lines
                 distinct = True
                 for r in range(1, nref):
                     for r2 in range(r):
                         distinct = distinct and win[r] != win[r2]
-                if distinct:        # R distinct lines: between a line's two uses, the other R - 1 once each
+                if distinct:  # R distinct lines: between a line's two uses, the other R - 1 once each
                     for r in range(nref):
                         out[t + r] = nref - 1
                     if n_sets > 0:  # within its set: those of the other R - 1 in the same set
@@ -875,8 +981,8 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 else:
                     set_misses += _steady(win, t, set_of, w, out, out_set, hist)
                     counted = 1
-            e = t + nref            # and the points after it with the same lines (the bases are whole
-            points = 1              # lines: compare the offsets' lines), copied as they are found
+            e = t + nref  # and the points after it with the same lines (the bases are whole
+            points = 1  # lines: compare the offsets' lines), copied as they are found
             while e + nref <= n:
                 diff = rel[e] ^ rel[t]
                 for r in range(1, nref):
@@ -910,7 +1016,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
             if j >= 0:
                 tx = top_time[j]
                 c = 0
-                for q in range(_TOP):       # branch-free: the unused slots hold time -1
+                for q in range(_TOP):  # branch-free: the unused slots hold time -1
                     c += top_time[q] > tx
                 out[t] = c
                 hist[c] += 1
@@ -921,7 +1027,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                     out[t] = -1
                 else:
                     word = pt >> 6
-                    above = bits[word] >> np.uint64(pt & 63) >> np.uint64(1)   # live stamps above pt in its word
+                    above = bits[word] >> np.uint64(pt & 63) >> np.uint64(1)  # live stamps above pt in its word
                     above = above - ((above >> np.uint64(1)) & _M1)
                     above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
                     above = (above + (above >> np.uint64(4))) & _M4
@@ -933,7 +1039,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                     while i > 0:
                         s += tree[i]
                         i -= i & (-i)
-                    c = in_top + (n_tree - s) + np.int64(above)   # s: live stamps in words 0..word
+                    c = in_top + (n_tree - s) + np.int64(above)  # s: live stamps in words 0..word
                     out[t] = c
                     hist[c] += 1
                     bits[word] &= ~(np.uint64(1) << np.uint64(pt & 63))
@@ -954,7 +1060,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                         if v < oldest:
                             oldest = v
                             j = q
-                    y = top_line[j]          # demoted into the tree with the next stamp
+                    y = top_line[j]  # demoted into the tree with the next stamp
                     where_top[y] = -1
                     if stamp == size:
                         rank = _renumber(owner, last, bits, tree)
@@ -978,7 +1084,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
                 if j >= 0:
                     tx = set_time[row, j]
                     c = 0
-                    for q in range(w):          # branch-free: the unused ways hold time -1
+                    for q in range(w):  # branch-free: the unused ways hold time -1
                         c += set_time[row, q] > tx
                     out_set[t] = c
                     set_time[row, j] = t
@@ -1017,7 +1123,7 @@ def _distances(rel: np.ndarray, ref_base: np.ndarray, shift: int, jump: np.ndarr
 def _compile(function: Callable[..., None]) -> Callable[..., None]:
     import numba
 
-    try:   # compiled once, then loaded from numba's cache; a read-only install compiles per process
+    try:  # compiled once, then loaded from numba's cache; a read-only install compiles per process
         return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:
         return numba.njit(nogil=True)(function)
@@ -1027,14 +1133,20 @@ _KERNEL = None
 _PLAN = None
 
 
-_HELPERS = ("_copy", "_repeat", "_steady", "_repeat_block", "_renumber")   # the kernel's rare paths, compiled apart (keeps its loop lean)
+_HELPERS = (
+    "_copy",
+    "_repeat",
+    "_steady",
+    "_repeat_block",
+    "_renumber",
+)  # the kernel's rare paths, compiled apart (keeps its loop lean)
 
 
 def _kernel() -> Callable[..., None]:
     global _KERNEL
     if _KERNEL is None:
         names = globals()
-        for name in _HELPERS:    # the kernel calls them by these names: numba must see compiled ones
+        for name in _HELPERS:  # the kernel calls them by these names: numba must see compiled ones
             if not hasattr(names[name], "py_func"):
                 names[name] = _compile(names[name])
         _KERNEL = _compile(_distances)
@@ -1048,22 +1160,32 @@ def _planner() -> Callable[..., None]:
     return _PLAN
 
 
-def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_base: np.ndarray | None = None,
-         shift: int = 0, jump: tuple[np.ndarray, np.ndarray] | None = None, set_low: int = 0, sets: int = 0,
-         ways: int = 0, what: str = "stack distances") -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
+def _run(
+    rel: np.ndarray,
+    universe: int,
+    progress: _ProgressArg = None,
+    *,
+    ref_base: np.ndarray | None = None,
+    shift: int = 0,
+    jump: tuple[np.ndarray, np.ndarray] | None = None,
+    set_low: int = 0,
+    sets: int = 0,
+    ways: int = 0,
+    what: str = "stack distances",
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
     """Stack distances of the line ids (rel + ref_base[t mod R]) >> shift (in [0, universe); plain ids:
     the defaults), their histogram, and (sets > 0) each access's position within its set of a W-way LRU
     cache (set = (id + set_low) mod sets) with the number of its misses that are not cold.
     ``jump``: (jump, run) per point of R accesses, from ``_plan``: the repeating blocks to copy."""
     n = rel.size
     ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
-    out = np.empty(n, np.int32)                            # distances < universe < 2^31
-    out_set = np.empty(n if sets else 0, np.int8)         # -1 … ways <= _DIRECT_WAYS
+    out = np.empty(n, np.int32)  # distances < universe < 2^31
+    out_set = np.empty(n if sets else 0, np.int8)  # -1 … ways <= _DIRECT_WAYS
     hist = np.zeros(min(universe, n) + 1, np.int64)
     if n == 0:
         return out, (out_set if sets else None), hist[:0], 0
     lines = min(universe, n)
-    size = 1 << max(6, (4 * lines - 1).bit_length())   # >= 4 × the lines: a renumbering every >= 3·lines
+    size = 1 << max(6, (4 * lines - 1).bit_length())  # >= 4 × the lines: a renumbering every >= 3·lines
     # the kernel's state in int32 (times < MAX_ACCESSES, lines and stamps < 2^31): half the bytes per compare
     top_line = np.full(_TOP, -1, np.int32)
     top_time = np.full(_TOP, -1, np.int32)
@@ -1077,10 +1199,13 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     set_time = np.full(set_line.shape, -1, np.int32)
     where_set = np.full(universe if sets else 0, -1, np.int32)
     set_fill = np.zeros(sets, np.int32)
-    set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets).astype(np.int32) if sets \
+    set_of = (
+        ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets).astype(np.int32)
+        if sets
         else np.zeros(0, np.int32)
+    )
     jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
-    steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0   # longest such block
+    steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0  # longest such block
     first_pos = np.full(universe if steady else 0, -1, np.int32)
     last_pos = np.full(universe if steady else 0, -1, np.int32)
     sfx = np.zeros(steady + 1, np.int32)
@@ -1091,12 +1216,38 @@ def _run(rel: np.ndarray, universe: int, progress: _ProgressArg = None, *, ref_b
     report = Progress(progress, total=n, what=what, unit=" accesses", default=n >= _PROGRESS_FROM)
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        kernel(rel, bases, int(shift), jump, run, stop, top_line, top_time, where_top, last, owner, bits, tree,
-               state, set_of, set_line, set_time, where_set, set_fill, out, out_set, hist, first_pos, last_pos, sfx,
-               fen, ids)
+        kernel(
+            rel,
+            bases,
+            int(shift),
+            jump,
+            run,
+            stop,
+            top_line,
+            top_time,
+            where_top,
+            last,
+            owner,
+            bits,
+            tree,
+            state,
+            set_of,
+            set_line,
+            set_time,
+            where_set,
+            set_fill,
+            out,
+            out_set,
+            hist,
+            first_pos,
+            last_pos,
+            sfx,
+            fen,
+            ids,
+        )
         report(stop)
     used = np.flatnonzero(hist)
-    return out, (out_set if sets else None), hist[:used[-1] + 1 if used.size else 0], int(state[5])
+    return out, (out_set if sets else None), hist[: used[-1] + 1 if used.size else 0], int(state[5])
 
 
 def _lines_of(trace: Trace, line: int) -> dict:
@@ -1113,9 +1264,9 @@ def _lines_of(trace: Trace, line: int) -> dict:
         nref = len(trace.refs)
         ref_base = bases[[r.tensor for r in trace.refs]].astype(np.int64)
         blocks, m = [], 1
-        for size in reversed([trace.sizes[i] for i in trace.loop_order]):   # the innermost loop, the two
-            if m > 1 and n // (m * nref) >= 3 and (not blocks or blocks[-1] != m):   # innermost, ...
-                blocks.append(m)                                              # (points: in the kernel)
+        for size in reversed([trace.sizes[i] for i in trace.loop_order]):  # the innermost loop, the two
+            if m > 1 and n // (m * nref) >= 3 and (not blocks or blocks[-1] != m):  # innermost, ...
+                blocks.append(m)  # (points: in the kernel)
             m *= size
         jump = None
         if blocks:
@@ -1183,14 +1334,21 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: _ProgressArg = No
     """
     line = _line(line, "line")
     source = _lines_of(trace, line)
-    d, _, hist, _ = _run(source["rel"], source["universe"], progress, ref_base=source.get("ref_base"),
-                         shift=source.get("shift", 0), jump=source.get("jump"))
+    d, _, hist, _ = _run(
+        source["rel"],
+        source["universe"],
+        progress,
+        ref_base=source.get("ref_base"),
+        shift=source.get("shift", 0),
+        jump=source.get("jump"),
+    )
     return StackDistances(d, hist, int(d.size - hist.sum()), line)
 
 
 # --------------------------------------------------------------------------------------------------
 # Caches and simulation
 # --------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Cache:
@@ -1211,8 +1369,10 @@ class Cache:
         if self.ways is not None:
             _whole(self.ways, "Cache ways", minimum=1)
             if self.lines % self.ways:
-                raise CacheModelError(f"Cache lines={self.lines} is not divisible by ways={self.ways} "
-                                      f"(capacity {self.lines * self.line:,} bytes)")
+                raise CacheModelError(
+                    f"Cache lines={self.lines} is not divisible by ways={self.ways} "
+                    f"(capacity {self.lines * self.line:,} bytes)"
+                )
 
     @classmethod
     def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> Cache:
@@ -1236,8 +1396,13 @@ class Cache:
         return self.lines if self.ways is None else self.ways
 
     def describe(self) -> str:
-        kind = ("fully associative" if self.ways is None or self.sets == 1 else
-                "direct mapped" if self.ways == 1 else f"{self.ways}-way")
+        kind = (
+            "fully associative"
+            if self.ways is None or self.sets == 1
+            else "direct mapped"
+            if self.ways == 1
+            else f"{self.ways}-way"
+        )
         return f"{self.bytes:,} B {kind} cache, {self.lines} lines of {self.line} B"
 
 
@@ -1250,9 +1415,9 @@ class CacheResult:
 
     trace: Trace = field(repr=False)
     cache: Cache
-    distances: StackDistances = field(repr=False)        # fully associative, at cache.line
+    distances: StackDistances = field(repr=False)  # fully associative, at cache.line
     set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
-    misses: int                                           # of this cache
+    misses: int  # of this cache
 
     @functools.cached_property
     def fa_miss(self) -> np.ndarray:
@@ -1302,9 +1467,16 @@ class CacheResult:
         misses = self._per_tensor(self.miss)
         cold = self._per_tensor(self.distances.distance < 0)
         fa = self._per_tensor(self.fa_miss)
-        return {name: {"accesses": int(accesses[k]), "misses": int(misses[k]), "cold": int(cold[k]),
-                       "capacity": int(fa[k] - cold[k]), "conflict": int(misses[k] - fa[k])}
-                for k, name in enumerate(self.trace.tensors)}
+        return {
+            name: {
+                "accesses": int(accesses[k]),
+                "misses": int(misses[k]),
+                "cold": int(cold[k]),
+                "capacity": int(fa[k] - cold[k]),
+                "conflict": int(misses[k] - fa[k]),
+            }
+            for k, name in enumerate(self.trace.tensors)
+        }
 
     def per_element(self, tensor: str) -> dict[str, np.ndarray]:
         """{accesses, misses, cold, capacity, conflict} per element of ``tensor`` (arrays in its shape)."""
@@ -1324,9 +1496,9 @@ class CacheResult:
         the same line, or the end of the trace) with at least one write costs one write-back (at its
         eviction, or at the final flush)."""
         lines = self.trace.addresses(self.cache.line) >> (self.cache.line.bit_length() - 1)
-        order = np.argsort(lines, kind="stable")   # by line, then time
+        order = np.argsort(lines, kind="stable")  # by line, then time
         miss, write = self.miss[order], self.trace.is_write[order]
-        stay = np.cumsum(miss) - 1          # stays numbered in (line, time) order; each line starts with a miss
+        stay = np.cumsum(miss) - 1  # stays numbered in (line, time) order; each line starts with a miss
         dirty = np.zeros(int(stay[-1]) + 1 if stay.size else 0, bool)
         np.logical_or.at(dirty, stay[write], True)
         first = np.flatnonzero(miss)
@@ -1335,15 +1507,18 @@ class CacheResult:
         return {name: int(counts[k]) for k, name in enumerate(self.trace.tensors)}
 
     def summary(self) -> str:
-        return (f"{self.cache.describe()}: {self.accesses:,} accesses, {self.misses:,} misses "
-                f"({self.cold:,} cold, {self.capacity:,} capacity, {self.conflict:,} conflict)")
+        return (
+            f"{self.cache.describe()}: {self.accesses:,} accesses, {self.misses:,} misses "
+            f"({self.cold:,} cold, {self.capacity:,} capacity, {self.conflict:,} conflict)"
+        )
 
     def __repr__(self) -> str:
         return f"CacheResult({self.summary()})"
 
 
-def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = None,
-             progress: _ProgressArg = None) -> CacheResult:
+def simulate(
+    trace: Trace, cache: Cache, *, distances: StackDistances | None = None, progress: _ProgressArg = None
+) -> CacheResult:
     """Misses of ``trace`` in ``cache``, from stack distances (design.md §7): fully associative misses
     iff cold or distance >= lines; set-associative misses iff cold or the distance within the set >= ways.
     Pass ``distances`` (from ``stack_distances(trace, cache.line)``) to reuse them."""
@@ -1356,9 +1531,16 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     if distances is None or distances.line != line or direct:
         source = _lines_of(trace, line)
         common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0), jump=source.get("jump"))
-        if direct and source["set_low"] is not None:   # one pass: FA distances and the W-way sets
-            d, in_set, hist, set_misses = _run(source["rel"], source["universe"], progress,
-                                               set_low=source["set_low"], sets=cache.sets, ways=cache.ways, **common)
+        if direct and source["set_low"] is not None:  # one pass: FA distances and the W-way sets
+            d, in_set, hist, set_misses = _run(
+                source["rel"],
+                source["universe"],
+                progress,
+                set_low=source["set_low"],
+                sets=cache.sets,
+                ways=cache.ways,
+                **common,
+            )
         else:
             d, _, hist, _ = _run(source["rel"], source["universe"], progress, **common)
         if distances is None or distances.line != line:
@@ -1366,7 +1548,7 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
     if fully:
         return CacheResult(trace, cache, distances, None, distances.misses(cache.lines))
     d = distances.distance
-    if in_set is None:   # many ways (or sparse lines): exact distances within each set, set by set
+    if in_set is None:  # many ways (or sparse lines): exact distances within each set, set by set
         lines = trace.addresses(line) >> (line.bit_length() - 1)
         sets = cache.sets
         key = (lines % sets).astype(np.uint16) if sets <= 1 << 16 else lines % sets
@@ -1383,6 +1565,7 @@ def simulate(trace: Trace, cache: Cache, *, distances: StackDistances | None = N
 # Back to the global view: predicted traffic (design.md §7, issue 11 item 3)
 # --------------------------------------------------------------------------------------------------
 
+
 def _phase_einsum(workload: Workload, phase: str) -> tuple[Einsum, dict[str, int], int | Mapping[str, int] | None]:
     """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
     if not isinstance(phase, str):
@@ -1391,15 +1574,18 @@ def _phase_einsum(workload: Workload, phase: str) -> tuple[Einsum, dict[str, int
         raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
     einsums = workload.einsums
     if not einsums:
-        raise CacheModelError(f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
-                              "with Workload.from_einsums")
+        raise CacheModelError(
+            f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
+            "with Workload.from_einsums"
+        )
     if phase not in einsums:
         raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(einsums)})")
     return einsums[phase], workload.sizes, workload.element_bytes
 
 
-def _layouts_with_widths(e: Einsum, layouts: Mapping[str, Layout] | None,
-                         element_bytes: int | Mapping[str, int] | None) -> tuple[dict, int]:
+def _layouts_with_widths(
+    e: Einsum, layouts: Mapping[str, Layout] | None, element_bytes: int | Mapping[str, int] | None
+) -> tuple[dict, int]:
     layouts = dict(layouts or {})
     if not isinstance(element_bytes, Mapping):
         return layouts, int(element_bytes)
@@ -1410,14 +1596,23 @@ def _layouts_with_widths(e: Einsum, layouts: Mapping[str, Layout] | None,
             continue
         layout = layouts.get(tensor, Layout())
         if layout.elem_bytes is None:
-            layouts[tensor] = Layout(layout.order, layout.strides, layout.offset, layout.byte_offset, int(width),
-                                     layout.shape)
+            layouts[tensor] = Layout(
+                layout.order, layout.strides, layout.offset, layout.byte_offset, int(width), layout.shape
+            )
     return layouts, default
 
 
-def _predicted(workload: Workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None,
-               layouts: Mapping[str, Layout] | None, loop_order: Sequence[str] | str | None, mode: str,
-               write_back: bool) -> tuple[dict[str, float], dict[str, float], CacheResult]:
+def _predicted(
+    workload: Workload,
+    phase: str,
+    cache: Cache,
+    *,
+    local_sizes: Mapping[str, int] | None,
+    layouts: Mapping[str, Layout] | None,
+    loop_order: Sequence[str] | str | None,
+    mode: str,
+    write_back: bool,
+) -> tuple[dict[str, float], dict[str, float], CacheResult]:
     if not isinstance(cache, Cache):
         raise CacheModelError(f"cache={cache!r} must be a Cache")
     if mode not in ("exact", "ratio"):
@@ -1461,10 +1656,17 @@ def _predicted(workload: Workload, phase: str, cache: Cache, *, local_sizes: Map
     return reads, writes, result
 
 
-def predicted_traffic(workload: Workload, phase: str, cache: Cache, *, local_sizes: Mapping[str, int] | None = None,
-                      layouts: Mapping[str, Layout] | None = None, loop_order: Sequence[str] | str | None = None,
-                      mode: str = "exact",
-                      write_back: bool = False) -> dict[str, float]:
+def predicted_traffic(
+    workload: Workload,
+    phase: str,
+    cache: Cache,
+    *,
+    local_sizes: Mapping[str, int] | None = None,
+    layouts: Mapping[str, Layout] | None = None,
+    loop_order: Sequence[str] | str | None = None,
+    mode: str = "exact",
+    write_back: bool = False,
+) -> dict[str, float]:
     """Predicted bytes per tensor of one phase (design.md §7): line × misses, plus line × dirty lines
     written back when ``write_back``. ``mode="exact"`` simulates the phase's Einsum at the workload's
     own sizes (at most ``MAX_ACCESSES`` accesses); ``mode="ratio"`` simulates at ``local_sizes`` (the
@@ -1477,23 +1679,54 @@ def predicted_traffic(workload: Workload, phase: str, cache: Cache, *, local_siz
     >>> predicted_traffic(w, "gemm", Cache(lines=512))     # everything fits: each line once
     {'A': 2048.0, 'B': 2048.0, 'C': 2048.0}
     """
-    reads, writes, _ = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
-                                  loop_order=loop_order, mode=mode, write_back=write_back)
+    reads, writes, _ = _predicted(
+        workload,
+        phase,
+        cache,
+        local_sizes=local_sizes,
+        layouts=layouts,
+        loop_order=loop_order,
+        mode=mode,
+        write_back=write_back,
+    )
     return {**reads, **writes}
 
 
-def with_predicted_traffic(workload: Workload, phase: str, cache: Cache, *,
-                           local_sizes: Mapping[str, int] | None = None, layouts: Mapping[str, Layout] | None = None,
-                           loop_order: Sequence[str] | str | None = None, mode: str = "exact",
-                           write_back: bool = False) -> Workload:
+def with_predicted_traffic(
+    workload: Workload,
+    phase: str,
+    cache: Cache,
+    *,
+    local_sizes: Mapping[str, int] | None = None,
+    layouts: Mapping[str, Layout] | None = None,
+    loop_order: Sequence[str] | str | None = None,
+    mode: str = "exact",
+    write_back: bool = False,
+) -> Workload:
     """A new workload whose ``phase`` moves the predicted bytes (``predicted_traffic``) in place of its
     logical ones; ops, the other phases, the machine and settings are unchanged (``table()`` marks the
     phase ``bytes_source = "predicted"``). ``workload.predicted[phase]`` keeps {"bytes", "tensors",
     "reads", "writes", "cache", "mode", "loop_order", "misses", "write_back"}; phases predicted before
     keep their prediction."""
-    reads, writes, result = _predicted(workload, phase, cache, local_sizes=local_sizes, layouts=layouts,
-                                       loop_order=loop_order, mode=mode, write_back=write_back)
-    prediction = {"bytes": float(sum(reads.values()) + sum(writes.values())), "tensors": {**reads, **writes},
-                  "reads": reads, "writes": writes, "cache": cache, "mode": mode,
-                  "loop_order": result.trace.loop_order, "misses": result.misses, "write_back": bool(write_back)}
+    reads, writes, result = _predicted(
+        workload,
+        phase,
+        cache,
+        local_sizes=local_sizes,
+        layouts=layouts,
+        loop_order=loop_order,
+        mode=mode,
+        write_back=write_back,
+    )
+    prediction = {
+        "bytes": float(sum(reads.values()) + sum(writes.values())),
+        "tensors": {**reads, **writes},
+        "reads": reads,
+        "writes": writes,
+        "cache": cache,
+        "mode": mode,
+        "loop_order": result.trace.loop_order,
+        "misses": result.misses,
+        "write_back": bool(write_back),
+    }
     return workload.with_prediction(phase, prediction)

@@ -55,8 +55,9 @@ _SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 
 def _peak(text: str) -> float:
     """A peak: a finite number > 0, optionally with an SI suffix (``51.2T``, ``3.35e12``)."""
-    match = re.fullmatch(r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|[-+]?(?:nan|inf|infinity))\s*([kKMGTPE]?)\s*",
-                         text, flags=re.IGNORECASE)
+    match = re.fullmatch(
+        r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|[-+]?(?:nan|inf|infinity))\s*([kKMGTPE]?)\s*", text, flags=re.IGNORECASE
+    )
     if not match:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 51.2e12 or 51.2T)")
     try:
@@ -70,6 +71,7 @@ def _peak(text: str) -> float:
 
 def _checked(convert, kind: str, ok, requirement: str):
     """An argparse type: ``convert`` the text, then require ``ok(value)``; errors say which."""
+
     def parse(text: str):
         try:
             value = convert(text)
@@ -78,6 +80,7 @@ def _checked(convert, kind: str, ok, requirement: str):
         if not ok(value):
             raise argparse.ArgumentTypeError(f"{text!r} must be {requirement}")
         return value
+
     return parse
 
 
@@ -97,36 +100,66 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("file", metavar="FILE", help="workload file: YAML/JSON (ours), cascade YAML, or CSV")
     s = common.add_argument_group("schedule (default: the file's settings, else 1 tile, sequential, none, 2)")
     s.add_argument("--tiles", type=_whole, metavar="N", help="split each phase into N tiles")
-    s.add_argument("--pipeline", action=argparse.BooleanOptionalAction, default=None,
-                   help="pipeline the tiles across phases (needs --tiles > 1)")
+    s.add_argument(
+        "--pipeline",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="pipeline the tiles across phases (needs --tiles > 1)",
+    )
     s.add_argument("--policy", choices=POLICIES, help="what to do about oversubscription")
     s.add_argument("--depth", type=_whole, metavar="D", help="buffer depth between pipelined phases (2 = double)")
-    s.add_argument("--stepping", choices=STEPPINGS,
-                   help="when a pipelined tile starts: event (design notes) or lockstep (the paper authors' tool)")
+    s.add_argument(
+        "--stepping",
+        choices=STEPPINGS,
+        help="when a pipelined tile starts: event (design notes) or lockstep (the paper authors' tool)",
+    )
     m = common.add_argument_group("machine (default: the file's)")
-    m.add_argument("--machine", type=_preset, metavar="PRESET",
-                   help="read the file's utilizations as fractions of this preset's peaks; see --list-machines")
+    m.add_argument(
+        "--machine",
+        type=_preset,
+        metavar="PRESET",
+        help="read the file's utilizations as fractions of this preset's peaks; see --list-machines",
+    )
     m.add_argument("--peak-compute", type=_peak, metavar="X", help="override peak compute (ops/s), e.g. 51.2T")
     m.add_argument("--peak-bandwidth", type=_peak, metavar="Y", help="override peak bandwidth (bytes/s), e.g. 3.35T")
-    m.add_argument("--percent", action="store_true",
-                   help="utilizations in a cascade YAML or CSV file are percentages, not fractions")
-    m.add_argument("--clock", type=_peak, metavar="HZ",
-                   help="the clock of a Timeloop stats file (Hz, e.g. 1G): its stats count cycles")
+    m.add_argument(
+        "--percent",
+        action="store_true",
+        help="utilizations in a cascade YAML or CSV file are percentages, not fractions",
+    )
+    m.add_argument(
+        "--clock",
+        type=_peak,
+        metavar="HZ",
+        help="the clock of a Timeloop stats file (Hz, e.g. 1G): its stats count cycles",
+    )
 
     parser = _Parser(prog=PROG, description="Campaign diagrams of workload files: draw them or summarize them.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--list-machines", action="store_true", help="list the machine presets and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    render = commands.add_parser("render", parents=[common], help="draw the campaign diagram to PNG, SVG or PDF",
-                                 description="Draw FILE's campaign diagram (and roofline) to OUT.")
+    render = commands.add_parser(
+        "render",
+        parents=[common],
+        help="draw the campaign diagram to PNG, SVG or PDF",
+        description="Draw FILE's campaign diagram (and roofline) to OUT.",
+    )
     render.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.png, OUT.svg or OUT.pdf")
     render.add_argument("--roofline", action="store_true", help="draw the roofline beside the diagram")
     render.add_argument("--title", metavar="T", help='figure title (default: the schedule; "" for none)')
-    summary = commands.add_parser("summary", parents=[common], help="print per-phase numbers and makespans",
-                                  description="Print FILE's phases (roofline bound, efficiency, seed 002 "
-                                              "guidance) and the makespan under each policy.")
-    summary.add_argument("--threshold", type=_threshold, default=0.7,
-                         help="efficiency at or above which a phase is 'near roof' (default 0.7)")
+    summary = commands.add_parser(
+        "summary",
+        parents=[common],
+        help="print per-phase numbers and makespans",
+        description="Print FILE's phases (roofline bound, efficiency, seed 002 "
+        "guidance) and the makespan under each policy.",
+    )
+    summary.add_argument(
+        "--threshold",
+        type=_threshold,
+        default=0.7,
+        help="efficiency at or above which a phase is 'near roof' (default 0.7)",
+    )
     return parser
 
 
@@ -185,8 +218,10 @@ def _print(line: str) -> None:
 
 
 def _list_machines() -> int:
-    rows = [[key, _si(m.peak_compute, m.compute_unit), _si(m.peak_bandwidth, m.bandwidth_unit), m.name]
-            for key, m in MACHINES.items()]
+    rows = [
+        [key, _si(m.peak_compute, m.compute_unit), _si(m.peak_bandwidth, m.bandwidth_unit), m.name]
+        for key, m in MACHINES.items()
+    ]
     for line in _table(["preset", "compute", "bandwidth", "name"], rows, right={1, 2}):
         _print(line)
     return EXIT_OK
@@ -205,8 +240,10 @@ def _load(args):
                 options["clock"] = args.clock
             workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             if not isinstance(workload, Workload):  # a measured timeline (a cascade with start times)
-                _say(f"{PROG}: warning: {args.file}: a timeline (kernel start times); this command uses its phases "
-                     "as a workload, without the start times")
+                _say(
+                    f"{PROG}: warning: {args.file}: a timeline (kernel start times); this command uses its phases "
+                    "as a workload, without the start times"
+                )
                 workload = workload.workload
             from_file = set(workload.settings)
             if args.peak_compute is not None or args.peak_bandwidth is not None:
@@ -224,8 +261,10 @@ def _load(args):
     for line in workload.utilization_warnings():
         _say(f"{PROG}: warning: {args.file}: {line}")
     settings = Settings.resolve(workload.settings).as_dict()
-    origin = {k: f"given with --{k}" if getattr(args, k) is not None else "from the file" if k in from_file
-              else "the default" for k in DEFAULT_SETTINGS}
+    origin = {
+        k: f"given with --{k}" if getattr(args, k) is not None else "from the file" if k in from_file else "the default"
+        for k in DEFAULT_SETTINGS
+    }
     return workload, settings, origin
 
 
@@ -234,8 +273,10 @@ def _render(args) -> int:
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in FIGURE_SUFFIXES:
-        raise UsageError(f"{PROG} render: error: argument -o/--output: unknown suffix {Path(args.output).suffix!r} "
-                         f"in {args.output!r}; use {', '.join(FIGURE_SUFFIXES)}")
+        raise UsageError(
+            f"{PROG} render: error: argument -o/--output: unknown suffix {Path(args.output).suffix!r} "
+            f"in {args.output!r}; use {', '.join(FIGURE_SUFFIXES)}"
+        )
     workload, settings, _ = _load(args)
     try:
         from .static_figure import save_workload_figure
@@ -277,17 +318,32 @@ def _summary(args) -> int:
     header = ["phase", "duration", m.compute_name, m.memory_name, "OI", "bound", "roof", "efficiency", "guidance"]
     rows = []
     for i, name in enumerate(workload.names):
-        rows.append([name, _si(a.duration[i], m.time_unit), _pct(a.compute_util[i]), _pct(a.memory_util[i]),
-                     _num(roof.intensity[i]), str(roof.regime[i]), _si(roof.bound[i], m.compute_unit),
-                     _pct(roof.efficiency[i]), str(roof.guidance[i])])
+        rows.append(
+            [
+                name,
+                _si(a.duration[i], m.time_unit),
+                _pct(a.compute_util[i]),
+                _pct(a.memory_util[i]),
+                _num(roof.intensity[i]),
+                str(roof.regime[i]),
+                _si(roof.bound[i], m.compute_unit),
+                _pct(roof.efficiency[i]),
+                str(roof.guidance[i]),
+            ]
+        )
     out += _table(header, rows, right={1, 2, 3, 4, 6, 7})
     chosen = settings["policy"]
-    mode = (f"{settings['tiles']} tile{'s' if settings['tiles'] != 1 else ''}, "
-            + ("pipelined" if settings["pipeline"] else "one at a time")
-            + (f", depth {settings['depth']}" if settings["pipeline"] else ""))
+    mode = (
+        f"{settings['tiles']} tile{'s' if settings['tiles'] != 1 else ''}, "
+        + ("pipelined" if settings["pipeline"] else "one at a time")
+        + (f", depth {settings['depth']}" if settings["pipeline"] else "")
+    )
     lower = max(a.ops.sum() / m.peak_compute, a.bytes.sum() / m.peak_bandwidth)
-    out += ["", f"makespan ({mode}); sequential {_si(a.duration.sum(), m.time_unit, 6)}, "
-                f"lower bound {_si(lower, m.time_unit, 6)}:"]
+    out += [
+        "",
+        f"makespan ({mode}); sequential {_si(a.duration.sum(), m.time_unit, 6)}, "
+        f"lower bound {_si(lower, m.time_unit, 6)}:",
+    ]
     policy_rows = []
     for policy, s in schedules.items():
         worst = {}
@@ -296,8 +352,9 @@ def _summary(args) -> int:
         note = "oversubscribed: " + ", ".join(f"{r} {_pct(d)}" for r, d in worst.items()) if worst else "feasible"
         policy_rows.append([("* " if policy == chosen else "  ") + policy, _si(s.makespan, m.time_unit, 6), note])
     out += _table(None, policy_rows, right={1}, indent="  ")
-    out.append(f"  (* = the policy {origin['policy']})" if origin["policy"] != "the default"
-               else "  (* = the default policy)")
+    out.append(
+        f"  (* = the policy {origin['policy']})" if origin["policy"] != "the default" else "  (* = the default policy)"
+    )
     for line in out:
         _print(line)
     return EXIT_OK
@@ -305,8 +362,25 @@ def _summary(args) -> int:
 
 # -- text formatting ---------------------------------------------------------------------------------
 
-_PREFIXES = {-24: "y", -21: "z", -18: "a", -15: "f", -12: "p", -9: "n", -6: "µ", -3: "m", 0: "",
-             3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E", 21: "Z", 24: "Y"}
+_PREFIXES = {
+    -24: "y",
+    -21: "z",
+    -18: "a",
+    -15: "f",
+    -12: "p",
+    -9: "n",
+    -6: "µ",
+    -3: "m",
+    0: "",
+    3: "k",
+    6: "M",
+    9: "G",
+    12: "T",
+    15: "P",
+    18: "E",
+    21: "Z",
+    24: "Y",
+}
 _ATTACHED = {"s", "B", "b", "FLOP", "op", "ops", "Hz", "W", "J"}
 
 
@@ -320,10 +394,10 @@ def _si(value, unit: str = "", digits: int = 4) -> str:
     if value == 0 or math.isinf(value):
         return f"{_num(value, digits)} {unit}".strip()
     exp = max(-24, min(24, int(math.floor(math.log10(abs(value)) / 3)) * 3))
-    text = f"{value / 10 ** exp:.{digits}g}"
+    text = f"{value / 10**exp:.{digits}g}"
     if abs(float(text)) >= 1000 and exp < 24:
         exp += 3
-        text = f"{value / 10 ** exp:.{digits}g}"
+        text = f"{value / 10**exp:.{digits}g}"
     prefix = _PREFIXES[exp]
     if not unit:
         return f"{text}{prefix}"
@@ -353,8 +427,7 @@ def _table(header, rows, right=(), indent="") -> list[str]:
     widths = [max(len(str(r[c])) for r in lines) for c in range(len(lines[0]))]
     out = []
     for row in lines:
-        cells = [str(cell).rjust(widths[c]) if c in right else str(cell).ljust(widths[c])
-                 for c, cell in enumerate(row)]
+        cells = [str(cell).rjust(widths[c]) if c in right else str(cell).ljust(widths[c]) for c, cell in enumerate(row)]
         out.append(indent + "  ".join(cells).rstrip())
     return out
 

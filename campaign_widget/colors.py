@@ -13,8 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 BASE = (
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#B8A800", "#7F7F7F",
-    "#332288", "#44AA99", "#999933", "#882255",
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#B8A800",
+    "#7F7F7F",
+    "#332288",
+    "#44AA99",
+    "#999933",
+    "#882255",
 )
 WARNING = "#D62728"
 #: Phases beyond this many are also labelled in place on the diagram.
@@ -22,7 +32,7 @@ DISTINCT = len(BASE)
 
 
 def _mix(color: str, other: int, amount: float) -> str:
-    rgb = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+    rgb = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
     return "#" + "".join(f"{round(c + (other - c) * amount):02X}" for c in rgb)
 
 

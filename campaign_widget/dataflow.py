@@ -33,8 +33,19 @@ NAN_COLOR = "#c8c8c8"  # values that are missing or <= 0: grey, out of the scale
 
 # ColorBrewer RdYlGn, 11 classes (the published table), oriented like the paper's palette:
 # s = 0 is green (little), s = 1 is red (much). reverse=True flips it.
-_RDYLGN_11 = ("#a50026", "#d73027", "#f46d43", "#fdae61", "#fee08b", "#ffffbf", "#d9ef8b", "#a6d96a",
-              "#66bd63", "#1a9850", "#006837")[::-1]
+_RDYLGN_11 = (
+    "#a50026",
+    "#d73027",
+    "#f46d43",
+    "#fdae61",
+    "#fee08b",
+    "#ffffbf",
+    "#d9ef8b",
+    "#a6d96a",
+    "#66bd63",
+    "#1a9850",
+    "#006837",
+)[::-1]
 
 NODE_PHASE, NODE_TENSOR = 0, 1
 EDGE_READ, EDGE_WRITE, EDGE_ORDER = 0, 1, 2  # order: an `after` dependency that names no tensor
@@ -47,6 +58,7 @@ TENSOR_SIZE = (130.0, 26.0)  # width, height of a tensor ellipse
 
 
 # -- the scale: values → s ---------------------------------------------------------------------------
+
 
 def _choice(kind: str, value: object, valid: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in valid:
@@ -66,8 +78,9 @@ def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
 
 def _buckets(buckets: object) -> int:
     if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)):
-        raise TypeError(f"buckets={buckets!r} must be an integer (0: one colour per distinct value, >= 2: "
-                        "equal-width buckets)")
+        raise TypeError(
+            f"buckets={buckets!r} must be an integer (0: one colour per distinct value, >= 2: equal-width buckets)"
+        )
     if buckets == 1 or buckets < 0:
         raise ValueError(f"buckets={buckets!r}: give 0 (one step per distinct value) or at least 2")
     return int(buckets)
@@ -121,6 +134,7 @@ def _bucket_of(V: np.ndarray, lo: float, hi: float, n: int) -> np.ndarray:
 
 
 # -- the palette: s → colour -------------------------------------------------------------------------
+
 
 def _gyr_rgb(s: np.ndarray) -> np.ndarray:
     """hue 120·(1 − s)°, saturation 1, lightness ½: (X, 1, 0) above 60°, (1, X, 0) below."""
@@ -197,7 +211,7 @@ def rgb(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool = 
 
 
 def _hex_to_rgb(colour: str) -> np.ndarray:
-    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.uint8)
+    return np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.uint8)
 
 
 def hex_colors(triples: np.ndarray) -> list[str]:
@@ -219,6 +233,7 @@ def colors(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool
 
 
 # -- the graph -------------------------------------------------------------------------------------
+
 
 def edge_label(logical: float, moved: float, predicted: bool, unit: str = "B") -> str:
     """One edge's text: ``moved`` bytes, or ``logical → predicted`` when ``predicted``.
@@ -280,8 +295,12 @@ class DataflowGraph:
         ("4.19 MB", "0 B" when fused), or where its phase's traffic is predicted the logical and the
         predicted bytes side by side ("4.19 MB → 1.05 MB predicted"); "" for order edges."""
         moved, predicted = self.bytes, self.predicted
-        return [edge_label(float(self.logical_bytes[e]), float(moved[e]), bool(predicted[e]), unit)
-                if self.edge_kind[e] != EDGE_ORDER else "" for e in range(self.n_edges)]
+        return [
+            edge_label(float(self.logical_bytes[e]), float(moved[e]), bool(predicted[e]), unit)
+            if self.edge_kind[e] != EDGE_ORDER
+            else ""
+            for e in range(self.n_edges)
+        ]
 
     def structure_key(self) -> tuple:
         """Equal for graphs with the same nodes and edges (sizes aside): the layout can be kept."""
@@ -331,14 +350,16 @@ def dataflow_graph(workload: Workload) -> DataflowGraph:
         wr = writer_of[r_tensor]
         keep = wr >= 0
         via_tensor = set(zip(wr[keep].tolist(), r_phase[keep].tolist()))
-    order = np.array([(int(a), int(b)) not in via_tensor for a, b in zip(producers.tolist(), consumer.tolist())],
-                     dtype=bool)
+    order = np.array(
+        [(int(a), int(b)) not in via_tensor for a, b in zip(producers.tolist(), consumer.tolist())], dtype=bool
+    )
     o_src, o_dst = np.asarray(producers, np.int64)[order], consumer[order]
 
     src = np.concatenate([n_phases + r_tensor, w_phase, o_src]).astype(np.int32)
     dst = np.concatenate([r_phase, n_phases + w_tensor, o_dst]).astype(np.int32)
-    edge_kind = np.concatenate([np.full(r_phase.size, EDGE_READ), np.full(w_phase.size, EDGE_WRITE),
-                                np.full(o_src.size, EDGE_ORDER)]).astype(np.uint8)
+    edge_kind = np.concatenate(
+        [np.full(r_phase.size, EDGE_READ), np.full(w_phase.size, EDGE_WRITE), np.full(o_src.size, EDGE_ORDER)]
+    ).astype(np.uint8)
     logical = np.concatenate([r_bytes, w_bytes, np.full(o_src.size, np.nan)])
     fused = np.concatenate([read_fused, write_fused, np.zeros(o_src.size, bool)])
     predicted = _predicted_edge_bytes(workload, r_phase, r_tensor, w_phase, w_tensor, list(tensor_id), o_src.size)
@@ -347,13 +368,25 @@ def dataflow_graph(workload: Workload) -> DataflowGraph:
         kind=np.concatenate([np.full(n_phases, NODE_PHASE), np.full(n_tensors, NODE_TENSOR)]).astype(np.uint8),
         tensor_bytes=np.concatenate([np.full(n_phases, np.nan), size]),
         fused_tensor=np.concatenate([np.zeros(n_phases, bool), fused_t]),
-        src=src, dst=dst, edge_kind=edge_kind, logical_bytes=logical, fused=fused, n_phases=n_phases,
+        src=src,
+        dst=dst,
+        edge_kind=edge_kind,
+        logical_bytes=logical,
+        fused=fused,
+        n_phases=n_phases,
         predicted_bytes=predicted,
     )
 
 
-def _predicted_edge_bytes(workload: Workload, r_phase: np.ndarray, r_tensor: np.ndarray, w_phase: np.ndarray,
-                          w_tensor: np.ndarray, tensor_names: list[str], n_order: int) -> np.ndarray:
+def _predicted_edge_bytes(
+    workload: Workload,
+    r_phase: np.ndarray,
+    r_tensor: np.ndarray,
+    w_phase: np.ndarray,
+    w_tensor: np.ndarray,
+    tensor_names: list[str],
+    n_order: int,
+) -> np.ndarray:
     """Per edge (reads, writes, order edges), the bytes the cache model predicts for that access
     (``workload.predicted[phase]["reads"/"writes"][tensor]``), NaN where the phase is not predicted.
     A tensor a predicted phase both reads and writes has all its traffic on the write (the model
@@ -376,10 +409,16 @@ def _predicted_edge_bytes(workload: Workload, r_phase: np.ndarray, r_tensor: np.
 
 # -- overlays ----------------------------------------------------------------------------------------
 
+
 def overlay_unit(workload: Workload, overlay: str) -> str:
     m = workload.machine
-    return {"bytes": m.bytes_unit, "ops": m.ops_unit, "intensity": f"{m.ops_unit}/{m.bytes_unit}",
-            "duration": m.time_unit, "efficiency": ""}[_choice("overlay", overlay, OVERLAYS)]
+    return {
+        "bytes": m.bytes_unit,
+        "ops": m.ops_unit,
+        "intensity": f"{m.ops_unit}/{m.bytes_unit}",
+        "duration": m.time_unit,
+        "efficiency": "",
+    }[_choice("overlay", overlay, OVERLAYS)]
 
 
 def overlay_values(workload: Workload, graph: DataflowGraph, overlay: str) -> np.ndarray:
@@ -412,19 +451,41 @@ class Scale:
     reverse: bool = False
 
 
-def scale(workload: Workload, graph: DataflowGraph, overlay: str = "bytes", scaling: str = "median",
-          palette: str | Sequence[str] = "gyr", reverse: bool = False, buckets: int = 0) -> Scale:
+def scale(
+    workload: Workload,
+    graph: DataflowGraph,
+    overlay: str = "bytes",
+    scaling: str = "median",
+    palette: str | Sequence[str] = "gyr",
+    reverse: bool = False,
+    buckets: int = 0,
+) -> Scale:
     """values → s → colour for ``overlay``, with its colour-bar legend (``legend``)."""
     values = overlay_values(workload, graph, overlay)
     s = severity(values, scaling, buckets)
     unit = overlay_unit(workload, overlay)
-    return Scale(overlay=overlay, target="edges" if overlay == "bytes" else "phases", values=values, s=s,
-                 rgb=rgb(s, palette, reverse), legend=legend(values, scaling, buckets, overlay, unit, palette, reverse),
-                 palette=palette, reverse=reverse)
+    return Scale(
+        overlay=overlay,
+        target="edges" if overlay == "bytes" else "phases",
+        values=values,
+        s=s,
+        rgb=rgb(s, palette, reverse),
+        legend=legend(values, scaling, buckets, overlay, unit, palette, reverse),
+        palette=palette,
+        reverse=reverse,
+    )
 
 
-def legend(values: npt.ArrayLike, method: str, buckets: int, overlay: str, unit: str,
-           palette: str | Sequence[str] = "gyr", reverse: bool = False, stops: int = 64) -> dict:
+def legend(
+    values: npt.ArrayLike,
+    method: str,
+    buckets: int,
+    overlay: str,
+    unit: str,
+    palette: str | Sequence[str] = "gyr",
+    reverse: bool = False,
+    stops: int = 64,
+) -> dict:
     """The colour bar: ``method``, ``centre`` (median/mean), ``edges`` (hist buckets or distinct
     values, linear/log ends), ``unit``, ``ticks`` as [s, label] pairs, ``stops`` (colours at
     s = 0 … 1), ``title``, and how many values were out of the scale (``missing``)."""
@@ -434,8 +495,16 @@ def legend(values: npt.ArrayLike, method: str, buckets: int, overlay: str, unit:
     ok = np.isfinite(v) & (v > 0)
     V = v[ok]
     fmt = lambda x: format_value(float(x), overlay, unit)  # noqa: E731
-    out = {"method": method, "unit": unit, "overlay": overlay, "centre": None, "edges": [],
-           "missing": int((~ok).sum()), "count": int(ok.sum()), "discrete": 0}
+    out = {
+        "method": method,
+        "unit": unit,
+        "overlay": overlay,
+        "centre": None,
+        "edges": [],
+        "missing": int((~ok).sum()),
+        "count": int(ok.sum()),
+        "discrete": 0,
+    }
     ticks: list[list] = []
     label = f"{method}; no positive values to scale"
     if V.size:
@@ -487,6 +556,7 @@ def _thin(n: int, most: int) -> list[int]:
 
 # -- layout ----------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Layout:
     """Node centres (CSS px at zoom 1), left to right; ``bounds`` = [x0, y0, x1, y1] of all boxes."""
@@ -505,9 +575,13 @@ class Layout:
         """(k, 2) points an edge passes: the source's right side, its bends, the target's left side."""
         a, b = int(graph.src[e]), int(graph.dst[e])
         lo, hi = self.route_offsets[e], self.route_offsets[e + 1]
-        return np.vstack([[self.x[a] + self.width[a] / 2, self.y[a]],
-                          np.column_stack([self.route_x[lo:hi], self.route_y[lo:hi]]),
-                          [self.x[b] - self.width[b] / 2, self.y[b]]])
+        return np.vstack(
+            [
+                [self.x[a] + self.width[a] / 2, self.y[a]],
+                np.column_stack([self.route_x[lo:hi], self.route_y[lo:hi]]),
+                [self.x[b] - self.width[b] / 2, self.y[b]],
+            ]
+        )
 
 
 def layers(graph: DataflowGraph) -> np.ndarray:
@@ -584,11 +658,22 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     width = np.where(phase, PHASE_SIZE[0], TENSOR_SIZE[0])
     height = np.where(phase, PHASE_SIZE[1], TENSOR_SIZE[1])
     if n:  # the boxes, and the bends of long edges (a dummy row may lie outside every box)
-        bounds = (float(min((x - width / 2).min(), route_x.min(initial=np.inf))),
-                  float(min((y - height / 2).min(), route_y.min(initial=np.inf))),
-                  float(max((x + width / 2).max(), route_x.max(initial=-np.inf))),
-                  float(max((y + height / 2).max(), route_y.max(initial=-np.inf))))
+        bounds = (
+            float(min((x - width / 2).min(), route_x.min(initial=np.inf))),
+            float(min((y - height / 2).min(), route_y.min(initial=np.inf))),
+            float(max((x + width / 2).max(), route_x.max(initial=-np.inf))),
+            float(max((y + height / 2).max(), route_y.max(initial=-np.inf))),
+        )
     else:
         bounds = (0.0, 0.0, 1.0, 1.0)
-    return Layout(x=x, y=y, width=width, height=height, layer=layer, bounds=bounds, route_offsets=route_offsets,
-                  route_x=route_x, route_y=route_y)
+    return Layout(
+        x=x,
+        y=y,
+        width=width,
+        height=height,
+        layer=layer,
+        bounds=bounds,
+        route_offsets=route_offsets,
+        route_x=route_x,
+        route_y=route_y,
+    )

@@ -34,7 +34,8 @@ def _bundle() -> pathlib.Path:
     if not _BUNDLE.exists():
         raise RuntimeError(
             f"the dataflow view's front end is not built ({_BUNDLE} is missing): install the package with "
-            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree")
+            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
+        )
     return _BUNDLE
 
 
@@ -77,15 +78,27 @@ class DataflowView(anywidget.AnyWidget):
     graph = t.Dict(read_only=True).tag(sync=True)
     node_names = t.List(read_only=True).tag(sync=True)  # str per node; no per-item trait: 4·10^4 names
     values = t.Dict(read_only=True).tag(sync=True)  # numbers per node/edge: change with the workload
-    paint = t.Dict(read_only=True).tag(sync=True)  # colours: change with the overlay (not "style": ipywidgets unpacks it)
+    paint = t.Dict(read_only=True).tag(
+        sync=True
+    )  # colours: change with the overlay (not "style": ipywidgets unpacks it)
     legend = t.Dict(read_only=True).tag(sync=True)
     units = t.Dict(read_only=True).tag(sync=True)
     choices = t.Dict(read_only=True).tag(sync=True)
     error = t.Unicode("", read_only=True).tag(sync=True)
 
-    def __init__(self, workload: Workload, overlay: str = "bytes", scaling: str = "median",
-                 palette: str | Sequence[str] = "gyr", reverse: bool = False, buckets: int = 0, *,
-                 param_ranges: dict | None = None, height: int = 480, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        workload: Workload,
+        overlay: str = "bytes",
+        scaling: str = "median",
+        palette: str | Sequence[str] = "gyr",
+        reverse: bool = False,
+        buckets: int = 0,
+        *,
+        param_ranges: dict | None = None,
+        height: int = 480,
+        **kwargs: Any,
+    ) -> None:
         from .workload import Workload
 
         if not isinstance(workload, Workload):
@@ -103,8 +116,10 @@ class DataflowView(anywidget.AnyWidget):
         ranges = {name: _param_range(value) for name, value in params.items()}
         for name, bounds in (param_ranges or {}).items():
             if name not in params:
-                raise ValueError(f"param_ranges names {name!r}, which is not a parameter of this workload "
-                                 f"(parameters: {', '.join(params) or 'none'})")
+                raise ValueError(
+                    f"param_ranges names {name!r}, which is not a parameter of this workload "
+                    f"(parameters: {', '.join(params) or 'none'})"
+                )
             lo, hi = (int(b) for b in bounds)
             if not 1 <= lo < hi:
                 raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
@@ -114,8 +129,10 @@ class DataflowView(anywidget.AnyWidget):
             self.palette, self.reverse, self.height = palette, reverse, height
             self.param_ranges = {k: {"range": v, "log": v[1] / v[0] >= _LOG_SLIDER_SPAN} for k, v in ranges.items()}
             self.params = params
-            self.set_trait("choices", {"overlay": list(model.OVERLAYS), "scaling": list(model.SCALINGS),
-                                       "palette": list(model.PALETTES)})
+            self.set_trait(
+                "choices",
+                {"overlay": list(model.OVERLAYS), "scaling": list(model.SCALINGS), "palette": list(model.PALETTES)},
+            )
         self._ready = True
         self._rebuild()
 
@@ -149,8 +166,10 @@ class DataflowView(anywidget.AnyWidget):
         known = dict(getattr(self._base, "params", None) or {})
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise t.TraitError(f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
-                               f"parameters are {', '.join(known) or 'none'}")
+            raise t.TraitError(
+                f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
+                f"parameters are {', '.join(known) or 'none'}"
+            )
         for name, v in value.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer() or v < 1:
                 raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
@@ -213,14 +232,16 @@ class DataflowView(anywidget.AnyWidget):
                 self.set_trait("graph", graph_payload(self._graph, self._layout))
             m = self._workload.machine
             self.set_trait("units", {"bytes": m.bytes_unit, "ops": m.ops_unit, "time": m.time_unit})
-            self._scale = model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
-                                      self.reverse, self.buckets)
+            self._scale = model.scale(
+                self._workload, self._graph, self.overlay, self.scaling, self.palette, self.reverse, self.buckets
+            )
             self.set_trait("values", values_payload(self._workload, self._graph, self._scale))
             self._restyle(self._scale)
 
     def _restyle(self, computed: model.Scale | None = None) -> None:
-        self._scale = computed or model.scale(self._workload, self._graph, self.overlay, self.scaling, self.palette,
-                                              self.reverse, self.buckets)
+        self._scale = computed or model.scale(
+            self._workload, self._graph, self.overlay, self.scaling, self.palette, self.reverse, self.buckets
+        )
         with self.hold_sync():
             self.set_trait("paint", paint_payload(self._workload, self._graph, self._scale))
             self.set_trait("legend", self._scale.legend)
@@ -244,12 +265,21 @@ class DataflowView(anywidget.AnyWidget):
         colours as the view, written atomically. Returns the path."""
         from .static_figure.dataflow_plot import save_dataflow
 
-        return save_dataflow(path, self._graph, self._layout, style_arrays(self._workload, self._graph, self._scale),
-                             self._scale.legend, dpi=dpi, max_width=max_width)
+        return save_dataflow(
+            path,
+            self._graph,
+            self._layout,
+            style_arrays(self._workload, self._graph, self._scale),
+            self._scale.legend,
+            dpi=dpi,
+            max_width=max_width,
+        )
 
     def __repr__(self) -> str:
-        return (f"DataflowView({self._graph.n_phases} phases, {self._graph.n_nodes - self._graph.n_phases} tensors, "
-                f"overlay={self.overlay!r}, scaling={self.scaling!r}, palette={self.palette!r})")
+        return (
+            f"DataflowView({self._graph.n_phases} phases, {self._graph.n_nodes - self._graph.n_phases} tensors, "
+            f"overlay={self.overlay!r}, scaling={self.scaling!r}, palette={self.palette!r})"
+        )
 
 
 def _named(trait: str, value: str, valid: Sequence[str]) -> str:
@@ -271,8 +301,8 @@ def style_arrays(workload: Workload, graph: model.DataflowGraph, scale: model.Sc
         edge_rgb[:] = scale.rgb
         edge_rgb[graph.edge_kind == model.EDGE_ORDER] = model._hex_to_rgb(EDGE_GREY)
     else:
-        node_rgb[:graph.n_phases] = scale.rgb
-        node_value[:graph.n_phases] = scale.values
+        node_rgb[: graph.n_phases] = scale.rgb
+        node_value[: graph.n_phases] = scale.values
     # Far out, nodes are a few pixels and edges are gone: each node shows the hottest thing it
     # touches (under an edge overlay, the largest s of its edges), most severe drawn last.
     if scale.target == "edges":
@@ -289,22 +319,37 @@ def style_arrays(workload: Workload, graph: model.DataflowGraph, scale: model.Sc
     rank = model.severity(moved, "hist")
     rank = np.where(np.isnan(rank), 0.0, rank)
     width = np.where(graph.edge_kind == model.EDGE_ORDER, 1.0, 1.25 + 2.5 * rank)
-    return {"node_rgb": node_rgb, "edge_rgb": edge_rgb, "node_value": node_value, "edge_rank": rank,
-            "node_far_rgb": far_rgb, "node_far_s": far_s,
-            "edge_width": width, "target": scale.target}
+    return {
+        "node_rgb": node_rgb,
+        "edge_rgb": edge_rgb,
+        "node_value": node_value,
+        "edge_rank": rank,
+        "node_far_rgb": far_rgb,
+        "node_far_s": far_s,
+        "edge_width": width,
+        "target": scale.target,
+    }
 
 
 def graph_payload(graph: model.DataflowGraph, layout: model.Layout) -> dict:
     return {
-        "n_nodes": graph.n_nodes, "n_edges": graph.n_edges, "n_phases": graph.n_phases,
+        "n_nodes": graph.n_nodes,
+        "n_edges": graph.n_edges,
+        "n_phases": graph.n_phases,
         "bounds": list(layout.bounds),
-        "x": to_payload(layout.x, "float32"), "y": to_payload(layout.y, "float32"),
-        "w": to_payload(layout.width, "float32"), "h": to_payload(layout.height, "float32"),
-        "kind": to_payload(graph.kind, "uint8"), "fused_tensor": to_payload(graph.fused_tensor, "uint8"),
-        "src": to_payload(graph.src, "int32"), "dst": to_payload(graph.dst, "int32"),
-        "edge_kind": to_payload(graph.edge_kind, "uint8"), "fused": to_payload(graph.fused, "uint8"),
+        "x": to_payload(layout.x, "float32"),
+        "y": to_payload(layout.y, "float32"),
+        "w": to_payload(layout.width, "float32"),
+        "h": to_payload(layout.height, "float32"),
+        "kind": to_payload(graph.kind, "uint8"),
+        "fused_tensor": to_payload(graph.fused_tensor, "uint8"),
+        "src": to_payload(graph.src, "int32"),
+        "dst": to_payload(graph.dst, "int32"),
+        "edge_kind": to_payload(graph.edge_kind, "uint8"),
+        "fused": to_payload(graph.fused, "uint8"),
         "route_offsets": to_payload(layout.route_offsets, "int32"),
-        "route_x": to_payload(layout.route_x, "float32"), "route_y": to_payload(layout.route_y, "float32"),
+        "route_x": to_payload(layout.route_x, "float32"),
+        "route_y": to_payload(layout.route_y, "float32"),
     }
 
 
@@ -312,7 +357,8 @@ def paint_payload(workload: Workload, graph: model.DataflowGraph, scale: model.S
     """What an overlay, scaling or palette change sends: colours and severities."""
     arrays = style_arrays(workload, graph, scale)
     return {
-        "target": scale.target, "overlay": scale.overlay,
+        "target": scale.target,
+        "overlay": scale.overlay,
         "node_rgb": to_payload(arrays["node_rgb"].reshape(-1), "uint8"),
         "edge_rgb": to_payload(arrays["edge_rgb"].reshape(-1), "uint8"),
         "s": to_payload(scale.s, "float32"),
@@ -336,6 +382,3 @@ def values_payload(workload: Workload, graph: model.DataflowGraph, scale: model.
     for key in ("ops", "bytes", "intensity", "duration", "efficiency"):
         payload[f"phase_{key}"] = to_payload(np.asarray(table[key], np.float64), "float64")
     return payload
-
-
-

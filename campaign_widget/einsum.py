@@ -72,8 +72,9 @@ def parse(name: str, spec) -> Einsum:
         return _parse_brackets(name, spec, ops_per_point)
     if isinstance(spec, (tuple, list)) and len(spec) == 3:
         return _parse_numpy(name, *spec, ops_per_point=ops_per_point)
-    raise WorkloadError(f"Einsum {name!r}: {short_repr(spec)} is neither 'Z[m,n] = A[m,k] * B[k,n]' nor "
-                        "('mk,kn->mn', [inputs], output)")
+    raise WorkloadError(
+        f"Einsum {name!r}: {short_repr(spec)} is neither 'Z[m,n] = A[m,k] * B[k,n]' nor ('mk,kn->mn', [inputs], output)"
+    )
 
 
 def _indices(name, tensor, text) -> tuple[str, ...]:
@@ -99,8 +100,15 @@ def _parse_brackets(name, text, ops_per_point) -> Einsum:
     inputs = [(t, _indices(name, t, idx)) for t, idx in _TENSOR.findall(right) if t != output]
     if not inputs and not _TENSOR.search(right):
         raise WorkloadError(f"Einsum {name!r}: the right side {short_repr(right.strip())} names no tensor like A[m,k]")
-    return Einsum(name, output, output_idx, tuple(inputs), ops_per_point,
-                  tuple((t, _exprs(idx)) for t, idx in _TENSOR.findall(right)), _exprs(out.group(2)))
+    return Einsum(
+        name,
+        output,
+        output_idx,
+        tuple(inputs),
+        ops_per_point,
+        tuple((t, _exprs(idx)) for t, idx in _TENSOR.findall(right)),
+        _exprs(out.group(2)),
+    )
 
 
 def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum:
@@ -111,10 +119,13 @@ def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum
     if isinstance(inputs, str):
         inputs = [inputs]
     if len(terms) != len(inputs):
-        raise WorkloadError(f"Einsum {name!r}: {short_repr(subscripts)} has {len(terms)} input subscripts but "
-                            f"{len(inputs)} input tensors {short_repr(list(inputs))}")
-    return Einsum(name, str(output), tuple(rhs), tuple((str(t), tuple(s)) for t, s in zip(inputs, terms)),
-                  ops_per_point)
+        raise WorkloadError(
+            f"Einsum {name!r}: {short_repr(subscripts)} has {len(terms)} input subscripts but "
+            f"{len(inputs)} input tensors {short_repr(list(inputs))}"
+        )
+    return Einsum(
+        name, str(output), tuple(rhs), tuple((str(t), tuple(s)) for t, s in zip(inputs, terms)), ops_per_point
+    )
 
 
 def parse_all(einsums) -> list[Einsum]:
@@ -140,16 +151,18 @@ def parse_all(einsums) -> list[Einsum]:
     return out
 
 
-def einsum_phases(einsums, sizes: Mapping[str, int | str], *, element_bytes: int | Mapping[str, int] = 4,
-                  mac_ops: float = 2) -> list[Phase]:
+def einsum_phases(
+    einsums, sizes: Mapping[str, int | str], *, element_bytes: int | Mapping[str, int] = 4, mac_ops: float = 2
+) -> list[Phase]:
     """Phases (ops, tensors read and written) of Einsums given as ``{name: spec}``, ``[(name, spec), …]``
     or parsed ``Einsum`` objects. Dependencies follow from tensor names.
 
     Sizes are whole numbers or expressions in parameters (``"B*S"``); with expressions, the phases'
     volumes are expressions too, evaluated by the ``Workload`` with its ``params``.
     """
-    parsed = einsums if isinstance(einsums, list) and all(isinstance(e, Einsum) for e in einsums) \
-        else parse_all(einsums)
+    parsed = (
+        einsums if isinstance(einsums, list) and all(isinstance(e, Einsum) for e in einsums) else parse_all(einsums)
+    )
     _check_element_bytes(element_bytes)
     for index, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
@@ -162,8 +175,10 @@ def einsum_phases(einsums, sizes: Mapping[str, int | str], *, element_bytes: int
         for tensor, idx in (*e.inputs, (e.output, e.output_indices)):
             seen = shapes.get(tensor)
             if seen and len(seen[0]) != len(idx):
-                raise WorkloadError(f"Einsum {e.name!r}: tensor {tensor!r} has indices {list(idx)} here but "
-                                    f"{list(seen[0])} in Einsum {seen[1]!r}")
+                raise WorkloadError(
+                    f"Einsum {e.name!r}: tensor {tensor!r} has indices {list(idx)} here but "
+                    f"{list(seen[0])} in Einsum {seen[1]!r}"
+                )
             shapes.setdefault(tensor, (idx, e.name))
         for index in e.indices:
             if index not in sizes:
@@ -175,10 +190,14 @@ def einsum_phases(einsums, sizes: Mapping[str, int | str], *, element_bytes: int
             per_point = products - 1 + mac_ops
         else:
             per_point = max(1, products + (1 if e.reduced else 0))
-        phases.append(Phase(
-            e.name, ops=_product([sizes[i] for i in e.indices], per_point),
-            reads={t: _tensor_bytes(t, idx, sizes, element_bytes) for t, idx in e.inputs},
-            writes={e.output: _tensor_bytes(e.output, e.output_indices, sizes, element_bytes)}))
+        phases.append(
+            Phase(
+                e.name,
+                ops=_product([sizes[i] for i in e.indices], per_point),
+                reads={t: _tensor_bytes(t, idx, sizes, element_bytes) for t, idx in e.inputs},
+                writes={e.output: _tensor_bytes(e.output, e.output_indices, sizes, element_bytes)},
+            )
+        )
     return phases
 
 
@@ -197,6 +216,7 @@ def _product(factors, scale):
 
 
 def _tensor_bytes(tensor, idx, sizes, element_bytes):
-    width = element_bytes.get(tensor, element_bytes.get("*", 4)) if isinstance(element_bytes, Mapping) \
-        else element_bytes
+    width = (
+        element_bytes.get(tensor, element_bytes.get("*", 4)) if isinstance(element_bytes, Mapping) else element_bytes
+    )
     return _product([sizes[i] for i in idx], width)

@@ -22,8 +22,15 @@ class Explorer(ipywidgets.HBox):
     parameter slider in either moves both, and the roofline follows the diagram. From Python, use
     ``explorer.set_params(S=4096)`` (or ``explorer.params = {...}``), which sets both."""
 
-    def __init__(self, workload, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360,
-                 dataflow: bool | None = None, **diagram_settings):
+    def __init__(
+        self,
+        workload,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        height: int = 360,
+        dataflow: bool | None = None,
+        **diagram_settings,
+    ):
         self.diagram = CampaignDiagram(workload, height=height, **diagram_settings)
         self.roofline = RooflineView(self.diagram, threshold=threshold, height=height + 60)
         self.diagram.layout = ipywidgets.Layout(flex="3 1 0%", min_width="420px")
@@ -35,19 +42,27 @@ class Explorer(ipywidgets.HBox):
         if dataflow:
             from .dataflow_view import DataflowView
 
-            self.dataflow = DataflowView(workload, height=height, param_ranges={
-                name: spec["range"] for name, spec in self.diagram.param_ranges.items()})
+            self.dataflow = DataflowView(
+                workload,
+                height=height,
+                param_ranges={name: spec["range"] for name, spec in self.diagram.param_ranges.items()},
+            )
             self.dataflow.layout = ipywidgets.Layout(flex="1 1 100%", width="100%")
             children.append(self.dataflow)
             self._dataflow_link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
             if self.diagram.params:
                 self._params_link = ipywidgets.jslink((self.diagram, "params"), (self.dataflow, "params"))
             # durations and efficiencies follow the diagram's peak sliders
-            self.diagram.observe(lambda _change: self.dataflow.set_workload(self.diagram.workload),
-                                 names=["peak_compute", "peak_bandwidth"])
-        super().__init__(children=children,
-                         layout=ipywidgets.Layout(width="100%", align_items="flex-start",
-                                                  flex_flow="row wrap" if dataflow else "row"))
+            self.diagram.observe(
+                lambda _change: self.dataflow.set_workload(self.diagram.workload),
+                names=["peak_compute", "peak_bandwidth"],
+            )
+        super().__init__(
+            children=children,
+            layout=ipywidgets.Layout(
+                width="100%", align_items="flex-start", flex_flow="row wrap" if dataflow else "row"
+            ),
+        )
 
     @property
     def params(self) -> dict:

@@ -42,8 +42,17 @@ Number = int | Fraction
 
 _BINARY = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _FUNCTIONS = {
-    "min": "min", "Min": "min", "max": "max", "Max": "max", "abs": "abs", "Abs": "abs",
-    "floor": "floor", "int_floor": "floor", "ceil": "ceil", "ceiling": "ceil", "int_ceil": "ceil",
+    "min": "min",
+    "Min": "min",
+    "max": "max",
+    "Max": "max",
+    "abs": "abs",
+    "Abs": "abs",
+    "floor": "floor",
+    "int_floor": "floor",
+    "ceil": "ceil",
+    "ceiling": "ceil",
+    "int_ceil": "ceil",
 }
 # functions of two arguments in DaCe's spelling: int_floor(a, b) = floor(a/b)
 _DIVIDING = {"int_floor", "int_ceil"}
@@ -63,8 +72,9 @@ class Expr:
         """The exact value with ``params`` (int or Fraction); unknown names are listed all at once."""
         missing = sorted(self.names - set(params))
         if missing:
-            raise ExpressionError(f"expression {short_repr(self.text)} uses unknown parameters {missing}; "
-                                  f"known: {sorted(params)}")
+            raise ExpressionError(
+                f"expression {short_repr(self.text)} uses unknown parameters {missing}; known: {sorted(params)}"
+            )
         env = {name: _exact(name, params[name]) for name in self.names}
         return _Exact(self.text, env).visit(self._tree)
 
@@ -75,7 +85,9 @@ class Expr:
         """
         missing = sorted(self.names - set(env))
         if missing:
-            raise ExpressionError(f"expression {short_repr(self.text)} uses unknown names {missing}; known: {sorted(env)}")
+            raise ExpressionError(
+                f"expression {short_repr(self.text)} uses unknown names {missing}; known: {sorted(env)}"
+            )
         arrays = {name: np.asarray(env[name], dtype=np.int64) for name in self.names}
         result = _Vector(self.text, arrays).visit(self._tree)
         return np.asarray(result, dtype=np.int64)
@@ -100,8 +112,9 @@ def parse(text: str) -> Expr:
 @functools.lru_cache(maxsize=4096)  # a slider re-evaluates the same few expressions on every step
 def _parse(text: str) -> Expr:
     if len(text) > MAX_TEXT:
-        raise ExpressionError(f"expression {short_repr(text)} is {len(text):,} characters long; "
-                              f"the limit is {MAX_TEXT:,}")
+        raise ExpressionError(
+            f"expression {short_repr(text)} is {len(text):,} characters long; the limit is {MAX_TEXT:,}"
+        )
     source = text.replace("^", "**")
     try:
         with warnings.catch_warnings():
@@ -110,8 +123,9 @@ def _parse(text: str) -> Expr:
     except (SyntaxError, ValueError) as error:
         column = getattr(error, "offset", None)
         where = f" at column {column}" if column else ""
-        raise ExpressionError(f"expression {short_repr(text)} is not valid{where}: "
-                              f"{getattr(error, 'msg', error)}") from None
+        raise ExpressionError(
+            f"expression {short_repr(text)} is not valid{where}: {getattr(error, 'msg', error)}"
+        ) from None
     except (RecursionError, MemoryError):
         raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
     names: set[str] = set()
@@ -125,9 +139,11 @@ def _parse(text: str) -> Expr:
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
     def refuse(what: str) -> NoReturn:
         column = getattr(node, "col_offset", 0) + 1
-        raise ExpressionError(f"expression {short_repr(text)}: {what} at column {column} is not allowed; "
-                              "use numbers, parameter names, + - * / // % ** and "
-                              "min max floor ceil abs")
+        raise ExpressionError(
+            f"expression {short_repr(text)}: {what} at column {column} is not allowed; "
+            "use numbers, parameter names, + - * / // % ** and "
+            "min max floor ceil abs"
+        )
 
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
@@ -200,8 +216,9 @@ class _Exact:
 
     def bounded(self, node: ast.AST, value: Number) -> Number:
         if abs(value) > MAX_MAGNITUDE:
-            raise ExpressionError(f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} "
-                                  f"exceeds 10**30")
+            raise ExpressionError(
+                f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
+            )
         return _normal(value)
 
     def visit(self, node: ast.AST) -> Number:
@@ -209,8 +226,9 @@ class _Exact:
             value = node.value
             if isinstance(value, float):
                 if not math.isfinite(value):
-                    raise ExpressionError(f"expression {short_repr(self.text)}: the number at column "
-                                          f"{node.col_offset + 1} exceeds 10**30")
+                    raise ExpressionError(
+                        f"expression {short_repr(self.text)}: the number at column {node.col_offset + 1} exceeds 10**30"
+                    )
                 return self.bounded(node, Fraction(repr(value)))
             return self.bounded(node, int(value))
         if isinstance(node, ast.Name):
@@ -236,14 +254,19 @@ class _Exact:
             return a * b
         if isinstance(op, ast.Pow):
             if not isinstance(b, int) or not 0 <= b <= MAX_EXPONENT:
-                raise ExpressionError(f"expression {short_repr(self.text)}: the exponent {b} at column "
-                                      f"{node.col_offset + 1} must be a whole number from 0 to {MAX_EXPONENT}")
+                raise ExpressionError(
+                    f"expression {short_repr(self.text)}: the exponent {b} at column "
+                    f"{node.col_offset + 1} must be a whole number from 0 to {MAX_EXPONENT}"
+                )
             if a != 0 and abs(a) != 1 and b * math.log10(abs(float(a))) > 30.5:
-                raise ExpressionError(f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} "
-                                      "exceeds 10**30")
-            return Fraction(a) ** b if isinstance(a, Fraction) else a ** b
+                raise ExpressionError(
+                    f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
+                )
+            return Fraction(a) ** b if isinstance(a, Fraction) else a**b
         if b == 0:
-            raise ExpressionError(f"expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}")
+            raise ExpressionError(
+                f"expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}"
+            )
         if isinstance(op, ast.Div):
             return Fraction(a) / Fraction(b)
         if isinstance(op, ast.FloorDiv):
@@ -255,8 +278,9 @@ class _Exact:
         kind = _FUNCTIONS[name]
         if name in _DIVIDING:
             if args[1] == 0:
-                raise ExpressionError(f"expression {short_repr(self.text)}: division by zero in {name} "
-                                      f"at column {node.col_offset + 1}")
+                raise ExpressionError(
+                    f"expression {short_repr(self.text)}: division by zero in {name} at column {node.col_offset + 1}"
+                )
             args = [Fraction(args[0]) / Fraction(args[1])]
         if kind == "min":
             return min(args)
@@ -279,8 +303,10 @@ class _Vector:
     def visit(self, node: ast.AST) -> np.ndarray | np.int64:
         if isinstance(node, ast.Constant):
             if isinstance(node.value, float) and not node.value.is_integer():
-                raise ExpressionError(f"index expression {short_repr(self.text)}: {node.value!r} at column "
-                                      f"{node.col_offset + 1} is not a whole number")
+                raise ExpressionError(
+                    f"index expression {short_repr(self.text)}: {node.value!r} at column "
+                    f"{node.col_offset + 1} is not a whole number"
+                )
             return np.int64(int(node.value))
         if isinstance(node, ast.Name):
             return self.env[node.id]
@@ -308,8 +334,9 @@ class _Vector:
 
     def nonzero(self, node: ast.AST, b: np.ndarray | np.int64) -> None:
         if np.any(np.asarray(b) == 0):
-            raise ExpressionError(f"index expression {short_repr(self.text)}: division by zero at column "
-                                  f"{node.col_offset + 1}")
+            raise ExpressionError(
+                f"index expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}"
+            )
 
     def binary(self, node: ast.BinOp, a: np.ndarray | np.int64, b: np.ndarray | np.int64) -> np.ndarray | np.int64:
         op = node.op
@@ -323,21 +350,26 @@ class _Vector:
                     return a * b
                 if isinstance(op, ast.Pow):
                     if np.ndim(b) or not 0 <= int(b) <= MAX_EXPONENT:
-                        raise ExpressionError(f"index expression {short_repr(self.text)}: the exponent at column "
-                                              f"{node.col_offset + 1} must be a constant from 0 to {MAX_EXPONENT}")
+                        raise ExpressionError(
+                            f"index expression {short_repr(self.text)}: the exponent at column "
+                            f"{node.col_offset + 1} must be a constant from 0 to {MAX_EXPONENT}"
+                        )
                     return a ** int(b)
                 self.nonzero(node, b)
                 if isinstance(op, ast.Div):
                     if np.any(np.asarray(a) % b):
-                        raise ExpressionError(f"index expression {short_repr(self.text)}: '/' at column "
-                                              f"{node.col_offset + 1} does not divide exactly; use '//'")
+                        raise ExpressionError(
+                            f"index expression {short_repr(self.text)}: '/' at column "
+                            f"{node.col_offset + 1} does not divide exactly; use '//'"
+                        )
                     return a // b
                 if isinstance(op, ast.FloorDiv):
                     return a // b
                 return a % b
             except FloatingPointError:
-                raise ExpressionError(f"index expression {short_repr(self.text)}: overflow at column "
-                                      f"{node.col_offset + 1}") from None
+                raise ExpressionError(
+                    f"index expression {short_repr(self.text)}: overflow at column {node.col_offset + 1}"
+                ) from None
 
 
 def evaluate(value: str | float | Fraction, params: Mapping[str, Number]) -> Number:

@@ -7,9 +7,23 @@ import math
 
 import numpy as np
 
-_SI_PREFIXES = ((1e24, "Y"), (1e21, "Z"), (1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"),
-                (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p"), (1e-15, "f"),
-                (1e-18, "a"))
+_SI_PREFIXES = (
+    (1e24, "Y"),
+    (1e21, "Z"),
+    (1e18, "E"),
+    (1e15, "P"),
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
+    (1e-3, "m"),
+    (1e-6, "µ"),
+    (1e-9, "n"),
+    (1e-12, "p"),
+    (1e-15, "f"),
+    (1e-18, "a"),
+)
 MISSING = "—"
 
 
@@ -127,7 +141,7 @@ def format_ticks(values, step: float, unit: str = "") -> list[str]:
 
 
 def format_span(t0: float, t1: float) -> str:
-    """"t0–t1" with enough decimals to tell the ends apart."""
+    """ "t0–t1" with enough decimals to tell the ends apart."""
     if not (math.isfinite(t0) and math.isfinite(t1)):
         return MISSING
     span = abs(t1 - t0)

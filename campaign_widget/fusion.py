@@ -41,10 +41,13 @@ def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequ
         if measured[i]:
             raise WorkloadError(
                 f"phase {names[i]!r} has a measured duration, which fusion cannot change: fuse phases known by "
-                "volumes and tensors, or measure the fused kernel")
+                "volumes and tensors, or measure the fused kernel"
+            )
         if not tensors[i][0] and not tensors[i][1]:
-            raise WorkloadError(f"phase {names[i]!r} names no tensors (reads=/writes=): fusion needs them to know "
-                                "which traffic stays on chip")
+            raise WorkloadError(
+                f"phase {names[i]!r} names no tensors (reads=/writes=): fusion needs them to know "
+                "which traffic stays on chip"
+            )
     solo = group < 0
     group[solo] = len(labelled) + np.arange(int(solo.sum()))
     _check_groups_acyclic(workload, group, labelled)
@@ -88,18 +91,20 @@ def _check_groups_acyclic(workload: Workload, group: np.ndarray, labelled: Seque
     needs: dict[int, set[int]] = {g: set() for g in label_of}
     indptr, producers = workload.producers
     for p, g in enumerate(group.tolist()):
-        needs[g].update(int(group[q]) for q in producers[indptr[p]:indptr[p + 1]] if group[q] != g)
+        needs[g].update(int(group[q]) for q in producers[indptr[p] : indptr[p + 1]] if group[q] != g)
     ids = sorted(label_of)
     try:
         topological_order([label_of[g] for g in ids], [tuple(label_of[q] for q in needs[g]) for g in ids])
     except WorkloadError as error:
         cycle = str(error).split(": ", 1)[-1]
-        raise WorkloadError(f"these fusion groups split a dependency chain, making a cycle between groups: {cycle}") \
-            from None
+        raise WorkloadError(
+            f"these fusion groups split a dependency chain, making a cycle between groups: {cycle}"
+        ) from None
 
 
-def fused_bytes(tensors: Sequence[tuple[Mapping[str, float], Mapping[str, float]]], logical_bytes: np.ndarray,
-                group: np.ndarray) -> np.ndarray:
+def fused_bytes(
+    tensors: Sequence[tuple[Mapping[str, float], Mapping[str, float]]], logical_bytes: np.ndarray, group: np.ndarray
+) -> np.ndarray:
     """Per phase: inputs from outside its group (once per group) + outputs needed outside it.
 
     ``tensors`` per phase (reads, writes), ``group`` per phase (every phase in some group)."""

@@ -58,7 +58,7 @@ def _find_cycle(names, producers, index, done) -> list[str]:
         seen[node] = len(path)
         path.append(node)
         node = next(index[p] for p in producers[node] if index[p] not in done)
-    cycle = path[seen[node]:]
+    cycle = path[seen[node] :]
     cycle.reverse()  # producer -> consumer order reads naturally
     return [names[i] for i in cycle] + [names[cycle[0]]]
 
@@ -103,9 +103,11 @@ def interval_dependencies(start, end, rtol: float = TIME_RTOL) -> list[list[int]
     first = np.minimum(np.searchsorted(sorted_end, latest + eps, side="right"), done)
     total = int((done - first).sum())
     if total > MAX_INFERRED_DEPENDENCIES:
-        raise WorkloadError(f"the start and end times imply {total:,} dependencies between {n:,} phases (phases that "
-                            f"run in overlapping waves each depend on every phase of the previous wave); the limit "
-                            f"is {MAX_INFERRED_DEPENDENCIES:,}")
+        raise WorkloadError(
+            f"the start and end times imply {total:,} dependencies between {n:,} phases (phases that "
+            f"run in overlapping waves each depend on every phase of the previous wave); the limit "
+            f"is {MAX_INFERRED_DEPENDENCIES:,}"
+        )
     result = []
     for i, (lo, hi) in enumerate(zip(first.tolist(), done.tolist())):
         if lo >= hi:

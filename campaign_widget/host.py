@@ -17,8 +17,14 @@ if TYPE_CHECKING:
 ProgressCallback = Callable[[int, int, str], None]
 
 
-def measure_peaks(*, stream_bytes: float = 256e6, matmul_n: int = 2048, repeats: int = 5,
-                  dtype: npt.DTypeLike = np.float64, progress: ProgressCallback | bool | None = None) -> tuple[float, float]:
+def measure_peaks(
+    *,
+    stream_bytes: float = 256e6,
+    matmul_n: int = 2048,
+    repeats: int = 5,
+    dtype: npt.DTypeLike = np.float64,
+    progress: ProgressCallback | bool | None = None,
+) -> tuple[float, float]:
     """Measure sustained compute (FLOP/s) and bandwidth (B/s) on this machine: ``(compute, bandwidth)``.
 
     Bandwidth: STREAM "add" (``c = a + b``), counting 3 × 8 bytes per element as STREAM does.

@@ -48,7 +48,15 @@ CAPACITY_UNITS = ("lines", "bytes")
 MAX_LINE = 1 << 16
 MAX_VIEW_ELEMENTS = 200_000
 MAX_TABLE_ENTRIES = 2_000_000  # capacities × elements sent at once (~10 MB); beyond, each step asks the kernel
-READOUT_HEADER = ("tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes")  # beyond this the element grids are unreadable and the tab slow
+READOUT_HEADER = (
+    "tensor",
+    "accesses",
+    "misses",
+    "cold",
+    "capacity",
+    "conflict",
+    "bytes",
+)  # beyond this the element grids are unreadable and the tab slow
 COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
 UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
 _LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
@@ -114,18 +122,27 @@ class LocalView(anywidget.AnyWidget):
     apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
     can_apply = t.Bool(False).tag(sync=True)
 
-    def __init__(self, workload: Workload | None, phase: str | Einsum | Sequence[Any],
-                 local_sizes: Mapping[str, int], *,
-                 layouts: Mapping[str, Layout | Mapping[str, Any]] | None = None, cache: Cache | None = None,
-                 loop_order: Sequence[str] | str | None = None, elem_bytes: int | Mapping[str, int] | None = None,
-                 mode: str = "iteration",
-                 diagram: CampaignDiagram | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        workload: Workload | None,
+        phase: str | Einsum | Sequence[Any],
+        local_sizes: Mapping[str, int],
+        *,
+        layouts: Mapping[str, Layout | Mapping[str, Any]] | None = None,
+        cache: Cache | None = None,
+        loop_order: Sequence[str] | str | None = None,
+        elem_bytes: int | Mapping[str, int] | None = None,
+        mode: str = "iteration",
+        diagram: CampaignDiagram | None = None,
+        **kwargs: Any,
+    ) -> None:
         if kwargs:
             raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not _BUNDLE.is_file():
             raise RuntimeError(
                 f"the local view's front end is not built ({_BUNDLE} is missing): install the package with "
-                "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree")
+                "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
+            )
         cache = Cache() if cache is None else cache
         if not isinstance(cache, Cache):
             raise TypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
@@ -137,10 +154,15 @@ class LocalView(anywidget.AnyWidget):
         self._sizes = dict(local_sizes)
         # element bytes: given, else the workload's (one number, or {tensor: bytes, "*": default})
         if isinstance(elem_bytes, Mapping):
-            bad = {k: v for k, v in elem_bytes.items()
-                   if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1}
+            bad = {
+                k: v
+                for k, v in elem_bytes.items()
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1
+            }
             if bad:
-                raise WorkloadError(f"LocalView: elem_bytes={dict(elem_bytes)!r}: {bad} must be whole numbers of bytes >= 1")
+                raise WorkloadError(
+                    f"LocalView: elem_bytes={dict(elem_bytes)!r}: {bad} must be whole numbers of bytes >= 1"
+                )
             widths, elem_bytes = dict(elem_bytes), None
         if elem_bytes is None:
             elem_bytes = widths.get("*", 4) if isinstance(widths, Mapping) else (widths or 4)
@@ -151,28 +173,39 @@ class LocalView(anywidget.AnyWidget):
         self.applied = None
         self.sdfg_map = None  # LocalView.from_sdfg: the SDFG map this view traces (io.sdfg.SDFGMap)
         # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
-        probe = trace(self._einsum, self._sizes, loop_order=loop_order, elem_bytes=self._elem_bytes, line=cache.line,
-                      layouts={k: Layout(elem_bytes=v) for k, v in self._widths.items()})
+        probe = trace(
+            self._einsum,
+            self._sizes,
+            loop_order=loop_order,
+            elem_bytes=self._elem_bytes,
+            line=cache.line,
+            layouts={k: Layout(elem_bytes=v) for k, v in self._widths.items()},
+        )
         self._names, self._shapes = probe.tensors, probe.shapes
         self._indices = tuple(probe.loop_order)
         self._counts = np.array([math.prod(s) for s in self._shapes], np.int64)
         if self._counts.sum() > MAX_VIEW_ELEMENTS:
-            raise WorkloadError(f"LocalView: local sizes {self._sizes} give {int(self._counts.sum()):,} elements, "
-                                f"more than the view draws ({MAX_VIEW_ELEMENTS:,}); choose smaller local sizes")
+            raise WorkloadError(
+                f"LocalView: local sizes {self._sizes} give {int(self._counts.sum()):,} elements, "
+                f"more than the view draws ({MAX_VIEW_ELEMENTS:,}); choose smaller local sizes"
+            )
         self._first = np.concatenate([[0], np.cumsum(self._counts)[:-1]]).astype(np.int64)
         super().__init__()
         unknown = [name for name in (layouts or {}) if name not in self._names]
         if unknown:
             raise WorkloadError(f"LocalView: layouts names unknown tensors {unknown}; the tensors: {list(self._names)}")
-        initial_layouts = {name: _layout_dict(name, value, len(self._shapes[self._names.index(name)]))
-                           for name, value in (layouts or {}).items()}
+        initial_layouts = {
+            name: _layout_dict(name, value, len(self._shapes[self._names.index(name)]))
+            for name, value in (layouts or {}).items()
+        }
         with self.hold_trait_notifications():
             self.line = cache.line
             self.ways = cache.ways
             self.capacity = cache.lines
             self.loop_order = list(probe.loop_order)
-            self.layouts = {name: initial_layouts.get(name, {"order": "C", "pad": 0, "offset": 0})
-                            for name in self._names}
+            self.layouts = {
+                name: initial_layouts.get(name, {"order": "C", "pad": 0, "offset": 0}) for name in self._names
+            }
             self.mode = mode
         self.can_apply = self._phase is not None
         self._ready = True
@@ -301,9 +334,16 @@ class LocalView(anywidget.AnyWidget):
                 self.message = f"could not apply: {error}"
 
     @classmethod
-    def from_sdfg(cls, sdfg: str | pathlib.Path | Workload, phase: str, local_sizes: Mapping[str, int], *,
-                  params: Mapping[str, int] | None = None, element_bytes: int | Mapping[str, int] | None = None,
-                  **options: Any) -> LocalView:
+    def from_sdfg(
+        cls,
+        sdfg: str | pathlib.Path | Workload,
+        phase: str,
+        local_sizes: Mapping[str, int],
+        *,
+        params: Mapping[str, int] | None = None,
+        element_bytes: int | Mapping[str, int] | None = None,
+        **options: Any,
+    ) -> LocalView:
         """The local view of one map of a DaCe SDFG: each memlet crossing the map's entry is one read per
         iteration and the memlet into its exit the write, their subsets (single elements, e.g. ``A[i+1, j-1]``)
         the index expressions (``campaign_widget.io.sdfg.map_accesses``; dace is not needed).
@@ -324,9 +364,15 @@ class LocalView(anywidget.AnyWidget):
 
         if isinstance(sdfg, Workload):
             report = getattr(sdfg, "import_report", None)
-            if report is None or getattr(report, "format", None) != FORMAT or not pathlib.Path(str(report.path)).is_file():
-                raise WorkloadError("LocalView.from_sdfg: the workload was not read from an SDFG file that still "
-                                    "exists (read_sdfg(path)); pass the path instead")
+            if (
+                report is None
+                or getattr(report, "format", None) != FORMAT
+                or not pathlib.Path(str(report.path)).is_file()
+            ):
+                raise WorkloadError(
+                    "LocalView.from_sdfg: the workload was not read from an SDFG file that still "
+                    "exists (read_sdfg(path)); pass the path instead"
+                )
             params = {**sdfg.params, **dict(params or {})}
             sdfg = report.path
         found = map_accesses(sdfg, phase, params=params, element_bytes=element_bytes)
@@ -345,14 +391,23 @@ class LocalView(anywidget.AnyWidget):
             raise WorkloadError("LocalView.apply: this view was opened on an Einsum, not on a phase of a workload")
         from .cache import with_predicted_traffic
 
-        workload = with_predicted_traffic(self._workload, self._phase, self.cache, local_sizes=self._sizes,
-                                          layouts=self._layout_objects(), loop_order=self.loop_order, mode=mode,
-                                          write_back=write_back)
+        workload = with_predicted_traffic(
+            self._workload,
+            self._phase,
+            self.cache,
+            local_sizes=self._sizes,
+            layouts=self._layout_objects(),
+            loop_order=self.loop_order,
+            mode=mode,
+            write_back=write_back,
+        )
         self.applied = workload
         before = _phase_bytes(self._workload, self._phase)
         after = _phase_bytes(workload, self._phase)
-        self.message = (f"applied to phase {self._phase!r}: {before:,.0f} B logical → {after:,.0f} B predicted "
-                        f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})")
+        self.message = (
+            f"applied to phase {self._phase!r}: {before:,.0f} B logical → {after:,.0f} B predicted "
+            f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})"
+        )
         for callback in list(self._apply_callbacks):
             callback(workload)
         if self._linked:
@@ -376,11 +431,14 @@ class LocalView(anywidget.AnyWidget):
         if not isinstance(diagram, CampaignDiagram):
             raise TypeError(f"LocalView.link takes a campaign_widget.CampaignDiagram, got {type(diagram).__name__}")
         if self._phase is None or self._workload is None:
-            raise WorkloadError("LocalView.link: this view was opened on an Einsum, not on a phase of a workload; "
-                                "open it as LocalView(workload, phase_name, local_sizes) to apply to a diagram")
+            raise WorkloadError(
+                "LocalView.link: this view was opened on an Einsum, not on a phase of a workload; "
+                "open it as LocalView(workload, phase_name, local_sizes) to apply to a diagram"
+            )
         if self._phase not in diagram.phase_names:
-            raise WorkloadError(f"LocalView.link: the diagram has no phase {self._phase!r}; its phases: "
-                                f"{list(diagram.phase_names)}")
+            raise WorkloadError(
+                f"LocalView.link: the diagram has no phase {self._phase!r}; its phases: {list(diagram.phase_names)}"
+            )
         if id(diagram) not in self._linked:
             self._linked[id(diagram)] = (diagram, diagram.set_workload)
             self.on_apply(self._linked[id(diagram)][1])
@@ -389,7 +447,9 @@ class LocalView(anywidget.AnyWidget):
     def unlink(self, diagram: CampaignDiagram) -> None:
         """Stop showing applied workloads in ``diagram`` (a diagram not linked is an error naming it)."""
         if id(diagram) not in self._linked:
-            raise ValueError(f"LocalView.unlink: {type(diagram).__name__} at {id(diagram):#x} is not linked to this view")
+            raise ValueError(
+                f"LocalView.unlink: {type(diagram).__name__} at {id(diagram):#x} is not linked to this view"
+            )
         _, callback = self._linked.pop(id(diagram))
         self.on_apply(callback, remove=True)
 
@@ -432,8 +492,11 @@ class LocalView(anywidget.AnyWidget):
         if tensor not in self._names:
             raise ValueError(f"select: tensor {tensor!r} is not one of {list(self._names)}")
         k = self._names.index(tensor)
-        flat = (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0) \
-            if isinstance(index, (tuple, list)) else int(index)
+        flat = (
+            (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0)
+            if isinstance(index, (tuple, list))
+            else int(index)
+        )
         if not 0 <= flat < self._counts[k]:
             raise ValueError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
         self.selection = [*self.selection, int(self._first[k] + flat)]
@@ -446,10 +509,13 @@ class LocalView(anywidget.AnyWidget):
             strides = spec.get("strides")
             if strides is None and (pad or order not in ("C", "F")):
                 strides = _padded_strides(self._shapes[k], order, pad)
-            out[name] = Layout(order=order if order in ("C", "F") else "C",
-                               strides=None if strides is None else tuple(strides),
-                               offset=int(spec.get("offset", 0)), byte_offset=int(spec.get("byte_offset", 0)),
-                               elem_bytes=self._widths.get(name))
+            out[name] = Layout(
+                order=order if order in ("C", "F") else "C",
+                strides=None if strides is None else tuple(strides),
+                offset=int(spec.get("offset", 0)),
+                byte_offset=int(spec.get("byte_offset", 0)),
+                elem_bytes=self._widths.get(name),
+            )
         return out
 
     def _geometry(self) -> None:
@@ -460,18 +526,31 @@ class LocalView(anywidget.AnyWidget):
         ys = np.concatenate([y + oy for (_, y, _, _), (_, oy) in zip(grids, origins)])
         self._tensor_of = np.repeat(np.arange(len(self._names)), self._counts)
         with self.hold_sync():
-            self.tensors = {"names": list(self._names), "shapes": [list(s) for s in self._shapes],
-                            "origins": [list(map(int, o)) for o in origins],
-                            "sizes": [[int(w), int(h)] for _, _, w, h in grids],
-                            "first": [int(f) for f in self._first], "extent": [int(width), int(height)]}
-            self.grid = {"x": to_payload(xs, "int32"), "y": to_payload(ys, "int32"),
-                         "tensor": to_payload(self._tensor_of, "int32")}
+            self.tensors = {
+                "names": list(self._names),
+                "shapes": [list(s) for s in self._shapes],
+                "origins": [list(map(int, o)) for o in origins],
+                "sizes": [[int(w), int(h)] for _, _, w, h in grids],
+                "first": [int(f) for f in self._first],
+                "extent": [int(width), int(height)],
+            }
+            self.grid = {
+                "x": to_payload(xs, "int32"),
+                "y": to_payload(ys, "int32"),
+                "tensor": to_payload(self._tensor_of, "int32"),
+            }
 
     def _retrace(self) -> None:
         """Trace → stack distances → everything drawn (loop order, layouts or line changed)."""
         started = time.perf_counter()
-        tr = trace(self._einsum, self._sizes, layouts=self._layout_objects(), loop_order=self.loop_order,
-                   elem_bytes=self._elem_bytes, line=self.line)
+        tr = trace(
+            self._einsum,
+            self._sizes,
+            layouts=self._layout_objects(),
+            loop_order=self.loop_order,
+            elem_bytes=self._elem_bytes,
+            line=self.line,
+        )
         sd = stack_distances(tr, line=self.line)
         self._trace, self._distances = tr, sd
         g = self._first[tr.tensor] + tr.element  # global element number of every access
@@ -485,8 +564,9 @@ class LocalView(anywidget.AnyWidget):
         # per tensor histogram of distances: misses(C) = cold + #{d >= C} per tensor, every C at once
         T = len(self._names)
         width = sd.histogram.size + 1
-        self._tensor_hist = np.bincount(tr.tensor[warm].astype(np.int64) * width + d[warm],
-                                        minlength=T * width).reshape(T, width)
+        self._tensor_hist = np.bincount(
+            tr.tensor[warm].astype(np.int64) * width + d[warm], minlength=T * width
+        ).reshape(T, width)
         self._tensor_cold = np.bincount(tr.tensor[~warm], minlength=T)
         self._tensor_accesses = np.bincount(tr.tensor, minlength=T)
         # line number of every element (accessed or not): the overlay's "same line"
@@ -497,12 +577,18 @@ class LocalView(anywidget.AnyWidget):
         self._distinct_lines = distinct_lines
         with self.hold_sync():
             self.capacity_max = max(distinct_lines + 1, self.capacity)
-            self.loops = {"names": list(tr.loop_order), "extents": [int(tr.sizes[i]) for i in tr.loop_order],
-                          "count": int(points)}
+            self.loops = {
+                "names": list(tr.loop_order),
+                "extents": [int(tr.sizes[i]) for i in tr.loop_order],
+                "count": int(points),
+            }
             if self.point >= points:
                 self.point = 0
-            self.accesses = {"start": to_payload(start, "int32"), "element": to_payload(g, "int32"),
-                             "write": to_payload(tr.is_write, "uint8")}
+            self.accesses = {
+                "start": to_payload(start, "int32"),
+                "element": to_payload(g, "int32"),
+                "write": to_payload(tr.is_write, "uint8"),
+            }
             self._heat()
             self._capacity_table()
             self._misses()
@@ -521,15 +607,22 @@ class LocalView(anywidget.AnyWidget):
         count_rgb[self._count == 0] = UNTOUCHED_RGB
         stats = self._stats.astype(np.float32)
         self.heat = {
-            "count": to_payload(self._count, "int32"), "count_rgb": to_payload(count_rgb, "uint8"),
-            "cold": to_payload(self._cold, "int32"), "reuse": to_payload(stats, "float32"),
-            "reuse_rgb": to_payload(reuse_rgb, "uint8"), "line": to_payload(self._line_of, "int32"),
-            "bars": {"flattened": colour_bar(info, self.palette, "accesses per element"),
-                     "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines")},
+            "count": to_payload(self._count, "int32"),
+            "count_rgb": to_payload(count_rgb, "uint8"),
+            "cold": to_payload(self._cold, "int32"),
+            "reuse": to_payload(stats, "float32"),
+            "reuse_rgb": to_payload(reuse_rgb, "uint8"),
+            "line": to_payload(self._line_of, "int32"),
+            "bars": {
+                "flattened": colour_bar(info, self.palette, "accesses per element"),
+                "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines"),
+            },
             "swatches": {
                 "flattened": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
-                "reuse": [{"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
-                          {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "reuse": [
+                    {"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
+                    {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"},
+                ],
                 "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],
                 "related": [{"colour": _hex(UNTOUCHED_RGB), "label": "not related"}],
             },
@@ -537,7 +630,7 @@ class LocalView(anywidget.AnyWidget):
 
     def _fa_per_tensor(self, capacity: int) -> np.ndarray:
         """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
-        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1):].sum(axis=1)
+        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1) :].sum(axis=1)
         return self._tensor_cold + ge
 
     def _capacity_table(self) -> None:
@@ -572,10 +665,15 @@ class LocalView(anywidget.AnyWidget):
         lut = np.vstack([palette_rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
         self._table = fa_t
         self.capacity_table = {
-            "capacities": D, "tensor_misses": to_payload(fa_t, "int32"), "cold": [int(c) for c in self._tensor_cold],
-            "accesses": [int(a) for a in self._tensor_accesses], "line": int(self.line),
-            "element_misses": to_payload(per_element, "int32"), "severity": to_payload(sev, "uint8"),
-            "lut": to_payload(lut, "uint8"), "ticks": bars,
+            "capacities": D,
+            "tensor_misses": to_payload(fa_t, "int32"),
+            "cold": [int(c) for c in self._tensor_cold],
+            "accesses": [int(a) for a in self._tensor_accesses],
+            "line": int(self.line),
+            "element_misses": to_payload(per_element, "int32"),
+            "severity": to_payload(sev, "uint8"),
+            "lut": to_payload(lut, "uint8"),
+            "ticks": bars,
             "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
         }
 
@@ -601,19 +699,47 @@ class LocalView(anywidget.AnyWidget):
             misses = np.bincount(self._trace.tensor, weights=result.miss, minlength=len(self._names)).astype(np.int64)
             self._send_miss_map(result.miss)
         cold, capacity, conflict = self._tensor_cold, fa - self._tensor_cold, misses - fa
-        rows = [[name, int(self._tensor_accesses[k]), int(misses[k]), int(cold[k]), int(capacity[k]),
-                 int(conflict[k]), int(misses[k]) * self.line] for k, name in enumerate(self._names)]
-        rows.append(["total", int(self._tensor_accesses.sum()), int(misses.sum()), int(cold.sum()),
-                     int(capacity.sum()), int(conflict.sum()), int(misses.sum()) * self.line])
-        self.readout = {"header": list(READOUT_HEADER), "rows": rows, "lines": self._readout_notes(),
-                        "capacity": int(C), "ways": self.ways, "stamp": time.time()}
+        rows = [
+            [
+                name,
+                int(self._tensor_accesses[k]),
+                int(misses[k]),
+                int(cold[k]),
+                int(capacity[k]),
+                int(conflict[k]),
+                int(misses[k]) * self.line,
+            ]
+            for k, name in enumerate(self._names)
+        ]
+        rows.append(
+            [
+                "total",
+                int(self._tensor_accesses.sum()),
+                int(misses.sum()),
+                int(cold.sum()),
+                int(capacity.sum()),
+                int(conflict.sum()),
+                int(misses.sum()) * self.line,
+            ]
+        )
+        self.readout = {
+            "header": list(READOUT_HEADER),
+            "rows": rows,
+            "lines": self._readout_notes(),
+            "capacity": int(C),
+            "ways": self.ways,
+            "stamp": time.time(),
+        }
         self._misses_seconds = time.perf_counter() - started
 
     def _readout_notes(self) -> list[str]:
         """The readout's lines under the table, for the current cache."""
         kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
-        lines = [f"{kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
-                 "bytes = line × misses", self._trace.summary()]
+        lines = [
+            f"{kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
+            "bytes = line × misses",
+            self._trace.summary(),
+        ]
         for name, count in self._trace.out_of_range.items():
             lines.append(f"{name}: {count:,} out-of-range accesses counted and left out of the trace")
         if getattr(self, "sdfg_map", None) is not None:
@@ -626,9 +752,13 @@ class LocalView(anywidget.AnyWidget):
         s, info = severity(per_element, self.scaling)
         rgb = palette_rgb(s, self.palette)
         rgb[per_element == 0] = UNTOUCHED_RGB
-        self.miss_map = {"capacity": int(self.capacity), "ways": self.ways,
-                         "misses": to_payload(per_element, "int32"), "misses_rgb": to_payload(rgb, "uint8"),
-                         "bar": colour_bar(info, self.palette, "misses per element")}
+        self.miss_map = {
+            "capacity": int(self.capacity),
+            "ways": self.ways,
+            "misses": to_payload(per_element, "int32"),
+            "misses_rgb": to_payload(rgb, "uint8"),
+            "bar": colour_bar(info, self.palette, "misses per element"),
+        }
 
     def _selected(self) -> None:
         """Related accesses, cache-line mask and distance histogram of the clicked elements."""
@@ -642,8 +772,9 @@ class LocalView(anywidget.AnyWidget):
             key = self._tensor_of.astype(np.int64) * (int(self._line_of.max()) + 1) + self._line_of
             line_mask = np.isin(key, key[sel])
             mine = d[touched]
-            title = f"stack distances of {self._label(int(sel[0]))}" + \
-                (f" and {sel.size - 1} more" if sel.size > 1 else "")
+            title = f"stack distances of {self._label(int(sel[0]))}" + (
+                f" and {sel.size - 1} more" if sel.size > 1 else ""
+            )
         else:
             related = np.zeros(n, np.int64)
             line_mask = np.zeros(n, bool)
@@ -654,10 +785,15 @@ class LocalView(anywidget.AnyWidget):
         s, info = severity(related, self.scaling)
         rgb = palette_rgb(s, self.palette)
         rgb[related == 0] = UNTOUCHED_RGB
-        self.selected = {"related": to_payload(related, "int32"), "related_rgb": to_payload(rgb, "uint8"),
-                         "line_mask": to_payload(line_mask, "uint8"), "hist": to_payload(hist, "int32"),
-                         "hist_cold": int(mine.size - warm.size), "hist_title": title,
-                         "bar": colour_bar(info, self.palette, "related accesses")}
+        self.selected = {
+            "related": to_payload(related, "int32"),
+            "related_rgb": to_payload(rgb, "uint8"),
+            "line_mask": to_payload(line_mask, "uint8"),
+            "hist": to_payload(hist, "int32"),
+            "hist_cold": int(mine.size - warm.size),
+            "hist_title": title,
+            "bar": colour_bar(info, self.palette, "related accesses"),
+        }
 
     def _label(self, g: int) -> str:
         k = int(self._tensor_of[g])
@@ -670,15 +806,18 @@ class LocalView(anywidget.AnyWidget):
         return int(self._first[k] + (np.ravel_multi_index(tuple(index), self._shapes[k]) if index else 0))
 
     def __repr__(self) -> str:
-        return (f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
-                f"{self.cache.describe()})")
+        return (
+            f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
+            f"{self.cache.describe()})"
+        )
 
 
 _MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
 
 
-def _einsum_of(workload: Workload | None, phase: str | Einsum | Sequence[Any]
-               ) -> tuple[Einsum | str | Sequence[Any], int | Mapping[str, int] | None]:
+def _einsum_of(
+    workload: Workload | None, phase: str | Einsum | Sequence[Any]
+) -> tuple[Einsum | str | Sequence[Any], int | Mapping[str, int] | None]:
     """The Einsum of ``phase`` and its element bytes (None: not known): given directly, or the phase of
     that name of a workload built by ``Workload.from_einsums`` (``workload.einsums``, ``.element_bytes``)."""
     if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
@@ -689,9 +828,11 @@ def _einsum_of(workload: Workload | None, phase: str | Einsum | Sequence[Any]
             raise WorkloadError(f"LocalView: phase {phase!r} is not in the workload; its phases: {names}")
         einsums = getattr(workload, "einsums", None) or {}  # Workload.from_einsums keeps them
         if phase not in einsums:
-            raise WorkloadError(f"LocalView: phase {phase!r} carries no Einsum (build the workload with "
-                                "Workload.from_einsums, or pass the Einsum itself, e.g. "
-                                "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))")
+            raise WorkloadError(
+                f"LocalView: phase {phase!r} carries no Einsum (build the workload with "
+                "Workload.from_einsums, or pass the Einsum itself, e.g. "
+                "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))"
+            )
         return einsums[phase], getattr(workload, "element_bytes", None)
     raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
 
@@ -733,8 +874,10 @@ def _layout_dict(name: str, value: Layout | Mapping[str, Any], ndim: int) -> dic
     if out["order"] not in ("C", "F"):
         perm = _permutation(out["order"])
         if perm is None or sorted(perm) != list(range(ndim)):
-            raise t.TraitError(f"layouts[{name!r}].order={out['order']!r} must be 'C', 'F' or an order of the "
-                               f"dimensions 0…{ndim - 1}, outermost first, e.g. {','.join(map(str, range(ndim)[::-1]))!r}")
+            raise t.TraitError(
+                f"layouts[{name!r}].order={out['order']!r} must be 'C', 'F' or an order of the "
+                f"dimensions 0…{ndim - 1}, outermost first, e.g. {','.join(map(str, range(ndim)[::-1]))!r}"
+            )
         out["order"] = ",".join(map(str, perm))
     for key in ("pad", "offset", "byte_offset"):
         v = value.get(key, 0)

@@ -22,8 +22,9 @@ def _check_peak(what: str, value) -> float:
     if not math.isfinite(number) or number <= 0:
         raise WorkloadError(f"{what}={short_repr(value)} must be a finite number > 0")
     if not PEAK_RANGE[0] <= number <= PEAK_RANGE[1]:
-        raise WorkloadError(f"{what}={short_repr(value)} is out of range: a peak must be within "
-                            f"[{PEAK_RANGE[0]:g}, {PEAK_RANGE[1]:g}]")
+        raise WorkloadError(
+            f"{what}={short_repr(value)} is out of range: a peak must be within [{PEAK_RANGE[0]:g}, {PEAK_RANGE[1]:g}]"
+        )
     return number
 
 
@@ -77,8 +78,10 @@ class Machine:
         for label in ("compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
             check_name(f"{who}: {label}", getattr(self, label))
         if self.compute_name == self.memory_name:
-            raise WorkloadError(f"{who}: compute_name and memory_name are both {self.compute_name!r}; the two "
-                                "resources need different names")
+            raise WorkloadError(
+                f"{who}: compute_name and memory_name are both {self.compute_name!r}; the two "
+                "resources need different names"
+            )
         for label, value in (("peak_compute", self.peak_compute), ("peak_bandwidth", self.peak_bandwidth)):
             _check_peak(f"{who}: {label}", value)
         if not isinstance(self.normalized, bool):
@@ -126,5 +129,12 @@ class Machine:
     @classmethod
     def unit(cls, time_unit: str = "s") -> Machine:
         """Peaks of 1: volumes are then in "peak·time" units (utilization × duration)."""
-        return cls(1.0, 1.0, name="unit peaks", ops_unit=f"peak·{time_unit}", bytes_unit=f"peak·{time_unit}",
-                   time_unit=time_unit, normalized=True)
+        return cls(
+            1.0,
+            1.0,
+            name="unit peaks",
+            ops_unit=f"peak·{time_unit}",
+            bytes_unit=f"peak·{time_unit}",
+            time_unit=time_unit,
+            normalized=True,
+        )

@@ -48,8 +48,20 @@ class Phase:
     reads: tuple[tuple[str, float | str], ...] = ()
     writes: tuple[tuple[str, float | str], ...] = ()
 
-    def __init__(self, name, *, duration=None, compute_util=None, memory_util=None, ops=None, bytes=None,
-                 after=(), tileable=True, reads=None, writes=None):
+    def __init__(
+        self,
+        name,
+        *,
+        duration=None,
+        compute_util=None,
+        memory_util=None,
+        ops=None,
+        bytes=None,
+        after=(),
+        tileable=True,
+        reads=None,
+        writes=None,
+    ):
         check_name("phase name", name)
         set_ = object.__setattr__
         set_(self, "name", name)
@@ -81,27 +93,31 @@ class Phase:
         by_util = self.compute_util is not None or self.memory_util is not None
         by_volume = self.ops is not None or self.bytes is not None or bool(self.reads or self.writes)
         if self.compute_util is not None and self.ops is not None:
-            raise phase_field_error(self.name, "compute_util", self.compute_util,
-                                    "conflicts with ops: give one or the other")
+            raise phase_field_error(
+                self.name, "compute_util", self.compute_util, "conflicts with ops: give one or the other"
+            )
         if self.memory_util is not None and self.bytes is not None:
-            raise phase_field_error(self.name, "memory_util", self.memory_util,
-                                    "conflicts with bytes: give one or the other")
+            raise phase_field_error(
+                self.name, "memory_util", self.memory_util, "conflicts with bytes: give one or the other"
+            )
         if not by_util and not by_volume:
             raise WorkloadError(
                 f"phase {self.name!r}: neither duration with utilizations nor volumes given; "
                 "pass duration= with compute_util=/memory_util=, or ops= and bytes="
             )
         if by_util and self.duration is None:
-            raise phase_field_error(self.name, "duration", None,
-                                    "is required when utilizations are given (they are rates over a duration)")
+            raise phase_field_error(
+                self.name, "duration", None, "is required when utilizations are given (they are rates over a duration)"
+            )
         if self.duration == 0:
             raise phase_field_error(self.name, "duration", self.duration, "must be > 0")
 
     @property
     def symbolic(self) -> bool:
         """True when a volume is an expression in parameters (evaluated by the Workload)."""
-        return any(isinstance(v, str) for v in (self.ops, self.bytes)) or \
-            any(isinstance(b, str) for _, b in self.reads + self.writes)
+        return any(isinstance(v, str) for v in (self.ops, self.bytes)) or any(
+            isinstance(b, str) for _, b in self.reads + self.writes
+        )
 
     @property
     def measured(self) -> bool:
@@ -134,8 +150,11 @@ def _checked_number(phase: str, key: str, value, *, expression: bool = False):
         except ExpressionError as error:
             raise ExpressionError(f"phase {phase!r}: {key}: {error}") from None
         return value
-    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (int, float)) \
-            and not hasattr(value, "__float__"):
+    if (
+        isinstance(value, (bool, np.bool_, str, bytes))
+        or not isinstance(value, (int, float))
+        and not hasattr(value, "__float__")
+    ):
         raise TypeError(f"phase {phase!r}: {key}={short_repr(value)} must be a number")
     number = check_number(f"phase {phase!r}: {key}", value, smallest=SMALLEST if key == "duration" else 0.0)
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else number
@@ -150,7 +169,9 @@ def check_number(what: str, value, *, smallest: float = 0.0) -> float:
     try:
         number = float(value)
     except OverflowError:
-        raise WorkloadError(f"{what}={short_repr(value)} is out of range: numbers must be at most {LARGEST:g}") from None
+        raise WorkloadError(
+            f"{what}={short_repr(value)} is out of range: numbers must be at most {LARGEST:g}"
+        ) from None
     except (TypeError, ValueError):
         raise TypeError(f"{what}={short_repr(value)} must be a number") from None
     if math.isnan(number) or math.isinf(number):
@@ -176,8 +197,9 @@ def check_name(what: str, name) -> str:
     try:
         name.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise WorkloadError(f"{what} {short_repr(name)} contains {ascii(name[e.start])}, a lone surrogate, which no "
-                            "UTF-8 file can hold") from None
+        raise WorkloadError(
+            f"{what} {short_repr(name)} contains {ascii(name[e.start])}, a lone surrogate, which no UTF-8 file can hold"
+        ) from None
     return name
 
 

@@ -23,7 +23,9 @@ MACHINES: dict[str, Machine] = {
     # FP64 34 TFLOPS, GPU memory bandwidth 3.35 TB/s (HBM3). 67 TFLOP/s = 132 SMs × 128 FP32
     # lanes × 2 (FMA) × 1.98 GHz boost (66.9 rounded).
     "h100-sxm": Machine(
-        peak_compute=67 * TERA, peak_bandwidth=3.35 * TERA, name="H100 SXM (FP32, non-tensor)",
+        peak_compute=67 * TERA,
+        peak_bandwidth=3.35 * TERA,
+        name="H100 SXM (FP32, non-tensor)",
         ceilings=(Ceiling("FP64 (non-tensor)", compute=34 * TERA),),
     ),
     # The paper's "Hopper" (seed 000, §4, Figure 2b, citing NVIDIA [17]): "a peak non-tensor-core
@@ -33,24 +35,32 @@ MACHINES: dict[str, Machine] = {
     # The paper gives no bandwidth for that figure (it only uses compute); we pair it with the H100
     # SXM's 3.35 TB/s, as the tests' Figure 2b fixture does.
     "hopper-paper": Machine(
-        peak_compute=51.2 * TERA, peak_bandwidth=3.35 * TERA, name="Hopper as in the paper (FP32, 51.2 TFLOP/s)",
+        peak_compute=51.2 * TERA,
+        peak_bandwidth=3.35 * TERA,
+        name="Hopper as in the paper (FP32, 51.2 TFLOP/s)",
     ),
     # NVIDIA H200 Tensor Core GPU datasheet, SXM: FP32 67 TFLOPS, FP64 34 TFLOPS, 4.8 TB/s (HBM3e).
     "h200-sxm": Machine(
-        peak_compute=67 * TERA, peak_bandwidth=4.8 * TERA, name="H200 SXM (FP32, non-tensor)",
+        peak_compute=67 * TERA,
+        peak_bandwidth=4.8 * TERA,
+        name="H200 SXM (FP32, non-tensor)",
         ceilings=(Ceiling("FP64 (non-tensor)", compute=34 * TERA),),
     ),
     # NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM: FP32 19.5 TFLOPS, FP64 9.7 TFLOPS,
     # GPU memory bandwidth 2,039 GB/s (HBM2e).
     "a100-sxm-80gb": Machine(
-        peak_compute=19.5 * TERA, peak_bandwidth=2039 * GIGA, name="A100 SXM 80GB (FP32, non-tensor)",
+        peak_compute=19.5 * TERA,
+        peak_bandwidth=2039 * GIGA,
+        name="A100 SXM 80GB (FP32, non-tensor)",
         ceilings=(Ceiling("FP64 (non-tensor)", compute=9.7 * TERA),),
     ),
     # The paper's low-rank GEMM machine (seed 000, Table 3, "LR-GEMM" column): FuseMax, a 256×256
     # 2D MAC array at 940 MHz with 400 GB/s. A MAC counts as 2 ops (multiply + add), so the peak
     # is 2 · 256 · 256 · 0.94e9 = 123.2 Tops/s.
     "fusemax": Machine(
-        peak_compute=2 * 256 * 256 * 0.94e9, peak_bandwidth=400 * GIGA, name="FuseMax (paper, LR-GEMM)",
+        peak_compute=2 * 256 * 256 * 0.94e9,
+        peak_bandwidth=400 * GIGA,
+        name="FuseMax (paper, LR-GEMM)",
         ops_unit="op",
     ),
     # The paper's Mamba machine (seed 000, Table 3, "Mamba-1 (370m)" column): "FuseMax-like",
@@ -61,15 +71,21 @@ MACHINES: dict[str, Machine] = {
     # The two arrays are also given as ceilings, so a phase that only uses one of them can be read
     # against its own roof: 2D alone 229.376 Tops/s, 1D alone 448 Gops/s.
     "fusemax-mamba": Machine(
-        peak_compute=(2 * 256 * 256 + 256) * 1.75e9, peak_bandwidth=2039 * GIGA,
-        name="FuseMax-like (paper, Mamba-1)", ops_unit="op",
-        ceilings=(Ceiling("2D array only", compute=2 * 256 * 256 * 1.75e9),
-                  Ceiling("1D array only", compute=256 * 1.75e9)),
+        peak_compute=(2 * 256 * 256 + 256) * 1.75e9,
+        peak_bandwidth=2039 * GIGA,
+        name="FuseMax-like (paper, Mamba-1)",
+        ops_unit="op",
+        ceilings=(
+            Ceiling("2D array only", compute=2 * 256 * 256 * 1.75e9),
+            Ceiling("1D array only", compute=256 * 1.75e9),
+        ),
     ),
     # Seed 002's worked example ("Consider a machine with ..."): 200 GFLOP/s and 50 GB/s, ridge
     # point 4 FLOP/byte.
     "seed002-example": Machine(
-        peak_compute=200 * GIGA, peak_bandwidth=50 * GIGA, name="seed 002 example machine",
+        peak_compute=200 * GIGA,
+        peak_bandwidth=50 * GIGA,
+        name="seed 002 example machine",
     ),
 }
 

@@ -17,8 +17,9 @@ class Progress:
     Call the reporter with how much is done; ``close()`` ends the bar (it is also ended when
     ``done`` reaches ``total``)."""
 
-    def __init__(self, progress: Any, *, total: int, what: str, unit: str = "it", default: bool = False,
-                 with_what: bool = False) -> None:
+    def __init__(
+        self, progress: Any, *, total: int, what: str, unit: str = "it", default: bool = False, with_what: bool = False
+    ) -> None:
         if progress is None:
             progress = default
         if not (isinstance(progress, bool) or callable(progress)):

@@ -13,8 +13,13 @@ from .formatting import format_percent, format_quantity, format_span
 from .scene import Scene
 
 
-def readout_lines(scene: Scene, *, units: Mapping[str, str], resource_names: Sequence[str] = ("compute", "memory"),
-                  makespan: float | None = None) -> list[tuple[str, str]]:
+def readout_lines(
+    scene: Scene,
+    *,
+    units: Mapping[str, str],
+    resource_names: Sequence[str] = ("compute", "memory"),
+    makespan: float | None = None,
+) -> list[tuple[str, str]]:
     """``[(text, kind)]``: ``"makespan"`` first, then one ``"oversubscribed"`` line per resource."""
     unit = units.get("time", "")
     value = float(scene.x_max if makespan is None or not np.isfinite(makespan) else makespan)
@@ -28,8 +33,9 @@ def readout_lines(scene: Scene, *, units: Mapping[str, str], resource_names: Seq
         span = format_span(float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])))
         span += f" {unit}" if unit else ""
         intervals = "1 interval" if count == 1 else f"{count} intervals"
-        lines.append((f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}",
-                      "oversubscribed"))
+        lines.append(
+            (f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}", "oversubscribed")
+        )
     return lines
 
 
@@ -44,5 +50,8 @@ def legend_features(scene: Scene) -> dict[str, bool]:
     dashed = (x1 - dash) > 1e-9 * (np.abs(x0) + np.abs(x1))
     fill = np.asarray(scene.fill_top, dtype=np.float64)[keep]
     well = np.asarray(scene.well_top, dtype=np.float64)[keep]
-    return {"spill": bool(np.any(fill > well)), "compute_over": bool(np.any(np.asarray(scene.flags)[keep] & 1)),
-            "dashed": bool(np.any(dashed))}
+    return {
+        "spill": bool(np.any(fill > well)),
+        "compute_over": bool(np.any(np.asarray(scene.flags)[keep] & 1)),
+        "dashed": bool(np.any(dashed)),
+    }

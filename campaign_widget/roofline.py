@@ -59,8 +59,9 @@ class Roofline:
         """Per kernel: ``"finite"`` (drawn at its intensity), ``"zero"`` (OI 0: at the left edge),
         ``"infinite"`` (OI ∞: at the right edge) or ``"none"`` (no ops and no bytes: not drawn)."""
         i = self.intensity
-        return np.where(np.isnan(i), NOWHERE, np.where(i == 0, ZERO, np.where(np.isinf(i), INFINITE, FINITE))
-                        ).astype(object)
+        return np.where(np.isnan(i), NOWHERE, np.where(i == 0, ZERO, np.where(np.isinf(i), INFINITE, FINITE))).astype(
+            object
+        )
 
     def axis_limits(self, *extra_intensities, margin: float = 8.0) -> tuple[float, float, float, float]:
         """``(x_lo, x_hi, y_lo, y_hi)`` for log axes: finite and > 0 whatever the kernels (all ops 0,
@@ -99,8 +100,11 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise ValueError(f"threshold={threshold!r:.60} must be in (0, 1]")
     for label, peak in (("peak_compute", peak_compute), ("peak_bandwidth", peak_bandwidth)):
-        if isinstance(peak, bool) or not isinstance(peak, (int, float, np.floating, np.integer)) \
-                or not 0 < float(peak) < np.inf:
+        if (
+            isinstance(peak, bool)
+            or not isinstance(peak, (int, float, np.floating, np.integer))
+            or not 0 < float(peak) < np.inf
+        ):
             raise ValueError(f"{label}={peak!r:.60} must be a finite number > 0")
     ops, bytes_, time = (np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (ops, bytes, time))
     for label, values in (("ops", ops), ("bytes", bytes_), ("time", time)):
@@ -114,13 +118,22 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
         achieved = np.where(time > 0, ops / time, 0.0)
         t_sol = np.maximum(ops / P, bytes_ / BW)
         efficiency = np.where(time > 0, t_sol / time, 0.0)
-    regime = np.where(np.isnan(intensity), NO_WORK, np.where(intensity < P / BW, MEMORY_BOUND, COMPUTE_BOUND)
-                      ).astype(object)
+    regime = np.where(np.isnan(intensity), NO_WORK, np.where(intensity < P / BW, MEMORY_BOUND, COMPUTE_BOUND)).astype(
+        object
+    )
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
-    return Roofline(peak_compute=P, peak_bandwidth=BW, intensity=intensity,
-                    bound=bound, regime=regime, achieved=achieved, efficiency=efficiency, guidance=guidance,
-                    threshold=float(threshold))
+    return Roofline(
+        peak_compute=P,
+        peak_bandwidth=BW,
+        intensity=intensity,
+        bound=bound,
+        regime=regime,
+        achieved=achieved,
+        efficiency=efficiency,
+        guidance=guidance,
+        threshold=float(threshold),
+    )
 
 
 def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
@@ -132,5 +145,4 @@ def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Rooflin
 def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
     """The aggregate point of a schedule: all its ops and bytes over its makespan."""
     a, m = workload.arrays, workload.machine
-    return roofline(m.peak_compute, m.peak_bandwidth, [a.ops.sum()], [a.bytes.sum()], [schedule.makespan],
-                    threshold)
+    return roofline(m.peak_compute, m.peak_bandwidth, [a.ops.sum()], [a.bytes.sum()], [schedule.makespan], threshold)

@@ -29,35 +29,89 @@ class RooflineView(ipywidgets.VBox):
         self._y = LogScale()
         scales = {"x": self._x, "y": self._y}
         self.roof = Lines(x=[1, 2], y=[1, 2], scales=scales, colors=["#333333"], stroke_width=2)
-        self.ceilings = Lines(x=[[1, 2]], y=[[1, 2]], scales=scales, colors=["#999999"], line_style="dashed",
-                              stroke_width=1.5, visible=False)
-        self.ceiling_labels = Label(x=[1], y=[1], text=[""], scales=scales, colors=["#777777"], default_size=11,
-                                    visible=False)
+        self.ceilings = Lines(
+            x=[[1, 2]],
+            y=[[1, 2]],
+            scales=scales,
+            colors=["#999999"],
+            line_style="dashed",
+            stroke_width=1.5,
+            visible=False,
+        )
+        self.ceiling_labels = Label(
+            x=[1], y=[1], text=[""], scales=scales, colors=["#777777"], default_size=11, visible=False
+        )
         self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=["#333333"], marker="circle", default_size=36)
         # Above the roof: every point lies on or under it, so a label there covers none of them.
-        self.ridge_label = Label(x=[1], y=[1], text=[""], scales=scales, colors=["#333333"], default_size=11,
-                                 x_offset=0, y_offset=-10, align="middle")
+        self.ridge_label = Label(
+            x=[1],
+            y=[1],
+            text=[""],
+            scales=scales,
+            colors=["#333333"],
+            default_size=11,
+            x_offset=0,
+            y_offset=-10,
+            align="middle",
+        )
         # Marker area ∝ share of the makespan: sizes in [0, 1] map onto [0, default_size] px².
-        self.points = Scatter(x=[1], y=[1], scales={**scales, "size": LinearScale(min=0.0, max=1.0)},
-                              colors=list(diagram.phase_colors), stroke="#222222",
-                              stroke_width=0.8, names=list(diagram.phase_names), display_names=False,
-                              interactions={"hover": "tooltip"},
-                              hovered_style={"opacity": 1.0, "stroke": "black", "stroke-width": 3},
-                              unhovered_style={"opacity": 0.35})
+        self.points = Scatter(
+            x=[1],
+            y=[1],
+            scales={**scales, "size": LinearScale(min=0.0, max=1.0)},
+            colors=list(diagram.phase_colors),
+            stroke="#222222",
+            stroke_width=0.8,
+            names=list(diagram.phase_names),
+            display_names=False,
+            interactions={"hover": "tooltip"},
+            hovered_style={"opacity": 1.0, "stroke": "black", "stroke-width": 3},
+            unhovered_style={"opacity": 0.35},
+        )
         # The schedule's point is named in the legend below, not beside it (a label there covered points).
-        self.aggregate = Scatter(x=[1], y=[1], scales=scales, colors=["#111111"], marker="diamond",
-                                 default_size=90, names=["schedule"], display_names=False)
+        self.aggregate = Scatter(
+            x=[1],
+            y=[1],
+            scales=scales,
+            colors=["#111111"],
+            marker="diamond",
+            default_size=90,
+            names=["schedule"],
+            display_names=False,
+        )
         self.details = [ipywidgets.Label() for _ in range(4)]
         self.points.tooltip = ipywidgets.VBox(self.details)
-        self._x_axis = Axis(scale=self._x, label="operational intensity", grid_lines="none",
-                            tick_format="~g", tick_style={"font-size": "11px"})
-        self._y_axis = Axis(scale=self._y, side="left", label="attainable", grid_lines="solid",
-                            tick_format="~s", tick_style={"font-size": "11px"})
+        self._x_axis = Axis(
+            scale=self._x,
+            label="operational intensity",
+            grid_lines="none",
+            tick_format="~g",
+            tick_style={"font-size": "11px"},
+        )
+        self._y_axis = Axis(
+            scale=self._y,
+            side="left",
+            label="attainable",
+            grid_lines="solid",
+            tick_format="~s",
+            tick_style={"font-size": "11px"},
+        )
         axes = [self._x_axis, self._y_axis]
-        self.figure = Figure(marks=[self.ceilings, self.ceiling_labels, self.roof, self.ridge, self.ridge_label,
-                                    self.points, self.aggregate],
-                             axes=axes, title="roofline", fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
-                             layout=ipywidgets.Layout(height=f"{height}px", width="100%"))
+        self.figure = Figure(
+            marks=[
+                self.ceilings,
+                self.ceiling_labels,
+                self.roof,
+                self.ridge,
+                self.ridge_label,
+                self.points,
+                self.aggregate,
+            ],
+            axes=axes,
+            title="roofline",
+            fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
+            layout=ipywidgets.Layout(height=f"{height}px", width="100%"),
+        )
         self.readout = [ipywidgets.Label(), ipywidgets.Label()]  # two short lines: Labels do not wrap
         # The point legend: one swatch per phase (its colour, its name as plain text) and the schedule's ◆.
         self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap", gap="2px 6px"))
@@ -78,8 +132,12 @@ class RooflineView(ipywidgets.VBox):
         workload, schedule = self.diagram.workload, self.diagram.schedule
         key = (schedule, workload, self.threshold, tuple(self.diagram.phase_colors))
         drawn = getattr(self, "_drawn", None)
-        if _change is not None and drawn is not None and all(a is b for a, b in zip(key[:2], drawn[:2])) \
-                and key[2:] == drawn[2:]:
+        if (
+            _change is not None
+            and drawn is not None
+            and all(a is b for a, b in zip(key[:2], drawn[:2]))
+            and key[2:] == drawn[2:]
+        ):
             return  # one diagram change fires several of the observed traits: draw it once
         self._drawn = key
         machine = workload.machine
@@ -114,8 +172,9 @@ class RooflineView(ipywidgets.VBox):
             self._x_axis.tick_values = _decades(x_lo, x_hi)
             self._y_axis.tick_values = _decades(self._y.min, self._y.max)
         self._fill_legend()
-        self.readout[0].value = (f"schedule: OI {format_number(total.intensity[0], 3)}, "
-                                 f"{format_si(total.achieved[0], machine.compute_unit)}")
+        self.readout[0].value = (
+            f"schedule: OI {format_number(total.intensity[0], 3)}, {format_si(total.achieved[0], machine.compute_unit)}"
+        )
         self.readout[1].value = f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}"
         self._show_details()
 
@@ -154,20 +213,25 @@ class RooflineView(ipywidgets.VBox):
             return
         r, machine = self._phases, self.diagram.workload.machine
         self.details[0].value = f"{self.diagram.phase_names[index]}: OI {r.intensity[index]:.3g}"
-        self.details[1].value = (f"achieved {format_si(r.achieved[index], machine.compute_unit)}, "
-                                 f"bound {format_si(r.bound[index], machine.compute_unit)}")
+        self.details[1].value = (
+            f"achieved {format_si(r.achieved[index], machine.compute_unit)}, "
+            f"bound {format_si(r.bound[index], machine.compute_unit)}"
+        )
         self.details[2].value = f"{r.regime[index]}, efficiency {r.efficiency[index]:.0%}"
         self.details[3].value = r.guidance[index]
 
 
 def _swatch(text: str, color: str) -> ipywidgets.Label:
     """One legend entry: the text (plain, never markup) in the point's colour."""
-    return ipywidgets.Label(value=text, style={"text_color": color, "font_size": "11px"},
-                            layout=ipywidgets.Layout(margin="0", height="18px"))
+    return ipywidgets.Label(
+        value=text,
+        style={"text_color": color, "font_size": "11px"},
+        layout=ipywidgets.Layout(margin="0", height="18px"),
+    )
 
 
 def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
     """Powers of ten inside [lo, hi], thinned to at most ``most`` labels."""
     first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
     step = max(1, -(-(last - first + 1) // most))
-    return [10.0 ** k for k in range(first, last + 1, step)]
+    return [10.0**k for k in range(first, last + 1, step)]

@@ -61,20 +61,33 @@ def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group
     well_top = line + pipe_width * np.maximum(0.0, 1.0 - base_m)
     fill_top = line + pipe_width * m
     flags = np.where(line > 1.0 + DEMAND_TOLERANCE, COMPUTE_OVER, 0) | np.where(
-        base_m + m > 1.0 + DEMAND_TOLERANCE, MEMORY_OVER, 0)
+        base_m + m > 1.0 + DEMAND_TOLERANCE, MEMORY_OVER, 0
+    )
     tile = schedule.tile_id[interval]
     dash_from = schedule.tile_end[tile] - schedule.tile_added[tile]
     y_max = max(1.0, float(well_top.max(initial=0.0)), float(fill_top.max(initial=0.0)))
     return Scene(
-        x0=x0, x1=x1, phase=schedule.phase[interval].astype(np.int32),
+        x0=x0,
+        x1=x1,
+        phase=schedule.phase[interval].astype(np.int32),
         tile=schedule.tile[interval].astype(np.int32),
-        base_y=base_c.astype(np.float32), line_y=line.astype(np.float32),
-        well_top=well_top.astype(np.float32), fill_top=fill_top.astype(np.float32),
-        dash_from=dash_from, flags=flags.astype(np.uint8),
-        over_t0=schedule.over_t0.astype(np.float64), over_t1=schedule.over_t1.astype(np.float64),
-        over_resource=schedule.over_resource.astype(np.uint8), over_demand=schedule.over_demand.astype(np.float64),
-        pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=y_max,
-        **_group_bands(schedule, fusion_group), edges=schedule.edge_time, x0_edge=e0, x1_edge=e1,
+        base_y=base_c.astype(np.float32),
+        line_y=line.astype(np.float32),
+        well_top=well_top.astype(np.float32),
+        fill_top=fill_top.astype(np.float32),
+        dash_from=dash_from,
+        flags=flags.astype(np.uint8),
+        over_t0=schedule.over_t0.astype(np.float64),
+        over_t1=schedule.over_t1.astype(np.float64),
+        over_resource=schedule.over_resource.astype(np.uint8),
+        over_demand=schedule.over_demand.astype(np.float64),
+        pipe_width=float(pipe_width),
+        x_max=float(schedule.makespan),
+        y_max=y_max,
+        **_group_bands(schedule, fusion_group),
+        edges=schedule.edge_time,
+        x0_edge=e0,
+        x1_edge=e1,
     )
 
 
@@ -93,12 +106,26 @@ def _group_bands(schedule: Schedule, fusion_group: np.ndarray | None) -> dict:
 def empty_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH) -> Scene:
     """A scene with no pieces but the schedule's time span (when the real one cannot be drawn)."""
     none_f, none_i = np.zeros(0), np.zeros(0, dtype=np.int32)
-    return Scene(x0=none_f, x1=none_f, phase=none_i, tile=none_i, base_y=none_f.astype(np.float32),
-                 line_y=none_f.astype(np.float32), well_top=none_f.astype(np.float32),
-                 fill_top=none_f.astype(np.float32), dash_from=none_f, flags=np.zeros(0, np.uint8),
-                 over_t0=none_f, over_t1=none_f, over_resource=np.zeros(0, np.uint8), over_demand=none_f,
-                 pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=1.0 + pipe_width,
-                 **_group_bands(schedule, None))
+    return Scene(
+        x0=none_f,
+        x1=none_f,
+        phase=none_i,
+        tile=none_i,
+        base_y=none_f.astype(np.float32),
+        line_y=none_f.astype(np.float32),
+        well_top=none_f.astype(np.float32),
+        fill_top=none_f.astype(np.float32),
+        dash_from=none_f,
+        flags=np.zeros(0, np.uint8),
+        over_t0=none_f,
+        over_t1=none_f,
+        over_resource=np.zeros(0, np.uint8),
+        over_demand=none_f,
+        pipe_width=float(pipe_width),
+        x_max=float(schedule.makespan),
+        y_max=1.0 + pipe_width,
+        **_group_bands(schedule, None),
+    )
 
 
 def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
@@ -122,7 +149,8 @@ def _stack(schedule: Schedule) -> tuple[np.ndarray, ...]:
     if total > MAX_PIECES:
         raise SceneTooLargeError(
             f"stacking this schedule's {n:,} tile intervals cuts them into {total:,} pieces, above the diagram's "
-            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a dilating policy")
+            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a dilating policy"
+        )
     # stacking rank of each interval: earlier start, heavier memory, phase (one sort of the intervals)
     rank = np.empty(n, dtype=np.int64)
     rank[np.lexsort((schedule.phase, -schedule.requested_memory, schedule.start))] = np.arange(n)
@@ -151,9 +179,13 @@ def _stack_cut(schedule: Schedule, rank: np.ndarray, spans: np.ndarray) -> tuple
     base_m[order] = _exclusive_group_cumsum(m_piece[order], group_first)
 
     # Merge consecutive pieces of one interval whose stacking and throttle factor did not change.
-    same = np.r_[False, (interval[1:] == interval[:-1]) & (f[1:] == f[:-1])
-                 & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
-                 & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12)]
+    same = np.r_[
+        False,
+        (interval[1:] == interval[:-1])
+        & (f[1:] == f[:-1])
+        & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
+        & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12),
+    ]
     keep = ~same
     run_last = np.r_[np.flatnonzero(keep)[1:] - 1, total - 1]
     x0 = elem[keep]
@@ -163,8 +195,15 @@ def _stack_cut(schedule: Schedule, rank: np.ndarray, spans: np.ndarray) -> tuple
     # by time, then bottom to top: the stacking order restricted to the first piece of each run
     first_in_order = order[keep[order]]
     by_time = (np.cumsum(keep) - 1)[first_in_order]
-    return (interval[by_time], x0[by_time], x1[by_time], base_c[by_time], base_m[by_time], c_piece[by_time],
-            m_piece[by_time])
+    return (
+        interval[by_time],
+        x0[by_time],
+        x1[by_time],
+        base_c[by_time],
+        base_m[by_time],
+        c_piece[by_time],
+        m_piece[by_time],
+    )
 
 
 def _stack_whole(schedule: Schedule, rank: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -178,8 +217,15 @@ def _stack_whole(schedule: Schedule, rank: np.ndarray) -> tuple[np.ndarray, ...]
     c = schedule.requested_compute[order] * f
     m = schedule.requested_memory[order] * f
     group_first = np.r_[True, edge[1:] != edge[:-1]]
-    return (order, edge, schedule.end_edge[order], _exclusive_group_cumsum(c, group_first),
-            _exclusive_group_cumsum(m, group_first), c, m)
+    return (
+        order,
+        edge,
+        schedule.end_edge[order],
+        _exclusive_group_cumsum(c, group_first),
+        _exclusive_group_cumsum(m, group_first),
+        c,
+        m,
+    )
 
 
 def _overlapping(start: np.ndarray, end: np.ndarray) -> bool:

@@ -33,8 +33,13 @@ def aggregate_scene(scene: Scene, window: tuple[float, float] | None, columns: i
     narrow_mask = (x1[visible] - x0[visible]) * per_column < 1
     narrow, wide = visible[narrow_mask], visible[~narrow_mask]
     if narrow.size == 0:  # zoomed in far enough: the window's pieces as they are
-        return dataclasses.replace(scene, **{name: getattr(scene, name)[visible] for name in _PIECE_FIELDS},
-                                   edges=None, x0_edge=None, x1_edge=None)
+        return dataclasses.replace(
+            scene,
+            **{name: getattr(scene, name)[visible] for name in _PIECE_FIELDS},
+            edges=None,
+            x0_edge=None,
+            x1_edge=None,
+        )
 
     column = np.clip(np.floor(((x0[narrow] + x1[narrow]) / 2 - t0) * per_column), 0, columns - 1).astype(np.int64)
     phases = int(scene.phase.max(initial=0)) + 1
@@ -54,12 +59,14 @@ def aggregate_scene(scene: Scene, window: tuple[float, float] | None, columns: i
     rank = np.concatenate([kept, members[group_starts]])  # scene order of each piece (a cell: its first)
     # Draw order as the scene's: by left edge, lower stacks first, then scene order.
     draw = np.lexsort((rank, pieces["base_y"], pieces["x0"]))
-    return dataclasses.replace(scene, **{name: values[draw] for name, values in pieces.items()},
-                               edges=None, x0_edge=None, x1_edge=None)
+    return dataclasses.replace(
+        scene, **{name: values[draw] for name, values in pieces.items()}, edges=None, x0_edge=None, x1_edge=None
+    )
 
 
-def _merged_cells(scene: Scene, members: np.ndarray, starts: np.ndarray, column: np.ndarray, t0: float,
-                  per_column: float) -> dict[str, np.ndarray]:
+def _merged_cells(
+    scene: Scene, members: np.ndarray, starts: np.ndarray, column: np.ndarray, t0: float, per_column: float
+) -> dict[str, np.ndarray]:
     """One merged piece per cell (runs of ``members`` beginning at ``starts``), every cell computed."""
     base = scene.base_y[members]
     line = scene.line_y[members]
@@ -75,8 +82,14 @@ def _merged_cells(scene: Scene, members: np.ndarray, starts: np.ndarray, column:
     mostly_dashed = np.add.reduceat(dashed, starts) > np.add.reduceat(x1 - x0, starts) / 2
     flags = np.bitwise_or.reduceat(scene.flags[members], starts) | np.where(spill > 0, MEMORY_OVER, 0) | MERGED
     return {
-        "x0": left, "x1": right, "phase": scene.phase[members[starts]], "tile": scene.tile[members[starts]],
-        "base_y": np.minimum.reduceat(base, starts), "line_y": np.maximum.reduceat(line, starts),
-        "well_top": well_max, "fill_top": np.where(spill > 0, well_max + spill, inside).astype(scene.fill_top.dtype),
-        "dash_from": np.where(mostly_dashed, left, right), "flags": flags.astype(np.uint8),
+        "x0": left,
+        "x1": right,
+        "phase": scene.phase[members[starts]],
+        "tile": scene.tile[members[starts]],
+        "base_y": np.minimum.reduceat(base, starts),
+        "line_y": np.maximum.reduceat(line, starts),
+        "well_top": well_max,
+        "fill_top": np.where(spill > 0, well_max + spill, inside).astype(scene.fill_top.dtype),
+        "dash_from": np.where(mostly_dashed, left, right),
+        "flags": flags.astype(np.uint8),
     }

@@ -110,16 +110,33 @@ class Schedule:
         return int(self.start.size)
 
     @classmethod
-    def from_intervals(cls, workload: Workload, *, phase: npt.ArrayLike, start: npt.ArrayLike, end: npt.ArrayLike,
-                       lane: npt.ArrayLike | None = None, compute_rate: npt.ArrayLike | None = None,
-                       memory_rate: npt.ArrayLike | None = None, **options: Any) -> Timeline:
+    def from_intervals(
+        cls,
+        workload: Workload,
+        *,
+        phase: npt.ArrayLike,
+        start: npt.ArrayLike,
+        end: npt.ArrayLike,
+        lane: npt.ArrayLike | None = None,
+        compute_rate: npt.ArrayLike | None = None,
+        memory_rate: npt.ArrayLike | None = None,
+        **options: Any,
+    ) -> Timeline:
         """Measured intervals (a profiler's events) as a schedule: a ``campaign_widget.timeline.Timeline``,
         one interval per event at its measured start and end, on its lane; see
         ``campaign_widget.timeline.from_intervals``."""
         from .timeline import from_intervals
 
-        return from_intervals(workload, phase=phase, start=start, end=end, lane=lane, compute_rate=compute_rate,
-                              memory_rate=memory_rate, **options)
+        return from_intervals(
+            workload,
+            phase=phase,
+            start=start,
+            end=end,
+            lane=lane,
+            compute_rate=compute_rate,
+            memory_rate=memory_rate,
+            **options,
+        )
 
     @cached_property
     def oversubscribed(self) -> list:
@@ -138,8 +155,11 @@ class Schedule:
         ``[times[k], times[k+1])``. ``requested=True`` gives the demand before throttling."""
         if requested:
             return self.edge_time, self.edge_requested_compute, self.edge_requested_memory
-        return (self.edge_time, self.edge_requested_compute * self.edge_factor,
-                self.edge_requested_memory * self.edge_factor)
+        return (
+            self.edge_time,
+            self.edge_requested_compute * self.edge_factor,
+            self.edge_requested_memory * self.edge_factor,
+        )
 
     def throttle_timeline(self) -> tuple[np.ndarray, np.ndarray]:
         """The shared throttle factor as ``(times, factor)``: ``factor[k]`` holds on
@@ -165,8 +185,10 @@ class Schedule:
         cuts = np.maximum(np.searchsorted(change, self.end_edge, side="left") - lo, 0)
         count = int(len(self) + cuts.sum())
         if count > limit:
-            raise ScheduleError(f"cutting this schedule's {len(self):,} tile intervals where the throttle factor changes "
-                                f"makes {count:,} pieces, above the limit of {limit:,}")
+            raise ScheduleError(
+                f"cutting this schedule's {len(self):,} tile intervals where the throttle factor changes "
+                f"makes {count:,} pieces, above the limit of {limit:,}"
+            )
         interval = np.repeat(np.arange(len(self)), cuts + 1)
         k = np.arange(count) - (np.cumsum(cuts + 1) - (cuts + 1))[interval]  # piece number within its interval
         cut = change[np.clip(lo[interval] + k - 1, 0, None)] if change.size else np.zeros(count, np.int64)
@@ -176,9 +198,13 @@ class Schedule:
         factor = f[np.minimum(first, max(f.size - 1, 0))] if f.size else np.ones(count)
         order = np.lexsort((self.tile_id[interval], self.edge_time[first]))
         interval, first, stop, factor = interval[order], first[order], stop[order], factor[order]
-        return {"interval": interval, "start": self.edge_time[first], "end": self.edge_time[stop],
-                "compute_rate": self.requested_compute[interval] * factor,
-                "memory_rate": self.requested_memory[interval] * factor}
+        return {
+            "interval": interval,
+            "start": self.edge_time[first],
+            "end": self.edge_time[stop],
+            "compute_rate": self.requested_compute[interval] * factor,
+            "memory_rate": self.requested_memory[interval] * factor,
+        }
 
     def to_dataframe(self) -> pd.DataFrame:
         """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
@@ -187,21 +213,42 @@ class Schedule:
         from ._optional import require_pandas
 
         pd = require_pandas("Schedule.to_dataframe")
-        return pd.DataFrame({
-            "phase": np.array(self.names, dtype=object)[self.phase], "tile": self.tile,
-            "start": self.start, "end": self.end, "compute_rate": self.compute_rate,
-            "memory_rate": self.memory_rate, "requested_compute": self.requested_compute,
-            "requested_memory": self.requested_memory, "dilation": self.dilation, "throttling": self.throttling,
-        })
+        return pd.DataFrame(
+            {
+                "phase": np.array(self.names, dtype=object)[self.phase],
+                "tile": self.tile,
+                "start": self.start,
+                "end": self.end,
+                "compute_rate": self.compute_rate,
+                "memory_rate": self.memory_rate,
+                "requested_compute": self.requested_compute,
+                "requested_memory": self.requested_memory,
+                "dilation": self.dilation,
+                "throttling": self.throttling,
+            }
+        )
 
     def __repr__(self) -> str:
-        mode = (f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential")
-                + (" (lockstep)" if self.stepping == "lockstep" else "") + f", policy={self.policy!r}")
+        mode = (
+            f"{self.tiles} tiles, "
+            + ("pipelined" if self.pipeline else "sequential")
+            + (" (lockstep)" if self.stepping == "lockstep" else "")
+            + f", policy={self.policy!r}"
+        )
         return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
-def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False, policy: str = "none", depth: int = 2,
-                   stepping: str = "event", _wavefront: bool = True, _plans: Plans | None = None) -> Schedule:
+def build_schedule(
+    workload: Workload,
+    *,
+    tiles: int = 1,
+    pipeline: bool = False,
+    policy: str = "none",
+    depth: int = 2,
+    stepping: str = "event",
+    _wavefront: bool = True,
+    _plans: Plans | None = None,
+) -> Schedule:
     """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
 
     ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
@@ -220,8 +267,10 @@ def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False
         profile = _profile(work, a)
     elif stepping == "lockstep":
         if workload.fusion_groups:
-            raise ScheduleError("stepping='lockstep' (campaign_diagram_tools' rule) has no fusion groups: their "
-                                "tiles wait for a whole producer group; use stepping='event' for a fused workload")
+            raise ScheduleError(
+                "stepping='lockstep' (campaign_diagram_tools' rule) has no fusion groups: their "
+                "tiles wait for a whole producer group; use stepping='event' for a fused workload"
+            )
         work = _lockstep_work(_graph(workload.producers, len(workload), None), a.duration, tiles, dilate)
         profile = _profile(work, a)
     else:
@@ -235,12 +284,29 @@ def build_schedule(workload: Workload, *, tiles: int = 1, pipeline: bool = False
         if work is None or (dilate and not _batches_are_levels(work, profile)):
             work = _event_work(graph, a.duration, tiles, depth, dilate)
             profile = _profile(work, a)
-    return _assemble(workload, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
-                     throttle="throttle" in policy, stepping=stepping if pipeline else "event")
+    return _assemble(
+        workload,
+        work,
+        profile,
+        tiles=tiles,
+        pipeline=pipeline,
+        policy=policy,
+        depth=depth,
+        throttle="throttle" in policy,
+        stepping=stepping if pipeline else "event",
+    )
 
 
-def build_schedules(workloads: Sequence[Workload], *, tiles: int = 1, pipeline: bool = False, policy: str = "none",
-                    depth: int = 2, stepping: str = "event", plans: Plans) -> list[Schedule]:
+def build_schedules(
+    workloads: Sequence[Workload],
+    *,
+    tiles: int = 1,
+    pipeline: bool = False,
+    policy: str = "none",
+    depth: int = 2,
+    stepping: str = "event",
+    plans: Plans,
+) -> list[Schedule]:
     """``build_schedule`` of each workload with the same settings, for a sweep: the workloads have
     one structure (the same phases, dependencies and fusion groups; other durations, e.g. other
     peaks), so the pipelined wavefront runs for all of them at once (``_wavefront_works``). Each
@@ -248,8 +314,12 @@ def build_schedules(workloads: Sequence[Workload], *, tiles: int = 1, pipeline: 
     pipelining, lock-step, workloads of several structures) is scheduled one at a time."""
     workloads = list(workloads)
     if len(workloads) < _BATCH_MIN or not pipeline or stepping != "event" or not plans.shared(workloads):
-        return [build_schedule(w, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping,
-                               _plans=plans) for w in workloads]
+        return [
+            build_schedule(
+                w, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping, _plans=plans
+            )
+            for w in workloads
+        ]
     tiles, pipeline, policy, depth, stepping = _checked_settings(workloads[0], tiles, pipeline, policy, depth, stepping)
     graph, plan = plans.wavefront(workloads[0], tiles, depth)
     dilate = "dilate" in policy
@@ -264,29 +334,44 @@ def build_schedules(workloads: Sequence[Workload], *, tiles: int = 1, pipeline: 
         if work is None or (dilate and not _batches_are_levels(work, profile)):
             work = _event_work(graph, a.duration, tiles, depth, dilate)
             profile = _profile(work, a)
-        out.append(_assemble(w, work, profile, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
-                             throttle="throttle" in policy, stepping="event"))
+        out.append(
+            _assemble(
+                w,
+                work,
+                profile,
+                tiles=tiles,
+                pipeline=pipeline,
+                policy=policy,
+                depth=depth,
+                throttle="throttle" in policy,
+                stepping="event",
+            )
+        )
     return out
 
 
 _BATCH_MIN = 4  # below this many workloads, one at a time is as fast (thin levels sweep tile by tile in Python)
 
 
-def _checked_settings(workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
-                      ) -> tuple[int, bool, str, int, str]:
-    tiles, pipeline, policy, depth, stepping = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth,
-                                                        stepping=stepping).as_dict().values()
+def _checked_settings(
+    workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
+) -> tuple[int, bool, str, int, str]:
+    tiles, pipeline, policy, depth, stepping = (
+        Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping).as_dict().values()
+    )
     count = tiles * len(workload)
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
             f"tiles={tiles} × {len(workload)} phases = {count:,} tile intervals, above the limit of "
-            f"{MAX_TILE_INTERVALS:,}; use fewer tiles")
+            f"{MAX_TILE_INTERVALS:,}; use fewer tiles"
+        )
     if tiles > 1:
         fixed = np.flatnonzero(~workload.tileable)
         if fixed.size:
             raise ScheduleError(
                 f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
-                f"tiles={tiles}; use tiles=1 or mark it tileable")
+                f"tiles={tiles}; use tiles=1 or mark it tileable"
+            )
     return tiles, bool(pipeline), policy, depth, stepping
 
 
@@ -298,8 +383,8 @@ class _Work:
     end: np.ndarray
     phase: np.ndarray
     number: np.ndarray
-    requested: np.ndarray    # requested length (duration / tiles)
-    stretch: np.ndarray      # requested / dilated length (1 = not dilated)
+    requested: np.ndarray  # requested length (duration / tiles)
+    stretch: np.ndarray  # requested / dilated length (1 = not dilated)
     level: np.ndarray | None = None  # wavefront level of each tile (None: not computed by wavefront)
 
 
@@ -311,8 +396,7 @@ def _one_at_a_time_work(duration: np.ndarray, tiles: int) -> _Work:
     requested = duration[phase] / tiles
     end = np.cumsum(requested)
     start = np.r_[0.0, end[:-1]]  # exactly the previous end: no float gap or overlap between tiles
-    return _Work(start=start, end=end, phase=phase, number=number, requested=requested,
-                 stretch=np.ones(phase.size))
+    return _Work(start=start, end=end, phase=phase, number=number, requested=requested, stretch=np.ones(phase.size))
 
 
 def _streaming_groups(workload: Workload) -> np.ndarray | None:
@@ -376,8 +460,11 @@ def _graph(producers: tuple[np.ndarray, np.ndarray], n_phases: int, group: np.nd
 
 def _tile_arrays(n_phases: int, tiles: int, duration: np.ndarray) -> dict[str, np.ndarray]:
     """Per tile, in tile order (tile i of phase p is ``p * tiles + i``): phase, number, requested length."""
-    return dict(phase=np.repeat(np.arange(n_phases, dtype=np.int64), tiles),
-                number=np.tile(np.arange(tiles, dtype=np.int64), n_phases), requested=np.repeat(duration / tiles, tiles))
+    return dict(
+        phase=np.repeat(np.arange(n_phases, dtype=np.int64), tiles),
+        number=np.tile(np.arange(tiles, dtype=np.int64), n_phases),
+        requested=np.repeat(duration / tiles, tiles),
+    )
 
 
 def _levels(g: _Graph, tiles: int, depth: int) -> tuple[np.ndarray, int] | None:
@@ -438,8 +525,9 @@ def _lockstep_work(g: _Graph, duration: np.ndarray, tiles: int, dilate: bool) ->
     step_start = np.r_[0.0, np.cumsum(longest)[:-1]] if n_steps else longest
     start = step_start[step]
     stretched = longest[step] if dilate else length
-    return _Work(start=start, end=start + stretched, stretch=length / stretched if dilate else np.ones(length.size),
-                 **arrays)
+    return _Work(
+        start=start, end=start + stretched, stretch=length / stretched if dilate else np.ones(length.size), **arrays
+    )
 
 
 class _Wavefront:
@@ -450,9 +538,10 @@ class _Wavefront:
     def __init__(self, g: _Graph, tiles: int, depth: int, a: np.ndarray, period: int) -> None:
         n_phases = len(g)
         level = a[np.repeat(np.arange(n_phases, dtype=np.int64), tiles)] + period * np.tile(
-            np.arange(tiles, dtype=np.int64), n_phases)
+            np.arange(tiles, dtype=np.int64), n_phases
+        )
         top = int(level.max(initial=0))
-        small = np.uint16 if top < 2 ** 16 else np.int64  # radix sort for small keys
+        small = np.uint16 if top < 2**16 else np.int64  # radix sort for small keys
         order = np.argsort(level.astype(small, copy=False), kind="stable")  # tiles in level order
         counts = np.bincount(level)
         bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()  # each non-empty level is a slice
@@ -598,8 +687,9 @@ def _wavefront_work(plan: _Wavefront, duration: np.ndarray, dilate: bool) -> _Wo
         ratio[order] = length / stretched
     else:
         ratio = np.ones(n_tiles)
-    return _Work(start=by_tile(start_at), end=by_tile(end_at), stretch=ratio, level=level if dilate else None,
-                 **tile_arrays)
+    return _Work(
+        start=by_tile(start_at), end=by_tile(end_at), stretch=ratio, level=level if dilate else None, **tile_arrays
+    )
 
 
 def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> list[_Work | None]:
@@ -643,14 +733,26 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
             ratio[order] = lg[:, i] / st[:, i]
         else:
             ratio = np.ones(n_phases * tiles)
-        out.append(_Work(start=s[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
-                         end=e[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(), stretch=ratio,
-                         level=level if dilate else None, **_tile_arrays(n_phases, tiles, durations[r])))
+        out.append(
+            _Work(
+                start=s[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
+                end=e[:, i].reshape(n_phases + 1, width)[:n_phases, depth:].ravel(),
+                stretch=ratio,
+                level=level if dilate else None,
+                **_tile_arrays(n_phases, tiles, durations[r]),
+            )
+        )
     return out
 
 
-def _sweep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray, length: np.ndarray,
-                start_at: np.ndarray, end_at: np.ndarray) -> None:
+def _sweep_rows(
+    bounds: Sequence[int],
+    slot_table: np.ndarray,
+    flat: np.ndarray,
+    length: np.ndarray,
+    start_at: np.ndarray,
+    end_at: np.ndarray,
+) -> None:
     """``_sweep`` for every column of ``length``, ``start_at``, ``end_at`` at once, level by level:
     a level's start is the max over its tiles' dependencies (``slot_table``: one row per dependency
     slot), gathered in one step."""
@@ -661,8 +763,14 @@ def _sweep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray,
         end_at[here] = s + length[lo:hi]
 
 
-def _lockstep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarray, length: np.ndarray,
-                   start_at: np.ndarray, end_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _lockstep_rows(
+    bounds: Sequence[int],
+    slot_table: np.ndarray,
+    flat: np.ndarray,
+    length: np.ndarray,
+    start_at: np.ndarray,
+    end_at: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """``_lockstep_sweep`` for every column at once: the lengths used, and per column whether every
     level's tiles started at the same instant."""
     if not length.shape[0]:
@@ -678,8 +786,14 @@ def _lockstep_rows(bounds: Sequence[int], slot_table: np.ndarray, flat: np.ndarr
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
 
 
-def _sweep(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
-           start_at: np.ndarray, end_at: np.ndarray) -> None:
+def _sweep(
+    bounds: Sequence[int],
+    slots: Sequence[np.ndarray],
+    flat: np.ndarray,
+    length: np.ndarray,
+    start_at: np.ndarray,
+    end_at: np.ndarray,
+) -> None:
     """Start = the latest end among the dependencies (``slots``: the dependencies' places in the
     end table, per tile in level order), end = start + length, level after level: one numpy step
     per level, or, when levels hold few tiles (a chain with one tile per phase, a few phases with
@@ -697,8 +811,9 @@ def _sweep(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray,
         end_at[here] = s + length[lo:hi]
 
 
-def _sweep_tiles(slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray, start_at: np.ndarray,
-                 end_at: np.ndarray) -> None:
+def _sweep_tiles(
+    slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray, start_at: np.ndarray, end_at: np.ndarray
+) -> None:
     ends = end_at.tolist()
     starts = start_at.tolist()
     get = ends.__getitem__
@@ -710,8 +825,14 @@ def _sweep_tiles(slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarr
     start_at[:] = starts
 
 
-def _lockstep_sweep(bounds: Sequence[int], slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray,
-                    start_at: np.ndarray, end_at: np.ndarray) -> np.ndarray | None:
+def _lockstep_sweep(
+    bounds: Sequence[int],
+    slots: Sequence[np.ndarray],
+    flat: np.ndarray,
+    length: np.ndarray,
+    start_at: np.ndarray,
+    end_at: np.ndarray,
+) -> np.ndarray | None:
     """The sweep with every level one dilation batch (stretched to its longest tile); the lengths
     used, or None if some level's tiles did not all start at the same instant."""
     if not length.size:
@@ -789,14 +910,27 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
                     batch.append(dependent)
     stuck = [k for k, w in enumerate(waiting) if w > 0]
     if stuck:
-        raise ScheduleError(f"the pipelined tiles deadlock: tile {stuck[0] % tiles} of phase #{stuck[0] // tiles} "
-                            "never becomes ready (its producers and consumers wait for each other)")
-    return _Work(start=np.asarray(tile_start), end=np.asarray(tile_end), stretch=np.asarray(tile_stretch),
-                 **_tile_arrays(n_phases, tiles, duration))
+        raise ScheduleError(
+            f"the pipelined tiles deadlock: tile {stuck[0] % tiles} of phase #{stuck[0] // tiles} "
+            "never becomes ready (its producers and consumers wait for each other)"
+        )
+    return _Work(
+        start=np.asarray(tile_start),
+        end=np.asarray(tile_end),
+        stretch=np.asarray(tile_stretch),
+        **_tile_arrays(n_phases, tiles, duration),
+    )
 
 
-def _dependents(p: int, i: int, tiles: int, depth: int, producers: Sequence[int], consumers: Sequence[int],
-                barrier_consumers: Sequence[int]) -> Iterator[int]:
+def _dependents(
+    p: int,
+    i: int,
+    tiles: int,
+    depth: int,
+    producers: Sequence[int],
+    consumers: Sequence[int],
+    barrier_consumers: Sequence[int],
+) -> Iterator[int]:
     for c in consumers:
         yield c * tiles + i
     if i == tiles - 1:
@@ -813,15 +947,15 @@ def _dependents(p: int, i: int, tiles: int, depth: int, producers: Sequence[int]
 class _Profile:
     """The requested demand over work time: one stable sort of every start and end."""
 
-    edges: np.ndarray        # distinct instants (work time)
-    start_edge: np.ndarray   # per tile (tile order), index into edges
+    edges: np.ndarray  # distinct instants (work time)
+    start_edge: np.ndarray  # per tile (tile order), index into edges
     end_edge: np.ndarray
-    compute: np.ndarray      # requested demand on [edges[j], edges[j+1])
+    compute: np.ndarray  # requested demand on [edges[j], edges[j+1])
     memory: np.ndarray
     requested_compute: np.ndarray  # per tile (tile order), after dilation
     requested_memory: np.ndarray
-    by_start: np.ndarray     # tile ids sorted by start, then tile id
-    snapped: bool            # whether distinct times closer than the event tolerance were merged
+    by_start: np.ndarray  # tile ids sorted by start, then tile id
+    snapped: bool  # whether distinct times closer than the event tolerance were merged
 
 
 def _time_floor(duration: np.ndarray, tiles: int) -> float:
@@ -849,13 +983,31 @@ def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
     edges = sorted_times[new]
     dc = np.bincount(edge_of, weights=np.concatenate([req_c, -req_c]), minlength=edges.size)
     dm = np.bincount(edge_of, weights=np.concatenate([req_m, -req_m]), minlength=edges.size)
-    return _Profile(edges=edges, start_edge=edge_of[:n], end_edge=edge_of[n:], compute=np.cumsum(dc)[:-1],
-                    memory=np.cumsum(dm)[:-1], requested_compute=req_c, requested_memory=req_m,
-                    by_start=order[order < n], snapped=snapped)
+    return _Profile(
+        edges=edges,
+        start_edge=edge_of[:n],
+        end_edge=edge_of[n:],
+        compute=np.cumsum(dc)[:-1],
+        memory=np.cumsum(dm)[:-1],
+        requested_compute=req_c,
+        requested_memory=req_m,
+        by_start=order[order < n],
+        snapped=snapped,
+    )
 
 
-def _assemble(workload: Workload, work: _Work, prof: _Profile, *, tiles: int, pipeline: bool, policy: str, depth: int,
-              throttle: bool, stepping: str = "event") -> Schedule:
+def _assemble(
+    workload: Workload,
+    work: _Work,
+    prof: _Profile,
+    *,
+    tiles: int,
+    pipeline: bool,
+    policy: str,
+    depth: int,
+    throttle: bool,
+    stepping: str = "event",
+) -> Schedule:
     """Throttle factor from the demand profile, work time → real time, once for all tiles."""
     n = work.start.size
     w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
@@ -898,17 +1050,42 @@ def _assemble(workload: Workload, work: _Work, prof: _Profile, *, tiles: int, pi
     machine = workload.machine
     resources = (machine.compute_name, machine.memory_name)
     peak = {resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))}
-    over = _oversubscribed(edges, seg_c * factor, seg_m * factor, resources) if throttle else \
-        _oversubscribed(edges, seg_c, seg_m, resources)
+    over = (
+        _oversubscribed(edges, seg_c * factor, seg_m * factor, resources)
+        if throttle
+        else _oversubscribed(edges, seg_c, seg_m, resources)
+    )
     return Schedule(
-        names=tuple(workload.names), resource_names=resources, tiles=tiles, pipeline=pipeline, policy=policy,
-        depth=depth, phase=work.phase[by_start], tile=work.number[by_start], start=s, end=e,
-        compute_rate=rate_c, memory_rate=rate_m, requested_compute=c, requested_memory=m,
-        dilation=work_length * (1.0 - work.stretch[by_start]), throttling=throttling,
-        tile_id=by_start, start_edge=start_edge[by_start], end_edge=end_edge[by_start],
-        tile_start=tile_start, tile_end=tile_end, tile_requested=work.requested,
-        edge_time=edges, edge_factor=factor, edge_requested_compute=seg_c, edge_requested_memory=seg_m,
-        makespan=float(tile_end.max()) if n else 0.0, peak_demand=peak, stepping=stepping, **over,
+        names=tuple(workload.names),
+        resource_names=resources,
+        tiles=tiles,
+        pipeline=pipeline,
+        policy=policy,
+        depth=depth,
+        phase=work.phase[by_start],
+        tile=work.number[by_start],
+        start=s,
+        end=e,
+        compute_rate=rate_c,
+        memory_rate=rate_m,
+        requested_compute=c,
+        requested_memory=m,
+        dilation=work_length * (1.0 - work.stretch[by_start]),
+        throttling=throttling,
+        tile_id=by_start,
+        start_edge=start_edge[by_start],
+        end_edge=end_edge[by_start],
+        tile_start=tile_start,
+        tile_end=tile_end,
+        tile_requested=work.requested,
+        edge_time=edges,
+        edge_factor=factor,
+        edge_requested_compute=seg_c,
+        edge_requested_memory=seg_m,
+        makespan=float(tile_end.max()) if n else 0.0,
+        peak_demand=peak,
+        stepping=stepping,
+        **over,
     )
 
 

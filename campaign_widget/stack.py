@@ -29,8 +29,9 @@ class StackedDiagrams(ipywidgets.VBox):
 
     shared_time = t.Bool(True)  # one time axis for all panels (zoom linked); False: each panel its own
 
-    def __init__(self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220,
-                 shared_time: bool = True):
+    def __init__(
+        self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220, shared_time: bool = True
+    ):
         if not panels:
             raise ValueError("StackedDiagrams needs at least one panel")
         self.diagrams: dict[str, CampaignDiagram] = {}
@@ -42,8 +43,12 @@ class StackedDiagrams(ipywidgets.VBox):
             diagram.phase_colors = colors  # one colour per phase name across the panels
             self.diagrams[str(label)] = diagram
         # Panels with very different makespans may each take the full width: a toggle.
-        self.time_toggle = ipywidgets.Checkbox(value=shared_time, description="one time axis for all panels",
-                                               indent=False, layout=ipywidgets.Layout(width="auto"))
+        self.time_toggle = ipywidgets.Checkbox(
+            value=shared_time,
+            description="one time axis for all panels",
+            indent=False,
+            layout=ipywidgets.Layout(width="auto"),
+        )
         # achieved over bound (the paper's Figure 12): a measured timeline's gap to the first
         # analytical panel, per phase, as plain text under the panels
         self.gap_readout = ipywidgets.Label(layout=ipywidgets.Layout(width="100%"))
@@ -86,7 +91,9 @@ class StackedDiagrams(ipywidgets.VBox):
             names = list(self.diagrams[label].phase_names)
             unit = self.diagrams[label].units.get("time", "")
             top = np.argsort(-gaps["gap"])[:4]
-            parts = [f"{names[i]} +{format_quantity(float(gaps['gap'][i]), unit, 3)}" for i in top if gaps["gap"][i] > 0]
+            parts = [
+                f"{names[i]} +{format_quantity(float(gaps['gap'][i]), unit, 3)}" for i in top if gaps["gap"][i] > 0
+            ]
             if parts:
                 lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))
         self.gap_readout.value = "; ".join(lines)
@@ -103,8 +110,9 @@ class StackedDiagrams(ipywidgets.VBox):
         self._links = []
         diagrams = list(self.diagrams.values())
         if self.shared_time:
-            self._links = [ipywidgets.jslink((diagrams[0], "time_window"), (other, "time_window"))
-                           for other in diagrams[1:]]
+            self._links = [
+                ipywidgets.jslink((diagrams[0], "time_window"), (other, "time_window")) for other in diagrams[1:]
+            ]
         else:
             for diagram in diagrams:
                 diagram.time_window = []
@@ -128,6 +136,8 @@ def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:
         return CampaignDiagram(item, show_controls=show_controls, height=height)
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Workload) and isinstance(item[1], Mapping):
         return CampaignDiagram(item[0], show_controls=show_controls, height=height, **dict(item[1]))
-    raise TypeError(f"panel {label!r}: expected a Workload, a Schedule (e.g. a measured timeline), "
-                    f"(Workload, settings dict) or CampaignDiagram, "
-                    f"got {type(item).__name__}")
+    raise TypeError(
+        f"panel {label!r}: expected a Workload, a Schedule (e.g. a measured timeline), "
+        f"(Workload, settings dict) or CampaignDiagram, "
+        f"got {type(item).__name__}"
+    )

@@ -77,14 +77,14 @@ IN_PROCESS_SECONDS = 2.0
 #: Workers of the pool ``executor=None`` starts; None: one per core (``os.cpu_count()``).
 POOL_WORKERS: int | None = None
 
-CHUNK_SECONDS = 0.1        # smallest chunk (estimated seconds) for a process pool: its ~1 ms per task is 1%
-DASK_CHUNK_SECONDS = 0.5   # smallest chunk on Dask: ~5-15 ms per task (scheduler, client, worker) is 1-3%
-MAX_CHUNK_SECONDS = 2.0    # largest chunk: a live view still updates, a lost worker loses little
-GUIDED = 2                 # each chunk takes 1 / (GUIDED × workers) of the estimated work not yet handed out
+CHUNK_SECONDS = 0.1  # smallest chunk (estimated seconds) for a process pool: its ~1 ms per task is 1%
+DASK_CHUNK_SECONDS = 0.5  # smallest chunk on Dask: ~5-15 ms per task (scheduler, client, worker) is 1-3%
+MAX_CHUNK_SECONDS = 2.0  # largest chunk: a live view still updates, a lost worker loses little
+GUIDED = 2  # each chunk takes 1 / (GUIDED × workers) of the estimated work not yet handed out
 INLINE_CHUNK_SECONDS = 0.25  # in this process: chunks of at most this much work, and at least
-INLINE_CHUNKS = 8            # this many of them, so that a live view fills in several times a second
-MAX_ATTEMPTS = 3           # a task is tried this many times before its configurations are reported
-_PAYLOAD_CACHE_SIZE = 4    # payloads a worker keeps (one per concurrent sweep is plenty)
+INLINE_CHUNKS = 8  # this many of them, so that a live view fills in several times a second
+MAX_ATTEMPTS = 3  # a task is tried this many times before its configurations are reported
+_PAYLOAD_CACHE_SIZE = 4  # payloads a worker keeps (one per concurrent sweep is plenty)
 _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker keeps per payload
 
 # Rough serial cost model used only to size chunks and pick in-process vs pool (seconds; measured on
@@ -92,17 +92,18 @@ _DERIVED_CACHE_SIZE = 256  # re-derived workloads (per params × peaks) a worker
 # Pipelined configurations that share settings are scheduled together (per chunk), which makes the
 # per-tile cost ~0.5 µs in groups of 100+ and ~2 µs in groups of 25.
 _COST_PER_CONFIG = {False: 1.5e-4, True: 4e-4}  # sequential / pipelined
-_COST_PER_TILE = {False: 1e-7, True: 1e-6}      # per phase·tile, sequential / pipelined
+_COST_PER_TILE = {False: 1e-7, True: 1e-6}  # per phase·tile, sequential / pipelined
 
 
 # -- the payload: what travels to each worker once -------------------------------------------------
+
 
 @dataclass
 class _Payload:
     token: str
     workload: Workload
-    names: tuple[str, ...]        # swept axes, in the caller's order
-    values: tuple[tuple, ...]     # their values
+    names: tuple[str, ...]  # swept axes, in the caller's order
+    values: tuple[tuple, ...]  # their values
     zipped: bool
     param_names: tuple[str, ...]  # which swept axes are workload size parameters
 
@@ -209,6 +210,7 @@ def _run_dask(payload: _Payload, start: int, stop: int):
 
 # -- evaluating configurations ---------------------------------------------------------------------
 
+
 class _Engine:
     """``Workload.schedule`` for the configurations of one sweep, reusing what they share: the
     settings resolved and checked once per distinct ``(tiles, pipeline, policy, depth)``, the
@@ -247,8 +249,7 @@ class _Engine:
         return _engine.build_schedules(workloads, **chosen, plans=self.plans)
 
 
-RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "compute_bound_share",
-                 "memory_bound_share")
+RESULT_FIELDS = ("makespan", "peak_demand_0", "peak_demand_1", "feasible", "compute_bound_share", "memory_bound_share")
 
 
 def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
@@ -274,9 +275,9 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
     out["feasible"] = np.zeros(n, bool)
     errors = {}
     engine = payload.engine()
-    rows: dict = {}     # (params, peaks, settings) -> the result row
-    where: list = []    # (k, that key) per configuration with a workload
-    groups: dict = {}   # settings -> {(params, peaks): workload} to schedule
+    rows: dict = {}  # (params, peaks, settings) -> the result row
+    where: list = []  # (k, that key) per configuration with a workload
+    groups: dict = {}  # settings -> {(params, peaks): workload} to schedule
     for k in range(n):
         params = tuple(value(p, k) for p in payload.param_names)
         peaks = (value("peak_compute", k), value("peak_bandwidth", k))
@@ -315,8 +316,14 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
             continue
         for f, v in zip(RESULT_FIELDS, row):
             out[f][k] = v
-    return {"start": start, "stop": stop, "fields": out, "errors": [(start + k, e) for k, e in sorted(errors.items())],
-            "cpu": time.thread_time() - cpu0, "worker": (os.getpid(), time.process_time())}
+    return {
+        "start": start,
+        "stop": stop,
+        "fields": out,
+        "errors": [(start + k, e) for k, e in sorted(errors.items())],
+        "cpu": time.thread_time() - cpu0,
+        "worker": (os.getpid(), time.process_time()),
+    }
 
 
 def _metrics(workload: Workload, s) -> tuple:
@@ -327,11 +334,11 @@ def _metrics(workload: Workload, s) -> tuple:
     m_share = float(length[bound == BOUND_MEMORY].sum()) / total if total > 0 else 0.0
     r0, r1 = s.resource_names
     # feasible: no oversubscribed interval (``s.oversubscribed`` is the list made from these arrays)
-    return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), s.over_t0.size == 0,
-            c_share, m_share)
+    return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), s.over_t0.size == 0, c_share, m_share)
 
 
 # -- the result ------------------------------------------------------------------------------------
+
 
 class SweepResult:
     """One row per configuration, in input order: the swept axes, then the results.
@@ -370,9 +377,9 @@ class SweepResult:
         self._cancel = threading.Event()
         self.elapsed = 0.0
         self.executor_kind = ""  # "inline", "pool", "executor" or "dask", once started
-        self.retried = 0         # tasks sent again after a failure or a lost worker
-        self.cpu_seconds = 0.0   # CPU time spent computing the rows, summed over workers (not transport, not idle)
-        self.tasks = 0           # chunks computed
+        self.retried = 0  # tasks sent again after a failure or a lost worker
+        self.cpu_seconds = 0.0  # CPU time spent computing the rows, summed over workers (not transport, not idle)
+        self.tasks = 0  # chunks computed
         self._worker_cpu: dict[int, float] = {}  # pid -> its process CPU seconds at its last chunk
         digits = payload.digits(np.arange(n))
         self._axis_columns = {}
@@ -386,8 +393,16 @@ class SweepResult:
     @property
     def columns(self) -> list[str]:
         r0, r1 = self.resource_names
-        return [*self.axes, "makespan", "speedup", f"peak_demand_{r0}", f"peak_demand_{r1}", "feasible",
-                "compute_bound_share", "memory_bound_share"]
+        return [
+            *self.axes,
+            "makespan",
+            "speedup",
+            f"peak_demand_{r0}",
+            f"peak_demand_{r1}",
+            "feasible",
+            "compute_bound_share",
+            "memory_bound_share",
+        ]
 
     def __len__(self) -> int:
         return int(self._have.size)
@@ -508,8 +523,9 @@ class SweepResult:
             try:
                 cb(self)
             except Exception as exc:  # a broken listener must not lose the sweep
-                warnings.warn(f"campaign_widget.sweep: update callback {cb!r} failed: {exc!r}", RuntimeWarning,
-                              stacklevel=2)
+                warnings.warn(
+                    f"campaign_widget.sweep: update callback {cb!r} failed: {exc!r}", RuntimeWarning, stacklevel=2
+                )
 
     def _missing(self) -> list[int]:
         return np.flatnonzero(~self._have).tolist()
@@ -544,6 +560,7 @@ def _index(i, n) -> int:
 
 
 # -- validation (before any work starts) -----------------------------------------------------------
+
 
 def _valid_axes(workload) -> tuple[tuple[str, ...], tuple[str, ...]]:
     params = getattr(workload, "params", None)
@@ -619,16 +636,24 @@ def _prepare(workload, zipped, allow_large, axes, baseline):
         count = math.prod(len(v) for v in values)
     if count > MAX_CONFIGURATIONS and not allow_large:
         shape = " × ".join(f"{len(v)} {n}" for n, v in zip(names, values))
-        raise SweepError(f"the sweep has {count:,} configurations ({shape}), above the limit of "
-                         f"{MAX_CONFIGURATIONS:,}; pass allow_large=True to run it anyway")
+        raise SweepError(
+            f"the sweep has {count:,} configurations ({shape}), above the limit of "
+            f"{MAX_CONFIGURATIONS:,}; pass allow_large=True to run it anyway"
+        )
     for a, (name, vals) in enumerate(zip(names, values)):
         for j, v in enumerate(vals):
             why = _check_value(name, v, workload)
             if why:
                 raise SweepError(f"{why}, in {_where(names, values, zipped, a, j)}")
     swept_params = tuple(n for n in names if n in param_names)
-    payload = _Payload(token=uuid.uuid4().hex, workload=workload, names=tuple(names), values=tuple(values),
-                       zipped=zipped, param_names=swept_params)
+    payload = _Payload(
+        token=uuid.uuid4().hex,
+        workload=workload,
+        names=tuple(names),
+        values=tuple(values),
+        zipped=zipped,
+        param_names=swept_params,
+    )
     if swept_params:
         _check_params(payload)
     base_makespan, base_index = _baseline(payload, baseline, valid)
@@ -654,8 +679,10 @@ def _check_params(payload: _Payload) -> None:
                 for a, v in zip(pos, combo):
                     digits[a] = payload.values[a].index(v)
                 k = int(np.ravel_multi_index(digits, payload.shape))
-            raise SweepError(f"size parameters {shown} give an invalid workload, in configuration #{k} "
-                             f"{payload.configuration(k)}: {exc}") from None
+            raise SweepError(
+                f"size parameters {shown} give an invalid workload, in configuration #{k} "
+                f"{payload.configuration(k)}: {exc}"
+            ) from None
 
 
 def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | None]:
@@ -664,8 +691,10 @@ def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | N
     if isinstance(baseline, numbers.Integral) and not isinstance(baseline, bool):
         return None, _index(baseline, len(payload))
     if not isinstance(baseline, dict):
-        raise SweepError(f"baseline={baseline!r} must be a configuration index or a dict of axis values, "
-                         "e.g. baseline={'tiles': 1}")
+        raise SweepError(
+            f"baseline={baseline!r} must be a configuration index or a dict of axis values, "
+            "e.g. baseline={'tiles': 1}"
+        )
     unknown = [k for k in baseline if k not in valid]
     if unknown:
         raise SweepError(f"baseline has unknown axis {', '.join(map(repr, unknown))}; valid axes: {', '.join(valid)}")
@@ -696,21 +725,26 @@ def _executor_kind(executor) -> str:
         return "dask"
     if isinstance(executor, cf.Executor):
         return "executor"
-    raise TypeError(f"executor={executor!r} must be None, a concurrent.futures.Executor (ProcessPoolExecutor, "
-                    "ThreadPoolExecutor, …), a dask.distributed.Client, or a Dask scheduler address such as "
-                    "'tcp://scheduler:8786'")
+    raise TypeError(
+        f"executor={executor!r} must be None, a concurrent.futures.Executor (ProcessPoolExecutor, "
+        "ThreadPoolExecutor, …), a dask.distributed.Client, or a Dask scheduler address such as "
+        "'tcp://scheduler:8786'"
+    )
 
 
 def _require_distributed():
     try:
         import distributed
     except ImportError:
-        raise ImportError("sweeping on a Dask cluster needs dask.distributed: pip install 'campaign_widget[dask]' "
-                          "(or pip install 'dask[distributed]')") from None
+        raise ImportError(
+            "sweeping on a Dask cluster needs dask.distributed: pip install 'campaign_widget[dask]' "
+            "(or pip install 'dask[distributed]')"
+        ) from None
     return distributed
 
 
 # -- chunking --------------------------------------------------------------------------------------
+
 
 def _costs(payload: _Payload) -> np.ndarray:
     """Estimated serial seconds per configuration (for chunk sizes and the in-process switch)."""
@@ -746,8 +780,9 @@ def _run_length(payload: _Payload) -> int:
     return run
 
 
-def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, align: int = 1,
-            largest: float | None = None) -> list[tuple[int, int]]:
+def _chunks(
+    costs: np.ndarray, workers: int, smallest: float | None = None, align: int = 1, largest: float | None = None
+) -> list[tuple[int, int]]:
     """Consecutive ``(start, stop)`` ranges covering every configuration, by guided self-scheduling:
     each takes ``1 / (GUIDED × workers)`` of the estimated work not yet handed out, clipped to
     ``[smallest, largest]`` (defaults ``CHUNK_SECONDS``, ``MAX_CHUNK_SECONDS``; a tail below half of
@@ -773,6 +808,7 @@ def _chunks(costs: np.ndarray, workers: int, smallest: float | None = None, alig
 
 
 # -- running ---------------------------------------------------------------------------------------
+
 
 def _pool_context():
     """fork when this process has a single thread (a script: fast, and no ``__main__`` guard needed);
@@ -817,8 +853,12 @@ def _run(result: SweepResult, executor, progress) -> None:
                     raise
                 # The pool never produced a result: its workers cannot start here (e.g. a script read
                 # from stdin, which forkserver/spawn workers cannot re-import). Run in this process.
-                warnings.warn(f"campaign_widget.sweep: the process pool could not run ({str(exc).splitlines()[0]}); "
-                              "running in this process instead", RuntimeWarning, stacklevel=3)
+                warnings.warn(
+                    f"campaign_widget.sweep: the process pool could not run ({str(exc).splitlines()[0]}); "
+                    "running in this process instead",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
                 result.executor_kind = kind = "inline"
                 _run_inline(result, _inline_chunks(costs, payload), report)
         elif kind == "dask":
@@ -850,8 +890,11 @@ def _failure(result: SweepResult, indices, why: str, errors: dict | None = None)
         lines.append(f"  configuration #{i} {cfg}{detail}")
     more = f"\n  … and {len(named) - 10} more" if len(named) > 10 else ""
     stopped = f"\n{len(rest)} more configurations were not computed (the sweep stopped)" if rest else ""
-    return SweepFailed(f"{len(named)} of {len(result)} configurations have {why}:\n" + "\n".join(lines) + more
-                       + stopped, result, missing)
+    return SweepFailed(
+        f"{len(named)} of {len(result)} configurations have {why}:\n" + "\n".join(lines) + more + stopped,
+        result,
+        missing,
+    )
 
 
 def _accept(result: SweepResult, chunk: dict, report) -> None:
@@ -899,8 +942,12 @@ def _run_pool(result, costs, report):
                     result.retried += 1
                     if pending[chunk] >= MAX_ATTEMPTS:
                         idx = list(range(*chunk))
-                        raise _failure(result, idx, f"no result after {MAX_ATTEMPTS} attempts",
-                                       {i: f"{type(exc).__name__}: {exc}" for i in idx}) from exc
+                        raise _failure(
+                            result,
+                            idx,
+                            f"no result after {MAX_ATTEMPTS} attempts",
+                            {i: f"{type(exc).__name__}: {exc}" for i in idx},
+                        ) from exc
                     continue
                 del pending[chunk]
                 _accept(result, out, report)
@@ -937,15 +984,19 @@ def _run_executor(result, executor, chunks, workers, report):
                 for f in futures:
                     f.cancel()
                 idx = [i for s, e in [chunk, *futures.values()] for i in range(s, e)]
-                raise _failure(result, idx, f"no result: the executor broke ({exc}); "
-                               "pass executor=None to let the sweep restart its own pool") from exc
+                raise _failure(
+                    result,
+                    idx,
+                    f"no result: the executor broke ({exc}); pass executor=None to let the sweep restart its own pool",
+                ) from exc
             except Exception as exc:
                 attempts[chunk] += 1
                 errors[chunk] = f"{type(exc).__name__}: {exc}"
                 if attempts[chunk] >= MAX_ATTEMPTS:
                     idx = list(range(*chunk))
-                    raise _failure(result, idx, f"no result after {MAX_ATTEMPTS} attempts",
-                                   {i: errors[chunk] for i in idx}) from exc
+                    raise _failure(
+                        result, idx, f"no result after {MAX_ATTEMPTS} attempts", {i: errors[chunk] for i in idx}
+                    ) from exc
                 futures[executor.submit(_run_token, payload.token, *chunk, data)] = chunk
                 result.retried += 1
                 continue
@@ -968,8 +1019,14 @@ def _run_dask_client(result, client, costs, report):
     errors = {}
 
     def submit(chunk):
-        return client.submit(_run_dask, remote, *chunk, pure=False, retries=1,
-                             key=f"campaign-sweep-{payload.token[:8]}-{chunk[0]}-{chunk[1]}-{uuid.uuid4().hex[:6]}")
+        return client.submit(
+            _run_dask,
+            remote,
+            *chunk,
+            pure=False,
+            retries=1,
+            key=f"campaign-sweep-{payload.token[:8]}-{chunk[0]}-{chunk[1]}-{uuid.uuid4().hex[:6]}",
+        )
 
     futures = {submit(c): c for c in chunks}
     # with_results: the client's event loop fetches each result as its task finishes, not this thread
@@ -988,8 +1045,12 @@ def _run_dask_client(result, client, costs, report):
                 errors[chunk] = f"{type(exc).__name__}: {exc}"
                 if attempts[chunk] >= MAX_ATTEMPTS:
                     idx = list(range(*chunk))
-                    raise _failure(result, idx, f"no result after {MAX_ATTEMPTS} attempts on the Dask cluster",
-                                   {i: errors[chunk] for i in idx}) from exc
+                    raise _failure(
+                        result,
+                        idx,
+                        f"no result after {MAX_ATTEMPTS} attempts on the Dask cluster",
+                        {i: errors[chunk] for i in idx},
+                    ) from exc
                 if remote.status != "finished":  # every copy of the payload was lost with its workers
                     remote = client.scatter([payload], broadcast=True, hash=False)[0]
                 new = submit(chunk)
@@ -1007,8 +1068,17 @@ def _run_dask_client(result, client, costs, report):
 
 # -- the public entry points -----------------------------------------------------------------------
 
-def start_sweep(workload: Workload, *, executor=None, progress=False, zip: bool = False, baseline=None,
-                allow_large: bool = False, **axes) -> SweepResult:
+
+def start_sweep(
+    workload: Workload,
+    *,
+    executor=None,
+    progress=False,
+    zip: bool = False,
+    baseline=None,
+    allow_large: bool = False,
+    **axes,
+) -> SweepResult:
     """Like :func:`sweep`, but returns at once with a :class:`SweepResult` that fills in from a
     background thread (for a live :class:`~campaign_widget.sweep_view.SweepView`). Bad input still
     raises here, before any work starts; ``result.wait()`` re-raises a failure of the run."""
@@ -1035,8 +1105,16 @@ def _start(workload, executor, zipped, allow_large, baseline, axes) -> SweepResu
     return SweepResult(payload, base_makespan, base_index)
 
 
-def sweep(workload: Workload, *, executor=None, progress=True, zip: bool = False, baseline=None,
-          allow_large: bool = False, **axes) -> SweepResult:
+def sweep(
+    workload: Workload,
+    *,
+    executor=None,
+    progress=True,
+    zip: bool = False,
+    baseline=None,
+    allow_large: bool = False,
+    **axes,
+) -> SweepResult:
     """Schedule ``workload`` for every configuration of the axes; one row per configuration.
 
     Axes are lists of values for any of ``tiles``, ``pipeline``, ``policy``, ``depth``,

@@ -24,7 +24,9 @@ import numpy as np
 from .sweep import SweepResult, start_sweep
 
 _REDRAW_SECONDS = 0.25
-PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet  # live redraws at most this often while chunks arrive
+PENDING_COLOR = (
+    "#dddddd"  # cells whose configuration is not computed yet  # live redraws at most this often while chunks arrive
+)
 
 
 def _label(value) -> str:
@@ -40,13 +42,22 @@ class SweepView(W.VBox):
     >>> view.select(result.best())                 # what a click does: the diagram opens below  # doctest: +SKIP
     """
 
-    def __init__(self, result: SweepResult, *, x: str, y: str, color: str = "makespan", height: int = 360,
-                 diagram_height: int = 280):
+    def __init__(
+        self,
+        result: SweepResult,
+        *,
+        x: str,
+        y: str,
+        color: str = "makespan",
+        height: int = 360,
+        diagram_height: int = 280,
+    ):
         if not isinstance(result, SweepResult):
             raise TypeError(f"SweepView takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}")
         if result.zipped:
-            raise ValueError("SweepView draws a product sweep; this one was run with zip=True (its axes are paired, "
-                             "not a grid)")
+            raise ValueError(
+                "SweepView draws a product sweep; this one was run with zip=True (its axes are paired, not a grid)"
+            )
         axes = list(result.axes)
         for label, name in (("x", x), ("y", y)):
             if name not in result.axes:
@@ -67,15 +78,21 @@ class SweepView(W.VBox):
         self.selected_index: int | None = None
         self.diagram = None
 
-        self.color_dropdown = W.Dropdown(options=metrics, value=color, description="colour",
-                                         layout=W.Layout(width="260px"))
+        self.color_dropdown = W.Dropdown(
+            options=metrics, value=color, description="colour", layout=W.Layout(width="260px")
+        )
         self.dropdowns: dict[str, W.Dropdown] = {}
         for name in axes:
             if name in (x, y):
                 continue
             options = [(_label(v), j) for j, v in enumerate(result.axes[name])]
-            dd = W.Dropdown(options=options, value=0, description=name, layout=W.Layout(width="260px"),
-                            style={"description_width": "initial"})
+            dd = W.Dropdown(
+                options=options,
+                value=0,
+                description=name,
+                layout=W.Layout(width="260px"),
+                style={"description_width": "initial"},
+            )
             dd.add_class(f"cw-sweep-axis-{name}")
             dd.observe(self._on_dropdown, names="value")
             self.dropdowns[name] = dd
@@ -90,16 +107,29 @@ class SweepView(W.VBox):
         row_scale = bq.OrdinalScale(domain=self._ys_unique, reverse=True)
         color_scale = bq.ColorScale(scheme="viridis")
         self.heatmap = bq.GridHeatMap(
-            row=np.array(self._ys_unique), column=np.array(self._xs_unique),
+            row=np.array(self._ys_unique),
+            column=np.array(self._xs_unique),
             color=np.full((len(self._ys), len(self._xs)), np.nan),
-            scales={"row": row_scale, "column": col_scale, "color": color_scale}, null_color=PENDING_COLOR,
-            stroke="white", interactions={"hover": "tooltip"},
+            scales={"row": row_scale, "column": col_scale, "color": color_scale},
+            null_color=PENDING_COLOR,
+            stroke="white",
+            interactions={"hover": "tooltip"},
             # computed cells are the "selected" ones (their own colour); the rest, not computed yet, are grey
-            selected_style={}, unselected_style={"fill": PENDING_COLOR}, selected=[],
+            selected_style={},
+            unselected_style={"fill": PENDING_COLOR},
+            selected=[],
         )
-        self.best_marker = bq.Scatter(x=[], y=[], scales={"x": col_scale, "y": row_scale}, marker="diamond",
-                                      colors=["#d62728"], stroke="white", default_size=260,
-                                      tooltip=None, enable_hover=False)
+        self.best_marker = bq.Scatter(
+            x=[],
+            y=[],
+            scales={"x": col_scale, "y": row_scale},
+            marker="diamond",
+            colors=["#d62728"],
+            stroke="white",
+            default_size=260,
+            tooltip=None,
+            enable_hover=False,
+        )
         self.hover_readout = W.Label(value="hover a cell to see its row; click it to open its campaign diagram")
         self.hover_readout.add_class("cw-sweep-hover")
         self.hover_tooltip = W.Label()
@@ -108,17 +138,28 @@ class SweepView(W.VBox):
         self.heatmap.on_element_click(self._on_click)
         # the marker sits on the best cell: hovering or clicking it is hovering or clicking that cell
         self.best_marker.on_hover(lambda _m, _c: self._show_row(self._best_index()))
-        self.best_marker.on_element_click(lambda _m, _c: self._best_index() is not None and
-                                          self.select(self._best_index()))
+        self.best_marker.on_element_click(
+            lambda _m, _c: self._best_index() is not None and self.select(self._best_index())
+        )
         self.figure = bq.Figure(
             marks=[self.heatmap, self.best_marker],
-            axes=[bq.Axis(scale=col_scale, label=x), bq.Axis(scale=row_scale, side="left", label=y),
-                  bq.ColorAxis(scale=color_scale, side="right", label=color, num_ticks=5, tick_format=".4g")],
+            axes=[
+                bq.Axis(scale=col_scale, label=x),
+                bq.Axis(scale=row_scale, side="left", label=y),
+                bq.ColorAxis(scale=color_scale, side="right", label=color, num_ticks=5, tick_format=".4g"),
+            ],
             fig_margin={"top": 30, "bottom": 50, "left": 80, "right": 90},
-            layout=W.Layout(height=f"{height}px", width="100%"), title="",
+            layout=W.Layout(height=f"{height}px", width="100%"),
+            title="",
         )
-        self.progress = W.IntProgress(value=0, min=0, max=max(1, len(result)), description="configurations",
-                                      style={"description_width": "initial"}, layout=W.Layout(width="420px"))
+        self.progress = W.IntProgress(
+            value=0,
+            min=0,
+            max=max(1, len(result)),
+            description="configurations",
+            style={"description_width": "initial"},
+            layout=W.Layout(width="420px"),
+        )
         self.progress.add_class("cw-sweep-progress")
         self.status = W.Label()
         self.status.add_class("cw-sweep-status")
@@ -129,11 +170,17 @@ class SweepView(W.VBox):
         self.diagram_box = W.VBox()
         self.diagram_box.add_class("cw-sweep-diagram")
         self._diagram_height = diagram_height
-        super().__init__(children=[
-            W.HBox([self.color_dropdown, *self.dropdowns.values()], layout=W.Layout(flex_flow="row wrap")),
-            W.HBox([self.progress, self.status]), self.figure, self.best_label, self.hover_readout,
-            self.selection_label, self.diagram_box,
-        ])
+        super().__init__(
+            children=[
+                W.HBox([self.color_dropdown, *self.dropdowns.values()], layout=W.Layout(flex_flow="row wrap")),
+                W.HBox([self.progress, self.status]),
+                self.figure,
+                self.best_label,
+                self.hover_readout,
+                self.selection_label,
+                self.diagram_box,
+            ]
+        )
         self.add_class("cw-sweep")
         result.on_update(self._on_update)  # first, so that no chunk (or the end) arrives unseen
         if result.completed:
@@ -141,11 +188,21 @@ class SweepView(W.VBox):
         self._redraw(force=True)
 
     @classmethod
-    def live(cls, workload, *, x: str, y: str, color: str = "makespan", executor=None, zip: bool = False,
-             baseline=None, allow_large: bool = False, **axes) -> SweepView:
+    def live(
+        cls,
+        workload,
+        *,
+        x: str,
+        y: str,
+        color: str = "makespan",
+        executor=None,
+        zip: bool = False,
+        baseline=None,
+        allow_large: bool = False,
+        **axes,
+    ) -> SweepView:
         """Start a sweep in the background and return its view, which fills in as chunks arrive."""
-        result = start_sweep(workload, executor=executor, zip=zip, baseline=baseline, allow_large=allow_large,
-                             **axes)
+        result = start_sweep(workload, executor=executor, zip=zip, baseline=baseline, allow_large=allow_large, **axes)
         return cls(result, x=x, y=y, color=color)
 
     # -- the grid ----------------------------------------------------------------------------------
@@ -215,8 +272,7 @@ class SweepView(W.VBox):
             if done:
                 best = r.best()
                 row = r.row(best)
-                self.best_label.value = "◆ best: " + _describe(row, list(r.axes)) + \
-                    f" — makespan {row['makespan']:.6g}"
+                self.best_label.value = "◆ best: " + _describe(row, list(r.axes)) + f" — makespan {row['makespan']:.6g}"
                 by, bx = np.argwhere(idx == best)[0] if (idx == best).any() else (None, None)
                 if by is None:
                     self.best_marker.x, self.best_marker.y = [], []

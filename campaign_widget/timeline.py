@@ -96,17 +96,31 @@ class Timeline(Schedule):
         workload = self.workload.with_peaks(peak_compute, peak_bandwidth)
         new = workload.machine
         return from_intervals(
-            workload, phase=self.phase, start=self.start, end=self.end, lane=self.lane, lane_names=self.lane_names,
+            workload,
+            phase=self.phase,
+            start=self.start,
+            end=self.end,
+            lane=self.lane,
+            lane_names=self.lane_names,
             compute_rate=self.requested_compute * (old.peak_compute / new.peak_compute),
-            memory_rate=self.requested_memory * (old.peak_bandwidth / new.peak_bandwidth), origin=self.origin,
-            bands=(self.band_start, self.band_end, self.band_name, self.band_lane, self.band_names), until=self.makespan)
+            memory_rate=self.requested_memory * (old.peak_bandwidth / new.peak_bandwidth),
+            origin=self.origin,
+            bands=(self.band_start, self.band_end, self.band_name, self.band_lane, self.band_names),
+            until=self.makespan,
+        )
 
     def bands(self) -> list:
         """The annotation ranges as ``(name, start, end, lane name)`` tuples, by start."""
         names = np.array(self.band_names, dtype=object)
         lanes = np.array(list(self.lane_names) + [None], dtype=object)
-        return list(zip(names[self.band_name].tolist(), self.band_start.tolist(), self.band_end.tolist(),
-                        lanes[self.band_lane].tolist()))
+        return list(
+            zip(
+                names[self.band_name].tolist(),
+                self.band_start.tolist(),
+                self.band_end.tolist(),
+                lanes[self.band_lane].tolist(),
+            )
+        )
 
     def steps(self, pattern: str = STEP_PATTERN) -> tuple[np.ndarray, np.ndarray]:
         """``(start, end)`` arrays of the bands whose name fully matches ``pattern`` (default: the
@@ -130,11 +144,24 @@ class Timeline(Schedule):
         s, e = np.clip(self.start[keep], t0, t1) - t0, np.clip(self.end[keep], t0, t1) - t0
         bkeep = (self.band_end > t0) & (self.band_start < t1)
         return from_intervals(
-            self.workload, phase=self.phase[keep], start=s, end=e, lane=self.lane[keep],
-            lane_names=self.lane_names, compute_rate=self.requested_compute[keep],
-            memory_rate=self.requested_memory[keep], origin=self.origin + t0,
-            bands=(np.clip(self.band_start[bkeep], t0, t1) - t0, np.clip(self.band_end[bkeep], t0, t1) - t0,
-                   self.band_name[bkeep], self.band_lane[bkeep], self.band_names), until=t1 - t0)
+            self.workload,
+            phase=self.phase[keep],
+            start=s,
+            end=e,
+            lane=self.lane[keep],
+            lane_names=self.lane_names,
+            compute_rate=self.requested_compute[keep],
+            memory_rate=self.requested_memory[keep],
+            origin=self.origin + t0,
+            bands=(
+                np.clip(self.band_start[bkeep], t0, t1) - t0,
+                np.clip(self.band_end[bkeep], t0, t1) - t0,
+                self.band_name[bkeep],
+                self.band_lane[bkeep],
+                self.band_names,
+            ),
+            until=t1 - t0,
+        )
 
     def cut(self, pattern: str = STEP_PATTERN) -> list:
         """One :meth:`window` per step (see :meth:`steps`), in order."""
@@ -148,14 +175,26 @@ class Timeline(Schedule):
         return df
 
     def __repr__(self) -> str:
-        return (f"<Timeline of {len(self):,} measured intervals on {len(self.lane_names)} lanes: makespan "
-                f"{self.makespan:.6g}, idle {self.idle_share:.1%}>")
+        return (
+            f"<Timeline of {len(self):,} measured intervals on {len(self.lane_names)} lanes: makespan "
+            f"{self.makespan:.6g}, idle {self.idle_share:.1%}>"
+        )
 
 
-def from_intervals(workload: Workload, *, phase: npt.ArrayLike, start: npt.ArrayLike, end: npt.ArrayLike,
-                   lane: npt.ArrayLike | None = None, compute_rate: npt.ArrayLike | None = None,
-                   memory_rate: npt.ArrayLike | None = None, lane_names: Sequence[str] | None = None,
-                   origin: float = 0.0, bands: Sequence[Any] | None = None, until: float | None = None) -> Timeline:
+def from_intervals(
+    workload: Workload,
+    *,
+    phase: npt.ArrayLike,
+    start: npt.ArrayLike,
+    end: npt.ArrayLike,
+    lane: npt.ArrayLike | None = None,
+    compute_rate: npt.ArrayLike | None = None,
+    memory_rate: npt.ArrayLike | None = None,
+    lane_names: Sequence[str] | None = None,
+    origin: float = 0.0,
+    bands: Sequence[Any] | None = None,
+    until: float | None = None,
+) -> Timeline:
     """A :class:`Timeline` of measured intervals of ``workload``'s phases.
 
     ``phase``: per interval, a phase name or index. ``start``, ``end``: seconds, ``0 <= start <= end``.
@@ -177,12 +216,16 @@ def from_intervals(workload: Workload, *, phase: npt.ArrayLike, start: npt.Array
     bad = np.flatnonzero(~(start >= 0))
     if bad.size:
         i = int(bad[0])
-        raise ScheduleError(f"start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r}) must be >= 0: shift the times "
-                            "so that the timeline starts at 0 or later")
+        raise ScheduleError(
+            f"start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r}) must be >= 0: shift the times "
+            "so that the timeline starts at 0 or later"
+        )
     bad = np.flatnonzero(~(end >= start))
     if bad.size:
         i = int(bad[0])
-        raise ScheduleError(f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r})")
+        raise ScheduleError(
+            f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r})"
+        )
     lane, lane_names = _lanes(lane, lane_names, n)
     a = workload.arrays
     busy = np.bincount(phase, weights=end - start, minlength=len(names))  # each phase's summed interval time
@@ -216,17 +259,40 @@ def from_intervals(workload: Workload, *, phase: npt.ArrayLike, start: npt.Array
     zeros = np.zeros(n)
     band_arrays = _bands(bands, lane_names)
     return Timeline(
-        names=tuple(names), resource_names=resources, tiles=1, pipeline=False, policy="none", depth=2,
-        phase=phase[by_start], tile=rank, start=start[by_start], end=end[by_start],
-        compute_rate=c[by_start], memory_rate=m[by_start], requested_compute=c[by_start],
-        requested_memory=m[by_start], dilation=zeros, throttling=zeros.copy(), tile_id=by_start,
-        start_edge=start_edge[by_start], end_edge=end_edge[by_start], tile_start=start, tile_end=end,
-        tile_requested=end - start, edge_time=edges, edge_factor=np.ones(seg_c.size),
-        edge_requested_compute=seg_c, edge_requested_memory=seg_m,
+        names=tuple(names),
+        resource_names=resources,
+        tiles=1,
+        pipeline=False,
+        policy="none",
+        depth=2,
+        phase=phase[by_start],
+        tile=rank,
+        start=start[by_start],
+        end=end[by_start],
+        compute_rate=c[by_start],
+        memory_rate=m[by_start],
+        requested_compute=c[by_start],
+        requested_memory=m[by_start],
+        dilation=zeros,
+        throttling=zeros.copy(),
+        tile_id=by_start,
+        start_edge=start_edge[by_start],
+        end_edge=end_edge[by_start],
+        tile_start=start,
+        tile_end=end,
+        tile_requested=end - start,
+        edge_time=edges,
+        edge_factor=np.ones(seg_c.size),
+        edge_requested_compute=seg_c,
+        edge_requested_memory=seg_m,
         makespan=max(float(end.max()) if n else 0.0, float(until) if until is not None else 0.0),
         peak_demand={resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))},
         **_oversubscribed(edges, seg_c, seg_m, resources),
-        workload=workload, lane=lane[by_start], lane_names=tuple(lane_names), origin=float(origin), **band_arrays,
+        workload=workload,
+        lane=lane[by_start],
+        lane_names=tuple(lane_names),
+        origin=float(origin),
+        **band_arrays,
     )
 
 
@@ -234,8 +300,12 @@ def shares(schedule: Schedule, threshold: float = 0.8) -> dict:
     """The share of ``schedule``'s makespan (``[0, makespan]``) with nothing running (``"idle"``), and
     with each resource's summed demand (after throttling) at or above ``threshold`` (a fraction of its
     peak), keyed by the resource's name. Works on any ``Schedule``; all 0.0 for an empty one."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating, np.integer)) \
-            or not np.isfinite(threshold) or threshold < 0:
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float, np.floating, np.integer))
+        or not np.isfinite(threshold)
+        or threshold < 0
+    ):
         raise ScheduleError(f"threshold={threshold!r} must be a number >= 0 (a fraction of the peak)")
     names = schedule.resource_names
     total = float(schedule.makespan)
@@ -243,13 +313,17 @@ def shares(schedule: Schedule, threshold: float = 0.8) -> dict:
         return {"idle": 0.0, names[0]: 0.0, names[1]: 0.0}
     times, c, m = schedule.demand()
     k = times.size
-    running = np.cumsum(np.bincount(schedule.start_edge, minlength=k) - np.bincount(schedule.end_edge, minlength=k))[:-1]
+    running = np.cumsum(np.bincount(schedule.start_edge, minlength=k) - np.bincount(schedule.end_edge, minlength=k))[
+        :-1
+    ]
     width = np.diff(times)
     idle = float(width[running == 0].sum()) + max(0.0, float(times[0]))  # before the first start, nothing runs
     tol = 1e-12
-    return {"idle": idle / total,
-            names[0]: float(width[(c >= threshold - tol) & (running > 0)].sum()) / total,
-            names[1]: float(width[(m >= threshold - tol) & (running > 0)].sum()) / total}
+    return {
+        "idle": idle / total,
+        names[0]: float(width[(c >= threshold - tol) & (running > 0)].sum()) / total,
+        names[1]: float(width[(m >= threshold - tol) & (running > 0)].sum()) / total,
+    }
 
 
 def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
@@ -264,8 +338,10 @@ def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
 
     Both schedules must have the same phases, in the same order."""
     if tuple(measured.names) != tuple(bound.names):
-        raise ScheduleError(f"phase_gaps needs two schedules of the same phases; got {list(measured.names)[:6]} and "
-                            f"{list(bound.names)[:6]}")
+        raise ScheduleError(
+            f"phase_gaps needs two schedules of the same phases; got {list(measured.names)[:6]} and "
+            f"{list(bound.names)[:6]}"
+        )
     n = len(measured.names)
     out = {}
     for label, sched in (("measured", measured), ("bound", bound)):
@@ -289,7 +365,7 @@ def _busy_by(group: np.ndarray, count: int, start: np.ndarray, end: np.ndarray) 
     firsts = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
     for a, b in zip(firsts.tolist(), np.r_[firsts[1:], g.size].tolist()):
         reach = np.maximum.accumulate(e[a:b])  # the furthest end so far: a new run starts past it
-        new_run = np.r_[True, s[a + 1:b] > reach[:-1]]
+        new_run = np.r_[True, s[a + 1 : b] > reach[:-1]]
         run_start = s[a:b][new_run]
         run_end = np.maximum.reduceat(e[a:b], np.flatnonzero(new_run))
         busy[g[a]] = float((run_end - run_start).sum())
@@ -326,15 +402,19 @@ def _phase_index(phase: npt.ArrayLike, names: Sequence[str], n: int) -> np.ndarr
     if arr.dtype.kind in "iu":
         bad = np.flatnonzero((arr < 0) | (arr >= len(names)))
         if bad.size:
-            raise ScheduleError(f"phase[{int(bad[0])}]={int(arr[bad[0]])} is not a phase index of this workload "
-                                f"(0..{len(names) - 1})")
+            raise ScheduleError(
+                f"phase[{int(bad[0])}]={int(arr[bad[0]])} is not a phase index of this workload (0..{len(names) - 1})"
+            )
         return arr.astype(np.int64)
     index = {name: i for i, name in enumerate(names)}
     uniq, inv = np.unique(arr.astype(object).astype(str), return_inverse=True)
     missing = [u for u in uniq.tolist() if u not in index]
     if missing:
-        raise ScheduleError(f"phase {missing[0]!r} is not a phase of this workload; phases: "
-                            + ", ".join(map(repr, names[:8])) + (" ..." if len(names) > 8 else ""))
+        raise ScheduleError(
+            f"phase {missing[0]!r} is not a phase of this workload; phases: "
+            + ", ".join(map(repr, names[:8]))
+            + (" ..." if len(names) > 8 else "")
+        )
     return np.array([index[u] for u in uniq.tolist()], dtype=np.int64)[inv.ravel()]
 
 
@@ -355,13 +435,20 @@ def _lanes(lane: npt.ArrayLike | None, lane_names: Sequence[str] | None, n: int)
 def _bands(bands: Sequence[Any] | None, lane_names: Sequence[str]) -> dict:
     if bands is None:
         empty = np.zeros(0)
-        return {"band_start": empty, "band_end": empty.copy(), "band_name": np.zeros(0, np.int64),
-                "band_lane": np.zeros(0, np.int64), "band_names": ()}
+        return {
+            "band_start": empty,
+            "band_end": empty.copy(),
+            "band_name": np.zeros(0, np.int64),
+            "band_lane": np.zeros(0, np.int64),
+            "band_names": (),
+        }
     b_start, b_end, b_name, b_lane, b_names = bands
     b_start, b_end = np.asarray(b_start, np.float64), np.asarray(b_end, np.float64)
     order = np.lexsort((-b_end, b_start))
-    return {"band_start": b_start[order], "band_end": b_end[order],
-            "band_name": np.asarray(b_name, np.int64)[order], "band_lane": np.asarray(b_lane, np.int64)[order],
-            "band_names": tuple(b_names)}
-
-
+    return {
+        "band_start": b_start[order],
+        "band_end": b_end[order],
+        "band_name": np.asarray(b_name, np.int64)[order],
+        "band_lane": np.asarray(b_lane, np.int64)[order],
+        "band_names": tuple(b_names),
+    }

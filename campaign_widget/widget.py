@@ -26,9 +26,21 @@ from .workload import Workload
 _BUNDLE = Path(__file__).parent / "static" / "widget.js"
 #: Traits the view may write (its controls, its zoom window, its hover); every other synced trait is
 #: computed here and a write from the view is refused (and the kernel's value sent back).
-VIEW_WRITABLE = frozenset({"peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "stepping", "depth",
-                           "y_axis",
-                           "time_window", "hovered_phase", "params"})
+VIEW_WRITABLE = frozenset(
+    {
+        "peak_compute",
+        "peak_bandwidth",
+        "tiles",
+        "pipeline",
+        "policy",
+        "stepping",
+        "depth",
+        "y_axis",
+        "time_window",
+        "hovered_phase",
+        "params",
+    }
+)
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
@@ -46,7 +58,8 @@ def _bundle() -> Path:
     if not _BUNDLE.exists():
         raise RuntimeError(
             f"the widget's front end is not built ({_BUNDLE} is missing): install the package with "
-            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree")
+            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
+        )
     return _BUNDLE
 
 
@@ -104,21 +117,37 @@ class CampaignDiagram(anywidget.AnyWidget):
     # sees them (save_png under Run All); kernel-written, answered by the view over the comm
     png_requests = t.List(t.Dict()).tag(sync=True)
 
-    def __init__(self, workload: Workload | Schedule, *, tiles: int | None = None, pipeline: bool | None = None,
-                 policy: str | None = None, depth: int | None = None, stepping: str | None = None,
-                 y_axis: str = "relative", height: int = 360, show_controls: bool = True, title: str = "",
-                 param_ranges: dict | None = None, **kwargs):
+    def __init__(
+        self,
+        workload: Workload | Schedule,
+        *,
+        tiles: int | None = None,
+        pipeline: bool | None = None,
+        policy: str | None = None,
+        depth: int | None = None,
+        stepping: str | None = None,
+        y_axis: str = "relative",
+        height: int = 360,
+        show_controls: bool = True,
+        title: str = "",
+        param_ranges: dict | None = None,
+        **kwargs,
+    ):
         # A schedule (a measured Timeline, or any Schedule with its .workload) is drawn as it is: its
         # intervals at their times, idle gaps kept; peaks rescale its rates, the schedule controls do nothing.
         self._given_schedule = workload if isinstance(workload, Schedule) else None
         if self._given_schedule is not None:
             if any(v is not None for v in (tiles, pipeline, policy, depth, stepping)):
-                raise TypeError("CampaignDiagram of a given schedule (e.g. a measured timeline) takes no tiles, "
-                                "pipeline, policy or depth: its intervals are drawn as they are")
+                raise TypeError(
+                    "CampaignDiagram of a given schedule (e.g. a measured timeline) takes no tiles, "
+                    "pipeline, policy or depth: its intervals are drawn as they are"
+                )
             workload = self._given_schedule.workload
         if not isinstance(workload, Workload):
-            raise TypeError(f"CampaignDiagram takes a campaign_widget.Workload or a Schedule with its workload, "
-                            f"got {type(workload).__name__}")
+            raise TypeError(
+                f"CampaignDiagram takes a campaign_widget.Workload or a Schedule with its workload, "
+                f"got {type(workload).__name__}"
+            )
         if kwargs:
             raise TypeError(f"CampaignDiagram got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         self._ready = False
@@ -131,8 +160,9 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         self._plans = Plans()  # the dependency graph and tile order, kept across slider steps
         machine = workload.machine
-        first = self._given_schedule or workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy,
-                                                          depth=depth, stepping=stepping)  # fails fast, clearly
+        first = self._given_schedule or workload.schedule(
+            tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping
+        )  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
         stepping = getattr(first, "stepping", "event")
         _bundle()  # a clear error when the front end is not built
@@ -153,8 +183,13 @@ class CampaignDiagram(anywidget.AnyWidget):
             self.fusion_groups = list(workload.fusion_groups)
             self.phase_colors = phase_colors(workload.names)
             self.resource_names = [machine.compute_name, machine.memory_name]
-            self.units = {"time": machine.time_unit, "compute": machine.compute_unit,
-                          "bandwidth": machine.bandwidth_unit, "ops": machine.ops_unit, "bytes": machine.bytes_unit}
+            self.units = {
+                "time": machine.time_unit,
+                "compute": machine.compute_unit,
+                "bandwidth": machine.bandwidth_unit,
+                "ops": machine.ops_unit,
+                "bytes": machine.bytes_unit,
+            }
         self.on_msg(self._on_view_message)
         self._ready = True
         self._recompute(first)
@@ -189,12 +224,19 @@ class CampaignDiagram(anywidget.AnyWidget):
             return dict(value)
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise t.TraitError(f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
-                               f"parameters are {', '.join(map(repr, known)) or 'none'}")
+            raise t.TraitError(
+                f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
+                f"parameters are {', '.join(map(repr, known)) or 'none'}"
+            )
         merged = {**self.params}
         for name, v in value.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(v) or not float(v).is_integer() or v < 1:
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, float, np.integer, np.floating))
+                or not math.isfinite(v)
+                or not float(v).is_integer()
+                or v < 1
+            ):
                 raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
             merged[name] = int(v)
         if merged == self.params:
@@ -202,7 +244,8 @@ class CampaignDiagram(anywidget.AnyWidget):
         try:
             workload = self._base.with_params(**merged)
             schedule = workload.with_peaks(self.peak_compute, self.peak_bandwidth).schedule(
-                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth)
+                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth
+            )
         except (ValueError, ScheduleError) as error:  # WorkloadError, ExpressionError are ValueErrors
             raise t.TraitError(f"params={merged!r}: {error}") from None
         self._evaluated = (merged, workload, schedule)
@@ -258,10 +301,13 @@ class CampaignDiagram(anywidget.AnyWidget):
         if not isinstance(workload, Workload):
             raise TypeError(f"set_workload takes a campaign_widget.Workload, got {type(workload).__name__}")
         if self._given_schedule is not None:
-            raise TypeError("this diagram draws a given schedule (e.g. a measured timeline); make a new "
-                            "CampaignDiagram for another workload")
+            raise TypeError(
+                "this diagram draws a given schedule (e.g. a measured timeline); make a new "
+                "CampaignDiagram for another workload"
+            )
         schedule = workload.with_peaks(self.peak_compute, self.peak_bandwidth).schedule(
-            tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth, stepping=self.stepping)
+            tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth, stepping=self.stepping
+        )
         self._ready = False  # the params validator and observers see the new base only once it is whole
         try:
             self._base = self._workload = workload
@@ -292,9 +338,15 @@ class CampaignDiagram(anywidget.AnyWidget):
         try:
             if self._given_schedule is not None:
                 schedule = schedule or self._given_schedule_at_peaks()
-            self._schedule = schedule or build_schedule(self._current, tiles=self.tiles, pipeline=self.pipeline,
-                                                        policy=self.policy, depth=self.depth, stepping=self.stepping,
-                                                        _plans=self._plans)
+            self._schedule = schedule or build_schedule(
+                self._current,
+                tiles=self.tiles,
+                pipeline=self.pipeline,
+                policy=self.policy,
+                depth=self.depth,
+                stepping=self.stepping,
+                _plans=self._plans,
+            )
         except ScheduleError as error:
             self.warnings = [str(error)]
             raise
@@ -302,12 +354,16 @@ class CampaignDiagram(anywidget.AnyWidget):
             self._timing["scheduled"] = time.time()
         notes = self._current.utilization_warnings()
         try:
-            self._scene = with_group_spans(build_scene(self._schedule, fusion_group=self._current.fusion_group),
-                                           self._schedule, self._current.fusion_group)
+            self._scene = with_group_spans(
+                build_scene(self._schedule, fusion_group=self._current.fusion_group),
+                self._schedule,
+                self._current.fusion_group,
+            )
             if len(self._scene) > MAX_VIEW_PIECES:
                 raise SceneTooLargeError(
                     f"this diagram has {len(self._scene):,} pieces, more than the {MAX_VIEW_PIECES:,} a browser view "
-                    "is sent (about 30 bytes each); use fewer tiles, or savefig() for a static figure")
+                    "is sent (about 30 bytes each); use fewer tiles, or savefig() for a static figure"
+                )
         except SceneTooLargeError as error:
             self._scene = empty_scene(self._schedule)
             notes = [str(error)] + notes
@@ -318,13 +374,24 @@ class CampaignDiagram(anywidget.AnyWidget):
             if not same_arrays(table, self.phase_table):  # send only what changed
                 self.phase_table = table
             self.scene = scene_state(self._scene_for_view(), peak_compute=self.peak_compute, tiles=self.tiles)
-            lines = [list(line) for line in readout_lines(
-                self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan)]
+            lines = [
+                list(line)
+                for line in readout_lines(
+                    self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan
+                )
+            ]
             if hasattr(self._schedule, "shares"):  # a measured timeline: how much of it is idle or busy
                 shares = self._schedule.shares(0.5)
-                lines.append([", ".join(f"{name} {share:.0%}" if name != "idle" else f"idle {share:.0%}"
-                                        for name, share in shares.items()) + " of the time (busy: ≥ 50% of peak)",
-                              "note"])
+                lines.append(
+                    [
+                        ", ".join(
+                            f"{name} {share:.0%}" if name != "idle" else f"idle {share:.0%}"
+                            for name, share in shares.items()
+                        )
+                        + " of the time (busy: ≥ 50% of peak)",
+                        "note",
+                    ]
+                )
             self.readout_lines = lines
             features = legend_features(self._scene)
             if features != self.legend_features:
@@ -348,8 +415,9 @@ class CampaignDiagram(anywidget.AnyWidget):
     def _given_schedule_at_peaks(self) -> Schedule:
         given = self._given_schedule
         machine = given.workload.machine
-        if (self.peak_compute, self.peak_bandwidth) == (machine.peak_compute, machine.peak_bandwidth) \
-                or not hasattr(given, "with_peaks"):
+        if (self.peak_compute, self.peak_bandwidth) == (machine.peak_compute, machine.peak_bandwidth) or not hasattr(
+            given, "with_peaks"
+        ):
             return given
         return given.with_peaks(self.peak_compute, self.peak_bandwidth)
 
@@ -380,9 +448,11 @@ class CampaignDiagram(anywidget.AnyWidget):
             raise t.TraitError(str(error)) from None
         phases = len(self._workload)
         if value * phases > MAX_VIEW_PIECES:
-            raise t.TraitError(f"tiles={value:,} × {phases} phases = {value * phases:,} tiles, more than the "
-                               f"{MAX_VIEW_PIECES:,} pieces a browser view is sent; use at most "
-                               f"{MAX_VIEW_PIECES // phases:,} tiles here, or savefig() for a static figure")
+            raise t.TraitError(
+                f"tiles={value:,} × {phases} phases = {value * phases:,} tiles, more than the "
+                f"{MAX_VIEW_PIECES:,} pieces a browser view is sent; use at most "
+                f"{MAX_VIEW_PIECES // phases:,} tiles here, or savefig() for a static figure"
+            )
 
     def send_state(self, key=None):
         timing, self._timing = getattr(self, "_timing", None), None
@@ -412,16 +482,25 @@ class CampaignDiagram(anywidget.AnyWidget):
         """What this diagram shows, for the static renderer (``campaign_widget.static_figure``)."""
         from .static_figure import panel_for
 
-        return panel_for(self.workload, self.schedule, title=self.title, colors=list(self.phase_colors),
-                         y_axis=self.y_axis, time_max=self.time_max)
+        return panel_for(
+            self.workload,
+            self.schedule,
+            title=self.title,
+            colors=list(self.phase_colors),
+            y_axis=self.y_axis,
+            time_max=self.time_max,
+        )
 
     def savefig(self, path, *, roofline: bool = False, width: float = 8.0, dpi: int = 200):
         """Write PNG, SVG or PDF (by suffix) of this diagram with no browser, drawn from the same scene
         as the live view; ``roofline=True`` adds the roofline beside it."""
         from .static_figure import roofline_panel_for, savefig
 
-        beside = roofline_panel_for(self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors)) \
-            if roofline else None
+        beside = (
+            roofline_panel_for(self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors))
+            if roofline
+            else None
+        )
         return savefig(path, [self.panel()], roofline=beside, width=width, dpi=dpi)
 
     def _on_view_message(self, _widget, content, buffers):
@@ -429,20 +508,27 @@ class CampaignDiagram(anywidget.AnyWidget):
             self._png.on_message(content, buffers)
 
     def __repr__(self):
-        return (f"CampaignDiagram({len(self.phase_names)} phases, tiles={self.tiles}, pipeline={self.pipeline}, "
-                f"policy={self.policy!r}, makespan={self.makespan:.6g})")
+        return (
+            f"CampaignDiagram({len(self.phase_names)} phases, tiles={self.tiles}, pipeline={self.pipeline}, "
+            f"policy={self.policy!r}, makespan={self.makespan:.6g})"
+        )
 
 
 def _param_ranges(params: dict, given: dict | None, *, defaults: bool = True) -> dict:
     """Slider limits per parameter: ``{name: {"range": [lo, hi], "log": hi/lo >= 100}}``; ``given``
     maps names to ``[lo, hi]`` (or to that dict form); unnamed parameters get value/16 .. value×16
     (only with ``defaults``). Errors name the parameter and the value."""
-    ranges = {name: [max(1, int(v) // _PARAM_SPAN), max(2, int(v) * _PARAM_SPAN)] for name, v in params.items()} \
-        if defaults else {}
+    ranges = (
+        {name: [max(1, int(v) // _PARAM_SPAN), max(2, int(v) * _PARAM_SPAN)] for name, v in params.items()}
+        if defaults
+        else {}
+    )
     for name, bounds in (given or {}).items():
         if name not in params:
-            raise ValueError(f"param_ranges names {name!r}, which is not a parameter of this workload "
-                             f"(parameters: {', '.join(map(repr, params)) or 'none'})")
+            raise ValueError(
+                f"param_ranges names {name!r}, which is not a parameter of this workload "
+                f"(parameters: {', '.join(map(repr, params)) or 'none'})"
+            )
         if isinstance(bounds, dict):
             bounds = bounds.get("range")
         try:
@@ -474,20 +560,35 @@ def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int 
     width = scene.x1 - scene.x0
     with np.errstate(divide="ignore", invalid="ignore"):
         fraction = np.where(width > 0, (scene.dash_from - scene.x0) / width, 1.0)
-    dash = np.where(scene.dash_from >= scene.x1, DASH_SOLID,
-                    np.clip(np.rint(fraction * DASH_SOLID), 0, DASH_SOLID - 1)).astype(np.uint16)
-    state = {"n": n, "pipe_width": scene.pipe_width, "x_max": scene.x_max, "y_max": scene.y_max,
-             "peak_compute": float(peak_compute), "tiles": int(tiles),
-             "edges": edges.astype(np.float64), "x0": where[:n].astype(index), "x1": where[n:].astype(index),
-             "dash": dash,
-             "phase": scene.phase.astype(smallest_index_dtype(int(scene.phase.max(initial=0)))),
-             "tile": scene.tile.astype(smallest_index_dtype(int(scene.tile.max(initial=0))))}
+    dash = np.where(
+        scene.dash_from >= scene.x1, DASH_SOLID, np.clip(np.rint(fraction * DASH_SOLID), 0, DASH_SOLID - 1)
+    ).astype(np.uint16)
+    state = {
+        "n": n,
+        "pipe_width": scene.pipe_width,
+        "x_max": scene.x_max,
+        "y_max": scene.y_max,
+        "peak_compute": float(peak_compute),
+        "tiles": int(tiles),
+        "edges": edges.astype(np.float64),
+        "x0": where[:n].astype(index),
+        "x1": where[n:].astype(index),
+        "dash": dash,
+        "phase": scene.phase.astype(smallest_index_dtype(int(scene.phase.max(initial=0)))),
+        "tile": scene.tile.astype(smallest_index_dtype(int(scene.tile.max(initial=0)))),
+    }
     for key in ("base_y", "line_y", "well_top", "fill_top"):
         state[key] = np.asarray(getattr(scene, key), dtype=np.float32)
     state["flags"] = np.asarray(scene.flags, dtype=np.uint8)
-    for key, dtype in (("over_t0", np.float64), ("over_t1", np.float64), ("over_resource", np.uint8),
-                       ("over_demand", np.float64), ("group_t0", np.float64), ("group_t1", np.float64),
-                       ("group_id", np.int32)):
+    for key, dtype in (
+        ("over_t0", np.float64),
+        ("over_t1", np.float64),
+        ("over_resource", np.uint8),
+        ("over_demand", np.float64),
+        ("group_t0", np.float64),
+        ("group_t1", np.float64),
+        ("group_id", np.int32),
+    ):
         state[key] = np.asarray(getattr(scene, key), dtype=dtype)
     return state
 
@@ -506,8 +607,9 @@ def decode_scene_state(state: dict) -> dict:
 def phase_table_state(workload: Workload) -> dict:
     """The ``phase_table`` trait: per-phase columns (float64; ``bound`` uint8)."""
     a = workload.arrays
-    table = {key: np.asarray(getattr(a, key), dtype=np.float64)
-             for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol",
-                         "efficiency")}
+    table = {
+        key: np.asarray(getattr(a, key), dtype=np.float64)
+        for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol", "efficiency")
+    }
     table["bound"] = np.asarray(a.bound, dtype=np.uint8)
     return table

@@ -57,9 +57,28 @@ class PhaseArrays:
     efficiency: np.ndarray
 
 
-_SLOTS = ("_names", "_measured", "_ops", "_logical_bytes", "_tileable", "_producers", "_reads", "_writes",
-          "_fusion_groups", "_fusion_group", "_fusion_kind", "_machine", "_settings", "_params", "_symbolic",
-          "_einsum_source", "_import_report", "_predicted", "_bytes", "_arrays")
+_SLOTS = (
+    "_names",
+    "_measured",
+    "_ops",
+    "_logical_bytes",
+    "_tileable",
+    "_producers",
+    "_reads",
+    "_writes",
+    "_fusion_groups",
+    "_fusion_group",
+    "_fusion_kind",
+    "_machine",
+    "_settings",
+    "_params",
+    "_symbolic",
+    "_einsum_source",
+    "_import_report",
+    "_predicted",
+    "_bytes",
+    "_arrays",
+)
 
 
 class Workload:
@@ -81,8 +100,14 @@ class Workload:
 
     __slots__ = _SLOTS
 
-    def __init__(self, phases: Iterable[Phase], machine: Machine | None = None, settings: Mapping | None = None,
-                 *, params: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        phases: Iterable[Phase],
+        machine: Machine | None = None,
+        settings: Mapping | None = None,
+        *,
+        params: Mapping[str, int] | None = None,
+    ) -> None:
         phases = list(phases)
         if not phases:
             raise WorkloadError("empty workload: give at least one Phase")
@@ -101,17 +126,38 @@ class Workload:
         else:
             ops, bytes_ = _column(phases, "ops"), _column(phases, "bytes")
             reads, writes = [p.reads for p in phases], [p.writes for p in phases]
-        self._build(names, duration=_column(phases, "duration"), compute_util=_column(phases, "compute_util"),
-                    memory_util=_column(phases, "memory_util"), ops=ops, bytes_=bytes_, after=after,
-                    tileable=np.array([p.tileable for p in phases], dtype=bool), machine=machine, reads=reads,
-                    writes=writes, settings=settings, params=params, symbolic=symbolic)
+        self._build(
+            names,
+            duration=_column(phases, "duration"),
+            compute_util=_column(phases, "compute_util"),
+            memory_util=_column(phases, "memory_util"),
+            ops=ops,
+            bytes_=bytes_,
+            after=after,
+            tileable=np.array([p.tileable for p in phases], dtype=bool),
+            machine=machine,
+            reads=reads,
+            writes=writes,
+            settings=settings,
+            params=params,
+            symbolic=symbolic,
+        )
 
     @classmethod
-    def from_arrays(cls, names: Sequence[str], *, duration: npt.ArrayLike | None = None,
-                    compute_util: npt.ArrayLike | None = None, memory_util: npt.ArrayLike | None = None,
-                    ops: npt.ArrayLike | None = None, bytes: npt.ArrayLike | None = None,
-                    after: Sequence[Sequence[str]] | None = None, tileable: Sequence[bool] | np.ndarray | None = None,
-                    machine: Machine | None = None, settings: Mapping | None = None) -> Workload:
+    def from_arrays(
+        cls,
+        names: Sequence[str],
+        *,
+        duration: npt.ArrayLike | None = None,
+        compute_util: npt.ArrayLike | None = None,
+        memory_util: npt.ArrayLike | None = None,
+        ops: npt.ArrayLike | None = None,
+        bytes: npt.ArrayLike | None = None,
+        after: Sequence[Sequence[str]] | None = None,
+        tileable: Sequence[bool] | np.ndarray | None = None,
+        machine: Machine | None = None,
+        settings: Mapping | None = None,
+    ) -> Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases.
@@ -139,15 +185,24 @@ class Workload:
                 raise WorkloadError(f"{key} has {arr.size} values for {n} phases")
             return arr
 
-        cols = {k: col(k, v) for k, v in (("duration", duration), ("compute_util", compute_util),
-                                           ("memory_util", memory_util), ("ops", ops), ("bytes", bytes))}
+        cols = {
+            k: col(k, v)
+            for k, v in (
+                ("duration", duration),
+                ("compute_util", compute_util),
+                ("memory_util", memory_util),
+                ("ops", ops),
+                ("bytes", bytes),
+            )
+        }
         for key, arr in cols.items():
             low = SMALLEST if key == "duration" else 0.0
             bad = np.flatnonzero(np.isinf(arr) | (arr < 0) | (arr > LARGEST) | ((arr > 0) & (arr < low)))
             if bad.size:
                 i = int(bad[0])
-                raise WorkloadError(f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and within "
-                                    f"[{low:g}, {LARGEST:g}]")
+                raise WorkloadError(
+                    f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and within [{low:g}, {LARGEST:g}]"
+                )
         for key, given in (("after", after), ("tileable", tileable)):
             if given is not None and len(given) != n:
                 raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
@@ -160,17 +215,32 @@ class Workload:
             if tileable.dtype != bool:
                 raise TypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
         self = cls.__new__(cls)
-        self._build(names, duration=cols["duration"], compute_util=cols["compute_util"],
-                    memory_util=cols["memory_util"], ops=cols["ops"], bytes_=cols["bytes"],
-                    after=[tuple(a) for a in after] if after is not None else [()] * n,
-                    tileable=np.ones(n, bool) if tileable is None else tileable, machine=machine, settings=settings)
+        self._build(
+            names,
+            duration=cols["duration"],
+            compute_util=cols["compute_util"],
+            memory_util=cols["memory_util"],
+            ops=cols["ops"],
+            bytes_=cols["bytes"],
+            after=[tuple(a) for a in after] if after is not None else [()] * n,
+            tileable=np.ones(n, bool) if tileable is None else tileable,
+            machine=machine,
+            settings=settings,
+        )
         return self
 
     @classmethod
-    def from_einsums(cls, einsums: Mapping[str, Any] | Sequence[Any], sizes: Mapping[str, int | str], *,
-                     machine: Machine, element_bytes: int | Mapping[str, int] = 4,
-                     mac_ops: float = 2, params: Mapping[str, int] | None = None,
-                     settings: Mapping | None = None) -> Workload:
+    def from_einsums(
+        cls,
+        einsums: Mapping[str, Any] | Sequence[Any],
+        sizes: Mapping[str, int | str],
+        *,
+        machine: Machine,
+        element_bytes: int | Mapping[str, int] = 4,
+        mac_ops: float = 2,
+        params: Mapping[str, int] | None = None,
+        settings: Mapping | None = None,
+    ) -> Workload:
         """Phases from Einsums (see ``campaign_widget.einsum``): ops = the work of each Einsum,
         bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
 
@@ -199,38 +269,66 @@ class Workload:
 
     # -- construction -------------------------------------------------------------------------
 
-    def _build(self, names: Sequence[str], *, duration: np.ndarray, compute_util: np.ndarray,
-               memory_util: np.ndarray, ops: np.ndarray, bytes_: np.ndarray, after: Sequence[Sequence[str]],
-               tileable: npt.ArrayLike, machine: Machine | None,
-               reads: Sequence[Iterable[tuple[str, float]]] | None = None,
-               writes: Sequence[Iterable[tuple[str, float]]] | None = None,
-               settings: Mapping[str, Any] | None = None, params: Mapping[str, int] | None = None,
-               symbolic: Sequence[tuple[Any, Any, Any, Any]] | None = None) -> None:
+    def _build(
+        self,
+        names: Sequence[str],
+        *,
+        duration: np.ndarray,
+        compute_util: np.ndarray,
+        memory_util: np.ndarray,
+        ops: np.ndarray,
+        bytes_: np.ndarray,
+        after: Sequence[Sequence[str]],
+        tileable: npt.ArrayLike,
+        machine: Machine | None,
+        reads: Sequence[Iterable[tuple[str, float]]] | None = None,
+        writes: Sequence[Iterable[tuple[str, float]]] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        params: Mapping[str, int] | None = None,
+        symbolic: Sequence[tuple[Any, Any, Any, Any]] | None = None,
+    ) -> None:
         given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util)
         given_volume = ~np.isnan(ops) | ~np.isnan(bytes_)
         measured = ~np.isnan(duration)
-        _require(names, given_util | given_volume, "duration",
-                 "neither utilizations nor volumes given: pass duration= with compute_util=/memory_util=, "
-                 "or ops= and bytes=", duration)
-        _require(names, ~given_util | measured, "duration",
-                 "is required when utilizations are given (they are rates over a duration)", duration)
+        _require(
+            names,
+            given_util | given_volume,
+            "duration",
+            "neither utilizations nor volumes given: pass duration= with compute_util=/memory_util=, "
+            "or ops= and bytes=",
+            duration,
+        )
+        _require(
+            names,
+            ~given_util | measured,
+            "duration",
+            "is required when utilizations are given (they are rates over a duration)",
+            duration,
+        )
         _require(names, ~measured | (duration > 0), "duration", "must be > 0", duration)
         _check_machine(machine)
         if machine is None:
             timed = ~given_volume | measured
-            _require(names, timed, "ops",
-                     "is a volume but the workload has no machine to time it: pass machine=Machine(...) "
-                     "or a measured duration=", ops)
+            _require(
+                names,
+                timed,
+                "ops",
+                "is a volume but the workload has no machine to time it: pass machine=Machine(...) "
+                "or a measured duration=",
+                ops,
+            )
             machine = Machine.unit()
 
         order = topological_order(names, list(after))
         P, BW = machine.peak_compute, machine.peak_bandwidth
         dur = duration[order]
         with np.errstate(over="ignore"):
-            ops_ = np.where(np.isnan(ops[order]), np.nan_to_num(compute_util[order]) * P * np.nan_to_num(dur),
-                            ops[order])
-            bytes_o = np.where(np.isnan(bytes_[order]), np.nan_to_num(memory_util[order]) * BW * np.nan_to_num(dur),
-                               bytes_[order])
+            ops_ = np.where(
+                np.isnan(ops[order]), np.nan_to_num(compute_util[order]) * P * np.nan_to_num(dur), ops[order]
+            )
+            bytes_o = np.where(
+                np.isnan(bytes_[order]), np.nan_to_num(memory_util[order]) * BW * np.nan_to_num(dur), bytes_[order]
+            )
         position = np.empty(len(order), dtype=np.int64)
         position[order] = np.arange(len(order))
         index = {name: i for i, name in enumerate(names)}
@@ -288,41 +386,57 @@ class Workload:
             duration = np.where(np.isnan(self._measured), t_sol, self._measured)
             compute_util = np.where(duration > 0, t_compute / duration, 0.0)
             memory_util = np.where(duration > 0, t_memory / duration, 0.0)
-            intensity = np.where(self._bytes > 0, self._ops / self._bytes,
-                                 np.where(self._ops > 0, np.inf, np.nan))
+            intensity = np.where(self._bytes > 0, self._ops / self._bytes, np.where(self._ops > 0, np.inf, np.nan))
             efficiency = np.where(duration > 0, t_sol / duration, 0.0)
         balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
         bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
-        arrays = PhaseArrays(duration=_frozen(duration), compute_util=_frozen(compute_util),
-                             memory_util=_frozen(memory_util), ops=self._ops, bytes=self._bytes,
-                             intensity=_frozen(intensity), t_sol=_frozen(t_sol), bound=_frozen(bound.astype(np.uint8)),
-                             efficiency=_frozen(efficiency))
+        arrays = PhaseArrays(
+            duration=_frozen(duration),
+            compute_util=_frozen(compute_util),
+            memory_util=_frozen(memory_util),
+            ops=self._ops,
+            bytes=self._bytes,
+            intensity=_frozen(intensity),
+            t_sol=_frozen(t_sol),
+            bound=_frozen(bound.astype(np.uint8)),
+            efficiency=_frozen(efficiency),
+        )
         object.__setattr__(self, "_arrays", arrays)
         zero = np.flatnonzero(~(duration > 0))
         tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
         if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
             i = int(tiny[0] if tiny.size else zero[0])
-            raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {float(duration[i])!r} "
-                                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
-                                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range")
+            raise WorkloadError(
+                f"phase {self._names[i]!r}: its duration on this machine is {float(duration[i])!r} "
+                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range"
+            )
         if zero.size:
             i = int(zero[0])
             if not np.isfinite(duration[i]) and duration[i] != 0:
-                raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
-                                    f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
-                                    f"{P!r} and {BW!r}); the numbers are out of range")
-            raise WorkloadError(f"phase {self._names[i]!r}: ops=0 and bytes=0 with no duration: the phase does "
-                                "no work; give it volumes or a measured duration")
+                raise WorkloadError(
+                    f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
+                    f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
+                    f"{P!r} and {BW!r}); the numbers are out of range"
+                )
+            raise WorkloadError(
+                f"phase {self._names[i]!r}: ops=0 and bytes=0 with no duration: the phase does "
+                "no work; give it volumes or a measured duration"
+            )
         bad = np.flatnonzero(~np.isfinite(duration))
         if bad.size:
             i = int(bad[0])
-            raise WorkloadError(f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
-                                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
-                                f"{BW!r}); the numbers are out of range")
+            raise WorkloadError(
+                f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
+                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                f"{BW!r}); the numbers are out of range"
+            )
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise AttributeError(f"a Workload is immutable: {name!r} cannot be set; make a new one with with_machine(), "
-                             "with_peaks(), with_settings(), with_params() or fuse()")
+        raise AttributeError(
+            f"a Workload is immutable: {name!r} cannot be set; make a new one with with_machine(), "
+            "with_peaks(), with_settings(), with_params() or fuse()"
+        )
 
     def __delattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"a Workload is immutable: {name!r} cannot be deleted")
@@ -340,8 +454,10 @@ class Workload:
         lines = []
         for label, util in (("compute", a.compute_util), ("memory", a.memory_util)):
             for i in np.flatnonzero(util > 1 + 1e-12)[:50]:
-                lines.append(f"phase {self._names[i]!r}: {label} utilization {util[i]:.4g} > 1 "
-                             "(measured: the peaks or the counters are off)")
+                lines.append(
+                    f"phase {self._names[i]!r}: {label} utilization {util[i]:.4g} > 1 "
+                    "(measured: the peaks or the counters are off)"
+                )
         return lines
 
     def _warn_above_one(self) -> None:
@@ -367,8 +483,10 @@ class Workload:
     def with_params(self, **values: int) -> Workload:
         """The workload re-evaluated with new values of some parameters (ops, bytes, tensors, durations)."""
         if not self._params:
-            raise WorkloadError("this workload has no parameters; give sizes as expressions with params= "
-                                "(e.g. Workload.from_einsums(..., sizes={'m': 'B*S'}, params={'B': 8, 'S': 2048}))")
+            raise WorkloadError(
+                "this workload has no parameters; give sizes as expressions with params= "
+                "(e.g. Workload.from_einsums(..., sizes={'m': 'B*S'}, params={'B': 8, 'S': 2048}))"
+            )
         unknown = sorted(set(values) - set(self._params))
         if unknown:
             raise WorkloadError(f"unknown parameters {unknown}; this workload's parameters are {sorted(self._params)}")
@@ -379,27 +497,47 @@ class Workload:
         unmeasured = np.isnan(self._measured)
         ops = np.where(np.isnan(ops) & ~unmeasured, self._ops, np.nan_to_num(ops))
         logical = np.where(np.isnan(logical) & ~unmeasured, self._logical_bytes, np.nan_to_num(logical))
-        return self._replace(_params=params, _ops=_frozen(ops), _logical_bytes=_frozen(logical), _reads=tuple(reads),
-                             _writes=tuple(writes), _predicted={})
+        return self._replace(
+            _params=params,
+            _ops=_frozen(ops),
+            _logical_bytes=_frozen(logical),
+            _reads=tuple(reads),
+            _writes=tuple(writes),
+            _predicted={},
+        )
 
     def fuse(self, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
         """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
         move no bytes; analytical durations follow. See ``campaign_widget.fusion.fuse``."""
         return fuse(self, groups)
 
-    def with_predicted_traffic(self, phase: str, cache: cache_model.Cache, *,
-                               local_sizes: Mapping[str, int] | None = None,
-                               layouts: Mapping[str, Layout] | None = None,
-                               loop_order: Sequence[str] | str | None = None, mode: str = "exact",
-                               write_back: bool = False) -> Workload:
+    def with_predicted_traffic(
+        self,
+        phase: str,
+        cache: cache_model.Cache,
+        *,
+        local_sizes: Mapping[str, int] | None = None,
+        layouts: Mapping[str, Layout] | None = None,
+        loop_order: Sequence[str] | str | None = None,
+        mode: str = "exact",
+        write_back: bool = False,
+    ) -> Workload:
         """This workload with ``phase`` moving the bytes a cache model predicts (design.md §7):
         line × misses of its Einsum's access trace in ``cache`` (a ``campaign_widget.cache.Cache``),
         plus write-backs of dirty lines when ``write_back``. ``mode="exact"`` simulates at the
         workload's own sizes; ``"ratio"`` simulates at ``local_sizes`` and scales each tensor's miss
         ratio to the full sizes. ``table()`` marks the phase ``bytes_source="predicted"``; see
         ``campaign_widget.cache.with_predicted_traffic``."""
-        return cache_model.with_predicted_traffic(self, phase, cache, local_sizes=local_sizes, layouts=layouts,
-                                                  loop_order=loop_order, mode=mode, write_back=write_back)
+        return cache_model.with_predicted_traffic(
+            self,
+            phase,
+            cache,
+            local_sizes=local_sizes,
+            layouts=layouts,
+            loop_order=loop_order,
+            mode=mode,
+            write_back=write_back,
+        )
 
     def with_prediction(self, phase: str, prediction: Mapping[str, Any]) -> Workload:
         """This workload with ``phase`` moving ``prediction["bytes"]`` in place of its logical bytes
@@ -420,8 +558,9 @@ class Workload:
             raise WorkloadError(f"fusion groups: {group.shape} entries for {len(self)} phases")
         group = group.copy()
         group.flags.writeable = False
-        return self._replace(_fusion_groups=tuple(labels), _fusion_group=group,
-                             _fusion_kind="fused" if fused else "marked")
+        return self._replace(
+            _fusion_groups=tuple(labels), _fusion_group=group, _fusion_kind="fused" if fused else "marked"
+        )
 
     def with_import_report(self, report: ImportReport | None) -> Workload:
         """The same workload carrying an importer's report (``import_report``)."""
@@ -524,15 +663,21 @@ class Workload:
         the volume given), ``"fused"`` (fusion removed on-chip traffic) or ``"predicted"`` (a cache model).
         """
         a = self._arrays
-        source = np.array(["fused" if g >= 0 and self._fusion_kind == "fused" else "logical"
-                           for g in self._fusion_group], dtype=object)
+        source = np.array(
+            ["fused" if g >= 0 and self._fusion_kind == "fused" else "logical" for g in self._fusion_group],
+            dtype=object,
+        )
         for i in self._predicted:
             source[i] = "predicted"
         return {
             "name": np.array(self._names, dtype=object),
-            "duration": a.duration.copy(), "compute_util": a.compute_util.copy(),
-            "memory_util": a.memory_util.copy(), "ops": a.ops.copy(), "bytes": a.bytes.copy(),
-            "intensity": a.intensity.copy(), "t_sol": a.t_sol.copy(),
+            "duration": a.duration.copy(),
+            "compute_util": a.compute_util.copy(),
+            "memory_util": a.memory_util.copy(),
+            "ops": a.ops.copy(),
+            "bytes": a.bytes.copy(),
+            "intensity": a.intensity.copy(),
+            "t_sol": a.t_sol.copy(),
             "bound": np.array(BOUND_NAMES, dtype=object)[a.bound],
             "efficiency": a.efficiency.copy(),
             "bytes_source": source,
@@ -544,16 +689,24 @@ class Workload:
 
         return require_pandas("Workload.to_dataframe").DataFrame(self.table())
 
-    def schedule(self, tiles: int | None = None, pipeline: bool | None = None, policy: str | None = None,
-                 depth: int | None = None, stepping: str | None = None) -> Schedule:
+    def schedule(
+        self,
+        tiles: int | None = None,
+        pipeline: bool | None = None,
+        policy: str | None = None,
+        depth: int | None = None,
+        stepping: str | None = None,
+    ) -> Schedule:
         """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
 
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
         the defaults ``tiles=1, pipeline=False, policy="none", depth=2, stepping="event"``. ``stepping="lockstep"``
         pipelines by campaign_diagram_tools' lock-step rule instead (docs/lockstep.md).
         """
-        chosen = Settings.resolve(self._settings, {"tiles": tiles, "pipeline": pipeline, "policy": policy,
-                                                   "depth": depth, "stepping": stepping})
+        chosen = Settings.resolve(
+            self._settings,
+            {"tiles": tiles, "pipeline": pipeline, "policy": policy, "depth": depth, "stepping": stepping},
+        )
         return build_schedule(self, **chosen.as_dict())
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -616,9 +769,9 @@ def _checked_params(params: object) -> dict[str, int]:
     return out
 
 
-def _evaluate_phases(names: Sequence[str], symbolic: Sequence[tuple[Any, Any, Any, Any]], params: Mapping[str, int]
-                     ) -> tuple[np.ndarray, np.ndarray, list[tuple[tuple[str, float], ...]],
-                                list[tuple[tuple[str, float], ...]]]:
+def _evaluate_phases(
+    names: Sequence[str], symbolic: Sequence[tuple[Any, Any, Any, Any]], params: Mapping[str, int]
+) -> tuple[np.ndarray, np.ndarray, list[tuple[tuple[str, float], ...]], list[tuple[tuple[str, float], ...]]]:
     """Evaluate each phase's volumes and tensor sizes (numbers or expressions) with ``params``."""
     used = set()
     for ops, bytes_, reads, writes in symbolic:
@@ -627,8 +780,7 @@ def _evaluate_phases(names: Sequence[str], symbolic: Sequence[tuple[Any, Any, An
                 used |= parse(value).names
     missing = sorted(used - set(params))
     if missing:
-        raise ExpressionError(f"unknown parameters {missing}: give their values in params= "
-                              f"(known: {sorted(params)})")
+        raise ExpressionError(f"unknown parameters {missing}: give their values in params= (known: {sorted(params)})")
 
     def value_of(name: str, field: str, value: float | str | None) -> float:
         if value is None:
@@ -663,8 +815,10 @@ def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
     for p in phases:
         for tensor, _ in p.writes:
             if tensor in writer and writer[tensor] != p.name:
-                raise WorkloadError(f"phase {p.name!r}: writes tensor {tensor!r}, already written by phase "
-                                    f"{writer[tensor]!r}; each tensor has one producer")
+                raise WorkloadError(
+                    f"phase {p.name!r}: writes tensor {tensor!r}, already written by phase "
+                    f"{writer[tensor]!r}; each tensor has one producer"
+                )
             writer[tensor] = p.name
     out = []
     for p in phases:

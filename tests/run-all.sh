@@ -39,6 +39,7 @@ npm run build --silent   # the bundle the browser tests load is the one of these
 
 echo "run-all: lint"
 ruff check .
+ruff format --check .
 npm run lint --silent
 
 echo "run-all: the view's unit tests (node --test)"

@@ -78,11 +78,18 @@ class Schedule:
         from ._optional import require_pandas
 
         pd = require_pandas("Schedule.to_dataframe")
-        return pd.DataFrame({
-            "phase": np.array(self.names, dtype=object)[self.phase], "tile": self.tile,
-            "start": self.start, "end": self.end, "compute_rate": self.compute_rate,
-            "memory_rate": self.memory_rate, "dilation": self.dilation, "throttling": self.throttling,
-        })
+        return pd.DataFrame(
+            {
+                "phase": np.array(self.names, dtype=object)[self.phase],
+                "tile": self.tile,
+                "start": self.start,
+                "end": self.end,
+                "compute_rate": self.compute_rate,
+                "memory_rate": self.memory_rate,
+                "dilation": self.dilation,
+                "throttling": self.throttling,
+            }
+        )
 
     def __repr__(self):
         mode = f"{self.tiles} tiles, " + ("pipelined" if self.pipeline else "sequential") + f", policy={self.policy!r}"
@@ -108,8 +115,17 @@ def reference_schedule(workload, *, tiles=1, pipeline=False, policy="none", dept
     dilate = "dilate" in policy
     throttle = "throttle" in policy
     if pipeline:
-        pieces = _pipelined(a.duration, a.compute_util, a.memory_util, workload.producers, tiles, depth,
-                            dilate, throttle, _streaming_groups(workload))
+        pieces = _pipelined(
+            a.duration,
+            a.compute_util,
+            a.memory_util,
+            workload.producers,
+            tiles,
+            depth,
+            dilate,
+            throttle,
+            _streaming_groups(workload),
+        )
     else:
         pieces = _one_at_a_time(a.duration, a.compute_util, a.memory_util, tiles, throttle)
     return _assemble(workload, pieces, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
@@ -131,23 +147,25 @@ def _checked_settings(workload, tiles, pipeline, policy, depth):
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
             f"tiles={tiles} × {len(workload)} phases = {count:,} tile intervals, above the limit of "
-            f"{MAX_TILE_INTERVALS:,}; use fewer tiles")
+            f"{MAX_TILE_INTERVALS:,}; use fewer tiles"
+        )
     if tiles > 1:
         fixed = np.flatnonzero(~workload.tileable)
         if fixed.size:
             raise ScheduleError(
                 f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
-                f"tiles={tiles}; use tiles=1 or mark it tileable")
+                f"tiles={tiles}; use tiles=1 or mark it tileable"
+            )
     return tiles, bool(pipeline), policy, depth
 
 
 @dataclass
 class _Pieces:
-    tile_id: np.ndarray      # per interval
+    tile_id: np.ndarray  # per interval
     start: np.ndarray
     end: np.ndarray
-    speed: np.ndarray        # throttle factor s during the interval (1 = not throttled)
-    tile_phase: np.ndarray   # per tile
+    speed: np.ndarray  # throttle factor s during the interval (1 = not throttled)
+    tile_phase: np.ndarray  # per tile
     tile_number: np.ndarray
     tile_requested: np.ndarray
     tile_stretch: np.ndarray  # requested / dilated length (1 = not dilated)
@@ -166,8 +184,18 @@ def _one_at_a_time(duration, uc, um, tiles, throttle) -> _Pieces:
     end = np.cumsum(length)
     start = np.r_[0.0, end[:-1]]  # exactly the previous end: no float gap or overlap between tiles
     ids = np.arange(phase.size)
-    return _Pieces(tile_id=ids, start=start, end=end, speed=speed, tile_phase=phase, tile_number=number,
-                   tile_requested=requested, tile_stretch=np.ones(phase.size), tile_start=start, tile_end=end)
+    return _Pieces(
+        tile_id=ids,
+        start=start,
+        end=end,
+        speed=speed,
+        tile_phase=phase,
+        tile_number=number,
+        tile_requested=requested,
+        tile_stretch=np.ones(phase.size),
+        tile_start=start,
+        tile_end=end,
+    )
 
 
 def _streaming_groups(workload) -> np.ndarray | None:
@@ -195,7 +223,7 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, grou
     """
     n_phases = duration.size
     indptr, prod = producers
-    all_prods = [prod[indptr[p]:indptr[p + 1]].tolist() for p in range(n_phases)]
+    all_prods = [prod[indptr[p] : indptr[p + 1]].tolist() for p in range(n_phases)]
     streams = (lambda q, p: True) if group is None else (lambda q, p: group[q] == group[p])
     prods = [[q for q in all_prods[p] if streams(q, p)] for p in range(n_phases)]
     barrier_prods = [[q for q in all_prods[p] if not streams(q, p)] for p in range(n_phases)]
@@ -250,7 +278,10 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, grou
         if new_speed != speed:
             for k, piece_start in running.items():
                 if piece_start < t:
-                    out_tile.append(k); out_start.append(piece_start); out_end.append(t); out_speed.append(speed)
+                    out_tile.append(k)
+                    out_start.append(piece_start)
+                    out_end.append(t)
+                    out_speed.append(speed)
                     running[k] = t
             speed = new_speed
         finish = heap[0][0]
@@ -259,7 +290,10 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, grou
         limit = finish + _SAME_INSTANT * max(1.0, abs(finish))
         while heap and heap[0][0] <= limit:
             _, k = heapq.heappop(heap)
-            out_tile.append(k); out_start.append(running.pop(k)); out_end.append(t); out_speed.append(speed)
+            out_tile.append(k)
+            out_start.append(running.pop(k))
+            out_end.append(t)
+            out_speed.append(speed)
             tile_end[k] = t
             c, m = rate.pop(k)
             demand_c -= c
@@ -273,10 +307,16 @@ def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, grou
             demand_c = demand_m = 0.0  # no drift carried across idle instants
     tile_ids = np.asarray(out_tile, dtype=np.int64)
     return _Pieces(
-        tile_id=tile_ids, start=np.asarray(out_start), end=np.asarray(out_end), speed=np.asarray(out_speed),
-        tile_phase=np.repeat(np.arange(n_phases), tiles), tile_number=i_of,
-        tile_requested=np.repeat(duration / tiles, tiles), tile_stretch=np.asarray(tile_stretch),
-        tile_start=np.asarray(tile_start), tile_end=np.asarray(tile_end),
+        tile_id=tile_ids,
+        start=np.asarray(out_start),
+        end=np.asarray(out_end),
+        speed=np.asarray(out_speed),
+        tile_phase=np.repeat(np.arange(n_phases), tiles),
+        tile_number=i_of,
+        tile_requested=np.repeat(duration / tiles, tiles),
+        tile_stretch=np.asarray(tile_stretch),
+        tile_start=np.asarray(tile_start),
+        tile_end=np.asarray(tile_end),
     )
 
 
@@ -305,18 +345,33 @@ def _assemble(workload, pieces: _Pieces, *, tiles, pipeline, policy, depth) -> S
     length = end - start
     m = workload.machine
     resources = (m.compute_name, m.memory_name)
-    peak, over = _demand_report(start, end, requested_c, requested_m, requested_c * speed, requested_m * speed,
-                                resources)
+    peak, over = _demand_report(
+        start, end, requested_c, requested_m, requested_c * speed, requested_m * speed, resources
+    )
     return Schedule(
-        names=tuple(workload.names), resource_names=resources, tiles=tiles, pipeline=pipeline, policy=policy,
-        depth=depth, phase=phase, tile=pieces.tile_number[tile_id], start=start, end=end,
-        compute_rate=requested_c * speed, memory_rate=requested_m * speed,
-        requested_compute=requested_c, requested_memory=requested_m,
-        dilation=length * speed * (1.0 - stretch), throttling=length * (1.0 - speed),
-        tile_id=tile_id, tile_start=pieces.tile_start, tile_end=pieces.tile_end,
+        names=tuple(workload.names),
+        resource_names=resources,
+        tiles=tiles,
+        pipeline=pipeline,
+        policy=policy,
+        depth=depth,
+        phase=phase,
+        tile=pieces.tile_number[tile_id],
+        start=start,
+        end=end,
+        compute_rate=requested_c * speed,
+        memory_rate=requested_m * speed,
+        requested_compute=requested_c,
+        requested_memory=requested_m,
+        dilation=length * speed * (1.0 - stretch),
+        throttling=length * (1.0 - speed),
+        tile_id=tile_id,
+        tile_start=pieces.tile_start,
+        tile_end=pieces.tile_end,
         tile_requested=pieces.tile_requested,
         makespan=float(pieces.tile_end.max()) if pieces.tile_end.size else 0.0,
-        peak_demand=peak, oversubscribed=over,
+        peak_demand=peak,
+        oversubscribed=over,
     )
 
 
@@ -345,6 +400,7 @@ from campaign_widget.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, Scene  
 
 MAX_PIECES = 2_000_000
 
+
 def reference_scene(schedule, pipe_width=PIPE_WIDTH, fusion_group=None) -> Scene:
     """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands."""
     interval, x0, x1, base_c, base_m = _stack(schedule)
@@ -354,23 +410,31 @@ def reference_scene(schedule, pipe_width=PIPE_WIDTH, fusion_group=None) -> Scene
     well_top = line + pipe_width * np.maximum(0.0, 1.0 - base_m)
     fill_top = line + pipe_width * m
     flags = np.where(line > 1.0 + DEMAND_TOLERANCE, COMPUTE_OVER, 0) | np.where(
-        base_m + m > 1.0 + DEMAND_TOLERANCE, MEMORY_OVER, 0)
+        base_m + m > 1.0 + DEMAND_TOLERANCE, MEMORY_OVER, 0
+    )
     tile = schedule.tile_id[interval]
     dash_from = schedule.tile_end[tile] - schedule.tile_added[tile]
     over = schedule.oversubscribed
     resources = schedule.resource_names
     y_max = max(1.0, float(well_top.max(initial=0.0)), float(fill_top.max(initial=0.0)))
     return Scene(
-        x0=x0, x1=x1, phase=schedule.phase[interval].astype(np.int32),
+        x0=x0,
+        x1=x1,
+        phase=schedule.phase[interval].astype(np.int32),
         tile=schedule.tile[interval].astype(np.int32),
-        base_y=base_c.astype(np.float32), line_y=line.astype(np.float32),
-        well_top=well_top.astype(np.float32), fill_top=fill_top.astype(np.float32),
-        dash_from=dash_from, flags=flags.astype(np.uint8),
+        base_y=base_c.astype(np.float32),
+        line_y=line.astype(np.float32),
+        well_top=well_top.astype(np.float32),
+        fill_top=fill_top.astype(np.float32),
+        dash_from=dash_from,
+        flags=flags.astype(np.uint8),
         over_t0=np.array([o[0] for o in over], dtype=np.float64),
         over_t1=np.array([o[1] for o in over], dtype=np.float64),
         over_resource=np.array([resources.index(o[2]) for o in over], dtype=np.uint8),
         over_demand=np.array([o[3] for o in over], dtype=np.float64),
-        pipe_width=float(pipe_width), x_max=float(schedule.makespan), y_max=y_max,
+        pipe_width=float(pipe_width),
+        x_max=float(schedule.makespan),
+        y_max=y_max,
         **_group_bands(schedule, fusion_group),
     )
 
@@ -407,7 +471,8 @@ def _stack(schedule: Schedule):
     if total > MAX_PIECES:
         raise ValueError(
             f"stacking this schedule's {n:,} intervals cuts them into {total:,} pieces, above the diagram's "
-            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a throttling policy")
+            f"limit of {MAX_PIECES:,}: too many tiles run side by side; use fewer tiles or a throttling policy"
+        )
     interval = np.repeat(np.arange(n), spans)
     offsets = np.cumsum(spans) - spans
     elem = first[interval] + (np.arange(interval.size) - offsets[interval])
@@ -424,8 +489,12 @@ def _stack(schedule: Schedule):
     base_m[order] = _exclusive_group_cumsum(m_sorted, group_first)
 
     # Merge consecutive pieces of one interval whose stacking did not change.
-    same = np.r_[False, (interval[1:] == interval[:-1]) & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
-                 & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12)]
+    same = np.r_[
+        False,
+        (interval[1:] == interval[:-1])
+        & np.isclose(base_c[1:], base_c[:-1], rtol=0, atol=1e-12)
+        & np.isclose(base_m[1:], base_m[:-1], rtol=0, atol=1e-12),
+    ]
     keep = ~same
     run_last = np.r_[np.flatnonzero(keep)[1:] - 1, interval.size - 1]
     x0 = edges[elem[keep]]

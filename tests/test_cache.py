@@ -20,6 +20,7 @@ MATMUL = "C[i,j] = A[i,k] * B[k,j]"
 # pycachesim, access for access
 # ------------------------------------------------------------------------------------------------
 
+
 def pycachesim_misses(addresses, is_write, cache: Cache, elem_bytes: int) -> np.ndarray:
     """Per-access misses of pycachesim's LRU, write-allocate cache on the same address trace.
 
@@ -86,13 +87,14 @@ def test_write_backs_equal_pycachesim_evictions_plus_final_flush():
             level.backend.iterload((address,), 8)
             if write:
                 level.backend.iterstore((address,), 8)
-        level.backend.force_write_back()   # the dirty lines still cached are written back at the end
+        level.backend.force_write_back()  # the dirty lines still cached are written back at the end
         assert sum(simulate(t, cache).write_backs().values()) == level.backend.EVICT_count
 
 
 # ------------------------------------------------------------------------------------------------
 # a plain LRU simulator and the miss rule
 # ------------------------------------------------------------------------------------------------
+
 
 def lru_misses(lines, capacity, sets=1):
     """Per-access misses of an LRU cache with ``sets`` sets of ``capacity // sets`` ways."""
@@ -116,7 +118,7 @@ def naive_distances(lines):
     out = []
     for t, line in enumerate(lines):
         earlier = [k for k in range(t) if lines[k] == line]
-        out.append(-1 if not earlier else len(set(lines[earlier[-1] + 1:t])))
+        out.append(-1 if not earlier else len(set(lines[earlier[-1] + 1 : t])))
     return np.array(out, np.int64)
 
 
@@ -137,8 +139,12 @@ def stack_of_lines(lines):
 
 def gather(n, a, b, m, c, m2):
     """A trace with an irregular, repeating pattern: index expressions with % (design.md §7 evaluator)."""
-    return trace(f"Y[i % 64] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]", {"i": n}, elem_bytes=4,
-                 layouts={"X": Layout(shape=(m,)), "Z": Layout(shape=(m2,))})
+    return trace(
+        f"Y[i % 64] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]",
+        {"i": n},
+        elem_bytes=4,
+        layouts={"X": Layout(shape=(m,)), "Z": Layout(shape=(m2,))},
+    )
 
 
 def test_misses_are_cold_plus_distances_at_least_capacity_for_every_capacity():
@@ -155,9 +161,17 @@ def test_misses_are_cold_plus_distances_at_least_capacity_for_every_capacity():
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 300), a=st.integers(1, 50), b=st.integers(0, 50), m=st.integers(1, 120),
-       c=st.integers(1, 50), m2=st.integers(1, 60), line=st.sampled_from([4, 8, 16, 32, 64]),
-       lines=st.integers(1, 24), ways=st.sampled_from([None, 1, 2, 4, 8]))
+@given(
+    n=st.integers(1, 300),
+    a=st.integers(1, 50),
+    b=st.integers(0, 50),
+    m=st.integers(1, 120),
+    c=st.integers(1, 50),
+    m2=st.integers(1, 60),
+    line=st.sampled_from([4, 8, 16, 32, 64]),
+    lines=st.integers(1, 24),
+    ways=st.sampled_from([None, 1, 2, 4, 8]),
+)
 def test_random_traces_against_a_plain_lru_simulator(n, a, b, m, c, m2, line, lines, ways):
     t = gather(n, a, b, m, c, m2)
     if ways is not None:
@@ -173,7 +187,7 @@ def test_random_traces_against_a_plain_lru_simulator(n, a, b, m, c, m2, line, li
 
 def test_many_ways_take_the_set_by_set_path_and_agree_with_lru():
     t = gather(3000, 13, 1, 1500, 7, 900)
-    cache = Cache(line=16, lines=2 * 128, ways=128)   # 2 sets of 128 ways
+    cache = Cache(line=16, lines=2 * 128, ways=128)  # 2 sets of 128 ways
     ids = (t.addresses(16) // 16).tolist()
     np.testing.assert_array_equal(simulate(t, cache).miss, lru_misses(ids, 256, 2))
 
@@ -182,13 +196,15 @@ def test_many_ways_take_the_set_by_set_path_and_agree_with_lru():
 def test_long_traces_renumber_stamps_and_chunks_resume(monkeypatch):
     """180,000 accesses over ~1,400 lines (stamps for 8,192): stamps run out and are renumbered many times."""
     import campaign_widget.cache as model
+
     t = gather(60000, 31, 3, 2000, 17, 700)
     ids = (t.addresses(8) // 8).tolist()
     whole = stack_distances(t, 8)
     np.testing.assert_array_equal(whole.distance, stack_of_lines(ids))
     for lines, ways in ((64, 4), (512, 8)):
-        np.testing.assert_array_equal(simulate(t, Cache(line=8, lines=lines, ways=ways)).miss,
-                                      lru_misses(ids, lines, lines // ways))
+        np.testing.assert_array_equal(
+            simulate(t, Cache(line=8, lines=lines, ways=ways)).miss, lru_misses(ids, lines, lines // ways)
+        )
     monkeypatch.setattr(model, "_CHUNK", 7777)
     seen = []
     chunked = stack_distances(t, 8, progress=lambda done, total: seen.append((done, total)))
@@ -211,17 +227,24 @@ def repeated_block_trace(spec, sizes, order, elem_bytes, strides=None):
 
 
 @settings(max_examples=60, deadline=None)
-@given(spec=st.sampled_from([MATMUL, "C[i,j] = A[i,k] * B[j,k]", "Y[i,j] = X[i,j] * X[i,k] * W[k]",
-                             "Z[i] = A[i,k] * B[k,j] * A[i,j]"]),
-       sizes=st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)),
-       order=st.sampled_from(["ijk", "ikj", "kij", "jki"]), elem_bytes=st.sampled_from([1, 4, 8]),
-       line=st.sampled_from([8, 16, 64]), lines=st.integers(1, 12), ways=st.sampled_from([None, 1, 2, 4]),
-       chunk=st.sampled_from([None, 1, 5, 16]))
+@given(
+    spec=st.sampled_from(
+        [MATMUL, "C[i,j] = A[i,k] * B[j,k]", "Y[i,j] = X[i,j] * X[i,k] * W[k]", "Z[i] = A[i,k] * B[k,j] * A[i,j]"]
+    ),
+    sizes=st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)),
+    order=st.sampled_from(["ijk", "ikj", "kij", "jki"]),
+    elem_bytes=st.sampled_from([1, 4, 8]),
+    line=st.sampled_from([8, 16, 64]),
+    lines=st.integers(1, 12),
+    ways=st.sampled_from([None, 1, 2, 4]),
+    chunk=st.sampled_from([None, 1, 5, 16]),
+)
 def test_repeating_loop_nest_blocks_are_copied_exactly(spec, sizes, order, elem_bytes, line, lines, ways, chunk):
     """Loop nests whose points and inner loops repeat the line sequence before them (the kernel copies
     their distances, or counts them among the last lines) against the plain LRU simulator, with kernel
     calls split anywhere (``chunk``: a run of copied points across a call's end)."""
     import campaign_widget.cache as model
+
     t = trace(spec, dict(zip("ijk", sizes)), elem_bytes=elem_bytes, loop_order=order)
     if ways is not None:
         lines = max(ways, lines // ways * ways)
@@ -243,6 +266,7 @@ def test_matmul_traces_take_the_repeat_paths():
     """The premise of the test above on real loop nests: ijk copies whole inner loops or counts them from
     their lines (level 1), ikj copies and counts points (level 0); both agree with the explicit LRU stack."""
     import campaign_widget.cache as model
+
     for order in ("ijk", "ikj"):
         t = trace(MATMUL, {"i": 16, "j": 16, "k": 16}, elem_bytes=8, loop_order=order)
         source = model._lines_of(t, 64)
@@ -251,9 +275,9 @@ def test_matmul_traces_take_the_repeat_paths():
         rows = np.asarray(ids).reshape(-1, 3)
         if order == "ijk":
             jump, run = source["jump"]
-            assert (jump == 16).any() and run.sum() > len(t) // 3 // 2   # most k-loops copied
-            assert (jump == -16).any()      # k-loops repeating one that does not: counted from the lines
-        else:   # consecutive points with the same three lines: 7 of every 8
+            assert (jump == 16).any() and run.sum() > len(t) // 3 // 2  # most k-loops copied
+            assert (jump == -16).any()  # k-loops repeating one that does not: counted from the lines
+        else:  # consecutive points with the same three lines: 7 of every 8
             same = (rows[1:] == rows[:-1]).all(axis=1)
             assert same.mean() > 0.8
 
@@ -262,15 +286,17 @@ def test_points_repeating_with_shared_or_colliding_lines_give_the_plain_lru():
     """Points whose lines equal the point before's, when two references of a point share a line (counted
     among the last lines, not the R - 1 shortcut), when the point's other lines fill its set (distance
     within the set capped at the ways: misses), with 2, 3 and 4 references per point."""
-    cases = [("C[i,j] = A[i,j] * A[i,j+1]", {"i": 5, "j": 40}, "ij"),       # A's two lines shared
-             (MATMUL, {"i": 3, "j": 32, "k": 5}, "ikj"),                      # 7 of 8 points repeat
-             ("Y[i,j] = X[i,j]", {"i": 4, "j": 48}, "ij"),
-             ("D[i,j] = A[i,j] * B[i,j] * C[j,i]", {"i": 4, "j": 24}, "ij")]
+    cases = [
+        ("C[i,j] = A[i,j] * A[i,j+1]", {"i": 5, "j": 40}, "ij"),  # A's two lines shared
+        (MATMUL, {"i": 3, "j": 32, "k": 5}, "ikj"),  # 7 of 8 points repeat
+        ("Y[i,j] = X[i,j]", {"i": 4, "j": 48}, "ij"),
+        ("D[i,j] = A[i,j] * B[i,j] * C[j,i]", {"i": 4, "j": 24}, "ij"),
+    ]
     for spec, sizes, order in cases:
         t = trace(spec, sizes, elem_bytes=4, loop_order=order)
         ids = (t.addresses(64) // 64).tolist()
         rows = np.asarray(ids).reshape(t.points, -1)
-        assert ((rows[1:] == rows[:-1]).all(axis=1)).mean() > 0.5, spec     # the premise: points repeat
+        assert ((rows[1:] == rows[:-1]).all(axis=1)).mean() > 0.5, spec  # the premise: points repeat
         np.testing.assert_array_equal(stack_distances(t, 64, progress=False).distance, stack_of_lines(ids))
         for lines, ways in ((2, 1), (4, 2), (6, 3), (8, 1), (16, 4)):
             result = simulate(t, Cache(lines=lines, ways=ways), progress=False)
@@ -283,6 +309,7 @@ def test_several_stamp_renumberings_give_the_plain_lru_distances():
     """Far more accesses leave the top of the stack than there are stamps (4 × the lines, rounded up to a
     power of two): the stamps are renumbered many times, and the distances stay exact."""
     import campaign_widget.cache as model
+
     t = gather(6000, 17, 3, 400, 29, 300)
     ids = (t.addresses(8) // 8).tolist()
     d = stack_distances(t, 8, progress=False)
@@ -291,19 +318,20 @@ def test_several_stamp_renumberings_give_the_plain_lru_distances():
     distinct = len(set(ids))
     stamps = 1 << max(6, (4 * distinct - 1).bit_length())
     demoted = int(np.count_nonzero((expected < 0) | (expected >= model._TOP))) - model._TOP
-    assert demoted > 3 * stamps, (demoted, stamps)      # at least 3 renumberings
+    assert demoted > 3 * stamps, (demoted, stamps)  # at least 3 renumberings
     for lines, ways in ((16, 4), (64, 8), (8, 1)):
-        np.testing.assert_array_equal(simulate(t, Cache(line=8, lines=lines, ways=ways)).miss,
-                                      lru_misses(ids, lines, lines // ways))
+        np.testing.assert_array_equal(
+            simulate(t, Cache(line=8, lines=lines, ways=ways)).miss, lru_misses(ids, lines, lines // ways)
+        )
 
 
 # ------------------------------------------------------------------------------------------------
 # design.md §7 examples
 # ------------------------------------------------------------------------------------------------
 
+
 def fig5a(**layouts):
-    return trace(MATMUL, {"i": 9, "j": 15, "k": 10}, elem_bytes=4,
-                 layouts={"B": Layout(order="F"), **layouts})
+    return trace(MATMUL, {"i": 9, "j": 15, "k": 10}, elem_bytes=4, layouts={"B": Layout(order="F"), **layouts})
 
 
 def test_fig5a_cache_lines_of_a_row_major_and_b_column_major():
@@ -321,7 +349,7 @@ def test_fig5a_cache_lines_of_a_row_major_and_b_column_major():
 
 
 def test_a_padded_row_starts_on_its_own_line():
-    t = fig5a(A=Layout.aligned_rows((9, 10), 16))   # rows of 10 float32 padded to 16 = one 64-byte line
+    t = fig5a(A=Layout.aligned_rows((9, 10), 16))  # rows of 10 float32 padded to 16 = one 64-byte line
     assert t.strides[0] == (16, 1)
     assert [divmod(int(e), 10) for e in t.same_line("A", 0, line=64)] == [(0, j) for j in range(10)]
     assert [divmod(int(e), 10) for e in t.same_line("A", 13, line=64)] == [(1, j) for j in range(10)]
@@ -343,11 +371,11 @@ def test_outer_product_related_accesses():
 
 def test_trace_order_loop_order_and_index_values():
     t = trace(MATMUL, {"i": 2, "j": 3, "k": 4}, elem_bytes=8)
-    assert t.loop_order == ("i", "j", "k")          # output indices, then the reduced one innermost
+    assert t.loop_order == ("i", "j", "k")  # output indices, then the reduced one innermost
     assert [t.tensors[k] for k in t.tensor[:6]] == ["A", "B", "C", "A", "B", "C"]
     assert t.is_write.tolist()[:3] == [False, False, True]
     assert t.point.tolist()[:6] == [0, 0, 0, 1, 1, 1]
-    values = t.index_values(5)                      # i=0, j=1, k=1
+    values = t.index_values(5)  # i=0, j=1, k=1
     assert (int(values["i"]), int(values["j"]), int(values["k"])) == (0, 1, 1)
     # A[i,k] at point 5 is A[0,1]: element 1, address 8; B[1,1] -> element 4 at B's base (64) + 32
     assert t.element[15] == 1 and t.address[15] == 8
@@ -357,7 +385,7 @@ def test_trace_order_loop_order_and_index_values():
 
 
 def test_bases_follow_the_line_size():
-    t = trace("Y[i] = X[i]", {"i": 10}, elem_bytes=4)       # X: 40 bytes
+    t = trace("Y[i] = X[i]", {"i": 10}, elem_bytes=4)  # X: 40 bytes
     assert list(t.bases_for(64)) == [0, 64] and list(t.bases_for(16)) == [0, 48]
     assert t.addresses(16)[1] == 48
 
@@ -380,33 +408,46 @@ def test_index_expressions_shapes_and_out_of_range_reporting():
 # bad input: errors name the field and the value
 # ------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: Cache(line=48), r"Cache line=48 must be a power of two"),
-    (lambda: Cache(line=64, lines=100, ways=8), r"lines=100 is not divisible by ways=8"),
-    (lambda: Cache(lines=0), r"Cache lines=0 must be a whole number >= 1"),
-    (lambda: Cache.of_bytes(1000, line=64), r"size=1000 bytes is not a whole number of 64-byte lines"),
-    (lambda: Layout(order="X"), r"order='X' must be 'C' or 'F'"),
-    (lambda: Layout(offset=-1), r"offset=-1"),
-    (lambda: stack_distances(trace("Y[i] = X[i]", {"i": 4}), line=24), r"line=24 must be a power of two"),
-    (lambda: trace(MATMUL, {"i": 9, "j": 15, "k": 10}, layouts={"A": Layout(strides=(5, 1))}),
-     r"layout of 'A': strides=\(5, 1\) are shorter than shape \(9, 10\) allows"),
-    (lambda: trace(MATMUL, {"i": 9, "j": 15, "k": 10}, layouts={"A": Layout(strides=(1,))}),
-     r"strides=\(1,\) has 1 entries but the tensor has 2 dimensions"),
-    (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 2}, layouts={"Q": Layout()}),
-     r"layouts names unknown tensors \['Q'\]"),
-    (lambda: trace(MATMUL, {"i": 2, "j": 2}), r"loop indices \['k'\] have no size"),
-    (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 2}, loop_order="ij"), r"loop_order='ij' must name each"),
-    (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 0}), r"size 'k'=0 must be a positive whole number"),
-    (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 2}, elem_bytes=0), r"elem_bytes=0"),
-])
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: Cache(line=48), r"Cache line=48 must be a power of two"),
+        (lambda: Cache(line=64, lines=100, ways=8), r"lines=100 is not divisible by ways=8"),
+        (lambda: Cache(lines=0), r"Cache lines=0 must be a whole number >= 1"),
+        (lambda: Cache.of_bytes(1000, line=64), r"size=1000 bytes is not a whole number of 64-byte lines"),
+        (lambda: Layout(order="X"), r"order='X' must be 'C' or 'F'"),
+        (lambda: Layout(offset=-1), r"offset=-1"),
+        (lambda: stack_distances(trace("Y[i] = X[i]", {"i": 4}), line=24), r"line=24 must be a power of two"),
+        (
+            lambda: trace(MATMUL, {"i": 9, "j": 15, "k": 10}, layouts={"A": Layout(strides=(5, 1))}),
+            r"layout of 'A': strides=\(5, 1\) are shorter than shape \(9, 10\) allows",
+        ),
+        (
+            lambda: trace(MATMUL, {"i": 9, "j": 15, "k": 10}, layouts={"A": Layout(strides=(1,))}),
+            r"strides=\(1,\) has 1 entries but the tensor has 2 dimensions",
+        ),
+        (
+            lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 2}, layouts={"Q": Layout()}),
+            r"layouts names unknown tensors \['Q'\]",
+        ),
+        (lambda: trace(MATMUL, {"i": 2, "j": 2}), r"loop indices \['k'\] have no size"),
+        (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 2}, loop_order="ij"), r"loop_order='ij' must name each"),
+        (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 0}), r"size 'k'=0 must be a positive whole number"),
+        (lambda: trace(MATMUL, {"i": 2, "j": 2, "k": 2}, elem_bytes=0), r"elem_bytes=0"),
+    ],
+)
 def test_bad_input_names_field_and_value(make, message):
     with pytest.raises((CacheModelError, ValueError), match=message):
         make()
 
 
 def test_too_large_trace_names_the_limit_and_the_sizes():
-    with pytest.raises(CacheModelError, match=r"\{'i': 200, 'j': 200, 'k': 200\} makes 8,000,000 points × 3 "
-                                              r"accesses = 24,000,000 accesses; the limit is MAX_ACCESSES = 10,000,000"):
+    with pytest.raises(
+        CacheModelError,
+        match=r"\{'i': 200, 'j': 200, 'k': 200\} makes 8,000,000 points × 3 "
+        r"accesses = 24,000,000 accesses; the limit is MAX_ACCESSES = 10,000,000",
+    ):
         trace(MATMUL, {"i": 200, "j": 200, "k": 200})
     assert MAX_ACCESSES == 10**7
 
@@ -415,14 +456,21 @@ def test_too_large_trace_names_the_limit_and_the_sizes():
 # predicted traffic back into the workload
 # ------------------------------------------------------------------------------------------------
 
+
 def gemm_workload(n=32):
     from campaign_widget import Machine, Workload
-    return Workload.from_einsums({"gemm": MATMUL}, {"i": n, "j": n, "k": n}, element_bytes=8,
-                                 machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+
+    return Workload.from_einsums(
+        {"gemm": MATMUL},
+        {"i": n, "j": n, "k": n},
+        element_bytes=8,
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e10),
+    )
 
 
 def test_predicted_traffic_is_line_times_misses_per_tensor():
     from campaign_widget.cache import predicted_traffic
+
     w = gemm_workload(32)
     cache = Cache.of_bytes(4096, ways=4)
     t = trace(MATMUL, {"i": 32, "j": 32, "k": 32}, elem_bytes=8, loop_order="ikj")
@@ -435,6 +483,7 @@ def test_predicted_traffic_is_line_times_misses_per_tensor():
 
 def test_loop_interchange_shortens_the_phase():
     from campaign_widget.cache import with_predicted_traffic
+
     w = gemm_workload(32)
     cache = Cache.of_bytes(4096, ways=4)
     ijk = with_predicted_traffic(w, "gemm", cache, loop_order="ijk")
@@ -452,16 +501,18 @@ def test_loop_interchange_shortens_the_phase():
 
 def test_write_backs_add_dirty_lines_of_the_output():
     from campaign_widget.cache import predicted_traffic
+
     w = gemm_workload(16)
     cache = Cache(lines=512)
     plain = predicted_traffic(w, "gemm", cache)
     backs = predicted_traffic(w, "gemm", cache, write_back=True)
-    assert backs["C"] == plain["C"] + 64 * 32      # C's 32 lines written back once, at the final flush
+    assert backs["C"] == plain["C"] + 64 * 32  # C's 32 lines written back once, at the final flush
     assert backs["A"] == plain["A"]
 
 
 def test_ratio_mode_scales_the_local_miss_ratio_to_full_sizes():
     from campaign_widget.cache import predicted_traffic
+
     w = gemm_workload(32)
     cache = Cache.of_bytes(4096, ways=4)
     same = predicted_traffic(w, "gemm", cache, mode="ratio", local_sizes={"i": 32, "j": 32, "k": 32})
@@ -469,13 +520,14 @@ def test_ratio_mode_scales_the_local_miss_ratio_to_full_sizes():
     local = predicted_traffic(w, "gemm", cache, mode="ratio", local_sizes={"i": 8})
     t = trace(MATMUL, {"i": 8, "j": 32, "k": 32}, elem_bytes=8)
     r = simulate(t, cache).per_tensor
-    for name in "ABC":   # misses / local accesses × full accesses (32³), times the line
+    for name in "ABC":  # misses / local accesses × full accesses (32³), times the line
         assert local[name] == pytest.approx(64 * r[name]["misses"] / r[name]["accesses"] * 32**3)
 
 
 def test_predicted_traffic_bad_input():
     from campaign_widget import Phase, Workload
     from campaign_widget.cache import predicted_traffic
+
     w = gemm_workload(8)
     with pytest.raises(CacheModelError, match=r"phase='nope' is not in the workload"):
         predicted_traffic(w, "nope", Cache())
@@ -496,6 +548,7 @@ def test_docstring_examples():
     import doctest
 
     import campaign_widget.cache as model
+
     result = doctest.testmod(model)
     assert result.attempted >= 5 and result.failed == 0
 
@@ -505,12 +558,13 @@ def test_progress_bar_on_stderr(capsys):
     stack_distances(t, 64, progress=True)
     err = capsys.readouterr().err
     assert "stack distances: 100%" in err and f"{len(t)}/{len(t)}" in err
-    stack_distances(t, 64)                  # small traces: no bar by default
+    stack_distances(t, 64)  # small traces: no bar by default
     assert capsys.readouterr().err == ""
 
 
 def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
     import campaign_widget.cache as model
+
     t = gather(400, 13, 2, 90, 5, 40)
     # and a loop nest with repeating points and inner loops (the copy paths), small enough for plain Python
     u = trace(MATMUL, {"i": 4, "j": 8, "k": 6}, elem_bytes=8, loop_order="ijk")
@@ -530,8 +584,14 @@ def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
 def test_predicted_traffic_of_a_parametric_workload_follows_its_parameters():
     from campaign_widget import Machine, Workload
     from campaign_widget.cache import predicted_traffic
-    w = Workload.from_einsums({"gemm": MATMUL}, {"i": "N", "j": "N", "k": "N"}, params={"N": 16}, element_bytes=8,
-                              machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+
+    w = Workload.from_einsums(
+        {"gemm": MATMUL},
+        {"i": "N", "j": "N", "k": "N"},
+        params={"N": 16},
+        element_bytes=8,
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e10),
+    )
     everything = Cache(lines=4096)
     assert predicted_traffic(w, "gemm", everything) == {"A": 2048.0, "B": 2048.0, "C": 2048.0}
     assert predicted_traffic(w.with_params(N=32), "gemm", everything) == {"A": 8192.0, "B": 8192.0, "C": 8192.0}
@@ -540,8 +600,13 @@ def test_predicted_traffic_of_a_parametric_workload_follows_its_parameters():
 def test_predicted_traffic_uses_the_workloads_element_sizes_per_tensor():
     from campaign_widget import Machine, Workload
     from campaign_widget.cache import predicted_traffic
-    w = Workload.from_einsums({"gemm": MATMUL}, {"i": 16, "j": 16, "k": 16}, element_bytes={"A": 2, "*": 8},
-                              machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+
+    w = Workload.from_einsums(
+        {"gemm": MATMUL},
+        {"i": 16, "j": 16, "k": 16},
+        element_bytes={"A": 2, "*": 8},
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e10),
+    )
     everything = Cache(lines=4096)
     assert predicted_traffic(w, "gemm", everything) == {"A": 512.0, "B": 2048.0, "C": 2048.0}
     # a layout without its own elem_bytes keeps the workload's; one with it overrides

@@ -78,16 +78,50 @@ def test_render_passes_the_files_settings_and_the_overrides(capsys, tmp_path, mo
     monkeypatch.setattr(static_figure, "save_workload_figure", fake)
     assert run(capsys, "render", FIG8, "-o", tmp_path / "a.png")[0] == 0
     workload, kwargs = calls[-1]
-    assert kwargs == {"tiles": 4, "pipeline": True, "policy": "dilate+throttle", "depth": 2, "stepping": "event",
-                      "roofline": False,
-                      "title": None}
+    assert kwargs == {
+        "tiles": 4,
+        "pipeline": True,
+        "policy": "dilate+throttle",
+        "depth": 2,
+        "stepping": "event",
+        "roofline": False,
+        "title": None,
+    }
     assert workload.machine.peak_compute == 51.2e12
-    assert run(capsys, "render", FIG8, "-o", tmp_path / "b.svg", "--tiles", "2", "--no-pipeline", "--policy",
-               "throttle", "--depth", "3", "--peak-compute", "1T", "--peak-bandwidth", "2e12", "--roofline",
-               "--title", "t")[0] == 0
+    assert (
+        run(
+            capsys,
+            "render",
+            FIG8,
+            "-o",
+            tmp_path / "b.svg",
+            "--tiles",
+            "2",
+            "--no-pipeline",
+            "--policy",
+            "throttle",
+            "--depth",
+            "3",
+            "--peak-compute",
+            "1T",
+            "--peak-bandwidth",
+            "2e12",
+            "--roofline",
+            "--title",
+            "t",
+        )[0]
+        == 0
+    )
     workload, kwargs = calls[-1]
-    assert kwargs == {"tiles": 2, "pipeline": False, "policy": "throttle", "depth": 3, "stepping": "event",
-                      "roofline": True, "title": "t"}
+    assert kwargs == {
+        "tiles": 2,
+        "pipeline": False,
+        "policy": "throttle",
+        "depth": 3,
+        "stepping": "event",
+        "roofline": True,
+        "title": "t",
+    }
     assert (workload.machine.peak_compute, workload.machine.peak_bandwidth) == (1e12, 2e12)
     np.testing.assert_array_equal(workload.arrays.ops, load(FIG8).arrays.ops)  # peaks move, volumes stay
     assert run(capsys, "render", CASCADE, "-o", tmp_path / "c.pdf", "--machine", "FuseMax")[0] == 0
@@ -126,8 +160,9 @@ def test_summary_prints_every_phase_and_every_policys_makespan_from_the_model(ca
 
 
 def test_summary_overrides_tiles_pipeline_policy_and_threshold(capsys):
-    code, out, _ = run(capsys, "summary", CASCADE, "--tiles", "4", "--pipeline", "--policy", "dilate+throttle",
-                       "--threshold", "0.85")
+    code, out, _ = run(
+        capsys, "summary", CASCADE, "--tiles", "4", "--pipeline", "--policy", "dilate+throttle", "--threshold", "0.85"
+    )
     assert code == 0
     got = makespans(out)
     w = load(CASCADE)
@@ -218,24 +253,30 @@ def test_bad_settings_in_the_file(capsys, tmp_path):
     path.write_text((DATA / "figure-8.yaml").read_text().replace("policy: dilate+throttle", "policy: squash"))
     code, _, err = run(capsys, "summary", path)
     assert code == 1
-    assert re.fullmatch(rf"campaign-widget: error: {re.escape(str(path))}:\d+: settings\.policy: policy='squash' is not "
-                        r"one of 'none', 'dilate', 'throttle', 'dilate\+throttle'", one_line_error(err))
+    assert re.fullmatch(
+        rf"campaign-widget: error: {re.escape(str(path))}:\d+: settings\.policy: policy='squash' is not "
+        r"one of 'none', 'dilate', 'throttle', 'dilate\+throttle'",
+        one_line_error(err),
+    )
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["summary", FIG8, "--policy", "squeeze"], "argument --policy: invalid choice: 'squeeze'"),
-    (["summary", FIG8, "--peak-compute", "nan"], "argument --peak-compute: 'nan' must be a finite number > 0"),
-    (["summary", FIG8, "--peak-compute", "0"], "argument --peak-compute: '0' must be a finite number > 0"),
-    (["render", FIG8, "-o", "x.png", "--peak-bandwidth", "-1"], "argument --peak-bandwidth: '-1' must be"),
-    (["summary", FIG8, "--peak-bandwidth", "fast"], "argument --peak-bandwidth: 'fast' is not a number"),
-    (["render", FIG8, "-o", "x.gif"], "argument -o/--output: unknown suffix '.gif'"),
-    (["render", FIG8], "required: -o/--output"),
-    (["summary", FIG8, "--machine", "B200"], "unknown machine preset 'B200'; known presets: h100-sxm"),
-    (["summary", FIG8, "--tiles", "0"], "argument --tiles: '0' must be >= 1"),
-    (["summary", FIG8, "--threshold", "2"], "argument --threshold: '2' must be in (0, 1]"),
-    ([], "give a command: render or summary"),
-    (["draw", FIG8], "invalid choice: 'draw'"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["summary", FIG8, "--policy", "squeeze"], "argument --policy: invalid choice: 'squeeze'"),
+        (["summary", FIG8, "--peak-compute", "nan"], "argument --peak-compute: 'nan' must be a finite number > 0"),
+        (["summary", FIG8, "--peak-compute", "0"], "argument --peak-compute: '0' must be a finite number > 0"),
+        (["render", FIG8, "-o", "x.png", "--peak-bandwidth", "-1"], "argument --peak-bandwidth: '-1' must be"),
+        (["summary", FIG8, "--peak-bandwidth", "fast"], "argument --peak-bandwidth: 'fast' is not a number"),
+        (["render", FIG8, "-o", "x.gif"], "argument -o/--output: unknown suffix '.gif'"),
+        (["render", FIG8], "required: -o/--output"),
+        (["summary", FIG8, "--machine", "B200"], "unknown machine preset 'B200'; known presets: h100-sxm"),
+        (["summary", FIG8, "--tiles", "0"], "argument --tiles: '0' must be >= 1"),
+        (["summary", FIG8, "--threshold", "2"], "argument --threshold: '2' must be in (0, 1]"),
+        ([], "give a command: render or summary"),
+        (["draw", FIG8], "invalid choice: 'draw'"),
+    ],
+)
 def test_usage_errors_exit_2_with_one_line_naming_the_option(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
@@ -247,8 +288,10 @@ def test_usage_errors_exit_2_with_one_line_naming_the_option(capsys, argv, needl
 def test_settings_the_workload_cannot_honour_exit_1(capsys):
     code, _, err = run(capsys, "summary", JSON, "--tiles", "4")
     assert code == 1
-    assert one_line_error(err) == (f"campaign-widget: error: {JSON}: phase 'gemm-naive' is marked tileable=False and "
-                                   "cannot be split into tiles=4; use tiles=1 or mark it tileable")
+    assert one_line_error(err) == (
+        f"campaign-widget: error: {JSON}: phase 'gemm-naive' is marked tileable=False and "
+        "cannot be split into tiles=4; use tiles=1 or mark it tileable"
+    )
 
 
 def test_unwritable_output_exits_1(capsys, tmp_path):
@@ -273,14 +316,17 @@ def _command():
 
 
 def test_console_script_runs_and_fails_cleanly(tmp_path):
-    ok = subprocess.run(_command() + ["summary", CASCADE, "--tiles", "4", "--pipeline"], capture_output=True,
-                        text=True, timeout=120)
+    ok = subprocess.run(
+        _command() + ["summary", CASCADE, "--tiles", "4", "--pipeline"], capture_output=True, text=True, timeout=120
+    )
     assert ok.returncode == 0, ok.stderr
     assert makespans(ok.stdout)["dilate+throttle"] == pytest.approx(13.125)
-    bad = subprocess.run(_command() + ["summary", str(tmp_path / "missing.csv")], capture_output=True, text=True,
-                         timeout=120)
+    bad = subprocess.run(
+        _command() + ["summary", str(tmp_path / "missing.csv")], capture_output=True, text=True, timeout=120
+    )
     assert bad.returncode == 1 and bad.stdout == ""
     assert one_line_error(bad.stderr).endswith("missing.csv: No such file or directory")
-    usage = subprocess.run(_command() + ["summary", CASCADE, "--policy", "x"], capture_output=True, text=True,
-                           timeout=120)
+    usage = subprocess.run(
+        _command() + ["summary", CASCADE, "--policy", "x"], capture_output=True, text=True, timeout=120
+    )
     assert usage.returncode == 2 and "--policy" in one_line_error(usage.stderr)

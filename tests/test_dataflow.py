@@ -28,6 +28,7 @@ MACHINE = Machine(peak_compute=1e12, peak_bandwidth=1e11)
 
 # -- design.md §7's example, exactly -----------------------------------------------------------------
 
+
 def test_median_scaling_example():
     s = severity(V, "median")
     assert s[0] == 1 / (2 * 2.5) == 0.2
@@ -77,6 +78,7 @@ def test_missing_and_non_positive_values_are_nan_and_out_of_the_scale():
 
 # -- palettes: ends and middles from the published definitions --------------------------------------
 
+
 def test_gyr_is_hue_120_times_one_minus_s():
     assert colors([0, 0.5, 1]) == ["#00ff00", "#ffff00", "#ff0000"]
     # s = 0.25: hue 90°, (X, 1, 0) with X = 1 − |90/60 mod 2 − 1| = 0.5 → 128 (rounded)
@@ -104,15 +106,18 @@ def test_palette_as_a_list_is_interpolated():
     assert colors([0.5], ["#ff0000", "#00ff00", "#0000ff"]) == ["#00ff00"]
 
 
-@pytest.mark.parametrize("call, words", [
-    (lambda: severity(V, "medain"), ["medain", "median", "mean", "hist", "linear", "log"]),
-    (lambda: colors([0.5], "jet"), ["jet", "gyr", "viridis", "cividis", "RdYlGn"]),
-    (lambda: colors([0.5], ["#000000", "notacolour"]), ["notacolour", "1"]),
-    (lambda: colors([0.5], ["#000000"]), ["at least 2"]),
-    (lambda: severity(V, "hist", buckets=1), ["buckets=1"]),
-    (lambda: severity(V, "hist", buckets=2.5), ["buckets=2.5"]),
-    (lambda: severity("abc"), ["numbers"]),
-])
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: severity(V, "medain"), ["medain", "median", "mean", "hist", "linear", "log"]),
+        (lambda: colors([0.5], "jet"), ["jet", "gyr", "viridis", "cividis", "RdYlGn"]),
+        (lambda: colors([0.5], ["#000000", "notacolour"]), ["notacolour", "1"]),
+        (lambda: colors([0.5], ["#000000"]), ["at least 2"]),
+        (lambda: severity(V, "hist", buckets=1), ["buckets=1"]),
+        (lambda: severity(V, "hist", buckets=2.5), ["buckets=2.5"]),
+        (lambda: severity("abc"), ["numbers"]),
+    ],
+)
 def test_bad_names_are_refused_listing_the_valid_ones(call, words):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
@@ -122,13 +127,17 @@ def test_bad_names_are_refused_listing_the_valid_ones(call, words):
 
 # -- the graph -------------------------------------------------------------------------------------
 
+
 def _mlp():
-    return Workload([
-        Phase("up", ops=2e9, reads={"x": 4e6, "W1": 16e6}, writes={"h": 16e6}),
-        Phase("act", ops=4e6, reads={"h": 16e6}, writes={"a": 16e6}),
-        Phase("down", ops=2e9, reads={"a": 16e6, "W2": 16e6}, writes={"y": 4e6}),
-        Phase("log", ops=1e3, bytes=8, after=["down"]),
-    ], machine=MACHINE)
+    return Workload(
+        [
+            Phase("up", ops=2e9, reads={"x": 4e6, "W1": 16e6}, writes={"h": 16e6}),
+            Phase("act", ops=4e6, reads={"h": 16e6}, writes={"a": 16e6}),
+            Phase("down", ops=2e9, reads={"a": 16e6, "W2": 16e6}, writes={"y": 4e6}),
+            Phase("log", ops=1e3, bytes=8, after=["down"]),
+        ],
+        machine=MACHINE,
+    )
 
 
 def _edge(graph, src, dst):
@@ -174,11 +183,14 @@ def test_fused_tensors_move_zero_bytes_and_are_marked():
 
 
 def test_tensor_read_outside_its_group_is_not_fused():
-    w = Workload([
-        Phase("a", ops=1, reads={"x": 8}, writes={"t": 8}),
-        Phase("b", ops=1, reads={"t": 8}, writes={"u": 8}),
-        Phase("c", ops=1, reads={"t": 8, "u": 8}, writes={"v": 8}),
-    ], machine=MACHINE).fuse([["a", "b"]])
+    w = Workload(
+        [
+            Phase("a", ops=1, reads={"x": 8}, writes={"t": 8}),
+            Phase("b", ops=1, reads={"t": 8}, writes={"u": 8}),
+            Phase("c", ops=1, reads={"t": 8, "u": 8}, writes={"v": 8}),
+        ],
+        machine=MACHINE,
+    ).fuse([["a", "b"]])
     g = dataflow_graph(w)
     assert g.fused[_edge(g, "t", "b")]  # read inside the group: on chip
     assert not g.fused[_edge(g, "a", "t")]  # still written: c reads it from outside
@@ -221,10 +233,14 @@ def test_layout_is_left_to_right_producers_before_consumers():
 
 # -- the widget (no browser: the traits the view reads) and the static export ---------------------
 
+
 def _parametric():
-    return Workload.from_einsums({"up": "H[b,f] = X[b,d] * W1[d,f]", "down": "Y[b,d] = H[b,f] * W2[f,d]"},
-                                 {"b": "B*S", "d": "D", "f": "4*D"}, params={"B": 2, "S": 64, "D": 32},
-                                 machine=MACHINE)
+    return Workload.from_einsums(
+        {"up": "H[b,f] = X[b,d] * W1[d,f]", "down": "Y[b,d] = H[b,f] * W2[f,d]"},
+        {"b": "B*S", "d": "D", "f": "4*D"},
+        params={"B": 2, "S": 64, "D": 32},
+        machine=MACHINE,
+    )
 
 
 def test_view_syncs_layout_and_colours_as_binary_buffers():
@@ -250,14 +266,17 @@ def test_view_syncs_layout_and_colours_as_binary_buffers():
     assert [c for c, keep in zip(got, reads_writes) if keep] == [c for c, keep in zip(expected, reads_writes) if keep]
 
 
-@pytest.mark.parametrize("trait, value, words", [
-    ("overlay", "flops", ["flops", "bytes, ops, intensity, duration, efficiency"]),
-    ("scaling", "medain", ["medain", "median, mean, hist, linear, log"]),
-    ("palette", "jet", ["jet", "gyr, viridis, cividis, RdYlGn"]),
-    ("palette", ["#000000", "nope"], ["nope"]),
-    ("buckets", 1, ["buckets=1"]),
-    ("selected_phase", 99, ["99", "0..3"]),
-])
+@pytest.mark.parametrize(
+    "trait, value, words",
+    [
+        ("overlay", "flops", ["flops", "bytes, ops, intensity, duration, efficiency"]),
+        ("scaling", "medain", ["medain", "median, mean, hist, linear, log"]),
+        ("palette", "jet", ["jet", "gyr, viridis, cividis, RdYlGn"]),
+        ("palette", ["#000000", "nope"], ["nope"]),
+        ("buckets", 1, ["buckets=1"]),
+        ("selected_phase", 99, ["99", "0..3"]),
+    ],
+)
 def test_view_validates_before_storing(trait, value, words):
     import traitlets
 
@@ -311,7 +330,7 @@ def test_savefig_draws_the_same_layout_and_colours(tmp_path):
         px = round(lay.x[i] - lay.width[i] / 2 + 5 - x0)
         py = round(lay.y[i] - lay.height[i] / 2 + 5 - y0 + LEGEND_HEIGHT)
         r, g, b = image.getpixel((px, py))
-        want = tuple(int(expected[i][k:k + 2], 16) for k in (1, 3, 5))
+        want = tuple(int(expected[i][k : k + 2], 16) for k in (1, 3, 5))
         assert max(abs(r - want[0]), abs(g - want[1]), abs(b - want[2])) <= 3, (i, (r, g, b), want)
     for suffix in (".svg", ".pdf"):
         assert view.savefig(tmp_path / f"graph{suffix}").stat().st_size > 1000
@@ -340,12 +359,15 @@ def test_far_out_each_node_shows_the_hottest_edge_it_touches():
 
 
 def test_long_edges_bend_through_the_layers_they_cross_inside_the_bounds():
-    w = Workload([
-        Phase("a", ops=1, reads={"in": 8}, writes={"t": 8}),
-        Phase("b", ops=1, reads={"t": 8}, writes={"u": 8}),
-        Phase("c", ops=1, reads={"u": 8}, writes={"v": 8}),
-        Phase("d", ops=1, reads={"v": 8, "t": 8}, writes={"out": 8}),
-    ], machine=MACHINE)
+    w = Workload(
+        [
+            Phase("a", ops=1, reads={"in": 8}, writes={"t": 8}),
+            Phase("b", ops=1, reads={"t": 8}, writes={"u": 8}),
+            Phase("c", ops=1, reads={"u": 8}, writes={"v": 8}),
+            Phase("d", ops=1, reads={"v": 8, "t": 8}, writes={"out": 8}),
+        ],
+        machine=MACHINE,
+    )
     g = dataflow_graph(w)
     lay = layered_layout(g)
     e = _edge(g, "t", "d")  # t (layer 2) → d (layer 7): bends in layers 3 … 6
@@ -469,7 +491,7 @@ def test_synced_values_carry_logical_and_predicted_bytes_and_the_static_figure_d
     want = f"{format_si(N_PRED * N_PRED * 4, 'B')} → {format_si(per_tensor['B'], 'B')} predicted"
     assert want in drawn, sorted(drawn)
     assert drawn[want].get_color() == PREDICTED_TEXT
-    assert format_si(N_PRED ** 3 * 4, "B") in drawn, "the unpredicted outer → D edge keeps its plain label"
+    assert format_si(N_PRED**3 * 4, "B") in drawn, "the unpredicted outer → D edge keeps its plain label"
     # a workload view with no prediction draws no predicted label
     plain = DataflowView(w)
     sc = plain.current_scale()

@@ -19,12 +19,17 @@ def test_both_spellings_give_the_same_phase():
 
 
 def test_op_count_conventions():
-    w = Workload.from_einsums({
-        "gemm": "Z[m,n] = A[m,k] * B[k,n]",           # multiply-add: 2 per point
-        "scale": "Y[m,n] = Z[m,n] * s[n]",            # one multiply per point
-        "exp": {"einsum": "E[m,n] = exp(Y[m,n])", "ops_per_point": 8},
-        "sum": "S[m] = E[m,n]",                       # a reduction of one input: 1 per point
-    }, SIZES, machine=M, element_bytes={"*": 2, "Z": 4})
+    w = Workload.from_einsums(
+        {
+            "gemm": "Z[m,n] = A[m,k] * B[k,n]",  # multiply-add: 2 per point
+            "scale": "Y[m,n] = Z[m,n] * s[n]",  # one multiply per point
+            "exp": {"einsum": "E[m,n] = exp(Y[m,n])", "ops_per_point": 8},
+            "sum": "S[m] = E[m,n]",  # a reduction of one input: 1 per point
+        },
+        SIZES,
+        machine=M,
+        element_bytes={"*": 2, "Z": 4},
+    )
     np.testing.assert_allclose(w.arrays.ops, [2 * 64 * 32 * 16, 64 * 32, 8 * 64 * 32, 64 * 32])
     assert w.tensors[0][1] == {"Z": 4 * 64 * 32} and w.tensors[1][0]["s"] == 2 * 32
     one = Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]"}, SIZES, machine=M, mac_ops=1)
@@ -32,23 +37,33 @@ def test_op_count_conventions():
 
 
 def test_dependencies_follow_tensor_names_and_recurrences_count_once():
-    w = Workload.from_einsums({
-        "out": "O[m] = H[m,n] * C[n]",
-        "scan": "H[m,n] = D[m,n] * H[m-1,n] + X[m,n]",
-        "make": "D[m,n] = exp(A[m,n])",
-    }, SIZES, machine=M)
+    w = Workload.from_einsums(
+        {
+            "out": "O[m] = H[m,n] * C[n]",
+            "scan": "H[m,n] = D[m,n] * H[m-1,n] + X[m,n]",
+            "make": "D[m,n] = exp(A[m,n])",
+        },
+        SIZES,
+        machine=M,
+    )
     assert w.names == ["make", "scan", "out"]
     reads = w.tensors[1][0]
     assert set(reads) == {"D", "X"}
 
 
-@pytest.mark.parametrize("einsums, message", [
-    ({"a": "Z[m,n] = A[m,k] * B[k,n]", "b": "Y[m] = A[m] * Z[m,n]"}, r"'b'.*tensor 'A'.*\['m'\].*\['m', 'k'\].*'a'"),
-    ({"a": "Z[m,q] = A[m,q]"}, r"'a'.*index 'q'.*no size"),
-    ({"a": ("mk,kn->mn", ["A"], "Z")}, r"'a'.*2 input subscripts.*1 input"),
-    ({"a": "Z = A * B"}, r"'a'.*left side"),
-    ({"a": 42}, r"'a'.*neither"),
-])
+@pytest.mark.parametrize(
+    "einsums, message",
+    [
+        (
+            {"a": "Z[m,n] = A[m,k] * B[k,n]", "b": "Y[m] = A[m] * Z[m,n]"},
+            r"'b'.*tensor 'A'.*\['m'\].*\['m', 'k'\].*'a'",
+        ),
+        ({"a": "Z[m,q] = A[m,q]"}, r"'a'.*index 'q'.*no size"),
+        ({"a": ("mk,kn->mn", ["A"], "Z")}, r"'a'.*2 input subscripts.*1 input"),
+        ({"a": "Z = A * B"}, r"'a'.*left side"),
+        ({"a": 42}, r"'a'.*neither"),
+    ],
+)
 def test_bad_einsums_name_the_einsum(einsums, message):
     with pytest.raises(WorkloadError, match=message):
         Workload.from_einsums(einsums, SIZES, machine=M)
@@ -56,12 +71,17 @@ def test_bad_einsums_name_the_einsum(einsums, message):
 
 # -- fusion -----------------------------------------------------------------------------------
 
+
 def three_step():
-    return Workload.from_einsums({
-        "A": "T1[m,n] = X[m,k] * W1[k,n]",
-        "B": "T2[m,n] = exp(T1[m,n])",
-        "C": "Y[m,n] = T2[m,n] * T1[m,n]",
-    }, SIZES, machine=M)
+    return Workload.from_einsums(
+        {
+            "A": "T1[m,n] = X[m,k] * W1[k,n]",
+            "B": "T2[m,n] = exp(T1[m,n])",
+            "C": "Y[m,n] = T2[m,n] * T1[m,n]",
+        },
+        SIZES,
+        machine=M,
+    )
 
 
 def test_tensors_inside_a_group_move_no_bytes():
@@ -90,9 +110,14 @@ def test_fusion_errors():
     with pytest.raises(WorkloadError, match=r"'A' is in fusion groups"):
         w.fuse([["A", "B"], ["A", "C"]])
     with pytest.raises(WorkloadError, match=r"cycle between groups"):
-        w.fuse({"AC": ["A", "C"]})   # B sits between A and C: AC -> B -> AC
-    measured = Workload([Phase("k1", duration=1, ops=1, bytes=1, reads={"a": 1}, writes={"b": 1}),
-                         Phase("k2", duration=1, ops=1, bytes=1, reads={"b": 1}, writes={"c": 1})], machine=M)
+        w.fuse({"AC": ["A", "C"]})  # B sits between A and C: AC -> B -> AC
+    measured = Workload(
+        [
+            Phase("k1", duration=1, ops=1, bytes=1, reads={"a": 1}, writes={"b": 1}),
+            Phase("k2", duration=1, ops=1, bytes=1, reads={"b": 1}, writes={"c": 1}),
+        ],
+        machine=M,
+    )
     with pytest.raises(WorkloadError, match=r"'k1'.*measured duration"):
         measured.fuse([["k1", "k2"]])
 
@@ -102,8 +127,8 @@ def test_pipelining_a_fused_workload_streams_only_inside_groups():
     s = w.schedule(tiles=4, pipeline=True)
     start = s.tile_start.reshape(3, 4)
     end = s.tile_end.reshape(3, 4)
-    assert start[1, 0] == pytest.approx(end[0, 0])     # B streams from A inside the group
-    assert start[2, 0] >= end[0, 3] - 1e-12            # C (another group) waits for A's last tile
+    assert start[1, 0] == pytest.approx(end[0, 0])  # B streams from A inside the group
+    assert start[2, 0] >= end[0, 3] - 1e-12  # C (another group) waits for A's last tile
     assert start[2, 0] >= end[1, 3] - 1e-12
 
 

@@ -11,21 +11,24 @@ from hypothesis import strategies as st
 from campaign_widget.expr import ExpressionError, evaluate, parse, resolve_sizes, size
 
 
-@pytest.mark.parametrize("text, params, expected", [
-    ("B*S", {"B": 8, "S": 2048}, 16384),
-    ("D/H", {"D": 1024, "H": 16}, 64),
-    ("ceil(N/T)", {"N": 10, "T": 4}, 3),
-    ("ceiling(N/T)", {"N": 8, "T": 4}, 2),
-    ("floor(N/T)", {"N": 10, "T": 4}, 2),
-    ("int_floor(N, T)", {"N": 10, "T": 4}, 2),
-    ("int_ceil(N, T)", {"N": 10, "T": 4}, 3),
-    ("Min(N, 3) + Max(N, 3, 7)", {"N": 5}, 3 + 7),
-    ("2^10", {}, 1024),
-    ("N**2 - -N", {"N": 3}, 12),
-    ("abs(1 - N) % 4", {"N": 7}, 2),
-    ("N // 3", {"N": -7}, -3),
-    ("0.5 * N", {"N": 6}, 3),
-])
+@pytest.mark.parametrize(
+    "text, params, expected",
+    [
+        ("B*S", {"B": 8, "S": 2048}, 16384),
+        ("D/H", {"D": 1024, "H": 16}, 64),
+        ("ceil(N/T)", {"N": 10, "T": 4}, 3),
+        ("ceiling(N/T)", {"N": 8, "T": 4}, 2),
+        ("floor(N/T)", {"N": 10, "T": 4}, 2),
+        ("int_floor(N, T)", {"N": 10, "T": 4}, 2),
+        ("int_ceil(N, T)", {"N": 10, "T": 4}, 3),
+        ("Min(N, 3) + Max(N, 3, 7)", {"N": 5}, 3 + 7),
+        ("2^10", {}, 1024),
+        ("N**2 - -N", {"N": 3}, 12),
+        ("abs(1 - N) % 4", {"N": 7}, 2),
+        ("N // 3", {"N": -7}, -3),
+        ("0.5 * N", {"N": 6}, 3),
+    ],
+)
 def test_values_are_exact(text, params, expected):
     assert evaluate(text, params) == expected
     assert type(evaluate(text, params)) is int
@@ -40,20 +43,23 @@ def test_names_are_collected():
     assert parse("B*S + ceil(D/H)").names == frozenset({"B", "S", "D", "H"})
 
 
-@pytest.mark.parametrize("text, word", [
-    ("__import__('os')", "call"),
-    ("N.real", "Attribute"),
-    ("x[0]", "Subscript"),
-    ("lambda: 1", "Lambda"),
-    ("open('f')", "call"),
-    ("'text'", "constant"),
-    ("N if N else 1", "IfExp"),
-    ("N < 3", "Compare"),
-    ("N << 2", "LShift"),
-    ("min", "without a call"),
-    ("min(*N)", "starred"),
-    ("floor(N, 2)", "arguments"),
-])
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("__import__('os')", "call"),
+        ("N.real", "Attribute"),
+        ("x[0]", "Subscript"),
+        ("lambda: 1", "Lambda"),
+        ("open('f')", "call"),
+        ("'text'", "constant"),
+        ("N if N else 1", "IfExp"),
+        ("N < 3", "Compare"),
+        ("N << 2", "LShift"),
+        ("min", "without a call"),
+        ("min(*N)", "starred"),
+        ("floor(N, 2)", "arguments"),
+    ],
+)
 def test_outside_the_whitelist_is_refused_with_node_and_column(text, word):
     with pytest.raises(ExpressionError, match="column") as info:
         parse(text)
@@ -77,8 +83,9 @@ def test_blow_ups_are_refused_at_once(text):
     assert time.perf_counter() - start < 0.1
 
 
-@pytest.mark.parametrize("value, why", [("N/3", "positive whole"), ("N-5", "positive whole"), (0, "positive whole"),
-                                        (2.5, "positive whole")])
+@pytest.mark.parametrize(
+    "value, why", [("N/3", "positive whole"), ("N-5", "positive whole"), (0, "positive whole"), (2.5, "positive whole")]
+)
 def test_sizes_must_be_positive_whole_numbers(value, why):
     with pytest.raises(ExpressionError, match=why) as info:
         size(value, {"N": 5}, what="size 'm'")

@@ -22,7 +22,7 @@ SUFFIXES = [".yaml", ".yml", ".json"]
 
 def producer_names(w):
     indptr, indices = w.producers
-    return {name: [w.names[j] for j in indices[indptr[i]:indptr[i + 1]]] for i, name in enumerate(w.names)}
+    return {name: [w.names[j] for j in indices[indptr[i] : indptr[i + 1]]] for i, name in enumerate(w.names)}
 
 
 def assert_same(a, b):
@@ -47,25 +47,44 @@ def write(tmp_path, name, text):
 
 def diamond():
     """A DAG with odd names, mixed measured/analytical phases, a fixed phase and awkward floats."""
-    m = Machine(peak_compute=1.7e3, peak_bandwidth=0.3, name="NoC × core", compute_name="core", memory_name="network",
-                ops_unit="instr", bytes_unit="flit", time_unit="cycles",
-                ceilings=(Ceiling("scalar", compute=100.0), Ceiling("one link", bandwidth=0.1), Ceiling("both", 1, 0.01)))
-    return Workload([
-        Phase("1e5", ops=0.1 + 0.2, bytes=1 / 3),
-        Phase("yes", duration=7, compute_util=0.3, memory_util=2 / 3, after=["1e5"]),
-        Phase("null: µ-kernel #1", ops=5e-324, bytes=1.7976931348623157e308 * 1e-300, after="1e5", tileable=False),
-        Phase("[x], {y}", duration=1e16, ops=12345678901234567890, bytes=0, after=["yes", "null: µ-kernel #1"]),
-    ], machine=m, settings={"tiles": 1, "policy": "throttle", "depth": 3, "pipeline": False})
+    m = Machine(
+        peak_compute=1.7e3,
+        peak_bandwidth=0.3,
+        name="NoC × core",
+        compute_name="core",
+        memory_name="network",
+        ops_unit="instr",
+        bytes_unit="flit",
+        time_unit="cycles",
+        ceilings=(Ceiling("scalar", compute=100.0), Ceiling("one link", bandwidth=0.1), Ceiling("both", 1, 0.01)),
+    )
+    return Workload(
+        [
+            Phase("1e5", ops=0.1 + 0.2, bytes=1 / 3),
+            Phase("yes", duration=7, compute_util=0.3, memory_util=2 / 3, after=["1e5"]),
+            Phase("null: µ-kernel #1", ops=5e-324, bytes=1.7976931348623157e308 * 1e-300, after="1e5", tileable=False),
+            Phase("[x], {y}", duration=1e16, ops=12345678901234567890, bytes=0, after=["yes", "null: µ-kernel #1"]),
+        ],
+        machine=m,
+        settings={"tiles": 1, "policy": "throttle", "depth": 3, "pipeline": False},
+    )
 
 
 WORKLOADS = {
     "figure-8 file": lambda: load(DATA / "figure-8.yaml"),
     "seed 002 file": lambda: load(DATA / "seed002-kernels.json"),
-    "no machine": lambda: Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-                                    Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"])]),
+    "no machine": lambda: Workload(
+        [
+            Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
+            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    ),
     "diamond": diamond,
-    "preset": lambda: Workload([Phase("k", ops=1e12, bytes=1e9)], machine=presets.machine("fusemax-mamba"),
-                               settings={"tiles": 8, "pipeline": True, "policy": "dilate+throttle", "depth": 2}),
+    "preset": lambda: Workload(
+        [Phase("k", ops=1e12, bytes=1e9)],
+        machine=presets.machine("fusemax-mamba"),
+        settings={"tiles": 8, "pipeline": True, "policy": "dilate+throttle", "depth": 2},
+    ),
 }
 
 
@@ -86,17 +105,34 @@ def test_save_then_load_gives_back_the_same_workload_bit_for_bit(tmp_path, which
 
 @pytest.mark.filterwarnings("ignore::campaign_widget.UtilizationAboveOneWarning")
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 1e30, allow_subnormal=True), st.floats(0, 1e30, allow_subnormal=True),
-                          st.one_of(st.none(), st.floats(1e-30, 1e30)), st.booleans()),
-                min_size=1, max_size=6),
-       st.sampled_from(SUFFIXES))
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1e30, allow_subnormal=True),
+            st.floats(0, 1e30, allow_subnormal=True),
+            st.one_of(st.none(), st.floats(1e-30, 1e30)),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from(SUFFIXES),
+)
 def test_round_trip_holds_for_any_volumes_and_durations(tmp_path_factory, rows, suffix):
     phases = []
     for i, (ops, bytes_, duration, tileable) in enumerate(rows):
         if duration is None and max(ops / 3.3e12, bytes_ / 7.7e11) < 1e-30:  # a derived duration is >= 1e-30
             ops = 1.0
-        phases.append(Phase(f"p{i}", ops=ops, bytes=bytes_, duration=duration, tileable=tileable,
-                            after=[f"p{j}" for j in range(i) if (i + j) % 2]))
+        phases.append(
+            Phase(
+                f"p{i}",
+                ops=ops,
+                bytes=bytes_,
+                duration=duration,
+                tileable=tileable,
+                after=[f"p{j}" for j in range(i) if (i + j) % 2],
+            )
+        )
     w = Workload(phases, machine=Machine(3.3e12, 7.7e11))
     path = tmp_path_factory.mktemp("rt") / f"w{suffix}"
     assert_same(w, load(save(w, path)))
@@ -146,8 +182,12 @@ def test_machine_may_be_a_preset_name_or_preset_with_overrides(tmp_path):
     w = load(path)
     assert w.machine == presets.machine("h100-sxm")
     assert w.arrays.duration[0] == pytest.approx(1.0)
-    path = write(tmp_path, "w.yaml", "machine: {preset: a100-sxm-80gb, time_unit: ms, peak_bandwidth: 1.5e12}\n"
-                                     "phases:\n  - {name: A, ops: 1, bytes: 1}\n")
+    path = write(
+        tmp_path,
+        "w.yaml",
+        "machine: {preset: a100-sxm-80gb, time_unit: ms, peak_bandwidth: 1.5e12}\n"
+        "phases:\n  - {name: A, ops: 1, bytes: 1}\n",
+    )
     m = load(path).machine
     assert (m.peak_compute, m.peak_bandwidth, m.time_unit) == (19.5e12, 1.5e12, "ms")
     assert m.ceilings == presets.machine("a100-sxm-80gb").ceilings
@@ -178,9 +218,13 @@ def test_authors_cascade_yaml_is_a_chain_and_reproduces_figure_10():
 
 
 def test_authors_cascade_in_percent_and_with_their_kernel_state_keys(tmp_path):
-    path = write(tmp_path, "c.yaml", "cascade:\n  name: pct\n  kernels:\n"
-                 "    - {name: EinsumA, duration: 3, compute_util: 70, bw_util: 25, start: 0}\n"
-                 "    - {name: EinsumB, duration: 10, compute_util: 20, bw_util: 90, throttled_duration: 0}\n")
+    path = write(
+        tmp_path,
+        "c.yaml",
+        "cascade:\n  name: pct\n  kernels:\n"
+        "    - {name: EinsumA, duration: 3, compute_util: 70, bw_util: 25, start: 0}\n"
+        "    - {name: EinsumB, duration: 10, compute_util: 20, bw_util: 90, throttled_duration: 0}\n",
+    )
     w = load(path, percent=True)
     np.testing.assert_allclose(w.arrays.compute_util, [0.7, 0.2])
     np.testing.assert_allclose(w.arrays.memory_util, [0.25, 0.9])
@@ -218,8 +262,15 @@ def test_interval_dependencies_chain_overlap_and_rounding():
 # -- recognition by content, and the registry ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, new_name", [("figure-8.yaml", "w.txt"), ("figure-10-cascade.yaml", "c.dat"),
-                                            ("einsums.csv", "e.txt"), ("seed002-kernels.json", "j.yaml")])
+@pytest.mark.parametrize(
+    "name, new_name",
+    [
+        ("figure-8.yaml", "w.txt"),
+        ("figure-10-cascade.yaml", "c.dat"),
+        ("einsums.csv", "e.txt"),
+        ("seed002-kernels.json", "j.yaml"),
+    ],
+)
 def test_formats_are_recognized_by_content_not_suffix(tmp_path, name, new_name):
     shutil.copy(DATA / name, tmp_path / new_name)
     assert_same(load(DATA / name), load(tmp_path / new_name))
@@ -243,8 +294,10 @@ def test_a_registered_format_is_read_by_load(tmp_path):
 
     def read(source, *, machine=None, percent=False):
         rows = [line.split() for line in source.text.splitlines()[1:] if line.strip()]
-        return Workload([Phase(n, duration=float(d), compute_util=float(c), memory_util=float(m))
-                         for n, d, c, m in rows], machine=machine)
+        return Workload(
+            [Phase(n, duration=float(d), compute_util=float(c), memory_util=float(m)) for n, d, c, m in rows],
+            machine=machine,
+        )
 
     files.register_format("toy", sniff, read, suffixes=(".toy",), description="#toy lines")
     try:
@@ -302,12 +355,19 @@ def test_duplicate_yaml_key_is_an_error_with_both_lines(tmp_path):
         load(path)
 
 
-@pytest.mark.parametrize("text, line, key", [
-    ("format: campaign-workload\nphase:\n  - {name: A, ops: 1, bytes: 1}\n", 2, "phase"),
-    ("phases:\n  - name: A\n    ops: 1\n    byte: 1\n", 4, "byte"),
-    ("machine:\n  peak_compute: 1\n  peak_bandwith: 1\nphases: [{name: A, ops: 1, bytes: 1}]\n", 3, "peak_bandwith"),
-    ("settings:\n  tile: 4\nphases: [{name: A, ops: 1, bytes: 1}]\n", 2, "tile"),
-])
+@pytest.mark.parametrize(
+    "text, line, key",
+    [
+        ("format: campaign-workload\nphase:\n  - {name: A, ops: 1, bytes: 1}\n", 2, "phase"),
+        ("phases:\n  - name: A\n    ops: 1\n    byte: 1\n", 4, "byte"),
+        (
+            "machine:\n  peak_compute: 1\n  peak_bandwith: 1\nphases: [{name: A, ops: 1, bytes: 1}]\n",
+            3,
+            "peak_bandwith",
+        ),
+        ("settings:\n  tile: 4\nphases: [{name: A, ops: 1, bytes: 1}]\n", 2, "tile"),
+    ],
+)
 def test_unknown_keys_name_the_key_the_file_and_the_line(tmp_path, text, line, key):
     path = write(tmp_path, "typo.yaml", text)
     with pytest.raises(WorkloadFileError, match=rf"typo\.yaml:{line}: unknown key '{key}'.*did you mean") as info:
@@ -328,24 +388,31 @@ def test_unknown_key_in_authors_cascade(tmp_path):
 
 
 def test_non_numeric_value_names_file_line_field_and_value(tmp_path):
-    path = write(tmp_path, "w.yaml", "machine: seed002-example\nphases:\n  - name: A\n    ops: 2e9\n"
-                                     "    bytes: 12 GB\n")
+    path = write(tmp_path, "w.yaml", "machine: seed002-example\nphases:\n  - name: A\n    ops: 2e9\n    bytes: 12 GB\n")
     with pytest.raises(WorkloadFileError, match=r"w\.yaml:5: phases\[0\]\.bytes: '12 GB' is not a number") as info:
         load(path)
     assert info.value.field == "phases[0].bytes"
 
 
 def test_yaml_exponent_floats_without_a_dot_are_numbers(tmp_path):
-    w = load(write(tmp_path, "w.yaml", "machine: {peak_compute: 2e11, peak_bandwidth: 5E+10}\n"
-                                       "phases: [{name: A, ops: 4e11, bytes: 1e9}]\n"))
+    w = load(
+        write(
+            tmp_path,
+            "w.yaml",
+            "machine: {peak_compute: 2e11, peak_bandwidth: 5E+10}\nphases: [{name: A, ops: 4e11, bytes: 1e9}]\n",
+        )
+    )
     assert w.machine.peak_compute == 2e11 and w.machine.peak_bandwidth == 5e10
     assert w.arrays.duration[0] == 2.0
 
 
 def test_csv_missing_column_names_the_file_and_the_column(tmp_path):
     text = (DATA / "einsums.csv").read_text().replace("runtime", "run_time")
-    with pytest.raises(WorkloadFileError, match=r"e\.csv:1: header: missing column 'runtime' "
-                                                r"\(did you mean 'run_time'\?\)") as info:
+    with pytest.raises(
+        WorkloadFileError,
+        match=r"e\.csv:1: header: missing column 'runtime' "
+        r"\(did you mean 'run_time'\?\)",
+    ) as info:
         load(write(tmp_path, "e.csv", text))
     assert info.value.line == 1
 
@@ -359,20 +426,25 @@ def test_csv_non_numeric_value_names_the_file_line_column_and_value(tmp_path):
 
 
 def test_csv_line_numbers_count_quoted_newlines(tmp_path):
-    text = ('Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time,Notes\n'
-            'A,1,0.5,0.5,0,1,"two\nlines"\n'
-            'B,1,0.5,half,1,2,\n')
+    text = (
+        "Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time,Notes\n"
+        'A,1,0.5,0.5,0,1,"two\nlines"\n'
+        "B,1,0.5,half,1,2,\n"
+    )
     with pytest.raises(WorkloadFileError, match=r"e\.csv:4: column 'Memory_Utilization': 'half' is not a number"):
         load(write(tmp_path, "e.csv", text))
 
 
-@pytest.mark.parametrize("row, message", [
-    ("X,1,3,0.25,0.70,750,0,3,dup", r"e\.csv:7: duplicate phase name 'X' \(first on line 3\)"),
-    ("Q,1,3,0.25,0.70,750,5,4,", r"e\.csv:7: column 'End_Time': End_Time 4\.0 is before Starting_Time 5\.0"),
-    ("Q,1,0,0.25,0.70,750,5,6,", r"e\.csv:7: phase 'Q': duration=0\.0 must be > 0"),
-    ("Q,1,nan,0.25,0.70,750,5,6,", r"e\.csv:7: column 'runtime': 'nan' must be finite"),
-    ("Q,1,3,0.25,0.70,750,5", r"e\.csv:7: column 'End_Time': the row has 7 fields; column 'End_Time' is field 8"),
-])
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ("X,1,3,0.25,0.70,750,0,3,dup", r"e\.csv:7: duplicate phase name 'X' \(first on line 3\)"),
+        ("Q,1,3,0.25,0.70,750,5,4,", r"e\.csv:7: column 'End_Time': End_Time 4\.0 is before Starting_Time 5\.0"),
+        ("Q,1,0,0.25,0.70,750,5,6,", r"e\.csv:7: phase 'Q': duration=0\.0 must be > 0"),
+        ("Q,1,nan,0.25,0.70,750,5,6,", r"e\.csv:7: column 'runtime': 'nan' must be finite"),
+        ("Q,1,3,0.25,0.70,750,5", r"e\.csv:7: column 'End_Time': the row has 7 fields; column 'End_Time' is field 8"),
+    ],
+)
 def test_csv_bad_rows(tmp_path, row, message):
     text = (DATA / "einsums.csv").read_text() + row + "\n"
     with pytest.raises(WorkloadFileError, match=message):
@@ -394,18 +466,21 @@ def test_phase_errors_are_re_raised_with_file_and_line_and_the_whole_message(tmp
     assert info.value.__cause__ is not None
 
 
-@pytest.mark.parametrize("phases, with_machine, where", [
-    ("\n  - {name: A, ops: 1, bytes: 1, after: B}\n  - {name: B, ops: 1, bytes: 1, after: A}", True, ""),
-    ("\n  - {name: A, ops: 1, bytes: 1}\n  - {name: B, ops: 1, bytes: 1, after: [nope]}", True, ":4"),
-    ("\n  - {name: A, ops: 1, bytes: 1}", False, ":2"),
-])
-def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(tmp_path, phases, with_machine,
-                                                                                where):
+@pytest.mark.parametrize(
+    "phases, with_machine, where",
+    [
+        ("\n  - {name: A, ops: 1, bytes: 1, after: B}\n  - {name: B, ops: 1, bytes: 1, after: A}", True, ""),
+        ("\n  - {name: A, ops: 1, bytes: 1}\n  - {name: B, ops: 1, bytes: 1, after: [nope]}", True, ":4"),
+        ("\n  - {name: A, ops: 1, bytes: 1}", False, ":2"),
+    ],
+)
+def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(tmp_path, phases, with_machine, where):
     machine = "machine: seed002-example\n" if with_machine else ""
     path = write(tmp_path, "w.yaml", machine + "phases:" + phases + "\n")
     doc = parse_yaml(files.Source(path))
-    expected_phases = [Phase(p["name"], ops=p["ops"], bytes=p["bytes"], after=p.get("after", ()))
-                       for p in doc["phases"]]
+    expected_phases = [
+        Phase(p["name"], ops=p["ops"], bytes=p["bytes"], after=p.get("after", ())) for p in doc["phases"]
+    ]
     with pytest.raises(WorkloadError) as original:
         Workload(expected_phases, machine=presets.machine("seed002-example") if machine else None)
     with pytest.raises(WorkloadFileError) as info:
@@ -413,22 +488,37 @@ def test_workload_errors_are_re_raised_with_the_file_name_and_the_whole_message(
     assert str(info.value) == f"{path}{where}: {original.value}"  # the phase's line, when it names one
 
 
-@pytest.mark.parametrize("text, message", [
-    ("settings: {policy: squeeze}\nphases: [{name: A, ops: 1, bytes: 1}]\n",
-     r"w\.yaml:1: settings\.policy: policy='squeeze' is not one of 'none', 'dilate', 'throttle', 'dilate\+throttle'"),
-    ("settings:\n  tiles: 0\nphases: [{name: A, ops: 1, bytes: 1}]\n", r"w\.yaml:2: settings\.tiles: tiles=0 must be"),
-    ("version: 2\nphases: [{name: A, ops: 1, bytes: 1}]\n", r"w\.yaml:1: version: this file is version 2"),
-    ("format: other\nphases: []\n", r"w\.yaml:1: format: 'other' is not 'campaign-workload'"),
-    ("machine: {peak_compute: 0, peak_bandwidth: 1}\nphases: [{name: A, ops: 1, bytes: 1}]\n",
-     r"w\.yaml:1: machine \(unnamed\): peak_compute=0 must be a finite number > 0"),
-    ("machine: tpu-v9\nphases: [{name: A, ops: 1, bytes: 1}]\n",
-     r"w\.yaml:1: machine: unknown machine preset 'tpu-v9'; known presets: h100-sxm, hopper-paper"),
-    ("phases:\n  - name: yes\n    ops: 1\n    bytes: 1\n", r"w\.yaml:2: phases\[0\]\.name: True must be a non-empty"),
-    ("phases:\n  - {ops: 1, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.name: missing name"),
-    ("format: campaign-workload\n", r"w\.yaml:1: no 'phases' list"),
-    ("phases:\n  - {name: A, ops: 1, bytes: 1, tileable: maybe}\n", r"w\.yaml:2: phases\[0\]\.tileable: 'maybe'"),
-    ("phases:\n  - {name: A, ops: .nan, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.ops: nan must be finite"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "settings: {policy: squeeze}\nphases: [{name: A, ops: 1, bytes: 1}]\n",
+            r"w\.yaml:1: settings\.policy: policy='squeeze' is not one of 'none', 'dilate', 'throttle', 'dilate\+throttle'",
+        ),
+        (
+            "settings:\n  tiles: 0\nphases: [{name: A, ops: 1, bytes: 1}]\n",
+            r"w\.yaml:2: settings\.tiles: tiles=0 must be",
+        ),
+        ("version: 2\nphases: [{name: A, ops: 1, bytes: 1}]\n", r"w\.yaml:1: version: this file is version 2"),
+        ("format: other\nphases: []\n", r"w\.yaml:1: format: 'other' is not 'campaign-workload'"),
+        (
+            "machine: {peak_compute: 0, peak_bandwidth: 1}\nphases: [{name: A, ops: 1, bytes: 1}]\n",
+            r"w\.yaml:1: machine \(unnamed\): peak_compute=0 must be a finite number > 0",
+        ),
+        (
+            "machine: tpu-v9\nphases: [{name: A, ops: 1, bytes: 1}]\n",
+            r"w\.yaml:1: machine: unknown machine preset 'tpu-v9'; known presets: h100-sxm, hopper-paper",
+        ),
+        (
+            "phases:\n  - name: yes\n    ops: 1\n    bytes: 1\n",
+            r"w\.yaml:2: phases\[0\]\.name: True must be a non-empty",
+        ),
+        ("phases:\n  - {ops: 1, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.name: missing name"),
+        ("format: campaign-workload\n", r"w\.yaml:1: no 'phases' list"),
+        ("phases:\n  - {name: A, ops: 1, bytes: 1, tileable: maybe}\n", r"w\.yaml:2: phases\[0\]\.tileable: 'maybe'"),
+        ("phases:\n  - {name: A, ops: .nan, bytes: 1}\n", r"w\.yaml:2: phases\[0\]\.ops: nan must be finite"),
+    ],
+)
 def test_schema_errors(tmp_path, text, message):
     with pytest.raises(WorkloadFileError, match=message):
         load(write(tmp_path, "w.yaml", text))
@@ -475,10 +565,14 @@ def test_presets_have_the_sourced_peaks():
 
 
 def test_hopper_paper_preset_gives_the_papers_figure_2b_throughputs():
-    w = Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.25),
-                  Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-                  Phase("C", duration=2, compute_util=0.6, memory_util=0.4, after=["B"])],
-                 machine=presets.machine("hopper-paper"))
+    w = Workload(
+        [
+            Phase("A", duration=3, compute_util=0.7, memory_util=0.25),
+            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+            Phase("C", duration=2, compute_util=0.6, memory_util=0.4, after=["B"]),
+        ],
+        machine=presets.machine("hopper-paper"),
+    )
     np.testing.assert_allclose(np.round(w.arrays.ops / w.arrays.duration / 1e12, 1), [35.8, 10.2, 30.7])
 
 
@@ -515,8 +609,11 @@ def test_docs_yaml_and_json_examples_describe_the_same_workload(tmp_path):
     assert_same(load(write(tmp_path, "vol.json", volumes_example)), load(DATA / "seed002-kernels.json"))
     cascade = _doc_blocks("yaml")[2]
     assert cascade in (DATA / "figure-10-cascade.yaml").read_text()
-    csv_example = re.findall(r"```\n(Einsum,.*?)```", (Path(__file__).parent.parent / "docs" / "workload-files.md")
-                             .read_text(encoding="utf-8"), flags=re.S)
+    csv_example = re.findall(
+        r"```\n(Einsum,.*?)```",
+        (Path(__file__).parent.parent / "docs" / "workload-files.md").read_text(encoding="utf-8"),
+        flags=re.S,
+    )
     assert csv_example == [(DATA / "einsums.csv").read_text()]
 
 
@@ -524,8 +621,9 @@ def test_docs_yaml_and_json_examples_describe_the_same_workload(tmp_path):
 def test_tensors_and_fusion_groups_round_trip(tmp_path, suffix):
     """A fused Einsum workload keeps its tensors (so it can be fused again) and its group labels."""
     einsums = {"A": "T1[m,n] = X[m,k] * W[k,n]", "B": "T2[m,n] = exp(T1[m,n])", "C": "Y[m,n] = T2[m,n] * T1[m,n]"}
-    plain = Workload.from_einsums(einsums, {"m": 8, "n": 4, "k": 2}, machine=Machine(peak_compute=1e9,
-                                                                                       peak_bandwidth=1e8))
+    plain = Workload.from_einsums(
+        einsums, {"m": 8, "n": 4, "k": 2}, machine=Machine(peak_compute=1e9, peak_bandwidth=1e8)
+    )
     fused = plain.fuse({"AB": ["A", "B"]})
     back = load(save(fused, tmp_path / f"fused{suffix}"))
     assert back.tensors == fused.tensors
@@ -537,7 +635,9 @@ def test_tensors_and_fusion_groups_round_trip(tmp_path, suffix):
 
 def test_bad_tensor_map_names_file_line_and_field(tmp_path):
     path = tmp_path / "bad.yaml"
-    path.write_text("format: campaign-workload\nphases:\n  - name: A\n    ops: 1\n    duration: 1\n"
-                    "    reads: [X, 4]\n", encoding="utf-8")
+    path.write_text(
+        "format: campaign-workload\nphases:\n  - name: A\n    ops: 1\n    duration: 1\n    reads: [X, 4]\n",
+        encoding="utf-8",
+    )
     with pytest.raises(WorkloadFileError, match=r"bad\.yaml:6.*phases\[0\]\.reads.*tensor names to bytes"):
         load(path)

@@ -40,12 +40,35 @@ MEMORY = 64 << 20  # tracemalloc peak per load, plus 40 x the file's size
 
 def _trace_seed() -> bytes:
     events = [{"ph": "X", "cat": "user_annotation", "name": "step", "ts": 0, "dur": 100, "pid": 1, "tid": 1}]
-    events += [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 10 * i, "dur": 5, "pid": 1, "tid": 1,
-                "args": {"Input Dims": [[4, 8], [8, 2]], "Input type": ["float", "float"]}} for i in range(5)]
-    events += [{"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "ts": 60, "dur": 5, "pid": 1, "tid": 1,
-                "args": {"Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
-                         "Input type": ["float", "float", "", "", "", "", ""],
-                         "Concrete Inputs": ["", "", "", "1", "0", "1", "1"]}}]
+    events += [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::mm",
+            "ts": 10 * i,
+            "dur": 5,
+            "pid": 1,
+            "tid": 1,
+            "args": {"Input Dims": [[4, 8], [8, 2]], "Input type": ["float", "float"]},
+        }
+        for i in range(5)
+    ]
+    events += [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::conv2d",
+            "ts": 60,
+            "dur": 5,
+            "pid": 1,
+            "tid": 1,
+            "args": {
+                "Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
+                "Input type": ["float", "float", "", "", "", "", ""],
+                "Concrete Inputs": ["", "", "", "1", "0", "1", "1"],
+            },
+        }
+    ]
     return json.dumps({"traceEvents": events}, indent=1).encode()
 
 
@@ -57,20 +80,59 @@ SEEDS = {  # name: (file name, content, load options, CLI options)
     "einsum-csv": ("e.csv", (DATA / "einsums.csv").read_bytes(), {"machine": M}, ["--machine", "h100-sxm"]),
     "trace": ("t.json", _trace_seed(), {"machine": M}, ["--machine", "h100-sxm"]),
     "trace-gz": ("t.json.gz", gzip.compress(_trace_seed()), {"machine": M}, ["--machine", "h100-sxm"]),
-    "ncu-details": ("n.csv", (DATA / "importers" / "ncu-details-saxpy-rtx5070.csv").read_bytes(),
-                    {"machine": M, "require": ("duration", "bytes"), "format": "nsight-compute-csv"},
-                    ["--machine", "h100-sxm"]),
+    "ncu-details": (
+        "n.csv",
+        (DATA / "importers" / "ncu-details-saxpy-rtx5070.csv").read_bytes(),
+        {"machine": M, "require": ("duration", "bytes"), "format": "nsight-compute-csv"},
+        ["--machine", "h100-sxm"],
+    ),
     "ncu-raw": ("r.csv", (DATA / "importers" / "handmade-ncu-raw-roofline.csv").read_bytes(), {}, []),
-    "timeloop": ("timeloop-model.stats.txt", TIMELOOP.read_bytes(), {"clock": 1e9, "format": "timeloop-stats"},
-                 ["--clock", "1G"]),
+    "timeloop": (
+        "timeloop-model.stats.txt",
+        TIMELOOP.read_bytes(),
+        {"clock": 1e9, "format": "timeloop-stats"},
+        ["--clock", "1G"],
+    ),
 }
 
 HOSTILE = [
-    b"[" * 5000, b"{" * 5000, b"- " * 5000, b"&a [x, x]\n", b"*a", b"!!python/object:os.system x",
-    b"9" * 400, b"9" * 5000, b"1e999", b"-1", b"nan", b".nan", b"NaN", b"Infinity", b"\x00", b"\x1b[2J",
-    b"\xff\xfe", b"\xed\xa0\x80", "\ud800".encode("utf-8", "surrogatepass"), b"\"", b"'", b",", b"\n" * 100,
-    b" " * 10000, b"a" * 140_000, b'"pid": [1]', b'"dur": 0', b'"ts": 1e400', b"null", b"[]", b"{}",
-    b"Cycles: 1.2.3", b"Computes = nan", b'"\xc2\xb2"', b"(" * 3000, b"<" * 3000, b"/" * 3000,
+    b"[" * 5000,
+    b"{" * 5000,
+    b"- " * 5000,
+    b"&a [x, x]\n",
+    b"*a",
+    b"!!python/object:os.system x",
+    b"9" * 400,
+    b"9" * 5000,
+    b"1e999",
+    b"-1",
+    b"nan",
+    b".nan",
+    b"NaN",
+    b"Infinity",
+    b"\x00",
+    b"\x1b[2J",
+    b"\xff\xfe",
+    b"\xed\xa0\x80",
+    "\ud800".encode("utf-8", "surrogatepass"),
+    b'"',
+    b"'",
+    b",",
+    b"\n" * 100,
+    b" " * 10000,
+    b"a" * 140_000,
+    b'"pid": [1]',
+    b'"dur": 0',
+    b'"ts": 1e400',
+    b"null",
+    b"[]",
+    b"{}",
+    b"Cycles: 1.2.3",
+    b"Computes = nan",
+    b'"\xc2\xb2"',
+    b"(" * 3000,
+    b"<" * 3000,
+    b"/" * 3000,
 ]
 
 
@@ -84,13 +146,13 @@ def mutated(draw, seed: bytes) -> bytes:
             at = min(at, len(data) - 1)
             data[at] = draw(st.integers(0, 255))
         elif kind == "delete":
-            del data[at:at + draw(st.integers(1, 64))]
+            del data[at : at + draw(st.integers(1, 64))]
         elif kind == "insert":
             data[at:at] = draw(st.binary(min_size=1, max_size=16))
         elif kind == "hostile":
             data[at:at] = draw(st.sampled_from(HOSTILE))
         elif kind == "repeat" and data:
-            piece = bytes(data[at:at + draw(st.integers(1, 200))])
+            piece = bytes(data[at : at + draw(st.integers(1, 200))])
             data[at:at] = piece * draw(st.integers(2, 200))
         elif kind == "truncate":
             del data[at:]
@@ -143,9 +205,12 @@ def check_cli(path: Path, cli_options: list) -> None:
     assert str(path) in errors[0] or code == 2
 
 
-FUZZ = settings(max_examples=30, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                       HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 
 
 @pytest.mark.parametrize("fmt", list(SEEDS))
@@ -226,7 +291,7 @@ class _FailingFile(io.RawIOBase):
 
     def write(self, data):
         if len(data) > self.budget:
-            self.inner.write(bytes(data[:self.budget]))
+            self.inner.write(bytes(data[: self.budget]))
             self.budget = 0
             raise OSError(28, "No space left on device")
         self.budget -= len(data)
@@ -247,8 +312,9 @@ class _FailingFile(io.RawIOBase):
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(old=workloads(), new=workloads(), budget=st.integers(0, 400))
-def test_a_save_that_fails_part_way_leaves_the_previous_file_byte_for_byte(tmp_path_factory, monkeypatch, suffix,
-                                                                          old, new, budget):
+def test_a_save_that_fails_part_way_leaves_the_previous_file_byte_for_byte(
+    tmp_path_factory, monkeypatch, suffix, old, new, budget
+):
     import campaign_widget.atomic as atomic
 
     folder = tmp_path_factory.mktemp("save")

@@ -66,12 +66,31 @@ def test_axis_ticks():
 def test_per_pixel_aggregation():
     g = golden("aggregate")
     s = g["scene"]
-    pieces = {"x0": np.array(s["x0"]), "x1": np.array(s["x1"]), "phase": np.array(s["phase"]),
-              "base": np.array(s["base_y"]), "line": np.array(s["line_y"]), "well": np.array(s["well_top"]),
-              "fill": np.array(s["fill_top"]), "dash": np.array(s["dash_from"]), "flags": np.array(s["flags"], np.uint8)}
+    pieces = {
+        "x0": np.array(s["x0"]),
+        "x1": np.array(s["x1"]),
+        "phase": np.array(s["phase"]),
+        "base": np.array(s["base_y"]),
+        "line": np.array(s["line_y"]),
+        "well": np.array(s["well_top"]),
+        "fill": np.array(s["fill_top"]),
+        "dash": np.array(s["dash_from"]),
+        "flags": np.array(s["flags"], np.uint8),
+    }
     drawn = pieces_to_draw(pieces, g["t0"], g["t1"], g["columns"], g["limit"])
-    names = {"x0": "x0", "x1": "x1", "phase": "phase", "base_y": "base", "line_y": "line", "well_top": "well",
-             "fill_top": "fill", "dash_from": "dash", "flags": "flags"}
-    got = [{key: float(f"{float(drawn[names[key]][k]):.7g}") for key in g["expected"][0]} for k in range(drawn["x0"].size)]
+    names = {
+        "x0": "x0",
+        "x1": "x1",
+        "phase": "phase",
+        "base_y": "base",
+        "line_y": "line",
+        "well_top": "well",
+        "fill_top": "fill",
+        "dash_from": "dash",
+        "flags": "flags",
+    }
+    got = [
+        {key: float(f"{float(drawn[names[key]][k]):.7g}") for key in g["expected"][0]} for k in range(drawn["x0"].size)
+    ]
     got.sort(key=lambda r: (r["x0"], r["phase"]))
     assert got == g["expected"]

@@ -141,8 +141,13 @@ def test_defect1_cli_render_failure_keeps_the_old_output(tmp_path, capsys, monke
 def test_defect8_wrong_types_raise_type_errors_naming_field_and_value():
     with pytest.raises(TypeError, match=r"after='AB'"):
         Workload.from_arrays(["A", "B", "AB"], ops=[1, 1, 1], bytes=[1, 1, 1], after=[[], [], "AB"], machine=M)
-    w = Workload([Phase("a", ops=1, bytes=1, reads={"x": 1}, writes={"y": 1}),
-                  Phase("b", ops=1, bytes=1, reads={"y": 1}, writes={"z": 1})], machine=M)
+    w = Workload(
+        [
+            Phase("a", ops=1, bytes=1, reads={"x": 1}, writes={"y": 1}),
+            Phase("b", ops=1, bytes=1, reads={"y": 1}, writes={"z": 1}),
+        ],
+        machine=M,
+    )
     with pytest.raises(TypeError, match=r"'g'.*'ab'"):
         w.fuse({"g": "ab"})
     with pytest.raises(TypeError, match=r"tileable='false'"):
@@ -156,19 +161,22 @@ def test_defect8_wrong_types_raise_type_errors_naming_field_and_value():
 # -- defect 9: nothing invalid exists ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: Machine(1, 1, name=5), r"name=5"),
-    (lambda: Machine(1, 1, name="a\x00b"), r"NUL"),
-    (lambda: Machine(1, 1, compute_name=""), r"compute_name"),
-    (lambda: Machine(1, 1, compute_name="x", memory_name="x"), r"both 'x'"),
-    (lambda: Machine(1, 1, ceilings=(Ceiling("c", compute=-1.0),)), r"compute=-1\.0"),
-    (lambda: Machine(1, 1, ceilings=(Ceiling("c", bandwidth=math.nan),)), r"bandwidth=nan"),
-    (lambda: Machine(1, 1, ceilings=(Ceiling("c", compute=2.0), Ceiling("c", compute=3.0))), r"two ceilings"),
-    (lambda: Machine(1, 1, ceilings="fast"), r"ceilings='fast'"),
-    (lambda: Workload.from_arrays([""], ops=[1], bytes=[1], machine=M), r"''"),
-    (lambda: Workload([Phase("a", ops=1, bytes=1)], machine=M, settings={"tiles": 0}), r"tiles=0"),
-    (lambda: Workload([Phase("a", ops=1, bytes=1)], machine=M, settings={"policy": "bogus"}), r"'bogus'"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Machine(1, 1, name=5), r"name=5"),
+        (lambda: Machine(1, 1, name="a\x00b"), r"NUL"),
+        (lambda: Machine(1, 1, compute_name=""), r"compute_name"),
+        (lambda: Machine(1, 1, compute_name="x", memory_name="x"), r"both 'x'"),
+        (lambda: Machine(1, 1, ceilings=(Ceiling("c", compute=-1.0),)), r"compute=-1\.0"),
+        (lambda: Machine(1, 1, ceilings=(Ceiling("c", bandwidth=math.nan),)), r"bandwidth=nan"),
+        (lambda: Machine(1, 1, ceilings=(Ceiling("c", compute=2.0), Ceiling("c", compute=3.0))), r"two ceilings"),
+        (lambda: Machine(1, 1, ceilings="fast"), r"ceilings='fast'"),
+        (lambda: Workload.from_arrays([""], ops=[1], bytes=[1], machine=M), r"''"),
+        (lambda: Workload([Phase("a", ops=1, bytes=1)], machine=M, settings={"tiles": 0}), r"tiles=0"),
+        (lambda: Workload([Phase("a", ops=1, bytes=1)], machine=M, settings={"policy": "bogus"}), r"'bogus'"),
+    ],
+)
 def test_defect9_invalid_machines_and_settings_are_refused_where_made(make, match):
     with pytest.raises((TypeError, ValueError), match=match):
         make()
@@ -185,8 +193,18 @@ def test_defect11_degenerate_peaks_are_refused_in_one_line(capsys, peak):
 
 
 def test_defect11_a_roofline_render_at_huge_peaks_is_a_one_line_error(capsys, tmp_path):
-    code, _, err = run_cli(capsys, "render", FIG8, "--peak-compute", "1.7e308", "--peak-bandwidth", "1.7e308",
-                           "--roofline", "-o", tmp_path / "x.png")
+    code, _, err = run_cli(
+        capsys,
+        "render",
+        FIG8,
+        "--peak-compute",
+        "1.7e308",
+        "--peak-bandwidth",
+        "1.7e308",
+        "--roofline",
+        "-o",
+        tmp_path / "x.png",
+    )
     assert code in (1, 2) and len(err.splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "x.png").exists()
 
@@ -199,10 +217,15 @@ def test_defect11_durations_that_vanish_or_overflow_are_refused():
     with pytest.raises(WorkloadError, match=r"below the smallest duration"):
         Workload([Phase("a", ops=1e-40, bytes=0)], machine=Machine(1e12, 1e12))
     with pytest.raises(WorkloadError, match=r"out of range"):
-        Phase("a", ops=10 ** 400, bytes=1)
+        Phase("a", ops=10**400, bytes=1)
     # the smallest durations still pipeline into many tiles without a division by zero
-    w = Workload([Phase("a", duration=1e-30, compute_util=0.5, memory_util=0.5),
-                  Phase("b", duration=1e-30, compute_util=0.5, memory_util=0.5, after=["a"])], machine=M)
+    w = Workload(
+        [
+            Phase("a", duration=1e-30, compute_util=0.5, memory_util=0.5),
+            Phase("b", duration=1e-30, compute_util=0.5, memory_util=0.5, after=["a"]),
+        ],
+        machine=M,
+    )
     s = w.schedule(tiles=10_000, pipeline=True)  # no ZeroDivisionError, no NaN
     assert math.isfinite(s.makespan) and s.makespan < 3e-30
     # events are told apart relative to the shortest tile, not within an absolute 1e-12: the pipelined
@@ -297,22 +320,29 @@ def test_defect3_a_gzip_of_whitespace_and_a_huge_event_are_bounded(tmp_path):
     error, seconds = cpu_seconds(lambda: load(gz, machine=M, format="pytorch-trace"))
     assert isinstance(error, WorkloadFileError) and str(gz) in str(error) and seconds < 5
     big = tmp_path / "event.json"
-    big.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1, '
-                   '"args": {"x": "' + "a" * (40 << 20) + '"}}]}')
+    big.write_text(
+        '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1, '
+        '"args": {"x": "' + "a" * (40 << 20) + '"}}]}'
+    )
     error, seconds = cpu_seconds(lambda: load(big, machine=M))
     assert isinstance(error, WorkloadFileError) and "limit for one trace event" in str(error), error
     assert seconds < 5
 
 
 def test_defect3_grouping_a_trace_by_annotation_is_not_quadratic(tmp_path):
-    events = [{"ph": "X", "cat": "user_annotation", "name": "outer", "ts": 0, "dur": 10 ** 8, "pid": 1, "tid": 1}]
+    events = [{"ph": "X", "cat": "user_annotation", "name": "outer", "ts": 0, "dur": 10**8, "pid": 1, "tid": 1}]
     n = 30_000
-    events += [{"ph": "X", "cat": "user_annotation", "name": f"step {i % 3}", "ts": 10 * i, "dur": 2, "pid": 1,
-                "tid": 1} for i in range(n)]
-    events += [{"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 5, "dur": 1, "pid": 1, "tid": 1}
-               for i in range(n)]
-    events += [{"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 1, "dur": 1, "pid": 1, "tid": 1}
-               for i in range(0, n, 2)]
+    events += [
+        {"ph": "X", "cat": "user_annotation", "name": f"step {i % 3}", "ts": 10 * i, "dur": 2, "pid": 1, "tid": 1}
+        for i in range(n)
+    ]
+    events += [
+        {"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 5, "dur": 1, "pid": 1, "tid": 1} for i in range(n)
+    ]
+    events += [
+        {"ph": "X", "cat": "cpu_op", "name": "op", "ts": 10 * i + 1, "dur": 1, "pid": 1, "tid": 1}
+        for i in range(0, n, 2)
+    ]
     path = tmp_path / "annotated.json"
     path.write_text(json.dumps({"traceEvents": events}))
     from campaign_widget.io import read_torch_trace
@@ -337,30 +367,57 @@ def test_defect3_pathological_einsum_strings_parse_in_linear_time():
 # -- defect 4: tracebacks instead of one-line errors ---------------------------------------------------------
 
 
-TRACE_EVENT = {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "ts": 0, "dur": 1, "pid": 1, "tid": 1,
-               "args": {"Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
-                        "Input type": ["float", "float", "", "", "", "", ""],
-                        "Concrete Inputs": ["", "", "", "0", "0", "1", "1"]}}
+TRACE_EVENT = {
+    "ph": "X",
+    "cat": "cpu_op",
+    "name": "aten::conv2d",
+    "ts": 0,
+    "dur": 1,
+    "pid": 1,
+    "tid": 1,
+    "args": {
+        "Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
+        "Input type": ["float", "float", "", "", "", "", ""],
+        "Concrete Inputs": ["", "", "", "0", "0", "1", "1"],
+    },
+}
 
 
-@pytest.mark.parametrize("name, text", [
-    ("digits.yaml", HEAD + "phases:\n- name: a\n  ops: " + "9" * 400 + "\n  bytes: 1\n"),
-    ("digits5000.yaml", HEAD + "phases:\n- name: a\n  ops: " + "9" * 5000 + "\n  bytes: 1\n"),
-    ("digits.json", '{"format": "campaign-workload", "phases": [{"name": "a", "ops": ' + "9" * 400 + ', "bytes": 1}]}'),
-    ("deep.json", '{"format": "campaign-workload", "phases": ' + "[" * 100_000 + "]" * 100_000 + "}"),
-    ("deep.yaml", HEAD + "phases: " + "[" * 100_000 + "]" * 100_000 + "\n"),
-    ("deep-block.yaml", HEAD + "phases:\n" + "- " * 100_000 + "x\n"),
-    ("cell.csv", "Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time\n"
-                 + "a" * 200_000 + ",1,0.5,0.5,0,1\n"),
-    ("pid.json", json.dumps({"traceEvents": [{**TRACE_EVENT, "pid": [1]}]})),
-    ("stride.json", json.dumps({"traceEvents": [TRACE_EVENT]})),
-    ("ncu.csv", '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name",'
-                '"Metric Name","Metric Unit","Metric Value"\n'
-                '"²","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n'
-                '"3","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n'),
-    ("stats.txt", "Buffer and Arithmetic Levels\n---\nLevel 0\n=== MAC ===\n\nSummary Stats\n---\nCycles: 1.2.3\n"
-                  "Computes = 10\n"),
-], ids=lambda value: value if len(value) < 40 else "")
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("digits.yaml", HEAD + "phases:\n- name: a\n  ops: " + "9" * 400 + "\n  bytes: 1\n"),
+        ("digits5000.yaml", HEAD + "phases:\n- name: a\n  ops: " + "9" * 5000 + "\n  bytes: 1\n"),
+        (
+            "digits.json",
+            '{"format": "campaign-workload", "phases": [{"name": "a", "ops": ' + "9" * 400 + ', "bytes": 1}]}',
+        ),
+        ("deep.json", '{"format": "campaign-workload", "phases": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        ("deep.yaml", HEAD + "phases: " + "[" * 100_000 + "]" * 100_000 + "\n"),
+        ("deep-block.yaml", HEAD + "phases:\n" + "- " * 100_000 + "x\n"),
+        (
+            "cell.csv",
+            "Einsum,runtime,Compute_Utilization,Memory_Utilization,Starting_Time,End_Time\n"
+            + "a" * 200_000
+            + ",1,0.5,0.5,0,1\n",
+        ),
+        ("pid.json", json.dumps({"traceEvents": [{**TRACE_EVENT, "pid": [1]}]})),
+        ("stride.json", json.dumps({"traceEvents": [TRACE_EVENT]})),
+        (
+            "ncu.csv",
+            '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name",'
+            '"Metric Name","Metric Unit","Metric Value"\n'
+            '"²","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n'
+            '"3","1","p","h","k","1","7","Command line profiler metrics","gpu__time_duration.sum","nsecond","100"\n',
+        ),
+        (
+            "stats.txt",
+            "Buffer and Arithmetic Levels\n---\nLevel 0\n=== MAC ===\n\nSummary Stats\n---\nCycles: 1.2.3\n"
+            "Computes = 10\n",
+        ),
+    ],
+    ids=lambda value: value if len(value) < 40 else "",
+)
 def test_defect4_hostile_files_give_one_error_naming_the_file(tmp_path, capsys, name, text):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -397,7 +454,7 @@ def test_defect10_the_cli_escapes_control_characters_in_everything_it_prints(tmp
     code, out, err = run_cli(capsys, "summary", path)
     assert code == 0
     for text in (out, err):
-        assert not any(ord(c) < 32 and c != "\n" or 0x7f <= ord(c) < 0xa0 or c == "\u202e" for c in text)
+        assert not any(ord(c) < 32 and c != "\n" or 0x7F <= ord(c) < 0xA0 or c == "\u202e" for c in text)
     assert "A\\x1b]0;owned\\x07\\x1b[2J\\u202e\\x9b" in out and "m\\x1b[31m" in out
     bad = tmp_path / "bad\x1b[2J.yaml"
     bad.write_text("phases: [\n")
@@ -413,7 +470,10 @@ def test_defect11_nan_counts_in_timeloop_stats_and_a_null_tensor_key_are_errors(
     lines = [ln.split(":")[0] + ": nan" if "Scalar reads (per-instance)" in ln else ln for ln in stats.splitlines()]
     nan = tmp_path / "timeloop-model.stats.txt"
     nan.write_text("\n".join(lines) + "\n")
-    with pytest.raises(WorkloadFileError, match=r"timeloop-model.stats.txt:151: MainMemory.Weights.Scalar reads: 'nan' must be a finite number"):
+    with pytest.raises(
+        WorkloadFileError,
+        match=r"timeloop-model.stats.txt:151: MainMemory.Weights.Scalar reads: 'nan' must be a finite number",
+    ):
         load(nan, clock=1e9)
     null = tmp_path / "w.yaml"
     null.write_text(HEAD + "phases:\n- name: a\n  ops: 1\n  reads: {null: 4}\n")
@@ -438,11 +498,16 @@ def test_defect6_verdicts_for_no_work_and_memory_only_phases_agree_with_the_tabl
     from campaign_widget.roofline import workload_roofline
 
     m = Machine(1e12, 1e11)
-    w = Workload([Phase("idle", duration=1.0, ops=0, bytes=0),
-                  Phase("copy", ops=0, bytes=1e11),  # memory only, at 100% bandwidth (its duration is 1 s)
-                  Phase("copy, slow", duration=4.0, ops=0, bytes=1e11),
-                  Phase("math", ops=1e12, bytes=0),
-                  Phase("gemm", duration=2.0, ops=1e12, bytes=1e10)], machine=m)
+    w = Workload(
+        [
+            Phase("idle", duration=1.0, ops=0, bytes=0),
+            Phase("copy", ops=0, bytes=1e11),  # memory only, at 100% bandwidth (its duration is 1 s)
+            Phase("copy, slow", duration=4.0, ops=0, bytes=1e11),
+            Phase("math", ops=1e12, bytes=0),
+            Phase("gemm", duration=2.0, ops=1e12, bytes=1e10),
+        ],
+        machine=m,
+    )
     r = workload_roofline(w)
     table = w.table()
     np.testing.assert_array_equal(r.efficiency, table["efficiency"])
@@ -497,9 +562,16 @@ def test_defect5_axis_limits_and_positions_are_finite_when_ops_or_bytes_are_zero
 
 
 def test_defect5_the_cli_summarizes_a_workload_with_no_ops(tmp_path, capsys):
-    path = save(Workload([Phase("relu", duration=1e-3, ops=0, bytes=1e8),
-                          Phase("idle", duration=1e-3, ops=0, bytes=0, after=["relu"])], machine=M),
-                tmp_path / "w.yaml")
+    path = save(
+        Workload(
+            [
+                Phase("relu", duration=1e-3, ops=0, bytes=1e8),
+                Phase("idle", duration=1e-3, ops=0, bytes=0, after=["relu"]),
+            ],
+            machine=M,
+        ),
+        tmp_path / "w.yaml",
+    )
     code, out, err = run_cli(capsys, "summary", path)
     assert code == 0 and "Traceback" not in err
     relu = next(line for line in out.splitlines() if line.startswith("relu"))

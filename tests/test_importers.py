@@ -42,14 +42,17 @@ def traces(tmp_path_factory):
     from torch.profiler import ProfilerActivity, profile, record_function
 
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 16 * 16, 64),
-                          nn.ReLU(), nn.Linear(64, 10))
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 16 * 16, 64), nn.ReLU(), nn.Linear(64, 10)
+    )
     x = torch.randn(4, 3, 16, 16)
     out = tmp_path_factory.mktemp("traces")
     result = {}
     for with_flops in (True, False):
-        with torch.no_grad(), profile(activities=[ProfilerActivity.CPU], record_shapes=True,
-                                      with_flops=with_flops) as prof:
+        with (
+            torch.no_grad(),
+            profile(activities=[ProfilerActivity.CPU], record_shapes=True, with_flops=with_flops) as prof,
+        ):
             for _ in range(ITERATIONS):
                 with record_function("features"):
                     h = model[1](model[0](x))
@@ -94,7 +97,7 @@ def test_torch_phases_by_name_sum_the_outermost_events(traces):
     assert w.import_report.phase("aten::relu").events == 2 * ITERATIONS
     # each phase after the previous one, ordered by first start
     indptr, indices = w.producers
-    assert [list(indices[indptr[i]:indptr[i + 1]]) for i in range(len(w))] == [[], [0], [1], [2]]
+    assert [list(indices[indptr[i] : indptr[i + 1]]) for i in range(len(w))] == [[], [0], [1], [2]]
 
 
 def test_torch_computed_flops_match_the_profilers_own(traces):
@@ -105,8 +108,12 @@ def test_torch_computed_flops_match_the_profilers_own(traces):
     assert ops["aten::conv2d"] == profiler["aten::conv2d"] == ITERATIONS * 2 * 4 * 8 * 3 * 9 * 16 * 16
     # aten::linear has no FLOPs of its own in the profiler: they sit on the aten::addmm nested in it
     assert ops["aten::linear"] == profiler["aten::addmm"] == ITERATIONS * 2 * (4 * 2048 * 64 + 4 * 64 * 10)
-    assert report.flops_sources == {"aten::conv2d": "computed", "aten::relu": "unknown",
-                                    "aten::flatten": "computed", "aten::linear": "computed"}
+    assert report.flops_sources == {
+        "aten::conv2d": "computed",
+        "aten::relu": "unknown",
+        "aten::flatten": "computed",
+        "aten::linear": "computed",
+    }
     assert ops["aten::relu"] == 0 and ops["aten::flatten"] == 0  # unknown: kept with its measured time
 
 
@@ -144,7 +151,8 @@ def test_torch_group_by_annotation(traces):
     assert w.names == ["features", "classifier"]
     events = [e for e in _events(traces[False]) if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
     features = sum(e["dur"] for e in events if e["name"] in ("aten::conv2d",)) + sum(
-        e["dur"] for e in events if e["name"] == "aten::relu" and e["args"]["Input Dims"][0] == [4, 8, 16, 16])
+        e["dur"] for e in events if e["name"] == "aten::relu" and e["args"]["Input Dims"][0] == [4, 8, 16, 16]
+    )
     assert w.table()["duration"][0] == pytest.approx(features * 1e-6, rel=1e-12)
     assert w.import_report.phase("features").flops == "computed"
     assert w.import_report.phase("features").partial_flops  # its relu has no FLOPs
@@ -173,24 +181,35 @@ def test_torch_skipped_events_are_counted_and_warned(traces):
 
 
 def test_torch_zero_duration_and_malformed_events_are_counted(tmp_path):
-    trace = {"traceEvents": [
-        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
-         "args": {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 20, "dur": 0},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 30},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 40, "dur": "5"},
-        "not an event",
-        {"ph": "B", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 50},
-        {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": 60, "dur": 1},
-    ]}
+    trace = {
+        "traceEvents": [
+            {
+                "ph": "X",
+                "cat": "cpu_op",
+                "name": "aten::mm",
+                "pid": 1,
+                "tid": 1,
+                "ts": 0,
+                "dur": 10,
+                "args": {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]},
+            },
+            {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 20, "dur": 0},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 30},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 40, "dur": "5"},
+            "not an event",
+            {"ph": "B", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 50},
+            {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": 60, "dur": 1},
+        ]
+    }
     path = tmp_path / "handmade.json"
     path.write_text(json.dumps(trace))
     with pytest.warns(SkippedEventsWarning) as caught:
         w = read_torch_trace(path, machine=HOST)
     message = str(caught[0].message)
     assert "6 records" in message and "3 malformed" in message and "1 zero duration" in message
-    assert w.import_report.skipped == Counter({"malformed": 3, "zero duration": 1, "not complete": 1,
-                                               "wrong category": 1})
+    assert w.import_report.skipped == Counter(
+        {"malformed": 3, "zero duration": 1, "not complete": 1, "wrong category": 1}
+    )
     assert w.names == ["aten::mm"] and w.table()["ops"][0] == 2 * 2 * 3 * 4
     assert w.table()["bytes"][0] == 4 * (2 * 3 + 3 * 4 + 2 * 4)
 
@@ -213,7 +232,7 @@ def test_torch_malformed_json_names_file_line_and_event(traces, tmp_path):
     text = Path(traces[False]).read_text()
     events = _events(traces[False])
     at = text.index('"name": "aten::relu"')
-    bad = text[:at] + '"name" "aten::relu"' + text[at + len('"name": "aten::relu"'):]
+    bad = text[:at] + '"name" "aten::relu"' + text[at + len('"name": "aten::relu"') :]
     path = tmp_path / "malformed.json"
     path.write_text(bad)
     index = next(i for i, e in enumerate(events) if e.get("name") == "aten::relu")
@@ -236,9 +255,11 @@ def test_torch_needs_a_machine_and_known_options(traces):
 def test_torch_array_format_without_closing_bracket(tmp_path):
     # The Chrome trace format's JSON Array Format may omit the final ']'
     path = tmp_path / "array.json"
-    path.write_text('[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2,\n'
-                    '  "args": {"dram__bytes_read.sum": 100, "dram__bytes_write.sum": 28}},\n'
-                    '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 0, "tid": 1, "ts": 0, "dur": 4}\n')
+    path.write_text(
+        '[{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2,\n'
+        '  "args": {"dram__bytes_read.sum": 100, "dram__bytes_write.sum": 28}},\n'
+        '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 0, "tid": 1, "ts": 0, "dur": 4}\n'
+    )
     w = _read(path)
     assert w.names == ["k"]  # GPU kernels present: the default category is 'kernel'
     assert w.import_report.phase("k").bytes_source == "counted" and w.table()["bytes"][0] == 128
@@ -251,8 +272,12 @@ def test_compute_flops_formulas():
     assert compute_flops("aten::bmm", [[5, 2, 3], [5, 3, 7]]) == 2 * 5 * 2 * 3 * 7
     assert compute_flops("aten::linear", [[8, 16, 32], [64, 32], [64]]) == 2 * 8 * 16 * 32 * 64
     # conv1d with stride 2, padding 1: out = (10 + 2 - 3) // 2 + 1 = 5
-    assert compute_flops("aten::conv1d", [[1, 4, 10], [6, 2, 3], [6], [], [], [], []],
-                         ["", "", "", "[2]", "[1]", "[1]", "2"]) == 2 * 1 * 6 * 2 * 3 * 5
+    assert (
+        compute_flops(
+            "aten::conv1d", [[1, 4, 10], [6, 2, 3], [6], [], [], [], []], ["", "", "", "[2]", "[1]", "[1]", "2"]
+        )
+        == 2 * 1 * 6 * 2 * 3 * 5
+    )
     assert compute_flops("aten::conv2d", [[1, 4, 10, 10], [6, 4, 3, 3]], None) is None  # no Concrete Inputs
     assert compute_flops("aten::mm", [[2, 3], [4, 5]]) is None  # inner dimensions disagree
 
@@ -346,13 +371,17 @@ def test_nsight_unknown_layouts_and_bad_numbers(tmp_path):
     path.write_text('"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","gpu__time_duration.sum","5"\n')
     with pytest.raises(WorkloadFileError, match="needs column 'Metric Unit'"):
         read_nsight_csv(path, machine=GPU)
-    path.write_text('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
-                    '"0","k","gpu__time_duration.sum","nsecond","9,00"\n')
+    path.write_text(
+        '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+        '"0","k","gpu__time_duration.sum","nsecond","9,00"\n'
+    )
     with pytest.raises(WorkloadFileError) as info:
         read_nsight_csv(path, machine=GPU, require=("duration",))
     assert info.value.line == 2 and "gpu__time_duration.sum" in str(info.value) and "'9,00'" in str(info.value)
-    path.write_text('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
-                    '"0","k","gpu__time_duration.sum","fortnight","9"\n')
+    path.write_text(
+        '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+        '"0","k","gpu__time_duration.sum","fortnight","9"\n'
+    )
     with pytest.raises(WorkloadFileError, match="unknown unit 'fortnight'"):
         read_nsight_csv(path, machine=GPU, require=("duration",))
 
@@ -420,7 +449,7 @@ def test_timeloop_several_layers_and_files(tmp_path):
 def test_timeloop_truncated_file(tmp_path):
     text = TIMELOOP.read_text()
     cut = tmp_path / "cut.stats.txt"
-    cut.write_text(text[:text.index("Summary Stats")])
+    cut.write_text(text[: text.index("Summary Stats")])
     with pytest.raises(WorkloadFileError, match="no 'Cycles:'") as info:
         read_timeloop_stats(cut, clock=1e9, machine=GPU)
     assert str(cut) in str(info.value) and info.value.line == 1

@@ -72,6 +72,7 @@ def lines_of(view) -> list[int]:
 
 # -- state ---------------------------------------------------------------------------------------
 
+
 def test_state_round_trip_sends_arrays_as_buffers_and_decodes_to_the_model():
     view = LocalView(None, MATMUL, {"i": 3, "j": 4, "k": 5})
     state, paths, buffers = _remove_buffers(view.get_state())
@@ -138,6 +139,7 @@ def test_row_wise_scaling_equals_scaling_each_row(method):
 
 # -- design.md §7's examples ---------------------------------------------------------------------
 
+
 def test_outer_product_clicking_b0_lights_c_column_0_and_a():
     view = LocalView(None, "C[i,j] = A[i] * B[j]", {"i": 3, "j": 4})
     view.select("B", (0,))
@@ -186,10 +188,12 @@ def test_column_major_layout_puts_columns_on_a_line():
 
 # -- numbers against a plain LRU written here -------------------------------------------------------
 
+
 @pytest.mark.parametrize("order", [["i", "j", "k"], ["i", "k", "j"]])
 def test_readout_misses_equal_a_plain_lru(order):
-    view = LocalView(None, MATMUL, {"i": 12, "j": 12, "k": 12}, elem_bytes=8, loop_order=order,
-                     cache=Cache(line=64, lines=16))
+    view = LocalView(
+        None, MATMUL, {"i": 12, "j": 12, "k": 12}, elem_bytes=8, loop_order=order, cache=Cache(line=64, lines=16)
+    )
     lines = lines_of(view)
     assert total_row(view)[2] == plain_lru_misses(lines, 16)
     for capacity in (1, 5, 40, 200):
@@ -264,8 +268,9 @@ def test_capacity_table_holds_the_misses_of_every_capacity():
 
 
 def test_reuse_statistics_and_histogram_per_element():
-    view = LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 4, "j": 3, "k": 5}, elem_bytes=8,
-                     cache=Cache(line=32, lines=4))
+    view = LocalView(
+        None, "C[i,j] = A[i,k] * B[k,j]", {"i": 4, "j": 3, "k": 5}, elem_bytes=8, cache=Cache(line=32, lines=4)
+    )
     d = np.array(plain_lru_distances(lines_of(view)))
     g = from_payload(view.accesses["element"])
     stats = from_payload(view.heat["reuse"])
@@ -300,20 +305,24 @@ def test_reuse_heatmap_marks_cold_only_and_untouched_apart():
 
 # -- validation: refused with a message naming field and value, widget stays usable ------------------
 
-@pytest.mark.parametrize("change, words", [
-    ({"line": 48}, ["line=48", "power of two"]),
-    ({"line": 0}, ["line=0"]),
-    ({"capacity": 0}, ["capacity=0"]),
-    ({"ways": 3}, ["ways=3", "capacity=16"]),
-    ({"ways": 0}, ["ways=0"]),
-    ({"loop_order": ["i", "i", "k"]}, ["loop_order=", "'i', 'i', 'k'"]),
-    ({"layouts": {"Z": {"order": "C"}}}, ["unknown tensors", "'Z'"]),
-    ({"layouts": {"A": {"order": "X"}}}, ["layouts['A'].order='X'"]),
-    ({"layouts": {"A": {"order": "C", "pad": -1}}}, ["layouts['A'].pad=-1"]),
-    ({"layouts": {"A": {"order": "C", "offset": 1.5}}}, ["layouts['A'].offset=1.5"]),
-    ({"layouts": {"A": {"order": "C", "strides": [1, 1]}}}, ["strides", "shorter"]),
-    ({"selection": [10_000]}, ["selection=", "10000"]),
-])
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"line": 48}, ["line=48", "power of two"]),
+        ({"line": 0}, ["line=0"]),
+        ({"capacity": 0}, ["capacity=0"]),
+        ({"ways": 3}, ["ways=3", "capacity=16"]),
+        ({"ways": 0}, ["ways=0"]),
+        ({"loop_order": ["i", "i", "k"]}, ["loop_order=", "'i', 'i', 'k'"]),
+        ({"layouts": {"Z": {"order": "C"}}}, ["unknown tensors", "'Z'"]),
+        ({"layouts": {"A": {"order": "X"}}}, ["layouts['A'].order='X'"]),
+        ({"layouts": {"A": {"order": "C", "pad": -1}}}, ["layouts['A'].pad=-1"]),
+        ({"layouts": {"A": {"order": "C", "offset": 1.5}}}, ["layouts['A'].offset=1.5"]),
+        ({"layouts": {"A": {"order": "C", "strides": [1, 1]}}}, ["strides", "shorter"]),
+        ({"selection": [10_000]}, ["selection=", "10000"]),
+    ],
+)
 def test_bad_control_values_are_refused_with_a_message(change, words):
     view = LocalView(None, MATMUL, {"i": 4, "j": 4, "k": 4}, cache=Cache(line=64, lines=16))
     before = {key: getattr(view, key) for key in ("line", "capacity", "ways", "loop_order", "layouts", "selection")}
@@ -354,11 +363,16 @@ def test_constructor_errors_name_what_is_wrong():
 
 # -- a phase of a workload, and applying the prediction back --------------------------------------
 
+
 def gemm_workload():
     from campaign_widget import Machine
 
-    return Workload.from_einsums({"gemm": MATMUL}, {"i": 32, "j": 32, "k": 32},
-                                 machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+    return Workload.from_einsums(
+        {"gemm": MATMUL},
+        {"i": 32, "j": 32, "k": 32},
+        machine=Machine(peak_compute=1e9, peak_bandwidth=1e9),
+        element_bytes=8,
+    )
 
 
 def test_a_phase_of_a_workload_opens_with_its_einsum_and_element_bytes():
@@ -371,14 +385,21 @@ def test_apply_gives_the_phase_predicted_bytes_and_calls_back():
     from campaign_widget.cache import with_predicted_traffic
 
     workload = gemm_workload()
-    view = LocalView(workload, "gemm", {"i": 8, "j": 8, "k": 8}, cache=Cache(line=64, lines=8),
-                     loop_order=["i", "k", "j"])
+    view = LocalView(
+        workload, "gemm", {"i": 8, "j": 8, "k": 8}, cache=Cache(line=64, lines=8), loop_order=["i", "k", "j"]
+    )
     seen = []
     view.on_apply(seen.append)
     view.set_state({"apply_requests": 1})  # the view's button
     assert len(seen) == 1 and view.applied is seen[0]
-    want = with_predicted_traffic(workload, "gemm", Cache(line=64, lines=8), local_sizes={"i": 8, "j": 8, "k": 8},
-                                  loop_order=["i", "k", "j"], mode="ratio")
+    want = with_predicted_traffic(
+        workload,
+        "gemm",
+        Cache(line=64, lines=8),
+        local_sizes={"i": 8, "j": 8, "k": 8},
+        loop_order=["i", "k", "j"],
+        mode="ratio",
+    )
     assert seen[0].arrays.bytes[0] == want.arrays.bytes[0] != workload.arrays.bytes[0]
     assert "applied to phase 'gemm'" in view.message
     view.set_state({"loop_order": ["i", "j", "k"]})
@@ -389,8 +410,12 @@ def test_apply_gives_the_phase_predicted_bytes_and_calls_back():
 def two_phase_workload():
     from campaign_widget import Machine
 
-    return Workload.from_einsums({"gemm": MATMUL, "scale": "D[i,j] = C[i,j]"}, {"i": 32, "j": 32, "k": 32},
-                                 machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
+    return Workload.from_einsums(
+        {"gemm": MATMUL, "scale": "D[i,j] = C[i,j]"},
+        {"i": 32, "j": 32, "k": 32},
+        machine=Machine(peak_compute=1e9, peak_bandwidth=1e9),
+        element_bytes=8,
+    )
 
 
 def test_apply_redraws_a_linked_diagram_and_a_loop_interchange_shortens_the_phase():
@@ -466,12 +491,20 @@ def test_docstring_examples_run():
 
 
 def test_line_of_every_element_follows_the_layout():
-    view = LocalView(None, MATMUL, {"i": 5, "j": 3, "k": 7},
-                     layouts={"B": {"order": "F", "pad": 3, "offset": 5}, "C": {"order": "C", "byte_offset": 40}})
+    view = LocalView(
+        None,
+        MATMUL,
+        {"i": 5, "j": 3, "k": 7},
+        layouts={"B": {"order": "F", "pad": 3, "offset": 5}, "C": {"order": "C", "byte_offset": 40}},
+    )
     tr = view.trace
     assert tr.strides[1] == (1, 10), "F order, 7 rows padded by 3: column stride 10"
-    want = np.concatenate([tr.element_address(name, np.arange(int(np.prod(shape))), 64) // 64
-                           for name, shape in zip(tr.tensors, tr.shapes)])
+    want = np.concatenate(
+        [
+            tr.element_address(name, np.arange(int(np.prod(shape))), 64) // 64
+            for name, shape in zip(tr.tensors, tr.shapes)
+        ]
+    )
     np.testing.assert_array_equal(from_payload(view.heat["line"]), want)
 
 

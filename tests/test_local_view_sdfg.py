@@ -81,8 +81,13 @@ def test_stencil_index_expressions_are_the_memlet_subsets_shifted_to_start_at_ze
 
 def test_matmul_map_is_the_matrix_product_einsum_access_for_access():
     sizes = {"i": 8, "j": 8, "k": 8}
-    view = LocalView.from_sdfg(DATA / "matmul_map.sdfgz", "matmul_map_38", sizes, params={"M": 8, "N": 8, "K": 8},
-                               cache=Cache(line=64, lines=8))
+    view = LocalView.from_sdfg(
+        DATA / "matmul_map.sdfgz",
+        "matmul_map_38",
+        sizes,
+        params={"M": 8, "N": 8, "K": 8},
+        cache=Cache(line=64, lines=8),
+    )
     einsum_view = LocalView(None, "C[i,j] = A[i,k] * B[k,j]", sizes, cache=Cache(line=64, lines=8), elem_bytes=4)
     assert np.array_equal(view.trace.address, einsum_view.trace.address)
     assert view.readout["rows"] == einsum_view.readout["rows"]
@@ -102,18 +107,29 @@ def test_hdiff_map_from_an_imported_workload():
         for n in state["nodes"]:
             if n["type"] != "MapEntry":
                 continue
-            reads = [(e["attributes"]["data"]["attributes"]["data"],
-                      tuple(r["start"] for r in e["attributes"]["data"]["attributes"]["subset"]["ranges"]))
-                     for e in state["edges"] if str(e["src"]) == str(n["id"])]
-            if reads == [("in_field", ("__i0 + 2", "__i1 + 2", "__i2")), ("in_field", ("__i0 + 2", "__i1 + 1", "__i2"))]:
+            reads = [
+                (
+                    e["attributes"]["data"]["attributes"]["data"],
+                    tuple(r["start"] for r in e["attributes"]["data"]["attributes"]["subset"]["ranges"]),
+                )
+                for e in state["edges"]
+                if str(e["src"]) == str(n["id"])
+            ]
+            if reads == [
+                ("in_field", ("__i0 + 2", "__i1 + 2", "__i2")),
+                ("in_field", ("__i0 + 2", "__i1 + 1", "__i2")),
+            ]:
                 wanted = (n["attributes"]["label"], reads, ids)
     assert wanted is not None
     label = wanted[0]
     candidates = [name for name in w.names if name.split("#")[0] == label]
     views = {name: LocalView.from_sdfg(w, name, {"__i0": 8, "__i1": 8, "__i2": 5}) for name in candidates}
-    match = [name for name, v in views.items()
-             if [(t, tuple(x.replace(" ", "") for x in xs)) for t, xs in v.trace.einsum.input_exprs]
-             == [(t, tuple(x.replace(" ", "") for x in xs)) for t, xs in wanted[1]]]
+    match = [
+        name
+        for name, v in views.items()
+        if [(t, tuple(x.replace(" ", "") for x in xs)) for t, xs in v.trace.einsum.input_exprs]
+        == [(t, tuple(x.replace(" ", "") for x in xs)) for t, xs in wanted[1]]
+    ]
     assert len(match) == 1, (candidates, match)
     view = views[match[0]]
     k = view.trace.tensors.index("in_field")
@@ -132,7 +148,9 @@ def test_errors_name_the_phase_the_memlet_and_the_value(tmp_path):
     with pytest.raises(WorkloadError, match=r"has no phase 'nope'; its maps: \['stencil5_51'\]"):
         map_accesses(DATA / "stencil5.sdfg", "nope")
     with pytest.raises(WorkloadError, match=r"is a library, not a map; its maps: \[\]"):
-        map_accesses(DATA / "matmul_lib.sdfgz", _quiet_read(DATA / "matmul_lib.sdfgz", params={"M": 2, "N": 2, "K": 2}).names[0])
+        map_accesses(
+            DATA / "matmul_lib.sdfgz", _quiet_read(DATA / "matmul_lib.sdfgz", params={"M": 2, "N": 2, "K": 2}).names[0]
+        )
     base = _load("stencil5.sdfg")
     state_edges = base["nodes"][0]["edges"]
     entry_id = next(str(n["id"]) for n in base["nodes"][0]["nodes"] if n["type"] == "MapEntry")
@@ -140,8 +158,11 @@ def test_errors_name_the_phase_the_memlet_and_the_value(tmp_path):
 
     ranged = copy.deepcopy(base)  # a read of a whole row piece: A[i, j:j+2]
     ranged["nodes"][0]["edges"][first_read]["attributes"]["data"]["attributes"]["subset"]["ranges"][1]["end"] = "j + 2"
-    with pytest.raises(WorkloadError, match=r"the read of 'A' \(.*edges\[\d+\]\) moves A\[i, j:j \+ 2\], a range, "
-                                            r"not one element"):
+    with pytest.raises(
+        WorkloadError,
+        match=r"the read of 'A' \(.*edges\[\d+\]\) moves A\[i, j:j \+ 2\], a range, "
+        r"not one element",
+    ):
         LocalView.from_sdfg(_write(tmp_path, ranged), "stencil5_51", {"i": 4, "j": 4})
 
     loose = copy.deepcopy(base)  # an index in a name that has no value
@@ -154,8 +175,11 @@ def test_errors_name_the_phase_the_memlet_and_the_value(tmp_path):
     exit_id = next(str(n["id"]) for n in base["nodes"][0]["nodes"] if n["type"] == "MapExit")
     write = next(e for e in state_edges if str(e["dst"]) == exit_id)
     two["nodes"][0]["edges"].append(copy.deepcopy(write))
-    with pytest.raises(WorkloadError, match=r"writes 2 memlets \['B \(.*\)', 'B \(.*\)'\]; the local view traces maps "
-                                            "with one written element per iteration"):
+    with pytest.raises(
+        WorkloadError,
+        match=r"writes 2 memlets \['B \(.*\)', 'B \(.*\)'\]; the local view traces maps "
+        "with one written element per iteration",
+    ):
         map_accesses(_write(tmp_path, two, "two.sdfg"), "stencil5_51")
 
     with pytest.raises(WorkloadError, match=r"params \['Q'\] are not symbols of this SDFG"):
@@ -163,8 +187,11 @@ def test_errors_name_the_phase_the_memlet_and_the_value(tmp_path):
     with pytest.raises(WorkloadError, match="not read from an SDFG file"):
         from campaign_widget import Machine, Workload
 
-        w = Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]"}, {"i": 4, "j": 4, "k": 4},
-                                  machine=Machine(peak_compute=1.0, peak_bandwidth=1.0))
+        w = Workload.from_einsums(
+            {"gemm": "C[i,j] = A[i,k] * B[k,j]"},
+            {"i": 4, "j": 4, "k": 4},
+            machine=Machine(peak_compute=1.0, peak_bandwidth=1.0),
+        )
         LocalView.from_sdfg(w, "gemm", {"i": 2, "j": 2, "k": 2})
 
 
@@ -184,5 +211,7 @@ def test_a_map_the_view_cannot_read_does_not_stop_the_import(tmp_path):
     path = _write(tmp_path, doc, "union.sdfg")
     w = _quiet_read(path)
     assert w.names == ["stencil5_51"] and w.tensors[0][0] == {"A": 5 * 62 * 62 * 8}  # as from the unedited file
-    with pytest.raises(WorkloadError, match=r"map 'stencil5_51' cannot be traced: .*'SubsetUnion' is not a subset type"):
+    with pytest.raises(
+        WorkloadError, match=r"map 'stencil5_51' cannot be traced: .*'SubsetUnion' is not a subset type"
+    ):
         map_accesses(path, "stencil5_51")

@@ -15,8 +15,11 @@ ROOT = Path(__file__).parent.parent
 
 
 def test_wheel_contains_the_built_view(tmp_path):
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     wheel = zipfile.ZipFile(next(tmp_path.glob("campaign_widget-*.whl")))
     names = set(wheel.namelist())
     for module in ("campaign_widget/widget.py", "campaign_widget/io/__init__.py", "campaign_widget/expr.py"):
@@ -30,7 +33,9 @@ def test_wheel_contains_the_built_view(tmp_path):
     for name in bundles:
         path = tmp_path / Path(name).name
         path.write_bytes(wheel.read(name))
-        probe = (f"import({json.dumps(path.as_uri())}).then(m => "
-                 "console.log(JSON.stringify(Object.keys(m.default || {}))))")
+        probe = (
+            f"import({json.dumps(path.as_uri())}).then(m => "
+            "console.log(JSON.stringify(Object.keys(m.default || {}))))"
+        )
         out = subprocess.run([node, "--input-type=module", "-e", probe], check=True, capture_output=True, text=True)
         assert "render" in json.loads(out.stdout.strip().splitlines()[-1]), f"{name} exports no render()"

@@ -44,8 +44,10 @@ def test_threshold_is_adjustable():
 
 
 def test_workload_points_and_the_aggregate_point():
-    w = Workload([Phase("saxpy", ops=2e9, bytes=24e9), Phase("gemm", ops=400e9, bytes=12.5e9, after=["saxpy"])],
-                 machine=Machine(peak_compute=P, peak_bandwidth=BW))
+    w = Workload(
+        [Phase("saxpy", ops=2e9, bytes=24e9), Phase("gemm", ops=400e9, bytes=12.5e9, after=["saxpy"])],
+        machine=Machine(peak_compute=P, peak_bandwidth=BW),
+    )
     phases = workload_roofline(w)
     np.testing.assert_allclose(phases.efficiency, 1.0)
     total = schedule_roofline(w, w.schedule())

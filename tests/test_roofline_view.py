@@ -11,8 +11,9 @@ P, BW = 200e9, 50e9
 @pytest.fixture
 def kernels():
     m = Machine(peak_compute=P, peak_bandwidth=BW, ceilings=(Ceiling("no FMA", compute=P / 2),))
-    return Workload([Phase("saxpy", ops=2e9, bytes=24e9), Phase("gemm", ops=400e9, bytes=12.5e9, after=["saxpy"])],
-                    machine=m)
+    return Workload(
+        [Phase("saxpy", ops=2e9, bytes=24e9), Phase("gemm", ops=400e9, bytes=12.5e9, after=["saxpy"])], machine=m
+    )
 
 
 def test_roofs_ridge_points_and_aggregate(kernels):
@@ -80,10 +81,12 @@ def test_zero_ops_or_bytes_draw_at_the_axis_edges():
     from campaign_widget import Machine, Phase, Workload
 
     m = Machine(peak_compute=1e12, peak_bandwidth=1e11)
-    only_bytes = Explorer(Workload([Phase("copy", ops=0, bytes=1e9), Phase("fill", ops=0, bytes=2e9, after=["copy"])],
-                                   machine=m)).roofline
+    only_bytes = Explorer(
+        Workload([Phase("copy", ops=0, bytes=1e9), Phase("fill", ops=0, bytes=2e9, after=["copy"])], machine=m)
+    ).roofline
     assert list(only_bytes.points.x) == [only_bytes._x.min] * 2  # OI 0 at the left edge
     assert np.isfinite([only_bytes._x.min, only_bytes._x.max, only_bytes._y.min, only_bytes._y.max]).all()
-    mixed = Explorer(Workload([Phase("alu", ops=1e9, bytes=0), Phase("copy", ops=0, bytes=1e9, after=["alu"])],
-                              machine=m)).roofline
+    mixed = Explorer(
+        Workload([Phase("alu", ops=1e9, bytes=0), Phase("copy", ops=0, bytes=1e9, after=["alu"])], machine=m)
+    ).roofline
     assert list(mixed.points.x) == [mixed._x.max, mixed._x.min]  # OI ∞ right, OI 0 left

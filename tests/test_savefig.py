@@ -10,7 +10,7 @@ from campaign_widget import CampaignDiagram, Explorer, StackedDiagrams
 
 @pytest.fixture
 def two():
-    return chain(("A", 3, .7, .6), ("B", 10, .2, .9))
+    return chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
 
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF-")])
@@ -57,7 +57,7 @@ def test_a_failed_figure_export_leaves_the_old_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", broken)
     with pytest.raises(OSError) as info:
-        save_workload_figure(Workload([Phase("A", duration=1, compute_util=.5, memory_util=.5)]), target)
+        save_workload_figure(Workload([Phase("A", duration=1, compute_util=0.5, memory_util=0.5)]), target)
     assert str(target) in str(info.value)
     assert target.read_bytes() == b"the figure of yesterday"
     assert [p.name for p in tmp_path.iterdir()] == ["fig.png"]

@@ -12,28 +12,28 @@ W = PIPE_WIDTH
 
 
 def test_sequential_pieces_sit_on_the_axis():
-    s = build_scene(chain(("A", 3, .7, .25), ("B", 10, .2, .9), ("C", 2, .6, .4)).schedule())
+    s = build_scene(chain(("A", 3, 0.7, 0.25), ("B", 10, 0.2, 0.9), ("C", 2, 0.6, 0.4)).schedule())
     np.testing.assert_allclose(s.x0, [0, 3, 13])
     np.testing.assert_allclose(s.x1, [3, 13, 15])
     np.testing.assert_allclose(s.base_y, 0)
-    np.testing.assert_allclose(s.line_y, [.7, .2, .6], rtol=1e-6)
-    np.testing.assert_allclose(s.well_top, np.array([.7, .2, .6]) + W, rtol=1e-6)
-    np.testing.assert_allclose(s.fill_top, np.array([.7, .2, .6]) + W * np.array([.25, .9, .4]), rtol=1e-6)
+    np.testing.assert_allclose(s.line_y, [0.7, 0.2, 0.6], rtol=1e-6)
+    np.testing.assert_allclose(s.well_top, np.array([0.7, 0.2, 0.6]) + W, rtol=1e-6)
+    np.testing.assert_allclose(s.fill_top, np.array([0.7, 0.2, 0.6]) + W * np.array([0.25, 0.9, 0.4]), rtol=1e-6)
     assert not s.flags.any() and s.x_max == 15
     assert s.y_max == pytest.approx(1.0)  # every pipe tops out below 1.0: no empty band above it
 
 
 def test_stacked_tiles_add_compute_and_shrink_the_upper_well():
-    s = build_scene(chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True))
-    both = (s.x0 == 0.75)
+    s = build_scene(chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True))
+    both = s.x0 == 0.75
     bottom, top = np.flatnonzero(both & (s.phase == 1)), np.flatnonzero(both & (s.phase == 0))
     assert bottom.size == top.size == 1
     b, t = bottom[0], top[0]
     # B (heavier memory user) at the bottom, A stacked on it: lines add, A's well is what B leaves
-    assert s.line_y[b] == pytest.approx(.2) and s.base_y[t] == pytest.approx(.2)
-    assert s.line_y[t] == pytest.approx(.9)
-    assert s.well_top[t] - s.line_y[t] == pytest.approx(W * (1 - .9), rel=1e-5)
-    assert s.fill_top[t] - s.line_y[t] == pytest.approx(W * .6, rel=1e-5)
+    assert s.line_y[b] == pytest.approx(0.2) and s.base_y[t] == pytest.approx(0.2)
+    assert s.line_y[t] == pytest.approx(0.9)
+    assert s.well_top[t] - s.line_y[t] == pytest.approx(W * (1 - 0.9), rel=1e-5)
+    assert s.fill_top[t] - s.line_y[t] == pytest.approx(W * 0.6, rel=1e-5)
     assert s.flags[t] & MEMORY_OVER and not s.flags[b] & MEMORY_OVER
     # nothing under B changes when A's tile ends, so B's tile stays one piece
     assert s.x1[b] == pytest.approx(3.25)
@@ -41,7 +41,7 @@ def test_stacked_tiles_add_compute_and_shrink_the_upper_well():
 
 
 def test_compute_oversubscription_is_flagged():
-    s = build_scene(chain(("A", 3, .7, .1), ("B", 10, .5, .9)).schedule(tiles=4, pipeline=True))
+    s = build_scene(chain(("A", 3, 0.7, 0.1), ("B", 10, 0.5, 0.9)).schedule(tiles=4, pipeline=True))
     assert (s.flags & COMPUTE_OVER).any()
     assert s.line_y.max() == pytest.approx(1.2)
     assert s.y_max == pytest.approx(max(s.well_top.max(), s.fill_top.max()))
@@ -49,17 +49,18 @@ def test_compute_oversubscription_is_flagged():
 
 
 def test_added_time_is_dashed_at_the_end_of_each_tile():
-    s = build_scene(chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True,
-                                                                    policy="dilate+throttle"))
+    s = build_scene(
+        chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
+    )
     dilated_a = np.flatnonzero((s.phase == 0) & (s.x0 == 0.75))[0]
-    assert s.dash_from[dilated_a] == pytest.approx(0.75 + 0.75)   # solid for A's own 0.75
+    assert s.dash_from[dilated_a] == pytest.approx(0.75 + 0.75)  # solid for A's own 0.75
     assert s.x1[dilated_a] == pytest.approx(0.75 + 2.7)
     alone = np.flatnonzero((s.phase == 0) & (s.x0 == 0))[0]
     assert s.dash_from[alone] == pytest.approx(s.x1[alone])
 
 
 def test_pieces_are_sorted_by_time_and_cover_each_interval_exactly():
-    sched = chain(("A", 5, .2, .8), ("B", 10, .3, .6), ("C", 5, .8, .25)).schedule(tiles=3, pipeline=True)
+    sched = chain(("A", 5, 0.2, 0.8), ("B", 10, 0.3, 0.6), ("C", 5, 0.8, 0.25)).schedule(tiles=3, pipeline=True)
     s = build_scene(sched)
     assert np.all(np.diff(s.x0) >= 0)
     for p in range(3):
@@ -70,7 +71,7 @@ def test_a_scene_too_large_to_stack_is_refused_with_its_size(monkeypatch):
     import campaign_widget.scene as scene_module
 
     monkeypatch.setattr(scene_module, "MAX_PIECES", 10)
-    sched = chain(("A", 1, .5, .5), ("B", 1.3, .5, .5), ("C", .7, .5, .5)).schedule(tiles=8, pipeline=True)
+    sched = chain(("A", 1, 0.5, 0.5), ("B", 1.3, 0.5, 0.5), ("C", 0.7, 0.5, 0.5)).schedule(tiles=8, pipeline=True)
     with pytest.raises(scene_module.SceneTooLargeError, match="limit of 10"):
         build_scene(sched)
     assert scene_module.empty_scene(sched).x_max == sched.makespan
@@ -92,8 +93,19 @@ def _columns(scene, at):
     out = []
     for t in at:
         here = np.flatnonzero((scene.x0 <= t) & (t < scene.x1))
-        rows = np.stack([scene.phase[here], scene.tile[here], scene.base_y[here], scene.line_y[here],
-                         scene.well_top[here], scene.fill_top[here], scene.dash_from[here], scene.flags[here]], axis=1)
+        rows = np.stack(
+            [
+                scene.phase[here],
+                scene.tile[here],
+                scene.base_y[here],
+                scene.line_y[here],
+                scene.well_top[here],
+                scene.fill_top[here],
+                scene.dash_from[here],
+                scene.flags[here],
+            ],
+            axis=1,
+        )
         out.append(rows[np.lexsort((rows[:, 1], rows[:, 0]))])
     return out
 
@@ -117,8 +129,13 @@ def assert_same_scene(new, old):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(w=dag_workloads(), tiles=st.integers(1, 6), pipeline=st.booleans(), policy=st.sampled_from(POLICIES),
-       depth=st.integers(1, 3))
+@given(
+    w=dag_workloads(),
+    tiles=st.integers(1, 6),
+    pipeline=st.booleans(),
+    policy=st.sampled_from(POLICIES),
+    depth=st.integers(1, 3),
+)
 def test_scene_equals_the_reference_scene(w, tiles, pipeline, policy, depth):
     kwargs = dict(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
     assert_same_scene(build_scene(w.schedule(**kwargs)), reference_scene(reference_schedule(w, **kwargs)))
@@ -127,14 +144,14 @@ def test_scene_equals_the_reference_scene(w, tiles, pipeline, policy, depth):
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("dag", DAGS)
 def test_scene_of_ties_and_skips_equals_the_reference_scene(policy, dag):
-    w = _equal_duration_dag(len(DAGS[dag]), DAGS[dag], (1, 2, .7, 1.9), [.5, .6, .3, .7], [.6, .2, .9, .4])
+    w = _equal_duration_dag(len(DAGS[dag]), DAGS[dag], (1, 2, 0.7, 1.9), [0.5, 0.6, 0.3, 0.7], [0.6, 0.2, 0.9, 0.4])
     kwargs = dict(tiles=6, pipeline=True, policy=policy)
     assert_same_scene(build_scene(w.schedule(**kwargs)), reference_scene(reference_schedule(w, **kwargs)))
 
 
 def test_a_throttled_tile_is_cut_where_the_factor_changes():
     """The schedule keeps a throttled tile whole; the scene draws it at the rate of each moment."""
-    sched = chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True, policy="throttle")
+    sched = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="throttle")
     s = build_scene(sched)
     b_first = np.flatnonzero((sched.phase == 1) & (sched.tile == 0))[0]
     pieces = np.flatnonzero((s.phase == 1) & (s.tile == 0))
@@ -144,16 +161,23 @@ def test_a_throttled_tile_is_cut_where_the_factor_changes():
     for k, piece in zip(range(pieces.size), pieces):
         f = factor[np.searchsorted(times, s.x0[piece], side="right") - 1]
         assert heights[k] == pytest.approx(sched.requested_compute[b_first] * f, rel=1e-6)
-    assert {round(float(h), 6) for h in heights} == {round(.2, 6), round(.2 / 1.5, 6)}
+    assert {round(float(h), 6) for h in heights} == {round(0.2, 6), round(0.2 / 1.5, 6)}
 
 
-@pytest.mark.parametrize("settings", [dict(), dict(tiles=4, pipeline=True), dict(tiles=7, pipeline=True, policy="none"),
-                                      dict(tiles=5, pipeline=True, policy="throttle"),
-                                      dict(tiles=3, pipeline=True, policy="dilate+throttle", depth=2)])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(),
+        dict(tiles=4, pipeline=True),
+        dict(tiles=7, pipeline=True, policy="none"),
+        dict(tiles=5, pipeline=True, policy="throttle"),
+        dict(tiles=3, pipeline=True, policy="dilate+throttle", depth=2),
+    ],
+)
 def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(settings):
     from campaign_widget.widget import decode_scene_state, scene_state
 
-    s = build_scene(chain(("A", 3, .7, .6), ("B", 10, .2, .9), ("C", 2, .9, .8)).schedule(**settings))
+    s = build_scene(chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9), ("C", 2, 0.9, 0.8)).schedule(**settings))
     np.testing.assert_array_equal(s.edges[s.x0_edge], s.x0)  # exactly, not approximately
     np.testing.assert_array_equal(s.edges[s.x1_edge], s.x1)
     sorted_form = scene_state(dataclasses.replace(s, edges=None, x0_edge=None, x1_edge=None))
@@ -162,12 +186,17 @@ def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(
         np.testing.assert_array_equal(decode_scene_state(indexed_form)[key], decode_scene_state(sorted_form)[key])
 
 
-@pytest.mark.parametrize("settings", [dict(tiles=6, pipeline=True, policy="dilate+throttle"),
-                                      dict(tiles=4, pipeline=True, policy="dilate", stepping="lockstep")])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(tiles=6, pipeline=True, policy="dilate+throttle"),
+        dict(tiles=4, pipeline=True, policy="dilate", stepping="lockstep"),
+    ],
+)
 def test_one_piece_per_interval_stacks_as_the_general_cut_and_merge_does(settings):
     from campaign_widget.scene import _stack, _stack_cut, _stack_whole
 
-    schedule = chain(("A", 3, .7, .6), ("B", 3, .2, .9), ("C", 3, .9, .8)).schedule(**settings)
+    schedule = chain(("A", 3, 0.7, 0.6), ("B", 3, 0.2, 0.9), ("C", 3, 0.9, 0.8)).schedule(**settings)
     spans = schedule.end_edge - schedule.start_edge
     assert np.all(spans == 1)  # the case the shortcut takes: equal phases in lockstep
     n = spans.size

@@ -15,7 +15,7 @@ from campaign_widget.widget import decode_scene_state
 
 
 def many_tiles(tiles=400, policy="dilate+throttle"):
-    w = chain(("A", 3, .7, .6), ("B", 5, .2, .9), ("C", 2, .9, .8))
+    w = chain(("A", 3, 0.7, 0.6), ("B", 5, 0.2, 0.9), ("C", 2, 0.9, 0.8))
     return build_scene(w.schedule(tiles=tiles, pipeline=True, policy=policy))
 
 
@@ -80,7 +80,7 @@ def test_a_window_keeps_only_its_pieces_and_a_narrow_one_brings_every_piece_back
 def test_the_widget_sends_a_big_scene_aggregated_and_the_zoomed_window_in_detail(monkeypatch):
     monkeypatch.setattr(widget_module, "LOD_ABOVE", 500)
     monkeypatch.setattr(widget_module, "LOD_COLUMNS", 128)
-    w = chain(("A", 3, .7, .6), ("B", 5, .2, .9), ("C", 2, .9, .8))
+    w = chain(("A", 3, 0.7, 0.6), ("B", 5, 0.2, 0.9), ("C", 2, 0.9, 0.8))
     d = CampaignDiagram(w, tiles=400, pipeline=True)
     full = len(d._scene)
     assert full > 500 and d.scene["n"] < full  # sent aggregated

@@ -15,12 +15,12 @@ from campaign_widget.schedule import MAX_TILE_INTERVALS, build_schedule
 
 REFERENCE = [
     # (phases, tiles, pipeline, policy, makespan, {resource: peak requested demand})
-    ((("A", 3, .7, .6), ("B", 10, .2, .9)), 1, False, "none", 13.0, {}),
-    ((("A", 3, .7, .6), ("B", 10, .2, .9)), 4, True, "none", 10.75, {"memory": 1.5}),
-    ((("A", 3, .7, .6), ("B", 10, .2, .9)), 4, True, "dilate+throttle", 11.35, {"memory": 1.08}),
-    ((("A", 3, .7, .1), ("B", 10, .5, .9)), 4, True, "dilate+throttle", 10.75, {"compute": 0.71}),
-    ((("A", 5, .2, .8), ("B", 10, .3, .6), ("C", 5, .8, .25)), 4, True, "dilate+throttle", 13.125, {}),
-    ((("A", 5, .2, .8), ("B", 10, .3, .6), ("C", 5, .8, .25)), 1, False, "none", 20.0, {}),
+    ((("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)), 1, False, "none", 13.0, {}),
+    ((("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)), 4, True, "none", 10.75, {"memory": 1.5}),
+    ((("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)), 4, True, "dilate+throttle", 11.35, {"memory": 1.08}),
+    ((("A", 3, 0.7, 0.1), ("B", 10, 0.5, 0.9)), 4, True, "dilate+throttle", 10.75, {"compute": 0.71}),
+    ((("A", 5, 0.2, 0.8), ("B", 10, 0.3, 0.6), ("C", 5, 0.8, 0.25)), 4, True, "dilate+throttle", 13.125, {}),
+    ((("A", 5, 0.2, 0.8), ("B", 10, 0.3, 0.6), ("C", 5, 0.8, 0.25)), 1, False, "none", 20.0, {}),
 ]
 
 
@@ -33,29 +33,34 @@ def test_reference_table(specs, tiles, pipeline, policy, makespan, peaks):
 
 
 def test_memory_oversubscription_is_reported_where_it_happens():
-    s = chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True, policy="none")
+    s = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="none")
     assert [(round(t0, 9), round(t1, 9), r, round(d, 9)) for t0, t1, r, d in s.oversubscribed] == [
-        (0.75, 1.5, "memory", 1.5), (3.25, 4.0, "memory", 1.5), (5.75, 6.5, "memory", 1.5)]
-    throttled = chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
+        (0.75, 1.5, "memory", 1.5),
+        (3.25, 4.0, "memory", 1.5),
+        (5.75, 6.5, "memory", 1.5),
+    ]
+    throttled = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(
+        tiles=4, pipeline=True, policy="dilate+throttle"
+    )
     assert throttled.oversubscribed == []
 
 
 def test_compute_oversubscription_then_dilation_resolves_it():
-    w = chain(("A", 3, .7, .1), ("B", 10, .5, .9))
+    w = chain(("A", 3, 0.7, 0.1), ("B", 10, 0.5, 0.9))
     assert {r for _, _, r, _ in w.schedule(tiles=4, pipeline=True).oversubscribed} == {"compute"}
     assert w.schedule(tiles=4, pipeline=True).peak_demand["compute"] == pytest.approx(1.2)
     assert w.schedule(tiles=4, pipeline=True, policy="dilate").oversubscribed == []
 
 
 def test_tiled_not_pipelined_runs_tile_major():
-    s = chain(("A", 1, .5, .5), ("B", 2, .5, .5), ("C", 3, .5, .5)).schedule(tiles=2)
+    s = chain(("A", 1, 0.5, 0.5), ("B", 2, 0.5, 0.5), ("C", 3, 0.5, 0.5)).schedule(tiles=2)
     assert [s.names[p] + str(i + 1) for p, i in zip(s.phase, s.tile)] == ["A1", "B1", "C1", "A2", "B2", "C2"]
-    np.testing.assert_allclose(s.start, [0, .5, 1.5, 3, 3.5, 4.5])
+    np.testing.assert_allclose(s.start, [0, 0.5, 1.5, 3, 3.5, 4.5])
     assert s.makespan == 6
 
 
 def test_dilation_and_throttling_are_accounted_per_interval():
-    s = chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
+    s = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
     a_middle = (s.phase == 0) & (s.tile == 1)
     assert s.dilation[a_middle].sum() == pytest.approx(2.5 - 0.75)
     assert s.throttling[a_middle].sum() == pytest.approx(2.5 * 0.08)
@@ -66,28 +71,38 @@ def test_dilation_and_throttling_are_accounted_per_interval():
 
 
 def test_pipelining_on_a_diamond_dag_respects_every_dependency():
-    w = Workload([Phase("src", duration=2, compute_util=.3, memory_util=.3),
-                  Phase("left", duration=4, compute_util=.3, memory_util=.3, after=["src"]),
-                  Phase("right", duration=1, compute_util=.3, memory_util=.3, after=["src"]),
-                  Phase("sink", duration=2, compute_util=.3, memory_util=.3, after=["left", "right"])])
+    w = Workload(
+        [
+            Phase("src", duration=2, compute_util=0.3, memory_util=0.3),
+            Phase("left", duration=4, compute_util=0.3, memory_util=0.3, after=["src"]),
+            Phase("right", duration=1, compute_util=0.3, memory_util=0.3, after=["src"]),
+            Phase("sink", duration=2, compute_util=0.3, memory_util=0.3, after=["left", "right"]),
+        ]
+    )
     s = w.schedule(tiles=3, pipeline=True)
     _assert_dependencies(w, s, depth=2)
     assert s.makespan < w.schedule().makespan
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"tiles": 0}, "tiles=0"), ({"tiles": 2.5}, "tiles=2.5"), ({"tiles": True}, "tiles=True"),
-    ({"policy": "fastest"}, "'none', 'dilate', 'throttle', 'dilate\\+throttle'"),
-    ({"depth": 0}, "depth=0"), ({"pipeline": "yes"}, "pipeline='yes'"),
-    ({"tiles": MAX_TILE_INTERVALS}, "limit of 10,000,000"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"tiles": 0}, "tiles=0"),
+        ({"tiles": 2.5}, "tiles=2.5"),
+        ({"tiles": True}, "tiles=True"),
+        ({"policy": "fastest"}, "'none', 'dilate', 'throttle', 'dilate\\+throttle'"),
+        ({"depth": 0}, "depth=0"),
+        ({"pipeline": "yes"}, "pipeline='yes'"),
+        ({"tiles": MAX_TILE_INTERVALS}, "limit of 10,000,000"),
+    ],
+)
 def test_bad_settings(kwargs, message):
     with pytest.raises(ScheduleError, match=message):
-        chain(("A", 1, .5, .5), ("B", 1, .5, .5)).schedule(**kwargs)
+        chain(("A", 1, 0.5, 0.5), ("B", 1, 0.5, 0.5)).schedule(**kwargs)
 
 
 def test_untileable_phase_refuses_tiles():
-    w = Workload([Phase("measured", duration=1, compute_util=.5, tileable=False)])
+    w = Workload([Phase("measured", duration=1, compute_util=0.5, tileable=False)])
     assert w.schedule(tiles=1, pipeline=True).makespan == 1
     with pytest.raises(ScheduleError, match="'measured'.*tileable=False"):
         w.schedule(tiles=4, pipeline=True)
@@ -95,21 +110,33 @@ def test_untileable_phase_refuses_tiles():
 
 # -- invariants over random DAGs and every policy ------------------------------------------------
 
+
 @st.composite
 def dag_workloads(draw):
     n = draw(st.integers(1, 6))
     phases = []
     for i in range(n):
         producers = draw(st.lists(st.integers(0, i - 1), unique=True, max_size=min(i, 3))) if i else []
-        phases.append(Phase(f"p{i}", duration=draw(st.floats(0.1, 10)),
-                            compute_util=draw(st.floats(0, 1)), memory_util=draw(st.floats(0, 1)),
-                            after=[f"p{j}" for j in producers]))
+        phases.append(
+            Phase(
+                f"p{i}",
+                duration=draw(st.floats(0.1, 10)),
+                compute_util=draw(st.floats(0, 1)),
+                memory_util=draw(st.floats(0, 1)),
+                after=[f"p{j}" for j in producers],
+            )
+        )
     return Workload(phases)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(w=dag_workloads(), tiles=st.integers(1, 6), pipeline=st.booleans(), policy=st.sampled_from(POLICIES),
-       depth=st.integers(1, 3))
+@given(
+    w=dag_workloads(),
+    tiles=st.integers(1, 6),
+    pipeline=st.booleans(),
+    policy=st.sampled_from(POLICIES),
+    depth=st.integers(1, 3),
+)
 def test_invariants(w, tiles, pipeline, policy, depth):
     s = w.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
     a = w.arrays
@@ -118,10 +145,12 @@ def test_invariants(w, tiles, pipeline, policy, depth):
     # volumes are preserved: rate × time summed over a phase's intervals
     for p in range(len(w)):
         mine = s.phase == p
-        np.testing.assert_allclose((s.compute_rate[mine] * length[mine]).sum(), a.compute_util[p] * a.duration[p],
-                                   rtol=1e-9, atol=1e-12)
-        np.testing.assert_allclose((s.memory_rate[mine] * length[mine]).sum(), a.memory_util[p] * a.duration[p],
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            (s.compute_rate[mine] * length[mine]).sum(), a.compute_util[p] * a.duration[p], rtol=1e-9, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            (s.memory_rate[mine] * length[mine]).sum(), a.memory_util[p] * a.duration[p], rtol=1e-9, atol=1e-12
+        )
     _, c, m = s.demand()
     if "throttle" in policy:
         assert c.max(initial=0) <= 1 + 1e-9 and m.max(initial=0) <= 1 + 1e-9
@@ -141,21 +170,26 @@ def _assert_dependencies(w, s, depth):
     start, end = s.tile_start.reshape(len(w), tiles), s.tile_end.reshape(len(w), tiles)
     indptr, producers = w.producers
     for p in range(len(w)):
-        for q in producers[indptr[p]:indptr[p + 1]]:
+        for q in producers[indptr[p] : indptr[p + 1]]:
             assert np.all(start[p] >= end[q] - 1e-9), "consumer tile before its producer tile"
-            assert np.all(start[q, depth:] >= end[p, :tiles - depth] - 1e-9), "producer overran the buffers"
+            assert np.all(start[q, depth:] >= end[p, : tiles - depth] - 1e-9), "producer overran the buffers"
         assert np.all(start[p, 1:] >= end[p, :-1] - 1e-9), "a phase's tiles overlap"
 
 
 # -- the engine against the pre-issue-12 engine (tests/schedule_reference.py), a slow plain oracle --
+
 
 def _canonical_pieces(tile_id, start, end, compute, memory):
     """Pieces sorted by (tile, start), adjacent pieces of one tile with equal rates merged: the same
     rates over time however a float wobble of the throttle factor cut them."""
     order = np.lexsort((start, tile_id))
     tile_id, start, end, compute, memory = (x[order] for x in (tile_id, start, end, compute, memory))
-    same = np.r_[False, (tile_id[1:] == tile_id[:-1]) & np.isclose(compute[1:], compute[:-1], rtol=1e-9, atol=1e-12)
-                 & np.isclose(memory[1:], memory[:-1], rtol=1e-9, atol=1e-12)]
+    same = np.r_[
+        False,
+        (tile_id[1:] == tile_id[:-1])
+        & np.isclose(compute[1:], compute[:-1], rtol=1e-9, atol=1e-12)
+        & np.isclose(memory[1:], memory[:-1], rtol=1e-9, atol=1e-12),
+    ]
     keep = ~same
     last = np.r_[np.flatnonzero(keep)[1:] - 1, keep.size - 1]
     return tile_id[keep], start[keep], end[last], compute[keep], memory[keep]
@@ -178,8 +212,9 @@ def assert_same_schedule(new, old):
     np.testing.assert_allclose(new.tile_added, old.tile_added, **close)
     assert np.all(np.diff(new.start) >= 0), "intervals are sorted by start"
     np.testing.assert_array_equal(new.start, new.tile_start[new.tile_id])
-    np.testing.assert_array_equal(new.phase * new.tiles + new.tile if new.pipeline else new.tile * len(new.names)
-                                  + new.phase, new.tile_id)
+    np.testing.assert_array_equal(
+        new.phase * new.tiles + new.tile if new.pipeline else new.tile * len(new.names) + new.phase, new.tile_id
+    )
     # per tile, the added time split into dilation and throttling, summed over the old pieces
     for name in ("dilation", "throttling"):
         per_tile = np.bincount(old.tile_id, weights=getattr(old, name), minlength=len(new))
@@ -210,8 +245,13 @@ def assert_same_schedule(new, old):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(w=dag_workloads(), tiles=st.integers(1, 7), pipeline=st.booleans(), policy=st.sampled_from(POLICIES),
-       depth=st.integers(1, 3))
+@given(
+    w=dag_workloads(),
+    tiles=st.integers(1, 7),
+    pipeline=st.booleans(),
+    policy=st.sampled_from(POLICIES),
+    depth=st.integers(1, 3),
+)
 def test_equals_the_reference_engine(w, tiles, pipeline, policy, depth):
     settings_ = dict(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth)
     assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
@@ -226,16 +266,32 @@ def test_event_simulation_equals_the_reference_engine(w, tiles, policy, depth):
 
 
 def _equal_duration_dag(n, producers, durations, uc, um):
-    return Workload([Phase(f"p{i}", duration=durations[i], compute_util=uc[i], memory_util=um[i],
-                           after=[f"p{j}" for j in producers[i]]) for i in range(n)])
+    return Workload(
+        [
+            Phase(
+                f"p{i}",
+                duration=durations[i],
+                compute_util=uc[i],
+                memory_util=um[i],
+                after=[f"p{j}" for j in producers[i]],
+            )
+            for i in range(n)
+        ]
+    )
 
 
-DAGS = {"diamond": [[], [0], [0], [1, 2]], "skip": [[], [0], [0, 1]], "long skip": [[], [0], [1], [0, 2]],
-        "two sources": [[], [], [0], [1, 2]]}
+DAGS = {
+    "diamond": [[], [0], [0], [1, 2]],
+    "skip": [[], [0], [0, 1]],
+    "long skip": [[], [0], [1], [0, 2]],
+    "two sources": [[], [], [0], [1, 2]],
+}
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("durations", [(1, 1, 1, 1), (1, 2, 3, 1), (3, 1, 1, 2), (0.1, 0.2, 0.3, 0.1), (1, 2, .7, 1.9)])
+@pytest.mark.parametrize(
+    "durations", [(1, 1, 1, 1), (1, 2, 3, 1), (3, 1, 1, 2), (0.1, 0.2, 0.3, 0.1), (1, 2, 0.7, 1.9)]
+)
 @pytest.mark.parametrize("dag", DAGS)
 def test_ties_skips_and_diamonds_equal_the_reference_engine(policy, durations, dag):
     """Equal and sum-equal durations make tiles finish at the same instant along different paths,
@@ -243,7 +299,7 @@ def test_ties_skips_and_diamonds_equal_the_reference_engine(policy, durations, d
     rounding; skip edges make levels whose tiles do not start together. The engine must still
     produce the event simulation's batches."""
     producers = DAGS[dag]
-    w = _equal_duration_dag(len(producers), producers, durations, [.5, .6, .3, .7], [.6, .2, .9, .4])
+    w = _equal_duration_dag(len(producers), producers, durations, [0.5, 0.6, 0.3, 0.7], [0.6, 0.2, 0.9, 0.4])
     for tiles in (3, 5, 8):
         for depth in (1, 2, 3):
             settings_ = dict(tiles=tiles, pipeline=True, policy=policy, depth=depth)
@@ -251,13 +307,16 @@ def test_ties_skips_and_diamonds_equal_the_reference_engine(policy, durations, d
 
 
 def test_fused_groups_equal_the_reference_engine():
-    w = Workload([
-        Phase("load", ops=4e9, reads={"x": 8e9}, writes={"a": 4e9}),
-        Phase("mm", ops=6e10, reads={"a": 4e9, "wt": 2e9}, writes={"b": 4e9}),
-        Phase("side", ops=1e9, reads={"y": 1e9}, writes={"c": 1e9}),
-        Phase("act", ops=2e9, reads={"b": 4e9, "c": 1e9}, writes={"d": 4e9}),
-        Phase("out", ops=1e9, reads={"d": 4e9}, writes={"z": 2e9}),
-    ], machine=Machine(peak_compute=1e12, peak_bandwidth=1e11)).fuse([["load", "mm"], ["act", "out"]])
+    w = Workload(
+        [
+            Phase("load", ops=4e9, reads={"x": 8e9}, writes={"a": 4e9}),
+            Phase("mm", ops=6e10, reads={"a": 4e9, "wt": 2e9}, writes={"b": 4e9}),
+            Phase("side", ops=1e9, reads={"y": 1e9}, writes={"c": 1e9}),
+            Phase("act", ops=2e9, reads={"b": 4e9, "c": 1e9}, writes={"d": 4e9}),
+            Phase("out", ops=1e9, reads={"d": 4e9}, writes={"z": 2e9}),
+        ],
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e11),
+    ).fuse([["load", "mm"], ["act", "out"]])
     assert len(w.fusion_groups) == 2
     for policy in POLICIES:
         for tiles, depth in ((1, 2), (4, 2), (6, 1), (9, 3)):
@@ -268,9 +327,13 @@ def test_fused_groups_equal_the_reference_engine():
 def test_throttled_size_is_linear_in_tiles_and_events():
     """Under throttling every running tile is slowed at every change of the shared factor; the old
     engine stored a piece per tile per change (events × concurrency), the schedule stores tiles."""
-    w = Workload.from_arrays([f"p{i}" for i in range(40)], duration=np.linspace(1, 3, 40),
-                             compute_util=np.full(40, .3), memory_util=np.linspace(.2, .9, 40),
-                             after=[()] + [(f"p{i}",) for i in range(39)])
+    w = Workload.from_arrays(
+        [f"p{i}" for i in range(40)],
+        duration=np.linspace(1, 3, 40),
+        compute_util=np.full(40, 0.3),
+        memory_util=np.linspace(0.2, 0.9, 40),
+        after=[()] + [(f"p{i}",) for i in range(39)],
+    )
     s = w.schedule(tiles=40, pipeline=True, policy="throttle")
     old = reference_schedule(w, tiles=40, pipeline=True, policy="throttle")
     assert len(s) == 40 * 40
@@ -288,12 +351,12 @@ def test_throttled_size_is_linear_in_tiles_and_events():
 
 def test_dataframe_has_one_row_per_tile():
     pd = pytest.importorskip("pandas")
-    s = chain(("A", 3, .7, .6), ("B", 10, .2, .9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
+    s = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
     df = s.to_dataframe()
     assert isinstance(df, pd.DataFrame) and len(df) == len(s) == 8
     assert list(df.columns[:6]) == ["phase", "tile", "start", "end", "compute_rate", "memory_rate"]
     volume = (df.compute_rate * (df.end - df.start)).groupby(df.phase).sum()
-    assert volume["A"] == pytest.approx(3 * .7) and volume["B"] == pytest.approx(10 * .2)
+    assert volume["A"] == pytest.approx(3 * 0.7) and volume["B"] == pytest.approx(10 * 0.2)
 
 
 def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_decides(monkeypatch):
@@ -303,14 +366,14 @@ def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_de
     event_work = engine._event_work
     monkeypatch.setattr(engine, "_batches_are_levels", lambda work, profile: False)
     monkeypatch.setattr(engine, "_event_work", lambda *a, **k: ran.append(1) or event_work(*a, **k))
-    w = _equal_duration_dag(4, DAGS["diamond"], (1, 2, .7, 1.9), [.5, .6, .3, .7], [.6, .2, .9, .4])
+    w = _equal_duration_dag(4, DAGS["diamond"], (1, 2, 0.7, 1.9), [0.5, 0.6, 0.3, 0.7], [0.6, 0.2, 0.9, 0.4])
     for policy in ("dilate", "dilate+throttle"):
         settings_ = dict(tiles=5, pipeline=True, policy=policy)
         assert_same_schedule(w.schedule(**settings_), reference_schedule(w, **settings_))
     assert len(ran) == 2
 
 
-@pytest.mark.parametrize("thin", [0, 10 ** 9], ids=["numpy per level", "python per tile"])
+@pytest.mark.parametrize("thin", [0, 10**9], ids=["numpy per level", "python per tile"])
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(w=dag_workloads(), tiles=st.integers(2, 9), policy=st.sampled_from(POLICIES), depth=st.integers(1, 3))
 def test_both_sweeps_equal_the_reference_engine(thin, w, tiles, policy, depth):
@@ -330,7 +393,9 @@ def test_both_sweeps_equal_the_reference_engine(thin, w, tiles, policy, depth):
 CDT = json.loads((Path(__file__).parent / "data" / "cdt_lockstep.json").read_text())["cases"]
 
 
-@pytest.mark.parametrize("case", CDT, ids=[f"{len(c['phases'])}x{c['tiles']}-{c['policy']}-{k}" for k, c in enumerate(CDT)])
+@pytest.mark.parametrize(
+    "case", CDT, ids=[f"{len(c['phases'])}x{c['tiles']}-{c['policy']}-{k}" for k, c in enumerate(CDT)]
+)
 def test_lockstep_equals_campaign_diagram_tools(case):
     """tests/data/cdt_lockstep.json: random chains run through the tool (tests/data/make_cdt_lockstep.py)."""
     w = chain(*case["phases"])
@@ -357,7 +422,7 @@ def test_the_counterexample_in_both_steppings():
     """Issue 14: P0 (8, .6, .9) → P1 (5, .3, .5) → P2 (4, .4, .8), 2 tiles, throttled. Lock-step waits
     for the step's longest tile (P0's second tile waits for P1's first and starts P2's first with it);
     ours starts each tile when its producer and buffers allow."""
-    w = chain(("P0", 8, .6, .9), ("P1", 5, .3, .5), ("P2", 4, .4, .8))
+    w = chain(("P0", 8, 0.6, 0.9), ("P1", 5, 0.3, 0.5), ("P2", 4, 0.4, 0.8))
     event = w.schedule(tiles=2, pipeline=True, policy="throttle")
     lockstep = w.schedule(tiles=2, pipeline=True, policy="throttle", stepping="lockstep")
     assert abs(event.makespan - 14.7) <= 1e-9 and abs(lockstep.makespan - 14.1) <= 1e-9
@@ -374,8 +439,9 @@ def test_lockstep_invariants(w, tiles, policy):
     length = s.end - s.start
     for p in range(len(w)):
         mine = s.phase == p
-        np.testing.assert_allclose((s.compute_rate[mine] * length[mine]).sum(), a.compute_util[p] * a.duration[p],
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            (s.compute_rate[mine] * length[mine]).sum(), a.compute_util[p] * a.duration[p], rtol=1e-9, atol=1e-12
+        )
     _, c, m = s.demand()
     if "throttle" in policy:
         assert c.max(initial=0) <= 1 + 1e-9 and m.max(initial=0) <= 1 + 1e-9
@@ -383,7 +449,7 @@ def test_lockstep_invariants(w, tiles, policy):
     start, end = s.tile_start.reshape(len(w), tiles), s.tile_end.reshape(len(w), tiles)
     indptr, producers = w.producers
     for p in range(len(w)):
-        for q in producers[indptr[p]:indptr[p + 1]]:
+        for q in producers[indptr[p] : indptr[p + 1]]:
             assert np.all(start[p] >= end[q] - 1e-9)
         assert np.all(start[p, 1:] >= end[p, :-1] - 1e-9)
     # a step lasts no longer than its tiles one after another, throttled or not
@@ -391,11 +457,15 @@ def test_lockstep_invariants(w, tiles, policy):
 
 
 def test_bad_stepping_and_lockstep_with_fusion_groups():
-    w = chain(("A", 1, .5, .5), ("B", 1, .5, .5))
+    w = chain(("A", 1, 0.5, 0.5), ("B", 1, 0.5, 0.5))
     with pytest.raises(ScheduleError, match="stepping='together' is not one of 'event', 'lockstep'"):
         w.schedule(tiles=2, pipeline=True, stepping="together")
-    fused = Workload([Phase("a", ops=1e9, reads={"x": 1e9}, writes={"y": 1e9}),
-                      Phase("b", ops=1e9, reads={"y": 1e9}, writes={"z": 1e9})],
-                     machine=Machine(peak_compute=1e12, peak_bandwidth=1e11)).fuse([["a", "b"]])
+    fused = Workload(
+        [
+            Phase("a", ops=1e9, reads={"x": 1e9}, writes={"y": 1e9}),
+            Phase("b", ops=1e9, reads={"y": 1e9}, writes={"z": 1e9}),
+        ],
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e11),
+    ).fuse([["a", "b"]])
     with pytest.raises(ScheduleError, match="lockstep.*fusion groups"):
         fused.schedule(tiles=2, pipeline=True, stepping="lockstep")

@@ -38,7 +38,7 @@ MLP = {"B": 8, "D": 16, "H": 32, "O": 4}
 def deps(w):
     """{phase: set of the phases it runs after}."""
     indptr, indices = w.producers
-    return {name: {w.names[j] for j in indices[indptr[i]:indptr[i + 1]]} for i, name in enumerate(w.names)}
+    return {name: {w.names[j] for j in indices[indptr[i] : indptr[i + 1]]} for i, name in enumerate(w.names)}
 
 
 def table(w):
@@ -109,7 +109,7 @@ def test_matmul_parameters_are_the_symbols():
     program = extract_sdfg(DATA / "matmul_map.sdfgz")
     assert program.parameters == ["K", "M", "N"]
     assert program.dace_version == "1.0.2"
-    phase, = program.phases
+    (phase,) = program.phases
     assert phase.kind == "map"
 
 
@@ -135,8 +135,7 @@ def test_mlp_by_hand():
     # 2·B·H·O = 2·8·32·4; W2 4·32·4, out 4·8·4; bytes 1024+512+128
     assert t["_Add__map#2"] == (32, 384, {"__tmp3": 128, "b2": 128}, {"__tmp4": 128})
     assert t["_numpy_maximum__map#2"] == (32, 256, {"__tmp4": 128}, {"y": 128})
-    order = ["_MatMult_", "_Add__map", "_numpy_maximum__map", "_MatMult_#2", "_Add__map#2",
-             "_numpy_maximum__map#2"]
+    order = ["_MatMult_", "_Add__map", "_numpy_maximum__map", "_MatMult_#2", "_Add__map#2", "_numpy_maximum__map#2"]
     assert w.names == order
     d = deps(w)
     assert d == {order[0]: set(), **{order[i]: {order[i - 1]} for i in range(1, 6)}}
@@ -220,8 +219,11 @@ def test_params_that_are_not_symbols():
     with pytest.raises(WorkloadFileError, match=r"params \['Q'\] are not symbols of this SDFG"):
         read_sdfg(DATA / "matmul_lib.sdfgz", params={**MATMUL, "Q": 1})
     for bad in ("many", 0, 2.5, True):
-        with pytest.raises(WorkloadFileError, match=rf"params\['M'\]: symbol 'M'={bad!r} \(from params=\) must be "
-                                                    r"a whole number >= 1"):
+        with pytest.raises(
+            WorkloadFileError,
+            match=rf"params\['M'\]: symbol 'M'={bad!r} \(from params=\) must be "
+            r"a whole number >= 1",
+        ):
             read_sdfg(DATA / "matmul_lib.sdfgz", params={**MATMUL, "M": bad})
 
 
@@ -238,8 +240,9 @@ def test_dynamic_volume_is_reported_not_summed(tmp_path):
     assert "'B'" in w.import_report.skipped_detail[DYNAMIC][0]
 
 
-@pytest.mark.parametrize("volume, reason", [("0", ZERO), ("M - 10", NEGATIVE), ("Mod(M, 2)", NOT_UNDERSTOOD),
-                                            ("i*K", NOT_UNDERSTOOD)])
+@pytest.mark.parametrize(
+    "volume, reason", [("0", ZERO), ("M - 10", NEGATIVE), ("Mod(M, 2)", NOT_UNDERSTOOD), ("i*K", NOT_UNDERSTOOD)]
+)
 def test_bad_volumes_are_reported(tmp_path, volume, reason):
     doc = document("matmul_lib.sdfgz")
     memlet_to(doc, "A")["volume"] = volume
@@ -288,7 +291,7 @@ def test_tasklet_ops_are_counted_not_run():
 def test_truncated_plain_json(tmp_path):
     raw = (DATA / "stencil5.sdfg").read_bytes()
     path = tmp_path / "t.sdfg"
-    path.write_bytes(raw[:len(raw) // 2])
+    path.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(WorkloadFileError, match=r"t.sdfg:\d+: truncated JSON"):
         cw.load(path)
 
@@ -296,18 +299,21 @@ def test_truncated_plain_json(tmp_path):
 def test_truncated_gzip(tmp_path):
     raw = (DATA / "mlp.sdfgz").read_bytes()
     path = tmp_path / "t.sdfgz"
-    path.write_bytes(raw[:len(raw) // 2])
+    path.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(WorkloadFileError, match=r"t.sdfgz: truncated gzip data"):
         cw.load(path, params=MLP)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"hello, world", r"not JSON"),
-    (b"\xff\xfe\x00garbage", r"not UTF-8 text"),
-    (b"[1, 2, 3]", r"not an SDFG: the JSON document is a list"),
-    (b'{"type": "Workload", "nodes": []}', r"type: not an SDFG: type='Workload'"),
-    (b"\x1f\x8b\x08\x00garbage", r"corrupt gzip data|truncated gzip"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"hello, world", r"not JSON"),
+        (b"\xff\xfe\x00garbage", r"not UTF-8 text"),
+        (b"[1, 2, 3]", r"not an SDFG: the JSON document is a list"),
+        (b'{"type": "Workload", "nodes": []}', r"type: not an SDFG: type='Workload'"),
+        (b"\x1f\x8b\x08\x00garbage", r"corrupt gzip data|truncated gzip"),
+    ],
+)
 def test_not_an_sdfg(tmp_path, content, message):
     path = tmp_path / "bad.sdfg"
     path.write_bytes(content)
@@ -319,8 +325,11 @@ def test_not_an_sdfg(tmp_path, content, message):
 def test_unknown_version(tmp_path):
     doc = document("matmul_lib.sdfgz")
     doc["dace_version"] = "7.0.0"
-    with pytest.raises(WorkloadFileError, match=r"v.sdfgz: dace_version: dace_version='7.0.0': an SDFG layout "
-                                                 r"this reader does not know"):
+    with pytest.raises(
+        WorkloadFileError,
+        match=r"v.sdfgz: dace_version: dace_version='7.0.0': an SDFG layout "
+        r"this reader does not know",
+    ):
         read_sdfg(write(tmp_path, "v.sdfgz", doc), params=MATMUL)
 
 
@@ -342,8 +351,11 @@ def test_missing_field_is_named(tmp_path):
 def test_wrong_type_is_named_with_its_value(tmp_path):
     doc = document("matmul_lib.sdfgz")
     edges_of(doc)[0]["attributes"]["data"]["attributes"]["volume"] = ["M"]
-    with pytest.raises(WorkloadFileError, match=r"nodes\[0\]\.edges\[0\]\.attributes\.data\.attributes\.volume: "
-                                                r"\['M'\] is not a"):
+    with pytest.raises(
+        WorkloadFileError,
+        match=r"nodes\[0\]\.edges\[0\]\.attributes\.data\.attributes\.volume: "
+        r"\['M'\] is not a",
+    ):
         read_sdfg(write(tmp_path, "w.sdfgz", doc), params=MATMUL)
 
 
@@ -370,20 +382,29 @@ def test_deep_nesting(tmp_path):
         cw.load(path)
 
 
-FIXTURES = {"matmul_lib.sdfgz": MATMUL, "matmul_map.sdfgz": MATMUL, "mlp.sdfgz": MLP,
-            "stencil5.sdfg": {"N": 12}, "jacobi_2d.sdfgz": {"N": 12, "T": 3}}
+FIXTURES = {
+    "matmul_lib.sdfgz": MATMUL,
+    "matmul_map.sdfgz": MATMUL,
+    "mlp.sdfgz": MLP,
+    "stencil5.sdfg": {"N": 12},
+    "jacobi_2d.sdfgz": {"N": 12, "T": 3},
+}
 RAW = {name: (DATA / name).read_bytes() for name in FIXTURES}
 PLAIN = {name: gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw for name, raw in RAW.items()}
 
 
 @settings(max_examples=60, deadline=5000, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(sorted(FIXTURES)), plain=st.booleans(), cut=st.floats(0, 1),
-       flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=6))
+@given(
+    name=st.sampled_from(sorted(FIXTURES)),
+    plain=st.booleans(),
+    cut=st.floats(0, 1),
+    flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), max_size=6),
+)
 def test_garbled_fixtures_only_raise_workload_file_errors(tmp_path, name, plain, cut, flips):
     data = bytearray(PLAIN[name] if plain else RAW[name])
     for where, byte in flips:
         data[int(where * (len(data) - 1))] = byte
-    data = bytes(data[:max(1, int(cut * len(data)))]) if cut < 1 else bytes(data)
+    data = bytes(data[: max(1, int(cut * len(data)))]) if cut < 1 else bytes(data)
     path = tmp_path / ("g.sdfg" if plain else "g.sdfgz")
     path.write_bytes(data)
     try:
@@ -423,8 +444,10 @@ def two_states(doc, *, empty_between=False):
     doc["nodes"].append(second)
     if empty_between:
         doc["nodes"].append({"type": "SDFGState", "label": "empty", "id": 1, "nodes": [], "edges": []})
-        doc["edges"] = [{"type": "Edge", "src": "0", "dst": "1", "attributes": {}},
-                        {"type": "Edge", "src": "1", "dst": "2", "attributes": {}}]
+        doc["edges"] = [
+            {"type": "Edge", "src": "0", "dst": "1", "attributes": {}},
+            {"type": "Edge", "src": "1", "dst": "2", "attributes": {}},
+        ]
     else:
         doc["edges"] = [{"type": "Edge", "src": "0", "dst": "2", "attributes": {}}]
     return doc
@@ -506,8 +529,16 @@ def test_views_are_the_container_they_view(tmp_path):
     state = doc["nodes"][0]
     doc["attributes"]["_arrays"]["Av"] = {"type": "ArrayView", "attributes": {"dtype": "float32", "shape": ["M", "K"]}}
     a = next(n for n in state["nodes"] if n["type"] == "AccessNode" and n["attributes"]["data"] == "A")
-    state["nodes"].append({"type": "AccessNode", "label": "Av", "attributes": {"data": "Av"}, "id": 99,
-                           "scope_entry": None, "scope_exit": None})
+    state["nodes"].append(
+        {
+            "type": "AccessNode",
+            "label": "Av",
+            "attributes": {"data": "Av"},
+            "id": 99,
+            "scope_entry": None,
+            "scope_exit": None,
+        }
+    )
     read = next(e for e in state["edges"] if e["src"] == str(a["id"]))
     view_edge = copy.deepcopy(read)
     view_edge["dst"], view_edge["dst_connector"] = "99", None

@@ -43,16 +43,16 @@ def chain(*specs, machine=None):
 
 def paper_example():
     """The paper's 3-phase example: A 3 s at 0.7/0.25, B 10 s at 0.2/0.9, C 2 s at 0.6/0.4."""
-    return chain(("A", 3, .7, .25), ("B", 10, .2, .9), ("C", 2, .6, .4))
+    return chain(("A", 3, 0.7, 0.25), ("B", 10, 0.2, 0.9), ("C", 2, 0.6, 0.4))
 
 
 def two_phase():
-    return chain(("A", 3, .7, .6), ("B", 10, .2, .9))
+    return chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
 
 
 def rgb(color):
     color = color.lstrip("#")
-    return np.array([int(color[i:i + 2], 16) for i in (0, 2, 4)], dtype=float)
+    return np.array([int(color[i : i + 2], 16) for i in (0, 2, 4)], dtype=float)
 
 
 def png_pixels(path):
@@ -62,7 +62,7 @@ def png_pixels(path):
 
 def window(img, col, row, radius=2):
     r, c = int(round(row)), int(round(col))
-    return img[max(0, r - radius):r + radius + 1, max(0, c - radius):c + radius + 1].reshape(-1, 3)
+    return img[max(0, r - radius) : r + radius + 1, max(0, c - radius) : c + radius + 1].reshape(-1, 3)
 
 
 def has_color(img, col, row, color, tolerance=14.0, radius=2):
@@ -110,8 +110,11 @@ def test_pdf_has_header_and_trailer(example_panel, tmp_path):
     assert data.rstrip().endswith(b"%%EOF")
     # rasterize it: one page, 8 in wide, with the phase colours on it
     assert shutil.which("pdftoppm"), "pdftoppm is missing: apt-get install poppler-utils (.ci/run does)"
-    subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(path), str(tmp_path / "page")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "50", "-singlefile", str(path), str(tmp_path / "page")],
+        check=True,
+        capture_output=True,
+    )
     img = png_pixels(tmp_path / "page.png")
     assert img.shape[1] == 400
     for color in PALETTE[:3]:
@@ -237,23 +240,25 @@ def test_warning_red_only_when_oversubscribed(tmp_path, policy, oversubscribed):
     assert spills.size == 3
     expected = np.zeros(red.shape, bool)
     for i in spills:  # the hatched spill, exactly over each oversubscribed piece
-        (c0, r0), (c1, r1) = (rendered.pixel(ax, scene.x0[i], scene.fill_top[i]),
-                              rendered.pixel(ax, scene.x1[i], scene.well_top[i]))
-        box = red[int(r0) + 1:int(r1), int(c0) + 1:int(c1)]
+        (c0, r0), (c1, r1) = (
+            rendered.pixel(ax, scene.x0[i], scene.fill_top[i]),
+            rendered.pixel(ax, scene.x1[i], scene.well_top[i]),
+        )
+        box = red[int(r0) + 1 : int(r1), int(c0) + 1 : int(c1)]
         assert box.size and box.mean() > 0.1, f"no hatch over piece {i}"
-        expected[max(0, int(r0) - 2):int(r1) + 3, max(0, int(c0) - 2):int(c1) + 3] = True
+        expected[max(0, int(r0) - 2) : int(r1) + 3, max(0, int(c0) - 2) : int(c1) + 3] = True
     # and nowhere else in the plot
     c0, r_top = rendered.pixel(ax, 0.0, ax.get_ylim()[1])
     c1, r_zero = rendered.pixel(ax, scene.x_max, 0.0)
     plot = np.zeros(red.shape, bool)
-    plot[int(r_top):int(r_zero), int(c0):int(c1)] = True
+    plot[int(r_top) : int(r_zero), int(c0) : int(c1)] = True
     assert not (red & plot & ~expected).any()
     text = " ".join(line for line, _ in readout_lines(panel))
     assert "memory oversubscribed: up to 150% demand in 3 intervals, 0.75–6.5 s" in text
 
 
 def test_compute_above_one_is_a_red_line(tmp_path):
-    w = chain(("A", 2, .8, .1), ("B", 4, .6, .1))
+    w = chain(("A", 2, 0.8, 0.1), ("B", 4, 0.6, 0.1))
     panel = panel_for(w, w.schedule(tiles=2, pipeline=True, policy="none"))
     scene = panel.scene
     over = np.flatnonzero(scene.flags & 1)
@@ -271,8 +276,12 @@ def test_compute_above_one_is_a_red_line(tmp_path):
 
 def test_user_text_is_drawn_literally_not_as_mathtext_or_markup(tmp_path):
     name = "$\\alpha$ <b>x</b>"
-    w = Workload([Phase(name, duration=3, compute_util=.7, memory_util=.25),
-                  Phase("a_b^c", duration=2, compute_util=.3, memory_util=.6, after=[name])])
+    w = Workload(
+        [
+            Phase(name, duration=3, compute_util=0.7, memory_util=0.25),
+            Phase("a_b^c", duration=2, compute_util=0.3, memory_util=0.6, after=[name]),
+        ]
+    )
     path = save_workload_figure(w, tmp_path / "fig.svg", title="$x$ & a_b^c", roofline=True)
     svg = path.read_text(encoding="utf-8")
     ET.fromstring(svg)  # still well-formed: the markup in the name is escaped
@@ -314,12 +323,15 @@ def test_stacked_panels_share_the_time_axis_and_keep_phase_colours(tmp_path):
 
 def test_fusion_groups_are_bands_with_labels(tmp_path):
     m = Machine(P, BW)
-    w = Workload([
-        Phase("QK", ops=4e10, reads=[("Q", 2e9), ("K", 2e9)], writes=[("S", 4e9)]),
-        Phase("softmax", ops=2e9, reads=[("S", 4e9)], writes=[("P", 4e9)], after=["QK"]),
-        Phase("PV", ops=4e10, reads=[("P", 4e9), ("V", 2e9)], writes=[("O", 2e9)], after=["softmax"]),
-        Phase("proj", ops=3e10, reads=[("O", 2e9), ("W", 1e9)], writes=[("Y", 2e9)], after=["PV"]),
-    ], machine=m).fuse({"attention": ["QK", "softmax", "PV"]})
+    w = Workload(
+        [
+            Phase("QK", ops=4e10, reads=[("Q", 2e9), ("K", 2e9)], writes=[("S", 4e9)]),
+            Phase("softmax", ops=2e9, reads=[("S", 4e9)], writes=[("P", 4e9)], after=["QK"]),
+            Phase("PV", ops=4e10, reads=[("P", 4e9), ("V", 2e9)], writes=[("O", 2e9)], after=["softmax"]),
+            Phase("proj", ops=3e10, reads=[("O", 2e9), ("W", 1e9)], writes=[("Y", 2e9)], after=["PV"]),
+        ],
+        machine=m,
+    ).fuse({"attention": ["QK", "softmax", "PV"]})
     panel = panel_for(w, w.schedule(), title="fused")
     scene = panel.scene
     assert list(panel.group_labels) == ["attention"] and scene.group_t0.size == 1
@@ -389,9 +401,14 @@ def seed_002_kernels():
     """Seed 002's SAXPY, blocked GEMM and naive GEMM (n = 1024) on 200 GFLOP/s, 50 GB/s."""
     n = 1024
     m = Machine(P, BW, name="seed 002", ceilings=(Ceiling("no SIMD", compute=50e9),))
-    return Workload([Phase("saxpy", ops=2 * n, bytes=24 * n, duration=2 * n / 3e9),
-                     Phase("gemm blocked", ops=2 * n**3, bytes=4 * n**3 / 64, duration=2 * n**3 / 180e9),
-                     Phase("gemm naive", ops=2 * n**3, bytes=8 * n**3, duration=2 * n**3 / 10e9)], machine=m)
+    return Workload(
+        [
+            Phase("saxpy", ops=2 * n, bytes=24 * n, duration=2 * n / 3e9),
+            Phase("gemm blocked", ops=2 * n**3, bytes=4 * n**3 / 64, duration=2 * n**3 / 180e9),
+            Phase("gemm naive", ops=2 * n**3, bytes=8 * n**3, duration=2 * n**3 / 10e9),
+        ],
+        machine=m,
+    )
 
 
 def test_roofline_roofs_and_ridge_at_4(tmp_path):
@@ -457,7 +474,7 @@ def test_a_hundred_thousand_pieces_export_merged_per_pixel(tmp_path):
     # Speed is measured by benchmarks/bench_model.py (static export rows), not asserted here.
     # Pieces narrower than a pixel at the figure's dpi are merged per pixel column and phase, as
     # the browser view does; without that merge the SVG was 40 MB.
-    w = chain(("A", 3, .7, .6), ("B", 10, .2, .9), ("C", 5, .3, .3))
+    w = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9), ("C", 5, 0.3, 0.3))
     schedule = w.schedule(tiles=26_000, pipeline=True, policy="none")
     panel = panel_for(w, schedule)
     assert len(panel.scene) >= 100_000
@@ -467,7 +484,7 @@ def test_a_hundred_thousand_pieces_export_merged_per_pixel(tmp_path):
     ax = rendered.campaign_axes[0]
     # mid-run, A's and B's merged pieces are both drawn in the column at the middle of the schedule
     col = int(round(rendered.pixel(ax, schedule.makespan / 2, 0.5)[0]))
-    column = img[:, col - 1:col + 2].reshape(-1, 3).astype(float)
+    column = img[:, col - 1 : col + 2].reshape(-1, 3).astype(float)
     for color in (PALETTE[0], PALETTE[1]):
         assert np.any(np.all(np.abs(column - rgb(color)) <= 14, axis=1)), f"{color} missing mid-run"
     assert is_warning_red(img).any()
@@ -495,17 +512,23 @@ def test_threads_export_side_by_side(example_panel, tmp_path):
 
 
 def test_no_pyplot_no_global_state(tmp_path):
-    code = ("import matplotlib, sys\n"
-            "raw = lambda: dict(dict.items(matplotlib.rcParams))  # reading 'backend' would import pyplot\n"
-            "before = raw()\n"
-            "from campaign_widget.static_figure import save_workload_figure\n"
-            "from campaign_widget import Phase, Workload\n"
-            "w = Workload([Phase('A', duration=1, compute_util=.5, memory_util=.5)])\n"
-            f"save_workload_figure(w, {str(tmp_path / 'x.png')!r}, roofline=True)\n"
-            "assert 'matplotlib.pyplot' not in sys.modules\n"
-            "assert raw() == before\n")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(tmp_path.parent),
-                   env={**__import__("os").environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1])})
+    code = (
+        "import matplotlib, sys\n"
+        "raw = lambda: dict(dict.items(matplotlib.rcParams))  # reading 'backend' would import pyplot\n"
+        "before = raw()\n"
+        "from campaign_widget.static_figure import save_workload_figure\n"
+        "from campaign_widget import Phase, Workload\n"
+        "w = Workload([Phase('A', duration=1, compute_util=.5, memory_util=.5)])\n"
+        f"save_workload_figure(w, {str(tmp_path / 'x.png')!r}, roofline=True)\n"
+        "assert 'matplotlib.pyplot' not in sys.modules\n"
+        "assert raw() == before\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        cwd=str(tmp_path.parent),
+        env={**__import__("os").environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1])},
+    )
 
 
 def test_nothing_to_draw_is_an_error(tmp_path):

@@ -22,8 +22,15 @@ from campaign_widget import POLICIES, Machine, Phase, SweepError, SweepFailed, W
 sweep_module = importlib.import_module("campaign_widget.sweep")  # the attribute cw.sweep is the function
 engine = importlib.import_module("campaign_widget.schedule")
 
-RESULT_COLUMNS = ("makespan", "speedup", "peak_demand_compute", "peak_demand_memory", "feasible",
-                  "compute_bound_share", "memory_bound_share")
+RESULT_COLUMNS = (
+    "makespan",
+    "speedup",
+    "peak_demand_compute",
+    "peak_demand_memory",
+    "feasible",
+    "compute_bound_share",
+    "memory_bound_share",
+)
 
 
 def dag_workload(n_phases: int, seed: int, *, tileable=True) -> Workload:
@@ -32,8 +39,15 @@ def dag_workload(n_phases: int, seed: int, *, tileable=True) -> Workload:
     phases = []
     for i in range(n_phases):
         after = [f"p{j}" for j in range(i) if rng.random() < 0.35]
-        phases.append(Phase(f"p{i}", ops=float(rng.uniform(1, 100)), bytes=float(rng.uniform(1, 100)), after=after,
-                            tileable=tileable))
+        phases.append(
+            Phase(
+                f"p{i}",
+                ops=float(rng.uniform(1, 100)),
+                bytes=float(rng.uniform(1, 100)),
+                after=after,
+                tileable=tileable,
+            )
+        )
     return Workload(phases, machine=Machine(peak_compute=10.0, peak_bandwidth=10.0))
 
 
@@ -45,10 +59,14 @@ def expected_row(workload: Workload, config: dict) -> dict:
     s = w.schedule(**{k: config[k] for k in ("tiles", "pipeline", "policy", "depth") if k in config})
     length = s.end - s.start
     bound = w.table()["bound"][s.phase]
-    return {"makespan": s.makespan, "peak_demand_compute": s.peak_demand["compute"],
-            "peak_demand_memory": s.peak_demand["memory"], "feasible": not s.oversubscribed,
-            "compute_bound_share": length[bound == "compute"].sum() / length.sum(),
-            "memory_bound_share": length[bound == "memory"].sum() / length.sum()}
+    return {
+        "makespan": s.makespan,
+        "peak_demand_compute": s.peak_demand["compute"],
+        "peak_demand_memory": s.peak_demand["memory"],
+        "feasible": not s.oversubscribed,
+        "compute_bound_share": length[bound == "compute"].sum() / length.sum(),
+        "memory_bound_share": length[bound == "memory"].sum() / length.sum(),
+    }
 
 
 def assert_same(a, b):
@@ -99,8 +117,13 @@ def test_each_row_equals_schedule_of_its_configuration(n_phases, seed, axes, zip
 
 # -- the same numbers whatever runs them -------------------------------------------------------------
 
-BIG_AXES = dict(tiles=[1, 2, 8, 16], pipeline=[False, True], policy=list(POLICIES), depth=[1, 2, 3],
-                peak_bandwidth=[5.0, 10.0, 40.0])
+BIG_AXES = dict(
+    tiles=[1, 2, 8, 16],
+    pipeline=[False, True],
+    policy=list(POLICIES),
+    depth=[1, 2, 3],
+    peak_bandwidth=[5.0, 10.0, 40.0],
+)
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +136,9 @@ def big():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")  # installed by the test extra
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=40)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    )
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -162,6 +186,7 @@ def test_a_dask_scheduler_address_works_too(big, dask_client):
 
 
 # -- lost workers -------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow  # starts worker processes or a Dask cluster
 def test_a_pool_worker_killed_mid_sweep_is_survived(big, monkeypatch):
@@ -234,6 +259,7 @@ def test_a_broken_user_pool_is_reported_with_the_configurations(big, monkeypatch
 
 # -- bad input, before any work ----------------------------------------------------------------------
 
+
 @pytest.fixture
 def no_schedule(monkeypatch):
     """Counts schedules computed, by Workload.schedule or by the engine entry point the sweep calls."""
@@ -254,27 +280,36 @@ def no_schedule(monkeypatch):
 
 
 def two_phases(**kw):
-    return Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.6, **kw),
-                     Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"])])
+    return Workload(
+        [
+            Phase("A", duration=3, compute_util=0.7, memory_util=0.6, **kw),
+            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    )
 
 
-@pytest.mark.parametrize("axes, message", [
-    ({}, "at least one axis"),
-    ({"tile": [1, 2]}, "unknown sweep axis 'tile'; valid axes: tiles, pipeline, policy, depth, peak_compute, "
-                       "peak_bandwidth"),
-    ({"tiles": []}, "axis tiles is empty"),
-    ({"tiles": 4}, "must be a list of values, e.g. tiles=[4]"),
-    ({"policy": "none"}, "must be a list of values"),
-    ({"tiles": [1, 0], "policy": ["none"]}, "tiles=0 must be >= 1, in configuration #1 (tiles=0, policy='none')"),
-    ({"tiles": [1, 2.5]}, "tiles=2.5 must be a whole number >= 1"),
-    ({"policy": ["none", "fast"], "tiles": [1, 2]}, "policy='fast' is not one of"),
-    ({"policy": ["none", "fast"], "tiles": [1, 2]}, "configuration #2 (policy='fast', tiles=1)"),
-    ({"depth": [0]}, "depth=0 must be a whole number >= 1"),
-    ({"pipeline": ["yes"]}, "pipeline='yes' must be True or False"),
-    ({"peak_bandwidth": [1.0, -2.0]}, "peak_bandwidth=-2.0 must be a finite number > 0, in configuration #1"),
-    ({"peak_compute": [float("nan")]}, "peak_compute=nan must be a finite number > 0"),
-    ({"tiles": [10**9]}, "above the limit of"),
-])
+@pytest.mark.parametrize(
+    "axes, message",
+    [
+        ({}, "at least one axis"),
+        (
+            {"tile": [1, 2]},
+            "unknown sweep axis 'tile'; valid axes: tiles, pipeline, policy, depth, peak_compute, peak_bandwidth",
+        ),
+        ({"tiles": []}, "axis tiles is empty"),
+        ({"tiles": 4}, "must be a list of values, e.g. tiles=[4]"),
+        ({"policy": "none"}, "must be a list of values"),
+        ({"tiles": [1, 0], "policy": ["none"]}, "tiles=0 must be >= 1, in configuration #1 (tiles=0, policy='none')"),
+        ({"tiles": [1, 2.5]}, "tiles=2.5 must be a whole number >= 1"),
+        ({"policy": ["none", "fast"], "tiles": [1, 2]}, "policy='fast' is not one of"),
+        ({"policy": ["none", "fast"], "tiles": [1, 2]}, "configuration #2 (policy='fast', tiles=1)"),
+        ({"depth": [0]}, "depth=0 must be a whole number >= 1"),
+        ({"pipeline": ["yes"]}, "pipeline='yes' must be True or False"),
+        ({"peak_bandwidth": [1.0, -2.0]}, "peak_bandwidth=-2.0 must be a finite number > 0, in configuration #1"),
+        ({"peak_compute": [float("nan")]}, "peak_compute=nan must be a finite number > 0"),
+        ({"tiles": [10**9]}, "above the limit of"),
+    ],
+)
 def test_bad_axes_are_refused_before_any_work(axes, message, no_schedule):
     with pytest.raises(SweepError) as err:
         cw.sweep(two_phases(), progress=False, **axes)
@@ -295,8 +330,11 @@ def test_zip_needs_equal_lengths(no_schedule):
 
 
 def test_product_above_the_limit_needs_allow_large(no_schedule, monkeypatch):
-    with pytest.raises(SweepError, match=r"1,002,001 configurations \(1001 tiles × 1001 depth\), above the limit "
-                                         r"of 1,000,000; pass allow_large=True"):
+    with pytest.raises(
+        SweepError,
+        match=r"1,002,001 configurations \(1001 tiles × 1001 depth\), above the limit "
+        r"of 1,000,000; pass allow_large=True",
+    ):
         cw.sweep(two_phases(), progress=False, tiles=range(1, 1002), depth=range(1, 1002))
     assert no_schedule == []
     # allowed, it starts (a smaller limit keeps the test short)
@@ -337,21 +375,28 @@ def test_not_a_workload():
 
 # -- the table ---------------------------------------------------------------------------------------
 
+
 def test_table_order_columns_and_baselines():
     w = two_phases()
     r = cw.sweep(w, progress=False, policy=["none", "dilate+throttle"], tiles=[1, 4], pipeline=[True])
-    assert list(zip(r["policy"], r["tiles"])) == [("none", 1), ("none", 4), ("dilate+throttle", 1),
-                                                  ("dilate+throttle", 4)]
+    assert list(zip(r["policy"], r["tiles"])) == [
+        ("none", 1),
+        ("none", 4),
+        ("dilate+throttle", 1),
+        ("dilate+throttle", 4),
+    ]
     # design.md §3's reference table: 13, 10.75 (memory at 1.5, infeasible), 11.35
     assert np.allclose(r["makespan"], [13.0, 10.75, 13.0, 11.35], rtol=0, atol=1e-9)
     assert r["feasible"].tolist() == [True, False, True, True]
     assert np.isclose(r["peak_demand_memory"][1], 1.5)
     assert np.array_equal(r["speedup"], r["makespan"][0] / r["makespan"])
-    by_index = cw.sweep(w, progress=False, baseline=1, policy=["none", "dilate+throttle"], tiles=[1, 4],
-                        pipeline=[True])
+    by_index = cw.sweep(
+        w, progress=False, baseline=1, policy=["none", "dilate+throttle"], tiles=[1, 4], pipeline=[True]
+    )
     assert np.array_equal(by_index["speedup"], r["makespan"][1] / r["makespan"])
-    outside = cw.sweep(w, progress=False, baseline={"tiles": 2, "pipeline": True, "peak_bandwidth": 2.0},
-                       policy=["none"], tiles=[4])
+    outside = cw.sweep(
+        w, progress=False, baseline={"tiles": 2, "pipeline": True, "peak_bandwidth": 2.0}, policy=["none"], tiles=[4]
+    )
     ref = w.with_peaks(peak_bandwidth=2.0).schedule(tiles=2, pipeline=True).makespan
     assert outside["speedup"][0] == ref / outside["makespan"][0]
     assert r.best() == 3  # the fastest feasible one (10.75 is infeasible)
@@ -417,10 +462,16 @@ def test_best_by_speedup_is_the_largest():
 
 # -- size parameters (workload.params) as axes ---------------------------------------------------------
 
+
 def parametric() -> Workload:
-    return Workload([Phase("gemm", ops="2*M*N*K", reads={"A": "4*M*K", "B": "4*K*N"}, writes={"C": "4*M*N"}),
-                     Phase("scale", ops="M*N", reads={"C": "4*M*N"}, writes={"D": "4*M*N"})],
-                    machine=Machine(1e12, 1e11), params={"M": 64, "N": 64, "K": 64})
+    return Workload(
+        [
+            Phase("gemm", ops="2*M*N*K", reads={"A": "4*M*K", "B": "4*K*N"}, writes={"C": "4*M*N"}),
+            Phase("scale", ops="M*N", reads={"C": "4*M*N"}, writes={"D": "4*M*N"}),
+        ],
+        machine=Machine(1e12, 1e11),
+        params={"M": 64, "N": 64, "K": 64},
+    )
 
 
 PARAM_AXES = dict(M=[64, 128, 256], K=[32, 64], tiles=[1, 4], pipeline=[True], peak_bandwidth=[5e10, 1e11])
@@ -433,8 +484,11 @@ def test_size_parameters_are_axes(monkeypatch):
     configs = [dict(zip(PARAM_AXES, v)) for v in itertools.product(*PARAM_AXES.values())]
     assert len(r) == len(configs)
     for i, cfg in enumerate(configs):
-        by_hand = w.with_params(M=cfg["M"], K=cfg["K"]).with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(
-            tiles=cfg["tiles"], pipeline=True)
+        by_hand = (
+            w.with_params(M=cfg["M"], K=cfg["K"])
+            .with_peaks(peak_bandwidth=cfg["peak_bandwidth"])
+            .schedule(tiles=cfg["tiles"], pipeline=True)
+        )
         assert r["makespan"][i] == by_hand.makespan, cfg
         assert r["M"][i] == cfg["M"] and r.workload_for(i).params == {"M": cfg["M"], "N": 64, "K": cfg["K"]}
     monkeypatch.setattr(sweep_module, "IN_PROCESS_SECONDS", 0.0)
@@ -444,10 +498,16 @@ def test_size_parameters_are_axes(monkeypatch):
 
 
 def test_bad_size_parameters_are_named_with_the_configuration(no_schedule):
-    with pytest.raises(SweepError, match=r"size parameters M=0 give an invalid workload, in configuration #2 "
-                                         r"\{'tiles': 1, 'M': 0\}: .*'M'=0"):
+    with pytest.raises(
+        SweepError,
+        match=r"size parameters M=0 give an invalid workload, in configuration #2 "
+        r"\{'tiles': 1, 'M': 0\}: .*'M'=0",
+    ):
         cw.sweep(parametric(), progress=False, tiles=[1, 4], M=[64, 128, 0])
-    with pytest.raises(SweepError, match=r"unknown sweep axis 'Q'; valid axes: tiles, pipeline, policy, depth, "
-                                         r"peak_compute, peak_bandwidth, M, N, K"):
+    with pytest.raises(
+        SweepError,
+        match=r"unknown sweep axis 'Q'; valid axes: tiles, pipeline, policy, depth, "
+        r"peak_compute, peak_bandwidth, M, N, K",
+    ):
         cw.sweep(parametric(), progress=False, Q=[1])
     assert no_schedule == []

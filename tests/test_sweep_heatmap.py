@@ -9,14 +9,19 @@ from campaign_widget import Phase, Workload
 
 
 def two_phases():
-    return Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-                     Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"])])
+    return Workload(
+        [
+            Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
+            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
 def result():
-    return cw.sweep(two_phases(), progress=False, tiles=[1, 2, 4, 8], pipeline=[True], policy=list(cw.POLICIES),
-                    depth=[1, 2])
+    return cw.sweep(
+        two_phases(), progress=False, tiles=[1, 2, 4, 8], pipeline=[True], policy=list(cw.POLICIES), depth=[1, 2]
+    )
 
 
 def test_bad_arguments_are_named(result):

@@ -18,10 +18,28 @@ from campaign_widget import POLICIES, Machine, Phase, Workload
 engine = importlib.import_module("campaign_widget.schedule")
 sweep_module = importlib.import_module("campaign_widget.sweep")
 
-SCHEDULE_ARRAYS = ("phase", "tile", "start", "end", "compute_rate", "memory_rate", "requested_compute",
-                   "requested_memory", "dilation", "throttling", "tile_id", "tile_start", "tile_end", "edge_time",
-                   "edge_factor", "edge_requested_compute", "edge_requested_memory", "over_t0", "over_t1",
-                   "over_demand")
+SCHEDULE_ARRAYS = (
+    "phase",
+    "tile",
+    "start",
+    "end",
+    "compute_rate",
+    "memory_rate",
+    "requested_compute",
+    "requested_memory",
+    "dilation",
+    "throttling",
+    "tile_id",
+    "tile_start",
+    "tile_end",
+    "edge_time",
+    "edge_factor",
+    "edge_requested_compute",
+    "edge_requested_memory",
+    "over_t0",
+    "over_t1",
+    "over_demand",
+)
 
 
 def assert_identical(a, b):
@@ -57,8 +75,9 @@ def test_a_sweep_of_one_peak_equals_the_schedule_of_each_configuration():
     w = mixed(DIAMOND, seed=3)
     bandwidths = [2.0, 5.0, 10.0, 20.0, 80.0]
     for policy in POLICIES:
-        r = cw.sweep(w, progress=False, executor=None, tiles=[6], pipeline=[True], policy=[policy],
-                     peak_bandwidth=bandwidths)
+        r = cw.sweep(
+            w, progress=False, executor=None, tiles=[6], pipeline=[True], policy=[policy], peak_bandwidth=bandwidths
+        )
         for i, bw in enumerate(bandwidths):
             s = w.with_peaks(peak_bandwidth=bw).schedule(tiles=6, pipeline=True, policy=policy)
             assert r["makespan"][i] == s.makespan
@@ -83,14 +102,16 @@ def test_the_sweep_builds_one_plan_per_tiles_and_depth(monkeypatch):
 
     monkeypatch.setattr(engine.Plans, "wavefront", counting)
     w = mixed(FAN_IN, seed=5)
-    axes = dict(tiles=[2, 3, 5, 8], depth=[1, 2, 3], policy=list(POLICIES), pipeline=[True],
-                peak_bandwidth=[3.0, 10.0, 40.0])
+    axes = dict(
+        tiles=[2, 3, 5, 8], depth=[1, 2, 3], policy=list(POLICIES), pipeline=[True], peak_bandwidth=[3.0, 10.0, 40.0]
+    )
     r = cw.sweep(w, progress=False, **axes)
     assert sorted(built) == sorted(itertools.product(axes["tiles"], axes["depth"]))
     for i in range(len(r)):
         cfg = r.configuration(i)
         s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(
-            **{k: cfg[k] for k in ("tiles", "depth", "policy", "pipeline")})
+            **{k: cfg[k] for k in ("tiles", "depth", "policy", "pipeline")}
+        )
         assert r["makespan"][i] == s.makespan, cfg
 
 
@@ -130,9 +151,20 @@ def structures(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(shapes=st.lists(st.tuples(structures(), st.integers(0, 99)), min_size=1, max_size=3),
-       calls=st.lists(st.tuples(st.integers(0, 2), st.integers(1, 7), st.integers(1, 3), st.sampled_from(POLICIES),
-                                st.sampled_from([0.5, 1.0, 7.0])), min_size=1, max_size=12))
+@given(
+    shapes=st.lists(st.tuples(structures(), st.integers(0, 99)), min_size=1, max_size=3),
+    calls=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.integers(1, 7),
+            st.integers(1, 3),
+            st.sampled_from(POLICIES),
+            st.sampled_from([0.5, 1.0, 7.0]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+)
 def test_one_plans_object_across_any_sequence_gives_fresh_schedules(shapes, calls):
     """Any sequence of workloads (random DAGs, their peaks changed), tiles, depths and policies
     through one Plans: every schedule is bit for bit the one computed without it."""
@@ -160,17 +192,26 @@ def test_plans_are_per_thread():
 
 # -- many configurations with one settings tuple: one wavefront run for all (schedule.build_schedules) --
 
+
 def variants(w: Workload, peaks: list[tuple[float, float]]) -> list[Workload]:
     return [w.with_peaks(pc, bw) for pc, bw in peaks]
 
 
-PEAKS = st.lists(st.tuples(st.sampled_from([0.5, 2.0, 10.0, 37.5]), st.sampled_from([0.7, 3.0, 10.0, 80.0])),
-                 min_size=4, max_size=9)
+PEAKS = st.lists(
+    st.tuples(st.sampled_from([0.5, 2.0, 10.0, 37.5]), st.sampled_from([0.7, 3.0, 10.0, 80.0])), min_size=4, max_size=9
+)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(shape=structures(), seed=st.integers(0, 99), peaks=PEAKS, tiles=st.integers(1, 7), depth=st.integers(1, 3),
-       policy=st.sampled_from(POLICIES), fuse=st.booleans())
+@given(
+    shape=structures(),
+    seed=st.integers(0, 99),
+    peaks=PEAKS,
+    tiles=st.integers(1, 7),
+    depth=st.integers(1, 3),
+    policy=st.sampled_from(POLICIES),
+    fuse=st.booleans(),
+)
 def test_schedules_of_many_peaks_at_once_equal_each_schedule(shape, seed, peaks, tiles, depth, policy, fuse):
     w = mixed(shape, seed)
     if fuse and len(w) >= 2:
@@ -185,11 +226,15 @@ def test_schedules_of_many_peaks_at_once_equal_each_schedule(shape, seed, peaks,
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("dag", [[[], [0], [0], [1, 2]], [[], [0], [0, 1]], [[], [0], [1], [0, 2]], [[], [], [0], [1, 2]]])
+@pytest.mark.parametrize(
+    "dag", [[[], [0], [0], [1, 2]], [[], [0], [0, 1]], [[], [0], [1], [0, 2]], [[], [], [0], [1, 2]]]
+)
 def test_ties_and_skips_at_once(dag, policy):
     """Equal durations (ties along paths, levels whose tiles do not start together: the renumbered
     levels and the event simulation) for rows that differ in their peaks."""
-    phases = [Phase(f"p{i}", ops=6.0, bytes=1.0 + (i == 2), after=[f"p{j}" for j in after]) for i, after in enumerate(dag)]
+    phases = [
+        Phase(f"p{i}", ops=6.0, bytes=1.0 + (i == 2), after=[f"p{j}" for j in after]) for i, after in enumerate(dag)
+    ]
     w = Workload(phases, machine=Machine(peak_compute=3.0, peak_bandwidth=10.0))
     ws = variants(w, [(3.0, 10.0), (1.0, 0.2), (6.0, 10.0), (3.0, 0.5), (2.0, 4.0)])
     for tiles in (2, 3, 5):
@@ -212,13 +257,15 @@ def test_a_sweep_runs_the_wavefront_once_per_settings_in_a_chunk(monkeypatch):
     monkeypatch.setattr(sweep_module, "INLINE_CHUNKS", 1)  # one chunk for the 24 configurations
     w = mixed(DIAMOND, seed=1)
     bws = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
-    r = cw.sweep(w, progress=False, tiles=[3, 6], pipeline=[True], policy=["none", "dilate+throttle"],
-                 peak_bandwidth=bws)
+    r = cw.sweep(
+        w, progress=False, tiles=[3, 6], pipeline=[True], policy=["none", "dilate+throttle"], peak_bandwidth=bws
+    )
     assert sorted(runs) == [6, 6, 6, 6]
     for i in range(len(r)):
         cfg = r.configuration(i)
-        s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(tiles=cfg["tiles"], pipeline=True,
-                                                                          policy=cfg["policy"])
+        s = w.with_peaks(peak_bandwidth=cfg["peak_bandwidth"]).schedule(
+            tiles=cfg["tiles"], pipeline=True, policy=cfg["policy"]
+        )
         assert r["makespan"][i] == s.makespan
         assert r["peak_demand_memory"][i] == s.peak_demand["memory"]
 
@@ -239,8 +286,11 @@ def test_a_failure_in_a_batch_is_reported_with_its_own_configuration(monkeypatch
     monkeypatch.setattr(engine, "build_schedule", failing)
     monkeypatch.setattr(engine, "build_schedules", failing_batch)
     w = mixed(CHAIN)
-    with pytest.raises(cw.SweepFailed, match=r"1 of 6 configurations have failed:\n  configuration #2 "
-                                             r"\{'tiles': 4, 'peak_bandwidth': 5.0\}: RuntimeError: simulated failure"):
+    with pytest.raises(
+        cw.SweepFailed,
+        match=r"1 of 6 configurations have failed:\n  configuration #2 "
+        r"\{'tiles': 4, 'peak_bandwidth': 5.0\}: RuntimeError: simulated failure",
+    ):
         cw.sweep(w, progress=False, tiles=[4], peak_bandwidth=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0])
 
 
@@ -269,7 +319,7 @@ def test_rows_that_need_renumbered_levels_keep_their_own_results(monkeypatch):
         assert not fail, "the forced outcome was applied"
         for r, flag in enumerate(pattern):
             fail[:] = [flag]
-            alone = engine._wavefront_works(plan, durations[r:r + 1], dilate=True)[0]
+            alone = engine._wavefront_works(plan, durations[r : r + 1], dilate=True)[0]
             if alone is None:
                 assert batch[r] is None
                 continue
@@ -279,9 +329,14 @@ def test_rows_that_need_renumbered_levels_keep_their_own_results(monkeypatch):
 
 # -- chunks: guided self-scheduling ---------------------------------------------------------------------
 
+
 @settings(max_examples=100, deadline=None)
-@given(costs=st.lists(st.floats(1e-5, 0.05), min_size=1, max_size=3000), workers=st.integers(1, 16),
-       smallest=st.sampled_from([0.005, 0.1, 0.5]), align=st.sampled_from([1, 7, 125]))
+@given(
+    costs=st.lists(st.floats(1e-5, 0.05), min_size=1, max_size=3000),
+    workers=st.integers(1, 16),
+    smallest=st.sampled_from([0.005, 0.1, 0.5]),
+    align=st.sampled_from([1, 7, 125]),
+)
 def test_chunks_cover_every_configuration_once_in_order(costs, workers, smallest, align):
     costs = np.array(costs)
     chunks = sweep_module._chunks(costs, workers, smallest, align)
@@ -310,10 +365,12 @@ def test_chunks_shrink_towards_the_end_and_dask_takes_bigger_ones():
 
 def test_run_length_is_the_product_of_the_axes_after_the_last_setting():
     w = mixed(CHAIN)
-    for axes, run in [(dict(tiles=[1, 2], peak_compute=[1.0, 2.0, 3.0], peak_bandwidth=[1.0, 2.0]), 6),
-                      (dict(peak_bandwidth=[1.0, 2.0], tiles=[1, 2]), 1),
-                      (dict(policy=list(POLICIES), depth=[1, 2], peak_bandwidth=[1.0, 2.0, 3.0]), 3),
-                      (dict(peak_bandwidth=[1.0, 2.0, 3.0]), 3)]:
+    for axes, run in [
+        (dict(tiles=[1, 2], peak_compute=[1.0, 2.0, 3.0], peak_bandwidth=[1.0, 2.0]), 6),
+        (dict(peak_bandwidth=[1.0, 2.0], tiles=[1, 2]), 1),
+        (dict(policy=list(POLICIES), depth=[1, 2], peak_bandwidth=[1.0, 2.0, 3.0]), 3),
+        (dict(peak_bandwidth=[1.0, 2.0, 3.0]), 3),
+    ]:
         payload, _, _ = sweep_module._prepare(w, False, False, axes, None)
         assert sweep_module._run_length(payload) == run, axes
     zipped, _, _ = sweep_module._prepare(w, True, False, dict(tiles=[1, 2], peak_bandwidth=[1.0, 2.0]), None)
@@ -322,6 +379,7 @@ def test_run_length_is_the_product_of_the_axes_after_the_last_setting():
 
 # -- Dask: results arrive with as_completed(with_results=True); a task that raises is retried, then reported --
 
+
 def _raise_in_task(payload, start, stop):
     raise RuntimeError("worker-side failure")
 
@@ -329,8 +387,12 @@ def _raise_in_task(payload, start, stop):
 @pytest.mark.slow  # starts a Dask cluster
 def test_a_dask_task_that_keeps_failing_is_reported_with_its_configurations(monkeypatch):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         client.run(lambda: setattr(importlib.import_module("campaign_widget.sweep"), "_evaluate", _raise_in_task))
         with pytest.raises(cw.SweepFailed, match=r"no result after 3 attempts on the Dask cluster") as err:
             cw.sweep(mixed(CHAIN), progress=False, executor=client, tiles=[1, 2, 3])
@@ -356,10 +418,17 @@ def test_a_lockstep_workload_is_swept_one_configuration_at_a_time_with_the_same_
 def test_in_process_chunks_are_small_enough_for_a_live_view():
     """In this process a chunk costs nothing to send: at least INLINE_CHUNKS of them, none above
     INLINE_CHUNK_SECONDS of estimated work (beyond one configuration), so a live view fills in."""
-    w = Workload([Phase(f"p{i}", duration=1 + i % 5, compute_util=0.3, memory_util=0.5, after=[f"p{i - 1}"] if i else [])
-                  for i in range(24)], machine=Machine.unit())
-    for axes in (dict(tiles=list(range(4, 68, 4)), pipeline=[True], policy=list(POLICIES), depth=[1, 2, 3]),
-                 dict(tiles=[1, 64], pipeline=[True], peak_bandwidth=[float(b) for b in range(1, 200)])):
+    w = Workload(
+        [
+            Phase(f"p{i}", duration=1 + i % 5, compute_util=0.3, memory_util=0.5, after=[f"p{i - 1}"] if i else [])
+            for i in range(24)
+        ],
+        machine=Machine.unit(),
+    )
+    for axes in (
+        dict(tiles=list(range(4, 68, 4)), pipeline=[True], policy=list(POLICIES), depth=[1, 2, 3]),
+        dict(tiles=[1, 64], pipeline=[True], peak_bandwidth=[float(b) for b in range(1, 200)]),
+    ):
         payload, _, _ = sweep_module._prepare(w, False, False, axes, None)
         costs = sweep_module._costs(payload)
         chunks = sweep_module._inline_chunks(costs, payload)

@@ -46,10 +46,16 @@ def trace(tmp_path_factory):
                 torch.mm(a, a)
                 torch.relu(a)
 
-    with torch.no_grad(), profile(activities=[ProfilerActivity.CPU], record_shapes=True,
-                                  schedule=schedule(wait=0, warmup=1, active=STEPS, repeat=1),
-                                  on_trace_ready=lambda p: p.export_chrome_trace(str(path)),
-                                  experimental_config=_ExperimentalConfig(profile_all_threads=True)) as prof:
+    with (
+        torch.no_grad(),
+        profile(
+            activities=[ProfilerActivity.CPU],
+            record_shapes=True,
+            schedule=schedule(wait=0, warmup=1, active=STEPS, repeat=1),
+            on_trace_ready=lambda p: p.export_chrome_trace(str(path)),
+            experimental_config=_ExperimentalConfig(profile_all_threads=True),
+        ) as prof,
+    ):
         for _ in range(STEPS + 1):
             side = threading.Thread(target=work, args=("side",))
             side.start()
@@ -68,13 +74,23 @@ def _read(path, **kw):
 
 def _outermost_events(path):
     """The trace's complete cpu_op events not enclosed by another one on their thread, by brute force."""
-    events = [e for e in json.loads(Path(path).read_text())["traceEvents"]
-              if e.get("ph") == "X" and e.get("cat") == "cpu_op" and e.get("dur", 0) > 0]
+    events = [
+        e
+        for e in json.loads(Path(path).read_text())["traceEvents"]
+        if e.get("ph") == "X" and e.get("cat") == "cpu_op" and e.get("dur", 0) > 0
+    ]
     kept = []
     for e in events:
         s, t = e["ts"], e["ts"] + e["dur"]
-        enclosed = any(o is not e and o["tid"] == e["tid"] and o["pid"] == e["pid"] and o["ts"] <= s
-                       and o["ts"] + o["dur"] >= t and (o["dur"] > e["dur"] or o["ts"] < s) for o in events)
+        enclosed = any(
+            o is not e
+            and o["tid"] == e["tid"]
+            and o["pid"] == e["pid"]
+            and o["ts"] <= s
+            and o["ts"] + o["dur"] >= t
+            and (o["dur"] > e["dur"] or o["ts"] < s)
+            for o in events
+        )
         if not enclosed:
             kept.append(e)
     return kept
@@ -101,8 +117,9 @@ def test_timeline_intervals_are_the_traces_outermost_events(trace):
 def test_timeline_threads_overlap_and_stack(trace):
     t = _read(trace, timeline=True)
     assert len(t.lane_names) >= 2
-    overlap = (t.start[:, None] < t.end[None, :]) & (t.start[None, :] < t.end[:, None]) \
-        & (t.lane[:, None] != t.lane[None, :])
+    overlap = (
+        (t.start[:, None] < t.end[None, :]) & (t.start[None, :] < t.end[:, None]) & (t.lane[:, None] != t.lane[None, :])
+    )
     assert overlap.any(), "the two threads' events should run at the same time"
     scene = build_scene(t)
     assert (scene.base_y > 0).any()  # something stacked on top of a concurrent interval
@@ -129,15 +146,47 @@ def test_timeline_rates_are_each_events_own(tmp_path):
     """Two events of one name with different recorded FLOPs get different rates; an outer event without
     volumes carries those of the events nested in it."""
     events = [
-        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
-         "args": {"flops": 1e6, "dram__bytes_read.sum": 100, "dram__bytes_write.sum": 0}},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 5, "dur": 20,
-         "args": {"flops": 6e6, "dram__bytes_read.sum": 50, "dram__bytes_write.sum": 50}},
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::mm",
+            "pid": 1,
+            "tid": 1,
+            "ts": 0,
+            "dur": 10,
+            "args": {"flops": 1e6, "dram__bytes_read.sum": 100, "dram__bytes_write.sum": 0},
+        },
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::mm",
+            "pid": 1,
+            "tid": 2,
+            "ts": 5,
+            "dur": 20,
+            "args": {"flops": 6e6, "dram__bytes_read.sum": 50, "dram__bytes_write.sum": 50},
+        },
         {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 40, "dur": 10},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 41, "dur": 4,
-         "args": {"flops": 2e6}},
-        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 45, "dur": 4,
-         "args": {"flops": 3e6}},
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::addmm",
+            "pid": 1,
+            "tid": 1,
+            "ts": 41,
+            "dur": 4,
+            "args": {"flops": 2e6},
+        },
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::addmm",
+            "pid": 1,
+            "tid": 1,
+            "ts": 45,
+            "dur": 4,
+            "args": {"flops": 3e6},
+        },
     ]
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"traceEvents": events}))
@@ -162,8 +211,11 @@ def test_load_timeline_returns_a_schedule_and_by_default_a_workload(trace):
 
 def test_timeline_bands_steps_and_windows(trace):
     t = _read(trace, timeline=True)
-    raw = [e for e in json.loads(Path(trace).read_text())["traceEvents"]
-           if e.get("ph") == "X" and e.get("cat") == "user_annotation"]
+    raw = [
+        e
+        for e in json.loads(Path(trace).read_text())["traceEvents"]
+        if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+    ]
     assert len(t.band_start) == len(raw)
     names = sorted(n for n, *_ in t.bands())
     assert names == sorted(e["name"] for e in raw)
@@ -211,10 +263,14 @@ def test_timeline_needs_a_machine(trace):
 
 
 def _workload():
-    return Workload([Phase("A", duration=3, compute_util=0.5, memory_util=0.2),
-                     Phase("B", duration=1, compute_util=0.1, memory_util=0.9, after=["A"]),
-                     Phase("C", duration=2, compute_util=0.3, memory_util=0.3, after=["B"])],
-                    machine=Machine(peak_compute=1, peak_bandwidth=1))
+    return Workload(
+        [
+            Phase("A", duration=3, compute_util=0.5, memory_util=0.2),
+            Phase("B", duration=1, compute_util=0.1, memory_util=0.9, after=["A"]),
+            Phase("C", duration=2, compute_util=0.3, memory_util=0.3, after=["B"]),
+        ],
+        machine=Machine(peak_compute=1, peak_bandwidth=1),
+    )
 
 
 def _random_intervals(rng, n, lanes=3):
@@ -260,10 +316,12 @@ def test_from_intervals_invariants(seed):
     for p in range(3):
         mine = t.phase == p
         if mine.any():
-            assert float((t.requested_compute[mine] * length[mine]).sum() * w.machine.peak_compute) == \
-                pytest.approx(float(w.arrays.ops[p]), rel=1e-9)
-            assert float((t.requested_memory[mine] * length[mine]).sum() * w.machine.peak_bandwidth) == \
-                pytest.approx(float(w.arrays.bytes[p]), rel=1e-9)
+            assert float((t.requested_compute[mine] * length[mine]).sum() * w.machine.peak_compute) == pytest.approx(
+                float(w.arrays.ops[p]), rel=1e-9
+            )
+            assert float((t.requested_memory[mine] * length[mine]).sum() * w.machine.peak_bandwidth) == pytest.approx(
+                float(w.arrays.bytes[p]), rel=1e-9
+            )
     assert (t.edge_factor == 1).all() and not t.dilation.any() and not t.throttling.any()
     rc, rm = np.empty(len(t)), np.empty(len(t))  # each input interval's rates, in input order
     rc[t.tile_id], rm[t.tile_id] = t.requested_compute, t.requested_memory
@@ -290,11 +348,21 @@ def test_from_intervals_invariants(seed):
 
 def test_from_intervals_idle_gap_and_given_rates():
     w = _workload()
-    t = Schedule.from_intervals(w, phase=["A", "B", "C"], start=[1, 2, 6], end=[2, 4, 7], lane=["x", "y", "x"],
-                                compute_rate=[0.9, 0.2, 0.5], memory_rate=[0.1, 0.8, 0.0])
+    t = Schedule.from_intervals(
+        w,
+        phase=["A", "B", "C"],
+        start=[1, 2, 6],
+        end=[2, 4, 7],
+        lane=["x", "y", "x"],
+        compute_rate=[0.9, 0.2, 0.5],
+        memory_rate=[0.1, 0.8, 0.0],
+    )
     assert t.lane_names == ("x", "y")
-    assert t.shares(0.5) == {"idle": pytest.approx(3 / 7), "compute": pytest.approx(2 / 7),
-                             "memory": pytest.approx(2 / 7)}
+    assert t.shares(0.5) == {
+        "idle": pytest.approx(3 / 7),
+        "compute": pytest.approx(2 / 7),
+        "memory": pytest.approx(2 / 7),
+    }
     np.testing.assert_array_equal(t.requested_memory, [0.1, 0.8, 0.0])
     scene = build_scene(t)
     assert scene.x_max == 7
@@ -310,16 +378,19 @@ def test_shares_of_a_computed_schedule():
     assert got["memory"] == pytest.approx(1 / 6)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(phase=["A"], start=[1.0], end=[0.5]), r"end\[0\]=0.5 is before start\[0\]=1.0 \(phase 'A'\)"),
-    (dict(phase=["A"], start=[-1.0], end=[0.5]), r"start\[0\]=-1.0 \(phase 'A'\) must be >= 0"),
-    (dict(phase=["Z"], start=[0.0], end=[1.0]), r"phase 'Z' is not a phase of this workload"),
-    (dict(phase=[7], start=[0.0], end=[1.0]), r"phase\[0\]=7 is not a phase index"),
-    (dict(phase=["A", "B"], start=[0.0], end=[1.0]), r"phase has 2 entries; start has 1"),
-    (dict(phase=["A"], start=[0.0], end=[np.nan]), r"end\[0\]=nan must be a finite number"),
-    (dict(phase=["A"], start=[0.0], end=[1.0], compute_rate=[-0.5]), r"compute_rate\[0\]=-0.5 must be >= 0"),
-    (dict(phase=["A"], start=[0.0], end=[1.0], lane=[1, 2]), r"lane has 2 entries"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(phase=["A"], start=[1.0], end=[0.5]), r"end\[0\]=0.5 is before start\[0\]=1.0 \(phase 'A'\)"),
+        (dict(phase=["A"], start=[-1.0], end=[0.5]), r"start\[0\]=-1.0 \(phase 'A'\) must be >= 0"),
+        (dict(phase=["Z"], start=[0.0], end=[1.0]), r"phase 'Z' is not a phase of this workload"),
+        (dict(phase=[7], start=[0.0], end=[1.0]), r"phase\[0\]=7 is not a phase index"),
+        (dict(phase=["A", "B"], start=[0.0], end=[1.0]), r"phase has 2 entries; start has 1"),
+        (dict(phase=["A"], start=[0.0], end=[np.nan]), r"end\[0\]=nan must be a finite number"),
+        (dict(phase=["A"], start=[0.0], end=[1.0], compute_rate=[-0.5]), r"compute_rate\[0\]=-0.5 must be >= 0"),
+        (dict(phase=["A"], start=[0.0], end=[1.0], lane=[1, 2]), r"lane has 2 entries"),
+    ],
+)
 def test_from_intervals_bad_input_names_the_parameter(kwargs, message):
     with pytest.raises(ScheduleError, match=message):
         Schedule.from_intervals(_workload(), **kwargs)
@@ -342,9 +413,12 @@ def _cascade(tmp_path, kernels: str):
 
 
 def test_cascade_start_times_are_honoured_with_idle_gaps(tmp_path):
-    path = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
-                              "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 1}\n"
-                              "    - {name: A, duration: 2, compute_util: 0.7, bw_util: 0.2, start: 6}\n")
+    path = _cascade(
+        tmp_path,
+        "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
+        "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 1}\n"
+        "    - {name: A, duration: 2, compute_util: 0.7, bw_util: 0.2, start: 6}\n",
+    )
     t = campaign_widget.load(path)
     assert isinstance(t, Timeline) and len(t) == 3
     np.testing.assert_array_equal(t.start, [0, 1, 6])
@@ -360,9 +434,12 @@ def test_cascade_start_times_are_honoured_with_idle_gaps(tmp_path):
 
 
 def test_cascade_without_starts_or_with_sequential_starts_is_a_workload(tmp_path):
-    seq = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
-                             "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 2}\n"
-                             "    - {name: C, duration: 1, compute_util: 0.4, bw_util: 0.6}\n")
+    seq = _cascade(
+        tmp_path,
+        "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
+        "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 2}\n"
+        "    - {name: C, duration: 1, compute_util: 0.4, bw_util: 0.6}\n",
+    )
     w = campaign_widget.load(seq)
     assert isinstance(w, Workload) and w.schedule().makespan == 6
     assert "in sequence" in w.import_report.notes[0]
@@ -371,8 +448,11 @@ def test_cascade_without_starts_or_with_sequential_starts_is_a_workload(tmp_path
 
 
 def test_cascade_starts_dropped_on_request_and_bad_starts(tmp_path):
-    gaps = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 1}\n"
-                              "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 9}\n")
+    gaps = _cascade(
+        tmp_path,
+        "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 1}\n"
+        "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 9}\n",
+    )
     w = campaign_widget.load(gaps, timeline=False)
     assert isinstance(w, Workload) and w.schedule().makespan == 5
     assert w.import_report.notes[0].startswith("timeline=False: kernel start times dropped")
@@ -411,8 +491,9 @@ def test_lane_shares_and_phase_gaps_by_brute_force(seed):
 
 def test_with_peaks_keeps_times_and_scales_rates():
     w = _workload()
-    t = Schedule.from_intervals(w, phase=["A", "B"], start=[0, 1], end=[2, 4], compute_rate=[0.5, 0.2],
-                                memory_rate=[0.4, 0.8])
+    t = Schedule.from_intervals(
+        w, phase=["A", "B"], start=[0, 1], end=[2, 4], compute_rate=[0.5, 0.2], memory_rate=[0.4, 0.8]
+    )
     faster = t.with_peaks(peak_compute=2.0, peak_bandwidth=4.0)
     np.testing.assert_array_equal(faster.start, t.start)
     np.testing.assert_array_equal(faster.end, t.end)
@@ -424,8 +505,11 @@ def test_with_peaks_keeps_times_and_scales_rates():
 def test_cli_uses_a_timelines_phases_and_says_so(tmp_path, capsys):
     from campaign_widget.cli import main
 
-    path = _cascade(tmp_path, "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
-                              "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 5}\n")
+    path = _cascade(
+        tmp_path,
+        "    - {name: A, duration: 2, compute_util: 0.5, bw_util: 0.2, start: 0}\n"
+        "    - {name: B, duration: 3, compute_util: 0.4, bw_util: 0.6, start: 5}\n",
+    )
     assert main(["summary", str(path)]) == 0
     captured = capsys.readouterr()
     assert "a timeline (kernel start times)" in captured.err and "without the start times" in captured.err

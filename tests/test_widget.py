@@ -17,8 +17,10 @@ PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 @pytest.fixture
 def by_volume():
-    return Workload([Phase("load", ops=1e9, bytes=8e9), Phase("gemm", ops=4e12, bytes=1e9, after=["load"])],
-                    machine=Machine(peak_compute=1e12, peak_bandwidth=1e10))
+    return Workload(
+        [Phase("load", ops=1e9, bytes=8e9), Phase("gemm", ops=4e12, bytes=1e9, after=["load"])],
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e10),
+    )
 
 
 def decoded_scene(widget):
@@ -66,7 +68,7 @@ def test_peak_compute_moves_measured_utilizations_not_durations(figure_2b):
     w = CampaignDiagram(figure_2b)
     w.peak_compute = figure_2b.machine.peak_compute * 2
     np.testing.assert_allclose(np.asarray(w.phase_table["duration"]), [3, 10, 2])
-    np.testing.assert_allclose(np.asarray(w.phase_table["compute_util"]), [.35, .1, .3])
+    np.testing.assert_allclose(np.asarray(w.phase_table["compute_util"]), [0.35, 0.1, 0.3])
 
 
 def test_schedule_controls_recompute(by_volume):
@@ -77,9 +79,18 @@ def test_schedule_controls_recompute(by_volume):
     assert w.makespan == pytest.approx(by_volume.schedule(tiles=8, pipeline=True).makespan)
 
 
-@pytest.mark.parametrize("trait, value", [("peak_compute", 0.0), ("peak_bandwidth", float("nan")),
-                                          ("peak_bandwidth", -1.0), ("tiles", 0), ("depth", 0),
-                                          ("policy", "fast"), ("y_axis", "log")])
+@pytest.mark.parametrize(
+    "trait, value",
+    [
+        ("peak_compute", 0.0),
+        ("peak_bandwidth", float("nan")),
+        ("peak_bandwidth", -1.0),
+        ("tiles", 0),
+        ("depth", 0),
+        ("policy", "fast"),
+        ("y_axis", "log"),
+    ],
+)
 def test_bad_trait_values_are_refused_by_name(figure_2b, trait, value):
     w = CampaignDiagram(figure_2b)
     with pytest.raises(traitlets.TraitError, match=trait):
@@ -93,7 +104,7 @@ def test_unknown_keyword_is_a_type_error(figure_2b):
 
 def test_measured_utilization_above_one_reaches_the_readout():
     with pytest.warns(UserWarning, match="'hot'"):
-        w = Workload([Phase("hot", duration=1, compute_util=1.4, memory_util=.2)])
+        w = Workload([Phase("hot", duration=1, compute_util=1.4, memory_util=0.2)])
     d = CampaignDiagram(w)
     assert any("'hot'" in line and "1.4" in line for line in d.warnings)
 
@@ -104,6 +115,7 @@ def test_repr_does_not_dump_the_buffers(figure_2b):
 
 
 # -- PNG export through a view ---------------------------------------------------------------------
+
 
 def test_save_png_waits_in_a_trait_for_a_view_that_renders_later(figure_2b, tmp_path):
     # Run All: save_png runs in the next cell before the view of the previous one exists; a message
@@ -180,8 +192,12 @@ def _scene_bytes(widget) -> int:
 
 
 def test_a_scene_piece_costs_at_most_32_bytes_on_the_wire():
-    chain = Workload([Phase(f"p{i}", duration=1 + i % 3, compute_util=.3, memory_util=.5,
-                            after=[f"p{i - 1}"] if i else []) for i in range(24)])
+    chain = Workload(
+        [
+            Phase(f"p{i}", duration=1 + i % 3, compute_util=0.3, memory_util=0.5, after=[f"p{i - 1}"] if i else [])
+            for i in range(24)
+        ]
+    )
     w = CampaignDiagram(chain, tiles=64, pipeline=True, policy="dilate+throttle")
     n = w.scene["n"]
     assert n >= 24 * 64
@@ -209,8 +225,9 @@ def test_the_view_cannot_overwrite_what_the_kernel_computes(figure_2b):
     assert w.makespan == 15 and w.phase_names == ["A", "B", "C"]
     np.testing.assert_array_equal(decoded_scene(w)["x0"], before["x0"])
     resent = [m for m in sent if m.get("method") == "update"]
-    assert resent and {"scene", "makespan", "phase_names"} <= set(resent[-1]["state"]), \
+    assert resent and {"scene", "makespan", "phase_names"} <= set(resent[-1]["state"]), (
         "the kernel's values go back to the view"
+    )
 
 
 def test_the_view_bundle_is_a_path_on_the_class_for_hot_reload():
@@ -239,8 +256,11 @@ def test_fusion_group_bands_are_drawn_where_their_phases_run():
     from campaign_widget.group_bands import group_spans
 
     # Group 0 runs on [0, 2) and [5, 6); group 1 on [1, 5) (overlapping group 0's first run).
-    spans = group_spans(start=np.array([0.0, 1.0, 1.5, 5.0, 9.0]), end=np.array([2.0, 4.0, 5.0, 6.0, 10.0]),
-                        group=np.array([0, 1, 1, 0, -1]))
+    spans = group_spans(
+        start=np.array([0.0, 1.0, 1.5, 5.0, 9.0]),
+        end=np.array([2.0, 4.0, 5.0, 6.0, 10.0]),
+        group=np.array([0, 1, 1, 0, -1]),
+    )
     assert spans["group_id"].tolist() == [0, 0, 1]
     assert spans["group_t0"].tolist() == [0.0, 5.0, 1.0]
     assert spans["group_t1"].tolist() == [2.0, 6.0, 5.0]
@@ -273,8 +293,9 @@ MLP_SIZES = {"b": "B*S", "d": "D", "f": "4*D"}
 
 @pytest.fixture
 def mlp():
-    return Workload.from_einsums(MLP, MLP_SIZES, params={"B": 8, "S": 2048, "D": 1024},
-                                 machine=Machine(51.2e12, 3.35e12))
+    return Workload.from_einsums(
+        MLP, MLP_SIZES, params={"B": 8, "S": 2048, "D": 1024}, machine=Machine(51.2e12, 3.35e12)
+    )
 
 
 def test_params_start_at_the_workloads_values_with_integer_log_slider_ranges(mlp):
@@ -303,15 +324,18 @@ def test_setting_params_re_evaluates_the_workload_and_the_schedule(mlp):
     assert w.params["S"] == 2048 and np.asarray(w.phase_table["ops"])[0] == 2 * 8 * 2048 * d * f
 
 
-@pytest.mark.parametrize("value, words", [
-    ({"Q": 1, "Z": 2}, ["unknown", "'Q'", "'Z'", "'B', 'S', 'D'"]),
-    ({"S": 0}, ["params['S']=0", "positive integer"]),
-    ({"S": -3}, ["params['S']=-3"]),
-    ({"S": 1.5}, ["params['S']=1.5"]),
-    ({"S": "x"}, ["params['S']='x'"]),
-    ({"S": True}, ["params['S']=True"]),
-    ({"S": float("nan")}, ["params['S']=nan"]),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ({"Q": 1, "Z": 2}, ["unknown", "'Q'", "'Z'", "'B', 'S', 'D'"]),
+        ({"S": 0}, ["params['S']=0", "positive integer"]),
+        ({"S": -3}, ["params['S']=-3"]),
+        ({"S": 1.5}, ["params['S']=1.5"]),
+        ({"S": "x"}, ["params['S']='x'"]),
+        ({"S": True}, ["params['S']=True"]),
+        ({"S": float("nan")}, ["params['S']=nan"]),
+    ],
+)
 def test_bad_params_are_refused_by_name_and_value_and_the_widget_stays_usable(mlp, value, words):
     w = CampaignDiagram(mlp)
     params, makespan, table = dict(w.params), w.makespan, np.asarray(w.phase_table["ops"]).copy()
@@ -326,8 +350,12 @@ def test_bad_params_are_refused_by_name_and_value_and_the_widget_stays_usable(ml
 
 
 def test_params_whose_sizes_do_not_evaluate_are_refused_before_they_are_stored():
-    wl = Workload.from_einsums({"a": "Y[m,h] = X[m,h]"}, {"m": "B*S", "h": "D/H"},
-                               params={"B": 2, "S": 4, "D": 64, "H": 4}, machine=Machine(1e12, 1e11))
+    wl = Workload.from_einsums(
+        {"a": "Y[m,h] = X[m,h]"},
+        {"m": "B*S", "h": "D/H"},
+        params={"B": 2, "S": 4, "D": 64, "H": 4},
+        machine=Machine(1e12, 1e11),
+    )
     w = CampaignDiagram(wl)
     with pytest.raises(traitlets.TraitError, match=r"'H': 3.*D/H.*64/3"):
         w.params = {"H": 3}
@@ -384,8 +412,10 @@ def test_explorer_has_one_set_of_params_for_diagram_dataflow_and_roofline(mlp):
     assert e.dataflow.params["S"] == 8192 and e.diagram.params["S"] == 8192
 
 
-@pytest.mark.parametrize("tiles, limit", [(10**9, "above the limit of 10,000,000"),
-                                          (3_000_000, "more than the 1,000,000 pieces"), (0, "must be >= 1")])
+@pytest.mark.parametrize(
+    "tiles, limit",
+    [(10**9, "above the limit of 10,000,000"), (3_000_000, "more than the 1,000,000 pieces"), (0, "must be >= 1")],
+)
 def test_a_refused_control_from_the_view_leaves_the_widget_usable(figure_2b, tiles, limit):
     # issue 9 defect 7: checked before it is stored, refused at once, said in the readout, sent back
     w = CampaignDiagram(figure_2b)
@@ -406,10 +436,16 @@ def test_a_measured_timeline_is_drawn_as_it_ran(tmp_path):
     # issue 14 item 2: intervals at their measured times, idle gaps kept, the idle share in the readout
     from campaign_widget import Machine, Schedule, StackedDiagrams
 
-    w = Workload([Phase("A", ops=2e9, bytes=1e8), Phase("B", ops=1e8, bytes=4e8, after=["A"])],
-                 machine=Machine(1e12, 1e11))
-    timeline = Schedule.from_intervals(w, phase=["A", "B", "A", "B"], start=[0, 0.004, 0.010, 0.020],
-                                       end=[0.003, 0.009, 0.014, 0.027], lane=[0, 0, 1, 1])
+    w = Workload(
+        [Phase("A", ops=2e9, bytes=1e8), Phase("B", ops=1e8, bytes=4e8, after=["A"])], machine=Machine(1e12, 1e11)
+    )
+    timeline = Schedule.from_intervals(
+        w,
+        phase=["A", "B", "A", "B"],
+        start=[0, 0.004, 0.010, 0.020],
+        end=[0.003, 0.009, 0.014, 0.027],
+        lane=[0, 0, 1, 1],
+    )
     d = CampaignDiagram(timeline)
     assert d.makespan == pytest.approx(0.027)
     busy = 0.003 + 0.005 + 0.004 + 0.007  # no two intervals overlap here
@@ -429,9 +465,13 @@ def test_a_measured_timeline_is_drawn_as_it_ran(tmp_path):
 
 def test_stepping_is_a_control_of_the_diagram():
     # issue 14 item 3: the paper authors' lock-step rule from the widget too (the issue's counterexample)
-    chain = Workload([Phase("P0", duration=8, compute_util=.6, memory_util=.9),
-                      Phase("P1", duration=5, compute_util=.3, memory_util=.5, after=["P0"]),
-                      Phase("P2", duration=4, compute_util=.4, memory_util=.8, after=["P1"])])
+    chain = Workload(
+        [
+            Phase("P0", duration=8, compute_util=0.6, memory_util=0.9),
+            Phase("P1", duration=5, compute_util=0.3, memory_util=0.5, after=["P0"]),
+            Phase("P2", duration=4, compute_util=0.4, memory_util=0.8, after=["P1"]),
+        ]
+    )
     d = CampaignDiagram(chain, tiles=2, pipeline=True, policy="throttle")
     assert d.stepping == "event" and round(d.makespan, 6) == 14.7
     d.set_state({"stepping": "lockstep"})  # as the view's select writes it
@@ -442,8 +482,10 @@ def test_stepping_is_a_control_of_the_diagram():
 
 def test_set_workload_redraws_another_workload_with_the_same_controls(by_volume, mlp):
     w = CampaignDiagram(by_volume, tiles=4, pipeline=True)
-    slower = Workload([Phase("load", ops=1e9, bytes=16e9), Phase("gemm", ops=4e12, bytes=1e9, after=["load"])],
-                      machine=by_volume.machine)
+    slower = Workload(
+        [Phase("load", ops=1e9, bytes=16e9), Phase("gemm", ops=4e12, bytes=1e9, after=["load"])],
+        machine=by_volume.machine,
+    )
     before = w.makespan
     w.set_workload(slower)
     assert w.makespan > before and w.tiles == 4 and w.pipeline

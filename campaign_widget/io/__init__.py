@@ -29,13 +29,36 @@ from .source import Source, WorkloadFileError
 from .timeloop import read_timeloop_stats
 from .torch_trace import add_recorded_flops, read_torch_trace
 
-__all__ = ["FileFormat", "ImportReport", "PhaseReport", "SkippedEventsWarning", "Source", "WorkloadFileError",
-           "add_recorded_flops", "detect", "dumps", "formats", "load", "read_nsight_csv", "read_sdfg", "read_timeloop_stats",
-           "read_torch_trace", "register_format", "save", "to_document", "unregister_format"]
+__all__ = [
+    "FileFormat",
+    "ImportReport",
+    "PhaseReport",
+    "SkippedEventsWarning",
+    "Source",
+    "WorkloadFileError",
+    "add_recorded_flops",
+    "detect",
+    "dumps",
+    "formats",
+    "load",
+    "read_nsight_csv",
+    "read_sdfg",
+    "read_timeloop_stats",
+    "read_torch_trace",
+    "register_format",
+    "save",
+    "to_document",
+    "unregister_format",
+]
 
 _BUILT_IN = (
-    (schema.FORMAT, schema, schema.YAML_SUFFIXES + schema.JSON_SUFFIXES, True,
-     "YAML or JSON with format: campaign-workload and phases:"),
+    (
+        schema.FORMAT,
+        schema,
+        schema.YAML_SUFFIXES + schema.JSON_SUFFIXES,
+        True,
+        "YAML or JSON with format: campaign-workload and phases:",
+    ),
     (cascade.FORMAT, cascade, schema.YAML_SUFFIXES, False, "the paper authors' YAML, cascade: {name, kernels: [...]}"),
     (einsum_csv.FORMAT, einsum_csv, (".csv",), True, "CSV with columns " + ", ".join(einsum_csv.CSV_REQUIRED)),
     (torch_trace.FORMAT, torch_trace, (".json", ".gz"), False, "PyTorch profiler / Chrome trace JSON (plain or gzip)"),
@@ -46,8 +69,6 @@ _BUILT_IN = (
 _REGISTERED = {f.name for f in formats()}
 for _name, _module, _suffixes, _fallback, _description in _BUILT_IN:
     if _name not in _REGISTERED:  # importing twice (e.g. importlib.reload) must not fail
-        register_format(_name, _module.sniff, _module.read, suffixes=_suffixes, fallback=_fallback,
-                        description=_description)
-
-
-
+        register_format(
+            _name, _module.sniff, _module.read, suffixes=_suffixes, fallback=_fallback, description=_description
+        )

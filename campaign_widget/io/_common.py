@@ -82,20 +82,26 @@ class ImportReport:
     def warn_skipped(self, stacklevel: int = 3) -> None:
         if self.skipped:
             counts = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
-            warnings.warn(f"{self.path}: left out {sum(self.skipped.values())} records ({counts}); "
-                          "see workload.import_report", SkippedEventsWarning, stacklevel=stacklevel)
+            warnings.warn(
+                f"{self.path}: left out {sum(self.skipped.values())} records ({counts}); see workload.import_report",
+                SkippedEventsWarning,
+                stacklevel=stacklevel,
+            )
 
     def __str__(self) -> str:
         lines = [f"{self.format} import of {self.path}"]
         if self.machine_source:
             lines.append(f"machine: {self.machine_source}")
         width = max([len(p.name) for p in self.phases] + [5])
-        lines.append(f"{'phase':<{width}}  {'events':>6}  {'duration s':>11}  {'ops':>11}  {'flops':<17}  "
-                     f"{'bytes':>11}  bytes")
+        lines.append(
+            f"{'phase':<{width}}  {'events':>6}  {'duration s':>11}  {'ops':>11}  {'flops':<17}  {'bytes':>11}  bytes"
+        )
         for p in self.phases:
-            lines.append(f"{p.name:<{width}}  {p.events:>6}  {p.duration:>11.4g}  {p.ops:>11.4g}  "
-                         f"{p.flops + (' (partial)' if p.partial_flops else ''):<17}  {p.bytes:>11.4g}  "
-                         f"{p.bytes_source}{' (partial)' if p.partial_bytes else ''}")
+            lines.append(
+                f"{p.name:<{width}}  {p.events:>6}  {p.duration:>11.4g}  {p.ops:>11.4g}  "
+                f"{p.flops + (' (partial)' if p.partial_flops else ''):<17}  {p.bytes:>11.4g}  "
+                f"{p.bytes_source}{' (partial)' if p.partial_bytes else ''}"
+            )
         if self.skipped:
             lines.append("left out: " + ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common()))
         lines.extend(f"note: {n}" for n in self.notes)
@@ -134,8 +140,11 @@ class _Bounded(io.RawIOBase):
         data = self.inner.read(want)
         self.left -= len(data)
         if self.left < 0:
-            raise error(self.name, f"{self.what} is over {self.limit:,} bytes, the limit for this format "
-                                   "(see docs/workload-files.md, Limits)")
+            raise error(
+                self.name,
+                f"{self.what} is over {self.limit:,} bytes, the limit for this format "
+                "(see docs/workload-files.md, Limits)",
+            )
         return data
 
     def close(self) -> None:
@@ -159,8 +168,7 @@ def open_binary(name: str, source: Source | None, path: Path | None, *, limit: i
     try:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise error(name, "not a regular file (a device, pipe, socket or folder): workload files are regular "
-                              "files")
+            raise error(name, "not a regular file (a device, pipe, socket or folder): workload files are regular files")
         if handle.read(2) == GZIP_MAGIC:
             handle.seek(0)
             return _Bounded(gzip.GzipFile(fileobj=handle, mode="rb"), limit, name, "the decompressed content")
@@ -193,7 +201,7 @@ def read_text(name: str, source: Source | None, path: Path | None) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
+        line = raw[: e.start].count(b"\n") + 1
         raise error(name, f"not UTF-8 text (byte {e.start} is {raw[e.start]:#04x})", line=line) from None
 
 
@@ -232,8 +240,10 @@ def chain(names: list[str]) -> list[tuple[str, ...]]:
 
 def check_percent(name: str, percent: bool) -> None:
     if percent:
-        raise error(name, "percent=True applies to files holding utilizations; this profile holds measured "
-                          "durations and volumes")
+        raise error(
+            name,
+            "percent=True applies to files holding utilizations; this profile holds measured durations and volumes",
+        )
 
 
 def check_machine(machine) -> None:
@@ -243,8 +253,9 @@ def check_machine(machine) -> None:
 
 def build_workload(name: str, names, *, duration, ops, bytes_, machine, report: ImportReport) -> Workload:
     try:
-        w = Workload.from_arrays(names, duration=duration, ops=ops, bytes=bytes_, after=chain(list(names)),
-                                 machine=machine)
+        w = Workload.from_arrays(
+            names, duration=duration, ops=ops, bytes=bytes_, after=chain(list(names)), machine=machine
+        )
     except WorkloadError as e:
         raise WorkloadFileError(str(e), path=name) from e
     return w.with_import_report(report)

@@ -52,7 +52,7 @@ class _Buffer:
         text = self.decoder.decode(data)
         if self.pos > self.chunk:  # drop what was consumed, keeping line counts right
             self.line_at(self.pos)
-            self.buf = self.buf[self.pos:]
+            self.buf = self.buf[self.pos :]
             self.counted -= self.pos
             self.pos = 0
         self.buf += text
@@ -78,16 +78,21 @@ class _Buffer:
             try:
                 value, end = self.decode(self.buf, self.pos)
             except RecursionError:
-                raise TraceSyntaxError(f"the value starting on line {start_line} is nested too deeply",
-                                       start_line, event) from None
+                raise TraceSyntaxError(
+                    f"the value starting on line {start_line} is nested too deeply", start_line, event
+                ) from None
             except json.JSONDecodeError as e:
                 # a value cut by the buffer's end fails at (or just before) the end, or as an unterminated
                 # string; anything else is malformed wherever it is
                 cut = e.pos >= len(self.buf) - 6 or e.msg.startswith("Unterminated string")
                 pending = len(self.buf) - self.pos
                 if cut and pending > MAX_VALUE:
-                    raise TraceSyntaxError(f"the value starting on line {start_line} is over {MAX_VALUE:,} "
-                                           "characters: the limit for one trace event", start_line, event) from None
+                    raise TraceSyntaxError(
+                        f"the value starting on line {start_line} is over {MAX_VALUE:,} "
+                        "characters: the limit for one trace event",
+                        start_line,
+                        event,
+                    ) from None
                 if cut and self.fill(pending):  # read as much again: linear time however long the value
                     continue
                 where = self.line_at(min(e.pos, len(self.buf)))
@@ -95,21 +100,27 @@ class _Buffer:
                 what = "truncated JSON: the file ends" if truncated else f"malformed JSON: {e.msg}"
                 raise TraceSyntaxError(f"{what} (in the value starting on line {start_line})", where, event) from None
             except ValueError as e:  # e.g. an integer of over 4,300 digits
-                raise TraceSyntaxError(f"malformed JSON: {str(e)[:120]} (in the value starting on line {start_line})",
-                                       start_line, event) from None
+                raise TraceSyntaxError(
+                    f"malformed JSON: {str(e)[:120]} (in the value starting on line {start_line})", start_line, event
+                ) from None
             if end >= len(self.buf) and not self.eof and self.fill():
                 continue  # a number cut by the buffer's end may continue in the next chunk
             if end - self.pos > MAX_VALUE:
-                raise TraceSyntaxError(f"the value starting on line {start_line} is over {MAX_VALUE:,} characters: "
-                                       "the limit for one trace event", start_line, event)
+                raise TraceSyntaxError(
+                    f"the value starting on line {start_line} is over {MAX_VALUE:,} characters: "
+                    "the limit for one trace event",
+                    start_line,
+                    event,
+                )
             self.pos = end
             return value
 
     def expect(self, chars: str, what: str, event: int | None = None) -> str:
         c = self.skip_ws()
         if c == "":
-            raise TraceSyntaxError(f"truncated JSON: the file ends where {what} was expected",
-                                   self.line_at(self.pos), event)
+            raise TraceSyntaxError(
+                f"truncated JSON: the file ends where {what} was expected", self.line_at(self.pos), event
+            )
         if c not in chars:
             raise TraceSyntaxError(f"malformed JSON: expected {what}, found {c!r}", self.line_at(self.pos), event)
         self.pos += 1
@@ -172,18 +183,24 @@ def _array(b: _Buffer, notes: list, closing_optional: bool):
         index += 1
         c = b.skip_ws()
         if c == "" and closing_optional:
-            notes.append(f"the event array has no closing ']' after event #{index - 1} (line {line}); the "
-                         "Chrome trace format allows that for the JSON Array Format")
+            notes.append(
+                f"the event array has no closing ']' after event #{index - 1} (line {line}); the "
+                "Chrome trace format allows that for the JSON Array Format"
+            )
             return
         if c == "":
-            raise TraceSyntaxError(f"truncated JSON: the file ends after event #{index - 1} (line {line})",
-                                   b.line_at(b.pos), index - 1)
+            raise TraceSyntaxError(
+                f"truncated JSON: the file ends after event #{index - 1} (line {line})", b.line_at(b.pos), index - 1
+            )
         if c == "]":
             b.pos += 1
             return
         if c != ",":
-            raise TraceSyntaxError(f"malformed JSON: expected ',' or ']' after event #{index - 1}, found {c!r}",
-                                   b.line_at(b.pos), index - 1)
+            raise TraceSyntaxError(
+                f"malformed JSON: expected ',' or ']' after event #{index - 1}, found {c!r}",
+                b.line_at(b.pos),
+                index - 1,
+            )
         b.pos += 1
         if b.skip_ws() == "]" and closing_optional:  # a trailing comma before ']'
             b.pos += 1

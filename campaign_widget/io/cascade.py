@@ -54,28 +54,37 @@ def read(source: Source, *, machine=None, percent=False, timeline=None, **option
     check_keys(source, cascade, ("name", "kernels"), "cascade")
     kernels = cascade.get("kernels")
     if not isinstance(kernels, list) or not kernels:
-        raise source.error(f"must be a non-empty list of kernels, got {show(kernels)}",
-                           line=line_of(cascade, "kernels") if "kernels" in cascade else line_of(cascade),
-                           field="cascade.kernels")
+        raise source.error(
+            f"must be a non-empty list of kernels, got {show(kernels)}",
+            line=line_of(cascade, "kernels") if "kernels" in cascade else line_of(cascade),
+            field="cascade.kernels",
+        )
     scale = 0.01 if percent else 1.0
     rows = []  # (name, duration, compute, memory, start or None, line)
     for i, kernel in enumerate(kernels):
         where, line = f"cascade.kernels[{i}]", line_of(kernels, i)
         expect_map(source, kernel, where, line)
         check_keys(source, kernel, CASCADE_KERNEL_KEYS + CASCADE_IGNORED_KEYS, where)
-        name = read_name(source, kernel.get("name"), f"{where}.name", line_of(kernel, "name") if "name" in kernel else line)
+        name = read_name(
+            source, kernel.get("name"), f"{where}.name", line_of(kernel, "name") if "name" in kernel else line
+        )
         if kernel.get("duration") is None:
             raise source.error("missing 'duration'", line=line, field=where)
         duration = read_number(source, kernel["duration"], f"{where}.duration", line_of(kernel, "duration"))
         # the tool's Kernel() defaults a missing utilization to 0
-        uc = read_number(source, kernel.get("compute_util", 0), f"{where}.compute_util", line_of(kernel, "compute_util"))
+        uc = read_number(
+            source, kernel.get("compute_util", 0), f"{where}.compute_util", line_of(kernel, "compute_util")
+        )
         um = read_number(source, kernel.get("bw_util", 0), f"{where}.bw_util", line_of(kernel, "bw_util"))
         start = None
         if kernel.get("start") is not None:
             start = read_number(source, kernel["start"], f"{where}.start", line_of(kernel, "start"))
             if not math.isfinite(start) or start < 0:
-                raise source.error(f"start={show(start)} must be a finite time >= 0", line=line_of(kernel, "start"),
-                                   field=f"{where}.start")
+                raise source.error(
+                    f"start={show(start)} must be a finite time >= 0",
+                    line=line_of(kernel, "start"),
+                    field=f"{where}.start",
+                )
         rows.append((name, duration, uc * scale, um * scale, start, line))
     starts, previous_end = [], 0.0
     for _name, duration, _, _, start, _ in rows:  # a kernel without a start runs where the previous one ended
@@ -88,8 +97,9 @@ def read(source: Source, *, machine=None, percent=False, timeline=None, **option
     notes = [SEQUENTIAL if sequential else "timeline=False: kernel start times dropped; " + SEQUENTIAL]
     phases, previous = [], ()
     for name, duration, uc, um, _, line in rows:
-        phases.append(make_phase(source, line, name, duration=duration, compute_util=uc, memory_util=um,
-                                 after=previous))
+        phases.append(
+            make_phase(source, line, name, duration=duration, compute_util=uc, memory_util=um, after=previous)
+        )
         previous = (name,)
     lines = [r[5] for r in rows]
     check_unique_names(source, list(zip((p.name for p in phases), lines)))
@@ -108,16 +118,26 @@ def _timeline(source: Source, rows, starts, machine):
     phases, previous = [], ()
     for name, members in order.items():
         total = sum(float(rows[i][1]) for i in members)
-        uc, um = (sum(float(rows[i][1]) * rows[i][k] for i in members) / total if total > 0 else rows[members[0]][k]
-                  for k in (2, 3))
-        phases.append(make_phase(source, rows[members[0]][5], name, duration=total, compute_util=uc,
-                                 memory_util=um, after=previous))
+        uc, um = (
+            sum(float(rows[i][1]) * rows[i][k] for i in members) / total if total > 0 else rows[members[0]][k]
+            for k in (2, 3)
+        )
+        phases.append(
+            make_phase(
+                source, rows[members[0]][5], name, duration=total, compute_util=uc, memory_util=um, after=previous
+            )
+        )
         previous = (name,)
     workload = make_workload(source, phases, machine, None, [rows[m[0]][5] for m in order.values()])
     workload = workload.with_import_report(ImportReport(path=source.name, format=FORMAT, notes=[HONOURED]))
     try:
-        return from_intervals(workload, phase=[r[0] for r in rows], start=starts,
-                              end=[s + float(r[1]) for s, r in zip(starts, rows)],
-                              compute_rate=[r[2] for r in rows], memory_rate=[r[3] for r in rows])
+        return from_intervals(
+            workload,
+            phase=[r[0] for r in rows],
+            start=starts,
+            end=[s + float(r[1]) for s, r in zip(starts, rows)],
+            compute_rate=[r[2] for r in rows],
+            memory_rate=[r[3] for r in rows],
+        )
     except ValueError as e:
         raise source.error(str(e)) from e

@@ -26,8 +26,11 @@ def show(value) -> str:
 
 def expect_map(source: Source, value, where: str, line=None) -> None:
     if not isinstance(value, dict):
-        raise source.error(f"must be a mapping of keys to values, got {show(value)}", line=line,
-                           field=None if where == "the top level" else where)
+        raise source.error(
+            f"must be a mapping of keys to values, got {show(value)}",
+            line=line,
+            field=None if where == "the top level" else where,
+        )
 
 
 def check_keys(source: Source, doc: dict, known, where: str) -> None:
@@ -35,8 +38,11 @@ def check_keys(source: Source, doc: dict, known, where: str) -> None:
         if key not in known:
             hint = difflib.get_close_matches(str(key)[:100], known, n=1)
             raise source.error(
-                f"unknown key {show(key)} in {where}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
-                + f"; known keys: {', '.join(known)}", line=line_of(doc, key))
+                f"unknown key {show(key)} in {where}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                + f"; known keys: {', '.join(known)}",
+                line=line_of(doc, key),
+            )
 
 
 def read_number(source: Source, value, where: str, line):
@@ -51,8 +57,11 @@ def read_number(source: Source, value, where: str, line):
     if math.isnan(magnitude):
         raise source.error(f"{show(value)} must be finite", line=line, field=where)
     if magnitude > LARGEST:
-        raise source.error(f"{show(value)} is out of range: numbers must be finite and at most {LARGEST:g} in "
-                           "magnitude", line=line, field=where)
+        raise source.error(
+            f"{show(value)} is out of range: numbers must be finite and at most {LARGEST:g} in magnitude",
+            line=line,
+            field=where,
+        )
     return value
 
 
@@ -60,8 +69,9 @@ def read_name(source: Source, value, where: str, line) -> str:
     if value is None:
         raise source.error("missing name", line=line, field=where)
     if not isinstance(value, str) or not value:
-        raise source.error(f"{show(value)} must be a non-empty string (quote it: name: \"{show(value)}\")",
-                           line=line, field=where)
+        raise source.error(
+            f'{show(value)} must be a non-empty string (quote it: name: "{show(value)}")', line=line, field=where
+        )
     try:
         check_name("the name", value)
     except (TypeError, ValueError) as e:
@@ -84,8 +94,10 @@ def check_unique_names(source: Source, named_lines) -> None:
     seen = {}
     for name, line in named_lines:
         if name in seen:
-            raise source.error(f"duplicate phase name {show(name)} (first on line {seen[name]}); each phase needs "
-                               "its own name", line=line)
+            raise source.error(
+                f"duplicate phase name {show(name)} (first on line {seen[name]}); each phase needs its own name",
+                line=line,
+            )
         seen[name] = line
 
 

@@ -53,8 +53,13 @@ def _read(source: Source, reader, machine, percent) -> Workload:
     for required in CSV_REQUIRED:
         if required not in column:
             hint = difflib.get_close_matches(required, [h[:100] for h in header[:100]], n=1)
-            raise source.error(f"missing column {required!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
-                               + f"; columns found: {show(', '.join(header))}", line=header_line, field="header")
+            raise source.error(
+                f"missing column {required!r}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                + f"; columns found: {show(', '.join(header))}",
+                line=header_line,
+                field="header",
+            )
     names, lines, values = [], [], {key: [] for key in CSV_REQUIRED[1:]}
     for row in reader:
         line = reader.line_num
@@ -62,8 +67,11 @@ def _read(source: Source, reader, machine, percent) -> Workload:
             continue
         short = [key for key in CSV_REQUIRED if column[key] >= len(row)]
         if short:
-            raise source.error(f"the row has {len(row)} fields; column {short[0]!r} is field {column[short[0]] + 1}",
-                               line=line, field=f"column {short[0]!r}")
+            raise source.error(
+                f"the row has {len(row)} fields; column {short[0]!r} is field {column[short[0]] + 1}",
+                line=line,
+                field=f"column {short[0]!r}",
+            )
         name = row[column["Einsum"]].strip()
         if not name:
             raise source.error("empty phase name", line=line, field="column 'Einsum'")
@@ -86,8 +94,11 @@ def _read(source: Source, reader, machine, percent) -> Workload:
     backwards = np.flatnonzero(end < start)
     if backwards.size:
         i = int(backwards[0])
-        raise source.error(f"End_Time {float(end[i])!r} is before Starting_Time {float(start[i])!r}", line=lines[i],
-                           field="column 'End_Time'")
+        raise source.error(
+            f"End_Time {float(end[i])!r} is before Starting_Time {float(start[i])!r}",
+            line=lines[i],
+            field="column 'End_Time'",
+        )
     order = np.argsort(start, kind="stable")
     try:
         producers = interval_dependencies(start, end)
@@ -96,8 +107,15 @@ def _read(source: Source, reader, machine, percent) -> Workload:
     scale = 0.01 if percent else 1.0
     phases = []
     for i in order:
-        phases.append(make_phase(source, lines[i], names[i], duration=values["runtime"][i],
-                             compute_util=values["Compute_Utilization"][i] * scale,
-                             memory_util=values["Memory_Utilization"][i] * scale,
-                             after=tuple(names[j] for j in producers[i])))
+        phases.append(
+            make_phase(
+                source,
+                lines[i],
+                names[i],
+                duration=values["runtime"][i],
+                compute_util=values["Compute_Utilization"][i] * scale,
+                memory_util=values["Memory_Utilization"][i] * scale,
+                after=tuple(names[j] for j in producers[i]),
+            )
+        )
     return make_workload(source, phases, machine, None, [lines[i] for i in order])

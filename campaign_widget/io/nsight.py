@@ -51,27 +51,59 @@ from .source import Source
 
 FORMAT = "nsight-compute-csv"
 DURATION = "gpu__time_duration.sum"
-FLOP_METRICS = tuple(f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum"
-                     for p in "dfh" for op in ("add", "mul", "fma"))
+FLOP_METRICS = tuple(
+    f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum" for p in "dfh" for op in ("add", "mul", "fma")
+)
 FFMA = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"
-BYTES_METRICS = (("dram__bytes_read.sum", "dram__bytes_write.sum"),
-                 ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"),
-                 ("dram__bytes.sum",))
-PEAK_FMA = {"fp32": "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
-            "fp64": "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
-            "fp16": "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained"}
+BYTES_METRICS = (
+    ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+    ("dram__bytes_op_read.sum", "dram__bytes_op_write.sum"),
+    ("dram__bytes.sum",),
+)
+PEAK_FMA = {
+    "fp32": "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+    "fp64": "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+    "fp16": "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+}
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
 DRAM_PEAK = "dram__bytes.sum.peak_sustained"
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
 LONG_COLUMNS = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
-IDENTITY_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context",
-                    "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name", "Rule Name", "Rule Type",
-                    "Rule Description", "Estimated Speedup Type", "Estimated Speedup")
+IDENTITY_COLUMNS = (
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Kernel Time",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+    "Section Name",
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+)
 REQUIRE_ALL = ("duration", "flops", "bytes")
 MAX_CHARS = 256 << 20
 
-_TIME = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "µs": 1e-6, "msecond": 1e-3, "ms": 1e-3,
-         "second": 1.0, "s": 1.0, "sec": 1.0}
+_TIME = {
+    "nsecond": 1e-9,
+    "ns": 1e-9,
+    "usecond": 1e-6,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "msecond": 1e-3,
+    "ms": 1e-3,
+    "second": 1.0,
+    "s": 1.0,
+    "sec": 1.0,
+}
 _PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 _COUNTS = ("byte", "inst", "cycle", "warp", "sector", "request", "op", "flop", "thread", "instruction", "")
@@ -98,10 +130,10 @@ def unit_scale(unit: str) -> float:
     if unit in ("B", "KB", "MB", "GB", "TB"):
         return _PREFIX[unit[:-1]]
     for base in _COUNTS:
-        if base and unit.endswith(base) and unit[:-len(base)] in _PREFIX:
-            return _PREFIX[unit[:-len(base)]]
-        if base and unit.endswith(base + "s") and unit[:-len(base) - 1] in _PREFIX:
-            return _PREFIX[unit[:-len(base) - 1]]
+        if base and unit.endswith(base) and unit[: -len(base)] in _PREFIX:
+            return _PREFIX[unit[: -len(base)]]
+        if base and unit.endswith(base + "s") and unit[: -len(base) - 1] in _PREFIX:
+            return _PREFIX[unit[: -len(base) - 1]]
     if unit in ("", "%"):
         return 1.0
     raise ValueError(f"unknown unit {short_repr(unit)}")
@@ -115,8 +147,9 @@ class _Launch:
         self.metrics: dict[str, tuple[str, str, int]] = {}  # name → (unit, value text, line)
 
 
-def read_nsight_csv(path, *, machine=None, require=REQUIRE_ALL, precision: str = "fp32", group_by: str = "launch",
-                    percent: bool = False):
+def read_nsight_csv(
+    path, *, machine=None, require=REQUIRE_ALL, precision: str = "fp32", group_by: str = "launch", percent: bool = False
+):
     """Read ``ncu --csv`` output (``--page details`` or ``--page raw``) into a ``Workload``.
 
     One phase per kernel launch (``group_by="launch"``, named ``"<kernel> #<ID>"``, in ID order), or
@@ -141,8 +174,11 @@ def read_nsight_csv(path, *, machine=None, require=REQUIRE_ALL, precision: str =
         raise ValueError("require must contain 'duration': a phase needs its measured duration")
     text = read_text(name, source, file_path)
     if len(text) > MAX_CHARS:
-        raise error(name, f"the file is over {MAX_CHARS:,} characters; Nsight Compute CSV files are read up to "
-                          f"{MAX_CHARS:,} (see docs/workload-files.md, Limits)")
+        raise error(
+            name,
+            f"the file is over {MAX_CHARS:,} characters; Nsight Compute CSV files are read up to "
+            f"{MAX_CHARS:,} (see docs/workload-files.md, Limits)",
+        )
     try:
         launches, layout = _parse(name, text)
     except csv.Error as e:  # e.g. a cell over csv.field_size_limit() (131,072 characters)
@@ -155,40 +191,70 @@ def read_nsight_csv(path, *, machine=None, require=REQUIRE_ALL, precision: str =
     bytes_seen: set[tuple] = set()
     for launch in launches:
         if len(launch.id) > 100:
-            raise error(name, f"launch ID {_clip(launch.id)} is {len(launch.id):,} characters long (at most 100)",
-                        line=launch.line, field="column 'ID'")
+            raise error(
+                name,
+                f"launch ID {_clip(launch.id)} is {len(launch.id):,} characters long (at most 100)",
+                line=launch.line,
+                field="column 'ID'",
+            )
         d = _value(name, launch, DURATION, "duration")
         if d is None:
-            raise error(name, f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no duration",
-                        line=launch.line, field=f"metric {DURATION!r}")
+            raise error(
+                name,
+                f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no duration",
+                line=launch.line,
+                field=f"metric {DURATION!r}",
+            )
         f, present = _flops(name, launch)
         if not present and "flops" in require:
-            raise error(name, f"missing metric {FFMA!r} (and the other "
-                              "sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum FLOP counters) "
-                              f"for kernel launch ID {launch.id}; profile with --metrics or pass "
-                              "require=('duration', 'bytes')", line=launch.line, field=f"metric {FFMA!r}")
+            raise error(
+                name,
+                f"missing metric {FFMA!r} (and the other "
+                "sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum FLOP counters) "
+                f"for kernel launch ID {launch.id}; profile with --metrics or pass "
+                "require=('duration', 'bytes')",
+                line=launch.line,
+                field=f"metric {FFMA!r}",
+            )
         flops_seen.update(present)
         b, used = _bytes(name, launch)
         if used is None and "bytes" in require:
-            raise error(name, f"missing metric 'dram__bytes_read.sum' (or dram__bytes_op_read.sum, or "
-                              f"dram__bytes.sum) for kernel launch ID {launch.id}; pass require=('duration', "
-                              "'flops') to import without bytes", line=launch.line,
-                        field="metric 'dram__bytes_read.sum'")
+            raise error(
+                name,
+                f"missing metric 'dram__bytes_read.sum' (or dram__bytes_op_read.sum, or "
+                f"dram__bytes.sum) for kernel launch ID {launch.id}; pass require=('duration', "
+                "'flops') to import without bytes",
+                line=launch.line,
+                field="metric 'dram__bytes_read.sum'",
+            )
         if used is not None:
             bytes_seen.add(used)
         names.append(f"{_short(launch.kernel)} #{launch.id}")
         durations.append(d)
         ops.append(f if present else 0.0)
         volumes.append(b if used is not None else 0.0)
-        report.phases.append(PhaseReport(
-            name=names[-1], duration=d, ops=ops[-1], bytes=volumes[-1],
-            flops="computed" if present else "unknown", bytes_source="counted" if used is not None else "unknown",
-            details={"kernel": launch.kernel, "id": launch.id, "flop_metrics": sorted(present),
-                     "bytes_metrics": list(used or ())}))
+        report.phases.append(
+            PhaseReport(
+                name=names[-1],
+                duration=d,
+                ops=ops[-1],
+                bytes=volumes[-1],
+                flops="computed" if present else "unknown",
+                bytes_source="counted" if used is not None else "unknown",
+                details={
+                    "kernel": launch.kernel,
+                    "id": launch.id,
+                    "flop_metrics": sorted(present),
+                    "bytes_metrics": list(used or ()),
+                },
+            )
+        )
     if flops_seen:
         missing = [m for m in FLOP_METRICS if m not in flops_seen]
-        report.notes.append("FLOPs = add + mul + 2·fma instruction counts (computed from counters)"
-                            + (f"; not in the file: {', '.join(missing)}" if missing else ""))
+        report.notes.append(
+            "FLOPs = add + mul + 2·fma instruction counts (computed from counters)"
+            + (f"; not in the file: {', '.join(missing)}" if missing else "")
+        )
     if bytes_seen:
         report.notes.append("bytes from " + "; ".join(" + ".join(u) for u in sorted(bytes_seen)))
     if group_by == "kernel":
@@ -217,9 +283,18 @@ def _by_kernel(report, names, durations, ops, volumes, launches):
     phases = []
     for k in order:
         members = [p for p, launch in zip(report.phases, launches) if _short(launch.kernel) == k]
-        phases.append(PhaseReport(name=k, duration=sums[k][0], ops=sums[k][1], bytes=sums[k][2],
-                                  flops=members[0].flops, bytes_source=members[0].bytes_source, events=sums[k][3],
-                                  details={"launches": [p.details["id"] for p in members]}))
+        phases.append(
+            PhaseReport(
+                name=k,
+                duration=sums[k][0],
+                ops=sums[k][1],
+                bytes=sums[k][2],
+                flops=members[0].flops,
+                bytes_source=members[0].bytes_source,
+                events=sums[k][3],
+                details={"launches": [p.details["id"] for p in members]},
+            )
+        )
     report.phases = phases
     return list(order), [sums[k][0] for k in order], [sums[k][1] for k in order], [sums[k][2] for k in order]
 
@@ -234,11 +309,17 @@ def _parse(name: str, text: str):
             break
     if header_at is None:
         first = next((ln for ln in lines if ln.strip() and not ln.startswith("==")), "")
-        raise error(name, "not an Nsight Compute CSV layout this reader knows: no header line starting with "
-                          f"\"ID\" (ncu --csv writes \"ID\",\"Process ID\",...,\"Kernel Name\",...); first line: "
-                          f"{_clip(first)}", line=1, field="header")
-    body = [(i + 1, ln) for i, ln in enumerate(lines[header_at:], start=header_at)
-            if ln.strip() and not ln.startswith("==")]
+        raise error(
+            name,
+            "not an Nsight Compute CSV layout this reader knows: no header line starting with "
+            f'"ID" (ncu --csv writes "ID","Process ID",...,"Kernel Name",...); first line: '
+            f"{_clip(first)}",
+            line=1,
+            field="header",
+        )
+    body = [
+        (i + 1, ln) for i, ln in enumerate(lines[header_at:], start=header_at) if ln.strip() and not ln.startswith("==")
+    ]
     rows = csv.reader(io.StringIO("\n".join(ln for _, ln in body)))
     parsed = [(body[k][0], row) for k, row in enumerate(rows)]
     header_line, header = parsed[0]
@@ -247,13 +328,22 @@ def _parse(name: str, text: str):
     for j, h in enumerate(header):
         col.setdefault(h, j)
     if "Kernel Name" not in col:
-        raise error(name, f"unknown CSV layout: no 'Kernel Name' column; columns: {_clip(', '.join(header[:12]))}",
-                    line=header_line, field="column 'Kernel Name'")
+        raise error(
+            name,
+            f"unknown CSV layout: no 'Kernel Name' column; columns: {_clip(', '.join(header[:12]))}",
+            line=header_line,
+            field="column 'Kernel Name'",
+        )
     if "Metric Name" in col:
         for c in LONG_COLUMNS:
             if c not in col:
-                raise error(name, f"unknown CSV layout: a details (long) page needs column {c!r}; columns: "
-                                  f"{_clip(', '.join(header))}", line=header_line, field=f"column {c!r}")
+                raise error(
+                    name,
+                    f"unknown CSV layout: a details (long) page needs column {c!r}; columns: "
+                    f"{_clip(', '.join(header))}",
+                    line=header_line,
+                    field=f"column {c!r}",
+                )
         launches: dict[str, _Launch] = {}
         section = col.get("Section Name")
         for line, row in parsed[1:]:
@@ -273,15 +363,23 @@ def _parse(name: str, text: str):
         return _sorted(list(launches.values())), "details (long)"
     metric_columns = [h for h in header if h not in IDENTITY_COLUMNS and "__" in h]
     if not metric_columns:
-        raise error(name, "unknown CSV layout: neither a 'Metric Name' column (--page details) nor metric columns "
-                          f"such as {DURATION!r} (--page raw); columns: {_clip(', '.join(header[:12]))}",
-                    line=header_line, field="header")
+        raise error(
+            name,
+            "unknown CSV layout: neither a 'Metric Name' column (--page details) nor metric columns "
+            f"such as {DURATION!r} (--page raw); columns: {_clip(', '.join(header[:12]))}",
+            line=header_line,
+            field="header",
+        )
     if len(parsed) < 2:
         raise error(name, "a raw page needs a units row under the header", line=header_line)
     units_line, units = parsed[1]
     if units and units[col["ID"]].strip() not in ("",):
-        raise error(name, "a raw page has a units row (first cell empty) under the header; found "
-                          f"{_clip(units[:3])}", line=units_line, field="units row")
+        raise error(
+            name,
+            f"a raw page has a units row (first cell empty) under the header; found {_clip(units[:3])}",
+            line=units_line,
+            field="units row",
+        )
     launches_list = []
     for line, row in parsed[2:]:
         if len(row) != len(header):
@@ -351,15 +449,26 @@ def _machine(name, launches, precision, report) -> Machine:
         if None not in (fma, sm_clock, dram, dram_clock):
             compute = fma * 2 * sm_clock
             bandwidth = dram * dram_clock
-            report.machine_source = (f"from the file (launch ID {launch.id}): {PEAK_FMA[precision]} × 2 × {SM_CLOCK} "
-                                     f"= {compute:.4g} FLOP/s; {DRAM_PEAK} × {DRAM_CLOCK} = {bandwidth:.4g} B/s")
-            return Machine(peak_compute=compute, peak_bandwidth=bandwidth,
-                           name=f"ncu roofline peaks ({precision}, {_short(launch.kernel)} #{launch.id})")
-    missing = [m for m in (PEAK_FMA[precision], SM_CLOCK, DRAM_PEAK, DRAM_CLOCK)
-               if all(m not in launch.metrics for launch in launches)]
-    raise error(name, "no machine: pass machine=, or profile with the roofline metrics (ncu --set full or "
-                      f"--section SpeedOfLight_RooflineChart, --page raw); missing: {', '.join(missing)}",
-                field=f"metric {missing[0]!r}" if missing else None)
+            report.machine_source = (
+                f"from the file (launch ID {launch.id}): {PEAK_FMA[precision]} × 2 × {SM_CLOCK} "
+                f"= {compute:.4g} FLOP/s; {DRAM_PEAK} × {DRAM_CLOCK} = {bandwidth:.4g} B/s"
+            )
+            return Machine(
+                peak_compute=compute,
+                peak_bandwidth=bandwidth,
+                name=f"ncu roofline peaks ({precision}, {_short(launch.kernel)} #{launch.id})",
+            )
+    missing = [
+        m
+        for m in (PEAK_FMA[precision], SM_CLOCK, DRAM_PEAK, DRAM_CLOCK)
+        if all(m not in launch.metrics for launch in launches)
+    ]
+    raise error(
+        name,
+        "no machine: pass machine=, or profile with the roofline metrics (ncu --set full or "
+        f"--section SpeedOfLight_RooflineChart, --page raw); missing: {', '.join(missing)}",
+        field=f"metric {missing[0]!r}" if missing else None,
+    )
 
 
 _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")

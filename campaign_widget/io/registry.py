@@ -27,8 +27,16 @@ class FileFormat:
 _FORMATS: dict[str, FileFormat] = {}
 
 
-def register_format(name: str, sniff: Callable[[Source], bool], read: Callable[..., Workload], *,
-                    suffixes=(), description: str = "", fallback: bool = False, replace: bool = False) -> FileFormat:
+def register_format(
+    name: str,
+    sniff: Callable[[Source], bool],
+    read: Callable[..., Workload],
+    *,
+    suffixes=(),
+    description: str = "",
+    fallback: bool = False,
+    replace: bool = False,
+) -> FileFormat:
     """Teach ``load`` a new format.
 
     ``sniff(source)`` gets a ``Source`` (``.path``, ``.raw`` bytes, ``.text``, ``.head(n)``,
@@ -60,8 +68,7 @@ def formats() -> tuple[FileFormat, ...]:
     return tuple(_FORMATS.values())
 
 
-def load(path, *, machine: Machine | str | None = None, percent: bool = False, format: str | None = None,
-         **options):
+def load(path, *, machine: Machine | str | None = None, percent: bool = False, format: str | None = None, **options):
     """Read a workload file in any registered format, recognized by its content.
 
     ``machine`` (a ``Machine`` or a preset name) replaces the file's machine: utilizations in the
@@ -91,8 +98,10 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
         raise ValueError(f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
     workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
-        raise TypeError(f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
-                        "not a Workload (a bug in that reader)")
+        raise TypeError(
+            f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
+            "not a Workload (a bug in that reader)"
+        )
     return workload
 
 
@@ -114,7 +123,8 @@ def detect(source) -> FileFormat:
         return by_suffix[0]  # its reader says precisely what is missing (a column, the phases list)
     raise source.error(
         "not a workload file this version can read; expected one of: "
-        + "; ".join(f"{f.name} ({f.description})" if f.description else f.name for f in _FORMATS.values()))
+        + "; ".join(f"{f.name} ({f.description})" if f.description else f.name for f in _FORMATS.values())
+    )
 
 
 def _looks_like_csv(source: Source) -> bool:

@@ -44,10 +44,32 @@ from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileEr
 FORMAT = "campaign-workload"
 VERSION = 1
 TOP_KEYS = ("format", "version", "machine", "settings", "phases")
-PHASE_KEYS = ("name", "duration", "compute_util", "memory_util", "ops", "bytes", "after", "tileable", "reads",
-              "writes", "fusion_group")
-MACHINE_KEYS = ("preset", "name", "peak_compute", "peak_bandwidth", "compute_name", "memory_name", "ops_unit",
-                "bytes_unit", "time_unit", "normalized", "ceilings")
+PHASE_KEYS = (
+    "name",
+    "duration",
+    "compute_util",
+    "memory_util",
+    "ops",
+    "bytes",
+    "after",
+    "tileable",
+    "reads",
+    "writes",
+    "fusion_group",
+)
+MACHINE_KEYS = (
+    "preset",
+    "name",
+    "peak_compute",
+    "peak_bandwidth",
+    "compute_name",
+    "memory_name",
+    "ops_unit",
+    "bytes_unit",
+    "time_unit",
+    "normalized",
+    "ceilings",
+)
 CEILING_KEYS = ("name", "compute", "bandwidth")
 SETTING_KEYS = tuple(DEFAULT_SETTINGS)
 
@@ -62,8 +84,9 @@ def sniff(source: Source) -> bool:
 def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     no_options(source, options)
     if percent:
-        raise source.error(f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as "
-                           "fractions of peak")
+        raise source.error(
+            f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as fractions of peak"
+        )
     doc = source.document()
     expect_map(source, doc, "the top level")
     check_keys(source, doc, TOP_KEYS, "the top level")
@@ -72,19 +95,27 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
         raise source.error(f"{show(fmt)} is not {FORMAT!r}", line=line_of(doc, "format"), field="format")
     version = doc.get("version", VERSION)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise source.error(f"{show(version)} must be a whole number >= 1", line=line_of(doc, "version"), field="version")
+        raise source.error(
+            f"{show(version)} must be a whole number >= 1", line=line_of(doc, "version"), field="version"
+        )
     if version > VERSION:
-        raise source.error(f"this file is version {version}; this campaign_widget reads versions up to {VERSION}: "
-                           "upgrade campaign_widget", line=line_of(doc, "version"), field="version")
-    file_machine = _read_machine(source, doc["machine"], line_of(doc, "machine")) if doc.get("machine") is not None \
-        else None
+        raise source.error(
+            f"this file is version {version}; this campaign_widget reads versions up to {VERSION}: "
+            "upgrade campaign_widget",
+            line=line_of(doc, "version"),
+            field="version",
+        )
+    file_machine = (
+        _read_machine(source, doc["machine"], line_of(doc, "machine")) if doc.get("machine") is not None else None
+    )
     settings = _read_settings(source, doc.get("settings"), line_of(doc, "settings"))
     if "phases" not in doc:
         raise source.error("no 'phases' list: a workload needs at least one phase", line=line_of(doc))
     phases_doc = doc["phases"]
     if not isinstance(phases_doc, list) or not phases_doc:
-        raise source.error(f"must be a non-empty list of phases, got {show(phases_doc)}",
-                           line=line_of(doc, "phases"), field="phases")
+        raise source.error(
+            f"must be a non-empty list of phases, got {show(phases_doc)}", line=line_of(doc, "phases"), field="phases"
+        )
     phases = []
     group_of: dict[str, str] = {}
     for i, item in enumerate(phases_doc):
@@ -103,20 +134,31 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
         if after is None:
             after = []
         if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
-            raise source.error(f"{show(after)} must be a phase name or a list of phase names",
-                               line=line_of(item, "after"), field=f"{where}.after")
+            raise source.error(
+                f"{show(after)} must be a phase name or a list of phase names",
+                line=line_of(item, "after"),
+                field=f"{where}.after",
+            )
         tileable = item.get("tileable", True)
         if not isinstance(tileable, bool):
-            raise source.error(f"{show(tileable)} must be true or false", line=line_of(item, "tileable"),
-                               field=f"{where}.tileable")
+            raise source.error(
+                f"{show(tileable)} must be true or false", line=line_of(item, "tileable"), field=f"{where}.tileable"
+            )
         for key in ("reads", "writes"):
             if item.get(key) is not None:
                 kwargs[key] = _tensors(source, item[key], f"{where}.{key}", line_of(item, key))
         if item.get("fusion_group") is not None:
-            group_of[name] = read_name(source, item["fusion_group"], f"{where}.fusion_group", line_of(item, "fusion_group"))
+            group_of[name] = read_name(
+                source, item["fusion_group"], f"{where}.fusion_group", line_of(item, "fusion_group")
+            )
         phases.append(make_phase(source, line, name, after=tuple(after), tileable=tileable, **kwargs))
-    workload = make_workload(source, phases, machine if machine is not None else file_machine, settings,
-                         [line_of(phases_doc, i) for i in range(len(phases))])
+    workload = make_workload(
+        source,
+        phases,
+        machine if machine is not None else file_machine,
+        settings,
+        [line_of(phases_doc, i) for i in range(len(phases))],
+    )
     return mark_groups(workload, group_of) if group_of else workload
 
 
@@ -124,8 +166,12 @@ def _tensors(source: Source, value, where: str, line) -> dict:
     """``{tensor name: bytes}`` from a file."""
     if not isinstance(value, dict):
         raise source.error(f"{show(value)} must map tensor names to bytes", line=line, field=where)
-    return {read_name(source, t, f"{where} (a tensor name)", line_of(value, t)):
-            read_number(source, b, f"{where}.{t}", line_of(value, t)) for t, b in value.items()}
+    return {
+        read_name(source, t, f"{where} (a tensor name)", line_of(value, t)): read_number(
+            source, b, f"{where}.{t}", line_of(value, t)
+        )
+        for t, b in value.items()
+    }
 
 
 def _read_machine(source: Source, doc, line) -> Machine:
@@ -141,33 +187,48 @@ def _read_machine(source: Source, doc, line) -> Machine:
         if key in doc:
             fields[key] = read_number(source, doc[key], f"machine.{key}", line_of(doc, key))
         elif key not in fields:
-            raise source.error(f"missing {key!r} (or give a preset: {preset_names()})", line=line_of(doc),
-                               field="machine")
+            raise source.error(
+                f"missing {key!r} (or give a preset: {preset_names()})", line=line_of(doc), field="machine"
+            )
     for key in ("name", "compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
         if key in doc:
             if not isinstance(doc[key], str):
-                raise source.error(f"{show(doc[key])} must be a string (quote it)", line=line_of(doc, key),
-                                   field=f"machine.{key}")
+                raise source.error(
+                    f"{show(doc[key])} must be a string (quote it)", line=line_of(doc, key), field=f"machine.{key}"
+                )
             fields[key] = doc[key]
     if "normalized" in doc:
         if not isinstance(doc["normalized"], bool):
-            raise source.error(f"{show(doc['normalized'])} must be true or false", line=line_of(doc, "normalized"),
-                               field="machine.normalized")
+            raise source.error(
+                f"{show(doc['normalized'])} must be true or false",
+                line=line_of(doc, "normalized"),
+                field="machine.normalized",
+            )
         fields["normalized"] = doc["normalized"]
     if doc.get("ceilings") is not None:
         ceilings = doc["ceilings"]
         if not isinstance(ceilings, list):
-            raise source.error(f"{show(ceilings)} must be a list of {{name, compute, bandwidth}}",
-                               line=line_of(doc, "ceilings"), field="machine.ceilings")
+            raise source.error(
+                f"{show(ceilings)} must be a list of {{name, compute, bandwidth}}",
+                line=line_of(doc, "ceilings"),
+                field="machine.ceilings",
+            )
         parsed = []
         for i, item in enumerate(ceilings):
             where = f"machine.ceilings[{i}]"
             expect_map(source, item, where, line_of(ceilings, i))
             check_keys(source, item, CEILING_KEYS, where)
-            name = read_name(source, item.get("name"), f"{where}.name", line_of(item, "name") if "name" in item
-                         else line_of(ceilings, i))
-            values = {k: read_number(source, item[k], f"{where}.{k}", line_of(item, k))
-                      for k in ("compute", "bandwidth") if item.get(k) is not None}
+            name = read_name(
+                source,
+                item.get("name"),
+                f"{where}.name",
+                line_of(item, "name") if "name" in item else line_of(ceilings, i),
+            )
+            values = {
+                k: read_number(source, item[k], f"{where}.{k}", line_of(item, k))
+                for k in ("compute", "bandwidth")
+                if item.get(k) is not None
+            }
             parsed.append(Ceiling(name, **values))
         fields["ceilings"] = tuple(parsed)
     try:
@@ -206,7 +267,7 @@ def to_document(workload: Workload) -> dict:
         phase = {"name": name, "ops": float(a.ops[i]), "bytes": float(a.bytes[i])}
         if measured[i]:
             phase["duration"] = float(a.duration[i])
-        producers = [names[int(j)] for j in indices[indptr[i]:indptr[i + 1]]]
+        producers = [names[int(j)] for j in indices[indptr[i] : indptr[i + 1]]]
         if producers:
             phase["after"] = producers
         if not tileable[i]:
@@ -227,12 +288,25 @@ def to_document(workload: Workload) -> dict:
 
 
 def _machine_document(m: Machine) -> dict:
-    doc = {"name": m.name, "peak_compute": _plain(m.peak_compute), "peak_bandwidth": _plain(m.peak_bandwidth),
-           "compute_name": m.compute_name, "memory_name": m.memory_name, "ops_unit": m.ops_unit,
-           "bytes_unit": m.bytes_unit, "time_unit": m.time_unit, "normalized": bool(m.normalized)}
+    doc = {
+        "name": m.name,
+        "peak_compute": _plain(m.peak_compute),
+        "peak_bandwidth": _plain(m.peak_bandwidth),
+        "compute_name": m.compute_name,
+        "memory_name": m.memory_name,
+        "ops_unit": m.ops_unit,
+        "bytes_unit": m.bytes_unit,
+        "time_unit": m.time_unit,
+        "normalized": bool(m.normalized),
+    }
     if m.ceilings:
-        doc["ceilings"] = [{"name": c.name, **{k: _plain(getattr(c, k)) for k in ("compute", "bandwidth")
-                                               if getattr(c, k) is not None}} for c in m.ceilings]
+        doc["ceilings"] = [
+            {
+                "name": c.name,
+                **{k: _plain(getattr(c, k)) for k in ("compute", "bandwidth") if getattr(c, k) is not None},
+            }
+            for c in m.ceilings
+        ]
     return doc
 
 
@@ -246,18 +320,22 @@ def _plain(value):
     return value
 
 
-_HEADER = (f"# campaign_widget workload ({FORMAT}, version {VERSION}): see docs/workload-files.md\n"
-           "# Phases hold volumes (ops, bytes) and, when measured, their duration; utilizations follow from the\n"
-           "# machine's peaks. Phases are listed in dependency order; `after` names each phase's producers.\n")
+_HEADER = (
+    f"# campaign_widget workload ({FORMAT}, version {VERSION}): see docs/workload-files.md\n"
+    "# Phases hold volumes (ops, bytes) and, when measured, their duration; utilizations follow from the\n"
+    "# machine's peaks. Phases are listed in dependency order; `after` names each phase's producers.\n"
+)
 
 
 def dumps(workload: Workload, format: str = "yaml") -> str:
     """The workload as text in our schema: ``format`` is ``"yaml"`` (canonical) or ``"json"``."""
     doc = to_document(workload)
     if format == "yaml":
-        return _HEADER + yaml.dump(doc, Dumper=Dumper, sort_keys=False, allow_unicode=True,
-                                   default_flow_style=False, width=100)
+        return _HEADER + yaml.dump(
+            doc, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+        )
     if format == "json":
+
         def dump(value, indent=None):
             return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
 
@@ -291,9 +369,12 @@ def save(workload: Workload, path) -> Path:
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as e:
-        bad = text[e.start:e.end]
+        bad = text[e.start : e.end]
         line = text.count("\n", 0, e.start) + 1
-        raise WorkloadFileError(f"nothing written: character {ascii(bad)} on line {line} of the document cannot be "
-                                f"encoded as UTF-8 ({e.reason})", path=path) from None
+        raise WorkloadFileError(
+            f"nothing written: character {ascii(bad)} on line {line} of the document cannot be "
+            f"encoded as UTF-8 ({e.reason})",
+            path=path,
+        ) from None
     write_atomic(path, data)
     return path

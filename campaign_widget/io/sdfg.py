@@ -75,19 +75,82 @@ GZIP_MAGIC = b"\x1f\x8b"
 KNOWN_MAJOR_VERSIONS = (0, 1)
 
 ELEMENT_BYTES = {
-    "bool": 1, "bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-    "int64": 8, "uint64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "complex64": 8,
+    "bool": 1,
+    "bool_": 1,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+    "complex64": 8,
     "complex128": 16,
 }
 
 # calls that count one operation each (with or without a module prefix: math., np., numpy., dace.)
-MATH_FUNCTIONS = frozenset({
-    "max", "min", "abs", "fabs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
-    "rsqrt", "pow", "power", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "arcsin", "arccos",
-    "arctan", "arctan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "trunc",
-    "round", "fmod", "hypot", "erf", "erfc", "maximum", "minimum", "fmax", "fmin", "sign", "copysign",
-    "reciprocal", "square", "heaviside", "isnan", "isinf", "isfinite",
-})
+MATH_FUNCTIONS = frozenset(
+    {
+        "max",
+        "min",
+        "abs",
+        "fabs",
+        "exp",
+        "exp2",
+        "expm1",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "sqrt",
+        "cbrt",
+        "rsqrt",
+        "pow",
+        "power",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "arctan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "floor",
+        "ceil",
+        "trunc",
+        "round",
+        "fmod",
+        "hypot",
+        "erf",
+        "erfc",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "sign",
+        "copysign",
+        "reciprocal",
+        "square",
+        "heaviside",
+        "isnan",
+        "isinf",
+        "isfinite",
+    }
+)
 # calls that convert or select a value and count nothing
 CASTS = frozenset(ELEMENT_BYTES) | {"float", "int", "bool", "complex", "float_", "int_", "cast", "typeclass", "where"}
 
@@ -192,19 +255,25 @@ def _text(name: str, raw: bytes) -> str:
         except zlib.error as e:
             raise _error(name, f"corrupt gzip data ({e})") from None
         if len(data) > MAX_BYTES or inflater.unconsumed_tail:
-            raise _error(name, f"the gzip data decompresses to more than {MAX_BYTES:,} bytes (the reader's "
-                               "limit; raise campaign_widget.sdfg.MAX_BYTES to read it)")
+            raise _error(
+                name,
+                f"the gzip data decompresses to more than {MAX_BYTES:,} bytes (the reader's "
+                "limit; raise campaign_widget.sdfg.MAX_BYTES to read it)",
+            )
         if not inflater.eof:
-            raise _error(name, f"truncated gzip data: the stream ends after {len(raw):,} bytes "
-                               f"({len(data):,} bytes decompressed)")
+            raise _error(
+                name,
+                f"truncated gzip data: the stream ends after {len(raw):,} bytes ({len(data):,} bytes decompressed)",
+            )
         if inflater.unused_data.strip(b"\x00 \t\r\n"):
-            raise _error(name, f"{len(inflater.unused_data):,} bytes after the end of the gzip stream (an SDFG "
-                               "file holds one)")
+            raise _error(
+                name, f"{len(inflater.unused_data):,} bytes after the end of the gzip stream (an SDFG file holds one)"
+            )
         raw = data
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = raw[:e.start].count(b"\n") + 1
+        line = raw[: e.start].count(b"\n") + 1
         raise _error(name, f"not UTF-8 text (byte {e.start} is {raw[e.start]:#04x})", line=line) from None
 
 
@@ -226,9 +295,12 @@ def _document(name: str, raw: bytes) -> dict:
     if version is not None:
         match = re.match(r"^(\d+)\.", str(version))
         if not isinstance(version, str) or not match or int(match.group(1)) not in KNOWN_MAJOR_VERSIONS:
-            raise _error(name, f"dace_version={short_repr(version)}: an SDFG layout this reader does not know "
-                               f"(it reads dace {', '.join(f'{v}.x' for v in KNOWN_MAJOR_VERSIONS)})",
-                         field="dace_version")
+            raise _error(
+                name,
+                f"dace_version={short_repr(version)}: an SDFG layout this reader does not know "
+                f"(it reads dace {', '.join(f'{v}.x' for v in KNOWN_MAJOR_VERSIONS)})",
+                field="dace_version",
+            )
     return document
 
 
@@ -348,8 +420,14 @@ def _subset_ranges(doc: _Doc, subset, where: str) -> list[list[str]] | None:
     kind = doc.get(subset, "type", str, where)
     if kind == "Range":
         ranges = doc.get(subset, "ranges", list, where)
-        return [[doc.expr(r, "start", f"{where}.ranges[{i}]"), doc.expr(r, "end", f"{where}.ranges[{i}]"),
-                 doc.expr(r, "step", f"{where}.ranges[{i}]", default="1")] for i, r in enumerate(ranges)]
+        return [
+            [
+                doc.expr(r, "start", f"{where}.ranges[{i}]"),
+                doc.expr(r, "end", f"{where}.ranges[{i}]"),
+                doc.expr(r, "step", f"{where}.ranges[{i}]", default="1"),
+            ]
+            for i, r in enumerate(ranges)
+        ]
     if kind == "Indices":
         return [[str(x), str(x), "1"] for x in doc.get(subset, "indices", list, where)]
     raise doc.fail(_join(where, "type"), f"{short_repr(kind)} is not a subset type this reader knows (Range, Indices)")
@@ -584,9 +662,12 @@ class _Walker:
             bw = _join(_join(where, "nodes"), i)
             kind = doc.get(block, "type", str, bw)
             if kind != "SDFGState":
-                raise doc.fail(_join(bw, "type"), f"{short_repr(kind)} is a control-flow block of an SDFG layout this "
-                                                  "reader does not know (it reads states joined by interstate "
-                                                  "edges, as dace 0.x–1.0 write them)")
+                raise doc.fail(
+                    _join(bw, "type"),
+                    f"{short_repr(kind)} is a control-flow block of an SDFG layout this "
+                    "reader does not know (it reads states joined by interstate "
+                    "edges, as dace 0.x–1.0 write them)",
+                )
             ids[str(doc.get(block, "id", (int, str), bw, default=i))] = i
         succ = defaultdict(list)
         assigned = set()
@@ -622,8 +703,9 @@ class _Walker:
             state = _State(doc, block, bw)
             mult = self.executions(block, state.label, index in cyclic, bw)
             entering = sorted({p for pred in preds[index] for p in exits.get(pred, [])})
-            made, sinks = self.state(state, arrays, mult, depth, entering, versions, current, tensors, names,
-                                     ops_only=ops_only)
+            made, sinks = self.state(
+                state, arrays, mult, depth, entering, versions, current, tensors, names, ops_only=ops_only
+            )
             phases.extend(made)
             exits[index] = sinks if made else entering
         return phases, assigned, tensors
@@ -639,15 +721,19 @@ class _Walker:
             return str(ex)
         if in_loop and has_work:
             if ex is None:
-                self.issue(LOOP_EXECUTIONS, f"state {label!r}: counted once (save the SDFG after "
-                                            "dace.sdfg.propagation.propagate_states to record its executions)")
+                self.issue(
+                    LOOP_EXECUTIONS,
+                    f"state {label!r}: counted once (save the SDFG after "
+                    "dace.sdfg.propagation.propagate_states to record its executions)",
+                )
             else:
                 self.issue(DYNAMIC_EXECUTIONS, f"state {label!r}: executions={ex!r} is a bound; counted once")
         return "1"
 
     # a state ----------------------------------------------------------------------------------------
-    def state(self, st: _State, arrays, mult: str, depth: int, entering, versions, current, tensors, names, *,
-              ops_only):
+    def state(
+        self, st: _State, arrays, mult: str, depth: int, entering, versions, current, tensors, names, *, ops_only
+    ):
         access = {nid for nid in st.nodes if st.type(nid) == "AccessNode" and st.owner(nid) == nid}
         data_of = {}
         for nid in access:
@@ -743,18 +829,24 @@ class _Walker:
                 if not ops_only:
                     memlet = self.memlet(e, ew)
                     vol = self.volume(memlet, ew, f"{phase.name} ({ew})")
-                    for side, target, store in ((a, tensor_of[a], phase.reads), (b, extra_writes.get((b, u),
-                                                                                                   tensor_of[b]),
-                                                                               phase.writes)):
+                    for side, target, store in (
+                        (a, tensor_of[a], phase.reads),
+                        (b, extra_writes.get((b, u), tensor_of[b]), phase.writes),
+                    ):
                         eb = self.elem_bytes(arrays, data_of[side], phase.name)
                         if vol is not None and eb is not None:
                             store.setdefault(target, []).append((_product(vol, str(eb), mult), ew))
             else:
                 kind = st.type(u)
                 label = self.label(st, u)
-                phase = SDFGPhase(self.unique(names, label), _ENTRY_TYPES.get(kind, {
-                    "Tasklet": "tasklet", "LibraryNode": "library", "NestedSDFG": "nested"}.get(kind, "node")),
-                    st.label, st.field(u))
+                phase = SDFGPhase(
+                    self.unique(names, label),
+                    _ENTRY_TYPES.get(
+                        kind, {"Tasklet": "tasklet", "LibraryNode": "library", "NestedSDFG": "nested"}.get(kind, "node")
+                    ),
+                    st.label,
+                    st.field(u),
+                )
                 phase.ops = [(_product(mult, t), w) for t, w in self.node_ops(st, u, arrays, depth)]
                 if kind == "MapEntry" and not ops_only:
                     try:
@@ -762,16 +854,17 @@ class _Walker:
                     except WorkloadFileError as error:  # only the local view needs these: the import goes on
                         phase.map = {"error": str(error)}
                 if not ops_only:
-                    for target_map, edges_, side in ((phase.reads, reads[u], "read"), (phase.writes, writes[u],
-                                                                                        "write")):
+                    for target_map, edges_, side in (
+                        (phase.reads, reads[u], "read"),
+                        (phase.writes, writes[u], "write"),
+                    ):
                         for acc, e, ew in edges_:
                             memlet = self.memlet(e, ew)
                             if memlet.get("data") is None:
                                 continue  # an empty memlet: a dependency only
                             vol = self.volume(memlet, ew, f"{phase.name} {side} of {data_of[acc]!r} ({ew})")
                             eb = self.elem_bytes(arrays, data_of[acc], f"{phase.name} ({ew})")
-                            tensor = tensor_of[acc] if side == "read" else extra_writes.get((acc, u),
-                                                                                            tensor_of[acc])
+                            tensor = tensor_of[acc] if side == "read" else extra_writes.get((acc, u), tensor_of[acc])
                             if vol is not None and eb is not None:
                                 target_map.setdefault(tensor, []).append((_product(vol, str(eb), mult), ew))
             made[u] = phase
@@ -823,7 +916,9 @@ class _Walker:
         where = st.field(entry, "attributes")
         params = [str(x) for x in self.doc.get(body, "params", list, where, default=[])]
         ranges = _subset_ranges(self.doc, body.get("range"), _join(where, "range")) or []
-        exits = [nid for nid in st.nodes if st.type(nid) in _EXIT_TYPES and str(st.node(nid).get("scope_entry")) == entry]
+        exits = [
+            nid for nid in st.nodes if st.type(nid) in _EXIT_TYPES and str(st.node(nid).get("scope_entry")) == entry
+        ]
 
         def memlets(edges):
             out = []
@@ -831,10 +926,17 @@ class _Walker:
                 memlet = self.memlet(e, ew)
                 if memlet.get("data") is None:
                     continue  # an empty memlet: a dependency only
-                out.append({"data": str(memlet["data"]), "where": ew,
-                            "subset": _subset_ranges(self.doc, memlet.get("subset"),
-                                                     _join(ew, "attributes.data.attributes.subset")),
-                            "wcr": memlet.get("wcr"), "dynamic": memlet.get("dynamic") is True})
+                out.append(
+                    {
+                        "data": str(memlet["data"]),
+                        "where": ew,
+                        "subset": _subset_ranges(
+                            self.doc, memlet.get("subset"), _join(ew, "attributes.data.attributes.subset")
+                        ),
+                        "wcr": memlet.get("wcr"),
+                        "dynamic": memlet.get("dynamic") is True,
+                    }
+                )
             return out
 
         reads = memlets(st.out_edges[entry])
@@ -843,8 +945,14 @@ class _Walker:
         for m in reads + writes:
             dtype = _dig(arrays.get(m["data"]), "attributes").get("dtype")
             dtypes[m["data"]] = dtype if isinstance(dtype, str) else None
-        return {"params": params, "ranges": ranges, "reads": reads, "writes": writes, "dtypes": dtypes,
-                "where": st.field(entry)}
+        return {
+            "params": params,
+            "ranges": ranges,
+            "reads": reads,
+            "writes": writes,
+            "dtypes": dtypes,
+            "where": st.field(entry),
+        }
 
     # ops ------------------------------------------------------------------------------------------
     def node_ops(self, st: _State, nid, arrays, depth) -> list[tuple[str, str]]:
@@ -858,8 +966,11 @@ class _Walker:
                 inner.extend(self.node_ops(st, child, arrays, depth))
             if kind == "ConsumeEntry":
                 if inner:
-                    self.issue(NOT_UNDERSTOOD, f"{st.describe(nid)}: a consume scope runs a data-dependent "
-                                               "number of times; its contents are counted once")
+                    self.issue(
+                        NOT_UNDERSTOOD,
+                        f"{st.describe(nid)}: a consume scope runs a data-dependent "
+                        "number of times; its contents are counted once",
+                    )
                 return inner
             rng = self.doc.get(st.attrs(nid), "range", dict, st.field(nid, "attributes"))
             sizes = _subset_sizes(self.doc, rng, st.field(nid, "attributes.range"))
@@ -904,8 +1015,9 @@ class _Walker:
         try:
             count, unknown = count_tasklet_ops(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-            self.issue(NOT_UNDERSTOOD, f"{st.describe(nid)}: the code does not parse ({type(e).__name__}); "
-                                       "ops not counted")
+            self.issue(
+                NOT_UNDERSTOOD, f"{st.describe(nid)}: the code does not parse ({type(e).__name__}); ops not counted"
+            )
             return []
         for name in unknown:
             self.issue(UNKNOWN_FUNCTION, f"{st.describe(nid)}: {name}() counted as 0 ops")
@@ -1089,9 +1201,16 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as e:  # a layout not checked field by field
         raise _error(name, f"malformed SDFG ({type(e).__name__}: {str(e)[:200]})") from None
     program_name = attrs.get("name") if isinstance(attrs.get("name"), str) else Path(name).stem
-    return SDFGProgram(path=name, name=program_name, dace_version=document.get("dace_version"),
-                       symbols={str(k): str(v) for k, v in symbols.items() if k not in assigned},
-                       constants=constants, phases=phases, tensors=tensors, issues=walker.issues)
+    return SDFGProgram(
+        path=name,
+        name=program_name,
+        dace_version=document.get("dace_version"),
+        symbols={str(k): str(v) for k, v in symbols.items() if k not in assigned},
+        constants=constants,
+        phases=phases,
+        tensors=tensors,
+        issues=walker.issues,
+    )
 
 
 def _checked_element_bytes(name, element_bytes):
@@ -1103,8 +1222,10 @@ def _checked_element_bytes(name, element_bytes):
                 raise ValueError(f"element_bytes[{key!r}]={value!r} must be a positive whole number of bytes")
         return dict(element_bytes)
     if not isinstance(element_bytes, int) or isinstance(element_bytes, bool) or element_bytes <= 0:
-        raise ValueError(f"element_bytes={element_bytes!r} must be a positive whole number of bytes or a "
-                         "mapping {container: bytes}")
+        raise ValueError(
+            f"element_bytes={element_bytes!r} must be a positive whole number of bytes or a "
+            "mapping {container: bytes}"
+        )
     return element_bytes
 
 
@@ -1115,8 +1236,11 @@ def _parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
     params = dict(params or {})
     unknown = sorted(str(k) for k in set(params) - set(program.symbols))
     if unknown:
-        raise _error(program.path, f"params {unknown} are not symbols of this SDFG; its symbols: "
-                                   f"{sorted(program.symbols)}", field="params")
+        raise _error(
+            program.path,
+            f"params {unknown} are not symbols of this SDFG; its symbols: {sorted(program.symbols)}",
+            field="params",
+        )
     values, source = {}, {}
     for key in program.parameters:
         if key in params:
@@ -1127,14 +1251,23 @@ def _parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
             continue
         whole = isinstance(value, numbers.Integral) or isinstance(value, float) and value.is_integer()
         if isinstance(value, bool) or not whole or value < 1:
-            raise _error(program.path, f"symbol {key!r}={short_repr(value)} (from {source[key]}) must be a whole "
-                                       "number >= 1", field=where)
+            raise _error(
+                program.path,
+                f"symbol {key!r}={short_repr(value)} (from {source[key]}) must be a whole number >= 1",
+                field=where,
+            )
         values[key] = int(value)
     missing = [key for key in program.parameters if key not in values]
     if missing:
-        raise _error(program.path, f"symbols {missing} need values: pass params={{"
-                                   + ", ".join(f"{k!r}: ..." for k in missing) + "} (the SDFG's constants give "
-                                   + (", ".join(sorted(program.constants)) or "none") + ")", field="params")
+        raise _error(
+            program.path,
+            f"symbols {missing} need values: pass params={{"
+            + ", ".join(f"{k!r}: ..." for k in missing)
+            + "} (the SDFG's constants give "
+            + (", ".join(sorted(program.constants)) or "none")
+            + ")",
+            field="params",
+        )
     return values, source
 
 
@@ -1200,8 +1333,9 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
         total = _sum_terms(texts)
         if len(total) > MAX_TEXT:  # too long for a parameter slider to re-evaluate: fixed at these values
             total = str(sum(parse(t).evaluate(values) for t in texts))
-            report.notes.append(f"{what}: expression over {MAX_TEXT} characters; fixed at {total} "
-                                f"(does not follow with_params)")
+            report.notes.append(
+                f"{what}: expression over {MAX_TEXT} characters; fixed at {total} (does not follow with_params)"
+            )
         return total, partial
 
     built = []
@@ -1235,19 +1369,28 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
         if p.name in dropped:
             continue
         try:
-            phases.append(Phase(p.name, ops=ops if ops is not None else 0, reads=reads, writes=writes,
-                                after=tuple(dict.fromkeys(resolved(p.after)))))
+            phases.append(
+                Phase(
+                    p.name,
+                    ops=ops if ops is not None else 0,
+                    reads=reads,
+                    writes=writes,
+                    after=tuple(dict.fromkeys(resolved(p.after))),
+                )
+            )
         except (WorkloadError, TypeError) as e:
             raise _error(name, str(e), field=p.node) from None
         kept_phases.append((p, ops, reads, writes, partial_ops, partial_bytes))
     if not phases:
-        raise _error(name, "the SDFG has no phase that moves data or computes (states: "
-                           f"{len({p.state for p in program.phases})}, phases left out: {len(dropped)})")
+        raise _error(
+            name,
+            "the SDFG has no phase that moves data or computes (states: "
+            f"{len({p.state for p in program.phases})}, phases left out: {len(dropped)})",
+        )
     if machine is None:
         machine = Machine.unit()
         report.machine_source = "unit peaks (pass machine= for durations in seconds)"
-    report.notes.append("parameters: " + (", ".join(f"{k}={values[k]} ({value_source[k]})" for k in values)
-                                          or "none"))
+    report.notes.append("parameters: " + (", ".join(f"{k}={values[k]} ({value_source[k]})" for k in values) or "none"))
     report.notes.append("bytes are DaCe's logical memlet volumes × element size (no caches)")
     try:
         workload = Workload(phases, machine=machine, params=values)
@@ -1257,12 +1400,26 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
     arrays = workload.arrays
     for p, ops, reads, writes, partial_ops, partial_bytes in kept_phases:
         i = index[p.name]
-        report.phases.append(PhaseReport(
-            name=p.name, duration=float(arrays.duration[i]), ops=float(arrays.ops[i]), bytes=float(arrays.bytes[i]),
-            flops="computed" if ops is not None or p.kind == "copy" else "unknown", bytes_source="memlet volumes",
-            partial_flops=partial_ops, partial_bytes=partial_bytes,
-            details={"kind": p.kind, "state": p.state, "node": p.node, "ops": ops or "0", "reads": reads,
-                     "writes": writes}))
+        report.phases.append(
+            PhaseReport(
+                name=p.name,
+                duration=float(arrays.duration[i]),
+                ops=float(arrays.ops[i]),
+                bytes=float(arrays.bytes[i]),
+                flops="computed" if ops is not None or p.kind == "copy" else "unknown",
+                bytes_source="memlet volumes",
+                partial_flops=partial_ops,
+                partial_bytes=partial_bytes,
+                details={
+                    "kind": p.kind,
+                    "state": p.state,
+                    "node": p.node,
+                    "ops": ops or "0",
+                    "reads": reads,
+                    "writes": writes,
+                },
+            )
+        )
     report.warn_skipped(stacklevel=3)
     return workload.with_import_report(report)
 
@@ -1349,15 +1506,19 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
     values = {**program.constants, **dict(params or {})}
     unknown = sorted(str(k) for k in (params or {}) if k not in program.symbols)
     if unknown:
-        raise WorkloadError(f"SDFG {program.path!r}: params {unknown} are not symbols of this SDFG; its symbols: "
-                            f"{sorted(program.symbols)}")
+        raise WorkloadError(
+            f"SDFG {program.path!r}: params {unknown} are not symbols of this SDFG; its symbols: "
+            f"{sorted(program.symbols)}"
+        )
     m = p.map
     if "error" in m:
         raise WorkloadError(f"SDFG {program.path!r}: map {phase!r} cannot be traced: {m['error']}")
     names = list(m["params"])
     if len(m["ranges"]) != len(names):
-        raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {len(names)} parameters {names} but "
-                            f"{len(m['ranges'])} ranges ({m['where']})")
+        raise WorkloadError(
+            f"SDFG {program.path!r}, map {phase!r}: {len(names)} parameters {names} but "
+            f"{len(m['ranges'])} ranges ({m['where']})"
+        )
 
     def number(text: str, what: str) -> int | None:
         try:
@@ -1366,8 +1527,9 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
             missing = sorted(parse(text).names - set(values)) if _parses(text) else []
             if missing:
                 hint = "params={" + ", ".join(f"{k!r}: ..." for k in missing) + "}"
-                raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {what} {text!r} needs values for "
-                                    f"{missing}: pass {hint}") from None
+                raise WorkloadError(
+                    f"SDFG {program.path!r}, map {phase!r}: {what} {text!r} needs values for {missing}: pass {hint}"
+                ) from None
             raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {what} {text!r}: {error}") from None
         if int(value) != value:
             raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {what} {text!r} = {value} is not whole")
@@ -1378,15 +1540,20 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
         starts[name] = number(start, f"the range start of {name!r}")
         steps[name] = number(step, f"the range step of {name!r}")
         if steps[name] < 1:
-            raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: {name!r} has step {step!r}; the local view "
-                                "traces maps with positive steps")
+            raise WorkloadError(
+                f"SDFG {program.path!r}, map {phase!r}: {name!r} has step {step!r}; the local view "
+                "traces maps with positive steps"
+            )
         try:
             sizes[name] = (number(end, f"the range end of {name!r}") - starts[name]) // steps[name] + 1
         except WorkloadError:
             sizes[name] = None  # the view takes local sizes; the full size is for information
 
-    shift = {n: (f"{steps[n]}*{n}" if steps[n] != 1 else n) + (f" + {starts[n]}" if starts[n] else "")
-             for n in names if starts[n] or steps[n] != 1}
+    shift = {
+        n: (f"{steps[n]}*{n}" if steps[n] != 1 else n) + (f" + {starts[n]}" if starts[n] else "")
+        for n in names
+        if starts[n] or steps[n] != 1
+    }
 
     def index(memlet: dict, side: str) -> tuple:
         subset = memlet["subset"]
@@ -1398,13 +1565,18 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
             a, b = _linear(start, {}), _linear(end, {})
             if not (a == b if a is not None and b is not None else start.strip() == end.strip()):
                 shown = ", ".join(a if a == b else f"{a}:{b}" for a, b, _ in subset)
-                raise WorkloadError(f"{what} moves {memlet['data']}[{shown}], a range, not one element: the local "
-                                    "view traces maps whose memlets are single-element accesses")
+                raise WorkloadError(
+                    f"{what} moves {memlet['data']}[{shown}], a range, not one element: the local "
+                    "view traces maps whose memlets are single-element accesses"
+                )
             text = _substitute(start, {**shift, **{k: str(v) for k, v in values.items() if k not in names}})
             loose = sorted((parse(text).names if _parses(text) else set()) - set(names))
             if loose:
-                raise WorkloadError(f"{what}: index {start!r} uses {loose}, which have no values: pass params={{"
-                                    + ", ".join(f"{k!r}: ..." for k in loose) + "}")
+                raise WorkloadError(
+                    f"{what}: index {start!r} uses {loose}, which have no values: pass params={{"
+                    + ", ".join(f"{k!r}: ..." for k in loose)
+                    + "}"
+                )
             out.append(_linear_text(text, names))
         return tuple(out)
 
@@ -1412,17 +1584,30 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
         raise WorkloadError(f"SDFG {program.path!r}, map {phase!r} writes nothing the view could trace")
     if len(m["writes"]) > 1:
         shown = [f"{w['data']} ({w['where']})" for w in m["writes"]]
-        raise WorkloadError(f"SDFG {program.path!r}, map {phase!r} writes {len(shown)} memlets {shown}; the local "
-                            "view traces maps with one written element per iteration")
+        raise WorkloadError(
+            f"SDFG {program.path!r}, map {phase!r} writes {len(shown)} memlets {shown}; the local "
+            "view traces maps with one written element per iteration"
+        )
     reads = [(r["data"], index(r, "read")) for r in m["reads"]]
     write = m["writes"][0]
     out_exprs = index(write, "write")
-    used = {n for _, xs in [*reads, (write["data"], out_exprs)] for x in xs for n in names
-            if _parses(x) and n in parse(x).names}
+    used = {
+        n
+        for _, xs in [*reads, (write["data"], out_exprs)]
+        for x in xs
+        for n in names
+        if _parses(x) and n in parse(x).names
+    }
     first = lambda xs: tuple(dict.fromkeys(n for x in xs for n in names if _parses(x) and n in parse(x).names))  # noqa: E731
-    einsum = Einsum(phase, write["data"], first(out_exprs),
-                    tuple((t, first(xs)) for t, xs in reads if t != write["data"]), None,
-                    tuple(reads), out_exprs)
+    einsum = Einsum(
+        phase,
+        write["data"],
+        first(out_exprs),
+        tuple((t, first(xs)) for t, xs in reads if t != write["data"]),
+        None,
+        tuple(reads),
+        out_exprs,
+    )
     widths = {}
     for container in dict.fromkeys([t for t, _ in reads] + [write["data"]]):
         if isinstance(element_bytes, int) and not isinstance(element_bytes, bool):
@@ -1432,23 +1617,39 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
         elif m["dtypes"].get(container) in ELEMENT_BYTES:
             widths[container] = ELEMENT_BYTES[m["dtypes"][container]]
         else:
-            raise WorkloadError(f"SDFG {program.path!r}, map {phase!r}: container {container!r} has dtype="
-                                f"{short_repr(m['dtypes'].get(container))}; pass element_bytes={{{container!r}: ...}}")
+            raise WorkloadError(
+                f"SDFG {program.path!r}, map {phase!r}: container {container!r} has dtype="
+                f"{short_repr(m['dtypes'].get(container))}; pass element_bytes={{{container!r}: ...}}"
+            )
     notes = []
     if write.get("wcr"):
-        notes.append(f"{write['data']}: written with write-conflict resolution ({short_repr(write['wcr'])}): one access "
-                     "per iteration, as any write")
+        notes.append(
+            f"{write['data']}: written with write-conflict resolution ({short_repr(write['wcr'])}): one access "
+            "per iteration, as any write"
+        )
     for r in [*m["reads"], write]:
         if r["dynamic"]:
             notes.append(f"{r['data']} ({r['where']}): a dynamic memlet, traced as one access per iteration")
     if shift:
-        notes.append("the loop indices run from 0: " + ", ".join(f"the map's {n} is {_linear_text(shift[n], names)}"
-                                                               for n in shift))
+        notes.append(
+            "the loop indices run from 0: "
+            + ", ".join(f"the map's {n} is {_linear_text(shift[n], names)}" for n in shift)
+        )
     unused = tuple(n for n in names if n not in used)
     if unused:
         notes.append(f"parameters {list(unused)} index no memlet: the traced loop nest leaves them out")
-    return SDFGMap(path=program.path, phase=phase, params=tuple(names), starts=starts, steps=steps, sizes=sizes,
-                   einsum=einsum, element_bytes=widths, unused=unused, notes=tuple(notes))
+    return SDFGMap(
+        path=program.path,
+        phase=phase,
+        params=tuple(names),
+        starts=starts,
+        steps=steps,
+        sizes=sizes,
+        einsum=einsum,
+        element_bytes=widths,
+        unused=unused,
+        notes=tuple(notes),
+    )
 
 
 def _parses(text: str) -> bool:
@@ -1476,7 +1677,9 @@ def _linear(text: str, values: dict) -> dict | None:
             return {"": values[node.id]} if node.id in values else {node.id: 1}
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             inner = visit(node.operand, depth + 1)
-            return None if inner is None else {k: (-v if isinstance(node.op, ast.USub) else v) for k, v in inner.items()}
+            return (
+                None if inner is None else {k: (-v if isinstance(node.op, ast.USub) else v) for k, v in inner.items()}
+            )
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
             a, b = visit(node.left, depth + 1), visit(node.right, depth + 1)
             if a is None or b is None:

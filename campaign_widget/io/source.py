@@ -60,8 +60,10 @@ class Source:
                 kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, pipe or socket)"
                 raise self.error(f"{kind}: workload files are regular files")
             if info.st_size > MAX_FILE_BYTES:
-                raise self.error(f"the file is {info.st_size:,} bytes; no reader takes more than "
-                                 f"{MAX_FILE_BYTES:,} bytes (see docs/workload-files.md, Limits)")
+                raise self.error(
+                    f"the file is {info.st_size:,} bytes; no reader takes more than "
+                    f"{MAX_FILE_BYTES:,} bytes (see docs/workload-files.md, Limits)"
+                )
             # read(n) allocates n bytes up front: ask for the size stat gave, then for any growth
             chunks = [handle.read(info.st_size + 1)]
             total = len(chunks[0])
@@ -76,8 +78,10 @@ class Source:
     def check_size(self, limit: int, what: str) -> None:
         """Refuse a file over ``limit`` bytes for format ``what``, with the limit named."""
         if len(self.raw) > limit:
-            raise self.error(f"the file is {len(self.raw):,} bytes; {what} files are read up to {limit:,} bytes "
-                             "(see docs/workload-files.md, Limits)")
+            raise self.error(
+                f"the file is {len(self.raw):,} bytes; {what} files are read up to {limit:,} bytes "
+                "(see docs/workload-files.md, Limits)"
+            )
 
     @property
     def suffix(self) -> str:
@@ -89,7 +93,7 @@ class Source:
             try:
                 self._text = self.raw.decode("utf-8-sig")
             except UnicodeDecodeError as e:
-                line = self.raw[:e.start].count(b"\n") + 1
+                line = self.raw[: e.start].count(b"\n") + 1
                 raise self.error(f"not UTF-8 text (byte {e.start} is {self.raw[e.start]:#04x})", line=line) from None
         return self._text
 
@@ -106,8 +110,9 @@ class Source:
         return WorkloadFileError(message, path=self.name, line=line, field=field)
 
     def is_json(self) -> bool:
-        return self.suffix in JSON_SUFFIXES or (self.suffix not in YAML_SUFFIXES
-                                                 and self.head(64).lstrip().startswith(("{", "[")))
+        return self.suffix in JSON_SUFFIXES or (
+            self.suffix not in YAML_SUFFIXES and self.head(64).lstrip().startswith(("{", "["))
+        )
 
     def document(self):
         """The file parsed as JSON (``.json``, or text starting with ``{``) or YAML.
@@ -155,11 +160,14 @@ def line_of(container, key=None):
     return getattr(container, "line", None)
 
 
-_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
                           |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
                           |\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?
                           |[-+]?\.(?:inf|Inf|INF)
-                          |\.(?:nan|NaN|NAN))$""", re.X)
+                          |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
 
 
 # libyaml's parser and emitter when PyYAML was built with it (10-20x faster on big files)
@@ -200,11 +208,12 @@ def _construct_map(loader, node):
             hash(key)
         except TypeError:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, "found an unhashable key",
-                key_node.start_mark) from None
+                "while constructing a mapping", node.start_mark, "found an unhashable key", key_node.start_mark
+            ) from None
         if key in data:
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {short_repr(key)} (first on line {data.lines[key]})", key_node.start_mark)
+                None, None, f"duplicate key {short_repr(key)} (first on line {data.lines[key]})", key_node.start_mark
+            )
         data[key] = loader.construct_object(value_node, deep=True)
         data.lines[key] = key_node.start_mark.line + 1
 
@@ -234,8 +243,9 @@ def _flow_depth(source: Source) -> None:
     deepest = int(np.argmax(depth))
     if depth[deepest] > MAX_DEPTH:
         line = int(np.count_nonzero(data[:deepest] == ord("\n"))) + 1
-        raise source.error(f"nested deeper than {MAX_DEPTH} levels of [ and {{ (a workload file needs a few)",
-                           line=line)
+        raise source.error(
+            f"nested deeper than {MAX_DEPTH} levels of [ and {{ (a workload file needs a few)", line=line
+        )
 
 
 def _yaml_shape(source: Source, text: str) -> None:
@@ -251,9 +261,11 @@ def _yaml_shape(source: Source, text: str) -> None:
                 size = sizes.get(event.anchor, 1)
                 added += size
                 if added > MAX_ALIAS_NODES:
-                    raise source.error(f"YAML aliases expand to over {MAX_ALIAS_NODES:,} nodes (alias "
-                                       f"*{str(event.anchor)[:40]}); workload files need no aliases",
-                                       line=event.start_mark.line + 1)
+                    raise source.error(
+                        f"YAML aliases expand to over {MAX_ALIAS_NODES:,} nodes (alias "
+                        f"*{str(event.anchor)[:40]}); workload files need no aliases",
+                        line=event.start_mark.line + 1,
+                    )
             else:
                 size = 1
                 if event.anchor is not None:
@@ -262,8 +274,10 @@ def _yaml_shape(source: Source, text: str) -> None:
                 stack[-1][0] += size
         elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
             if len(stack) >= MAX_DEPTH:
-                raise source.error(f"nested deeper than {MAX_DEPTH} levels (a workload file needs a few)",
-                                   line=event.start_mark.line + 1)
+                raise source.error(
+                    f"nested deeper than {MAX_DEPTH} levels (a workload file needs a few)",
+                    line=event.start_mark.line + 1,
+                )
             stack.append([1, event.anchor])
         elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
             size, anchor = stack.pop()
@@ -281,8 +295,11 @@ def _json_depth(source: Source, document) -> None:
         if isinstance(value, (dict, list)):
             if depth > MAX_DEPTH:
                 raise source.error(f"nested deeper than {MAX_DEPTH} levels (a workload file needs a few)")
-            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value)
-                        if isinstance(v, (dict, list)))
+            todo.extend(
+                (v, depth + 1)
+                for v in (value.values() if isinstance(value, dict) else value)
+                if isinstance(v, (dict, list))
+            )
 
 
 def parse_yaml(source: Source):
@@ -297,8 +314,10 @@ def parse_yaml(source: Source):
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         problem = " ".join(str(part) for part in (e.context, e.problem) if part)
-        raise source.error(f"malformed YAML: {problem}" + (f" (column {mark.column + 1})" if mark else ""),
-                           line=mark.line + 1 if mark else None) from None
+        raise source.error(
+            f"malformed YAML: {problem}" + (f" (column {mark.column + 1})" if mark else ""),
+            line=mark.line + 1 if mark else None,
+        ) from None
     except yaml.YAMLError as e:
         raise source.error(f"malformed YAML: {str(e)[:300]}") from None
     except (ValueError, OverflowError, RecursionError) as e:  # e.g. an integer of over 4,300 digits

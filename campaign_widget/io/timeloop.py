@@ -75,8 +75,16 @@ class _Run:
     computes_label: str = ""
 
 
-def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memory_level: str | None = None,
-                        ops_per_compute: float = 2, names=None, percent: bool = False):
+def read_timeloop_stats(
+    paths,
+    *,
+    clock: float | None = None,
+    machine=None,
+    memory_level: str | None = None,
+    ops_per_compute: float = 2,
+    names=None,
+    percent: bool = False,
+):
     """Read Timeloop stats file(s) into a ``Workload``: one phase per file (or per layer in a file).
 
     ``clock``: the accelerator's clock in Hz (required unless ``machine.time_unit`` is ``"cycle"``).
@@ -94,11 +102,16 @@ def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memo
     check_percent(first_name, percent)
     in_cycles = machine is not None and machine.time_unit in CYCLE_UNITS
     if clock is None and not in_cycles:
-        raise error(first_name, "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz; --clock "
-                                "on the command line), "
-                                "or a machine with time_unit='cycle' to keep durations in cycles", field="clock")
-    if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
-                              or not 0 < clock < math.inf):
+        raise error(
+            first_name,
+            "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz; --clock "
+            "on the command line), "
+            "or a machine with time_unit='cycle' to keep durations in cycles",
+            field="clock",
+        )
+    if clock is not None and (
+        isinstance(clock, bool) or not isinstance(clock, (int, float)) or not 0 < clock < math.inf
+    ):
         raise ValueError(f"clock={short_repr(clock)} must be a frequency in Hz > 0")
     hz = 1.0 if clock is None else float(clock)
     report = ImportReport(path=", ".join(source_of(p)[0] for p in paths), format=FORMAT)
@@ -124,22 +137,39 @@ def read_timeloop_stats(paths, *, clock: float | None = None, machine=None, memo
         durations.append(duration)
         ops.append(computes * ops_per_compute)
         volumes.append(volume)
-        report.phases.append(PhaseReport(
-            name=phase, duration=duration, ops=ops[-1], bytes=volume, flops="computed", bytes_source="counted",
-            details={"file": name, "run": k, "cycles": cycles, run.computes_label: computes,
-                     "memory_level": level.name, "word_bytes": word_bytes}))
-        report.notes.append(f"{phase}: {cycles:g} cycles, {computes:g} {run.computes_label} × {ops_per_compute:g} "
-                            f"ops; bytes = reads + fills + updates of level {level.index} {level.name!r} × "
-                            f"{word_bytes:g} B/word" + ("" if memory_level else " (default level: pass memory_level= "
-                                                        "to choose another)"))
+        report.phases.append(
+            PhaseReport(
+                name=phase,
+                duration=duration,
+                ops=ops[-1],
+                bytes=volume,
+                flops="computed",
+                bytes_source="counted",
+                details={
+                    "file": name,
+                    "run": k,
+                    "cycles": cycles,
+                    run.computes_label: computes,
+                    "memory_level": level.name,
+                    "word_bytes": word_bytes,
+                },
+            )
+        )
+        report.notes.append(
+            f"{phase}: {cycles:g} cycles, {computes:g} {run.computes_label} × {ops_per_compute:g} "
+            f"ops; bytes = reads + fills + updates of level {level.index} {level.name!r} × "
+            f"{word_bytes:g} B/word"
+            + ("" if memory_level else " (default level: pass memory_level= to choose another)")
+        )
         if inferred is None and machine is None:
             inferred = _infer_machine(name, run, level, ops_per_compute, hz, in_cycles, report)
     if machine is None:
         machine = inferred
     else:
         report.machine_source = machine.name or "given"
-    return build_workload(report.path, names, duration=durations, ops=ops, bytes_=volumes, machine=machine,
-                          report=report)
+    return build_workload(
+        report.path, names, duration=durations, ops=ops, bytes_=volumes, machine=machine, report=report
+    )
 
 
 def _default_names(runs) -> list[str]:
@@ -160,13 +190,20 @@ def _default_names(runs) -> list[str]:
 
 def _parse(name: str, text: str) -> list[_Run]:
     if len(text) > MAX_CHARS:
-        raise error(name, f"the file is over {MAX_CHARS:,} characters; Timeloop stats are read up to {MAX_CHARS:,} "
-                          "(see docs/workload-files.md, Limits)")
+        raise error(
+            name,
+            f"the file is over {MAX_CHARS:,} characters; Timeloop stats are read up to {MAX_CHARS:,} "
+            "(see docs/workload-files.md, Limits)",
+        )
     lines = text.splitlines()
     long_line = next((i for i, line in enumerate(lines, start=1) if len(line) > MAX_LINE), None)
     if long_line is not None:
-        raise error(name, f"a line of {len(lines[long_line - 1]):,} characters; Timeloop stats lines are short "
-                          f"(at most {MAX_LINE:,} read)", line=long_line)
+        raise error(
+            name,
+            f"a line of {len(lines[long_line - 1]):,} characters; Timeloop stats lines are short "
+            f"(at most {MAX_LINE:,} read)",
+            line=long_line,
+        )
     runs: list[_Run] = []
     run = None
     level = None
@@ -229,11 +266,19 @@ def _parse(name: str, text: str) -> list[_Run]:
         raise error(name, "not a Timeloop stats file: no 'Buffer and Arithmetic Levels' section", line=1)
     for run in runs:
         if run.cycles is None:
-            raise error(name, "no 'Cycles:' in the 'Summary Stats' (truncated file?)", line=run.line,
-                        field="Summary Stats.Cycles")
+            raise error(
+                name,
+                "no 'Cycles:' in the 'Summary Stats' (truncated file?)",
+                line=run.line,
+                field="Summary Stats.Cycles",
+            )
         if run.computes is None:
-            raise error(name, "no 'Computes = N' (or 'MACCs = N') after the 'Summary Stats'", line=run.line,
-                        field="Summary Stats.Computes")
+            raise error(
+                name,
+                "no 'Computes = N' (or 'MACCs = N') after the 'Summary Stats'",
+                line=run.line,
+                field="Summary Stats.Computes",
+            )
         if not any(lv.is_storage for lv in run.levels):
             raise error(name, "no storage level with access counts (Scalar reads/fills/updates)", line=run.line)
     return runs
@@ -245,8 +290,12 @@ def _memory_level(name: str, run: _Run, wanted: str | None) -> _Level:
         for lv in storage:
             if lv.name == wanted or lv.name.lower() == wanted.lower():
                 return lv
-        raise error(name, f"no storage level named {wanted!r}; levels: {', '.join(lv.name for lv in storage)}",
-                    line=run.line, field="memory_level")
+        raise error(
+            name,
+            f"no storage level named {wanted!r}; levels: {', '.join(lv.name for lv in storage)}",
+            line=run.line,
+            field="memory_level",
+        )
     dram = [lv for lv in storage if "dram" in lv.name.lower()]
     return dram[0] if dram else max(storage, key=lambda lv: lv.index)
 
@@ -267,8 +316,12 @@ def _num(name, value_line, what):
 def _bytes(name: str, level: _Level) -> tuple[float, float]:
     word_bits = level.specs.get("Word bits")
     if word_bits is None:
-        raise error(name, f"level {level.name!r} has no 'Word bits' in its SPECS", line=level.line,
-                    field=f"{level.name}.Word bits")
+        raise error(
+            name,
+            f"level {level.name!r} has no 'Word bits' in its SPECS",
+            line=level.line,
+            field=f"{level.name}.Word bits",
+        )
     word_bytes = _num(name, word_bits, f"{level.name}.Word bits") / 8
     words = 0.0
     for ds, values in level.dataspaces.items():
@@ -277,8 +330,12 @@ def _bytes(name: str, level: _Level) -> tuple[float, float]:
         for kind in ("reads", "fills", "updates"):
             entry = values.get(f"Actual scalar {kind} (per-instance)") or values.get(f"Scalar {kind} (per-instance)")
             if entry is None:
-                raise error(name, f"dataspace {ds} of level {level.name!r} has no 'Scalar {kind} (per-instance)'",
-                            line=level.line, field=f"{level.name}.{ds}.Scalar {kind}")
+                raise error(
+                    name,
+                    f"dataspace {ds} of level {level.name!r} has no 'Scalar {kind} (per-instance)'",
+                    line=level.line,
+                    field=f"{level.name}.{ds}.Scalar {kind}",
+                )
             count += _num(name, entry, f"{level.name}.{ds}.Scalar {kind}")
         words += count * _num(name, instances, f"{level.name}.{ds}.Utilized instances (max)")
     return words * word_bytes, word_bytes
@@ -302,15 +359,26 @@ def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycle
     except (KeyError, Exception):  # '-' (unbounded) or absent
         problems.append(f"numeric read/write bandwidths of level {level.name!r}")
     if problems or not compute or not bandwidth:
-        raise error(name, "no machine: pass machine=; the file's SPECS lack " + " and ".join(problems or ["peaks"]),
-                    line=run.line, field="machine")
+        raise error(
+            name,
+            "no machine: pass machine=; the file's SPECS lack " + " and ".join(problems or ["peaks"]),
+            line=run.line,
+            field="machine",
+        )
     unit = "cycle" if in_cycles else "s"
-    report.machine_source = (f"from the file's SPECS: {arithmetic.name} instances × {ops_per_compute:g} ops × clock "
-                             f"= {compute:.4g} ops/{unit}; (read + write bandwidth) of {level.name!r} × word bytes × "
-                             f"clock = {bandwidth:.4g} B/{unit} (Timeloop prints these bandwidths rounded to 2 "
-                             "decimals)")
-    return Machine(peak_compute=compute, peak_bandwidth=bandwidth, name=f"Timeloop SPECS ({level.name})",
-                   time_unit=unit, ops_unit="op")
+    report.machine_source = (
+        f"from the file's SPECS: {arithmetic.name} instances × {ops_per_compute:g} ops × clock "
+        f"= {compute:.4g} ops/{unit}; (read + write bandwidth) of {level.name!r} × word bytes × "
+        f"clock = {bandwidth:.4g} B/{unit} (Timeloop prints these bandwidths rounded to 2 "
+        "decimals)"
+    )
+    return Machine(
+        peak_compute=compute,
+        peak_bandwidth=bandwidth,
+        name=f"Timeloop SPECS ({level.name})",
+        time_unit=unit,
+        ops_unit="op",
+    )
 
 
 # -- the format registry -----------------------------------------------------------------------------------
@@ -319,7 +387,8 @@ def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycle
 def sniff(source: Source) -> bool:
     head = head_text(source, 8192)
     return head.lstrip().startswith("Buffer and Arithmetic Levels") or (
-        "=== " in head and "Level 0" in head and "STATS" in head)
+        "=== " in head and "Level 0" in head and "STATS" in head
+    )
 
 
 def read(source: Source, *, machine=None, percent=False, **options):

@@ -34,14 +34,29 @@ from ._common import ImportReport, error, open_binary
 PROGRESS_ABOVE = 32 << 20
 
 
-def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = "name", nested: str = "outer",
-                        ignore_annotations=tt.IGNORED_ANNOTATIONS, percent: bool = False, warn: bool = True,
-                        progress=None):
+def read_torch_timeline(
+    path,
+    *,
+    machine=None,
+    categories=None,
+    group_by: str = "name",
+    nested: str = "outer",
+    ignore_annotations=tt.IGNORED_ANNOTATIONS,
+    percent: bool = False,
+    warn: bool = True,
+    progress=None,
+):
     """Read a PyTorch profiler (Kineto) / Chrome trace as a ``Timeline``; the options are those of
     ``read_torch_trace`` plus ``progress`` (see the module docstring)."""
     name, source, file_path, categories, ignore = tt.checked_options(
-        path, machine=machine, categories=categories, group_by=group_by, nested=nested,
-        ignore_annotations=ignore_annotations, percent=percent)
+        path,
+        machine=machine,
+        categories=categories,
+        group_by=group_by,
+        nested=nested,
+        ignore_annotations=ignore_annotations,
+        percent=percent,
+    )
 
     report = ImportReport(path=name, format=tt.FORMAT, machine_source=machine.name or "given")
     events = tt._Events()
@@ -52,7 +67,9 @@ def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = 
     show = Progress(progress, total=total, what="trace", unit="B", default=total >= PROGRESS_ABOVE, with_what=True)
     try:
         # every annotation is kept (for the bands); the ignored ones are set apart below
-        tt._scan(name, _Counting(stream, total, show) if show.active else stream, events, metadata, report, candidates, ())
+        tt._scan(
+            name, _Counting(stream, total, show) if show.active else stream, events, metadata, report, candidates, ()
+        )
     finally:
         stream.close()
     bands = _set_apart_ignored(events, ignore)
@@ -60,14 +77,20 @@ def read_torch_timeline(path, *, machine=None, categories=None, group_by: str = 
     categories = tt.chosen_categories(events, categories, report)
     if group_by == "annotation":
         report.skipped_detail["annotations used"] = events.annotations_used
-    report.notes.append(f"timeline: {sum(events.annotations_used.values()) + sum(events.annotations_ignored.values())} "
-                        "annotation ranges kept as bands")
+    report.notes.append(
+        f"timeline: {sum(events.annotations_used.values()) + sum(events.annotations_ignored.values())} "
+        "annotation ranges kept as bands"
+    )
 
     sel = events.select(categories)
     if sel.size == 0:
         found = ", ".join(f"{c} ({n})" for c, n in events.category_count.most_common(8)) or "none"
-        raise error(name, f"no complete events of categories {', '.join(categories)} in this trace; complete "
-                          f"events found by category: {found}", field="categories")
+        raise error(
+            name,
+            f"no complete events of categories {', '.join(categories)} in this trace; complete "
+            f"events found by category: {found}",
+            field="categories",
+        )
     workload = tt._phases(name, events, sel, group_by, nested, machine, report)
     timeline = _timeline(events, sel, workload, group_by, nested, bands, report)
     for key in ("record_shapes", "with_flops"):
@@ -130,13 +153,27 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
     band_ids, band_name = np.unique(b_name, return_inverse=True)
     start = (ts[idx] - origin) * tt.US
     timeline = from_intervals(
-        workload, phase=phase, start=start, end=start + seconds,  # lengths exactly the durations
+        workload,
+        phase=phase,
+        start=start,
+        end=start + seconds,  # lengths exactly the durations
         compute_rate=flops[idx] / seconds / machine.peak_compute,
-        memory_rate=nbytes[idx] / seconds / machine.peak_bandwidth, lane=lane, lane_names=lane_names, origin=origin * tt.US,
-        bands=((b_ts - origin) * tt.US, (b_ts - origin) * tt.US + (b_end - b_ts) * tt.US, band_name.ravel(),
-               np.searchsorted(lanes_used, b_thread), tuple(id_to_name[i] for i in band_ids.tolist())))
-    report.notes.append(f"timeline: {len(timeline):,} intervals (the kept events) on {len(lane_names)} lanes; "
-                        "each runs at the rates of its own FLOPs and bytes")
+        memory_rate=nbytes[idx] / seconds / machine.peak_bandwidth,
+        lane=lane,
+        lane_names=lane_names,
+        origin=origin * tt.US,
+        bands=(
+            (b_ts - origin) * tt.US,
+            (b_ts - origin) * tt.US + (b_end - b_ts) * tt.US,
+            band_name.ravel(),
+            np.searchsorted(lanes_used, b_thread),
+            tuple(id_to_name[i] for i in band_ids.tolist()),
+        ),
+    )
+    report.notes.append(
+        f"timeline: {len(timeline):,} intervals (the kept events) on {len(lane_names)} lanes; "
+        "each runs at the rates of its own FLOPs and bytes"
+    )
     return timeline
 
 

@@ -81,33 +81,128 @@ US = 1e-6
 FLOPS_UNKNOWN, FLOPS_RECORDED, FLOPS_COMPUTED = 0, 1, 2
 BYTES_UNKNOWN, BYTES_COUNTED, BYTES_ESTIMATED, BYTES_INPUTS_ONLY = 0, 1, 2, 3
 _FLOPS_NAMES = {FLOPS_UNKNOWN: "unknown", FLOPS_RECORDED: "recorded", FLOPS_COMPUTED: "computed"}
-_BYTES_NAMES = {BYTES_UNKNOWN: "unknown", BYTES_COUNTED: "counted", BYTES_ESTIMATED: "estimated",
-                BYTES_INPUTS_ONLY: "estimated (inputs only)"}
+_BYTES_NAMES = {
+    BYTES_UNKNOWN: "unknown",
+    BYTES_COUNTED: "counted",
+    BYTES_ESTIMATED: "estimated",
+    BYTES_INPUTS_ONLY: "estimated (inputs only)",
+}
 
 ELEMENT_BYTES = {
-    "float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2, "long int": 8, "int": 4, "short int": 2,
-    "signed char": 1, "unsigned char": 1, "bool": 1, "c10::complex<float>": 8, "c10::complex<double>": 16,
-    "c10::complex<c10::Half>": 4, "c10::Float8_e4m3fn": 1, "c10::Float8_e5m2": 1, "c10::Float8_e4m3fnuz": 1,
-    "c10::Float8_e5m2fnuz": 1, "unsigned short": 2, "unsigned int": 4, "unsigned long": 8,
+    "float": 4,
+    "double": 8,
+    "c10::Half": 2,
+    "c10::BFloat16": 2,
+    "long int": 8,
+    "int": 4,
+    "short int": 2,
+    "signed char": 1,
+    "unsigned char": 1,
+    "bool": 1,
+    "c10::complex<float>": 8,
+    "c10::complex<double>": 16,
+    "c10::complex<c10::Half>": 4,
+    "c10::Float8_e4m3fn": 1,
+    "c10::Float8_e5m2": 1,
+    "c10::Float8_e4m3fnuz": 1,
+    "c10::Float8_e5m2fnuz": 1,
+    "unsigned short": 2,
+    "unsigned int": 4,
+    "unsigned long": 8,
 }
-NOT_TENSORS = {"", "Scalar", "ScalarList", "TensorList", "GenericList", "None", "Device", "Layout",
-               "ScalarType", "MemoryFormat", "bool_list", "int_list"}
+NOT_TENSORS = {
+    "",
+    "Scalar",
+    "ScalarList",
+    "TensorList",
+    "GenericList",
+    "None",
+    "Device",
+    "Layout",
+    "ScalarType",
+    "MemoryFormat",
+    "bool_list",
+    "int_list",
+}
 MATMUL_OPS = {"aten::mm", "aten::matmul", "aten::bmm", "aten::addmm", "aten::linear"}
 CONV_OPS = {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::convolution", "aten::_convolution"}
-VIEW_OPS = {"aten::view", "aten::t", "aten::transpose", "aten::permute", "aten::expand", "aten::as_strided",
-            "aten::flatten", "aten::unflatten", "aten::squeeze", "aten::unsqueeze", "aten::detach", "aten::alias",
-            "aten::slice", "aten::select", "aten::narrow", "aten::empty", "aten::empty_strided",
-            "aten::resolve_conj", "aten::resolve_neg", "aten::_unsafe_view", "aten::lift_fresh", "aten::split",
-            "aten::chunk", "aten::unbind", "aten::expand_as", "aten::view_as", "aten::numpy_T"}
+VIEW_OPS = {
+    "aten::view",
+    "aten::t",
+    "aten::transpose",
+    "aten::permute",
+    "aten::expand",
+    "aten::as_strided",
+    "aten::flatten",
+    "aten::unflatten",
+    "aten::squeeze",
+    "aten::unsqueeze",
+    "aten::detach",
+    "aten::alias",
+    "aten::slice",
+    "aten::select",
+    "aten::narrow",
+    "aten::empty",
+    "aten::empty_strided",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "aten::_unsafe_view",
+    "aten::lift_fresh",
+    "aten::split",
+    "aten::chunk",
+    "aten::unbind",
+    "aten::expand_as",
+    "aten::view_as",
+    "aten::numpy_T",
+}
 ELEMENTWISE_OPS = {
-    "aten::relu", "aten::relu_", "aten::gelu", "aten::silu", "aten::sigmoid", "aten::tanh", "aten::exp",
-    "aten::log", "aten::neg", "aten::abs", "aten::sqrt", "aten::rsqrt", "aten::clamp", "aten::clamp_min",
-    "aten::clamp_max", "aten::threshold", "aten::hardtanh", "aten::leaky_relu", "aten::elu", "aten::dropout",
-    "aten::add", "aten::add_", "aten::sub", "aten::mul", "aten::mul_", "aten::div", "aten::div_", "aten::pow",
-    "aten::where", "aten::maximum", "aten::minimum", "aten::softmax", "aten::_softmax", "aten::log_softmax",
-    "aten::_log_softmax", "aten::copy_", "aten::clone", "aten::contiguous", "aten::to", "aten::_to_copy",
-    "aten::layer_norm", "aten::native_layer_norm", "aten::batch_norm", "aten::native_batch_norm",
-    "aten::masked_fill", "aten::fill_", "aten::zero_",
+    "aten::relu",
+    "aten::relu_",
+    "aten::gelu",
+    "aten::silu",
+    "aten::sigmoid",
+    "aten::tanh",
+    "aten::exp",
+    "aten::log",
+    "aten::neg",
+    "aten::abs",
+    "aten::sqrt",
+    "aten::rsqrt",
+    "aten::clamp",
+    "aten::clamp_min",
+    "aten::clamp_max",
+    "aten::threshold",
+    "aten::hardtanh",
+    "aten::leaky_relu",
+    "aten::elu",
+    "aten::dropout",
+    "aten::add",
+    "aten::add_",
+    "aten::sub",
+    "aten::mul",
+    "aten::mul_",
+    "aten::div",
+    "aten::div_",
+    "aten::pow",
+    "aten::where",
+    "aten::maximum",
+    "aten::minimum",
+    "aten::softmax",
+    "aten::_softmax",
+    "aten::log_softmax",
+    "aten::_log_softmax",
+    "aten::copy_",
+    "aten::clone",
+    "aten::contiguous",
+    "aten::to",
+    "aten::_to_copy",
+    "aten::layer_norm",
+    "aten::native_layer_norm",
+    "aten::batch_norm",
+    "aten::native_batch_norm",
+    "aten::masked_fill",
+    "aten::fill_",
+    "aten::zero_",
 }
 INPLACE_OPS = {"aten::copy_", "aten::fill_", "aten::zero_"}
 IGNORED_ANNOTATIONS = (r"ProfilerStep#\d+",)
@@ -123,8 +218,9 @@ def chosen_categories(events, categories, report: ImportReport) -> tuple[str, ..
     the others are counted as skipped in the report."""
     if categories is None:
         categories = ("kernel",) if events.category_count.get("kernel") else ("cpu_op",)
-        report.notes.append(f"categories: {categories[0]!r} (default: 'kernel' when the trace has GPU kernels, "
-                            "else 'cpu_op')")
+        report.notes.append(
+            f"categories: {categories[0]!r} (default: 'kernel' when the trace has GPU kernels, else 'cpu_op')"
+        )
     else:
         report.notes.append(f"categories: {', '.join(map(repr, categories))}")
     for cat, n in events.category_count.items():
@@ -151,14 +247,27 @@ def checked_options(path, *, machine, categories, group_by, nested, ignore_annot
         if not categories:
             raise ValueError("categories must name at least one event category")
     if machine is None:
-        raise error(name, "a trace holds no peaks: pass machine= (e.g. campaign_widget.Machine.measure() for "
-                          "a CPU trace, or a preset for a GPU)")
+        raise error(
+            name,
+            "a trace holds no peaks: pass machine= (e.g. campaign_widget.Machine.measure() for "
+            "a CPU trace, or a preset for a GPU)",
+        )
     return name, source, file_path, categories, [re.compile(p) for p in ignore_annotations or ()]
 
 
-def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "name", nested: str = "outer",
-                     ignore_annotations=IGNORED_ANNOTATIONS, percent: bool = False, warn: bool = True,
-                     timeline: bool = False, progress=None):
+def read_torch_trace(
+    path,
+    *,
+    machine=None,
+    categories=None,
+    group_by: str = "name",
+    nested: str = "outer",
+    ignore_annotations=IGNORED_ANNOTATIONS,
+    percent: bool = False,
+    warn: bool = True,
+    timeline: bool = False,
+    progress=None,
+):
     """Read a PyTorch profiler (Kineto) / Chrome trace (``.json`` or gzip) into a ``Workload``.
 
     ``machine``: the Machine the phases ran on (required: a trace holds no peaks; e.g.
@@ -180,12 +289,26 @@ def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "na
     if timeline:
         from .torch_timeline import read_torch_timeline
 
-        return read_torch_timeline(path, machine=machine, categories=categories, group_by=group_by, nested=nested,
-                                   ignore_annotations=ignore_annotations, percent=percent, warn=warn,
-                                   progress=progress)
-    name, source, file_path, categories, ignore = checked_options(path, machine=machine, categories=categories,
-                                                                  group_by=group_by, nested=nested,
-                                                                  ignore_annotations=ignore_annotations, percent=percent)
+        return read_torch_timeline(
+            path,
+            machine=machine,
+            categories=categories,
+            group_by=group_by,
+            nested=nested,
+            ignore_annotations=ignore_annotations,
+            percent=percent,
+            warn=warn,
+            progress=progress,
+        )
+    name, source, file_path, categories, ignore = checked_options(
+        path,
+        machine=machine,
+        categories=categories,
+        group_by=group_by,
+        nested=nested,
+        ignore_annotations=ignore_annotations,
+        percent=percent,
+    )
 
     report = ImportReport(path=name, format=FORMAT, machine_source=machine.name or "given")
     events = _Events()
@@ -212,8 +335,12 @@ def read_torch_trace(path, *, machine=None, categories=None, group_by: str = "na
     sel = events.select(categories)
     if sel.size == 0:
         found = ", ".join(f"{c} ({n})" for c, n in events.category_count.most_common(8)) or "none"
-        raise error(name, f"no complete events of categories {', '.join(categories)} in this trace; complete "
-                          f"events found by category: {found}", field="categories")
+        raise error(
+            name,
+            f"no complete events of categories {', '.join(categories)} in this trace; complete "
+            f"events found by category: {found}",
+            field="categories",
+        )
     workload = _phases(name, events, sel, group_by, nested, machine, report)
     for key in ("record_shapes", "with_flops"):
         if key in metadata:
@@ -276,9 +403,18 @@ def _scan(name, stream, events: _Events, metadata, report: ImportReport, candida
             ev_name = ev.get("name")
             dur, ts = ev.get("dur"), ev.get("ts")
             pid, tid = ev.get("pid"), ev.get("tid")
-            if not isinstance(cat_field, str) or not isinstance(ev_name, str) or not _number(ts) \
-                    or not _number(dur) or dur < 0 or not _ident(pid) or not _ident(tid) or not ev_name \
-                    or len(ev_name) > 1000 or "\x00" in ev_name:
+            if (
+                not isinstance(cat_field, str)
+                or not isinstance(ev_name, str)
+                or not _number(ts)
+                or not _number(dur)
+                or dur < 0
+                or not _ident(pid)
+                or not _ident(tid)
+                or not ev_name
+                or len(ev_name) > 1000
+                or "\x00" in ev_name
+            ):
                 skipped["malformed"] += 1
                 _first(report, "malformed", f"event #{index} (line {line})")
                 continue
@@ -399,8 +535,11 @@ def _shapes(args):
         concrete = None
     clean = []
     for d in dims:
-        if isinstance(d, list) and len(d) <= 16 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                         and 0 <= x <= MAX_DIM for x in d):
+        if (
+            isinstance(d, list)
+            and len(d) <= 16
+            and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_DIM for x in d)
+        ):
             clean.append(d)
         else:
             clean.append(None)  # a TensorList or something else: not a plain tensor shape
@@ -475,8 +614,9 @@ def _ints(text, count):
         return None
     if isinstance(value, int):
         return [value] * count if abs(value) <= MAX_DIM else None
-    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) and abs(v) <= MAX_DIM
-                                       for v in value):
+    if isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) and abs(v) <= MAX_DIM for v in value
+    ):
         if len(value) == 1:
             return value * count
         return value if len(value) == count else None
@@ -522,16 +662,19 @@ def _conv_shapes(name, dims, concrete):
         if padding is None:  # "same"
             out = list(x[2:])
         else:
-            out = [(x[2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
-                   for i in range(spatial)]
+            out = [
+                (x[2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(spatial)
+            ]
         if any(o <= 0 for o in out):
             return None
         return 2 * n * c_out * (c_in // g) * _prod(kernel) * _prod(out), [n, c_out] + out
     c_out = w[1] * g
     if padding is None:
         return None
-    out = [(x[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + output_padding[i] + 1
-           for i in range(spatial)]
+    out = [
+        (x[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + output_padding[i] + 1
+        for i in range(spatial)
+    ]
     return 2 * n * c_in * (c_out // g) * _prod(kernel) * _prod(x[2:]), [n, c_out] + out
 
 
@@ -612,8 +755,14 @@ def _nesting(thread: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> tuple[np.nd
     return parent, order
 
 
-def _roll_up_nested(parent: np.ndarray, order: np.ndarray, flops: np.ndarray, flops_src: np.ndarray,
-                    nbytes: np.ndarray, bytes_src: np.ndarray) -> tuple[np.ndarray, ...]:
+def _roll_up_nested(
+    parent: np.ndarray,
+    order: np.ndarray,
+    flops: np.ndarray,
+    flops_src: np.ndarray,
+    nbytes: np.ndarray,
+    bytes_src: np.ndarray,
+) -> tuple[np.ndarray, ...]:
     """``nested="outer"``: an event's volumes are its own, else the sums of the events nested in it
     (recorded FLOPs before computed ones; the bytes' source the strongest of theirs). Returns
     flops, flops_src, nbytes, bytes_src."""
@@ -667,14 +816,17 @@ def _phases(name, ev: _Events, sel, group_by, nested, machine, report: ImportRep
         keep = parent < 0
         inner = int(n - keep.sum())
         if inner:
-            report.notes.append(f"{inner} events nested inside other selected events were counted within their "
-                                "outermost event (nested='outer'), not as phases of their own")
+            report.notes.append(
+                f"{inner} events nested inside other selected events were counted within their "
+                "outermost event (nested='outer'), not as phases of their own"
+            )
     else:
         keep = np.ones(n, bool)
         inner = int((parent >= 0).sum())
         if inner:
-            report.notes.append(f"nested='all': {inner} events run inside other selected events, so their time "
-                                "is counted twice")
+            report.notes.append(
+                f"nested='all': {inner} events run inside other selected events, so their time is counted twice"
+            )
 
     idx = np.flatnonzero(keep)
     id_to_name = {i: s for s, i in ev.names.items()}
@@ -683,8 +835,7 @@ def _phases(name, ev: _Events, sel, group_by, nested, machine, report: ImportRep
     else:
         keys = _annotation_keys(ev, thread, ts, dur, idx, id_to_name)
         if OUTSIDE in keys:
-            report.notes.append(f"{keys.count(OUTSIDE)} events outside every annotation form the phase "
-                                f"{OUTSIDE!r}")
+            report.notes.append(f"{keys.count(OUTSIDE)} events outside every annotation form the phase {OUTSIDE!r}")
     groups: dict[str, list[int]] = defaultdict(list)
     for key, i in zip(keys, idx.tolist()):
         groups[key].append(i)
@@ -700,15 +851,24 @@ def _phases(name, ev: _Events, sel, group_by, nested, machine, report: ImportRep
         durations.append(d)
         ops.append(f)
         volumes.append(b)
-        report.phases.append(PhaseReport(
-            name=key, duration=d, ops=f, bytes=b, flops=_mix(fs, _FLOPS_NAMES, FLOPS_UNKNOWN, "+"),
-            bytes_source=_mix(bs, _BYTES_NAMES, BYTES_UNKNOWN, " + "), events=int(members.size),
-            partial_flops=bool((fs == FLOPS_UNKNOWN).any() and (fs != FLOPS_UNKNOWN).any()),
-            partial_bytes=bool((bs == BYTES_UNKNOWN).any() and (bs != BYTES_UNKNOWN).any()),
-            details={"flops_events": {_FLOPS_NAMES[k]: int((fs == k).sum()) for k in _FLOPS_NAMES},
-                     "bytes_events": {_BYTES_NAMES[k]: int((bs == k).sum()) for k in _BYTES_NAMES}}))
-    return build_workload(name, ordered, duration=durations, ops=ops, bytes_=volumes, machine=machine,
-                          report=report)
+        report.phases.append(
+            PhaseReport(
+                name=key,
+                duration=d,
+                ops=f,
+                bytes=b,
+                flops=_mix(fs, _FLOPS_NAMES, FLOPS_UNKNOWN, "+"),
+                bytes_source=_mix(bs, _BYTES_NAMES, BYTES_UNKNOWN, " + "),
+                events=int(members.size),
+                partial_flops=bool((fs == FLOPS_UNKNOWN).any() and (fs != FLOPS_UNKNOWN).any()),
+                partial_bytes=bool((bs == BYTES_UNKNOWN).any() and (bs != BYTES_UNKNOWN).any()),
+                details={
+                    "flops_events": {_FLOPS_NAMES[k]: int((fs == k).sum()) for k in _FLOPS_NAMES},
+                    "bytes_events": {_BYTES_NAMES[k]: int((bs == k).sum()) for k in _BYTES_NAMES},
+                },
+            )
+        )
+    return build_workload(name, ordered, duration=durations, ops=ops, bytes_=volumes, machine=machine, report=report)
 
 
 def _mix(codes, names, unknown, sep) -> str:
@@ -787,8 +947,10 @@ def add_recorded_flops(trace_path, profiler, out_path=None) -> Path:
         recorded[e.name].append(getattr(e, "flops", 0) or 0)
     doc = json.loads(trace_path.read_text(encoding="utf-8"))
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    ops = sorted((e for e in events if isinstance(e, dict) and e.get("cat") == "cpu_op" and e.get("ph") == "X"),
-                 key=lambda e: e["ts"])
+    ops = sorted(
+        (e for e in events if isinstance(e, dict) and e.get("cat") == "cpu_op" and e.get("ph") == "X"),
+        key=lambda e: e["ts"],
+    )
     seen: Counter = Counter()
     for e in ops:
         k = seen[e["name"]]

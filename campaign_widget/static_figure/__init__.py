@@ -24,6 +24,19 @@ from .render import FORMATS, RenderedFigure, render_figure, save_workload_figure
 from .roofline_plot import draw_roofline
 from .style import lighten
 
-__all__ = ["Panel", "RooflinePanel", "RenderedFigure", "draw_campaign", "draw_roofline", "render_figure",
-           "savefig", "save_workload_figure", "panel_for", "roofline_panel_for", "describe_schedule",
-           "readout_lines", "lighten", "FORMATS"]
+__all__ = [
+    "Panel",
+    "RooflinePanel",
+    "RenderedFigure",
+    "draw_campaign",
+    "draw_roofline",
+    "render_figure",
+    "savefig",
+    "save_workload_figure",
+    "panel_for",
+    "roofline_panel_for",
+    "describe_schedule",
+    "readout_lines",
+    "lighten",
+    "FORMATS",
+]

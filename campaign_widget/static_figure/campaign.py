@@ -80,8 +80,6 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
             _stroke(ax, _segments_path(a[sel], b[sel], line[sel]), color, width, 1.5, dashed=dashed)
 
 
-
-
 def y_top(scene: Scene) -> float:
     """The y value at the top of the plot: a little headroom above the scene's y_max."""
     return float(scene.y_max) * (1 + LAYOUT["headroom"])
@@ -108,8 +106,13 @@ def compute_top(scene: Scene) -> float:
 
 def _y_ticks(panel: Panel, plot_height_px: float):
     top = y_top(panel.scene)
-    return utilization_ticks(panel.y_axis, panel.peak_compute, panel.units.get("compute", ""), plot_height_px / top,
-                             top=compute_top(panel.scene))
+    return utilization_ticks(
+        panel.y_axis,
+        panel.peak_compute,
+        panel.units.get("compute", ""),
+        plot_height_px / top,
+        top=compute_top(panel.scene),
+    )
 
 
 def _y_label(panel: Panel) -> str:
@@ -136,8 +139,9 @@ def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str
     makespan, rest = lines[0][0], lines[1:]
     rows = []
     if panel.title:
-        fits = (_text_width_px(panel.title, THEME["title_font_size"], "bold")
-                + _text_width_px(makespan, weight="bold") + 24) <= plot_width_px
+        fits = (
+            _text_width_px(panel.title, THEME["title_font_size"], "bold") + _text_width_px(makespan, weight="bold") + 24
+        ) <= plot_width_px
         if fits:
             rows.append([(panel.title, "title", "left"), (makespan, "makespan", "right")])
         else:
@@ -149,8 +153,7 @@ def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str
 
 
 def _row_height(row) -> float:
-    return THEME["title_font_size"] + 4 if any(kind == "title" for _, kind, _ in row) \
-        else LAYOUT["readout_line_height"]
+    return THEME["title_font_size"] + 4 if any(kind == "title" for _, kind, _ in row) else LAYOUT["readout_line_height"]
 
 
 def _header_height(rows) -> float:
@@ -173,14 +176,31 @@ def _draw_header(ax, rows):
                 weight = "bold"
             elif kind == "oversubscribed":
                 color = THEME["warning"]
-            t = ax.annotate(text, (x, 1.0), xycoords="axes fraction", xytext=(0, centre * PT_PER_PX),
-                            textcoords="offset points", ha=align, va="center", color=color,
-                            fontproperties=_font(size, weight), annotation_clip=False, **_literal())
+            t = ax.annotate(
+                text,
+                (x, 1.0),
+                xycoords="axes fraction",
+                xytext=(0, centre * PT_PER_PX),
+                textcoords="offset points",
+                ha=align,
+                va="center",
+                color=color,
+                fontproperties=_font(size, weight),
+                annotation_clip=False,
+                **_literal(),
+            )
             t.set_gid(f"cw-{kind}")
 
 
-def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = None, header: bool = True,
-                  xlabel: bool = True, legend: bool = True):
+def draw_campaign(
+    ax,
+    panel: Panel,
+    *,
+    time_range: tuple[float, float] | None = None,
+    header: bool = True,
+    xlabel: bool = True,
+    legend: bool = True,
+):
     """Draw one campaign diagram onto ``ax`` (the browser view's look; pure drawing).
 
     ``time_range`` defaults to ``[0, max(panel.time_max, scene.x_max)]``. ``header`` draws the
@@ -218,9 +238,16 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
     ax.set_yticks([v for v, _ in y_ticks], [label for _, label in y_ticks], **_literal())
     for label in ax.get_xticklabels() + ax.get_yticklabels():
         label.set_fontproperties(tick_font)
-    ax.tick_params(axis="both", which="both", direction="out", length=THEME["tick_length"] * PT_PER_PX,
-                   width=PT_PER_PX, color=THEME["axis"], labelcolor=THEME["text"],
-                   pad=(THEME["tick_length"] / 2 + 1) * PT_PER_PX)
+    ax.tick_params(
+        axis="both",
+        which="both",
+        direction="out",
+        length=THEME["tick_length"] * PT_PER_PX,
+        width=PT_PER_PX,
+        color=THEME["axis"],
+        labelcolor=THEME["text"],
+        pad=(THEME["tick_length"] / 2 + 1) * PT_PER_PX,
+    )
     ax.tick_params(axis="y", pad=3 * PT_PER_PX)
     ax.minorticks_off()
     for side in ("top", "right"):
@@ -231,21 +258,38 @@ def draw_campaign(ax, panel: Panel, *, time_range: tuple[float, float] | None = 
         ax.spines[side].set_zorder(2.6)
     ax.spines["left"].set_bounds(0.0, axis_top)  # the compute spine spans its ticks (0…1, or higher)
 
-    ax.set_ylabel(_y_label(panel), fontproperties=_font(), color=THEME["text"],
-                  labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX, **_literal())
+    ax.set_ylabel(
+        _y_label(panel),
+        fontproperties=_font(),
+        color=THEME["text"],
+        labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX,
+        **_literal(),
+    )
     ax.yaxis.label.set_y(0.5 / top)  # centred on 0…1, as in the browser
     if xlabel:
-        ax.set_xlabel(_x_label(panel.units, time_unit), fontproperties=_font(), color=THEME["text"],
-                      labelpad=4 * PT_PER_PX, **_literal())
+        ax.set_xlabel(
+            _x_label(panel.units, time_unit),
+            fontproperties=_font(),
+            color=THEME["text"],
+            labelpad=4 * PT_PER_PX,
+            **_literal(),
+        )
     if header:
         _draw_header(ax, _header_rows(panel, width_px))
     if legend:
         entries = legend_entries([panel])
         fig = _root_figure(ax)
-        transform = (Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH) + fig.dpi_scale_trans
-                     + ScaledTranslation(0, 0, ax.transAxes))
-        below = THEME["tick_length"] + LAYOUT["x_tick_label_height"] + LAYOUT["legend_gap"] \
+        transform = (
+            Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH)
+            + fig.dpi_scale_trans
+            + ScaledTranslation(0, 0, ax.transAxes)
+        )
+        below = (
+            THEME["tick_length"]
+            + LAYOUT["x_tick_label_height"]
+            + LAYOUT["legend_gap"]
             + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
+        )
         _draw_legend(fig, transform, entries, 0.0, below + LAYOUT["legend_row_height"] / 2, width_px)
     return ax
 
@@ -270,10 +314,24 @@ def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: 
         top_ = max(float(scene.well_top[i]), float(scene.fill_top[i]), line)
         shade, pipe, room = (line - base) * px_per_unit, (top_ - line) * px_per_unit, THEME["font_size"] + 4
         # The middle of the taller of its compute area and its pipe when the text fits, else above its pipe.
-        y = ((line + base) / 2 if shade >= pipe and shade >= room else (top_ + line) / 2 if pipe >= room
-             else top_ + (THEME["font_size"] / 2 + 3) / px_per_unit)
-        t = ax.text((x0[i] + x1[i]) / 2, y, text, ha="center", va="center", color=THEME["text"],
-                    fontproperties=_font(size), zorder=2.2, **_literal())
+        y = (
+            (line + base) / 2
+            if shade >= pipe and shade >= room
+            else (top_ + line) / 2
+            if pipe >= room
+            else top_ + (THEME["font_size"] / 2 + 3) / px_per_unit
+        )
+        t = ax.text(
+            (x0[i] + x1[i]) / 2,
+            y,
+            text,
+            ha="center",
+            va="center",
+            color=THEME["text"],
+            fontproperties=_font(size),
+            zorder=2.2,
+            **_literal(),
+        )
         t.set_path_effects([patheffects.withStroke(linewidth=3 * PT_PER_PX, foreground=THEME["background"])])
         t.set_gid("cw-phase-label")
 
@@ -284,8 +342,7 @@ def _bands(scene: Scene, t0: float, t1: float):
     if g0 is None or g1 is None or gid is None:
         return []
     n = min(len(g0), len(g1), len(gid))
-    out = [(float(g0[k]), float(g1[k]), int(gid[k])) for k in range(n)
-           if g1[k] > g0[k] and g1[k] > t0 and g0[k] < t1]
+    out = [(float(g0[k]), float(g1[k]), int(gid[k])) for k in range(n) if g1[k] > g0[k] and g1[k] > t0 and g0[k] < t1]
     return sorted(out)
 
 
@@ -299,8 +356,13 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
         mine = [b for b in bands if abs(b[2]) % 2 == parity]  # alternating by group
         if mine:
             a = np.array([(max(b0, t0), min(b1, t1)) for b0, b1, _ in mine])
-            _fill(ax, _rects_path(a[:, 0], a[:, 1], np.zeros(len(mine)), np.full(len(mine), top)), color, 0.2,
-                  gid=f"group-bands-{parity}")
+            _fill(
+                ax,
+                _rects_path(a[:, 0], a[:, 1], np.zeros(len(mine)), np.full(len(mine), top)),
+                color,
+                0.2,
+                gid=f"group-bands-{parity}",
+            )
     edges = sorted({t for b0, b1, _ in bands for t in (b0, b1) if t0 <= t <= t1})
     if edges:
         e = np.array(edges)
@@ -324,9 +386,19 @@ def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px:
         text = labels[gid]
         if _text_width_px(text, THEME["font_size"] - 1) + 8 > band_px:
             continue
-        t = ax.annotate(text, ((lo + hi) / 2, 1.0), xycoords=("data", "axes fraction"), xytext=(0, -4 * PT_PER_PX),
-                        textcoords="offset points", ha="center", va="top", color=THEME["muted_text"],
-                        fontproperties=_font(THEME["font_size"] - 1), zorder=2.0, **_literal())
+        t = ax.annotate(
+            text,
+            ((lo + hi) / 2, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(0, -4 * PT_PER_PX),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            color=THEME["muted_text"],
+            fontproperties=_font(THEME["font_size"] - 1),
+            zorder=2.0,
+            **_literal(),
+        )
         t.set_gid("cw-group-label")
 
 

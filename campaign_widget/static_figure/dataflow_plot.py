@@ -49,8 +49,10 @@ def edge_segments(layout, graph) -> tuple[np.ndarray, np.ndarray]:
     a = np.flatnonzero(start)
     ax, ay, bx, by = px[a], py[a], px[a + 1], py[a + 1]
     dx = np.maximum(24.0, (bx - ax) / 2)
-    controls = np.stack([np.stack([ax, ay], -1), np.stack([ax + dx, ay], -1), np.stack([bx - dx, by], -1),
-                         np.stack([bx, by], -1)], axis=1)
+    controls = np.stack(
+        [np.stack([ax, ay], -1), np.stack([ax + dx, ay], -1), np.stack([bx - dx, by], -1), np.stack([bx, by], -1)],
+        axis=1,
+    )
     return controls, owner[a]
 
 
@@ -58,14 +60,16 @@ def _sampled(curves: np.ndarray) -> np.ndarray:
     t = np.linspace(0.0, 1.0, _SAMPLES)[None, :, None]
     p0, p1, p2, p3 = (curves[:, i, None, :] for i in range(4))
     u = 1 - t
-    return u ** 3 * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t ** 3 * p3
+    return u**3 * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t**3 * p3
 
 
 def _format(path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise ValueError(f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
-                         f"use one of {', '.join(FORMATS)}")
+        raise ValueError(
+            f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
+            f"use one of {', '.join(FORMATS)}"
+        )
     return FORMATS[suffix]
 
 
@@ -98,8 +102,16 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
         else:  # segments are in edge order: split at each edge's first
             bounds = np.cumsum(np.bincount(owner, minlength=graph.n_edges))[:-1]
             lines = [part.reshape(-1, 2) for part in np.split(per_edge, bounds)]
-        ax.add_collection(LineCollection(lines, colors=colours, linewidths=lw(style["edge_width"]),
-                                         linestyles=list(styles), capstyle="butt", zorder=1))
+        ax.add_collection(
+            LineCollection(
+                lines,
+                colors=colours,
+                linewidths=lw(style["edge_width"]),
+                linestyles=list(styles),
+                capstyle="butt",
+                zorder=1,
+            )
+        )
         tip = np.column_stack([x[graph.dst] - w[graph.dst] / 2, y[graph.dst]])
         size = 7.0
         heads = np.stack([tip, tip + [-size, -size * 0.55], tip + [-size, size * 0.55]], axis=1)
@@ -108,17 +120,38 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
     fills = style["node_rgb"] / 255.0
     if phase.any():
         left, top = x[phase] - w[phase] / 2, y[phase] - h[phase] / 2
-        boxes = np.stack([np.stack([left, top], -1), np.stack([left + w[phase], top], -1),
-                          np.stack([left + w[phase], top + h[phase]], -1), np.stack([left, top + h[phase]], -1)], 1)
-        ax.add_collection(PolyCollection(boxes, facecolors=fills[phase], edgecolors=PHASE_OUTLINE,
-                                         linewidths=max(lw(1.0), 0.3), zorder=3))
+        boxes = np.stack(
+            [
+                np.stack([left, top], -1),
+                np.stack([left + w[phase], top], -1),
+                np.stack([left + w[phase], top + h[phase]], -1),
+                np.stack([left, top + h[phase]], -1),
+            ],
+            1,
+        )
+        ax.add_collection(
+            PolyCollection(
+                boxes, facecolors=fills[phase], edgecolors=PHASE_OUTLINE, linewidths=max(lw(1.0), 0.3), zorder=3
+            )
+        )
     for dashed in (False, True):
         sel = (graph.kind == 1) & (graph.fused_tensor == dashed)
         if sel.any():
-            ax.add_collection(EllipseCollection(
-                w[sel], h[sel], np.zeros(int(sel.sum())), units="xy", offsets=np.column_stack([x[sel], y[sel]]),
-                offset_transform=ax.transData, facecolors=fills[sel], edgecolors=TENSOR_OUTLINE,
-                linewidths=lw(1.0), linestyles="dashed" if dashed else "solid", zorder=3))
+            ax.add_collection(
+                EllipseCollection(
+                    w[sel],
+                    h[sel],
+                    np.zeros(int(sel.sum())),
+                    units="xy",
+                    offsets=np.column_stack([x[sel], y[sel]]),
+                    offset_transform=ax.transData,
+                    facecolors=fills[sel],
+                    edgecolors=TENSOR_OUTLINE,
+                    linewidths=lw(1.0),
+                    linestyles="dashed" if dashed else "solid",
+                    zorder=3,
+                )
+            )
     labels = 0
     if graph.n_nodes <= MAX_LABELS and scale >= 0.3:
         font_px = max(8, min(12, round(28 * scale)))
@@ -128,9 +161,19 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
                 continue
             name = str(graph.names[i])
             if len(name) > max_chars:
-                name = name[:max_chars - 1] + "…"
-            ax.text(x[i], y[i], name, ha="center", va="center", fontsize=font_px * PT_PER_PX, color="#1f1f1f",
-                    parse_math=False, zorder=4, clip_on=True)
+                name = name[: max_chars - 1] + "…"
+            ax.text(
+                x[i],
+                y[i],
+                name,
+                ha="center",
+                va="center",
+                fontsize=font_px * PT_PER_PX,
+                color="#1f1f1f",
+                parse_math=False,
+                zorder=4,
+                clip_on=True,
+            )
             labels += 1
         if scale >= EDGE_LABEL_ZOOM:
             _draw_edge_labels(ax, graph, layout, scale, MAX_LABELS - labels)
@@ -162,11 +205,24 @@ def _draw_edge_labels(ax, graph, layout, scale: float, room: int) -> None:
             break
         if not texts[e]:
             continue
-        box = {"boxstyle": "square,pad=0.15", "facecolor": "#ffffff", "alpha": 0.85, "edgecolor": "none"} \
-            if predicted[e] else None
-        ax.text(at[e, 0], at[e, 1] - 7 / scale, texts[e], ha="center", va="center", fontsize=10 * PT_PER_PX,
-                color=PREDICTED_TEXT if predicted[e] else EDGE_LABEL_GREY, parse_math=False, zorder=5,
-                clip_on=True, bbox=box)
+        box = (
+            {"boxstyle": "square,pad=0.15", "facecolor": "#ffffff", "alpha": 0.85, "edgecolor": "none"}
+            if predicted[e]
+            else None
+        )
+        ax.text(
+            at[e, 0],
+            at[e, 1] - 7 / scale,
+            texts[e],
+            ha="center",
+            va="center",
+            fontsize=10 * PT_PER_PX,
+            color=PREDICTED_TEXT if predicted[e] else EDGE_LABEL_GREY,
+            parse_math=False,
+            zorder=5,
+            clip_on=True,
+            bbox=box,
+        )
         room -= 1
 
 
@@ -183,24 +239,54 @@ def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
     bar_w = min(320.0, max(120.0, width_px - 220.0))
     if stops:
         step = bar_w / len(stops)
-        cells = [[(bar_left + i * step, bar_top), (bar_left + (i + 1) * step, bar_top),
-                  (bar_left + (i + 1) * step, bar_top + bar_h), (bar_left + i * step, bar_top + bar_h)]
-                 for i in range(len(stops))]
+        cells = [
+            [
+                (bar_left + i * step, bar_top),
+                (bar_left + (i + 1) * step, bar_top),
+                (bar_left + (i + 1) * step, bar_top + bar_h),
+                (bar_left + i * step, bar_top + bar_h),
+            ]
+            for i in range(len(stops))
+        ]
         ax.add_collection(PolyCollection(cells, facecolors=stops, edgecolors="none"))
-    ax.add_collection(PolyCollection([[(bar_left, bar_top), (bar_left + bar_w, bar_top),
-                                       (bar_left + bar_w, bar_top + bar_h), (bar_left, bar_top + bar_h)]],
-                                     facecolors="none", edgecolors="#666666", linewidths=PT_PER_PX))
+    ax.add_collection(
+        PolyCollection(
+            [
+                [
+                    (bar_left, bar_top),
+                    (bar_left + bar_w, bar_top),
+                    (bar_left + bar_w, bar_top + bar_h),
+                    (bar_left, bar_top + bar_h),
+                ]
+            ],
+            facecolors="none",
+            edgecolors="#666666",
+            linewidths=PT_PER_PX,
+        )
+    )
     for k, (s, label) in enumerate(legend.get("ticks", [])):
         tx = bar_left + float(s) * bar_w
         ha = "left" if k == 0 and float(s) <= 0.02 else "right" if float(s) >= 0.98 else "center"
         ax.text(tx, bar_top + bar_h + 4, str(label), ha=ha, va="top", fontsize=10 * PT_PER_PX, **text)
     gx = bar_left + bar_w + 18
-    ax.add_collection(PolyCollection([[(gx, bar_top), (gx + 14, bar_top), (gx + 14, bar_top + bar_h),
-                                       (gx, bar_top + bar_h)]], facecolors=legend.get("nan_color", "#c8c8c8"),
-                                     edgecolors="#666666", linewidths=PT_PER_PX))
+    ax.add_collection(
+        PolyCollection(
+            [[(gx, bar_top), (gx + 14, bar_top), (gx + 14, bar_top + bar_h), (gx, bar_top + bar_h)]],
+            facecolors=legend.get("nan_color", "#c8c8c8"),
+            edgecolors="#666666",
+            linewidths=PT_PER_PX,
+        )
+    )
     missing = int(legend.get("missing", 0))
-    ax.text(gx + 20, bar_top, f"no value or ≤ 0{f' ({missing})' if missing else ''}", ha="left", va="top",
-            fontsize=10 * PT_PER_PX, **text)
+    ax.text(
+        gx + 20,
+        bar_top,
+        f"no value or ≤ 0{f' ({missing})' if missing else ''}",
+        ha="left",
+        va="top",
+        fontsize=10 * PT_PER_PX,
+        **text,
+    )
 
 
 def save_dataflow(path, graph, layout, style: dict, legend: dict, *, dpi: float = 150, max_width: float = 40.0) -> Path:

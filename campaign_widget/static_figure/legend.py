@@ -61,14 +61,36 @@ def _draw_legend(fig, transform, entries, left: float, first_row_y: float, width
         kind = entry["kind"]
         artists = []
         if kind == "phase":
-            artists.append(Rectangle((x, top_y), w, h, facecolor=lighten(entry["color"], THEME["fill_lighten"]),
-                                     edgecolor="none", linewidth=0))
-            artists.append(Line2D([x, x + w], [top_y + h, top_y + h], color=entry["color"],
-                                  linewidth=THEME["compute_line_width"] * PT_PER_PX, solid_capstyle="butt"))
+            artists.append(
+                Rectangle(
+                    (x, top_y),
+                    w,
+                    h,
+                    facecolor=lighten(entry["color"], THEME["fill_lighten"]),
+                    edgecolor="none",
+                    linewidth=0,
+                )
+            )
+            artists.append(
+                Line2D(
+                    [x, x + w],
+                    [top_y + h, top_y + h],
+                    color=entry["color"],
+                    linewidth=THEME["compute_line_width"] * PT_PER_PX,
+                    solid_capstyle="butt",
+                )
+            )
         elif kind == "well":
             artists.append(Rectangle((x, top_y), w, h, facecolor=THEME["well"], edgecolor="none", linewidth=0))
-            artists.append(Line2D([x, x + w], [top_y + 0.5, top_y + 0.5], color=THEME["rail"],
-                                  linewidth=THEME["rail_width"] * PT_PER_PX, solid_capstyle="butt"))
+            artists.append(
+                Line2D(
+                    [x, x + w],
+                    [top_y + 0.5, top_y + 0.5],
+                    color=THEME["rail"],
+                    linewidth=THEME["rail_width"] * PT_PER_PX,
+                    solid_capstyle="butt",
+                )
+            )
         elif kind == "spill":
             artists.append(Rectangle((x, top_y), w, h, facecolor=THEME["spill_fill"], edgecolor="none", linewidth=0))
             hatch = Rectangle((x, top_y), w, h, facecolor="none", edgecolor="none", linewidth=0)
@@ -76,16 +98,31 @@ def _draw_legend(fig, transform, entries, left: float, first_row_y: float, width
             artists.append(hatch)
         else:
             color = THEME["warning"] if kind == "compute-over" else THEME["axis"]
-            line = Line2D([x, x + w], [y, y], color=color, linewidth=THEME["compute_line_width"] * PT_PER_PX,
-                          solid_capstyle="butt", dash_capstyle="butt")
+            line = Line2D(
+                [x, x + w],
+                [y, y],
+                color=color,
+                linewidth=THEME["compute_line_width"] * PT_PER_PX,
+                solid_capstyle="butt",
+                dash_capstyle="butt",
+            )
             if kind == "dashed":
                 line.set_linestyle(_dash_pattern(THEME["compute_line_width"]))
             artists.append(line)
         for artist in artists:
             artist.set_transform(transform)
             fig.add_artist(artist)
-        label = Text(x + w + 6, y, entry["label"], color=THEME["text"], fontproperties=_font(), ha="left",
-                     va="center", transform=transform, **_literal())
+        label = Text(
+            x + w + 6,
+            y,
+            entry["label"],
+            color=THEME["text"],
+            fontproperties=_font(),
+            ha="left",
+            va="center",
+            transform=transform,
+            **_literal(),
+        )
         label.set_gid("cw-legend-label")
         fig.add_artist(label)
     return (rows[-1][2] + 1) if rows else 0

@@ -69,15 +69,20 @@ class RooflinePanel:
     names: Sequence[str] = ()
     colors: Sequence[str] = ()
     aggregates: Sequence[tuple] = ()
-    units: Mapping[str, str] = field(default_factory=lambda: {"compute": "FLOP/s", "bandwidth": "B/s",
-                                                              "intensity": "FLOP/B"})
+    units: Mapping[str, str] = field(
+        default_factory=lambda: {"compute": "FLOP/s", "bandwidth": "B/s", "intensity": "FLOP/B"}
+    )
     title: str = "roofline"
 
     def __post_init__(self):
         for key in ("peak_compute", "peak_bandwidth"):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-                    or not math.isfinite(value) or value <= 0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.floating, np.integer))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
                 raise ValueError(f"RooflinePanel.{key}={value!r} must be a finite number > 0")
         n = len(self.intensity)
         for key in ("achieved", "share"):
@@ -99,16 +104,18 @@ class RooflinePanel:
         return self.peak_compute / self.peak_bandwidth
 
 
-
-
-
 def _units(machine) -> dict:
-    return {"time": machine.time_unit, "compute": machine.compute_unit, "bandwidth": machine.bandwidth_unit,
-            "ops": machine.ops_unit, "bytes": machine.bytes_unit}
+    return {
+        "time": machine.time_unit,
+        "compute": machine.compute_unit,
+        "bandwidth": machine.bandwidth_unit,
+        "ops": machine.ops_unit,
+        "bytes": machine.bytes_unit,
+    }
 
 
 def describe_schedule(schedule) -> str:
-    """"sequential", "4 tiles", "4 tiles, pipelined, dilate+throttle", …"""
+    """ "sequential", "4 tiles", "4 tiles, pipelined, dilate+throttle", …"""
     if schedule.tiles <= 1 and not schedule.pipeline:
         text = "sequential"
     else:
@@ -120,22 +127,40 @@ def describe_schedule(schedule) -> str:
     return text
 
 
-def panel_for(workload, schedule, *, title: str = "", colors: Sequence[str] | None = None,
-              y_axis: str = "relative", time_max: float = 0.0) -> Panel:
+def panel_for(
+    workload,
+    schedule,
+    *,
+    title: str = "",
+    colors: Sequence[str] | None = None,
+    y_axis: str = "relative",
+    time_max: float = 0.0,
+) -> Panel:
     """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule``."""
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group) if group is not None else build_scene(schedule)
     scene = with_group_spans(scene, schedule, group)  # bands where each group's phases actually run
-    return Panel(scene=scene, names=list(workload.names),
-                 colors=list(colors) if colors is not None else phase_colors(workload.names),
-                 units=_units(machine), resource_names=(machine.compute_name, machine.memory_name),
-                 title=title, y_axis=y_axis, peak_compute=machine.peak_compute, time_max=time_max,
-                 group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()))
+    return Panel(
+        scene=scene,
+        names=list(workload.names),
+        colors=list(colors) if colors is not None else phase_colors(workload.names),
+        units=_units(machine),
+        resource_names=(machine.compute_name, machine.memory_name),
+        title=title,
+        y_axis=y_axis,
+        peak_compute=machine.peak_compute,
+        time_max=time_max,
+        group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()),
+    )
 
 
-def roofline_panel_for(workload, schedules: Mapping[str, object] | None = None,
-                       colors: Sequence[str] | None = None, title: str = "roofline") -> RooflinePanel:
+def roofline_panel_for(
+    workload,
+    schedules: Mapping[str, object] | None = None,
+    colors: Sequence[str] | None = None,
+    title: str = "roofline",
+) -> RooflinePanel:
     """One point per phase (area ∝ its share of the summed durations) and one aggregate point
     per schedule (all ops and bytes over its makespan)."""
     from ..roofline import schedule_roofline, workload_roofline
@@ -150,9 +175,16 @@ def roofline_panel_for(workload, schedules: Mapping[str, object] | None = None,
         aggregates.append((str(label), float(s.intensity[0]), float(s.achieved[0])))
     units = _units(machine)
     units["intensity"] = "" if machine.normalized else f"{machine.ops_unit}/{machine.bytes_unit}"
-    return RooflinePanel(peak_compute=machine.peak_compute, peak_bandwidth=machine.peak_bandwidth,
-                         ceilings=tuple(machine.ceilings), intensity=r.intensity, achieved=r.achieved,
-                         share=duration / total if total > 0 else np.zeros_like(duration),
-                         names=list(workload.names),
-                         colors=list(colors) if colors is not None else phase_colors(workload.names),
-                         aggregates=aggregates, units=units, title=title)
+    return RooflinePanel(
+        peak_compute=machine.peak_compute,
+        peak_bandwidth=machine.peak_bandwidth,
+        ceilings=tuple(machine.ceilings),
+        intensity=r.intensity,
+        achieved=r.achieved,
+        share=duration / total if total > 0 else np.zeros_like(duration),
+        names=list(workload.names),
+        colors=list(colors) if colors is not None else phase_colors(workload.names),
+        aggregates=aggregates,
+        units=units,
+        title=title,
+    )

@@ -100,9 +100,16 @@ def _fill(ax, path, color, zorder, gid=None):
 
 
 def _stroke(ax, path, color, width_px, zorder, dashed=False, gid=None):
-    patch = PathPatch(path, facecolor="none", edgecolor=color, linewidth=width_px * PT_PER_PX, zorder=zorder,
-                      capstyle="butt", joinstyle="miter",
-                      linestyle=_dash_pattern(width_px) if dashed else "solid")
+    patch = PathPatch(
+        path,
+        facecolor="none",
+        edgecolor=color,
+        linewidth=width_px * PT_PER_PX,
+        zorder=zorder,
+        capstyle="butt",
+        joinstyle="miter",
+        linestyle=_dash_pattern(width_px) if dashed else "solid",
+    )
     return _add(ax, patch, gid)
 
 

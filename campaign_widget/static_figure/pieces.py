@@ -21,9 +21,15 @@ def _piece_arrays(scene: Scene):
         idx = slice(None)
     get = lambda a, dtype=np.float64: np.asarray(a, dtype=dtype)[idx]  # noqa: E731
     return {
-        "x0": x0[idx], "x1": x1[idx], "phase": get(scene.phase, np.int64), "base": get(scene.base_y),
-        "line": get(scene.line_y), "well": get(scene.well_top), "fill": get(scene.fill_top),
-        "dash": get(scene.dash_from), "flags": get(scene.flags, np.uint8),
+        "x0": x0[idx],
+        "x1": x1[idx],
+        "phase": get(scene.phase, np.int64),
+        "base": get(scene.base_y),
+        "line": get(scene.line_y),
+        "well": get(scene.well_top),
+        "fill": get(scene.fill_top),
+        "dash": get(scene.dash_from),
+        "flags": get(scene.flags, np.uint8),
     }
 
 
@@ -68,8 +74,12 @@ def pieces_to_draw(pieces: dict, t0: float, t1: float, columns: float, limit: in
     b0 = t0 + column[first] / per
     b1 = t0 + (column[first] + 1) / per
     merged = {
-        "x0": b0, "x1": b1, "phase": phase[idx][first], "base": reduce(np.minimum, pieces["base"]),
-        "line": reduce(np.maximum, pieces["line"]), "well": well,
+        "x0": b0,
+        "x1": b1,
+        "phase": phase[idx][first],
+        "base": reduce(np.minimum, pieces["base"]),
+        "line": reduce(np.maximum, pieces["line"]),
+        "well": well,
         "fill": np.where(spill > 0, well + spill, inside),
         "dash": np.where(dashed > time / 2, b0, b1),
         "flags": (reduce(np.bitwise_or, pieces["flags"]) | np.where(spill > 0, 2, 0)).astype(np.uint8),

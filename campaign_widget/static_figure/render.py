@@ -50,8 +50,10 @@ class RenderedFigure:
 def _format_of(path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise ValueError(f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
-                         f"use one of {', '.join(FORMATS)}")
+        raise ValueError(
+            f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
+            f"use one of {', '.join(FORMATS)}"
+        )
     return FORMATS[suffix]
 
 
@@ -59,8 +61,9 @@ def _plot_height(width_px: float, stacked: bool) -> float:
     return max(110.0, round(width_px * (0.22 if stacked else 0.31)))
 
 
-def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float = 8.0,
-                  dpi: float = 200) -> RenderedFigure:
+def render_figure(
+    panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200
+) -> RenderedFigure:
     """Lay out the panels top to bottom on one time axis (roofline on the right) as a Figure."""
     if isinstance(panels, Panel):
         panels = [panels]
@@ -90,8 +93,7 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
 
     # left margin: the widest y tick label of any panel, so the plots line up
     tick_w = max((_text_width_px(label) for p in panels for _, label in _y_ticks(p, plot_h)), default=0.0)
-    left = math.ceil(L["pad"] + T["font_size"] + L["axis_label_gap"] + tick_w + L["tick_label_gap"]
-                     + T["tick_length"])
+    left = math.ceil(L["pad"] + T["font_size"] + L["axis_label_gap"] + tick_w + L["tick_label_gap"] + T["tick_length"])
     right = col_w - L["right_pad"]
     if panels and right - left < 40:
         raise ValueError(f"width={width!r} is too narrow for the diagram")
@@ -110,13 +112,17 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
         if beside:
             roof_box = (boxes[0][0], boxes[-1][1])
         else:
-            y += (L["panel_gap"] if panels else 0) + T["title_font_size"] + 4 + L["title_gap"] / 2 \
-                + T["font_size"] / 2
+            y += (L["panel_gap"] if panels else 0) + T["title_font_size"] + 4 + L["title_gap"] / 2 + T["font_size"] / 2
             roof_h = round(W * 0.55) if not panels else max(plot_h, min(round(W * 0.6), 320))
             roof_box = (y, y + roof_h)
             y += roof_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
-    entries = legend_entries(panels) if panels else (
-        [{"kind": "phase", "label": n, "color": _valid_color(c)} for n, c in zip(roofline.names, roofline.colors)])
+    entries = (
+        legend_entries(panels)
+        if panels
+        else (
+            [{"kind": "phase", "label": n, "color": _valid_color(c)} for n, c in zip(roofline.names, roofline.colors)]
+        )
+    )
     legend_left = left
     legend_rows = _legend_rows(entries, W - L["pad"] - legend_left)
     legend_top = y + L["legend_gap"]
@@ -144,17 +150,23 @@ def render_figure(panels, *, roofline: RooflinePanel | None = None, width: float
         x_lo, x_hi, y_lo, y_hi = _roofline_limits(roofline)
         decades = _decades(y_lo, y_hi)
         widest = max(_text_width_px(_decade_label(float(v), decades)) for v in decades)
-        r_left = (col_w + L["column_gap"] if beside else L["pad"]) + T["font_size"] + L["axis_label_gap"] \
-            + widest + L["tick_label_gap"] + T["tick_length"]
+        r_left = (
+            (col_w + L["column_gap"] if beside else L["pad"])
+            + T["font_size"]
+            + L["axis_label_gap"]
+            + widest
+            + L["tick_label_gap"]
+            + T["tick_length"]
+        )
         r_right = W - L["right_pad"]
         roof_ax = fig.add_axes(rect(r_left, top, r_right, bottom))
         draw_roofline(roof_ax, roofline)
         roof_ax.set_gid("roofline")
     if legend_rows:
-        transform = Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH).translate(0, height_in) \
-            + fig.dpi_scale_trans
-        _draw_legend(fig, transform, entries, legend_left, legend_top + L["legend_row_height"] / 2,
-                     W - L["pad"] - legend_left)
+        transform = Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH).translate(0, height_in) + fig.dpi_scale_trans
+        _draw_legend(
+            fig, transform, entries, legend_left, legend_top + L["legend_row_height"] / 2, W - L["pad"] - legend_left
+        )
     return RenderedFigure(figure=fig, campaign_axes=axes, roofline_axes=roof_ax, dpi=float(dpi))
 
 
@@ -165,14 +177,21 @@ def savefig(path, panels, *, roofline: RooflinePanel | None = None, width: float
     return render_figure(panels, roofline=roofline, width=width, dpi=dpi).save(path)
 
 
-
-
-
-
-def save_workload_figure(workload, path, *, tiles: int | None = None, pipeline: bool | None = None,
-                         policy: str | None = None, depth: int | None = None, stepping: str | None = None,
-                         roofline: bool = False, title: str | None = None, y_axis: str = "relative",
-                         width: float = 8.0, dpi: float = 200) -> Path:
+def save_workload_figure(
+    workload,
+    path,
+    *,
+    tiles: int | None = None,
+    pipeline: bool | None = None,
+    policy: str | None = None,
+    depth: int | None = None,
+    stepping: str | None = None,
+    roofline: bool = False,
+    title: str | None = None,
+    y_axis: str = "relative",
+    width: float = 8.0,
+    dpi: float = 200,
+) -> Path:
     """Schedule ``workload`` (settings left as None come from the workload, else the defaults),
     draw its campaign diagram (and its roofline, on the right) and write ``path``.
 

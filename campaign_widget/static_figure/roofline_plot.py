@@ -35,7 +35,7 @@ def _decades(lo: float, hi: float) -> np.ndarray:
 
 
 def _decade_label(value: float, decades) -> str:
-    """"100G" for large performance scales, plain "0.01" for moderate ones (peaks of 1)."""
+    """ "100G" for large performance scales, plain "0.01" for moderate ones (peaks of 1)."""
     if min(decades) >= 1e-3 and max(decades) <= 1e4:
         return format_number(value, 3)
     return format_si(value).replace(" ", "")
@@ -89,8 +89,17 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
         fx = math.log(x / x_lo) / math.log(x_hi / x_lo) * width_px
         fy = math.log(achieved / y_lo) / math.log(y_hi / y_lo) * height_px
         points.append((fy, fx, x, achieved, label))
-        marker = Line2D([x], [achieved], marker="D", markersize=7, markerfacecolor=ROOFLINE["aggregate"],
-                        markeredgecolor="white", markeredgewidth=1.0, linestyle="none", zorder=3.5)
+        marker = Line2D(
+            [x],
+            [achieved],
+            marker="D",
+            markersize=7,
+            markerfacecolor=ROOFLINE["aggregate"],
+            markeredgecolor="white",
+            markeredgewidth=1.0,
+            linestyle="none",
+            zorder=3.5,
+        )
         marker.set_gid("aggregate-point")
         ax.add_line(marker)
     line_h = THEME["font_size"] + 3
@@ -109,12 +118,23 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
             dx, ha, anchor = 0, "center", min(anchor, fy - line_h)
             placed[-1] = anchor
         shifted = fy - anchor > 6 and ha != "center"
-        ax.annotate(label, (x, achieved), xytext=(dx * PT_PER_PX, (anchor - fy) * PT_PER_PX),
-                    textcoords="offset points", ha=ha, va="center",
-                    color=THEME["text"], fontproperties=font, zorder=3.6, annotation_clip=False,
-                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
-                    arrowprops={"arrowstyle": "-", "color": THEME["muted_text"], "linewidth": 0.5,
-                                "shrinkA": 0, "shrinkB": 3} if shifted else None, **_literal())
+        ax.annotate(
+            label,
+            (x, achieved),
+            xytext=(dx * PT_PER_PX, (anchor - fy) * PT_PER_PX),
+            textcoords="offset points",
+            ha=ha,
+            va="center",
+            color=THEME["text"],
+            fontproperties=font,
+            zorder=3.6,
+            annotation_clip=False,
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+            arrowprops={"arrowstyle": "-", "color": THEME["muted_text"], "linewidth": 0.5, "shrinkA": 0, "shrinkB": 3}
+            if shifted
+            else None,
+            **_literal(),
+        )
 
 
 def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
@@ -146,42 +166,105 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         comp = c.compute if c.compute else P
         bw = c.bandwidth if c.bandwidth else BW
         xs, ys = _roof_xy(comp, bw, x_lo, x_hi)
-        ax.add_line(Line2D(xs, ys, color=ROOFLINE["ceiling"], linewidth=1.5 * PT_PER_PX,
-                           linestyle=(0, (4, 3)), zorder=1.0))
+        ax.add_line(
+            Line2D(xs, ys, color=ROOFLINE["ceiling"], linewidth=1.5 * PT_PER_PX, linestyle=(0, (4, 3)), zorder=1.0)
+        )
         if c.compute and (not c.bandwidth or c.compute / bw < x_hi / 2):
-            ax.annotate(c.name, (x_hi, comp), xytext=(-4, 2), textcoords="offset points", ha="right",
-                        va="bottom", color=ROOFLINE["ceiling_label"], fontproperties=small, **_literal())
+            ax.annotate(
+                c.name,
+                (x_hi, comp),
+                xytext=(-4, 2),
+                textcoords="offset points",
+                ha="right",
+                va="bottom",
+                color=ROOFLINE["ceiling_label"],
+                fontproperties=small,
+                **_literal(),
+            )
         else:
             x_at = x_lo * 2.2
-            ax.add_artist(_SlopeText(ax, (x_lo, bw * x_lo), (comp / bw, comp), x_at, bw * x_at * 1.25, c.name,
-                                     color=ROOFLINE["ceiling_label"], fontproperties=small, ha="left", va="bottom",
-                                     rotation_mode="anchor", **_literal()))
+            ax.add_artist(
+                _SlopeText(
+                    ax,
+                    (x_lo, bw * x_lo),
+                    (comp / bw, comp),
+                    x_at,
+                    bw * x_at * 1.25,
+                    c.name,
+                    color=ROOFLINE["ceiling_label"],
+                    fontproperties=small,
+                    ha="left",
+                    va="bottom",
+                    rotation_mode="anchor",
+                    **_literal(),
+                )
+            )
 
     xs, ys = _roof_xy(P, BW, x_lo, x_hi)
     roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
     roof.set_gid("roof")
     ax.add_line(roof)
     ridge = rp.ridge
-    ridge_line = Line2D([ridge, ridge], [y_lo, P], color=THEME["axis"], linewidth=PT_PER_PX,
-                        linestyle=(0, (1.5, 2.5)), zorder=1.9)
+    ridge_line = Line2D(
+        [ridge, ridge], [y_lo, P], color=THEME["axis"], linewidth=PT_PER_PX, linestyle=(0, (1.5, 2.5)), zorder=1.9
+    )
     ridge_line.set_gid("ridge")
     ax.add_line(ridge_line)
-    ridge_point = Line2D([ridge], [P], marker="o", markersize=6 * PT_PER_PX, markerfacecolor=THEME["axis"],
-                         markeredgecolor="white", markeredgewidth=0.75, linestyle="none", zorder=2.1)
+    ridge_point = Line2D(
+        [ridge],
+        [P],
+        marker="o",
+        markersize=6 * PT_PER_PX,
+        markerfacecolor=THEME["axis"],
+        markeredgecolor="white",
+        markeredgewidth=0.75,
+        linestyle="none",
+        zorder=2.1,
+    )
     ridge_point.set_gid("ridge-point")
     ax.add_line(ridge_point)
     intensity_unit = units.get("intensity", "")
-    ax.annotate(f"ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
-                (ridge, y_lo), xytext=(3, 3), textcoords="offset points", rotation=90, ha="left", va="bottom",
-                color=THEME["muted_text"], fontproperties=small, **_literal())
-    ax.annotate(format_si(P, units.get("compute", "")), (x_hi, P), xytext=(-4, 3), textcoords="offset points",
-                ha="right", va="bottom", color=THEME["text"], fontproperties=small, **_literal())
+    ax.annotate(
+        f"ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
+        (ridge, y_lo),
+        xytext=(3, 3),
+        textcoords="offset points",
+        rotation=90,
+        ha="left",
+        va="bottom",
+        color=THEME["muted_text"],
+        fontproperties=small,
+        **_literal(),
+    )
+    ax.annotate(
+        format_si(P, units.get("compute", "")),
+        (x_hi, P),
+        xytext=(-4, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        color=THEME["text"],
+        fontproperties=small,
+        **_literal(),
+    )
     x_at = x_lo * 2.2
     if x_at < ridge / 2:
-        ax.add_artist(_SlopeText(ax, (x_lo, BW * x_lo), (ridge, P), x_at, BW * x_at * 1.25,
-                                 format_si(BW, units.get("bandwidth", "")), color=THEME["text"],
-                                 fontproperties=small, ha="left", va="bottom", rotation_mode="anchor",
-                                 **_literal()))
+        ax.add_artist(
+            _SlopeText(
+                ax,
+                (x_lo, BW * x_lo),
+                (ridge, P),
+                x_at,
+                BW * x_at * 1.25,
+                format_si(BW, units.get("bandwidth", "")),
+                color=THEME["text"],
+                fontproperties=small,
+                ha="left",
+                va="bottom",
+                rotation_mode="anchor",
+                **_literal(),
+            )
+        )
 
     # one point per phase, area ∝ share of time; the largest drawn first so small ones stay visible
     oi, achieved, share = rp.intensity, rp.achieved, rp.share
@@ -193,10 +276,19 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         largest = max(float(np.nanmax(share[idx])), 1e-300)
         width_px, height_px = _axes_size_px(ax)
         diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
-        areas = diameter ** 2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
+        areas = diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
         colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
-        points = ax.scatter(xs, achieved[idx], s=areas, c=colors, edgecolors=ROOFLINE["point_edge"],
-                            linewidths=0.8 * PT_PER_PX, alpha=0.9, zorder=3.0, clip_on=False)
+        points = ax.scatter(
+            xs,
+            achieved[idx],
+            s=areas,
+            c=colors,
+            edgecolors=ROOFLINE["point_edge"],
+            linewidths=0.8 * PT_PER_PX,
+            alpha=0.9,
+            zorder=3.0,
+            clip_on=False,
+        )
         points.set_gid("phase-points")
     _draw_aggregates(ax, rp.aggregates, x_lo, x_hi, y_lo, y_hi, small)
 
@@ -204,30 +296,59 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
     x_ticks = x_dec[(x_dec >= x_lo * (1 - 1e-9)) & (x_dec <= x_hi * (1 + 1e-9))]
     label_w = max(_text_width_px(format_number(float(v), 3)) for v in x_ticks) + 10
     every = max(1, math.ceil(len(x_ticks) * label_w / max(_axes_size_px(ax)[0], 1.0)))
-    ax.set_xticks(x_ticks, [format_number(float(v), 3) if i % every == 0 else ""
-                            for i, v in enumerate(x_ticks)], **_literal())
+    ax.set_xticks(
+        x_ticks, [format_number(float(v), 3) if i % every == 0 else "" for i, v in enumerate(x_ticks)], **_literal()
+    )
     every = max(1, math.ceil(len(y_dec) / 6))
-    ax.set_yticks(y_dec, [_decade_label(float(v), y_dec) if i % every == 0 else ""
-                          for i, v in enumerate(y_dec)], **_literal())
+    ax.set_yticks(
+        y_dec, [_decade_label(float(v), y_dec) if i % every == 0 else "" for i, v in enumerate(y_dec)], **_literal()
+    )
     ax.minorticks_off()
     for label in ax.get_xticklabels() + ax.get_yticklabels():
         label.set_fontproperties(tick_font)
-    ax.tick_params(axis="both", which="both", direction="out", length=THEME["tick_length"] * PT_PER_PX,
-                   width=PT_PER_PX, color=THEME["axis"], labelcolor=THEME["text"], pad=3 * PT_PER_PX)
+    ax.tick_params(
+        axis="both",
+        which="both",
+        direction="out",
+        length=THEME["tick_length"] * PT_PER_PX,
+        width=PT_PER_PX,
+        color=THEME["axis"],
+        labelcolor=THEME["text"],
+        pad=3 * PT_PER_PX,
+    )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     for side in ("left", "bottom"):
         ax.spines[side].set_color(THEME["axis"])
         ax.spines[side].set_linewidth(PT_PER_PX)
     compute_unit = units.get("compute", "")
-    ax.set_xlabel("operational intensity" + (f" ({intensity_unit})" if intensity_unit else ""),
-                  fontproperties=_font(), color=THEME["text"], labelpad=4 * PT_PER_PX, **_literal())
-    ax.set_ylabel("attainable performance" + (f" ({compute_unit})" if compute_unit else ""), fontproperties=_font(),
-                  color=THEME["text"], labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX, **_literal())
+    ax.set_xlabel(
+        "operational intensity" + (f" ({intensity_unit})" if intensity_unit else ""),
+        fontproperties=_font(),
+        color=THEME["text"],
+        labelpad=4 * PT_PER_PX,
+        **_literal(),
+    )
+    ax.set_ylabel(
+        "attainable performance" + (f" ({compute_unit})" if compute_unit else ""),
+        fontproperties=_font(),
+        color=THEME["text"],
+        labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX,
+        **_literal(),
+    )
     if title and rp.title:
-        t = ax.annotate(rp.title, (0, 1), xycoords="axes fraction", xytext=(0, (THEME["font_size"] / 2 + 5
-                        + (THEME["title_font_size"] + 4) / 2) * PT_PER_PX), textcoords="offset points",
-                        ha="left", va="center", color=THEME["text"],
-                        fontproperties=_font(THEME["title_font_size"], "bold"), annotation_clip=False, **_literal())
+        t = ax.annotate(
+            rp.title,
+            (0, 1),
+            xycoords="axes fraction",
+            xytext=(0, (THEME["font_size"] / 2 + 5 + (THEME["title_font_size"] + 4) / 2) * PT_PER_PX),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            color=THEME["text"],
+            fontproperties=_font(THEME["title_font_size"], "bold"),
+            annotation_clip=False,
+            **_literal(),
+        )
         t.set_gid("cw-title")
     return ax

@@ -46,16 +46,19 @@ FONT_FAMILIES = ("Helvetica Neue", "Helvetica", "Arial", "Liberation Sans", "Ari
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 _GREY = "#808080"
 _LINE_CODES = np.array([MplPath.MOVETO, MplPath.LINETO], dtype=np.uint8)
-_RECT_CODES = np.array([MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY],
-                       dtype=np.uint8)
+_RECT_CODES = np.array(
+    [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY], dtype=np.uint8
+)
 _PEAK_LABEL_CLEARANCE_PX = 14
 # The bqplot roofline view's colours (campaign_widget/roofline_view.py).
-ROOFLINE = {"roof": "#333333", "ceiling": "#999999", "ceiling_label": "#777777", "point_edge": "#222222",
-            "aggregate": "#111111"}
+ROOFLINE = {
+    "roof": "#333333",
+    "ceiling": "#999999",
+    "ceiling_label": "#777777",
+    "point_edge": "#222222",
+    "aggregate": "#111111",
+}
 _TEXT_TO_PATH = TextToPath()
-
-
-
 
 
 def _valid_color(color) -> str:

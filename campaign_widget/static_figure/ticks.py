@@ -42,8 +42,9 @@ def time_ticks(t0: float, t1: float, pixels: float, factor: float = 1.0) -> list
     return [(v / factor, label) for v, label in zip(values, format_ticks(values, step))]
 
 
-def utilization_ticks(mode: str, peak: float, unit: str, pixels_per_unit: float,
-                      top: float = 1.0) -> list[tuple[float, str]]:
+def utilization_ticks(
+    mode: str, peak: float, unit: str, pixels_per_unit: float, top: float = 1.0
+) -> list[tuple[float, str]]:
     """The browser's y ticks (js/ticks.js): 0 to 1.0, or to ``top`` when content goes higher;
     fractions, or y × peak in ``unit`` (absolute, the peak labelled at 1.0)."""
     reach = top if math.isfinite(top) and top > 1 else 1.0
@@ -51,8 +52,11 @@ def utilization_ticks(mode: str, peak: float, unit: str, pixels_per_unit: float,
     if mode == "absolute" and peak > 0 and math.isfinite(peak):
         values, step = _nice_ticks(0, peak * reach, count)
         labels = format_ticks(values, step, unit or "")
-        ticks = [(v / peak, label) for v, label in zip(values, labels)
-                 if abs(1 - v / peak) * pixels_per_unit >= _PEAK_LABEL_CLEARANCE_PX]
+        ticks = [
+            (v / peak, label)
+            for v, label in zip(values, labels)
+            if abs(1 - v / peak) * pixels_per_unit >= _PEAK_LABEL_CLEARANCE_PX
+        ]
         ticks.append((1.0, format_si(peak, unit or "")))
         return sorted(ticks, key=lambda tick: tick[0])
     values, step = _nice_ticks(0, reach, count)

@@ -38,8 +38,14 @@ NOTEBOOKS = REPO / "notebooks"
 BUNDLE = REPO / "campaign_widget" / "static" / "widget.js"
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
 # A high-DPI page: the contract says the canvas backing store is CSS size x devicePixelRatio; dpr 2
 # makes a view that forgets it fail the pixel tests instead of passing by accident at dpr 1.
@@ -77,6 +83,7 @@ def _test_failed(request) -> bool:
 
 # -- preconditions: fail loudly, never skip ------------------------------------------------------
 
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -85,23 +92,39 @@ def _free_port() -> int:
 
 def _check_preconditions(root_dir: Path, env: dict) -> None:
     if not BUNDLE.exists():
-        pytest.fail(f"the widget's JS bundle {BUNDLE} is missing: run `npm install && npm run build` in {REPO} "
-                    "(the browser tests need the real view)", pytrace=False)
+        pytest.fail(
+            f"the widget's JS bundle {BUNDLE} is missing: run `npm install && npm run build` in {REPO} "
+            "(the browser tests need the real view)",
+            pytrace=False,
+        )
     # The kernel is started by the server with the server's interpreter (jupyter_client maps argv[0]
     # "python" to sys.executable), the server's environment and the notebook's folder as cwd: ask that
     # same interpreter, the same way, which campaign_widget it imports.
-    probe = subprocess.run([sys.executable, "-c", "import campaign_widget; print(campaign_widget.__file__)"],
-                           cwd=root_dir, env=env, capture_output=True, text=True, timeout=60)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import campaign_widget; print(campaign_widget.__file__)"],
+        cwd=root_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if probe.returncode != 0:
-        pytest.fail("the notebook kernel cannot import campaign_widget; install the package under test with "
-                    f"`pip install -e {REPO} --no-build-isolation`.\n{probe.stderr[-2000:]}", pytrace=False)
+        pytest.fail(
+            "the notebook kernel cannot import campaign_widget; install the package under test with "
+            f"`pip install -e {REPO} --no-build-isolation`.\n{probe.stderr[-2000:]}",
+            pytrace=False,
+        )
     imported = Path(probe.stdout.strip()).resolve()
     if REPO not in imported.parents:
-        pytest.fail(f"the kernel would import campaign_widget from {imported}, not from the repo under test "
-                    f"{REPO}: `pip install -e {REPO} --no-build-isolation`", pytrace=False)
+        pytest.fail(
+            f"the kernel would import campaign_widget from {imported}, not from the repo under test "
+            f"{REPO}: `pip install -e {REPO} --no-build-isolation`",
+            pytrace=False,
+        )
 
 
 # -- the JupyterLab server -------------------------------------------------------------------------
+
 
 @dataclass
 class LabServer:
@@ -124,7 +147,8 @@ def _write_lab_settings(config_dir: Path) -> None:
     settings = config_dir / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "notification.jupyterlab-settings").write_text(
-        '{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8")
+        '{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -161,8 +185,9 @@ def jupyter_lab(tmp_path_factory, artifacts_dir):
     config_dir.mkdir()
     runtime_dir.mkdir()
     _write_lab_settings(config_dir)
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config_dir), JUPYTER_RUNTIME_DIR=str(runtime_dir),
-               PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ, JUPYTER_CONFIG_DIR=str(config_dir), JUPYTER_RUNTIME_DIR=str(runtime_dir), PYTHONUNBUFFERED="1"
+    )
     env.pop("JUPYTER_TOKEN", None)
     _check_preconditions(root_dir, env)
     # The server's root is a copy outside the repo, so nothing the tests do (adding cells, autosave)
@@ -196,23 +221,42 @@ def _tail(path: Path, chars: int = 4000) -> str:
 def _start_lab(root_dir: Path, work_dir: Path, cwd: Path, env: dict, log_path: Path) -> LabServer | None:
     """Start JupyterLab and wait for /api/status; None if the port turned out to be taken."""
     port = _free_port()
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
-           f"--ServerApp.root_dir={root_dir}", "--allow-root"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root_dir}",
+        "--allow-root",
+    ]
     with open(log_path, "w", encoding="utf-8") as log:  # the child keeps its own handle
         # Own process group, so that teardown can end whatever it leaves behind, and only that.
-        process = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
-    server = LabServer(url=f"http://127.0.0.1:{port}", root_dir=root_dir, work_dir=work_dir, process=process,
-                       log_path=log_path)
+        process = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    server = LabServer(
+        url=f"http://127.0.0.1:{port}", root_dir=root_dir, work_dir=work_dir, process=process, log_path=log_path
+    )
     deadline = time.monotonic() + SERVER_START_TIMEOUT
     while True:
         if process.poll() is not None:
             log = server.log_tail()
             if "already in use" in log or "Address already" in log:
                 return None
-            pytest.fail(f"JupyterLab exited with code {process.returncode} while starting (port {port}):\n{log}",
-                        pytrace=False)
+            pytest.fail(
+                f"JupyterLab exited with code {process.returncode} while starting (port {port}):\n{log}", pytrace=False
+            )
         try:
             with urllib.request.urlopen(f"{server.url}/api/status", timeout=2) as response:
                 if response.status == 200:
@@ -221,8 +265,11 @@ def _start_lab(root_dir: Path, work_dir: Path, cwd: Path, env: dict, log_path: P
             pass
         if time.monotonic() > deadline:
             _stop(process)
-            pytest.fail(f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT:g} s "
-                        f"(port {port}):\n{server.log_tail()}", pytrace=False)
+            pytest.fail(
+                f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT:g} s "
+                f"(port {port}):\n{server.log_tail()}",
+                pytrace=False,
+            )
         time.sleep(0.2)
 
 
@@ -244,11 +291,15 @@ def _stop(process: subprocess.Popen) -> None:
 
 # -- the browser -------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium (`apt-get install -y "
-                    "chromium`); never `playwright install` here. This is a failure, not a skip.", pytrace=False)
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests need Debian's chromium (`apt-get install -y "
+            "chromium`); never `playwright install` here. This is a failure, not a skip.",
+            pytrace=False,
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
@@ -271,8 +322,14 @@ def open_lab_page(browser, jupyter_lab, artifacts_dir):
     The caller closes it with ``close(failed)``; use it for pages shared by a module's tests."""
 
     def factory(name: str) -> LabPage:
-        return LabPage(browser, _safe_name(name), artifacts_dir, viewport=VIEWPORT,
-                       device_scale_factor=DEVICE_SCALE_FACTOR, benign=BENIGN_CONSOLE)
+        return LabPage(
+            browser,
+            _safe_name(name),
+            artifacts_dir,
+            viewport=VIEWPORT,
+            device_scale_factor=DEVICE_SCALE_FACTOR,
+            benign=BENIGN_CONSOLE,
+        )
 
     return factory
 

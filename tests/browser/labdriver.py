@@ -27,6 +27,7 @@ def safe_name(text: str) -> str:
 
 # -- the page and its errors -----------------------------------------------------------------------
 
+
 @dataclass
 class ConsoleErrors:
     """Page errors and console errors seen by a page; ``new_since(mark)`` for per-test checks."""
@@ -68,12 +69,21 @@ class LabPage:
     Used for one test (``lab_page``) or shared by a module's tests; either way call ``close(failed)``.
     """
 
-    def __init__(self, browser, name: str, artifacts_dir: Path, *, viewport: dict, device_scale_factor: float,
-                 benign: list[tuple[str, str]]):
+    def __init__(
+        self,
+        browser,
+        name: str,
+        artifacts_dir: Path,
+        *,
+        viewport: dict,
+        device_scale_factor: float,
+        benign: list[tuple[str, str]],
+    ):
         self.name = name
         self.artifacts_dir = artifacts_dir
-        self.context = browser.new_context(viewport=viewport, device_scale_factor=device_scale_factor,
-                                           accept_downloads=True)
+        self.context = browser.new_context(
+            viewport=viewport, device_scale_factor=device_scale_factor, accept_downloads=True
+        )
         self.context.set_default_timeout(30_000)
         self.context.tracing.start(screenshots=True, snapshots=True)
         self.page = self.context.new_page()
@@ -96,8 +106,13 @@ class LabPage:
 
     def save_console_log(self) -> None:
         (self.artifacts_dir / f"{self.name}-console.txt").write_text(
-            "errors:\n" + "\n".join(self.errors.errors) + "\n\nignored (benign, see BENIGN_CONSOLE):\n"
-            + "\n".join(self.errors.ignored) + "\n", encoding="utf-8")
+            "errors:\n"
+            + "\n".join(self.errors.errors)
+            + "\n\nignored (benign, see BENIGN_CONSOLE):\n"
+            + "\n".join(self.errors.ignored)
+            + "\n",
+            encoding="utf-8",
+        )
 
     def close(self, failed: bool) -> None:
         try:
@@ -111,9 +126,7 @@ class LabPage:
             self.context.close()
 
 
-
 # -- the notebook -------------------------------------------------------------------------------------
-
 
 
 class Notebook:
@@ -144,7 +157,8 @@ class Notebook:
         try:
             self.page.wait_for_function(
                 "() => /ipykernel\\) \\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent ?? '')",
-                timeout=timeout)
+                timeout=timeout,
+            )
         except Exception as error:
             raise AssertionError(f"the kernel never reported idle; status bar: {self.status_bar_text()!r}") from error
 
@@ -164,10 +178,13 @@ class Notebook:
                     const idle = /ipykernel\\) \\| Idle/.test(
                         document.querySelector('#jp-main-statusbar')?.textContent ?? '');
                     return idle && prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-                }""", timeout=timeout)
+                }""",
+                timeout=timeout,
+            )
         except Exception as error:
-            raise AssertionError(f"not every code cell ran: prompts {self.code_prompts()}, "
-                                 f"status bar {self.status_bar_text()!r}") from error
+            raise AssertionError(
+                f"not every code cell ran: prompts {self.code_prompts()}, status bar {self.status_bar_text()!r}"
+            ) from error
 
     def error_outputs(self) -> list[str]:
         """Tracebacks and stderr text shown in any output area."""
@@ -175,7 +192,8 @@ class Notebook:
             '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
             '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"], '
             '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"], '
-            '.jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]')
+            '.jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]'
+        )
         return loc.all_inner_texts()
 
     # -- cells ------------------------------------------------------------------------------------
@@ -210,7 +228,8 @@ class Notebook:
         self.page.keyboard.insert_text(code)
         # innerText doubles empty lines; the editor's own lines are exact.
         typed = cell.locator(".cm-content").evaluate(
-            "el => [...el.querySelectorAll('.cm-line')].map(line => line.textContent).join('\\n')")
+            "el => [...el.querySelectorAll('.cm-line')].map(line => line.textContent).join('\\n')"
+        )
         if typed.strip() != code.strip():
             raise AssertionError(f"the new cell reads {typed!r}, not the code typed {code!r}")
         return index
@@ -250,6 +269,7 @@ class Notebook:
 
 
 # -- the widget's canvas ---------------------------------------------------------------------------
+
 
 @dataclass
 class CanvasShot:
@@ -314,8 +334,9 @@ class CanvasShot:
 
     def column_hits(self, colour: str, css_x: float, tol: int = 28) -> list[float]:
         """CSS y of every pixel of ``colour`` in the column at css_x (for failure messages)."""
-        return sorted({round(y, 1) for _, y in self.find_colour(colour, css_x, self.css_height / 2, 0,
-                                                               self.css_height, tol)})
+        return sorted(
+            {round(y, 1) for _, y in self.find_colour(colour, css_x, self.css_height / 2, 0, self.css_height, tol)}
+        )
 
 
 def _over_white(rgba) -> tuple[int, int, int]:
@@ -325,7 +346,7 @@ def _over_white(rgba) -> tuple[int, int, int]:
 
 def hex_rgb(colour: str) -> tuple[int, int, int]:
     colour = colour.lstrip("#")
-    return tuple(int(colour[i:i + 2], 16) for i in (0, 2, 4))
+    return tuple(int(colour[i : i + 2], 16) for i in (0, 2, 4))
 
 
 _READ_CANVAS = """c => {
@@ -347,16 +368,28 @@ def read_canvas(canvas_locator) -> CanvasShot:
     if (image.width, image.height) != (raw["width"], raw["height"]):
         raise AssertionError(f"toDataURL gave {image.size}, canvas says {raw['width']}x{raw['height']}")
     d = {k: float(raw["data"][k]) for k in PLOT_KEYS}
-    return CanvasShot(image=image, css_width=raw["cssWidth"], css_height=raw["cssHeight"], dpr=raw["dpr"],
-                      view_x=raw["x"], view_y=raw["y"], plot_left=d["plotLeft"], plot_right=d["plotRight"],
-                      plot_top=d["plotTop"], plot_bottom=d["plotBottom"], t0=d["t0"], t1=d["t1"], y_top=d["yTop"])
+    return CanvasShot(
+        image=image,
+        css_width=raw["cssWidth"],
+        css_height=raw["cssHeight"],
+        dpr=raw["dpr"],
+        view_x=raw["x"],
+        view_y=raw["y"],
+        plot_left=d["plotLeft"],
+        plot_right=d["plotRight"],
+        plot_top=d["plotTop"],
+        plot_bottom=d["plotBottom"],
+        t0=d["t0"],
+        t1=d["t1"],
+        y_top=d["yTop"],
+    )
 
 
 def decode_data_url(url: str) -> Image.Image:
     prefix = "data:image/png;base64,"
     if not url.startswith(prefix):
         raise AssertionError(f"toDataURL did not return a PNG data URL: {url[:40]!r}")
-    data = base64.b64decode(url[len(prefix):])
+    data = base64.b64decode(url[len(prefix) :])
     assert data.startswith(PNG_SIGNATURE)
     return Image.open(io.BytesIO(data)).convert("RGBA")
 
@@ -431,26 +464,39 @@ def module_page(lab: LabPage, setup):
 
 def write_notebook(root_dir: Path, name: str, title: str) -> None:
     """A fresh notebook in the server's (temporary) root: a markdown title cell, the python3 kernel."""
-    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [title]}],
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
-                       "language_info": {"name": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": [title]}],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
 
 
 def write_code_notebook(root_dir: Path, name: str, sources: list[str]) -> None:
     """A fresh notebook of code cells (run later with Run All, as a person would), the python3 kernel."""
-    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
-             for source in sources]
-    nb = {"cells": cells,
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
-                       "language_info": {"name": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    cells = [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
+        for source in sources
+    ]
+    nb = {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (root_dir / name).write_text(json.dumps(nb), encoding="utf-8")
 
 
-def open_with_cell(lab: LabPage, jupyter_lab, notebook: str, title: str, cell: str, *, what: str,
-                   timeout: float = 60) -> Notebook:
+def open_with_cell(
+    lab: LabPage, jupyter_lab, notebook: str, title: str, cell: str, *, what: str, timeout: float = 60
+) -> Notebook:
     """A fresh notebook (``title`` in a markdown cell) opened in ``lab``, its kernel idle, ``cell``
     typed and run; fails naming ``what`` when the cell's output shows an error."""
     write_notebook(jupyter_lab.root_dir, notebook, title)

@@ -34,11 +34,14 @@ RENDER_TIMEOUT_MS = 30_000
 
 def figure_2b() -> cw.Workload:
     """The notebook's first workload (the paper's Figure 2b), as the model under test builds it."""
-    return cw.Workload([
-        cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),
-        cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),
-        cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),
-    ], machine=cw.Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12))
+    return cw.Workload(
+        [
+            cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),
+            cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),
+            cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),
+        ],
+        machine=cw.Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12),
+    )
 
 
 def phase_geometry():
@@ -51,10 +54,17 @@ def phase_geometry():
         (pieces,) = np.nonzero(scene.phase == i)
         assert pieces.size == 1, f"phase {name}: expected one piece without tiling, got {pieces.size}"
         k = int(pieces[0])
-        out.append(dict(name=name, colour=PALETTE[i], x0=float(scene.x0[k]), x1=float(scene.x1[k]),
-                        line_y=float(scene.line_y[k]),
-                        band_top=float(max(scene.well_top[k], scene.fill_top[k])),
-                        well_top=float(scene.well_top[k])))
+        out.append(
+            dict(
+                name=name,
+                colour=PALETTE[i],
+                x0=float(scene.x0[k]),
+                x1=float(scene.x1[k]),
+                line_y=float(scene.line_y[k]),
+                band_top=float(max(scene.well_top[k], scene.fill_top[k])),
+                well_top=float(scene.well_top[k]),
+            )
+        )
     # The paper's figure, as the brief states it: guards against the model and this test drifting apart.
     spans = [(p["name"], p["x0"], p["x1"], round(p["line_y"], 6)) for p in out]
     assert spans == [("A", 0.0, 3.0, 0.7), ("B", 3.0, 13.0, 0.2), ("C", 13.0, 15.0, 0.6)], spans
@@ -62,6 +72,7 @@ def phase_geometry():
 
 
 # -- the notebook, opened and run once for the module ------------------------------------------------
+
 
 class Basics:
     def __init__(self, lab: LabPage, notebook: Notebook, server):
@@ -91,11 +102,14 @@ class Basics:
                         if (performance.now() - t0 > ms) return reject(new Error('not rendered'));
                         requestAnimationFrame(poll);
                     })();
-                })""", RENDER_TIMEOUT_MS)
+                })""",
+                RENDER_TIMEOUT_MS,
+            )
         except Exception as error:
             attrs = canvas.evaluate("c => ({w: c.width, h: c.height, data: {...c.dataset}})")
-            raise AssertionError(f"diagram {i}: canvas.cw-plot did not render within "
-                                 f"{RENDER_TIMEOUT_MS / 1000:g} s: {attrs}") from error
+            raise AssertionError(
+                f"diagram {i}: canvas.cw-plot did not render within {RENDER_TIMEOUT_MS / 1000:g} s: {attrs}"
+            ) from error
 
 
 def _open_basics(lab, jupyter_lab) -> Basics:
@@ -108,8 +122,9 @@ def _open_basics(lab, jupyter_lab) -> Basics:
     try:
         lab.page.locator(".cw-root canvas.cw-plot").first.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
     except Exception as error:
-        raise AssertionError("no canvas.cw-plot appeared after Run All: is the view built "
-                             "(campaign_widget/static/widget.js)?") from error
+        raise AssertionError(
+            "no canvas.cw-plot appeared after Run All: is the view built (campaign_widget/static/widget.js)?"
+        ) from error
     roots = lab.page.locator(".cw-root").count()
     assert roots == 2, f"the notebook displays two diagrams; the page has {roots} div.cw-root"
     state.wait_rendered(1)
@@ -134,6 +149,7 @@ def _clean_page(basics, request):
 
 # -- the tests ---------------------------------------------------------------------------------------
 
+
 def colour_problems(shot, phases) -> list[str]:
     """What is wrong with the phase colours on ``shot`` given the model's ``phases`` (empty: all good)."""
     problems = []
@@ -143,7 +159,8 @@ def colour_problems(shot, phases) -> list[str]:
             problems.append(
                 f"phase {p['name']}: colour {p['colour']} not within 3 px of its compute line at "
                 f"css ({x:.1f}, {y:.1f}) (t={(p['x0'] + p['x1']) / 2}, y={p['line_y']}); pixel there is "
-                f"{shot.rgb_at(x, y)}; this colour appears in that column at css y {shot.column_hits(p['colour'], x)}")
+                f"{shot.rgb_at(x, y)}; this colour appears in that column at css y {shot.column_hits(p['colour'], x)}"
+            )
     for p in phases:
         px = shot.css_x((p["x0"] + p["x1"]) / 2)
         for q in phases:
@@ -152,14 +169,18 @@ def colour_problems(shot, phases) -> list[str]:
             # q's colour has no business in p's time span, at q's line height ...
             qy = shot.css_y(q["line_y"])
             if shot.find_colour(q["colour"], px, qy, dx=3, dy=4):
-                problems.append(f"phase {q['name']}'s colour {q['colour']} found in phase {p['name']}'s span "
-                                f"(t={(p['x0'] + p['x1']) / 2}) at {q['name']}'s line height y={q['line_y']}")
+                problems.append(
+                    f"phase {q['name']}'s colour {q['colour']} found in phase {p['name']}'s span "
+                    f"(t={(p['x0'] + p['x1']) / 2}) at {q['name']}'s line height y={q['line_y']}"
+                )
             # ... and p's colour is not at q's line height in p's own span, unless p draws there
             # (its memory well/fill reaches from its line up to band_top).
             if not (p["line_y"] - 0.03 <= q["line_y"] <= p["band_top"] + 0.03):
                 if shot.find_colour(p["colour"], px, qy, dx=3, dy=4):
-                    problems.append(f"phase {p['name']}'s colour {p['colour']} found at y={q['line_y']} "
-                                    f"({q['name']}'s line height) in its own span, where it draws nothing")
+                    problems.append(
+                        f"phase {p['name']}'s colour {p['colour']} found at y={q['line_y']} "
+                        f"({q['name']}'s line height) in its own span, where it draws nothing"
+                    )
     return problems
 
 
@@ -172,10 +193,13 @@ def test_phase_colours_at_model_positions(basics):
     basics.lab.screenshot("02-first-diagram", full_page=False)
 
     # High-DPI: the backing store is the CSS size times devicePixelRatio.
-    assert abs(shot.image.width - shot.css_width * shot.dpr) <= 1 and \
-        abs(shot.image.height - shot.css_height * shot.dpr) <= 1, \
-        (f"canvas backing store {shot.image.size} is not CSS size {shot.css_width}x{shot.css_height} "
-         f"x devicePixelRatio {shot.dpr}")
+    assert (
+        abs(shot.image.width - shot.css_width * shot.dpr) <= 1
+        and abs(shot.image.height - shot.css_height * shot.dpr) <= 1
+    ), (
+        f"canvas backing store {shot.image.size} is not CSS size {shot.css_width}x{shot.css_height} "
+        f"x devicePixelRatio {shot.dpr}"
+    )
     # The visible time domain covers the whole schedule before any zoom.
     assert shot.t0 <= 0 + 1e-9 and shot.t1 >= 15 - 1e-9, f"time domain [{shot.t0}, {shot.t1}] misses [0, 15]"
     assert shot.y_top >= 1.0, f"data-y-top {shot.y_top} < 1: the utilization axis must reach 1"
@@ -213,11 +237,13 @@ def test_hover_phase_b_shows_tooltip(basics):
         try:
             tooltip.wait_for(state="visible", timeout=5_000)
             page.wait_for_function(
-                """([el, name]) => el.textContent.includes(name)""", arg=[tooltip.element_handle(), name],
-                timeout=5_000)
+                """([el, name]) => el.textContent.includes(name)""", arg=[tooltip.element_handle(), name], timeout=5_000
+            )
         except Exception as error:
-            raise AssertionError(f"hovering phase {name} did not show a tooltip naming it; tooltip visible="
-                                 f"{tooltip.is_visible()}, text={tooltip.text_content()!r}") from error
+            raise AssertionError(
+                f"hovering phase {name} did not show a tooltip naming it; tooltip visible="
+                f"{tooltip.is_visible()}, text={tooltip.text_content()!r}"
+            ) from error
         text = tooltip.inner_text()
         if name == "B":
             basics.lab.screenshot("03-tooltip-phase-B", full_page=False)
@@ -226,8 +252,9 @@ def test_hover_phase_b_shows_tooltip(basics):
         assert lines and lines[0] == name, f"tooltip over phase {name} is headed {lines[:1]}: {text!r}"
         # ... and shows the phase's duration from the model (label, then value).
         match = re.search(r"duration\s+(\S+)", text)
-        assert match and _standalone_number(duration, match.group(1)), \
+        assert match and _standalone_number(duration, match.group(1)), (
             f"tooltip over phase {name} does not show its duration {duration:g}: {text!r}"
+        )
 
     page.mouse.move(2, 2)
     try:
@@ -239,8 +266,7 @@ def test_hover_phase_b_shows_tooltip(basics):
 def _kernel_probe(basics) -> tuple[float, float]:
     """Run (adding it the first time) a cell printing live.peak_bandwidth and live.makespan."""
     if basics.check_cell is None:
-        basics.check_cell = basics.nb.append_code_cell(
-            'print("PROBE", repr(live.peak_bandwidth), repr(live.makespan))')
+        basics.check_cell = basics.nb.append_code_cell('print("PROBE", repr(live.peak_bandwidth), repr(live.makespan))')
     out = basics.nb.run_cell(basics.check_cell)
     match = re.search(r"PROBE (\S+) (\S+)", out)
     assert match, f"the probe cell printed {out!r}"
@@ -258,8 +284,9 @@ def test_drag_bandwidth_slider_changes_view_and_kernel(basics):
     assert math.isclose(bw0, 6.0e12, rel_tol=1e-12), f"live.peak_bandwidth after Run All is {bw0!r}"
     slider.scroll_into_view_if_needed()
     state0 = slider.evaluate("s => ({v: +s.value, min: +s.min, max: +s.max})")
-    assert math.isclose(state0["v"], math.log10(bw0), abs_tol=0.02), \
+    assert math.isclose(state0["v"], math.log10(bw0), abs_tol=0.02), (
         f"the slider reads {state0['v']}, not log10 of the kernel's peak_bandwidth {math.log10(bw0):.4f}"
+    )
     readout0 = readout.inner_text()
     basics.canvas(1).scroll_into_view_if_needed()
     pixels0 = read_canvas(basics.canvas(1)).image.tobytes()
@@ -279,8 +306,9 @@ def test_drag_bandwidth_slider_changes_view_and_kernel(basics):
     v1 = slider.evaluate("s => +s.value")
     assert v1 > state0["v"] + 0.05, f"dragging the thumb right moved the slider from {state0['v']} to {v1}"
     try:
-        page.wait_for_function("([el, old]) => el.textContent !== old", arg=[readout.element_handle(), readout0],
-                               timeout=10_000)
+        page.wait_for_function(
+            "([el, old]) => el.textContent !== old", arg=[readout.element_handle(), readout0], timeout=10_000
+        )
     except Exception as error:
         raise AssertionError(f"span.cw-makespan still reads {readout0!r} after the drag") from error
     readout1 = readout.inner_text()
@@ -294,15 +322,16 @@ def test_drag_bandwidth_slider_changes_view_and_kernel(basics):
     # significant digits, js/controls.js peakFromSlider); memory-bound phases shrank.
     bw1, makespan1 = _kernel_probe(basics)
     assert bw1 != bw0, f"live.peak_bandwidth is still {bw0!r} in the kernel after the drag"
-    assert math.isclose(bw1, 10 ** v1, rel_tol=5e-4), \
-        f"kernel peak_bandwidth {bw1!r} is not 10 ** slider value ({10 ** v1!r})"
-    assert makespan1 < makespan0, \
-        f"more bandwidth did not shorten the makespan: {makespan0!r} -> {makespan1!r}"
+    assert math.isclose(bw1, 10**v1, rel_tol=5e-4), (
+        f"kernel peak_bandwidth {bw1!r} is not 10 ** slider value ({10**v1!r})"
+    )
+    assert makespan1 < makespan0, f"more bandwidth did not shorten the makespan: {makespan0!r} -> {makespan1!r}"
     # The readout shows the kernel's makespan, before and after.
     for text, value in ((readout0, makespan0), (readout1, makespan1)):
         shown = _seconds(text)
-        assert shown is not None and math.isclose(shown, value, rel_tol=5e-3), \
+        assert shown is not None and math.isclose(shown, value, rel_tol=5e-3), (
             f"span.cw-makespan reads {text!r}; the kernel's makespan is {value!r} s"
+        )
 
 
 _SI = {"": 1.0, "k": 1e3, "m": 1e-3, "µ": 1e-6, "u": 1e-6, "n": 1e-9}
@@ -331,24 +360,27 @@ def _check_figure_png(data: bytes, shot, scale: float, what: str, artifacts_dir,
     (artifacts_dir / name).write_bytes(data)
     width, height = png_size(data)
     css_w, css_h = shot.css_width, shot.css_height
-    assert abs(width - scale * css_w) <= 1 and abs(height - scale * css_h) <= 1, \
-        (f"{what} is {width}x{height} px; {scale:g} x the canvas' CSS size {css_w:g}x{css_h:g} is "
-         f"{scale * css_w:g}x{scale * css_h:g} (saved as {artifacts_dir / name})")
+    assert abs(width - scale * css_w) <= 1 and abs(height - scale * css_h) <= 1, (
+        f"{what} is {width}x{height} px; {scale:g} x the canvas' CSS size {css_w:g}x{css_h:g} is "
+        f"{scale * css_w:g}x{scale * css_h:g} (saved as {artifacts_dir / name})"
+    )
 
     image = Image.open(io.BytesIO(data))
     png = _over_white(image)
     # Each phase colour is in it: it is the figure, not a blank.
     flat = png.reshape(-1, 3)
     for i, phase in enumerate("ABC"):
-        rgb = np.array([int(PALETTE[i][k:k + 2], 16) for k in (1, 3, 5)])
-        assert (np.abs(flat - rgb).max(axis=1) <= 28).sum() >= 20, \
+        rgb = np.array([int(PALETTE[i][k : k + 2], 16) for k in (1, 3, 5)])
+        assert (np.abs(flat - rgb).max(axis=1) <= 28).sum() >= 20, (
             f"{what} has no pixels of phase {phase}'s colour {PALETTE[i]}"
+        )
     if math.isclose(scale, shot.dpr):
         screen = _over_white(shot.image)
-        top = png[:screen.shape[0], :screen.shape[1]]
+        top = png[: screen.shape[0], : screen.shape[1]]
         differing = (np.abs(top - screen).max(axis=2) > 48).mean()
-        assert differing < 0.005, (f"{what}: {differing:.1%} of its pixels differ from the on-screen "
-                                   f"canvas (see {artifacts_dir / name})")
+        assert differing < 0.005, (
+            f"{what}: {differing:.1%} of its pixels differ from the on-screen canvas (see {artifacts_dir / name})"
+        )
 
 
 def test_save_png_from_kernel(basics):

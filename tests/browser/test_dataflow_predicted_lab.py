@@ -28,9 +28,12 @@ w = cw.Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]", "outer": "D[i,
 p = w.with_predicted_traffic("gemm", Cache(line=64, lines=32), local_sizes={"i": 8, "j": 8, "k": 8}, mode="ratio",
                              loop_order="ijk")
 """
-CELL = WORKLOAD + """\
+CELL = (
+    WORKLOAD
+    + """\
 view = cw.DataflowView(p, height=360)
 view"""
+)
 TOL = 40
 
 
@@ -52,7 +55,8 @@ class State:
     def shot(self):
         raw = self.canvas.evaluate(
             "c => ({url: c.toDataURL('image/png'), dpr: window.devicePixelRatio, data: {...c.dataset},"
-            " rect: (r => ({x: r.left, y: r.top}))(c.getBoundingClientRect())})")
+            " rect: (r => ({x: r.left, y: r.top}))(c.getBoundingClientRect())})"
+        )
         raw["rgb"] = np.asarray(decode_data_url(raw["url"]).convert("RGB")).astype(int)
         return raw
 
@@ -66,19 +70,29 @@ class State:
     def colour_pixels(self, shot, e, colour, half_w=70, half_h=7) -> int:
         cx, cy = self.label_css(shot, e)
         s = shot["dpr"]
-        box = shot["rgb"][max(0, int((cy - half_h) * s)):int((cy + half_h) * s) + 1,
-                          max(0, int((cx - half_w) * s)):int((cx + half_w) * s) + 1]
+        box = shot["rgb"][
+            max(0, int((cy - half_h) * s)) : int((cy + half_h) * s) + 1,
+            max(0, int((cx - half_w) * s)) : int((cx + half_w) * s) + 1,
+        ]
         return int((np.abs(box - np.array(hex_rgb(colour))).max(axis=2) <= TOL).sum())
 
 
 def _open(lab, jupyter_lab) -> State:
-    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: predicted bytes on dataflow edges", CELL, what="the DataflowView cell",
-                        timeout=120)
+    nb = open_with_cell(
+        lab,
+        jupyter_lab,
+        NOTEBOOK,
+        "# Browser test: predicted bytes on dataflow edges",
+        CELL,
+        what="the DataflowView cell",
+        timeout=120,
+    )
     state = State(lab, nb)
     state.canvas.wait_for(state="attached", timeout=60_000)
     state.canvas.scroll_into_view_if_needed()
-    lab.page.wait_for_function("c => +c.dataset.draws > 0 && +c.dataset.plotWidth > 0",
-                               arg=state.canvas.element_handle(), timeout=60_000)
+    lab.page.wait_for_function(
+        "c => +c.dataset.draws > 0 && +c.dataset.plotWidth > 0", arg=state.canvas.element_handle(), timeout=60_000
+    )
     lab.errors.assert_clean(when="while drawing the dataflow view")
     return state
 
@@ -106,8 +120,9 @@ def test_predicted_edges_show_logical_and_predicted_bytes(predicted):
         cy = shot["rect"]["y"] + float(shot["data"]["plotTop"]) + float(shot["data"]["plotHeight"]) / 2
         page.mouse.move(cx, cy)
         page.mouse.wheel(0, -200)
-        page.wait_for_function("([c, n]) => +c.dataset.draws > n", arg=[predicted.canvas.element_handle(), draws],
-                               timeout=10_000)
+        page.wait_for_function(
+            "([c, n]) => +c.dataset.draws > n", arg=[predicted.canvas.element_handle(), draws], timeout=10_000
+        )
         page.wait_for_timeout(100)
         shot = predicted.shot()
     assert float(shot["data"]["k"]) >= 0.9, f"could not zoom to 0.9 (data-k={shot['data']['k']})"
@@ -127,10 +142,13 @@ def test_predicted_edges_show_logical_and_predicted_bytes(predicted):
     assert len(pred) >= 2 and plain, f"too few labels on screen to check: predicted {pred}, plain {plain}"
     for e in pred:
         assert "predicted" in labels[e] and "→" in labels[e]
-        assert predicted.colour_pixels(shot, e, PREDICTED_TEXT) > 10, \
+        assert predicted.colour_pixels(shot, e, PREDICTED_TEXT) > 10, (
             f"no predicted label ({labels[e]!r}, {PREDICTED_TEXT}) drawn at edge {e}'s label position"
+        )
     for e in plain:
-        assert predicted.colour_pixels(shot, e, PREDICTED_TEXT, half_w=20) == 0, \
+        assert predicted.colour_pixels(shot, e, PREDICTED_TEXT, half_w=20) == 0, (
             f"edge {e} ({labels[e]!r}) is not predicted, yet its label has the predicted colour"
-        assert predicted.colour_pixels(shot, e, EDGE_LABEL_GREY, half_w=30) > 5, \
+        )
+        assert predicted.colour_pixels(shot, e, EDGE_LABEL_GREY, half_w=30) > 5, (
             f"edge {e}'s plain label {labels[e]!r} is not drawn in grey"
+        )

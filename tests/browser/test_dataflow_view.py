@@ -29,7 +29,9 @@ w = cw.Workload([
     cw.Phase('mlp', ops=5e10, reads={'x2': 1.6e7, 'W1': 1.6e7}, writes={'y': 1.6e7}),
 ], machine=m)
 """
-CELL = WORKLOAD + """\
+CELL = (
+    WORKLOAD
+    + """\
 ex = cw.Explorer(w, height=320)
 view = ex.dataflow
 import json
@@ -37,6 +39,7 @@ print('LAYOUT', json.dumps({'x': view.graph_layout.x.tolist(), 'y': view.graph_l
                             'w': view.graph_layout.width.tolist(), 'h': view.graph_layout.height.tolist()}))
 ex
 """
+)
 
 
 def expected_colours(overlay: str, scaling: str) -> list[tuple[int, int, int]]:
@@ -49,7 +52,7 @@ def expected_colours(overlay: str, scaling: str) -> list[tuple[int, int, int]]:
     w = namespace["w"]
     graph = dataflow_graph(w)
     arrays = style_arrays(w, graph, scale(w, graph, overlay, scaling))
-    return [tuple(int(c) for c in rgb) for rgb in arrays["node_rgb"][:len(w)]]
+    return [tuple(int(c) for c in rgb) for rgb in arrays["node_rgb"][: len(w)]]
 
 
 class DataflowPage:
@@ -64,8 +67,10 @@ class DataflowPage:
 
     def wait_redraw(self, after: int, condition: str = "true"):
         self.page.wait_for_function(
-            f"([c, n]) => +c.dataset.draws > n && ({condition})", arg=[self.canvas.element_handle(), after],
-            timeout=RENDER_TIMEOUT_MS)
+            f"([c, n]) => +c.dataset.draws > n && ({condition})",
+            arg=[self.canvas.element_handle(), after],
+            timeout=RENDER_TIMEOUT_MS,
+        )
 
     def node_css(self, i: int, data: dict, inset: float = 4.0) -> tuple[float, float]:
         """CSS px (relative to the canvas) of a point inside node i's box, near its top-left corner,
@@ -80,7 +85,9 @@ class DataflowPage:
         return self.layout["x"][i] * k + tx, self.layout["y"][i] * k + ty + top
 
     def pixels(self, n: int) -> list[tuple[int, int, int]]:
-        raw = self.canvas.evaluate("c => ({url: c.toDataURL('image/png'), dpr: window.devicePixelRatio, data: {...c.dataset}})")
+        raw = self.canvas.evaluate(
+            "c => ({url: c.toDataURL('image/png'), dpr: window.devicePixelRatio, data: {...c.dataset}})"
+        )
         image = decode_data_url(raw["url"])
         out = []
         for i in range(n):
@@ -101,8 +108,11 @@ def _open(lab: LabPage, jupyter_lab) -> DataflowPage:
     state = DataflowPage(lab, layout)
     state.canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
     state.canvas.scroll_into_view_if_needed()
-    lab.page.wait_for_function("c => +c.dataset.draws > 0 && +c.dataset.plotWidth > 0",
-                               arg=state.canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+    lab.page.wait_for_function(
+        "c => +c.dataset.draws > 0 && +c.dataset.plotWidth > 0",
+        arg=state.canvas.element_handle(),
+        timeout=RENDER_TIMEOUT_MS,
+    )
     lab.errors.assert_clean(when="while drawing the dataflow view")
     return state
 
@@ -137,8 +147,10 @@ def test_overlay_and_scaling_change_node_colours_where_the_layout_puts_them(data
         if dataflow.page.locator("select.cwd-scaling").input_value() != scaling:
             dataflow.page.select_option("select.cwd-scaling", scaling)
         dataflow.page.wait_for_function(
-            "([c, o]) => c.dataset.overlay === o", arg=[dataflow.canvas.element_handle(), overlay],
-            timeout=RENDER_TIMEOUT_MS)
+            "([c, o]) => c.dataset.overlay === o",
+            arg=[dataflow.canvas.element_handle(), overlay],
+            timeout=RENDER_TIMEOUT_MS,
+        )
         expected = expected_colours(overlay, scaling)
         deadline_ok = False
         for _ in range(50):  # the style arrives after the overlay: wait for the colours to settle
@@ -160,18 +172,21 @@ def test_clicking_a_node_highlights_its_phase_in_the_diagram(dataflow):
     phase = 3  # 'proj'
     x, y = dataflow.node_centre(phase, data)
     dataflow.page.mouse.click(box["x"] + x, box["y"] + y)
-    dataflow.page.wait_for_function("c => c.dataset.selectedPhase === '3'", arg=dataflow.canvas.element_handle(),
-                                    timeout=10_000)
+    dataflow.page.wait_for_function(
+        "c => c.dataset.selectedPhase === '3'", arg=dataflow.canvas.element_handle(), timeout=10_000
+    )
     # move away from every node: the selection stays, and the diagram keeps highlighting it
     dataflow.page.mouse.move(box["x"] + 2, box["y"] + box["height"] - 2)
-    dataflow.page.wait_for_function("c => c.dataset.highlightedPhase === '3'", arg=dataflow.diagram.element_handle(),
-                                    timeout=10_000)
+    dataflow.page.wait_for_function(
+        "c => c.dataset.highlightedPhase === '3'", arg=dataflow.diagram.element_handle(), timeout=10_000
+    )
     dataflow.lab.screenshot("dataflow-selected", full_page=True)
     # clicking it again clears the selection and the highlight
     dataflow.page.mouse.click(box["x"] + x, box["y"] + y)
     dataflow.page.mouse.move(box["x"] + 2, box["y"] + box["height"] - 2)
-    dataflow.page.wait_for_function("c => c.dataset.highlightedPhase === ''", arg=dataflow.diagram.element_handle(),
-                                    timeout=10_000)
+    dataflow.page.wait_for_function(
+        "c => c.dataset.highlightedPhase === ''", arg=dataflow.diagram.element_handle(), timeout=10_000
+    )
 
 
 def test_hover_shows_the_phase_numbers_as_text(dataflow):
@@ -213,8 +228,9 @@ def test_a_parameter_slider_re_evaluates_the_workload(dataflow, jupyter_lab):
     draws = int(canvas.get_attribute("data-draws"))
     box = s_slider.bounding_box()
     dataflow.page.mouse.click(box["x"] + box["width"] * 0.95, box["y"] + box["height"] / 2)  # near the top of S
-    dataflow.page.wait_for_function("([c, n]) => +c.dataset.draws > n", arg=[canvas.element_handle(), draws],
-                                    timeout=RENDER_TIMEOUT_MS)
+    dataflow.page.wait_for_function(
+        "([c, n]) => +c.dataset.draws > n", arg=[canvas.element_handle(), draws], timeout=RENDER_TIMEOUT_MS
+    )
     value = int(readout.inner_text())
     assert value > 64 * 8, f"clicking near the slider's top should set S far above 64, got {value}"
     out = nb.run_cell(nb.append_code_cell("print('PARAMS', pview.params, pview.workload.params)"), timeout=60)

@@ -56,8 +56,9 @@ class Figures:
         self.page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
         self.page.locator(".lm-Menu-itemLabel", has_text=f"JupyterLab {name.title()}").first.click()
         for k in range(2):
-            self.page.wait_for_function("([c, t]) => c.dataset.theme === t", arg=[self.canvases.nth(k).element_handle(), name],
-                                        timeout=30_000)
+            self.page.wait_for_function(
+                "([c, t]) => c.dataset.theme === t", arg=[self.canvases.nth(k).element_handle(), name], timeout=30_000
+            )
         self.page.wait_for_timeout(800)  # the view re-reads the page colours 300 ms after the switch
 
 
@@ -74,7 +75,9 @@ def _open(lab: LabPage, jupyter_lab) -> Figures:
     y_max = float(out.split("YMAX", 1)[1].split()[0])
     state = Figures(lab, nb, colors, y_max)
     for k in range(2):
-        lab.page.wait_for_function("c => +c.dataset.draws > 0", arg=state.canvases.nth(k).element_handle(), timeout=60_000)
+        lab.page.wait_for_function(
+            "c => +c.dataset.draws > 0", arg=state.canvases.nth(k).element_handle(), timeout=60_000
+        )
     return state
 
 
@@ -131,7 +134,7 @@ def _check(figures: Figures, theme: str) -> None:
     for t in above:
         row = int(round(shot.css_y(t) * shot.scale_y))
         x0, x1 = int((shot.plot_left - 4) * shot.scale_x), int(shot.plot_left * shot.scale_x)
-        band = pixels[max(0, row - 1):row + 2, x0:x1]
+        band = pixels[max(0, row - 1) : row + 2, x0:x1]
         contrast = np.abs(band - background).max(axis=-1)
         assert (contrast > 60).any(), f"{theme}: no tick mark at y = {t} (row {row}) left of the plot"
 

@@ -36,15 +36,21 @@ MIN_HOVER_WIDTH_PX = 6  # a phase narrower than this on the canvas cannot be aim
 
 def seed002_kernels() -> cw.Workload:
     """The notebook's first workload (cell 2), as the model under test builds it."""
-    machine = cw.Machine(peak_compute=200e9, peak_bandwidth=50e9, name="seed 002 example",
-                         ceilings=(cw.Ceiling("no FMA", compute=100e9),))
+    machine = cw.Machine(
+        peak_compute=200e9,
+        peak_bandwidth=50e9,
+        name="seed 002 example",
+        ceilings=(cw.Ceiling("no FMA", compute=100e9),),
+    )
     n = 2048
-    volumes = {"SAXPY": (2 * n, 24 * n), "blocked GEMM": (2 * n**3, 4 * n**3 / 64),
-               "naive GEMM": (2 * n**3, 8 * n**3)}
-    speed_of_light = {name: max(ops / machine.peak_compute, b / machine.peak_bandwidth)
-                      for name, (ops, b) in volumes.items()}
-    return cw.Workload([cw.Phase(name, ops=ops, bytes=b, duration=speed_of_light[name] / 0.93)
-                        for name, (ops, b) in volumes.items()], machine=machine)
+    volumes = {"SAXPY": (2 * n, 24 * n), "blocked GEMM": (2 * n**3, 4 * n**3 / 64), "naive GEMM": (2 * n**3, 8 * n**3)}
+    speed_of_light = {
+        name: max(ops / machine.peak_compute, b / machine.peak_bandwidth) for name, (ops, b) in volumes.items()
+    }
+    return cw.Workload(
+        [cw.Phase(name, ops=ops, bytes=b, duration=speed_of_light[name] / 0.93) for name, (ops, b) in volumes.items()],
+        machine=machine,
+    )
 
 
 class Reference:
@@ -65,12 +71,21 @@ class Reference:
             pieces = np.nonzero(scene.phase == i)[0]
             assert pieces.size == 1, f"phase {name}: expected one piece (no tiling), got {pieces.size}"
             k = int(pieces[0])
-            self.phases.append(dict(index=i, name=name, colour=self.colors[i], x0=float(scene.x0[k]),
-                                    x1=float(scene.x1[k]), line_y=float(scene.line_y[k]),
-                                    top=float(max(scene.well_top[k], scene.fill_top[k]))))
+            self.phases.append(
+                dict(
+                    index=i,
+                    name=name,
+                    colour=self.colors[i],
+                    x0=float(scene.x0[k]),
+                    x1=float(scene.x1[k]),
+                    line_y=float(scene.line_y[k]),
+                    top=float(max(scene.well_top[k], scene.fill_top[k])),
+                )
+            )
 
 
 # -- the notebook, opened and run once for the module ------------------------------------------------
+
 
 class Linked:
     def __init__(self, lab: LabPage):
@@ -84,11 +99,15 @@ class Linked:
 
     def wait_highlighted(self, value: str, what: str) -> None:
         try:
-            self.page.wait_for_function("([c, v]) => c.dataset.highlightedPhase === v",
-                                        arg=[self.canvas.element_handle(), value], timeout=LINK_TIMEOUT_MS)
+            self.page.wait_for_function(
+                "([c, v]) => c.dataset.highlightedPhase === v",
+                arg=[self.canvas.element_handle(), value],
+                timeout=LINK_TIMEOUT_MS,
+            )
         except Exception as error:
-            raise AssertionError(f"{what}: the diagram's canvas data-highlighted-phase is {self.highlighted()!r}, "
-                                 f"expected {value!r}") from error
+            raise AssertionError(
+                f"{what}: the diagram's canvas data-highlighted-phase is {self.highlighted()!r}, expected {value!r}"
+            ) from error
 
     def point_dots(self, count: int):
         """The phase scatter's ``path.dot``s, in data order: the bqplot mark with ``count`` points (the ridge
@@ -101,10 +120,14 @@ class Linked:
                     if (!groups.has(mark)) groups.set(mark, groups.size);
                 }
                 return [...groups.entries()].map(([mark, i]) => mark.querySelectorAll(':scope > g.object_grp').length);
-            }""", count)
+            }""",
+            count,
+        )
         matching = [i for i, n in enumerate(marks) if n == count]
-        assert len(matching) == 1, (f"expected one bqplot scatter with {count} points in the first Explorer; "
-                                    f"point counts of its scatter marks: {marks}")
+        assert len(matching) == 1, (
+            f"expected one bqplot scatter with {count} points in the first Explorer; "
+            f"point counts of its scatter marks: {marks}"
+        )
         return matching[0]
 
     def dot_styles(self, mark: int) -> list[dict]:
@@ -121,7 +144,9 @@ class Linked:
                     return {fill: s.fill, stroke: s.stroke, opacity: +s.opacity,
                             strokeWidth: parseFloat(s.strokeWidth)};
                 });
-            }""", mark)
+            }""",
+            mark,
+        )
 
     def dot_locator(self, mark: int, index: int):
         return self.explorer.locator(".bqplot g.object_grp > path.dot").nth(self._dot_offset(mark) + index)
@@ -136,7 +161,9 @@ class Linked:
                     offset += 1;
                 }
                 return -1;
-            }""", mark)
+            }""",
+            mark,
+        )
 
     def details(self, name: str, *, visible: bool | None = None, timeout: float = LINK_TIMEOUT_MS) -> list[str]:
         """The roofline's details labels once they name ``name`` (the tooltip divs live outside the
@@ -152,13 +179,18 @@ class Linked:
                         }
                     }
                     return false;
-                }""", arg=[name, visible], timeout=timeout)
+                }""",
+                arg=[name, visible],
+                timeout=timeout,
+            )
             return handle.json_value()
         except Exception as error:
             texts = self.page.evaluate(
-                "() => [...document.querySelectorAll('.bqplot_mark_tooltip')].map(t => t.textContent).filter(Boolean)")
-            raise AssertionError(f"no roofline details label reads {name!r}: OI … (visible={visible}); "
-                                 f"non-empty tooltips: {texts}") from error
+                "() => [...document.querySelectorAll('.bqplot_mark_tooltip')].map(t => t.textContent).filter(Boolean)"
+            )
+            raise AssertionError(
+                f"no roofline details label reads {name!r}: OI … (visible={visible}); non-empty tooltips: {texts}"
+            ) from error
 
 
 @pytest.fixture(scope="module")
@@ -177,15 +209,21 @@ def _open_linked(lab, jupyter_lab) -> Linked:
     state = Linked(lab)
     try:
         state.canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
-        state.explorer.locator(".bqplot g.object_grp > path.dot").first.wait_for(state="attached",
-                                                                                   timeout=RENDER_TIMEOUT_MS)
+        state.explorer.locator(".bqplot g.object_grp > path.dot").first.wait_for(
+            state="attached", timeout=RENDER_TIMEOUT_MS
+        )
     except Exception as error:
-        raise AssertionError(f"the first Explorer (diagram + bqplot roofline) did not render; "
-                             f"{lab.page.locator('.cw-root').count()} div.cw-root, "
-                             f"{lab.page.locator('.bqplot').count()} .bqplot on the page") from error
+        raise AssertionError(
+            f"the first Explorer (diagram + bqplot roofline) did not render; "
+            f"{lab.page.locator('.cw-root').count()} div.cw-root, "
+            f"{lab.page.locator('.bqplot').count()} .bqplot on the page"
+        ) from error
     state.explorer.scroll_into_view_if_needed()
-    lab.page.wait_for_function("c => c.width > 0 && c.dataset.plotLeft !== undefined",
-                               arg=state.canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+    lab.page.wait_for_function(
+        "c => c.width > 0 && c.dataset.plotLeft !== undefined",
+        arg=state.canvas.element_handle(),
+        timeout=RENDER_TIMEOUT_MS,
+    )
     lab.screenshot("01-after-run-all", full_page=False)
     lab.errors.assert_clean(when="while opening and running notebook 03")
     return state
@@ -204,6 +242,7 @@ def _clean_page(linked, request):
 
 
 # -- helpers -------------------------------------------------------------------------------------------
+
 
 def css_rgb(colour: str) -> str:
     """'#0072B2' or 'black' → the computed-style form 'rgb(0, 114, 178)'."""
@@ -230,18 +269,31 @@ def style_problems(styles: list[dict], hovered: int | None, ref: Reference) -> l
         if hovered is None:
             want = {"opacity": 1.0, "stroke": css_rgb(ref.stroke), "strokeWidth": ref.stroke_width}
         elif i == hovered:
-            want = {"opacity": float(ref.hovered_style["opacity"]), "stroke": css_rgb(ref.hovered_style["stroke"]),
-                    "strokeWidth": float(ref.hovered_style["stroke-width"])}
+            want = {
+                "opacity": float(ref.hovered_style["opacity"]),
+                "stroke": css_rgb(ref.hovered_style["stroke"]),
+                "strokeWidth": float(ref.hovered_style["stroke-width"]),
+            }
         else:
-            want = {"opacity": float(ref.unhovered_style["opacity"]), "stroke": css_rgb(ref.stroke),
-                    "strokeWidth": ref.stroke_width}
+            want = {
+                "opacity": float(ref.unhovered_style["opacity"]),
+                "stroke": css_rgb(ref.stroke),
+                "strokeWidth": ref.stroke_width,
+            }
         for key, value in want.items():
             got = s[key]
             same = abs(got - value) < 1e-6 if isinstance(value, float) else got == value
             if not same:
-                problems.append(f"{where}: {key} {got!r}, expected {value!r}"
-                                + (" (hovered_style)" if i == hovered else " (unhovered_style)" if hovered is not None
-                                   else " (no point hovered)"))
+                problems.append(
+                    f"{where}: {key} {got!r}, expected {value!r}"
+                    + (
+                        " (hovered_style)"
+                        if i == hovered
+                        else " (unhovered_style)"
+                        if hovered is not None
+                        else " (no point hovered)"
+                    )
+                )
     return problems
 
 
@@ -271,6 +323,7 @@ def hoverable(shot, ref: Reference) -> list[dict]:
 
 # -- the tests ------------------------------------------------------------------------------------------
 
+
 def test_diagram_hover_highlights_roofline_point(linked, reference):
     """Hover each phase wide enough to aim at in the diagram: its roofline point takes the hovered
     style, the others the unhovered style, the details labels name it; leaving restores all."""
@@ -280,20 +333,24 @@ def test_diagram_hover_highlights_roofline_point(linked, reference):
     linked.canvas.scroll_into_view_if_needed()
     shot = read_canvas(linked.canvas)
     targets = hoverable(shot, ref)
-    assert len(targets) >= 2, (f"fewer than two phases are {MIN_HOVER_WIDTH_PX} px wide on the canvas: "
-                               f"{[(p['name'], shot.css_x(p['x1']) - shot.css_x(p['x0'])) for p in ref.phases]}")
+    assert len(targets) >= 2, (
+        f"fewer than two phases are {MIN_HOVER_WIDTH_PX} px wide on the canvas: "
+        f"{[(p['name'], shot.css_x(p['x1']) - shot.css_x(p['x0'])) for p in ref.phases]}"
+    )
     # The point colours are the diagram's phase colours, drawn on its canvas at each compute line.
     for p in targets:
-        assert line_pixels(shot, p, p["colour"]) >= 10, \
+        assert line_pixels(shot, p, p["colour"]) >= 10, (
             f"phase {p['name']}'s colour {p['colour']} is not on its compute line in the diagram"
+        )
 
     for p in targets:
         x = shot.view_x + shot.css_x((p["x0"] + p["x1"]) / 2)
         y = shot.view_y + shot.css_y((p["line_y"] + p["top"]) / 2)  # in its memory pipe
         page.mouse.move(x, y, steps=3)
         linked.wait_highlighted(str(p["index"]), f"hovering phase {p['name']} in the diagram")
-        styles = wait_styles(linked, mark, p["index"], ref,
-                             f"hovering phase {p['name']} in the diagram: roofline point styles")
+        styles = wait_styles(
+            linked, mark, p["index"], ref, f"hovering phase {p['name']} in the diagram: roofline point styles"
+        )
         labels = linked.details(p["name"])
         assert labels[0].startswith(f"{p['name']}: OI"), labels
         if p is targets[-1]:
@@ -320,10 +377,14 @@ def test_roofline_hover_highlights_diagram_phase(linked, reference):
         dot.scroll_into_view_if_needed()
         box = dot.bounding_box()
         cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        on_top = page.evaluate("([x, y]) => { const e = document.elementFromPoint(x, y); "
-                               "return e ? e.tagName + '.' + e.getAttribute('class') : null; }", [cx, cy])
-        assert on_top == "path.dot element", \
+        on_top = page.evaluate(
+            "([x, y]) => { const e = document.elementFromPoint(x, y); "
+            "return e ? e.tagName + '.' + e.getAttribute('class') : null; }",
+            [cx, cy],
+        )
+        assert on_top == "path.dot element", (
             f"the centre of {p['name']}'s roofline point ({cx:.0f}, {cy:.0f}) is covered by {on_top}"
+        )
         page.mouse.move(cx, cy, steps=3)
         linked.wait_highlighted(str(p["index"]), f"hovering {p['name']}'s roofline point")
         wait_styles(linked, mark, p["index"], ref, f"hovering {p['name']}'s roofline point")
@@ -334,18 +395,21 @@ def test_roofline_hover_highlights_diagram_phase(linked, reference):
         shot = read_canvas(linked.canvas)
         if p["index"] == len(ref.phases) - 1:
             linked.lab.screenshot(f"03-roofline-hover-{p['name']}", full_page=False)
-        assert shot.image.tobytes() != base.image.tobytes(), \
+        assert shot.image.tobytes() != base.image.tobytes(), (
             f"the diagram's pixels did not change while {p['name']}'s roofline point is hovered"
+        )
         for q in visible:
             if q is p:
-                assert line_pixels(shot, q, q["colour"]) >= 10, \
+                assert line_pixels(shot, q, q["colour"]) >= 10, (
                     f"{q['name']} is highlighted but its compute line lost its colour {q['colour']}"
+                )
             else:
                 faded = lighten(q["colour"], FADE)
-                assert line_pixels(shot, q, q["colour"]) == 0 and line_pixels(shot, q, faded, tol=12) >= 10, \
-                    (f"hovering {p['name']}'s point: {q['name']}'s compute line should be faded to {faded}; "
-                     f"{line_pixels(shot, q, q['colour'])} px still in {q['colour']}, "
-                     f"{line_pixels(shot, q, faded, tol=12)} px in the faded colour")
+                assert line_pixels(shot, q, q["colour"]) == 0 and line_pixels(shot, q, faded, tol=12) >= 10, (
+                    f"hovering {p['name']}'s point: {q['name']}'s compute line should be faded to {faded}; "
+                    f"{line_pixels(shot, q, q['colour'])} px still in {q['colour']}, "
+                    f"{line_pixels(shot, q, faded, tol=12)} px in the faded colour"
+                )
         page.mouse.move(2, 2)
         linked.wait_highlighted("", f"after leaving {p['name']}'s roofline point")
 
@@ -353,5 +417,6 @@ def test_roofline_hover_highlights_diagram_phase(linked, reference):
     linked.canvas.scroll_into_view_if_needed()
     after = read_canvas(linked.canvas)
     differing = (np.abs(np.asarray(after.image, dtype=int) - np.asarray(base.image, dtype=int)).max(axis=2) > 8).mean()
-    assert differing < 0.001, \
+    assert differing < 0.001, (
         f"the diagram does not return to its unhighlighted look ({differing:.2%} of pixels differ)"
+    )

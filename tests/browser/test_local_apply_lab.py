@@ -41,13 +41,13 @@ PROBE = "print('PROBE', repr((diagram.makespan, local.loop_order, local.message)
 
 
 def workload() -> Workload:
-    return Workload.from_einsums(EINSUMS, SIZES, machine=Machine(peak_compute=1e9, peak_bandwidth=1e9),
-                                 element_bytes=8)
+    return Workload.from_einsums(EINSUMS, SIZES, machine=Machine(peak_compute=1e9, peak_bandwidth=1e9), element_bytes=8)
 
 
 def predicted(order: str) -> Workload:
-    return with_predicted_traffic(workload(), "gemm", Cache(line=64, lines=8), local_sizes=LOCAL,
-                                  loop_order=order, mode="ratio")
+    return with_predicted_traffic(
+        workload(), "gemm", Cache(line=64, lines=8), local_sizes=LOCAL, loop_order=order, mode="ratio"
+    )
 
 
 _SI = {"": 1.0, "k": 1e3, "m": 1e-3, "µ": 1e-6, "u": 1e-6, "n": 1e-9}
@@ -78,8 +78,9 @@ class State:
 
     def wait_readout_change(self, old: str, what: str) -> str:
         try:
-            self.page.wait_for_function("([el, old]) => el.textContent !== old",
-                                        arg=[self.readout.element_handle(), old], timeout=15_000)
+            self.page.wait_for_function(
+                "([el, old]) => el.textContent !== old", arg=[self.readout.element_handle(), old], timeout=15_000
+            )
         except Exception as error:
             raise AssertionError(f"span.cw-makespan still reads {old!r} after {what}") from error
         self.page.wait_for_timeout(200)  # the canvas redraw follows the readout in the same frame or the next
@@ -87,13 +88,21 @@ class State:
 
 
 def _open(lab, jupyter_lab) -> State:
-    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: LocalView applies to a CampaignDiagram", CELL, what="the cell",
-                        timeout=90)
+    nb = open_with_cell(
+        lab,
+        jupyter_lab,
+        NOTEBOOK,
+        "# Browser test: LocalView applies to a CampaignDiagram",
+        CELL,
+        what="the cell",
+        timeout=90,
+    )
     state = State(lab, nb)
     state.canvas.wait_for(state="attached", timeout=30_000)
     state.local.locator("canvas.cwl-canvas").wait_for(state="attached", timeout=30_000)
-    lab.page.wait_for_function("c => c.width > 0 && c.dataset.plotLeft !== undefined",
-                               arg=state.canvas.element_handle(), timeout=30_000)
+    lab.page.wait_for_function(
+        "c => c.width > 0 && c.dataset.plotLeft !== undefined", arg=state.canvas.element_handle(), timeout=30_000
+    )
     lab.errors.assert_clean(when="while showing the diagram and the local view")
     return state
 
@@ -111,8 +120,10 @@ def _clean_page(linked, request):
 def phase_spans(w: Workload) -> dict[str, tuple[float, float]]:
     """Phase → (start, end) in the one-tile schedule the diagram draws."""
     schedule = w.schedule()
-    return {name: (float(schedule.start[schedule.phase == k].min()), float(schedule.end[schedule.phase == k].max()))
-            for k, name in enumerate(schedule.names)}
+    return {
+        name: (float(schedule.start[schedule.phase == k].min()), float(schedule.end[schedule.phase == k].max()))
+        for k, name in enumerate(schedule.names)
+    }
 
 
 def colour_in_column(shot, colour: str, t: float) -> int:
@@ -134,8 +145,9 @@ def test_apply_ijk_then_ikj_shortens_the_gemm_phase(linked):
     assert button.is_visible(), "the LocalView of a workload's phase shows no Apply button"
     button.click()
     text1 = linked.wait_readout_change(text0, "applying loops i,j,k")
-    assert math.isclose(seconds(text1), ijk.schedule().makespan, rel_tol=5e-3), \
+    assert math.isclose(seconds(text1), ijk.schedule().makespan, rel_tol=5e-3), (
         f"after applying ijk the readout says {text1!r}; the model's makespan is {ijk.schedule().makespan!r} s"
+    )
     linked.canvas.scroll_into_view_if_needed()
     shot1 = read_canvas(linked.canvas)
     linked.lab.screenshot("applied-ijk", full_page=False)
@@ -147,12 +159,15 @@ def test_apply_ijk_then_ikj_shortens_the_gemm_phase(linked):
     order.press("Enter")
     makespan, loops, _ = linked.probe()
     assert loops == ["i", "k", "j"], f"the kernel's loop order after typing ikj is {loops}"
-    assert math.isclose(makespan, ijk.schedule().makespan, rel_tol=1e-9), "changing the loop order alone moved the diagram"
+    assert math.isclose(makespan, ijk.schedule().makespan, rel_tol=1e-9), (
+        "changing the loop order alone moved the diagram"
+    )
     button.scroll_into_view_if_needed()
     button.click()
     text2 = linked.wait_readout_change(text1, "applying loops i,k,j")
-    assert math.isclose(seconds(text2), ikj.schedule().makespan, rel_tol=5e-3), \
+    assert math.isclose(seconds(text2), ikj.schedule().makespan, rel_tol=5e-3), (
         f"after applying ikj the readout says {text2!r}; the model's makespan is {ikj.schedule().makespan!r} s"
+    )
     linked.canvas.scroll_into_view_if_needed()
     shot2 = read_canvas(linked.canvas)
     linked.lab.screenshot("applied-ikj", full_page=False)
@@ -171,11 +186,15 @@ def test_apply_ijk_then_ikj_shortens_the_gemm_phase(linked):
     t_outer = sum(spans2["outer"]) / 2
     assert spans1["gemm"][0] < t_outer < spans1["gemm"][1], "the model: ikj's outer phase runs during ijk's gemm"
     assert shot1.t0 <= t_outer <= shot1.t1 and shot2.t0 <= t_outer <= shot2.t1
-    assert colour_in_column(shot1, colours["gemm"], t_outer) > 0, \
+    assert colour_in_column(shot1, colours["gemm"], t_outer) > 0, (
         f"ijk picture: no gemm colour {colours['gemm']} at t={t_outer:.3g} s, inside gemm's span {spans1['gemm']}"
-    assert colour_in_column(shot1, colours["outer"], t_outer) == 0, \
+    )
+    assert colour_in_column(shot1, colours["outer"], t_outer) == 0, (
         f"ijk picture: outer's colour at t={t_outer:.3g} s, while gemm runs until {spans1['gemm'][1]:.3g} s"
-    assert colour_in_column(shot2, colours["outer"], t_outer) > 0, \
+    )
+    assert colour_in_column(shot2, colours["outer"], t_outer) > 0, (
         f"ikj picture: no outer colour {colours['outer']} at t={t_outer:.3g} s, inside its span {spans2['outer']}"
-    assert colour_in_column(shot2, colours["gemm"], t_outer) == 0, \
+    )
+    assert colour_in_column(shot2, colours["gemm"], t_outer) == 0, (
         f"ikj picture: gemm's colour at t={t_outer:.3g} s, after gemm ended at {spans2['gemm'][1]:.3g} s"
+    )

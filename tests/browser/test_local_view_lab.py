@@ -65,15 +65,17 @@ class Page:
     def centre(self, shot, e) -> tuple[float, float]:
         """CSS position of element e's centre, relative to the canvas."""
         cell = float(shot["data"]["cell"])
-        return (float(shot["data"]["originX"]) + (self.x[e] + 0.5) * cell,
-                float(shot["data"]["originY"]) + (self.y[e] + 0.5) * cell)
+        return (
+            float(shot["data"]["originX"]) + (self.x[e] + 0.5) * cell,
+            float(shot["data"]["originY"]) + (self.y[e] + 0.5) * cell,
+        )
 
     def colour_near(self, shot, e, colour, radius=0.15) -> int:
         """Pixels of ``colour`` (within TOL) in the box of ±radius cells around element e's centre."""
         cx, cy = self.centre(shot, e)
         r = float(shot["data"]["cell"]) * radius
         s = shot["scale"]
-        box = shot["rgb"][int((cy - r) * s):int((cy + r) * s) + 1, int((cx - r) * s):int((cx + r) * s) + 1]
+        box = shot["rgb"][int((cy - r) * s) : int((cy + r) * s) + 1, int((cx - r) * s) : int((cx + r) * s) + 1]
         return int((np.abs(box - np.array(hex_rgb(colour))).max(axis=2) <= TOL).sum())
 
     def colour_in_cell(self, shot, e, colour) -> int:
@@ -97,12 +99,14 @@ class Page:
 
 
 def _open(lab, jupyter_lab) -> Page:
-    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: local view", CELL, what="the LocalView cell",
-                        timeout=60)
+    nb = open_with_cell(
+        lab, jupyter_lab, NOTEBOOK, "# Browser test: local view", CELL, what="the LocalView cell", timeout=60
+    )
     state = Page(lab, nb)
     state.canvas.wait_for(state="attached", timeout=30_000)
-    lab.page.wait_for_function("c => c.width > 0 && c.dataset.cell !== undefined", arg=state.canvas.element_handle(),
-                               timeout=30_000)
+    lab.page.wait_for_function(
+        "c => c.width > 0 && c.dataset.cell !== undefined", arg=state.canvas.element_handle(), timeout=30_000
+    )
     lab.errors.assert_clean(when="while creating the local view")
     return state
 
@@ -125,8 +129,9 @@ def test_playback_moves_the_highlighted_elements(local):
     first = local.touched(0)
     assert int(before["data"]["highlighted"]) == len(first)
     for e, written in first.items():
-        assert local.colour_near(before, e, WRITE if written else READ) > 0, \
+        assert local.colour_near(before, e, WRITE if written else READ) > 0, (
             f"iteration 0 touches element {e} ({local.model._label(e)}) but it is not highlighted"
+        )
     local.lab.screenshot("playback-start", full_page=False)
 
     local.root.locator("select.cwl-speed").select_option("30")
@@ -140,11 +145,13 @@ def test_playback_moves_the_highlighted_elements(local):
     now = local.touched(point)
     assert set(now) != set(first), f"iterations 0 and {point} touch the same elements"
     for e, written in now.items():
-        assert local.colour_near(after, e, WRITE if written else READ) > 0, \
+        assert local.colour_near(after, e, WRITE if written else READ) > 0, (
             f"iteration {point} touches {local.model._label(e)} but it is not highlighted"
+        )
     for e in set(first) - set(now):
-        assert local.colour_near(after, e, READ) == 0 and local.colour_near(after, e, WRITE) == 0, \
+        assert local.colour_near(after, e, READ) == 0 and local.colour_near(after, e, WRITE) == 0, (
             f"{local.model._label(e)} is still highlighted at iteration {point} (only iteration 0 touches it)"
+        )
     # the loop sliders follow the playback
     values = local.root.locator("input.cwl-loop").evaluate_all("xs => xs.map(x => +x.value)")
     extents = [SIZES[i] for i in local.model.loop_order]
@@ -165,13 +172,17 @@ def test_click_highlights_the_cache_line(local):
     local.canvas.scroll_into_view_if_needed()
     before = local.shot()
     page.mouse.click(before["x"] + cx, before["y"] + cy)
-    page.wait_for_function(f"c => +c.dataset.lineCells === {same.size} && c.dataset.selection === '1'",
-                           arg=local.canvas.element_handle(), timeout=10_000)
+    page.wait_for_function(
+        f"c => +c.dataset.lineCells === {same.size} && c.dataset.selection === '1'",
+        arg=local.canvas.element_handle(),
+        timeout=10_000,
+    )
     page.wait_for_timeout(100)
     shot = local.shot()
     local.lab.screenshot("clicked-A-2-3", full_page=False)
-    assert local.colour_in_cell(shot, neighbour, LINE) > 4, \
+    assert local.colour_in_cell(shot, neighbour, LINE) > 4, (
         f"{model._label(neighbour)} shares A[2,3]'s line but shows no line overlay"
+    )
     for e in others:
         assert local.colour_in_cell(shot, e, LINE) == 0, f"{model._label(e)} is on another line but is highlighted"
     assert local.probe()[0] == [a], "the kernel's selection is not the clicked element"
@@ -196,7 +207,9 @@ def test_capacity_slider_changes_the_miss_readout(local):
     want = distances.misses(value)
     page.wait_for_function(
         "([row, want]) => +row.querySelectorAll('td')[2].textContent.replace(/,/g, '') === want",
-        arg=[total.element_handle(), want], timeout=10_000)
+        arg=[total.element_handle(), want],
+        timeout=10_000,
+    )
     assert shown() == want
     assert local.probe()[1] == value, "the kernel's capacity is not the slider's"
     local.lab.screenshot("capacity", full_page=False)
@@ -222,7 +235,9 @@ def test_a_refused_value_is_reported_and_the_view_stays_usable(local):
     page.wait_for_function(
         "([row, misses, conflict]) => { const td = row.querySelectorAll('td');"
         " return +td[2].textContent.replace(/,/g, '') === misses && +td[5].textContent.replace(/,/g, '') === conflict; }",
-        arg=[total.element_handle(), want.misses, want.conflict], timeout=10_000)
+        arg=[total.element_handle(), want.misses, want.conflict],
+        timeout=10_000,
+    )
     page.wait_for_function("m => m.textContent === ''", arg=message.element_handle(), timeout=10_000)
     local.root.locator("select.cwl-ways").select_option("full")
 
@@ -236,8 +251,11 @@ def test_flattened_and_reuse_heatmaps_draw_the_kernels_colours(local):
     table = model.capacity_table
     row = min(capacity, table["capacities"]) - 1
     misses_rgb = from_payload(table["lut"])[from_payload(table["severity"])[row]]
-    for mode, rgb, varied in (("flattened", from_payload(model.heat["count_rgb"]), False),
-                              ("reuse", from_payload(model.heat["reuse_rgb"]), True), ("misses", misses_rgb, True)):
+    for mode, rgb, varied in (
+        ("flattened", from_payload(model.heat["count_rgb"]), False),
+        ("reuse", from_payload(model.heat["reuse_rgb"]), True),
+        ("misses", misses_rgb, True),
+    ):
         local.root.locator("select.cwl-mode").select_option(mode)
         page.wait_for_function(f"c => c.dataset.mode === '{mode}'", arg=local.canvas.element_handle(), timeout=10_000)
         page.wait_for_timeout(100)
@@ -248,5 +266,7 @@ def test_flattened_and_reuse_heatmaps_draw_the_kernels_colours(local):
             cx, cy = local.centre(shot, e)
             s = shot["scale"]
             got = shot["rgb"][int(cy * s), int(cx * s)]
-            assert np.abs(got - rgb[e]).max() <= 3, f"{mode}: {model._label(e)} drawn {got.tolist()}, kernel says {rgb[e]}"
+            assert np.abs(got - rgb[e]).max() <= 3, (
+                f"{mode}: {model._label(e)} drawn {got.tolist()}, kernel says {rgb[e]}"
+            )
         local.lab.screenshot(f"mode-{mode}", full_page=False)

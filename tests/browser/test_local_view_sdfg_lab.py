@@ -41,8 +41,9 @@ class State:
         self.x, self.y = from_payload(self.model.grid["x"]), from_payload(self.model.grid["y"])
 
     def shot(self) -> dict:
-        raw = self.canvas.evaluate("c => ({url: c.toDataURL('image/png'), w: c.getBoundingClientRect().width,"
-                                   " data: {...c.dataset}})")
+        raw = self.canvas.evaluate(
+            "c => ({url: c.toDataURL('image/png'), w: c.getBoundingClientRect().width, data: {...c.dataset}})"
+        )
         image = decode_data_url(raw["url"])
         raw["rgb"] = np.asarray(image.convert("RGB")).astype(int)
         raw["scale"] = image.width / raw["w"]
@@ -53,7 +54,7 @@ class State:
         cx = float(shot["data"]["originX"]) + (self.x[e] + 0.5) * cell
         cy = float(shot["data"]["originY"]) + (self.y[e] + 0.5) * cell
         r, s = 0.3 * cell, shot["scale"]
-        box = shot["rgb"][int((cy - r) * s):int((cy + r) * s) + 1, int((cx - r) * s):int((cx + r) * s) + 1]
+        box = shot["rgb"][int((cy - r) * s) : int((cy + r) * s) + 1, int((cx - r) * s) : int((cx + r) * s) + 1]
         return int((np.abs(box - np.array(hex_rgb(colour))).max(axis=2) <= TOL).sum())
 
     def total_misses(self) -> int:
@@ -63,12 +64,14 @@ class State:
 
 
 def _open(lab, jupyter_lab) -> State:
-    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: local view of an SDFG map", CELL, what="the cell",
-                        timeout=60)
+    nb = open_with_cell(
+        lab, jupyter_lab, NOTEBOOK, "# Browser test: local view of an SDFG map", CELL, what="the cell", timeout=60
+    )
     state = State(lab, nb)
     state.canvas.wait_for(state="attached", timeout=30_000)
-    lab.page.wait_for_function("c => c.width > 0 && c.dataset.cell !== undefined", arg=state.canvas.element_handle(),
-                               timeout=30_000)
+    lab.page.wait_for_function(
+        "c => c.width > 0 && c.dataset.cell !== undefined", arg=state.canvas.element_handle(), timeout=30_000
+    )
     lab.errors.assert_clean(when="while creating the local view of the SDFG map")
     return state
 
@@ -89,13 +92,16 @@ def test_the_stencil_map_plays_its_memlets_and_counts_the_einsums_misses(sdfg_vi
     hand = trace(STENCIL, SIZES, elem_bytes=8)
     # iteration 0 touches A at the five points of the stencil around (1, 1) and writes B[1, 1]
     at0 = hand.point == 0
-    touched = {int(model._first[t] + e): bool(w) for t, e, w in zip(hand.tensor[at0], hand.element[at0], hand.is_write[at0])}
+    touched = {
+        int(model._first[t] + e): bool(w) for t, e, w in zip(hand.tensor[at0], hand.element[at0], hand.is_write[at0])
+    }
     assert len(touched) == 6
     shot = sdfg_view.shot()
     assert int(shot["data"]["highlighted"]) == 6, shot["data"]
     for e, written in touched.items():
-        assert sdfg_view.colour_in_cell(shot, e, WRITE if written else READ) > 4, \
+        assert sdfg_view.colour_in_cell(shot, e, WRITE if written else READ) > 4, (
             f"iteration 0 touches {model._label(e)} but it is not highlighted"
+        )
     sdfg_view.lab.screenshot("sdfg-stencil", full_page=False)
     # the readout: the hand-written Einsum's misses, and the note on the shifted indices
     assert sdfg_view.total_misses() == simulate(hand, Cache(line=64, lines=4)).misses
@@ -108,5 +114,8 @@ def test_the_stencil_map_plays_its_memlets_and_counts_the_einsums_misses(sdfg_vi
     want = simulate(trace(STENCIL, SIZES, elem_bytes=8, loop_order="ji"), Cache(line=64, lines=4)).misses
     assert want != simulate(hand, Cache(line=64, lines=4)).misses, "pick a cache where the order matters"
     total = sdfg_view.root.locator("table.cwl-readout-table tr").last
-    page.wait_for_function("([row, want]) => +row.querySelectorAll('td')[2].textContent.replace(/,/g, '') === want",
-                           arg=[total.element_handle(), want], timeout=10_000)
+    page.wait_for_function(
+        "([row, want]) => +row.querySelectorAll('td')[2].textContent.replace(/,/g, '') === want",
+        arg=[total.element_handle(), want],
+        timeout=10_000,
+    )

@@ -149,12 +149,16 @@ def test_a_diagram_parameter_slider_moves_every_view(params_page):
         " if (!m) return false; const f = {'': 1, m: 1e-3, 'µ': 1e-6}[m[2]] ?? NaN;"
         " return Math.abs(+m[1] * f - want) <= 1e-5 * want; }",
         arg=[state.diagram_root.locator("span.cw-makespan").element_handle(), probe["model_makespan"]],
-        timeout=TIMEOUT_MS)
+        timeout=TIMEOUT_MS,
+    )
     assert state.makespan_shown() > 2 * shown_before  # the memory-bound act phase grows with b = B·S
     # (b) the dataflow view's slider and params follow (jslink in the browser), the roofline in the kernel
     assert probe["dataflow"] == probe["diagram"], probe
-    page.wait_for_function("([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
-                           arg=[state.dataflow_s.element_handle(), s_value], timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
+        arg=[state.dataflow_s.element_handle(), s_value],
+        timeout=TIMEOUT_MS,
+    )
     follow = state.dataflow_s.locator("xpath=../span[contains(@class, 'cwd-value')]")
     assert follow.inner_text() == str(s_value)
     assert probe["roofline_x"] == pytest.approx(probe["model_x"], rel=1e-12)
@@ -172,8 +176,11 @@ def test_a_dataflow_parameter_slider_moves_the_diagrams_slider(params_page):
     _drag(page, state.dataflow_s, 0.2)
     s_value = int(state.dataflow_s.locator("xpath=../span[contains(@class, 'cwd-value')]").inner_text())
     assert s_value < start, (s_value, start)
-    page.wait_for_function("([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
-                           arg=[state.diagram_s.element_handle(), s_value], timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
+        arg=[state.diagram_s.element_handle(), s_value],
+        timeout=TIMEOUT_MS,
+    )
     probe = _wait_kernel_params(state, "diagram", s_value)
     assert probe["diagram"] == probe["dataflow"] and probe["diagram"]["S"] == s_value, probe
     assert math.isclose(probe["makespan"], probe["model_makespan"], rel_tol=1e-12), probe
@@ -187,10 +194,14 @@ def test_a_parameter_set_from_python_moves_both_sliders_and_draws_the_diagram_on
     out = state.nb.run_cell(state.nb.append_code_cell("ex.set_params(S=3000)"), timeout=60)
     assert "Traceback" not in out, out
     for slider in (state.diagram_s, state.dataflow_s):
-        page.wait_for_function("([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
-                               arg=[slider.element_handle(), 3000], timeout=TIMEOUT_MS)
-    page.wait_for_function("([c, n]) => +c.dataset.draws > n", arg=[state.canvas.element_handle(), draws],
-                           timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "([s, v]) => Math.abs(+s.value - Math.log10(v)) < 1e-6",
+            arg=[slider.element_handle(), 3000],
+            timeout=TIMEOUT_MS,
+        )
+    page.wait_for_function(
+        "([c, n]) => +c.dataset.draws > n", arg=[state.canvas.element_handle(), draws], timeout=TIMEOUT_MS
+    )
     page.wait_for_timeout(1000)  # any second draw would come within a few frames
     assert state.draws() == draws + 1, f"{state.draws() - draws} draws for one parameter change"
     probe = state.probe()
@@ -236,22 +247,28 @@ def test_hovering_a_phase_in_the_diagram_or_the_roofline_highlights_it_in_the_da
     x_css = left + (t - t0) / (t1 - t0) * (right - left)
     y_css = bottom - y / y_top * (bottom - top)
     page.mouse.move(box["x"] + x_css, box["y"] + y_css, steps=3)  # phase 2, 'down', in the diagram
-    page.wait_for_function("c => c.dataset.highlightedPhase === '2'", arg=dataflow_canvas.element_handle(),
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "c => c.dataset.highlightedPhase === '2'", arg=dataflow_canvas.element_handle(), timeout=TIMEOUT_MS
+    )
     page.wait_for_function(  # the roofline's 'down' point takes the hovered style, 'act' the unhovered one
         f"() => {{ const d = ({DOTS})(); const o = (e) => +getComputedStyle(e).opacity;"
-        " return o(d[2]) === 1 && o(d[1]) < 0.5; }", timeout=TIMEOUT_MS)
+        " return o(d[2]) === 1 && o(d[1]) < 0.5; }",
+        timeout=TIMEOUT_MS,
+    )
     state.screenshot("hover-diagram-down")
 
     page.mouse.move(2, 2)
-    page.wait_for_function("c => c.dataset.highlightedPhase === ''", arg=dataflow_canvas.element_handle(),
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "c => c.dataset.highlightedPhase === ''", arg=dataflow_canvas.element_handle(), timeout=TIMEOUT_MS
+    )
     # The roofline's 'act' point (phase 1; 'up' and 'down' sit on one spot) → diagram and dataflow.
-    centre = page.evaluate(f"() => {{ const r = ({DOTS})()[1].getBoundingClientRect();"
-                           " return [r.x + r.width / 2, r.y + r.height / 2]; }")
+    centre = page.evaluate(
+        f"() => {{ const r = ({DOTS})()[1].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }}"
+    )
     page.mouse.move(centre[0], centre[1], steps=3)
     for canvas in (state.canvas, dataflow_canvas):
-        page.wait_for_function("c => c.dataset.highlightedPhase === '1'", arg=canvas.element_handle(),
-                               timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "c => c.dataset.highlightedPhase === '1'", arg=canvas.element_handle(), timeout=TIMEOUT_MS
+        )
     state.lab.screenshot("hover-roofline-act", full_page=False)
     page.mouse.move(2, 2)

@@ -60,16 +60,21 @@ memory_hungry = cw.Workload([
 drive = cw.CampaignDiagram(memory_hungry, tiles=1, policy="dilate+throttle", title="A -> B, driven by the test")
 drive"""
 
-PROBE_CELL = ("print('PROBE', repr((drive.tiles, drive.pipeline, drive.policy, drive.makespan, "
-              "[tuple(o) for o in drive.schedule.oversubscribed], list(drive.time_window))))")
+PROBE_CELL = (
+    "print('PROBE', repr((drive.tiles, drive.pipeline, drive.policy, drive.makespan, "
+    "[tuple(o) for o in drive.schedule.oversubscribed], list(drive.time_window))))"
+)
 
 
 def memory_hungry() -> cw.Workload:
     """The cell's workload, as the model under test builds it."""
-    return cw.Workload([
-        cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-        cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-    ], machine=cw.Machine.unit(time_unit="ticks"))
+    return cw.Workload(
+        [
+            cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
+            cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ],
+        machine=cw.Machine.unit(time_unit="ticks"),
+    )
 
 
 def expected(**settings) -> dict:
@@ -78,14 +83,20 @@ def expected(**settings) -> dict:
     schedule = workload.schedule(**settings)
     scene = build_scene(schedule)
     spill = np.nonzero(scene.flags & MEMORY_OVER)[0]
-    return dict(settings=settings, makespan=float(schedule.makespan), pieces=len(scene),
-                oversubscribed=[(float(a), float(b), str(r), float(d)) for a, b, r, d in schedule.oversubscribed],
-                # the spilled pieces: time span and the band [well_top, fill_top] where the hatch goes
-                spills=[(float(scene.x0[k]), float(scene.x1[k]), float(scene.well_top[k]), float(scene.fill_top[k]))
-                        for k in spill])
+    return dict(
+        settings=settings,
+        makespan=float(schedule.makespan),
+        pieces=len(scene),
+        oversubscribed=[(float(a), float(b), str(r), float(d)) for a, b, r, d in schedule.oversubscribed],
+        # the spilled pieces: time span and the band [well_top, fill_top] where the hatch goes
+        spills=[
+            (float(scene.x0[k]), float(scene.x1[k]), float(scene.well_top[k]), float(scene.fill_top[k])) for k in spill
+        ],
+    )
 
 
 # -- the page, opened once for the module ----------------------------------------------------------
+
 
 class Controls:
     def __init__(self, lab: LabPage, nb: Notebook):
@@ -101,16 +112,20 @@ class Controls:
         try:
             self.page.wait_for_function(
                 "c => c.width > 0 && c.dataset.plotLeft !== undefined && c.dataset.t1 !== undefined",
-                arg=self.canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+                arg=self.canvas.element_handle(),
+                timeout=RENDER_TIMEOUT_MS,
+            )
         except Exception as error:
-            raise AssertionError(f"canvas.cw-plot did not render: {self.canvas.evaluate('c => ({...c.dataset})')}") \
-                from error
+            raise AssertionError(
+                f"canvas.cw-plot did not render: {self.canvas.evaluate('c => ({...c.dataset})')}"
+            ) from error
 
     def mouse_away(self) -> None:
         """Mouse off the canvas, and wait until no phase is highlighted (hover fades the others)."""
         self.page.mouse.move(2, 2)
-        self.page.wait_for_function("c => c.dataset.highlightedPhase === ''", arg=self.canvas.element_handle(),
-                                    timeout=5_000)
+        self.page.wait_for_function(
+            "c => c.dataset.highlightedPhase === ''", arg=self.canvas.element_handle(), timeout=5_000
+        )
 
     def shot(self):
         self.canvas.scroll_into_view_if_needed()
@@ -134,15 +149,22 @@ class Controls:
                     return c.dataset.piecesDrawn === String(pieces)
                         && Math.abs(shown - makespan) <= 1e-6 * Math.max(1, makespan);
                 }""",
-                arg=[self.canvas.element_handle(), self.root.locator("span.cw-makespan").element_handle(),
-                     want["pieces"], want["makespan"]], timeout=UPDATE_TIMEOUT_MS)
+                arg=[
+                    self.canvas.element_handle(),
+                    self.root.locator("span.cw-makespan").element_handle(),
+                    want["pieces"],
+                    want["makespan"],
+                ],
+                timeout=UPDATE_TIMEOUT_MS,
+            )
         except Exception as error:
             self.lab.screenshot(f"{step}-not-updated", full_page=False)
             raise AssertionError(
                 f"{step}: the view does not show the model's {want['settings']}: expected {want['pieces']} pieces "
                 f"and makespan {want['makespan']:g}; canvas data-pieces-drawn="
                 f"{self.canvas.get_attribute('data-pieces-drawn')}, span.cw-makespan={self.makespan_text()!r}, "
-                f"controls {self.control_values()}") from error
+                f"controls {self.control_values()}"
+            ) from error
 
     def control_values(self) -> dict:
         return self.root.evaluate("""r => ({
@@ -187,6 +209,7 @@ def _clean_page(controls, request):
 
 # -- pixels ------------------------------------------------------------------------------------------
 
+
 def rgb_over_white(shot) -> np.ndarray:
     rgba = np.asarray(shot.image).astype(float)
     alpha = rgba[..., 3:4] / 255
@@ -218,19 +241,23 @@ def red_report(mask, shot) -> str:
         return "no warning-red pixels at all"
     cx, cy = xs / shot.scale_x, ys / shot.scale_y
     t = shot.t0 + (cx - shot.plot_left) / (shot.plot_right - shot.plot_left) * (shot.t1 - shot.t0)
-    return (f"{xs.size} warning-red pixels, css x {cx.min():.1f}…{cx.max():.1f} (t {t.min():.3f}…{t.max():.3f}), "
-            f"css y {cy.min():.1f}…{cy.max():.1f}")
+    return (
+        f"{xs.size} warning-red pixels, css x {cx.min():.1f}…{cx.max():.1f} (t {t.min():.3f}…{t.max():.3f}), "
+        f"css y {cy.min():.1f}…{cy.max():.1f}"
+    )
 
 
 def axis_strip(shot) -> np.ndarray:
     """The time axis' tick-label band under the plot (tick marks + labels), as RGB."""
     rgb = rgb_over_white(shot)
-    x0, x1, y0, y1 = device_box(shot, shot.plot_left - 12, shot.plot_right + 12, shot.plot_bottom + 1,
-                                shot.plot_bottom + 24)
+    x0, x1, y0, y1 = device_box(
+        shot, shot.plot_left - 12, shot.plot_right + 12, shot.plot_bottom + 1, shot.plot_bottom + 24
+    )
     return rgb[y0:y1, x0:x1]
 
 
 # -- the tests ------------------------------------------------------------------------------------------
+
 
 def _assert_no_oversubscription(controls, shot, step: str) -> None:
     mask = warning_mask(shot)
@@ -290,35 +317,44 @@ def test_controls_make_oversubscription_appear_and_disappear(controls):
         top = shot.css_y(max(s[3] for s in spills)) - 2
         bottom = shot.css_y(min(s[2] for s in spills)) + 2
         found = red_in(mask, shot, left, right, top, bottom)
-        assert found >= 20, (f"oversubscribed {resource} interval {t0:g}–{t1:g} ({demand:.0%}): only {found} "
-                             f"warning-red pixels in css box x {left:.1f}…{right:.1f}, y {top:.1f}…{bottom:.1f}; "
-                             f"canvas: {red_report(mask, shot)}")
+        assert found >= 20, (
+            f"oversubscribed {resource} interval {t0:g}–{t1:g} ({demand:.0%}): only {found} "
+            f"warning-red pixels in css box x {left:.1f}…{right:.1f}, y {top:.1f}…{bottom:.1f}; "
+            f"canvas: {red_report(mask, shot)}"
+        )
     # ... and nowhere else in the plot (3 CSS px of slack around each spilled piece's band).
     outside = mask.copy()
     for x0, x1, well_top, fill_top in infeasible["spills"]:
-        bx0, bx1, by0, by1 = device_box(shot, shot.css_x(x0) - 3, shot.css_x(x1) + 3, shot.css_y(fill_top) - 3,
-                                        shot.css_y(well_top) + 3)
+        bx0, bx1, by0, by1 = device_box(
+            shot, shot.css_x(x0) - 3, shot.css_x(x1) + 3, shot.css_y(fill_top) - 3, shot.css_y(well_top) + 3
+        )
         outside[by0:by1, bx0:bx1] = False
     px0, px1, py0, py1 = device_box(shot, *plot)
     stray = outside[py0:py1, px0:px1]
-    assert not stray.any(), ("warning red in the plot outside the model's spilled pieces: "
-                             + red_report(np.pad(stray, ((py0, 0), (px0, 0))), shot))
+    assert not stray.any(), "warning red in the plot outside the model's spilled pieces: " + red_report(
+        np.pad(stray, ((py0, 0), (px0, 0))), shot
+    )
 
     # (b) the readout lists the model's intervals ...
     items = controls.intervals_text()
-    assert len(items) == len(infeasible["oversubscribed"]), \
+    assert len(items) == len(infeasible["oversubscribed"]), (
         f"ul.cw-oversubscribed lists {items}; the model has {infeasible['oversubscribed']}"
+    )
     for text, (t0, t1, resource, demand) in zip(items, infeasible["oversubscribed"]):
         parsed = _parse_interval(text)
         assert parsed is not None, f"cannot read the interval {text!r}"
         name, shown_demand, a, b = parsed
-        assert name == resource and math.isclose(shown_demand, demand, abs_tol=0.006) and \
-            math.isclose(a, t0, abs_tol=1e-3) and math.isclose(b, t1, abs_tol=1e-3), \
-            f"the readout says {text!r}; the model says {resource} {demand:.0%} on {t0}–{t1}"
+        assert (
+            name == resource
+            and math.isclose(shown_demand, demand, abs_tol=0.006)
+            and math.isclose(a, t0, abs_tol=1e-3)
+            and math.isclose(b, t1, abs_tol=1e-3)
+        ), f"the readout says {text!r}; the model says {resource} {demand:.0%} on {t0}–{t1}"
     # ... and the kernel agrees with what the controls show.
     k_tiles, k_pipeline, k_policy, k_makespan, k_over, _window = controls.kernel_probe()
-    assert (k_tiles, k_pipeline, k_policy) == (4, True, "none"), \
+    assert (k_tiles, k_pipeline, k_policy) == (4, True, "none"), (
         f"kernel-side drive has tiles={k_tiles}, pipeline={k_pipeline}, policy={k_policy!r}"
+    )
     assert math.isclose(k_makespan, infeasible["makespan"], rel_tol=1e-12), (k_makespan, infeasible["makespan"])
     assert [tuple(o) for o in k_over] == [tuple(o) for o in infeasible["oversubscribed"]], k_over
 
@@ -329,8 +365,12 @@ def test_controls_make_oversubscription_appear_and_disappear(controls):
     controls.lab.screenshot("02-policy-dilate-throttle", full_page=False)
     _assert_no_oversubscription(controls, shot, "policy dilate+throttle")
     k_tiles, k_pipeline, k_policy, k_makespan, k_over, _window = controls.kernel_probe()
-    assert (k_tiles, k_pipeline, k_policy, k_over) == (4, True, "dilate+throttle", []), \
-        (k_tiles, k_pipeline, k_policy, k_over)
+    assert (k_tiles, k_pipeline, k_policy, k_over) == (4, True, "dilate+throttle", []), (
+        k_tiles,
+        k_pipeline,
+        k_policy,
+        k_over,
+    )
     assert math.isclose(k_makespan, fixed["makespan"], rel_tol=1e-12), (k_makespan, fixed["makespan"])
     values = controls.control_values()
     assert values["tiles"] == "4" and values["pipeline"] is True and values["policy"] == "dilate+throttle", values
@@ -363,24 +403,31 @@ def test_wheel_zoom_changes_axis_without_the_kernel(controls):
     page.mouse.move(shot.view_x + anchor_css, shot.view_y + (shot.plot_top + shot.plot_bottom) / 2)
     page.mouse.wheel(0, -400)  # zoom in: one event, factor exp(-0.72) ≈ 0.49 (js/zoom.js wheelZoomFactor)
     try:
-        page.wait_for_function("([c, span]) => (+c.dataset.t1 - +c.dataset.t0) < 0.8 * span",
-                               arg=[canvas.element_handle(), full[1] - full[0]], timeout=5_000)
+        page.wait_for_function(
+            "([c, span]) => (+c.dataset.t1 - +c.dataset.t0) < 0.8 * span",
+            arg=[canvas.element_handle(), full[1] - full[0]],
+            timeout=5_000,
+        )
     except Exception as error:
-        raise AssertionError(f"the wheel did not zoom: data-t0/t1 = {canvas.get_attribute('data-t0')}, "
-                             f"{canvas.get_attribute('data-t1')}") from error
+        raise AssertionError(
+            f"the wheel did not zoom: data-t0/t1 = {canvas.get_attribute('data-t0')}, {canvas.get_attribute('data-t1')}"
+        ) from error
     prompt = sleeper.inner_text()
     zoomed = read_canvas(canvas)  # the mouse stays put: the hover highlight does not touch the axis band
-    assert "*" in prompt, (f"the sleep cell finished ({prompt!r}) before the zoom was seen: the test proves "
-                           "nothing (sleep longer)")
+    assert "*" in prompt, (
+        f"the sleep cell finished ({prompt!r}) before the zoom was seen: the test proves nothing (sleep longer)"
+    )
     controls.lab.screenshot("03-zoomed-kernel-busy", full_page=False)
 
     span = zoomed.t1 - zoomed.t0
     assert full[0] <= zoomed.t0 < zoomed.t1 <= full[1], f"zoom window {zoomed.t0}–{zoomed.t1} outside {full}"
-    assert 0.3 * (full[1] - full[0]) < span < 0.7 * (full[1] - full[0]), \
+    assert 0.3 * (full[1] - full[0]) < span < 0.7 * (full[1] - full[0]), (
         f"one wheel notch of -400 px should zoom ×~0.49; window {zoomed.t0:g}–{zoomed.t1:g} of {full}"
+    )
     under_cursor = zoomed.t0 + (anchor_css - zoomed.plot_left) / (zoomed.plot_right - zoomed.plot_left) * span
-    assert math.isclose(under_cursor, anchor_t, abs_tol=0.01 * span), \
+    assert math.isclose(under_cursor, anchor_t, abs_tol=0.01 * span), (
         f"zoom is not around the cursor: t {anchor_t:g} was under it, now {under_cursor:g}"
+    )
     strip1 = axis_strip(zoomed)
     changed = (np.abs(strip1 - strip0).max(axis=2) > 60).mean()
     assert changed > 0.002, f"the time axis' tick-label band did not change with the zoom ({changed:.3%} of pixels)"
@@ -392,24 +439,33 @@ def test_wheel_zoom_changes_axis_without_the_kernel(controls):
         raise AssertionError(f"the sleep cell never finished: prompt {sleeper.inner_text()!r}") from error
     nb.wait_kernel_idle(timeout=20_000)
     after_busy = read_canvas(canvas)
-    assert (after_busy.t0, after_busy.t1) == (zoomed.t0, zoomed.t1), \
+    assert (after_busy.t0, after_busy.t1) == (zoomed.t0, zoomed.t1), (
         f"the view moved after the kernel came back: {zoomed.t0}–{zoomed.t1} → {after_busy.t0}–{after_busy.t1}"
+    )
     window = controls.kernel_probe()[5]
-    assert len(window) == 2 and math.isclose(window[0], zoomed.t0, abs_tol=1e-9 * full[1]) and \
-        math.isclose(window[1], zoomed.t1, abs_tol=1e-9 * full[1]), \
-        f"kernel-side time_window {window} is not the view's window {zoomed.t0}–{zoomed.t1}"
+    assert (
+        len(window) == 2
+        and math.isclose(window[0], zoomed.t0, abs_tol=1e-9 * full[1])
+        and math.isclose(window[1], zoomed.t1, abs_tol=1e-9 * full[1])
+    ), f"kernel-side time_window {window} is not the view's window {zoomed.t0}–{zoomed.t1}"
 
     # Double-click resets to the whole diagram: same domain, same axis band as before the zoom.
     canvas.scroll_into_view_if_needed()
     shot = read_canvas(canvas)
-    page.mouse.dblclick(shot.view_x + (shot.plot_left + shot.plot_right) / 2,
-                        shot.view_y + (shot.plot_top + shot.plot_bottom) / 2)
+    page.mouse.dblclick(
+        shot.view_x + (shot.plot_left + shot.plot_right) / 2, shot.view_y + (shot.plot_top + shot.plot_bottom) / 2
+    )
     try:
-        page.wait_for_function("([c, t1]) => +c.dataset.t0 === 0 && Math.abs(+c.dataset.t1 - t1) < 1e-9 * t1",
-                               arg=[canvas.element_handle(), full[1]], timeout=5_000)
+        page.wait_for_function(
+            "([c, t1]) => +c.dataset.t0 === 0 && Math.abs(+c.dataset.t1 - t1) < 1e-9 * t1",
+            arg=[canvas.element_handle(), full[1]],
+            timeout=5_000,
+        )
     except Exception as error:
-        raise AssertionError(f"double-click did not reset the zoom: data-t0/t1 = {canvas.get_attribute('data-t0')}, "
-                             f"{canvas.get_attribute('data-t1')}") from error
+        raise AssertionError(
+            f"double-click did not reset the zoom: data-t0/t1 = {canvas.get_attribute('data-t0')}, "
+            f"{canvas.get_attribute('data-t1')}"
+        ) from error
     reset = controls.shot()
     controls.lab.screenshot("04-zoom-reset", full_page=False)
     differing = (np.abs(axis_strip(reset) - strip0).max(axis=2) > 60).mean()
@@ -421,9 +477,12 @@ def test_each_control_change_draws_once_from_the_first(controls):
     "one draw per change"). The first change once drew twice: the kernel's echo of the control
     redrew the old scene before the new one came."""
     page, nb = controls.page, controls.nb
-    out = nb.run_cell(nb.append_code_cell(
-        "once = cw.CampaignDiagram(memory_hungry, tiles=2, policy='dilate+throttle', title='draw count')\nonce"),
-        timeout=60)
+    out = nb.run_cell(
+        nb.append_code_cell(
+            "once = cw.CampaignDiagram(memory_hungry, tiles=2, policy='dilate+throttle', title='draw count')\nonce"
+        ),
+        timeout=60,
+    )
     assert "Traceback" not in out, out
     root = page.locator(".cw-root").last
     canvas = root.locator("canvas.cw-plot")
@@ -436,8 +495,9 @@ def test_each_control_change_draws_once_from_the_first(controls):
         draws = int(canvas.get_attribute("data-draws"))
         scenes = int(canvas.get_attribute("data-scenes") or 0)
         drag_range_to(page, tiles, 3 + step)  # one step of the slider, by mouse (and arrow keys if a step off)
-        page.wait_for_function("([c, n]) => +(c.dataset.scenes || 0) > n", arg=[canvas.element_handle(), scenes],
-                               timeout=UPDATE_TIMEOUT_MS)
+        page.wait_for_function(
+            "([c, n]) => +(c.dataset.scenes || 0) > n", arg=[canvas.element_handle(), scenes], timeout=UPDATE_TIMEOUT_MS
+        )
         page.wait_for_timeout(600)  # anything else this change would draw has drawn by now
         drawn = int(canvas.get_attribute("data-draws")) - draws
         received = int(canvas.get_attribute("data-scenes")) - scenes

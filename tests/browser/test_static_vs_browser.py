@@ -44,11 +44,13 @@ COLOUR_TOLERANCE = 30  # max channel difference when looking for a phase colour
 
 
 def paper_workload() -> cw.Workload:
-    return cw.Workload([
-        cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),
-        cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),
-        cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),
-    ])
+    return cw.Workload(
+        [
+            cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),
+            cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),
+            cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),
+        ]
+    )
 
 
 def model_phases() -> list[dict]:
@@ -58,27 +60,37 @@ def model_phases() -> list[dict]:
     out = []
     for i, name in enumerate(workload.names):
         (k,) = np.nonzero(scene.phase == i)[0]
-        out.append(dict(name=name, colour=colours[i], start=float(scene.x0[k] / scene.x_max),
-                        end=float(scene.x1[k] / scene.x_max), height=float(scene.line_y[k])))
+        out.append(
+            dict(
+                name=name,
+                colour=colours[i],
+                start=float(scene.x0[k] / scene.x_max),
+                end=float(scene.x1[k] / scene.x_max),
+                height=float(scene.line_y[k]),
+            )
+        )
     return out
 
 
 def cell_code(static_path) -> str:
     # No blank lines: labdriver's read-back of a typed cell doubles them.
-    return "\n".join([
-        "import campaign_widget as cw",
-        "from campaign_widget.static_figure import save_workload_figure",
-        "w = cw.Workload([",
-        '    cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),',
-        '    cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),',
-        '    cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),',
-        "])",
-        f"print('STATIC', save_workload_figure(w, r{str(static_path)!r}))",
-        "cw.CampaignDiagram(w)",
-    ])
+    return "\n".join(
+        [
+            "import campaign_widget as cw",
+            "from campaign_widget.static_figure import save_workload_figure",
+            "w = cw.Workload([",
+            '    cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),',
+            '    cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),',
+            '    cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),',
+            "])",
+            f"print('STATIC', save_workload_figure(w, r{str(static_path)!r}))",
+            "cw.CampaignDiagram(w)",
+        ]
+    )
 
 
 # -- finding things in pixels ---------------------------------------------------------------------------
+
 
 def rgb_over_white(image: Image.Image) -> np.ndarray:
     rgba = np.asarray(image.convert("RGBA")).astype(float)
@@ -138,8 +150,9 @@ def axes_box(rgb: np.ndarray) -> dict:
     cols = [t[2] for t in spine]
     if max(cols) - min(cols) > 6:
         raise AssertionError(f"several long vertical dark lines at columns {cols}: cannot tell the spine")
-    return dict(left=(min(cols) + max(cols) + 1) / 2, right=float(right), row0=row0,
-                row1=float(min(t[1] for t in spine)))
+    return dict(
+        left=(min(cols) + max(cols) + 1) / 2, right=float(right), row0=row0, row1=float(min(t[1] for t in spine))
+    )
 
 
 def compute_line(rgb: np.ndarray, box: dict, colour: str, height_guess: float) -> dict:
@@ -156,20 +169,26 @@ def compute_line(rgb: np.ndarray, box: dict, colour: str, height_guess: float) -
     match = np.abs(region - target).max(axis=2) <= COLOUR_TOLERANCE
     counts = match.sum(axis=1)
     if counts.max() == 0:
-        raise LookupError(f"colour {colour} not found near utilization {height_guess:g} "
-                          f"(rows {lo}…{hi}, columns {c0}…{c1})")
+        raise LookupError(
+            f"colour {colour} not found near utilization {height_guess:g} (rows {lo}…{hi}, columns {c0}…{c1})"
+        )
     line_rows = np.flatnonzero(counts >= 0.5 * counts.max())
     centre = lo + (line_rows.min() + line_rows.max() + 1) / 2
     on_line = match[line_rows]
     s, e = max(runs(on_line.any(axis=0), max_gap=3), key=lambda se: se[1] - se[0])
     found = region[line_rows][:, s:e][on_line[:, s:e]]
     width = box["right"] - box["left"]
-    return dict(start=(c0 + s - box["left"]) / width, end=(c0 + e - box["left"]) / width,
-                height=(box["row0"] - centre) / span, pixels=int(on_line.sum()),
-                median=tuple(int(v) for v in np.median(found, axis=0)))
+    return dict(
+        start=(c0 + s - box["left"]) / width,
+        end=(c0 + e - box["left"]) / width,
+        height=(box["row0"] - centre) / span,
+        pixels=int(on_line.sum()),
+        median=tuple(int(v) for v in np.median(found, axis=0)),
+    )
 
 
 # -- the page ----------------------------------------------------------------------------------------------
+
 
 def test_static_png_matches_browser(lab_page, jupyter_lab):
     lab: LabPage = lab_page
@@ -189,8 +208,11 @@ def test_static_png_matches_browser(lab_page, jupyter_lab):
     canvas = page.locator(".cw-root canvas.cw-plot").first
     canvas.wait_for(state="attached", timeout=RENDER_TIMEOUT_MS)
     canvas.scroll_into_view_if_needed()
-    page.wait_for_function("c => c.width > 0 && c.dataset.plotLeft !== undefined && c.dataset.t1 !== undefined",
-                           arg=canvas.element_handle(), timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function(
+        "c => c.width > 0 && c.dataset.plotLeft !== undefined && c.dataset.t1 !== undefined",
+        arg=canvas.element_handle(),
+        timeout=RENDER_TIMEOUT_MS,
+    )
     page.mouse.move(2, 2)  # no hover: a hovered phase fades the others
     page.wait_for_function("c => c.dataset.highlightedPhase === ''", arg=canvas.element_handle(), timeout=5_000)
     shot = read_canvas(canvas)
@@ -199,20 +221,23 @@ def test_static_png_matches_browser(lab_page, jupyter_lab):
 
     phases = model_phases()
     makespan = 15.0
-    assert math.isclose(shot.t0, 0) and math.isclose(shot.t1, makespan), \
+    assert math.isclose(shot.t0, 0) and math.isclose(shot.t1, makespan), (
         f"the browser shows t {shot.t0}…{shot.t1}, not the whole schedule 0…{makespan}"
+    )
 
     # The browser's plot box from its data-* transform, in backing-store px ...
     browser_rgb = rgb_over_white(shot.image)
     sx, sy = shot.scale_x, shot.scale_y
-    browser_box = dict(left=shot.plot_left * sx, right=shot.plot_right * sx,
-                       row0=shot.css_y(0) * sy, row1=shot.css_y(1) * sy)
+    browser_box = dict(
+        left=shot.plot_left * sx, right=shot.plot_right * sx, row0=shot.css_y(0) * sy, row1=shot.css_y(1) * sy
+    )
     # ... and as the pixel detector finds it: they must agree, or the detector cannot be trusted on the PNG.
     detected = axes_box(browser_rgb)
     for key, tolerance in (("left", 2.5 * sx), ("right", 2.5 * sx), ("row0", 2 * sy), ("row1", 2 * sy)):
-        assert abs(detected[key] - browser_box[key]) <= tolerance, \
-            (f"the axes detector finds the browser canvas' {key} at {detected[key]}, its data-* transform says "
-             f"{browser_box[key]:.1f} (backing px): {detected} vs {browser_box}")
+        assert abs(detected[key] - browser_box[key]) <= tolerance, (
+            f"the axes detector finds the browser canvas' {key} at {detected[key]}, its data-* transform says "
+            f"{browser_box[key]:.1f} (backing px): {detected} vs {browser_box}"
+        )
 
     static_image = Image.open(static_path)
     static_rgb = rgb_over_white(static_image)
@@ -231,25 +256,33 @@ def test_static_png_matches_browser(lab_page, jupyter_lab):
         if len(found) < 2:
             continue
         b, s = found["browser"], found["static"]
-        rows.append(f"{p['name']} {p['colour']}: model start {p['start']:.4f} end {p['end']:.4f} height "
-                    f"{p['height']:.3f} | browser {b['start']:.4f} {b['end']:.4f} {b['height']:.3f} "
-                    f"(median {b['median']}) | static {s['start']:.4f} {s['end']:.4f} {s['height']:.3f} "
-                    f"(median {s['median']})")
+        rows.append(
+            f"{p['name']} {p['colour']}: model start {p['start']:.4f} end {p['end']:.4f} height "
+            f"{p['height']:.3f} | browser {b['start']:.4f} {b['end']:.4f} {b['height']:.3f} "
+            f"(median {b['median']}) | static {s['start']:.4f} {s['end']:.4f} {s['height']:.3f} "
+            f"(median {s['median']})"
+        )
         tolerances = {"start": POSITION_TOLERANCE, "end": POSITION_TOLERANCE, "height": HEIGHT_TOLERANCE}
         for key, tolerance in tolerances.items():
             if abs(b[key] - s[key]) > tolerance:
-                problems.append(f"phase {p['name']}: {key} differs, browser {b[key]:.4f} vs static {s[key]:.4f} "
-                                f"(tolerance {tolerance}); model {p[key]:.4f}")
+                problems.append(
+                    f"phase {p['name']}: {key} differs, browser {b[key]:.4f} vs static {s[key]:.4f} "
+                    f"(tolerance {tolerance}); model {p[key]:.4f}"
+                )
             for label, value in (("browser", b[key]), ("static", s[key])):
                 if abs(value - p[key]) > tolerance:
-                    problems.append(f"phase {p['name']}: the {label} image's {key} {value:.4f} is not the model's "
-                                    f"{p[key]:.4f} (tolerance {tolerance})")
+                    problems.append(
+                        f"phase {p['name']}: the {label} image's {key} {value:.4f} is not the model's "
+                        f"{p[key]:.4f} (tolerance {tolerance})"
+                    )
         for label, f in found.items():
             if max(abs(a - c) for a, c in zip(f["median"], hex_rgb(p["colour"]))) > 12:
-                problems.append(f"phase {p['name']}: the {label} image draws its compute line in {f['median']}, "
-                                f"not its palette colour {p['colour']} {hex_rgb(p['colour'])}")
+                problems.append(
+                    f"phase {p['name']}: the {label} image draws its compute line in {f['median']}, "
+                    f"not its palette colour {p['colour']} {hex_rgb(p['colour'])}"
+                )
     report = "\n".join(rows)
     (lab.artifacts_dir / "static-vs-browser.txt").write_text(
-        f"browser box {browser_box}\nstatic box {static_box}\n{report}\n" + "\n".join(problems) + "\n",
-        encoding="utf-8")
+        f"browser box {browser_box}\nstatic box {static_box}\n{report}\n" + "\n".join(problems) + "\n", encoding="utf-8"
+    )
     assert not problems, "\n".join(problems) + f"\n\nmeasured (relative to each plot area):\n{report}"

@@ -49,10 +49,13 @@ LIVE_TILES = list(range(4, 68, 4))
 
 
 def workload() -> cw.Workload:
-    return cw.Workload([
-        cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-        cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-    ], machine=cw.Machine.unit(time_unit="ticks"))
+    return cw.Workload(
+        [
+            cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
+            cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ],
+        machine=cw.Machine.unit(time_unit="ticks"),
+    )
 
 
 def model_makespan(tiles, policy, depth) -> float:
@@ -84,20 +87,24 @@ class Page:
         self.page.mouse.move(*self._centre(row, col), steps=4)
 
     def depth_shown(self) -> int:
-        return int(self.view.locator(".cw-sweep-axis-depth select").evaluate(
-            "s => s.options[s.selectedIndex].textContent"))
+        return int(
+            self.view.locator(".cw-sweep-axis-depth select").evaluate("s => s.options[s.selectedIndex].textContent")
+        )
 
     def fills(self) -> list[str]:
         return self.view.locator("rect.heatmapcell").evaluate_all("els => els.map(e => getComputedStyle(e).fill)")
 
 
 def _open(lab, jupyter_lab) -> Page:
-    nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: sweep heatmap", SWEEP_CELL, what="the sweep cell",
-                        timeout=90)
+    nb = open_with_cell(
+        lab, jupyter_lab, NOTEBOOK, "# Browser test: sweep heatmap", SWEEP_CELL, what="the sweep cell", timeout=90
+    )
     state = Page(lab, nb)
     cells = state.view.locator("rect.heatmapcell")
-    lab.page.wait_for_function(f"() => document.querySelectorAll('.cw-sweep rect.heatmapcell').length === "
-                               f"{len(TILES) * len(POLICIES)}", timeout=TIMEOUT_MS)
+    lab.page.wait_for_function(
+        f"() => document.querySelectorAll('.cw-sweep rect.heatmapcell').length === {len(TILES) * len(POLICIES)}",
+        timeout=TIMEOUT_MS,
+    )
     assert cells.count() == len(TILES) * len(POLICIES)
     lab.errors.assert_clean(when="while drawing the sweep heatmap")
     return state
@@ -116,8 +123,13 @@ def _clean_page(sweep_page, request):
 def test_the_heatmap_shows_the_best_configuration(sweep_page):
     s = sweep_page
     # the model's best feasible configuration (none/dilate oversubscribe memory on this workload)
-    best = min((model_makespan(t, p, d), t, p, d) for t in TILES for p in POLICIES for d in DEPTHS
-                if not workload().schedule(tiles=t, pipeline=True, policy=p, depth=d).oversubscribed)
+    best = min(
+        (model_makespan(t, p, d), t, p, d)
+        for t in TILES
+        for p in POLICIES
+        for d in DEPTHS
+        if not workload().schedule(tiles=t, pipeline=True, policy=p, depth=d).oversubscribed
+    )
     text = s.view.locator(".cw-sweep-best").inner_text()
     assert f"tiles={best[1]}" in text and f"policy={best[2]}" in text and f"depth={best[3]}" in text, text
     assert f"makespan {best[0]:.6g}" in text, text
@@ -126,8 +138,10 @@ def test_the_heatmap_shows_the_best_configuration(sweep_page):
     marker = s.view.locator("path.dot, .dot").first.bounding_box()
     cell = s.cell(POLICIES.index(best[2]), TILES.index(best[1])).bounding_box()
     cx, cy = marker["x"] + marker["width"] / 2, marker["y"] + marker["height"] / 2
-    assert cell["x"] <= cx <= cell["x"] + cell["width"] and cell["y"] <= cy <= cell["y"] + cell["height"], \
-        (marker, cell)
+    assert cell["x"] <= cx <= cell["x"] + cell["width"] and cell["y"] <= cy <= cell["y"] + cell["height"], (
+        marker,
+        cell,
+    )
     s.lab.screenshot("sweep-heatmap", full_page=False)
 
 
@@ -137,9 +151,11 @@ def test_hovering_a_cell_shows_its_row(sweep_page):
     s.hover_cell(POLICIES.index("throttle"), TILES.index(2))
     want = model_makespan(2, "throttle", depth)
     readout = s.view.locator(".cw-sweep-hover")
-    s.page.wait_for_function("([el, t]) => el.textContent.includes(t)",
-                             arg=[readout.element_handle(), "tiles=2, pipeline=True, policy=throttle"],
-                             timeout=TIMEOUT_MS)
+    s.page.wait_for_function(
+        "([el, t]) => el.textContent.includes(t)",
+        arg=[readout.element_handle(), "tiles=2, pipeline=True, policy=throttle"],
+        timeout=TIMEOUT_MS,
+    )
     text = readout.inner_text()
     assert f"depth={depth}" in text and f"makespan {want:.4g}" in text, text
     assert "feasible True" in text and "peak_demand_memory" in text, text
@@ -156,15 +172,20 @@ def test_clicking_a_cell_opens_that_configurations_diagram(sweep_page):
         s.page.wait_for_function(
             """([root, m]) => { const span = root.querySelector('.cw-sweep-diagram span.cw-makespan');
                                 return span && Math.abs(parseFloat(span.textContent) - m) <= 1e-6 * Math.max(1, m); }""",
-            arg=[s.view.element_handle(), want], timeout=TIMEOUT_MS)
+            arg=[s.view.element_handle(), want],
+            timeout=TIMEOUT_MS,
+        )
         assert s.view.locator(".cw-sweep-diagram .cw-root").count() == 1
         selection = s.view.locator(".cw-sweep-selection").inner_text()
         assert f"tiles={tiles}, pipeline=True, policy={policy}, depth={depth}" in selection, selection
         canvas = diagram.locator("canvas.cw-plot")
-        s.page.wait_for_function("c => c.width > 0 && c.dataset.t1 !== undefined", arg=canvas.element_handle(),
-                                 timeout=TIMEOUT_MS)
-        assert abs(float(canvas.get_attribute("data-t1")) - want) <= 0.05 * want + 1e-9 or \
-            float(canvas.get_attribute("data-t1")) >= want  # the time axis reaches the makespan
+        s.page.wait_for_function(
+            "c => c.width > 0 && c.dataset.t1 !== undefined", arg=canvas.element_handle(), timeout=TIMEOUT_MS
+        )
+        assert (
+            abs(float(canvas.get_attribute("data-t1")) - want) <= 0.05 * want + 1e-9
+            or float(canvas.get_attribute("data-t1")) >= want
+        )  # the time axis reaches the makespan
     s.lab.screenshot("sweep-clicked", full_page=True)
 
 
@@ -179,13 +200,19 @@ def test_the_depth_dropdown_changes_the_slice(sweep_page):
     s.page.wait_for_function(
         "before => { const now = [...document.querySelectorAll('.cw-sweep rect.heatmapcell')]"
         ".map(e => getComputedStyle(e).fill); return now.some((f, i) => f !== before[i]); }",
-        arg=before, timeout=TIMEOUT_MS)
+        arg=before,
+        timeout=TIMEOUT_MS,
+    )
     s.hover_cell(POLICIES.index("none"), TILES.index(8))
     want = model_makespan(8, "none", other)
-    s.page.wait_for_function("([el, t]) => el.textContent.includes(t)",
-                             arg=[s.view.locator(".cw-sweep-hover").element_handle(),
-                                  f"tiles=8, pipeline=True, policy=none, depth={other} — makespan {want:.4g}"],
-                             timeout=TIMEOUT_MS)
+    s.page.wait_for_function(
+        "([el, t]) => el.textContent.includes(t)",
+        arg=[
+            s.view.locator(".cw-sweep-hover").element_handle(),
+            f"tiles=8, pipeline=True, policy=none, depth={other} — makespan {want:.4g}",
+        ],
+        timeout=TIMEOUT_MS,
+    )
 
 
 def test_a_running_sweep_fills_in_with_a_progress_bar(sweep_page):
@@ -208,8 +235,7 @@ def test_a_running_sweep_fills_in_with_a_progress_bar(sweep_page):
                                                     attributes: true});
     }""")
     total = len(LIVE_TILES) * len(POLICIES) * LIVE_DEPTHS
-    s.page.wait_for_function("el => el.textContent.includes('(done')", arg=status.element_handle(),
-                             timeout=240_000)
+    s.page.wait_for_function("el => el.textContent.includes('(done')", arg=status.element_handle(), timeout=240_000)
     seen = s.page.evaluate("() => window.__cwLive")
     counts = [(int(m.group(1)), grey) for text, grey in seen if (m := re.match(r"(\d+) / (\d+)", text))]
     partial = [(n, grey) for n, grey in counts if 0 < n < total]

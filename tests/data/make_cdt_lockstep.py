@@ -27,8 +27,10 @@ def chains(count, seed=12):
     rng = random.Random(seed)
     for _ in range(count):
         n = rng.randint(2, 5)
-        specs = [(f"P{p}", round(rng.uniform(0.5, 10), 3), round(rng.uniform(0.05, 1), 2),
-                  round(rng.uniform(0.05, 1), 2)) for p in range(n)]
+        specs = [
+            (f"P{p}", round(rng.uniform(0.5, 10), 3), round(rng.uniform(0.05, 1), 2), round(rng.uniform(0.05, 1), 2))
+            for p in range(n)
+        ]
         yield specs, rng.randint(1, 6)
 
 
@@ -56,13 +58,19 @@ def main():
     for specs, tiles in chains(60):
         for policy in POLICIES:
             cases.append({"phases": specs, "tiles": tiles, "policy": policy, **tool(specs, tiles, policy)})
-    counter = [("P0", 8, .6, .9), ("P1", 5, .3, .5), ("P2", 4, .4, .8)]
+    counter = [("P0", 8, 0.6, 0.9), ("P1", 5, 0.3, 0.5), ("P2", 4, 0.4, 0.8)]
     for policy in POLICIES:
         cases.append({"phases": counter, "tiles": 2, "policy": policy, **tool(counter, 2, policy)})
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cdt_lockstep.json")
     with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(out), delete=False, suffix=".tmp") as f:
-        json.dump({"tool": "campaign_diagram_tools (jsemer): kernel.py@005f440c, intervals.py@76b7f628, "
-                           "cascade.py@21c37a1f", "cases": cases}, f)
+        json.dump(
+            {
+                "tool": "campaign_diagram_tools (jsemer): kernel.py@005f440c, intervals.py@76b7f628, "
+                "cascade.py@21c37a1f",
+                "cases": cases,
+            },
+            f,
+        )
     os.chmod(f.name, 0o644)
     os.replace(f.name, out)
     print(f"{len(cases)} cases -> {out}")

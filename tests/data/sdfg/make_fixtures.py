@@ -40,45 +40,52 @@ def matmul_map(A: dace.float32[M, K], B: dace.float32[K, N], C: dace.float32[M, 
 
 
 @dace.program
-def mlp(x: dace.float32[B, D], W1: dace.float32[D, H], b1: dace.float32[H], W2: dace.float32[H, O],
-        b2: dace.float32[O], y: dace.float32[B, O]):
+def mlp(
+    x: dace.float32[B, D],
+    W1: dace.float32[D, H],
+    b1: dace.float32[H],
+    W2: dace.float32[H, O],
+    b2: dace.float32[O],
+    y: dace.float32[B, O],
+):
     h = np.maximum(x @ W1 + b1, 0)
     y[:] = np.maximum(h @ W2 + b2, 0)
 
 
 @dace.program
 def stencil5(A: dace.float64[N, N], B: dace.float64[N, N]):
-    for i, j in dace.map[1:N - 1, 1:N - 1]:
+    for i, j in dace.map[1 : N - 1, 1 : N - 1]:
         B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])
 
 
 @dace.program
 def jacobi_2d(A: dace.float64[N, N], B: dace.float64[N, N]):
     for t in range(1, T):  # noqa: B007 (a time loop: dace keeps it as states)
-        for i, j in dace.map[1:N - 1, 1:N - 1]:
+        for i, j in dace.map[1 : N - 1, 1 : N - 1]:
             B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])
-        for i, j in dace.map[1:N - 1, 1:N - 1]:
+        for i, j in dace.map[1 : N - 1, 1 : N - 1]:
             A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + B[i + 1, j] + B[i - 1, j])
 
 
 @dace.program
-def hdiff(in_field: dace.float64[I + 4, J + 4, KZ], out_field: dace.float64[I, J, KZ],
-          coeff: dace.float64[I, J, KZ]):
+def hdiff(in_field: dace.float64[I + 4, J + 4, KZ], out_field: dace.float64[I, J, KZ], coeff: dace.float64[I, J, KZ]):
     # NPBench's horizontal diffusion (seed 001's local-view example), as written there
-    lap_field = 4.0 * in_field[1:I + 3, 1:J + 3, :] - (
-        in_field[2:I + 4, 1:J + 3, :] + in_field[0:I + 2, 1:J + 3, :] +
-        in_field[1:I + 3, 2:J + 4, :] + in_field[1:I + 3, 0:J + 2, :])
+    lap_field = 4.0 * in_field[1 : I + 3, 1 : J + 3, :] - (
+        in_field[2 : I + 4, 1 : J + 3, :]
+        + in_field[0 : I + 2, 1 : J + 3, :]
+        + in_field[1 : I + 3, 2 : J + 4, :]
+        + in_field[1 : I + 3, 0 : J + 2, :]
+    )
 
-    res = lap_field[1:, 1:J + 1, :] - lap_field[:-1, 1:J + 1, :]
-    flx_field = np.where(
-        (res * (in_field[2:I + 3, 2:J + 2, :] - in_field[1:I + 2, 2:J + 2, :]) > 0), 0, res)
+    res = lap_field[1:, 1 : J + 1, :] - lap_field[:-1, 1 : J + 1, :]
+    flx_field = np.where((res * (in_field[2 : I + 3, 2 : J + 2, :] - in_field[1 : I + 2, 2 : J + 2, :]) > 0), 0, res)
 
-    res2 = lap_field[1:I + 1, 1:, :] - lap_field[1:I + 1, :-1, :]  # NPBench reuses `res`; dace refuses
-    fly_field = np.where(
-        (res2 * (in_field[2:I + 2, 2:J + 3, :] - in_field[2:I + 2, 1:J + 2, :]) > 0), 0, res2)
+    res2 = lap_field[1 : I + 1, 1:, :] - lap_field[1 : I + 1, :-1, :]  # NPBench reuses `res`; dace refuses
+    fly_field = np.where((res2 * (in_field[2 : I + 2, 2 : J + 3, :] - in_field[2 : I + 2, 1 : J + 2, :]) > 0), 0, res2)
 
-    out_field[:, :, :] = in_field[2:I + 2, 2:J + 2, :] - coeff[:, :, :] * (
-        flx_field[1:, :, :] - flx_field[:-1, :, :] + fly_field[:, 1:, :] - fly_field[:, :-1, :])
+    out_field[:, :, :] = in_field[2 : I + 2, 2 : J + 2, :] - coeff[:, :, :] * (
+        flx_field[1:, :, :] - flx_field[:-1, :, :] + fly_field[:, 1:, :] - fly_field[:, :-1, :]
+    )
 
 
 @dace.program
