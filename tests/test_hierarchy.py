@@ -1,0 +1,121 @@
+"""Several memory levels (design.md §8): machines, phases, per-phase quantities."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import campaign_widget as cw
+
+# design.md §8's reference machine and chain
+L2_DRAM = dict(peak_compute=100, levels={"L2": 40, "DRAM": 10})
+
+
+def chain(machine=None):
+    machine = machine or cw.Machine(**L2_DRAM)
+    return cw.Workload(
+        [
+            cw.Phase("A", ops=300, bytes={"L2": 200, "DRAM": 20}),
+            cw.Phase("B", ops=200, bytes={"L2": 40, "DRAM": 60}, after=["A"]),
+        ],
+        machine=machine,
+    )
+
+
+def test_machine_levels_nearest_first_and_the_farthest_is_peak_bandwidth():
+    m = cw.Machine(**L2_DRAM)
+    assert m.level_names == ("L2", "DRAM")
+    assert m.resource_names == ("compute", "L2", "DRAM")
+    assert (m.peak_bandwidth, m.memory_name, m.bandwidth("L2")) == (10.0, "DRAM", 40.0)
+    assert m.with_peaks(peak_bandwidth=20).memory_levels == (("L2", 40.0), ("DRAM", 20.0))
+    assert m.with_level("L2", 80).bandwidth("L2") == 80.0
+
+
+def test_a_one_level_machine_is_todays_machine_however_it_is_spelled():
+    assert cw.Machine(1, levels={"memory": 2}) == cw.Machine(1, 2)
+    assert cw.Machine(1, 2).levels == () and cw.Machine(1, 2).memory_levels == (("memory", 2.0),)
+    assert cw.Machine(1, levels={"HBM": 3}).memory_name == "HBM"
+
+
+@pytest.mark.parametrize(
+    "levels, words",
+    [
+        ([("L2", 40), ("L2", 10)], ["'L2'", "twice"]),
+        ({"L2": 0, "DRAM": 10}, ["'L2'", "bandwidth=0"]),
+        ({"L2": math.nan, "DRAM": 10}, ["'L2'", "nan"]),
+        ({"compute": 5, "DRAM": 10}, ["'compute'", "compute"]),
+        ({}, ["empty"]),
+    ],
+)
+def test_bad_levels_are_refused_naming_the_level_and_value(levels, words):
+    with pytest.raises(cw.WorkloadError) as error:
+        cw.Machine(100, levels=levels)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_peak_bandwidth_beside_levels_must_be_the_farthest_levels():
+    with pytest.raises(cw.WorkloadError, match="farthest level 'DRAM'"):
+        cw.Machine(100, 5, levels={"L2": 40, "DRAM": 10})
+
+
+def test_peaks_take_numpy_scalars_and_fractions():
+    m = cw.Machine(np.float32(2), Fraction(1, 4), levels=None)
+    assert (m.peak_compute, m.peak_bandwidth) == (2, 0.25)
+
+
+def test_reference_chain_durations_and_bounding_levels():
+    w = chain()
+    a = w.arrays
+    assert a.duration.tolist() == [5.0, 6.0]
+    assert a.bound_resource.tolist() == ["L2", "DRAM"]
+    assert float(w.schedule().makespan) == 11.0
+    np.testing.assert_array_equal(a.level_bytes, [[200, 20], [40, 60]])
+    np.testing.assert_allclose(a.level_util, [[1.0, 0.4], [1 / 6, 1.0]])
+
+
+def test_a_level_without_a_number_is_unknown_not_zero():
+    w = cw.Workload([cw.Phase("A", ops=300, bytes={"L2": 200})], machine=cw.Machine(**L2_DRAM))
+    t = w.table()
+    assert math.isnan(t["bytes_DRAM"][0]) and t["bytes_L2"][0] == 200
+    assert math.isnan(t["intensity_DRAM"][0]) and t["intensity_L2"][0] == 1.5
+    assert t["bound_resource"][0] == "L2" and t["duration"][0] == 5
+
+
+def test_a_plain_number_means_the_farthest_level():
+    w = cw.Workload([cw.Phase("A", ops=300, bytes=20)], machine=cw.Machine(**L2_DRAM))
+    t = w.table()
+    assert t["bytes_DRAM"][0] == 20 and math.isnan(t["bytes_L2"][0])
+    assert t["bound_resource"][0] == "compute"
+
+
+def test_utilizations_per_level_become_bytes_over_the_measured_duration():
+    w = cw.Workload(
+        [cw.Phase("A", duration=2, compute_util=0.5, memory_util={"L2": 0.5, "DRAM": 0.25})],
+        machine=cw.Machine(**L2_DRAM),
+    )
+    t = w.table()
+    assert (t["bytes_L2"][0], t["bytes_DRAM"][0], t["ops"][0]) == (40.0, 5.0, 100.0)
+
+
+def test_per_level_expressions_follow_the_parameters():
+    w = cw.Workload([cw.Phase("A", ops=100, bytes={"L2": "4*n"})], machine=cw.Machine(**L2_DRAM), params={"n": 100})
+    assert w.arrays.duration[0] == 10.0
+    assert w.with_params(n=200).arrays.duration[0] == 20.0
+
+
+def test_bytes_for_a_level_the_machine_lacks_name_the_phase_level_and_value():
+    with pytest.raises(cw.WorkloadError, match=r"phase 'A': bytes\['L3'\]=5: .*L2, DRAM"):
+        cw.Workload([cw.Phase("A", ops=1, bytes={"L3": 5})], machine=cw.Machine(**L2_DRAM))
+    with pytest.raises(cw.WorkloadError, match="phase 'A': bytes for memory level 'L2'"):
+        chain().with_machine(cw.Machine(1, 1))
+
+
+def test_one_level_tables_gain_only_the_bounding_resource():
+    w = cw.Workload([cw.Phase("A", ops=4, bytes=1)], machine=cw.Machine(1, 1))
+    t = w.table()
+    assert t["bound_resource"].tolist() == ["compute"]
+    assert not any(key.startswith("bytes_") and key != "bytes_source" for key in t)
