@@ -146,3 +146,60 @@ def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
     """The aggregate point of a schedule: all its ops and bytes over its makespan."""
     a, m = workload.arrays, workload.machine
     return roofline(m.peak_compute, m.peak_bandwidth, [a.ops.sum()], [a.bytes.sum()], [schedule.makespan], threshold)
+
+
+@dataclass(frozen=True, eq=False)
+class LevelRoofline:
+    """The hierarchical roofline (design.md §8): one roof per memory level and the compute roof;
+    per phase one point per known level at (OI_ℓ, ops/T), joined by a thin line when drawn.
+
+    ``intensity`` is (phases, levels), nearest level first, NaN where a level is unknown for the
+    phase (it draws no point there); ``bound_resource`` classifies each phase by name.
+    """
+
+    peak_compute: float
+    levels: tuple[str, ...]
+    bandwidths: np.ndarray  # (levels,)
+    intensity: np.ndarray  # (phases, levels)
+    achieved: np.ndarray  # (phases,) ops / time
+    bound_resource: np.ndarray  # (phases,) "compute", a level's name, or "balanced"
+
+    def ridge(self, level: str) -> float:
+        """Ops per byte where ``level``'s roof meets the compute roof."""
+        return self.peak_compute / float(self.bandwidths[self.levels.index(level)])
+
+    def roof(self, level: str, intensity) -> np.ndarray:
+        """``level``'s roof at these intensities: min(P, BW_ℓ·OI)."""
+        bandwidth = float(self.bandwidths[self.levels.index(level)])
+        return np.minimum(self.peak_compute, bandwidth * np.asarray(intensity, dtype=np.float64))
+
+    def known(self) -> np.ndarray:
+        """(phases, levels): True where the phase has a point for the level."""
+        return ~np.isnan(self.intensity)
+
+    def axis_limits(self, margin: float = 8.0) -> tuple[float, float, float, float]:
+        """``(x_lo, x_hi, y_lo, y_hi)`` for log axes spanning every ridge, every finite intensity
+        > 0 and every achieved rate > 0."""
+        x = np.concatenate([self.intensity.ravel(), self.peak_compute / self.bandwidths])
+        x = x[np.isfinite(x) & (x > 0)]
+        x_lo, x_hi = float(x.min()) / margin, float(x.max()) * margin
+        y = np.r_[self.achieved[np.isfinite(self.achieved) & (self.achieved > 0)], self.bandwidths.min() * x_lo]
+        return x_lo, x_hi, max(float(y.min()) / 2, self.peak_compute * 1e-12), self.peak_compute * 2
+
+
+def level_roofline(workload) -> LevelRoofline:
+    """A workload's hierarchical roofline on its machine's levels (one level: today's roofline's points)."""
+    a, m = workload.arrays, workload.machine
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ops = a.ops[:, None]
+        b = a.level_bytes
+        intensity = np.where(b > 0, ops / b, np.where(np.isnan(b) | (ops == 0), np.nan, np.inf))
+        achieved = np.where(a.duration > 0, a.ops / a.duration, 0.0)
+    return LevelRoofline(
+        peak_compute=float(m.peak_compute),
+        levels=m.level_names,
+        bandwidths=np.array(m.bandwidths, dtype=np.float64),
+        intensity=intensity,
+        achieved=achieved,
+        bound_resource=a.bound_resource.copy(),
+    )

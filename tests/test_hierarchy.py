@@ -119,3 +119,22 @@ def test_one_level_tables_gain_only_the_bounding_resource():
     t = w.table()
     assert t["bound_resource"].tolist() == ["compute"]
     assert not any(key.startswith("bytes_") and key != "bytes_source" for key in t)
+
+
+def test_the_hierarchical_roofline_has_a_point_per_known_level():
+    from campaign_widget.roofline import level_roofline
+
+    w = cw.Workload(
+        [cw.Phase("A", ops=300, bytes={"L2": 200, "DRAM": 20}), cw.Phase("B", ops=200, bytes={"L2": 40})],
+        machine=cw.Machine(**L2_DRAM),
+    )
+    r = level_roofline(w)
+    assert r.levels == ("L2", "DRAM")
+    np.testing.assert_allclose(r.intensity[0], [1.5, 15.0])
+    assert r.intensity[1, 0] == 5.0 and math.isnan(r.intensity[1, 1])
+    assert r.known().tolist() == [[True, True], [True, False]]
+    np.testing.assert_allclose(r.achieved, [60.0, 200 / 2])  # A: 300 ops in 5 s; B: compute-bound, 2 s
+    assert r.ridge("L2") == 2.5 and r.ridge("DRAM") == 10.0
+    assert r.roof("L2", [1.0, 100.0]).tolist() == [40.0, 100.0]
+    x_lo, x_hi, y_lo, y_hi = r.axis_limits()
+    assert x_lo < 1.5 and x_hi > 15 and y_hi == 200
