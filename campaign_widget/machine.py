@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .errors import WorkloadError, short_repr
-from .host import measure_peaks
+from .host import bandwidth_sweep, measure_peaks
 from .phase import LARGEST, SMALLEST, check_name
 
 PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
@@ -174,10 +174,19 @@ class Machine:
     @classmethod
     def measure(cls, **options) -> Machine:
         """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
-        kernel for bandwidth, a large matrix product for compute. See ``campaign_widget.host``."""
+        kernel for bandwidth, a large matrix product for compute. ``levels=True`` also measures
+        bandwidth at working sets that fit each cache level and gives the machine one memory level
+        per plateau (L1, L2, …, DRAM; ``campaign_widget.host.bandwidth_sweep`` has the sweep and its
+        plot). See ``campaign_widget.host``."""
         name = options.pop("name", "this host")
+        levels = options.pop("levels", False)
+        if not isinstance(levels, bool):
+            raise TypeError(f"levels={short_repr(levels)} must be True or False")
         compute, bandwidth = measure_peaks(**options)
-        return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+        if not levels:
+            return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+        sweep = bandwidth_sweep(progress=options.get("progress"))
+        return cls(peak_compute=compute, levels=dict(sweep.levels), name=f"{name} (measured)")
 
     @classmethod
     def unit(cls, time_unit: str = "s") -> Machine:
