@@ -56,7 +56,6 @@ from ._common import (
     ImportReport,
     PhaseReport,
     chain,
-    check_machine,
     check_percent,
     error,
     head_text,
@@ -64,6 +63,7 @@ from ._common import (
     read_text,
     source_of,
 )
+from .registry import preset_or_machine
 from .source import Source
 
 FORMAT = "nsight-compute-csv"
@@ -218,7 +218,7 @@ def read_nsight_csv(
     """
     name, source, file_path = source_of(path)
     check_percent(name, percent)
-    check_machine(machine)
+    machine = preset_or_machine(name, machine)
     if group_by not in ("launch", "kernel"):
         raise ValueError(f"group_by={short_repr(group_by)} must be 'launch' or 'kernel'")
     if precision not in PEAK_FMA:
@@ -513,7 +513,7 @@ def _parse(name: str, text: str):
             raise error(
                 name,
                 "an Nsight Compute log with no table of results: ncu ran but wrote no kernel metrics"
-                + ("; it said: " + " / ".join(_clip_text(ln) for ln in said[:3]) if said else "")
+                + ("; it said: " + " / ".join(_clip_text(ln, 120) for ln in said[:3]) if said else "")
                 + (
                     " (ERR_NVGPUCTRPERM: profile as a user allowed to read the GPU counters, see "
                     "https://developer.nvidia.com/ERR_NVGPUCTRPERM)"

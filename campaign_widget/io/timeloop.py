@@ -38,7 +38,6 @@ from ._common import (
     ImportReport,
     PhaseReport,
     build_workload,
-    check_machine,
     check_percent,
     error,
     head_text,
@@ -46,6 +45,7 @@ from ._common import (
     source_of,
 )
 from .checks import preset_names
+from .registry import preset_or_machine
 from .source import Source
 
 FORMAT = "timeloop-stats"
@@ -113,8 +113,8 @@ def read_timeloop_stats(
     paths = list(paths)
     if not paths:
         raise ValueError("give at least one Timeloop stats file")
-    check_machine(machine)
     first_name = source_of(paths[0])[0]
+    machine = preset_or_machine(first_name, machine)
     check_percent(first_name, percent)
     if isinstance(ops_per_compute, bool) or not isinstance(ops_per_compute, numbers.Real):
         raise TypeError(f"ops_per_compute={short_repr(ops_per_compute)} must be a number of ops per compute")
@@ -448,8 +448,7 @@ def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycle
             name,
             "no machine: the file's SPECS give no peaks to infer one from (they lack "
             + " and ".join(problems)
-            + "); pass machine= with the accelerator's peaks (a campaign_widget.Machine; load() also takes "
-            f"a preset name: {preset_names()})",
+            + f"); pass machine= with the accelerator's peaks (presets: {preset_names()})",
             line=run.line,
             field="machine",
         )
