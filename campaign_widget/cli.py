@@ -615,7 +615,7 @@ class _reported:
             logger.propagate = propagate
         if exc[0] is None:
             said = [str(w.message) for w in self.list if self.caught.keep(w)] + self.caught.records
-            for message in said:
+            for message in dict.fromkeys(said):  # a warning repeated per glyph drawn is said once
                 where = "" if message.startswith(str(self.file)) else f"{self.file}: "
                 _say(f"{PROG}: warning: {where}{message}")
         return False
@@ -776,11 +776,13 @@ def _pct(fraction) -> str:
 
 def _table(header, rows, right=(), indent="") -> list[str]:
     """Aligned columns; a cell longer than NAME_WIDTH (a kernel's name) keeps its start and end."""
-    lines = [[printable(cell) for cell in header]] if header else []
-    lines += [
-        [printable(shorten(cell, NAME_WIDTH) if c < len(row) - 1 else cell) for c, cell in enumerate(row)]
-        for row in rows
-    ]
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"  # widths as the terminal will show them
+
+    def cell(text, shortened):
+        return _encodable(printable(shorten(text, NAME_WIDTH) if shortened else text), encoding)
+
+    lines = [[cell(text, False) for text in header]] if header else []
+    lines += [[cell(text, c < len(row) - 1) for c, text in enumerate(row)] for row in rows]
     widths = [max(len(str(r[c])) for r in lines) for c in range(len(lines[0]))]
     out = []
     for row in lines:
