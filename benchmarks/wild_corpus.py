@@ -136,9 +136,10 @@ def _totals(path: Path, fmt: str, workload) -> str:
     if own is None:
         return f"ours {ours:.6g} {unit}; file's own: unknown {why}".rstrip()
     value, own_unit = own
-    if fmt == "timeloop-stats":
-        cycles = [p.details.get("cycles", 0) for p in workload.import_report.phases]
-        ours, unit = float(sum(cycles)), "cycles (from the report)"
+    if fmt == "timeloop-stats" and unit not in ("cycle", "cycles"):
+        clocks = {p.details.get("clock") for p in workload.import_report.phases}
+        if len(clocks) == 1 and None not in clocks:  # durations back in cycles, at the clock they were read with
+            ours, unit = ours * clocks.pop(), "cycles"
     rel = abs(ours - value) / value if value else abs(ours)
     verdict = "equal" if rel <= 1e-9 else f"differ by {100 * rel:.3g}%"
     return f"ours {ours:.6g} {unit} vs file {value:.6g} {own_unit}: {verdict}"

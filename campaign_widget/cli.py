@@ -643,6 +643,11 @@ def _render(args) -> int:
         raise InputError(f"{e.filename or args.output}: {e.strerror or e}") from None
     except (WorkloadError, ScheduleError, ValueError) as e:
         raise InputError(f"{args.file}: {e}") from None
+    except (TypeError, ArithmeticError, RuntimeError) as e:  # the plotting library, at numbers it cannot lay out
+        raise InputError(
+            f"{args.file}: the figure could not be drawn at these peaks ({type(e).__name__}: {short_repr(str(e))}); "
+            f"nothing was written to {args.output}"
+        ) from None
     _print(f"wrote {path}")
     return EXIT_OK
 

@@ -548,3 +548,15 @@ def test_an_ascii_terminal_gets_ascii(tmp_path):
     assert "1 us" in out and "evil\\x1b[2J\\x07 u name" in out and re.search(r"k{20,}\.\.\.k{20,}END ", out)
     bad = _sh(f"{_quoted_command()} summary {tmp_path / 'missing-µ.yaml'}", env={"PYTHONIOENCODING": "ascii"})
     assert bad.returncode == 1 and "Traceback" not in bad.stderr.decode("ascii")
+
+
+def test_a_figure_the_plotting_library_cannot_lay_out_is_one_line(capsys, tmp_path):
+    out_path = tmp_path / "x.png"
+    argv = ["render", FIG8, "-o", out_path, "--roofline", "--peak-bandwidth", "1e-25", "--peak-compute", "1e29"]
+    code, _, err = run(capsys, *argv)
+    assert "Traceback" not in err
+    if code == 0:  # a renderer that lays out any accepted peaks draws it
+        assert _is_png(out_path.read_bytes())
+    else:
+        assert code == 1 and err.splitlines()[-1].startswith(f"campaign-widget: error: {FIG8}: ")
+        assert not out_path.exists()
