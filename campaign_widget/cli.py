@@ -166,7 +166,12 @@ def _names(text: str) -> tuple[str, ...]:
 
 def _parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
-    common.add_argument("file", metavar="FILE", help="workload file: YAML/JSON (ours), cascade YAML, or CSV")
+    common.add_argument(
+        "file",
+        metavar="FILE",
+        help="workload file: YAML/JSON (ours), cascade YAML, Einsum CSV, PyTorch trace, Nsight Compute CSV, "
+        "Timeloop stats or DaCe SDFG",
+    )
     s = common.add_argument_group("schedule (default: the file's settings, else 1 tile, sequential, none, 2)")
     s.add_argument("--tiles", type=_whole, metavar="N", help="split each phase into N tiles")
     s.add_argument(
@@ -530,7 +535,14 @@ def _reader_options(args) -> dict:
     return options
 
 
-_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'|unknown load options \['(\w+)'")
+#: The formats each dedicated reader flag is for (said when a file's reader takes no such option).
+FLAG_FORMATS = {
+    "clock": "Timeloop stats",
+    "params": "DaCe SDFGs",
+    "categories": "PyTorch traces",
+    "counters": "PyTorch traces",
+}
 
 
 def _load(args):
@@ -542,13 +554,14 @@ def _load(args):
                 workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             except TypeError as e:
                 unexpected = _UNEXPECTED.search(str(e))
-                if unexpected is None or unexpected.group(1) not in options:
+                key = unexpected and (unexpected.group(1) or unexpected.group(2))
+                if key not in options:
                     raise
-                key = unexpected.group(1)
                 flag = READER_FLAGS.get(key, f"--option {key}=...")
+                meant = f" ({flag} is for {FLAG_FORMATS[key]})" if key in FLAG_FORMATS else ""
                 fmt = detect(args.file).name
                 raise UsageError(
-                    f"{PROG}: error: {flag}: {args.file} is {fmt}, whose reader takes no option {key!r}"
+                    f"{PROG}: error: {flag}: {args.file} is {fmt}, whose reader takes no option {key!r}{meant}"
                 ) from None
             if not isinstance(workload, Workload):  # a measured timeline (a cascade with start times)
                 _say(
