@@ -156,3 +156,19 @@ def test_utilizations_out_of_range_name_the_files_label(tmp_path):
     path.write_text(text)
     with pytest.raises(WorkloadFileError, match="metric 'Compute \\(SM\\) Throughput'.*not a utilization"):
         load(path)
+
+
+def test_counts_out_of_range_name_the_files_metric(tmp_path):
+    path = tmp_path / "huge.csv"
+    path.write_text(
+        _long(
+            [
+                (0, "k", "dram__bytes.sum", "byte", "1e40"),
+                (0, "k", "gpu__time_duration.sum", "nsecond", "5"),
+            ]
+        )
+    )
+    with pytest.raises(WorkloadFileError) as info:
+        load(path, machine=GPU, require=("duration", "bytes"))
+    assert "metric 'dram__bytes.sum'" in str(info.value) and "bytes=" not in str(info.value)
+    assert info.value.line == 2

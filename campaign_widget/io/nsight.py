@@ -317,6 +317,14 @@ def read_nsight_csv(
             if used is not None:
                 bytes_seen.add(used)
             f, b = (f if present else 0.0), (b if used is not None else 0.0)
+            for value, metrics in ((f, sorted(present)), (b, list(used or ()))):
+                if value > LARGEST:  # refused here, where the file's metric can be named
+                    raise error(
+                        name,
+                        f"kernel launch ID {launch.id}: {value:g} is out of range (at most {LARGEST:g})",
+                        line=launch.metrics[metrics[0]][2] if metrics[0] in launch.metrics else launch.line,
+                        field=f"metric {' + '.join(metrics)!r}",
+                    )
             flops, bytes_source = ("computed" if present else "unknown"), ("counted" if used else "unknown")
             details.update(flop_metrics=sorted(present), bytes_metrics=list(used or ()))
             u_c = u_m = math.nan
