@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from campaign_widget import Machine
 from campaign_widget.io import WorkloadFileError, detect, load, read_nsight_csv
@@ -172,3 +174,34 @@ def test_counts_out_of_range_name_the_files_metric(tmp_path):
         load(path, machine=GPU, require=("duration", "bytes"))
     assert "metric 'dram__bytes.sum'" in str(info.value) and "bytes=" not in str(info.value)
     assert info.value.line == 2
+
+
+_LAUNCH = st.tuples(
+    st.sampled_from(["duration", "cycles"]),
+    st.integers(min_value=1, max_value=10**9),  # nanoseconds, or cycles
+    st.integers(min_value=10**6, max_value=3 * 10**9),  # the clock, Hz
+    st.integers(min_value=0, max_value=10**12),  # DRAM bytes
+)
+
+
+@pytest.mark.filterwarnings("ignore::campaign_widget.UtilizationAboveOneWarning")  # random counters, toy peaks
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(launches=st.lists(_LAUNCH, min_size=1, max_size=12))
+def test_total_duration_equals_the_files_own(tmp_path_factory, launches):
+    rows, own = [], 0.0
+    for i, (kind, amount, clock, dram) in enumerate(launches):
+        rows.append((i, f"void k{i % 3}<float>(float*)", "dram__bytes.sum", "byte", f"{dram:,}"))
+        if kind == "duration":
+            rows.append((i, f"void k{i % 3}<float>(float*)", "gpu__time_duration.sum", "nsecond", f"{amount:,}"))
+            own += amount * 1e-9
+        else:
+            rows.append((i, f"void k{i % 3}<float>(float*)", "gpc__cycles_elapsed.max", "cycle", f"{amount:,}"))
+            rows.append((i, f"void k{i % 3}<float>(float*)", "gpc__cycles_elapsed.avg.per_second", "hz", f"{clock}"))
+            own += amount / clock
+    path = tmp_path_factory.mktemp("ncu") / "run.csv"
+    path.write_text(_long(rows))
+    w = load(path, machine=GPU, require=("duration", "bytes"))
+    assert w.arrays.duration.sum() == pytest.approx(own, rel=1e-12)
+    assert w.arrays.bytes.sum() == sum(d for *_, d in launches)
+    grouped = load(path, machine=GPU, require=("duration", "bytes"), group_by="kernel")
+    assert grouped.arrays.duration.sum() == pytest.approx(own, rel=1e-12)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from campaign_widget import Machine
 from campaign_widget.io import WorkloadFileError, load, read_timeloop_stats
@@ -102,3 +104,18 @@ def test_missing_word_bits_names_both_spellings(tmp_path):
     path.write_text(SPARSE.read_text().replace("        Data word bits                  : 8\n", ""))
     with pytest.raises(WorkloadFileError, match="no 'Word bits' \\(or 'Data word bits'\\)"):
         load(path, machine=ACCEL, clock=1e9)
+
+
+@pytest.mark.filterwarnings("ignore::campaign_widget.UtilizationAboveOneWarning")  # random counters, toy peaks
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cycles=st.lists(st.integers(min_value=1, max_value=10**12), min_size=1, max_size=5))
+def test_total_cycles_equal_the_files_own(tmp_path_factory, cycles):
+    text = SPARSE.read_text()
+    layers = "".join(text.replace("Cycles: 100\n", f"Cycles: {c}\n") for c in cycles)
+    path = tmp_path_factory.mktemp("tl") / "timeloop-mapper.stats.txt"
+    path.write_text(layers)
+    per_cycle = Machine(peak_compute=1e6, peak_bandwidth=1e6, time_unit="cycle", name="per cycle")
+    w = load(path, machine=per_cycle)
+    assert list(w.arrays.duration) == [float(c) for c in cycles]  # the file's Cycles, exactly
+    at_clock = load(path, machine=ACCEL)  # at the file's 1 GHz
+    assert at_clock.arrays.duration.sum() * 1e9 == pytest.approx(sum(cycles), rel=1e-12)
