@@ -16,7 +16,7 @@ from ..scene import Scene
 from .legend import _draw_legend, legend_entries
 from .panels import Panel
 from .paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
-from .pieces import _piece_arrays, pieces_to_draw
+from .pieces import piece_arrays, pieces_to_draw
 from .style import (
     _GREY,
     _LINE_CODES,
@@ -38,9 +38,9 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     """The browser's layers, bottom to top: shade under the compute line, grey wells, memory
     fill, spill (red, hatched), guard rails, compute lines (solid, then dashed; red where
     compute is oversubscribed). One artist per style, as the browser batches them per style.
-    ``p`` holds the piece arrays (``_piece_arrays`` / ``pieces_to_draw``)."""
+    ``p`` holds the piece arrays (``piece_arrays`` / ``pieces_to_draw``)."""
     x0, x1, phase = p["x0"], p["x1"], p["phase"]
-    base, line, well, fill = p["base"], p["line"], p["well"], p["fill"]
+    base, line, well, fill = p["base_y"], p["line_y"], p["well_top"], p["fill_top"]
     colors = [_valid_color(c) for c in colors]
 
     def color_of(k):
@@ -68,7 +68,7 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     if x0.size:
         _stroke(ax, _segments_path(x0, x1, well), THEME["rail"], THEME["rail_width"], 1.4, gid="rails")
 
-    dash = np.clip(np.where(np.isnan(p["dash"]), x1, p["dash"]), x0, x1)
+    dash = np.clip(np.where(np.isnan(p["dash_from"]), x1, p["dash_from"]), x0, x1)
     over = (p["flags"] & 1).astype(bool)
     style = np.where(over, -1, phase)
     width = THEME["compute_line_width"]
@@ -228,7 +228,7 @@ def draw_campaign(
     axis_top = max([1.0] + [v for v, _ in y_ticks])
     _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1, axis_top)
     dpi = _root_figure(ax).dpi
-    _draw_pieces(ax, pieces_to_draw(_piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
+    _draw_pieces(ax, pieces_to_draw(piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
 
     _draw_group_labels(ax, scene, panel.group_labels, t0, t1, width_px)
     _draw_phase_labels(ax, scene, panel.names, t0, t1, width_px, height_px / top)
