@@ -29,7 +29,9 @@ from .style import (
     _text_width_px,
     _valid_color,
     _with_alpha,
+    fit_text,
     lighten,
+    wrap_text,
 )
 from .ticks import time_ticks, utilization_ticks
 
@@ -134,21 +136,24 @@ def readout_lines(panel: Panel) -> list[tuple[str, str]]:
 
 def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str, str]]]:
     """Rows above the plot, top first: the title (left) with the makespan (right) when they fit
-    side by side, then the oversubscription lines. Each row: [(text, kind, align)]."""
+    side by side, then the oversubscription lines, each wrapped to the plot's width. Each row:
+    [(text, kind, align)]."""
     lines = readout_lines(panel)
     makespan, rest = lines[0][0], lines[1:]
+    title_size, size = THEME["title_font_size"], THEME["font_size"]
     rows = []
     if panel.title:
-        fits = (
-            _text_width_px(panel.title, THEME["title_font_size"], "bold") + _text_width_px(makespan, weight="bold") + 24
-        ) <= plot_width_px
+        fits = (_text_width_px(panel.title, title_size, "bold") + _text_width_px(makespan, weight="bold") + 24) <= (
+            plot_width_px
+        )
         if fits:
             rows.append([(panel.title, "title", "left"), (makespan, "makespan", "right")])
         else:
-            rows += [[(panel.title, "title", "left")], [(makespan, "makespan", "right")]]
+            rows += [[(line, "title", "left")] for line in wrap_text(panel.title, plot_width_px, title_size, "bold")]
+            rows.append([(fit_text(makespan, plot_width_px, size, "bold"), "makespan", "right")])
     else:
-        rows.append([(makespan, "makespan", "left")])
-    rows += [[(text, kind, "left")] for text, kind in rest]
+        rows.append([(fit_text(makespan, plot_width_px, size, "bold"), "makespan", "left")])
+    rows += [[(line, kind, "left")] for text, kind in rest for line in wrap_text(text, plot_width_px)]
     return rows
 
 

@@ -12,11 +12,22 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
+from ..formatting import legend_selection, more_label, shorten_middle
 from .campaign import _header_height, _header_rows, _y_ticks, draw_campaign
 from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
-from .style import FORMATS, LAYOUT, PX_PER_INCH, THEME, _text_width_px, _valid_color
+from .style import (
+    FORMATS,
+    LAYOUT,
+    PX_PER_INCH,
+    THEME,
+    _text_width_px,
+    _valid_color,
+    check_canvas,
+    use_theme,
+    write_figure,
+)
 
 
 @dataclass
@@ -27,6 +38,7 @@ class RenderedFigure:
     campaign_axes: list
     roofline_axes: object
     dpi: float
+    background: object = "#ffffff"
 
     def pixel(self, ax, x, y):
         """PNG pixel coordinates (column, row; origin top-left) of data point(s) (x, y) on ``ax``."""
@@ -41,9 +53,8 @@ class RenderedFigure:
     def save(self, path) -> Path:
         path = Path(path)
         fmt = _format_of(path)
-        meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
         with atomic_write(path, "wb") as handle:  # whole or not at all: a failed export leaves the old file
-            self.figure.savefig(handle, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
+            write_figure(self.figure, handle, fmt, dpi=self.dpi, facecolor=self.background)
         return path
 
 
@@ -62,9 +73,15 @@ def _plot_height(width_px: float, stacked: bool) -> float:
 
 
 def render_figure(
-    panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200
+    panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200, theme: str = "light"
 ) -> RenderedFigure:
-    """Lay out the panels top to bottom on one time axis (roofline on the right) as a Figure."""
+    """Lay out the panels top to bottom on one time axis (roofline on the right) as a Figure, in the
+    ``"light"`` or ``"dark"`` theme."""
+    with use_theme(theme):
+        return _render_figure(panels, roofline=roofline, width=width, dpi=dpi)
+
+
+def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi: float) -> RenderedFigure:
     if isinstance(panels, Panel):
         panels = [panels]
     panels = list(panels or [])
@@ -79,6 +96,7 @@ def render_figure(
         raise ValueError(f"width={width!r} must be a finite number of inches > 0")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
         raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
+    check_canvas(float(width), 0.0, float(dpi))
 
     L, T = LAYOUT, THEME
     W = float(width) * PX_PER_INCH
@@ -116,13 +134,7 @@ def render_figure(
             roof_h = round(W * 0.55) if not panels else max(plot_h, min(round(W * 0.6), 320))
             roof_box = (y, y + roof_h)
             y += roof_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
-    entries = (
-        legend_entries(panels)
-        if panels
-        else (
-            [{"kind": "phase", "label": n, "color": _valid_color(c)} for n, c in zip(roofline.names, roofline.colors)]
-        )
-    )
+    entries = legend_entries(panels) if panels else (_roofline_entries(roofline))
     legend_left = left
     legend_rows = _legend_rows(entries, W - L["pad"] - legend_left)
     legend_top = y + L["legend_gap"]
@@ -131,6 +143,7 @@ def render_figure(
     height_px = y + L["pad"]
     height_in = max(1, round(height_px / PX_PER_INCH * dpi)) / dpi  # a whole number of PNG rows
 
+    check_canvas(float(width), height_in, float(dpi))
     fig = Figure(figsize=(width, height_in), dpi=dpi, facecolor=T["background"])
     FigureCanvasAgg(fig)
     H = height_in * PX_PER_INCH
@@ -167,14 +180,33 @@ def render_figure(
         _draw_legend(
             fig, transform, entries, legend_left, legend_top + L["legend_row_height"] / 2, W - L["pad"] - legend_left
         )
-    return RenderedFigure(figure=fig, campaign_axes=axes, roofline_axes=roof_ax, dpi=float(dpi))
+    return RenderedFigure(
+        figure=fig, campaign_axes=axes, roofline_axes=roof_ax, dpi=float(dpi), background=T["background"]
+    )
 
 
-def savefig(path, panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200) -> Path:
+def _roofline_entries(roofline: RooflinePanel) -> list[dict]:
+    """A roofline's phases as legend entries, capped and shortened as the diagrams' legend is."""
+    names, colors = list(roofline.names), list(roofline.colors)
+    shown, hidden = legend_selection(np.ones(len(names)))
+    entries = [{"kind": "phase", "label": shorten_middle(names[i]), "color": _valid_color(colors[i])} for i in shown]
+    return entries + ([{"kind": "more", "label": more_label(hidden)}] if hidden else [])
+
+
+def savefig(
+    path,
+    panels,
+    *,
+    roofline: RooflinePanel | None = None,
+    width: float = 8.0,
+    dpi: float = 200,
+    theme: str = "light",
+) -> Path:
     """Write the panels (stacked on one time axis, each titled; the roofline on the right) to
-    ``path`` as PNG, SVG or PDF, chosen by its suffix. Returns the path."""
+    ``path`` as PNG, SVG or PDF, chosen by its suffix, in the ``"light"`` or ``"dark"`` theme.
+    Fonts are embedded as TrueType in PDF and kept as text in SVG. Returns the path."""
     _format_of(path)  # fail before drawing
-    return render_figure(panels, roofline=roofline, width=width, dpi=dpi).save(path)
+    return render_figure(panels, roofline=roofline, width=width, dpi=dpi, theme=theme).save(path)
 
 
 def save_workload_figure(
@@ -191,6 +223,7 @@ def save_workload_figure(
     y_axis: str = "relative",
     width: float = 8.0,
     dpi: float = 200,
+    theme: str = "light",
 ) -> Path:
     """Schedule ``workload`` (settings left as None come from the workload, else the defaults),
     draw its campaign diagram (and its roofline, on the right) and write ``path``.
@@ -202,4 +235,4 @@ def save_workload_figure(
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
     roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if roofline else None
-    return savefig(path, [panel], roofline=roof, width=width, dpi=dpi)
+    return savefig(path, [panel], roofline=roof, width=width, dpi=dpi, theme=theme)
