@@ -128,3 +128,31 @@ def test_numbers_people_read():
     assert format_speedup(0.04) == "25× slower"
     assert format_speedup(2.5) == "2.5× faster"
     assert format_speedup(1.0) == "same time"
+
+
+def test_the_static_layout_is_the_live_views(workload):
+    """js/layout.js: the title over the plot, then tick labels, x label, legend, and the readout
+    (makespan first) under the legend; the time ticks are js/ticks.js's for the plot's width."""
+    from campaign_widget.formatting import time_unit_for
+    from campaign_widget.static_figure.ticks import time_ticks
+
+    schedule = workload.schedule()
+    panel = panel_for(workload, schedule, title="a title")
+    rendered = render_figure([panel], width=8, dpi=96)
+    fig = rendered.figure
+    fig.canvas.draw()
+
+    def top_of(gid):
+        (text,) = [t for t in fig.findobj(Text) if t.get_gid() == gid]
+        return fig.bbox.height - text.get_window_extent().y1  # px from the top
+
+    (ax,) = rendered.campaign_axes
+    plot = ax.get_window_extent()
+    legend = max(
+        fig.bbox.height - t.get_window_extent().y0 for t in fig.findobj(Text) if t.get_gid() == "cw-legend-label"
+    )
+    assert top_of("cw-title") < fig.bbox.height - plot.y1  # above the plot
+    assert top_of("cw-makespan") > legend  # under the legend
+    factor, _ = time_unit_for("s", panel.time_end)
+    want = time_ticks(0, panel.time_end, plot.width, factor)
+    assert [label.get_text() for label in ax.get_xticklabels()] == [label for _, label in want]

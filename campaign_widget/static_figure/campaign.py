@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib import patheffects
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from ..formatting import time_unit_for
@@ -29,7 +30,6 @@ from .style import (
     _text_width_px,
     _valid_color,
     _with_alpha,
-    fit_text,
     lighten,
     wrap_text,
 )
@@ -134,67 +134,76 @@ def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     return scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
 
 
-def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str, str]]]:
-    """Rows above the plot, top first: the title (left) with the makespan (right) when they fit
-    side by side, then the oversubscription lines, each wrapped to the plot's width. Each row:
-    [(text, kind, align)]."""
-    lines = readout_lines(panel)
-    makespan, rest = lines[0][0], lines[1:]
-    title_size, size = THEME["title_font_size"], THEME["font_size"]
-    rows = []
-    if panel.title:
-        fits = (_text_width_px(panel.title, title_size, "bold") + _text_width_px(makespan, weight="bold") + 24) <= (
-            plot_width_px
+def _header_rows(panel: Panel, plot_width_px: float) -> list[str]:
+    """The title above the plot (js/layout.js), broken into lines that fit the plot's width."""
+    return wrap_text(panel.title, plot_width_px, THEME["title_font_size"], "bold") if panel.title else []
+
+
+def _header_height(rows: Sequence[str]) -> float:
+    """From the top of the title to the top of the plot, in CSS px (js/layout.js ``top``)."""
+    title = len(rows) * THEME["title_font_size"] + (len(rows) - 1) * 4 + LAYOUT["title_gap"] if rows else 0.0
+    return title + THEME["font_size"] / 2
+
+
+def _readout_rows(panel: Panel, width_px: float) -> list[tuple[str, str]]:
+    """The readout under the legend (js/layout.js): makespan, then one line per oversubscribed
+    resource, each broken into lines that fit ``width_px``. [(text, kind)]."""
+    return [
+        (line, kind)
+        for text, kind in readout_lines(panel)
+        for line in wrap_text(text, width_px, weight="bold" if kind == "makespan" else "normal")
+    ]
+
+
+def _readout_height(rows) -> float:
+    return LAYOUT["readout_gap"] + len(rows) * LAYOUT["readout_line_height"] if rows else 0.0
+
+
+def _draw_title(fig, transform, rows: Sequence[str], left: float, top: float) -> None:
+    """The title lines, left-aligned at ``left``, the first centred ``title_font_size / 2`` under ``top``
+    (CSS px, y down; ``transform`` maps them to display)."""
+    for k, line in enumerate(rows):
+        t = Text(
+            left,
+            top + THEME["title_font_size"] / 2 + k * (THEME["title_font_size"] + 4),
+            line,
+            color=THEME["text"],
+            fontproperties=_font(THEME["title_font_size"], "bold"),
+            ha="left",
+            va="center",
+            transform=transform,
+            **_literal(),
         )
-        if fits:
-            rows.append([(panel.title, "title", "left"), (makespan, "makespan", "right")])
-        else:
-            rows += [[(line, "title", "left")] for line in wrap_text(panel.title, plot_width_px, title_size, "bold")]
-            rows.append([(fit_text(makespan, plot_width_px, size, "bold"), "makespan", "right")])
-    else:
-        rows.append([(fit_text(makespan, plot_width_px, size, "bold"), "makespan", "left")])
-    rows += [[(line, kind, "left")] for text, kind in rest for line in wrap_text(text, plot_width_px)]
-    return rows
+        t.set_gid("cw-title")
+        fig.add_artist(t)
 
 
-def _row_height(row) -> float:
-    return THEME["title_font_size"] + 4 if any(kind == "title" for _, kind, _ in row) else LAYOUT["readout_line_height"]
+def _draw_readout(fig, transform, rows, left: float, top: float) -> None:
+    """The readout lines (js/draw-legend.js ``drawReadout``) from ``top`` + the readout gap down."""
+    y = top + LAYOUT["readout_gap"] + LAYOUT["readout_line_height"] / 2
+    for text, kind in rows:
+        t = Text(
+            left,
+            y,
+            text,
+            color=THEME["warning"] if kind in ("oversubscribed", "warning") else THEME["text"],
+            fontproperties=_font(THEME["font_size"], "bold" if kind == "makespan" else "normal"),
+            ha="left",
+            va="center",
+            transform=transform,
+            **_literal(),
+        )
+        t.set_gid(f"cw-{kind}")
+        fig.add_artist(t)
+        y += LAYOUT["readout_line_height"]
 
 
-def _header_height(rows) -> float:
-    return sum(_row_height(r) for r in rows) + LAYOUT["title_gap"] / 2 + THEME["font_size"] / 2
-
-
-def _draw_header(ax, rows):
-    """The header rows, placed in CSS px above the axes' top edge."""
-    offset = THEME["font_size"] / 2 + LAYOUT["title_gap"] / 2
-    for row in reversed(rows):
-        height = _row_height(row)
-        centre = offset + height / 2
-        offset += height
-        for text, kind, align in row:
-            x = 0.0 if align == "left" else 1.0
-            size, weight, color = THEME["font_size"], "normal", THEME["text"]
-            if kind == "title":
-                size, weight = THEME["title_font_size"], "bold"
-            elif kind == "makespan":
-                weight = "bold"
-            elif kind == "oversubscribed":
-                color = THEME["warning"]
-            t = ax.annotate(
-                text,
-                (x, 1.0),
-                xycoords="axes fraction",
-                xytext=(0, centre * PT_PER_PX),
-                textcoords="offset points",
-                ha=align,
-                va="center",
-                color=color,
-                fontproperties=_font(size, weight),
-                annotation_clip=False,
-                **_literal(),
-            )
-            t.set_gid(f"cw-{kind}")
+def _px_transform(ax, corner: str):
+    """A transform from CSS px (x right, y down) with its origin at ``ax``'s ``"top"`` or
+    ``"bottom"`` left corner."""
+    fig = _root_figure(ax)
+    origin = ScaledTranslation(0, 1 if corner == "top" else 0, ax.transAxes)
+    return Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH) + fig.dpi_scale_trans + origin
 
 
 def draw_campaign(
@@ -205,12 +214,14 @@ def draw_campaign(
     header: bool = True,
     xlabel: bool = True,
     legend: bool = True,
+    readout_at: float | None = None,
 ):
     """Draw one campaign diagram onto ``ax`` (the browser view's look; pure drawing).
 
     ``time_range`` defaults to ``[0, max(panel.time_max, scene.x_max)]``. ``header`` draws the
-    title, makespan and oversubscription readout above the axes; ``legend`` draws the phase
-    legend below them. Tick density follows the axes' size on the figure, as in the browser.
+    title above the axes and the readout (makespan, oversubscription) under the legend, as the
+    browser view lays them out (``readout_at``: CSS px under the axes' bottom edge instead);
+    ``legend`` draws the phase legend below the axes. Tick density follows the axes' size on the figure, as in the browser.
     """
     if not isinstance(panel, Panel):
         raise TypeError(f"draw_campaign takes a Panel, got {type(panel).__name__}")
@@ -279,23 +290,30 @@ def draw_campaign(
             labelpad=4 * PT_PER_PX,
             **_literal(),
         )
+    fig = _root_figure(ax)
     if header:
-        _draw_header(ax, _header_rows(panel, width_px))
+        rows = _header_rows(panel, width_px)
+        _draw_title(fig, _px_transform(ax, "top"), rows, 0.0, -_header_height(rows))
+    below = THEME["tick_length"] + LAYOUT["x_tick_label_height"] + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
     if legend:
         entries = legend_entries([panel])
-        fig = _root_figure(ax)
-        transform = (
-            Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH)
-            + fig.dpi_scale_trans
-            + ScaledTranslation(0, 0, ax.transAxes)
+        rows = _draw_legend(
+            fig,
+            _px_transform(ax, "bottom"),
+            entries,
+            0.0,
+            below + LAYOUT["legend_gap"] + LAYOUT["legend_row_height"] / 2,
+            width_px,
         )
-        below = (
-            THEME["tick_length"]
-            + LAYOUT["x_tick_label_height"]
-            + LAYOUT["legend_gap"]
-            + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
+        below += LAYOUT["legend_gap"] + rows * LAYOUT["legend_row_height"] if rows else 0
+    if header:
+        _draw_readout(
+            fig,
+            _px_transform(ax, "bottom"),
+            _readout_rows(panel, width_px),
+            0.0,
+            below if readout_at is None else readout_at,
         )
-        _draw_legend(fig, transform, entries, 0.0, below + LAYOUT["legend_row_height"] / 2, width_px)
     return ax
 
 

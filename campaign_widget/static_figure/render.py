@@ -13,7 +13,7 @@ from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
 from ..formatting import legend_selection, more_label, shorten_middle
-from .campaign import _header_height, _header_rows, _y_ticks, draw_campaign
+from .campaign import _header_height, _header_rows, _readout_height, _readout_rows, _y_ticks, draw_campaign
 from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
@@ -116,15 +116,25 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     if panels and right - left < 40:
         raise ValueError(f"width={width!r} is too narrow for the diagram")
 
-    # vertical layout in CSS px, top down
+    # vertical layout in CSS px, top down, as js/layout.js: title, plot, tick labels, x label,
+    # legend, readout. Stacked panels share the x label and legend at the bottom; each panel's
+    # readout sits under its tick labels, the last one's under the legend when nothing comes between.
     y = L["pad"]
-    boxes = []
+    boxes = []  # (plot top, plot bottom, title rows, readout rows, readout top or None)
+    last = len(panels) - 1
+    under_legend = roofline is None or beside
     for i, p in enumerate(panels):
         rows = _header_rows(p, right - left)
         y += _header_height(rows)
-        boxes.append((y, y + plot_h, rows))
-        y += plot_h + T["tick_length"] + L["x_tick_label_height"]
-        y += (L["x_label_height"] + 2) if i == len(panels) - 1 else L["panel_gap"]
+        top, bottom = y, y + plot_h
+        y = bottom + T["tick_length"] + L["x_tick_label_height"] + ((L["x_label_height"] + 2) if i == last else 0)
+        readout = _readout_rows(p, (W - L["pad"] - left) if i == last and under_legend else right - left)
+        readout_top = None if i == last and under_legend else y
+        if readout_top is not None:
+            y += _readout_height(readout)
+        boxes.append((top, bottom, rows, readout, readout_top))
+        if i != last:
+            y += L["panel_gap"]
     roof_box = None
     if roofline is not None:
         if beside:
@@ -140,6 +150,9 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     legend_top = y + L["legend_gap"]
     if legend_rows:
         y = legend_top + (legend_rows[-1][2] + 1) * L["legend_row_height"]
+    if panels and boxes[-1][4] is None:
+        boxes[-1] = (*boxes[-1][:4], y)
+        y += _readout_height(boxes[-1][3])
     height_px = y + L["pad"]
     height_in = max(1, round(height_px / PX_PER_INCH * dpi)) / dpi  # a whole number of PNG rows
 
@@ -152,9 +165,17 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
         return [x0 / W, 1 - bottom / H, (x1 - x0) / W, (bottom - top) / H]
 
     axes = []
-    for i, (p, (top, bottom, _)) in enumerate(zip(panels, boxes)):
+    for i, (p, (top, bottom, _, _, readout_top)) in enumerate(zip(panels, boxes)):
         ax = fig.add_axes(rect(left, top, right, bottom))
-        draw_campaign(ax, p, time_range=(0.0, t_end), header=True, xlabel=(i == len(panels) - 1), legend=False)
+        draw_campaign(
+            ax,
+            p,
+            time_range=(0.0, t_end),
+            header=True,
+            xlabel=(i == len(panels) - 1),
+            legend=False,
+            readout_at=readout_top - bottom,
+        )
         ax.set_gid(f"campaign-{i}")
         axes.append(ax)
     roof_ax = None
