@@ -156,3 +156,18 @@ def test_the_static_layout_is_the_live_views(workload):
     factor, _ = time_unit_for("s", panel.time_end)
     want = time_ticks(0, panel.time_end, plot.width, factor)
     assert [label.get_text() for label in ax.get_xticklabels()] == [label for _, label in want]
+
+
+def test_a_png_request_carries_the_theme_asked(tmp_path):
+    from campaign_widget.browser_png import PngChannel
+
+    published = []
+    channel = PngChannel(published.append)
+    channel.request(tmp_path / "a.png", 2, None)
+    channel.request(tmp_path / "b.png", 1, None, theme="light")
+    assert [{k: v for k, v in r.items() if k != "id"} for r in published[-1]] == [
+        {"scale": 2.0},  # no theme asked: the view draws in the one it shows
+        {"scale": 1.0, "theme": "light"},
+    ]
+    with pytest.raises(CampaignWidgetError, match="theme='sepia' must be one of 'light', 'dark' or None"):
+        channel.request(tmp_path / "c.png", 1, None, theme="sepia")
