@@ -11,7 +11,7 @@ from matplotlib.text import Text
 from PIL import Image
 from workloads import chain
 
-from campaign_widget import Phase, Workload
+from campaign_widget import Phase, Workload, presets
 from campaign_widget.errors import CampaignWidgetError, FigureTooLargeError
 from campaign_widget.formatting import (
     LEGEND_MAX_ENTRIES,
@@ -171,3 +171,37 @@ def test_a_png_request_carries_the_theme_asked(tmp_path):
     ]
     with pytest.raises(CampaignWidgetError, match="theme='sepia' must be one of 'light', 'dark' or None"):
         channel.request(tmp_path / "c.png", 1, None, theme="sepia")
+
+
+def long_dataflow():
+    from campaign_widget.dataflow_view import DataflowView
+
+    chain_of = {f"step{k}": f"T{k + 1}[i,j] = T{k}[i,j] * W{k}[j]" for k in range(12)}
+    machine = presets.machine("h100-sxm")
+    w = Workload.from_einsums(chain_of, {"i": "N", "j": "N"}, params={"N": 1024}, machine=machine)
+    return DataflowView(w, overlay="bytes")
+
+
+def test_a_long_dataflow_export_folds_to_a_page_and_no_edge_label_overprints_another(tmp_path):
+    from campaign_widget.dataflow_view import style_arrays
+    from campaign_widget.static_figure.dataflow_plot import PAGE_WIDTH, render_dataflow, save_dataflow
+
+    view = long_dataflow()
+    graph, layout, scale = view.dataflow, view.graph_layout, view.current_scale()
+    assert layout.bounds[2] - layout.bounds[0] > 2 * PAGE_WIDTH * 96  # a graph wider than two pages
+    fig, _ = render_dataflow(graph, layout, style_arrays(view.workload, graph, scale), scale.legend)
+    assert fig.get_size_inches()[0] <= PAGE_WIDTH + 0.01 and len(fig.axes) > 2  # rows, and the colour bar
+    fig.canvas.draw()
+    for ax in fig.axes:
+        boxes = [t.get_window_extent() for t in ax.texts if t.get_text().endswith("B")]
+        for a in range(len(boxes)):
+            for b in range(a):
+                assert not boxes[a].overlaps(boxes[b]), (ax.texts[a].get_text(), ax.texts[b].get_text())
+    named = {t.get_text() for ax in fig.axes for t in ax.texts}
+    assert {"step0", "step11", "T0", "T12"} <= named  # every row draws its names
+    dark = save_dataflow(
+        tmp_path / "d.png", graph, layout, style_arrays(view.workload, graph, scale), scale.legend, theme="dark"
+    )
+    assert tuple(np.asarray(Image.open(dark).convert("RGB"))[1, 1]) == (0x11, 0x11, 0x11)
+    with pytest.raises(FigureTooLargeError):
+        save_dataflow(tmp_path / "big.png", graph, layout, style_arrays(view.workload, graph, scale), {}, dpi=12000)
