@@ -205,3 +205,12 @@ def test_a_long_dataflow_export_folds_to_a_page_and_no_edge_label_overprints_ano
     assert tuple(np.asarray(Image.open(dark).convert("RGB"))[1, 1]) == (0x11, 0x11, 0x11)
     with pytest.raises(FigureTooLargeError):
         save_dataflow(tmp_path / "big.png", graph, layout, style_arrays(view.workload, graph, scale), {}, dpi=12000)
+
+
+def test_a_panel_takes_the_views_plot_height(workload):
+    schedule = workload.schedule()
+    rendered = render_figure([panel_for(workload, schedule, plot_height=360)], width=8, dpi=96)
+    (ax,) = rendered.campaign_axes
+    assert ax.get_window_extent().height == pytest.approx(360, abs=1)
+    with pytest.raises(ValueError, match="plot_height=-1"):
+        panel_for(workload, schedule, plot_height=-1)

@@ -110,7 +110,8 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
         t_end = 1.0
 
     # left margin: the widest y tick label of any panel, so the plots line up
-    tick_w = max((_text_width_px(label) for p in panels for _, label in _y_ticks(p, plot_h)), default=0.0)
+    heights = [float(p.plot_height) or plot_h for p in panels]
+    tick_w = max((_text_width_px(label) for p, h in zip(panels, heights) for _, label in _y_ticks(p, h)), default=0.0)
     left = math.ceil(L["pad"] + T["font_size"] + L["axis_label_gap"] + tick_w + L["tick_label_gap"] + T["tick_length"])
     right = col_w - L["right_pad"]
     if panels and right - left < 40:
@@ -126,7 +127,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     for i, p in enumerate(panels):
         rows = _header_rows(p, right - left)
         y += _header_height(rows)
-        top, bottom = y, y + plot_h
+        top, bottom = y, y + heights[i]
         y = bottom + T["tick_length"] + L["x_tick_label_height"] + ((L["x_label_height"] + 2) if i == last else 0)
         readout = _readout_rows(p, (W - L["pad"] - left) if i == last and under_legend else right - left)
         readout_top = None if i == last and under_legend else y
@@ -141,7 +142,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
             roof_box = (boxes[0][0], boxes[-1][1])
         else:
             y += (L["panel_gap"] if panels else 0) + T["title_font_size"] + 4 + L["title_gap"] / 2 + T["font_size"] / 2
-            roof_h = round(W * 0.55) if not panels else max(plot_h, min(round(W * 0.6), 320))
+            roof_h = round(W * 0.55) if not panels else max(heights[-1], min(round(W * 0.6), 320))
             roof_box = (y, y + roof_h)
             y += roof_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
     entries = legend_entries(panels) if panels else (_roofline_entries(roofline))
