@@ -21,7 +21,15 @@ from matplotlib.patches import Rectangle
 
 from ..atomic import atomic_write
 from ..errors import CampaignWidgetError
-from ..formatting import format_number, format_percent, format_reading, format_si, format_ticks, shorten_middle
+from ..formatting import (
+    format_number,
+    format_percent,
+    format_reading,
+    format_si,
+    format_ticks,
+    shorten_middle,
+    time_unit_for,
+)
 from .style import (
     FORMATS,
     LAYOUT,
@@ -36,6 +44,7 @@ from .style import (
     use_theme,
     wrap_text,
 )
+from .ticks import nice_ticks
 
 PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet (as SweepView)
 _PERCENT_COLUMNS = ("compute_bound_share", "memory_bound_share")
@@ -296,15 +305,12 @@ def _bar_ticks(lo: float, hi: float, unit: str, time_end: float | None) -> list[
     """Colour-bar ticks over [lo, hi] with their unit; one tick when every value is the same."""
     if not hi > lo:
         return [(lo, value_label(lo, unit, end=time_end))]
-    from .ticks import _nice_ticks
 
-    values, step = _nice_ticks(lo, hi, 4)
+    values, step = nice_ticks(lo, hi, 4)
     values = [v for v in values if lo - 1e-12 * abs(hi) <= v <= hi + 1e-12 * abs(hi)] or [lo, hi]
     if unit == "%":
         return [(v, format_percent(v)) for v in values]
     if unit == "s":
-        from ..formatting import time_unit_for
-
         factor, shown = time_unit_for(unit, time_end or hi)
         return list(zip(values, format_ticks([v * factor for v in values], step * factor, shown)))
     if unit == "×":
