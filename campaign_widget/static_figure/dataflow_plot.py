@@ -24,6 +24,7 @@ TENSOR_OUTLINE = "#7d8a97"
 MAX_LABELS = 600
 EDGE_LABEL_ZOOM = 0.9  # js/dataflow/draw.js LOD.edgeLabels: bytes written on edges at this scale or above
 NODE_TEXT = "#1f1f1f"  # on the node's fill colour, in either theme
+EDGE_LABEL_GREY = "#555555"  # js/dataflow/draw.js, the bytes on an edge (light theme; dark: the muted text)
 PREDICTED_TEXT = "#1f3f8f"  # js/dataflow/draw.js PREDICTED_TEXT, on a pale box (LABEL_BOX)
 _SAMPLES = 16  # points per edge curve
 
@@ -292,7 +293,7 @@ def _draw_edge_label(ax, graph, e: int, x: float, y: float) -> None:
         ha="center",
         va="center",
         fontsize=EDGE_LABEL_PX * PT_PER_PX,
-        color=PREDICTED_TEXT if predicted else THEME["muted_text"],
+        color=PREDICTED_TEXT if predicted else EDGE_LABEL_GREY if THEME["name"] == "light" else THEME["muted_text"],
         parse_math=False,
         zorder=5,
         clip_on=True,

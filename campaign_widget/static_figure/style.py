@@ -42,7 +42,7 @@ def _theme_value(value):
 def theme(name: str = "light") -> dict:
     """The figure's look as snake_case keys: ``"light"`` or ``"dark"``."""
     merged = {**THEME_DATA["theme"], **(THEME_DATA["dark"] if name == "dark" else {})}
-    return {_snake(k): _theme_value(v) for k, v in merged.items()}
+    return {**{_snake(k): _theme_value(v) for k, v in merged.items()}, "name": "dark" if name == "dark" else "light"}
 
 
 THEME = theme("light")
