@@ -76,7 +76,8 @@ def _legend_rows(entries, width_px: float):
     room = max(0.0, width_px - LAYOUT["legend_swatch_width"] - 6)
     for entry in entries:
         if _text_width_px(entry["label"]) > room:
-            entry = {**entry, "label": fit_text(entry["label"], room)}
+            cut = "middle" if entry["kind"] == "phase" else "end"  # names keep their end, sentences their start
+            entry = {**entry, "label": fit_text(entry["label"], room, cut=cut)}
         item = LAYOUT["legend_swatch_width"] + 6 + _text_width_px(entry["label"])
         if x > 0 and x + item > width_px:
             x, row = 0.0, row + 1

@@ -176,20 +176,27 @@ def _text_width_px(text: str, size_px: float = THEME["font_size"], weight: str =
     return width / PT_PER_PX
 
 
-def fit_text(text: str, width_px: float, size_px: float = THEME["font_size"], weight: str = "normal") -> str:
-    """``text`` shortened in the middle (``formatting.shorten_middle``) to the most characters that
-    fit ``width_px``; as it is when it fits."""
+def fit_text(
+    text: str, width_px: float, size_px: float = THEME["font_size"], weight: str = "normal", *, cut: str = "middle"
+) -> str:
+    """``text`` shortened to the most characters that fit ``width_px``: in the middle for names
+    (``formatting.shorten_middle``, the distinguishing end kept), at the end for sentences
+    (``cut="end"``); as it is when it fits."""
     text = str(text)
     if _text_width_px(text, size_px, weight) <= width_px:
         return text
+
+    def shorten(n):
+        return shorten_middle(text, n) if cut == "middle" else text[: max(0, n - 1)].rstrip() + "…"
+
     lo, hi = 1, len(text) - 1  # the longest shortening that fits, by bisection
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if _text_width_px(shorten_middle(text, mid), size_px, weight) <= width_px:
+        if _text_width_px(shorten(mid), size_px, weight) <= width_px:
             lo = mid
         else:
             hi = mid - 1
-    return shorten_middle(text, lo)
+    return shorten(lo)
 
 
 def wrap_text(text: str, width_px: float, size_px: float = THEME["font_size"], weight: str = "normal") -> list[str]:
