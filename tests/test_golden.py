@@ -9,11 +9,16 @@ import numpy as np
 import pytest
 
 from campaign_widget.formatting import (
+    LABEL_MAX_CHARS,
+    LEGEND_MAX_ENTRIES,
     format_percent,
     format_quantity,
     format_si,
     format_span,
     format_ticks,
+    legend_selection,
+    more_label,
+    shorten_middle,
     time_unit_for,
 )
 from campaign_widget.scene_pixels import merge_pixel_columns
@@ -74,3 +79,15 @@ def test_per_pixel_merging(case):
     got = [{key: float(f"{float(drawn[key][k]):.7g}") for key in keys} for k in range(drawn["x0"].size)]
     want = [{key: num(value) for key, value in record.items()} for record in case["expected"]]
     assert str(got) == str(want)  # in draw order; str() so that NaN equals NaN
+
+
+def test_legend_rule():
+    """The legend's caps (formatting.py), kept as golden cases so the browser's legend can follow them."""
+    g = golden("legend")
+    assert (g["max_entries"], g["max_chars"]) == (LEGEND_MAX_ENTRIES, LABEL_MAX_CHARS)
+    for (name, max_chars), want in g["shorten_middle"]:
+        assert shorten_middle(name, max_chars) == want
+    for (weights, max_entries), (shown, hidden) in g["selection"]:
+        assert legend_selection(weights, max_entries) == (shown, hidden)
+    for hidden, want in g["more"]:
+        assert more_label(hidden) == want
