@@ -140,7 +140,7 @@ def render_sweep_heatmap(
         raise CampaignWidgetError(f"width={width!r} must be a finite number of inches > 0")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
         raise CampaignWidgetError(f"dpi={dpi!r} must be a finite number > 0")
-    check_canvas(float(width), 0.0, float(dpi))
+    check_canvas(float(width), None, float(dpi))
     with use_theme(theme):
         return _render(result, x, y, color, fixed, selected, title, float(width), float(dpi))
 

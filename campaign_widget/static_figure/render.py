@@ -96,7 +96,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
         raise ValueError(f"width={width!r} must be a finite number of inches > 0")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
         raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
-    check_canvas(float(width), 0.0, float(dpi))
+    check_canvas(float(width), None, float(dpi))
 
     L, T = LAYOUT, THEME
     W = float(width) * PX_PER_INCH

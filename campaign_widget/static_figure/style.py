@@ -105,14 +105,16 @@ MAX_CANVAS_SIDE_PX = 16_384
 MAX_CANVAS_PIXELS = 100_000_000
 
 
-def check_canvas(width_in: float, height_in: float, dpi: float) -> None:
-    """Refuse a canvas that would not fit in memory, before matplotlib allocates it."""
-    w, h = width_in * dpi, height_in * dpi
+def check_canvas(width_in: float, height_in: float | None, dpi: float) -> None:
+    """Refuse a canvas that would not fit in memory, before matplotlib allocates it (``height_in``
+    None: before the height is known, the width alone)."""
+    w, h = width_in * dpi, (height_in or 0.0) * dpi
     if w > MAX_CANVAS_SIDE_PX or h > MAX_CANVAS_SIDE_PX or w * h > MAX_CANVAS_PIXELS:
+        size = f"{width_in:.4g} in wide" if height_in is None else f"{width_in:.4g} × {height_in:.4g} in"
+        pixels = f"{w:,.0f} px wide" if height_in is None else f"{w:,.0f} × {h:,.0f} px"
         raise FigureTooLargeError(
-            f"a {width_in:.4g} × {height_in:.4g} in figure at dpi={dpi:.6g} is {w:,.0f} × {h:,.0f} px; "
-            f"the canvas is bounded to {MAX_CANVAS_SIDE_PX:,} px a side and {MAX_CANVAS_PIXELS:,} px in all: "
-            "lower dpi or width"
+            f"a figure {size} at dpi={dpi:.6g} is {pixels}; the canvas is bounded to "
+            f"{MAX_CANVAS_SIDE_PX:,} px a side and {MAX_CANVAS_PIXELS:,} px in all: lower dpi or width"
         )
 
 
