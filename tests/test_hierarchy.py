@@ -138,3 +138,28 @@ def test_the_hierarchical_roofline_has_a_point_per_known_level():
     assert r.roof("L2", [1.0, 100.0]).tolist() == [40.0, 100.0]
     x_lo, x_hi, y_lo, y_hi = r.axis_limits()
     assert x_lo < 1.5 and x_hi > 15 and y_hi == 200
+
+
+def test_readout_numbers_read_in_the_makespans_unit():
+    from campaign_widget.readout import readout_lines
+    from campaign_widget.scene import build_scene
+
+    w = cw.Workload(
+        [
+            cw.Phase("A", duration=3e-3, compute_util=0.7, memory_util=0.6),
+            cw.Phase("B", duration=10e-3, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    )
+    s = w.schedule(tiles=4, pipeline=True)
+    lines = [text for text, _ in readout_lines(build_scene(s), units={"time": "s"}, makespan=s.makespan)]
+    assert lines[0] == "makespan 10.75 ms"
+    assert lines[1].startswith("memory oversubscribed") and lines[1].endswith(" ms")
+    assert "e-0" not in " ".join(lines)
+
+
+def test_an_unknown_preset_name_is_quoted_bounded():
+    from campaign_widget.presets import machine
+
+    with pytest.raises(cw.WorkloadError) as error:
+        machine("x" * 100_000)
+    assert len(str(error.value)) < 1_000
