@@ -1,0 +1,80 @@
+"""An SDFG file to an :class:`SDFGProgram`: its phases with every number still an expression."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import WorkloadFileError
+from .._common import error
+from ._doc import Doc
+from ._file import read_document
+from ._model import SDFGProgram
+from ._walker import Walker
+
+
+def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
+    """The phases of an SDFG file with every number still an expression in the SDFG's symbols.
+
+    ``path`` is a file path or a ``campaign_widget.io.Source``. ``element_bytes``: an int for every
+    container, or ``{container: bytes}`` (others from their ``dtype``). Raises ``WorkloadFileError``
+    on a file that is not a readable SDFG.
+    """
+    name = path.name if hasattr(path, "raw") else str(path)
+    element_bytes = checked_element_bytes(name, element_bytes)
+    name, document = read_document(path)
+    version = document.get("dace_version")
+    doc = Doc(name, version)
+    walker = Walker(doc, element_bytes)
+    attrs = doc.get(document, "attributes", dict, "")
+    symbols = doc.get(attrs, "symbols", dict, "attributes", default={})
+    try:
+        phases, assigned, tensors = walker.sdfg(document, "")
+    except RecursionError:
+        raise error(name, "the SDFG is nested too deeply") from None
+    except WorkloadFileError:
+        raise
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as e:  # a layout not checked field by field
+        raise error(name, f"malformed SDFG ({type(e).__name__}: {str(e)[:200]})") from None
+    program_name = attrs.get("name") if isinstance(attrs.get("name"), str) else Path(name).stem
+    return SDFGProgram(
+        path=name,
+        name=program_name,
+        dace_version=version,
+        symbols={str(k): str(v) for k, v in symbols.items() if k not in assigned},
+        constants=_constants(doc, attrs),
+        phases=phases,
+        tensors=tensors,
+        issues=walker.issues,
+        bounds=walker.bounds,
+        branches=walker.branches,
+    )
+
+
+def _constants(doc: Doc, attrs: dict) -> dict:
+    constants = {}
+    for key, value in (doc.get(attrs, "constants_prop", dict, "attributes", default={}) or {}).items():
+        number = value[1] if isinstance(value, list) and len(value) == 2 else value
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            constants[str(key)] = number
+    return constants
+
+
+def checked_element_bytes(name: str, element_bytes):
+    if element_bytes is None:
+        return None
+    if isinstance(element_bytes, dict):
+        for key, value in element_bytes.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise error(
+                    name,
+                    f"element_bytes[{key!r}]={value!r} must be a positive whole number of bytes",
+                    field="element_bytes",
+                )
+        return dict(element_bytes)
+    if not isinstance(element_bytes, int) or isinstance(element_bytes, bool) or element_bytes <= 0:
+        raise error(
+            name,
+            f"element_bytes={element_bytes!r} must be a positive whole number of bytes or a mapping {{container: bytes}}",
+            field="element_bytes",
+        )
+    return element_bytes
