@@ -13,7 +13,7 @@ from ..source import Source
 
 MAX_BYTES = 256 * 2**20  # (decompressed) JSON text read at most: a gzip bomb is refused when reading passes it
 SNIFF_BYTES = 1 << 16
-CHUNK = 1 << 20
+CHUNK = 1 << 18  # bytes read at a time: the memory a refused bomb costs
 SUFFIXES = (".sdfg", ".sdfgz")
 
 

@@ -28,6 +28,18 @@ ELEMENT_BYTES = {
     "complex128": 16,
 }
 
+DEFAULT_DTYPE = "int32"  # what dace reads when a descriptor leaves dtype out (files written without defaults)
+
+
+def dtype_of(desc) -> str | None:
+    """A data descriptor's element type name (None for no descriptor, or a dtype that is not a name)."""
+    if not isinstance(desc, dict):
+        return None
+    attrs = desc.get("attributes") if isinstance(desc.get("attributes"), dict) else {}
+    dtype = attrs.get("dtype", DEFAULT_DTYPE)
+    return dtype if isinstance(dtype, str) else None
+
+
 # ImportReport.skipped reasons
 DYNAMIC = "dynamic memlet volume"
 ZERO = "zero memlet volume"

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import WorkloadFileError
+from ...expr import parse
 from .._common import error
-from ._doc import Doc
+from ._doc import Doc, dig
+from ._expressions import parses, substitute
 from ._file import read_document
 from ._model import SDFGProgram
 from ._walker import Walker
@@ -28,7 +30,7 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
     attrs = doc.get(document, "attributes", dict, "")
     symbols = doc.get(attrs, "symbols", dict, "attributes", default={})
     try:
-        phases, assigned, tensors = walker.sdfg(document, "")
+        walk = walker.sdfg(document, "")
     except RecursionError:
         raise error(name, "the SDFG is nested too deeply") from None
     except WorkloadFileError:
@@ -36,18 +38,48 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as e:  # a layout not checked field by field
         raise error(name, f"malformed SDFG ({type(e).__name__}: {str(e)[:200]})") from None
     program_name = attrs.get("name") if isinstance(attrs.get("name"), str) else Path(name).stem
+    _substitute_assignments(walk.phases, walk.assignments)
+    symbols = {str(k): str(v) for k, v in symbols.items() if k not in walk.assigned}
+    for (
+        key,
+        desc,
+    ) in walk.arrays.items():  # scalar arguments size loops too (kfdia in ``for jl in range(kidia, kfdia)``)
+        if isinstance(desc, dict) and desc.get("type") == "Scalar" and not dig(desc, "attributes").get("transient"):
+            symbols.setdefault(str(key), str(dig(desc, "attributes").get("dtype") or "Scalar"))
     return SDFGProgram(
         path=name,
         name=program_name,
         dace_version=version,
-        symbols={str(k): str(v) for k, v in symbols.items() if k not in assigned},
+        symbols=symbols,
         constants=_constants(doc, attrs),
-        phases=phases,
-        tensors=tensors,
+        phases=walk.phases,
+        tensors=walk.tensors,
         issues=walker.issues,
         bounds=walker.bounds,
         branches=walker.branches,
     )
+
+
+def _substitute_assignments(phases: list, assignments: dict) -> None:
+    """Names the control flow sets once, to an expression (``kfdia_plus_1 = kfdia + 1``), replaced by it."""
+    mapping = {}
+    for key, values in assignments.items():
+        (value,) = values if len(values) == 1 else (None,)
+        if value is not None and parses(value) and key not in parse(value).names:
+            mapping[key] = value
+    for _ in range(4):  # names set from names set before
+        mapping = {k: substitute(v, mapping) for k, v in mapping.items()}
+    if not mapping:
+        return
+    keys = set(mapping)
+
+    def swap(terms):
+        return [(substitute(t, mapping) if parses(t) and parse(t).names & keys else t, w) for t, w in terms]
+
+    for p in phases:
+        p.ops = swap(p.ops)
+        p.reads = {k: swap(v) for k, v in p.reads.items()}
+        p.writes = {k: swap(v) for k, v in p.writes.items()}
 
 
 def _constants(doc: Doc, attrs: dict) -> dict:

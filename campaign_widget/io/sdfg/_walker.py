@@ -24,6 +24,7 @@ from ._model import (
     UNKNOWN_LIBRARY,
     UNKNOWN_NODE,
     SDFGPhase,
+    dtype_of,
 )
 from ._ops import LIBRARY_OPS, count_tasklet_ops, library_formula
 from ._scope import ENTRY_TYPES, EXIT_TYPES, StateGraph
@@ -48,6 +49,7 @@ class _Walk:
     current: dict = field(default_factory=dict)  # container -> its tensor now
     tensors: dict = field(default_factory=dict)  # tensor -> container
     assigned: set = field(default_factory=set)  # names set by the control flow (loop variables, assignments)
+    assignments: dict = field(default_factory=dict)  # name -> the values interstate edges give it
 
 
 @dataclass
@@ -86,8 +88,8 @@ class Walker:
             return int(eb[data])
         if eb is not None and not isinstance(eb, dict):
             return int(eb)
-        dtype = dig(arrays.get(data), "attributes").get("dtype")
-        if isinstance(dtype, str) and dtype in ELEMENT_BYTES:
+        dtype = dtype_of(arrays.get(data))
+        if dtype in ELEMENT_BYTES:
             return ELEMENT_BYTES[dtype]
         self.issue(UNKNOWN_DTYPE, f"{where}: container {data!r} has dtype={short_repr(dtype)}")
         return None
@@ -122,7 +124,7 @@ class Walker:
 
     # control flow -----------------------------------------------------------------------------------
     def sdfg(self, sdfg, where: str, depth: int = 0, *, ops_only: bool = False):
-        """Phases of one SDFG in execution order, the names its control flow assigns, and its tensors."""
+        """The walk of one SDFG: its phases in execution order, its tensors, the names its control flow assigns."""
         doc = self.doc
         if depth > MAX_NESTING:
             raise doc.fail(where or "nodes", f"nested SDFGs deeper than {MAX_NESTING} levels")
@@ -130,7 +132,7 @@ class Walker:
         arrays = doc.get(attrs, "_arrays", dict, join(where, "attributes"), default={})
         walk = _Walk(arrays, depth, ops_only)
         self.region(sdfg, where, walk, "1", [])
-        return walk.phases, walk.assigned, walk.tensors
+        return walk
 
     def region(self, region, where: str, walk: _Walk, mult: str, entering: list) -> list:
         """Walk the blocks of one control-flow region (an SDFG, a loop's body, a branch) in execution order;
@@ -181,7 +183,9 @@ class Walker:
             succ[ids[src]].append(ids[dst])
             data = dig(e, "attributes", "data", "attributes")
             if isinstance(data.get("assignments"), dict):
-                walk.assigned |= {str(k) for k in data["assignments"]}
+                for key, value in data["assignments"].items():
+                    walk.assigned.add(str(key))
+                    walk.assignments.setdefault(str(key), set()).add(str(value))
         return succ
 
     def block(self, block, where: str, walk: _Walk, mult: str, entering: list, looped: bool) -> list:
@@ -469,8 +473,7 @@ class Walker:
         writes = memlets([item for x in exits for item in st.in_edges[x]])
         dtypes = {}
         for m in reads + writes:
-            dtype = dig(arrays.get(m["data"]), "attributes").get("dtype")
-            dtypes[m["data"]] = dtype if isinstance(dtype, str) else None
+            dtypes[m["data"]] = dtype_of(arrays.get(m["data"]))
         return {
             "params": params,
             "ranges": ranges,
@@ -599,5 +602,5 @@ class Walker:
         inner = self.doc.get(attrs, "sdfg", dict, where)
         mapping = self.doc.get(attrs, "symbol_mapping", dict, where, default={})
         mapping = {str(k): str(v) for k, v in mapping.items() if isinstance(v, (str, int))}
-        phases, _, _ = self.sdfg(inner, join(where, "sdfg"), depth + 1, ops_only=True)
+        phases = self.sdfg(inner, join(where, "sdfg"), depth + 1, ops_only=True).phases
         return [(substitute(t, mapping), w) for p in phases for t, w in p.ops]
