@@ -82,6 +82,26 @@ def test_a_tiled_gemm_follows_the_parameters():
     assert float(w.with_params(M=33, N=65, K=3).arrays.ops[0]) == 2 * 33 * 65 * 3  # not multiples of 32
 
 
+def _ceil_tiled(tmp_path) -> Path:
+    """The tiled GEMM as MapTiling's ceil ranges write it: tiles numbered 0.. int_ceil(M, 32) - 1, the
+    inner range 32·tile_i .. min(M, 32·tile_i + 32) - 1."""
+    doc = json.loads((DATA / "tiled_gemm.sdfg").read_text())
+    outer, inner = (n for n in doc["nodes"][0]["nodes"] if n["type"] == "MapEntry")
+    for r, size in zip(outer["attributes"]["range"]["ranges"], ("M", "N")):
+        r.update(start="0", end=f"int_ceil({size}, 32) - 1", step="1")
+    for r, (p, size) in zip(inner["attributes"]["range"]["ranges"], (("tile_i", "M"), ("tile_j", "N"))):
+        r.update(start=f"32*{p}", end={"main": f"Min({size}, 32*{p} + 32) - 1", "approx": f"32*{p} + 31"})
+    path = tmp_path / "ceil.sdfg"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 1, 1), (31, 33, 2), (64, 64, 3), (65, 100, 4)])
+def test_a_tiled_gemm_in_ceil_ranges_counts_two_m_n_k(tmp_path, m, n, k):
+    w = read_sdfg(_ceil_tiled(tmp_path), params={"M": m, "N": n, "K": k})
+    assert float(w.arrays.ops[0]) == 2 * m * n * k
+
+
 # -- dynamic memlets --------------------------------------------------------------------------------
 
 
@@ -110,7 +130,7 @@ def test_dace2_loop_regions_and_conditional_blocks():
     assert d["inc_map"] == d["fma_map"] == {"square_map"}
     assert d["halve_map"] == {"inc_map", "fma_map"}
     notes = " ".join(w.import_report.notes)
-    assert "1 conditional blocks with every branch counted as if it ran, an upper bound" in notes
+    assert "1 conditionals with every branch counted as if it ran, an upper bound" in notes
     assert float(w.with_params(T=5).arrays.ops[1]) == 50  # the trip count follows T
     assert "t" not in extract_sdfg(DATA / "regions_dace2.sdfg").symbols  # the loop variable is not a parameter
 

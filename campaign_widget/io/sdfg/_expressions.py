@@ -241,10 +241,9 @@ def nest_count(dims: list) -> str | None:
         tile = _tile(p, start, end)
         if tile is None:
             return None
-        c0, c1, clip = tile
         if any(p in uses[q] for q in params if q != param):
             return None
-        factors.append(_tiled_count(pdim[1], pdim[2], pdim[3], c0, c1, clip))
+        factors.append(_tiled_count(pdim[1], pdim[2], pdim[3], *tile))
         if factors[-1] is None:
             return None
         paired |= {p, param}
@@ -255,23 +254,36 @@ def nest_count(dims: list) -> str | None:
 
 
 def _tile(p: str, start: str, end: str):
-    """(c0, c1, E or None) when ``start`` is ``p + c0`` and ``end`` is ``p + c1`` or ``Min(E, p + c1)``."""
+    """(coefficient, c0, c1, E or None) when ``start`` is ``coefficient·p + c0`` and ``end`` is
+    ``coefficient·p + c1``, ``Min(E, coefficient·p + c1)`` or ``Min(…) + d`` (as MapTiling's strided and
+    ceil ranges write them)."""
     a = linear(start, {})
-    if a is None or set(a) - {""} != {p} or a[p] != 1:
+    if a is None or set(a) - {""} != {p} or a[p] < 1:
         return None
+    coefficient = a[p]
     try:
         tree = ast.parse(end.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    offset = 0
+    if (
+        isinstance(tree, ast.BinOp)
+        and isinstance(tree.op, (ast.Add, ast.Sub))
+        and isinstance(tree.right, ast.Constant)
+        and type(tree.right.value) is int
+        and _is_min(tree.left)
+    ):
+        offset = tree.right.value if isinstance(tree.op, ast.Add) else -tree.right.value
+        tree = tree.left
     clip = None
-    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("Min", "min"):
+    if _is_min(tree):
         if len(tree.args) != 2 or tree.keywords:
             return None
         forms = [linear(ast.unparse(x), {}) for x in tree.args]
-        tiled = [i for i, f in enumerate(forms) if f is not None and set(f) - {""} == {p} and f[p] == 1]
+        tiled = [i for i, f in enumerate(forms) if f is not None and set(f) - {""} == {p} and f[p] == coefficient]
         if len(tiled) != 1:
             return None
-        clip = ast.unparse(tree.args[1 - tiled[0]])
+        clip = ast.unparse(tree.args[1 - tiled[0]]) + (f" + ({offset})" if offset else "")
         try:
             if p in parse(clip).names:
                 return None
@@ -280,22 +292,30 @@ def _tile(p: str, start: str, end: str):
         b = forms[tiled[0]]
     else:
         b = linear(end, {})
-        if b is None or set(b) - {""} != {p} or b[p] != 1:
+        if b is None or set(b) - {""} != {p} or b[p] != coefficient:
             return None
-    return a.get("", 0), b.get("", 0), clip
+    return coefficient, a.get("", 0), b.get("", 0) + offset, clip
 
 
-def _tiled_count(a: str, b: str, s: str, c0: int, c1: int, clip: str | None) -> str | None:
-    """Iterations of ``p = a..b by s`` × ``i = p + c0 .. min(clip, p + c1)``."""
+def _is_min(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("Min", "min")
+
+
+def _tiled_count(a: str, b: str, s: str, coefficient: int, c0: int, c1: int, clip: str | None) -> str | None:
+    """Iterations of ``p = a..b by s`` × ``i = coefficient·p + c0 .. min(clip, coefficient·p + c1)``."""
     length = c1 - c0 + 1
     if length <= 0:
         return "0"
     tiles = size_of(a, b, s)
     if clip is None:
         return product(str(length), tiles)
-    if not re.fullmatch(r"\d+", s.strip()) or int(s) < length:
+    if not re.fullmatch(r"\d+", s.strip()):
+        return None
+    stride = coefficient * int(s)  # the tile starts q = coefficient·p run from coefficient·a by this
+    if stride < length:
         return None  # overlapping tiles: no closed form here
-    reach = f"{paren(clip)} - {paren(a)} - ({c0}) + 1"  # elements from the first tile's start to the clip
-    full = f"min({tiles}, max(0, floor(({reach} - {length})/{s}) + 1))"
-    last = f"max(0, min({length}, {reach} - {s}*{paren(full)}))*min(1, {tiles} - {paren(full)})"
+    first = paren(a) if coefficient == 1 else f"{coefficient}*{paren(a)}"
+    reach = f"{paren(clip)} - {first} - ({c0}) + 1"  # elements from the first tile's start to the clip
+    full = f"min({tiles}, max(0, floor(({reach} - {length})/{stride}) + 1))"
+    last = f"max(0, min({length}, {reach} - {stride}*{paren(full)}))*min(1, {tiles} - {paren(full)})"
     return f"{length}*{paren(full)} + {last}"

@@ -168,6 +168,11 @@ class Walker:
                 came = _unique(entering + came)
             bw = join(join(where, "nodes"), index)
             exits[index] = self.block(blocks[index], bw, walk, mult, came, index in order.looped)
+        heads = {e[1] for e in order.events if e[0] == "loop end"}
+        for i, targets in enumerate(succ):  # a state whose conditions choose a branch (not a loop's test)
+            if len(set(targets)) > 1 and i not in heads:
+                label = str(blocks[i].get("label", "")) if isinstance(blocks[i], dict) else ""
+                self.branches.append(f"state {label!r} ({join(join(where, 'nodes'), i)}) and the branches after it")
         ends = [i for i in range(len(blocks)) if not succ[i]] or [e[1] for e in order.events if e[0] == "block"][-1:]
         return _unique(p for i in ends for p in exits.get(i, [])) or entering
 

@@ -221,7 +221,7 @@ def _notes(report: ImportReport, program: SDFGProgram, values: dict, value_sourc
             program.bounds,
             "dynamic memlets (their count known only at run time) counted as their subset's size, an upper bound",
         ),
-        (program.branches, "conditional blocks with every branch counted as if it ran, an upper bound"),
+        (program.branches, "conditionals with every branch counted as if it ran, an upper bound"),
     ):
         if items:
             shown = "; ".join(items[:SHOWN]) + (f"; +{len(items) - SHOWN} more" if len(items) > SHOWN else "")
