@@ -102,6 +102,16 @@ def test_a_tiled_gemm_in_ceil_ranges_counts_two_m_n_k(tmp_path, m, n, k):
     assert float(w.arrays.ops[0]) == 2 * m * n * k
 
 
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(1, 100))
+def test_remainder_tiles_under_a_branch_count_each_element_once(m):
+    w = read_sdfg(DATA / "remainder_tiles.sdfg", params={"M": m})
+    # tiles of 8: a full tile where b + 8 <= M (8 adds), else the remainder min(8, M - b): M adds in all
+    assert float(w.arrays.ops[0]) == m
+    assert not w.import_report.skipped
+    assert any(n.startswith("2 terms summed over maps") for n in w.import_report.notes)
+
+
 # -- dynamic memlets --------------------------------------------------------------------------------
 
 

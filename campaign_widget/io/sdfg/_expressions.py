@@ -249,7 +249,9 @@ def nest_count(dims: list) -> str | None:
         paired |= {p, param}
     for param, start, end, step in dims:
         if param not in paired:
-            factors.append(size_of(start, end, step))
+            size = size_of(start, end, step)
+            # a clipped range (``0 .. min(8, M - b_i) - 1``) ends before it starts at some sizes: it runs 0 times
+            factors.append(f"max(0, {size})" if re.search(r"\b[Mm]in\(", size) else size)
     return product(*factors)
 
 

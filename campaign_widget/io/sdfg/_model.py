@@ -78,7 +78,7 @@ class SDFGPhase:
     @staticmethod
     def expression(terms) -> str:
         """The terms as one expression (``"0"`` when there are none)."""
-        return sum_terms([t for t, _ in terms])
+        return sum_terms([t if isinstance(t, str) else t.approximate() for t, _ in terms])
 
 
 @dataclass
@@ -103,6 +103,9 @@ class SDFGProgram:
         for p in self.phases:
             for terms in (p.ops, *p.reads.values(), *p.writes.values()):
                 for text, _ in terms:
+                    if not isinstance(text, str):  # a NestedSum
+                        names |= text.names
+                        continue
                     try:
                         names |= parse(text).names
                     except WorkloadError:

@@ -74,7 +74,13 @@ def _substitute_assignments(phases: list, assignments: dict) -> None:
     keys = set(mapping)
 
     def swap(terms):
-        return [(substitute(t, mapping) if parses(t) and parse(t).names & keys else t, w) for t, w in terms]
+        out = []
+        for t, w in terms:
+            if not isinstance(t, str):  # a NestedSum
+                out.append((t.substituted(mapping) if t.names & keys else t, w))
+            else:
+                out.append((substitute(t, mapping) if parses(t) and parse(t).names & keys else t, w))
+        return out
 
     for p in phases:
         p.ops = swap(p.ops)

@@ -7,10 +7,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ...errors import WorkloadError, WorkloadFileError, short_repr
+from ...expr import parse
 from ...graph import topological_order
 from ._control import block_order, trip_count
 from ._doc import Doc, dig, join
-from ._expressions import nest_count, paren, product, size_of, subset_ranges, subset_sizes, substitute
+from ._expressions import nest_count, paren, product, subset_ranges, subset_sizes, substitute
 from ._model import (
     DIRECT_EDGE,
     DYNAMIC,
@@ -26,6 +27,7 @@ from ._model import (
     SDFGPhase,
     dtype_of,
 )
+from ._nest import NestedSum
 from ._ops import LIBRARY_OPS, count_tasklet_ops, library_formula
 from ._scope import ENTRY_TYPES, EXIT_TYPES, StateGraph
 
@@ -50,6 +52,7 @@ class _Walk:
     tensors: dict = field(default_factory=dict)  # tensor -> container
     assigned: set = field(default_factory=set)  # names set by the control flow (loop variables, assignments)
     assignments: dict = field(default_factory=dict)  # name -> the values interstate edges give it
+    guards: tuple = ()  # the branch conditions around the block being walked
 
 
 @dataclass
@@ -68,6 +71,34 @@ class _Units:
 
 def _unique(items):
     return list(dict.fromkeys(items))
+
+
+def _times(factor: str, term):
+    return term.times(factor) if isinstance(term, NestedSum) else product(factor, term)
+
+
+def _guarded(term, guards: tuple):
+    return term.within((), guards) if isinstance(term, NestedSum) else NestedSum(term, (), guards)
+
+
+def _in_maps(term, dims: tuple):
+    """A term of one iteration inside the map dimensions ``dims``: an expression when the nest has a
+    closed form and no conditions, else the nest itself (summed at the symbols' values)."""
+    nest = term.within(dims) if isinstance(term, NestedSum) else NestedSum(term, tuple(dims))
+    if not nest.dims and not nest.guards:
+        return nest.text
+    if not nest.guards and not (_names(nest.text) & {d[0] for d in nest.dims}):
+        count = nest_count(list(nest.dims))
+        if count is not None:
+            return product(count, nest.text)
+    return nest
+
+
+def _names(text: str) -> set:
+    try:
+        return set(parse(text).names)
+    except WorkloadError:
+        return set()
 
 
 class Walker:
@@ -147,7 +178,7 @@ class Walker:
             if key in ids:
                 raise doc.fail(join(bw, "id"), f"{key!r} is the id of two blocks")
             ids[key] = i
-        succ = self.interstate_edges(region, where, ids, walk)
+        succ, conditions = self.interstate_edges(region, where, ids, walk)
         start = region.get("start_block", region.get("start_state"))
         start = ids.get(str(start), 0) if start is not None else 0
         order = block_order(len(blocks), succ, start)
@@ -156,6 +187,7 @@ class Walker:
             for d in ds:
                 if (s, d) not in order.back:
                     preds[d].append(s)
+        heads = {e[1] for e in order.events if e[0] == "loop end"}
         exits: dict[int, list] = {}
         for event in order.events:
             if event[0] == "loop end":  # what follows a loop runs after its last iteration
@@ -167,18 +199,32 @@ class Walker:
             if index == start or not preds[index]:
                 came = _unique(entering + came)
             bw = join(join(where, "nodes"), index)
+            guard = self.branch_condition(index, preds, succ, heads, conditions)
+            outer, walk.guards = walk.guards, walk.guards + ((guard,) if guard else ())
             exits[index] = self.block(blocks[index], bw, walk, mult, came, index in order.looped)
-        heads = {e[1] for e in order.events if e[0] == "loop end"}
+            walk.guards = outer
         for i, targets in enumerate(succ):  # a state whose conditions choose a branch (not a loop's test)
-            if len(set(targets)) > 1 and i not in heads:
+            if len(set(targets)) > 1 and i not in heads and not walk.ops_only:
                 label = str(blocks[i].get("label", "")) if isinstance(blocks[i], dict) else ""
                 self.branches.append(f"state {label!r} ({join(join(where, 'nodes'), i)}) and the branches after it")
         ends = [i for i in range(len(blocks)) if not succ[i]] or [e[1] for e in order.events if e[0] == "block"][-1:]
         return _unique(p for i in ends for p in exits.get(i, [])) or entering
 
-    def interstate_edges(self, region, where: str, ids: dict, walk: _Walk) -> list[list[int]]:
+    @staticmethod
+    def branch_condition(index: int, preds, succ, heads: set, conditions: dict) -> str | None:
+        """The condition under which a block runs, when its one predecessor chooses among branches."""
+        if len(preds[index]) != 1:
+            return None
+        (p,) = preds[index]
+        if p in heads or len(set(succ[p])) < 2:
+            return None
+        return conditions.get((p, index))
+
+    def interstate_edges(self, region, where: str, ids: dict, walk: _Walk) -> tuple[list[list[int]], dict]:
+        """Each block's successors, and the condition of each edge that has one (not ``1``)."""
         doc = self.doc
         succ = [[] for _ in ids]
+        conditions = {}
         for k, e in enumerate(doc.get(region, "edges", list, where, default=[])):
             ew = join(join(where, "edges"), k)
             src, dst = str(doc.get(e, "src", (int, str), ew)), str(doc.get(e, "dst", (int, str), ew))
@@ -187,11 +233,14 @@ class Walker:
                     raise doc.fail(join(ew, key), f"{end!r} is not the id of a state")
             succ[ids[src]].append(ids[dst])
             data = dig(e, "attributes", "data", "attributes")
+            condition = dig(data, "condition").get("string_data")
+            if isinstance(condition, str) and condition.strip() not in ("1", "True", "(1)"):
+                conditions[(ids[src], ids[dst])] = condition
             if isinstance(data.get("assignments"), dict):
                 for key, value in data["assignments"].items():
                     walk.assigned.add(str(key))
                     walk.assignments.setdefault(str(key), set()).add(str(value))
-        return succ
+        return succ, conditions
 
     def block(self, block, where: str, walk: _Walk, mult: str, entering: list, looped: bool) -> list:
         """Walk one block; the phases that what follows it depends on."""
@@ -231,13 +280,19 @@ class Walker:
     def conditional(self, block, where: str, walk: _Walk, mult: str, entering: list) -> list:
         """A dace 2.x ``ConditionalBlock``: every branch is walked, as if it ran (an upper bound)."""
         branches = self.doc.get(block, "branches", list, where)
-        out, before = [], len(walk.phases)
+        out, before, earlier = [], len(walk.phases), []
         for k, branch in enumerate(branches):
             bw = join(join(where, "branches"), k)
             if not isinstance(branch, list) or len(branch) != 2 or not isinstance(branch[1], dict):
                 raise self.doc.fail(bw, f"{short_repr(branch)} is not a [condition, region] pair")
+            condition = dig(branch, 0).get("string_data") if isinstance(branch[0], dict) else None
+            runs = tuple(f"not ({c})" for c in earlier) + ((condition,) if isinstance(condition, str) else ())
+            outer, walk.guards = walk.guards, walk.guards + runs  # a branch runs when no earlier one did
             out.extend(self.region(branch[1], join(bw, 1), walk, mult, entering))
-        if len(walk.phases) > before:
+            walk.guards = outer
+            if isinstance(condition, str):
+                earlier.append(condition)
+        if len(walk.phases) > before and not walk.ops_only:
             self.branches.append(f"conditional {str(block.get('label', ''))!r} ({where})")
         return _unique(out) or entering
 
@@ -388,7 +443,9 @@ class Walker:
             st.label,
             st.field(u),
         )
-        phase.ops = [(product(mult, t), w) for t, w in self.scope_ops(st, u, walk.arrays, walk.depth)]
+        phase.ops = [(_times(mult, t), w) for t, w in self.scope_ops(st, u, walk.arrays, walk.depth)]
+        if walk.ops_only and walk.guards:  # inside a map of the SDFG that nests this one: summed per iteration
+            phase.ops = [(_guarded(t, walk.guards), w) for t, w in phase.ops]
         if walk.ops_only:
             return phase
         if kind == "MapEntry":
@@ -501,13 +558,7 @@ class Walker:
     # ops ------------------------------------------------------------------------------------------
     def scope_ops(self, st: StateGraph, nid, arrays, depth) -> list[tuple[str, str]]:
         """Ops terms of one top-level node and everything in its scope, each times its maps' iterations."""
-        out = []
-        for text, where, dims in self.node_ops(st, nid, arrays, depth):
-            count = nest_count(list(dims))
-            if count is None:  # no closed form: each map's own size (an expression the evaluator reports)
-                count = product(*(size_of(start, end, step) for _, start, end, step in dims))
-            out.append((product(count, text), where))
-        return out
+        return [(_in_maps(t, dims), where) for t, where, dims in self.node_ops(st, nid, arrays, depth)]
 
     def node_ops(self, st: StateGraph, nid, arrays, depth) -> list[tuple[str, str, tuple]]:
         """Ops terms of one node and everything in its scope: (per-iteration expression, where, the map
@@ -528,11 +579,10 @@ class Walker:
             params = params if len(params) == len(ranges) else [f"?{i}" for i in range(len(ranges))]
             dims = tuple((p, *r) for p, r in zip(params, ranges))
             merged = Counter()  # whole-number terms at the same depth summed into one
-            for t, _, d in inner:
-                if t.isdigit() and not d:
-                    merged[()] += int(t)
+            whole = [t for t, _, d in inner if isinstance(t, str) and t.isdigit() and not d]
+            merged[()] = sum(int(t) for t in whole)
             out = [(str(merged[()]), where, dims)] if merged[()] else []
-            out += [(t, w, dims + d) for t, w, d in inner if not (t.isdigit() and not d)]
+            out += [(t, w, dims + d) for t, w, d in inner if not (isinstance(t, str) and t.isdigit() and not d)]
             return out
         terms: list[tuple[str, str]] = []
         if kind == "Tasklet":
@@ -608,4 +658,8 @@ class Walker:
         mapping = self.doc.get(attrs, "symbol_mapping", dict, where, default={})
         mapping = {str(k): str(v) for k, v in mapping.items() if isinstance(v, (str, int))}
         phases = self.sdfg(inner, join(where, "sdfg"), depth + 1, ops_only=True).phases
-        return [(substitute(t, mapping), w) for p in phases for t, w in p.ops]
+        return [
+            (t.substituted(mapping) if isinstance(t, NestedSum) else substitute(t, mapping), w)
+            for p in phases
+            for t, w in p.ops
+        ]

@@ -14,6 +14,8 @@ from .._common import ImportReport, PhaseReport, check_machine, check_percent, e
 from ..source import Source
 from ._expressions import sum_terms
 from ._model import NEGATIVE, NO_WORK, NOT_UNDERSTOOD, ZERO, SDFGProgram
+from ._nest import NestedSum
+from ._nest import total as nest_total
 from ._program import extract_sdfg
 
 FORMAT = "dace-sdfg"
@@ -69,7 +71,7 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
     if machine is None:
         machine = Machine.unit()
         report.machine_source = "unit peaks (pass machine= for durations in seconds)"
-    _notes(report, program, values, value_source)
+    _notes(report, program, values, value_source, terms.summed)
     try:
         workload = Workload(phases, machine=machine, params=values)
     except (WorkloadError, TypeError) as e:
@@ -142,11 +144,22 @@ class _Terms:
 
     def __init__(self, values: dict, report: ImportReport):
         self.values, self.report = values, report
+        self.summed: list[str] = []  # terms summed over their loop nest at these values
 
     def total(self, terms, what: str) -> tuple[str | None, bool]:
         """The kept terms as one expression (None if none), and whether any was left out."""
         texts, partial = [], False
         for text, where in terms:
+            if isinstance(text, NestedSum):
+                value, assumed = nest_total(text, self.values)
+                if value is None:
+                    text = text.approximate()  # the evaluator reports why
+                else:  # 0 at these values is no record left out: other values give it work
+                    self.summed.append(
+                        f"{what} ({where})" + (" with a condition on data taken as holding" if assumed else "")
+                    )
+                    texts.append(str(value))
+                    continue
             kept = self.kept(text, f"{what} ({where})")
             partial |= not kept
             if kept:
@@ -213,10 +226,14 @@ def _resolved_after(phases: list, dropped: dict) -> dict:
     return out
 
 
-def _notes(report: ImportReport, program: SDFGProgram, values: dict, value_source: dict) -> None:
+def _notes(report: ImportReport, program: SDFGProgram, values: dict, value_source: dict, summed: list) -> None:
     report.notes.append("parameters: " + (", ".join(f"{k}={values[k]} ({value_source[k]})" for k in values) or "none"))
     report.notes.append("bytes are DaCe's logical memlet volumes × element size (no caches)")
     for items, what in (
+        (
+            summed,
+            "terms summed over maps whose ranges follow each other or under branch conditions, at these values (they do not follow with_params)",
+        ),
         (
             program.bounds,
             "dynamic memlets (their count known only at run time) counted as their subset's size, an upper bound",

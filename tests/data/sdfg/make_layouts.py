@@ -14,6 +14,9 @@ whose numbers the tests work out by hand:
 - ``approx_2019.sdfg``: a 2019-era file: no ``dace_version``, ``start_state``, expressions written as
   ``{"main": ..., "approx": ...}``.
 - ``dynamic_memlet.sdfg``: a map reading ``A`` through a dynamic memlet (volume 0 in the file).
+- ``remainder_tiles.sdfg``: ``B = A + 1`` in tiles of 8 as DaCe's soft-hier kernels write it: a map over
+  the tiles holding a nested SDFG whose ``if_guard`` state chooses a full tile (``i = 0..7``) or the
+  remainder (``i = 0 .. min(8, M - b) - 1``).
 """
 
 from __future__ import annotations
@@ -294,6 +297,49 @@ def dynamic_memlet():
     return doc
 
 
+def remainder_tiles():
+    def body(label, end):
+        st = elementwise(0, label, "a", "c", size="8", code="__out = (__in1 + 1)", sid=1 if label == "full" else 2)
+        st["nodes"][1]["attributes"]["range"] = rng(("0", end, "1"))
+        return st
+
+    inner_arrays = {"a": array("float32", "8"), "c": array("float32", "8")}
+    nodes = [state(0, "if_guard"), body("full", "7"), body("rest", "Min(8, M - b) - 1"), state(3, "complete")]
+    edges = [
+        interstate(0, 1, condition="((b + 8) <= M)"),
+        interstate(0, 2, condition="(not ((b + 8) <= M))"),
+        interstate(1, 3),
+        interstate(2, 3),
+    ]
+    inner = sdfg("tile", inner_arrays, {"M": "int32", "b": "int32"}, nodes, edges, version="0.16.1")
+    del inner["dace_version"]
+    nested = {
+        "type": "NestedSDFG",
+        "label": "tile",
+        "id": 2,
+        "scope_entry": "1",
+        "attributes": {"label": "tile", "sdfg": inner, "symbol_mapping": {"M": "M", "b": "b"}},
+    }
+    tiles = rng(("0", "M - 1", "8"))
+    nodes = [access(0, "A"), map_entry(1, "tiles", ["b"], tiles), nested, map_exit(3, "tiles", 1), access(4, "B")]
+    piece = rng(("b", "b + 7", "1"))
+    edges = [
+        edge(0, 1, "A", rng(("0", "M - 1", "1")), "M", dst_conn="IN_A"),
+        edge(1, 2, "A", piece, "8", src_conn="OUT_A", dst_conn="a"),
+        edge(2, 3, "B", piece, "8", src_conn="c", dst_conn="IN_B"),
+        edge(3, 4, "B", rng(("0", "M - 1", "1")), "M", src_conn="OUT_B"),
+    ]
+    arrays = {"A": array("float32", "M"), "B": array("float32", "M")}
+    return sdfg(
+        "remainder",
+        arrays,
+        {"M": "int32"},
+        [state(0, "main", nodes, edges, "1")],
+        version="0.16.1",
+        start_key="start_block",
+    )
+
+
 FIXTURES = {
     "loop_copy.sdfg": loop_copy,
     "independent_maps.sdfg": independent_maps,
@@ -301,6 +347,7 @@ FIXTURES = {
     "regions_dace2.sdfg": regions_dace2,
     "approx_2019.sdfg": approx_2019,
     "dynamic_memlet.sdfg": dynamic_memlet,
+    "remainder_tiles.sdfg": remainder_tiles,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,158 @@
+"""Work inside maps whose ranges follow each other, or under branch conditions: kept as the loop nest it
+is (``NestedSum``) and summed at the symbols' values by enumerating the nest with numpy.
+
+A tiled kernel's remainder tiles (``i = 0 .. min(8, M - b_i - d_i) - 1`` under ``if b_i + d_i + 8 > M``)
+have no closed form here; the sum visits every iteration of the maps around them, clips each range as
+DaCe runs it (a range that ends before it starts runs zero times) and counts a branch's work only where
+its condition holds.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import WorkloadError
+from ...expr import parse
+from ._expressions import paren, product, size_of, substitute
+
+MAX_ITERATIONS = 1 << 22  # map iterations a sum may visit (numpy arrays of this length)
+
+
+@dataclass(frozen=True)
+class NestedSum:
+    """``text`` (the work of one iteration) summed over the map dimensions ``dims`` ((param, start, end,
+    step), outermost first) where every condition of ``guards`` holds."""
+
+    text: str
+    dims: tuple = ()
+    guards: tuple = ()
+
+    def times(self, factor: str) -> NestedSum:
+        return NestedSum(product(factor, self.text), self.dims, self.guards)
+
+    def within(self, dims: tuple, guards: tuple = ()) -> NestedSum:
+        """The same work inside more maps (outer ones first) and conditions."""
+        return NestedSum(self.text, tuple(dims) + self.dims, tuple(guards) + self.guards)
+
+    def substituted(self, mapping: dict) -> NestedSum:
+        return NestedSum(
+            substitute(self.text, mapping),
+            tuple((p, *(substitute(x, mapping) for x in rest)) for p, *rest in self.dims),
+            tuple(substitute(g, mapping) for g in self.guards),
+        )
+
+    @property
+    def names(self) -> set:
+        """The names it uses other than its own map parameters."""
+        out = set()
+        for text in (self.text, *(x for d in self.dims for x in d[1:])):
+            try:
+                out |= parse(text).names
+            except WorkloadError:
+                continue
+        return out - {d[0] for d in self.dims}
+
+    def __str__(self) -> str:
+        loops = " ".join(
+            f"for {p} in {start}..{end}" + (f" by {step}" if step != "1" else "") for p, start, end, step in self.dims
+        )
+        ifs = " ".join(f"if {g}" for g in self.guards)
+        return f"sum({self.text} {loops} {ifs})".replace("  ", " ")
+
+    def approximate(self) -> str:
+        """Each map's own size times the work, conditions ignored (an expression that may name map
+        parameters, which the evaluator then reports)."""
+        return product(*(size_of(start, end, step) for _, start, end, step in self.dims), paren(self.text))
+
+
+def total(term: NestedSum, values: dict) -> tuple[int | None, bool]:
+    """The term's sum at ``values`` (None when it cannot be enumerated: names without values, a
+    non-positive step, more than MAX_ITERATIONS iterations, work that is not a whole number), and whether
+    a condition on data (with no value here) was taken as holding."""
+    assumed = False
+    env: dict = {}
+    n = 1
+    try:
+        for param, start, end, step in term.dims:
+            a, b, s = (_vector(x, values, env, n) for x in (start, end, step))
+            if np.any(s <= 0):
+                return None, assumed
+            counts = np.maximum(0, (b - a) // s + 1)
+            size = int(counts.sum())
+            if size > MAX_ITERATIONS:
+                return None, assumed
+            owner = np.repeat(np.arange(n), counts)
+            offset = np.arange(size) - np.repeat(np.cumsum(counts) - counts, counts)
+            env = {k: v[owner] for k, v in env.items()}
+            env[param] = a[owner] + s[owner] * offset
+            n = size
+        mask = np.ones(n, dtype=bool)
+        for guard in term.guards:
+            held = _condition(guard, values, env, n)
+            if held is None:  # a condition on data: counted as if it held
+                assumed = True
+            else:
+                mask &= held
+        expr = parse(term.text)
+        if expr.names & set(env):
+            work = _vector(term.text, values, env, n)
+            return int(work[mask].sum()), assumed
+        value = expr.evaluate(values)
+        if value != int(value):
+            return None, assumed
+        return int(value) * int(mask.sum()), assumed
+    except (WorkloadError, KeyError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
+        return None, assumed
+
+
+def _vector(text: str, values: dict, env: dict, n: int) -> np.ndarray:
+    expr = parse(text)
+    scope = {
+        **{k: v for k, v in values.items() if k in expr.names},
+        **{k: v for k, v in env.items() if k in expr.names},
+    }
+    return np.broadcast_to(expr.evaluate_array(scope), (n,))
+
+
+_COMPARE = {
+    ast.Lt: np.less,
+    ast.LtE: np.less_equal,
+    ast.Gt: np.greater,
+    ast.GtE: np.greater_equal,
+    ast.Eq: np.equal,
+    ast.NotEq: np.not_equal,
+}
+
+
+def _condition(text: str, values: dict, env: dict, n: int) -> np.ndarray | None:
+    """A branch condition per iteration (``and``, ``or``, ``not``, comparisons of expressions), or None
+    when it names something without a value."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval").body
+        return np.broadcast_to(_truth(tree, values, env, n), (n,))
+    except (SyntaxError, ValueError, WorkloadError, KeyError, RecursionError, MemoryError, TypeError):
+        return None
+
+
+def _truth(node, values: dict, env: dict, n: int):
+    if isinstance(node, ast.BoolOp):
+        parts = [_truth(v, values, env, n) for v in node.values]
+        return np.logical_and.reduce(parts) if isinstance(node.op, ast.And) else np.logical_or.reduce(parts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return np.logical_not(_truth(node.operand, values, env, n))
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return np.full(n, node.value)
+    if isinstance(node, ast.Compare):
+        left = _vector(ast.unparse(node.left), values, env, n)
+        held = np.ones(n, dtype=bool)
+        for op, right in zip(node.ops, node.comparators):
+            value = _vector(ast.unparse(right), values, env, n)
+            if type(op) not in _COMPARE:
+                raise ValueError(op)
+            held &= _COMPARE[type(op)](left, value)
+            left = value
+        return held
+    raise ValueError(ast.dump(node)[:80])
