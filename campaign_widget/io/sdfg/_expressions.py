@@ -73,10 +73,13 @@ def substitute(text: str, mapping: dict) -> str:
         tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return text  # the evaluator reports it
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in mapping}
+    if not used:
+        return text
     replacements = {}
-    for name, value in mapping.items():
+    for name in used:
         try:
-            replacements[name] = ast.parse(f"({value})".replace("^", "**"), mode="eval").body
+            replacements[name] = ast.parse(f"({mapping[name]})".replace("^", "**"), mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
 
