@@ -9,7 +9,7 @@ from ...expr import evaluate, parse
 from .._common import error
 from ._expressions import linear, linear_text, parses, substitute
 from ._model import ELEMENT_BYTES
-from ._program import extract_sdfg
+from ._program import extract_sdfg, given_params, params_hint
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,7 @@ class _Map:
         except WorkloadError as failure:
             missing = sorted(parse(text).names - set(self.values)) if parses(text) else []
             if missing:
-                hint = "params={" + ", ".join(f"{k!r}: ..." for k in missing) + "}"
-                raise self.fail(f"{what} {text!r} needs values for {missing}: pass {hint}") from None
+                raise self.fail(f"{what} {text!r} needs values for {missing}: pass {params_hint(missing)}") from None
             raise self.fail(f"{what} {text!r}: {failure}") from None
         if int(value) != value:
             raise self.fail(f"{what} {text!r} = {value} is not whole")
@@ -97,9 +96,7 @@ class _Map:
             loose = sorted((parse(text).names if parses(text) else set()) - set(self.names))
             if loose:
                 raise self.fail(
-                    f"{what}: index {start!r} uses {loose}, which have no values: pass params={{"
-                    + ", ".join(f"{k!r}: ..." for k in loose)
-                    + "}"
+                    f"{what}: index {start!r} uses {loose}, which have no values: pass {params_hint(loose)}"
                 )
             out.append(linear_text(text, self.names))
         return tuple(out)
@@ -193,13 +190,7 @@ def _the_map(program, phase: str, params) -> dict:
     p = found[0]
     if p.map is None:
         raise error(program.path, f"phase {phase!r} is a {p.kind}, not a map; its maps: {maps}")
-    if params is not None and not isinstance(params, dict):
-        raise TypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
-    unknown = sorted(str(k) for k in (params or {}) if k not in program.symbols)
-    if unknown:
-        raise error(
-            program.path, f"params {unknown} are not symbols of this SDFG; its symbols: {sorted(program.symbols)}"
-        )
+    given_params(program, params)
     m = p.map
     if "error" in m:
         raise error(program.path, f"map {phase!r} cannot be traced: {m['error']}")

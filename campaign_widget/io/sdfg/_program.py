@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import WorkloadFileError
+from ...errors import WorkloadFileError, short_repr
 from ...expr import parse
 from .._common import error
 from ._doc import Doc, dig
@@ -58,6 +58,26 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
         bounds=walker.bounds,
         branches=walker.branches,
     )
+
+
+def given_params(program: SDFGProgram, params) -> dict:
+    """``params=`` as a dict, every key a symbol of the program (else an error listing its symbols)."""
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
+    params = dict(params or {})
+    unknown = sorted(str(k) for k in set(params) - set(program.symbols))
+    if unknown:
+        raise error(
+            program.path,
+            f"params {unknown} are not symbols of this SDFG; its symbols: {sorted(program.symbols)}",
+            field="params",
+        )
+    return params
+
+
+def params_hint(names) -> str:
+    """How a Python caller gives values: ``params={'M': ..., 'N': ...}``."""
+    return "params={" + ", ".join(f"{k!r}: ..." for k in names) + "}"
 
 
 def _substitute_assignments(phases: list, assignments: dict) -> None:

@@ -16,7 +16,7 @@ from ._expressions import sum_terms
 from ._model import NEGATIVE, NO_WORK, NOT_UNDERSTOOD, ZERO, SDFGProgram
 from ._nest import NestedSum
 from ._nest import total as nest_total
-from ._program import extract_sdfg
+from ._program import extract_sdfg, given_params, params_hint
 
 FORMAT = "dace-sdfg"
 SHOWN = 3  # examples named in a note
@@ -96,16 +96,7 @@ def parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
 
     Symbols left without a value raise a ``WorkloadFileError`` (field ``params``) whose ``missing``
     lists them, so that a caller can word its own way to give them."""
-    if params is not None and not isinstance(params, dict):
-        raise TypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
-    params = dict(params or {})
-    unknown = sorted(str(k) for k in set(params) - set(program.symbols))
-    if unknown:
-        raise error(
-            program.path,
-            f"params {unknown} are not symbols of this SDFG; its symbols: {sorted(program.symbols)}",
-            field="params",
-        )
+    params = given_params(program, params)
     values, source = {}, {}
     for key in program.parameters:
         if key in params:
@@ -126,9 +117,7 @@ def parameter_values(program: SDFGProgram, params) -> tuple[dict, dict]:
     if missing:
         failure = error(
             program.path,
-            f"symbols {missing} need values: pass params={{"
-            + ", ".join(f"{k!r}: ..." for k in missing)
-            + "} (the SDFG's constants give "
+            f"symbols {missing} need values: pass {params_hint(missing)} (the SDFG's constants give "
             + (", ".join(sorted(program.constants)) or "none")
             + ")",
             field="params",
