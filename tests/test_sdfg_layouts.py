@@ -226,3 +226,16 @@ def test_a_plain_file_over_the_limit_is_refused_on_the_bytes_read(tmp_path, monk
     path.write_bytes(b'{"type": "SDFG", "x": "' + b" " * (1 << 17) + b'"}')
     with pytest.raises(WorkloadFileError, match=r"big.sdfg: the file is over 65,536 bytes"):
         read_sdfg(path)
+
+
+def test_a_nest_is_summed_in_blocks_within_its_bound():
+    from campaign_widget.io.sdfg._nest import CHUNK, MAX_ITERATIONS, NestedSum, total
+
+    triangle = NestedSum("1", (("i", "0", "N - 1", "1"), ("j", "0", "i", "1")))
+    value, assumed, visited = total(triangle, {"N": 3000})
+    assert value == 3000 * 3001 // 2 and not assumed  # j = 0..i for every i: N(N+1)/2
+    assert visited > CHUNK  # more than one block of arrays
+    assert total(triangle, {"N": 10**5})[0] is None  # 5·10^9 iterations: over MAX_ITERATIONS, not summed
+    assert MAX_ITERATIONS < 10**10 // 2
+    guarded = NestedSum("2", (("i", "0", "N - 1", "1"),), ("(i % 3) == 0", "(x > 0)"))
+    assert total(guarded, {"N": 10}) == (8, True, 10)  # i = 0, 3, 6, 9; x has no value: taken as holding

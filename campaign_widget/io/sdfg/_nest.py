@@ -18,7 +18,9 @@ from ...errors import WorkloadError
 from ...expr import parse
 from ._expressions import paren, product, size_of, substitute
 
-MAX_ITERATIONS = 1 << 22  # map iterations a sum may visit (numpy arrays of this length)
+MAX_ITERATIONS = 1 << 24  # map iterations one sum may visit
+MAX_VISITS = 1 << 26  # map iterations all the sums of one file may visit
+CHUNK = 1 << 18  # iterations held as arrays at once
 
 
 @dataclass(frozen=True)
@@ -68,44 +70,68 @@ class NestedSum:
         return product(*(size_of(start, end, step) for _, start, end, step in self.dims), paren(self.text))
 
 
-def total(term: NestedSum, values: dict) -> tuple[int | None, bool]:
+def total(term: NestedSum, values: dict, budget: int = MAX_ITERATIONS) -> tuple[int | None, bool, int]:
     """The term's sum at ``values`` (None when it cannot be enumerated: names without values, a
-    non-positive step, more than MAX_ITERATIONS iterations, work that is not a whole number), and whether
-    a condition on data (with no value here) was taken as holding."""
-    assumed = False
-    env: dict = {}
-    n = 1
+    non-positive step, more than ``min(budget, MAX_ITERATIONS)`` iterations, work that is not a whole
+    number), whether a condition on data (with no value here) was taken as holding, and the iterations
+    visited. The nest is visited in blocks of at most CHUNK iterations, so memory stays bounded."""
+    budget = min(budget, MAX_ITERATIONS)
+    state = {"visited": 0, "assumed": False, "sum": 0}
     try:
-        for param, start, end, step in term.dims:
+        expr = parse(term.text)
+        constant = None if expr.names & {d[0] for d in term.dims} else expr.evaluate(values)
+        if constant is not None and constant != int(constant):
+            return None, False, 0
+        work = [(0, {}, 1)]  # (next dimension, the iterations so far as arrays, how many)
+        while work:
+            depth, env, n = work.pop()
+            if depth == len(term.dims):
+                _add(term, values, env, n, constant, state)
+                continue
+            param, start, end, step = term.dims[depth]
             a, b, s = (_vector(x, values, env, n) for x in (start, end, step))
             if np.any(s <= 0):
-                return None, assumed
+                return None, state["assumed"], state["visited"]
             counts = np.maximum(0, (b - a) // s + 1)
             size = int(counts.sum())
-            if size > MAX_ITERATIONS:
-                return None, assumed
-            owner = np.repeat(np.arange(n), counts)
-            offset = np.arange(size) - np.repeat(np.cumsum(counts) - counts, counts)
-            env = {k: v[owner] for k, v in env.items()}
-            env[param] = a[owner] + s[owner] * offset
-            n = size
-        mask = np.ones(n, dtype=bool)
-        for guard in term.guards:
-            held = _condition(guard, values, env, n)
-            if held is None:  # a condition on data: counted as if it held
-                assumed = True
-            else:
-                mask &= held
-        expr = parse(term.text)
-        if expr.names & set(env):
-            work = _vector(term.text, values, env, n)
-            return int(work[mask].sum()), assumed
-        value = expr.evaluate(values)
-        if value != int(value):
-            return None, assumed
-        return int(value) * int(mask.sum()), assumed
-    except (WorkloadError, KeyError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
-        return None, assumed
+            if size > CHUNK and n > 1:  # the block is too big to expand at once: halve it
+                half = n // 2
+                work.append((depth, {k: v[half:] for k, v in env.items()}, n - half))
+                work.append((depth, {k: v[:half] for k, v in env.items()}, half))
+                continue
+            state["visited"] += size
+            if state["visited"] > budget:
+                return None, state["assumed"], state["visited"]
+            if n > 1:  # at most CHUNK iterations here: one block
+                owners = np.repeat(np.arange(n), counts)
+                offsets = np.arange(size) - np.repeat(np.cumsum(counts) - counts, counts)
+            for first in range(0, size, CHUNK):
+                last = min(size, first + CHUNK)
+                if n > 1:
+                    owner, offset = owners[first:last], offsets[first:last]
+                else:  # one range, expanded a block at a time
+                    owner, offset = np.zeros(last - first, dtype=np.int64), np.arange(first, last)
+                block = {k: v[owner] for k, v in env.items()}
+                block[param] = a[owner] + s[owner] * offset
+                work.append((depth + 1, block, last - first))
+        return state["sum"], state["assumed"], state["visited"]
+    except (WorkloadError, KeyError, ValueError, OverflowError, ZeroDivisionError, RecursionError, MemoryError):
+        return None, state["assumed"], state["visited"]
+
+
+def _add(term: NestedSum, values: dict, env: dict, n: int, constant, state: dict) -> None:
+    """Add the work of ``n`` iterations (those where every condition holds)."""
+    mask = np.ones(n, dtype=bool)
+    for guard in term.guards:
+        held = _condition(guard, values, env, n)
+        if held is None:  # a condition on data: counted as if it held
+            state["assumed"] = True
+        else:
+            mask &= held
+    if constant is not None:
+        state["sum"] += int(constant) * int(mask.sum())
+    else:
+        state["sum"] += int(_vector(term.text, values, env, n)[mask].sum())
 
 
 def _vector(text: str, values: dict, env: dict, n: int) -> np.ndarray:

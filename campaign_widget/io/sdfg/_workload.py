@@ -14,7 +14,7 @@ from .._common import ImportReport, PhaseReport, check_machine, check_percent, e
 from ..source import Source
 from ._expressions import sum_terms
 from ._model import NEGATIVE, NO_WORK, NOT_UNDERSTOOD, ZERO, SDFGProgram
-from ._nest import NestedSum
+from ._nest import MAX_VISITS, NestedSum
 from ._nest import total as nest_total
 from ._program import extract_sdfg, given_params, params_hint
 
@@ -134,13 +134,15 @@ class _Terms:
     def __init__(self, values: dict, report: ImportReport):
         self.values, self.report = values, report
         self.summed: list[str] = []  # terms summed over their loop nest at these values
+        self.visits = MAX_VISITS  # map iterations the sums of this file may still visit
 
     def total(self, terms, what: str) -> tuple[str | None, bool]:
         """The kept terms as one expression (None if none), and whether any was left out."""
         texts, partial = [], False
         for text, where in terms:
             if isinstance(text, NestedSum):
-                value, assumed = nest_total(text, self.values)
+                value, assumed, visited = nest_total(text, self.values, self.visits)
+                self.visits -= visited
                 if value is None:
                     text = text.approximate()  # the evaluator reports why
                 else:  # 0 at these values is no record left out: other values give it work
