@@ -247,6 +247,7 @@ def test_dynamic_volume_counts_its_subset_as_an_upper_bound(tmp_path):
 def test_dynamic_volume_without_a_subset_is_reported_not_summed(tmp_path):
     doc = document("matmul_lib.sdfgz")
     memlet_to(doc, "B")["dynamic"] = True
+    memlet_to(doc, "B")["volume"] = "0"
     memlet_to(doc, "B")["subset"] = None
     with pytest.warns(UserWarning, match="left out"):
         w = read_sdfg(write(tmp_path, "d.sdfgz", doc), params=MATMUL)

@@ -239,3 +239,13 @@ def test_a_nest_is_summed_in_blocks_within_its_bound():
     assert MAX_ITERATIONS < 10**10 // 2
     guarded = NestedSum("2", (("i", "0", "N - 1", "1"),), ("(i % 3) == 0", "(x > 0)"))
     assert total(guarded, {"N": 10}) == (8, True, 10)  # i = 0, 3, 6, 9; x has no value: taken as holding
+
+
+def test_a_dynamic_memlet_with_a_volume_counts_that_bound(tmp_path):
+    doc = json.loads((DATA / "dynamic_memlet.sdfg").read_text())
+    doc["nodes"][0]["edges"][0]["attributes"]["data"]["attributes"]["volume"] = "N - 3"  # at most N - 3 elements
+    path = tmp_path / "bounded.sdfg"
+    path.write_text(json.dumps(doc))
+    w = read_sdfg(path, params={"N": 10})
+    assert w.tensors[0][0] == {"A": 56}  # 8·(10 - 3), dace's own bound
+    assert any(n.startswith("1 dynamic memlets") for n in w.import_report.notes)

@@ -57,13 +57,6 @@ class NestedSum:
                 continue
         return out - {d[0] for d in self.dims}
 
-    def __str__(self) -> str:
-        loops = " ".join(
-            f"for {p} in {start}..{end}" + (f" by {step}" if step != "1" else "") for p, start, end, step in self.dims
-        )
-        ifs = " ".join(f"if {g}" for g in self.guards)
-        return f"sum({self.text} {loops} {ifs})".replace("  ", " ")
-
     def approximate(self) -> str:
         """Each map's own size times the work, conditions ignored (an expression that may name map
         parameters, which the evaluator then reports)."""

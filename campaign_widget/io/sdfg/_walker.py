@@ -137,11 +137,15 @@ class Walker:
         return self.doc.get(data, "attributes", dict, join(where, "attributes.data"), default={})
 
     def volume(self, memlet, where: str, describe: str) -> str | None:
-        """The memlet's volume as an expression. A dynamic memlet (its count known only at run time) is
-        counted as its subset's size, an upper bound (recorded in ``bounds``); None (reported) without one."""
+        """The memlet's volume as an expression. A dynamic memlet (its count known only at run time) counts
+        its volume, the most it moves, or where the file gives none (0) its subset's size: an upper bound
+        either way (recorded in ``bounds``); None (reported) without either."""
         key = "volume" if "volume" in memlet else "num_accesses"
         text = self.doc.expr(memlet, key, join(where, "attributes.data.attributes"), default="0")
         if memlet.get("dynamic") is not True and text.strip() != "-1":
+            return text
+        if text.strip() not in ("0", "-1"):  # dace's own bound on a dynamic memlet's count
+            self.bounds.append(describe)
             return text
         sizes = self.sizes(memlet, where)
         if not sizes:
