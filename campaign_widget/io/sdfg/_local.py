@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...einsum import Einsum
 from ...errors import WorkloadError, short_repr
 from ...expr import evaluate, parse
 from .._common import error
@@ -133,8 +134,6 @@ def map_accesses(path, phase: str, *, params=None, element_bytes=None) -> SDFGMa
     than one element, a map writing several memlets, or a symbol without a value raise a
     ``WorkloadFileError`` naming the file, the phase, the memlet and the value.
     """
-    from ...einsum import Einsum
-
     program = extract_sdfg(path, element_bytes=element_bytes)
     m = _the_map(program, phase, params)
     values = {**program.constants, **dict(params or {})}
