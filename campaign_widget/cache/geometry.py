@@ -1,0 +1,64 @@
+"""One cache's geometry: ``Cache`` (line size, lines, ways)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import CacheModelError
+from ._checks import line_bytes, whole
+
+
+@dataclass(frozen=True)
+class Cache:
+    """An LRU, write-allocate cache of ``lines`` lines of ``line`` bytes. ``ways=None``: fully associative;
+    otherwise ``lines // ways`` sets, set = line number mod sets (ways=1: direct mapped).
+
+    >>> Cache(line=64, lines=512, ways=8).sets
+    64
+    """
+
+    line: int = 64
+    lines: int = 512
+    ways: int | None = None
+
+    def __post_init__(self) -> None:
+        line_bytes(self.line, "Cache line")
+        whole(self.lines, "Cache lines", minimum=1)
+        if self.ways is not None:
+            whole(self.ways, "Cache ways", minimum=1)
+            if self.lines % self.ways:
+                raise CacheModelError(
+                    f"Cache lines={self.lines} is not divisible by ways={self.ways} "
+                    f"(capacity {self.lines * self.line:,} bytes)"
+                )
+
+    @classmethod
+    def of_bytes(cls, size: int, *, line: int = 64, ways: int | None = None) -> Cache:
+        """A cache of ``size`` bytes (a whole number of lines)."""
+        size = whole(size, "Cache size", minimum=1)
+        line = line_bytes(line, "Cache line")
+        if size % line:
+            raise CacheModelError(f"Cache size={size} bytes is not a whole number of {line}-byte lines")
+        return cls(line=line, lines=size // line, ways=ways)
+
+    @property
+    def sets(self) -> int:
+        return 1 if self.ways is None else self.lines // self.ways
+
+    @property
+    def bytes(self) -> int:
+        return self.lines * self.line
+
+    @property
+    def associativity(self) -> int:
+        return self.lines if self.ways is None else self.ways
+
+    def describe(self) -> str:
+        kind = (
+            "fully associative"
+            if self.ways is None or self.sets == 1
+            else "direct mapped"
+            if self.ways == 1
+            else f"{self.ways}-way"
+        )
+        return f"{self.bytes:,} B {kind} cache, {self.lines} lines of {self.line} B"
