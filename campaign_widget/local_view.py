@@ -33,7 +33,7 @@ from ._local_geometry import (
     severity_rows,
 )
 from .buffers import to_payload
-from .cache import Cache, CacheResult, Layout, StackDistances, Trace, simulate, stack_distances, trace
+from .cache import Cache, CacheResult, Layout, StackDistances, Trace, packed_strides, simulate, stack_distances, trace
 from .einsum import Einsum
 from .errors import WorkloadError
 
@@ -508,7 +508,9 @@ class LocalView(anywidget.AnyWidget):
             order, pad = spec.get("order", "C"), int(spec.get("pad", 0))
             strides = spec.get("strides")
             if strides is None and (pad or order not in ("C", "F")):
-                strides = _padded_strides(self._shapes[k], order, pad)
+                strides = packed_strides(
+                    self._shapes[k], order if order in ("C", "F") else _permutation(order), pad=pad
+                )
             out[name] = Layout(
                 order=order if order in ("C", "F") else "C",
                 strides=None if strides is None else tuple(strides),
@@ -901,24 +903,6 @@ def _permutation(text: object) -> list[int] | None:
         return [int(p) for p in str(text).replace(" ", "").split(",") if p != ""]
     except ValueError:
         return None
-
-
-def _padded_strides(shape: Sequence[int], order: str, pad: int) -> tuple[int, ...]:
-    """Strides (elements) of ``shape`` in ``order`` ("C", "F" or dimensions outermost first, "2,0,1")
-    with ``pad`` extra elements after every row of the innermost dimension."""
-    if order == "C":
-        dims = list(range(len(shape) - 1, -1, -1))
-    elif order == "F":
-        dims = list(range(len(shape)))
-    else:
-        dims = _permutation(order)[::-1]
-    strides, step = [0] * len(shape), 1
-    for n, d in enumerate(dims):
-        strides[d] = step
-        step *= shape[d]
-        if n == 0 and len(shape) > 1:
-            step += pad
-    return tuple(strides)
 
 
 def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> np.ndarray:

@@ -3,6 +3,7 @@
 Public API (pure numpy + a numba kernel; no widget code)::
 
     Layout(order="C"|"F", strides=None, offset=0, byte_offset=0, elem_bytes=None, shape=None)
+    packed_strides(shape, order="C"|"F"|dims outermost first, *, pad=0, multiple=1) -> strides
     trace(einsum, sizes, *, layouts=None, loop_order=None, elem_bytes=4, line=64,
           out_of_range="report") -> Trace
     Cache(line=64, lines=512, ways=None)          # ways=None: fully associative; Cache.of_bytes(size, ...)
@@ -68,7 +69,7 @@ totals come from the kernel's counts; per-access miss arrays are made on first u
 from ..errors import CacheModelError
 from .distances import StackDistances, stack_distances
 from .geometry import Cache
-from .layout import Layout
+from .layout import Layout, packed_strides
 from .predicted import predicted_traffic, with_predicted_traffic
 from .simulation import CacheResult, simulate
 from .tracing import MAX_ACCESSES, Trace, trace
@@ -81,6 +82,7 @@ __all__ = [
     "Layout",
     "StackDistances",
     "Trace",
+    "packed_strides",
     "predicted_traffic",
     "simulate",
     "stack_distances",

@@ -12,6 +12,35 @@ from ..errors import CacheModelError
 from ._checks import whole
 
 
+def packed_strides(
+    shape: Sequence[int], order: str | Sequence[int] = "C", *, pad: int = 0, multiple: int = 1
+) -> tuple[int, ...]:
+    """The strides (elements) of ``shape`` laid out densely in ``order``: "C" (the last dimension
+    innermost), "F" (the first innermost), or the dimensions from outermost to innermost in memory
+    (``(2, 0, 1)``: seed 001's hdiff field [I, J, K] stored as [K, I, J]). Every row of the innermost
+    dimension is followed by ``pad`` elements, then rounded up to a multiple of ``multiple`` elements.
+
+    >>> packed_strides((2, 3)), packed_strides((2, 3), "F"), packed_strides((9, 10), pad=6)
+    ((3, 1), (1, 2), (16, 1))
+    >>> packed_strides((9, 10), multiple=16), packed_strides((2, 3, 4), (2, 0, 1))
+    ((16, 1), (3, 1, 6))
+    """
+    shape = tuple(int(s) for s in shape)
+    if order == "C":
+        inner_first = range(len(shape) - 1, -1, -1)
+    elif order == "F":
+        inner_first = range(len(shape))
+    else:
+        inner_first = [int(d) for d in order][::-1]
+    strides, step = [0] * len(shape), 1
+    for n, d in enumerate(inner_first):
+        strides[d] = step
+        step *= shape[d]
+        if n == 0:
+            step = -(-(step + pad) // multiple) * multiple
+    return tuple(strides)
+
+
 @dataclass(frozen=True)
 class Layout:
     """How one tensor lies in memory (design.md §7).
@@ -58,12 +87,7 @@ class Layout:
         """The strides (elements) of this layout for ``shape``; checked not to overlap."""
         shape = tuple(int(s) for s in shape)
         if self.strides is None:
-            strides, step = [0] * len(shape), 1
-            dims = range(len(shape) - 1, -1, -1) if self.order == "C" else range(len(shape))
-            for d in dims:
-                strides[d] = step
-                step *= shape[d]
-            return tuple(strides)
+            return packed_strides(shape, self.order)
         if len(self.strides) != len(shape):
             raise CacheModelError(
                 f"layout of {tensor!r}: strides={self.strides} has {len(self.strides)} entries "
@@ -89,12 +113,5 @@ class Layout:
         (16, 1)
         """
         multiple = whole(multiple, "aligned_rows multiple", minimum=1)
-        shape = tuple(int(s) for s in shape)
-        dims = list(range(len(shape) - 1, -1, -1)) if order == "C" else list(range(len(shape)))
-        strides, step = [0] * len(shape), 1
-        for n, d in enumerate(dims):
-            strides[d] = step
-            step *= shape[d]
-            if n == 0:
-                step = -(-step // multiple) * multiple
-        return Layout(order=order, strides=tuple(strides), **options)
+        strides = packed_strides(shape, order, multiple=multiple)
+        return Layout(order=order, strides=strides, **options)
