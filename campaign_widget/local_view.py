@@ -118,6 +118,7 @@ class LocalView(anywidget.AnyWidget):
     readout = t.Dict().tag(sync=True)
     capacity_table = t.Dict().tag(sync=True)  # fully associative misses for every capacity (see _capacity_table)
     miss_map = t.Dict().tag(sync=True)  # per-element misses when the table does not apply (set-associative)
+    cache_kind = t.Unicode("fully associative", read_only=True).tag(sync=True)  # Cache.kind, shown by the view
     message = t.Unicode("").tag(sync=True)
     apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
     can_apply = t.Bool(False).tag(sync=True)
@@ -310,6 +311,10 @@ class LocalView(anywidget.AnyWidget):
             with self.hold_sync():
                 self.capacity_max = max(self._distinct_lines + 1, self.capacity)  # the slider reaches it
                 self._misses()
+
+    @t.observe("line", "capacity", "ways")
+    def _on_cache_kind(self, change: dict[str, Any]) -> None:
+        self.set_trait("cache_kind", self.cache.kind)
 
     @t.observe("reuse_stat", "scaling", "palette")
     def _on_colour_control(self, change: dict[str, Any]) -> None:
@@ -736,9 +741,8 @@ class LocalView(anywidget.AnyWidget):
 
     def _readout_notes(self) -> list[str]:
         """The readout's lines under the table, for the current cache."""
-        kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
         lines = [
-            f"{kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
+            f"{self.cache.kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
             "bytes = line × misses",
             self._trace.summary(),
         ]

@@ -53,12 +53,17 @@ class Cache:
     def associativity(self) -> int:
         return self.lines if self.ways is None else self.ways
 
+    @property
+    def kind(self) -> str:
+        """The cache type in words: "fully associative" (one set, however many ways), "direct-mapped"
+        (one way, several sets) or "N-way set-associative".
+
+        >>> Cache(lines=8, ways=8).kind, Cache(lines=8, ways=1).kind, Cache(lines=8, ways=2).kind
+        ('fully associative', 'direct-mapped', '2-way set-associative')
+        """
+        if self.sets == 1:
+            return "fully associative"
+        return "direct-mapped" if self.ways == 1 else f"{self.ways}-way set-associative"
+
     def describe(self) -> str:
-        kind = (
-            "fully associative"
-            if self.ways is None or self.sets == 1
-            else "direct mapped"
-            if self.ways == 1
-            else f"{self.ways}-way"
-        )
-        return f"{self.bytes:,} B {kind} cache, {self.lines} lines of {self.line} B"
+        return f"{self.bytes:,} B {self.kind} cache, {self.lines} lines of {self.line} B"
