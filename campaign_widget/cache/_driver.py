@@ -56,15 +56,16 @@ def run(
     bits = np.zeros(size // 64, np.uint64)
     tree = np.zeros(size // 64 + 1, np.int32)
     state = np.zeros(7, np.int64)
+    if sets >= universe > 0:  # each line in a set of its own: one row per line, whatever the number of sets
+        sets, set_of = universe, np.arange(universe, dtype=np.int32)
+    elif sets:
+        set_of = ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets).astype(np.int32)
+    else:
+        set_of = np.zeros(0, np.int32)
     set_line = np.full((sets, ways) if sets else (0, 1), -1, np.int32)
     set_time = np.full(set_line.shape, -1, np.int32)
     where_set = np.full(universe if sets else 0, -1, np.int32)
     set_fill = np.zeros(sets, np.int32)
-    set_of = (
-        ((np.arange(universe, dtype=np.int64) + int(set_low) % sets) % sets).astype(np.int32)
-        if sets
-        else np.zeros(0, np.int32)
-    )
     jump, run = (np.zeros(0, np.int32),) * 2 if jump is None else jump
     steady = -int(jump.min()) * ref_base.size if jump.size and jump.min() < 0 else 0  # longest such block
     first_pos = np.full(universe if steady else 0, -1, np.int32)

@@ -7,11 +7,17 @@ from dataclasses import dataclass
 from ..errors import CacheModelError
 from ._checks import line_bytes, whole
 
+MAX_LINES = 2**32
+
 
 @dataclass(frozen=True)
 class Cache:
     """An LRU, write-allocate cache of ``lines`` lines of ``line`` bytes. ``ways=None``: fully associative;
     otherwise ``lines // ways`` sets, set = line number mod sets (ways=1: direct mapped).
+
+    Bounds, checked before anything is allocated: ``lines`` at most ``MAX_LINES`` = 2**32 (a 256 GiB cache
+    of 64-byte lines), ``line`` a power of two of at most ``MAX_LINE_BYTES`` = 2**20 bytes. The simulation
+    allocates per distinct line of the trace, never per line of the cache.
 
     >>> Cache(line=64, lines=512, ways=8).sets
     64
@@ -23,7 +29,8 @@ class Cache:
 
     def __post_init__(self) -> None:
         line_bytes(self.line, "Cache line")
-        whole(self.lines, "Cache lines", minimum=1)
+        if whole(self.lines, "Cache lines", minimum=1) > MAX_LINES:
+            raise CacheModelError(f"Cache lines={self.lines!r} is more than MAX_LINES = 2**32 lines")
         if self.ways is not None:
             whole(self.ways, "Cache ways", minimum=1)
             if self.lines % self.ways:

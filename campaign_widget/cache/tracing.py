@@ -16,12 +16,15 @@ from ..einsum import Einsum
 from ..einsum import parse as parse_einsum
 from ..errors import CacheModelError
 from ._checks import line_bytes, whole
+from ._index_range import index_range
 from .layout import Layout
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
 MAX_ACCESSES = 10**7
+MAX_ELEMENTS = 10**8  # elements of all of a trace's tensors (per-element views allocate this many)
+MAX_ADDRESS = 2**62  # bytes: every address, and every tensor's base and extent, stays below
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,7 @@ class Trace:
 
 
 def as_einsum(einsum: Einsum | str | Sequence[Any]) -> Einsum:
+    """A spec string, an einsum tuple or an Einsum, as an Einsum."""
     if isinstance(einsum, Einsum):
         return einsum
     if isinstance(einsum, str):
@@ -192,6 +196,7 @@ def as_einsum(einsum: Einsum | str | Sequence[Any]) -> Einsum:
 
 
 def references(e: Einsum) -> list[tuple[str, tuple[str, ...], bool]]:
+    """The accesses of one point, in trace order: (tensor, index expressions, is_write)."""
     if e.input_exprs or e.output_exprs:
         reads = [(t, tuple(x), False) for t, x in e.input_exprs]
         return reads + [(e.output, tuple(e.output_exprs), True)]
@@ -210,22 +215,80 @@ def trace(
 ) -> Trace:
     """The access trace of one Einsum at the (small) loop sizes ``sizes`` (design.md §7).
 
+    Refused before any array is made: more than ``MAX_ACCESSES`` accesses; tensors of more than
+    ``MAX_ELEMENTS`` elements in all (their shapes follow the largest index used, so an index that
+    jumps, ``A[1000000000*i]``, makes a huge tensor); an index expression, stride, offset or element
+    size that takes an address to ``MAX_ADDRESS`` bytes or beyond (int64 would wrap around).
+    The error names the tensor and the field.
+
     >>> t = trace("C[i,j] = A[i,k] * B[k,j]", {"i": 2, "j": 2, "k": 2}, elem_bytes=8)
     >>> [t.tensors[k] for k in t.tensor[:6]], t.is_write[:3].tolist()
     (['A', 'B', 'C', 'A', 'B', 'C'], [False, False, True])
     """
     e = as_einsum(einsum)
-    refs = references(e)
     elem_bytes = whole(elem_bytes, "elem_bytes", minimum=1)
     line = line_bytes(line, "line")
     if out_of_range not in ("report", "error"):
         raise CacheModelError(f"out_of_range={out_of_range!r} must be 'report' or 'error'")
-    parsed = [(t, tuple(expr.parse(x) for x in xs), w) for t, xs, w in refs]
+    parsed = _parsed_references(e)
+    loop_sizes, order = _loops(e, parsed, sizes, loop_order)
+    points = math.prod(loop_sizes[i] for i in order)
+    if points * len(parsed) > MAX_ACCESSES:
+        raise CacheModelError(
+            f"Einsum {e.name!r} at sizes {loop_sizes} makes {points:,} points × {len(parsed)} accesses = "
+            f"{points * len(parsed):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes"
+        )
+    layouts = _checked_layouts(e, parsed, layouts)
+    for t, xs, _ in parsed:  # int64 is safe for every value below (numpy would wrap around silently)
+        for d, x in enumerate(xs):
+            index_range(x.text, loop_sizes, what=f"{t}[dimension {d}]")
+    values = _index_values(parsed, loop_sizes, order)
+    ranges = [[(int(np.min(v)), int(np.max(v))) for v in vs] for vs in values]
+    tensors = _place(e, parsed, ranges, layouts, elem_bytes)
+    names = tuple(tensors)
+    ids = {name: k for k, name in enumerate(names)}
+    flat_parts, rel = _offsets(parsed, values, tensors, loop_sizes, order)
+    keep, oor = _out_of_range(e, parsed, values, tensors, loop_sizes, order, out_of_range)
+    rel_f = rel.reshape(-1) if keep is None else rel.reshape(-1)[keep]
+    placed = list(tensors.values())
+    return Trace(
+        e,
+        loop_sizes,
+        order,
+        names,
+        tuple(p.shape for p in placed),
+        tuple(p.strides for p in placed),
+        tuple(p.width for p in placed),
+        tuple(p.offset for p in placed),
+        tuple(p.byte_offset for p in placed),
+        tuple(p.extent for p in placed),
+        tuple(Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed),
+        line,
+        rel_f,
+        keep,
+        tuple(flat_parts),
+        oor,
+    )
+
+
+_Parsed = list[tuple[str, tuple[expr.Expr, ...], bool]]
+
+
+def _parsed_references(e: Einsum) -> _Parsed:
+    """Each access's tensor, parsed index expressions and is_write."""
+    parsed = [(t, tuple(expr.parse(x) for x in xs), w) for t, xs, w in references(e)]
     for t, xs, _ in parsed:
         for x in xs:
             if not x.names and not x.text.strip():
                 raise CacheModelError(f"Einsum {e.name!r}: tensor {t!r} has an empty index")
-    # loop indices: the Einsum's (output first, then reduced) and any other name in an index expression
+    return parsed
+
+
+def _loops(
+    e: Einsum, parsed: _Parsed, sizes: Mapping[str, int], loop_order: Sequence[str] | str | None
+) -> tuple[dict[str, int], tuple[str, ...]]:
+    """The loop sizes and order: the Einsum's indices (output first, then reduced) and any other name
+    in an index expression; ``loop_order`` names each once ("kij", "k,i,j" or a sequence)."""
     names = dict.fromkeys(e.output_indices)
     names.update(dict.fromkeys(e.indices))
     for _, xs, _ in parsed:
@@ -239,43 +302,50 @@ def trace(
         raise CacheModelError(f"Einsum {e.name!r}: loop indices {missing} have no size; sizes={dict(sizes)}")
     loop_sizes = {i: expr.size(sizes[i], {}, what=f"size {i!r}") for i in indices}
     if loop_order is None:
-        order = indices
+        return loop_sizes, indices
+    if isinstance(loop_order, str):
+        spaced = "," in loop_order or " " in loop_order
+        order = tuple(loop_order.replace(",", " ").split() if spaced else loop_order)
     else:
-        order = (
-            tuple(loop_order)
-            if not isinstance(loop_order, str)
-            else tuple(loop_order.replace(",", " ").split() if ("," in loop_order or " " in loop_order) else loop_order)
-        )
-        if sorted(order) != sorted(indices):
-            raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
-    points = math.prod(loop_sizes[i] for i in order)
-    if points * len(refs) > MAX_ACCESSES:
-        raise CacheModelError(
-            f"Einsum {e.name!r} at sizes {loop_sizes} makes {points:,} points × {len(refs)} accesses = "
-            f"{points * len(refs):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes"
-        )
+        order = tuple(loop_order)
+    if sorted(order) != sorted(indices):
+        raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
+    return loop_sizes, order
+
+
+def _checked_layouts(e: Einsum, parsed: _Parsed, layouts: Mapping[str, Layout] | None) -> dict[str, Layout]:
     layouts = dict(layouts or {})
-    tensors = tuple(dict.fromkeys(t for t, _, _ in parsed))
+    tensors = list(dict.fromkeys(t for t, _, _ in parsed))
     unknown = [name for name in layouts if name not in tensors]
     if unknown:
-        raise CacheModelError(f"layouts names unknown tensors {unknown}; the tensors of {e.name!r}: {list(tensors)}")
+        raise CacheModelError(f"layouts names unknown tensors {unknown}; the tensors of {e.name!r}: {tensors}")
     for name, layout in layouts.items():
         if not isinstance(layout, Layout):
             raise CacheModelError(f"layouts[{name!r}]={layout!r} must be a Layout")
-    # index arrays, broadcastable over the loop nest (axis d = loop_order[d])
-    dims = len(order)
-    env = {}
-    for d, name in enumerate(order):
-        shape = [1] * dims
-        shape[d] = loop_sizes[name]
-        env[name] = np.arange(loop_sizes[name], dtype=np.int64).reshape(shape)
-    full = tuple(loop_sizes[i] for i in order)
-    values = [
-        [x.evaluate_array(env) if x.text.strip() not in env else env[x.text.strip()] for x in xs] for _, xs, _ in parsed
-    ]
-    # shapes: Layout.shape, else per dimension the largest index used + 1
-    shapes, strides, widths, offsets, byte_offsets, extents = [], [], [], [], [], []
-    for name in tensors:
+    return layouts
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """One tensor's shape and layout in a trace; ``extent``: bytes from its base past its last element."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    width: int
+    offset: int
+    byte_offset: int
+    extent: int
+
+
+def _place(
+    e: Einsum, parsed: _Parsed, ranges: list[list[tuple[int, int]]], layouts: dict[str, Layout], elem_bytes: int
+) -> dict[str, _Placed]:
+    """Each tensor (in order of first access): its shape (``Layout.shape``, else per dimension the largest
+    index used + 1), strides, element bytes, offsets and extent, checked against MAX_ELEMENTS and
+    MAX_ADDRESS with exact integers, before any array is made."""
+    placed: dict[str, _Placed] = {}
+    span = 0
+    for name in dict.fromkeys(t for t, _, _ in parsed):
         mine = [k for k, (t, _, _) in enumerate(parsed) if t == name]
         ndim = {len(parsed[k][1]) for k in mine}
         if len(ndim) != 1:
@@ -292,87 +362,125 @@ def trace(
                 )
             shape = layout.shape
         else:
-            shape = []
-            for d in range(ndim):  # the largest index used + 1 (a plain index i: its size)
-                shape.append(max(1, max(int(np.max(values[k][d])) + 1 for k in mine)))
-            shape = tuple(shape)
-        st = layout.strides_for(shape, name)
+            shape = tuple(max(1, max(ranges[k][d][1] for k in mine) + 1) for d in range(ndim))
+        elements = math.prod(shape)
+        span += elements
+        if span > MAX_ELEMENTS:
+            raise CacheModelError(
+                f"Einsum {e.name!r}: tensor {name!r} has shape {shape} ({elements:,} elements, from the largest "
+                f"index used); the tensors of a trace may hold MAX_ELEMENTS = {MAX_ELEMENTS:,} elements in all"
+            )
+        strides = layout.strides_for(shape, name)
         width = layout.elem_bytes or elem_bytes
-        shapes.append(shape)
-        strides.append(st)
-        widths.append(width)
-        offsets.append(layout.offset)
-        byte_offsets.append(layout.byte_offset)
-        extents.append(layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, st)) + 1))
-    ids = {name: k for k, name in enumerate(tensors)}
-    nref = len(parsed)
-    # one (points, refs) block, filled ref by ref from small broadcastable index arrays; int32 when every
-    # offset fits (half the memory traffic for the trace and the simulation that reads it)
+        # every access's offset is bounded by the index ranges (out-of-range ones too, before they are dropped)
+        reach = [max(abs(lo), abs(hi), n - 1) for (lo, hi), n in zip(_widest(ranges, mine, ndim), shape)]
+        terms = {
+            "byte_offset": layout.byte_offset,
+            "offset": width * layout.offset,
+            **{f"strides[{d}]": width * reach[d] * strides[d] for d in range(ndim)},
+        }
+        if sum(terms.values()) + width >= MAX_ADDRESS:
+            field_name = max(terms, key=terms.get)
+            source = "elem_bytes" if width >= MAX_ADDRESS // 2 else f"layouts[{name!r}].{field_name}"
+            raise CacheModelError(
+                f"Einsum {e.name!r}: tensor {name!r} reaches {sum(terms.values()) + width:,} bytes from its base "
+                f"({source}; elem_bytes={width}, strides={strides}, offset={layout.offset}, "
+                f"byte_offset={layout.byte_offset}); addresses must stay below MAX_ADDRESS = 2**62 bytes"
+            )
+        extent = layout.byte_offset + width * (layout.offset + sum((s - 1) * k for s, k in zip(shape, strides)) + 1)
+        placed[name] = _Placed(shape, strides, width, layout.offset, layout.byte_offset, extent)
+    total = sum(p.extent for p in placed.values())  # (rounding bases up to lines adds far less than 2**62)
+    if total >= MAX_ADDRESS:
+        raise CacheModelError(
+            f"Einsum {e.name!r}: the tensors placed one after another span {total:,} bytes; addresses must "
+            "stay below MAX_ADDRESS = 2**62 bytes"
+        )
+    return placed
+
+
+def _widest(ranges: list[list[tuple[int, int]]], mine: list[int], ndim: int) -> list[tuple[int, int]]:
+    """Per dimension, the range of the indices of all of a tensor's accesses."""
+    return [(min(ranges[k][d][0] for k in mine), max(ranges[k][d][1] for k in mine)) for d in range(ndim)]
+
+
+def _index_values(parsed: _Parsed, loop_sizes: dict[str, int], order: tuple[str, ...]) -> list[list[np.ndarray]]:
+    """Each access's index values, as int64 arrays broadcastable over the loop nest (axis d = order[d])."""
+    env = {}
+    for d, name in enumerate(order):
+        shape = [1] * len(order)
+        shape[d] = loop_sizes[name]
+        env[name] = np.arange(loop_sizes[name], dtype=np.int64).reshape(shape)
+    return [
+        [env[x.text.strip()] if x.text.strip() in env else x.evaluate_array(env) for x in xs] for _, xs, _ in parsed
+    ]
+
+
+def _offsets(
+    parsed: _Parsed,
+    values: list[list[np.ndarray]],
+    tensors: dict[str, _Placed],
+    loop_sizes: dict[str, int],
+    order: tuple[str, ...],
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per access: its element's flat index (broadcastable over the nest), and the (points, refs) block of
+    addresses minus bases, filled ref by ref; int32 when every offset fits (half the memory traffic for
+    the trace and the simulation that reads it)."""
+    full = tuple(loop_sizes[i] for i in order)
     flat_parts, offs = [], []
     for r, (name, _, _) in enumerate(parsed):
-        t = ids[name]
+        p = tensors[name]
         flat = np.int64(0)
         off = np.int64(0)
         for d, v in enumerate(values[r]):
-            flat = flat * shapes[t][d] + v
-            off = off + v * strides[t][d]
+            flat = flat * p.shape[d] + v
+            off = off + v * p.strides[d]
         flat_parts.append(flat)
-        offs.append(byte_offsets[t] + widths[t] * (offsets[t] + off))
+        offs.append(p.byte_offset + p.width * (p.offset + off))
     narrow = all(-(1 << 31) <= int(np.min(o)) and int(np.max(o)) < 1 << 31 for o in offs)
-    rel = np.empty(full + (nref,), np.int32 if narrow else np.int64)
+    rel = np.empty(full + (len(parsed),), np.int32 if narrow else np.int64)
+    for r, o in enumerate(offs):
+        rel[..., r] = np.asarray(o).astype(rel.dtype, copy=False)  # small: cast before broadcasting
+    return flat_parts, rel
+
+
+def _out_of_range(
+    e: Einsum,
+    parsed: _Parsed,
+    values: list[list[np.ndarray]],
+    tensors: dict[str, _Placed],
+    loop_sizes: dict[str, int],
+    order: tuple[str, ...],
+    mode: str,
+) -> tuple[np.ndarray | None, dict[str, int]]:
+    """Which of points × refs accesses are inside their tensor's shape (None: all), and the count left out
+    per tensor; reported with a warning naming the first one of each tensor, or raised (``mode="error"``)."""
+    full = tuple(loop_sizes[i] for i in order)
     valid = None
     oor: dict[str, int] = {}
     first_bad = {}
     for r, (name, xs, _) in enumerate(parsed):
-        t = ids[name]
-        shape = shapes[t]
-        rel[..., r] = np.asarray(offs[r]).astype(rel.dtype, copy=False)  # small: cast before broadcasting
-        inside = all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r]))
-        if inside:
+        shape = tensors[name].shape
+        if all(int(np.min(v)) >= 0 and int(np.max(v)) < shape[d] for d, v in enumerate(values[r])):
             continue
         ok = np.ones(full, bool)
         for d, v in enumerate(values[r]):
             ok &= (v >= 0) & (v < shape[d])
         if valid is None:
-            valid = np.ones(full + (nref,), bool)
+            valid = np.ones(full + (len(parsed),), bool)
         valid[..., r] = ok
-        bad = int(ok.size - np.count_nonzero(ok))
-        oor[name] = oor.get(name, 0) + bad
+        oor[name] = oor.get(name, 0) + int(ok.size - np.count_nonzero(ok))
         if name not in first_bad:
             p = int(np.flatnonzero(~ok.ravel())[0])
             at = {i: int(v) for i, v in zip(order, np.unravel_index(p, full))}
-            first_bad[name] = (
-                ", ".join(x.text for x in xs),
-                at,
-                [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]],
-                shape,
-            )
+            index = [int(np.broadcast_to(v, full).ravel()[p]) for v in values[r]]
+            first_bad[name] = (", ".join(x.text for x in xs), at, index, shape)
     if oor:
         detail = "; ".join(
             f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
             for name, (x, at, idx, shape) in first_bad.items()
         )
         message = f"Einsum {e.name!r}: out-of-range accesses: {detail}"
-        if out_of_range == "error":
+        if mode == "error":
             raise CacheModelError(message)
-        warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range", stacklevel=2)
-    keep = None if valid is None else valid.reshape(-1)
-    rel_f = rel.reshape(-1) if keep is None else rel.reshape(-1)[keep]
-    return Trace(
-        e,
-        loop_sizes,
-        order,
-        tensors,
-        tuple(shapes),
-        tuple(strides),
-        tuple(widths),
-        tuple(offsets),
-        tuple(byte_offsets),
-        tuple(extents),
-        tuple(Ref(ids[t], tuple(x.text for x in xs), w) for t, xs, w in parsed),
-        line,
-        rel_f,
-        keep,
-        tuple(flat_parts),
-        oor,
-    )
+        warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range", stacklevel=3)
+    return (None if valid is None else valid.reshape(-1)), oor
