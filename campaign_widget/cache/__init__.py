@@ -60,9 +60,8 @@ directly, with no address or line array; the bases are a tuple, so numba compile
 number of references (cached on disk) with its loops over them unrolled. Exact shortcuts for loop
 nests: a point, or an iteration of the innermost loops, whose lines equal those of the one before
 leaves every LRU stack as it was, so its distances are copied from the one before (or counted among
-the last few lines) instead of simulated (``_plan``; 3/4 to 7/8 of the points of the n = 64 matrix
-products); runs of repeated blocks are copied in doubling, non-overlapping chunks (vectorized). The
-totals come from the kernel's counts; per-access miss arrays are made on first use.
+the last few lines) instead of simulated (``_blocks.plan``); runs of repeated blocks are copied in
+doubling, non-overlapping chunks (vectorized). The totals come from the kernel's counts; per-access miss arrays are made on first use.
 ``benchmarks/bench_cache.py`` compares with pycachesim.
 """
 

@@ -37,7 +37,7 @@ def run(
     """Stack distances of the line ids (rel + ref_base[t mod R]) >> shift (in [0, universe); plain ids:
     the defaults), their histogram, and (sets > 0) each access's position within its set of a W-way LRU
     cache (set = (id + set_low) mod sets) with the number of its misses that are not cold.
-    ``jump``: (jump, run) per point of R accesses, from ``_plan``: the repeating blocks to copy."""
+    ``jump``: (jump, run) per point of R accesses, from ``_blocks.plan``: the repeating blocks to copy."""
     n = rel.size
     ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
     out = np.empty(n, np.int32)  # distances < universe < 2^31
@@ -115,7 +115,7 @@ def run(
 def kernel_input(trace: Trace, line: int) -> dict:
     """How the kernel reads ``trace``'s line ids at ``line`` bytes: when every access is kept and the lines
     are few enough to index directly, straight from the offsets and each reference's base (no id array),
-    with the repeating blocks of the loop nest that ``_plan`` finds (``jump``); else dense ids (the line
+    with the repeating blocks of the loop nest that ``_blocks.plan`` finds (``jump``); else dense ids (the line
     numbers minus the lowest, or np.unique ranks for sparse lines). Line number = id + ``set_low``
     (None: the ids are ranks)."""
     shift = line.bit_length() - 1

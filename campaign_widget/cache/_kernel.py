@@ -133,7 +133,9 @@ def _repeat_block(
             c = out[a - k]
         out[a] = c
         hist[c] += 1
-        if n_sets > 0:  # the sets: simulated (the block leaves them as they were)
+        # the sets: simulated (the block leaves them as they were); the W-way update is written out here
+        # and in ``distances``, because numba compiles a shared helper (inlined or called) into slower loops
+        if n_sets > 0:
             row = set_of[x]
             j = where_set[x]
             if j >= 0:
@@ -231,7 +233,7 @@ def distances(
     (rel[t] + ref_base[t mod R]) >> shift: the trace's offsets plus the base of the tensor of its
     reference, in lines (plain ids: ref_base = [0], shift = 0). hist[d] counts the distances d >= 0.
 
-    Repeats (exact, see ``_plan``; jump and run hold one entry per block of ``unit`` points, jump[p] below
+    Repeats (exact, see ``_blocks.plan``; jump and run hold one entry per block of ``unit`` points, jump[p] below
     stands for jump[p / unit]): a point p with jump[p] = m > 0 starts run[p] points whose distances
     repeat those m points before them: they are copied. jump[p] = -m: the m points from p on repeat the
     m points before them, which do not repeat theirs. A line's distance there is its distance in the
@@ -275,7 +277,7 @@ def distances(
     nref = len(ref_base)
     n = rel.size
     jumps = jump.size > 0
-    unit = n // nref // jump.size if jumps else 1  # jump[b], run[b]: the point b × unit (see _plan)
+    unit = n // nref // jump.size if jumps else 1  # jump[b], run[b]: the point b × unit (see _blocks.plan)
     check = p  # the next point that may start a block
     win = np.empty(2 * nref, np.int64)  # the lines of the point before (0..R-1) and of this point (R..2R-1)
     if t >= nref:
@@ -286,7 +288,7 @@ def distances(
             b = p // unit
             check = (b + 1) * unit
             m = jump[b] if b * unit == p else 0
-            if m < 0:  # a block repeating the block before it, which does not (see _plan)
+            if m < 0:  # a block repeating the block before it, which does not (see _blocks.plan)
                 k = -m * nref
                 set_misses += _repeat_block(
                     rel,
