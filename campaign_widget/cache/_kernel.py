@@ -40,6 +40,23 @@ def _repeat(a: np.ndarray, t: int, k: int, length: int) -> None:
         done += chunk
 
 
+def _copy_run(out: np.ndarray, out_set: np.ndarray, hist: np.ndarray, t: int, k: int, length: int, w: int) -> int:
+    """The ``length`` accesses from t on repeat the k before them (a run of blocks repeating a repeating
+    block, period k): their distances, and within their sets (when ``out_set`` is not empty), are copied
+    and counted. Returns the set misses among them."""
+    _repeat(out, t, k, length)
+    times = length // k  # each access of the block before the run is repeated this often
+    for q in range(t - k, t):
+        hist[out[q]] += times
+    set_misses = 0
+    if out_set.size > 0:
+        _repeat(out_set, t, k, length)
+        for q in range(t - k, t):
+            if out_set[q] == w:
+                set_misses += times
+    return set_misses
+
+
 def _steady(
     win: np.ndarray, t: int, set_of: np.ndarray, w: int, out: np.ndarray, out_set: np.ndarray, hist: np.ndarray
 ) -> int:
@@ -317,17 +334,8 @@ def distances(
                 before = False
                 continue
             if m > 0:  # blocks repeating a repeating block: copy their distances
-                k = m * nref  # the period, in accesses
                 length = run[b] * nref
-                _repeat(out, t, k, length)
-                times = length // k  # each access of the block before the run is repeated this often
-                for q in range(t - k, t):
-                    hist[out[q]] += times
-                if n_sets > 0:
-                    _repeat(out_set, t, k, length)
-                    for q in range(t - k, t):
-                        if out_set[q] == w:
-                            set_misses += times
+                set_misses += _copy_run(out, out_set, hist, t, m * nref, length, w)
                 t += length
                 p += run[b]
                 for r in range(nref):
@@ -519,6 +527,7 @@ KERNEL = None
 _HELPERS = (
     "_copy",
     "_repeat",
+    "_copy_run",
     "_steady",
     "_repeat_block",
     "_renumber",
