@@ -70,7 +70,8 @@ from .distances import StackDistances, stack_distances
 from .geometry import Cache
 from .layout import Layout, packed_strides
 from .predicted import predicted_traffic, with_predicted_traffic
-from .simulation import CacheResult, simulate
+from .result import CacheResult
+from .simulation import simulate
 from .tracing import MAX_ACCESSES, Trace, trace
 
 __all__ = [

@@ -112,14 +112,15 @@ def run(
     return out, (out_set if sets else None), hist[: used[-1] + 1 if used.size else 0], int(state[5])
 
 
-def kernel_input(trace: Trace, line: int) -> dict:
-    """How the kernel reads ``trace``'s line ids at ``line`` bytes: when every access is kept and the lines
+def kernel_input(trace: Trace, line: int, align: int | None = None) -> dict:
+    """How the kernel reads ``trace``'s line ids at ``line`` bytes, the tensors' bases rounded up to
+    ``align`` bytes (a multiple of ``line``; None: ``line``): when every access is kept and the lines
     are few enough to index directly, straight from the offsets and each reference's base (no id array),
     with the repeating blocks of the loop nest that ``_blocks.plan`` finds (``jump``); else dense ids (the line
     numbers minus the lowest, or np.unique ranks for sparse lines). Line number = id + ``set_low``
     (None: the ids are ranks)."""
     shift = line.bit_length() - 1
-    bases = trace.bases_for(line)
+    bases = trace.bases_for(line if align is None else align)
     span = -(-(int(bases[-1]) + trace.extents[-1]) // line) if len(trace.tensors) else 0
     n = len(trace)
     if trace.kept is None and n and span < max(4 * n, 1 << 22):
@@ -135,7 +136,7 @@ def kernel_input(trace: Trace, line: int) -> dict:
             jump = np.zeros(n // nref // blocks[0], np.int32), np.zeros(n // nref // blocks[0], np.int32)
             planner()(trace.rel, ref_base, shift, np.array(blocks, np.int64), *jump)
         return dict(rel=trace.rel, ref_base=ref_base, shift=shift, universe=span, jump=jump, set_low=0)
-    ids, universe, low = dense_low(trace.addresses(line) >> shift)
+    ids, universe, low = dense_low(trace.addresses(line if align is None else align) >> shift)
     return dict(rel=ids, universe=universe, set_low=low)
 
 

@@ -12,7 +12,8 @@ from ..einsum import Einsum
 from ..errors import CacheModelError
 from .geometry import Cache
 from .layout import Layout
-from .simulation import CacheResult, simulate
+from .result import CacheResult
+from .simulation import simulate
 from .tracing import references, trace
 
 if TYPE_CHECKING:
