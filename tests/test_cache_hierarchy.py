@@ -100,9 +100,25 @@ def test_a_mapping_names_the_levels_and_per_tensor_counts_follow_the_feed():
         l2.write_backs()
 
 
+def lru_misses(lines, sets, ways):
+    stacks = [OrderedDict() for _ in range(sets)]
+    missed = []
+    for k, line in enumerate(lines):
+        s = stacks[line % sets]
+        if line in s:
+            s.move_to_end(line)
+        else:
+            missed.append(k)
+            s[line] = None
+            if len(s) > ways:
+                s.popitem(last=False)
+    return missed
+
+
 def lru_chain(lines_per_level, levels):
-    """Misses per level of a plain LRU chain: a level's misses, in order, are the next level's accesses."""
-    stream, counts = None, []
+    """Misses per level of a plain LRU chain: a level's misses, in order, are the next level's accesses;
+    and per level, its accesses' lines."""
+    stream, counts, streams = None, [], []
     for k, cache in enumerate(levels):
         lines = lines_per_level[k] if stream is None else [lines_per_level[k][t] for t in stream]
         feed = list(range(len(lines_per_level[k]))) if stream is None else stream
@@ -119,8 +135,9 @@ def lru_chain(lines_per_level, levels):
                 if len(s) > ways:
                     s.popitem(last=False)
         counts.append(len(missed))
+        streams.append(lines)
         stream = missed
-    return counts
+    return counts, streams
 
 
 level_strategy = st.tuples(st.integers(1, 16), st.sampled_from([None, 1, 2, 4]))
@@ -154,7 +171,15 @@ def test_random_traces_against_a_plain_lru_chain(n, a, b, m, c, m2, shifts, geom
     addresses = t.addresses(align)
     per_level = [(addresses // cache.line).tolist() for cache in levels]
     ours = simulate(t, levels, progress=False)
-    assert [r.misses for r in ours] == lru_chain(per_level, levels)
+    counts, streams = lru_chain(per_level, levels)
+    assert [r.misses for r in ours] == counts
+    for result, lines in zip(ours, streams):  # the classes of every level, from its own stream
+        assert result.cold == len(set(lines))
+        assert result.fa_misses(result.cache.lines) == len(lru_misses(lines, 1, result.cache.lines))
+        assert result.cold + result.capacity + result.conflict == result.misses
+        np.testing.assert_array_equal(
+            np.flatnonzero(result.miss), lru_misses(lines, result.cache.sets, result.cache.lines // result.cache.sets)
+        )
 
 
 @pytest.mark.parametrize(
@@ -196,3 +221,30 @@ def test_distances_of_another_trace_are_refused():
     other = stack_distances(trace(MATMUL, {"i": 3, "j": 4, "k": 4}))
     with pytest.raises(CacheModelError, match=r"distances has 144 accesses but the trace has 192"):
         simulate(t, Cache(lines=8), distances=other)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    spec=st.sampled_from(
+        [MATMUL, "C[i,j] = A[i,k] * B[j,k]", "Y[i,j] = X[i,j] * X[i,k] * W[k]", "Z[i] = A[i,k] * B[k,j] * A[i,j]"]
+    ),
+    sizes=st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)),
+    order=st.sampled_from(["ijk", "ikj", "kij", "jki"]),
+    elem_bytes=st.sampled_from([1, 4, 8]),
+    geometry=st.lists(level_strategy, min_size=2, max_size=2),
+)
+def test_loop_nests_whose_blocks_repeat_against_a_plain_lru_chain(spec, sizes, order, elem_bytes, geometry):
+    """The first level of a hierarchy counts its misses from the sets alone, through the kernel's copy
+    paths for repeating points and blocks; every level's misses and classes against the plain chain."""
+    t = trace(spec, dict(zip("ijk", sizes)), elem_bytes=elem_bytes, loop_order=order)
+    levels = []
+    for k, (lines, ways) in enumerate(geometry):
+        lines = lines if ways is None else max(ways, lines // ways * ways)
+        levels.append(Cache(line=16, lines=lines * (k + 1), ways=ways))
+    per_level = [(t.addresses(16) // 16).tolist()] * 2
+    counts, streams = lru_chain(per_level, levels)
+    ours = simulate(t, levels, progress=False)
+    assert [r.misses for r in ours] == counts
+    for result, lines in zip(ours, streams):
+        assert result.cold == len(set(lines))
+        assert result.fa_misses(result.cache.lines) == len(lru_misses(lines, 1, result.cache.lines))

@@ -33,11 +33,13 @@ def run(
     sets: int = 0,
     ways: int = 0,
     what: str = "stack distances",
+    fa: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int]:
     """Stack distances of the line ids (rel + ref_base[t mod R]) >> shift (in [0, universe); plain ids:
     the defaults), their histogram, and (sets > 0) each access's position within its set of a W-way LRU
     cache (set = (id + set_low) mod sets) with the number of its misses that are not cold.
-    ``jump``: (jump, run) per point of R accesses, from ``_blocks.plan``: the repeating blocks to copy."""
+    ``jump``: (jump, run) per point of R accesses, from ``_blocks.plan``: the repeating blocks to copy.
+    ``fa`` False: the sets only (the distances then say only which accesses are cold, -1)."""
     n = rel.size
     ref_base = np.zeros(1, np.int64) if ref_base is None else np.asarray(ref_base, np.int64)
     out = np.empty(n, np.int32)  # distances < universe < 2^31
@@ -106,6 +108,7 @@ def run(
             sfx,
             fen,
             ids,
+            fa,
         )
         report(stop)
     used = np.flatnonzero(hist)

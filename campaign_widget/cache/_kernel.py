@@ -244,6 +244,7 @@ def distances(
     sfx: np.ndarray,
     fen: np.ndarray,
     ids: np.ndarray,
+    fa: bool,
 ) -> None:
     """Stack distances of the accesses from state[3] on, point by point (R = len(ref_base) accesses each),
     until ``stop`` is reached; it resumes the state. Access t's line id (dense, in [0, len(last))) is
@@ -279,7 +280,8 @@ def distances(
     keeps its lines with their last access times (``where_set[x]``: x's way, or -1), so a hit costs
     O(1) plus W comparisons for its position, and a miss evicts the least recent way.
     out_set[t] = the line's position in its set's LRU order (its distance within the set) on a hit,
-    W on a miss of a line seen before, -1 when cold."""
+    W on a miss of a line seen before, -1 when cold. ``fa`` False: the sets only (plain ids, no repeating
+    blocks): ``out`` and ``hist`` then say only which accesses are cold (-1)."""
     size = bits.size * 64  # stamps 0..size-1, one bit each in ``bits``
     n_words = bits.size  # ``tree``: a Fenwick tree over the words' live-stamp counts
     stamp = state[0]
@@ -402,72 +404,76 @@ def distances(
         for r in range(nref):
             x = win[nref + r]
             win[r] = x
-            # --- fully associative
-            j = where_top[x]
-            if j >= 0:
-                tx = top_time[j]
-                c = 0
-                for q in range(TOP):  # branch-free: the unused slots hold time -1
-                    c += top_time[q] > tx
-                out[t] = c
-                hist[c] += 1
-                top_time[j] = t
-            else:
-                pt = last[x]
-                if pt < 0:
-                    out[t] = -1
-                else:
-                    word = pt >> 6
-                    above = bits[word] >> np.uint64(pt & 63) >> np.uint64(1)  # live stamps above pt in its word
-                    above = above - ((above >> np.uint64(1)) & _M1)
-                    above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
-                    above = (above + (above >> np.uint64(4))) & _M4
-                    above = above + (above >> np.uint64(8))
-                    above = above + (above >> np.uint64(16))
-                    above = (above + (above >> np.uint64(32))) & np.uint64(127)
-                    s = 0
-                    i = word + 1
-                    while i > 0:
-                        s += tree[i]
-                        i -= i & (-i)
-                    c = in_top + (n_tree - s) + np.int64(above)  # s: live stamps in words 0..word
+            # --- fully associative (or, sets only, whether the line is seen for the first time)
+            if fa:
+                j = where_top[x]
+                if j >= 0:
+                    tx = top_time[j]
+                    c = 0
+                    for q in range(TOP):  # branch-free: the unused slots hold time -1
+                        c += top_time[q] > tx
                     out[t] = c
                     hist[c] += 1
-                    bits[word] &= ~(np.uint64(1) << np.uint64(pt & 63))
-                    i = word + 1
-                    while i <= n_words:
-                        tree[i] -= 1
-                        i += i & (-i)
-                    last[x] = -1
-                    n_tree -= 1
-                if in_top < TOP:
-                    j = in_top
-                    in_top += 1
+                    top_time[j] = t
                 else:
-                    j = 0
-                    oldest = top_time[0]
-                    for q in range(1, TOP):
-                        v = top_time[q]
-                        if v < oldest:
-                            oldest = v
-                            j = q
-                    y = top_line[j]  # demoted into the tree with the next stamp
-                    where_top[y] = -1
-                    if stamp == size:
-                        rank = _renumber(owner, last, bits, tree)
-                        stamp = rank
-                    bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
-                    i = (stamp >> 6) + 1
-                    while i <= n_words:
-                        tree[i] += 1
-                        i += i & (-i)
-                    last[y] = stamp
-                    owner[stamp] = y
-                    stamp += 1
-                    n_tree += 1
-                top_line[j] = x
-                top_time[j] = t
-                where_top[x] = j
+                    pt = last[x]
+                    if pt < 0:
+                        out[t] = -1
+                    else:
+                        word = pt >> 6
+                        above = bits[word] >> np.uint64(pt & 63) >> np.uint64(1)  # live stamps above pt in its word
+                        above = above - ((above >> np.uint64(1)) & _M1)
+                        above = (above & _M2) + ((above >> np.uint64(2)) & _M2)
+                        above = (above + (above >> np.uint64(4))) & _M4
+                        above = above + (above >> np.uint64(8))
+                        above = above + (above >> np.uint64(16))
+                        above = (above + (above >> np.uint64(32))) & np.uint64(127)
+                        s = 0
+                        i = word + 1
+                        while i > 0:
+                            s += tree[i]
+                            i -= i & (-i)
+                        c = in_top + (n_tree - s) + np.int64(above)  # s: live stamps in words 0..word
+                        out[t] = c
+                        hist[c] += 1
+                        bits[word] &= ~(np.uint64(1) << np.uint64(pt & 63))
+                        i = word + 1
+                        while i <= n_words:
+                            tree[i] -= 1
+                            i += i & (-i)
+                        last[x] = -1
+                        n_tree -= 1
+                    if in_top < TOP:
+                        j = in_top
+                        in_top += 1
+                    else:
+                        j = 0
+                        oldest = top_time[0]
+                        for q in range(1, TOP):
+                            v = top_time[q]
+                            if v < oldest:
+                                oldest = v
+                                j = q
+                        y = top_line[j]  # demoted into the tree with the next stamp
+                        where_top[y] = -1
+                        if stamp == size:
+                            rank = _renumber(owner, last, bits, tree)
+                            stamp = rank
+                        bits[stamp >> 6] |= np.uint64(1) << np.uint64(stamp & 63)
+                        i = (stamp >> 6) + 1
+                        while i <= n_words:
+                            tree[i] += 1
+                            i += i & (-i)
+                        last[y] = stamp
+                        owner[stamp] = y
+                        stamp += 1
+                        n_tree += 1
+                    top_line[j] = x
+                    top_time[j] = t
+                    where_top[x] = j
+            else:
+                out[t] = -1 if last[x] < 0 else 0
+                last[x] = 0
             # --- set associative
             if n_sets > 0:
                 row = set_of[x]

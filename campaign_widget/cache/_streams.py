@@ -25,10 +25,12 @@ def first_level(
     progress: ProgressArg = None,
     align: int | None = None,
     level: str | None = None,
+    sets_first: bool = False,
 ) -> CacheResult:
     """Misses of every access of ``trace`` in ``cache``, with the tensors' bases rounded up to ``align``
     bytes (None: the cache's line). ``distances``: the trace's fully associative distances at this line,
-    reused when given."""
+    reused when given. ``sets_first``: a set-associative cache's misses from its sets alone, the fully
+    associative distances (for the classes) on first use."""
     line = cache.line
     align = line if align is None else align
     if distances is not None:
@@ -45,6 +47,24 @@ def first_level(
     if distances is None or distances.line != line or direct or align != line:
         source = kernel_input(trace, line, align)
         common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0), jump=source.get("jump"))
+        if sets_first and distances is None and direct and source["set_low"] is not None:
+            d, in_set, _, set_misses = run(
+                source["rel"],
+                source["universe"],
+                progress,
+                set_low=source["set_low"],
+                sets=cache.sets,
+                ways=cache.ways,
+                fa=False,
+                **common,
+            )
+
+            def fully_associative() -> StackDistances:
+                d, _, hist, _ = run(source["rel"], source["universe"], progress, **common)
+                return StackDistances(d, hist, int(d.size - hist.sum()), line)
+
+            misses = int(np.count_nonzero(d < 0)) + set_misses
+            return CacheResult(trace, cache, fully_associative, in_set, misses, level)
         if direct and source["set_low"] is not None:  # one pass: FA distances and the W-way sets
             d, in_set, hist, set_misses = run(
                 source["rel"],
@@ -72,17 +92,20 @@ def fed_level(
     """Misses in ``cache`` of the accesses to line numbers ``lines`` (this cache's lines, in order), each
     caused by the trace access ``feed[a]``."""
     ids, universe, low = dense_low(lines)
-    fully = cache.sets == 1
-    direct = not fully and cache.ways <= DIRECT_WAYS and low is not None
-    if direct:  # one pass: FA distances and the W-way sets
-        d, in_set, hist, set_misses = run(ids, universe, progress, set_low=low, sets=cache.sets, ways=cache.ways)
-    else:
+
+    def fully_associative() -> StackDistances:
         d, _, hist, _ = run(ids, universe, progress)
-    distances = StackDistances(d, hist, int(d.size - hist.sum()), cache.line)
-    if fully:
+        return StackDistances(d, hist, int(d.size - hist.sum()), cache.line)
+
+    if cache.sets == 1:
+        distances = fully_associative()
         return CacheResult(trace, cache, distances, None, distances.misses(cache.lines), level, feed)
-    if not direct:
-        in_set, set_misses = set_by_set(lines, cache, progress)
+    if cache.ways <= DIRECT_WAYS and low is not None:  # the sets alone; distances on first use
+        d, in_set, _, set_misses = run(ids, universe, progress, set_low=low, sets=cache.sets, ways=cache.ways, fa=False)
+        cold = int(np.count_nonzero(d < 0))
+        return CacheResult(trace, cache, fully_associative, in_set, cold + set_misses, level, feed)
+    distances = fully_associative()
+    in_set, set_misses = set_by_set(lines, cache, progress)
     return CacheResult(trace, cache, distances, in_set, distances.cold + set_misses, level, feed)
 
 

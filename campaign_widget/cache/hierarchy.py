@@ -81,14 +81,13 @@ def chain(
     it one access per miss of the level above."""
     align = max(cache.line for _, cache in levels)
     name, cache = levels[0]
-    results = [first_level(trace, cache, distances=distances, progress=progress, align=align, level=name)]
-    addresses = None
+    results = [
+        first_level(trace, cache, distances=distances, progress=progress, align=align, level=name, sets_first=True)
+    ]
     for name, cache in levels[1:]:
         above = results[-1]
         missed = np.flatnonzero(above.miss)
         feed = missed if above.feed is None else above.feed[missed]
-        if addresses is None:
-            addresses = trace.addresses(align)
-        lines = addresses[feed] >> (cache.line.bit_length() - 1)
+        lines = trace.addresses_of(feed, align) >> (cache.line.bit_length() - 1)
         results.append(fed_level(trace, cache, lines, feed, level=name, progress=progress))
     return results

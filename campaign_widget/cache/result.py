@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,15 +33,27 @@ class CacheResult:
 
     trace: Trace = field(repr=False)
     cache: Cache
-    distances: StackDistances = field(repr=False)  # fully associative, at cache.line
+    stack: StackDistances | Callable[[], StackDistances] = field(repr=False)  # ``distances``, or how to make them
     set_distances: np.ndarray | None = field(repr=False)  # distance within the set, capped at ways (None: FA)
     misses: int  # of this cache
     level: str | None = None  # the level's name, in a hierarchy
     feed: np.ndarray | None = field(default=None, repr=False)  # per access: the trace access behind it
 
     @functools.cached_property
+    def distances(self) -> StackDistances:
+        """Fully associative stack distances of this level's accesses, at ``cache.line`` (below the first
+        level of a hierarchy, computed on first use: its misses come from the sets alone)."""
+        return self.stack if isinstance(self.stack, StackDistances) else self.stack()
+
+    @functools.cached_property
     def _tensor(self) -> np.ndarray:
         return self.trace.tensor if self.feed is None else self.trace.tensor[self.feed]
+
+    @property
+    def _cold(self) -> np.ndarray:
+        if isinstance(self.stack, StackDistances) or self.set_distances is None:
+            return self.distances.distance < 0
+        return self.set_distances < 0
 
     @functools.cached_property
     def fa_miss(self) -> np.ndarray:
@@ -57,11 +70,13 @@ class CacheResult:
 
     @property
     def accesses(self) -> int:
-        return int(self.distances.distance.size)
+        return len(self.trace) if self.feed is None else int(self.feed.size)
 
-    @property
+    @functools.cached_property
     def cold(self) -> int:
-        return self.distances.cold
+        if isinstance(self.stack, StackDistances) or self.set_distances is None:
+            return self.distances.cold
+        return int(np.count_nonzero(self.set_distances < 0))
 
     @property
     def capacity(self) -> int:
@@ -88,7 +103,7 @@ class CacheResult:
         n = len(self.trace.tensors)
         accesses = np.bincount(self._tensor, minlength=n)
         misses = self._per_tensor(self.miss)
-        cold = self._per_tensor(self.distances.distance < 0)
+        cold = self._per_tensor(self._cold)
         fa = self._per_tensor(self.fa_miss)
         return {
             name: {
@@ -111,7 +126,7 @@ class CacheResult:
         def count(weights: np.ndarray | None = None) -> np.ndarray:
             return np.bincount(el, weights=weights, minlength=math.prod(shape)).astype(np.int64).reshape(shape)
 
-        cold, fa, miss = count(self.distances.distance[mine] < 0), count(self.fa_miss[mine]), count(self.miss[mine])
+        cold, fa, miss = count(self._cold[mine]), count(self.fa_miss[mine]), count(self.miss[mine])
         return {"accesses": count(), "misses": miss, "cold": cold, "capacity": fa - cold, "conflict": miss - fa}
 
     def write_backs(self) -> dict[str, int]:

@@ -117,6 +117,16 @@ class Trace:
             return (self.rel.reshape(-1, len(self.refs)) + row).reshape(-1)
         return self.rel + bases[self.tensor]
 
+    def addresses_of(self, accesses: np.ndarray, line: int | None = None) -> np.ndarray:
+        """Byte addresses of the accesses numbered ``accesses`` (indices into the trace), bases rounded to
+        ``line`` (default ``trace.line``), without the whole trace's address array."""
+        bases = self.bases_for(self.line if line is None else line)
+        accesses = np.asarray(accesses, np.int64)
+        if self.kept is None:
+            row = bases[[r.tensor for r in self.refs]]
+            return self.rel[accesses] + row[accesses % len(self.refs)]
+        return self.rel[accesses] + bases[self.tensor[accesses]]
+
     @property
     def address(self) -> np.ndarray:
         return self.addresses()
