@@ -1,4 +1,5 @@
-"""Local view of one phase (design.md §7): layouts, the access trace, stack distances, LRU misses.
+"""Local view of one phase (design.md §7, §8): layouts, the access trace, stack distances, LRU misses,
+cache hierarchies.
 
 Public API (pure numpy + a numba kernel; no widget code)::
 
@@ -7,16 +8,21 @@ Public API (pure numpy + a numba kernel; no widget code)::
     trace(einsum, sizes, *, layouts=None, loop_order=None, elem_bytes=4, line=64,
           out_of_range="report") -> Trace
     Cache(line=64, lines=512, ways=None)          # ways=None: fully associative; Cache.of_bytes(size, ...)
+        # .sets .bytes .associativity, .kind ("fully associative" | "direct-mapped" | "N-way set-associative")
     stack_distances(trace, line=64, *, progress=None) -> StackDistances
         # .distance (-1 cold), .histogram (d = 0..max), .cold, .misses(C or array of C);
         # unpacks as ``distance, histogram = stack_distances(trace)``
     simulate(trace, cache, *, distances=None, progress=None) -> CacheResult
         # .misses .cold .capacity .conflict .hits .accesses, .miss / .fa_miss (per access),
         # .distances, .set_distances, .fa_misses(C), .per_tensor, .per_element(tensor), .write_backs()
+    simulate(trace, [l1, l2, ...] or {name: cache}, *, inclusive=False, ...) -> [CacheResult per level]
+        # each level fed the misses of the one above (pycachesim's chain); .level, .feed
     predicted_traffic(workload, phase, cache, *, local_sizes=None, layouts=None, loop_order=None,
                       mode="exact"|"ratio", write_back=False) -> {tensor: bytes}
     with_predicted_traffic(workload, phase, cache, ...) -> Workload (that phase's bytes predicted)
     MAX_ACCESSES = 10**7                          # larger traces are refused (error names the sizes)
+    # also refused, naming the field: tensors of more than 10**8 elements in all, addresses reaching
+    # 2**62 bytes, index expressions leaving int64, caches of more than 2**32 lines or 2**20-byte lines
 
 ``einsum`` is a spec ``"C[i,j] = A[i,k] * B[k,j]"`` (index expressions such as ``i+1``, ``2*k``, ``l-1``
 allowed), a ``("ik,kj->ij", ["A", "B"], "C")`` tuple, or a parsed ``campaign_widget.einsum.Einsum``.
