@@ -349,6 +349,8 @@ def distances(
             x = (rel[t + r] + ref_base[r]) >> shift
             win[nref + r] = x
             same = same and x == win[r]
+        # the common paths below stay inline: a call to a compiled helper per point, or per run of points,
+        # costs more than the path itself
         if same:  # this point's lines are the point before's: the stacks stay as they are
             counted = 0
             if before:  # which repeated its own: the same distances
