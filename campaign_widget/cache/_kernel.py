@@ -114,9 +114,11 @@ def _repeat_block(
     where_set: np.ndarray,
     set_fill: np.ndarray,
     out_set: np.ndarray,
+    fa: bool,
 ) -> int:
     """Distances of the k accesses from t on, a block that repeats the block before it, which does not
-    (see ``distances``); the W-way sets are simulated as usual. Returns the set misses."""
+    (see ``distances``); the W-way sets are simulated as usual (``fa`` False: only they). Returns the set
+    misses."""
     nref = len(ref_base)
     n_sets = set_line.shape[0]
     w = set_line.shape[1]
@@ -126,16 +128,20 @@ def _repeat_block(
             q = q0 + r
             x = (rel[t + q] + ref_base[r]) >> shift
             ids[q] = x
-            if first_pos[x] < 0:
+            if fa and first_pos[x] < 0:
                 first_pos[x] = q
-            last_pos[x] = q
-    sfx[k] = 0  # sfx[q]: lines whose last place is q or later
-    for q in range(k - 1, -1, -1):
-        sfx[q] = sfx[q + 1] + (1 if last_pos[ids[q]] == q else 0)
+            if fa:
+                last_pos[x] = q
+    if fa:
+        sfx[k] = 0  # sfx[q]: lines whose last place is q or later
+        for q in range(k - 1, -1, -1):
+            sfx[q] = sfx[q + 1] + (1 if last_pos[ids[q]] == q else 0)
     for q in range(k):
         a = t + q
         x = ids[q]
-        if first_pos[x] == q:  # its use before is in the block before: its depth there
+        if not fa:  # the sets only
+            c = 0
+        elif first_pos[x] == q:  # its use before is in the block before: its depth there
             lp = last_pos[x]  # (lines used later there) + lines moved above it since
             c = sfx[lp + 1]  # (used here before it, last used there before it)
             i = lp  # fen: a Fenwick tree over last places of lines seen here
@@ -180,11 +186,12 @@ def _repeat_block(
                 set_line[row, j] = x
                 set_time[row, j] = a
                 where_set[x] = j
-    for q in range(k):  # reset the scratch
-        first_pos[ids[q]] = -1
-        last_pos[ids[q]] = -1
-    for q in range(k + 1):
-        fen[q] = 0
+    if fa:
+        for q in range(k):  # reset the scratch
+            first_pos[ids[q]] = -1
+            last_pos[ids[q]] = -1
+        for q in range(k + 1):
+            fen[q] = 0
     return set_misses
 
 
@@ -328,6 +335,7 @@ def distances(
                     where_set,
                     set_fill,
                     out_set,
+                    fa,
                 )
                 t += k
                 p += -m
