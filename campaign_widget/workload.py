@@ -405,6 +405,9 @@ class Workload:
             for i, value in enumerate(values):
                 if value is not None:
                     out[i, column] = _evaluated(self._names[i], f"bytes[{level!r}]", value, self._params)
+        for i, prediction in self._predicted.items():
+            for level, value in prediction.get("level_bytes", {}).items():
+                out[i, names.index(level)] = value
         return out
 
     def _derive(self) -> None:

@@ -163,3 +163,35 @@ def test_an_unknown_preset_name_is_quoted_bounded():
     with pytest.raises(cw.WorkloadError) as error:
         machine("x" * 100_000)
     assert len(str(error.value)) < 1_000
+
+
+def test_a_cache_hierarchy_predicts_every_levels_bytes_and_moves_the_phase():
+    from campaign_widget.cache import Cache, predicted_level_bytes, simulate, trace
+
+    m = cw.Machine(1e9, levels={"L1": 4e9, "L2": 2e9, "DRAM": 1e9})
+    sizes = {"i": 16, "j": 16, "k": 16}
+    w = cw.Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]"}, sizes, machine=m, element_bytes=8)
+    l1, l2 = Cache(lines=8, ways=2), Cache(lines=64, ways=4)
+    served = predicted_level_bytes(w, "gemm", [l1, l2])
+    t = trace("C[i,j] = A[i,k] * B[k,j]", sizes, elem_bytes=8)
+    r1, r2 = simulate(t, [l1, l2])
+    # design.md §8: the first cache serves every access; each level below, line × misses above
+    assert served == {"L1": 8.0 * len(t), "L2": 64.0 * r1.misses, "DRAM": 64.0 * r2.misses}
+    p = w.with_predicted_traffic("gemm", [l1, l2])
+    np.testing.assert_array_equal(p.arrays.level_bytes[0], [served["L1"], served["L2"], served["DRAM"]])
+    assert p.table()["bytes_source"][0] == "predicted"
+    assert p.predicted["gemm"]["level_bytes"] == {"L1": served["L1"], "L2": served["L2"]}
+    # a loop interchange changes what the levels serve, so it moves the phase at the level it changed
+    q = w.with_predicted_traffic("gemm", [l1, l2], loop_order="ikj")
+    assert q.arrays.level_bytes[0, 1] != p.arrays.level_bytes[0, 1]
+
+
+def test_cache_levels_must_be_the_machines_nearer_levels():
+    from campaign_widget.cache import Cache
+
+    m = cw.Machine(1e9, levels={"L1": 4e9, "DRAM": 1e9})
+    w = cw.Workload.from_einsums({"g": "C[i] = A[i]"}, {"i": 64}, machine=m)
+    with pytest.raises(cw.CacheModelError, match="'L3' is not one of the machine's nearer memory levels"):
+        w.with_predicted_traffic("g", {"L3": Cache(lines=8)})
+    with pytest.raises(cw.CacheModelError, match="write-backs"):
+        w.with_predicted_traffic("g", [Cache(lines=8)], write_back=True)

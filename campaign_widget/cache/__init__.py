@@ -20,6 +20,7 @@ Public API (pure numpy + a numba kernel; no widget code)::
     predicted_traffic(workload, phase, cache, *, local_sizes=None, layouts=None, loop_order=None,
                       mode="exact"|"ratio", write_back=False) -> {tensor: bytes}
     with_predicted_traffic(workload, phase, cache, ...) -> Workload (that phase's bytes predicted)
+    predicted_level_bytes(workload, phase, [l1, l2], ...) -> {level: bytes} (what each level serves)
     MAX_ACCESSES = 10**7                          # larger traces are refused (error names the sizes)
     # also refused, naming the field: tensors of more than 10**8 elements in all, addresses reaching
     # 2**62 bytes, index expressions leaving int64, caches of more than 2**32 lines or 2**20-byte lines
@@ -75,7 +76,7 @@ from ..errors import CacheModelError
 from .distances import StackDistances, stack_distances
 from .geometry import Cache
 from .layout import Layout, packed_strides
-from .predicted import predicted_traffic, with_predicted_traffic
+from .predicted import predicted_level_bytes, predicted_traffic, with_predicted_traffic
 from .result import CacheResult
 from .simulation import simulate
 from .tracing import MAX_ACCESSES, Trace, trace
@@ -89,6 +90,7 @@ __all__ = [
     "StackDistances",
     "Trace",
     "packed_strides",
+    "predicted_level_bytes",
     "predicted_traffic",
     "simulate",
     "stack_distances",
