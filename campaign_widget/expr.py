@@ -5,8 +5,10 @@ names, ``+ - * / // % **`` (``^`` is read as ``**``), unary ``-``/``+``, and the
 ``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``).
 Anything else is refused with the node and its column. Nothing is ever passed to ``eval``.
 
-Arithmetic is exact (``int`` and ``fractions.Fraction``). ``**`` takes an integer exponent 0…64 and
-every intermediate must stay within 10**30, so no expression can hang the process or exhaust memory.
+Arithmetic is exact (``int`` and ``fractions.Fraction``): a float parameter is the decimal it prints as
+(``1e-07`` is 1/10**7, as the same number written in the text is). ``**`` takes an integer exponent
+0…64, every intermediate must stay within 10**30 in magnitude, and the denominator of every fraction
+within MAX_DENOMINATOR_BITS bits, so no expression can hang the process or exhaust memory.
 
 >>> evaluate("B*S", {"B": 8, "S": 2048})
 16384
@@ -19,10 +21,11 @@ True
 from __future__ import annotations
 
 import ast
-import functools
 import math
 import numbers
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import NoReturn
@@ -37,6 +40,8 @@ from .errors import (
 MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
 MAX_EXPONENT = 64
+MAX_DENOMINATOR_BITS = 4096  # an exact fraction's denominator: 1e-300 needs ~1,000 bits, (1/3)**64 ~100
+MAX_CACHED_NODES = 200_000  # AST nodes the parse cache keeps in all (~160 bytes each: ~32 MB at most)
 
 Number = int | Fraction
 
@@ -105,12 +110,43 @@ class Expr:
 def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
-        raise TypeError(f"an expression must be text, got {type(text).__name__} {short_repr(repr(text))}")
-    return _parse(text)
+        raise TypeError(f"an expression must be text, got {type(text).__name__} {short_repr(text)}")
+    with _CACHE_LOCK:
+        found = _CACHE.get(text)
+        if found is not None:
+            _CACHE.move_to_end(text)
+            return found[0]
+    parsed, nodes = _parse(text)
+    _remember(text, parsed, nodes)
+    return parsed
 
 
-@functools.lru_cache(maxsize=4096)  # a slider re-evaluates the same few expressions on every step
-def _parse(text: str) -> Expr:
+# A slider re-evaluates the same few expressions on every step: parsed ones are kept, least recently
+# used first out, bounded by their total size in AST nodes (a count of entries would let 1,000-character
+# expressions hold a gigabyte).
+_CACHE: OrderedDict[str, tuple[Expr, int]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_cached_nodes = 0
+
+
+def _remember(text: str, parsed: Expr, nodes: int) -> None:
+    global _cached_nodes
+    with _CACHE_LOCK:
+        if text in _CACHE or nodes > MAX_CACHED_NODES:
+            return
+        _CACHE[text] = (parsed, nodes)
+        _cached_nodes += nodes
+        while _cached_nodes > MAX_CACHED_NODES:
+            _, (_, dropped) = _CACHE.popitem(last=False)
+            _cached_nodes -= dropped
+
+
+def cached_nodes() -> int:
+    """AST nodes held by the parse cache (at most MAX_CACHED_NODES)."""
+    return _cached_nodes
+
+
+def _parse(text: str) -> tuple[Expr, int]:
     if len(text) > MAX_TEXT:
         raise ExpressionError(
             f"expression {short_repr(text)} is {len(text):,} characters long; the limit is {MAX_TEXT:,}"
@@ -133,7 +169,7 @@ def _parse(text: str) -> Expr:
         _check(text, tree.body, names)
     except RecursionError:
         raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
-    return Expr(text, tree.body, frozenset(names))
+    return Expr(text, tree.body, frozenset(names)), sum(1 for _ in ast.walk(tree.body))
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
@@ -190,7 +226,7 @@ def _check(text: str, node: ast.AST, names: set[str]) -> None:
 
 def _exact(name: str, value: object) -> Number:
     if isinstance(value, bool):
-        raise ExpressionError(f"parameter {name!r}={value!r} must be a number")
+        raise ExpressionError(f"parameter {short_repr(name)}={value!r} must be a number")
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, Fraction):
@@ -198,9 +234,10 @@ def _exact(name: str, value: object) -> Number:
     if isinstance(value, numbers.Real):
         number = float(value)
         if not math.isfinite(number):
-            raise ExpressionError(f"parameter {name!r}={value!r} must be finite")
-        return Fraction(number).limit_denominator() if not number.is_integer() else int(number)
-    raise ExpressionError(f"parameter {name!r}={short_repr(repr(value))} must be a number")
+            raise ExpressionError(f"parameter {short_repr(name)}={short_repr(value)} must be finite")
+        # the decimal the float prints as, exactly (what the same number written in an expression is)
+        return int(number) if number.is_integer() else Fraction(repr(number))
+    raise ExpressionError(f"parameter {short_repr(name)}={short_repr(value)} must be a number")
 
 
 def _normal(value: Number) -> Number:
@@ -219,7 +256,16 @@ class _Exact:
             raise ExpressionError(
                 f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
             )
+        if isinstance(value, Fraction) and value.denominator.bit_length() > MAX_DENOMINATOR_BITS:
+            self.too_fine(node)
         return _normal(value)
+
+    def too_fine(self, node: ast.AST) -> NoReturn:
+        raise ExpressionError(
+            f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} is a fraction too "
+            f"fine to hold exactly (its denominator would exceed 2**{MAX_DENOMINATOR_BITS}: a power of a tiny "
+            "or finely divided number)"
+        )
 
     def visit(self, node: ast.AST) -> Number:
         if isinstance(node, ast.Constant):
@@ -258,11 +304,16 @@ class _Exact:
                     f"expression {short_repr(self.text)}: the exponent {b} at column "
                     f"{node.col_offset + 1} must be a whole number from 0 to {MAX_EXPONENT}"
                 )
-            if a != 0 and abs(a) != 1 and b * math.log10(abs(float(a))) > 30.5:
-                raise ExpressionError(
-                    f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
-                )
-            return Fraction(a) ** b if isinstance(a, Fraction) else a**b
+            # sizes from the operand's integer parts (math.log10 of an int never overflows or underflows)
+            a = Fraction(a)
+            if a != 0 and abs(a) != 1:
+                if b * (math.log10(abs(a.numerator)) - math.log10(a.denominator)) > 30.5:
+                    raise ExpressionError(
+                        f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
+                    )
+                if b * a.denominator.bit_length() > MAX_DENOMINATOR_BITS + b:
+                    self.too_fine(node)
+            return a**b
         if b == 0:
             raise ExpressionError(
                 f"expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}"
