@@ -578,3 +578,90 @@ def test_defect5_the_cli_summarizes_a_workload_with_no_ops(tmp_path, capsys):
     idle = next(line for line in out.splitlines() if line.startswith("idle"))
     assert "memory-bound" in relu and "100.0%" in relu and "Near roof" in relu
     assert "no work" in idle and "n/a" in idle
+
+
+# == Issue 20, "Nothing silently wrong": one test (or a few) per numbered class ============================
+
+
+def _read_only_writers(tmp_path):
+    from campaign_widget.atomic import atomic_path, atomic_write, write_atomic
+    from campaign_widget.static_figure import save_workload_figure
+
+    def through_path(path):
+        with atomic_path(path) as temporary:
+            temporary.write_text("new")
+
+    def through_file(path):
+        with atomic_write(path, "w") as handle:
+            handle.write("new")
+
+    return {
+        "save": lambda path: save(small(), path.with_suffix(".yaml")),
+        "write_atomic": lambda path: write_atomic(path, "new"),
+        "atomic_write": through_file,
+        "atomic_path": through_path,
+        "savefig": lambda path: save_workload_figure(small(), path.with_suffix(".svg")),
+        "cli render": lambda path: main(["render", str(FIG8), "-o", str(path.with_suffix(".png"))]),
+    }
+
+
+@pytest.mark.parametrize("writer", ["save", "write_atomic", "atomic_write", "atomic_path", "savefig", "cli render"])
+def test_class15_every_writer_refuses_a_read_only_file_and_says_so(tmp_path, capsys, writer):
+    write = _read_only_writers(tmp_path)[writer]
+    suffix = {"save": ".yaml", "savefig": ".svg", "cli render": ".png"}.get(writer, ".txt")
+    path = tmp_path / f"kept{suffix}"
+    path.write_bytes(b"keep me")
+    path.chmod(0o444)
+    try:
+        result = write(path)
+    except PermissionError as error:
+        assert str(path) in str(error) and "read-only" in str(error)
+    else:  # the CLI reports the error as one line and a non-zero status
+        err = capsys.readouterr().err
+        assert result != 0 and str(path) in err and "read-only" in err, err
+    assert path.read_bytes() == b"keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+_KILLED_WRITER = """
+import os, sys
+from campaign_widget.atomic import atomic_write
+with atomic_write(sys.argv[1], "w") as handle:
+    handle.write("half of it")
+    handle.flush()
+    if sys.argv[2] == "die":
+        os.kill(os.getpid(), 9)
+    sys.stdin.readline()  # stays between write and rename until told to go on
+"""
+
+
+def test_class16_the_next_write_removes_the_temporary_files_of_killed_writers(tmp_path):
+    import subprocess
+    import sys
+
+    from campaign_widget.atomic import write_atomic
+
+    target = tmp_path / "out.txt"
+    left_by = []
+    for _ in range(2):  # each killed writer removed the one before it, and left its own
+        killed = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(target), "die"], check=False)
+        assert killed.returncode == -9
+        left_by.append(sorted(p.name for p in tmp_path.iterdir()))
+    assert len(left_by[0]) == len(left_by[1]) == 1 and left_by[0] != left_by[1]
+    waiting = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(target), "wait"], stdin=subprocess.PIPE, text=True
+    )
+    try:
+        for _ in range(200):  # until the live writer's temporary file exists
+            if len(list(tmp_path.iterdir())) == 3:
+                break
+            time.sleep(0.05)
+        (tmp_path / ".other.txt.1-00000000-00000000.tmp").write_text("another target's")
+        write_atomic(target, "whole")
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert target.read_text() == "whole"
+        assert len(left) == 3 and f".out.txt.{waiting.pid}-" in left[1], left  # the live writer's stays
+    finally:
+        waiting.communicate("go\n", timeout=30)
+    assert waiting.returncode == 0 and target.read_text() == "half of it"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.txt.1-00000000-00000000.tmp", "out.txt"]
