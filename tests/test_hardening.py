@@ -665,3 +665,49 @@ def test_class16_the_next_write_removes_the_temporary_files_of_killed_writers(tm
         waiting.communicate("go\n", timeout=30)
     assert waiting.returncode == 0 and target.read_text() == "half of it"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.txt.1-00000000-00000000.tmp", "out.txt"]
+
+
+@pytest.mark.parametrize(
+    "label", ["", "a\x00b", "x\ud800", "x" * 5000, 7], ids=["empty", "nul", "surrogate", "5000", "int"]
+)
+def test_class17_fusion_group_labels_are_checked_where_they_are_made(tmp_path, label):
+    from campaign_widget.fusion import mark_groups
+
+    w = Workload(
+        [Phase("a", ops=1e9, writes={"t": 1e6}), Phase("b", ops=1e9, reads={"t": 1e6}, writes={"u": 1e6})],
+        machine=M,
+    )
+    for make in (lambda: w.fuse({label: ["a", "b"]}), lambda: mark_groups(w, {"a": label})):
+        with pytest.raises((WorkloadError, TypeError), match="fusion group label") as caught:
+            make()
+        assert len(str(caught.value)) < 300
+    fused = w.fuse({"kept": ["a", "b"]})
+    assert load(save(fused, tmp_path / "w.yaml")).fusion_groups == ("kept",)
+
+
+def test_class21_a_long_dependency_cycle_is_named_in_a_bounded_message():
+    n = 3000
+    phases = [Phase(f"p{i}", ops=1, bytes=1, after=[f"p{(i - 1) % n}"]) for i in range(n)]
+    with pytest.raises(WorkloadError, match=r"\+2,990 more") as caught:
+        Workload(phases, machine=M)
+    assert len(str(caught.value)) < 400
+    assert "'p1' -> 'p2'" in str(caught.value)
+
+
+def test_class21_a_long_cycle_made_by_a_fusion_group_is_named_in_a_bounded_message():
+    n = 400  # grouping the two ends of a chain makes a cycle through every phase between them
+    phases = [Phase("p0", ops=1, bytes=1, writes={"t": 1})]
+    phases += [Phase(f"p{i}", ops=1, bytes=1, after=[f"p{i - 1}"]) for i in range(1, n - 1)]
+    phases += [Phase(f"p{n - 1}", ops=1, reads={"u": 1}, writes={"v": 1}, after=[f"p{n - 2}"])]
+    w = Workload(phases, machine=M)
+    with pytest.raises(WorkloadError, match="cycle between groups") as caught:
+        w.fuse({"ends": ["p0", f"p{n - 1}"]})
+    assert len(str(caught.value)) < 600 and "more" in str(caught.value)
+
+
+def test_class21_an_unknown_preset_name_in_a_file_is_quoted_bounded(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text(f"machine: {'x' * 800_000}\nphases:\n  - {{name: a, ops: 1, bytes: 1}}\n")
+    with pytest.raises(WorkloadFileError, match="unknown machine preset") as caught:
+        load(path)
+    assert len(str(caught.value)) < 2000 and "h100" in str(caught.value).lower()

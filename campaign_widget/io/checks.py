@@ -80,10 +80,15 @@ def read_name(source: Source, value, where: str, line) -> str:
 
 
 def read_preset(source: Source, name, line, where) -> Machine:
+    """The preset a file names; the message quotes the name bounded, whatever its length."""
+    if not isinstance(name, str):
+        raise source.error(f"{show(name)} must be a machine preset name (a string)", line=line, field=where)
     try:
         return preset_machine(name)
-    except WorkloadError as e:
-        raise source.error(str(e), line=line, field=where) from None
+    except WorkloadError:
+        raise source.error(
+            f"unknown machine preset {show(name)}; known presets: {preset_names()}", line=line, field=where
+        ) from None
 
 
 def preset_names() -> str:
