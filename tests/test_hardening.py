@@ -711,3 +711,25 @@ def test_class21_an_unknown_preset_name_in_a_file_is_quoted_bounded(tmp_path):
     with pytest.raises(WorkloadFileError, match="unknown machine preset") as caught:
         load(path)
     assert len(str(caught.value)) < 2000 and "h100" in str(caught.value).lower()
+
+
+def test_class18_a_folder_a_nul_and_an_io_error_are_named_by_their_path(tmp_path):
+    from campaign_widget.io import read_nsight_csv, read_torch_trace
+
+    for read in (load, read_torch_trace, read_nsight_csv):
+        with pytest.raises((WorkloadFileError, IsADirectoryError)) as caught:
+            read(tmp_path)
+        assert str(tmp_path) in str(caught.value) and "3:" not in str(caught.value), str(caught.value)
+    with pytest.raises(WorkloadFileError, match="NUL") as caught:
+        load(str(tmp_path / "a\x00b.yaml"))
+    assert "a\\x00b.yaml" in str(caught.value)
+    if Path("/proc/self/mem").exists():  # a regular file by its mode whose read fails with EIO
+        with pytest.raises(OSError) as caught:
+            load("/proc/self/mem")
+        assert "/proc/self/mem" in str(caught.value)
+
+
+@pytest.mark.parametrize("path", [None, 3, 2.5, ["w.yaml"]])
+def test_class19_load_of_what_is_no_path_names_the_argument_and_the_value(path):
+    with pytest.raises(TypeError, match=r"path=.* must be a file path"):
+        load(path)

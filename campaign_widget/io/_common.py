@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..workload import Workload
-from .source import MAX_FILE_BYTES, Source, WorkloadFileError, open_regular
+from .source import MAX_FILE_BYTES, Source, WorkloadFileError, file_path, named_os_error, open_regular
 
 
 class SkippedEventsWarning(UserWarning):
@@ -115,8 +115,8 @@ def source_of(path_or_source) -> tuple[str, Source | None, Path | None]:
     """(display name, Source if one was given, Path if a path was given)."""
     if isinstance(path_or_source, Source):
         return path_or_source.name, path_or_source, None
-    path = Path(path_or_source)
-    return str(path_or_source), None, path
+    path = file_path(path_or_source)
+    return str(path), None, path
 
 
 def error(name: str, message: str, *, line: int | None = None, field: str | None = None) -> WorkloadFileError:
@@ -137,7 +137,10 @@ class _Bounded(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         want = self.left + 1 if size is None or size < 0 else min(size, self.left + 1)
-        data = self.inner.read(want)
+        try:
+            data = self.inner.read(want)
+        except OSError as e:  # an I/O error part way through a special file: say which file
+            raise named_os_error(e, self.name) from None
         self.left -= len(data)
         if self.left < 0:
             raise error(
