@@ -733,3 +733,27 @@ def test_class18_a_folder_a_nul_and_an_io_error_are_named_by_their_path(tmp_path
 def test_class19_load_of_what_is_no_path_names_the_argument_and_the_value(path):
     with pytest.raises(TypeError, match=r"path=.* must be a file path"):
         load(path)
+
+
+def test_class13_an_einsum_csv_header_naming_a_column_twice_is_refused(tmp_path):
+    from campaign_widget.io.checks import header_columns
+    from campaign_widget.io.source import Source
+
+    path = tmp_path / "e.csv"
+    path.write_text("Einsum,runtime,runtime\na,1,2\n")
+    source = Source(path)
+    with pytest.raises(WorkloadFileError, match=r"column 'runtime' appears twice \(fields 2 and 3\)") as caught:
+        header_columns(source, ["Einsum", "runtime", "runtime"], 1)
+    assert str(path) in str(caught.value)
+    assert header_columns(source, ["Einsum", "x", "x"], 1, used={"Einsum", "runtime"}) == {"Einsum": 0, "x": 1}
+
+
+@pytest.mark.parametrize("percent", ["yes", "false", 1, None])
+def test_class13_truthy_values_are_not_taken_as_on_off_options(tmp_path, percent):
+    from campaign_widget.io import read_sdfg, schema
+    from campaign_widget.io.source import Source
+
+    with pytest.raises(TypeError, match=r"percent=.* must be True or False"):
+        schema.read(Source(FIG8), percent=percent)
+    with pytest.raises(TypeError, match=r"percent=.* must be True or False"):
+        read_sdfg(DATA / "sdfg" / "jacobi_2d.sdfgz", percent=percent)

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..workload import Workload
+from .checks import flag
 from .source import MAX_FILE_BYTES, Source, WorkloadFileError, file_path, named_os_error, open_regular
 
 
@@ -242,7 +243,7 @@ def chain(names: list[str]) -> list[tuple[str, ...]]:
 
 
 def check_percent(name: str, percent: bool) -> None:
-    if percent:
+    if flag("percent", percent):
         raise error(
             name,
             "percent=True applies to files holding utilizations; this profile holds measured durations and volumes",

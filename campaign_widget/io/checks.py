@@ -16,7 +16,31 @@ from .source import Source, WorkloadFileError, line_of
 
 def no_options(source: Source, options: dict) -> None:
     if options:
-        raise TypeError(f"{source.name}: unknown load options {sorted(options)}")
+        raise TypeError(f"{source.name}: unknown load options {short_repr(sorted(map(str, options)))}")
+
+
+def flag(name: str, value) -> bool:
+    """An on/off option as given: True or False (numpy's too), never a truthy string such as ``'yes'``
+    or ``'false'``, which ``bool()`` would read as on. A TypeError names the option and the value."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name}={short_repr(value)} must be True or False")
+
+
+def header_columns(source: Source, header, line: int | None, used=None) -> dict[str, int]:
+    """``{column name: index}`` of a CSV header; a column named twice (of those in ``used``, or any
+    when ``used`` is None) is refused: which of the two holds the values would be a guess."""
+    column: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if name in column and (used is None or name in used):
+            raise source.error(
+                f"column {show(name)} appears twice (fields {column[name] + 1} and {i + 1}); which one holds "
+                "the values is ambiguous: rename or remove one",
+                line=line,
+                field="header",
+            )
+        column.setdefault(name, i)
+    return column
 
 
 def show(value) -> str:

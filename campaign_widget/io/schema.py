@@ -30,6 +30,7 @@ from ..workload import Workload
 from .checks import (
     check_keys,
     expect_map,
+    flag,
     make_phase,
     make_workload,
     no_options,
@@ -83,7 +84,7 @@ def sniff(source: Source) -> bool:
 
 def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     no_options(source, options)
-    if percent:
+    if flag("percent", percent):
         raise source.error(
             f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as fractions of peak"
         )
