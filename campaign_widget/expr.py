@@ -75,6 +75,7 @@ class Expr:
 
     def evaluate(self, params: Mapping[str, Number]) -> Number:
         """The exact value with ``params`` (int or Fraction); unknown names are listed all at once."""
+        _check_mapping("params", params)
         missing = sorted(self.names - set(params))
         if missing:
             raise ExpressionError(
@@ -86,14 +87,16 @@ class Expr:
     def evaluate_array(self, env: Mapping[str, object]) -> np.ndarray:
         """The expression over integer arrays (index expressions such as ``i+1`` or ``2*k`` in a trace).
 
-        ``/`` must divide exactly; ``//`` floors. Returns int64 values.
+        ``/`` must divide exactly; ``//`` floors. Returns int64 values, exactly: an input that is not
+        whole, or an intermediate outside int64, is an ExpressionError (never a value wrapped around).
         """
+        _check_mapping("env", env)
         missing = sorted(self.names - set(env))
         if missing:
             raise ExpressionError(
-                f"expression {short_repr(self.text)} uses unknown names {missing}; known: {sorted(env)}"
+                f"expression {short_repr(self.text)} uses unknown names {missing}; known: {short_repr(sorted(env))}"
             )
-        arrays = {name: np.asarray(env[name], dtype=np.int64) for name in self.names}
+        arrays = {name: _whole_array(self.text, name, env[name]) for name in self.names}
         result = _Vector(self.text, arrays).visit(self._tree)
         return np.asarray(result, dtype=np.int64)
 
@@ -222,6 +225,47 @@ def _check(text: str, node: ast.AST, names: set[str]) -> None:
             _check(text, arg, names)
         return
     refuse(f"the {type(node).__name__} node")
+
+
+def _check_mapping(what: str, value) -> None:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what}={short_repr(value)} must map parameter names to numbers")
+
+
+def _whole_array(text: str, name: str, value) -> np.ndarray:
+    """``value`` as int64, or an ExpressionError naming ``name``: never 2.5 read as 2, nor 10**30 wrapped."""
+    try:
+        array = np.asarray(value)
+        if array.dtype.kind in "iu":
+            if array.dtype.kind == "u" and array.size and int(array.max()) > _INT64_MAX:
+                raise OverflowError
+            return array.astype(np.int64, copy=False)
+        if array.dtype.kind not in "fO":  # bools, text, dates: not indices
+            raise TypeError
+        if array.dtype.kind == "O":
+            items = [
+                int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else None for v in array.flat
+            ]
+            if any(v is None for v in items):
+                raise TypeError
+            return np.array(items, dtype=np.int64).reshape(array.shape)  # OverflowError past int64
+        as_float = array.astype(np.float64)
+        if not np.all(np.isfinite(as_float)) or not np.all(as_float == np.round(as_float)):
+            raise TypeError
+        if as_float.size and np.abs(as_float).max() >= 2.0**63:
+            raise OverflowError
+        return as_float.astype(np.int64)
+    except OverflowError:
+        raise ExpressionError(
+            f"index expression {short_repr(text)}: {name}={short_repr(value)} is outside 64-bit integers"
+        ) from None
+    except (TypeError, ValueError):
+        raise ExpressionError(
+            f"index expression {short_repr(text)}: {name}={short_repr(value)} must hold whole numbers"
+        ) from None
+
+
+_INT64_MAX = 2**63 - 1
 
 
 def _exact(name: str, value: object) -> Number:
@@ -363,6 +407,8 @@ class _Vector:
             return self.env[node.id]
         if isinstance(node, ast.UnaryOp):
             value = self.visit(node.operand)
+            if isinstance(node.op, ast.USub) and np.size(value):
+                self.fits(node, -int(np.min(value)))
             return -value if isinstance(node.op, ast.USub) else value
         if isinstance(node, ast.BinOp):
             return self.binary(node, self.visit(node.left), self.visit(node.right))
@@ -379,6 +425,8 @@ class _Vector:
             if kind == "max":
                 return np.maximum.reduce(np.broadcast_arrays(*args)) if len(args) > 1 else args[0]
             if kind == "abs":
+                if np.size(args[0]):
+                    self.fits(node, -int(np.min(args[0])))
                 return np.abs(args[0])
             return args[0]  # floor/ceil of an integer is itself
         raise AssertionError(node)
@@ -389,8 +437,27 @@ class _Vector:
                 f"index expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}"
             )
 
+    def fits(self, node: ast.AST, *corners: int) -> None:
+        """Refuse an operation whose result range (from its operands' ranges) leaves int64: numpy's
+        integer arithmetic wraps around without a word."""
+        if any(not -_INT64_MAX - 1 <= c <= _INT64_MAX for c in corners):
+            raise ExpressionError(
+                f"index expression {short_repr(self.text)}: the value at column {node.col_offset + 1} "
+                "is outside 64-bit integers"
+            )
+
     def binary(self, node: ast.BinOp, a: np.ndarray | np.int64, b: np.ndarray | np.int64) -> np.ndarray | np.int64:
         op = node.op
+        if np.size(a) and np.size(b) and isinstance(op, (ast.Add, ast.Sub, ast.Mult, ast.Pow)):
+            a_lo, a_hi, b_lo, b_hi = int(np.min(a)), int(np.max(a)), int(np.min(b)), int(np.max(b))
+            if isinstance(op, ast.Add):
+                self.fits(node, a_lo + b_lo, a_hi + b_hi)
+            elif isinstance(op, ast.Sub):
+                self.fits(node, a_lo - b_hi, a_hi - b_lo)
+            elif isinstance(op, ast.Mult):
+                self.fits(node, a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi)
+            elif np.ndim(b) == 0 and 0 <= b_lo <= MAX_EXPONENT:
+                self.fits(node, a_lo**b_lo, a_hi**b_lo)
         with np.errstate(over="raise"):
             try:
                 if isinstance(op, ast.Add):
@@ -431,6 +498,8 @@ def evaluate(value: str | float | Fraction, params: Mapping[str, Number]) -> Num
         return _normal(Fraction(value))
     if isinstance(value, numbers.Real):
         return _exact("value", value)
+    if not isinstance(value, str):
+        raise TypeError(f"{short_repr(value)} is not a number or an expression")
     return parse(value).evaluate(params)
 
 
@@ -451,6 +520,10 @@ def size(value: str | float | Fraction, params: Mapping[str, Number], *, what: s
 
 def resolve_sizes(sizes: Mapping[str, object], params: Mapping[str, Number] | None = None) -> dict[str, int]:
     """Every size as a positive whole number; unknown parameter names across all sizes listed at once."""
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes={short_repr(sizes)} must map names to sizes (numbers or expressions)")
+    if params is not None:
+        _check_mapping("params", params)
     params = dict(params or {})
     for name, value in params.items():
         if not isinstance(name, str):

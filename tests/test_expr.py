@@ -161,3 +161,38 @@ def test_the_parse_cache_is_bounded_by_its_size_not_by_its_count(monkeypatch):
         tracemalloc.stop()
     assert kept < 20_000 * 400, f"{kept:,} bytes kept by the parse cache"
     assert expr.cached_nodes() <= 20_000
+
+
+@pytest.mark.parametrize(
+    "text, env, message",
+    [
+        ("i*i", {"i": np.array([2**40])}, "outside 64-bit"),
+        ("i**64", {"i": np.arange(3)}, "outside 64-bit"),
+        ("i*2**62", {"i": np.arange(3)}, "outside 64-bit"),
+        ("-i", {"i": np.array([-(2**63)])}, "outside 64-bit"),
+        ("i + j", {"i": np.array([2**62]), "j": np.array([2**62])}, "outside 64-bit"),
+        ("i", {"i": [10**30]}, "outside 64-bit"),
+        ("i+1", {"i": np.array([2.5])}, "whole numbers"),
+        ("i+1", {"i": ["1"]}, "whole numbers"),
+    ],
+)
+def test_index_expressions_are_exact_or_an_error_never_wrapped_around(text, env, message):
+    with pytest.raises(ExpressionError, match=message) as info:
+        parse(text).evaluate_array(env)
+    assert text in str(info.value)
+    assert parse("2*i + j - 1").evaluate_array({"i": np.arange(4.0), "j": 3}).tolist() == [2, 4, 6, 8]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: evaluate("x", None), "params=None"),
+        (lambda: resolve_sizes(None), "sizes=None"),
+        (lambda: resolve_sizes({"m": "x"}, [1]), r"params=\[1\]"),
+        (lambda: evaluate(["x"], {}), r"\['x'\] is not a number"),
+        (lambda: parse("x").evaluate_array(None), "env=None"),
+    ],
+)
+def test_wrong_types_name_the_argument_and_the_value(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
