@@ -40,6 +40,8 @@ import zlib
 from pathlib import Path
 from typing import NoReturn
 
+from .errors import CampaignWidgetError, short_repr
+
 __all__ = ["atomic_path", "atomic_write", "check_writable", "write_atomic"]
 
 # which host a temporary file's process runs on: a process id means nothing on another machine
@@ -48,7 +50,11 @@ _HOST = f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
 
 def _target(path) -> Path:
     """The file to replace: symlinks are followed (the link stays a link); a folder is refused."""
-    path = Path(os.fspath(path))
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path={short_repr(path)} must be a file path (str or os.PathLike), not {type(path).__name__}")
+    path = Path(os.fsdecode(os.fspath(path)))
+    if "\x00" in str(path):
+        raise CampaignWidgetError(f"path {short_repr(str(path))} contains a NUL character, which no file name can hold")
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     if path.is_dir():

@@ -22,6 +22,7 @@ def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequ
     Phases named in no group stay on their own. Every phase in a group must be known by volumes
     and tensors (``reads``/``writes``) with no measured duration: a measured time cannot be fused.
     """
+    _check_workload(workload)
     labelled = _labelled(groups)
     names = workload.names
     index = {name: i for i, name in enumerate(names)}
@@ -66,6 +67,7 @@ def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequ
 def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
     """The workload with fusion-group labels attached as they are (``{phase name: group label}``),
     its bytes untouched: for workloads whose fused traffic is already known (e.g. read from a file)."""
+    _check_workload(workload)
     if not isinstance(group_of, Mapping):
         raise TypeError(f"group_of={short_repr(group_of)} must map phase names to fusion-group labels")
     names = workload.names
@@ -78,6 +80,13 @@ def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
     labels = tuple(dict.fromkeys(group_of[n] for n in names if n in group_of))
     group = np.array([labels.index(group_of[n]) if n in group_of else -1 for n in names], dtype=np.int64)
     return workload.with_fusion_groups(labels, group, fused=False)
+
+
+def _check_workload(workload) -> None:
+    from .workload import Workload  # the workload module imports this one
+
+    if not isinstance(workload, Workload):
+        raise TypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
 
 
 def _labelled(groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> list[tuple[str, list[str]]]:

@@ -88,6 +88,20 @@ def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return indptr, indices
 
 
+def _times(what: str, values) -> np.ndarray:
+    """One finite time per phase (a 1-D float array), or an error naming ``what`` and the value."""
+    try:
+        times = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{what}={short_repr(values)} must be numbers (one time per phase)") from None
+    if times.ndim != 1:
+        raise TypeError(f"{what}={short_repr(values)} must be a flat list of times, one per phase")
+    if not np.all(np.isfinite(times)):
+        i = int(np.flatnonzero(~np.isfinite(times))[0])
+        raise WorkloadError(f"{what}[{i}]={float(times[i])!r} must be a finite time")
+    return times
+
+
 def interval_dependencies(start, end, rtol: float = TIME_RTOL) -> list[list[int]]:
     """For phases that ran over ``[start, end)``, the phases each one waited for.
 
@@ -103,8 +117,12 @@ def interval_dependencies(start, end, rtol: float = TIME_RTOL) -> list[list[int]
     >>> interval_dependencies([0, 3, 3, 8], [3, 8, 5, 9])   # B and C overlap after A; D after both
     [[], [0], [0], [1, 2]]
     """
-    start = np.asarray(start, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
+    start, end = _times("start", start), _times("end", end)
+    if start.shape != end.shape:
+        raise WorkloadError(f"{start.size:,} start times but {end.size:,} end times: give one of each per phase")
+    if not np.all(end >= start):
+        i = int(np.flatnonzero(~(end >= start))[0])
+        raise WorkloadError(f"phase {i}: end {float(end[i])!r} is before start {float(start[i])!r}")
     n = start.size
     if n == 0:
         return []

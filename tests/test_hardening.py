@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError
+import campaign_widget.io._common as io_common
+from campaign_widget import CampaignWidgetError, Ceiling, Machine, Phase, Workload, WorkloadError, atomic, fusion, graph
 from campaign_widget.cli import main
 from campaign_widget.io import WorkloadFileError, load, save
 
@@ -757,3 +758,37 @@ def test_class13_truthy_values_are_not_taken_as_on_off_options(tmp_path, percent
         schema.read(Source(FIG8), percent=percent)
     with pytest.raises(TypeError, match=r"percent=.* must be True or False"):
         read_sdfg(DATA / "sdfg" / "jacobi_2d.sdfgz", percent=percent)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: save(small(), None), TypeError, "path=None must be a file path"),
+        (lambda: save(3, "w.yaml"), TypeError, "expected a Workload, got int"),
+        (lambda: atomic.write_atomic(None, "x"), TypeError, "path=None"),
+        (
+            lambda: atomic.write_atomic("a\x00b", "x"),
+            CampaignWidgetError,
+            "NUL",
+        ),
+        (lambda: fusion.fuse(3, {}), TypeError, "workload=3"),
+        (lambda: small().fuse(5), TypeError, "groups=5"),
+        (lambda: small().fuse({"g": [1]}), TypeError, "1 is not a phase name"),
+        (lambda: graph.interval_dependencies(["a"], [1]), TypeError, "start="),
+        (
+            lambda: graph.interval_dependencies([0, 1], [1]),
+            WorkloadError,
+            "2 start",
+        ),
+        (
+            lambda: graph.interval_dependencies([math.nan], [1]),
+            WorkloadError,
+            "start",
+        ),
+        (lambda: graph.interval_dependencies([2], [1]), WorkloadError, "before"),
+        (lambda: io_common.parse_number(3), TypeError, "text=3"),
+    ],
+)
+def test_class19_each_public_function_of_the_model_and_io_names_the_argument_and_the_value(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -218,6 +218,8 @@ def parse_number(text: str) -> float | None:
     Returns None for an empty cell or ``n/a``; raises ValueError for anything else that is not a number
     (including ``"9,00"``, a decimal comma, which is ambiguous).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
     cell = text.strip().strip('"').strip()
     if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
         return None

@@ -40,7 +40,7 @@ from .checks import (
     read_preset,
     show,
 )
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, line_of
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, file_path, line_of
 
 FORMAT = "campaign-workload"
 VERSION = 1
@@ -359,7 +359,7 @@ def save(workload: Workload, path) -> Path:
     ``load(save(w, p))`` gives back the same names, volumes, measured durations, dependencies,
     tileable flags, machine (all fields) and settings, bit for bit.
     """
-    path = Path(path)
+    path = file_path(path)
     suffix = path.suffix.lower()
     if suffix in YAML_SUFFIXES:
         text = dumps(workload, "yaml")
