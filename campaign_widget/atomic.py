@@ -225,10 +225,17 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
     """Write ``data`` (bytes, or text encoded with ``encoding``) to ``path`` whole or not at all.
 
     Text is encoded before any file is touched, so text that cannot be encoded (a lone surrogate)
-    leaves ``path`` as it was. Returns ``Path(path)``.
+    leaves ``path`` as it was: a CampaignWidgetError names the path, the character and where it is.
+    Returns ``Path(path)``.
     """
     if isinstance(data, str):
-        data = data.encode(encoding)
+        try:
+            data = data.encode(encoding)
+        except UnicodeEncodeError as e:
+            raise CampaignWidgetError(
+                f"{short_repr(str(path))}: nothing written: character {ascii(data[e.start])} at position {e.start:,} "
+                f"cannot be encoded as {encoding} ({e.reason})"
+            ) from None
     elif not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
     with atomic_write(path, "wb") as handle:

@@ -215,8 +215,8 @@ _GROUPED = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?$")
 def parse_number(text: str) -> float | None:
     """A number as profilers print it: ``"1,234,567.5"`` (thousands separators), ``"12"``, ``"4.0e-05"``.
 
-    Returns None for an empty cell or ``n/a``; raises ValueError for anything else that is not a number
-    (including ``"9,00"``, a decimal comma, which is ambiguous).
+    Returns None for an empty cell or ``n/a``; raises WorkloadError (a ValueError) for anything else that
+    is not a number (including ``"9,00"``, a decimal comma, which is ambiguous).
     """
     if not isinstance(text, str):
         raise TypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
@@ -225,17 +225,17 @@ def parse_number(text: str) -> float | None:
         return None
     shown = short_repr(text)
     if not cell.isascii() or len(cell) > 100:
-        raise ValueError(f"{shown} is not a number")
+        raise WorkloadError(f"{shown} is not a number")
     if "," in cell:
         if not _GROUPED.match(cell):
-            raise ValueError(f"{shown} is not a number (a comma is only read as a thousands separator)")
+            raise WorkloadError(f"{shown} is not a number (a comma is only read as a thousands separator)")
         cell = cell.replace(",", "")
     try:
         number = float(cell)
     except ValueError:
-        raise ValueError(f"{shown} is not a number") from None
+        raise WorkloadError(f"{shown} is not a number") from None
     if not math.isfinite(number):
-        raise ValueError(f"{shown} must be a finite number")
+        raise WorkloadError(f"{shown} must be a finite number")
     return number
 
 
