@@ -55,6 +55,13 @@ def _target(path) -> Path:
     path = Path(os.fsdecode(os.fspath(path)))
     if "\x00" in str(path):
         raise CampaignWidgetError(f"path {short_repr(str(path))} contains a NUL character, which no file name can hold")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError as e:
+        raise CampaignWidgetError(
+            f"path {short_repr(str(path))} contains {ascii(str(path)[e.start])}, which no file name on this system "
+            "can hold"
+        ) from None
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     if path.is_dir():

@@ -724,6 +724,10 @@ def test_class18_a_folder_a_nul_and_an_io_error_are_named_by_their_path(tmp_path
     with pytest.raises(WorkloadFileError, match="NUL") as caught:
         load(str(tmp_path / "a\x00b.yaml"))
     assert "a\\x00b.yaml" in str(caught.value)
+    for write in (lambda: load("x\ud800.yaml"), lambda: atomic.write_atomic(tmp_path / "x\ud800", b"x")):
+        with pytest.raises(CampaignWidgetError, match="no file name") as caught:
+            write()
+        assert "\\ud800" in str(caught.value)
     if Path("/proc/self/mem").exists():  # a regular file by its mode whose read fails with EIO
         with pytest.raises(OSError) as caught:
             load("/proc/self/mem")

@@ -45,6 +45,12 @@ def file_path(path, what: str = "path") -> Path:
         text = os.fsdecode(text)
     if "\x00" in text:
         raise WorkloadFileError(f"{what} contains a NUL character, which no file name can hold", path=short_repr(text))
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as e:
+        raise WorkloadFileError(
+            f"{what} contains {ascii(text[e.start])}, which no file name on this system can hold", path=short_repr(text)
+        ) from None
     return Path(text)
 
 
