@@ -796,3 +796,16 @@ def test_class13_truthy_values_are_not_taken_as_on_off_options(tmp_path, percent
 def test_class19_each_public_function_of_the_model_and_io_names_the_argument_and_the_value(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_class21_a_foreign_readers_phase_error_names_the_field_as_the_file_spells_it(tmp_path):
+    from campaign_widget.io.checks import make_phase
+    from campaign_widget.io.source import Source
+
+    path = tmp_path / "c.yaml"
+    path.write_text("cascade: {}\n")
+    with pytest.raises(WorkloadFileError, match=r"c\.yaml:3: phase 'k': bw_util=-2 ") as caught:
+        make_phase(
+            Source(path), 3, "k", duration=1, compute_util=0.5, memory_util=-2, spelled={"memory_util": "bw_util"}
+        )
+    assert "memory_util" not in str(caught.value)

@@ -130,11 +130,18 @@ def check_unique_names(source: Source, named_lines) -> None:
         seen[name] = line
 
 
-def make_phase(source: Source, line, name, **kwargs) -> Phase:
+def make_phase(source: Source, line, name, *, spelled=None, **kwargs) -> Phase:
+    """``Phase(name, **kwargs)``; its errors get the file name and ``line``. ``spelled`` maps our keyword
+    names to the file's (``{"memory_util": "bw_util"}``): a message then names the field as the file does."""
     try:
         return Phase(name, **kwargs)
     except (TypeError, ValueError) as e:
-        raise WorkloadFileError(str(e), path=source.name, line=line) from e
+        message = str(e)
+        for ours, theirs in (spelled or {}).items():
+            if f": {ours}=" in message:
+                message = message.replace(f": {ours}=", f": {theirs}=", 1)
+                break
+        raise WorkloadFileError(message, path=source.name, line=line) from e
 
 
 def make_workload(source: Source, phases, machine, settings, lines=None) -> Workload:
