@@ -809,3 +809,29 @@ def test_class21_a_foreign_readers_phase_error_names_the_field_as_the_file_spell
             Source(path), 3, "k", duration=1, compute_util=0.5, memory_util=-2, spelled={"memory_util": "bw_util"}
         )
     assert "memory_util" not in str(caught.value)
+
+
+def test_class9_a_file_that_grows_while_read_is_refused_within_its_size_bound(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from campaign_widget.io import source as source_module
+
+    limit = 4 << 20
+    path = tmp_path / "growing.yaml"
+    path.write_bytes(b"#" * (2 * limit))
+    real_fstat = os.fstat
+
+    def stale_fstat(fd):  # the size seen at open: 100 bytes; the file then holds far more
+        info = real_fstat(fd)
+        return os.stat_result((*info[:6], 100, *info[7:]))
+
+    monkeypatch.setattr(source_module, "MAX_FILE_BYTES", limit)
+    monkeypatch.setattr(source_module.os, "fstat", stale_fstat)
+    tracemalloc.start()
+    try:
+        with pytest.raises(WorkloadFileError, match="over 4,194,304 bytes"):
+            source_module.Source(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * limit, f"{peak:,} bytes at peak for a bound of {limit:,}"

@@ -122,10 +122,10 @@ class Source:
             while total > info.st_size and total <= MAX_FILE_BYTES and chunks[-1]:
                 chunks.append(handle.read(min(1 << 20, MAX_FILE_BYTES + 1 - total)))
                 total += len(chunks[-1])
-            raw = b"".join(chunks)
-        if len(raw) > MAX_FILE_BYTES:  # it grew while being read
+        if total > MAX_FILE_BYTES:  # it grew while being read: refused before the pieces are joined (a copy)
+            del chunks
             raise self.error(f"the file is over {MAX_FILE_BYTES:,} bytes; no reader takes more")
-        return raw
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     def check_size(self, limit: int, what: str) -> None:
         """Refuse a file over ``limit`` bytes for format ``what``, with the limit named."""
