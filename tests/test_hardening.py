@@ -835,3 +835,25 @@ def test_class9_a_file_that_grows_while_read_is_refused_within_its_size_bound(tm
     finally:
         tracemalloc.stop()
     assert peak < 1.5 * limit, f"{peak:,} bytes at peak for a bound of {limit:,}"
+
+
+def test_class9_a_gzip_bomb_read_whole_is_refused_within_its_size_bound(tmp_path):
+    import tracemalloc
+
+    from campaign_widget.io._common import open_binary
+    from campaign_widget.io.source import Source
+
+    path = tmp_path / "bomb.json.gz"
+    path.write_bytes(gzip.compress(b" " * (32 << 20)))
+    limit = 8 << 20
+    for source in (None, Source(path)):
+        tracemalloc.start()
+        try:
+            stream = open_binary(str(path), source, None if source else path, limit=limit)
+            with pytest.raises(WorkloadFileError, match="over 8,388,608 bytes"):
+                stream.read()
+            stream.close()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.5 * limit, f"{peak:,} bytes at peak for a bound of {limit:,}"

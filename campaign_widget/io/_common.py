@@ -138,18 +138,28 @@ class _Bounded(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         want = self.left + 1 if size is None or size < 0 else min(size, self.left + 1)
+        chunks, got = [], 0
+        while got < want:  # in pieces: a bomb is refused at the limit, before any whole-content copy
+            piece = self._read_inner(min(want - got, 1 << 20))
+            if not piece:
+                break
+            chunks.append(piece)
+            got += len(piece)
+            self.left -= len(piece)
+            if self.left < 0:
+                del chunks
+                raise error(
+                    self.name,
+                    f"{self.what} is over {self.limit:,} bytes, the limit for this format "
+                    "(see docs/workload-files.md, Limits)",
+                )
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def _read_inner(self, size: int) -> bytes:
         try:
-            data = self.inner.read(want)
+            return self.inner.read(size)
         except OSError as e:  # an I/O error part way through a special file: say which file
             raise named_os_error(e, self.name) from None
-        self.left -= len(data)
-        if self.left < 0:
-            raise error(
-                self.name,
-                f"{self.what} is over {self.limit:,} bytes, the limit for this format "
-                "(see docs/workload-files.md, Limits)",
-            )
-        return data
 
     def close(self) -> None:
         self.inner.close()
