@@ -791,6 +791,7 @@ def test_class13_truthy_values_are_not_taken_as_on_off_options(tmp_path, percent
         ),
         (lambda: graph.interval_dependencies([2], [1]), WorkloadError, "before"),
         (lambda: io_common.parse_number(3), TypeError, "text=3"),
+        (lambda: io_common.Source("w.yaml", raw="text"), TypeError, "raw='text'"),
     ],
 )
 def test_class19_each_public_function_of_the_model_and_io_names_the_argument_and_the_value(call, error, message):

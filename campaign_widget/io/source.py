@@ -91,7 +91,9 @@ class Source:
     def __init__(self, path, raw: bytes | None = None):
         self.path = file_path(path)
         self.name = str(path) if isinstance(path, (str, os.PathLike)) else str(self.path)
-        self.raw = self._read() if raw is None else raw
+        if raw is not None and not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise TypeError(f"raw={short_repr(raw)} must be the file's bytes, not {type(raw).__name__}")
+        self.raw = self._read() if raw is None else bytes(raw)
         self._text = None
         self._document = None
         self._document_error = None
