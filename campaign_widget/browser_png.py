@@ -17,7 +17,7 @@ import uuid
 import warnings
 from pathlib import Path
 
-from .atomic import write_atomic
+from .atomic import check_writable, write_atomic
 from .errors import CampaignWidgetError, short_repr
 
 THEMES = ("light", "dark")  # the looks a view can draw a PNG in (campaign_widget/theme.json)
@@ -144,6 +144,7 @@ def _writable_target(path) -> Path:
         raise IsADirectoryError(f"save_png: {str(target)!r} is a folder; give a file name such as figure.png")
     if not folder.is_dir():
         raise FileNotFoundError(f"save_png: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    if not os.access(folder, os.W_OK | os.X_OK):
         raise PermissionError(f"save_png: cannot write {str(target)!r} (no permission)")
+    check_writable(target)  # the one rule of every writer: a read-only file is not replaced
     return target

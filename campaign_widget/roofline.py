@@ -7,9 +7,13 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from .errors import WorkloadError, short_repr
 
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
 DEFAULT_THRESHOLD = 0.7
@@ -94,24 +98,40 @@ class Roofline:
         return np.array([labels[p] for p in self.placement], dtype=object)
 
 
+def _as_float(value) -> float:
+    """``float(value)``, with an integer too large for a float read as infinity (refused by the caller)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
-    kernels with no ops or no bytes). Raises ValueError naming a peak or volume that is not finite."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-        raise ValueError(f"threshold={threshold!r:.60} must be in (0, 1]")
+    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite."""
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
+        or not 0 < _as_float(threshold) <= 1
+    ):
+        raise WorkloadError(f"threshold={short_repr(threshold)} must be in (0, 1]")
     for label, peak in (("peak_compute", peak_compute), ("peak_bandwidth", peak_bandwidth)):
-        if (
-            isinstance(peak, bool)
-            or not isinstance(peak, (int, float, np.floating, np.integer))
-            or not 0 < float(peak) < np.inf
-        ):
-            raise ValueError(f"{label}={peak!r:.60} must be a finite number > 0")
-    ops, bytes_, time = (np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (ops, bytes, time))
+        if isinstance(peak, (bool, np.bool_)) or not isinstance(peak, (numbers.Real, np.floating, np.integer)):
+            raise TypeError(f"{label}={short_repr(peak)} must be a number")
+        if not 0 < _as_float(peak) < np.inf:
+            raise WorkloadError(f"{label}={short_repr(peak)} must be a finite number > 0")
+    arrays = []
+    for label, values in (("ops", ops), ("bytes", bytes), ("time", time)):
+        try:
+            arrays.append(np.atleast_1d(np.asarray(values, dtype=np.float64)))
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{label}={short_repr(values)} must be numbers") from None
+    ops, bytes_, time = arrays
     for label, values in (("ops", ops), ("bytes", bytes_), ("time", time)):
         bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
         if bad.size:
-            raise ValueError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
-    P, BW = float(peak_compute), float(peak_bandwidth)
+            raise WorkloadError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
+    P, BW = float(peak_compute), float(peak_bandwidth)  # checked finite above
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
         bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, BW * np.nan_to_num(intensity, posinf=np.inf)))

@@ -608,6 +608,9 @@ class Workload:
         phase i's group (an index into ``labels``, or -1 for none). ``fused=True`` recomputes the
         bytes (tensors inside a group move none); ``False`` only marks the groups. ``fuse`` and
         ``campaign_widget.fusion.mark_groups`` are the ways in."""
+        labels = tuple(labels)
+        for label in labels:
+            check_name("fusion group label", label)
         group = np.asarray(group, dtype=np.int64)
         if group.shape != (len(self),):
             raise WorkloadError(f"fusion groups: {group.shape} entries for {len(self)} phases")

@@ -326,7 +326,6 @@ def test_schedules(tiles, pipeline, policy, depth, stepping):
 VOLUMES = st.one_of(st.lists(st.floats(0, 1e20) | NUMBER, min_size=1, max_size=4), HOSTILE)
 
 
-@pytest.mark.xfail(reason="roofline.py raises ValueError, not a CampaignWidgetError (see the known failures)")
 @settings(FUZZ, phases=[HypothesisPhase.explicit, HypothesisPhase.reuse, HypothesisPhase.generate])  # no shrinking
 @given(peak_compute=NUMBER, peak_bandwidth=NUMBER, ops=VOLUMES, bytes_=VOLUMES, time_=VOLUMES, threshold=NUMBER)
 def test_rooflines(peak_compute, peak_bandwidth, ops, bytes_, time_, threshold):
@@ -348,10 +347,10 @@ def _known_failures():
 
     graph_of_chain = dataflow_graph(chain())
     return {
-        "roofline-peak-text": lambda: roofline("d", 1e11, [1], [1], [1]),  # a plain ValueError
+        "roofline-peak-text": lambda: roofline("d", 1e11, [1], [1], [1]),
         "roofline-peak-none": lambda: roofline(None, 1e11, [1], [1], [1]),
         "roofline-threshold-nan": lambda: roofline(1e12, 1e11, [1], [1], [1], threshold=math.nan),
-        "roofline-ops-text": lambda: roofline(1e12, 1e11, ["x"], [1], [1]),  # numpy's ValueError
+        "roofline-ops-text": lambda: roofline(1e12, 1e11, ["x"], [1], [1]),
         "layered-layout-maxiter-negative": lambda: layered_layout(graph_of_chain, maxiter=-1),
         "layered-layout-maxiter-huge": lambda: layered_layout(graph_of_chain, maxiter=10**30),
         "schedule-depth-huge": lambda: chain().schedule(tiles=4, pipeline=True, depth=10**30),
@@ -360,18 +359,24 @@ def _known_failures():
 
 
 KNOWN = {
-    "roofline-peak-text": "roofline.py raises ValueError, not a CampaignWidgetError",
-    "roofline-peak-none": "roofline.py raises ValueError, not a CampaignWidgetError",
-    "roofline-threshold-nan": "roofline.py raises ValueError, not a CampaignWidgetError",
-    "roofline-ops-text": "roofline.py lets numpy's ValueError through",
-    "layered-layout-maxiter-negative": "dataflow.layered_layout passes maxiter to igraph unchecked",
-    "layered-layout-maxiter-huge": "dataflow.layered_layout: igraph's OverflowError",
     "schedule-depth-huge": "schedule: depth=10**30 overflows int64",
-    "load-percent-text": "io.registry.load reads percent with bool()",
 }
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=why)) for c, why in KNOWN.items()])
+FIXED = [
+    "roofline-peak-text",
+    "roofline-peak-none",
+    "roofline-threshold-nan",
+    "roofline-ops-text",
+    "layered-layout-maxiter-negative",
+    "layered-layout-maxiter-huge",
+    "load-percent-text",
+]
+
+
+@pytest.mark.parametrize(
+    "case", FIXED + [pytest.param(c, marks=pytest.mark.xfail(reason=why)) for c, why in KNOWN.items()]
+)
 def test_known_failures_outside_these_modules(case):
     result, _, peak = bounded(_known_failures()[case])
     assert not isinstance(result, Hang) and peak < MEMORY

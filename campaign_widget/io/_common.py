@@ -130,8 +130,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 class _Bounded(io.RawIOBase):
     """A stream that refuses to give more than ``limit`` bytes (a gzip bomb stops there)."""
 
-    def __init__(self, inner, limit: int, name: str, what: str):
+    def __init__(self, inner, limit: int, name: str, what: str, underlying=None):
         self.inner, self.left, self.limit, self.name, self.what = inner, limit, limit, name, what
+        self.underlying = underlying
 
     def readable(self) -> bool:
         return True
@@ -163,6 +164,8 @@ class _Bounded(io.RawIOBase):
 
     def close(self) -> None:
         self.inner.close()
+        if self.underlying is not None:  # GzipFile(fileobj=...) leaves the file it reads open
+            self.underlying.close()
         super().close()
 
 
@@ -185,7 +188,9 @@ def open_binary(name: str, source: Source | None, path: Path | None, *, limit: i
             raise error(name, "not a regular file (a device, pipe, socket or folder): workload files are regular files")
         if handle.read(2) == GZIP_MAGIC:
             handle.seek(0)
-            return _Bounded(gzip.GzipFile(fileobj=handle, mode="rb"), limit, name, "the decompressed content")
+            return _Bounded(
+                gzip.GzipFile(fileobj=handle, mode="rb"), limit, name, "the decompressed content", underlying=handle
+            )
         handle.seek(0)
         return _Bounded(handle, limit, name, "the file")
     except BaseException:

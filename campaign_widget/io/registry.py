@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..errors import short_repr
 from ..machine import Machine
 from ..workload import Workload
+from .checks import flag
 from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, WorkloadFileError
 
 
@@ -88,7 +89,7 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
         raise ValueError(f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
-    workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
+    workload = fmt.read(source, machine=machine, percent=flag("percent", percent), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
         raise TypeError(
             f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
