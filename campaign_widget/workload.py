@@ -165,10 +165,13 @@ class Workload:
         tileable: Sequence[bool] | np.ndarray | None = None,
         machine: Machine | None = None,
         settings: Mapping | None = None,
+        level_bytes: Mapping[str, npt.ArrayLike] | None = None,
     ) -> Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
-        The fast path for large workloads: validation is vectorized over phases.
+        The fast path for large workloads: validation is vectorized over phases. ``level_bytes``
+        maps a nearer memory level of ``machine`` to its bytes per phase (design.md §8; NaN: unknown);
+        ``bytes`` is the farthest level's.
         """
         if isinstance(names, str) or not isinstance(names, Iterable):
             raise TypeError(f"names={short_repr(names)} must be a list of phase names")
@@ -222,9 +225,26 @@ class Workload:
             tileable = np.asarray(tileable)
             if tileable.dtype != bool:
                 raise TypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
+        near = {}
+        for level, values in (level_bytes or {}).items():
+            column = col(f"level_bytes[{level!r}]", values)
+            bad = np.flatnonzero(np.isinf(column) | (column < 0) | (column > LARGEST))
+            if bad.size:
+                i = int(bad[0])
+                raise WorkloadError(f"phase {names[i]!r}: bytes[{level!r}]={column[i]!r} must be finite and >= 0")
+            near[level] = [(None if np.isnan(v) else float(v), None) for v in column]
+        if near:
+            levels = (machine or Machine.unit()).level_names
+            for level in near:
+                if level not in levels[:-1]:
+                    raise WorkloadError(
+                        f"level_bytes names {level!r}, which is not one of the machine's nearer memory levels "
+                        f"({', '.join(levels[:-1]) or 'it has one level'})"
+                    )
         self = cls.__new__(cls)
         self._build(
             names,
+            near=near,
             duration=cols["duration"],
             compute_util=cols["compute_util"],
             memory_util=cols["memory_util"],

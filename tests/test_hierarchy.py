@@ -195,3 +195,50 @@ def test_cache_levels_must_be_the_machines_nearer_levels():
         w.with_predicted_traffic("g", {"L3": Cache(lines=8)})
     with pytest.raises(cw.CacheModelError, match="write-backs"):
         w.with_predicted_traffic("g", [Cache(lines=8)], write_back=True)
+
+
+def _ncu_with_levels(tmp_path, with_peaks=True):
+    import csv
+    from pathlib import Path
+
+    source = Path(__file__).parent / "data" / "importers" / "handmade-ncu-raw-roofline.csv"
+    lines = source.read_text().splitlines()
+    rows = list(csv.reader(lines[1:]))
+    extra = {"l1tex__t_bytes.sum": ("Mbyte", "100"), "lts__t_bytes.sum": ("Mbyte", "50")}
+    if with_peaks:
+        extra |= {
+            "l1tex__t_bytes.sum.peak_sustained": ("byte/cycle", "16,384"),
+            "l1tex__cycles_elapsed.avg.per_second": ("cycle/nsecond", "1.41"),
+            "lts__t_bytes.sum.peak_sustained": ("byte/cycle", "5,120"),
+            "lts__cycles_elapsed.avg.per_second": ("cycle/nsecond", "1.41"),
+        }
+    rows[0] += list(extra)
+    rows[1] += [unit for unit, _ in extra.values()]
+    for row in rows[2:]:
+        row += [value for _, value in extra.values()]
+    path = tmp_path / "levels.csv"
+    with path.open("w", newline="") as f:
+        f.write(lines[0] + "\n")
+        csv.writer(f, quoting=csv.QUOTE_ALL).writerows(rows)
+    return path
+
+
+def test_nsight_level_counters_give_three_points_per_kernel(tmp_path):
+    from campaign_widget.roofline import level_roofline
+
+    w = cw.read_nsight_csv(_ncu_with_levels(tmp_path))
+    assert w.machine.level_names == ("L1", "L2", "DRAM")
+    assert w.machine.bandwidth("L1") == pytest.approx(16384 * 1.41e9)
+    assert w.machine.bandwidth("L2") == pytest.approx(5120 * 1.41e9)
+    t = w.table()
+    assert t["bytes_L1"][0] == pytest.approx(100e6) and t["bytes_L2"][0] == pytest.approx(50e6)
+    r = level_roofline(w)
+    assert r.known().all() and r.intensity.shape == (len(w), 3)
+
+
+def test_nsight_level_counters_fill_a_given_machines_levels(tmp_path):
+    machine = cw.Machine(1e13, levels={"L2": 5e12, "HBM": 2e12})
+    w = cw.read_nsight_csv(_ncu_with_levels(tmp_path, with_peaks=False), machine=machine)
+    t = w.table()
+    assert t["bytes_L2"][0] == pytest.approx(50e6)
+    assert not any(key == "bytes_L1" for key in t)

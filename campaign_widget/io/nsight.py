@@ -95,6 +95,11 @@ COMPUTE_UTIL = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 DRAM_UTIL = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY_UTIL = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 LEVEL_BYTES = (("L1", ("l1tex__t_bytes.sum",)), ("L2", ("lts__t_bytes.sum",)))
+# the hierarchical roofline's roofs, as ncu computes them: bytes per cycle at peak × cycles per second
+LEVEL_PEAKS = (
+    ("L1", "l1tex__t_bytes.sum.peak_sustained", "l1tex__cycles_elapsed.avg.per_second"),
+    ("L2", "lts__t_bytes.sum.peak_sustained", "lts__cycles_elapsed.avg.per_second"),
+)
 # the details page's Speed Of Light rows and the metrics they show (labels of several ncu versions)
 SPEED_OF_LIGHT = {
     "Duration": DURATION,
@@ -260,7 +265,7 @@ def read_nsight_csv(
             basis = "utilizations"
         basis = basis or "counters"  # the counters' error names what is missing
 
-    names, durations, ops, volumes, cutil, mutil = [], [], [], [], [], []
+    names, durations, ops, volumes, cutil, mutil, by_level = [], [], [], [], [], [], []
     flops_seen: set[str] = set()
     bytes_seen: set[tuple] = set()
     from_cycles = []
@@ -271,6 +276,7 @@ def read_nsight_csv(
         phase = f"{_short(launch.kernel)} #{launch.id}"
         details = {"kernel": launch.kernel, "id": launch.id, "duration_from": how}
         levels = _level_bytes(name, launch)
+        by_level.append(levels)
         if levels:
             details["bytes_by_level"] = levels
         if basis == "utilizations":
@@ -365,6 +371,7 @@ def read_nsight_csv(
     if bytes_seen:
         report.notes.append("bytes from " + "; ".join(" + ".join(u) for u in sorted(bytes_seen)))
     if group_by == "kernel":
+        by_level = _levels_by_kernel(by_level, launches)
         names, durations, ops, volumes, cutil, mutil = _by_kernel(
             report, names, durations, ops, volumes, cutil, mutil, launches
         )
@@ -378,7 +385,12 @@ def read_nsight_csv(
         machine = _machine(name, launches, precision, report)
     else:
         report.machine_source = machine.name or "given"
-    return _build(name, names, report, machine, duration=durations, ops=ops, bytes=volumes)
+    level_bytes = _nearer_level_bytes(machine, by_level)
+    if level_bytes:
+        report.notes.append(
+            "bytes per memory level from l1tex__t_bytes.sum (L1) and lts__t_bytes.sum (L2), DRAM as above"
+        )
+    return _build(name, names, report, machine, duration=durations, ops=ops, bytes=volumes, level_bytes=level_bytes)
 
 
 def _build(name, names, report, machine, **columns):
@@ -470,6 +482,30 @@ def _level_bytes(name, launch) -> dict:
     if used is not None:
         levels["DRAM"] = b
     return levels
+
+
+def _levels_by_kernel(by_level: list[dict], launches) -> list[dict]:
+    """Per kernel name, in first-launch order: each level's bytes summed over its launches (a level
+    missing from any launch is unknown for the kernel)."""
+    sums: dict[str, dict] = {}
+    for launch, levels in zip(launches, by_level):
+        kernel = _short(launch.kernel)
+        if kernel not in sums:
+            sums[kernel] = dict(levels)
+        else:
+            known = sums[kernel]
+            sums[kernel] = {k: known[k] + levels[k] for k in known if k in levels}
+    return list(sums.values())
+
+
+def _nearer_level_bytes(machine: Machine, by_level: list[dict]) -> dict[str, list[float]]:
+    """The file's L1/L2 bytes for the machine's nearer levels of those names (NaN: not counted)."""
+    out = {}
+    for level in machine.level_names[:-1]:
+        values = [levels.get(level, math.nan) for levels in by_level]
+        if any(not math.isnan(v) for v in values):
+            out[level] = values
+    return out
 
 
 def _by_kernel(report, names, durations, ops, volumes, cutil, mutil, launches):
@@ -679,9 +715,16 @@ def _machine(name, launches, precision, report) -> Machine:
                 f"from the file (launch ID {launch.id}): {PEAK_FMA[precision]} × 2 × {SM_CLOCK} "
                 f"= {compute:.4g} FLOP/s; {DRAM_PEAK} × {DRAM_CLOCK} = {bandwidth:.4g} B/s"
             )
+            levels = {}
+            for level, peak, clock in LEVEL_PEAKS:
+                per_cycle, per_second = _value(name, launch, peak), _value(name, launch, clock)
+                if per_cycle is not None and per_second is not None:
+                    levels[level] = per_cycle * per_second
+            if levels:
+                report.machine_source += "; " + ", ".join(f"{k} {v:.4g} B/s" for k, v in levels.items())
             return Machine(
                 peak_compute=compute,
-                peak_bandwidth=bandwidth,
+                levels={**levels, "DRAM": bandwidth},
                 name=f"ncu roofline peaks ({precision}, {_short(launch.kernel)} #{launch.id})",
             )
     missing = [
