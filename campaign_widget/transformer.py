@@ -204,9 +204,7 @@ def read_config(config) -> TransformerConfig:
             if key in config and config[key] is not None:
                 value = config[key]
                 if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                    raise WorkloadError(
-                        f"{family} config: {key}={short_repr(value)} must be a whole number >= 1"
-                    )
+                    raise WorkloadError(f"{family} config: {key}={short_repr(value)} must be a whole number >= 1")
                 return int(value)
         if default is not None:
             return default
@@ -224,9 +222,7 @@ def read_config(config) -> TransformerConfig:
         intermediate = field("intermediate")
         kv_heads = _whole(family, "num_key_value_heads", config.get("num_key_value_heads", heads))
     if hidden % heads:
-        raise WorkloadError(
-            f"{family} config: hidden size {hidden} is not divisible by the {heads} attention heads"
-        )
+        raise WorkloadError(f"{family} config: hidden size {hidden} is not divisible by the {heads} attention heads")
     head_dim = _whole(family, "head_dim", config.get("head_dim") or hidden // heads)
     if heads % kv_heads:
         raise WorkloadError(
