@@ -12,7 +12,7 @@ experts), residual adds — for all ``num_hidden_layers``, then the LM head. ``b
 >>> w.params, w.names[:3]
 ({'batch': 1, 'seq': 1024}, ['attn_norm', 'q_proj', 'k_proj'])
 >>> round(float(w.with_params(seq=2048).arrays.ops.sum()) / float(w.arrays.ops.sum()), 2)
-2.13
+2.08
 
 Layers
 ------
@@ -539,3 +539,46 @@ def _head_ops(cfg: TransformerConfig, stage, a, w, tp, counts) -> list[_Op]:
             (("logits", _times(rows, vocab, a)),),
         ),
     ]
+
+
+def side_by_side(workloads: Mapping[str, object]):
+    """Workloads as one, with no dependency between them: ``{"prefill": p, "decode": d}`` gives
+    phases ``prefill.q_proj`` … ``decode.lm_head`` on the first workload's machine, at each one's
+    current parameter values (numbers: the parts' parameters may share names). Sequential, they
+    run one after the other; pipelined (``schedule(tiles=n, pipeline=True)``) their tiles run at the
+    same time — a prefill cut into ``n`` chunks beside a decode batch, as chunked prefill serves
+    them — and the diagram shows the resources they oversubscribe together and what throttling
+    makes of it. Fusion groups carry over."""
+    from .workload import Workload
+
+    if not isinstance(workloads, Mapping) or not workloads:
+        raise WorkloadError(f"side_by_side takes {{label: Workload}}, got {short_repr(workloads)}")
+    phases, groups, machine = [], {}, None
+    for label, w in workloads.items():
+        if not isinstance(w, Workload):
+            raise WorkloadError(f"side_by_side: {short_repr(label)} is {short_repr(w)}, not a Workload")
+        machine = machine or w.machine
+        a = w.arrays
+        levels = w.machine.level_names
+        for i, name in enumerate(w.names):
+            reads, writes = w.tensors[i]
+            producers = w.producers[1][w.producers[0][i] : w.producers[0][i + 1]]
+            per_level = {
+                lv: float(a.level_bytes[i, k])
+                for k, lv in enumerate(levels)
+                if a.level_bytes[i, k] == a.level_bytes[i, k]
+            }
+            phases.append(
+                Phase(
+                    f"{label}.{name}",
+                    ops=float(a.ops[i]),
+                    bytes=per_level if len(levels) > 1 else None,
+                    reads={f"{label}.{t}": b for t, b in reads.items()},
+                    writes={f"{label}.{t}": b for t, b in writes.items()},
+                    after=tuple(f"{label}.{w.names[j]}" for j in producers),
+                )
+            )
+        for g, group in enumerate(w.fusion_groups):
+            groups[f"{label}.{group}"] = [f"{label}.{w.names[i]}" for i in range(len(w)) if w.fusion_group[i] == g]
+    combined = Workload(phases, machine=machine)
+    return combined.fuse(groups) if groups else combined

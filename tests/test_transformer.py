@@ -300,3 +300,33 @@ LLAMA = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "nu
 def test_bad_input_is_refused_before_any_work(config, options, message):
     with pytest.raises(WorkloadError, match=message.replace("(", r"\(").replace("[", r"\[")):
         from_transformer(config, **{"batch": 1, "seq": 8, **options})
+
+
+def test_prefill_beside_decode_overlaps_when_pipelined():
+    from campaign_widget.transformer import side_by_side
+
+    prefill = from_transformer("llama-3-8b", batch=1, seq=512, flash_attention=True)
+    decode = from_transformer("llama-3-8b", batch=32, seq=2048, stage="decode", flash_attention=True)
+    both = side_by_side({"prefill": prefill, "decode": decode})
+    assert both.names[0] == "prefill.attn_norm" and "decode.lm_head" in both.names
+    assert both.fusion_groups == ("prefill.attention", "decode.attention")
+    alone = float(prefill.schedule().makespan) + float(decode.schedule().makespan)
+    assert float(both.schedule().makespan) == pytest.approx(alone, rel=1e-12)
+    np.testing.assert_allclose(both.arrays.bytes.sum(), prefill.arrays.bytes.sum() + decode.arrays.bytes.sum())
+    raw = both.schedule(tiles=8, pipeline=True, policy="none")
+    throttled = both.schedule(tiles=8, pipeline=True, policy="dilate+throttle")
+    assert raw.oversubscribed and not throttled.oversubscribed
+    assert float(throttled.makespan) < alone
+
+
+def test_a_kv_len_slider_moves_the_decode_diagram():
+    pytest.importorskip("anywidget")
+    from campaign_widget.widget import CampaignDiagram
+
+    w = from_transformer("llama-3-8b", batch=8, seq=1024, stage="decode")
+    diagram = CampaignDiagram(w)
+    assert diagram.params == {"batch": 8, "kv_len": 1024}
+    before = diagram.makespan
+    diagram.params = {"kv_len": 8192}
+    assert diagram.makespan > before
+    assert diagram.makespan == pytest.approx(float(w.with_params(kv_len=8192).schedule().makespan))
