@@ -79,6 +79,8 @@ resource named ``network``: the machine's memory level of that name if it has on
 with ``interconnect`` bytes/s (default 450 GB/s, one direction of H100 NVLink 4's 900 GB/s). The
 network is a memory level of the machine here (levels are the only named resources a machine
 has): each all-reduce is a phase bounded by its bytes over that bandwidth; its adds count as ops.
+It is bandwidth only: the latency of a collective, which dominates small decode messages, is not
+modelled, nor the all-gather of a split LM head's logits.
 """
 
 from __future__ import annotations
