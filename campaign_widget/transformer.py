@@ -1,14 +1,14 @@
 """Transformer inference from a model config: prefill and decode as workloads.
 
-``from_transformer(config, batch=8, seq=2048, stage="decode", machine=m)`` reads a Hugging Face
+``Workload.from_transformer(config, batch=8, seq=2048, stage="decode", machine=m)`` reads a Hugging Face
 ``config.json`` (a path, a dict, or a preset name: ``presets()``) and builds the phases of one
 decoder layer — norms, Q/K/V projections (grouped-query attention from ``num_key_value_heads``),
 rotary embedding, scores, softmax, scores × V, output projection, gated or plain MLP (or routed
 experts), residual adds — for all ``num_hidden_layers``, then the LM head. ``batch``, ``seq`` and
 ``kv_len`` stay size parameters: ``with_params``, sliders and sweeps move them.
 
->>> from campaign_widget.machine import Machine
->>> w = from_transformer("llama-2-7b", batch=1, seq=1024, machine=Machine(989.5e12, 3.072e12))
+>>> from campaign_widget import Machine, Workload
+>>> w = Workload.from_transformer("llama-2-7b", batch=1, seq=1024, machine=Machine(989.5e12, 3.072e12))
 >>> w.params, w.names[:3]
 ({'batch': 1, 'seq': 1024}, ['attn_norm', 'q_proj', 'k_proj'])
 >>> round(float(w.with_params(seq=2048).arrays.ops.sum()) / float(w.arrays.ops.sum()), 2)
@@ -283,7 +283,20 @@ def _times(*factors) -> str:
     return f"{constant}*{text}" if text else constant
 
 
-def from_transformer(
+@dataclass(frozen=True)
+class TransformerPass:
+    """What ``Workload.from_transformer`` builds a workload from: the phases (volumes in
+    ``params``), the machine (with a ``network`` level under tensor parallelism) and the fusion
+    groups (FlashAttention)."""
+
+    phases: list
+    machine: Machine
+    params: dict
+    fusion_groups: dict
+    config: TransformerConfig
+
+
+def transformer_phases(
     config,
     *,
     batch: int,
@@ -299,12 +312,10 @@ def from_transformer(
     counts: str = "einsum",
     layers: str = "count",
     interconnect: float | None = None,
-):
-    """The workload of one forward pass (``stage="prefill"`` or ``"decode"``) of a transformer
+) -> TransformerPass:
+    """The phases of one forward pass (``stage="prefill"`` or ``"decode"``) of a transformer
     given by its config; see the module docstring for what each phase counts. Every bad input is
     refused (``WorkloadError``) before any phase is built."""
-    from .workload import Workload
-
     cfg = read_config(config)
     if stage not in STAGES:
         raise WorkloadError(f"stage={short_repr(stage)} must be one of {', '.join(STAGES)}")
@@ -361,8 +372,7 @@ def from_transformer(
     for op in _head_ops(cfg, stage, a, w, tp, counts):
         phases.append(op.phase("", 1, {"Y": last}))
     params = {"batch": batch, "seq": seq} if stage == "prefill" else {"batch": batch, "kv_len": kv_len}
-    workload = Workload(phases, machine=machine, params=params)
-    return workload.fuse(groups) if groups else workload
+    return TransformerPass(phases, machine, params, groups, cfg)
 
 
 @dataclass(frozen=True)
@@ -551,13 +561,15 @@ def side_by_side(workloads: Mapping[str, object]):
     same time — a prefill cut into ``n`` chunks beside a decode batch, as chunked prefill serves
     them — and the diagram shows the resources they oversubscribe together and what throttling
     makes of it. Fusion groups carry over."""
-    from .workload import Workload
-
     if not isinstance(workloads, Mapping) or not workloads:
+        raise WorkloadError(f"side_by_side takes {{label: Workload}}, got {short_repr(workloads)}")
+    # the parts' own class builds the whole: this module sits below workload.py and does not import it
+    workload_class = type(next(iter(workloads.values())))
+    if not hasattr(workload_class, "from_transformer"):
         raise WorkloadError(f"side_by_side takes {{label: Workload}}, got {short_repr(workloads)}")
     phases, groups, machine = [], {}, None
     for label, w in workloads.items():
-        if not isinstance(w, Workload):
+        if type(w) is not workload_class:
             raise WorkloadError(f"side_by_side: {short_repr(label)} is {short_repr(w)}, not a Workload")
         machine = machine or w.machine
         a = w.arrays
@@ -582,5 +594,5 @@ def side_by_side(workloads: Mapping[str, object]):
             )
         for g, group in enumerate(w.fusion_groups):
             groups[f"{label}.{group}"] = [f"{label}.{w.names[i]}" for i in range(len(w)) if w.fusion_group[i] == g]
-    combined = Workload(phases, machine=machine)
+    combined = workload_class(phases, machine=machine)
     return combined.fuse(groups) if groups else combined

@@ -280,9 +280,11 @@ class Workload:
         """Prefill or decode of a transformer from its ``config.json`` (a path, a dict or a preset name):
         ``Workload.from_transformer("llama-3-8b", batch=8, seq=2048, stage="decode", machine=m)``.
         ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.transformer``."""
-        from .transformer import from_transformer
+        from .transformer import transformer_phases
 
-        return from_transformer(config, **options)
+        built = transformer_phases(config, **options)
+        workload = cls(built.phases, machine=built.machine, params=built.params)
+        return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
 
     # -- construction -------------------------------------------------------------------------
 

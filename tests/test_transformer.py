@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from campaign_widget import Machine, Workload, WorkloadError, sweep
-from campaign_widget.transformer import NETWORK, from_transformer, presets, read_config
+from campaign_widget.transformer import NETWORK, presets, read_config
+
+from_transformer = Workload.from_transformer
 
 # Reference numbers from LLM-Viewer (hahnyuan/LLM-Viewer): model_analyzer.py at commit
 # 01b269d600a36f674fd0e7952763f1560f39d368 with the config module of configs/Mixtral.py at that commit
