@@ -18,10 +18,11 @@ Layers
 ------
 ``layers="count"`` (the default): one layer's phases, each carrying the volumes of all
 ``num_hidden_layers`` (its ops and tensors × L). The diagram then reads as *where a forward pass
-spends its time*: sixteen bars you can name, in the order a layer runs them, their widths the
-whole model's share; the sequential makespan equals the sum over layers. ``layers="repeat"``
-writes every layer out (``L0.q_proj`` … ``L31.lm_head``): the same makespan with 16·L phases, for
-pipelining or fusing across layer boundaries.
+spends its time*: one bar per operation, in the order a layer runs them, their widths the whole
+model's share, and the roofline has one point per operation; the sequential makespan equals the sum
+over layers. ``layers="repeat"`` writes every layer out (``L0.attn_norm`` … ``L31.mlp_add``, then
+the LM head): the same makespan with L times as many phases, for pipelining or fusing across layer
+boundaries.
 
 Stages and the KV cache
 -----------------------
@@ -32,8 +33,8 @@ from the cache (``Kcache``, ``Vcache``), and the new token's K and V are appende
 ``k_proj``/``v_proj``, or ``rope`` for the keys). Prefill's parameters are ``batch, seq``, decode's
 ``batch, kv_len``.
 
-Conventions (LLM-Viewer's, hahnyuan/LLM-Viewer ``model_analyzer.py``)
-----------------------------------------------------------------------
+Conventions (LLM-Viewer's: hahnyuan/LLM-Viewer ``model_analyzer.py`` at 01b269d6)
+-------------------------------------------------------------------------------
 - A matrix product of an ``m×k`` by a ``k×n`` matrix costs ``2·m·n·k`` ops and moves its two
   inputs and its output once (weights at ``weight_dtype``, activations at ``dtype``).
 - softmax: 5 ops per score (max, subtract, exp, sum, divide); a norm (RMSNorm or LayerNorm):
@@ -222,7 +223,9 @@ def read_config(config) -> TransformerConfig:
         kv_heads = heads
     else:
         intermediate = field("intermediate")
-        kv_heads = _whole(family, "num_key_value_heads", config.get("num_key_value_heads", heads))
+        # absent or null: multi-head attention, one KV head per query head
+        kv_heads = config.get("num_key_value_heads")
+        kv_heads = heads if kv_heads is None else _whole(family, "num_key_value_heads", kv_heads)
     if hidden % heads:
         raise WorkloadError(f"{family} config: hidden size {hidden} is not divisible by the {heads} attention heads")
     head_dim = _whole(family, "head_dim", config.get("head_dim") or hidden // heads)

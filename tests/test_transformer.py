@@ -267,6 +267,11 @@ def test_every_preset_loads_and_a_local_config_json_reads_the_same(tmp_path):
     assert w.params == {"batch": 1, "seq": 16}
 
 
+def test_a_null_num_key_value_heads_is_multi_head_attention():
+    assert read_config({**LLAMA, "num_key_value_heads": None}).kv_heads == 4
+    assert read_config({k: v for k, v in LLAMA.items() if k != "num_key_value_heads"}).kv_heads == 4
+
+
 def test_a_sweep_over_batch_and_kv_len_moves_decode():
     w = from_transformer("llama-3-8b", batch=1, seq=1024, stage="decode")
     result = sweep(w, batch=[1, 64], kv_len=[512, 4096], progress=False)
