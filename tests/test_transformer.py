@@ -100,6 +100,48 @@ LLM_VIEWER = {
         "total_time": 0.007163287500000001,
     },
 }
+# The same run for Llama-3-8B (meta-llama/Meta-Llama-3-8B's config.json: 8 KV heads, grouped-query
+# attention), analyze(4096, 4): its KV-cache reads at kv heads, and prefill's Q counted like K.
+LLM_VIEWER_LLAMA3 = {
+    "b4_s4096_prefill": {
+        "q_proj": (549755813888, 301989888),
+        "k_proj": (137438953472, 176160768),
+        "v_proj": (137438953472, 176160768),
+        "out_proj": (549755813888, 301989888),
+        "gate_proj": (1924145348608, 721420288),
+        "up_proj": (1924145348608, 721420288),
+        "down_proj": (1924145348608, 721420288),
+        "qk_matmul": (549755813888, 4362076160),
+        "sv_matmul": (549755813888, 4462739456),
+        "softmax": (10737418240, 8589934592),
+        "attn_norm": (469762048, 268435456),
+        "mlp_norm": (469762048, 268435456),
+        "attn_add": (67108864, 268435456),
+        "mlp_add": (67108864, 268435456),
+        "mlp_act": (134217728, 402653184),
+        "lm_head": (2101346304, 1050937856),
+        "total_time": 0.42825009836280087,
+    },
+    "b4_s4096_decode": {
+        "q_proj": (134217728, 33619968),
+        "k_proj": (33554432, 8429568),
+        "v_proj": (33554432, 8429568),
+        "out_proj": (134217728, 33619968),
+        "gate_proj": (469762048, 117587968),
+        "up_proj": (469762048, 117587968),
+        "down_proj": (469762048, 117587968),
+        "qk_matmul": (134217728, 34635776),
+        "sv_matmul": (134217728, 34635776),
+        "softmax": (2621440, 2097152),
+        "attn_norm": (114688, 65536),
+        "mlp_norm": (114688, 65536),
+        "attn_add": (16384, 65536),
+        "mlp_add": (16384, 65536),
+        "mlp_act": (32768, 98304),
+        "lm_head": (2101346304, 1050937856),
+        "total_time": 0.005639936833333333,
+    },
+}
 LLM_VIEWER_FLASH = {
     # fused_attention (OPs, bytes) per layer, use_flashattention=True, same run
     "b1_s1024_prefill": (17347641344, 209715200),
@@ -125,10 +167,14 @@ def _per_layer(w, name, layers=32):
     return w.arrays.ops[i] / count, w.arrays.bytes[i] / count
 
 
-@pytest.mark.parametrize("key", sorted(LLM_VIEWER))
-def test_llama2_7b_matches_llm_viewer_per_layer_and_total_time(key):
-    w = _llama2(key)
-    ref = LLM_VIEWER[key]
+@pytest.mark.parametrize(
+    ("model", "key"),
+    [("llama-2-7b", k) for k in sorted(LLM_VIEWER)] + [("llama-3-8b", k) for k in sorted(LLM_VIEWER_LLAMA3)],
+)
+def test_per_layer_ops_bytes_and_total_time_match_llm_viewer(model, key):
+    batch, seq, stage = _case(key)
+    w = from_transformer(model, batch=batch, seq=seq, stage=stage, machine=LLM_VIEWER_H100, counts="llm-viewer")
+    ref = (LLM_VIEWER if model == "llama-2-7b" else LLM_VIEWER_LLAMA3)[key]
     layers = {n: v for n, v in ref.items() if n != "total_time"}
     assert sorted(w.names) == sorted(layers)
     for name, (ops, bytes_) in layers.items():
