@@ -392,7 +392,7 @@ class _Op:
             return rename.get(t, prefix + t)
 
         def scaled(v):
-            return _times(count, v) if count != 1 else (v if isinstance(v, str) else v)
+            return _times(count, v) if count != 1 else v
 
         reads = {tensor(t): scaled(v) for t, v in self.reads}
         writes = {tensor(t): scaled(v) for t, v in self.writes}
