@@ -295,6 +295,17 @@ class Workload:
         source = {"einsums": {e.name: e for e in parsed}, "sizes": dict(sizes), "element_bytes": element_bytes}
         return workload._replace(_einsum_source=source)
 
+    @classmethod
+    def from_transformer(cls, config: Any, **options: Any) -> Workload:
+        """Prefill or decode of a transformer from its ``config.json`` (a path, a dict or a preset name):
+        ``Workload.from_transformer("llama-3-8b", batch=8, seq=2048, stage="decode", machine=m)``.
+        ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.transformer``."""
+        from .transformer import transformer_phases
+
+        built = transformer_phases(config, **options)
+        workload = cls(built.phases, machine=built.machine, params=built.params)
+        return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
+
     # -- construction -------------------------------------------------------------------------
 
     def _build(
