@@ -107,11 +107,17 @@ class ViewWidget(anywidget.AnyWidget):
 # -- parameter sliders --------------------------------------------------------------------------------
 
 
-def param_ranges(params: Mapping[str, Any], given: Mapping[str, Any] | None) -> dict[str, dict]:
+def param_ranges(
+    params: Mapping[str, Any], given: Mapping[str, Any] | None, *, defaults: bool = True
+) -> dict[str, dict]:
     """Slider limits per parameter: ``{name: {"range": [lo, hi], "log": hi/lo >= LOG_SLIDER_SPAN}}``.
-    ``given`` maps names to ``[lo, hi]`` (or to that dict form); the others get value/16 .. value×16.
-    Errors name the parameter and the value."""
-    ranges = {name: [max(1, int(v) // PARAM_SPAN), max(2, int(v) * PARAM_SPAN)] for name, v in params.items()}
+    ``given`` maps names to ``[lo, hi]`` (or to that dict form); the others get value/16 .. value×16
+    (only with ``defaults``). Errors name the parameter and the value."""
+    ranges = (
+        {name: [max(1, int(v) // PARAM_SPAN), max(2, int(v) * PARAM_SPAN)] for name, v in params.items()}
+        if defaults
+        else {}
+    )
     for name, bounds in (given or {}).items():
         if name not in params:
             raise ValueError(

@@ -5,14 +5,13 @@ from __future__ import annotations
 import collections
 import math
 import time
-from pathlib import Path
 
-import anywidget
 import numpy as np
 import traitlets as t
 
+from . import view_base
 from .browser_png import PngChannel, PngExport
-from .buffers import arrays_to_json, same_arrays, smallest_index_dtype
+from .buffers import ArrayDict, same_arrays, smallest_index_dtype
 from .colors import phase_colors
 from .errors import ScheduleError
 from .group_bands import with_group_spans
@@ -21,9 +20,9 @@ from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .scene_pixels import aggregate_scene
 from .schedule import POLICIES, STEPPINGS, Plans, Schedule, build_schedule
 from .settings import check_setting
+from .view_base import Choice, ViewWidget, check_params
 from .workload import Workload
 
-_BUNDLE = Path(__file__).parent / "static" / "widget.js"
 #: Traits the view may write (its controls, its zoom window, its hover); every other synced trait is
 #: computed here and a write from the view is refused (and the kernel's value sent back).
 VIEW_WRITABLE = frozenset(
@@ -39,6 +38,7 @@ VIEW_WRITABLE = frozenset(
         "time_window",
         "hovered_phase",
         "params",
+        "theme",
     }
 )
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
@@ -50,20 +50,9 @@ MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab woul
 # on every slider step. 4096 columns cover a full-width plot at twice the device pixels.
 LOD_ABOVE = 200_000
 LOD_COLUMNS = 4096
-_PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
-_LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider (as DataflowView)
 
 
-def _bundle() -> Path:
-    if not _BUNDLE.exists():
-        raise RuntimeError(
-            f"the widget's front end is not built ({_BUNDLE} is missing): install the package with "
-            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
-        )
-    return _BUNDLE
-
-
-class CampaignDiagram(anywidget.AnyWidget):
+class CampaignDiagram(ViewWidget, bundle="widget.js"):
     """A live campaign diagram of a workload.
 
     >>> diagram = CampaignDiagram(workload, tiles=4, pipeline=True)   # doctest: +SKIP
@@ -78,14 +67,13 @@ class CampaignDiagram(anywidget.AnyWidget):
     ``TraitError`` naming it and leaves the widget as it was.
     """
 
-    # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev`, the view hot-reloads.
-    _esm = _BUNDLE
+    view_writable = VIEW_WRITABLE
 
-    scene = t.Dict().tag(sync=True, to_json=arrays_to_json)
+    scene = ArrayDict()
     phase_names = t.List(t.Unicode()).tag(sync=True)
     phase_colors = t.List(t.Unicode()).tag(sync=True)
     fusion_groups = t.List(t.Unicode()).tag(sync=True)
-    phase_table = t.Dict().tag(sync=True, to_json=arrays_to_json)
+    phase_table = ArrayDict()
     resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
     units = t.Dict().tag(sync=True)
     makespan = t.Float(0.0, read_only=True).tag(sync=True)
@@ -100,11 +88,11 @@ class CampaignDiagram(anywidget.AnyWidget):
     tiles = t.Int(1).tag(sync=True)
     tiles_max = t.Int(64, min=1).tag(sync=True)
     pipeline = t.Bool(False).tag(sync=True)
-    policy = t.Enum(POLICIES, default_value="none").tag(sync=True)
+    policy = Choice(POLICIES, default_value="none").tag(sync=True)
     policies = t.List(t.Unicode(), default_value=list(POLICIES), read_only=True).tag(sync=True)  # the select's options
     depth = t.Int(2).tag(sync=True)
-    stepping = t.Enum(STEPPINGS, default_value="event").tag(sync=True)  # when a pipelined tile starts
-    y_axis = t.Enum(("relative", "absolute"), default_value="relative").tag(sync=True)
+    stepping = Choice(STEPPINGS, default_value="event").tag(sync=True)  # when a pipelined tile starts
+    y_axis = Choice(("relative", "absolute"), default_value="relative").tag(sync=True)
     show_controls = t.Bool(True).tag(sync=True)
     height = t.Int(360, min=120).tag(sync=True)
     title = t.Unicode("").tag(sync=True)
@@ -131,6 +119,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         show_controls: bool = True,
         title: str = "",
         param_ranges: dict | None = None,
+        theme: str = "auto",
         **kwargs,
     ):
         # A schedule (a measured Timeline, or any Schedule with its .workload) is drawn as it is: its
@@ -148,8 +137,7 @@ class CampaignDiagram(anywidget.AnyWidget):
                 f"CampaignDiagram takes a campaign_widget.Workload or a Schedule with its workload, "
                 f"got {type(workload).__name__}"
             )
-        if kwargs:
-            raise TypeError(f"CampaignDiagram got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+        self.check_arguments(kwargs)
         self._ready = False
         # (benchmarks/bench_browser.py) wall-clock stamps of the last recomputes: received, computed, sent
         self._timings: collections.deque = collections.deque(maxlen=256)
@@ -165,8 +153,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         )  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
         stepping = getattr(first, "stepping", "event")
-        _bundle()  # a clear error when the front end is not built
-        ranges = _param_ranges(workload.params, param_ranges)
+        ranges = view_base.param_ranges(workload.params, param_ranges)
         super().__init__()
         with self.hold_trait_notifications():
             self.param_ranges = ranges
@@ -179,6 +166,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
             self.stepping = stepping
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
+            self.theme = theme
             self.phase_names = workload.names
             self.fusion_groups = list(workload.fusion_groups)
             self.phase_colors = phase_colors(workload.names)
@@ -222,23 +210,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         known = self._base.params
         if not getattr(self, "_ready", False):
             return dict(value)
-        unknown = sorted(set(value) - set(known))
-        if unknown:
-            raise t.TraitError(
-                f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
-                f"parameters are {', '.join(map(repr, known)) or 'none'}"
-            )
-        merged = {**self.params}
-        for name, v in value.items():
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float, np.integer, np.floating))
-                or not math.isfinite(v)
-                or not float(v).is_integer()
-                or v < 1
-            ):
-                raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
-            merged[name] = int(v)
+        merged = {**self.params, **check_params(value, known)}
         if merged == self.params:
             return merged
         try:
@@ -255,7 +227,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     def _valid_param_ranges(self, proposal):
         try:
             current = {name: spec["range"] for name, spec in self.param_ranges.items()}
-            return _param_ranges(self._base.params, {**current, **proposal["value"]}, defaults=False)
+            return view_base.param_ranges(self._base.params, {**current, **proposal["value"]}, defaults=False)
         except ValueError as error:
             raise t.TraitError(str(error)) from None
 
@@ -313,7 +285,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self._base = self._workload = workload
             self._evaluated = None
             with self.hold_trait_notifications():
-                self.param_ranges = _param_ranges(workload.params, None)
+                self.param_ranges = view_base.param_ranges(workload.params, None)
                 self.params = workload.params
                 self.phase_names = workload.names
                 self.fusion_groups = list(workload.fusion_groups)
@@ -421,23 +393,14 @@ class CampaignDiagram(anywidget.AnyWidget):
             return given
         return given.with_peaks(self.peak_compute, self.peak_bandwidth)
 
-    def set_state(self, sync_data):
-        """State from the view: only ``VIEW_WRITABLE`` traits; the kernel's own values go back for the rest."""
-        refused = sorted(k for k in sync_data if k not in VIEW_WRITABLE)
-        if refused:
-            self.log.warning("CampaignDiagram: the view may not write %s (computed in the kernel)", ", ".join(refused))
-            sync_data = {k: v for k, v in sync_data.items() if k in VIEW_WRITABLE}
-        try:
-            if "tiles" in sync_data:
-                self._check_view_tiles(sync_data["tiles"])
-            super().set_state(sync_data)
-        except t.TraitError as error:
-            # a value the kernel refuses (checked before it is stored): the widget stays as it was,
-            # the readout says why, and the view's controls go back to the kernel's values
-            self.warnings = [str(error)]
-            refused = sorted(set(refused) | set(sync_data))
-        if refused:
-            self.send_state(refused)
+    def _check_view_state(self, sync_data) -> None:
+        if "tiles" in sync_data:
+            self._check_view_tiles(sync_data["tiles"])
+
+    def _refused(self, text: str) -> None:
+        # a value the kernel refuses (checked before it is stored): the widget stays as it was, the
+        # readout says why, and the view's controls go back to the kernel's values
+        self.warnings = [text]
 
     def _check_view_tiles(self, value) -> None:
         """A tile count from the view is refused before anything is computed when the view could not
@@ -512,34 +475,6 @@ class CampaignDiagram(anywidget.AnyWidget):
             f"CampaignDiagram({len(self.phase_names)} phases, tiles={self.tiles}, pipeline={self.pipeline}, "
             f"policy={self.policy!r}, makespan={self.makespan:.6g})"
         )
-
-
-def _param_ranges(params: dict, given: dict | None, *, defaults: bool = True) -> dict:
-    """Slider limits per parameter: ``{name: {"range": [lo, hi], "log": hi/lo >= 100}}``; ``given``
-    maps names to ``[lo, hi]`` (or to that dict form); unnamed parameters get value/16 .. value×16
-    (only with ``defaults``). Errors name the parameter and the value."""
-    ranges = (
-        {name: [max(1, int(v) // _PARAM_SPAN), max(2, int(v) * _PARAM_SPAN)] for name, v in params.items()}
-        if defaults
-        else {}
-    )
-    for name, bounds in (given or {}).items():
-        if name not in params:
-            raise ValueError(
-                f"param_ranges names {name!r}, which is not a parameter of this workload "
-                f"(parameters: {', '.join(map(repr, params)) or 'none'})"
-            )
-        if isinstance(bounds, dict):
-            bounds = bounds.get("range")
-        try:
-            lo, hi = bounds
-            ok = all(not isinstance(b, bool) and float(b).is_integer() for b in (lo, hi)) and 1 <= lo < hi
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
-        ranges[name] = [int(lo), int(hi)]
-    return {name: {"range": r, "log": r[1] / r[0] >= _LOG_SLIDER_SPAN} for name, r in ranges.items()}
 
 
 def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int = 1) -> dict:
