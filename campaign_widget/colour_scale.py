@@ -118,8 +118,10 @@ def severity(
     elif scaling == "hist":
         lo, hi = V.min(), V.max()
         if n_buckets >= 2:
-            s[ok] = 0.0 if hi == lo else np.minimum(np.floor((V - lo) / (hi - lo) * n_buckets), n_buckets - 1) / (
-                n_buckets - 1
+            s[ok] = (
+                0.0
+                if hi == lo
+                else np.minimum(np.floor((V - lo) / (hi - lo) * n_buckets), n_buckets - 1) / (n_buckets - 1)
             )
         else:
             distinct = np.unique(V)

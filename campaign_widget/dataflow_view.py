@@ -18,6 +18,7 @@ import traitlets as t
 from . import colour_scale, view_base
 from . import dataflow as model
 from .buffers import ArrayDict, cast
+from .errors import short_repr
 from .view_base import Choice, ViewWidget, check_params
 
 if TYPE_CHECKING:
@@ -132,13 +133,15 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
         """Checked and evaluated before storing: sizes that do not evaluate (an overflow, a zero
         extent) are refused, and the workload they give is kept for the observer."""
         value = check_params(proposal["value"], dict(getattr(self._base, "params", None) or {}))
-        if self._ready and value != self.params:
+        # Compared with the accepted values (the drawn workload's): under ipywidgets' set_state the
+        # trait already holds the proposal when this runs.
+        if self._ready and value != dict(self._workload.params or {}):
             base = self._base
             try:
                 workload = base if value == dict(base.params or {}) else base.with_params(**value)
                 graph = model.dataflow_graph(workload)
-            except (ArithmeticError, ValueError) as error:
-                raise t.TraitError(f"params={value!r}: {error}") from None
+            except (ArithmeticError, TypeError, ValueError) as error:
+                raise t.TraitError(f"params={short_repr(value)}: {error}") from None
             self._evaluated = (value, workload, graph)
         return value
 

@@ -13,7 +13,7 @@ from . import view_base
 from .browser_png import PngChannel, PngExport
 from .buffers import ArrayDict, same_arrays, smallest_index_dtype
 from .colors import phase_colors
-from .errors import ScheduleError
+from .errors import ScheduleError, short_repr
 from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
@@ -41,6 +41,8 @@ VIEW_WRITABLE = frozenset(
         "theme",
     }
 )
+#: The controls a schedule is computed from: a new value of one is scheduled before it is stored.
+SCHEDULE_CONTROLS = ("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
@@ -145,6 +147,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         self._workload = workload  # at the current params (the one given, until params change)
         self._base = workload  # as given: params re-evaluate from it
         self._evaluated = None  # (params, workload, schedule) computed by the params validator
+        self._proposal = None  # ((controls, workload), received, schedule) computed by the controls' validators
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         self._plans = Plans()  # the dependency graph and tile order, kept across slider steps
         machine = workload.machine
@@ -189,6 +192,41 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         value = proposal["value"]
         if not math.isfinite(value) or value <= 0:
             raise t.TraitError(f"{proposal['trait'].name}={value!r} must be a finite number > 0")
+        return self._scheduled(proposal["trait"].name, value)
+
+    @t.validate("pipeline", "policy", "stepping")
+    def _valid_schedule_setting(self, proposal):
+        return self._scheduled(proposal["trait"].name, proposal["value"])
+
+    def _scheduled(self, name, value):
+        """``value`` for control ``name`` once the schedule it gives is computed: a value the model
+        refuses (a peak outside the machine's range, settings the scheduler rejects) raises here and
+        is never stored. The schedule is kept for the observer's recompute."""
+        if not getattr(self, "_ready", False):
+            return value
+        controls = {key: getattr(self, key) for key in SCHEDULE_CONTROLS}
+        controls[name] = value
+        key = (tuple(controls.values()), self._workload)
+        if self._proposal is not None and self._proposal[0] == key:
+            return value
+        received = time.time()
+        try:
+            current = self._workload.with_peaks(controls["peak_compute"], controls["peak_bandwidth"])
+            if self._given_schedule is not None:
+                schedule = self._given_schedule_at_peaks(controls["peak_compute"], controls["peak_bandwidth"])
+            else:
+                schedule = build_schedule(
+                    current,
+                    tiles=controls["tiles"],
+                    pipeline=controls["pipeline"],
+                    policy=controls["policy"],
+                    depth=controls["depth"],
+                    stepping=controls["stepping"],
+                    _plans=self._plans,
+                )
+        except ValueError as error:  # the package's errors (CampaignWidgetError) are ValueErrors
+            raise t.TraitError(f"{name}={short_repr(value)}: {error}") from None
+        self._proposal = (key, received, schedule)
         return value
 
     @t.validate("tiles")
@@ -201,7 +239,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         if value > 1 and not self._workload.tileable.all():
             fixed = self._workload.names[int((~self._workload.tileable).argmax())]
             raise t.TraitError(f"tiles={value!r}: phase {fixed!r} is marked tileable=False")
-        return value
+        return self._scheduled("tiles", value)
 
     @t.validate("params")
     def _valid_params(self, proposal):
@@ -210,16 +248,19 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         known = self._base.params
         if not getattr(self, "_ready", False):
             return dict(value)
-        merged = {**self.params, **check_params(value, known)}
-        if merged == self.params:
+        # Merged into the accepted values (the workload's): under ipywidgets' set_state the trait
+        # already holds the proposal when this runs, so self.params is not the value to keep.
+        accepted = dict(self._workload.params)
+        merged = {**accepted, **check_params(value, known)}
+        if merged == accepted:
             return merged
         try:
             workload = self._base.with_params(**merged)
             schedule = workload.with_peaks(self.peak_compute, self.peak_bandwidth).schedule(
-                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth
+                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth, stepping=self.stepping
             )
-        except (ValueError, ScheduleError) as error:  # WorkloadError, ExpressionError are ValueErrors
-            raise t.TraitError(f"params={merged!r}: {error}") from None
+        except (ValueError, TypeError, ArithmeticError) as error:  # the package's errors are ValueErrors
+            raise t.TraitError(f"params={short_repr(merged)}: {error}") from None
         self._evaluated = (merged, workload, schedule)
         return merged
 
@@ -235,7 +276,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     def _valid_depth(self, proposal):
         if proposal["value"] < 1:
             raise t.TraitError(f"depth={proposal['value']!r} must be >= 1")
-        return proposal["value"]
+        return self._scheduled("depth", proposal["value"])
 
     # -- the model, recomputed on every control change ------------------------------------------
 
@@ -260,8 +301,14 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
             self.tiles_max = min(MAX_TILES_SLIDER, max(self.tiles_max, 2 * change["new"]))  # room to go on
         if getattr(self, "_ready", False):
-            self._timing = {"trait": change["name"], "received": time.time()}
-            self._recompute()
+            proposal = self._proposal  # kept: one view message may change several controls
+            key = (tuple(getattr(self, name) for name in SCHEDULE_CONTROLS), self._workload)
+            if proposal is not None and proposal[0] == key:
+                self._timing = {"trait": change["name"], "received": proposal[1], "scheduled": time.time()}
+                self._recompute(proposal[2])
+            else:
+                self._timing = {"trait": change["name"], "received": time.time()}
+                self._recompute()
 
     def set_workload(self, workload: Workload) -> None:
         """Draw another workload with the current controls (tiles, policy, peaks, …).
@@ -384,14 +431,13 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         if getattr(self, "_ready", False) and len(getattr(self, "_scene", ())) > LOD_ABOVE:
             self.scene = scene_state(self._scene_for_view(), peak_compute=self.peak_compute, tiles=self.tiles)
 
-    def _given_schedule_at_peaks(self) -> Schedule:
+    def _given_schedule_at_peaks(self, peak_compute=None, peak_bandwidth=None) -> Schedule:
         given = self._given_schedule
         machine = given.workload.machine
-        if (self.peak_compute, self.peak_bandwidth) == (machine.peak_compute, machine.peak_bandwidth) or not hasattr(
-            given, "with_peaks"
-        ):
+        peaks = (peak_compute or self.peak_compute, peak_bandwidth or self.peak_bandwidth)
+        if peaks == (machine.peak_compute, machine.peak_bandwidth) or not hasattr(given, "with_peaks"):
             return given
-        return given.with_peaks(self.peak_compute, self.peak_bandwidth)
+        return given.with_peaks(*peaks)
 
     def _check_view_state(self, sync_data) -> None:
         if "tiles" in sync_data:
