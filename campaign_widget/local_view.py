@@ -24,7 +24,7 @@ import traitlets as t
 from ._local_geometry import bar_ticks, colour_bar, element_grid, place_tensors
 from .buffers import ArrayDict, cast
 from .cache import Cache, CacheResult, Layout, StackDistances, Trace, simulate, stack_distances, trace
-from .colour_scale import PALETTES, SCALINGS, rgb, scale_range, severity, severity_rows
+from .colour_scale import PALETTES, SCALINGS, hex_colors, rgb, scale_range, severity, severity_rows
 from .einsum import Einsum
 from .errors import WorkloadError
 from .view_base import Choice, ViewWidget
@@ -50,6 +50,7 @@ READOUT_HEADER = (
 )  # beyond this the element grids are unreadable and the tab slow
 COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
 UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
+_COLD_ONLY, _UNTOUCHED = hex_colors([COLD_ONLY_RGB, UNTOUCHED_RGB])  # the swatches' CSS colours
 _LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
 
 
@@ -619,13 +620,13 @@ class LocalView(ViewWidget, bundle="local.js"):
                 "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines"),
             },
             "swatches": {
-                "flattened": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "flattened": [{"colour": _UNTOUCHED, "label": "never accessed"}],
                 "reuse": [
-                    {"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
-                    {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"},
+                    {"colour": _COLD_ONLY, "label": "cold only (never reused)"},
+                    {"colour": _UNTOUCHED, "label": "never accessed"},
                 ],
-                "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],
-                "related": [{"colour": _hex(UNTOUCHED_RGB), "label": "not related"}],
+                "misses": [{"colour": _UNTOUCHED, "label": "no miss"}],
+                "related": [{"colour": _UNTOUCHED, "label": "not related"}],
             },
         }
 
@@ -937,7 +938,3 @@ def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> n
     out[which, 2] = v[starts + counts - 1]
     out[which, 1] = (v[starts + (counts - 1) // 2] + v[starts + counts // 2]) / 2
     return out
-
-
-def _hex(rgb: Sequence[int] | np.ndarray) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*(int(v) for v in rgb))

@@ -19,11 +19,6 @@ export function logRange(range, value) {
   return [Math.log10(lo), Math.log10(hi)];
 }
 
-/** The peak a log slider at `position` stands for: exactly 10^position. */
-export function peakFromSlider(position) {
-  return 10 ** position;
-}
-
 function clampInteger(value, lo, hi) {
   const n = Math.round(Number(value));
   return Number.isFinite(n) ? Math.min(Math.max(n, lo), hi) : lo;
@@ -61,10 +56,10 @@ export function createControls(document, model, writer) {
       input.max = String(hi);
       input.step = String((hi - lo) / LOG_SLIDER_STEPS);
       if (!writer.isPending(key) && peak > 0) input.value = String(Math.log10(peak));
-      show(span, writer.isPending(key) ? peakFromSlider(Number(input.value)) : peak);
+      show(span, writer.isPending(key) ? 10 ** Number(input.value) : peak);
     });
     listen(input, "input", () => {
-      const peak = peakFromSlider(Number(input.value));
+      const peak = 10 ** Number(input.value);
       show(valueSpan, peak);
       writer.write(key, peak);
     });
