@@ -79,7 +79,8 @@ class LocalView(ViewWidget, bundle="local.js"):
     ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``
     ("iteration" playback, "flattened" accesses per element, "related", "reuse", "misses"),
     ``reuse_stat``, ``scaling``, ``palette``, ``line_overlay``, ``selection`` (clicked elements, as
-    global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration).
+    global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration),
+    ``theme`` (``"auto"``: JupyterLab's light or dark; ``"light"``; ``"dark"``).
     """
 
     view_writable = frozenset(

@@ -16,7 +16,7 @@ from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline
 from .widget import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
-# The roof, the ridge, the schedule's marker and the text follow JupyterLab's theme (bqplot styles
+# The roof, the ridge, the schedule's marker and the legend's text follow JupyterLab's theme (bqplot styles
 # marks with CSS, so a variable resolves in the page: dark on a light page, light on a dark one).
 INK = "var(--jp-content-font-color1, #333333)"
 MUTED_INK = "var(--jp-content-font-color2, #777777)"
@@ -64,12 +64,12 @@ class RooflineView(ipywidgets.VBox):
             y=[1],
             scales={**scales, "size": LinearScale(min=0.0, max=1.0)},
             colors=list(diagram.phase_colors),
-            stroke=INK,
+            stroke="#222222",  # an outline of the phase's colour; the fill is what reads in both themes
             stroke_width=0.8,
             names=list(diagram.phase_names),
             display_names=False,
             interactions={"hover": "tooltip"},
-            hovered_style={"opacity": 1.0, "stroke": INK, "stroke-width": 3},
+            hovered_style={"opacity": 1.0, "stroke": "black", "stroke-width": 3},
             unhovered_style={"opacity": 0.35},
         )
         # The schedule's point is named in the legend below, not beside it (a label there covered points).

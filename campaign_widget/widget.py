@@ -65,8 +65,10 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     ``params`` (name → positive int) re-evaluates the workload with ``with_params`` and recomputes
     the schedule, like a peak change; ``param_ranges`` (name → ``{"range": [lo, hi], "log": bool}``;
     the constructor also takes ``[lo, hi]``) sets each slider's limits, log-scaled when hi/lo ≥ 100.
-    A refused value (unknown name, not a positive integer, sizes that do not evaluate) raises a
-    ``TraitError`` naming it and leaves the widget as it was.
+    A refused value (unknown name, not a positive integer, sizes that do not evaluate; a peak outside
+    the machine's range, settings the scheduler rejects) raises a ``TraitError`` naming it and leaves
+    the widget as it was; from the view, it is not stored and ``warnings`` says why. ``theme``:
+    ``"auto"`` (JupyterLab's light or dark), ``"light"`` or ``"dark"``.
     """
 
     view_writable = VIEW_WRITABLE

@@ -206,8 +206,8 @@ def test_roofline_follows_the_theme(views, theme):
     pixels = np.asarray(Image.open(io.BytesIO(views.roof.screenshot())).convert("RGB"), dtype=np.int16)
     background = check_background("the roofline", theme, pixels)
     check_text("the roofline", theme, pixels, background)
-    # every mark drawn in the theme's ink (roof, ridge, its label, the schedule's marker, the point
-    # outlines) contrasts with the page; the phases' fills keep their colours
+    # every mark drawn in the theme's ink (the roof, the ridge and its label, the schedule's marker)
+    # contrasts with the page; the phases' points keep their colours
     marks = views.roof.evaluate(
         """(fig) => {
         const probe = document.createElement('div'); document.body.append(probe);
@@ -227,12 +227,37 @@ def test_roofline_follows_the_theme(views, theme):
     }"""
     )
     page = float(luminance(marks["page"]))
-    drawn = [m for m in marks["out"] if m[2] is not None]
+    phases = {"up", "act", "down"}
+    drawn = [m for m in marks["out"] if m[2] is not None and m[0] not in phases]
     assert any("ridge" in m[0] for m in drawn) and any(m[0] == "schedule" for m in drawn), drawn
     faint = [m for m in drawn if abs(float(luminance(m[2])) - page) < 60]
     assert not faint, f"{theme}: roofline marks too close to the page background {marks['page']}: {faint}"
     # the legend: every name (phases and schedule) in a colour that reads on the page
     _check_dom_text(views, theme, ".widget-vbox:has(> .bqplot)", ".widget-hbox .widget-label")
+
+
+def test_the_theme_trait_overrides_the_page(views):
+    """``theme="dark"`` set from the kernel: the dataflow and local views are dark on a light page
+    (canvas and controls), and go back to the page's theme with ``"auto"``."""
+    views.set_theme("light")
+    canvases = (views.flow, views.local, views.hist)
+    out = views.nb.run_cell(views.nb.append_code_cell("flow.theme = local.theme = 'dark'"), timeout=60)
+    assert "Traceback" not in out, out
+    try:
+        for canvas in canvases:
+            views.page.wait_for_function("c => c.dataset.theme === 'dark'", arg=canvas.element_handle(), timeout=30_000)
+        views.page.wait_for_timeout(300)
+        for what, canvas in zip(("the dataflow canvas", "the local grids", "the histogram"), canvases):
+            pixels, _, _ = views.canvas(canvas)
+            check_background(f"{what} (theme='dark' on a light page)", "dark", pixels)
+        labels = views.dom_colours(".cwd-root", ".cw-label")
+        assert all(float(luminance(rgb)) > 128 for _, rgb in labels["found"]), (
+            f"the controls' text stays dark: {labels}"
+        )
+    finally:
+        views.nb.run_cell(views.nb.append_code_cell("flow.theme = local.theme = 'auto'"), timeout=60)
+    for canvas in canvases:
+        views.page.wait_for_function("c => c.dataset.theme === 'light'", arg=canvas.element_handle(), timeout=30_000)
 
 
 def test_back_to_light(views):
