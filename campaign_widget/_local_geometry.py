@@ -78,7 +78,7 @@ def bar_ticks(info: dict) -> list:
     lo, c = info.get("lo"), info.get("centre")
     if lo is None:
         return []
-    if info.get("scaling") in ("median", "mean") and c:
+    if info.get("method") in ("median", "mean") and c:
         return [[0.0, "0"], [0.5, f"{c:.3g}"], [1.0, f"≥{2 * c:.3g}"]]
     return [[0.0, f"{lo:.3g}"], [1.0, f"{info.get('hi'):.3g}"]]
 
@@ -88,7 +88,7 @@ def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:
     return {
         "title": title,
         "unit": unit,
-        "method": info.get("scaling", ""),
+        "method": info.get("method", ""),
         "stops": hex_colors(rgb(np.linspace(0, 1, 11), palette)),
         "ticks": bar_ticks(info),
     }

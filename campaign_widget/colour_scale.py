@@ -88,7 +88,7 @@ def _in_scale(v: np.ndarray, zero_is_value: bool) -> np.ndarray:
 
 
 def severity(
-    values: npt.ArrayLike, scaling: str = "median", buckets: int = 0, *, zero_is_value: bool = False
+    values: npt.ArrayLike, method: str = "median", buckets: int = 0, *, zero_is_value: bool = False
 ) -> np.ndarray:
     """s ∈ [0, 1] per value (design.md §7), NaN where the value is missing, not finite or ≤ 0
     (0 is a value with ``zero_is_value``, for distances: an immediate re-reference).
@@ -104,7 +104,7 @@ def severity(
     >>> severity([1, 2, 3, 100], "hist").tolist()
     [0.0, 0.3333333333333333, 0.6666666666666666, 1.0]
     """
-    scaling = choice("scaling", scaling, SCALINGS)
+    method = choice("scaling", method, SCALINGS)
     n_buckets = check_buckets(buckets)
     v = _values(values)
     ok = _in_scale(v, zero_is_value)
@@ -112,10 +112,10 @@ def severity(
     if not ok.any():
         return s
     V = v[ok]
-    if scaling in ("median", "mean"):
-        c = centre(V, scaling)
+    if method in ("median", "mean"):
+        c = centre(V, method)
         s[ok] = np.minimum(V / (2.0 * c), 1.0) if c > 0 else (V > 0).astype(float)
-    elif scaling == "hist":
+    elif method == "hist":
         lo, hi = V.min(), V.max()
         if n_buckets >= 2:
             s[ok] = (
@@ -127,56 +127,56 @@ def severity(
             distinct = np.unique(V)
             s[ok] = 0.0 if distinct.size == 1 else np.searchsorted(distinct, V) / (distinct.size - 1)
     else:
-        x = np.log(np.maximum(V, np.finfo(float).tiny)) if scaling == "log" else V
+        x = np.log(np.maximum(V, np.finfo(float).tiny)) if method == "log" else V
         lo, hi = x.min(), x.max()
         s[ok] = 0.0 if hi == lo else np.clip((x - lo) / (hi - lo), 0.0, 1.0)
     return s
 
 
-def centre(V: np.ndarray, scaling: str) -> float:
+def centre(V: np.ndarray, method: str) -> float:
     """The centre c of a median or mean scale (s = 0.5 at c)."""
-    return float(np.median(V)) if scaling == "median" else float(np.mean(V))
+    return float(np.median(V)) if method == "median" else float(np.mean(V))
 
 
-def scale_range(values: npt.ArrayLike, scaling: str = "median", *, zero_is_value: bool = False) -> dict[str, Any]:
-    """What a colour bar labels for ``severity(values, scaling)``: ``{scaling, centre, lo, hi}``
+def scale_range(values: npt.ArrayLike, method: str = "median", *, zero_is_value: bool = False) -> dict[str, Any]:
+    """What a colour bar labels for ``severity(values, method)``: ``{method, centre, lo, hi}``
     (``centre`` for median and mean; all None when no value is in the scale)."""
-    scaling = choice("scaling", scaling, SCALINGS)
+    method = choice("scaling", method, SCALINGS)
     v = _values(values)
     V = v[_in_scale(v, zero_is_value)]
-    out = {"scaling": scaling, "centre": None, "lo": None, "hi": None}
+    out = {"method": method, "centre": None, "lo": None, "hi": None}
     if V.size:
         out.update(lo=float(V.min()), hi=float(V.max()))
-        if scaling in ("median", "mean"):
-            out["centre"] = centre(V, scaling)
+        if method in ("median", "mean"):
+            out["centre"] = centre(V, method)
     return out
 
 
 def severity_rows(
-    values: npt.ArrayLike, scaling: str = "median", buckets: int = 0
+    values: npt.ArrayLike, method: str = "median", buckets: int = 0
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """``severity`` of every row of a 2-D array at once (each row its own scale) and each row's
     ``scale_range``. Median, mean, linear and log are vectorized over the rows; hist loops."""
-    scaling = choice("scaling", scaling, SCALINGS)
+    method = choice("scaling", method, SCALINGS)
     v = np.asarray(values, dtype=np.float64)
-    if scaling == "hist":
+    if method == "hist":
         return (
-            np.array([severity(row, scaling, buckets) for row in v]).reshape(v.shape),
-            [scale_range(row, scaling) for row in v],
+            np.array([severity(row, method, buckets) for row in v]).reshape(v.shape),
+            [scale_range(row, method) for row in v],
         )
     ok = np.isfinite(v) & (v > 0)
     V = np.where(ok, v, np.nan)
     s = np.full(v.shape, np.nan)
     has = ok.any(axis=1)
-    empty = {"scaling": scaling, "centre": None, "lo": None, "hi": None}
+    empty = {"method": method, "centre": None, "lo": None, "hi": None}
     if not has.any():
         return s, [dict(empty) for _ in range(v.shape[0])]
     c = None
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no scale, handled by `has`
         lo, hi = np.nanmin(V, axis=1), np.nanmax(V, axis=1)
-        if scaling in ("median", "mean"):
-            if scaling == "median":  # sorted rows put NaN last: the middle of the first cnt values
+        if method in ("median", "mean"):
+            if method == "median":  # sorted rows put NaN last: the middle of the first cnt values
                 S = np.sort(V, axis=1)
                 cnt = ok.sum(axis=1)
                 a = np.take_along_axis(S, np.maximum((cnt - 1) // 2, 0)[:, None], axis=1)[:, 0]
@@ -185,7 +185,7 @@ def severity_rows(
             else:
                 c = np.nanmean(V, axis=1)
             s = V / (2 * c[:, None])
-        elif scaling == "linear":
+        elif method == "linear":
             span = np.where(hi > lo, hi - lo, np.inf)
             s = (V - lo[:, None]) / span[:, None]
         else:

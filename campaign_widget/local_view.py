@@ -677,7 +677,7 @@ class LocalView(ViewWidget, bundle="local.js"):
             "severity": cast(sev, "uint8"),
             "lut": cast(lut, "uint8"),
             "ticks": [bar_ticks(r) for r in ranges],
-            "bar": colour_bar({"scaling": self.scaling}, self.palette, "misses per element"),
+            "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
         }
 
     def _misses(self) -> None:
