@@ -579,3 +579,22 @@ def test_every_view_refuses_unknown_keywords_and_takes_a_theme(by_volume):
             view.theme = "sepia"
         view.set_state({"theme": "light"})  # the view may write it
         assert view.theme == "light"
+
+
+def test_array_dict_traits_travel_as_buffers_and_come_back_as_arrays():
+    from campaign_widget.buffers import ArrayDict, arrays_from_json, arrays_to_json
+
+    class Holder(traitlets.HasTraits):
+        data = ArrayDict()
+
+    holder = Holder(data={"x": np.arange(3, dtype=np.float32), "n": 3})
+    meta = Holder.class_traits()["data"].metadata
+    assert meta["sync"] and meta["to_json"] is arrays_to_json and meta["from_json"] is arrays_from_json
+    wire = arrays_to_json(holder.data)
+    assert wire["n"] == 3 and wire["x"]["dtype"] == "float32" and isinstance(wire["x"]["buffer"], memoryview)
+    back = arrays_from_json({"x": {**wire["x"], "buffer": bytes(wire["x"]["buffer"])}, "n": 3})
+    np.testing.assert_array_equal(back["x"], holder.data["x"])
+    assert back["x"].dtype == np.float32 and back["n"] == 3
+    with pytest.raises(traitlets.TraitError, match=r"data\['y'\] is a int64 array; the view decodes"):
+        holder.data = {"y": np.arange(3, dtype=np.int64)}
+    assert list(holder.data) == ["x", "n"], "the refused value is not stored"
