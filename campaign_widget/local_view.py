@@ -629,6 +629,8 @@ class LocalView(ViewWidget, bundle="local.js"):
                 "misses": [{"colour": _UNTOUCHED, "label": "no miss"}],
                 "related": [{"colour": _UNTOUCHED, "label": "not related"}],
             },
+            # the colours that say "nothing here" and "cold only": a dark theme draws its own for them
+            "neutral": {"untouched": _UNTOUCHED, "cold_only": _COLD_ONLY},
         }
 
     def _fa_per_tensor(self, capacity: int) -> np.ndarray:

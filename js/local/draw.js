@@ -1,4 +1,5 @@
 // Drawing the local view on a 2D context: tensor grids, highlights, overlays, histogram, colour bar.
+import { parseHex } from "../color.js";
 import { capacityMarkerX, histogramBars, histogramPeak } from "./geometry.js";
 
 export const LOCAL_THEME = {
@@ -19,7 +20,11 @@ export const LOCAL_THEME = {
 };
 
 // What changes on a dark page; the data's own colours (read, write, hit, miss, …) stay.
-const DARK = { idle: "#2a2a2a", cellBorder: "#4a4a4a", gridBackground: "#1c1c1c", selection: "#f5f5f5" };
+const DARK = {
+  idle: "#2a2a2a", cellBorder: "#4a4a4a", gridBackground: "#1c1c1c", selection: "#f5f5f5",
+  untouched: "#2a2a2a", // Python's white "nothing here" (never accessed, no miss, not related)
+  coldOnly: "#8c8c8c", // Python's dark grey "cold only": light on a dark page, as dark on a light one
+};
 
 /**
  * The local view's colours for a theme of js/page-theme.js: background, text and the highlight
@@ -29,11 +34,28 @@ export function localLook(theme = {}) {
   return {
     ...LOCAL_THEME,
     ...(theme.name === "dark" ? DARK : {}),
+    name: theme.name === "dark" ? "dark" : "light",
     background: theme.background ?? LOCAL_THEME.background,
     text: theme.text ?? LOCAL_THEME.text,
     muted: theme.mutedText ?? LOCAL_THEME.muted,
     selection: theme.name === "dark" ? theme.highlight ?? DARK.selection : LOCAL_THEME.selection,
   };
+}
+
+/**
+ * The colours Python sends for "nothing here" and "cold only" (`heat.neutral`) would read inverted
+ * on a dark page: a Map from their CSS forms to the dark look's own (empty in the light theme).
+ */
+export function neutralSwap(neutral, look) {
+  const swap = new Map();
+  if (look.name !== "dark") return swap;
+  for (const [key, replacement] of [["untouched", look.untouched], ["cold_only", look.coldOnly]]) {
+    const hex = neutral?.[key];
+    if (typeof hex !== "string" || !replacement) continue;
+    const [r, g, b] = parseHex(hex);
+    swap.set(`rgb(${r},${g},${b})`, replacement).set(hex.toLowerCase(), replacement);
+  }
+  return swap;
 }
 
 export function font(size, weight = "normal") {
@@ -50,6 +72,7 @@ export function drawTensors(ctx, view, data) {
   const { cell, originX, originY } = view;
   const inner = cell >= 6 ? cell - 1 : cell;
   const { x, y, n, fill, highlight, lineMask, selection, tensors } = data;
+  const swap = data.swap ?? new Map();
   ctx.fillStyle = look.cellBorder;
   for (let t = 0; t < tensors.names.length; t++) {
     const [ox, oy] = tensors.origins[t];
@@ -59,7 +82,7 @@ export function drawTensors(ctx, view, data) {
     ctx.fillRect(originX + ox * cell - 1, originY + oy * cell - 1, w * cell + 1, h * cell + 1);
   }
   for (let e = 0; e < n; e++) {
-    ctx.fillStyle = fill ? fill[e] : look.idle;
+    ctx.fillStyle = fill ? swap.get(fill[e]) ?? fill[e] : look.idle;
     ctx.fillRect(originX + x[e] * cell, originY + y[e] * cell, inner, inner);
   }
   let lineCells = 0;

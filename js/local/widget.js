@@ -5,7 +5,7 @@ import { decodeArray } from "../codecs.js";
 import { createTraitWriter } from "../trait-writer.js";
 import { createControls } from "./controls.js";
 import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
-import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook } from "./draw.js";
+import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook, neutralSwap } from "./draw.js";
 import {
   advance, buildHitGrid, elementLabel, fitCell, hitElement, indicesFromPoint, pointFromIndices, rgbStyles,
 } from "./geometry.js";
@@ -76,6 +76,7 @@ export function readData(model) {
     lineMask: decodeArray(selected.line_mask),
     bars: { ...(heat.bars ?? {}), related: selected.bar, misses: missMap.bar },
     swatches: heat.swatches ?? {},
+    neutral: heat.neutral ?? {},
     hist: {
       counts: decodeArray(selected.hist) ?? new Int32Array(0),
       cold: Number(selected.hist_cold ?? 0),
@@ -239,8 +240,9 @@ function render({ model, el }) {
     const fill = mode === "iteration" ? null : fromTable ? tableFill() : data.fills[mode] ?? null;
     const showIteration = mode === "iteration" || playing;
     const selection = new Set(model.get("selection") ?? []);
+    const swap = neutralSwap(data.neutral, look);
     const counts = drawTensors(ctx, { cell, originX, originY, labelSize, look }, {
-      tensors: data.tensors, x: data.x, y: data.y, n: data.n, fill,
+      tensors: data.tensors, x: data.x, y: data.y, n: data.n, fill, swap,
       highlight: showIteration ? currentAccesses() : null,
       lineMask: model.get("line_overlay") ? data.lineMask : null,
       selection,
@@ -255,7 +257,7 @@ function render({ model, el }) {
     }
     const swatches = [];
     if (showIteration) swatches.push({ colour: look.read, label: "read" }, { colour: look.write, label: "written" });
-    for (const s of data.swatches[mode] ?? []) swatches.push(s);
+    for (const s of data.swatches[mode] ?? []) swatches.push({ ...s, colour: swap.get(String(s.colour).toLowerCase()) ?? s.colour });
     if (model.get("line_overlay") && selection.size) swatches.push({ colour: look.line, label: "same cache line" });
     if (selection.size) swatches.push({ colour: look.selection, label: "clicked" });
     drawSwatches(ctx, swatches, x, legendY + 5, 10, look);

@@ -198,6 +198,25 @@ def test_local_view_follows_the_theme(views, theme):
     _check_dom_text(views, theme, ".cwl-root", ".cwl-readout-table td")
 
 
+def test_local_views_empty_cells_are_dark_in_the_dark_theme(views):
+    """In "related" mode with nothing clicked every cell is "not related" (white from Python): on a
+    dark page the view draws them in its dark idle colour, so the grids are not white blocks."""
+    views.set_theme("dark")
+    out = views.nb.run_cell(views.nb.append_code_cell("local.mode = 'related'"), timeout=60)
+    assert "Traceback" not in out, out
+    try:
+        views.page.wait_for_function(
+            "c => c.dataset.mode === 'related'", arg=views.local.element_handle(), timeout=30_000
+        )
+        views.page.wait_for_timeout(300)
+        views.lab.screenshot("dark-local-related", full_page=False)
+        pixels, _, _ = views.canvas(views.local)
+        white = float((luminance(pixels) > 230).mean())
+        assert white < 0.005, f"{white:.1%} of the local view's canvas is white in the dark theme"
+    finally:
+        views.nb.run_cell(views.nb.append_code_cell("local.mode = 'iteration'"), timeout=60)
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_roofline_follows_the_theme(views, theme):
     views.set_theme(theme)
