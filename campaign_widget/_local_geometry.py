@@ -1,26 +1,18 @@
-"""View-only arrays for LocalView: element grids (design.md §7 "Element grids") and heatmap colours.
+"""View-only arrays for LocalView: element grids (design.md §7 "Element grids") and colour bars.
 
-Pure numpy, no widget imports. Colours are the global view's palettes (``campaign_widget.dataflow``);
-the scaling here follows design.md §7 too, and adds what a heatmap of distances needs: 0 as a value
-(an immediate re-reference) and one scale per row for a whole capacity table at once.
+Pure numpy, no widget imports. Severities and colours come from ``campaign_widget.colour_scale``, the
+one scale of every view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .dataflow import NAN_COLOR
-from .dataflow import rgb as _dataflow_rgb
+from .colour_scale import PALETTES, SCALINGS, hex_colors, rgb
 
-if TYPE_CHECKING:
-    import numpy.typing as npt
-
-SCALINGS = ("median", "mean", "hist", "linear", "log")
-PALETTES = ("gyr", "viridis", "cividis", "RdYlGn")
-MISSING_RGB = tuple(int(NAN_COLOR[i : i + 2], 16) for i in (1, 3, 5))  # missing or out of the scale: as the global view
+__all__ = ["PALETTES", "SCALINGS", "bar_ticks", "colour_bar", "element_grid", "place_tensors"]
 
 
 # -- element grids ----------------------------------------------------------------------------------
@@ -78,102 +70,11 @@ def place_tensors(
     return origins, total_width, y + row_height
 
 
-# -- scaling and palettes (design.md §7) ------------------------------------------------------------
-
-
-def severity(
-    values: npt.ArrayLike, method: str = "median", *, zero_is_value: bool = False
-) -> tuple[np.ndarray, dict[str, Any]]:
-    """s ∈ [0, 1] per value by design.md §7's scaling, and the scale's description.
-
-    Values that are not finite, or ≤ 0 (unless ``zero_is_value``, for distances), get NaN: they are
-    drawn grey and stay out of the scale. Returns (s, info) with info = {method, centre, lo, hi}.
-    """
-    if method not in SCALINGS and not (method.startswith("hist") and method[4:].isdigit()):
-        raise ValueError(f"scaling={method!r} is not one of {SCALINGS} (or 'histN' with N ≥ 2 buckets)")
-    v = np.asarray(values, dtype=np.float64)
-    ok = np.isfinite(v) & ((v >= 0) if zero_is_value else (v > 0))
-    s = np.full(v.shape, np.nan)
-    info = {"method": method, "centre": None, "lo": None, "hi": None}
-    if not ok.any():
-        return s, info
-    V = v[ok]
-    lo, hi = float(V.min()), float(V.max())
-    info.update(lo=lo, hi=hi)
-    if method in ("median", "mean"):
-        c = float(np.median(V) if method == "median" else V.mean())
-        info["centre"] = c
-        s[ok] = V / (2 * c) if c > 0 else (V > 0).astype(float)
-    elif method == "hist":
-        distinct = np.unique(V)
-        s[ok] = np.searchsorted(distinct, V) / (len(distinct) - 1) if len(distinct) > 1 else 0.0
-    elif method.startswith("hist"):
-        n = int(method[4:])
-        if n < 2:
-            raise ValueError(f"scaling={method!r}: a histogram needs at least 2 buckets")
-        bucket = np.floor((V - lo) / (hi - lo) * n).clip(0, n - 1) if hi > lo else np.zeros_like(V)
-        s[ok] = bucket / (n - 1)
-    elif method == "linear":
-        s[ok] = (V - lo) / (hi - lo) if hi > lo else 0.0
-    else:  # log
-        logs = np.log(np.maximum(V, np.finfo(float).tiny))
-        a, b = logs.min(), logs.max()
-        s[ok] = (logs - a) / (b - a) if b > a else 0.0
-    np.clip(s, 0.0, 1.0, out=s)
-    return s, info
-
-
-def severity_rows(values: npt.ArrayLike, method: str = "median") -> tuple[np.ndarray, list[list[list]]]:
-    """``severity`` of every row of a 2-D array at once (each row its own scale), and per row the
-    ticks of its colour bar. Rows are vectorized for median, mean, linear and log; hist loops."""
-    v = np.asarray(values, dtype=np.float64)
-    if method not in ("median", "mean", "linear", "log"):
-        rows = [severity(row, method) for row in v]
-        return np.array([r[0] for r in rows]).reshape(v.shape), [bar_ticks(r[1]) for r in rows]
-    ok = np.isfinite(v) & (v > 0)
-    V = np.where(ok, v, np.nan)
-    s = np.full(v.shape, np.nan)
-    has = ok.any(axis=1)
-    if not has.any():
-        return s, [[] for _ in range(v.shape[0])]
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no scale, handled by `has`
-            lo, hi = np.nanmin(V, axis=1), np.nanmax(V, axis=1)
-            if method in ("median", "mean"):
-                if method == "median":  # sorted rows put NaN last: the middle of the first cnt values
-                    S = np.sort(V, axis=1)
-                    cnt = ok.sum(axis=1)
-                    a = np.take_along_axis(S, np.maximum((cnt - 1) // 2, 0)[:, None], axis=1)[:, 0]
-                    b = np.take_along_axis(S, np.maximum(cnt // 2 - (cnt == 0), 0)[:, None], axis=1)[:, 0]
-                    c = (a + b) / 2
-                else:
-                    c = np.nanmean(V, axis=1)
-                s = V / (2 * c[:, None])
-            elif method == "linear":
-                span = np.where(hi > lo, hi - lo, np.inf)
-                s = (V - lo[:, None]) / span[:, None]
-            else:
-                L = np.log(V)
-                a, b = np.nanmin(L, axis=1), np.nanmax(L, axis=1)
-                span = np.where(b > a, b - a, np.inf)
-                s = (L - a[:, None]) / span[:, None]
-    s = np.where(ok, np.clip(s, 0.0, 1.0), np.nan)
-    ticks = []
-    for k in range(v.shape[0]):
-        if not has[k]:
-            ticks.append([])
-        elif method in ("median", "mean"):
-            ticks.append(bar_ticks({"method": method, "centre": float(c[k]), "lo": float(lo[k]), "hi": float(hi[k])}))
-        else:
-            ticks.append(bar_ticks({"method": method, "centre": None, "lo": float(lo[k]), "hi": float(hi[k])}))
-    return s, ticks
+# -- colour bars (the scale itself is colour_scale's) ----------------------------------------------
 
 
 def bar_ticks(info: dict) -> list:
-    """Labelled ticks [[s, text]] of a colour bar for a scale described by ``severity``'s info."""
+    """Labelled ticks [[s, text]] of a colour bar for a scale described by ``colour_scale.scale_range``."""
     lo, c = info.get("lo"), info.get("centre")
     if lo is None:
         return []
@@ -182,21 +83,12 @@ def bar_ticks(info: dict) -> list:
     return [[0.0, f"{lo:.3g}"], [1.0, f"{info.get('hi'):.3g}"]]
 
 
-def palette_rgb(s: npt.ArrayLike, palette: str = "gyr") -> np.ndarray:
-    """uint8 (n, 3) colours for severities ``s`` (NaN → grey), by the global view's palettes
-    (``campaign_widget.dataflow.rgb``: the paper's green-yellow-red, viridis, cividis, RdYlGn)."""
-    s = np.asarray(s, dtype=np.float64)
-    return _dataflow_rgb(s.reshape(-1), palette).reshape(s.shape + (3,))
-
-
 def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:
     """What the view needs to draw a colour bar: 11 colour stops and labelled ticks (JSON-small)."""
-    rgb = palette_rgb(np.linspace(0, 1, 11), palette)
-    ticks = bar_ticks(info)
     return {
         "title": title,
         "unit": unit,
         "method": info.get("method", ""),
-        "stops": ["#{:02x}{:02x}{:02x}".format(*(int(v) for v in c_)) for c_ in rgb],
-        "ticks": ticks,
+        "stops": hex_colors(rgb(np.linspace(0, 1, 11), palette)),
+        "ticks": bar_ticks(info),
     }

@@ -1,13 +1,15 @@
 """numpy arrays to and from the binary-buffer payloads synced to the view (js/codecs.js).
 
-Array-valued traits hold numpy arrays (alone, or as values of a dict with scalars beside them) and
-are tagged ``to_json=arrays_to_json``: ipywidgets then sends every array as one binary buffer
-``{"dtype", "shape", "buffer"}``, never as a JSON list.
+Array-valued traits are ``ArrayDict`` traits: dicts whose values are numpy arrays (with JSON values
+beside them), serialized by ``arrays_to_json`` / ``arrays_from_json``: ipywidgets then sends every
+array as one binary buffer ``{"dtype", "shape", "buffer"}``, never as a JSON list. The array's own
+dtype travels (``cast`` it to the narrowest the view needs first).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import traitlets as t
 
 _DTYPES = {"float64", "float32", "int32", "uint32", "uint16", "uint8"}
 
@@ -21,7 +23,10 @@ def to_payload(array: np.ndarray, dtype: str | None = None) -> dict:
     return {"dtype": dtype, "shape": list(data.shape), "buffer": memoryview(data.tobytes())}
 
 
-def from_payload(payload: dict) -> np.ndarray:
+def from_payload(payload: dict | np.ndarray) -> np.ndarray:
+    """The array of a ``to_payload`` dict (an array is returned as it is: what an ``ArrayDict`` holds)."""
+    if isinstance(payload, np.ndarray):
+        return payload
     data = np.frombuffer(bytes(payload["buffer"]), dtype=np.dtype(payload["dtype"]).newbyteorder("<"))
     return data.reshape(payload["shape"])
 
@@ -42,6 +47,36 @@ def arrays_from_json(value, _widget=None):
     if isinstance(value, dict):
         return {key: arrays_from_json(item) for key, item in value.items()}
     return value
+
+
+def cast(array, dtype: str) -> np.ndarray:
+    """``array`` as a C-ordered array of ``dtype``, one the view decodes (js/codecs.js)."""
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+class ArrayDict(t.Dict):
+    """A synced dict of numpy arrays and JSON values; each array travels as one binary buffer.
+
+    Type: ``dict[str, numpy.ndarray | JSON]``, default ``{}``. An array whose dtype the view does not
+    decode is refused when it is set, naming the trait, the key and the dtype.
+    """
+
+    info_text = "a dict of numpy arrays (float64, float32, int32, uint32, uint16, uint8) and JSON values"
+
+    def __init__(self, **kwargs):
+        super().__init__(default_value={}, **kwargs)
+        self.tag(sync=True, to_json=arrays_to_json, from_json=arrays_from_json)
+
+    def validate(self, obj, value):
+        value = super().validate(obj, value)
+        for key, item in value.items():
+            if isinstance(item, np.ndarray) and item.dtype.name not in _DTYPES:
+                raise t.TraitError(
+                    f"{self.name}[{key!r}] is a {item.dtype.name} array; the view decodes {sorted(_DTYPES)}"
+                )
+        return value
 
 
 def smallest_index_dtype(largest: int) -> str:

@@ -1,7 +1,8 @@
 """The global data-movement view's model (design.md §7, seed 001): the dataflow graph of a
-workload, its overlays, the scale (values → severity s → colour) and a layered layout.
+workload, its overlays, their colour scale (``colour_scale``: values → severity s → colour) and a
+layered layout.
 
-Pure numpy (and matplotlib's colour tables, igraph's layout); no widget code.
+Pure numpy (and igraph's layout); no widget code.
 
 >>> severity([1, 2, 3, 100], "median").tolist()
 [0.2, 0.4, 0.6, 1.0]
@@ -19,6 +20,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .colour_scale import (  # the scale lives in colour_scale; its names stay importable from here
+    NAN_COLOR,
+    PALETTES,  # noqa: F401 (public here)
+    SCALINGS,
+    centre,
+    check_buckets,
+    check_palette,  # noqa: F401
+    choice,
+    colors,
+    hex_colors,  # noqa: F401
+    rgb,
+    severity,
+)
 from .errors import WorkloadError, short_repr
 from .formatting import format_percent, format_quantity, format_si
 
@@ -29,26 +43,6 @@ if TYPE_CHECKING:
 
 OVERLAYS = ("bytes", "ops", "intensity", "duration", "efficiency")
 PHASE_OVERLAYS = OVERLAYS[1:]
-SCALINGS = ("median", "mean", "hist", "linear", "log")
-PALETTES = ("gyr", "viridis", "cividis", "RdYlGn")
-NAN_COLOR = "#c8c8c8"  # values that are missing or <= 0: grey, out of the scale
-
-# ColorBrewer RdYlGn, 11 classes (the published table), oriented like the paper's palette:
-# s = 0 is green (little), s = 1 is red (much). reverse=True flips it.
-_RDYLGN_11 = (
-    "#a50026",
-    "#d73027",
-    "#f46d43",
-    "#fdae61",
-    "#fee08b",
-    "#ffffbf",
-    "#d9ef8b",
-    "#a6d96a",
-    "#66bd63",
-    "#1a9850",
-    "#006837",
-)[::-1]
-
 NODE_PHASE, NODE_TENSOR = 0, 1
 EDGE_READ, EDGE_WRITE, EDGE_ORDER = 0, 1, 2  # order: an `after` dependency that names no tensor
 
@@ -57,181 +51,6 @@ LAYER_GAP = 190.0  # x distance between consecutive layers (phases and tensors a
 ROW_GAP = 56.0  # y distance between neighbours in a layer
 PHASE_SIZE = (150.0, 36.0)  # width, height of a phase box
 TENSOR_SIZE = (130.0, 26.0)  # width, height of a tensor ellipse
-
-
-# -- the scale: values → s ---------------------------------------------------------------------------
-
-
-def _choice(kind: str, value: object, valid: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in valid:
-        raise ValueError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}")
-    return value
-
-
-def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
-    try:
-        v = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be numbers (a list or array), got {type(values).__name__}") from None
-    if v.ndim != 1:
-        v = v.reshape(-1)
-    return v
-
-
-def _buckets(buckets: object) -> int:
-    if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)):
-        raise TypeError(
-            f"buckets={buckets!r} must be an integer (0: one colour per distinct value, >= 2: equal-width buckets)"
-        )
-    if buckets == 1 or buckets < 0:
-        raise ValueError(f"buckets={buckets!r}: give 0 (one step per distinct value) or at least 2")
-    return int(buckets)
-
-
-def severity(values: npt.ArrayLike, method: str = "median", buckets: int = 0) -> np.ndarray:
-    """s ∈ [0, 1] per value (design.md §7), NaN where the value is missing, ≤ 0 or not finite.
-
-    V is the finite positive values. ``median``: s = v / (2·median(V)); ``mean``: s = v / (2·mean(V))
-    (both clamped to 1); ``hist``: s = rank of v among the distinct values of V / (|B| − 1), or with
-    ``buckets`` = n ≥ 2, equal-width buckets on [min, max] and s = bucket / (n − 1); ``linear``:
-    (v − min) / (max − min); ``log``: the same on ln v (0 when max = min). ``buckets`` is read by
-    ``hist`` only.
-
-    >>> bool(severity([1, 2, 3, 100], "mean")[2] == 3 / 53)
-    True
-    >>> severity([1, 2, 3, 100], "hist").tolist()
-    [0.0, 0.3333333333333333, 0.6666666666666666, 1.0]
-    """
-    method = _choice("scaling", method, SCALINGS)
-    n_buckets = _buckets(buckets)
-    v = _values(values)
-    ok = np.isfinite(v) & (v > 0)
-    s = np.full(v.shape, np.nan)
-    if not ok.any():
-        return s
-    V = v[ok]
-    if method in ("median", "mean"):
-        c = _centre(V, method)
-        s[ok] = np.minimum(V / (2.0 * c), 1.0)
-    elif method == "hist":
-        lo, hi = V.min(), V.max()
-        if n_buckets >= 2:
-            s[ok] = 0.0 if hi == lo else _bucket_of(V, lo, hi, n_buckets) / (n_buckets - 1)
-        else:
-            distinct = np.unique(V)
-            s[ok] = 0.0 if distinct.size == 1 else np.searchsorted(distinct, V) / (distinct.size - 1)
-    else:
-        x = np.log(V) if method == "log" else V
-        lo, hi = x.min(), x.max()
-        s[ok] = 0.0 if hi == lo else np.clip((x - lo) / (hi - lo), 0.0, 1.0)
-    return s
-
-
-def _centre(V: np.ndarray, method: str) -> float:
-    return float(np.median(V)) if method == "median" else float(np.mean(V))
-
-
-def _bucket_of(V: np.ndarray, lo: float, hi: float, n: int) -> np.ndarray:
-    return np.minimum(np.floor((V - lo) / (hi - lo) * n), n - 1)
-
-
-# -- the palette: s → colour -------------------------------------------------------------------------
-
-
-def _gyr_rgb(s: np.ndarray) -> np.ndarray:
-    """hue 120·(1 − s)°, saturation 1, lightness ½: (X, 1, 0) above 60°, (1, X, 0) below."""
-    hue = 120.0 * (1.0 - s)
-    x = 1.0 - np.abs((hue / 60.0) % 2.0 - 1.0)
-    high = hue >= 60.0
-    return np.stack([np.where(high, x, 1.0), np.where(high, 1.0, x), np.zeros_like(s)], axis=-1)
-
-
-def _table(name: str) -> np.ndarray:
-    from matplotlib import colormaps
-
-    return np.asarray(colormaps[name].colors, dtype=np.float64)[:, :3]
-
-
-def _lookup(table: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """A 256-entry table read as matplotlib and d3 read it: entry ⌊s·N⌋, clipped."""
-    n = len(table)
-    return table[np.clip((s * n).astype(np.int64), 0, n - 1)]
-
-
-def _interpolate(stops: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Linear interpolation in RGB between equally spaced stops."""
-    pos = s * (len(stops) - 1)
-    i = np.clip(np.floor(pos).astype(np.int64), 0, len(stops) - 2)
-    f = (pos - i)[:, None]
-    return stops[i] * (1 - f) + stops[i + 1] * f
-
-
-def _stops(colours: Sequence[Any]) -> np.ndarray:
-    from matplotlib.colors import to_rgb
-
-    colours = list(colours)
-    if len(colours) < 2:
-        raise ValueError(f"a palette given as a list needs at least 2 colours, got {colours!r}")
-    out = []
-    for k, colour in enumerate(colours):
-        try:
-            out.append(to_rgb(colour))
-        except (ValueError, TypeError):
-            raise ValueError(f"palette colour {k} {colour!r} is not a colour (use '#rrggbb' or a name)") from None
-    return np.asarray(out, dtype=np.float64)
-
-
-def check_palette(palette: object) -> str | list[str]:
-    """``palette`` as given if valid (a name in PALETTES or a list of ≥ 2 colours), else ValueError."""
-    if isinstance(palette, str):
-        return _choice("palette", palette, PALETTES)
-    if isinstance(palette, (list, tuple)):
-        _stops(palette)
-        return list(palette)
-    raise ValueError(f"unknown palette {palette!r}; valid: {', '.join(PALETTES)} or a list of colours")
-
-
-def rgb(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool = False) -> np.ndarray:
-    """uint8 (n, 3) colours of severities ``s`` (NaN → grey); see ``colors``."""
-    palette = check_palette(palette)
-    s = _values(s, "s")
-    missing = np.isnan(s)
-    t = np.clip(np.where(missing, 0.0, s), 0.0, 1.0)
-    if reverse:
-        t = 1.0 - t
-    if palette == "gyr":
-        out = _gyr_rgb(t)
-    elif palette in ("viridis", "cividis"):
-        out = _lookup(_table(palette), t)
-    elif palette == "RdYlGn":
-        out = _interpolate(_stops(_RDYLGN_11), t)
-    else:
-        out = _interpolate(_stops(palette), t)
-    out = np.rint(out * 255.0).astype(np.uint8)
-    out[missing] = _hex_to_rgb(NAN_COLOR)
-    return out
-
-
-def _hex_to_rgb(colour: str) -> np.ndarray:
-    return np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.uint8)
-
-
-def hex_colors(triples: np.ndarray) -> list[str]:
-    return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in np.asarray(triples, dtype=np.uint8).tolist()]
-
-
-def colors(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool = False) -> list[str]:
-    """``#rrggbb`` per severity (NaN → grey ``NAN_COLOR``).
-
-    ``gyr``: hue 120·(1 − s)° at full saturation and 50% lightness (green, yellow, red);
-    ``viridis``, ``cividis``: matplotlib's 256-entry tables (entry ⌊256·s⌋); ``RdYlGn``:
-    ColorBrewer's 11 classes interpolated, green at s = 0 and red at s = 1 like ``gyr``; a list of
-    colours: interpolated evenly. ``reverse`` reads the palette from the other end.
-
-    >>> colors([0, 1], "viridis")
-    ['#440154', '#fde725']
-    """
-    return hex_colors(rgb(s, palette, reverse))
 
 
 # -- the graph -------------------------------------------------------------------------------------
@@ -420,12 +239,12 @@ def overlay_unit(workload: Workload, overlay: str) -> str:
         "intensity": f"{m.ops_unit}/{m.bytes_unit}",
         "duration": m.time_unit,
         "efficiency": "",
-    }[_choice("overlay", overlay, OVERLAYS)]
+    }[choice("overlay", overlay, OVERLAYS)]
 
 
 def overlay_values(workload: Workload, graph: DataflowGraph, overlay: str) -> np.ndarray:
     """The overlay's value per edge (``bytes``) or per phase (the others, from ``workload.table()``)."""
-    overlay = _choice("overlay", overlay, OVERLAYS)
+    overlay = choice("overlay", overlay, OVERLAYS)
     if overlay == "bytes":
         return graph.bytes
     return np.asarray(workload.table()[overlay], dtype=np.float64)
@@ -491,9 +310,9 @@ def legend(
     """The colour bar: ``method``, ``centre`` (median/mean), ``edges`` (hist buckets or distinct
     values, linear/log ends), ``unit``, ``ticks`` as [s, label] pairs, ``stops`` (colours at
     s = 0 … 1), ``title``, and how many values were out of the scale (``missing``)."""
-    method = _choice("scaling", method, SCALINGS)
-    n_buckets = _buckets(buckets)
-    v = _values(values)
+    method = choice("scaling", method, SCALINGS)
+    n_buckets = check_buckets(buckets)
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
     ok = np.isfinite(v) & (v > 0)
     V = v[ok]
     fmt = lambda x: format_value(float(x), overlay, unit)  # noqa: E731
@@ -512,7 +331,7 @@ def legend(
     if V.size:
         lo, hi = float(V.min()), float(V.max())
         if method in ("median", "mean"):
-            c = _centre(V, method)
+            c = centre(V, method)
             out["centre"] = c
             out["edges"] = [0.0, 2 * c]
             ticks = [[0.0, fmt(0.0)], [0.5, fmt(c)], [1.0, "≥ " + fmt(2 * c)]]

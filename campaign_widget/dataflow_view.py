@@ -12,39 +12,25 @@ import pathlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import anywidget
 import numpy as np
 import traitlets as t
 
+from . import colour_scale, view_base
 from . import dataflow as model
-from .buffers import to_payload
+from .buffers import ArrayDict, cast
+from .errors import short_repr
+from .view_base import Choice, ViewWidget, check_params
 
 if TYPE_CHECKING:
     from .workload import Workload
 
-_BUNDLE = pathlib.Path(__file__).parent / "static" / "dataflow.js"
 PHASE_FILL = "#ffffff"  # phases under an edge overlay (bytes)
 TENSOR_FILL = "#e8edf3"
 EDGE_GREY = "#9aa0a6"  # edges under a phase overlay
 FAR_GREY = "#9aa7b4"  # a node with no overlay value, seen from far out
-_LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider
 
 
-def _bundle() -> pathlib.Path:
-    if not _BUNDLE.exists():
-        raise RuntimeError(
-            f"the dataflow view's front end is not built ({_BUNDLE} is missing): install the package with "
-            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
-        )
-    return _BUNDLE
-
-
-def _param_range(value: float) -> list[int]:
-    v = max(1, int(value))
-    return [max(1, v // 16), v * 16]
-
-
-class DataflowView(anywidget.AnyWidget):
+class DataflowView(ViewWidget, bundle="dataflow.js"):
     """The dataflow graph of a workload: phases (boxes) and tensors (ellipses), read and write edges
     with their bytes, coloured by one overlay under one scaling (design.md §7).
 
@@ -59,12 +45,16 @@ class DataflowView(anywidget.AnyWidget):
     ``hovered_phase`` (hover, else the selection) are phase indices, for linking with
     ``CampaignDiagram.hovered_phase``. ``params`` (when the workload has parameters) re-evaluates
     the workload when set; the view shows one slider per parameter over ``param_ranges``.
+    ``theme``: ``"auto"`` (JupyterLab's light or dark), ``"light"`` or ``"dark"``. A value the view
+    writes that is refused is not stored; ``error`` says why.
     """
 
-    _esm = _BUNDLE if _BUNDLE.exists() else ""  # a missing build is reported by __init__
+    view_writable = frozenset(
+        {"overlay", "scaling", "buckets", "palette", "reverse", "params", "selected_phase", "hovered_phase", "theme"}
+    )
 
-    overlay = t.Unicode("bytes").tag(sync=True)
-    scaling = t.Unicode("median").tag(sync=True)
+    overlay = Choice(model.OVERLAYS, default_value="bytes").tag(sync=True)
+    scaling = Choice(colour_scale.SCALINGS, default_value="median").tag(sync=True)
     buckets = t.Int(0).tag(sync=True)
     palette = t.Union([t.Unicode(), t.List(t.Unicode())], default_value="gyr").tag(sync=True)
     reverse = t.Bool(False).tag(sync=True)
@@ -75,16 +65,14 @@ class DataflowView(anywidget.AnyWidget):
     height = t.Int(480, min=160).tag(sync=True)
 
     # computed here, drawn there
-    graph = t.Dict(read_only=True).tag(sync=True)
+    graph = ArrayDict(read_only=True)
     node_names = t.List(read_only=True).tag(sync=True)  # str per node; no per-item trait: 4·10^4 names
-    values = t.Dict(read_only=True).tag(sync=True)  # numbers per node/edge: change with the workload
-    paint = t.Dict(read_only=True).tag(
-        sync=True
-    )  # colours: change with the overlay (not "style": ipywidgets unpacks it)
+    values = ArrayDict(read_only=True)  # numbers per node/edge: change with the workload
+    paint = ArrayDict(read_only=True)  # colours: change with the overlay (not "style": ipywidgets unpacks it)
     legend = t.Dict(read_only=True).tag(sync=True)
     units = t.Dict(read_only=True).tag(sync=True)
     choices = t.Dict(read_only=True).tag(sync=True)
-    error = t.Unicode("", read_only=True).tag(sync=True)
+    error = t.Unicode("", read_only=True).tag(sync=True)  # why the last value from the view was refused
 
     def __init__(
         self,
@@ -97,37 +85,27 @@ class DataflowView(anywidget.AnyWidget):
         *,
         param_ranges: dict | None = None,
         height: int = 480,
+        theme: str = "auto",
         **kwargs: Any,
     ) -> None:
         from .workload import Workload
 
         if not isinstance(workload, Workload):
             raise TypeError(f"DataflowView takes a campaign_widget.Workload, got {type(workload).__name__}")
-        if kwargs:
-            raise TypeError(f"DataflowView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
-        _bundle()
+        self.check_arguments(kwargs)
         self._ready = False
         self._base = workload
         self._workload = workload
         self._layout = None
         self._structure = None
+        self._evaluated = None  # (params, workload, graph) computed by the params validator
         super().__init__()
         params = dict(getattr(workload, "params", None) or {})
-        ranges = {name: _param_range(value) for name, value in params.items()}
-        for name, bounds in (param_ranges or {}).items():
-            if name not in params:
-                raise ValueError(
-                    f"param_ranges names {name!r}, which is not a parameter of this workload "
-                    f"(parameters: {', '.join(params) or 'none'})"
-                )
-            lo, hi = (int(b) for b in bounds)
-            if not 1 <= lo < hi:
-                raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
-            ranges[name] = [lo, hi]
+        ranges = view_base.param_ranges(params, param_ranges)
         with self.hold_trait_notifications():
             self.overlay, self.scaling, self.buckets = overlay, scaling, buckets
-            self.palette, self.reverse, self.height = palette, reverse, height
-            self.param_ranges = {k: {"range": v, "log": v[1] / v[0] >= _LOG_SLIDER_SPAN} for k, v in ranges.items()}
+            self.palette, self.reverse, self.height, self.theme = palette, reverse, height, theme
+            self.param_ranges = ranges
             self.params = params
             self.set_trait(
                 "choices",
@@ -137,14 +115,6 @@ class DataflowView(anywidget.AnyWidget):
         self._rebuild()
 
     # -- validation before storing: errors name the trait, the value and the valid ones -------------
-
-    @t.validate("overlay")
-    def _valid_overlay(self, proposal: dict[str, Any]) -> str:
-        return _named("overlay", proposal["value"], model.OVERLAYS)
-
-    @t.validate("scaling")
-    def _valid_scaling(self, proposal: dict[str, Any]) -> str:
-        return _named("scaling", proposal["value"], model.SCALINGS)
 
     @t.validate("buckets")
     def _valid_buckets(self, proposal: dict[str, Any]) -> int:
@@ -156,24 +126,25 @@ class DataflowView(anywidget.AnyWidget):
     @t.validate("palette")
     def _valid_palette(self, proposal: dict[str, Any]) -> str | list[str]:
         try:
-            return model.check_palette(proposal["value"])
+            return colour_scale.check_palette(proposal["value"])
         except ValueError as error:
             raise t.TraitError(f"palette: {error}") from None
 
     @t.validate("params")
     def _valid_params(self, proposal: dict[str, Any]) -> dict[str, int]:
-        value = dict(proposal["value"])
-        known = dict(getattr(self._base, "params", None) or {})
-        unknown = sorted(set(value) - set(known))
-        if unknown:
-            raise t.TraitError(
-                f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
-                f"parameters are {', '.join(known) or 'none'}"
-            )
-        for name, v in value.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer() or v < 1:
-                raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
-            value[name] = int(v)
+        """Checked and evaluated before storing: sizes that do not evaluate (an overflow, a zero
+        extent) are refused, and the workload they give is kept for the observer."""
+        value = check_params(proposal["value"], dict(getattr(self._base, "params", None) or {}))
+        # Compared with the accepted values (the drawn workload's): under ipywidgets' set_state the
+        # trait already holds the proposal when this runs.
+        if self._ready and value != dict(self._workload.params or {}):
+            base = self._base
+            try:
+                workload = base if value == dict(base.params or {}) else base.with_params(**value)
+                graph = model.dataflow_graph(workload)
+            except (ArithmeticError, TypeError, ValueError) as error:
+                raise t.TraitError(f"params={short_repr(value)}: {error}") from None
+            self._evaluated = (value, workload, graph)
         return value
 
     @t.validate("selected_phase", "hovered_phase")
@@ -194,13 +165,12 @@ class DataflowView(anywidget.AnyWidget):
     def _on_params(self, change: dict[str, Any]) -> None:
         if not self._ready or change["old"] == change["new"]:
             return
-        base = self._base
-        current = dict(getattr(base, "params", None) or {})
-        if change["new"] == current:
-            self._workload = base
+        evaluated, self._evaluated = self._evaluated, None
+        if evaluated is not None and evaluated[0] == change["new"]:
+            self._workload, graph = evaluated[1], evaluated[2]
         else:
-            self._workload = base.with_params(**change["new"])
-        self._rebuild()
+            self._workload, graph = self._base.with_params(**change["new"]), None
+        self._rebuild(graph)
 
     @property
     def workload(self) -> Workload:
@@ -220,9 +190,9 @@ class DataflowView(anywidget.AnyWidget):
         """The overlay's values, severities, colours and colour bar as drawn now."""
         return self._scale
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, graph: model.DataflowGraph | None = None) -> None:
         """Graph (and, when its structure changed, the layout) → synced traits, then the style."""
-        self._graph = model.dataflow_graph(self._workload)
+        self._graph = graph or model.dataflow_graph(self._workload)
         key = self._graph.structure_key()
         with self.hold_sync():
             if key != self._structure:
@@ -258,6 +228,13 @@ class DataflowView(anywidget.AnyWidget):
         """Set some parameters (the others keep their values): ``view.set_params(S=4096)``."""
         self.params = {**self.params, **values}
 
+    def _refused(self, text: str) -> None:
+        self.set_trait("error", f"refused: {text}")
+
+    def _accepted(self, sync_data: dict[str, Any]) -> None:
+        if self.error:
+            self.set_trait("error", "")
+
     # -- static export ------------------------------------------------------------------------------
 
     def savefig(self, path: str | os.PathLike[str], *, dpi: int = 150, max_width: float = 40.0) -> pathlib.Path:
@@ -282,24 +259,18 @@ class DataflowView(anywidget.AnyWidget):
         )
 
 
-def _named(trait: str, value: str, valid: Sequence[str]) -> str:
-    if value not in valid:
-        raise t.TraitError(f"unknown {trait} {value!r}; valid: {', '.join(valid)}")
-    return value
-
-
 def style_arrays(workload: Workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
     """Fill and stroke per node and edge, as drawn by the view and the static figure."""
     n, m = graph.n_nodes, graph.n_edges
     node_rgb = np.empty((n, 3), np.uint8)
-    node_rgb[graph.kind == model.NODE_PHASE] = model._hex_to_rgb(PHASE_FILL)
-    node_rgb[graph.kind == model.NODE_TENSOR] = model._hex_to_rgb(TENSOR_FILL)
+    node_rgb[graph.kind == model.NODE_PHASE] = colour_scale.hex_to_rgb(PHASE_FILL)
+    node_rgb[graph.kind == model.NODE_TENSOR] = colour_scale.hex_to_rgb(TENSOR_FILL)
     edge_rgb = np.empty((m, 3), np.uint8)
-    edge_rgb[:] = model._hex_to_rgb(EDGE_GREY)
+    edge_rgb[:] = colour_scale.hex_to_rgb(EDGE_GREY)
     node_value = np.full(n, np.nan)
     if scale.target == "edges":
         edge_rgb[:] = scale.rgb
-        edge_rgb[graph.edge_kind == model.EDGE_ORDER] = model._hex_to_rgb(EDGE_GREY)
+        edge_rgb[graph.edge_kind == model.EDGE_ORDER] = colour_scale.hex_to_rgb(EDGE_GREY)
     else:
         node_rgb[: graph.n_phases] = scale.rgb
         node_value[: graph.n_phases] = scale.values
@@ -312,11 +283,11 @@ def style_arrays(workload: Workload, graph: model.DataflowGraph, scale: model.Sc
             np.fmax.at(far_s, ends[ok], scale.s[ok])
     else:
         far_s = np.concatenate([scale.s, np.full(n - graph.n_phases, np.nan)])
-    far_rgb = model.rgb(far_s, scale.palette, scale.reverse)
-    far_rgb[np.isnan(far_s)] = model._hex_to_rgb(FAR_GREY)
+    far_rgb = colour_scale.rgb(far_s, scale.palette, scale.reverse)
+    far_rgb[np.isnan(far_s)] = colour_scale.hex_to_rgb(FAR_GREY)
     # Edge width and level-of-detail rank follow the bytes moved, whatever the overlay.
     moved = graph.bytes
-    rank = model.severity(moved, "hist")
+    rank = colour_scale.severity(moved, "hist")
     rank = np.where(np.isnan(rank), 0.0, rank)
     width = np.where(graph.edge_kind == model.EDGE_ORDER, 1.0, 1.25 + 2.5 * rank)
     return {
@@ -337,19 +308,19 @@ def graph_payload(graph: model.DataflowGraph, layout: model.Layout) -> dict:
         "n_edges": graph.n_edges,
         "n_phases": graph.n_phases,
         "bounds": list(layout.bounds),
-        "x": to_payload(layout.x, "float32"),
-        "y": to_payload(layout.y, "float32"),
-        "w": to_payload(layout.width, "float32"),
-        "h": to_payload(layout.height, "float32"),
-        "kind": to_payload(graph.kind, "uint8"),
-        "fused_tensor": to_payload(graph.fused_tensor, "uint8"),
-        "src": to_payload(graph.src, "int32"),
-        "dst": to_payload(graph.dst, "int32"),
-        "edge_kind": to_payload(graph.edge_kind, "uint8"),
-        "fused": to_payload(graph.fused, "uint8"),
-        "route_offsets": to_payload(layout.route_offsets, "int32"),
-        "route_x": to_payload(layout.route_x, "float32"),
-        "route_y": to_payload(layout.route_y, "float32"),
+        "x": cast(layout.x, "float32"),
+        "y": cast(layout.y, "float32"),
+        "w": cast(layout.width, "float32"),
+        "h": cast(layout.height, "float32"),
+        "kind": cast(graph.kind, "uint8"),
+        "fused_tensor": cast(graph.fused_tensor, "uint8"),
+        "src": cast(graph.src, "int32"),
+        "dst": cast(graph.dst, "int32"),
+        "edge_kind": cast(graph.edge_kind, "uint8"),
+        "fused": cast(graph.fused, "uint8"),
+        "route_offsets": cast(layout.route_offsets, "int32"),
+        "route_x": cast(layout.route_x, "float32"),
+        "route_y": cast(layout.route_y, "float32"),
     }
 
 
@@ -359,11 +330,11 @@ def paint_payload(workload: Workload, graph: model.DataflowGraph, scale: model.S
     return {
         "target": scale.target,
         "overlay": scale.overlay,
-        "node_rgb": to_payload(arrays["node_rgb"].reshape(-1), "uint8"),
-        "edge_rgb": to_payload(arrays["edge_rgb"].reshape(-1), "uint8"),
-        "s": to_payload(scale.s, "float32"),
-        "node_far_rgb": to_payload(arrays["node_far_rgb"].reshape(-1), "uint8"),
-        "node_far_s": to_payload(arrays["node_far_s"], "float32"),
+        "node_rgb": cast(arrays["node_rgb"].reshape(-1), "uint8"),
+        "edge_rgb": cast(arrays["edge_rgb"].reshape(-1), "uint8"),
+        "s": cast(scale.s, "float32"),
+        "node_far_rgb": cast(arrays["node_far_rgb"].reshape(-1), "uint8"),
+        "node_far_s": cast(arrays["node_far_s"], "float32"),
     }
 
 
@@ -372,13 +343,13 @@ def values_payload(workload: Workload, graph: model.DataflowGraph, scale: model.
     arrays = style_arrays(workload, graph, scale)
     table = workload.table()
     payload = {
-        "edge_rank": to_payload(arrays["edge_rank"], "float32"),
-        "edge_width": to_payload(arrays["edge_width"], "float32"),
-        "edge_bytes": to_payload(graph.bytes, "float64"),
-        "edge_logical_bytes": to_payload(graph.logical_bytes, "float64"),
-        "edge_predicted_bytes": to_payload(graph.predicted_bytes, "float64"),
-        "tensor_bytes": to_payload(graph.tensor_bytes, "float64"),
+        "edge_rank": cast(arrays["edge_rank"], "float32"),
+        "edge_width": cast(arrays["edge_width"], "float32"),
+        "edge_bytes": cast(graph.bytes, "float64"),
+        "edge_logical_bytes": cast(graph.logical_bytes, "float64"),
+        "edge_predicted_bytes": cast(graph.predicted_bytes, "float64"),
+        "tensor_bytes": cast(graph.tensor_bytes, "float64"),
     }
     for key in ("ops", "bytes", "intensity", "duration", "efficiency"):
-        payload[f"phase_{key}"] = to_payload(np.asarray(table[key], np.float64), "float64")
+        payload[f"phase_{key}"] = cast(np.asarray(table[key], np.float64), "float64")
     return payload

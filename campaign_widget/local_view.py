@@ -18,30 +18,21 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anywidget
 import numpy as np
 import traitlets as t
 
-from ._local_geometry import (
-    PALETTES,
-    SCALINGS,
-    colour_bar,
-    element_grid,
-    palette_rgb,
-    place_tensors,
-    severity,
-    severity_rows,
-)
-from .buffers import to_payload
+from ._local_geometry import bar_ticks, colour_bar, element_grid, place_tensors
+from .buffers import ArrayDict, cast
 from .cache import Cache, CacheResult, Layout, StackDistances, Trace, packed_strides, simulate, stack_distances, trace
+from .colour_scale import PALETTES, SCALINGS, hex_colors, rgb, scale_range, severity, severity_rows
 from .einsum import Einsum
 from .errors import WorkloadError
+from .view_base import Choice, ViewWidget
 
 if TYPE_CHECKING:
     from .widget import CampaignDiagram
     from .workload import Workload
 
-_BUNDLE = pathlib.Path(__file__).parent / "static" / "local.js"
 MODES = ("iteration", "flattened", "related", "reuse", "misses")
 REUSE_STATS = ("min", "median", "max")
 CAPACITY_UNITS = ("lines", "bytes")
@@ -59,10 +50,11 @@ READOUT_HEADER = (
 )  # beyond this the element grids are unreadable and the tab slow
 COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
 UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
+_COLD_ONLY, _UNTOUCHED = hex_colors([COLD_ONLY_RGB, UNTOUCHED_RGB])  # the swatches' CSS colours
 _LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
 
 
-class LocalView(anywidget.AnyWidget):
+class LocalView(ViewWidget, bundle="local.js"):
     """The accesses of one phase, element by element, with its cache lines, reuse distances and misses.
 
     ``workload``/``phase``: the phase to look at. ``phase`` is an Einsum (``"C[i,j] = A[i,k] * B[k,j]"``,
@@ -87,10 +79,29 @@ class LocalView(anywidget.AnyWidget):
     ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``
     ("iteration" playback, "flattened" accesses per element, "related", "reuse", "misses"),
     ``reuse_stat``, ``scaling``, ``palette``, ``line_overlay``, ``selection`` (clicked elements, as
-    global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration).
+    global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration),
+    ``theme`` (``"auto"``: JupyterLab's light or dark; ``"light"``; ``"dark"``).
     """
 
-    _esm = _BUNDLE if _BUNDLE.is_file() else ""
+    view_writable = frozenset(
+        {
+            "line",
+            "capacity",
+            "ways",
+            "loop_order",
+            "layouts",
+            "capacity_unit",
+            "mode",
+            "reuse_stat",
+            "scaling",
+            "palette",
+            "line_overlay",
+            "selection",
+            "point",
+            "apply_requests",
+            "theme",
+        }
+    )
 
     # -- model controls (validated; changing one recomputes) --
     line = t.Int(64).tag(sync=True)
@@ -99,25 +110,25 @@ class LocalView(anywidget.AnyWidget):
     loop_order = t.List(t.Unicode()).tag(sync=True)
     layouts = t.Dict().tag(sync=True)
     # -- view state --
-    capacity_unit = t.Enum(CAPACITY_UNITS, default_value="lines").tag(sync=True)
+    capacity_unit = Choice(CAPACITY_UNITS, default_value="lines").tag(sync=True)
     capacity_max = t.Int(1).tag(sync=True)
-    mode = t.Enum(MODES, default_value="iteration").tag(sync=True)
-    reuse_stat = t.Enum(REUSE_STATS, default_value="median").tag(sync=True)
-    scaling = t.Enum(SCALINGS, default_value="median").tag(sync=True)
-    palette = t.Enum(PALETTES, default_value="gyr").tag(sync=True)
+    mode = Choice(MODES, default_value="iteration").tag(sync=True)
+    reuse_stat = Choice(REUSE_STATS, default_value="median").tag(sync=True)
+    scaling = Choice(SCALINGS, default_value="median").tag(sync=True)
+    palette = Choice(PALETTES, default_value="gyr").tag(sync=True)
     line_overlay = t.Bool(True).tag(sync=True)
     selection = t.List(t.Int()).tag(sync=True)
     point = t.Int(0).tag(sync=True)
     # -- computed here, drawn there (arrays as binary buffers) --
     tensors = t.Dict().tag(sync=True)
-    grid = t.Dict().tag(sync=True)
+    grid = ArrayDict()
     loops = t.Dict().tag(sync=True)
-    accesses = t.Dict().tag(sync=True)
-    heat = t.Dict().tag(sync=True)
-    selected = t.Dict().tag(sync=True)
+    accesses = ArrayDict()
+    heat = ArrayDict()
+    selected = ArrayDict()
     readout = t.Dict().tag(sync=True)
-    capacity_table = t.Dict().tag(sync=True)  # fully associative misses for every capacity (see _capacity_table)
-    miss_map = t.Dict().tag(sync=True)  # per-element misses when the table does not apply (set-associative)
+    capacity_table = ArrayDict()  # fully associative misses for every capacity (see _capacity_table)
+    miss_map = ArrayDict()  # per-element misses when the table does not apply (set-associative)
     cache_kind = t.Unicode("fully associative", read_only=True).tag(sync=True)  # Cache.kind, shown by the view
     message = t.Unicode("").tag(sync=True)
     apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
@@ -134,16 +145,11 @@ class LocalView(anywidget.AnyWidget):
         loop_order: Sequence[str] | str | None = None,
         elem_bytes: int | Mapping[str, int] | None = None,
         mode: str = "iteration",
+        theme: str = "auto",
         diagram: CampaignDiagram | None = None,
         **kwargs: Any,
     ) -> None:
-        if kwargs:
-            raise TypeError(f"LocalView got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
-        if not _BUNDLE.is_file():
-            raise RuntimeError(
-                f"the local view's front end is not built ({_BUNDLE} is missing): install the package with "
-                "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
-            )
+        self.check_arguments(kwargs)
         cache = Cache() if cache is None else cache
         if not isinstance(cache, Cache):
             raise TypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
@@ -207,7 +213,7 @@ class LocalView(anywidget.AnyWidget):
             self.layouts = {
                 name: initial_layouts.get(name, {"order": "C", "pad": 0, "offset": 0}) for name in self._names
             }
-            self.mode = mode
+            self.mode, self.theme = mode, theme
         self.can_apply = self._phase is not None
         self._ready = True
         self._geometry()
@@ -281,17 +287,13 @@ class LocalView(anywidget.AnyWidget):
             raise t.TraitError(f"point={value!r} is not an iteration 0 … {points - 1}")
         return value
 
-    def set_state(self, sync_data: dict[str, Any]) -> None:
-        """State from the view: a refused value is reported in ``message`` and the view is sent back
-        the stored one, so the widget stays usable (instead of a traceback in the kernel log)."""
-        try:
-            super().set_state(sync_data)
-        except (t.TraitError, WorkloadError) as error:
-            self.message = f"refused: {error}"
-            self.send_state(list(sync_data))
-        else:
-            if self.message.startswith("refused") and set(sync_data) & _MODEL_CONTROLS:
-                self.message = ""
+    def _refused(self, text: str) -> None:
+        """A refused value from the view is reported in ``message`` (the view is sent the stored one)."""
+        self.message = f"refused: {text}"
+
+    def _accepted(self, sync_data: dict[str, Any]) -> None:
+        if self.message.startswith("refused") and set(sync_data) & _MODEL_CONTROLS:
+            self.message = ""
 
     # -- recomputation --------------------------------------------------------------------------
 
@@ -542,9 +544,9 @@ class LocalView(anywidget.AnyWidget):
                 "extent": [int(width), int(height)],
             }
             self.grid = {
-                "x": to_payload(xs, "int32"),
-                "y": to_payload(ys, "int32"),
-                "tensor": to_payload(self._tensor_of, "int32"),
+                "x": cast(xs, "int32"),
+                "y": cast(ys, "int32"),
+                "tensor": cast(self._tensor_of, "int32"),
             }
 
     def _retrace(self) -> None:
@@ -592,9 +594,9 @@ class LocalView(anywidget.AnyWidget):
             if self.point >= points:
                 self.point = 0
             self.accesses = {
-                "start": to_payload(start, "int32"),
-                "element": to_payload(g, "int32"),
-                "write": to_payload(tr.is_write, "uint8"),
+                "start": cast(start, "int32"),
+                "element": cast(g, "int32"),
+                "write": cast(tr.is_write, "uint8"),
             }
             self._heat()
             self._capacity_table()
@@ -604,35 +606,38 @@ class LocalView(anywidget.AnyWidget):
 
     def _heat(self) -> None:
         """Access counts and reuse distances per element, coloured (flattened and reuse modes)."""
-        s, info = severity(self._count, self.scaling)
+        s, info = severity(self._count, self.scaling), scale_range(self._count, self.scaling)
         stat = self._stats[:, REUSE_STATS.index(self.reuse_stat)]
-        rs, rinfo = severity(stat, self.scaling, zero_is_value=True)
-        reuse_rgb = palette_rgb(rs, self.palette)
+        rs = severity(stat, self.scaling, zero_is_value=True)
+        rinfo = scale_range(stat, self.scaling, zero_is_value=True)
+        reuse_rgb = rgb(rs, self.palette)
         reuse_rgb[(self._count > 0) & np.isnan(stat)] = COLD_ONLY_RGB
         reuse_rgb[self._count == 0] = UNTOUCHED_RGB
-        count_rgb = palette_rgb(s, self.palette)
+        count_rgb = rgb(s, self.palette)
         count_rgb[self._count == 0] = UNTOUCHED_RGB
         stats = self._stats.astype(np.float32)
         self.heat = {
-            "count": to_payload(self._count, "int32"),
-            "count_rgb": to_payload(count_rgb, "uint8"),
-            "cold": to_payload(self._cold, "int32"),
-            "reuse": to_payload(stats, "float32"),
-            "reuse_rgb": to_payload(reuse_rgb, "uint8"),
-            "line": to_payload(self._line_of, "int32"),
+            "count": cast(self._count, "int32"),
+            "count_rgb": cast(count_rgb, "uint8"),
+            "cold": cast(self._cold, "int32"),
+            "reuse": cast(stats, "float32"),
+            "reuse_rgb": cast(reuse_rgb, "uint8"),
+            "line": cast(self._line_of, "int32"),
             "bars": {
                 "flattened": colour_bar(info, self.palette, "accesses per element"),
                 "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines"),
             },
             "swatches": {
-                "flattened": [{"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"}],
+                "flattened": [{"colour": _UNTOUCHED, "label": "never accessed"}],
                 "reuse": [
-                    {"colour": _hex(COLD_ONLY_RGB), "label": "cold only (never reused)"},
-                    {"colour": _hex(UNTOUCHED_RGB), "label": "never accessed"},
+                    {"colour": _COLD_ONLY, "label": "cold only (never reused)"},
+                    {"colour": _UNTOUCHED, "label": "never accessed"},
                 ],
-                "misses": [{"colour": _hex(UNTOUCHED_RGB), "label": "no miss"}],
-                "related": [{"colour": _hex(UNTOUCHED_RGB), "label": "not related"}],
+                "misses": [{"colour": _UNTOUCHED, "label": "no miss"}],
+                "related": [{"colour": _UNTOUCHED, "label": "not related"}],
             },
+            # the colours that say "nothing here" and "cold only": a dark theme draws its own for them
+            "neutral": {"untouched": _UNTOUCHED, "cold_only": _COLD_ONLY},
         }
 
     def _fa_per_tensor(self, capacity: int) -> np.ndarray:
@@ -666,21 +671,21 @@ class LocalView(anywidget.AnyWidget):
         ge_e = np.where(capacities[None, :] < W, suffix_e[:, take], 0)
         per_element = (self._cold[:, None] + ge_e).T  # (D, n)
         sev = np.full((D, n), 255, np.uint8)
-        s, bars = severity_rows(per_element, self.scaling)
+        s, ranges = severity_rows(per_element, self.scaling)
         ok = np.isfinite(s)
         sev[ok] = np.round(s[ok] * 254).astype(np.uint8)
-        lut = np.vstack([palette_rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
+        lut = np.vstack([rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
         self._table = fa_t
         self.capacity_table = {
             "capacities": D,
-            "tensor_misses": to_payload(fa_t, "int32"),
+            "tensor_misses": cast(fa_t, "int32"),
             "cold": [int(c) for c in self._tensor_cold],
             "accesses": [int(a) for a in self._tensor_accesses],
             "line": int(self.line),
-            "element_misses": to_payload(per_element, "int32"),
-            "severity": to_payload(sev, "uint8"),
-            "lut": to_payload(lut, "uint8"),
-            "ticks": bars,
+            "element_misses": cast(per_element, "int32"),
+            "severity": cast(sev, "uint8"),
+            "lut": cast(lut, "uint8"),
+            "ticks": [bar_ticks(r) for r in ranges],
             "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
         }
 
@@ -755,14 +760,14 @@ class LocalView(anywidget.AnyWidget):
     def _send_miss_map(self, miss_access: np.ndarray) -> None:
         n = int(self._counts.sum())
         per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
-        s, info = severity(per_element, self.scaling)
-        rgb = palette_rgb(s, self.palette)
-        rgb[per_element == 0] = UNTOUCHED_RGB
+        s, info = severity(per_element, self.scaling), scale_range(per_element, self.scaling)
+        colours = rgb(s, self.palette)
+        colours[per_element == 0] = UNTOUCHED_RGB
         self.miss_map = {
             "capacity": int(self.capacity),
             "ways": self.ways,
-            "misses": to_payload(per_element, "int32"),
-            "misses_rgb": to_payload(rgb, "uint8"),
+            "misses": cast(per_element, "int32"),
+            "misses_rgb": cast(colours, "uint8"),
             "bar": colour_bar(info, self.palette, "misses per element"),
         }
 
@@ -788,14 +793,14 @@ class LocalView(anywidget.AnyWidget):
             title = "stack distances of all accesses"
         warm = mine[mine >= 0]
         hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
-        s, info = severity(related, self.scaling)
-        rgb = palette_rgb(s, self.palette)
-        rgb[related == 0] = UNTOUCHED_RGB
+        s, info = severity(related, self.scaling), scale_range(related, self.scaling)
+        colours = rgb(s, self.palette)
+        colours[related == 0] = UNTOUCHED_RGB
         self.selected = {
-            "related": to_payload(related, "int32"),
-            "related_rgb": to_payload(rgb, "uint8"),
-            "line_mask": to_payload(line_mask, "uint8"),
-            "hist": to_payload(hist, "int32"),
+            "related": cast(related, "int32"),
+            "related_rgb": cast(colours, "uint8"),
+            "line_mask": cast(line_mask, "uint8"),
+            "hist": cast(hist, "int32"),
             "hist_cold": int(mine.size - warm.size),
             "hist_title": title,
             "bar": colour_bar(info, self.palette, "related accesses"),
@@ -924,7 +929,3 @@ def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> n
     out[which, 2] = v[starts + counts - 1]
     out[which, 1] = (v[starts + (counts - 1) // 2] + v[starts + counts // 2]) / 2
     return out
-
-
-def _hex(rgb: Sequence[int] | np.ndarray) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*(int(v) for v in rgb))

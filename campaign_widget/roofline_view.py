@@ -16,6 +16,10 @@ from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline
 from .widget import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
+# The roof, the ridge, the schedule's marker and the legend's text follow JupyterLab's theme (bqplot styles
+# marks with CSS, so a variable resolves in the page: dark on a light page, light on a dark one).
+INK = "var(--jp-content-font-color1, #333333)"
+MUTED_INK = "var(--jp-content-font-color2, #777777)"
 
 
 class RooflineView(ipywidgets.VBox):
@@ -28,7 +32,7 @@ class RooflineView(ipywidgets.VBox):
         self._x = LogScale()
         self._y = LogScale()
         scales = {"x": self._x, "y": self._y}
-        self.roof = Lines(x=[1, 2], y=[1, 2], scales=scales, colors=["#333333"], stroke_width=2)
+        self.roof = Lines(x=[1, 2], y=[1, 2], scales=scales, colors=[INK], stroke_width=2)
         self.ceilings = Lines(
             x=[[1, 2]],
             y=[[1, 2]],
@@ -39,16 +43,16 @@ class RooflineView(ipywidgets.VBox):
             visible=False,
         )
         self.ceiling_labels = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=["#777777"], default_size=11, visible=False
+            x=[1], y=[1], text=[""], scales=scales, colors=[MUTED_INK], default_size=11, visible=False
         )
-        self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=["#333333"], marker="circle", default_size=36)
+        self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=[INK], marker="circle", default_size=36)
         # Above the roof: every point lies on or under it, so a label there covers none of them.
         self.ridge_label = Label(
             x=[1],
             y=[1],
             text=[""],
             scales=scales,
-            colors=["#333333"],
+            colors=[INK],
             default_size=11,
             x_offset=0,
             y_offset=-10,
@@ -60,7 +64,7 @@ class RooflineView(ipywidgets.VBox):
             y=[1],
             scales={**scales, "size": LinearScale(min=0.0, max=1.0)},
             colors=list(diagram.phase_colors),
-            stroke="#222222",
+            stroke="#222222",  # an outline of the phase's colour; the fill is what reads in both themes
             stroke_width=0.8,
             names=list(diagram.phase_names),
             display_names=False,
@@ -73,7 +77,7 @@ class RooflineView(ipywidgets.VBox):
             x=[1],
             y=[1],
             scales=scales,
-            colors=["#111111"],
+            colors=[INK],
             marker="diamond",
             default_size=90,
             names=["schedule"],
@@ -185,8 +189,8 @@ class RooflineView(ipywidgets.VBox):
         if getattr(self, "_legend_key", None) == (names, colors):
             return
         self._legend_key = (names, colors)
-        items = [_swatch(f"● {name}", color) for name, color in zip(names, colors)]
-        items.append(_swatch("◆ schedule", "#111111"))
+        items = [_swatch("●", name, color) for name, color in zip(names, colors)]
+        items.append(_swatch("◆", "schedule", INK))
         self.legend.children = items
 
     def _draw_ceilings(self, machine, x_lo, x_hi):
@@ -223,12 +227,18 @@ class RooflineView(ipywidgets.VBox):
         self.details[3].value = r.guidance[index]
 
 
-def _swatch(text: str, color: str) -> ipywidgets.Label:
-    """One legend entry: the text (plain, never markup) in the point's colour."""
-    return ipywidgets.Label(
-        value=text,
-        style={"text_color": color, "font_size": "11px"},
-        layout=ipywidgets.Layout(margin="0", height="18px"),
+_LEGEND_ITEM = ipywidgets.Layout(margin="0 2px 0 0", height="18px")
+
+
+def _swatch(mark: str, name: str, color: str) -> ipywidgets.HBox:
+    """One legend entry: the mark in the point's colour, the name (plain text, never markup) in the
+    theme's text colour, so a dark phase colour stays readable on a dark page."""
+    return ipywidgets.HBox(
+        [
+            ipywidgets.Label(value=mark, style={"text_color": color, "font_size": "11px"}, layout=_LEGEND_ITEM),
+            ipywidgets.Label(value=name, style={"text_color": INK, "font_size": "11px"}, layout=_LEGEND_ITEM),
+        ],
+        layout=ipywidgets.Layout(margin="0 6px 0 0"),
     )
 
 

@@ -5,25 +5,24 @@ from __future__ import annotations
 import collections
 import math
 import time
-from pathlib import Path
 
-import anywidget
 import numpy as np
 import traitlets as t
 
+from . import view_base
 from .browser_png import PngChannel, PngExport
-from .buffers import arrays_to_json, same_arrays, smallest_index_dtype
+from .buffers import ArrayDict, same_arrays, smallest_index_dtype
 from .colors import phase_colors
-from .errors import ScheduleError
+from .errors import ScheduleError, short_repr
 from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .scene_pixels import aggregate_scene
 from .schedule import POLICIES, STEPPINGS, Plans, Schedule, build_schedule
 from .settings import check_setting
+from .view_base import Choice, ViewWidget, check_params
 from .workload import Workload
 
-_BUNDLE = Path(__file__).parent / "static" / "widget.js"
 #: Traits the view may write (its controls, its zoom window, its hover); every other synced trait is
 #: computed here and a write from the view is refused (and the kernel's value sent back).
 VIEW_WRITABLE = frozenset(
@@ -39,8 +38,11 @@ VIEW_WRITABLE = frozenset(
         "time_window",
         "hovered_phase",
         "params",
+        "theme",
     }
 )
+#: The controls a schedule is computed from: a new value of one is scheduled before it is stored.
+SCHEDULE_CONTROLS = ("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
@@ -50,20 +52,9 @@ MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab woul
 # on every slider step. 4096 columns cover a full-width plot at twice the device pixels.
 LOD_ABOVE = 200_000
 LOD_COLUMNS = 4096
-_PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
-_LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider (as DataflowView)
 
 
-def _bundle() -> Path:
-    if not _BUNDLE.exists():
-        raise RuntimeError(
-            f"the widget's front end is not built ({_BUNDLE} is missing): install the package with "
-            "`pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
-        )
-    return _BUNDLE
-
-
-class CampaignDiagram(anywidget.AnyWidget):
+class CampaignDiagram(ViewWidget, bundle="widget.js"):
     """A live campaign diagram of a workload.
 
     >>> diagram = CampaignDiagram(workload, tiles=4, pipeline=True)   # doctest: +SKIP
@@ -74,18 +65,19 @@ class CampaignDiagram(anywidget.AnyWidget):
     ``params`` (name → positive int) re-evaluates the workload with ``with_params`` and recomputes
     the schedule, like a peak change; ``param_ranges`` (name → ``{"range": [lo, hi], "log": bool}``;
     the constructor also takes ``[lo, hi]``) sets each slider's limits, log-scaled when hi/lo ≥ 100.
-    A refused value (unknown name, not a positive integer, sizes that do not evaluate) raises a
-    ``TraitError`` naming it and leaves the widget as it was.
+    A refused value (unknown name, not a positive integer, sizes that do not evaluate; a peak outside
+    the machine's range, settings the scheduler rejects) raises a ``TraitError`` naming it and leaves
+    the widget as it was; from the view, it is not stored and ``warnings`` says why. ``theme``:
+    ``"auto"`` (JupyterLab's light or dark), ``"light"`` or ``"dark"``.
     """
 
-    # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev`, the view hot-reloads.
-    _esm = _BUNDLE
+    view_writable = VIEW_WRITABLE
 
-    scene = t.Dict().tag(sync=True, to_json=arrays_to_json)
+    scene = ArrayDict()
     phase_names = t.List(t.Unicode()).tag(sync=True)
     phase_colors = t.List(t.Unicode()).tag(sync=True)
     fusion_groups = t.List(t.Unicode()).tag(sync=True)
-    phase_table = t.Dict().tag(sync=True, to_json=arrays_to_json)
+    phase_table = ArrayDict()
     resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
     units = t.Dict().tag(sync=True)
     makespan = t.Float(0.0, read_only=True).tag(sync=True)
@@ -100,11 +92,11 @@ class CampaignDiagram(anywidget.AnyWidget):
     tiles = t.Int(1).tag(sync=True)
     tiles_max = t.Int(64, min=1).tag(sync=True)
     pipeline = t.Bool(False).tag(sync=True)
-    policy = t.Enum(POLICIES, default_value="none").tag(sync=True)
+    policy = Choice(POLICIES, default_value="none").tag(sync=True)
     policies = t.List(t.Unicode(), default_value=list(POLICIES), read_only=True).tag(sync=True)  # the select's options
     depth = t.Int(2).tag(sync=True)
-    stepping = t.Enum(STEPPINGS, default_value="event").tag(sync=True)  # when a pipelined tile starts
-    y_axis = t.Enum(("relative", "absolute"), default_value="relative").tag(sync=True)
+    stepping = Choice(STEPPINGS, default_value="event").tag(sync=True)  # when a pipelined tile starts
+    y_axis = Choice(("relative", "absolute"), default_value="relative").tag(sync=True)
     show_controls = t.Bool(True).tag(sync=True)
     height = t.Int(360, min=120).tag(sync=True)
     title = t.Unicode("").tag(sync=True)
@@ -131,6 +123,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         show_controls: bool = True,
         title: str = "",
         param_ranges: dict | None = None,
+        theme: str = "auto",
         **kwargs,
     ):
         # A schedule (a measured Timeline, or any Schedule with its .workload) is drawn as it is: its
@@ -148,8 +141,7 @@ class CampaignDiagram(anywidget.AnyWidget):
                 f"CampaignDiagram takes a campaign_widget.Workload or a Schedule with its workload, "
                 f"got {type(workload).__name__}"
             )
-        if kwargs:
-            raise TypeError(f"CampaignDiagram got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+        self.check_arguments(kwargs)
         self._ready = False
         # (benchmarks/bench_browser.py) wall-clock stamps of the last recomputes: received, computed, sent
         self._timings: collections.deque = collections.deque(maxlen=256)
@@ -157,6 +149,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         self._workload = workload  # at the current params (the one given, until params change)
         self._base = workload  # as given: params re-evaluate from it
         self._evaluated = None  # (params, workload, schedule) computed by the params validator
+        self._proposal = None  # ((controls, workload), received, schedule) computed by the controls' validators
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         self._plans = Plans()  # the dependency graph and tile order, kept across slider steps
         machine = workload.machine
@@ -165,8 +158,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         )  # fails fast, clearly
         tiles, pipeline, policy, depth = first.tiles, first.pipeline, first.policy, first.depth
         stepping = getattr(first, "stepping", "event")
-        _bundle()  # a clear error when the front end is not built
-        ranges = _param_ranges(workload.params, param_ranges)
+        ranges = view_base.param_ranges(workload.params, param_ranges)
         super().__init__()
         with self.hold_trait_notifications():
             self.param_ranges = ranges
@@ -179,6 +171,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
             self.stepping = stepping
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
+            self.theme = theme
             self.phase_names = workload.names
             self.fusion_groups = list(workload.fusion_groups)
             self.phase_colors = phase_colors(workload.names)
@@ -201,6 +194,41 @@ class CampaignDiagram(anywidget.AnyWidget):
         value = proposal["value"]
         if not math.isfinite(value) or value <= 0:
             raise t.TraitError(f"{proposal['trait'].name}={value!r} must be a finite number > 0")
+        return self._scheduled(proposal["trait"].name, value)
+
+    @t.validate("pipeline", "policy", "stepping")
+    def _valid_schedule_setting(self, proposal):
+        return self._scheduled(proposal["trait"].name, proposal["value"])
+
+    def _scheduled(self, name, value):
+        """``value`` for control ``name`` once the schedule it gives is computed: a value the model
+        refuses (a peak outside the machine's range, settings the scheduler rejects) raises here and
+        is never stored. The schedule is kept for the observer's recompute."""
+        if not getattr(self, "_ready", False):
+            return value
+        controls = {key: getattr(self, key) for key in SCHEDULE_CONTROLS}
+        controls[name] = value
+        key = (tuple(controls.values()), self._workload)
+        if self._proposal is not None and self._proposal[0] == key:
+            return value
+        received = time.time()
+        try:
+            current = self._workload.with_peaks(controls["peak_compute"], controls["peak_bandwidth"])
+            if self._given_schedule is not None:
+                schedule = self._given_schedule_at_peaks(controls["peak_compute"], controls["peak_bandwidth"])
+            else:
+                schedule = build_schedule(
+                    current,
+                    tiles=controls["tiles"],
+                    pipeline=controls["pipeline"],
+                    policy=controls["policy"],
+                    depth=controls["depth"],
+                    stepping=controls["stepping"],
+                    _plans=self._plans,
+                )
+        except ValueError as error:  # the package's errors (CampaignWidgetError) are ValueErrors
+            raise t.TraitError(f"{name}={short_repr(value)}: {error}") from None
+        self._proposal = (key, received, schedule)
         return value
 
     @t.validate("tiles")
@@ -213,7 +241,7 @@ class CampaignDiagram(anywidget.AnyWidget):
         if value > 1 and not self._workload.tileable.all():
             fixed = self._workload.names[int((~self._workload.tileable).argmax())]
             raise t.TraitError(f"tiles={value!r}: phase {fixed!r} is marked tileable=False")
-        return value
+        return self._scheduled("tiles", value)
 
     @t.validate("params")
     def _valid_params(self, proposal):
@@ -222,32 +250,19 @@ class CampaignDiagram(anywidget.AnyWidget):
         known = self._base.params
         if not getattr(self, "_ready", False):
             return dict(value)
-        unknown = sorted(set(value) - set(known))
-        if unknown:
-            raise t.TraitError(
-                f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
-                f"parameters are {', '.join(map(repr, known)) or 'none'}"
-            )
-        merged = {**self.params}
-        for name, v in value.items():
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float, np.integer, np.floating))
-                or not math.isfinite(v)
-                or not float(v).is_integer()
-                or v < 1
-            ):
-                raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
-            merged[name] = int(v)
-        if merged == self.params:
+        # Merged into the accepted values (the workload's): under ipywidgets' set_state the trait
+        # already holds the proposal when this runs, so self.params is not the value to keep.
+        accepted = dict(self._workload.params)
+        merged = {**accepted, **check_params(value, known)}
+        if merged == accepted:
             return merged
         try:
             workload = self._base.with_params(**merged)
             schedule = workload.with_peaks(self.peak_compute, self.peak_bandwidth).schedule(
-                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth
+                tiles=self.tiles, pipeline=self.pipeline, policy=self.policy, depth=self.depth, stepping=self.stepping
             )
-        except (ValueError, ScheduleError) as error:  # WorkloadError, ExpressionError are ValueErrors
-            raise t.TraitError(f"params={merged!r}: {error}") from None
+        except (ValueError, TypeError, ArithmeticError) as error:  # the package's errors are ValueErrors
+            raise t.TraitError(f"params={short_repr(merged)}: {error}") from None
         self._evaluated = (merged, workload, schedule)
         return merged
 
@@ -255,7 +270,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     def _valid_param_ranges(self, proposal):
         try:
             current = {name: spec["range"] for name, spec in self.param_ranges.items()}
-            return _param_ranges(self._base.params, {**current, **proposal["value"]}, defaults=False)
+            return view_base.param_ranges(self._base.params, {**current, **proposal["value"]}, defaults=False)
         except ValueError as error:
             raise t.TraitError(str(error)) from None
 
@@ -263,7 +278,7 @@ class CampaignDiagram(anywidget.AnyWidget):
     def _valid_depth(self, proposal):
         if proposal["value"] < 1:
             raise t.TraitError(f"depth={proposal['value']!r} must be >= 1")
-        return proposal["value"]
+        return self._scheduled("depth", proposal["value"])
 
     # -- the model, recomputed on every control change ------------------------------------------
 
@@ -288,8 +303,14 @@ class CampaignDiagram(anywidget.AnyWidget):
         if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
             self.tiles_max = min(MAX_TILES_SLIDER, max(self.tiles_max, 2 * change["new"]))  # room to go on
         if getattr(self, "_ready", False):
-            self._timing = {"trait": change["name"], "received": time.time()}
-            self._recompute()
+            proposal = self._proposal  # kept: one view message may change several controls
+            key = (tuple(getattr(self, name) for name in SCHEDULE_CONTROLS), self._workload)
+            if proposal is not None and proposal[0] == key:
+                self._timing = {"trait": change["name"], "received": proposal[1], "scheduled": time.time()}
+                self._recompute(proposal[2])
+            else:
+                self._timing = {"trait": change["name"], "received": time.time()}
+                self._recompute()
 
     def set_workload(self, workload: Workload) -> None:
         """Draw another workload with the current controls (tiles, policy, peaks, …).
@@ -313,7 +334,7 @@ class CampaignDiagram(anywidget.AnyWidget):
             self._base = self._workload = workload
             self._evaluated = None
             with self.hold_trait_notifications():
-                self.param_ranges = _param_ranges(workload.params, None)
+                self.param_ranges = view_base.param_ranges(workload.params, None)
                 self.params = workload.params
                 self.phase_names = workload.names
                 self.fusion_groups = list(workload.fusion_groups)
@@ -412,32 +433,22 @@ class CampaignDiagram(anywidget.AnyWidget):
         if getattr(self, "_ready", False) and len(getattr(self, "_scene", ())) > LOD_ABOVE:
             self.scene = scene_state(self._scene_for_view(), peak_compute=self.peak_compute, tiles=self.tiles)
 
-    def _given_schedule_at_peaks(self) -> Schedule:
+    def _given_schedule_at_peaks(self, peak_compute=None, peak_bandwidth=None) -> Schedule:
         given = self._given_schedule
         machine = given.workload.machine
-        if (self.peak_compute, self.peak_bandwidth) == (machine.peak_compute, machine.peak_bandwidth) or not hasattr(
-            given, "with_peaks"
-        ):
+        peaks = (peak_compute or self.peak_compute, peak_bandwidth or self.peak_bandwidth)
+        if peaks == (machine.peak_compute, machine.peak_bandwidth) or not hasattr(given, "with_peaks"):
             return given
-        return given.with_peaks(self.peak_compute, self.peak_bandwidth)
+        return given.with_peaks(*peaks)
 
-    def set_state(self, sync_data):
-        """State from the view: only ``VIEW_WRITABLE`` traits; the kernel's own values go back for the rest."""
-        refused = sorted(k for k in sync_data if k not in VIEW_WRITABLE)
-        if refused:
-            self.log.warning("CampaignDiagram: the view may not write %s (computed in the kernel)", ", ".join(refused))
-            sync_data = {k: v for k, v in sync_data.items() if k in VIEW_WRITABLE}
-        try:
-            if "tiles" in sync_data:
-                self._check_view_tiles(sync_data["tiles"])
-            super().set_state(sync_data)
-        except t.TraitError as error:
-            # a value the kernel refuses (checked before it is stored): the widget stays as it was,
-            # the readout says why, and the view's controls go back to the kernel's values
-            self.warnings = [str(error)]
-            refused = sorted(set(refused) | set(sync_data))
-        if refused:
-            self.send_state(refused)
+    def _check_view_state(self, sync_data) -> None:
+        if "tiles" in sync_data:
+            self._check_view_tiles(sync_data["tiles"])
+
+    def _refused(self, text: str) -> None:
+        # a value the kernel refuses (checked before it is stored): the widget stays as it was, the
+        # readout says why, and the view's controls go back to the kernel's values
+        self.warnings = [text]
 
     def _check_view_tiles(self, value) -> None:
         """A tile count from the view is refused before anything is computed when the view could not
@@ -512,34 +523,6 @@ class CampaignDiagram(anywidget.AnyWidget):
             f"CampaignDiagram({len(self.phase_names)} phases, tiles={self.tiles}, pipeline={self.pipeline}, "
             f"policy={self.policy!r}, makespan={self.makespan:.6g})"
         )
-
-
-def _param_ranges(params: dict, given: dict | None, *, defaults: bool = True) -> dict:
-    """Slider limits per parameter: ``{name: {"range": [lo, hi], "log": hi/lo >= 100}}``; ``given``
-    maps names to ``[lo, hi]`` (or to that dict form); unnamed parameters get value/16 .. value×16
-    (only with ``defaults``). Errors name the parameter and the value."""
-    ranges = (
-        {name: [max(1, int(v) // _PARAM_SPAN), max(2, int(v) * _PARAM_SPAN)] for name, v in params.items()}
-        if defaults
-        else {}
-    )
-    for name, bounds in (given or {}).items():
-        if name not in params:
-            raise ValueError(
-                f"param_ranges names {name!r}, which is not a parameter of this workload "
-                f"(parameters: {', '.join(map(repr, params)) or 'none'})"
-            )
-        if isinstance(bounds, dict):
-            bounds = bounds.get("range")
-        try:
-            lo, hi = bounds
-            ok = all(not isinstance(b, bool) and float(b).is_integer() for b in (lo, hi)) and 1 <= lo < hi
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
-        ranges[name] = [int(lo), int(hi)]
-    return {name: {"range": r, "log": r[1] / r[0] >= _LOG_SLIDER_SPAN} for name, r in ranges.items()}
 
 
 def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int = 1) -> dict:

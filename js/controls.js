@@ -1,20 +1,13 @@
 // The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, stepping, depth,
 // y axis, and one integer slider per workload parameter (input.cw-param[data-param=name]). Each control writes its trait through the frame-coalescing writer, shows its live value
 // in span.cw-value, and follows changes made from Python.
+import { element, labelled } from "./dom.js";
 import { formatSI } from "./format.js";
+import { createParamSliders } from "./param-sliders.js";
 
 /** Fallback only: the kernel sends the policies it knows in the `policies` trait. */
 export const POLICIES = ["none", "dilate", "throttle", "dilate+throttle"];
 const LOG_SLIDER_STEPS = 1000;
-
-function element(document, tag, props = {}) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "className" || key === "textContent" || key === "title") node[key] = value;
-    else node.setAttribute(key, value);
-  }
-  return node;
-}
 
 /** [lo, hi] from a *_range trait, falling back around `value` when it is missing or bad. */
 export function logRange(range, value) {
@@ -24,11 +17,6 @@ export function logRange(range, value) {
     [lo, hi] = [centre / 1000, centre * 1000];
   }
   return [Math.log10(lo), Math.log10(hi)];
-}
-
-/** The peak a log slider at `position` stands for: exactly 10^position. */
-export function peakFromSlider(position) {
-  return 10 ** position;
 }
 
 function clampInteger(value, lo, hi) {
@@ -51,11 +39,8 @@ export function createControls(document, model, writer) {
   }
 
   function addControl(labelText, input, sync) {
-    const label = element(document, "label", { className: "cw-control" });
-    const name = element(document, "span", { className: "cw-label", textContent: labelText });
     const value = element(document, "span", { className: "cw-value" });
-    label.append(name, input, value);
-    bar.append(label);
+    labelled(document, bar, labelText, input, value);
     controls.push(() => sync(value));
     return value;
   }
@@ -71,10 +56,10 @@ export function createControls(document, model, writer) {
       input.max = String(hi);
       input.step = String((hi - lo) / LOG_SLIDER_STEPS);
       if (!writer.isPending(key) && peak > 0) input.value = String(Math.log10(peak));
-      show(span, writer.isPending(key) ? peakFromSlider(Number(input.value)) : peak);
+      show(span, writer.isPending(key) ? 10 ** Number(input.value) : peak);
     });
     listen(input, "input", () => {
-      const peak = peakFromSlider(Number(input.value));
+      const peak = 10 ** Number(input.value);
       show(valueSpan, peak);
       writer.write(key, peak);
     });
@@ -169,63 +154,13 @@ export function createControls(document, model, writer) {
     writer.flush();
   });
 
-  // One integer slider per workload parameter (param_ranges: name → {range: [lo, hi], log}), log
-  // scaled when the range spans decades. A move writes the whole `params` dict.
-  const paramSliders = new Map(); // name → { input, value, spec }
-  let paramPending = {}; // slider values written but not yet in the model
-  let paramKeys = "";
-  const paramValue = (entry) => {
-    const [lo, hi] = entry.spec.range;
-    const raw = Number(entry.input.value);
-    return clampInteger(entry.spec.log ? 10 ** raw : raw, lo, hi);
-  };
-  function syncParams() {
-    const ranges = model.get("param_ranges") ?? {};
-    const names = Object.keys(ranges).filter((name) => Array.isArray(ranges[name]?.range));
-    if (names.join("\n") !== paramKeys) {
-      paramKeys = names.join("\n");
-      for (const entry of paramSliders.values()) entry.label.remove();
-      paramSliders.clear();
-      for (const name of names) {
-        const input = element(document, "input", { type: "range", className: "cw-param" });
-        input.dataset.param = name;
-        const entry = { input, spec: ranges[name], label: null, value: null };
-        entry.value = addControl(name, input, () => {});
-        entry.label = entry.value.parentNode;
-        entry.label.dataset.param = name;
-        controls.pop(); // synced here, not by the generic loop
-        listen(input, "input", () => {
-          const v = paramValue(entry);
-          entry.value.textContent = String(v);
-          paramPending = { ...paramPending, [name]: v };
-          writer.write("params", { ...(model.get("params") ?? {}), ...paramPending });
-        });
-        paramSliders.set(name, entry);
-      }
-    }
-    if (!writer.isPending("params")) paramPending = {};
-    const values = model.get("params") ?? {};
-    for (const [name, entry] of paramSliders) {
-      entry.spec = ranges[name];
-      const [lo, hi] = entry.spec.range.map(Number);
-      if (entry.spec.log) {
-        entry.input.min = String(Math.log10(lo));
-        entry.input.max = String(Math.log10(hi));
-        entry.input.step = "any";
-      } else {
-        entry.input.min = String(lo);
-        entry.input.max = String(hi);
-        entry.input.step = "1";
-      }
-      const v = name in paramPending ? paramPending[name] : Number(values[name]);
-      if (Number.isFinite(v) && !(name in paramPending) && document.activeElement !== entry.input) entry.input.value = String(entry.spec.log ? Math.log10(v) : v);
-      entry.value.textContent = Number.isFinite(v) ? String(v) : "";
-    }
-  }
+  // One integer slider per workload parameter (js/param-sliders.js), after the schedule controls.
+  const params = createParamSliders(document, model, writer);
+  bar.append(params.element);
 
   function sync() {
     for (const control of controls) control();
-    syncParams();
+    params.sync();
     bar.hidden = model.get("show_controls") === false;
   }
   sync();
@@ -236,6 +171,7 @@ export function createControls(document, model, writer) {
     destroy() {
       for (const cleanup of cleanups) cleanup();
       cleanups.length = 0;
+      params.destroy();
     },
   };
 }

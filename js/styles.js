@@ -1,10 +1,13 @@
-// The view's CSS, scoped by the cw- class prefix and appended inside the widget's element.
+// The views' CSS, scoped by the cw- class prefix and appended inside the widget's element: every
+// colour is a JupyterLab --jp-* variable (light fallbacks), so the controls follow the Lab's theme.
+import { THEME_CSS } from "./page-theme.js";
 
-export const CSS = `
+export const CSS = `${THEME_CSS}
 .cw-root { position: relative; font-family: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif); font-size: var(--jp-ui-font-size1, 12px); color: var(--jp-ui-font-color1, #222); max-width: 100%; }
 .cw-root [hidden] { display: none !important; }
 .cw-header { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin: 0 0 4px; }
 .cw-controls { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; flex: 1 1 auto; }
+.cw-params { display: contents; }
 .cw-control { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; }
 .cw-label { color: var(--jp-ui-font-color2, #555); }
 .cw-value { display: inline-block; min-width: 4.2em; font-variant-numeric: tabular-nums; color: var(--jp-ui-font-color1, #222); }

@@ -11,8 +11,8 @@ import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
-import { parseHex } from "./color.js";
-import { THEME, useTheme } from "./theme.js";
+import { markTheme, resolveTheme, watchTheme } from "./page-theme.js";
+import { THEME } from "./theme.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
 import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "./zoom.js";
@@ -91,6 +91,7 @@ function render({ model, el }) {
 
   /** Lay out and draw the figure onto any context, at `ratio` device px per CSS px. */
   function drawInto(target, width, ratio, { hover, highlight, resize }) {
+    if (theme) Object.assign(THEME, theme);
     const view = {
       width, ratio, hovered: hover, highlightPhase: highlight,
       plotHeight: plotHeight(),
@@ -305,48 +306,19 @@ function render({ model, el }) {
   }
   on("change:png_requests", answerPngRequests);
 
-  // Light and dark: the canvas follows JupyterLab's theme (body[data-jp-theme-light]) and its
-  // --jp-* colours, and redraws when the theme changes. The Lab flips the attribute before its new
-  // stylesheet applies, so a page colour is taken only when it agrees with the theme (else the
-  // theme.json colour stays), and the page is read again a little later.
-  function luminance(color) {
-    if (!ctx || !color) return NaN;
-    ctx.fillStyle = "#010203";
-    ctx.fillStyle = color;
-    const normalized = String(ctx.fillStyle);
-    if (normalized === "#010203" && color.trim().toLowerCase() !== "#010203") return NaN;
-    const [r, g, b] = normalized.startsWith("#") ? parseHex(normalized) : normalized.match(/[\d.]+/g).map(Number);
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // Light and dark (js/page-theme.js): this view's colours, put into the shared THEME before each
+  // draw, so views of different themes on one page each draw in their own.
+  let theme = null;
+  function applyTheme() {
+    theme = resolveTheme({ model, root, document, window, ctx });
+    markTheme(root, theme, model);
+    canvas.dataset.theme = theme.name;
   }
-  function applyPageTheme() {
-    const body = document.body;
-    const dark = body?.dataset?.jpThemeLight === "false"
-      || (body?.dataset?.jpThemeLight === undefined && window.matchMedia?.("(prefers-color-scheme: dark)")?.matches === true);
-    useTheme(dark ? "dark" : "light");
-    const style = window.getComputedStyle?.(root);
-    const css = (name) => style?.getPropertyValue(name)?.trim();
-    const agrees = (color, light) => (light === !dark) === (luminance(color) >= 128);
-    const fromPage = { background: [css("--jp-layout-color0"), true], text: [css("--jp-ui-font-color1"), false],
-      mutedText: [css("--jp-ui-font-color2"), false] };
-    for (const [key, [value, light]] of Object.entries(fromPage)) if (value && agrees(value, light)) THEME[key] = value;
-    canvas.dataset.theme = THEME.name;
-  }
-  applyPageTheme();
-  let themeTimer = null;
-  const themeObserver = typeof window.MutationObserver === "function" && document.body
-    ? new window.MutationObserver(() => {
-      applyPageTheme();
-      requestDraw();
-      if (themeTimer !== null) window.clearTimeout(themeTimer);
-      themeTimer = window.setTimeout(() => {
-        themeTimer = null;
-        if (closed) return;
-        applyPageTheme();
-        requestDraw();
-      }, 300);
-    })
-    : null;
-  themeObserver?.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
+  applyTheme();
+  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
+    applyTheme();
+    requestDraw();
+  });
 
   // Only a new width needs a new picture: the height follows the figure (a draw that adds a
   // readout line grows the canvas itself), and redrawing for it would draw each such change twice.
@@ -365,8 +337,7 @@ function render({ model, el }) {
     closed = true;
     for (const [event, handler] of modelListeners) model.off(event, handler);
     resizeObserver?.disconnect();
-    themeObserver?.disconnect();
-    if (themeTimer !== null) window.clearTimeout(themeTimer);
+    stopWatchingTheme();
     detachInteraction();
     png.dispose();
     resetButton.removeEventListener("click", resetZoom);

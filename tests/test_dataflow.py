@@ -498,3 +498,34 @@ def test_synced_values_carry_logical_and_predicted_bytes_and_the_static_figure_d
     fig, ax = render_dataflow(plain.dataflow, plain.graph_layout, style_arrays(w, plain.dataflow, sc), sc.legend)
     assert format_si(N_PRED * N_PRED * 4, "B") in {t.get_text() for t in ax.texts}
     assert not [t for t in ax.texts if "predicted" in t.get_text()]
+
+
+@pytest.mark.parametrize(
+    "state, words",
+    [
+        ({"params": {"B": 2, "S": 10**200, "D": 32}}, ["params=", "exceeds"]),
+        ({"params": {"B": 2, "S": 0, "D": 32}}, ["params['S']=0", "positive integer"]),
+        ({"overlay": "flops"}, ["unknown overlay 'flops'"]),
+    ],
+)
+def test_a_refused_value_from_the_view_is_not_stored_and_the_view_is_told(state, words):
+    from campaign_widget.dataflow_view import DataflowView
+
+    view = DataflowView(_parametric())
+    before = {key: getattr(view, key) for key in (*state, "values", "paint")}
+    view.set_state(state)
+    for key, value in before.items():
+        assert getattr(view, key) is value or getattr(view, key) == value, f"{key} changed"
+    assert view.error.startswith("refused: ") and all(word in view.error for word in words), view.error
+    assert len(view.error) < 400, "a bounded message"
+    view.set_state({"params": {"B": 2, "S": 128, "D": 32}})  # an accepted one clears it
+    assert view.params["S"] == 128 and view.workload.params["S"] == 128 and view.error == ""
+
+
+def test_the_view_may_not_write_what_the_kernel_computes():
+    from campaign_widget.dataflow_view import DataflowView
+
+    view = DataflowView(_mlp())
+    graph = view.graph
+    view.set_state({"graph": {}, "legend": {}})
+    assert view.graph is graph and view.legend["overlay"] == "bytes"

@@ -15,9 +15,10 @@ from ipywidgets.widgets.widget import _put_buffers, _remove_buffers
 
 import campaign_widget.local_view as lv
 from campaign_widget import Phase, Workload, WorkloadError
-from campaign_widget._local_geometry import bar_ticks, element_grid, palette_rgb, severity, severity_rows
+from campaign_widget._local_geometry import bar_ticks, element_grid
 from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache
+from campaign_widget.colour_scale import rgb, scale_range, severity, severity_rows
 from campaign_widget.local_view import LocalView
 
 MATMUL = "C[i,j] = A[i,k] * B[k,j]"
@@ -114,27 +115,41 @@ def test_element_grid_nests_outer_dimensions_alternately():
 
 
 def test_palette_and_scaling_follow_design_md():
-    s, info = severity([1, 2, 3, 100], "median")
+    s, info = severity([1, 2, 3, 100], "median"), scale_range([1, 2, 3, 100], "median")
     np.testing.assert_allclose(s, [0.2, 0.4, 0.6, 1.0])
     assert info["centre"] == 2.5
-    np.testing.assert_allclose(severity([1, 2, 3, 100], "mean")[0][2], 3 / 53)
-    np.testing.assert_allclose(severity([1, 2, 3, 100], "hist")[0], [0, 1 / 3, 2 / 3, 1])
-    assert np.isnan(severity([0, -1, np.nan], "median")[0]).all(), "values <= 0 stay out of the scale"
-    assert palette_rgb([0, 0.5, 1]).tolist() == [[0, 255, 0], [255, 255, 0], [255, 0, 0]]
+    np.testing.assert_allclose(severity([1, 2, 3, 100], "mean")[2], 3 / 53)
+    np.testing.assert_allclose(severity([1, 2, 3, 100], "hist"), [0, 1 / 3, 2 / 3, 1])
+    assert np.isnan(severity([0, -1, np.nan], "median")).all(), "values <= 0 stay out of the scale"
+    np.testing.assert_allclose(severity([0, 2, 4], "median", zero_is_value=True), [0, 0.5, 1.0])
+    assert rgb([0, 0.5, 1]).tolist() == [[0, 255, 0], [255, 255, 0], [255, 0, 0]]
 
 
-@pytest.mark.parametrize("method", ["median", "mean", "linear", "log", "hist", "hist4"])
-def test_row_wise_scaling_equals_scaling_each_row(method):
+def test_one_colour_scale_for_both_views():
+    import campaign_widget._local_geometry as geometry
+    import campaign_widget.colour_scale as colour_scale
+    import campaign_widget.dataflow as dataflow
+
+    for name in ("SCALINGS", "PALETTES"):
+        assert getattr(dataflow, name) is getattr(colour_scale, name) is getattr(geometry, name)
+    for name in ("severity", "rgb", "colors", "check_palette", "NAN_COLOR"):
+        assert getattr(dataflow, name) is getattr(colour_scale, name)
+
+
+@pytest.mark.parametrize(
+    "method, buckets", [(m, 0) for m in ("median", "mean", "linear", "log", "hist")] + [("hist", 4)]
+)
+def test_row_wise_scaling_equals_scaling_each_row(method, buckets):
     rng = np.random.default_rng(7)
     rows = rng.integers(0, 9, size=(40, 57)).astype(float)
     rows[3] = 0  # no value on the scale
     rows[4, 1:] = 0  # one value
     rows[5, 2:] = 0  # two values: even count
-    s, ticks = severity_rows(rows, method)
+    s, ranges = severity_rows(rows, method, buckets)
     for k, row in enumerate(rows):
-        want, info = severity(row, method)
+        want = severity(row, method, buckets)
         np.testing.assert_allclose(s[k], want, equal_nan=True, err_msg=f"row {k}")
-        assert ticks[k] == bar_ticks(info)
+        assert bar_ticks(ranges[k]) == bar_ticks(scale_range(row, method))
 
 
 # -- design.md §7's examples ---------------------------------------------------------------------
@@ -483,11 +498,12 @@ def test_docstring_examples_run():
     import doctest
 
     import campaign_widget._local_geometry as geometry
+    import campaign_widget.colour_scale as colour_scale
 
-    for module in (geometry, lv):
+    for module in (geometry, lv, colour_scale):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
-    assert doctest.testmod(geometry).attempted > 0
+    assert doctest.testmod(geometry).attempted > 0 and doctest.testmod(colour_scale).attempted > 0
 
 
 def test_line_of_every_element_follows_the_layout():

@@ -506,3 +506,95 @@ def test_set_workload_refuses_what_cannot_be_drawn_and_keeps_the_diagram(by_volu
     with pytest.raises(TypeError, match="Workload"):
         w.set_workload("not a workload")
     assert (w.makespan, list(w.phase_names)) == before
+
+
+# -- a refused value never lands in a trait, from Python or from the view (set_state: what a
+# message from the view does) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "state, words",
+    [
+        ({"peak_compute": 1e-320}, ["peak_compute", "out of range"]),
+        ({"peak_bandwidth": 1e40}, ["peak_bandwidth", "out of range"]),
+        ({"pipeline": True, "depth": 0}, ["depth=0"]),
+        ({"tiles": 3, "policy": "dilate", "depth": -1}, ["depth=-1"]),
+    ],
+)
+def test_a_refused_control_from_the_view_keeps_the_accepted_values(by_volume, state, words):
+    w = CampaignDiagram(by_volume)
+    before = w.get_state()
+    w.set_state(state)
+    after = w.get_state()
+    for key in (*state, "makespan", "readout_lines"):
+        assert after[key] == before[key], f"{key}: {before[key]!r} → {after[key]!r}"
+    for word in words:
+        assert word in w.warnings[0], w.warnings
+    w.set_state({"tiles": 4, "pipeline": True, "depth": 3})  # accepted together, drawn once more
+    assert (w.tiles, w.pipeline, w.depth) == (4, True, 3) and w.makespan == w.schedule.makespan
+
+
+def test_a_refused_peak_from_python_raises_and_keeps_the_value(by_volume):
+    w = CampaignDiagram(by_volume)
+    with pytest.raises(traitlets.TraitError, match=r"peak_bandwidth=1e\+40: .*out of range"):
+        w.peak_bandwidth = 1e40
+    assert w.peak_bandwidth == by_volume.machine.peak_bandwidth
+
+
+@pytest.mark.parametrize("size", [0, 10**200, 1e300])
+def test_parameters_from_the_view_are_checked_before_they_are_stored(mlp, size):
+    w = CampaignDiagram(mlp)
+    before = w.get_state()
+    w.set_state({"params": {"S": size}})  # a partial dict, as a slider of one parameter could send
+    assert w.get_state()["params"] == before["params"] == {"B": 8, "S": 2048, "D": 1024}
+    assert w.makespan == before["makespan"]
+    assert "params" in w.warnings[0] and len(w.warnings[0]) < 400, "the message names the field, bounded"
+    w.set_state({"params": {"S": 4096}})
+    assert w.params == {"B": 8, "S": 4096, "D": 1024} and w.workload.params["S"] == 4096
+
+
+def test_a_params_change_keeps_the_stepping(mlp):
+    w = CampaignDiagram(mlp, tiles=4, pipeline=True, stepping="lockstep")
+    w.params = {"S": 4096}
+    same = CampaignDiagram(mlp.with_params(S=4096), tiles=4, pipeline=True, stepping="lockstep")
+    assert w.schedule.stepping == "lockstep" and w.makespan == same.makespan
+
+
+def test_every_view_refuses_unknown_keywords_and_takes_a_theme(by_volume):
+    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.local_view import LocalView
+    from campaign_widget.view_base import ViewWidget
+
+    views = [
+        lambda **kw: CampaignDiagram(by_volume, **kw),
+        lambda **kw: DataflowView(by_volume, **kw),
+        lambda **kw: LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 2, "j": 2, "k": 2}, **kw),
+    ]
+    for make in views:
+        view = make(theme="dark")
+        assert isinstance(view, ViewWidget) and view.get_state()["theme"] == "dark"
+        with pytest.raises(TypeError, match=f"{type(view).__name__} got unexpected keyword arguments: colour"):
+            make(colour="red")
+        with pytest.raises(traitlets.TraitError, match="unknown theme 'sepia'; valid: auto, light, dark"):
+            view.theme = "sepia"
+        view.set_state({"theme": "light"})  # the view may write it
+        assert view.theme == "light"
+
+
+def test_array_dict_traits_travel_as_buffers_and_come_back_as_arrays():
+    from campaign_widget.buffers import ArrayDict, arrays_from_json, arrays_to_json
+
+    class Holder(traitlets.HasTraits):
+        data = ArrayDict()
+
+    holder = Holder(data={"x": np.arange(3, dtype=np.float32), "n": 3})
+    meta = Holder.class_traits()["data"].metadata
+    assert meta["sync"] and meta["to_json"] is arrays_to_json and meta["from_json"] is arrays_from_json
+    wire = arrays_to_json(holder.data)
+    assert wire["n"] == 3 and wire["x"]["dtype"] == "float32" and isinstance(wire["x"]["buffer"], memoryview)
+    back = arrays_from_json({"x": {**wire["x"], "buffer": bytes(wire["x"]["buffer"])}, "n": 3})
+    np.testing.assert_array_equal(back["x"], holder.data["x"])
+    assert back["x"].dtype == np.float32 and back["n"] == 3
+    with pytest.raises(traitlets.TraitError, match=r"data\['y'\] is a int64 array; the view decodes"):
+        holder.data = {"y": np.arange(3, dtype=np.int64)}
+    assert list(holder.data) == ["x", "n"], "the refused value is not stored"

@@ -1,5 +1,6 @@
 // Drawing the dataflow graph on a canvas, with level of detail: labels, arrows, curves and small
 // edges give way as the view zooms out. Positions, colours and widths come from Python as they are.
+import { parseHex } from "../color.js";
 import { formatSI } from "../format.js";
 import { visibleWorld } from "./camera.js";
 import { edgePoints, segmentControls } from "./model.js";
@@ -18,6 +19,32 @@ const SELECTED = "#1a56db";
 export const LEGEND_HEIGHT = 54;
 export const LABEL_BOX = "rgba(255, 255, 255, 0.85)"; // behind a predicted edge label
 export const PREDICTED_TEXT = "#1f3f8f"; // a predicted edge label
+const NODE_TEXT = "#1f1f1f"; // names sit on the nodes' own (light) fills, in either theme
+
+/**
+ * The colours drawn on the canvas itself (not on a node) from the view's theme (js/page-theme.js):
+ * background, text, muted text, axis and the highlight ring; light defaults.
+ */
+export function canvasLook(theme = {}) {
+  return {
+    background: theme.background ?? "#ffffff",
+    text: theme.text ?? "#222222",
+    muted: theme.mutedText ?? "#555555",
+    axis: theme.axis ?? "#333333",
+    highlight: theme.highlight ?? HIGHLIGHT,
+  };
+}
+
+/** [r, g, b] of a CSS colour, as the context reads it (white when it cannot be read). */
+function rgbOf(ctx, colour) {
+  const before = ctx.fillStyle;
+  ctx.fillStyle = colour;
+  const read = String(ctx.fillStyle);
+  ctx.fillStyle = before;
+  if (/^#[0-9a-f]{6}$/i.test(read)) return parseHex(read);
+  const m = read.match(/^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [255, 255, 255];
+}
 
 /**
  * The text on edge e (as campaign_widget.dataflow.edge_label): the bytes it moves ("4.19 MB"), or where
@@ -41,11 +68,11 @@ const pictures = new WeakMap(); // context → its ImageData for rasterNodes
 export const RASTER_BELOW = 0.02;
 
 /**
- * Write every node in view as a small block of its colour into a fresh white picture of the area
- * (device px), with putImageData: one pass over the nodes, no path building. `colour(group)`
- * may override a batch's colour (the minimap greys tensors). Returns how many were written.
+ * Write every node in view as a small block of its colour into a fresh picture of the area (device
+ * px) in the `background` colour, with putImageData: one pass over the nodes, no path building.
+ * `colour(group)` may override a batch's colour. Returns how many were written.
  */
-export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (group) => group.css, groups = style.farGroups ?? style.nodeGroups) {
+export function rasterNodes(ctx, graph, style, area, camera, ratio, { background = "#ffffff", colour = (group) => group.css, groups = style.farGroups ?? style.nodeGroups } = {}) {
   const W = Math.max(1, Math.round(area.width * ratio));
   const H = Math.max(1, Math.round(area.height * ratio));
   let image = pictures.get(ctx);
@@ -54,7 +81,8 @@ export function rasterNodes(ctx, graph, style, area, camera, ratio, colour = (gr
     pictures.set(ctx, image);
   }
   const pixels = new Uint32Array(image.data.buffer);
-  pixels.fill(0xffffffff);
+  const [br, bg, bb] = rgbOf(ctx, background);
+  pixels.fill((0xff000000 | (bb << 16) | (bg << 8) | br) >>> 0);
   const { k, tx, ty } = camera;
   let written = 0;
   for (const group of groups) {
@@ -121,6 +149,7 @@ function truncate(text, maxChars) {
 export function drawGraph(ctx, graph, style, names, area, view) {
   const { camera } = view;
   const { k } = camera;
+  const look = canvasLook(view.theme);
   const [wx0, wy0, wx1, wy1] = visibleWorld(camera, area.width, area.height);
   const highlight = view.highlight ?? -1;
   const detailed = k >= LOD.curves;
@@ -129,13 +158,13 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   const sy = (y) => area.top + y * k + camera.ty;
 
   const raster = k < RASTER_BELOW && typeof ctx.createImageData === "function" && typeof ctx.putImageData === "function";
-  if (raster) counts.nodes = rasterNodes(ctx, graph, style, area, camera, view.ratio ?? 1);
+  if (raster) counts.nodes = rasterNodes(ctx, graph, style, area, camera, view.ratio ?? 1, { background: look.background });
   ctx.save();
   ctx.beginPath();
   ctx.rect(area.left, area.top, area.width, area.height);
   ctx.clip();
   if (!raster) {
-    ctx.fillStyle = "#ffffff";
+    ctx.fillStyle = look.background;
     ctx.fillRect(area.left, area.top, area.width, area.height);
   }
 
@@ -232,7 +261,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   }
 
   // Highlight rings: the linked hover, then the selection.
-  for (const [phase, colour, width] of [[highlight, HIGHLIGHT, 3], [view.selected ?? -1, SELECTED, 3.5]]) {
+  for (const [phase, colour, width] of [[highlight, look.highlight, 3], [view.selected ?? -1, SELECTED, 3.5]]) {
     if (!(phase >= 0 && phase < graph.nPhases)) continue;
     const pad = 3;
     ctx.strokeStyle = colour;
@@ -243,7 +272,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   if (view.hoverEdge >= 0 && view.hoverEdge < graph.nEdges) {
     ctx.beginPath();
     traceEdge(ctx, edgePoints(graph, view.hoverEdge), sx, sy, true);
-    ctx.strokeStyle = HIGHLIGHT;
+    ctx.strokeStyle = look.highlight;
     ctx.lineWidth = 1.5;
     ctx.stroke();
   }
@@ -254,7 +283,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
     ctx.font = `${fontPx}px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif`;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
-    ctx.fillStyle = "#1f1f1f";
+    ctx.fillStyle = NODE_TEXT;
     for (const i of visible) {
       if (counts.labels >= MAX_LABELS) break;
       const maxChars = Math.floor((w[i] * k - 6) / (0.58 * fontPx));
@@ -264,7 +293,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
     }
     if (k >= LOD.edgeLabels) {
       ctx.font = "10px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
-      ctx.fillStyle = "#555555";
+      ctx.fillStyle = look.muted;
       for (let e = 0; e < graph.nEdges && counts.labels < MAX_LABELS; e++) {
         if (graph.edgeKind[e] === 2) continue;
         const p = edgePoints(graph, e); // the label sits on the first segment's middle
@@ -279,7 +308,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
           ctx.fillRect(sx(mx) - half, sy(my) - 14, 2 * half, 14);
           ctx.fillStyle = PREDICTED_TEXT;
           ctx.fillText(text, sx(mx), sy(my) - 7);
-          ctx.fillStyle = "#555555";
+          ctx.fillStyle = look.muted;
         } else {
           ctx.fillText(text, sx(mx), sy(my) - 7);
         }
@@ -292,15 +321,16 @@ export function drawGraph(ctx, graph, style, names, area, view) {
 }
 
 /** The colour bar (design.md §7: method, centre or bucket edges, unit) across the top strip. */
-export function drawLegend(ctx, legend, area) {
+export function drawLegend(ctx, legend, area, theme) {
+  const look = canvasLook(theme);
   const stops = Array.isArray(legend?.stops) ? legend.stops : [];
   ctx.save();
-  ctx.fillStyle = "#ffffff";
+  ctx.fillStyle = look.background;
   ctx.fillRect(area.left, area.top, area.width, LEGEND_HEIGHT);
   ctx.font = "12px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
   ctx.textAlign = "left";
   ctx.textBaseline = "top";
-  ctx.fillStyle = "#222222";
+  ctx.fillStyle = look.text;
   ctx.fillText(String(legend?.title ?? ""), area.left + 8, area.top + 4);
   const barLeft = area.left + 8;
   const barTop = area.top + 22;
@@ -313,11 +343,11 @@ export function drawLegend(ctx, legend, area) {
       ctx.fillRect(barLeft + i * step, barTop, Math.ceil(step) + 0.5, barHeight);
     }
   }
-  ctx.strokeStyle = "#666666";
+  ctx.strokeStyle = look.muted;
   ctx.lineWidth = 1;
   ctx.strokeRect(barLeft, barTop, barWidth, barHeight);
   ctx.font = "10px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
-  ctx.fillStyle = "#333333";
+  ctx.fillStyle = look.axis;
   const ticks = Array.isArray(legend?.ticks) ? legend.ticks : [];
   ticks.forEach(([s, label], i) => {
     const tx = barLeft + Number(s) * barWidth;
@@ -331,7 +361,7 @@ export function drawLegend(ctx, legend, area) {
   ctx.fillStyle = String(legend?.nan_color ?? "#c8c8c8");
   ctx.fillRect(gx, barTop, 14, barHeight);
   ctx.strokeRect(gx, barTop, 14, barHeight);
-  ctx.fillStyle = "#333333";
+  ctx.fillStyle = look.axis;
   ctx.textAlign = "left";
   ctx.textBaseline = "top";
   ctx.fillText(`no value or ≤ 0${missing ? ` (${missing})` : ""}`, gx + 20, barTop);

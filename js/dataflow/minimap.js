@@ -6,10 +6,10 @@ import { rasterNodes } from "./draw.js";
 export const MINIMAP_SIZE = { width: 200, height: 110 };
 
 /** The whole graph, each node a few pixels of the hottest colour it touches (grey: none). */
-export function drawMinimapPicture(ctx, graph, style, width, height, ratio) {
+export function drawMinimapPicture(ctx, graph, style, width, height, ratio, background = "#ffffff") {
   const camera = fitCamera(graph.bounds, width, height);
   ctx.setTransform(1, 0, 0, 1, 0, 0);
-  rasterNodes(ctx, graph, style, { left: 0, top: 0, width, height }, camera, ratio);
+  rasterNodes(ctx, graph, style, { left: 0, top: 0, width, height }, camera, ratio, { background });
   return camera;
 }
 

@@ -1,7 +1,11 @@
 // The anywidget view of the dataflow graph (design.md §7, seed 001's global view). Python computes
 // the graph, its layout, values and colours; this view draws them and owns hover, zoom, pan,
 // selection and the minimap. Text from users is drawn with fillText or set as textContent only.
+import { element, labelled, setOptions } from "../dom.js";
 import { downloadBlob, renderPng } from "../export.js";
+import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
+import { createParamSliders } from "../param-sliders.js";
+import { CSS } from "../styles.js";
 import { createTraitWriter } from "../trait-writer.js";
 import { centreOn, fitCamera, minZoom, panCamera, startCamera, toWorld, visibleWorld, zoomAt } from "./camera.js";
 import { drawGraph, drawLegend, LEGEND_HEIGHT } from "./draw.js";
@@ -11,50 +15,17 @@ import { drawMinimapPicture, MINIMAP_SIZE, viewportBox } from "./minimap.js";
 import { edgeTooltip, nodeTooltip, showTooltip } from "./tooltip.js";
 import { wheelZoomFactor } from "../zoom.js";
 
-const CSS = `
-.cwd-root { position: relative; font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 12px; color: var(--jp-ui-font-color1, #222); }
-.cwd-root [hidden] { display: none !important; }
-.cwd-controls, .cwd-params { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; margin: 0 0 6px; }
-.cwd-control { display: inline-flex; align-items: center; gap: 5px; white-space: nowrap; }
-.cwd-label { color: var(--jp-ui-font-color2, #555); }
+// On top of the views' shared CSS (js/styles.js): only what is the dataflow view's own.
+const DATAFLOW_CSS = `${CSS}
+.cwd-params:empty { display: none; }
 .cwd-params input[type=range] { width: 140px; }
-.cwd-value { display: inline-block; min-width: 3.5em; font-variant-numeric: tabular-nums; }
-.cwd-root button, .cwd-root select { font: inherit; }
 .cwd-plot-wrap { position: relative; width: 100%; }
-.cwd-plot { display: block; width: 100%; cursor: grab; touch-action: none; user-select: none; background: #fff; border: 1px solid #e3e3e3; box-sizing: border-box; }
-.cwd-minimap { position: absolute; right: 6px; border: 1px solid #999; background: #fbfbfb; cursor: pointer; }
-.cwd-tooltip { position: absolute; z-index: 10; pointer-events: none; background: rgba(255,255,255,0.97); color: #222; border: 1px solid #bbb; border-radius: 4px; box-shadow: 0 2px 8px rgba(0,0,0,.15); padding: 6px 8px; line-height: 1.45; white-space: nowrap; }
+.cwd-plot { display: block; width: 100%; cursor: grab; touch-action: none; user-select: none; background: var(--jp-layout-color0, #fff); border: 1px solid var(--jp-border-color2, #e3e3e3); box-sizing: border-box; }
+.cwd-minimap { position: absolute; right: 6px; border: 1px solid var(--jp-border-color1, #999); background: var(--jp-layout-color1, #fbfbfb); cursor: pointer; }
 .cwd-tooltip-title { font-weight: bold; }
-.cwd-tooltip-label { color: #666; }
-.cwd-error { color: #c0392b; }
+.cwd-tooltip-label { color: var(--jp-ui-font-color2, #666); }
+.cwd-error { color: var(--jp-error-color1, #c0392b); }
 `;
-
-function element(document, tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function select(document, className, label) {
-  const wrap = element(document, "label", "cwd-control");
-  wrap.append(element(document, "span", "cwd-label", label));
-  const input = element(document, "select", className);
-  wrap.append(input);
-  return { wrap, input };
-}
-
-function setOptions(document, input, values, current) {
-  const have = [...input.options].map((o) => o.value).join("\n");
-  if (have !== values.join("\n")) {
-    input.replaceChildren(...values.map((v) => {
-      const option = element(document, "option", null, v);
-      option.value = v;
-      return option;
-    }));
-  }
-  input.value = current;
-}
 
 function render({ model, el }) {
   const renderAt = Date.now(); // epoch ms, for the benchmark's breakdown (state arrived → first frame)
@@ -66,42 +37,45 @@ function render({ model, el }) {
   });
 
   // DOM: controls, parameter sliders, plot (canvas + minimap + tooltip).
-  const root = element(document, "div", "cwd-root");
-  const controls = element(document, "div", "cwd-controls");
-  const overlay = select(document, "cwd-overlay", "overlay");
-  const scaling = select(document, "cwd-scaling", "scaling");
-  const bucketsWrap = element(document, "label", "cwd-control");
-  const buckets = element(document, "input", "cwd-buckets");
-  buckets.type = "number";
-  buckets.min = "0";
-  buckets.step = "1";
-  buckets.style.width = "4em";
-  bucketsWrap.append(element(document, "span", "cwd-label", "buckets"), buckets);
-  const palette = select(document, "cwd-palette", "palette");
-  const reverseWrap = element(document, "label", "cwd-control");
-  const reverse = element(document, "input", "cwd-reverse");
-  reverse.type = "checkbox";
-  reverseWrap.append(reverse, element(document, "span", "cwd-label", "reverse"));
-  const fitButton = element(document, "button", "cwd-fit", "Fit");
-  const downloadButton = element(document, "button", "cwd-download", "Download PNG");
-  fitButton.type = downloadButton.type = "button";
+  const root = element(document, "div", "cw-root cwd-root");
+  const controls = element(document, "div", "cw-controls cwd-controls");
+  const overlay = element(document, "select", "cwd-overlay");
+  const scaling = element(document, "select", "cwd-scaling");
+  const buckets = element(document, "input", { className: "cwd-buckets", type: "number", min: "0", step: "1" });
+  const palette = element(document, "select", "cwd-palette");
+  const reverse = element(document, "input", { className: "cwd-reverse", type: "checkbox" });
+  labelled(document, controls, "overlay", overlay);
+  labelled(document, controls, "scaling", scaling);
+  const bucketsWrap = labelled(document, controls, "buckets", buckets);
+  labelled(document, controls, "palette", palette);
+  labelled(document, controls, "reverse", reverse);
+  const toolbar = element(document, "div", "cw-toolbar");
+  const fitButton = element(document, "button", { className: "cwd-fit", type: "button" }, "Fit");
+  const downloadButton = element(document, "button", { className: "cwd-download", type: "button" }, "Download PNG");
+  toolbar.append(fitButton, downloadButton);
   const errorLine = element(document, "span", "cwd-error");
-  controls.append(overlay.wrap, scaling.wrap, bucketsWrap, palette.wrap, reverseWrap, fitButton, downloadButton, errorLine);
-  const params = element(document, "div", "cwd-params");
+  controls.append(errorLine, toolbar);
+  const params = element(document, "div", "cw-controls cwd-params");
   const plotWrap = element(document, "div", "cwd-plot-wrap");
-  const canvas = element(document, "canvas", "cwd-plot");
-  canvas.setAttribute("role", "img");
-  canvas.setAttribute("aria-label", "dataflow graph");
+  const canvas = element(document, "canvas", { className: "cwd-plot", role: "img", "aria-label": "dataflow graph" });
   const minimap = element(document, "canvas", "cwd-minimap");
   minimap.style.top = `${LEGEND_HEIGHT + 6}px`;
-  const tooltip = element(document, "div", "cwd-tooltip");
+  const tooltip = element(document, "div", "cw-tooltip cwd-tooltip");
   tooltip.hidden = true;
   plotWrap.append(canvas, minimap, tooltip);
-  root.append(element(document, "style", null, CSS), controls, params, plotWrap);
+  root.append(element(document, "style", null, DATAFLOW_CSS), controls, params, plotWrap);
   el.append(root);
 
   const ctx = canvas.getContext("2d");
   const miniCtx = minimap.getContext("2d");
+  // Light and dark (js/page-theme.js): the canvas, legend, minimap and edge labels follow the theme.
+  let theme = null;
+  function applyTheme() {
+    theme = resolveTheme({ model, root, document, window, ctx });
+    markTheme(root, theme, model);
+    canvas.dataset.theme = theme.name;
+    miniPicture = null;
+  }
   let graph = decodeGraph(model.get("graph"));
   let style = decodeStyle(model.get("paint"), graph, model.get("values"));
   let names = model.get("node_names") ?? [];
@@ -132,12 +106,12 @@ function render({ model, el }) {
 
   function drawInto(target, a, ratio, { hover }) {
     target.setTransform(ratio, 0, 0, ratio, 0, 0);
-    target.fillStyle = "#ffffff";
+    target.fillStyle = theme.background;
     target.fillRect(0, 0, a.width, a.top + a.height);
-    drawLegend(target, model.get("legend"), { left: 0, top: 0, width: a.width });
+    drawLegend(target, model.get("legend"), { left: 0, top: 0, width: a.width }, theme);
     const selected = model.get("selected_phase");
     return drawGraph(target, graph, style, names, a, {
-      camera, ratio, highlight: hover ? highlight : -1, selected: Number.isInteger(selected) ? selected : -1,
+      camera, ratio, theme, highlight: hover ? highlight : -1, selected: Number.isInteger(selected) ? selected : -1,
       hoverEdge: hover ? hoverEdge : -1,
     });
   }
@@ -154,7 +128,7 @@ function render({ model, el }) {
       miniPicture = document.createElement("canvas");
       miniPicture.width = Math.round(width * ratio);
       miniPicture.height = Math.round(height * ratio);
-      miniCamera = drawMinimapPicture(miniPicture.getContext("2d"), graph, style, width, height, ratio);
+      miniCamera = drawMinimapPicture(miniPicture.getContext("2d"), graph, style, width, height, ratio, theme.background);
     }
     if (minimap.width !== miniPicture.width) {
       minimap.width = miniPicture.width;
@@ -207,83 +181,35 @@ function render({ model, el }) {
   // Controls ↔ traits.
   function syncControls() {
     const choices = model.get("choices") ?? {};
-    setOptions(document, overlay.input, choices.overlay ?? [model.get("overlay")], model.get("overlay"));
-    setOptions(document, scaling.input, choices.scaling ?? [model.get("scaling")], model.get("scaling"));
+    setOptions(document, overlay, choices.overlay ?? [model.get("overlay")], model.get("overlay"));
+    setOptions(document, scaling, choices.scaling ?? [model.get("scaling")], model.get("scaling"));
     const pal = model.get("palette");
-    const names = [...(choices.palette ?? [])];
-    const current = Array.isArray(pal) ? "custom" : String(pal);
-    if (Array.isArray(pal)) names.push("custom");
-    setOptions(document, palette.input, names, current);
-    buckets.value = String(model.get("buckets") ?? 0);
+    const paletteNames = [...(choices.palette ?? [])];
+    if (Array.isArray(pal)) paletteNames.push("custom");
+    setOptions(document, palette, paletteNames, Array.isArray(pal) ? "custom" : String(pal));
+    if (document.activeElement !== buckets) buckets.value = String(model.get("buckets") ?? 0);
     bucketsWrap.hidden = model.get("scaling") !== "hist";
     reverse.checked = Boolean(model.get("reverse"));
     errorLine.textContent = String(model.get("error") ?? "");
   }
   function write(key, value) {
-    model.set(key, value);
-    model.save_changes();
+    writer.write(key, value);
+    writer.flush();
   }
-  const onOverlay = () => write("overlay", overlay.input.value);
-  const onScaling = () => write("scaling", scaling.input.value);
-  const onPalette = () => { if (palette.input.value !== "custom") write("palette", palette.input.value); };
+  const onOverlay = () => write("overlay", overlay.value);
+  const onScaling = () => write("scaling", scaling.value);
+  const onPalette = () => { if (palette.value !== "custom") write("palette", palette.value); };
   const onReverse = () => write("reverse", reverse.checked);
   const onBuckets = () => {
     const n = Math.floor(Number(buckets.value));
     if (Number.isFinite(n) && (n === 0 || n >= 2)) write("buckets", n);
   };
-  overlay.input.addEventListener("change", onOverlay);
-  scaling.input.addEventListener("change", onScaling);
-  palette.input.addEventListener("change", onPalette);
+  overlay.addEventListener("change", onOverlay);
+  scaling.addEventListener("change", onScaling);
+  palette.addEventListener("change", onPalette);
   reverse.addEventListener("change", onReverse);
   buckets.addEventListener("change", onBuckets);
 
-  // One integer slider per workload parameter, log-scaled when its range spans decades.
-  let sliders = new Map();
-  let pending = {}; // slider values written but not yet echoed by the kernel
-  function buildParams() {
-    const ranges = model.get("param_ranges") ?? {};
-    const keys = Object.keys(ranges);
-    if (keys.join("\n") !== [...sliders.keys()].join("\n")) {
-      sliders = new Map();
-      params.replaceChildren();
-      for (const name of keys) {
-        const wrap = element(document, "label", "cwd-control");
-        const input = element(document, "input", "cwd-param");
-        input.type = "range";
-        input.dataset.param = name;
-        const value = element(document, "span", "cwd-value");
-        wrap.append(element(document, "span", "cwd-label", name), input, value);
-        params.append(wrap);
-        const entry = { input, value, spec: ranges[name] };
-        input.addEventListener("input", () => {
-          const v = sliderValue(entry);
-          value.textContent = String(v);
-          pending = { ...pending, [name]: v };
-          sendParams({ ...model.get("params"), ...pending });
-        });
-        sliders.set(name, entry);
-      }
-    }
-    for (const [name, entry] of sliders) {
-      entry.spec = ranges[name];
-      const [lo, hi] = entry.spec.range;
-      if (entry.spec.log) {
-        entry.input.min = String(Math.log10(lo));
-        entry.input.max = String(Math.log10(hi));
-        entry.input.step = "any";
-      } else {
-        entry.input.min = String(lo);
-        entry.input.max = String(hi);
-        entry.input.step = "1";
-      }
-      const v = (model.get("params") ?? {})[name];
-      if (v !== undefined && document.activeElement !== entry.input) {
-        entry.input.value = String(entry.spec.log ? Math.log10(v) : v);
-      }
-      if (v !== undefined) entry.value.textContent = String(v);
-    }
-    params.hidden = sliders.size === 0;
-  }
   // One parameter update in flight at a time: the next waits until the kernel's new colours or
   // values arrive (or PARAM_WAIT_MS), and only the latest slider position is sent, so a drag over
   // a workload that takes a second to re-evaluate does not queue up dozens of re-evaluations.
@@ -307,12 +233,12 @@ function render({ model, el }) {
       sendParams(next);
     }
   }
-  function sliderValue(entry) {
-    const raw = Number(entry.input.value);
-    const v = Math.round(entry.spec.log ? 10 ** raw : raw);
-    const [lo, hi] = entry.spec.range;
-    return Math.min(hi, Math.max(lo, v));
-  }
+  const sliders = createParamSliders(document, model, writer, { send: sendParams, inputClass: "cwd-param", valueClass: "cwd-value" });
+  params.append(sliders.element);
+  const buildParams = () => {
+    sliders.sync();
+    params.hidden = sliders.count === 0;
+  };
 
   // Hover, click, zoom, pan: no kernel round trip except hovered/selected phase writes.
   function position(event) {
@@ -474,7 +400,7 @@ function render({ model, el }) {
   });
   for (const key of ["overlay", "scaling", "buckets", "palette", "reverse", "choices", "error"]) on(`change:${key}`, syncControls);
   on("change:param_ranges", buildParams);
-  on("change:params", () => { pending = {}; buildParams(); });
+  on("change:params", () => { sliders.answered(); buildParams(); });
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
@@ -484,6 +410,11 @@ function render({ model, el }) {
   }
   syncControls();
   buildParams();
+  applyTheme();
+  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
+    applyTheme();
+    requestDraw();
+  });
   requestDraw();
 
   return () => {
@@ -492,6 +423,11 @@ function render({ model, el }) {
     for (const [target, type, fn, options] of listeners) target.removeEventListener(type, fn, options);
     downloadButton.removeEventListener("click", download);
     resizeObserver?.disconnect();
+    stopWatchingTheme();
+    sliders.destroy();
+    for (const [target, fn] of [[overlay, onOverlay], [scaling, onScaling], [palette, onPalette], [reverse, onReverse], [buckets, onBuckets]]) {
+      target.removeEventListener("change", fn);
+    }
     writer.dispose();
     if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
     if (frame !== null) window.cancelAnimationFrame(frame);

@@ -2,6 +2,7 @@
 // statistic, scaling, palette, cache-line overlay, clear), cache (line, capacity, ways, loop order)
 // and one row per tensor layout (order, row padding, offset). Model controls write their trait;
 // Python validates and recomputes, and a refused value comes back as the stored one plus a message.
+import { element, labelled as labelControl } from "../dom.js";
 
 export const MODES = [
   ["iteration", "iteration (playback)"],
@@ -14,20 +15,7 @@ export const SPEEDS = [1, 2, 5, 10, 30, 100, 300];
 const WAYS = [null, 1, 2, 4, 8, 16, 32];
 let views = 0; // a per-view prefix keeps element ids (datalists) unique when a model is shown twice
 
-function node(document, tag, props = {}, text) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "className") el.className = value;
-    else el.setAttribute(key, value);
-  }
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-function option(document, value, label) {
-  const o = node(document, "option", { value: String(value) }, label);
-  return o;
-}
+const option = (document, value, label) => element(document, "option", { value: String(value) }, label);
 
 /** "2 KiB"-style byte counts for the capacity label. */
 export function formatBytes(bytes) {
@@ -60,7 +48,7 @@ export function parseLoopOrder(text, known) {
  * setLoopValues(), destroy() }. handlers: { onLoopInput(indices), onPlay(), onSpeed(speed), onClear() }.
  */
 export function createControls(document, model, writer, handlers) {
-  const root = node(document, "div", { className: "cwl-controls" });
+  const root = element(document, "div", { className: "cwl-controls" });
   const uid = `cwl${++views}`;
   const cleanups = [];
   const listen = (el, event, fn) => {
@@ -72,21 +60,16 @@ export function createControls(document, model, writer, handlers) {
       cleanups.push(() => el.removeEventListener("keydown", onKey));
     }
   };
-  const labelled = (parent, text, ...inputs) => {
-    const label = node(document, "label", { className: "cw-control" });
-    label.append(node(document, "span", { className: "cw-label" }, text), ...inputs);
-    parent.append(label);
-    return label;
-  };
+  const labelled = (parent, text, ...inputs) => labelControl(document, parent, text, ...inputs);
 
   // -- playback --
-  const playback = node(document, "div", { className: "cwl-row cwl-playback" });
-  const loopsBox = node(document, "span", { className: "cwl-loops" });
-  const play = node(document, "button", { className: "cwl-play", type: "button" }, "Play");
-  const speed = node(document, "select", { className: "cwl-speed" });
+  const playback = element(document, "div", { className: "cwl-row cwl-playback" });
+  const loopsBox = element(document, "span", { className: "cwl-loops" });
+  const play = element(document, "button", { className: "cwl-play", type: "button" }, "Play");
+  const speed = element(document, "select", { className: "cwl-speed" });
   for (const s of SPEEDS) speed.append(option(document, s, `${s} it/s`));
   speed.value = "5";
-  const iteration = node(document, "span", { className: "cw-value cwl-iteration" });
+  const iteration = element(document, "span", { className: "cw-value cwl-iteration" });
   playback.append(loopsBox, play);
   labelled(playback, "speed", speed);
   playback.append(iteration);
@@ -101,11 +84,11 @@ export function createControls(document, model, writer, handlers) {
     const extents = loops.extents ?? [];
     loopsBox.replaceChildren();
     loopInputs = names.map((name, k) => {
-      const input = node(document, "input", {
+      const input = element(document, "input", {
         type: "range", min: "0", max: String(Math.max(0, extents[k] - 1)), step: "1", value: "0",
         className: "cwl-loop", "data-loop": name,
       });
-      const value = node(document, "span", { className: "cw-value cwl-loop-value" }, "0");
+      const value = element(document, "span", { className: "cw-value cwl-loop-value" }, "0");
       labelled(loopsBox, name, input, value);
       const onInput = () => {
         value.textContent = input.value;
@@ -131,20 +114,20 @@ export function createControls(document, model, writer, handlers) {
   }
 
   // -- view --
-  const viewRow = node(document, "div", { className: "cwl-row cwl-view" });
-  const mode = node(document, "select", { className: "cwl-mode" });
+  const viewRow = element(document, "div", { className: "cwl-row cwl-view" });
+  const mode = element(document, "select", { className: "cwl-mode" });
   for (const [value, label] of MODES) mode.append(option(document, value, label));
-  const stat = node(document, "select", { className: "cwl-reuse-stat" });
+  const stat = element(document, "select", { className: "cwl-reuse-stat" });
   for (const s of ["min", "median", "max"]) stat.append(option(document, s, s));
-  const scaling = node(document, "select", { className: "cwl-scaling" });
+  const scaling = element(document, "select", { className: "cwl-scaling" });
   for (const s of ["median", "mean", "hist", "linear", "log"]) scaling.append(option(document, s, s));
-  const palette = node(document, "select", { className: "cwl-palette" });
+  const palette = element(document, "select", { className: "cwl-palette" });
   for (const [v, l] of [["gyr", "green-yellow-red"], ["viridis", "viridis"], ["cividis", "cividis"]]) {
     palette.append(option(document, v, l));
   }
-  const overlay = node(document, "input", { type: "checkbox", className: "cwl-line-overlay" });
-  const clear = node(document, "button", { className: "cwl-clear", type: "button" }, "Clear selection");
-  const apply = node(document, "button", { className: "cwl-apply", type: "button" }, "Apply to workload");
+  const overlay = element(document, "input", { type: "checkbox", className: "cwl-line-overlay" });
+  const clear = element(document, "button", { className: "cwl-clear", type: "button" }, "Clear selection");
+  const apply = element(document, "button", { className: "cwl-apply", type: "button" }, "Apply to workload");
   apply.title = "give the workload's phase the bytes this cache, loop order and layouts predict";
   labelled(viewRow, "show", mode);
   labelled(viewRow, "reuse", stat);
@@ -161,15 +144,15 @@ export function createControls(document, model, writer, handlers) {
   listen(apply, "click", () => writer.write("apply_requests", (Number(model.get("apply_requests")) || 0) + 1));
 
   // -- cache --
-  const cacheRow = node(document, "div", { className: "cwl-row cwl-cache" });
-  const line = node(document, "input", { type: "number", className: "cwl-line", min: "1", step: "1" });
-  const capacity = node(document, "input", { type: "range", className: "cwl-capacity", min: "1", step: "1" });
-  const capacityValue = node(document, "span", { className: "cw-value cwl-capacity-value" });
-  const unit = node(document, "select", { className: "cwl-capacity-unit" });
+  const cacheRow = element(document, "div", { className: "cwl-row cwl-cache" });
+  const line = element(document, "input", { type: "number", className: "cwl-line", min: "1", step: "1" });
+  const capacity = element(document, "input", { type: "range", className: "cwl-capacity", min: "1", step: "1" });
+  const capacityValue = element(document, "span", { className: "cw-value cwl-capacity-value" });
+  const unit = element(document, "select", { className: "cwl-capacity-unit" });
   unit.append(option(document, "lines", "lines"), option(document, "bytes", "bytes"));
-  const ways = node(document, "select", { className: "cwl-ways" });
+  const ways = element(document, "select", { className: "cwl-ways" });
   for (const w of WAYS) ways.append(option(document, w ?? "full", w === null ? "fully associative" : `${w}-way`));
-  const order = node(document, "input", { type: "text", className: "cwl-loop-order", size: "10" });
+  const order = element(document, "input", { type: "text", className: "cwl-loop-order", size: "10" });
   labelled(cacheRow, "line (B)", line);
   labelled(cacheRow, "capacity", capacity, capacityValue, unit);
   labelled(cacheRow, "ways", ways);
@@ -191,7 +174,7 @@ export function createControls(document, model, writer, handlers) {
   });
 
   // -- layouts: one row per tensor --
-  const layoutRow = node(document, "div", { className: "cwl-row cwl-layouts" });
+  const layoutRow = element(document, "div", { className: "cwl-row cwl-layouts" });
   let layoutInputs = new Map();
   function rebuildLayouts() {
     const layouts = model.get("layouts") ?? {};
@@ -200,15 +183,15 @@ export function createControls(document, model, writer, handlers) {
     layoutRow.replaceChildren();
     layoutInputs = new Map();
     for (const name of names) {
-      const box = node(document, "span", { className: "cwl-layout", "data-tensor": name });
-      box.append(node(document, "span", { className: "cwl-tensor-name" }, name));
+      const box = element(document, "span", { className: "cwl-layout", "data-tensor": name });
+      box.append(element(document, "span", { className: "cwl-tensor-name" }, name));
       // "C", "F", or the dimensions outermost first ("2,0,1"): a text field with the two usual ones offered
-      const ord = node(document, "input", { type: "text", className: "cwl-order", size: "5", list: `${uid}-orders-${layoutInputs.size}` });
-      const choices = node(document, "datalist", { id: `${uid}-orders-${layoutInputs.size}` });
+      const ord = element(document, "input", { type: "text", className: "cwl-order", size: "5", list: `${uid}-orders-${layoutInputs.size}` });
+      const choices = element(document, "datalist", { id: `${uid}-orders-${layoutInputs.size}` });
       choices.append(option(document, "C", "C (row-major)"), option(document, "F", "F (column-major)"));
       box.append(choices);
-      const pad = node(document, "input", { type: "number", className: "cwl-pad", min: "0", step: "1" });
-      const offset = node(document, "input", { type: "number", className: "cwl-offset", min: "0", step: "1" });
+      const pad = element(document, "input", { type: "number", className: "cwl-pad", min: "0", step: "1" });
+      const offset = element(document, "input", { type: "number", className: "cwl-offset", min: "0", step: "1" });
       labelled(box, "order", ord);
       labelled(box, "row pad", pad);
       labelled(box, "offset", offset);

@@ -1,4 +1,5 @@
 // Drawing the local view on a 2D context: tensor grids, highlights, overlays, histogram, colour bar.
+import { parseHex } from "../color.js";
 import { capacityMarkerX, histogramBars, histogramPeak } from "./geometry.js";
 
 export const LOCAL_THEME = {
@@ -14,37 +15,79 @@ export const LOCAL_THEME = {
   hit: "#2ca02c",
   miss: "#d62728",
   cold: "#6a3d9a",
+  gridBackground: "#fafafa", // the gaps between nested blocks
   font: '"Helvetica Neue", Helvetica, Arial, sans-serif',
 };
+
+// What changes on a dark page; the data's own colours (read, write, hit, miss, …) stay.
+const DARK = {
+  idle: "#2a2a2a", cellBorder: "#4a4a4a", gridBackground: "#1c1c1c", selection: "#f5f5f5",
+  untouched: "#2a2a2a", // Python's white "nothing here" (never accessed, no miss, not related)
+  coldOnly: "#8c8c8c", // Python's dark grey "cold only": light on a dark page, as dark on a light one
+};
+
+/**
+ * The local view's colours for a theme of js/page-theme.js: background, text and the highlight
+ * from the theme, the grid's idle and border colours dark on a dark page.
+ */
+export function localLook(theme = {}) {
+  return {
+    ...LOCAL_THEME,
+    ...(theme.name === "dark" ? DARK : {}),
+    name: theme.name === "dark" ? "dark" : "light",
+    background: theme.background ?? LOCAL_THEME.background,
+    text: theme.text ?? LOCAL_THEME.text,
+    muted: theme.mutedText ?? LOCAL_THEME.muted,
+    selection: theme.name === "dark" ? theme.highlight ?? DARK.selection : LOCAL_THEME.selection,
+  };
+}
+
+/**
+ * The colours Python sends for "nothing here" and "cold only" (`heat.neutral`) would read inverted
+ * on a dark page: a Map from their CSS forms to the dark look's own (empty in the light theme).
+ */
+export function neutralSwap(neutral, look) {
+  const swap = new Map();
+  if (look.name !== "dark") return swap;
+  for (const [key, replacement] of [["untouched", look.untouched], ["cold_only", look.coldOnly]]) {
+    const hex = neutral?.[key];
+    if (typeof hex !== "string" || !replacement) continue;
+    const [r, g, b] = parseHex(hex);
+    swap.set(`rgb(${r},${g},${b})`, replacement).set(hex.toLowerCase(), replacement);
+  }
+  return swap;
+}
 
 export function font(size, weight = "normal") {
   return `${weight} ${size}px ${LOCAL_THEME.font}`;
 }
 
 /**
- * Draw every tensor's grid. `view` = {cell, originX, originY, labelSize}; `data` =
+ * Draw every tensor's grid. `view` = {cell, originX, originY, labelSize, look (localLook)}; `data` =
  * {tensors, x, y, n, fill (array of CSS colours or null), highlight (Map element → "read"|"write"),
  * lineMask (Uint8Array or null), selection (Set)}. Returns counts for the data-* attributes.
  */
 export function drawTensors(ctx, view, data) {
+  const look = view.look ?? LOCAL_THEME;
   const { cell, originX, originY } = view;
   const inner = cell >= 6 ? cell - 1 : cell;
   const { x, y, n, fill, highlight, lineMask, selection, tensors } = data;
-  ctx.fillStyle = LOCAL_THEME.cellBorder;
+  const swap = data.swap ?? new Map();
+  ctx.fillStyle = look.cellBorder;
   for (let t = 0; t < tensors.names.length; t++) {
     const [ox, oy] = tensors.origins[t];
     const [w, h] = tensors.sizes[t];
     // the grid's background shows the gaps between nested blocks as lines of cells
-    ctx.fillStyle = "#fafafa";
+    ctx.fillStyle = look.gridBackground;
     ctx.fillRect(originX + ox * cell - 1, originY + oy * cell - 1, w * cell + 1, h * cell + 1);
   }
   for (let e = 0; e < n; e++) {
-    ctx.fillStyle = fill ? fill[e] : LOCAL_THEME.idle;
+    ctx.fillStyle = fill ? swap.get(fill[e]) ?? fill[e] : look.idle;
     ctx.fillRect(originX + x[e] * cell, originY + y[e] * cell, inner, inner);
   }
   let lineCells = 0;
   if (lineMask) {
-    ctx.strokeStyle = LOCAL_THEME.line;
+    ctx.strokeStyle = look.line;
     ctx.fillStyle = "rgba(0, 166, 81, 0.35)";
     ctx.lineWidth = Math.max(1.5, cell / 6);
     for (let e = 0; e < n; e++) {
@@ -60,13 +103,13 @@ export function drawTensors(ctx, view, data) {
   if (highlight) {
     for (const [e, kind] of highlight) {
       highlighted++;
-      ctx.fillStyle = kind === "write" ? LOCAL_THEME.write : LOCAL_THEME.read;
+      ctx.fillStyle = kind === "write" ? look.write : look.read;
       const pad = Math.max(1, Math.round(cell / 6));
       ctx.fillRect(originX + x[e] * cell + pad, originY + y[e] * cell + pad, inner - 2 * pad, inner - 2 * pad);
     }
   }
   if (selection && selection.size) {
-    ctx.strokeStyle = LOCAL_THEME.selection;
+    ctx.strokeStyle = look.selection;
     ctx.lineWidth = Math.max(1.5, cell / 8);
     for (const e of selection) {
       if (e < 0 || e >= n) continue;
@@ -74,7 +117,7 @@ export function drawTensors(ctx, view, data) {
     }
   }
   // labels: tensor name and shape, as text (never HTML)
-  ctx.fillStyle = LOCAL_THEME.text;
+  ctx.fillStyle = look.text;
   ctx.font = font(view.labelSize, "bold");
   ctx.textBaseline = "bottom";
   ctx.textAlign = "left";
@@ -87,14 +130,14 @@ export function drawTensors(ctx, view, data) {
 }
 
 /** A horizontal colour bar with its title and ticks in the box (x, y, width, height). */
-export function drawColourBar(ctx, bar, x, y, width, height) {
+export function drawColourBar(ctx, bar, x, y, width, height, look = LOCAL_THEME) {
   if (!bar || !Array.isArray(bar.stops) || bar.stops.length === 0) return;
   const step = width / bar.stops.length;
   bar.stops.forEach((colour, k) => {
     ctx.fillStyle = colour;
     ctx.fillRect(x + k * step, y, Math.ceil(step), height);
   });
-  ctx.fillStyle = LOCAL_THEME.text;
+  ctx.fillStyle = look.text;
   ctx.font = font(11);
   ctx.textBaseline = "top";
   for (const [s, label] of bar.ticks ?? []) {
@@ -109,7 +152,7 @@ export function drawColourBar(ctx, bar, x, y, width, height) {
 }
 
 /** Legend swatches [{colour, label}] in one row from (x, y); returns the row's width. */
-export function drawSwatches(ctx, swatches, x, y, size = 10) {
+export function drawSwatches(ctx, swatches, x, y, size = 10, look = LOCAL_THEME) {
   ctx.font = font(11);
   ctx.textBaseline = "middle";
   ctx.textAlign = "left";
@@ -117,10 +160,10 @@ export function drawSwatches(ctx, swatches, x, y, size = 10) {
   for (const { colour, label } of swatches) {
     ctx.fillStyle = colour;
     ctx.fillRect(cx, y - size / 2, size, size);
-    ctx.strokeStyle = LOCAL_THEME.cellBorder;
+    ctx.strokeStyle = look.cellBorder;
     ctx.lineWidth = 1;
     ctx.strokeRect(cx + 0.5, y - size / 2 + 0.5, size - 1, size - 1);
-    ctx.fillStyle = LOCAL_THEME.text;
+    ctx.fillStyle = look.text;
     ctx.fillText(String(label), cx + size + 4, y);
     cx += size + 12 + ctx.measureText(String(label)).width;
   }
@@ -131,8 +174,8 @@ export function drawSwatches(ctx, swatches, x, y, size = 10) {
  * The stack-distance histogram of the selection: bars 0…max and "cold"; hits green, misses red
  * (d ≥ capacity), cold purple; a dashed marker at the capacity. (width, height) in CSS px.
  */
-export function drawHistogram(ctx, hist, capacity, width, height) {
-  ctx.fillStyle = LOCAL_THEME.background;
+export function drawHistogram(ctx, hist, capacity, width, height, look = LOCAL_THEME) {
+  ctx.fillStyle = look.background;
   ctx.fillRect(0, 0, width, height);
   const left = 44;
   const right = 10;
@@ -142,19 +185,19 @@ export function drawHistogram(ctx, hist, capacity, width, height) {
   const plotH = Math.max(10, height - top - bottom);
   const counts = hist?.counts ?? new Int32Array(0);
   const cold = hist?.cold ?? 0;
-  ctx.fillStyle = LOCAL_THEME.text;
+  ctx.fillStyle = look.text;
   ctx.font = font(11, "bold");
   ctx.textBaseline = "top";
   ctx.textAlign = "left";
   ctx.fillText(hist?.title ?? "stack distances", left, 2);
   const bars = histogramBars(counts, cold, capacity, plotW, plotH);
-  const colours = { hit: LOCAL_THEME.hit, miss: LOCAL_THEME.miss, cold: LOCAL_THEME.cold };
+  const colours = { hit: look.hit, miss: look.miss, cold: look.cold };
   for (const bar of bars) {
     if (bar.h <= 0) continue;
     ctx.fillStyle = colours[bar.kind];
     ctx.fillRect(left + bar.x, top + bar.y, bar.w, Math.max(1, bar.h));
   }
-  ctx.strokeStyle = "#888";
+  ctx.strokeStyle = look.muted;
   ctx.lineWidth = 1;
   ctx.beginPath();
   ctx.moveTo(left, top + plotH + 0.5);
@@ -162,14 +205,14 @@ export function drawHistogram(ctx, hist, capacity, width, height) {
   ctx.stroke();
   const mx = left + capacityMarkerX(capacity, counts.length, plotW);
   ctx.setLineDash([4, 3]);
-  ctx.strokeStyle = LOCAL_THEME.text;
+  ctx.strokeStyle = look.text;
   ctx.beginPath();
   ctx.moveTo(Math.round(mx) + 0.5, top - 4);
   ctx.lineTo(Math.round(mx) + 0.5, top + plotH);
   ctx.stroke();
   ctx.setLineDash([]);
   ctx.font = font(10);
-  ctx.fillStyle = LOCAL_THEME.muted;
+  ctx.fillStyle = look.muted;
   ctx.textBaseline = "top";
   ctx.textAlign = "left";
   ctx.fillText("0", left, top + plotH + 3);

@@ -10,13 +10,13 @@ export const LOCAL_CSS = `${CSS}
 .cwl-capacity-value { min-width: 5.5em; }
 .cwl-layout { display: inline-flex; gap: 6px; align-items: center; padding: 1px 6px; border: 1px solid var(--jp-border-color2, #ddd); border-radius: 3px; }
 .cwl-tensor-name { font-weight: bold; }
-.cwl-message { color: #b00020; margin: 2px 0 4px; }
+.cwl-message { color: var(--jp-error-color1, #b00020); margin: 2px 0 4px; }
 .cwl-message.cwl-note { color: var(--jp-ui-font-color1, #333); }
 .cwl-main { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
 .cwl-plot-wrap { position: relative; flex: 1 1 560px; min-width: 240px; overflow-x: auto; }
-.cwl-canvas { display: block; cursor: pointer; background: #fff; }
+.cwl-canvas { display: block; cursor: pointer; background: var(--jp-layout-color0, #fff); }
 .cwl-side { flex: 0 1 440px; min-width: 260px; }
-.cwl-hist { display: block; background: #fff; }
+.cwl-hist { display: block; background: var(--jp-layout-color0, #fff); }
 .cwl-readout-table { border-collapse: collapse; margin-top: 6px; font-variant-numeric: tabular-nums; }
 .cwl-readout-table th, .cwl-readout-table td { padding: 1px 6px; text-align: right; border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
 .cwl-readout-table th:first-child, .cwl-readout-table td:first-child { text-align: left; }

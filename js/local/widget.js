@@ -4,7 +4,8 @@
 import { decodeArray } from "../codecs.js";
 import { createTraitWriter } from "../trait-writer.js";
 import { createControls } from "./controls.js";
-import { drawColourBar, drawHistogram, drawSwatches, drawTensors, LOCAL_THEME } from "./draw.js";
+import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
+import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook, neutralSwap } from "./draw.js";
 import {
   advance, buildHitGrid, elementLabel, fitCell, hitElement, indicesFromPoint, pointFromIndices, rgbStyles,
 } from "./geometry.js";
@@ -75,6 +76,7 @@ export function readData(model) {
     lineMask: decodeArray(selected.line_mask),
     bars: { ...(heat.bars ?? {}), related: selected.bar, misses: missMap.bar },
     swatches: heat.swatches ?? {},
+    neutral: heat.neutral ?? {},
     hist: {
       counts: decodeArray(selected.hist) ?? new Int32Array(0),
       cold: Number(selected.hist_cold ?? 0),
@@ -126,7 +128,7 @@ function render({ model, el }) {
   const controls = createControls(document, model, writer, {
     onLoopInput(indices) {
       if (playing) stop();
-      setPoint(pointFromIndices(indices, data.loops.extents), { write: true, sliders: false });
+      setPoint(pointFromIndices(indices, data.loops.extents), { write: true });
     },
     onPlay() {
       if (playing) stop();
@@ -151,13 +153,25 @@ function render({ model, el }) {
   el.append(root);
   const ctx = canvas.getContext("2d");
   const histCtx = hist.getContext("2d");
+  // Light and dark (js/page-theme.js): the grids, legend and histogram follow the theme.
+  let look = localLook();
+  function applyTheme() {
+    const theme = resolveTheme({ model, root, document, window, ctx });
+    look = localLook(theme);
+    markTheme(root, theme, model);
+    canvas.dataset.theme = hist.dataset.theme = theme.name;
+  }
+  applyTheme();
+  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
+    applyTheme();
+    requestDraw();
+  });
 
-  function setPoint(next, { write = false, sliders = true } = {}) {
+  function setPoint(next, { write = false } = {}) {
     const count = Math.max(1, data.loops.count);
     point = Math.min(Math.max(0, next), count - 1);
     const indices = indicesFromPoint(point, data.loops.extents);
-    if (sliders) controls.setLoopValues(indices, point, count);
-    else controls.setLoopValues(indices, point, count);
+    controls.setLoopValues(indices, point, count);
     if (write) writer.write("point", point);
     requestDraw();
   }
@@ -219,15 +233,16 @@ function render({ model, el }) {
     canvas.style.width = `${width}px`;
     canvas.style.height = `${height}px`;
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.fillStyle = LOCAL_THEME.background;
+    ctx.fillStyle = look.background;
     ctx.fillRect(0, 0, width, height);
     const mode = model.get("mode");
     const fromTable = mode === "misses" && tableApplies();
     const fill = mode === "iteration" ? null : fromTable ? tableFill() : data.fills[mode] ?? null;
     const showIteration = mode === "iteration" || playing;
     const selection = new Set(model.get("selection") ?? []);
-    const counts = drawTensors(ctx, { cell, originX, originY, labelSize }, {
-      tensors: data.tensors, x: data.x, y: data.y, n: data.n, fill,
+    const swap = neutralSwap(data.neutral, look);
+    const counts = drawTensors(ctx, { cell, originX, originY, labelSize, look }, {
+      tensors: data.tensors, x: data.x, y: data.y, n: data.n, fill, swap,
       highlight: showIteration ? currentAccesses() : null,
       lineMask: model.get("line_overlay") ? data.lineMask : null,
       selection,
@@ -237,15 +252,15 @@ function render({ model, el }) {
     let x = originX;
     const bar = fromTable ? { ...data.table.bar, ticks: data.table.ticks[tableRow()] ?? [] } : data.bars[mode];
     if (fill && bar) {
-      drawColourBar(ctx, bar, x, legendY, 180, 10);
+      drawColourBar(ctx, bar, x, legendY, 180, 10, look);
       x += 200;
     }
     const swatches = [];
-    if (showIteration) swatches.push({ colour: LOCAL_THEME.read, label: "read" }, { colour: LOCAL_THEME.write, label: "written" });
-    for (const s of data.swatches[mode] ?? []) swatches.push(s);
-    if (model.get("line_overlay") && selection.size) swatches.push({ colour: LOCAL_THEME.line, label: "same cache line" });
-    if (selection.size) swatches.push({ colour: LOCAL_THEME.selection, label: "clicked" });
-    drawSwatches(ctx, swatches, x, legendY + 5);
+    if (showIteration) swatches.push({ colour: look.read, label: "read" }, { colour: look.write, label: "written" });
+    for (const s of data.swatches[mode] ?? []) swatches.push({ ...s, colour: swap.get(String(s.colour).toLowerCase()) ?? s.colour });
+    if (model.get("line_overlay") && selection.size) swatches.push({ colour: look.line, label: "same cache line" });
+    if (selection.size) swatches.push({ colour: look.selection, label: "clicked" });
+    drawSwatches(ctx, swatches, x, legendY + 5, 10, look);
     Object.assign(canvas.dataset, {
       cell: String(cell), originX: String(originX), originY: String(originY), point: String(point),
       mode: String(mode), highlighted: String(counts.highlighted), lineCells: String(counts.lineCells),
@@ -268,7 +283,7 @@ function render({ model, el }) {
     hist.style.height = `${HIST_HEIGHT}px`;
     histCtx.setTransform(ratio, 0, 0, ratio, 0, 0);
     const capacity = capacityShown;
-    drawHistogram(histCtx, data.hist, capacity, width, HIST_HEIGHT);
+    drawHistogram(histCtx, data.hist, capacity, width, HIST_HEIGHT, look);
     hist.dataset.draws = String(++histDraws);
     hist.dataset.capacity = String(capacity);
   }
@@ -303,7 +318,7 @@ function render({ model, el }) {
     let notes = value.lines ?? [];
     if (tableApplies()) {
       rows = tableRows(data.table, data.tensors.names, capacityShown);
-      notes = [cacheNote(null, capacityShown, data.table.line), ...notes.slice(1)];
+      notes = [cacheNote(model.get("cache_kind"), capacityShown, data.table.line), ...notes.slice(1)];
     }
     const table = element(document, "table", "cwl-readout-table");
     const head = element(document, "tr");
@@ -432,6 +447,7 @@ function render({ model, el }) {
     if (playing) stop();
     for (const [event, handler] of listeners) model.off(event, handler);
     resizeObserver?.disconnect();
+    stopWatchingTheme();
     canvas.removeEventListener("mousemove", onMove);
     canvas.removeEventListener("mouseleave", onLeave);
     canvas.removeEventListener("click", onClick);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { drawHistogram, drawTensors, LOCAL_THEME } from "../local/draw.js";
+import { drawHistogram, drawTensors, LOCAL_THEME, localLook, neutralSwap } from "../local/draw.js";
 import { RecordingContext } from "../testing/fake-context.js";
 
 class Context extends RecordingContext {
@@ -55,4 +55,20 @@ test("histogram: misses red from the capacity on, hits green, cold purple", () =
   assert.equal(filled(ctx, LOCAL_THEME.miss).length, 1);
   assert.equal(filled(ctx, LOCAL_THEME.cold).length, 1);
   assert.ok(ctx.texts().includes("capacity 2"));
+});
+
+test("on a dark page Python's 'nothing here' white and 'cold only' grey are drawn in the dark look's colours", () => {
+  const neutral = { untouched: "#ffffff", cold_only: "#3a3a3a" };
+  assert.equal(neutralSwap(neutral, localLook({ name: "light" })).size, 0, "the light theme draws Python's colours");
+  const dark = localLook({ name: "dark", background: "#111111" });
+  const swap = neutralSwap(neutral, dark);
+  const ctx = new Context();
+  const fill = ["rgb(255,255,255)", "rgb(58,58,58)", "rgb(0,255,0)", "rgb(255,255,255)", "rgb(0,255,0)", "rgb(0,255,0)", "rgb(0,255,0)"];
+  drawTensors(ctx, { cell: 10, originX: 4, originY: 6, labelSize: 12, look: dark }, {
+    tensors, x, y, n: 7, fill, swap, highlight: null, lineMask: null, selection: new Set(),
+  });
+  assert.equal(filled(ctx, "rgb(255,255,255)").length, 0, "no white cell on the dark page");
+  assert.equal(filled(ctx, dark.untouched).length >= 2, true);
+  assert.equal(filled(ctx, dark.coldOnly).length, 1);
+  assert.equal(filled(ctx, "rgb(0,255,0)").length, 4, "data colours are drawn as sent");
 });

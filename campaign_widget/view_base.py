@@ -1,0 +1,154 @@
+"""What every live view of the package shares (``CampaignDiagram``, ``DataflowView``, ``LocalView``):
+its front-end bundle, the refusal of unknown keyword arguments, the theme, how state written by
+the view is accepted or refused, and (``buffers.ArrayDict``) how arrays travel.
+
+The front ends share the same pieces in JavaScript: ``js/page-theme.js`` (light and dark from
+JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/dom.js`` (labelled controls) and
+``js/param-sliders.js`` (one slider per workload parameter).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anywidget
+import traitlets as t
+
+from .errors import CampaignWidgetError
+
+STATIC = Path(__file__).parent / "static"
+THEMES = ("auto", "light", "dark")
+PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
+LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider
+
+
+class Choice(t.Enum):
+    """One of a fixed tuple of strings; a refused value's error names the trait, the value and the
+    valid ones (``unknown overlay 'flops'; valid: bytes, ops, …``)."""
+
+    def error(self, obj, value, error=None, info=None):
+        raise t.TraitError(f"unknown {self.name} {value!r}; valid: {', '.join(map(str, self.values))}")
+
+
+class ViewWidget(anywidget.AnyWidget):
+    """Base of the package's anywidget views. A subclass names its bundle (``class X(ViewWidget,
+    bundle="x.js")``) and may list the traits the view may write (``view_writable``); every other
+    synced trait is the kernel's, and a write of it from the view is refused.
+
+    ``theme`` (``"auto"``, ``"light"`` or ``"dark"``; default ``"auto"``): the look of the view.
+    ``"auto"`` follows JupyterLab's theme (and the browser's colour scheme outside JupyterLab).
+    """
+
+    theme = Choice(THEMES, default_value="auto").tag(sync=True)
+
+    #: Traits the view may write; None: every synced trait.
+    view_writable: ClassVar[frozenset[str] | None] = None
+    _bundle_path: ClassVar[Path]
+
+    def __init_subclass__(cls, bundle: str | None = None, **kwargs: Any) -> None:
+        if bundle is not None:
+            # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev` the view hot-reloads.
+            cls._bundle_path = STATIC / bundle
+            cls._esm = cls._bundle_path
+        super().__init_subclass__(**kwargs)
+
+    @classmethod
+    def check_arguments(cls, kwargs: Mapping[str, Any]) -> None:
+        """Unknown keyword arguments are an error (a typo must not be silently ignored), and so is a
+        missing front end."""
+        if kwargs:
+            raise TypeError(f"{cls.__name__} got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+        if not cls._bundle_path.is_file():
+            raise RuntimeError(
+                f"the front end of {cls.__name__} is not built ({cls._bundle_path} is missing): install the "
+                "package with `pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
+            )
+
+    # -- state from the view ------------------------------------------------------------------------
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """State from the view: only ``view_writable`` traits, each validated before it is stored. A
+        refused value never lands in its trait: the view is sent the stored values back and told why
+        (``_refused``)."""
+        writable = self.view_writable
+        refused = sorted(k for k in sync_data if writable is not None and k not in writable)
+        if refused:
+            self.log.warning(
+                "%s: the view may not write %s (computed in the kernel)", type(self).__name__, ", ".join(refused)
+            )
+            sync_data = {k: v for k, v in sync_data.items() if k not in refused}
+        try:
+            self._check_view_state(sync_data)
+            super().set_state(sync_data)
+        except (t.TraitError, CampaignWidgetError) as error:
+            self._refused(str(error))
+            refused = sorted(set(refused) | set(sync_data))
+        else:
+            if sync_data:
+                self._accepted(sync_data)
+        if refused:
+            self.send_state(refused)
+
+    def _check_view_state(self, sync_data: dict[str, Any]) -> None:
+        """Checks of values from the view before any is stored (raise ``TraitError``)."""
+
+    def _refused(self, text: str) -> None:
+        """Tell the view why its value was refused (each view has its text trait)."""
+        self.log.warning("%s: %s", type(self).__name__, text)
+
+    def _accepted(self, sync_data: dict[str, Any]) -> None:
+        """A value from the view was stored."""
+
+
+# -- parameter sliders --------------------------------------------------------------------------------
+
+
+def param_ranges(
+    params: Mapping[str, Any], given: Mapping[str, Any] | None, *, defaults: bool = True
+) -> dict[str, dict]:
+    """Slider limits per parameter: ``{name: {"range": [lo, hi], "log": hi/lo >= LOG_SLIDER_SPAN}}``.
+    ``given`` maps names to ``[lo, hi]`` (or to that dict form); the others get value/16 .. value×16
+    (only with ``defaults``). Errors name the parameter and the value."""
+    ranges = (
+        {name: [max(1, int(v) // PARAM_SPAN), max(2, int(v) * PARAM_SPAN)] for name, v in params.items()}
+        if defaults
+        else {}
+    )
+    for name, bounds in (given or {}).items():
+        if name not in params:
+            raise ValueError(
+                f"param_ranges names {name!r}, which is not a parameter of this workload "
+                f"(parameters: {', '.join(map(repr, params)) or 'none'})"
+            )
+        if isinstance(bounds, Mapping):
+            bounds = bounds.get("range")
+        try:
+            lo, hi = bounds
+            ok = all(not isinstance(b, bool) and float(b).is_integer() for b in (lo, hi)) and 1 <= lo < hi
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
+        ranges[name] = [int(lo), int(hi)]
+    return {name: {"range": r, "log": r[1] / r[0] >= LOG_SLIDER_SPAN} for name, r in ranges.items()}
+
+
+def check_params(value: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str, int]:
+    """Parameter values as positive ints, checked against the workload's parameters ``known``;
+    a ``TraitError`` names the parameter and the value."""
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise t.TraitError(
+            f"params: unknown parameter(s) {', '.join(map(repr, unknown))}; this workload's "
+            f"parameters are {', '.join(map(repr, known)) or 'none'}"
+        )
+    out = {}
+    for name, v in value.items():
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v < 1 or v != int(v):
+            raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
+        out[name] = int(v)
+    return out

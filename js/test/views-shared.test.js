@@ -1,0 +1,120 @@
+// What the three views share: the theme (js/page-theme.js) and the parameter sliders (js/param-sliders.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import DATA from "../../campaign_widget/theme.json" with { type: "json" };
+import { markTheme, resolveTheme, themeColours } from "../page-theme.js";
+import { createParamSliders, sliderPosition, sliderValue } from "../param-sliders.js";
+
+/** Just enough DOM for the controls: elements with attributes, dataset, children and listeners. */
+function fakeDocument() {
+  const document = {
+    activeElement: null,
+    createElement(tag) {
+      const listeners = {};
+      return {
+        tagName: tag.toUpperCase(), className: "", textContent: "", hidden: false, value: "", dataset: {}, attributes: {},
+        children: [], style: {},
+        setAttribute(name, value) {
+          this.attributes[name] = String(value);
+          if (name.startsWith("data-")) this.dataset[name.slice(5).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = String(value);
+        },
+        append(...kids) { this.children.push(...kids); },
+        replaceChildren(...kids) { this.children = kids; },
+        addEventListener(type, fn) { (listeners[type] ??= []).push(fn); },
+        removeEventListener(type, fn) { listeners[type] = (listeners[type] ?? []).filter((f) => f !== fn); },
+        fire(type) { for (const fn of listeners[type] ?? []) fn(); },
+        listeners,
+      };
+    },
+  };
+  return document;
+}
+
+function fakeModel(values) {
+  return { get: (key) => values[key], values };
+}
+
+function fakeWriter() {
+  const writes = [];
+  let pending = false;
+  return { writes, write(key, value) { writes.push([key, value]); pending = true; }, isPending: () => pending, settle() { pending = false; } };
+}
+
+/** A 2D context that reads colours as a canvas does: #rrggbb stays, anything else is refused. */
+const hexContext = () => ({
+  _fill: "#000000",
+  set fillStyle(v) { if (/^#[0-9a-f]{6}$/i.test(v)) this._fill = v.toLowerCase(); },
+  get fillStyle() { return this._fill; },
+});
+
+test("the theme trait picks theme.json's colours, whatever the page", () => {
+  const page = { body: { dataset: { jpThemeLight: "true" } } };
+  const dark = resolveTheme({ model: fakeModel({ theme: "dark" }), root: {}, document: page, window: {}, ctx: hexContext() });
+  assert.equal(dark.name, "dark");
+  assert.equal(dark.background, DATA.dark.background);
+  assert.equal(dark.text, DATA.dark.text);
+  assert.equal(dark.fontSize, DATA.theme.fontSize, "the dark look overlays the light one");
+  const light = resolveTheme({ model: fakeModel({ theme: "light" }), root: {}, document: { body: { dataset: { jpThemeLight: "false" } } }, window: {} });
+  assert.deepEqual(light, themeColours("light"));
+});
+
+test("auto follows JupyterLab's attribute and takes page colours only when they agree", () => {
+  const page = { body: { dataset: { jpThemeLight: "false" } } };
+  const css = { "--jp-layout-color0": "#1b1b1b", "--jp-ui-font-color1": "#ffffff", "--jp-ui-font-color2": "#202020" };
+  const window = { getComputedStyle: () => ({ getPropertyValue: (name) => css[name] ?? "" }) };
+  const theme = resolveTheme({ model: fakeModel({ theme: "auto" }), root: {}, document: page, window, ctx: hexContext() });
+  assert.equal(theme.name, "dark");
+  assert.equal(theme.background, "#1b1b1b", "a dark page background agrees with the dark theme");
+  assert.equal(theme.text, "#ffffff");
+  assert.equal(theme.mutedText, DATA.dark.mutedText, "a dark text colour on a dark page is the old stylesheet's: not taken");
+  const outside = resolveTheme({ model: fakeModel({}), root: {}, document: { body: { dataset: {} } },
+    window: { matchMedia: () => ({ matches: true }) } });
+  assert.equal(outside.name, "dark", "outside JupyterLab: the browser's colour scheme");
+});
+
+test("the root is marked with its theme, and with the theme the trait forces", () => {
+  const root = { dataset: {} };
+  markTheme(root, themeColours("dark"), fakeModel({ theme: "dark" }));
+  assert.deepEqual(root.dataset, { cwTheme: "dark", cwThemeForced: "dark" });
+  markTheme(root, themeColours("light"), fakeModel({ theme: "auto" }));
+  assert.deepEqual(root.dataset, { cwTheme: "light" });
+});
+
+test("parameter sliders: log positions are log10 of the value, rounded and clamped", () => {
+  const log = { range: [4, 1024], log: true };
+  assert.equal(sliderPosition(log, 100), 2);
+  assert.equal(sliderValue(log, Math.log10(128)), 128);
+  assert.equal(sliderValue(log, 9), 1024, "clamped to the range");
+  const linear = { range: [1, 64], log: false };
+  assert.equal(sliderPosition(linear, 8), 8);
+  assert.equal(sliderValue(linear, "7.6"), 8);
+});
+
+test("one slider per parameter writes the whole params dict and shows the kernel's value", () => {
+  const document = fakeDocument();
+  const model = fakeModel({ params: { B: 2, S: 64 }, param_ranges: { B: { range: [1, 32], log: false }, S: { range: [4, 1024], log: true } } });
+  const writer = fakeWriter();
+  const sliders = createParamSliders(document, model, writer, { inputClass: "cwd-param" });
+  sliders.sync();
+  const labels = sliders.element.children;
+  assert.deepEqual(labels.map((l) => l.dataset.param), ["B", "S"]);
+  const [, s, sValue] = labels[1].children;
+  assert.equal(s.className, "cw-param cwd-param");
+  assert.equal(s.dataset.param, "S");
+  assert.equal(Number(s.value), Math.log10(64));
+  assert.equal(sValue.textContent, "64");
+  s.value = String(Math.log10(256));
+  s.fire("input");
+  assert.deepEqual(writer.writes, [["params", { B: 2, S: 256 }]], "the whole dict, the others unchanged");
+  sliders.sync();
+  assert.equal(sValue.textContent, "256", "the slider's value until the kernel answers");
+  writer.settle();
+  model.values.params = { B: 2, S: 128 }; // the kernel refused or rounded: its value wins
+  sliders.sync();
+  assert.equal(sValue.textContent, "128");
+  model.values.param_ranges = {};
+  sliders.sync();
+  assert.equal(sliders.count, 0);
+  assert.equal(sliders.element.hidden, true);
+  sliders.destroy();
+});
