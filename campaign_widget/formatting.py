@@ -159,3 +159,21 @@ def time_unit_for(unit: str, end: float) -> tuple[float, str]:
         return 1.0, unit or ""
     factor, symbol = si_prefix(end)
     return 1.0 / factor, f"{symbol}s"
+
+
+def shorten_middle(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters, an ellipsis in the middle when it is longer: the start
+    and the end of a long kernel name (``void at::native::…kernel<float>(int, float*)``) both stay readable.
+
+    >>> shorten_middle("void at::native::vectorized_elementwise_kernel<4>(int)", 24)
+    'void at::na…rnel<4>(int)'
+    """
+    if width < 1:
+        return ""
+    if len(name) <= width:
+        return name
+    if width < 3:
+        return name[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return name[:head] + "…" + name[len(name) - tail :]

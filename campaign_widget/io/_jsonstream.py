@@ -1,9 +1,9 @@
 """Chrome-trace JSON read in batches of events by msgspec, with memory bounded by one batch.
 
-``iter_batches(stream, metadata, notes)`` yields ``(first_index, first_line, events)`` where ``events`` is
-a list of :class:`Event` (the fields a trace importer uses; every other field is skipped by the parser
-without being built) or, for a batch that holds events of unexpected types, a list of plain JSON values
-for the caller to check one by one.
+``iter_batches(stream, metadata, notes)`` yields ``(first_index, first_line, events, typed)`` where
+``events`` is a list of :class:`Event` (the fields a trace importer uses; every other field is skipped by
+the parser without being built) when ``typed``; otherwise some of them are plain JSON values (events of
+unexpected types) for the caller to check one by one.
 
 How a batch is cut: the text read so far is cut after its last ``},`` and parsed as one JSON array. A cut
 inside a string or inside an event cannot parse (its brackets or quotes do not close), so a batch that
@@ -31,6 +31,7 @@ CHUNK = 4 << 20
 MAX_VALUE = 16 << 20  # one event larger than this (16 MiB) is refused rather than read whole
 MAX_DEPTH = 64  # nesting inside one event
 _BLANK = b" \t\n\r"
+_NOT_BLANK = re.compile(rb"[^ \t\n\r]")
 _BYTE = re.compile(r"\(byte (\d+)\)")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _SCALAR = re.compile(rb"[^\s,\]}]+")
@@ -110,11 +111,10 @@ class _Reader:
     def skip_blank(self) -> bytes:
         """The next non-blank byte (b'' at the end of the file), not consumed."""
         while True:
-            rest = len(self.buf) - self.pos
-            stripped = self.buf[self.pos :].lstrip(_BLANK) if rest else b""
-            if stripped:
-                self.advance(len(self.buf) - len(stripped))
-                return stripped[:1]
+            found = _NOT_BLANK.search(self.buf, self.pos)
+            if found is not None:
+                self.advance(found.start())
+                return self.buf[self.pos : self.pos + 1]
             self.advance(len(self.buf))
             if not self.fill():
                 return b""
@@ -181,7 +181,7 @@ class _Reader:
 
 
 def iter_batches(stream, metadata: dict, notes: list):
-    """Yield ``(first_index, first_line, events)`` for the elements of the trace's event array.
+    """Yield ``(first_index, first_line, events, typed)`` for the elements of the trace's event array.
 
     An object with a ``traceEvents`` array (other top-level keys go into ``metadata`` when they are
     scalars) or a bare array of events, whose closing ``]`` the format allows to be missing (a note then
@@ -246,7 +246,7 @@ def _array(r: _Reader, notes: list, closing_optional: bool):
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 events = None
             if events is not None:
-                yield index, r.line, events
+                yield index, r.line, events, True
                 index += len(events)
                 r.advance(cut + 2)
                 if not r.eof and len(r.buf) - r.pos < CHUNK:
@@ -295,7 +295,7 @@ def _exact(r: _Reader, index: int, notes: list, closing_optional: bool):
         index += 1
         start = end + 1
     if out:
-        yield batch_index, batch_line, out
+        yield batch_index, batch_line, out, False
     if close is not None:
         r.advance(close + 1)
         return True, index

@@ -13,6 +13,8 @@ import msgspec
 import numpy as np
 
 from ..errors import TraceSyntaxError
+from ..formatting import shorten_middle
+from ..phase import MAX_NAME
 from . import op_models
 from ._common import ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, source_of
 from ._jsonstream import Event, iter_batches
@@ -42,6 +44,7 @@ BYTES_NAMES = {
     BYTES_INPUTS_ONLY: "estimated (inputs only)",
     BYTES_INHERITED: "inherited",
 }
+READ, ANNOTATION, OTHER, BAD = 0, 1, 2, 3  # what a category is to the scan
 WORK_UNKNOWN = "work unknown"  # the import report's key for the GPU events whose work nothing gives
 
 # Every spelling of a category that Kineto has written, to the current one: PyTorch 1.8-1.9 wrote
@@ -142,7 +145,11 @@ class Events:
         self.read_categories = set(read_categories)
         self.ignore = ignore
         self.keep_ignored = keep_ignored
-        self._kind: dict = {}  # category as written → (kind, current spelling)
+        self.codes: dict = {None: 0}  # category as written → its code
+        self.code_kind = np.array([BAD], dtype=np.int8)  # per code: READ, ANNOTATION, OTHER or BAD
+        self.code_category = [None]  # per code: the current spelling
+        self.code_cat_id = np.array([-1], dtype=np.int64)  # per code: the id in cats (READ codes)
+        self.cat_names: list[str] = []
         self._ignored_name: dict[str, bool] = {}
         self._volumes: dict = {}
 
@@ -152,18 +159,27 @@ class Events:
             i = table[key] = len(table)
         return i
 
-    def kind(self, cat):
-        """``("annotation" | "read" | "other", current spelling)`` of a category as written."""
-        k = self._kind.get(cat)
-        if k is None:
-            parts = [canonical_category(c) for c in cat.split(",")] if "," in cat else [canonical_category(cat)]
-            if any(p in ANNOTATION_CATEGORIES for p in parts):
-                k = ("annotation", next(p for p in parts if p in ANNOTATION_CATEGORIES))
-            else:
-                read = next((p for p in parts if p in self.read_categories), None)
-                k = ("read", read) if read is not None else ("other", parts[0])
-            self._kind[cat] = k
-        return k
+    def add_code(self, cat) -> None:
+        """A code for a category as written (``"Kernel"``, ``"kernel,cuda"``), with what it is."""
+        if not isinstance(cat, str):
+            return
+        parts = [canonical_category(c) for c in cat.split(",")] if "," in cat else [canonical_category(cat)]
+        cat_id = -1
+        if any(p in ANNOTATION_CATEGORIES for p in parts):
+            kind, canonical = ANNOTATION, next(p for p in parts if p in ANNOTATION_CATEGORIES)
+        else:
+            canonical = next((p for p in parts if p in self.read_categories), None)
+            kind = READ if canonical is not None else OTHER
+            canonical = canonical or parts[0]
+            if kind == READ:
+                cat_id = self.cats.get(canonical)
+                if cat_id is None:
+                    cat_id = self.intern(self.cats, canonical)
+                    self.cat_names.append(canonical)
+        self.codes[cat] = len(self.code_category)
+        self.code_category.append(canonical)
+        self.code_kind = np.append(self.code_kind, np.int8(kind))
+        self.code_cat_id = np.append(self.code_cat_id, cat_id)
 
     def finish(self) -> None:
         for c, dtype in zip(self.COLUMNS, self.DTYPES):
@@ -188,8 +204,8 @@ def scan(name, stream, events: Events, metadata, report: ImportReport) -> None:
     """Read every event of the trace into ``events``; count what is left out in ``report``."""
     not_complete: Counter = Counter()
     try:
-        for index, line, batch in iter_batches(stream, metadata, report.notes):
-            typed = [e for e in batch if type(e) is Event]
+        for index, line, batch, all_typed in iter_batches(stream, metadata, report.notes):
+            typed = batch if all_typed else [e for e in batch if type(e) is Event]
             if len(typed) < len(batch):
                 for offset, e in enumerate(batch):
                     if type(e) is not Event:
@@ -224,11 +240,16 @@ def _bad_ident(x) -> bool:
 
 
 def _batch(batch, index, line, ev: Events, report: ImportReport, not_complete: Counter) -> None:
+    """One batch of typed events into the columns, column by column (a Python loop per event would cost
+    more than parsing them)."""
     skipped = report.skipped
     complete = [e for e in batch if e.ph == "X"]
     if len(complete) < len(batch):
         skipped["not complete"] += len(batch) - len(complete)
-        not_complete.update(str(e.ph) for e in batch if e.ph != "X")
+        phs = Counter([e.ph for e in batch])
+        del phs["X"]
+        for ph, n in phs.items():
+            not_complete[str(ph)] += n
     if not complete:
         return
     try:
@@ -239,89 +260,97 @@ def _batch(batch, index, line, ev: Events, report: ImportReport, not_complete: C
         dur = np.array([float(e.dur) if abs(e.dur) < 1e300 else math.nan for e in complete])
     bad = ~(np.isfinite(ts) & np.isfinite(dur) & (dur >= 0))
     names = [e.name for e in complete]
-    bad |= np.array([not n or "\x00" in n for n in names], dtype=bool)
-    cats = [e.cat for e in complete]
-    bad |= np.array([c is None for c in cats], dtype=bool)
-    pids, tids = [e.pid for e in complete], [e.tid for e in complete]
-    odd = {x for x in set(pids) | set(tids) if _bad_ident(x)}
+    odd = {n for n in set(names) if not n or "\x00" in n}
     if odd:
-        bad |= np.array([p in odd or t in odd for p, t in zip(pids, tids)], dtype=bool)
+        bad |= np.array([n in odd for n in names], dtype=bool)
+    codes = ev.codes
+    try:
+        code = np.array([codes[e.cat] for e in complete], dtype=np.int64)
+    except KeyError:
+        for c in {e.cat for e in complete} - codes.keys():
+            ev.add_code(c)
+        code = np.array([codes[e.cat] for e in complete], dtype=np.int64)
+    keys = [(e.pid, e.tid) for e in complete]
+    distinct = set(keys)
+    odd = {k for k in distinct if _bad_ident(k[0]) or _bad_ident(k[1])}
+    if odd:
+        bad |= np.array([k in odd for k in keys], dtype=bool)
+    kind = ev.code_kind[code]
+    bad |= kind == BAD
     if bad.any():
-        n_bad = int(bad.sum())
-        skipped["malformed"] += n_bad
+        skipped["malformed"] += int(bad.sum())
         first = int(np.flatnonzero(bad)[0])
         report.skipped_detail.setdefault("malformed (first)", f"event #{index + batch.index(complete[first])}")
-    kind = ev.kind
-    kinds = [("bad", None) if b else kind(c) for c, b in zip(cats, bad.tolist())]
-    selected = []
-    wrong = report.skipped_detail.setdefault("wrong category", Counter())
-    for i, (k, canonical) in enumerate(kinds):
-        if k == "read":
-            if dur[i] == 0:
-                skipped["zero duration"] += 1
-            else:
-                selected.append(i)
-        elif k == "annotation":
-            nm = names[i]
-            if dur[i] > 0 and (ev.keep_ignored or not ev.ignored_name(nm)):
-                ann = ev.ann
-                ann["thread"].append(ev.intern(ev.threads, (pids[i], tids[i])))
-                ann["ts"].append(float(ts[i]))
-                ann["end"].append(float(ts[i]) + float(dur[i]))
-                ann["name"].append(ev.intern(ev.names, nm))
-                ev.annotations_used[nm] += 1
-            else:
-                ev.annotations_ignored[nm] += 1
-        elif k == "other":
-            skipped["wrong category"] += 1
-            wrong[canonical] += 1
-    if not wrong:
-        del report.skipped_detail["wrong category"]
-    if not selected:
+    good = ~bad
+    other = good & (kind == OTHER)
+    if other.any():
+        wrong = report.skipped_detail.setdefault("wrong category", Counter())
+        for c, n in zip(*np.unique(code[other], return_counts=True)):
+            wrong[ev.code_category[int(c)]] += int(n)
+        skipped["wrong category"] += int(other.sum())
+    for i in np.flatnonzero(good & (kind == ANNOTATION)).tolist():
+        nm = names[i]
+        if dur[i] > 0 and (ev.keep_ignored or not ev.ignored_name(nm)):
+            ann = ev.ann
+            ann["thread"].append(ev.intern(ev.threads, keys[i]))
+            ann["ts"].append(float(ts[i]))
+            ann["end"].append(float(ts[i]) + float(dur[i]))
+            ann["name"].append(ev.intern(ev.names, nm))
+            ev.annotations_used[nm] += 1
+        else:
+            ev.annotations_ignored[nm] += 1
+    read = good & (kind == READ)
+    zero = read & (dur == 0)
+    if zero.any():
+        skipped["zero duration"] += int(zero.sum())
+    take = np.flatnonzero(read & (dur > 0))
+    if take.size == 0:
         return
-    cols, threads, names_table, cats_table = ev.cols, ev.threads, ev.names, ev.cats
-    intern = ev.intern
-    sel_ts, sel_dur = ts[selected].tolist(), dur[selected].tolist()
-    cols["ts"].extend(sel_ts)
-    cols["dur"].extend(sel_dur)
-    thread_col, name_col, cat_col = cols["thread"], cols["name"], cols["cat"]
-    flops_c, fsrc_c, bytes_c, bsrc_c, ext_c, corr_c = (
-        cols["flops"],
-        cols["flops_src"],
-        cols["bytes"],
-        cols["bytes_src"],
-        cols["ext"],
-        cols["corr"],
-    )
-    for i in selected:
-        e = complete[i]
-        canonical = kinds[i][1]
-        ev.category_count[canonical] += 1
-        key = (e.pid, e.tid)
-        t = threads.get(key)
-        thread_col.append(t if t is not None else intern(threads, key))
-        n = names_table.get(e.name)
-        name_col.append(n if n is not None else intern(names_table, e.name))
-        c = cats_table.get(canonical)
-        cat_col.append(c if c is not None else intern(cats_table, canonical))
-        a = e.args
-        if a is None:
-            ext_c.append(-1)
-            corr_c.append(-1)
-            flops_c.append(0.0)
-            fsrc_c.append(FLOPS_UNKNOWN)
-            bytes_c.append(0.0)
-            bsrc_c.append(BYTES_UNKNOWN)
-            continue
-        x = a.external_id if a.external_id is not None else a.external_id_lower
-        ext_c.append(x if type(x) is int and 0 <= x < 1 << 62 else -1)
-        x = a.correlation
-        corr_c.append(x if type(x) is int and 0 <= x < 1 << 62 else -1)
-        f, fs, b, bs = _volumes(ev, e.name, canonical, a)
-        flops_c.append(f)
-        fsrc_c.append(fs)
-        bytes_c.append(b)
-        bsrc_c.append(bs)
+    cols = ev.cols
+    cols["ts"].extend(ts[take].tolist())
+    cols["dur"].extend(dur[take].tolist())
+    cat_ids = ev.code_cat_id[code[take]]
+    cols["cat"].extend(cat_ids.tolist())
+    for c, n in zip(*np.unique(cat_ids, return_counts=True)):
+        ev.category_count[ev.cat_names[int(c)]] += int(n)
+    rows = take.tolist()
+    threads = ev.threads
+    for k in distinct - threads.keys():
+        ev.intern(threads, k)
+    cols["thread"].extend([threads[keys[i]] for i in rows])
+    table = ev.names
+    chosen_names = [names[i] for i in rows]
+    try:
+        cols["name"].extend([table[n] for n in chosen_names])
+    except KeyError:
+        for n in set(chosen_names) - table.keys():
+            ev.intern(table, n)
+        cols["name"].extend([table[n] for n in chosen_names])
+    args = [complete[i].args for i in rows]
+    ext = [(a.external_id if a.external_id is not None else a.external_id_lower) if a else None for a in args]
+    cols["ext"].extend([x if type(x) is int and 0 <= x < _ID_LIMIT else -1 for x in ext])
+    corr = [a.correlation if a else None for a in args]
+    cols["corr"].extend([x if type(x) is int and 0 <= x < _ID_LIMIT else -1 for x in corr])
+    n = len(rows)
+    flops, fsrc, nbytes, bsrc = [0.0] * n, [FLOPS_UNKNOWN] * n, [0.0] * n, [BYTES_UNKNOWN] * n
+    categories = ev.cat_names
+    volume_cats = [i for i, c in enumerate(categories) if c not in LAUNCH_CATEGORIES]  # launches carry none
+    some = np.flatnonzero(np.isin(cat_ids, volume_cats)).tolist() if len(volume_cats) < len(categories) else range(n)
+    has = [
+        k
+        for k in some
+        if (a := args[k]) and (a.input_dims or a.flops is not None or a.kernel_flop is not None
+                               or a.dram_read is not None or a.bytes is not None)
+    ]  # fmt: skip
+    for k in has:
+        flops[k], fsrc[k], nbytes[k], bsrc[k] = _volumes(ev, chosen_names[k], categories[cat_ids[k]], args[k])
+    cols["flops"].extend(flops)
+    cols["flops_src"].extend(fsrc)
+    cols["bytes"].extend(nbytes)
+    cols["bytes_src"].extend(bsrc)
+
+
+_ID_LIMIT = 1 << 62
 
 
 def _number(x) -> bool:
@@ -472,6 +501,10 @@ def nesting(thread: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> tuple[np.nda
     order = np.lexsort((-dur, ts, thread))
     parent = np.full(n, -1, dtype=np.int64)
     eps = 1e-3  # µs: Kineto rounds to the nanosecond
+    o_thread, o_ts, o_end = thread[order], ts[order], (ts + dur)[order]
+    same = o_thread[1:] == o_thread[:-1]
+    if not (same & ((o_ts[1:] < o_end[:-1]) | (o_end[1:] - eps <= o_end[:-1]))).any():
+        return parent, order  # each event starts after the previous one on its thread ends: none nests
     end_of = (ts + dur).tolist()
     thread_of = thread.tolist()
     stack: list[int] = []
@@ -586,8 +619,9 @@ def phases(r: Read, s: Selected):
     for key, i in zip(keys, idx.tolist()):
         groups[key].append(i)
     ordered = sorted(groups, key=lambda k: s.ts[groups[k]].min())
+    shown = _phase_names(ordered, report)
     durations, ops, volumes = [], [], []
-    for key in ordered:
+    for key, label in zip(ordered, shown):
         members = np.asarray(groups[key])
         d = float(s.dur[members].sum()) * US
         fs, bs = s.flops_src[members], s.bytes_src[members]
@@ -600,7 +634,7 @@ def phases(r: Read, s: Selected):
         either = known_f | known_b
         report.phases.append(
             PhaseReport(
-                name=key,
+                name=label,
                 duration=d,
                 ops=f,
                 bytes=b,
@@ -613,13 +647,38 @@ def phases(r: Read, s: Selected):
                     "flops_events": {FLOPS_NAMES[k]: int((fs == k).sum()) for k in FLOPS_NAMES},
                     "bytes_events": {BYTES_NAMES[k]: int((bs == k).sum()) for k in BYTES_NAMES},
                     "work": "known" if either.all() else ("unknown" if not either.any() else "partial"),
+                    "full name": key,
                 },
             )
         )
     name = r.options.name
     return build_workload(
-        name, ordered, duration=durations, ops=ops, bytes_=volumes, machine=r.options.machine, report=report
+        name, shown, duration=durations, ops=ops, bytes_=volumes, machine=r.options.machine, report=report
     )
+
+
+def _phase_names(keys: list[str], report: ImportReport) -> list[str]:
+    """The phase names: the keys, unless one is longer than a phase name may be (then shortened in the
+    middle, the full name kept in ``PhaseReport.details["full name"]``)."""
+    if all(len(k) <= MAX_NAME for k in keys):
+        return keys
+    out, seen = [], set(keys)
+    for k in keys:
+        if len(k) > MAX_NAME:
+            short = shorten_middle(k, MAX_NAME - 8)
+            label, n = short, 1
+            while label in seen:
+                n += 1
+                label = f"{short} #{n}"
+            seen.add(label)
+            k = label
+        out.append(k)
+    long = sum(1 for k in keys if len(k) > MAX_NAME)
+    report.notes.append(
+        f"{long} phase names are over {MAX_NAME:,} characters (the limit for a phase's name): shortened in "
+        "the middle; the full names are in PhaseReport.details['full name']"
+    )
+    return out
 
 
 def mix(codes, names, unknown, sep) -> str:

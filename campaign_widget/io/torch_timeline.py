@@ -103,7 +103,7 @@ def _timeline(ev: te.Events, s: te.Selected, workload, group_by, bands, report):
     nbytes = np.where(s.bytes_src != te.BYTES_UNKNOWN, s.nbytes, 0.0)
     seconds = s.dur[idx] * te.US
     machine = workload.machine
-    phase_of = {n: i for i, n in enumerate(workload.names)}
+    phase_of = {p.details["full name"]: i for i, p in enumerate(report.phases)}  # keys as grouped
     if group_by == "name":
         per_name = np.full(max(ev.names.values(), default=-1) + 2, -1, dtype=np.int64)
         for text, i in ev.names.items():
