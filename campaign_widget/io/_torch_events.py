@@ -766,53 +766,51 @@ def give_gpu_work(ev: Events, sel: np.ndarray, report: ImportReport, *, machine,
 
 
 def _inherit(ev: Events, gpu: np.ndarray, report: ImportReport) -> None:
-    """Each GPU event inherits the work of the operator that launched it (linked by its External id, or by
-    its correlation id through the runtime launch), split across that operator's GPU events by duration.
+    """Each GPU event inherits the work of the operator that launched it, split across that operator's
+    GPU events by duration.
 
-    The operator is the outermost one with a nonzero modelled volume among the launching operator and
-    the operators enclosing it on its thread (``aten::linear`` for the GEMM its ``aten::addmm`` runs,
-    ``aten::conv2d`` for every kernel of the convolution), so no work is counted twice."""
+    The launching operator: the one whose External id the GPU event carries, else the innermost operator
+    around the runtime launch with the event's correlation id, on the launch's thread. The operator whose
+    work is inherited: the outermost one with a nonzero modelled volume among the launching operator and
+    the operators enclosing it (``aten::linear`` for the GEMM its ``aten::addmm`` runs, ``aten::conv2d``
+    for every kernel of the convolution), so that no work is counted twice."""
     cpu_id = ev.cats.get("cpu_op")
     need = gpu[(ev.flops_src[gpu] == FLOPS_UNKNOWN) | (ev.bytes_src[gpu] == BYTES_UNKNOWN)]
     if cpu_id is None or need.size == 0:
         return
     cpu = np.flatnonzero(ev.cat == cpu_id)
-    ext = ev.ext[need].copy()
     launches = np.flatnonzero(np.isin(ev.cat, [ev.cats[c] for c in LAUNCH_CATEGORIES if c in ev.cats]))
-    missing = (ext < 0) & (ev.corr[need] >= 0)
-    if missing.any() and launches.size:
-        ext[missing] = _lookup(ev.corr[launches], ev.ext[launches], ev.corr[need][missing])
-    op = _lookup(ev.ext[cpu], np.arange(cpu.size), ext)
-    linked = op >= 0
-    if not linked.any():
-        return
-    parent, order = nesting(ev.thread[cpu], ev.ts[cpu], ev.dur[cpu])
-    f, fs, b, bs = ev.flops[cpu], ev.flops_src[cpu], ev.bytes[cpu], ev.bytes_src[cpu]
+    rows = np.concatenate([cpu, launches])  # operators first: row k < cpu.size is an operator
+    parent, order = nesting(ev.thread[rows], ev.ts[rows], ev.dur[rows])
+    f, fs, b, bs = ev.flops[rows], ev.flops_src[rows], ev.bytes[rows], ev.bytes_src[rows]
     modelled = (((fs != FLOPS_UNKNOWN) & (f > 0)) | ((bs != BYTES_UNKNOWN) & (b > 0))).tolist()
-    owner = [-1] * cpu.size
+    owner = [-1] * rows.size
     up = parent.tolist()
     for i in order.tolist():  # parents before their children
         p = up[i]
         owner[i] = owner[p] if p >= 0 and owner[p] >= 0 else (i if modelled[i] else -1)
     owner = np.asarray(owner, dtype=np.int64)
-    who = np.full(need.size, -1, dtype=np.int64)
-    who[linked] = owner[op[linked]]
+    ext, corr = ev.ext[need], ev.corr[need]
+    ext = np.where(ext == corr, -1, ext)  # some Kineto versions write the correlation id as External id
+    by_ext = _lookup(ev.ext[cpu], np.arange(cpu.size), ext)
+    by_launch = _lookup(ev.corr[launches], np.arange(cpu.size, rows.size), corr)
+    row = np.where(by_ext >= 0, by_ext, by_launch)
+    who = np.where(row >= 0, owner[np.maximum(row, 0)], -1)
     take = who >= 0
     if not take.any():
         return
-    rows, who = need[take], who[take]
-    total = np.bincount(who, weights=ev.dur[rows], minlength=cpu.size)
-    share = ev.dur[rows] / total[who]
-    set_f = (ev.flops_src[rows] == FLOPS_UNKNOWN) & (fs[who] != FLOPS_UNKNOWN)
-    ev.flops[rows[set_f]] = f[who[set_f]] * share[set_f]
-    ev.flops_src[rows[set_f]] = FLOPS_INHERITED
-    set_b = (ev.bytes_src[rows] == BYTES_UNKNOWN) & (bs[who] != BYTES_UNKNOWN)
-    ev.bytes[rows[set_b]] = b[who[set_b]] * share[set_b]
-    ev.bytes_src[rows[set_b]] = BYTES_INHERITED
+    gpu_rows, who = need[take], who[take]
+    total = np.bincount(who, weights=ev.dur[gpu_rows], minlength=rows.size)
+    share = ev.dur[gpu_rows] / total[who]
+    set_f = (ev.flops_src[gpu_rows] == FLOPS_UNKNOWN) & (fs[who] != FLOPS_UNKNOWN)
+    ev.flops[gpu_rows[set_f]] = f[who[set_f]] * share[set_f]
+    ev.flops_src[gpu_rows[set_f]] = FLOPS_INHERITED
+    set_b = (ev.bytes_src[gpu_rows] == BYTES_UNKNOWN) & (bs[who] != BYTES_UNKNOWN)
+    ev.bytes[gpu_rows[set_b]] = b[who[set_b]] * share[set_b]
+    ev.bytes_src[gpu_rows[set_b]] = BYTES_INHERITED
     report.notes.append(
-        f"{int((set_f | set_b).sum()):,} GPU events inherit the FLOPs "
-        "and bytes of the operator that launched them (computed from its recorded shapes, split across its GPU "
-        "events by duration)"
+        f"{int((set_f | set_b).sum()):,} GPU events inherit the FLOPs and bytes of the operator that launched "
+        "them (computed from its recorded shapes, split across its GPU events by duration)"
     )
 
 
