@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 import numpy as np
@@ -53,10 +53,9 @@ class Args(msgspec.Struct, gc=False):
     bytes: Any = None
 
 
-class Event(msgspec.Struct, gc=False):
-    """One trace event; a missing ``ts`` or ``dur`` is NaN."""
+class Event(msgspec.Struct, tag_field="ph", tag="X", gc=False):
+    """One complete event (``"ph": "X"``); a missing ``ts`` or ``dur`` is NaN."""
 
-    ph: str | None = None
     cat: str | None = None
     name: str | None = None
     ts: int | float = math.nan
@@ -66,8 +65,14 @@ class Event(msgspec.Struct, gc=False):
     args: Args | None = None
 
 
-_EVENTS = msgspec.json.Decoder(list[Event])
-_EVENT = msgspec.json.Decoder(Event)
+# Events of every other phase the Chrome trace format defines are parsed into empty structs: only their
+# phase is read (the parser skips the rest without building it).
+PHASES = ("B", "E", "i", "I", "C", "b", "n", "e", "s", "t", "f", "P", "O", "N", "D", "M", "R", "c", "(", ")", "S", "T", "F", "p", "V", "v")  # fmt: skip
+NOT_COMPLETE = tuple(msgspec.defstruct(f"Phase{k}", [], tag_field="ph", tag=p, gc=False) for k, p in enumerate(PHASES))
+PHASE_OF = {cls: p for cls, p in zip(NOT_COMPLETE, PHASES)}
+AnyEvent = Union[(Event, *NOT_COMPLETE)]  # noqa: UP007
+_EVENTS = msgspec.json.Decoder(list[AnyEvent])
+_EVENT = msgspec.json.Decoder(AnyEvent)
 _ANY = msgspec.json.Decoder()
 
 
@@ -82,8 +87,8 @@ def as_event(value) -> Event | None:
 class _Reader:
     def __init__(self, stream):
         self.stream = stream
-        self.buf = b""
-        self.pos = 0
+        self.buf = bytearray(b" ")  # a spare byte before pos: the batch's '[' is written there
+        self.pos = 1
         self.line = 1  # the line at self.pos
         self.eof = False
         self.first = True
@@ -100,8 +105,8 @@ class _Reader:
         if not data:
             self.eof = True
             return False
-        self.buf = self.buf[self.pos :] + data
-        self.pos = 0
+        self.buf = bytearray().join((b" ", memoryview(self.buf)[self.pos :], data))
+        self.pos = 1
         return True
 
     def advance(self, end: int) -> None:
@@ -128,11 +133,16 @@ class _Reader:
         while True:
             c = self.buf[self.pos : self.pos + 1]
             if c in (b"{", b"["):
-                seps, close, depth, complete = _split(self.buf, self.pos + 1)
-                if depth > MAX_DEPTH:
-                    raise self.error(f"the value starting on line {self.line} is nested too deeply", event=event)
-                if close is not None:
-                    return close + 1
+                window = 1 << 16  # most top-level values are short: scan a growing window, not the buffer
+                while True:
+                    seps, close, depth, complete = _split(self.buf, self.pos + 1, window)
+                    if depth > MAX_DEPTH:
+                        raise self.error(f"the value starting on line {self.line} is nested too deeply", event=event)
+                    if close is not None:
+                        return close + 1
+                    if self.pos + 1 + window >= len(self.buf):
+                        break
+                    window *= 4
             elif c == b'"':
                 m = _STRING.match(self.buf, self.pos)
                 if m is not None:
@@ -239,12 +249,15 @@ def _array(r: _Reader, notes: list, closing_optional: bool):
     while True:
         if r.skip_blank() == b"" and closing_optional:  # '[' then nothing
             return
-        cut = r.buf.rfind(b"},", r.pos)
+        buf = r.buf
+        cut = buf.rfind(b"},", r.pos)
         if cut >= 0 and cut + 1 - r.pos <= MAX_VALUE:
+            buf[r.pos - 1], buf[cut + 1] = 91, 93  # "[" before the batch, "]" for its comma after: no copy
             try:
-                events = _EVENTS.decode(b"[" + r.buf[r.pos : cut + 1] + b"]")
+                events = _EVENTS.decode(memoryview(buf)[r.pos - 1 : cut + 2])
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 events = None
+                buf[cut + 1] = 44
             if events is not None:
                 yield index, r.line, events, True
                 index += len(events)
@@ -265,6 +278,17 @@ def _exact(r: _Reader, index: int, notes: list, closing_optional: bool):
     seps, close, depth, complete = _split(r.buf, r.pos)
     if depth > MAX_DEPTH:
         raise r.error(f"an event is nested deeper than {MAX_DEPTH} levels", event=index)
+    if close is not None and close > r.pos:  # the array's end is here: its events as one batch if they parse
+        buf = r.buf
+        buf[r.pos - 1] = 91
+        try:
+            events = _EVENTS.decode(memoryview(buf)[r.pos - 1 : close + 1])
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            events = None
+        if events is not None and all(end - start <= MAX_VALUE for start, end in zip([r.pos, *seps], [*seps, close])):
+            yield index, r.line, events, True
+            r.advance(close + 1)
+            return True, index + len(events)
     ends = list(seps) + ([close] if close is not None else [])
     if close is None and r.eof and closing_optional and complete:
         ends.append(len(r.buf))  # the bare array's last event without ']'
@@ -320,12 +344,13 @@ def _exact(r: _Reader, index: int, notes: list, closing_optional: bool):
     return False, index
 
 
-def _split(buf: bytes, start: int):
+def _split(buf, start: int, limit: int | None = None):
     """Scan ``buf[start:]``, which starts outside any string inside a sequence (an array's or an object's
     content): ``(separators, close, depth, complete)`` — the positions of the commas at the sequence's own
     level, of the bracket that closes it (None when not in ``buf``), the deepest nesting seen, and whether
     the text after the last separator is outside any string."""
-    a = np.frombuffer(buf, dtype=np.uint8, offset=start)
+    count = len(buf) - start if limit is None else min(limit, len(buf) - start)
+    a = np.frombuffer(buf, dtype=np.uint8, offset=start, count=count)
     quotes = np.flatnonzero(a == 34)
     if quotes.size:
         escaped = quotes[(quotes > 0) & (a[quotes - 1] == 92)]

@@ -17,7 +17,7 @@ from ..formatting import shorten_middle
 from ..phase import MAX_NAME
 from . import op_models
 from ._common import ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, source_of
-from ._jsonstream import Event, iter_batches
+from ._jsonstream import PHASE_OF, Event, iter_batches
 
 FORMAT = "pytorch-trace"
 ANNOTATION_CATEGORIES = ("user_annotation", "gpu_user_annotation")
@@ -205,10 +205,10 @@ def scan(name, stream, events: Events, metadata, report: ImportReport) -> None:
     not_complete: Counter = Counter()
     try:
         for index, line, batch, all_typed in iter_batches(stream, metadata, report.notes):
-            typed = batch if all_typed else [e for e in batch if type(e) is Event]
+            typed = batch if all_typed else [e for e in batch if isinstance(e, msgspec.Struct)]
             if len(typed) < len(batch):
                 for offset, e in enumerate(batch):
-                    if type(e) is not Event:
+                    if not isinstance(e, msgspec.Struct):
                         _loose(e, index + offset, line, report, not_complete)
             if typed:
                 _batch(typed, index, line, events, report, not_complete)
@@ -243,13 +243,13 @@ def _batch(batch, index, line, ev: Events, report: ImportReport, not_complete: C
     """One batch of typed events into the columns, column by column (a Python loop per event would cost
     more than parsing them)."""
     skipped = report.skipped
-    complete = [e for e in batch if e.ph == "X"]
+    complete = [e for e in batch if type(e) is Event]
     if len(complete) < len(batch):
         skipped["not complete"] += len(batch) - len(complete)
-        phs = Counter([e.ph for e in batch])
-        del phs["X"]
-        for ph, n in phs.items():
-            not_complete[str(ph)] += n
+        phases = Counter([type(e) for e in batch])
+        del phases[Event]
+        for cls, n in phases.items():
+            not_complete[PHASE_OF[cls]] += n
     if not complete:
         return
     try:
