@@ -69,8 +69,9 @@ from pathlib import Path
 
 from ..atomic import write_atomic
 from . import _torch_events as te
+from . import op_models
 from ._common import head_text, open_binary
-from .op_models import ELEMENT_BYTES, MAX_DIM, NOT_TENSORS, compute_flops, estimate_bytes
+from .op_models import ELEMENT_BYTES, MAX_DIM, NOT_TENSORS, compute_flops
 from .source import Source
 
 FORMAT = te.FORMAT
@@ -97,6 +98,14 @@ __all__ = [
     "read_torch_trace",
     "sniff",
 ]
+
+
+def estimate_bytes(name: str, dims, types, concrete=None):
+    """``(bytes, BYTES_ESTIMATED | BYTES_INPUTS_ONLY)`` of one operator call from its shapes, or None."""
+    estimate = op_models.estimate_bytes(name, dims, types, concrete)
+    if estimate is None:
+        return None
+    return estimate[0], (BYTES_ESTIMATED if estimate[1] else BYTES_INPUTS_ONLY)
 
 
 def read_torch_trace(
