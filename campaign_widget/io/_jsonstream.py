@@ -307,9 +307,10 @@ def _exact(r: _Reader, index: int, notes: list, closing_optional: bool):
             )
         text = r.buf[start:end]
         try:
-            out.append(_EVENT.decode(text))
-        except msgspec.ValidationError:
-            out.append(_ANY.decode(text))
+            try:
+                out.append(_EVENT.decode(text))
+            except msgspec.ValidationError:  # fields of unexpected types: the caller counts it
+                out.append(_ANY.decode(text))
         except RecursionError:
             raise r.error("an event is nested too deeply", at=start, event=index) from None
         except msgspec.DecodeError as e:
