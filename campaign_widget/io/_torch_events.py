@@ -131,6 +131,7 @@ class Events:
 
     COLUMNS = ("thread", "ts", "dur", "name", "cat", "flops", "flops_src", "bytes", "bytes_src", "ext", "corr")
     DTYPES = ("i8", "f8", "f8", "i8", "i8", "f8", "i1", "f8", "i1", "i8", "i8")
+    PIECES = ("ts", "dur", "cat")  # filled with numpy arrays per batch, the others with Python numbers
 
     def __init__(self, read_categories, ignore, keep_ignored: bool):
         self.cols = {c: [] for c in self.COLUMNS}
@@ -183,7 +184,11 @@ class Events:
 
     def finish(self) -> None:
         for c, dtype in zip(self.COLUMNS, self.DTYPES):
-            setattr(self, c, np.asarray(self.cols[c], dtype=dtype))
+            if c in self.PIECES:
+                column = np.concatenate(self.cols[c]).astype(dtype) if self.cols[c] else np.zeros(0, dtype)
+            else:
+                column = np.asarray(self.cols[c], dtype=dtype)
+            setattr(self, c, column)
         self.cols = None
         for c, dtype in zip(("thread", "ts", "end", "name"), ("i8", "f8", "f8", "i8")):
             setattr(self, "ann_" + c, np.asarray(self.ann[c], dtype=dtype))
@@ -307,10 +312,10 @@ def _batch(batch, index, line, ev: Events, report: ImportReport, not_complete: C
     if take.size == 0:
         return
     cols = ev.cols
-    cols["ts"].extend(ts[take].tolist())
-    cols["dur"].extend(dur[take].tolist())
+    cols["ts"].append(ts[take])  # numpy pieces, joined by finish()
+    cols["dur"].append(dur[take])
     cat_ids = ev.code_cat_id[code[take]]
-    cols["cat"].extend(cat_ids.tolist())
+    cols["cat"].append(cat_ids)
     for c, n in zip(*np.unique(cat_ids, return_counts=True)):
         ev.category_count[ev.cat_names[int(c)]] += int(n)
     rows = take.tolist()
