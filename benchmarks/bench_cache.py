@@ -1,4 +1,4 @@
-"""Cache model vs pycachesim on the n = 64 float64 matrix-product trace (issue 11's speed target).
+"""Cache model vs pycachesim on the n = 64 float64 matrix-product trace: one cache, and a two-level hierarchy.
 
     python benchmarks/bench_cache.py              # n = 64: 786,432 accesses; plus one 10^7-access trace
     python benchmarks/bench_cache.py --quick      # skip the 10^7-access trace
@@ -8,7 +8,11 @@ Ours (one run, trace generation included): trace → stack distances (misses of 
 cache of *every* capacity, read off the histogram) → one set-associative cache (8-way 32 KiB), in one
 ``simulate`` call. pycachesim (RRZE-HPC, test-only dependency): one cache simulated on the same
 addresses, handed over as a ready Python list (the list conversion is not counted against it), for
-each of issue 11's caches.
+each of the caches below.
+
+Hierarchy: ``simulate(trace, [L1, L2])`` (trace generation included) against pycachesim's same two
+levels chained with ``load_from``/``store_to`` (``CacheSimulator``), fed the same addresses as loads;
+both sides' per-level miss counts are printed and must agree.
 
 Both sides run interleaved (ours, then each pycachesim cache, --repeat times), so a busy machine slows
 both alike; the numbers are medians of wall time and of CPU time (``time.process_time``), and the
@@ -38,6 +42,7 @@ CACHES = {
     "direct 2 KiB": Cache(lines=32, ways=1),
 }
 OURS_CACHE = CACHES["8-way 32 KiB"]
+HIERARCHY = {"L1": Cache(lines=512, ways=8), "L2": Cache(lines=4096, ways=16)}  # 32 KiB 8-way, 256 KiB 16-way
 
 
 def ours(n: int, loop_order: str, cache: Cache = OURS_CACHE):
@@ -45,6 +50,27 @@ def ours(n: int, loop_order: str, cache: Cache = OURS_CACHE):
     r = simulate(t, cache, progress=False)  # one pass: FA stack distances + the W-way sets
     every = r.fa_misses(np.arange(1, r.distances.max + 2))  # FA misses for every capacity 1 … max+1 lines
     return t, every, r
+
+
+def ours_hierarchy(n: int, loop_order: str, levels: dict = HIERARCHY):
+    t = trace(SPEC, {"i": n, "j": n, "k": n}, elem_bytes=8, loop_order=loop_order)
+    return [r.misses for r in simulate(t, levels, progress=False)]
+
+
+def pycachesim_hierarchy(addresses: list, levels: dict) -> list[int]:
+    """Misses per level of pycachesim's chain of ``levels`` (nearest to compute first)."""
+    from cachesim import Cache as PCache
+    from cachesim import CacheSimulator, MainMemory
+
+    below, made = None, []
+    for name, c in reversed(list(levels.items())):
+        below = PCache(name, c.sets, c.associativity, c.line, "LRU", store_to=below, load_from=below)
+        made.insert(0, below)
+    mem = MainMemory()
+    mem.load_to(made[-1])
+    mem.store_from(made[-1])
+    CacheSimulator(made[0], mem).load(addresses, length=8)
+    return [level.backend.MISS_count for level in made]
 
 
 def timed(fn):
@@ -121,6 +147,23 @@ def main():
         print(
             f"  => vs pycachesim's fastest cache ({fastest}): ours faster {med[fastest][0] / ow:.1f}x wall, "
             f"{med[fastest][1] / oc:.1f}x CPU"
+        )
+        mine = ours_hierarchy(n, order)
+        hier = {"ours": ([], []), "pycachesim": ([], [])}
+        for _ in range(repeat):  # interleaved
+            w, c, misses = timed(lambda: ours_hierarchy(n, order))
+            hier["ours"][0].append(w)
+            hier["ours"][1].append(c)
+            w, c, misses = timed(lambda: pycachesim_hierarchy(addresses, HIERARCHY))
+            assert misses == mine, (order, misses, mine)
+            hier["pycachesim"][0].append(w)
+            hier["pycachesim"][1].append(c)
+        (hw, hc), (pw, pc) = ((statistics.median(v[0]), statistics.median(v[1])) for v in hier.values())
+        print(
+            "  two levels, L1 8-way 32 KiB -> L2 16-way 256 KiB, misses per level "
+            f"{', '.join(f'{m:,}' for m in mine)} (equal):\n"
+            f"    ours (trace + both levels) {hw * 1e3:6.1f} / {hc * 1e3:6.1f}   pycachesim {pw * 1e3:6.1f} / "
+            f"{pc * 1e3:6.1f}   ours faster: {pw / hw:4.1f}x wall, {pc / hc:4.1f}x CPU"
         )
     if not args.quick:
         n = 149  # 149³ points × 3 accesses = 9,923,847, just under MAX_ACCESSES = 10^7

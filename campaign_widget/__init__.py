@@ -16,6 +16,7 @@ from .errors import (
     CacheModelError,
     CampaignWidgetError,
     ExpressionError,
+    FigureTooLargeError,
     SceneTooLargeError,
     ScheduleError,
     SweepError,
@@ -41,6 +42,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "CacheModelError",
+    "FigureTooLargeError",
     "CampaignWidgetError",
     "SceneTooLargeError",
     "TraceSyntaxError",

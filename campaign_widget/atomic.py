@@ -5,6 +5,14 @@ atomic), are flushed and fsynced, and only then ``os.replace`` the target. If an
 way — an encoding error, a full disk, an exception in the caller's code — the temporary file is
 removed, the old target is left byte for byte as it was, and the error names the target path.
 
+One rule for every writer: a file ``open(path, "w")`` may not write — or whose mode lets no one
+write it (``chmod 444``), which root's ``open`` would ignore — is refused with a ``PermissionError``
+naming it, before anything is written (a rename would replace it whatever its mode).
+
+A temporary file is named after its target, the process and the host
+(``.out.txt.<pid>-<host>-<random>.tmp``): a process killed between write and rename leaves one behind,
+and the next write to the same target on the same host removes those of processes no longer running.
+
 >>> import pathlib, tempfile
 >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
 >>> _ = write_atomic(target, "first\\n")
@@ -24,17 +32,36 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
+import socket
 import stat
+import zlib
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["atomic_path", "atomic_write", "write_atomic"]
+from .errors import CampaignWidgetError, short_repr
+
+__all__ = ["atomic_path", "atomic_write", "check_writable", "write_atomic"]
+
+# which host a temporary file's process runs on: a process id means nothing on another machine
+_HOST = f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
 
 
 def _target(path) -> Path:
     """The file to replace: symlinks are followed (the link stays a link); a folder is refused."""
-    path = Path(os.fspath(path))
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path={short_repr(path)} must be a file path (str or os.PathLike), not {type(path).__name__}")
+    path = Path(os.fsdecode(os.fspath(path)))
+    if "\x00" in str(path):
+        raise CampaignWidgetError(f"path {short_repr(str(path))} contains a NUL character, which no file name can hold")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError as e:
+        raise CampaignWidgetError(
+            f"path {short_repr(str(path))} contains {ascii(str(path)[e.start])}, which no file name on this system "
+            "can hold"
+        ) from None
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     if path.is_dir():
@@ -42,13 +69,65 @@ def _target(path) -> Path:
     folder = path.parent
     if not folder.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"{os.strerror(errno.ENOENT)} (no folder {str(folder)!r})", str(path))
+    check_writable(path)
     return path
+
+
+def check_writable(path) -> None:
+    """Refuse to replace a file that is read-only: one ``open(path, "w")`` may not write, or one whose
+    mode gives no one write permission (root's ``open`` ignores the mode; a read-only mode still says
+    "keep this"). Raises ``PermissionError`` naming ``path``; a missing file is writable."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return  # no such file (yet): creating it is the folder's business
+    if stat.S_ISREG(info.st_mode) and (not info.st_mode & 0o222 or not os.access(path, os.W_OK)):
+        raise PermissionError(
+            errno.EACCES,
+            f"{os.strerror(errno.EACCES)}: the file is read-only (mode {stat.filemode(info.st_mode)}); make it "
+            "writable (chmod u+w) or write elsewhere",
+            str(path),
+        )
+
+
+def _stale_pattern(target: Path) -> re.Pattern:
+    return re.compile(
+        rf"\.{re.escape(target.name)}\.(\d+)-{_HOST}-[0-9a-f]{{8}}\.tmp(?:{re.escape(target.suffix)})?",
+        re.DOTALL,
+    )
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # PermissionError: running, as another user
+        return True
+    return True
+
+
+def _remove_stale(target: Path) -> None:
+    """Remove the temporary files of ``target`` left by processes of this host that no longer run."""
+    if os.name != "posix":  # os.kill(pid, 0) tests a process only on POSIX (on Windows it ends it)
+        return
+    prefix = f".{target.name}."
+    pattern = None
+    with contextlib.suppress(OSError), os.scandir(target.parent) as entries:
+        for entry in entries:
+            if not entry.name.startswith(prefix):
+                continue
+            pattern = pattern or _stale_pattern(target)
+            found = pattern.fullmatch(entry.name)
+            if found and int(found.group(1)) != os.getpid() and not _running(int(found.group(1))):
+                _discard(Path(entry.path))
 
 
 def _temporary(target: Path) -> tuple[Path, int]:
     """A new file next to ``target`` (created exclusively; the umask applies as for any new file)."""
+    _remove_stale(target)
     for _ in range(100):
-        temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        temp = target.with_name(f".{target.name}.{os.getpid()}-{_HOST}-{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         except FileExistsError:
@@ -153,10 +232,17 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
     """Write ``data`` (bytes, or text encoded with ``encoding``) to ``path`` whole or not at all.
 
     Text is encoded before any file is touched, so text that cannot be encoded (a lone surrogate)
-    leaves ``path`` as it was. Returns ``Path(path)``.
+    leaves ``path`` as it was: a CampaignWidgetError names the path, the character and where it is.
+    Returns ``Path(path)``.
     """
     if isinstance(data, str):
-        data = data.encode(encoding)
+        try:
+            data = data.encode(encoding)
+        except UnicodeEncodeError as e:
+            raise CampaignWidgetError(
+                f"{short_repr(str(path))}: nothing written: character {ascii(data[e.start])} at position {e.start:,} "
+                f"cannot be encoded as {encoding} ({e.reason})"
+            ) from None
     elif not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
     with atomic_write(path, "wb") as handle:

@@ -17,7 +17,10 @@ import uuid
 import warnings
 from pathlib import Path
 
-from .atomic import write_atomic
+from .atomic import check_writable, write_atomic
+from .errors import CampaignWidgetError, short_repr
+
+THEMES = ("light", "dark")  # the looks a view can draw a PNG in (campaign_widget/theme.json)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -52,17 +55,22 @@ class PngExport:
 class PngChannel:
     """Tracks displayed views of one widget and its outstanding PNG requests.
 
-    ``publish(requests)`` stores the pending requests (``[{"id", "scale"}]``) where every view,
-    present or future, reads them: the widget's ``png_requests`` trait.
+    ``publish(requests)`` stores the pending requests (``[{"id", "scale"}]``, with ``"theme"``:
+    ``"light"`` or ``"dark"`` when one was asked, else the view draws in the theme it shows) where
+    every view, present or future, reads them: the widget's ``png_requests`` trait.
     """
 
     def __init__(self, publish):
         self._publish = publish
         self.views = 0
-        self._pending: dict[str, tuple[PngExport, float]] = {}
+        self._pending: dict[str, tuple[PngExport, dict]] = {}
         self._lock = threading.Lock()
 
-    def request(self, path, scale: float, timeout: float | None) -> PngExport:
+    def request(self, path, scale: float, timeout: float | None, theme: str | None = None) -> PngExport:
+        if theme is not None and theme not in THEMES:
+            raise CampaignWidgetError(
+                f"theme={short_repr(theme)} must be one of {', '.join(map(repr, THEMES))} or None"
+            )
         if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale <= 8):
             raise ValueError(f"scale={scale!r} must be a number in (0, 8]")
         if timeout is not None and (
@@ -73,7 +81,8 @@ class PngChannel:
         export = PngExport(target, scale)
         request_id = uuid.uuid4().hex
         with self._lock:
-            self._pending[request_id] = (export, float(scale))
+            asked = {"scale": float(scale)} if theme is None else {"scale": float(scale), "theme": theme}
+            self._pending[request_id] = (export, asked)
             self._publish_pending()
         if timeout is not None and math.isfinite(timeout):
             timer = threading.Timer(timeout, self._expire, args=(request_id, timeout))
@@ -82,7 +91,7 @@ class PngChannel:
         return export
 
     def _publish_pending(self) -> None:
-        self._publish([{"id": request_id, "scale": scale} for request_id, (_, scale) in self._pending.items()])
+        self._publish([{"id": request_id, **asked} for request_id, (_, asked) in self._pending.items()])
 
     def on_message(self, content: dict, buffers) -> None:
         kind = content.get("type")
@@ -135,6 +144,7 @@ def _writable_target(path) -> Path:
         raise IsADirectoryError(f"save_png: {str(target)!r} is a folder; give a file name such as figure.png")
     if not folder.is_dir():
         raise FileNotFoundError(f"save_png: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    if not os.access(folder, os.W_OK | os.X_OK):
         raise PermissionError(f"save_png: cannot write {str(target)!r} (no permission)")
+    check_writable(target)  # the one rule of every writer: a read-only file is not replaced
     return target

@@ -2,19 +2,33 @@
 
     campaign-widget render FILE -o OUT.png|.svg|.pdf [--tiles N] [--pipeline] [--policy P] [--depth D]
                            [--machine PRESET] [--peak-compute X] [--peak-bandwidth Y] [--roofline] [--title T]
+                           [--param NAME=VALUE ...] [--categories A,B] [--counters FILE] [--clock HZ]
+                           [--option KEY=VALUE ...]
     campaign-widget summary FILE [same options] [--threshold 0.7]
 
 FILE is any format ``campaign_widget.load`` reads (our YAML/JSON, the paper authors' cascade
-YAML, Einsum CSV exports, PyTorch traces and Nsight Compute CSV with ``--machine``, Timeloop stats
-with ``--clock``). Every text printed has its control characters escaped (a name in a file cannot
-drive the terminal); ``render`` writes OUT whole or not at all. Exit status: 0 done, 1 bad input (the file, its numbers, settings that
-cannot be honoured), 2 bad usage (unknown option, bad option value). Errors are one line on stderr.
+YAML, Einsum CSV exports, PyTorch traces and Nsight Compute CSV with ``--machine``, Timeloop stats,
+DaCe SDFGs with ``--param`` for their symbols). ``--option KEY=VALUE`` passes any other reader option
+(``--option group_by=kernel``; ``true``/``false``, numbers and comma-separated lists are read as such).
+A reader's advice names keyword arguments (``pass params={...}``); the command words it in its flags
+(``--param N=...``), by one table (``READER_FLAGS``).
+
+Output is for a person: every text printed has its control characters escaped (a name in a file cannot
+drive the terminal), characters the terminal's encoding lacks are spelled out (``µs`` as ``us``), long
+names are shortened in the middle and no line is longer than ``MAX_LINE``. ``render`` writes OUT whole
+or not at all. Exit status: 0 done (also when the reader of the output goes away, as ``| head -1``
+does), 1 bad input (the file, its numbers, settings that cannot be honoured) or an output that cannot
+be written (standard output closed), 2 bad usage (unknown option, bad option value). Errors are one line
+on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import logging
 import math
+import os
 import re
 import sys
 import unicodedata
@@ -22,7 +36,7 @@ import warnings
 
 from . import __version__
 from .atomic import atomic_path
-from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError
+from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError, WorkloadFileError, short_repr
 from .io import detect, load
 from .presets import MACHINES
 from .presets import machine as preset_machine
@@ -33,6 +47,8 @@ from .workload import Workload
 PROG = "campaign-widget"
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+MAX_LINE = 600  # characters in any line printed
+NAME_WIDTH = 60  # characters of a name in a table (longer ones keep their start and end)
 
 
 class UsageError(Exception):
@@ -41,6 +57,10 @@ class UsageError(Exception):
 
 class InputError(Exception):
     """A bad input file or setting: reported in one line, exit status 1."""
+
+
+class OutputClosed(Exception):
+    """Standard output is closed: nothing can be printed; exit status 1 with a line on stderr."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,13 +111,67 @@ _threshold = _checked(float, "a number", lambda v: 0 < v <= 1, "in (0, 1]")
 def _preset(text: str):
     try:
         return preset_machine(text)
-    except WorkloadError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+    except WorkloadError:
+        raise argparse.ArgumentTypeError(
+            f"unknown machine preset {short_repr(text)}; known presets: {', '.join(MACHINES)} (see --list-machines)"
+        ) from None
+
+
+def _assignment(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not NAME=VALUE (e.g. N=1024)")
+    return key, value.strip()
+
+
+def _param(text: str) -> tuple[str, object]:
+    key, value = _assignment(text)
+    number = _option_value(value)
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise argparse.ArgumentTypeError(f"{short_repr(text)}: the value of a size must be a number")
+    return key, number
+
+
+def _option(text: str) -> tuple[str, object]:
+    key, value = _assignment(text)
+    return key, _option_value(value)
+
+
+def _option_value(text: str):
+    """A reader option's value from the command line: true/false/none, a number, a comma-separated
+    list of those, or else the text itself."""
+    if "," in text:
+        return tuple(_option_value(part.strip()) for part in text.split(","))
+    words = {"true": True, "false": False, "none": None}
+    if text.lower() in words:
+        return words[text.lower()]
+    for convert in (int, float):
+        try:
+            value = convert(text)
+        except ValueError:
+            continue
+        if convert is float and not math.isfinite(value):
+            break
+        return value
+    return text
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"{short_repr(text)} names no category (e.g. kernel,gpu_memcpy)")
+    return names
 
 
 def _parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
-    common.add_argument("file", metavar="FILE", help="workload file: YAML/JSON (ours), cascade YAML, or CSV")
+    common.add_argument(
+        "file",
+        metavar="FILE",
+        help="workload file: YAML/JSON (ours), cascade YAML, Einsum CSV, PyTorch trace, Nsight Compute CSV, "
+        "Timeloop stats or DaCe SDFG",
+    )
     s = common.add_argument_group("schedule (default: the file's settings, else 1 tile, sequential, none, 2)")
     s.add_argument("--tiles", type=_whole, metavar="N", help="split each phase into N tiles")
     s.add_argument(
@@ -127,11 +201,37 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="utilizations in a cascade YAML or CSV file are percentages, not fractions",
     )
-    m.add_argument(
+    r = common.add_argument_group("reader options (what some file formats need)")
+    r.add_argument(
         "--clock",
         type=_peak,
         metavar="HZ",
         help="the clock of a Timeloop stats file (Hz, e.g. 1G): its stats count cycles",
+    )
+    r.add_argument(
+        "--param",
+        type=_param,
+        action="append",
+        metavar="NAME=VALUE",
+        help="the value of a size symbol (an SDFG's N, M, ...); repeat for each",
+    )
+    r.add_argument(
+        "--categories",
+        type=_names,
+        metavar="A,B",
+        help="the event categories of a trace to import (e.g. kernel or cpu_op)",
+    )
+    r.add_argument(
+        "--counters",
+        metavar="FILE",
+        help="a Nsight Compute CSV of the same run, to give a trace's kernels their work",
+    )
+    r.add_argument(
+        "--option",
+        type=_option,
+        action="append",
+        metavar="KEY=VALUE",
+        help="any other option of the file's reader (e.g. group_by=kernel); repeat for each",
     )
 
     parser = _Parser(prog=PROG, description="Campaign diagrams of workload files: draw them or summarize them.")
@@ -168,12 +268,28 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 done, 1 bad input, 2 bad usage)."""
+    try:
+        code = _main(argv)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # the reader went away (``| head -1``): what it wanted was printed
+        _quiet_stdout()
+        return EXIT_OK
+    except OutputClosed:
+        _say(f"{PROG}: error: standard output is closed: nothing can be printed (redirect it to a file or /dev/null)")
+        return EXIT_INPUT
+
+
+def _main(argv) -> int:
     parser = _parser()
     try:
         try:
             args = parser.parse_args(argv)
         except SystemExit as e:  # --help and --version
             return int(e.code or 0)
+        if sys.stdout is None:  # started with standard output closed
+            raise OutputClosed
         if args.list_machines:
             return _list_machines()
         if args.command is None:
@@ -187,11 +303,32 @@ def main(argv=None) -> int:
     except InputError as e:
         _say(f"{PROG}: error: {e}")
         return EXIT_INPUT
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            raise
+        if getattr(e, "errno", None) == 9:  # EBADF: standard output was closed while running
+            raise OutputClosed from None
+        raise
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush finds no broken pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):  # no real file behind stdout (tests capture it)
+        pass
 
 
 def _say(line: str, stream=None) -> None:
     stream = stream or sys.stderr
-    print(printable(" ".join(str(line).split("\n"))), file=stream)
+    if stream is None:  # standard error closed too: the exit status says it
+        return
+    try:
+        _write(stream, " ".join(str(line).split("\n")))
+    except OSError:
+        pass
 
 
 _ESCAPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
@@ -213,8 +350,160 @@ def printable(text: str) -> str:
     return "".join(out)
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: the start and the end kept, an ellipsis between (the end
+    of a long kernel name is what tells it from its neighbours)."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    keep = max(width - 1, 2)
+    head = keep // 2
+    return text[:head] + "…" + text[len(text) - (keep - head) :]
+
+
+# characters a terminal's encoding may lack, spelled in ASCII; any other is written as an escape
+_SPELLED = {"µ": "u", "×": "x", "…": "...", "—": "-", "–": "-", "·": "*", "≥": ">=", "≤": "<=", "→": "->"}
+
+
+def _encodable(text: str, encoding: str) -> str:
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        pass
+    except LookupError:
+        return text
+    out = []
+    for ch in text:
+        try:
+            ch.encode(encoding)
+            out.append(ch)
+        except UnicodeEncodeError:
+            spelled = _SPELLED.get(ch, ascii(ch)[1:-1])
+            out.append(spelled if all(ord(c) < 128 for c in spelled) else "?")
+    return "".join(out)
+
+
+def _write(stream, line: str) -> None:
+    """One line for a person: escaped, at most MAX_LINE characters, in the stream's encoding."""
+    text = shorten(printable(line), MAX_LINE)
+    stream.write(_encodable(text, getattr(stream, "encoding", None) or "utf-8") + "\n")
+
+
 def _print(line: str) -> None:
-    print(printable(line))
+    if sys.stdout is None:
+        raise OutputClosed
+    _write(sys.stdout, line)
+
+
+# -- reader errors in the command line's words ------------------------------------------------------------
+
+#: A reader's keyword argument → the flag that gives it here; any other keyword a reader's advice names is
+#: given with ``--option KEY=VALUE``.
+READER_FLAGS = {
+    "machine": "--machine",
+    "params": "--param",
+    "categories": "--categories",
+    "clock": "--clock",
+    "counters": "--counters",
+    "percent": "--percent",
+}
+_KEYWORD = re.compile(r"(?<![\w.\-=])([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
+_CLOSING = {"{": "}", "[": "]", "(": ")"}
+
+
+def for_command_line(message: str) -> str:
+    """A reader's message with its keyword-argument advice (``pass params={'N': ...}``) in flags
+    (``pass --param N=...``): keywords in ``READER_FLAGS`` always, any other keyword where the message
+    tells the caller to pass it."""
+    out, done = [], 0
+    for m in _KEYWORD.finditer(message):
+        if m.start() < done:
+            continue
+        name, end = m.group(1), _value_end(message, m.end())
+        value = message[m.end() : end]
+        if name in READER_FLAGS:
+            text = _flag(name, value, message)
+        elif re.search(r"\bpass\b[^;]*$", message[: m.start()]):
+            text = f"--option {name}={_plain(value) or 'VALUE'}"
+        else:
+            continue
+        out += [message[done : m.start()], text]
+        done = end
+    out.append(message[done:])
+    return "".join(out)
+
+
+def _value_end(text: str, start: int) -> int:
+    """Where a Python value written at ``text[start:]`` ends (brackets and quotes balanced)."""
+    if start >= len(text):
+        return start
+    first = text[start]
+    if first in _CLOSING:
+        depth, quote = 0, None
+        for i in range(start, len(text)):
+            ch = text[i]
+            if quote:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch in _CLOSING:
+                depth += 1
+            elif ch in _CLOSING.values():
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+        return len(text)
+    if first in "'\"":
+        close = text.find(first, start + 1)
+        return len(text) if close < 0 else close + 1
+    m = re.compile(r"[^\s,;)]*").match(text, start)
+    return m.end()
+
+
+def _literal(value: str):
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _plain(value: str) -> str:
+    """A Python value as the command line writes it: ``('a', 'b')`` → ``a,b``, ``'x'`` → ``x``."""
+    parsed = _literal(value) if value else None
+    if isinstance(parsed, (tuple, list)):
+        return ",".join(str(v) for v in parsed)
+    if parsed is not None and not isinstance(parsed, dict):
+        return str(parsed)
+    return value
+
+
+def _flag(name: str, value: str, message: str) -> str:
+    flag = READER_FLAGS[name]
+    if name == "machine":
+        listed = all(key in message for key in MACHINES)
+        return f"{flag} NAME" + ("" if listed else f" (presets: {', '.join(MACHINES)})")
+    if name == "params":
+        parsed = _literal(value)
+        if isinstance(parsed, dict) and parsed:
+            pairs = [(k, "..." if v is Ellipsis else v) for k, v in parsed.items()]
+        else:
+            pairs = [(k, "...") for k in re.findall(r"['\"]([^'\"]+)['\"]\s*:", value)]
+        return " ".join(f"{flag} {k}={v}" for k, v in pairs) if pairs else f"{flag} NAME=VALUE"
+    if name == "percent":
+        return flag
+    metavar = {"categories": "A,B", "clock": "HZ", "counters": "FILE"}[name]
+    return f"{flag} {_plain(value) or metavar}"
+
+
+def _reader_error(e: Exception) -> str:
+    """A reader's error in the command line's words (its field too, when the field is an option)."""
+    if type(e) is WorkloadFileError:
+        field = e.field
+        if field is not None:
+            field = READER_FLAGS.get(field, field)
+        return str(WorkloadFileError(for_command_line(e.reason), path=e.path, line=e.line, field=field))
+    return for_command_line(str(e))
 
 
 def _list_machines() -> int:
@@ -227,18 +516,53 @@ def _list_machines() -> int:
     return EXIT_OK
 
 
+def _reader_options(args) -> dict:
+    """The reader options the command line gives: dedicated flags, then ``--option KEY=VALUE``."""
+    options = {}
+    if args.clock is not None:
+        options["clock"] = args.clock
+    if args.param:
+        options["params"] = dict(args.param)
+    if args.categories is not None:
+        options["categories"] = args.categories
+    if args.counters is not None:
+        options["counters"] = args.counters
+    for key, value in args.option or ():
+        if key in ("machine", "percent") or key in options:
+            given = READER_FLAGS.get(key, "--option")
+            raise UsageError(f"{PROG}: error: argument --option: {key} is given twice (or give it with {given})")
+        options[key] = value
+    return options
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'|unknown load options \['(\w+)'")
+#: The formats each dedicated reader flag is for (said when a file's reader takes no such option).
+FLAG_FORMATS = {
+    "clock": "Timeloop stats",
+    "params": "DaCe SDFGs",
+    "categories": "PyTorch traces",
+    "counters": "PyTorch traces",
+}
+
+
 def _load(args):
     """The file's workload with the command line's machine, peaks and settings applied."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    options = _reader_options(args)
+    with _reported(args.file) as caught:
         try:
-            options = {}
-            if args.clock is not None:
-                fmt = detect(args.file)
-                if fmt.name != "timeloop-stats":
-                    raise UsageError(f"{PROG}: error: --clock applies to Timeloop stats; {args.file} is {fmt.name}")
-                options["clock"] = args.clock
-            workload = load(args.file, machine=args.machine, percent=args.percent, **options)
+            try:
+                workload = load(args.file, machine=args.machine, percent=args.percent, **options)
+            except TypeError as e:
+                unexpected = _UNEXPECTED.search(str(e))
+                key = unexpected and (unexpected.group(1) or unexpected.group(2))
+                if key not in options:
+                    raise
+                flag = READER_FLAGS.get(key, f"--option {key}=...")
+                meant = f" ({flag} is for {FLAG_FORMATS[key]})" if key in FLAG_FORMATS else ""
+                fmt = detect(args.file).name
+                raise UsageError(
+                    f"{PROG}: error: {flag}: {args.file} is {fmt}, whose reader takes no option {key!r}{meant}"
+                ) from None
             if not isinstance(workload, Workload):  # a measured timeline (a cascade with start times)
                 _say(
                     f"{PROG}: warning: {args.file}: a timeline (kernel start times); this command uses its phases "
@@ -254,11 +578,9 @@ def _load(args):
         except OSError as e:
             raise InputError(f"{e.filename or args.file}: {e.strerror or e}") from None
         except (WorkloadError, ScheduleError, ValueError, TypeError) as e:
-            raise InputError(str(e)) from None
-    for w in caught:  # utilizations above 1 are reported below, for the final peaks
-        if not issubclass(w.category, UtilizationAboveOneWarning):
-            _say(f"{PROG}: warning: {args.file}: {w.message}")
-    for line in workload.utilization_warnings():
+            raise InputError(_reader_error(e)) from None
+        caught.keep = lambda w: not issubclass(w.category, UtilizationAboveOneWarning)
+    for line in workload.utilization_warnings():  # for the final peaks
         _say(f"{PROG}: warning: {args.file}: {line}")
     settings = Settings.resolve(workload.settings).as_dict()
     origin = {
@@ -266,6 +588,50 @@ def _load(args):
         for k in DEFAULT_SETTINGS
     }
     return workload, settings, origin
+
+
+class _Caught(logging.Handler):
+    """Warnings and library log records of one step, said afterwards as escaped one-line warnings (a
+    missing-glyph warning quotes a phase name, control characters and all)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records: list[str] = []
+        self.keep = lambda w: True
+
+    def emit(self, record) -> None:
+        self.records.append(record.getMessage())
+
+
+class _reported:
+    LOGGERS = ("matplotlib", "PIL", "fontTools")
+
+    def __init__(self, file):
+        self.file, self.caught = file, _Caught()
+
+    def __enter__(self):
+        self.warnings = warnings.catch_warnings(record=True)
+        self.list = self.warnings.__enter__()
+        warnings.simplefilter("always")
+        self.saved = []
+        for name in self.LOGGERS:
+            logger = logging.getLogger(name)
+            self.saved.append((logger, logger.propagate))
+            logger.addHandler(self.caught)
+            logger.propagate = False
+        return self.caught
+
+    def __exit__(self, *exc):
+        self.warnings.__exit__(*exc)
+        for logger, propagate in self.saved:
+            logger.removeHandler(self.caught)
+            logger.propagate = propagate
+        if exc[0] is None:
+            said = [str(w.message) for w in self.list if self.caught.keep(w)] + self.caught.records
+            for message in dict.fromkeys(said):  # a warning repeated per glyph drawn is said once
+                where = "" if message.startswith(str(self.file)) else f"{self.file}: "
+                _say(f"{PROG}: warning: {where}{message}")
+        return False
 
 
 def _render(args) -> int:
@@ -283,13 +649,18 @@ def _render(args) -> int:
     except ImportError as e:
         raise InputError(f"render needs the static renderer and matplotlib ({e}); pip install matplotlib") from None
     try:
-        with atomic_path(args.output) as temporary:  # the old OUT stays whole if drawing fails
+        with _reported(args.file), atomic_path(args.output) as temporary:  # the old OUT stays whole if drawing fails
             save_workload_figure(workload, temporary, roofline=args.roofline, title=args.title, **settings)
         path = args.output
     except OSError as e:
         raise InputError(f"{e.filename or args.output}: {e.strerror or e}") from None
     except (WorkloadError, ScheduleError, ValueError) as e:
         raise InputError(f"{args.file}: {e}") from None
+    except (TypeError, ArithmeticError, RuntimeError) as e:  # the plotting library, at numbers it cannot lay out
+        raise InputError(
+            f"{args.file}: the figure could not be drawn at these peaks ({type(e).__name__}: {short_repr(str(e))}); "
+            f"nothing was written to {args.output}"
+        ) from None
     _print(f"wrote {path}")
     return EXIT_OK
 
@@ -422,8 +793,14 @@ def _pct(fraction) -> str:
 
 
 def _table(header, rows, right=(), indent="") -> list[str]:
-    lines = [[printable(cell) for cell in header]] if header else []
-    lines += [[printable(cell) for cell in row] for row in rows]
+    """Aligned columns; a cell longer than NAME_WIDTH (a kernel's name) keeps its start and end."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"  # widths as the terminal will show them
+
+    def cell(text, shortened):
+        return _encodable(printable(shorten(text, NAME_WIDTH) if shortened else text), encoding)
+
+    lines = [[cell(text, False) for text in header]] if header else []
+    lines += [[cell(text, c < len(row) - 1) for c, text in enumerate(row)] for row in rows]
     widths = [max(len(str(r[c])) for r in lines) for c in range(len(lines[0]))]
     out = []
     for row in lines:

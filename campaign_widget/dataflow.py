@@ -11,6 +11,7 @@ Pure numpy (and matplotlib's colour tables, igraph's layout); no widget code.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .errors import WorkloadError, short_repr
 from .formatting import format_percent, format_quantity, format_si
 
 if TYPE_CHECKING:
@@ -636,6 +638,8 @@ def _sugiyama(igraph: ModuleType, g: Any, layer: list, maxiter: int) -> tuple[np
 def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     """Left-to-right layered layout: our layering (``layers``), igraph's Sugiyama for the order
     within layers (barycentre crossing reduction) and the positions (Brandes–Köpf)."""
+    if isinstance(maxiter, bool) or not isinstance(maxiter, numbers.Integral) or not 1 <= maxiter <= 10_000:
+        raise WorkloadError(f"maxiter={short_repr(maxiter)} must be a whole number from 1 to 10,000")
     try:
         import igraph
     except ImportError:  # pragma: no cover - igraph is a dependency

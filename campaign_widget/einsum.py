@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import WorkloadError, short_repr
-from .phase import Phase, check_name
+from .phase import LARGEST, Phase, check_name
 
 # a tensor starts where a name starts (no match is tried inside a name) and its indices hold no
 # brackets; possessive quantifiers: matching is linear in the text (no backtracking)
@@ -65,16 +65,37 @@ def parse(name: str, spec) -> Einsum:
     if isinstance(spec, Mapping):
         unknown = set(spec) - {"einsum", "inputs", "output", "ops_per_point"}
         if unknown:
-            raise WorkloadError(f"Einsum {name!r}: unknown keys {short_repr(sorted(map(str, unknown)))}")
-        ops_per_point = spec.get("ops_per_point")
+            raise WorkloadError(f"Einsum {short_repr(name)}: unknown keys {short_repr(sorted(map(str, unknown)))}")
+        if "einsum" not in spec:
+            raise WorkloadError(
+                f"Einsum {short_repr(name)}: the dict {short_repr(dict(spec))} has no 'einsum' key; give "
+                "{'einsum': 'Z[m,n] = A[m,k] * B[k,n]'} or {'einsum': 'mk,kn->mn', 'inputs': [...], 'output': 'Z'}"
+            )
+        if ("inputs" in spec) != ("output" in spec):
+            raise WorkloadError(f"Einsum {short_repr(name)}: give 'inputs' and 'output' together, or neither")
+        ops_per_point = _checked_ops_per_point(name, spec.get("ops_per_point"))
         spec = (spec["einsum"], spec["inputs"], spec["output"]) if "inputs" in spec else spec["einsum"]
+        if isinstance(spec, str) and len(spec) > MAX_EINSUM:
+            raise WorkloadError(f"Einsum {short_repr(name)}: {len(spec):,} characters; the limit is {MAX_EINSUM:,}")
     if isinstance(spec, str) and "=" in spec:
         return _parse_brackets(name, spec, ops_per_point)
     if isinstance(spec, (tuple, list)) and len(spec) == 3:
         return _parse_numpy(name, *spec, ops_per_point=ops_per_point)
     raise WorkloadError(
-        f"Einsum {name!r}: {short_repr(spec)} is neither 'Z[m,n] = A[m,k] * B[k,n]' nor ('mk,kn->mn', [inputs], output)"
+        f"Einsum {short_repr(name)}: {short_repr(spec)} is neither 'Z[m,n] = A[m,k] * B[k,n]' nor "
+        "('mk,kn->mn', [inputs], output)"
     )
+
+
+def _checked_ops_per_point(name, value):
+    """None, or a finite number >= 0 (a bool is not a count of operations)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= LARGEST:
+        raise WorkloadError(
+            f"Einsum {short_repr(name)}: ops_per_point={short_repr(value)} must be a number from 0 to {LARGEST:g}"
+        )
+    return value
 
 
 def _indices(name, tensor, text) -> tuple[str, ...]:
@@ -112,12 +133,23 @@ def _parse_brackets(name, text, ops_per_point) -> Einsum:
 
 
 def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum:
-    if not isinstance(subscripts, str) or "->" not in subscripts:
-        raise WorkloadError(f"Einsum {name!r}: {short_repr(subscripts)} is not numpy-style like 'mk,kn->mn'")
+    if not isinstance(subscripts, str) or subscripts.count("->") != 1 or len(subscripts) > MAX_EINSUM:
+        raise WorkloadError(f"Einsum {short_repr(name)}: {short_repr(subscripts)} is not numpy-style like 'mk,kn->mn'")
     lhs, rhs = subscripts.replace(" ", "").split("->")
     terms = lhs.split(",")
+    odd = next((c for c in lhs.replace(",", "") + rhs if not c.isalpha()), None)
+    if odd is not None:
+        raise WorkloadError(
+            f"Einsum {short_repr(name)}: {short_repr(subscripts)} has {odd!r} among its subscripts; each index is a letter"
+        )
     if isinstance(inputs, str):
         inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)):
+        raise WorkloadError(f"Einsum {short_repr(name)}: inputs={short_repr(inputs)} must be a list of tensor names")
+    for tensor in (*inputs, output):
+        if not isinstance(tensor, str) or not tensor:
+            raise WorkloadError(f"Einsum {short_repr(name)}: the tensor name {short_repr(tensor)} must be a string")
+        check_name(f"Einsum {short_repr(name)}: tensor name", tensor)
     if len(terms) != len(inputs):
         raise WorkloadError(
             f"Einsum {name!r}: {short_repr(subscripts)} has {len(terms)} input subscripts but "
@@ -164,9 +196,15 @@ def einsum_phases(
         einsums if isinstance(einsums, list) and all(isinstance(e, Einsum) for e in einsums) else parse_all(einsums)
     )
     _check_element_bytes(element_bytes)
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes={short_repr(sizes)} must map index names to sizes, e.g. {{'m': 1024}}")
     for index, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
-            raise TypeError(f"size {index!r}={value!r:.60} must be a whole number or an expression such as 'B*S'")
+            raise TypeError(
+                f"size {short_repr(index)}={short_repr(value)} must be a whole number or an expression such as 'B*S'"
+            )
+        if not isinstance(value, str) and not 1 <= value <= LARGEST:
+            raise WorkloadError(f"size {short_repr(index)}={short_repr(value)} must be from 1 to {LARGEST:g}")
     if isinstance(mac_ops, bool) or not isinstance(mac_ops, numbers.Real) or not mac_ops > 0:
         raise TypeError(f"mac_ops={mac_ops!r:.60} must be a number > 0")
     shapes: dict[str, tuple[tuple[str, ...], str]] = {}
@@ -184,7 +222,7 @@ def einsum_phases(
             if index not in sizes:
                 raise WorkloadError(f"Einsum {e.name!r}: index {index!r} has no size; give it in sizes=")
         products = max(0, len(e.inputs) - 1)
-        if e.ops_per_point is not None:
+        if _checked_ops_per_point(e.name, e.ops_per_point) is not None:
             per_point = float(e.ops_per_point)
         elif e.reduced and products:
             per_point = products - 1 + mac_ops
@@ -193,9 +231,9 @@ def einsum_phases(
         phases.append(
             Phase(
                 e.name,
-                ops=_product([sizes[i] for i in e.indices], per_point),
-                reads={t: _tensor_bytes(t, idx, sizes, element_bytes) for t, idx in e.inputs},
-                writes={e.output: _tensor_bytes(e.output, e.output_indices, sizes, element_bytes)},
+                ops=_product([sizes[i] for i in e.indices], per_point, f"Einsum {short_repr(e.name)}: ops"),
+                reads={t: _tensor_bytes(e.name, t, idx, sizes, element_bytes) for t, idx in e.inputs},
+                writes={e.output: _tensor_bytes(e.name, e.output, e.output_indices, sizes, element_bytes)},
             )
         )
     return phases
@@ -204,19 +242,30 @@ def einsum_phases(
 def _check_element_bytes(element_bytes) -> None:
     values = element_bytes.values() if isinstance(element_bytes, Mapping) else [element_bytes]
     for value in values:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-            raise TypeError(f"element_bytes={element_bytes!r:.60} must be a number > 0 (or tensor name → number)")
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= LARGEST:
+            raise TypeError(
+                f"element_bytes={short_repr(element_bytes)} must be a number from 0 to {LARGEST:g} "
+                "(or tensor name → number)"
+            )
 
 
-def _product(factors, scale):
-    """``scale × Π factors``: a number when every factor is one, else an expression."""
+def _product(factors, scale, what: str):
+    """``scale × Π factors``: a number when every factor is one (at most LARGEST, or an error naming
+    ``what``, before any float can overflow), else an expression."""
     if all(not isinstance(f, str) for f in factors):
-        return float(math.prod(int(f) for f in factors) * scale)
+        count = math.prod(int(f) for f in factors)
+        too_many = scale > 0 and (count > LARGEST or count * float(scale) > LARGEST)  # float() never overflows
+        if too_many:
+            digits = int(count.bit_length() * math.log10(2))
+            raise WorkloadError(
+                f"{what} is over {LARGEST:g} (about 10^{digits} points × {float(scale):g}): give smaller sizes"
+            )
+        return float(count * scale)
     return "*".join(f"({f})" for f in factors) + f"*{scale!r}" if factors else repr(float(scale))
 
 
-def _tensor_bytes(tensor, idx, sizes, element_bytes):
+def _tensor_bytes(einsum, tensor, idx, sizes, element_bytes):
     width = (
         element_bytes.get(tensor, element_bytes.get("*", 4)) if isinstance(element_bytes, Mapping) else element_bytes
     )
-    return _product([sizes[i] for i in idx], width)
+    return _product([sizes[i] for i in idx], width, f"Einsum {short_repr(einsum)}: tensor {short_repr(tensor)}'s bytes")

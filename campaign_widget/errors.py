@@ -34,6 +34,10 @@ class SceneTooLargeError(CampaignWidgetError):
     """Stacking the schedule would make more pieces than a diagram can hold."""
 
 
+class FigureTooLargeError(CampaignWidgetError):
+    """A static figure whose canvas (size × dpi) is beyond the bound in pixels."""
+
+
 class SweepError(CampaignWidgetError):
     """A sweep that cannot start as given: the message names the axis, the value and a configuration."""
 

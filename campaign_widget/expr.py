@@ -5,8 +5,10 @@ names, ``+ - * / // % **`` (``^`` is read as ``**``), unary ``-``/``+``, and the
 ``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``).
 Anything else is refused with the node and its column. Nothing is ever passed to ``eval``.
 
-Arithmetic is exact (``int`` and ``fractions.Fraction``). ``**`` takes an integer exponent 0…64 and
-every intermediate must stay within 10**30, so no expression can hang the process or exhaust memory.
+Arithmetic is exact (``int`` and ``fractions.Fraction``): a float parameter is the decimal it prints as
+(``1e-07`` is 1/10**7, as the same number written in the text is). ``**`` takes an integer exponent
+0…64, every intermediate must stay within 10**30 in magnitude, and the denominator of every fraction
+within MAX_DENOMINATOR_BITS bits, so no expression can hang the process or exhaust memory.
 
 >>> evaluate("B*S", {"B": 8, "S": 2048})
 16384
@@ -19,10 +21,11 @@ True
 from __future__ import annotations
 
 import ast
-import functools
 import math
 import numbers
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import NoReturn
@@ -37,6 +40,8 @@ from .errors import (
 MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
 MAX_EXPONENT = 64
+MAX_DENOMINATOR_BITS = 4096  # an exact fraction's denominator: 1e-300 needs ~1,000 bits, (1/3)**64 ~100
+MAX_CACHED_NODES = 200_000  # AST nodes the parse cache keeps in all (~160 bytes each: ~32 MB at most)
 
 Number = int | Fraction
 
@@ -70,6 +75,7 @@ class Expr:
 
     def evaluate(self, params: Mapping[str, Number]) -> Number:
         """The exact value with ``params`` (int or Fraction); unknown names are listed all at once."""
+        _check_mapping("params", params)
         missing = sorted(self.names - set(params))
         if missing:
             raise ExpressionError(
@@ -81,14 +87,16 @@ class Expr:
     def evaluate_array(self, env: Mapping[str, object]) -> np.ndarray:
         """The expression over integer arrays (index expressions such as ``i+1`` or ``2*k`` in a trace).
 
-        ``/`` must divide exactly; ``//`` floors. Returns int64 values.
+        ``/`` must divide exactly; ``//`` floors. Returns int64 values, exactly: an input that is not
+        whole, or an intermediate outside int64, is an ExpressionError (never a value wrapped around).
         """
+        _check_mapping("env", env)
         missing = sorted(self.names - set(env))
         if missing:
             raise ExpressionError(
-                f"expression {short_repr(self.text)} uses unknown names {missing}; known: {sorted(env)}"
+                f"expression {short_repr(self.text)} uses unknown names {missing}; known: {short_repr(sorted(env))}"
             )
-        arrays = {name: np.asarray(env[name], dtype=np.int64) for name in self.names}
+        arrays = {name: _whole_array(self.text, name, env[name]) for name in self.names}
         result = _Vector(self.text, arrays).visit(self._tree)
         return np.asarray(result, dtype=np.int64)
 
@@ -105,12 +113,43 @@ class Expr:
 def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
-        raise TypeError(f"an expression must be text, got {type(text).__name__} {short_repr(repr(text))}")
-    return _parse(text)
+        raise TypeError(f"an expression must be text, got {type(text).__name__} {short_repr(text)}")
+    with _CACHE_LOCK:
+        found = _CACHE.get(text)
+        if found is not None:
+            _CACHE.move_to_end(text)
+            return found[0]
+    parsed, nodes = _parse(text)
+    _remember(text, parsed, nodes)
+    return parsed
 
 
-@functools.lru_cache(maxsize=4096)  # a slider re-evaluates the same few expressions on every step
-def _parse(text: str) -> Expr:
+# A slider re-evaluates the same few expressions on every step: parsed ones are kept, least recently
+# used first out, bounded by their total size in AST nodes (a count of entries would let 1,000-character
+# expressions hold a gigabyte).
+_CACHE: OrderedDict[str, tuple[Expr, int]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_cached_nodes = 0
+
+
+def _remember(text: str, parsed: Expr, nodes: int) -> None:
+    global _cached_nodes
+    with _CACHE_LOCK:
+        if text in _CACHE or nodes > MAX_CACHED_NODES:
+            return
+        _CACHE[text] = (parsed, nodes)
+        _cached_nodes += nodes
+        while _cached_nodes > MAX_CACHED_NODES:
+            _, (_, dropped) = _CACHE.popitem(last=False)
+            _cached_nodes -= dropped
+
+
+def cached_nodes() -> int:
+    """AST nodes held by the parse cache (at most MAX_CACHED_NODES)."""
+    return _cached_nodes
+
+
+def _parse(text: str) -> tuple[Expr, int]:
     if len(text) > MAX_TEXT:
         raise ExpressionError(
             f"expression {short_repr(text)} is {len(text):,} characters long; the limit is {MAX_TEXT:,}"
@@ -133,7 +172,7 @@ def _parse(text: str) -> Expr:
         _check(text, tree.body, names)
     except RecursionError:
         raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
-    return Expr(text, tree.body, frozenset(names))
+    return Expr(text, tree.body, frozenset(names)), sum(1 for _ in ast.walk(tree.body))
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
@@ -188,9 +227,50 @@ def _check(text: str, node: ast.AST, names: set[str]) -> None:
     refuse(f"the {type(node).__name__} node")
 
 
+def _check_mapping(what: str, value) -> None:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what}={short_repr(value)} must map parameter names to numbers")
+
+
+def _whole_array(text: str, name: str, value) -> np.ndarray:
+    """``value`` as int64, or an ExpressionError naming ``name``: never 2.5 read as 2, nor 10**30 wrapped."""
+    try:
+        array = np.asarray(value)
+        if array.dtype.kind in "iu":
+            if array.dtype.kind == "u" and array.size and int(array.max()) > _INT64_MAX:
+                raise OverflowError
+            return array.astype(np.int64, copy=False)
+        if array.dtype.kind not in "fO":  # bools, text, dates: not indices
+            raise TypeError
+        if array.dtype.kind == "O":
+            items = [
+                int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else None for v in array.flat
+            ]
+            if any(v is None for v in items):
+                raise TypeError
+            return np.array(items, dtype=np.int64).reshape(array.shape)  # OverflowError past int64
+        as_float = array.astype(np.float64)
+        if not np.all(np.isfinite(as_float)) or not np.all(as_float == np.round(as_float)):
+            raise TypeError
+        if as_float.size and np.abs(as_float).max() >= 2.0**63:
+            raise OverflowError
+        return as_float.astype(np.int64)
+    except OverflowError:
+        raise ExpressionError(
+            f"index expression {short_repr(text)}: {name}={short_repr(value)} is outside 64-bit integers"
+        ) from None
+    except (TypeError, ValueError):
+        raise ExpressionError(
+            f"index expression {short_repr(text)}: {name}={short_repr(value)} must hold whole numbers"
+        ) from None
+
+
+_INT64_MAX = 2**63 - 1
+
+
 def _exact(name: str, value: object) -> Number:
     if isinstance(value, bool):
-        raise ExpressionError(f"parameter {name!r}={value!r} must be a number")
+        raise ExpressionError(f"parameter {short_repr(name)}={value!r} must be a number")
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, Fraction):
@@ -198,9 +278,10 @@ def _exact(name: str, value: object) -> Number:
     if isinstance(value, numbers.Real):
         number = float(value)
         if not math.isfinite(number):
-            raise ExpressionError(f"parameter {name!r}={value!r} must be finite")
-        return Fraction(number).limit_denominator() if not number.is_integer() else int(number)
-    raise ExpressionError(f"parameter {name!r}={short_repr(repr(value))} must be a number")
+            raise ExpressionError(f"parameter {short_repr(name)}={short_repr(value)} must be finite")
+        # the decimal the float prints as, exactly (what the same number written in an expression is)
+        return int(number) if number.is_integer() else Fraction(repr(number))
+    raise ExpressionError(f"parameter {short_repr(name)}={short_repr(value)} must be a number")
 
 
 def _normal(value: Number) -> Number:
@@ -219,7 +300,16 @@ class _Exact:
             raise ExpressionError(
                 f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
             )
+        if isinstance(value, Fraction) and value.denominator.bit_length() > MAX_DENOMINATOR_BITS:
+            self.too_fine(node)
         return _normal(value)
+
+    def too_fine(self, node: ast.AST) -> NoReturn:
+        raise ExpressionError(
+            f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} is a fraction too "
+            f"fine to hold exactly (its denominator would exceed 2**{MAX_DENOMINATOR_BITS}: a power of a tiny "
+            "or finely divided number)"
+        )
 
     def visit(self, node: ast.AST) -> Number:
         if isinstance(node, ast.Constant):
@@ -258,11 +348,16 @@ class _Exact:
                     f"expression {short_repr(self.text)}: the exponent {b} at column "
                     f"{node.col_offset + 1} must be a whole number from 0 to {MAX_EXPONENT}"
                 )
-            if a != 0 and abs(a) != 1 and b * math.log10(abs(float(a))) > 30.5:
-                raise ExpressionError(
-                    f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
-                )
-            return Fraction(a) ** b if isinstance(a, Fraction) else a**b
+            # sizes from the operand's integer parts (math.log10 of an int never overflows or underflows)
+            a = Fraction(a)
+            if a != 0 and abs(a) != 1:
+                if b * (math.log10(abs(a.numerator)) - math.log10(a.denominator)) > 30.5:
+                    raise ExpressionError(
+                        f"expression {short_repr(self.text)}: the value at column {node.col_offset + 1} exceeds 10**30"
+                    )
+                if b * a.denominator.bit_length() > MAX_DENOMINATOR_BITS + b:
+                    self.too_fine(node)
+            return a**b
         if b == 0:
             raise ExpressionError(
                 f"expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}"
@@ -312,6 +407,8 @@ class _Vector:
             return self.env[node.id]
         if isinstance(node, ast.UnaryOp):
             value = self.visit(node.operand)
+            if isinstance(node.op, ast.USub) and np.size(value):
+                self.fits(node, -int(np.min(value)))
             return -value if isinstance(node.op, ast.USub) else value
         if isinstance(node, ast.BinOp):
             return self.binary(node, self.visit(node.left), self.visit(node.right))
@@ -328,6 +425,8 @@ class _Vector:
             if kind == "max":
                 return np.maximum.reduce(np.broadcast_arrays(*args)) if len(args) > 1 else args[0]
             if kind == "abs":
+                if np.size(args[0]):
+                    self.fits(node, -int(np.min(args[0])))
                 return np.abs(args[0])
             return args[0]  # floor/ceil of an integer is itself
         raise AssertionError(node)
@@ -338,8 +437,27 @@ class _Vector:
                 f"index expression {short_repr(self.text)}: division by zero at column {node.col_offset + 1}"
             )
 
+    def fits(self, node: ast.AST, *corners: int) -> None:
+        """Refuse an operation whose result range (from its operands' ranges) leaves int64: numpy's
+        integer arithmetic wraps around without a word."""
+        if any(not -_INT64_MAX - 1 <= c <= _INT64_MAX for c in corners):
+            raise ExpressionError(
+                f"index expression {short_repr(self.text)}: the value at column {node.col_offset + 1} "
+                "is outside 64-bit integers"
+            )
+
     def binary(self, node: ast.BinOp, a: np.ndarray | np.int64, b: np.ndarray | np.int64) -> np.ndarray | np.int64:
         op = node.op
+        if np.size(a) and np.size(b) and isinstance(op, (ast.Add, ast.Sub, ast.Mult, ast.Pow)):
+            a_lo, a_hi, b_lo, b_hi = int(np.min(a)), int(np.max(a)), int(np.min(b)), int(np.max(b))
+            if isinstance(op, ast.Add):
+                self.fits(node, a_lo + b_lo, a_hi + b_hi)
+            elif isinstance(op, ast.Sub):
+                self.fits(node, a_lo - b_hi, a_hi - b_lo)
+            elif isinstance(op, ast.Mult):
+                self.fits(node, a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi)
+            elif np.ndim(b) == 0 and 0 <= b_lo <= MAX_EXPONENT:
+                self.fits(node, a_lo**b_lo, a_hi**b_lo)
         with np.errstate(over="raise"):
             try:
                 if isinstance(op, ast.Add):
@@ -380,6 +498,8 @@ def evaluate(value: str | float | Fraction, params: Mapping[str, Number]) -> Num
         return _normal(Fraction(value))
     if isinstance(value, numbers.Real):
         return _exact("value", value)
+    if not isinstance(value, str):
+        raise TypeError(f"{short_repr(value)} is not a number or an expression")
     return parse(value).evaluate(params)
 
 
@@ -400,6 +520,10 @@ def size(value: str | float | Fraction, params: Mapping[str, Number], *, what: s
 
 def resolve_sizes(sizes: Mapping[str, object], params: Mapping[str, Number] | None = None) -> dict[str, int]:
     """Every size as a positive whole number; unknown parameter names across all sizes listed at once."""
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes={short_repr(sizes)} must map names to sizes (numbers or expressions)")
+    if params is not None:
+        _check_mapping("params", params)
     params = dict(params or {})
     for name, value in params.items():
         if not isinstance(name, str):

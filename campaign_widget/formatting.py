@@ -161,19 +161,73 @@ def time_unit_for(unit: str, end: float) -> tuple[float, str]:
     return 1.0 / factor, f"{symbol}s"
 
 
-def shorten_middle(name: str, width: int) -> str:
-    """``name`` in at most ``width`` characters, an ellipsis in the middle when it is longer: the start
-    and the end of a long kernel name (``void at::native::…kernel<float>(int, float*)``) both stay readable.
+def format_reading(value: float, unit: str = "", *, end: float | None = None, digits: int = 3) -> str:
+    """A number a person reads in a title or readout, in the unit of the axis beside it, with
+    ``digits`` significant digits: times in seconds take the unit of a time axis reaching ``end``
+    (the value itself when None): format_reading(5.24288e-06, "s") → "5.24 µs",
+    format_reading(0.0021, "s", end=0.5) → "2.1 ms". Other units as ``format_quantity``."""
+    if unit == "s":
+        if not math.isfinite(value):
+            return MISSING
+        factor, shown = time_unit_for(unit, abs(value) if end is None else end)
+        return join_unit(format_number(value * factor, digits), "", shown)
+    return format_quantity(value, unit, digits)
 
-    >>> shorten_middle("void at::native::vectorized_elementwise_kernel<4>(int)", 24)
-    'void at::na…rnel<4>(int)'
-    """
-    if width < 1:
-        return ""
-    if len(name) <= width:
-        return name
-    if width < 3:
-        return name[:width]
-    head = (width - 1) // 2
-    tail = width - 1 - head
-    return name[:head] + "…" + name[len(name) - tail :]
+
+def format_span_reading(t0: float, t1: float, unit: str = "", *, end: float | None = None) -> str:
+    """ "t0–t1 unit", in the unit of a time axis reaching ``end`` (``t1`` when None):
+    format_span_reading(0.0008, 0.0112, "s") → "0.8–11.2 ms"."""
+    factor, shown = time_unit_for(unit, abs(t1) if end is None else end) if unit == "s" else (1.0, unit)
+    span = format_span(t0 * factor, t1 * factor)
+    return f"{span} {shown}" if shown and span != MISSING else span
+
+
+def format_speedup(ratio: float, digits: int = 3) -> str:
+    """How much faster (``ratio`` = old time / new time): 2.5 → "2.5× faster", 0.04 → "25× slower",
+    1 → "same time". A slowdown is said as such, never as a fraction below 1×."""
+    if not (isinstance(ratio, (int, float, np.floating, np.integer)) and math.isfinite(ratio) and ratio > 0):
+        return MISSING
+    if abs(ratio - 1) < 0.5 * 10 ** (1 - digits):
+        return "same time"
+    if ratio > 1:
+        return f"{format_number(float(ratio), digits)}× faster"
+    return f"{format_number(1 / float(ratio), digits)}× slower"
+
+
+# What a legend shows: at most LEGEND_MAX_ENTRIES names (the rest summarized as "+N more"), each at
+# most LABEL_MAX_CHARS characters. The one rule for both renderers' legends and labels.
+LEGEND_MAX_ENTRIES = 24
+LABEL_MAX_CHARS = 40
+ELLIPSIS = "…"
+
+
+def shorten_middle(text: str, max_chars: int = LABEL_MAX_CHARS) -> str:
+    """``text`` at most ``max_chars`` characters, cut in the middle with an ellipsis so that both
+    the start and the distinguishing end stay: "void gemm_kernel<…>::run_128x64" keeps "run_128x64".
+    The end keeps the larger half (kernel names differ most at the end)."""
+    text = str(text)
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= 1:
+        return ELLIPSIS[:max_chars]
+    keep = max_chars - 1
+    head = keep // 2
+    return text[:head] + ELLIPSIS + text[len(text) - (keep - head) :]
+
+
+def legend_selection(weights, max_entries: int = LEGEND_MAX_ENTRIES) -> tuple[list[int], int]:
+    """Which of ``len(weights)`` names a legend lists, and how many it summarizes as "+N more":
+    all when they are at most ``max_entries``; else the ``max_entries - 1`` heaviest (most time
+    drawn, ties by order), in their own order, and the rest counted (the summary takes a row)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    n = weights.size
+    if n <= max_entries:
+        return list(range(n)), 0
+    shown = max(0, max_entries - 1)
+    heaviest = np.lexsort((np.arange(n), -np.nan_to_num(weights, nan=0.0)))[:shown]
+    return sorted(int(i) for i in heaviest), n - shown
+
+
+def more_label(hidden: int) -> str:
+    """The summary entry of a capped legend: "+142 more"."""
+    return f"+{hidden:,} more"

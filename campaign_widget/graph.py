@@ -6,10 +6,21 @@ import heapq
 
 import numpy as np
 
-from .errors import WorkloadError
+from .errors import WorkloadError, short_repr
 
 TIME_RTOL = 1e-9  # times within this fraction of the span are equal
 MAX_INFERRED_DEPENDENCIES = 1_000_000  # edges interval_dependencies may infer (phases in waves infer ~n²/4)
+CYCLE_SHOWN = 10  # phases of a cycle a message names; the rest are counted
+
+
+def cycle_text(cycle: list[str]) -> str:
+    """``'a' -> 'b' -> 'a'`` for a cycle given with its first phase repeated at the end; a long cycle shows
+    its first CYCLE_SHOWN phases and counts the rest (``... (+2,990 more)``), names bounded as well."""
+    distinct = cycle[:-1] if len(cycle) > 1 and cycle[0] == cycle[-1] else cycle
+    if len(distinct) <= CYCLE_SHOWN:
+        return " -> ".join(short_repr(n) for n in [*distinct, distinct[0]] if distinct)
+    shown = " -> ".join(short_repr(n) for n in distinct[:CYCLE_SHOWN])
+    return f"{shown} -> ... (+{len(distinct) - CYCLE_SHOWN:,} more) -> {short_repr(distinct[0])}"
 
 
 def topological_order(names: list[str], producers: list[tuple[str, ...]]) -> np.ndarray:
@@ -25,10 +36,13 @@ def topological_order(names: list[str], producers: list[tuple[str, ...]]) -> np.
             j = index.get(producer)
             if j is None:
                 raise WorkloadError(
-                    f"phase {names[i]!r}: after names {producer!r}, which is not a phase of this workload"
+                    f"phase {short_repr(names[i])}: after names {short_repr(producer)}, which is not a phase of "
+                    "this workload"
                 )
             if j == i:
-                raise WorkloadError(f"phase {names[i]!r}: after names itself (a dependency cycle of one phase)")
+                raise WorkloadError(
+                    f"phase {short_repr(names[i])}: after names itself (a dependency cycle of one phase)"
+                )
             consumers[j].append(i)
             indegree[i] += 1
     remaining = indegree.tolist()
@@ -44,7 +58,9 @@ def topological_order(names: list[str], producers: list[tuple[str, ...]]) -> np.
                 heapq.heappush(ready, c)
     if len(order) < len(names):
         cycle = _find_cycle(names, producers, index, set(order))
-        raise WorkloadError("dependency cycle between phases: " + " -> ".join(repr(n) for n in cycle))
+        error = WorkloadError("dependency cycle between phases: " + cycle_text(cycle))
+        error.cycle = cycle  # the names on the cycle, for callers that name the cycle their own way
+        raise error
     return np.asarray(order, dtype=np.int64)
 
 
@@ -72,6 +88,20 @@ def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return indptr, indices
 
 
+def _times(what: str, values) -> np.ndarray:
+    """One finite time per phase (a 1-D float array), or an error naming ``what`` and the value."""
+    try:
+        times = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{what}={short_repr(values)} must be numbers (one time per phase)") from None
+    if times.ndim != 1:
+        raise TypeError(f"{what}={short_repr(values)} must be a flat list of times, one per phase")
+    if not np.all(np.isfinite(times)):
+        i = int(np.flatnonzero(~np.isfinite(times))[0])
+        raise WorkloadError(f"{what}[{i}]={float(times[i])!r} must be a finite time")
+    return times
+
+
 def interval_dependencies(start, end, rtol: float = TIME_RTOL) -> list[list[int]]:
     """For phases that ran over ``[start, end)``, the phases each one waited for.
 
@@ -87,8 +117,12 @@ def interval_dependencies(start, end, rtol: float = TIME_RTOL) -> list[list[int]
     >>> interval_dependencies([0, 3, 3, 8], [3, 8, 5, 9])   # B and C overlap after A; D after both
     [[], [0], [0], [1, 2]]
     """
-    start = np.asarray(start, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
+    start, end = _times("start", start), _times("end", end)
+    if start.shape != end.shape:
+        raise WorkloadError(f"{start.size:,} start times but {end.size:,} end times: give one of each per phase")
+    if not np.all(end >= start):
+        i = int(np.flatnonzero(~(end >= start))[0])
+        raise WorkloadError(f"phase {i}: end {float(end[i])!r} is before start {float(start[i])!r}")
     n = start.size
     if n == 0:
         return []

@@ -33,7 +33,7 @@ from ._local_geometry import (
     severity_rows,
 )
 from .buffers import to_payload
-from .cache import Cache, CacheResult, Layout, StackDistances, Trace, simulate, stack_distances, trace
+from .cache import Cache, CacheResult, Layout, StackDistances, Trace, packed_strides, simulate, stack_distances, trace
 from .einsum import Einsum
 from .errors import WorkloadError
 
@@ -118,6 +118,7 @@ class LocalView(anywidget.AnyWidget):
     readout = t.Dict().tag(sync=True)
     capacity_table = t.Dict().tag(sync=True)  # fully associative misses for every capacity (see _capacity_table)
     miss_map = t.Dict().tag(sync=True)  # per-element misses when the table does not apply (set-associative)
+    cache_kind = t.Unicode("fully associative", read_only=True).tag(sync=True)  # Cache.kind, shown by the view
     message = t.Unicode("").tag(sync=True)
     apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
     can_apply = t.Bool(False).tag(sync=True)
@@ -310,6 +311,10 @@ class LocalView(anywidget.AnyWidget):
             with self.hold_sync():
                 self.capacity_max = max(self._distinct_lines + 1, self.capacity)  # the slider reaches it
                 self._misses()
+
+    @t.observe("line", "capacity", "ways")
+    def _on_cache_kind(self, change: dict[str, Any]) -> None:
+        self.set_trait("cache_kind", self.cache.kind)
 
     @t.observe("reuse_stat", "scaling", "palette")
     def _on_colour_control(self, change: dict[str, Any]) -> None:
@@ -508,7 +513,9 @@ class LocalView(anywidget.AnyWidget):
             order, pad = spec.get("order", "C"), int(spec.get("pad", 0))
             strides = spec.get("strides")
             if strides is None and (pad or order not in ("C", "F")):
-                strides = _padded_strides(self._shapes[k], order, pad)
+                strides = packed_strides(
+                    self._shapes[k], order if order in ("C", "F") else _permutation(order), pad=pad
+                )
             out[name] = Layout(
                 order=order if order in ("C", "F") else "C",
                 strides=None if strides is None else tuple(strides),
@@ -734,9 +741,8 @@ class LocalView(anywidget.AnyWidget):
 
     def _readout_notes(self) -> list[str]:
         """The readout's lines under the table, for the current cache."""
-        kind = "fully associative" if self.ways is None else ("direct mapped" if self.ways == 1 else f"{self.ways}-way")
         lines = [
-            f"{kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
+            f"{self.cache.kind} LRU cache of {self.capacity} lines × {self.line} B; misses = cold + capacity + conflict; "
             "bytes = line × misses",
             self._trace.summary(),
         ]
@@ -901,24 +907,6 @@ def _permutation(text: object) -> list[int] | None:
         return [int(p) for p in str(text).replace(" ", "").split(",") if p != ""]
     except ValueError:
         return None
-
-
-def _padded_strides(shape: Sequence[int], order: str, pad: int) -> tuple[int, ...]:
-    """Strides (elements) of ``shape`` in ``order`` ("C", "F" or dimensions outermost first, "2,0,1")
-    with ``pad`` extra elements after every row of the innermost dimension."""
-    if order == "C":
-        dims = list(range(len(shape) - 1, -1, -1))
-    elif order == "F":
-        dims = list(range(len(shape)))
-    else:
-        dims = _permutation(order)[::-1]
-    strides, step = [0] * len(shape), 1
-    for n, d in enumerate(dims):
-        strides[d] = step
-        step *= shape[d]
-        if n == 0 and len(shape) > 1:
-            step += pad
-    return tuple(strides)
 
 
 def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> np.ndarray:

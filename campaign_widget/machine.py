@@ -1,19 +1,25 @@
-"""The machine: two rate-limited resources with peaks (design.md §1)."""
+"""The machine: a compute peak and one or more memory levels with bandwidths (design.md §1, §8)."""
 
 from __future__ import annotations
 
+import decimal
 import math
+import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from .errors import WorkloadError, short_repr
-from .host import measure_peaks
+from .host import bandwidth_sweep, measure_peaks
 from .phase import LARGEST, SMALLEST, check_name
 
 PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
 
 
 def _check_peak(what: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    # any real number (int, float, numpy scalar, Fraction, Decimal), as Phase and roofline() take
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, decimal.Decimal)):
         raise TypeError(f"{what}={short_repr(value)} must be a number")
     try:
         number = float(value)
@@ -51,15 +57,22 @@ class Ceiling:
 
 @dataclass(frozen=True)
 class Machine:
-    """Peaks of a compute resource (ops/s) and a memory resource (bytes/s).
+    """Peaks of a compute resource (ops/s) and of one or more memory levels (bytes/s).
+
+    ``levels`` maps level names to bandwidths, nearest to compute first (design.md §8); the last
+    one is the memory farthest from compute, whose bandwidth is ``peak_bandwidth``. Without
+    ``levels`` the machine has one level, named ``memory_name``.
 
     >>> m = Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12, name="H100 FP32")
     >>> m.ridge_point  # ops per byte where the two roofs meet
     15.283582089552239
+    >>> h = Machine(peak_compute=100, levels={"L2": 40, "DRAM": 10})
+    >>> h.level_names, h.peak_bandwidth, h.bandwidth("L2")
+    (('L2', 'DRAM'), 10.0, 40.0)
     """
 
     peak_compute: float
-    peak_bandwidth: float
+    peak_bandwidth: float | None = None
     name: str = ""
     compute_name: str = "compute"
     memory_name: str = "memory"
@@ -68,6 +81,7 @@ class Machine:
     time_unit: str = "s"
     ceilings: tuple[Ceiling, ...] = field(default_factory=tuple)
     normalized: bool = False  # peaks of 1: rates are fractions of peak, volumes are peak·time
+    levels: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -82,8 +96,13 @@ class Machine:
                 f"{who}: compute_name and memory_name are both {self.compute_name!r}; the two "
                 "resources need different names"
             )
-        for label, value in (("peak_compute", self.peak_compute), ("peak_bandwidth", self.peak_bandwidth)):
-            _check_peak(f"{who}: {label}", value)
+        _check_peak(f"{who}: peak_compute", self.peak_compute)
+        levels = _checked_levels(who, self.levels, self.peak_bandwidth, self.memory_name, self.compute_name)
+        # one level is stored as today's machine (memory_name, peak_bandwidth) and levels=(), so that
+        # every one-level machine has one spelling; several are kept in ``levels``
+        object.__setattr__(self, "levels", levels if len(levels) > 1 else ())
+        object.__setattr__(self, "peak_bandwidth", levels[-1][1])
+        object.__setattr__(self, "memory_name", levels[-1][0])
         if not isinstance(self.normalized, bool):
             raise TypeError(f"{who}: normalized={short_repr(self.normalized)} must be True or False")
         ceilings = self.ceilings
@@ -100,6 +119,43 @@ class Machine:
         object.__setattr__(self, "ceilings", ceilings)
 
     @property
+    def memory_levels(self) -> tuple[tuple[str, float], ...]:
+        """Every memory level as (name, bandwidth), nearest to compute first; one on a one-level machine."""
+        return self.levels or ((self.memory_name, self.peak_bandwidth),)
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        """The memory levels' names, nearest to compute first (one name on a one-level machine)."""
+        return tuple(name for name, _ in self.memory_levels)
+
+    @property
+    def resource_names(self) -> tuple[str, ...]:
+        """Every rate-limited resource: the compute resource, then the memory levels."""
+        return (self.compute_name, *self.level_names)
+
+    @property
+    def bandwidths(self) -> tuple[float, ...]:
+        return tuple(bandwidth for _, bandwidth in self.memory_levels)
+
+    def bandwidth(self, level: str) -> float:
+        """The bandwidth of memory level ``level`` (bytes/s)."""
+        for name, value in self.memory_levels:
+            if name == level:
+                return value
+        raise WorkloadError(
+            f"machine {self.name!r} has no memory level {short_repr(level)}; its levels are "
+            f"{', '.join(self.level_names)}"
+        )
+
+    def with_level(self, level: str, bandwidth: float) -> Machine:
+        """This machine with memory level ``level`` at another bandwidth."""
+        self.bandwidth(level)
+        if not self.levels:
+            return replace(self, peak_bandwidth=bandwidth)
+        levels = tuple((name, bandwidth if name == level else value) for name, value in self.levels)
+        return replace(self, levels=levels, peak_bandwidth=None)
+
+    @property
     def ridge_point(self) -> float:
         return self.peak_compute / self.peak_bandwidth
 
@@ -112,19 +168,25 @@ class Machine:
         return "× peak" if self.normalized else f"{self.bytes_unit}/{self.time_unit}"
 
     def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Machine:
-        return replace(
-            self,
-            peak_compute=self.peak_compute if peak_compute is None else peak_compute,
-            peak_bandwidth=self.peak_bandwidth if peak_bandwidth is None else peak_bandwidth,
-        )
+        machine = self if peak_compute is None else replace(self, peak_compute=peak_compute)
+        return machine if peak_bandwidth is None else machine.with_level(self.memory_name, peak_bandwidth)
 
     @classmethod
     def measure(cls, **options) -> Machine:
         """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
-        kernel for bandwidth, a large matrix product for compute. See ``campaign_widget.host``."""
+        kernel for bandwidth, a large matrix product for compute. ``levels=True`` also measures
+        bandwidth at working sets that fit each cache level and gives the machine one memory level
+        per plateau (L1, L2, …, DRAM; ``campaign_widget.host.bandwidth_sweep`` has the sweep and its
+        plot). See ``campaign_widget.host``."""
         name = options.pop("name", "this host")
+        levels = options.pop("levels", False)
+        if not isinstance(levels, bool):
+            raise TypeError(f"levels={short_repr(levels)} must be True or False")
         compute, bandwidth = measure_peaks(**options)
-        return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+        if not levels:
+            return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+        sweep = bandwidth_sweep(progress=options.get("progress"))
+        return cls(peak_compute=compute, levels=dict(sweep.levels), name=f"{name} (measured)")
 
     @classmethod
     def unit(cls, time_unit: str = "s") -> Machine:
@@ -138,3 +200,41 @@ class Machine:
             time_unit=time_unit,
             normalized=True,
         )
+
+
+def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_name: str):
+    """``levels`` as a tuple of (name, bandwidth), nearest first; one level from ``peak_bandwidth``
+    when no levels are given. ``peak_bandwidth`` beside ``levels`` must be the farthest level's."""
+    if levels is None or (not isinstance(levels, Mapping) and len(levels) == 0):
+        if peak_bandwidth is None:
+            raise WorkloadError(f"{who}: give peak_bandwidth= or levels={{name: bandwidth, ...}}")
+        return ((memory_name, _check_peak(f"{who}: peak_bandwidth", peak_bandwidth)),)
+    if isinstance(levels, Mapping):
+        pairs = list(levels.items())
+    elif isinstance(levels, (str, bytes)):
+        raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
+    else:
+        try:
+            pairs = [tuple(pair) for pair in levels]
+        except TypeError:
+            raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths") from None
+        if any(len(pair) != 2 for pair in pairs):
+            raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
+    if not pairs:
+        raise WorkloadError(f"{who}: levels is empty; give at least one memory level")
+    seen: set[str] = set()
+    checked = []
+    for name, bandwidth in pairs:
+        check_name(f"{who}: memory level name", name)
+        if name in seen:
+            raise WorkloadError(f"{who}: memory level {name!r} is named twice")
+        if name == compute_name:
+            raise WorkloadError(f"{who}: memory level {name!r} has the compute resource's name")
+        seen.add(name)
+        checked.append((name, _check_peak(f"{who}: level {name!r} bandwidth", bandwidth)))
+    if peak_bandwidth is not None and _check_peak(f"{who}: peak_bandwidth", peak_bandwidth) != checked[-1][1]:
+        raise WorkloadError(
+            f"{who}: peak_bandwidth={short_repr(peak_bandwidth)} differs from the farthest level "
+            f"{checked[-1][0]!r} ({checked[-1][1]:g}); give one or the other"
+        )
+    return tuple(checked)

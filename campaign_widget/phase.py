@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,6 +18,7 @@ MAX_NAME = 1000  # characters in a phase, tensor, machine or resource name
 
 _NUMERIC_FIELDS = ("duration", "compute_util", "memory_util", "ops", "bytes")
 _VOLUME_FIELDS = ("ops", "bytes")  # may be expressions in parameters
+_PER_LEVEL_FIELDS = ("bytes", "memory_util")  # may map memory levels to values (design.md §8)
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,10 @@ class Phase:
 
     Volumes (``ops``, ``bytes``, tensor bytes) may be expressions in named parameters
     (``ops="2*M*N*K"``, design.md §7), evaluated by the ``Workload`` with its ``params``.
+
+    On a machine with several memory levels, ``bytes`` (or ``memory_util``) may map level names to
+    values: ``bytes={"L2": 200, "DRAM": 20}`` (design.md §8). A level left out is unknown: it does
+    not constrain the phase. A plain number means the level farthest from compute.
 
     >>> Phase("A", duration=3, compute_util=0.7, memory_util=0.25)
     Phase('A', duration=3, compute_util=0.7, memory_util=0.25)
@@ -66,7 +72,10 @@ class Phase:
         set_ = object.__setattr__
         set_(self, "name", name)
         for key, value in zip(_NUMERIC_FIELDS, (duration, compute_util, memory_util, ops, bytes)):
-            set_(self, key, _checked_number(name, key, value, expression=key in _VOLUME_FIELDS))
+            if key in _PER_LEVEL_FIELDS and isinstance(value, Mapping):
+                set_(self, key, _checked_levels(name, key, value, expression=key in _VOLUME_FIELDS))
+            else:
+                set_(self, key, _checked_number(name, key, value, expression=key in _VOLUME_FIELDS))
         if isinstance(after, str):
             after = (after,)
         try:
@@ -115,9 +124,20 @@ class Phase:
     @property
     def symbolic(self) -> bool:
         """True when a volume is an expression in parameters (evaluated by the Workload)."""
-        return any(isinstance(v, str) for v in (self.ops, self.bytes)) or any(
+        bytes_ = [v for _, v in self.bytes] if isinstance(self.bytes, tuple) else [self.bytes]
+        return any(isinstance(v, str) for v in (self.ops, *bytes_)) or any(
             isinstance(b, str) for _, b in self.reads + self.writes
         )
+
+    @property
+    def per_level(self) -> bool:
+        """True when ``bytes`` or ``memory_util`` names memory levels."""
+        return isinstance(self.bytes, tuple) or isinstance(self.memory_util, tuple)
+
+    def level_values(self, key: str) -> dict[str, float | str]:
+        """``bytes`` or ``memory_util`` per named level (``{}`` when given as one number or not at all)."""
+        value = getattr(self, key)
+        return dict(value) if isinstance(value, tuple) else {}
 
     @property
     def measured(self) -> bool:
@@ -129,7 +149,7 @@ class Phase:
         for key in _NUMERIC_FIELDS:
             value = getattr(self, key)
             if value is not None:
-                parts.append(f"{key}={value!r}")
+                parts.append(f"{key}={dict(value)!r}" if isinstance(value, tuple) else f"{key}={value!r}")
         if self.after:
             parts.append(f"after={self.after!r}")
         if not self.tileable:
@@ -139,6 +159,21 @@ class Phase:
         if self.writes:
             parts.append(f"writes={dict(self.writes)!r}")
         return f"Phase({', '.join(parts)})"
+
+
+def _checked_levels(phase: str, key: str, values: Mapping, *, expression: bool) -> tuple[tuple[str, object], ...]:
+    """A per-level ``bytes``/``memory_util`` as ((level, value), ...) in the order given."""
+    if not values:
+        raise WorkloadError(f"phase {phase!r}: {key}={{}} names no memory level; give a number or levels")
+    checked = []
+    for level, value in values.items():
+        if not isinstance(level, str):
+            raise TypeError(f"phase {phase!r}: {key} has a level {short_repr(level)}; level names are strings")
+        check_name(f"phase {phase!r}: {key} level", level)
+        if value is None:
+            continue  # unknown, as if left out
+        checked.append((level, _checked_number(phase, f"{key}[{level!r}]", value, expression=expression)))
+    return tuple(checked)
 
 
 def _checked_number(phase: str, key: str, value, *, expression: bool = False):

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from .errors import WorkloadError
+from .errors import WorkloadError, short_repr
 from .machine import Ceiling, Machine
 
 TERA, GIGA = 1e12, 1e9
@@ -97,10 +97,10 @@ def _key(name: str) -> str:
 def machine(name: str) -> Machine:
     """The preset called ``name``; case, spaces, ``_`` and ``-`` do not matter (``"H100 SXM"``)."""
     if not isinstance(name, str):
-        raise WorkloadError(f"machine preset name must be a string, got {name!r}")
+        raise WorkloadError(f"machine preset name must be a string, got {short_repr(name)}")
     found = MACHINES.get(_key(name))
     if found is None:
-        raise WorkloadError(f"unknown machine preset {name!r}; known presets: {', '.join(MACHINES)}")
+        raise WorkloadError(f"unknown machine preset {short_repr(name)}; known presets: {', '.join(MACHINES)}")
     return found
 
 

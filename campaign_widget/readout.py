@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .formatting import format_percent, format_quantity, format_span
+from .formatting import format_percent, format_reading, format_span_reading
 from .scene import Scene
 
 
@@ -23,15 +23,17 @@ def readout_lines(
     """``[(text, kind)]``: ``"makespan"`` first, then one ``"oversubscribed"`` line per resource."""
     unit = units.get("time", "")
     value = float(scene.x_max if makespan is None or not np.isfinite(makespan) else makespan)
-    lines = [(f"makespan {format_quantity(value, unit, 6)}", "makespan")]
+    lines = [(f"makespan {format_reading(value, unit, digits=4)}", "makespan")]
     resources = np.asarray(scene.over_resource, dtype=np.int64)
     for r in sorted(set(resources.tolist())):
         sel = resources == r
         count = int(sel.sum())
         name = resource_names[r] if r < len(resource_names) else ("compute" if r == 0 else "memory")
         peak = float(np.max(scene.over_demand[sel]))
-        span = format_span(float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])))
-        span += f" {unit}" if unit else ""
+        # in the makespan's unit, so that both read against the same time axis
+        span = format_span_reading(
+            float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])), unit, end=value
+        )
         intervals = "1 interval" if count == 1 else f"{count} intervals"
         lines.append(
             (f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}", "oversubscribed")

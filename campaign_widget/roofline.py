@@ -7,9 +7,13 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from .errors import WorkloadError, short_repr
 
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
 DEFAULT_THRESHOLD = 0.7
@@ -94,24 +98,40 @@ class Roofline:
         return np.array([labels[p] for p in self.placement], dtype=object)
 
 
+def _as_float(value) -> float:
+    """``float(value)``, with an integer too large for a float read as infinity (refused by the caller)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
-    kernels with no ops or no bytes). Raises ValueError naming a peak or volume that is not finite."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-        raise ValueError(f"threshold={threshold!r:.60} must be in (0, 1]")
+    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite."""
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
+        or not 0 < _as_float(threshold) <= 1
+    ):
+        raise WorkloadError(f"threshold={short_repr(threshold)} must be in (0, 1]")
     for label, peak in (("peak_compute", peak_compute), ("peak_bandwidth", peak_bandwidth)):
-        if (
-            isinstance(peak, bool)
-            or not isinstance(peak, (int, float, np.floating, np.integer))
-            or not 0 < float(peak) < np.inf
-        ):
-            raise ValueError(f"{label}={peak!r:.60} must be a finite number > 0")
-    ops, bytes_, time = (np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (ops, bytes, time))
+        if isinstance(peak, (bool, np.bool_)) or not isinstance(peak, (numbers.Real, np.floating, np.integer)):
+            raise TypeError(f"{label}={short_repr(peak)} must be a number")
+        if not 0 < _as_float(peak) < np.inf:
+            raise WorkloadError(f"{label}={short_repr(peak)} must be a finite number > 0")
+    arrays = []
+    for label, values in (("ops", ops), ("bytes", bytes), ("time", time)):
+        try:
+            arrays.append(np.atleast_1d(np.asarray(values, dtype=np.float64)))
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{label}={short_repr(values)} must be numbers") from None
+    ops, bytes_, time = arrays
     for label, values in (("ops", ops), ("bytes", bytes_), ("time", time)):
         bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
         if bad.size:
-            raise ValueError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
-    P, BW = float(peak_compute), float(peak_bandwidth)
+            raise WorkloadError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
+    P, BW = float(peak_compute), float(peak_bandwidth)  # checked finite above
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
         bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, BW * np.nan_to_num(intensity, posinf=np.inf)))
@@ -146,3 +166,60 @@ def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
     """The aggregate point of a schedule: all its ops and bytes over its makespan."""
     a, m = workload.arrays, workload.machine
     return roofline(m.peak_compute, m.peak_bandwidth, [a.ops.sum()], [a.bytes.sum()], [schedule.makespan], threshold)
+
+
+@dataclass(frozen=True, eq=False)
+class LevelRoofline:
+    """The hierarchical roofline (design.md §8): one roof per memory level and the compute roof;
+    per phase one point per known level at (OI_ℓ, ops/T), joined by a thin line when drawn.
+
+    ``intensity`` is (phases, levels), nearest level first, NaN where a level is unknown for the
+    phase (it draws no point there); ``bound_resource`` classifies each phase by name.
+    """
+
+    peak_compute: float
+    levels: tuple[str, ...]
+    bandwidths: np.ndarray  # (levels,)
+    intensity: np.ndarray  # (phases, levels)
+    achieved: np.ndarray  # (phases,) ops / time
+    bound_resource: np.ndarray  # (phases,) "compute", a level's name, or "balanced"
+
+    def ridge(self, level: str) -> float:
+        """Ops per byte where ``level``'s roof meets the compute roof."""
+        return self.peak_compute / float(self.bandwidths[self.levels.index(level)])
+
+    def roof(self, level: str, intensity) -> np.ndarray:
+        """``level``'s roof at these intensities: min(P, BW_ℓ·OI)."""
+        bandwidth = float(self.bandwidths[self.levels.index(level)])
+        return np.minimum(self.peak_compute, bandwidth * np.asarray(intensity, dtype=np.float64))
+
+    def known(self) -> np.ndarray:
+        """(phases, levels): True where the phase has a point for the level."""
+        return ~np.isnan(self.intensity)
+
+    def axis_limits(self, margin: float = 8.0) -> tuple[float, float, float, float]:
+        """``(x_lo, x_hi, y_lo, y_hi)`` for log axes spanning every ridge, every finite intensity
+        > 0 and every achieved rate > 0."""
+        x = np.concatenate([self.intensity.ravel(), self.peak_compute / self.bandwidths])
+        x = x[np.isfinite(x) & (x > 0)]
+        x_lo, x_hi = float(x.min()) / margin, float(x.max()) * margin
+        y = np.r_[self.achieved[np.isfinite(self.achieved) & (self.achieved > 0)], self.bandwidths.min() * x_lo]
+        return x_lo, x_hi, max(float(y.min()) / 2, self.peak_compute * 1e-12), self.peak_compute * 2
+
+
+def level_roofline(workload) -> LevelRoofline:
+    """A workload's hierarchical roofline on its machine's levels (one level: today's roofline's points)."""
+    a, m = workload.arrays, workload.machine
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ops = a.ops[:, None]
+        b = a.level_bytes
+        intensity = np.where(b > 0, ops / b, np.where(np.isnan(b) | (ops == 0), np.nan, np.inf))
+        achieved = np.where(a.duration > 0, a.ops / a.duration, 0.0)
+    return LevelRoofline(
+        peak_compute=float(m.peak_compute),
+        levels=m.level_names,
+        bandwidths=np.array(m.bandwidths, dtype=np.float64),
+        intensity=intensity,
+        achieved=achieved,
+        bound_resource=a.bound_resource.copy(),
+    )

@@ -172,7 +172,9 @@ class RooflineView(ipywidgets.VBox):
             self._x_axis.tick_values = _decades(x_lo, x_hi)
             self._y_axis.tick_values = _decades(self._y.min, self._y.max)
         self._fill_legend()
-        self.readout[0].value = (
+        self.readout[
+            0
+        ].value = (
             f"schedule: OI {format_number(total.intensity[0], 3)}, {format_si(total.achieved[0], machine.compute_unit)}"
         )
         self.readout[1].value = f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}"

@@ -55,6 +55,10 @@ class PhaseArrays:
     t_sol: np.ndarray
     bound: np.ndarray  # uint8 codes into BOUND_NAMES
     efficiency: np.ndarray
+    # design.md §8: one column per memory level (the machine's order, nearest first; NaN = unknown)
+    level_bytes: np.ndarray  # (phases, levels)
+    level_util: np.ndarray  # (phases, levels)
+    bound_resource: np.ndarray  # the bounding resource by name: compute, a level's name, or "balanced"
 
 
 _SLOTS = (
@@ -76,6 +80,8 @@ _SLOTS = (
     "_einsum_source",
     "_import_report",
     "_predicted",
+    "_near_given",
+    "_far_unknown",
     "_bytes",
     "_arrays",
 )
@@ -119,18 +125,20 @@ class Workload:
         _check_unique(names)
         after = _with_tensor_dependencies(phases)
         params = _checked_params(params)
+        far_bytes, far_util, near = _split_levels(phases, (machine or Machine.unit()).level_names)
         symbolic = None
         if params or any(p.symbolic for p in phases):
-            symbolic = tuple((p.ops, p.bytes, p.reads, p.writes) for p in phases)
+            symbolic = tuple((p.ops, b, p.reads, p.writes) for p, b in zip(phases, far_bytes))
             ops, bytes_, reads, writes = _evaluate_phases(names, symbolic, params)
         else:
-            ops, bytes_ = _column(phases, "ops"), _column(phases, "bytes")
+            ops, bytes_ = _column(phases, "ops"), _numbers(far_bytes)
             reads, writes = [p.reads for p in phases], [p.writes for p in phases]
         self._build(
             names,
             duration=_column(phases, "duration"),
             compute_util=_column(phases, "compute_util"),
-            memory_util=_column(phases, "memory_util"),
+            memory_util=_numbers(far_util),
+            near=near,
             ops=ops,
             bytes_=bytes_,
             after=after,
@@ -281,14 +289,20 @@ class Workload:
         after: Sequence[Sequence[str]],
         tileable: npt.ArrayLike,
         machine: Machine | None,
+        near: Mapping[str, Sequence[tuple[Any, Any]]] | None = None,
         reads: Sequence[Iterable[tuple[str, float]]] | None = None,
         writes: Sequence[Iterable[tuple[str, float]]] | None = None,
         settings: Mapping[str, Any] | None = None,
         params: Mapping[str, int] | None = None,
         symbolic: Sequence[tuple[Any, Any, Any, Any]] | None = None,
     ) -> None:
-        given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util)
-        given_volume = ~np.isnan(ops) | ~np.isnan(bytes_)
+        near = dict(near or {})
+        near_bytes_given = np.array([[b is not None for b, _ in v] for v in near.values()], bool).reshape(
+            -1, len(names)
+        )
+        near_util_given = np.array([[u is not None for _, u in v] for v in near.values()], bool).reshape(-1, len(names))
+        given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util) | near_util_given.any(axis=0)
+        given_volume = ~np.isnan(ops) | ~np.isnan(bytes_) | near_bytes_given.any(axis=0)
         measured = ~np.isnan(duration)
         _require(
             names,
@@ -353,6 +367,9 @@ class Workload:
         set_(self, "_einsum_source", None)
         set_(self, "_import_report", None)
         set_(self, "_predicted", {})
+        set_(self, "_near_given", _near_in_order(names, near, order, machine, dur))
+        far_unknown = np.isnan(bytes_[order]) & np.isnan(memory_util[order]) & given_volume[order] & bool(near)
+        set_(self, "_far_unknown", _frozen(far_unknown) if far_unknown.any() else None)
         self._derive()
         self._warn_above_one()
 
@@ -368,6 +385,31 @@ class Workload:
         other._derive()
         return other
 
+    def _level_bytes(self) -> np.ndarray:
+        """Bytes per memory level, (phases, levels), NaN where unknown; the farthest level's column
+        is the effective bytes (logical, fused or predicted)."""
+        names = self._machine.level_names
+        out = np.full((len(self._names), len(names)), np.nan)
+        out[:, -1] = self._bytes
+        if self._far_unknown is not None:
+            out[self._far_unknown, -1] = np.nan
+        for level, values in self._near_given.items():
+            if level not in names[:-1]:
+                i = next(k for k, v in enumerate(values) if v is not None)
+                machine = f"machine {self._machine.name!r}" if self._machine.name else "the machine"
+                raise WorkloadError(
+                    f"phase {self._names[i]!r}: bytes for memory level {level!r}, but {machine} has no such level "
+                    f"nearer to compute than its farthest ({names[-1]!r}); its levels are {', '.join(names)}"
+                )
+            column = names.index(level)
+            for i, value in enumerate(values):
+                if value is not None:
+                    out[i, column] = _evaluated(self._names[i], f"bytes[{level!r}]", value, self._params)
+        for i, prediction in self._predicted.items():
+            for level, value in prediction.get("level_bytes", {}).items():
+                out[i, names.index(level)] = value
+        return out
+
     def _derive(self) -> None:
         """Effective bytes (logical → fused → predicted) and every per-phase quantity of design.md §2."""
         bytes_ = self._logical_bytes
@@ -378,18 +420,28 @@ class Workload:
             for i, prediction in self._predicted.items():
                 bytes_[i] = prediction["bytes"]
         object.__setattr__(self, "_bytes", _frozen(bytes_))
-        P, BW = self._machine.peak_compute, self._machine.peak_bandwidth
+        machine = self._machine
+        P, BW = machine.peak_compute, machine.peak_bandwidth
+        level_bytes = self._level_bytes()
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t_compute = self._ops / P
-            t_memory = self._bytes / BW
+            t_levels = level_bytes / np.array(machine.bandwidths)  # NaN where a level is unknown
+            t_memory = np.fmax.reduce(t_levels, axis=1) if len(machine.levels) else self._bytes / BW
+            t_memory = np.nan_to_num(t_memory)
             t_sol = np.maximum(t_compute, t_memory)
             duration = np.where(np.isnan(self._measured), t_sol, self._measured)
             compute_util = np.where(duration > 0, t_compute / duration, 0.0)
-            memory_util = np.where(duration > 0, t_memory / duration, 0.0)
+            memory_util = np.where(duration > 0, t_levels[:, -1] / duration, 0.0)
+            level_util = np.where(duration[:, None] > 0, t_levels / duration[:, None], np.nan)
+            level_util[np.isnan(t_levels)] = np.nan
             intensity = np.where(self._bytes > 0, self._ops / self._bytes, np.where(self._ops > 0, np.inf, np.nan))
             efficiency = np.where(duration > 0, t_sol / duration, 0.0)
         balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
         bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
+        bound_level = np.argmax(np.nan_to_num(t_levels, nan=-1.0), axis=1)
+        resource = np.array(machine.level_names, dtype=object)[bound_level]
+        resource[bound == BOUND_COMPUTE] = machine.compute_name
+        resource[bound == BOUND_BALANCED] = "balanced"
         arrays = PhaseArrays(
             duration=_frozen(duration),
             compute_util=_frozen(compute_util),
@@ -400,6 +452,9 @@ class Workload:
             t_sol=_frozen(t_sol),
             bound=_frozen(bound.astype(np.uint8)),
             efficiency=_frozen(efficiency),
+            level_bytes=_frozen(level_bytes),
+            level_util=_frozen(level_util),
+            bound_resource=_frozen(resource),
         )
         object.__setattr__(self, "_arrays", arrays)
         zero = np.flatnonzero(~(duration > 0))
@@ -553,6 +608,9 @@ class Workload:
         phase i's group (an index into ``labels``, or -1 for none). ``fused=True`` recomputes the
         bytes (tensors inside a group move none); ``False`` only marks the groups. ``fuse`` and
         ``campaign_widget.fusion.mark_groups`` are the ways in."""
+        labels = tuple(labels)
+        for label in labels:
+            check_name("fusion group label", label)
         group = np.asarray(group, dtype=np.int64)
         if group.shape != (len(self),):
             raise WorkloadError(f"fusion groups: {group.shape} entries for {len(self)} phases")
@@ -661,6 +719,10 @@ class Workload:
 
         ``bytes_source`` says where each phase's bytes come from: ``"logical"`` (its tensors, or
         the volume given), ``"fused"`` (fusion removed on-chip traffic) or ``"predicted"`` (a cache model).
+        ``bound_resource`` names what bounds the phase: the compute resource, a memory level, or
+        ``"balanced"``. On a machine with several memory levels, ``bytes_<level>``,
+        ``memory_util_<level>`` and ``intensity_<level>`` follow for each level (NaN: unknown);
+        ``bytes``, ``memory_util`` and ``intensity`` are the farthest level's.
         """
         a = self._arrays
         source = np.array(
@@ -681,7 +743,24 @@ class Workload:
             "bound": np.array(BOUND_NAMES, dtype=object)[a.bound],
             "efficiency": a.efficiency.copy(),
             "bytes_source": source,
+            "bound_resource": a.bound_resource.copy(),
+            **self._level_columns(),
         }
+
+    def _level_columns(self) -> dict[str, np.ndarray]:
+        """``bytes_<level>``, ``memory_util_<level>`` and ``intensity_<level>`` per memory level, on a
+        machine with several (NaN where a level is unknown)."""
+        if not self._machine.levels:
+            return {}
+        a = self._arrays
+        columns = {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k, level in enumerate(self._machine.level_names):
+                b = a.level_bytes[:, k]
+                columns[f"bytes_{level}"] = b.copy()
+                columns[f"memory_util_{level}"] = a.level_util[:, k].copy()
+                columns[f"intensity_{level}"] = np.where(b > 0, a.ops / b, np.where(np.isnan(b), np.nan, np.inf))
+        return columns
 
     def to_dataframe(self) -> pd.DataFrame:
         """``table()`` as a pandas DataFrame (needs pandas: ``pip install pandas``)."""
@@ -843,3 +922,66 @@ def _require(names: Sequence[str], ok: np.ndarray, field: str, why: str, values:
         shown = None if np.isnan(value) else float(value)
         more = f" (and {bad.size - 1} more phases)" if bad.size > 1 else ""
         raise WorkloadError(f"phase {names[i]!r}: {field}={shown!r} {why}{more}")
+
+
+def _numbers(values: Sequence[Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def _split_levels(
+    phases: Sequence[Phase], levels: Sequence[str]
+) -> tuple[list[Any], list[Any], dict[str, list[tuple[Any, Any]]]]:
+    """Per-level ``bytes``/``memory_util`` split into the farthest level's value (what one number
+    means) and, per nearer level, each phase's (bytes, util): None where not given."""
+    far = levels[-1]
+    far_bytes = [p.level_values("bytes").get(far) if isinstance(p.bytes, tuple) else p.bytes for p in phases]
+    far_util = [
+        p.level_values("memory_util").get(far) if isinstance(p.memory_util, tuple) else p.memory_util for p in phases
+    ]
+    near: dict[str, list[tuple[Any, Any]]] = {}
+    for i, p in enumerate(phases):
+        if not p.per_level:
+            continue
+        for key in ("bytes", "memory_util"):
+            for level, value in p.level_values(key).items():
+                if level == far:
+                    continue
+                if level not in levels:
+                    raise WorkloadError(
+                        f"phase {p.name!r}: {key}[{level!r}]={short_repr(value)}: the machine has no memory "
+                        f"level {level!r}; its levels are {', '.join(levels)}"
+                    )
+                slot = near.setdefault(level, [(None, None)] * len(phases))
+                b, u = slot[i]
+                slot[i] = (value, u) if key == "bytes" else (b, value)
+    return far_bytes, far_util, near
+
+
+def _near_in_order(
+    names: Sequence[str], near: Mapping[str, Sequence[tuple[Any, Any]]], order: np.ndarray, machine: Machine, dur
+) -> dict[str, tuple[Any, ...]]:
+    """Nearer levels' bytes in topological order: a number, an expression, or None (unknown);
+    a utilization becomes bytes over the measured duration, as the farthest level's does."""
+    out = {}
+    for level, pairs in near.items():
+        bandwidth = machine.bandwidth(level)
+        values = []
+        for k, i in enumerate(order):
+            b, u = pairs[i]
+            if b is None and u is not None:
+                b = float(u) * bandwidth * float(np.nan_to_num(dur[k]))
+            values.append(b)
+        out[level] = tuple(values)
+    return out
+
+
+def _evaluated(name: str, field: str, value: float | str, params: Mapping[str, int]) -> float:
+    if not isinstance(value, str):
+        return float(value)
+    try:
+        result = evaluate(value, params)
+    except ExpressionError as error:
+        raise ExpressionError(f"phase {name!r}: {field}: {error}") from None
+    if result < 0:
+        raise WorkloadError(f"phase {name!r}: {field}={value!r} = {result} must be >= 0")
+    return float(result)

@@ -1,11 +1,15 @@
 // What to draw for the visible time domain: every piece when few are visible; otherwise the
-// pieces narrower than a pixel are merged per pixel column and phase (max line, max fill, spill
-// kept), so a 10^5-piece scene draws fast and zooming in brings the detail back.
+// pieces narrower than a pixel are merged per pixel column and phase, so a 10^5-piece scene draws
+// fast and zooming in brings the detail back. The rule is campaign_widget/scene_pixels.py's
+// merge_pixel_columns, which the kernel and the static figure use; the golden cases in
+// tests/data/golden/aggregate.json hold this port to it.
 import { dashStart } from "./pixels.js";
 import { visiblePieces } from "./scene-index.js";
 
 /** Above this many visible pieces, sub-pixel pieces are aggregated. */
 export const DETAIL_LIMIT = 3000;
+/** Flag bit of a piece that stands for several pieces of one phase in one pixel column. */
+export const MERGED = 4;
 
 const FIELDS = {
   x0: Float64Array, x1: Float64Array, phase: Int32Array, base_y: Float32Array, line_y: Float32Array,
@@ -52,7 +56,8 @@ class Bins {
   }
   grow(capacity) {
     const fields = { column: Int32Array, phase: Int32Array, base: Float64Array, line: Float64Array, well: Float64Array,
-      fill: Float64Array, spill: Float64Array, flags: Uint8Array, time: Float64Array, dashedTime: Float64Array, first: Int32Array };
+      fill: Float64Array, spill: Float64Array, flags: Uint8Array, time: Float64Array, dashedTime: Float64Array, first: Int32Array,
+      members: Int32Array };
     for (const [key, Typed] of Object.entries(fields)) {
       const next = new Typed(capacity);
       if (this[key]) next.set(this[key]);
@@ -75,6 +80,7 @@ class Bins {
     this.well[k] = -Infinity;
     this.fill[k] = -Infinity;
     this.first[k] = i;
+    this.members[k] = 0;
     return k;
   }
   add(k, scene, i) {
@@ -87,6 +93,7 @@ class Bins {
     if (inside > this.fill[k]) this.fill[k] = inside;
     if (fillTop - wellTop > this.spill[k]) this.spill[k] = fillTop - wellTop;
     this.flags[k] |= scene.flags[i];
+    this.members[k] += 1;
     const x0 = scene.x0[i];
     const x1 = scene.x1[i];
     this.time[k] += x1 - x0;
@@ -124,11 +131,18 @@ export function piecesToDraw(scene, index, t0, t1, columns, limit = DETAIL_LIMIT
     const column = Math.min(columnCount - 1, Math.max(0, Math.floor(((x0 + x1) / 2 - t0) * perColumn)));
     bins.add(bins.slot(column, phase, i), scene, i);
   }
+  let merging = false;
+  for (let b = 0; b < bins.count; b++) {
+    if (bins.members[b] > 1) merging = true;
+    else wide.push(bins.first[b]); // a cell of one piece keeps that piece
+  }
+  // No column holds two pieces of a phase: the window as it is, in scene order.
+  if (!merging) return { ...copyPieces(scene, visible), aggregated: false };
   const wideCopies = copyPieces(scene, wide);
   // Draw order: by left edge; within a column lower stacks first, then scene order.
   const order = [];
   for (let k = 0; k < wide.length; k++) order.push({ x: wideCopies.x0[k], base: wideCopies.base_y[k], rank: wide[k], wide: k });
-  for (let b = 0; b < bins.count; b++) order.push({ x: t0 + bins.column[b] / perColumn, base: bins.base[b], rank: bins.first[b], bin: b });
+  for (let b = 0; b < bins.count; b++) if (bins.members[b] > 1) order.push({ x: t0 + bins.column[b] / perColumn, base: bins.base[b], rank: bins.first[b], bin: b });
   order.sort((a, b) => a.x - b.x || a.base - b.base || a.rank - b.rank);
   const pieces = allocatePieces(order.length);
   for (let k = 0; k < order.length; k++) {
@@ -149,7 +163,7 @@ export function piecesToDraw(scene, index, t0, t1, columns, limit = DETAIL_LIMIT
     pieces.well_top[k] = bins.well[b];
     pieces.fill_top[k] = spill > 0 ? bins.well[b] + spill : bins.fill[b];
     pieces.dash_from[k] = bins.dashedTime[b] > bins.time[b] / 2 ? x0 : x1;
-    pieces.flags[k] = bins.flags[b] | (spill > 0 ? 2 : 0);
+    pieces.flags[k] = bins.flags[b] | (spill > 0 ? 2 : 0) | MERGED;
     pieces.source[k] = -1;
   }
   return { ...pieces, aggregated: true };

@@ -11,7 +11,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from campaign_widget.cache import MAX_ACCESSES, Cache, CacheModelError, Layout, simulate, stack_distances, trace
+from campaign_widget.cache import (
+    MAX_ACCESSES,
+    Cache,
+    CacheModelError,
+    Layout,
+    _blocks,
+    _driver,
+    _kernel,
+    simulate,
+    stack_distances,
+    trace,
+)
 
 MATMUL = "C[i,j] = A[i,k] * B[k,j]"
 
@@ -195,8 +206,6 @@ def test_many_ways_take_the_set_by_set_path_and_agree_with_lru():
 @pytest.mark.slow
 def test_long_traces_renumber_stamps_and_chunks_resume(monkeypatch):
     """180,000 accesses over ~1,400 lines (stamps for 8,192): stamps run out and are renumbered many times."""
-    import campaign_widget.cache as model
-
     t = gather(60000, 31, 3, 2000, 17, 700)
     ids = (t.addresses(8) // 8).tolist()
     whole = stack_distances(t, 8)
@@ -205,7 +214,7 @@ def test_long_traces_renumber_stamps_and_chunks_resume(monkeypatch):
         np.testing.assert_array_equal(
             simulate(t, Cache(line=8, lines=lines, ways=ways)).miss, lru_misses(ids, lines, lines // ways)
         )
-    monkeypatch.setattr(model, "_CHUNK", 7777)
+    monkeypatch.setattr(_driver, "CHUNK", 7777)
     seen = []
     chunked = stack_distances(t, 8, progress=lambda done, total: seen.append((done, total)))
     np.testing.assert_array_equal(whole.distance, chunked.distance)
@@ -243,8 +252,6 @@ def test_repeating_loop_nest_blocks_are_copied_exactly(spec, sizes, order, elem_
     """Loop nests whose points and inner loops repeat the line sequence before them (the kernel copies
     their distances, or counts them among the last lines) against the plain LRU simulator, with kernel
     calls split anywhere (``chunk``: a run of copied points across a call's end)."""
-    import campaign_widget.cache as model
-
     t = trace(spec, dict(zip("ijk", sizes)), elem_bytes=elem_bytes, loop_order=order)
     if ways is not None:
         lines = max(ways, lines // ways * ways)
@@ -252,7 +259,7 @@ def test_repeating_loop_nest_blocks_are_copied_exactly(spec, sizes, order, elem_
     ids = (t.addresses(line) // line).tolist()
     with pytest.MonkeyPatch.context() as patch:
         if chunk is not None:
-            patch.setattr(model, "_CHUNK", chunk)
+            patch.setattr(_driver, "CHUNK", chunk)
         result = simulate(t, cache, progress=False)
         d = stack_distances(t, line, progress=False)
     np.testing.assert_array_equal(result.miss, lru_misses(ids, lines, cache.sets))
@@ -265,11 +272,9 @@ def test_repeating_loop_nest_blocks_are_copied_exactly(spec, sizes, order, elem_
 def test_matmul_traces_take_the_repeat_paths():
     """The premise of the test above on real loop nests: ijk copies whole inner loops or counts them from
     their lines (level 1), ikj copies and counts points (level 0); both agree with the explicit LRU stack."""
-    import campaign_widget.cache as model
-
     for order in ("ijk", "ikj"):
         t = trace(MATMUL, {"i": 16, "j": 16, "k": 16}, elem_bytes=8, loop_order=order)
-        source = model._lines_of(t, 64)
+        source = _driver.kernel_input(t, 64)
         ids = (t.addresses(64) // 64).tolist()
         np.testing.assert_array_equal(stack_distances(t, 64).distance, stack_of_lines(ids))
         rows = np.asarray(ids).reshape(-1, 3)
@@ -308,8 +313,6 @@ def test_points_repeating_with_shared_or_colliding_lines_give_the_plain_lru():
 def test_several_stamp_renumberings_give_the_plain_lru_distances():
     """Far more accesses leave the top of the stack than there are stamps (4 × the lines, rounded up to a
     power of two): the stamps are renumbered many times, and the distances stay exact."""
-    import campaign_widget.cache as model
-
     t = gather(6000, 17, 3, 400, 29, 300)
     ids = (t.addresses(8) // 8).tolist()
     d = stack_distances(t, 8, progress=False)
@@ -317,7 +320,7 @@ def test_several_stamp_renumberings_give_the_plain_lru_distances():
     np.testing.assert_array_equal(d.distance, expected)
     distinct = len(set(ids))
     stamps = 1 << max(6, (4 * distinct - 1).bit_length())
-    demoted = int(np.count_nonzero((expected < 0) | (expected >= model._TOP))) - model._TOP
+    demoted = int(np.count_nonzero((expected < 0) | (expected >= _kernel.TOP))) - _kernel.TOP
     assert demoted > 3 * stamps, (demoted, stamps)  # at least 3 renumberings
     for lines, ways in ((16, 4), (64, 8), (8, 1)):
         np.testing.assert_array_equal(
@@ -546,11 +549,17 @@ def test_predicted_traffic_bad_input():
 
 def test_docstring_examples():
     import doctest
+    import importlib
+    import pkgutil
 
-    import campaign_widget.cache as model
+    import campaign_widget.cache as package
 
-    result = doctest.testmod(model)
-    assert result.attempted >= 5 and result.failed == 0
+    attempted = 0
+    for module in pkgutil.iter_modules(package.__path__):
+        result = doctest.testmod(importlib.import_module(f"{package.__name__}.{module.name}"))
+        assert result.failed == 0, module.name
+        attempted += result.attempted
+    assert attempted >= 5
 
 
 def test_progress_bar_on_stderr(capsys):
@@ -563,16 +572,14 @@ def test_progress_bar_on_stderr(capsys):
 
 
 def test_the_plain_python_kernel_agrees_with_the_compiled_one(monkeypatch):
-    import campaign_widget.cache as model
-
     t = gather(400, 13, 2, 90, 5, 40)
     # and a loop nest with repeating points and inner loops (the copy paths), small enough for plain Python
     u = trace(MATMUL, {"i": 4, "j": 8, "k": 6}, elem_bytes=8, loop_order="ijk")
     v = trace(MATMUL, {"i": 4, "j": 8, "k": 6}, elem_bytes=8, loop_order="ikj")
     cases = [(t, Cache(line=16, lines=8, ways=2)), (u, Cache(lines=8, ways=2)), (v, Cache(lines=4, ways=1))]
     compiled = [simulate(x, cache) for x, cache in cases]
-    monkeypatch.setattr(model, "_KERNEL", model._distances)
-    monkeypatch.setattr(model, "_PLAN", model._plan)
+    monkeypatch.setattr(_kernel, "KERNEL", _kernel.distances)
+    monkeypatch.setattr(_blocks, "PLAN", _blocks.plan)
     for (x, cache), fast in zip(cases, compiled):
         plain = simulate(x, cache)
         np.testing.assert_array_equal(fast.distances.distance, plain.distances.distance)

@@ -330,3 +330,233 @@ def test_console_script_runs_and_fails_cleanly(tmp_path):
         _command() + ["summary", CASCADE, "--policy", "x"], capture_output=True, text=True, timeout=120
     )
     assert usage.returncode == 2 and "--policy" in one_line_error(usage.stderr)
+
+
+# -- what readers need, from the command line ---------------------------------------------------------------
+
+SDFG = str(DATA / "sdfg" / "matmul_map.sdfgz")
+SOL = str(DATA / "nsight" / "handmade-details-sol.log")
+SPARSE = str(DATA / "timeloop" / "handmade-sparseloop.stats.txt")
+
+
+def test_param_gives_an_sdfgs_sizes(capsys):
+    code, out, err = run(capsys, "summary", SDFG, "--param", "M=4", "--param", "N=8", "--param", "K=16")
+    assert code == 0, err
+    workload = load(SDFG, params={"M": 4, "N": 8, "K": 16})
+    assert f"sequential {_si(workload.arrays.duration.sum(), workload.machine.time_unit, 6)}," in out
+    assert f"{len(workload)} phases" in out
+
+
+def test_reader_advice_is_worded_in_flags(capsys):
+    code, _, err = run(capsys, "summary", SDFG, "--param", "M=4")
+    line = one_line_error(err)
+    assert code == 1 and "pass --param K=... --param N=..." in line and "params=" not in line
+    assert "--param: symbols" in line  # the error's field, an option, named as its flag
+    code, _, err = run(capsys, "summary", SPARSE)
+    line = one_line_error(err)
+    assert code == 1 and "pass --machine NAME" in line and "machine=" not in line
+    assert all(name in line for name in presets.MACHINES)
+    code, _, err = run(capsys, "summary", SOL, "--option", "basis=counters")
+    line = one_line_error(err)
+    assert "pass --option require=duration,bytes" in line and "require=(" not in line
+
+
+def test_a_machine_is_all_timeloop_needs(capsys):
+    code, out, err = run(capsys, "summary", SPARSE, "--machine", "fusemax")
+    assert code == 0, err
+    assert "1 phases on FuseMax" in out
+
+
+@pytest.mark.parametrize(
+    "message, worded",
+    [
+        ("pass params={'N': ..., 'M': ...} (the SDFG's constants give none)", "pass --param N=... --param M=..."),
+        ("pass params={'N': 64}", "pass --param N=64"),
+        ("no machine: pass machine=, or profile", "no machine: pass --machine NAME (presets: h100-sxm"),
+        ("pass require=('duration', 'bytes') to import", "pass --option require=duration,bytes to import"),
+        (
+            "pass group_by='kernel' or memory_level= to choose",
+            "--option group_by=kernel or --option memory_level=VALUE",
+        ),
+        ("percent=True applies to files holding utilizations", "--percent applies to files holding utilizations"),
+        ("pass clock= (Hz, e.g. 1e9)", "pass --clock HZ (Hz, e.g. 1e9)"),
+        ("pass categories=('kernel', 'cpu_op')", "pass --categories kernel,cpu_op"),
+    ],
+)
+def test_for_command_line_words_keyword_advice_as_flags(message, worded):
+    from campaign_widget.cli import for_command_line
+
+    assert worded in for_command_line(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "phase 'gemm' is marked tileable=False and cannot be split into tiles=4; use tiles=1",
+        "dace_version='2.0.0a3': an SDFG layout this reader does not know",
+        "phase 'x': duration=0.0 must be finite",
+    ],
+)
+def test_for_command_line_leaves_descriptions_alone(message):
+    from campaign_widget.cli import for_command_line
+
+    assert for_command_line(message) == message
+
+
+@pytest.fixture
+def recording_format():
+    """A registered format whose reader records the options it is given."""
+    from campaign_widget import Workload
+    from campaign_widget.io import register_format, unregister_format
+
+    seen = {}
+
+    def read(source, *, machine=None, percent=False, params=None, categories=None, counters=None, group_by=None):
+        seen.update(params=params, categories=categories, counters=counters, group_by=group_by)
+        return Workload.from_arrays(["a"], duration=[1.0], compute_util=[0.5], memory_util=[0.5])
+
+    register_format("recording", lambda s: s.suffix == ".rec", read, suffixes=(".rec",))
+    yield seen
+    unregister_format("recording")
+
+
+def test_reader_options_reach_the_reader(capsys, tmp_path, recording_format):
+    path = tmp_path / "x.rec"
+    path.write_text("anything\n")
+    argv = ["summary", path, "--param", "N=64", "--param", "M=1.5", "--categories", "kernel,gpu_memcpy"]
+    argv += ["--counters", "run.ncu.csv", "--option", "group_by=kernel"]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    assert recording_format == {
+        "params": {"N": 64, "M": 1.5},
+        "categories": ("kernel", "gpu_memcpy"),
+        "counters": "run.ncu.csv",
+        "group_by": "kernel",
+    }
+
+
+def test_an_option_the_reader_does_not_take_is_a_usage_error(capsys, tmp_path, recording_format):
+    path = tmp_path / "x.rec"
+    path.write_text("anything\n")
+    code, _, err = run(capsys, "summary", path, "--option", "bogus=1")
+    line = one_line_error(err)
+    assert code == 2 and "--option bogus=...: " in line and "takes no option 'bogus'" in line
+    code, _, err = run(capsys, "summary", path, "--clock", "1G")
+    assert code == 2 and "--clock: " in one_line_error(err) and "recording" in err
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--param", "N"], "argument --param: 'N' is not NAME=VALUE"),
+        (["--param", "N=big"], "argument --param: 'N=big': the value of a size must be a number"),
+        (["--option", "=3"], "argument --option: '=3' is not NAME=VALUE"),
+        (["--option", "machine=h100-sxm"], "machine is given twice (or give it with --machine)"),
+        (["--categories", ","], "argument --categories: ',' names no category"),
+        (["--machine", "x" * 5000], "unknown machine preset 'xxxxxxx"),
+    ],
+)
+def test_reader_option_usage_errors(capsys, argv, needle):
+    code, _, err = run(capsys, "summary", FIG8, *argv)
+    line = one_line_error(err)
+    assert code == 2 and needle in line and len(line) < 400
+
+
+# -- output for a person ---------------------------------------------------------------------------------
+
+EVIL = "format: campaign-workload\nversion: 1\nmachine: h100-sxm\nphases:\n"
+
+
+def _evil_file(tmp_path, long_name_length=900):
+    path = tmp_path / "evil.yaml"
+    names = ["evil\\e[2J\\a \\u00b5 name", "k" * long_name_length + "END"]
+    text = EVIL + "".join(
+        f'  - name: "{n}"\n    duration: {1e-6 * (i + 1)}\n    compute_util: 0.5\n    memory_util: 0.5\n'
+        for i, n in enumerate(names)
+    )
+    path.write_text(text)
+    return path
+
+
+def test_control_characters_never_reach_the_terminal_and_long_names_are_shortened(capsys, tmp_path):
+    path = _evil_file(tmp_path)
+    code, out, err = run(capsys, "summary", path)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out and "evil\\x1b[2J\\x07 µ name" in out
+    assert max(len(line) for line in out.splitlines()) < 300  # the 903-character name is shortened
+    assert re.search(r"\nk{20,}…k{20,}END ", out)  # in the middle: the end that tells names apart is kept
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_library_warnings_are_escaped_too(capsys, tmp_path):
+    path = _evil_file(tmp_path, long_name_length=10)
+    code, _, err = run(capsys, "render", path, "-o", tmp_path / "x.png")
+    assert code == 0
+    assert "\x1b" not in err and "\x07" not in err
+    glyphs = [line for line in err.splitlines() if "Glyph" in line]
+    assert glyphs and len(glyphs) == len(set(glyphs))  # said once each
+
+
+def _sh(command, env=None, timeout=120):
+    import os
+
+    return subprocess.run(
+        ["sh", "-c", command],
+        capture_output=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _quoted_command():
+    import shlex
+
+    return " ".join(shlex.quote(part) for part in _command())
+
+
+def test_into_a_closed_pipe_it_exits_quietly(tmp_path):
+    path = tmp_path / "many.yaml"
+    phases = "".join(
+        f"  - name: phase {i}\n    duration: 1\n    compute_util: 0.5\n    memory_util: 0.5\n" for i in range(3000)
+    )
+    path.write_text(EVIL + phases)
+    done = _sh(f"{_quoted_command()} summary {path} | head -1")
+    assert done.stdout.decode().startswith(str(path))
+    assert done.stderr == b"", done.stderr.decode()  # no BrokenPipeError traceback, no "Exception ignored"
+    import os
+
+    process = subprocess.Popen(_command() + ["summary", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader goes away before a line is written
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0 and err == b"", err.decode()
+    assert os.path.exists(path)
+
+
+def test_with_stdout_closed_it_says_so_and_fails(tmp_path):
+    done = _sh(f"{_quoted_command()} summary {FIG8} >&-")
+    assert done.returncode == 1
+    assert done.stderr.decode().strip() == (
+        "campaign-widget: error: standard output is closed: nothing can be printed (redirect it to a file or /dev/null)"
+    )
+
+
+def test_an_ascii_terminal_gets_ascii(tmp_path):
+    path = _evil_file(tmp_path, long_name_length=200)
+    done = _sh(f"{_quoted_command()} summary {path}", env={"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode("ascii")  # raises if a byte is not ASCII
+    assert "1 us" in out and "evil\\x1b[2J\\x07 u name" in out and re.search(r"k{20,}\.\.\.k{20,}END ", out)
+    bad = _sh(f"{_quoted_command()} summary {tmp_path / 'missing-µ.yaml'}", env={"PYTHONIOENCODING": "ascii"})
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr.decode("ascii")
+
+
+def test_a_figure_the_plotting_library_cannot_lay_out_is_one_line(capsys, tmp_path):
+    out_path = tmp_path / "x.png"
+    argv = ["render", FIG8, "-o", out_path, "--roofline", "--peak-bandwidth", "1e-25", "--peak-compute", "1e29"]
+    code, _, err = run(capsys, *argv)
+    assert "Traceback" not in err
+    if code == 0:  # a renderer that lays out any accepted peaks draws it
+        assert _is_png(out_path.read_bytes())
+    else:
+        assert code == 1 and err.splitlines()[-1].startswith(f"campaign-widget: error: {FIG8}: ")
+        assert not out_path.exists()

@@ -140,3 +140,29 @@ def test_fusion_groups_become_bands_in_the_scene():
     scene = build_scene(s, fusion_group=w.fusion_group)
     assert scene.group_id.tolist() == [0]
     assert scene.group_t0[0] == 0 and scene.group_t1[0] == pytest.approx(s.end[s.phase == 1].max())
+
+
+# -- the boundary: every bad spec or size named with its value, before numpy or float() sees it --------
+
+
+@pytest.mark.parametrize(
+    "einsums, sizes, message",
+    [
+        ({"a": {"inputs": ["A"], "output": "Z"}}, {}, r"'a'.*no 'einsum' key"),
+        ({"a": {"einsum": "mk,kn->mn", "inputs": ["A", "B"]}}, {}, r"'a'.*'inputs' and 'output' together"),
+        ({"a": {"einsum": "Z[m] = A[m]", "ops_per_point": True}}, {"m": 4}, r"'a'.*ops_per_point=True"),
+        ({"a": {"einsum": "Z[m] = A[m]", "ops_per_point": "2"}}, {"m": 4}, r"'a'.*ops_per_point='2'"),
+        ({"a": ("m->m->m", ["A"], "Z")}, {"m": 4}, r"'a'.*numpy-style"),
+        ({"a": ("m->m", 5, "Z")}, {"m": 4}, r"'a'.*inputs=5"),
+        ({"a": ("m.->m", ["A"], "Z")}, {"m": 4}, r"'a'.*'\.' among its subscripts"),
+        ({"a": ("m->m", [None], "Z")}, {"m": 4}, r"'a'.*tensor name None"),
+        ({"a": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": 10**200, "n": 1, "k": 1}, r"size 'm'=.* from 1 to 1e\+30"),
+        ({"a": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": 10**20, "n": 10**20, "k": 1}, r"'a': ops is over 1e\+30"),
+        ({"a": "Z[m] = A[m]"}, {"m": 0}, r"size 'm'=0 must be from 1"),
+    ],
+)
+def test_bad_einsum_specs_and_sizes_name_the_field_and_the_value(einsums, sizes, message):
+    from campaign_widget.einsum import einsum_phases
+
+    with pytest.raises(WorkloadError, match=message):
+        einsum_phases(einsums, sizes)

@@ -124,3 +124,75 @@ def test_arbitrary_text_only_raises_its_own_error_quickly(text):
             pass
         spent.append(time.process_time() - start)
     assert min(spent) < 0.01
+
+
+def test_float_parameters_are_the_decimals_they_print_as():
+    assert evaluate("x*1e9", {"x": 1e-7}) == 100
+    assert size("x*1e9", {"x": 1e-7}, what="size 'm'") == 100
+    assert evaluate("x", {"x": 1e-7}) == evaluate("1e-7", {}) == Fraction(1, 10**7)
+    assert evaluate("x", {"x": 0.1 + 0.2}) == Fraction("0.30000000000000004")
+    assert float(evaluate("x", {"x": 1e-300})) == 1e-300
+    assert evaluate("x * 3", {"x": np.float64(2.5)}) == Fraction(15, 2)
+
+
+@pytest.mark.parametrize(
+    "text, params", [("((1/10**30)**64)**2", {}), ("x**64", {"x": 1e-300}), ("(1 + 1/10**30)**64**1", {})]
+)
+def test_powers_that_underflow_or_grow_too_fine_are_refused_naming_the_expression(text, params):
+    with pytest.raises(ExpressionError) as info:
+        evaluate(text, params)
+    assert text in str(info.value) and "column" in str(info.value)
+
+
+def test_the_parse_cache_is_bounded_by_its_size_not_by_its_count(monkeypatch):
+    import gc
+    import tracemalloc
+
+    from campaign_widget import expr
+
+    monkeypatch.setattr(expr, "MAX_CACHED_NODES", 20_000, raising=False)
+    tracemalloc.start()
+    try:
+        for k in range(150):  # ~1,000 nodes each
+            parse("+".join(f"N{k}_{i}*2" for i in range(120))[:990].rstrip("+*_0123456789") or "N")
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert kept < 20_000 * 400, f"{kept:,} bytes kept by the parse cache"
+    assert expr.cached_nodes() <= 20_000
+
+
+@pytest.mark.parametrize(
+    "text, env, message",
+    [
+        ("i*i", {"i": np.array([2**40])}, "outside 64-bit"),
+        ("i**64", {"i": np.arange(3)}, "outside 64-bit"),
+        ("i*2**62", {"i": np.arange(3)}, "outside 64-bit"),
+        ("-i", {"i": np.array([-(2**63)])}, "outside 64-bit"),
+        ("i + j", {"i": np.array([2**62]), "j": np.array([2**62])}, "outside 64-bit"),
+        ("i", {"i": [10**30]}, "outside 64-bit"),
+        ("i+1", {"i": np.array([2.5])}, "whole numbers"),
+        ("i+1", {"i": ["1"]}, "whole numbers"),
+    ],
+)
+def test_index_expressions_are_exact_or_an_error_never_wrapped_around(text, env, message):
+    with pytest.raises(ExpressionError, match=message) as info:
+        parse(text).evaluate_array(env)
+    assert text in str(info.value)
+    assert parse("2*i + j - 1").evaluate_array({"i": np.arange(4.0), "j": 3}).tolist() == [2, 4, 6, 8]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: evaluate("x", None), "params=None"),
+        (lambda: resolve_sizes(None), "sizes=None"),
+        (lambda: resolve_sizes({"m": "x"}, [1]), r"params=\[1\]"),
+        (lambda: evaluate(["x"], {}), r"\['x'\] is not a number"),
+        (lambda: parse("x").evaluate_array(None), "env=None"),
+    ],
+)
+def test_wrong_types_name_the_argument_and_the_value(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()

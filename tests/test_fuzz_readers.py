@@ -73,6 +73,7 @@ def _trace_seed() -> bytes:
 
 
 TIMELOOP = DATA / "importers" / "timeloop-conv1d-2level-os" / "timeloop-model.stats.txt"
+SDFG = DATA / "sdfg"
 SEEDS = {  # name: (file name, content, load options, CLI options)
     "schema-yaml": ("w.yaml", (DATA / "figure-8.yaml").read_bytes(), {}, []),
     "schema-json": ("w.json", (DATA / "seed002-kernels.json").read_bytes(), {}, []),
@@ -93,6 +94,9 @@ SEEDS = {  # name: (file name, content, load options, CLI options)
         {"clock": 1e9, "format": "timeloop-stats"},
         ["--clock", "1G"],
     ),
+    "sdfg": ("s.sdfg", (SDFG / "loop_copy.sdfg").read_bytes(), {"params": {"N": 8, "T": 3}}, []),
+    "sdfg-dace2": ("r.sdfg", (SDFG / "regions_dace2.sdfg").read_bytes(), {"params": {"N": 8, "T": 3}}, []),
+    "sdfgz": ("m.sdfgz", (SDFG / "mlp.sdfgz").read_bytes(), {"params": {"B": 2, "D": 3, "H": 4, "O": 5}}, []),
 }
 
 HOSTILE = [

@@ -9,14 +9,19 @@ import numpy as np
 import pytest
 
 from campaign_widget.formatting import (
+    LABEL_MAX_CHARS,
+    LEGEND_MAX_ENTRIES,
     format_percent,
     format_quantity,
     format_si,
     format_span,
     format_ticks,
+    legend_selection,
+    more_label,
+    shorten_middle,
     time_unit_for,
 )
-from campaign_widget.static_figure.pieces import pieces_to_draw
+from campaign_widget.scene_pixels import merge_pixel_columns
 from campaign_widget.static_figure.ticks import time_ticks, utilization_ticks
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -63,34 +68,26 @@ def test_axis_ticks():
         assert [[float(f"{y:.12g}"), label] for y, label in got] == want, args
 
 
-def test_per_pixel_aggregation():
-    g = golden("aggregate")
-    s = g["scene"]
+@pytest.mark.parametrize("case", golden("aggregate")["cases"], ids=lambda case: case["name"])
+def test_per_pixel_merging(case):
+    dtypes = {"phase": np.int64, "flags": np.uint8}
     pieces = {
-        "x0": np.array(s["x0"]),
-        "x1": np.array(s["x1"]),
-        "phase": np.array(s["phase"]),
-        "base": np.array(s["base_y"]),
-        "line": np.array(s["line_y"]),
-        "well": np.array(s["well_top"]),
-        "fill": np.array(s["fill_top"]),
-        "dash": np.array(s["dash_from"]),
-        "flags": np.array(s["flags"], np.uint8),
+        key: np.array([num(v) for v in values], dtypes.get(key, np.float64)) for key, values in case["scene"].items()
     }
-    drawn = pieces_to_draw(pieces, g["t0"], g["t1"], g["columns"], g["limit"])
-    names = {
-        "x0": "x0",
-        "x1": "x1",
-        "phase": "phase",
-        "base_y": "base",
-        "line_y": "line",
-        "well_top": "well",
-        "fill_top": "fill",
-        "dash_from": "dash",
-        "flags": "flags",
-    }
-    got = [
-        {key: float(f"{float(drawn[names[key]][k]):.7g}") for key in g["expected"][0]} for k in range(drawn["x0"].size)
-    ]
-    got.sort(key=lambda r: (r["x0"], r["phase"]))
-    assert got == g["expected"]
+    drawn = merge_pixel_columns(pieces, case["t0"], case["t1"], case["columns"], limit=case["limit"])
+    keys = case["expected"][0].keys()
+    got = [{key: float(f"{float(drawn[key][k]):.7g}") for key in keys} for k in range(drawn["x0"].size)]
+    want = [{key: num(value) for key, value in record.items()} for record in case["expected"]]
+    assert str(got) == str(want)  # in draw order; str() so that NaN equals NaN
+
+
+def test_legend_rule():
+    """The legend's caps (formatting.py), kept as golden cases so the browser's legend can follow them."""
+    g = golden("legend")
+    assert (g["max_entries"], g["max_chars"]) == (LEGEND_MAX_ENTRIES, LABEL_MAX_CHARS)
+    for (name, max_chars), want in g["shorten_middle"]:
+        assert shorten_middle(name, max_chars) == want
+    for (weights, max_entries), (shown, hidden) in g["selection"]:
+        assert legend_selection(weights, max_entries) == (shown, hidden)
+    for hidden, want in g["more"]:
+        assert more_label(hidden) == want

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError
+import campaign_widget.io._common as io_common
+from campaign_widget import CampaignWidgetError, Ceiling, Machine, Phase, Workload, WorkloadError, atomic, fusion, graph
 from campaign_widget.cli import main
 from campaign_widget.io import WorkloadFileError, load, save
 
@@ -578,3 +579,282 @@ def test_defect5_the_cli_summarizes_a_workload_with_no_ops(tmp_path, capsys):
     idle = next(line for line in out.splitlines() if line.startswith("idle"))
     assert "memory-bound" in relu and "100.0%" in relu and "Near roof" in relu
     assert "no work" in idle and "n/a" in idle
+
+
+# == Issue 20, "Nothing silently wrong": one test (or a few) per numbered class ============================
+
+
+def _read_only_writers(tmp_path):
+    from campaign_widget.atomic import atomic_path, atomic_write, write_atomic
+    from campaign_widget.static_figure import save_workload_figure
+
+    def through_path(path):
+        with atomic_path(path) as temporary:
+            temporary.write_text("new")
+
+    def through_file(path):
+        with atomic_write(path, "w") as handle:
+            handle.write("new")
+
+    return {
+        "save": lambda path: save(small(), path.with_suffix(".yaml")),
+        "write_atomic": lambda path: write_atomic(path, "new"),
+        "atomic_write": through_file,
+        "atomic_path": through_path,
+        "savefig": lambda path: save_workload_figure(small(), path.with_suffix(".svg")),
+        "cli render": lambda path: main(["render", str(FIG8), "-o", str(path.with_suffix(".png"))]),
+    }
+
+
+@pytest.mark.parametrize("writer", ["save", "write_atomic", "atomic_write", "atomic_path", "savefig", "cli render"])
+def test_class15_every_writer_refuses_a_read_only_file_and_says_so(tmp_path, capsys, writer):
+    write = _read_only_writers(tmp_path)[writer]
+    suffix = {"save": ".yaml", "savefig": ".svg", "cli render": ".png"}.get(writer, ".txt")
+    path = tmp_path / f"kept{suffix}"
+    path.write_bytes(b"keep me")
+    path.chmod(0o444)
+    try:
+        result = write(path)
+    except PermissionError as error:
+        assert str(path) in str(error) and "read-only" in str(error)
+    else:  # the CLI reports the error as one line and a non-zero status
+        err = capsys.readouterr().err
+        assert result != 0 and str(path) in err and "read-only" in err, err
+    assert path.read_bytes() == b"keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+_KILLED_WRITER = """
+import os, sys
+from campaign_widget.atomic import atomic_write
+with atomic_write(sys.argv[1], "w") as handle:
+    handle.write("half of it")
+    handle.flush()
+    if sys.argv[2] == "die":
+        os.kill(os.getpid(), 9)
+    sys.stdin.readline()  # stays between write and rename until told to go on
+"""
+
+
+def test_class16_the_next_write_removes_the_temporary_files_of_killed_writers(tmp_path):
+    import subprocess
+    import sys
+
+    from campaign_widget.atomic import write_atomic
+
+    target = tmp_path / "out.txt"
+    left_by = []
+    for _ in range(2):  # each killed writer removed the one before it, and left its own
+        killed = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(target), "die"], check=False)
+        assert killed.returncode == -9
+        left_by.append(sorted(p.name for p in tmp_path.iterdir()))
+    assert len(left_by[0]) == len(left_by[1]) == 1 and left_by[0] != left_by[1]
+    waiting = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(target), "wait"], stdin=subprocess.PIPE, text=True
+    )
+    try:
+        for _ in range(200):  # until the live writer's temporary file exists
+            if len(list(tmp_path.iterdir())) == 3:
+                break
+            time.sleep(0.05)
+        (tmp_path / ".other.txt.1-00000000-00000000.tmp").write_text("another target's")
+        write_atomic(target, "whole")
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert target.read_text() == "whole"
+        assert len(left) == 3 and f".out.txt.{waiting.pid}-" in left[1], left  # the live writer's stays
+    finally:
+        waiting.communicate("go\n", timeout=30)
+    assert waiting.returncode == 0 and target.read_text() == "half of it"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.txt.1-00000000-00000000.tmp", "out.txt"]
+
+
+@pytest.mark.parametrize(
+    "label", ["", "a\x00b", "x\ud800", "x" * 5000, 7], ids=["empty", "nul", "surrogate", "5000", "int"]
+)
+def test_class17_fusion_group_labels_are_checked_where_they_are_made(tmp_path, label):
+    from campaign_widget.fusion import mark_groups
+
+    w = Workload(
+        [Phase("a", ops=1e9, writes={"t": 1e6}), Phase("b", ops=1e9, reads={"t": 1e6}, writes={"u": 1e6})],
+        machine=M,
+    )
+    for make in (lambda: w.fuse({label: ["a", "b"]}), lambda: mark_groups(w, {"a": label})):
+        with pytest.raises((WorkloadError, TypeError), match="fusion group label") as caught:
+            make()
+        assert len(str(caught.value)) < 300
+    fused = w.fuse({"kept": ["a", "b"]})
+    assert load(save(fused, tmp_path / "w.yaml")).fusion_groups == ("kept",)
+
+
+def test_class21_a_long_dependency_cycle_is_named_in_a_bounded_message():
+    n = 3000
+    phases = [Phase(f"p{i}", ops=1, bytes=1, after=[f"p{(i - 1) % n}"]) for i in range(n)]
+    with pytest.raises(WorkloadError, match=r"\+2,990 more") as caught:
+        Workload(phases, machine=M)
+    assert len(str(caught.value)) < 400
+    assert "'p1' -> 'p2'" in str(caught.value)
+
+
+def test_class21_a_long_cycle_made_by_a_fusion_group_is_named_in_a_bounded_message():
+    n = 400  # grouping the two ends of a chain makes a cycle through every phase between them
+    phases = [Phase("p0", ops=1, bytes=1, writes={"t": 1})]
+    phases += [Phase(f"p{i}", ops=1, bytes=1, after=[f"p{i - 1}"]) for i in range(1, n - 1)]
+    phases += [Phase(f"p{n - 1}", ops=1, reads={"u": 1}, writes={"v": 1}, after=[f"p{n - 2}"])]
+    w = Workload(phases, machine=M)
+    with pytest.raises(WorkloadError, match="cycle between groups") as caught:
+        w.fuse({"ends": ["p0", f"p{n - 1}"]})
+    assert len(str(caught.value)) < 600 and "more" in str(caught.value)
+
+
+def test_class21_an_unknown_preset_name_in_a_file_is_quoted_bounded(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text(f"machine: {'x' * 800_000}\nphases:\n  - {{name: a, ops: 1, bytes: 1}}\n")
+    with pytest.raises(WorkloadFileError, match="unknown machine preset") as caught:
+        load(path)
+    assert len(str(caught.value)) < 2000 and "h100" in str(caught.value).lower()
+
+
+def test_class18_a_folder_a_nul_and_an_io_error_are_named_by_their_path(tmp_path):
+    from campaign_widget.io import read_nsight_csv, read_torch_trace
+
+    for read in (load, read_torch_trace, read_nsight_csv):
+        with pytest.raises((WorkloadFileError, IsADirectoryError)) as caught:
+            read(tmp_path)
+        assert str(tmp_path) in str(caught.value) and "3:" not in str(caught.value), str(caught.value)
+    with pytest.raises(WorkloadFileError, match="NUL") as caught:
+        load(str(tmp_path / "a\x00b.yaml"))
+    assert "a\\x00b.yaml" in str(caught.value)
+    for write in (lambda: load("x\ud800.yaml"), lambda: atomic.write_atomic(tmp_path / "x\ud800", b"x")):
+        with pytest.raises(CampaignWidgetError, match="no file name") as caught:
+            write()
+        assert "\\ud800" in str(caught.value)
+    if Path("/proc/self/mem").exists():  # a regular file by its mode whose read fails with EIO
+        with pytest.raises(OSError) as caught:
+            load("/proc/self/mem")
+        assert "/proc/self/mem" in str(caught.value)
+
+
+@pytest.mark.parametrize("path", [None, 3, 2.5, ["w.yaml"]])
+def test_class19_load_of_what_is_no_path_names_the_argument_and_the_value(path):
+    with pytest.raises(TypeError, match=r"path=.* must be a file path"):
+        load(path)
+
+
+def test_class13_an_einsum_csv_header_naming_a_column_twice_is_refused(tmp_path):
+    from campaign_widget.io.checks import header_columns
+    from campaign_widget.io.source import Source
+
+    path = tmp_path / "e.csv"
+    path.write_text("Einsum,runtime,runtime\na,1,2\n")
+    source = Source(path)
+    with pytest.raises(WorkloadFileError, match=r"column 'runtime' appears twice \(fields 2 and 3\)") as caught:
+        header_columns(source, ["Einsum", "runtime", "runtime"], 1)
+    assert str(path) in str(caught.value)
+    assert header_columns(source, ["Einsum", "x", "x"], 1, used={"Einsum", "runtime"}) == {"Einsum": 0, "x": 1}
+
+
+@pytest.mark.parametrize("percent", ["yes", "false", 1, None])
+def test_class13_truthy_values_are_not_taken_as_on_off_options(tmp_path, percent):
+    from campaign_widget.io import read_sdfg, schema
+    from campaign_widget.io.source import Source
+
+    with pytest.raises(TypeError, match=r"percent=.* must be True or False"):
+        schema.read(Source(FIG8), percent=percent)
+    with pytest.raises(TypeError, match=r"percent=.* must be True or False"):
+        read_sdfg(DATA / "sdfg" / "jacobi_2d.sdfgz", percent=percent)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: save(small(), None), TypeError, "path=None must be a file path"),
+        (lambda: save(3, "w.yaml"), TypeError, "expected a Workload, got int"),
+        (lambda: atomic.write_atomic(None, "x"), TypeError, "path=None"),
+        (
+            lambda: atomic.write_atomic("a\x00b", "x"),
+            CampaignWidgetError,
+            "NUL",
+        ),
+        (lambda: fusion.fuse(3, {}), TypeError, "workload=3"),
+        (lambda: small().fuse(5), TypeError, "groups=5"),
+        (lambda: small().fuse({"g": [1]}), TypeError, "1 is not a phase name"),
+        (lambda: graph.interval_dependencies(["a"], [1]), TypeError, "start="),
+        (
+            lambda: graph.interval_dependencies([0, 1], [1]),
+            WorkloadError,
+            "2 start",
+        ),
+        (
+            lambda: graph.interval_dependencies([math.nan], [1]),
+            WorkloadError,
+            "start",
+        ),
+        (lambda: graph.interval_dependencies([2], [1]), WorkloadError, "before"),
+        (lambda: io_common.parse_number(3), TypeError, "text=3"),
+        (lambda: io_common.Source("w.yaml", raw="text"), TypeError, "raw='text'"),
+    ],
+)
+def test_class19_each_public_function_of_the_model_and_io_names_the_argument_and_the_value(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_class21_a_foreign_readers_phase_error_names_the_field_as_the_file_spells_it(tmp_path):
+    from campaign_widget.io.checks import make_phase
+    from campaign_widget.io.source import Source
+
+    path = tmp_path / "c.yaml"
+    path.write_text("cascade: {}\n")
+    with pytest.raises(WorkloadFileError, match=r"c\.yaml:3: phase 'k': bw_util=-2 ") as caught:
+        make_phase(
+            Source(path), 3, "k", duration=1, compute_util=0.5, memory_util=-2, spelled={"memory_util": "bw_util"}
+        )
+    assert "memory_util" not in str(caught.value)
+
+
+def test_class9_a_file_that_grows_while_read_is_refused_within_its_size_bound(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from campaign_widget.io import source as source_module
+
+    limit = 4 << 20
+    path = tmp_path / "growing.yaml"
+    path.write_bytes(b"#" * (2 * limit))
+    real_fstat = os.fstat
+
+    def stale_fstat(fd):  # the size seen at open: 100 bytes; the file then holds far more
+        info = real_fstat(fd)
+        return os.stat_result((*info[:6], 100, *info[7:]))
+
+    monkeypatch.setattr(source_module, "MAX_FILE_BYTES", limit)
+    monkeypatch.setattr(source_module.os, "fstat", stale_fstat)
+    tracemalloc.start()
+    try:
+        with pytest.raises(WorkloadFileError, match="over 4,194,304 bytes"):
+            source_module.Source(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * limit, f"{peak:,} bytes at peak for a bound of {limit:,}"
+
+
+def test_class9_a_gzip_bomb_read_whole_is_refused_within_its_size_bound(tmp_path):
+    import tracemalloc
+
+    from campaign_widget.io._common import open_binary
+    from campaign_widget.io.source import Source
+
+    path = tmp_path / "bomb.json.gz"
+    path.write_bytes(gzip.compress(b" " * (32 << 20)))
+    limit = 8 << 20
+    for source in (None, Source(path)):
+        tracemalloc.start()
+        try:
+            stream = open_binary(str(path), source, None if source else path, limit=limit)
+            with pytest.raises(WorkloadFileError, match="over 8,388,608 bytes"):
+                stream.read()
+            stream.close()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.5 * limit, f"{peak:,} bytes at peak for a bound of {limit:,}"

@@ -62,3 +62,68 @@ def test_a_click_opens_the_configurations_diagram(result):
     assert view.diagram_box.children == (view.diagram,)
     view._on_hover(view.heatmap, {"event": "hover", "data": {"rowNum": 0, "columnNum": 2}})
     assert f"makespan {want:.4g}" in view.hover_readout.value and "feasible False" in view.hover_readout.value
+
+
+# -- the static heatmap (static_figure/heatmap.py) ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bandwidth_sweep():
+    w = Workload(
+        [
+            Phase("A", duration=3e-3, compute_util=0.7, memory_util=0.6),
+            Phase("B", duration=10e-3, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ],
+        machine=cw.presets.machine("h100-sxm"),
+    )
+    return cw.sweep(
+        w,
+        progress=False,
+        tiles=[1, 2, 4, 8],
+        pipeline=[True],
+        policy=["none", "throttle"],
+        peak_bandwidth=[1e11, 4e11, 1.6e12],
+    )
+
+
+def _texts_inside(fig):
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    out = []
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text():
+            b = t.get_window_extent()
+            if b.x0 < -0.5 or b.y0 < -0.5 or b.x1 > fig.bbox.width + 0.5 or b.y1 > fig.bbox.height + 0.5:
+                out.append(t.get_text())
+    return out
+
+
+@pytest.mark.parametrize("width", [3.5, 6.0])
+def test_the_static_heatmap_reads_in_units_and_keeps_its_text_apart_and_inside(bandwidth_sweep, width):
+    from campaign_widget.static_figure.heatmap import render_sweep_heatmap
+
+    fig = render_sweep_heatmap(bandwidth_sweep, x="tiles", y="peak_bandwidth", width=width, dpi=100)
+    ax, bar = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["100 GB/s", "400 GB/s", "1.6 TB/s"]
+    assert not _texts_inside(fig)
+    ticks = [t.get_window_extent() for t in ax.get_yticklabels()]
+    assert ax.yaxis.label.get_window_extent().x1 <= min(b.x0 for b in ticks)  # the title beside, not over
+    labels = [t.get_text() for t in bar.get_yticklabels()]
+    assert labels and all(label.endswith(" ms") for label in labels), labels  # with the unit
+    assert any(t.get_gid() == "cw-best" and "makespan" in t.get_text() and " ms" in t.get_text() for t in fig.texts)
+
+
+def test_a_boolean_colour_is_two_named_colours_and_a_chosen_cell_is_outlined(bandwidth_sweep, tmp_path):
+    from campaign_widget.static_figure.heatmap import render_sweep_heatmap, save_sweep_heatmap
+
+    r = bandwidth_sweep
+    chosen = int(np.flatnonzero((r["tiles"] == 2) & (r["policy"] == r.row(r.best())["policy"]))[0])
+    fig = render_sweep_heatmap(r, x="tiles", y="peak_bandwidth", color="feasible", selected=chosen)
+    ax, bar = fig.axes
+    assert [t.get_text() for t in bar.get_yticklabels()] == ["no", "yes"]
+    (outline,) = [p for p in ax.patches if p.get_gid() == "selected"]
+    assert outline.get_xy() == (1 - 0.5, list(r.axes["peak_bandwidth"]).index(r.row(chosen)["peak_bandwidth"]) - 0.5)
+    assert save_sweep_heatmap(tmp_path / "h.pdf", r, x="tiles", y="policy", theme="dark").read_bytes()[:5] == b"%PDF-"
+    with pytest.raises(ValueError, match="x='tile' is not an axis"):
+        render_sweep_heatmap(r, x="tile", y="policy")

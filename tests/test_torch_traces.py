@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 import campaign_widget
 from campaign_widget import Machine
-from campaign_widget.formatting import shorten_middle
 from campaign_widget.io import SkippedEventsWarning, WorkloadFileError, _jsonstream, read_torch_trace
 from campaign_widget.io.op_models import work
 from campaign_widget.phase import MAX_NAME
@@ -151,13 +150,6 @@ def test_long_kernel_names_are_kept_with_every_event():
 def test_long_kernel_names_are_whole_in_the_workload():
     w = _read(DATA / "long_name.json")
     assert len(w.names[0]) == 3000
-
-
-def test_shorten_middle():
-    name = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>(int, float*)"
-    short = shorten_middle(name, 40)
-    assert len(short) == 40 and short.startswith("void at::native::") and short.endswith("(int, float*)")
-    assert "…" in short and shorten_middle("short", 40) == "short" and shorten_middle(name, 0) == ""
 
 
 # -- work models ----------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ def test_to_dataframe_has_the_table_columns(figure_2b):
         "bound",
         "efficiency",
         "bytes_source",
+        "bound_resource",
     ]
     assert df["duration"].sum() == 15
 

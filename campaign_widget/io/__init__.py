@@ -8,7 +8,8 @@ formats, in this order:
 - ``cascade-yaml`` (:mod:`.cascade`): the paper authors' tool's ``cascade: {name, kernels: [...]}``.
 - ``einsum-csv`` (:mod:`.einsum_csv`): CSV exports of Einsum runs with start and end times.
 - ``pytorch-trace`` (:mod:`.torch_trace`): PyTorch profiler / Chrome trace JSON, plain or gzip.
-- ``nsight-compute-csv`` (:mod:`.nsight`): ``ncu --csv``, ``--page details`` or ``--page raw``.
+- ``nsight-compute-csv`` (:mod:`.nsight`): ``ncu --csv``, ``--page details`` or ``--page raw``, also as
+  a log after the program's own output.
 - ``timeloop-stats`` (:mod:`.timeloop`): ``timeloop-model.stats.txt``.
 - ``dace-sdfg`` (:mod:`.sdfg`): DaCe SDFGs, ``.sdfg`` or gzip ``.sdfgz``; symbols become parameters.
 
@@ -62,7 +63,13 @@ _BUILT_IN = (
     (cascade.FORMAT, cascade, schema.YAML_SUFFIXES, False, "the paper authors' YAML, cascade: {name, kernels: [...]}"),
     (einsum_csv.FORMAT, einsum_csv, (".csv",), True, "CSV with columns " + ", ".join(einsum_csv.CSV_REQUIRED)),
     (torch_trace.FORMAT, torch_trace, (".json", ".gz"), False, "PyTorch profiler / Chrome trace JSON (plain or gzip)"),
-    (nsight.FORMAT, nsight, (".csv",), False, "Nsight Compute CSV (ncu --csv, --page details or raw)"),
+    (
+        nsight.FORMAT,
+        nsight,
+        (".csv", ".log"),
+        False,
+        "Nsight Compute CSV (ncu --csv, --page details or raw, also after the program's output in a log)",
+    ),
     (timeloop.FORMAT, timeloop, (".txt",), False, "Timeloop stats (timeloop-model.stats.txt)"),
     (sdfg.FORMAT, sdfg, sdfg.SUFFIXES, False, "DaCe SDFG JSON (.sdfg, gzip .sdfgz)"),
 )

@@ -16,7 +16,8 @@ from pathlib import Path
 from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..workload import Workload
-from .source import MAX_FILE_BYTES, Source, WorkloadFileError, open_regular
+from .checks import flag
+from .source import MAX_FILE_BYTES, Source, WorkloadFileError, file_path, named_os_error, open_regular
 
 
 class SkippedEventsWarning(UserWarning):
@@ -115,8 +116,8 @@ def source_of(path_or_source) -> tuple[str, Source | None, Path | None]:
     """(display name, Source if one was given, Path if a path was given)."""
     if isinstance(path_or_source, Source):
         return path_or_source.name, path_or_source, None
-    path = Path(path_or_source)
-    return str(path_or_source), None, path
+    path = file_path(path_or_source)
+    return str(path), None, path
 
 
 def error(name: str, message: str, *, line: int | None = None, field: str | None = None) -> WorkloadFileError:
@@ -129,26 +130,42 @@ GZIP_MAGIC = b"\x1f\x8b"
 class _Bounded(io.RawIOBase):
     """A stream that refuses to give more than ``limit`` bytes (a gzip bomb stops there)."""
 
-    def __init__(self, inner, limit: int, name: str, what: str):
+    def __init__(self, inner, limit: int, name: str, what: str, underlying=None):
         self.inner, self.left, self.limit, self.name, self.what = inner, limit, limit, name, what
+        self.underlying = underlying
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int = -1) -> bytes:
         want = self.left + 1 if size is None or size < 0 else min(size, self.left + 1)
-        data = self.inner.read(want)
-        self.left -= len(data)
-        if self.left < 0:
-            raise error(
-                self.name,
-                f"{self.what} is over {self.limit:,} bytes, the limit for this format "
-                "(see docs/workload-files.md, Limits)",
-            )
-        return data
+        chunks, got = [], 0
+        while got < want:  # in pieces: a bomb is refused at the limit, before any whole-content copy
+            piece = self._read_inner(min(want - got, 1 << 20))
+            if not piece:
+                break
+            chunks.append(piece)
+            got += len(piece)
+            self.left -= len(piece)
+            if self.left < 0:
+                del chunks
+                raise error(
+                    self.name,
+                    f"{self.what} is over {self.limit:,} bytes, the limit for this format "
+                    "(see docs/workload-files.md, Limits)",
+                )
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def _read_inner(self, size: int) -> bytes:
+        try:
+            return self.inner.read(size)
+        except OSError as e:  # an I/O error part way through a special file: say which file
+            raise named_os_error(e, self.name) from None
 
     def close(self) -> None:
         self.inner.close()
+        if self.underlying is not None:  # GzipFile(fileobj=...) leaves the file it reads open
+            self.underlying.close()
         super().close()
 
 
@@ -171,7 +188,9 @@ def open_binary(name: str, source: Source | None, path: Path | None, *, limit: i
             raise error(name, "not a regular file (a device, pipe, socket or folder): workload files are regular files")
         if handle.read(2) == GZIP_MAGIC:
             handle.seek(0)
-            return _Bounded(gzip.GzipFile(fileobj=handle, mode="rb"), limit, name, "the decompressed content")
+            return _Bounded(
+                gzip.GzipFile(fileobj=handle, mode="rb"), limit, name, "the decompressed content", underlying=handle
+            )
         handle.seek(0)
         return _Bounded(handle, limit, name, "the file")
     except BaseException:
@@ -211,25 +230,27 @@ _GROUPED = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?$")
 def parse_number(text: str) -> float | None:
     """A number as profilers print it: ``"1,234,567.5"`` (thousands separators), ``"12"``, ``"4.0e-05"``.
 
-    Returns None for an empty cell or ``n/a``; raises ValueError for anything else that is not a number
-    (including ``"9,00"``, a decimal comma, which is ambiguous).
+    Returns None for an empty cell or ``n/a``; raises WorkloadError (a ValueError) for anything else that
+    is not a number (including ``"9,00"``, a decimal comma, which is ambiguous).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
     cell = text.strip().strip('"').strip()
     if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
         return None
     shown = short_repr(text)
     if not cell.isascii() or len(cell) > 100:
-        raise ValueError(f"{shown} is not a number")
+        raise WorkloadError(f"{shown} is not a number")
     if "," in cell:
         if not _GROUPED.match(cell):
-            raise ValueError(f"{shown} is not a number (a comma is only read as a thousands separator)")
+            raise WorkloadError(f"{shown} is not a number (a comma is only read as a thousands separator)")
         cell = cell.replace(",", "")
     try:
         number = float(cell)
     except ValueError:
-        raise ValueError(f"{shown} is not a number") from None
+        raise WorkloadError(f"{shown} is not a number") from None
     if not math.isfinite(number):
-        raise ValueError(f"{shown} must be a finite number")
+        raise WorkloadError(f"{shown} must be a finite number")
     return number
 
 
@@ -239,7 +260,7 @@ def chain(names: list[str]) -> list[tuple[str, ...]]:
 
 
 def check_percent(name: str, percent: bool) -> None:
-    if percent:
+    if flag("percent", percent):
         raise error(
             name,
             "percent=True applies to files holding utilizations; this profile holds measured durations and volumes",

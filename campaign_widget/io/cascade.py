@@ -29,6 +29,7 @@ from .checks import (
 from .source import Source, line_of
 
 FORMAT = "cascade-yaml"
+SPELLED = {"memory_util": "bw_util"}  # the file's own field name, for messages
 CASCADE_KERNEL_KEYS = ("name", "duration", "compute_util", "bw_util", "start")
 CASCADE_IGNORED_KEYS = ("bw_util_limit", "throttled_duration")  # the tool's Kernel() state, not inputs
 SEQUENTIAL = "kernels run in sequence, each where the previous one ends (no start times, or starts that say so)"
@@ -98,7 +99,9 @@ def read(source: Source, *, machine=None, percent=False, timeline=None, **option
     phases, previous = [], ()
     for name, duration, uc, um, _, line in rows:
         phases.append(
-            make_phase(source, line, name, duration=duration, compute_util=uc, memory_util=um, after=previous)
+            make_phase(
+                source, line, name, duration=duration, compute_util=uc, memory_util=um, after=previous, spelled=SPELLED
+            )
         )
         previous = (name,)
     lines = [r[5] for r in rows]
@@ -124,7 +127,14 @@ def _timeline(source: Source, rows, starts, machine):
         )
         phases.append(
             make_phase(
-                source, rows[members[0]][5], name, duration=total, compute_util=uc, memory_util=um, after=previous
+                source,
+                rows[members[0]][5],
+                name,
+                duration=total,
+                compute_util=uc,
+                memory_util=um,
+                after=previous,
+                spelled=SPELLED,
             )
         )
         previous = (name,)

@@ -16,7 +16,31 @@ from .source import Source, WorkloadFileError, line_of
 
 def no_options(source: Source, options: dict) -> None:
     if options:
-        raise TypeError(f"{source.name}: unknown load options {sorted(options)}")
+        raise TypeError(f"{source.name}: unknown load options {short_repr(sorted(map(str, options)))}")
+
+
+def flag(name: str, value) -> bool:
+    """An on/off option as given: True or False (numpy's too), never a truthy string such as ``'yes'``
+    or ``'false'``, which ``bool()`` would read as on. A TypeError names the option and the value."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name}={short_repr(value)} must be True or False")
+
+
+def header_columns(source: Source, header, line: int | None, used=None) -> dict[str, int]:
+    """``{column name: index}`` of a CSV header; a column named twice (of those in ``used``, or any
+    when ``used`` is None) is refused: which of the two holds the values would be a guess."""
+    column: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if name in column and (used is None or name in used):
+            raise source.error(
+                f"column {show(name)} appears twice (fields {column[name] + 1} and {i + 1}); which one holds "
+                "the values is ambiguous: rename or remove one",
+                line=line,
+                field="header",
+            )
+        column.setdefault(name, i)
+    return column
 
 
 def show(value) -> str:
@@ -80,10 +104,15 @@ def read_name(source: Source, value, where: str, line) -> str:
 
 
 def read_preset(source: Source, name, line, where) -> Machine:
+    """The preset a file names; the message quotes the name bounded, whatever its length."""
+    if not isinstance(name, str):
+        raise source.error(f"{show(name)} must be a machine preset name (a string)", line=line, field=where)
     try:
         return preset_machine(name)
-    except WorkloadError as e:
-        raise source.error(str(e), line=line, field=where) from None
+    except WorkloadError:
+        raise source.error(
+            f"unknown machine preset {show(name)}; known presets: {preset_names()}", line=line, field=where
+        ) from None
 
 
 def preset_names() -> str:
@@ -101,11 +130,18 @@ def check_unique_names(source: Source, named_lines) -> None:
         seen[name] = line
 
 
-def make_phase(source: Source, line, name, **kwargs) -> Phase:
+def make_phase(source: Source, line, name, *, spelled=None, **kwargs) -> Phase:
+    """``Phase(name, **kwargs)``; its errors get the file name and ``line``. ``spelled`` maps our keyword
+    names to the file's (``{"memory_util": "bw_util"}``): a message then names the field as the file does."""
     try:
         return Phase(name, **kwargs)
     except (TypeError, ValueError) as e:
-        raise WorkloadFileError(str(e), path=source.name, line=line) from e
+        message = str(e)
+        for ours, theirs in (spelled or {}).items():
+            if f": {ours}=" in message:
+                message = message.replace(f": {ours}=", f": {theirs}=", 1)
+                break
+        raise WorkloadFileError(message, path=source.name, line=line) from e
 
 
 def make_workload(source: Source, phases, machine, settings, lines=None) -> Workload:

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import WorkloadError
 from ..graph import interval_dependencies
 from ..workload import Workload
-from .checks import check_unique_names, make_phase, make_workload, no_options, show
+from .checks import check_unique_names, header_columns, make_phase, make_workload, no_options, show
 from .source import MiB, Source
 
 FORMAT = "einsum-csv"
@@ -46,10 +46,8 @@ def _read(source: Source, reader, machine, percent) -> Workload:
     except StopIteration:
         raise source.error("empty file: expected a header line with columns " + ", ".join(CSV_REQUIRED)) from None
     header = [h.strip() for h in header]
-    column = {}
-    for i, h in enumerate(header):
-        column.setdefault(h, i)
     header_line = reader.line_num
+    column = header_columns(source, header, header_line, used=CSV_REQUIRED + CSV_OPTIONAL)
     for required in CSV_REQUIRED:
         if required not in column:
             hint = difflib.get_close_matches(required, [h[:100] for h in header[:100]], n=1)

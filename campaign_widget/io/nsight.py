@@ -11,35 +11,51 @@ Both layouts ncu writes are read, after any lines the profiled program printed f
 Per launch:
 
 - duration: ``gpu__time_duration.sum`` (or the ``Duration`` row of the *GPU Speed Of Light
-  Throughput* section), in the unit the file gives (``nsecond``, ``usecond``, ``msecond``, ``second``).
+  Throughput* section), in the unit the file gives (``nsecond``, ``usecond``, ``msecond``, ``second``);
+  without it, elapsed cycles over their clock (``gpc__cycles_elapsed.max / gpc__cycles_elapsed.avg.per_second``,
+  the same for ``sm__`` and ``smsp__``, or the section's ``Elapsed Cycles / SM Frequency``), and the
+  report says so.
 - FLOPs: ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` (``smsp__`` works too),
   add + mul + 2·fma over the precisions present.
 - bytes: ``dram__bytes_read.sum + dram__bytes_write.sum``, else ``dram__bytes_op_read.sum +
   dram__bytes_op_write.sum`` (newer GPUs), else ``dram__bytes.sum``, in the file's unit (``byte``,
   ``Kbyte``, ``Mbyte``, ``Gbyte``: powers of 1000 as ncu prints them).
+- utilizations, when the counters above are not in the file: the *GPU Speed Of Light Throughput*
+  section's ``Compute (SM) Throughput`` and ``DRAM Throughput`` (``sm__throughput`` and
+  ``gpu__dram_throughput .avg.pct_of_peak_sustained_elapsed``), percentages of the GPU's peaks — what ncu's
+  default ``--page details`` export holds. Such phases are given by utilizations (design.md §1): with no
+  machine their volumes are in peak·time units. ``Memory Throughput`` (the busiest memory unit) is kept in
+  the report. ``basis="counters"`` or ``"utilizations"`` picks one when the file holds both.
+- the report also keeps each launch's bytes per level where the file counts them
+  (``l1tex__t_bytes.sum``, ``lts__t_bytes.sum``, DRAM as above): ``details["bytes_by_level"]``.
 - peaks, when the roofline section was collected (``--section SpeedOfLight_RooflineChart`` or
   ``--set full``, best read from ``--page raw``): compute ``sm__sass_thread_inst_executed_op_ffma_pred_on
   .sum.peak_sustained × 2 × sm__cycles_elapsed.avg.per_second`` (``precision="fp64"``: dfma), bandwidth
   ``dram__bytes.sum.peak_sustained × dram__cycles_elapsed.avg.per_second`` — the roofs ncu draws.
 
 Numbers may carry thousands separators (``"1,234,567"``). A missing metric is an error naming the file
-and the metric, unless ``require=`` leaves it out (then that volume is 0 and the report says so).
+and the metric, unless ``require=`` leaves it out (then that volume is 0 and the report says so). A log
+with no table (ncu ran but profiled nothing, e.g. without permission to read the counters) is an error
+that quotes ncu's own ``==ERROR==`` / ``==WARNING==`` lines.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections import Counter
 
-from ..errors import short_repr
+from ..errors import WorkloadError, WorkloadFileError, short_repr
 from ..machine import Machine
+from ..phase import LARGEST, SMALLEST
+from ..workload import Workload
 from ._common import (
+    GZIP_MAGIC,
     ImportReport,
     PhaseReport,
-    build_workload,
-    check_machine,
+    chain,
     check_percent,
     error,
     head_text,
@@ -47,6 +63,7 @@ from ._common import (
     read_text,
     source_of,
 )
+from .registry import preset_or_machine
 from .source import Source
 
 FORMAT = "nsight-compute-csv"
@@ -68,6 +85,31 @@ PEAK_FMA = {
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
 DRAM_PEAK = "dram__bytes.sum.peak_sustained"
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+# elapsed cycles and their clock, by unit: the first pair a launch has gives its duration
+CYCLE_PAIRS = tuple(
+    (f"{unit}__cycles_elapsed.{stat}", f"{unit}__cycles_elapsed.avg.per_second")
+    for unit in ("gpc", "sm", "smsp")
+    for stat in ("max", "avg")
+)
+COMPUTE_UTIL = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM_UTIL = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+MEMORY_UTIL = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+LEVEL_BYTES = (("L1", ("l1tex__t_bytes.sum",)), ("L2", ("lts__t_bytes.sum",)))
+# the details page's Speed Of Light rows and the metrics they show (labels of several ncu versions)
+SPEED_OF_LIGHT = {
+    "Duration": DURATION,
+    "Elapsed Cycles": "gpc__cycles_elapsed.max",
+    "SM Frequency": "gpc__cycles_elapsed.avg.per_second",
+    "Compute (SM) Throughput": COMPUTE_UTIL,
+    "Compute (SM) [%]": COMPUTE_UTIL,
+    "SM [%]": COMPUTE_UTIL,
+    "DRAM Throughput": DRAM_UTIL,
+    "DRAM [%]": DRAM_UTIL,
+    "Memory Throughput": MEMORY_UTIL,
+    "Memory [%]": MEMORY_UTIL,
+}
+ALTERNATIVES = {DRAM_UTIL: ("dram__throughput.avg.pct_of_peak_sustained_elapsed",)}
+BASES = ("counters", "utilizations")
 LONG_COLUMNS = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
 IDENTITY_COLUMNS = (
     "ID",
@@ -125,8 +167,8 @@ def unit_scale(unit: str) -> float:
         return _TIME[unit]
     if unit in _BINARY:
         return float(_BINARY[unit])
-    if unit in ("Hz", "KHz", "kHz", "MHz", "GHz"):
-        return {"Hz": 1.0, "KHz": 1e3, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}[unit]
+    if unit.lower() in ("hz", "khz", "mhz", "ghz"):  # ncu writes "hz" on the details page
+        return {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}[unit.lower()]
     if unit in ("B", "KB", "MB", "GB", "TB"):
         return _PREFIX[unit[:-1]]
     for base in _COUNTS:
@@ -140,36 +182,55 @@ def unit_scale(unit: str) -> float:
 
 
 class _Launch:
-    __slots__ = ("id", "kernel", "line", "metrics")
+    __slots__ = ("id", "kernel", "labels", "line", "metrics", "device")
 
-    def __init__(self, launch_id, kernel, line):
-        self.id, self.kernel, self.line = launch_id, kernel, line
+    def __init__(self, launch_id, kernel, line, device=""):
+        self.id, self.kernel, self.line, self.device = launch_id, kernel, line, device
         self.metrics: dict[str, tuple[str, str, int]] = {}  # name → (unit, value text, line)
+        self.labels: dict[str, str] = {}  # metric name → the file's own label, where it differs
+
+    def label(self, metric: str) -> str:
+        return self.labels.get(metric, metric)
 
 
 def read_nsight_csv(
-    path, *, machine=None, require=REQUIRE_ALL, precision: str = "fp32", group_by: str = "launch", percent: bool = False
+    path,
+    *,
+    machine=None,
+    require=REQUIRE_ALL,
+    precision: str = "fp32",
+    group_by: str = "launch",
+    basis: str | None = None,
+    percent: bool = False,
 ):
     """Read ``ncu --csv`` output (``--page details`` or ``--page raw``) into a ``Workload``.
 
     One phase per kernel launch (``group_by="launch"``, named ``"<kernel> #<ID>"``, in ID order), or
     one per kernel name (``group_by="kernel"``: durations and volumes summed over its launches).
     ``machine``: the GPU's peaks; when omitted they come from the roofline metrics in the file
-    (``precision`` picks the FMA roof: ``"fp32"``, ``"fp64"`` or ``"fp16"``), else it is an error.
+    (``precision`` picks the FMA roof: ``"fp32"``, ``"fp64"`` or ``"fp16"``), else it is an error —
+    except for phases given by utilizations, which need no peaks.
     ``require``: which of ``"duration"``, ``"flops"``, ``"bytes"`` must be in the file (a volume not
-    required and not found is 0, and the report says so). The report is ``workload.import_report``.
+    required and not found is 0, and the report says so); utilizations stand for both volumes.
+    ``basis``: ``"counters"`` (FLOP and byte counters), ``"utilizations"`` (the Speed Of Light
+    percentages) or None (counters where every launch has them, else utilizations).
+    The report is ``workload.import_report``.
     """
     name, source, file_path = source_of(path)
     check_percent(name, percent)
-    check_machine(machine)
+    machine = preset_or_machine(name, machine)
     if group_by not in ("launch", "kernel"):
-        raise ValueError(f"group_by={group_by!r} must be 'launch' or 'kernel'")
+        raise ValueError(f"group_by={short_repr(group_by)} must be 'launch' or 'kernel'")
     if precision not in PEAK_FMA:
-        raise ValueError(f"precision={precision!r} must be one of {', '.join(PEAK_FMA)}")
+        raise ValueError(f"precision={short_repr(precision)} must be one of {', '.join(PEAK_FMA)}")
+    if basis is not None and basis not in BASES:
+        raise ValueError(f"basis={short_repr(basis)} must be one of {', '.join(BASES)} (or None: either)")
+    if isinstance(require, str):
+        require = (require,)
     require = tuple(require)
     for r in require:
         if r not in REQUIRE_ALL:
-            raise ValueError(f"require contains {r!r}; known: {', '.join(REQUIRE_ALL)}")
+            raise ValueError(f"require contains {short_repr(r)}; known: {', '.join(REQUIRE_ALL)}")
     if "duration" not in require:
         raise ValueError("require must contain 'duration': a phase needs its measured duration")
     text = read_text(name, source, file_path)
@@ -185,10 +246,6 @@ def read_nsight_csv(
         raise error(name, f"malformed CSV: {str(e)[:200]}") from None
     report = ImportReport(path=name, format=FORMAT)
     report.notes.append(f"layout: {layout}")
-
-    names, durations, ops, volumes = [], [], [], []
-    flops_seen: set[str] = set()
-    bytes_seen: set[tuple] = set()
     for launch in launches:
         if len(launch.id) > 100:
             raise error(
@@ -197,57 +254,107 @@ def read_nsight_csv(
                 line=launch.line,
                 field="column 'ID'",
             )
-        d = _value(name, launch, DURATION, "duration")
-        if d is None:
-            raise error(
-                name,
-                f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no duration",
-                line=launch.line,
-                field=f"metric {DURATION!r}",
-            )
-        f, present = _flops(name, launch)
-        if not present and "flops" in require:
-            raise error(
-                name,
-                f"missing metric {FFMA!r} (and the other "
-                "sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum FLOP counters) "
-                f"for kernel launch ID {launch.id}; profile with --metrics or pass "
-                "require=('duration', 'bytes')",
-                line=launch.line,
-                field=f"metric {FFMA!r}",
-            )
-        flops_seen.update(present)
-        b, used = _bytes(name, launch)
-        if used is None and "bytes" in require:
-            raise error(
-                name,
-                f"missing metric 'dram__bytes_read.sum' (or dram__bytes_op_read.sum, or "
-                f"dram__bytes.sum) for kernel launch ID {launch.id}; pass require=('duration', "
-                "'flops') to import without bytes",
-                line=launch.line,
-                field="metric 'dram__bytes_read.sum'",
-            )
-        if used is not None:
-            bytes_seen.add(used)
-        names.append(f"{_short(launch.kernel)} #{launch.id}")
+    if basis is None:
+        basis = "counters" if all(_has_counters(name, launch, require) for launch in launches) else None
+        if basis is None and all(_utilizations(name, launch) is not None for launch in launches):
+            basis = "utilizations"
+        basis = basis or "counters"  # the counters' error names what is missing
+
+    names, durations, ops, volumes, cutil, mutil = [], [], [], [], [], []
+    flops_seen: set[str] = set()
+    bytes_seen: set[tuple] = set()
+    from_cycles = []
+    for launch in launches:
+        d, how = _duration(name, launch)
+        if how != DURATION:
+            from_cycles.append(how)
+        phase = f"{_short(launch.kernel)} #{launch.id}"
+        details = {"kernel": launch.kernel, "id": launch.id, "duration_from": how}
+        levels = _level_bytes(name, launch)
+        if levels:
+            details["bytes_by_level"] = levels
+        if basis == "utilizations":
+            utils = _utilizations(name, launch)
+            if utils is None:
+                raise error(
+                    name,
+                    f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no "
+                    "'Compute (SM) Throughput' and 'DRAM Throughput' (Speed Of Light section, or "
+                    f"{COMPUTE_UTIL} and {DRAM_UTIL}) for basis='utilizations'",
+                    line=launch.line,
+                    field=f"metric {launch.label(COMPUTE_UTIL)!r}",
+                )
+            (u_c, u_m, memory_max) = utils
+            details.update(compute_util=u_c, memory_util=u_m)
+            if memory_max is not None:
+                details["memory_throughput"] = memory_max
+            f = b = math.nan
+            flops, bytes_source = "utilization", "utilization"
+        else:
+            f, present = _flops(name, launch)
+            if not present and "flops" in require:
+                raise error(
+                    name,
+                    f"missing metric {FFMA!r} (and the other "
+                    "sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum FLOP counters) "
+                    f"for kernel launch ID {launch.id}; profile with --metrics, keep the Speed Of Light "
+                    "section (its 'Compute (SM) Throughput' and 'DRAM Throughput'), or pass "
+                    "require=('duration', 'bytes')",
+                    line=launch.line,
+                    field=f"metric {FFMA!r}",
+                )
+            flops_seen.update(present)
+            b, used = _bytes(name, launch)
+            if used is None and "bytes" in require:
+                raise error(
+                    name,
+                    f"missing metric 'dram__bytes_read.sum' (or dram__bytes_op_read.sum, or "
+                    f"dram__bytes.sum) for kernel launch ID {launch.id}; pass require=('duration', "
+                    "'flops') to import without bytes",
+                    line=launch.line,
+                    field="metric 'dram__bytes_read.sum'",
+                )
+            if used is not None:
+                bytes_seen.add(used)
+            f, b = (f if present else 0.0), (b if used is not None else 0.0)
+            for value, metrics in ((f, sorted(present)), (b, list(used or ()))):
+                if value > LARGEST:  # refused here, where the file's metric can be named
+                    raise error(
+                        name,
+                        f"kernel launch ID {launch.id}: {value:g} is out of range (at most {LARGEST:g})",
+                        line=launch.metrics[metrics[0]][2] if metrics[0] in launch.metrics else launch.line,
+                        field=f"metric {' + '.join(metrics)!r}",
+                    )
+            flops, bytes_source = ("computed" if present else "unknown"), ("counted" if used else "unknown")
+            details.update(flop_metrics=sorted(present), bytes_metrics=list(used or ()))
+            u_c = u_m = math.nan
+        names.append(phase)
         durations.append(d)
-        ops.append(f if present else 0.0)
-        volumes.append(b if used is not None else 0.0)
+        ops.append(f)
+        volumes.append(b)
+        cutil.append(u_c)
+        mutil.append(u_m)
         report.phases.append(
             PhaseReport(
-                name=names[-1],
+                name=phase,
                 duration=d,
-                ops=ops[-1],
-                bytes=volumes[-1],
-                flops="computed" if present else "unknown",
-                bytes_source="counted" if used is not None else "unknown",
-                details={
-                    "kernel": launch.kernel,
-                    "id": launch.id,
-                    "flop_metrics": sorted(present),
-                    "bytes_metrics": list(used or ()),
-                },
+                ops=f,
+                bytes=b,
+                flops=flops,
+                bytes_source=bytes_source,
+                details=details,
             )
+        )
+    if from_cycles:
+        report.notes.append(
+            f"durations of {len(from_cycles)} launches from elapsed cycles / clock ("
+            + ", ".join(sorted(set(from_cycles)))
+            + f"): the file has no {DURATION}"
+        )
+    if basis == "utilizations":
+        report.notes.append(
+            "phases given by utilizations: 'Compute (SM) Throughput' and 'DRAM Throughput' (% of the GPU's "
+            "peaks); volumes = utilization × peak × duration"
         )
     if flops_seen:
         missing = [m for m in FLOP_METRICS if m not in flops_seen]
@@ -258,28 +365,127 @@ def read_nsight_csv(
     if bytes_seen:
         report.notes.append("bytes from " + "; ".join(" + ".join(u) for u in sorted(bytes_seen)))
     if group_by == "kernel":
-        names, durations, ops, volumes = _by_kernel(report, names, durations, ops, volumes, launches)
+        names, durations, ops, volumes, cutil, mutil = _by_kernel(
+            report, names, durations, ops, volumes, cutil, mutil, launches
+        )
     if len(set(names)) != len(names):
         dup = Counter(names).most_common(1)[0][0]
         raise error(name, f"two kernel launches are both named {dup!r} (duplicate ID?)", field="column 'ID'")
+    if basis == "utilizations":
+        report.machine_source = (machine.name or "given") if machine is not None else "none: unit peaks"
+        return _build(name, names, report, machine, duration=durations, compute_util=cutil, memory_util=mutil)
     if machine is None:
         machine = _machine(name, launches, precision, report)
     else:
         report.machine_source = machine.name or "given"
-    return build_workload(name, names, duration=durations, ops=ops, bytes_=volumes, machine=machine, report=report)
+    return _build(name, names, report, machine, duration=durations, ops=ops, bytes=volumes)
 
 
-def _by_kernel(report, names, durations, ops, volumes, launches):
+def _build(name, names, report, machine, **columns):
+    try:
+        w = Workload.from_arrays(names, after=chain(list(names)), machine=machine, **columns)
+    except WorkloadError as e:
+        raise WorkloadFileError(str(e), path=name) from e
+    a = w.arrays
+    for i, p in enumerate(report.phases):  # phases given by utilizations: the volumes they stand for
+        if math.isnan(p.ops):
+            p.ops, p.bytes = float(a.ops[i]), float(a.bytes[i])
+    return w.with_import_report(report)
+
+
+def _has_counters(name, launch, require) -> bool:
+    return ("flops" not in require or bool(_flops(name, launch)[1])) and (
+        "bytes" not in require or _bytes(name, launch)[1] is not None
+    )
+
+
+def _duration(name, launch) -> tuple[float, str]:
+    """The launch's duration in seconds, and the metric(s) it comes from."""
+    d = _value(name, launch, DURATION, "duration")
+    how = DURATION
+    if d is None:
+        for cycles_metric, clock_metric in CYCLE_PAIRS:
+            cycles = _value(name, launch, cycles_metric, "elapsed cycles")
+            clock = _value(name, launch, clock_metric, "clock")
+            if cycles is not None and clock is not None:
+                how = f"{launch.label(cycles_metric)} / {launch.label(clock_metric)}"
+                if not clock > 0:
+                    raise error(
+                        name,
+                        f"kernel launch ID {launch.id}: the clock is {clock:g} Hz; it must be > 0",
+                        line=launch.metrics[clock_metric][2],
+                        field=f"metric {launch.label(clock_metric)!r}",
+                    )
+                d = cycles / clock
+                break
+    if d is None:
+        raise error(
+            name,
+            f"kernel launch ID {launch.id} ({_short(launch.kernel)}) has no duration: neither {DURATION} "
+            "(Duration) nor elapsed cycles with their clock (gpc__cycles_elapsed.max with "
+            "gpc__cycles_elapsed.avg.per_second, or the sm__ / smsp__ ones)",
+            line=launch.line,
+            field=f"metric {DURATION!r}",
+        )
+    if not SMALLEST <= d <= LARGEST:
+        metric = DURATION if how == DURATION else cycles_metric
+        raise error(
+            name,
+            f"kernel launch ID {launch.id} ({_short(launch.kernel)}): a duration of {d:g} s (from {how}); "
+            "a kernel's duration must be > 0",
+            line=launch.metrics[metric][2],
+            field=f"metric {launch.label(metric)!r}",
+        )
+    return d, how
+
+
+def _utilizations(name, launch):
+    """(compute, DRAM, busiest memory unit) fractions of peak, or None without compute and DRAM."""
+    values = []
+    for metric in (COMPUTE_UTIL, DRAM_UTIL, MEMORY_UTIL):
+        value = _value(name, launch, metric, "utilization")
+        for other in ALTERNATIVES.get(metric, ()):
+            if value is None:
+                value = _value(name, launch, other, "utilization")
+        if value is not None and not 0 <= value <= 1e4:
+            raise error(
+                name,
+                f"{value:g}% is not a utilization (0 to 100%, a little above when counters disagree)",
+                line=launch.metrics[metric][2] if metric in launch.metrics else launch.line,
+                field=f"metric {launch.label(metric)!r}",
+            )
+        values.append(None if value is None else value / 100)
+    if values[0] is None or values[1] is None:
+        return None
+    return values[0], values[1], values[2]
+
+
+def _level_bytes(name, launch) -> dict:
+    levels = {}
+    for level, metrics in LEVEL_BYTES:
+        values = [_value(name, launch, m, "bytes") for m in metrics]
+        if all(v is not None for v in values):
+            levels[level] = sum(values)
+    b, used = _bytes(name, launch)
+    if used is not None:
+        levels["DRAM"] = b
+    return levels
+
+
+def _by_kernel(report, names, durations, ops, volumes, cutil, mutil, launches):
+    """One phase per kernel name: durations and volumes summed, utilizations weighted by duration."""
     order: dict[str, int] = {}
     for launch in launches:
         order.setdefault(_short(launch.kernel), len(order))
-    sums = {k: [0.0, 0.0, 0.0, 0] for k in order}
-    for launch, d, f, b in zip(launches, durations, ops, volumes):
+    sums = {k: [0.0, 0.0, 0.0, 0, 0.0, 0.0] for k in order}
+    for launch, d, f, b, u_c, u_m in zip(launches, durations, ops, volumes, cutil, mutil):
         s = sums[_short(launch.kernel)]
         s[0] += d
         s[1] += f
         s[2] += b
         s[3] += 1
+        s[4] += u_c * d
+        s[5] += u_m * d
     phases = []
     for k in order:
         members = [p for p, launch in zip(report.phases, launches) if _short(launch.kernel) == k]
@@ -296,7 +502,9 @@ def _by_kernel(report, names, durations, ops, volumes, launches):
             )
         )
     report.phases = phases
-    return list(order), [sums[k][0] for k in order], [sums[k][1] for k in order], [sums[k][2] for k in order]
+    columns = [[sums[k][j] for k in order] for j in range(3)]
+    utils = [[sums[k][j] / sums[k][0] for k in order] for j in (4, 5)]
+    return list(order), *columns, *utils
 
 
 def _parse(name: str, text: str):
@@ -308,6 +516,20 @@ def _parse(name: str, text: str):
             header_at = i
             break
     if header_at is None:
+        said = [ln.strip() for ln in lines if ln.startswith(("==ERROR==", "==WARNING=="))]
+        if said or any(ln.startswith("==PROF==") for ln in lines):
+            raise error(
+                name,
+                "an Nsight Compute log with no table of results: ncu ran but wrote no kernel metrics"
+                + ("; it said: " + " / ".join(_clip_text(ln, 120) for ln in said[:3]) if said else "")
+                + (
+                    " (ERR_NVGPUCTRPERM: profile as a user allowed to read the GPU counters, see "
+                    "https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
+                    if any("ERR_NVGPUCTRPERM" in ln for ln in said)
+                    else ""
+                ),
+                line=next((i for i, ln in enumerate(lines, start=1) if ln.startswith("==ERROR==")), None),
+            )
         first = next((ln for ln in lines if ln.strip() and not ln.startswith("==")), "")
         raise error(
             name,
@@ -352,11 +574,15 @@ def _parse(name: str, text: str):
             launch_id = row[col["ID"]].strip()
             launch = launches.get(launch_id)
             if launch is None:
-                launch = launches[launch_id] = _Launch(launch_id, row[col["Kernel Name"]], line)
+                device = row[col["CC"]].strip() if "CC" in col else ""
+                launch = launches[launch_id] = _Launch(launch_id, row[col["Kernel Name"]], line, device)
             metric = row[col["Metric Name"]].strip()
             entry = (row[col["Metric Unit"]].strip(), row[col["Metric Value"]], line)
-            if metric == "Duration" and section is not None and "Speed Of Light" in row[section]:
-                metric = DURATION  # the details page's label for it
+            if metric in SPEED_OF_LIGHT and section is not None and "Speed Of Light" in row[section]:
+                canonical = SPEED_OF_LIGHT[metric]  # the details page's label for a metric
+                if canonical not in launch.metrics:
+                    launch.labels[canonical] = metric
+                metric = canonical
             launch.metrics.setdefault(metric, entry)
         if not launches:
             raise error(name, "no kernel launches: the file has a header but no rows", line=header_line)
@@ -463,10 +689,12 @@ def _machine(name, launches, precision, report) -> Machine:
         for m in (PEAK_FMA[precision], SM_CLOCK, DRAM_PEAK, DRAM_CLOCK)
         if all(m not in launch.metrics for launch in launches)
     ]
+    devices = sorted({launch.device for launch in launches if launch.device})
     raise error(
         name,
         "no machine: pass machine=, or profile with the roofline metrics (ncu --set full or "
-        f"--section SpeedOfLight_RooflineChart, --page raw); missing: {', '.join(missing)}",
+        f"--section SpeedOfLight_RooflineChart, --page raw); missing: {', '.join(missing)}"
+        + (f" (the file's GPU: compute capability {_clip_text(', '.join(devices), 40)})" if devices else ""),
         field=f"metric {missing[0]!r}" if missing else None,
     )
 
@@ -476,6 +704,10 @@ _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
 
 def _clip(value) -> str:
     return short_repr(value)
+
+
+def _clip_text(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _short(kernel: str) -> str:
@@ -508,7 +740,9 @@ def sniff(source: Source) -> bool:
     for line in head_text(source, 65536).splitlines():
         if line.startswith('"ID",') and '"Kernel Name"' in line:
             return True
-    return False
+        if line.startswith(("==PROF==", "==ERROR==")):  # ncu's own lines: a log, with or without a table
+            return True
+    return source.raw[:2] != GZIP_MAGIC and b'\n"ID","Process ID",' in source.raw  # after long program output
 
 
 def read(source: Source, *, machine=None, percent=False, **options):

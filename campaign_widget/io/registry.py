@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from ..errors import short_repr
 from ..machine import Machine
 from ..workload import Workload
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source
+from .checks import flag
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, WorkloadFileError
 
 
 @dataclass(frozen=True)
@@ -84,25 +85,36 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     line or field, and ``OSError`` if the file cannot be opened.
     """
     source = Source(path)
-    if isinstance(machine, str):
-        from ..presets import machine as preset
-
-        try:
-            machine = preset(machine)
-        except ValueError as e:
-            raise source.error(str(e)) from None
-    elif machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine or a preset name")
+    machine = preset_or_machine(source.name, machine)
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
         raise ValueError(f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
-    workload = fmt.read(source, machine=machine, percent=bool(percent), **options)
+    workload = fmt.read(source, machine=machine, percent=flag("percent", percent), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
         raise TypeError(
             f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
             "not a Workload (a bug in that reader)"
         )
     return workload
+
+
+def preset_or_machine(name: str, machine):
+    """``machine=`` as readers take it: a ``Machine``, the name of a preset, or None (the file's)."""
+    if isinstance(machine, str):
+        from ..presets import MACHINES
+        from ..presets import machine as preset
+
+        try:
+            return preset(machine)
+        except ValueError:
+            raise WorkloadFileError(
+                f"unknown machine preset {short_repr(machine)}; known presets: {', '.join(MACHINES)}",
+                path=name,
+                field="machine",
+            ) from None
+    if machine is not None and not isinstance(machine, Machine):
+        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine or a preset name")
+    return machine
 
 
 def detect(source) -> FileFormat:

@@ -30,6 +30,7 @@ from ..workload import Workload
 from .checks import (
     check_keys,
     expect_map,
+    flag,
     make_phase,
     make_workload,
     no_options,
@@ -39,7 +40,7 @@ from .checks import (
     read_preset,
     show,
 )
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, line_of
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, file_path, line_of
 
 FORMAT = "campaign-workload"
 VERSION = 1
@@ -83,7 +84,7 @@ def sniff(source: Source) -> bool:
 
 def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     no_options(source, options)
-    if percent:
+    if flag("percent", percent):
         raise source.error(
             f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as fractions of peak"
         )
@@ -358,7 +359,7 @@ def save(workload: Workload, path) -> Path:
     ``load(save(w, p))`` gives back the same names, volumes, measured durations, dependencies,
     tileable flags, machine (all fields) and settings, bit for bit.
     """
-    path = Path(path)
+    path = file_path(path)
     suffix = path.suffix.lower()
     if suffix in YAML_SUFFIXES:
         text = dumps(workload, "yaml")

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -30,12 +31,55 @@ MAX_YAML_BYTES = 32 * MiB  # YAML documents (our schema, cascade YAML)
 MAX_JSON_BYTES = 256 * MiB  # JSON documents of our schema
 
 
+def file_path(path, what: str = "path") -> Path:
+    """``path`` as a ``Path``, or an error naming ``what`` and the value: a TypeError for what is not a
+    path (``None``, a number), a WorkloadFileError for a path no file can have (a NUL character)."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"{what}={short_repr(path)} must be a file path (str or os.PathLike), not {type(path).__name__}"
+        )
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\x00" in text:
+        raise WorkloadFileError(f"{what} contains a NUL character, which no file name can hold", path=short_repr(text))
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as e:
+        raise WorkloadFileError(
+            f"{what} contains {ascii(text[e.start])}, which no file name on this system can hold", path=short_repr(text)
+        ) from None
+    return Path(text)
+
+
+def named_os_error(error: OSError, path) -> OSError:
+    """The same kind of OSError, naming ``path`` (``[Errno 5] Input/output error: 'path'``)."""
+    if error.errno is None or (error.filename is not None and not isinstance(error.filename, int)):
+        return error  # already named, or not an error of the system (a bad gzip header)
+    try:
+        return type(error)(error.errno, error.strerror or str(error), str(path))
+    except TypeError:  # an OSError subclass with another signature
+        return OSError(error.errno, error.strerror or str(error), str(path))
+
+
 def open_regular(path):
     """``open(path, "rb")`` that never blocks: opening a FIFO waits for a writer, so open without
-    blocking (then fstat tells what it is; a regular file ignores O_NONBLOCK)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    blocking (then fstat tells what it is; a regular file ignores O_NONBLOCK). A folder is an
+    ``IsADirectoryError``, and every OSError names ``path``."""
+    path = file_path(path)
     try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as e:
+        raise named_os_error(e, path) from None
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         return os.fdopen(fd, "rb")
+    except OSError as e:
+        os.close(fd)
+        raise named_os_error(e, path) from None
     except BaseException:
         os.close(fd)
         raise
@@ -45,16 +89,26 @@ class Source:
     """A file being read: its bytes, its text, and (parsed once, on demand) its YAML/JSON document."""
 
     def __init__(self, path, raw: bytes | None = None):
-        self.path = Path(path)
-        self.name = str(path)
-        self.raw = self._read() if raw is None else raw
+        self.path = file_path(path)
+        self.name = str(path) if isinstance(path, (str, os.PathLike)) else str(self.path)
+        if raw is not None and not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise TypeError(f"raw={short_repr(raw)} must be the file's bytes, not {type(raw).__name__}")
+        self.raw = self._read() if raw is None else bytes(raw)
         self._text = None
         self._document = None
         self._document_error = None
 
     def _read(self) -> bytes:
         """The file's bytes: a regular file of at most MAX_FILE_BYTES (never a device, pipe or folder)."""
-        with open_regular(self.path) as handle:  # OSError (missing, unreadable) goes to the caller as is
+        try:
+            return self._read_bytes()
+        except IsADirectoryError:
+            raise self.error("a folder: workload files are regular files") from None
+        except OSError as e:  # missing, unreadable, an I/O error on a special file: named, to the caller
+            raise named_os_error(e, self.path) from None
+
+    def _read_bytes(self) -> bytes:
+        with open_regular(self.path) as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, pipe or socket)"
@@ -70,10 +124,10 @@ class Source:
             while total > info.st_size and total <= MAX_FILE_BYTES and chunks[-1]:
                 chunks.append(handle.read(min(1 << 20, MAX_FILE_BYTES + 1 - total)))
                 total += len(chunks[-1])
-            raw = b"".join(chunks)
-        if len(raw) > MAX_FILE_BYTES:  # it grew while being read
+        if total > MAX_FILE_BYTES:  # it grew while being read: refused before the pieces are joined (a copy)
+            del chunks
             raise self.error(f"the file is over {MAX_FILE_BYTES:,} bytes; no reader takes more")
-        return raw
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     def check_size(self, limit: int, what: str) -> None:
         """Refuse a file over ``limit`` bytes for format ``what``, with the limit named."""

@@ -5,39 +5,47 @@ or one per layer when a file holds several runs one after another (several ``Sum
 
 - duration = ``Cycles`` (the *Summary Stats*) / ``clock`` (Hz, given by the caller; Timeloop's stats hold
   no clock). With a machine whose ``time_unit`` is ``"cycle"`` no clock is needed: durations stay in
-  cycles.
+  cycles. Without either, the clock the file's own ``GFLOPs (@1GHz)`` line assumes is taken (1 GHz), and
+  the report says so; a file without that line needs one of them.
 - ops = the computes (``Computes = N``, or ``MACCs = N`` in older Timeloop) × ``ops_per_compute``
   (default 2: a MAC is a multiply and an add).
 - bytes = the accesses of one memory level: Σ over its dataspaces (Weights, Inputs, Outputs) of
-  (scalar reads + fills + updates per instance) × utilized instances × word bits / 8. The level taken
+  (scalar reads + fills + updates per instance) × utilized instances × word bits / 8 (``Word bits``, or
+  ``Data word bits`` as Sparseloop spells it). The level taken
   by default is the one named ``DRAM`` (any case) if there is one, else the outermost storage level
   (the last ``Level N``); pick another with ``memory_level="GlobalBuffer"``. Newer Timeloop prints
   ``Actual scalar reads``; those are taken when present.
 - machine: given, or inferred from the file's SPECS when they have numbers: compute = arithmetic
   instances × ops_per_compute × clock; bandwidth = (read bandwidth + write bandwidth, words/cycle per
-  instance) × instances × word bytes × clock of the chosen level. The report says which.
+  instance) × instances × word bytes × clock of the chosen level. The report says which. Most real stats
+  print ``-`` (unbounded) for the outer level's bandwidth: those files need ``machine=``.
+
+Errors name the file's own fields (``Summary Stats.Cycles``, ``DRAM.Data word bits``), not the workload's.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import short_repr
+from ..errors import WorkloadError, short_repr
 from ..machine import Machine
+from ..phase import LARGEST, SMALLEST
 from ._common import (
     ImportReport,
     PhaseReport,
     build_workload,
-    check_machine,
     check_percent,
     error,
     head_text,
     read_text,
     source_of,
 )
+from .checks import preset_names
+from .registry import preset_or_machine
 from .source import Source
 
 FORMAT = "timeloop-stats"
@@ -48,6 +56,9 @@ _KV = re.compile(r"^\s*([^:]+?)\s*:\s*(.*?)\s*$")
 _DATASPACE = re.compile(r"^    (\w[\w ]*):\s*$")
 _COMPUTES = re.compile(r"^\s*(Computes|MACCs|Algorithmic Computes|Actual Computes)\s*=\s*([0-9.eE+]+)\s*$")
 _CYCLES = re.compile(r"^Cycles:\s*([0-9.eE+]+)\s*$")
+_ASSUMED_CLOCK = re.compile(r"^GFLOPs \(@([0-9.]+)\s*GHz\)\s*:")
+WORD_BITS = ("Word bits", "Data word bits")  # Timeloop, Sparseloop
+CLOCK_RANGE = (1.0, 1e13)  # Hz: a clock outside this is a mistake (a period, a unit slip), not a machine
 MAX_CHARS = 64 << 20
 MAX_LINE = 4096
 
@@ -71,8 +82,11 @@ class _Run:
     line: int
     levels: list = field(default_factory=list)
     cycles: float | None = None
+    cycles_line: int | None = None
     computes: float | None = None
     computes_label: str = ""
+    computes_line: int | None = None
+    assumed_clock: float | None = None
 
 
 def read_timeloop_stats(
@@ -87,33 +101,36 @@ def read_timeloop_stats(
 ):
     """Read Timeloop stats file(s) into a ``Workload``: one phase per file (or per layer in a file).
 
-    ``clock``: the accelerator's clock in Hz (required unless ``machine.time_unit`` is ``"cycle"``).
-    ``memory_level``: the storage level whose accesses are the phase's bytes (default: ``DRAM`` if named
-    so, else the outermost level). ``names``: phase names (default: the stats files' folder names, or
-    ``layer k`` inside one file). ``machine``: the peaks; default: inferred from the file's SPECS.
+    ``clock``: the accelerator's clock in Hz (default: none if ``machine.time_unit`` is ``"cycle"``, else the
+    1 GHz the file's ``GFLOPs (@1GHz)`` assumes, else an error). ``memory_level``: the storage level whose
+    accesses are the phase's bytes (default: ``DRAM`` if named so, else the outermost level). ``names``:
+    phase names (default: the stats files' folder names, or ``layer k`` inside one file). ``machine``: the
+    peaks; default: inferred from the file's SPECS (most files print no bandwidth for the outer level:
+    then ``machine=`` is needed).
     """
     if isinstance(paths, (str, Path, Source)):
         paths = [paths]
     paths = list(paths)
     if not paths:
         raise ValueError("give at least one Timeloop stats file")
-    check_machine(machine)
     first_name = source_of(paths[0])[0]
+    machine = preset_or_machine(first_name, machine)
     check_percent(first_name, percent)
+    if isinstance(ops_per_compute, bool) or not isinstance(ops_per_compute, numbers.Real):
+        raise TypeError(f"ops_per_compute={short_repr(ops_per_compute)} must be a number of ops per compute")
+    if not 0 < float(ops_per_compute) <= 1e6:
+        raise ValueError(f"ops_per_compute={short_repr(ops_per_compute)} must be > 0 and at most 1e6")
+    ops_per_compute = float(ops_per_compute)
     in_cycles = machine is not None and machine.time_unit in CYCLE_UNITS
-    if clock is None and not in_cycles:
-        raise error(
-            first_name,
-            "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz; --clock "
-            "on the command line), "
-            "or a machine with time_unit='cycle' to keep durations in cycles",
-            field="clock",
-        )
-    if clock is not None and (
-        isinstance(clock, bool) or not isinstance(clock, (int, float)) or not 0 < clock < math.inf
-    ):
-        raise ValueError(f"clock={short_repr(clock)} must be a frequency in Hz > 0")
-    hz = 1.0 if clock is None else float(clock)
+    if clock is not None:
+        if isinstance(clock, bool) or not isinstance(clock, numbers.Real):
+            raise TypeError(f"clock={short_repr(clock)} must be a frequency in Hz (a number, e.g. 1e9)")
+        low, high = CLOCK_RANGE
+        if not low <= float(clock) <= high:
+            raise ValueError(
+                f"clock={short_repr(clock)} must be a frequency in Hz within [{low:g}, {high:g}] (e.g. 1e9 for 1 GHz)"
+            )
+        clock = float(clock)
     report = ImportReport(path=", ".join(source_of(p)[0] for p in paths), format=FORMAT)
     runs = []
     for p in paths:
@@ -121,6 +138,20 @@ def read_timeloop_stats(
         text = read_text(name, source, file_path)
         for k, run in enumerate(_parse(name, text)):
             runs.append((name, k, run))
+    if clock is None and not in_cycles:
+        assumed = {run.assumed_clock for _, _, run in runs}
+        if None in assumed or len(assumed) != 1:
+            raise error(
+                first_name,
+                "missing clock: Timeloop's stats count cycles and hold no clock; pass clock= (Hz, e.g. 1e9), "
+                "or a machine with time_unit='cycle' to keep durations in cycles",
+                field="clock",
+            )
+        clock = assumed.pop()
+        report.notes.append(
+            f"clock {clock:g} Hz: the clock the file's 'GFLOPs (@{clock / 1e9:g}GHz)' assumes (no clock= given)"
+        )
+    hz = 1.0 if clock is None else clock
     if names is None:
         names = _default_names(runs)
     names = list(names)
@@ -134,6 +165,7 @@ def read_timeloop_stats(
         cycles = run.cycles
         duration = cycles / hz
         computes = run.computes
+        _check(name, run, phase, duration, computes * ops_per_compute, volume, level)
         durations.append(duration)
         ops.append(computes * ops_per_compute)
         volumes.append(volume)
@@ -149,6 +181,7 @@ def read_timeloop_stats(
                     "file": name,
                     "run": k,
                     "cycles": cycles,
+                    "clock": clock,
                     run.computes_label: computes,
                     "memory_level": level.name,
                     "word_bytes": word_bytes,
@@ -170,6 +203,31 @@ def read_timeloop_stats(
     return build_workload(
         report.path, names, duration=durations, ops=ops, bytes_=volumes, machine=machine, report=report
     )
+
+
+def _check(name, run, phase, duration, ops, volume, level) -> None:
+    """The phase's numbers within what a workload holds, refused in the file's own terms."""
+    if not SMALLEST <= duration <= LARGEST:
+        raise error(
+            name,
+            f"{run.cycles:g} cycles give phase {phase!r} a duration of {duration:g}; a run takes at least one cycle",
+            line=run.cycles_line,
+            field="Summary Stats.Cycles",
+        )
+    if ops > LARGEST:
+        raise error(
+            name,
+            f"{run.computes:g} {run.computes_label} is out of range (at most {LARGEST:g} ops)",
+            line=run.computes_line,
+            field=f"Summary Stats.{run.computes_label}",
+        )
+    if volume > LARGEST:
+        raise error(
+            name,
+            f"the accesses of level {level.name!r} come to {volume:g} bytes, out of range (at most {LARGEST:g})",
+            line=level.line,
+            field=f"{level.name}.Scalar reads",
+        )
 
 
 def _default_names(runs) -> list[str]:
@@ -231,13 +289,21 @@ def _parse(name: str, text: str) -> list[_Run]:
             continue
         m = _CYCLES.match(line)
         if m and level is None:
-            run.cycles = _num(name, (m.group(1), i), "Summary Stats.Cycles")
+            run.cycles, run.cycles_line = _num(name, (m.group(1), i), "Summary Stats.Cycles"), i
+            continue
+        m = _ASSUMED_CLOCK.match(line)
+        if m and level is None:
+            try:
+                run.assumed_clock = float(m.group(1)) * 1e9
+            except ValueError:
+                pass  # not a clock we can read: the caller gives one
             continue
         m = _COMPUTES.match(line)
         if m and level is None:
             label = m.group(1)
             if run.computes is None or label in ("Computes", "Actual Computes"):
                 run.computes, run.computes_label = _num(name, (m.group(2), i), f"Summary Stats.{label}"), label
+                run.computes_line = i
             continue
         if level is None:
             continue
@@ -314,15 +380,15 @@ def _num(name, value_line, what):
 
 
 def _bytes(name: str, level: _Level) -> tuple[float, float]:
-    word_bits = level.specs.get("Word bits")
+    word_bits, key = _word_bits(level)
     if word_bits is None:
         raise error(
             name,
-            f"level {level.name!r} has no 'Word bits' in its SPECS",
+            f"level {level.name!r} has no 'Word bits' (or 'Data word bits') in its SPECS",
             line=level.line,
             field=f"{level.name}.Word bits",
         )
-    word_bytes = _num(name, word_bits, f"{level.name}.Word bits") / 8
+    word_bytes = _num(name, word_bits, f"{level.name}.{key}") / 8
     words = 0.0
     for ds, values in level.dataspaces.items():
         instances = values.get("Utilized instances (max)", ("1", level.line))
@@ -341,6 +407,13 @@ def _bytes(name: str, level: _Level) -> tuple[float, float]:
     return words * word_bytes, word_bytes
 
 
+def _word_bits(level: _Level):
+    for key in WORD_BITS:
+        if key in level.specs:
+            return level.specs[key], key
+    return None, WORD_BITS[0]
+
+
 def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycles, report) -> Machine:
     arithmetic = next((lv for lv in run.levels if not lv.is_storage), None)
     problems = []
@@ -348,20 +421,34 @@ def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycle
     if arithmetic is not None and "Instances" in arithmetic.specs:
         instances = _num(name, arithmetic.specs["Instances"], f"{arithmetic.name}.Instances")
         compute = instances * ops_per_compute * hz
+        if not compute:
+            problems.append(f"a number of {arithmetic.name} instances above 0")
     else:
         problems.append("the arithmetic level's Instances")
-    try:
-        rd = _num(name, level.specs["Read bandwidth"], "Read bandwidth")
-        wr = _num(name, level.specs["Write bandwidth"], "Write bandwidth")
-        inst = _num(name, level.specs.get("Instances", ("1", level.line)), "Instances")
-        word = _num(name, level.specs["Word bits"], "Word bits") / 8
-        bandwidth = (rd + wr) * inst * word * hz
-    except (KeyError, Exception):  # '-' (unbounded) or absent
-        problems.append(f"numeric read/write bandwidths of level {level.name!r}")
-    if problems or not compute or not bandwidth:
+    rates = []
+    for key in ("Read bandwidth", "Write bandwidth"):
+        value = level.specs.get(key)
+        shown = "absent" if value is None else short_repr(value[0])
+        try:
+            rates.append(float(value[0]) if value is not None else math.nan)
+        except ValueError:
+            rates.append(math.nan)
+        if not math.isfinite(rates[-1]) or rates[-1] < 0:
+            unbounded = ": unbounded" if value is not None and value[0].strip() == "-" else ""
+            problems.append(f"a number for {level.name}.{key} (it is {shown}{unbounded})")
+    word_bits, key = _word_bits(level)
+    if not problems:
+        inst = _num(name, level.specs.get("Instances", ("1", level.line)), f"{level.name}.Instances")
+        word = _num(name, word_bits, f"{level.name}.{key}") / 8
+        bandwidth = sum(rates) * inst * word * hz
+        if not bandwidth:
+            problems.append(f"a bandwidth above 0 for level {level.name!r}")
+    if problems:
         raise error(
             name,
-            "no machine: pass machine=; the file's SPECS lack " + " and ".join(problems or ["peaks"]),
+            "no machine: the file's SPECS give no peaks to infer one from (they lack "
+            + " and ".join(problems)
+            + f"); pass machine= with the accelerator's peaks (presets: {preset_names()})",
             line=run.line,
             field="machine",
         )
@@ -372,13 +459,23 @@ def _infer_machine(name, run: _Run, level: _Level, ops_per_compute, hz, in_cycle
         f"clock = {bandwidth:.4g} B/{unit} (Timeloop prints these bandwidths rounded to 2 "
         "decimals)"
     )
-    return Machine(
-        peak_compute=compute,
-        peak_bandwidth=bandwidth,
-        name=f"Timeloop SPECS ({level.name})",
-        time_unit=unit,
-        ops_unit="op",
-    )
+    try:
+        return Machine(
+            peak_compute=compute,
+            peak_bandwidth=bandwidth,
+            name=f"Timeloop SPECS ({level.name})",
+            time_unit=unit,
+            ops_unit="op",
+        )
+    except WorkloadError:
+        raise error(
+            name,
+            f"the SPECS give peaks of {compute:g} ops/{unit} ({arithmetic.name}.Instances × {ops_per_compute:g} "
+            f"× clock) and {bandwidth:g} B/{unit} ({level.name} bandwidths × instances × word bytes × clock), "
+            "out of the range a machine holds; check the clock, or pass machine=",
+            line=run.line,
+            field="machine",
+        ) from None
 
 
 # -- the format registry -----------------------------------------------------------------------------------

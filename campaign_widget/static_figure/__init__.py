@@ -19,6 +19,7 @@ every text this module creates, so ``"$x$"`` stays ``$x$``.
 """
 
 from .campaign import draw_campaign, readout_lines
+from .heatmap import render_sweep_heatmap, save_sweep_heatmap
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .render import FORMATS, RenderedFigure, render_figure, save_workload_figure, savefig
 from .roofline_plot import draw_roofline
@@ -39,4 +40,6 @@ __all__ = [
     "readout_lines",
     "lighten",
     "FORMATS",
+    "render_sweep_heatmap",
+    "save_sweep_heatmap",
 ]

@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib import patheffects
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from ..formatting import time_unit_for
@@ -16,7 +17,7 @@ from ..scene import Scene
 from .legend import _draw_legend, legend_entries
 from .panels import Panel
 from .paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
-from .pieces import _piece_arrays, pieces_to_draw
+from .pieces import piece_arrays, pieces_to_draw
 from .style import (
     _GREY,
     _LINE_CODES,
@@ -30,6 +31,7 @@ from .style import (
     _valid_color,
     _with_alpha,
     lighten,
+    wrap_text,
 )
 from .ticks import time_ticks, utilization_ticks
 
@@ -38,9 +40,9 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     """The browser's layers, bottom to top: shade under the compute line, grey wells, memory
     fill, spill (red, hatched), guard rails, compute lines (solid, then dashed; red where
     compute is oversubscribed). One artist per style, as the browser batches them per style.
-    ``p`` holds the piece arrays (``_piece_arrays`` / ``pieces_to_draw``)."""
+    ``p`` holds the piece arrays (``piece_arrays`` / ``pieces_to_draw``)."""
     x0, x1, phase = p["x0"], p["x1"], p["phase"]
-    base, line, well, fill = p["base"], p["line"], p["well"], p["fill"]
+    base, line, well, fill = p["base_y"], p["line_y"], p["well_top"], p["fill_top"]
     colors = [_valid_color(c) for c in colors]
 
     def color_of(k):
@@ -68,7 +70,7 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     if x0.size:
         _stroke(ax, _segments_path(x0, x1, well), THEME["rail"], THEME["rail_width"], 1.4, gid="rails")
 
-    dash = np.clip(np.where(np.isnan(p["dash"]), x1, p["dash"]), x0, x1)
+    dash = np.clip(np.where(np.isnan(p["dash_from"]), x1, p["dash_from"]), x0, x1)
     over = (p["flags"] & 1).astype(bool)
     style = np.where(over, -1, phase)
     width = THEME["compute_line_width"]
@@ -132,64 +134,76 @@ def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     return scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
 
 
-def _header_rows(panel: Panel, plot_width_px: float) -> list[list[tuple[str, str, str]]]:
-    """Rows above the plot, top first: the title (left) with the makespan (right) when they fit
-    side by side, then the oversubscription lines. Each row: [(text, kind, align)]."""
-    lines = readout_lines(panel)
-    makespan, rest = lines[0][0], lines[1:]
-    rows = []
-    if panel.title:
-        fits = (
-            _text_width_px(panel.title, THEME["title_font_size"], "bold") + _text_width_px(makespan, weight="bold") + 24
-        ) <= plot_width_px
-        if fits:
-            rows.append([(panel.title, "title", "left"), (makespan, "makespan", "right")])
-        else:
-            rows += [[(panel.title, "title", "left")], [(makespan, "makespan", "right")]]
-    else:
-        rows.append([(makespan, "makespan", "left")])
-    rows += [[(text, kind, "left")] for text, kind in rest]
-    return rows
+def _header_rows(panel: Panel, plot_width_px: float) -> list[str]:
+    """The title above the plot (js/layout.js), broken into lines that fit the plot's width."""
+    return wrap_text(panel.title, plot_width_px, THEME["title_font_size"], "bold") if panel.title else []
 
 
-def _row_height(row) -> float:
-    return THEME["title_font_size"] + 4 if any(kind == "title" for _, kind, _ in row) else LAYOUT["readout_line_height"]
+def _header_height(rows: Sequence[str]) -> float:
+    """From the top of the title to the top of the plot, in CSS px (js/layout.js ``top``)."""
+    title = len(rows) * THEME["title_font_size"] + (len(rows) - 1) * 4 + LAYOUT["title_gap"] if rows else 0.0
+    return title + THEME["font_size"] / 2
 
 
-def _header_height(rows) -> float:
-    return sum(_row_height(r) for r in rows) + LAYOUT["title_gap"] / 2 + THEME["font_size"] / 2
+def _readout_rows(panel: Panel, width_px: float) -> list[tuple[str, str]]:
+    """The readout under the legend (js/layout.js): makespan, then one line per oversubscribed
+    resource, each broken into lines that fit ``width_px``. [(text, kind)]."""
+    return [
+        (line, kind)
+        for text, kind in readout_lines(panel)
+        for line in wrap_text(text, width_px, weight="bold" if kind == "makespan" else "normal")
+    ]
 
 
-def _draw_header(ax, rows):
-    """The header rows, placed in CSS px above the axes' top edge."""
-    offset = THEME["font_size"] / 2 + LAYOUT["title_gap"] / 2
-    for row in reversed(rows):
-        height = _row_height(row)
-        centre = offset + height / 2
-        offset += height
-        for text, kind, align in row:
-            x = 0.0 if align == "left" else 1.0
-            size, weight, color = THEME["font_size"], "normal", THEME["text"]
-            if kind == "title":
-                size, weight = THEME["title_font_size"], "bold"
-            elif kind == "makespan":
-                weight = "bold"
-            elif kind == "oversubscribed":
-                color = THEME["warning"]
-            t = ax.annotate(
-                text,
-                (x, 1.0),
-                xycoords="axes fraction",
-                xytext=(0, centre * PT_PER_PX),
-                textcoords="offset points",
-                ha=align,
-                va="center",
-                color=color,
-                fontproperties=_font(size, weight),
-                annotation_clip=False,
-                **_literal(),
-            )
-            t.set_gid(f"cw-{kind}")
+def _readout_height(rows) -> float:
+    return LAYOUT["readout_gap"] + len(rows) * LAYOUT["readout_line_height"] if rows else 0.0
+
+
+def _draw_title(fig, transform, rows: Sequence[str], left: float, top: float) -> None:
+    """The title lines, left-aligned at ``left``, the first centred ``title_font_size / 2`` under ``top``
+    (CSS px, y down; ``transform`` maps them to display)."""
+    for k, line in enumerate(rows):
+        t = Text(
+            left,
+            top + THEME["title_font_size"] / 2 + k * (THEME["title_font_size"] + 4),
+            line,
+            color=THEME["text"],
+            fontproperties=_font(THEME["title_font_size"], "bold"),
+            ha="left",
+            va="center",
+            transform=transform,
+            **_literal(),
+        )
+        t.set_gid("cw-title")
+        fig.add_artist(t)
+
+
+def _draw_readout(fig, transform, rows, left: float, top: float) -> None:
+    """The readout lines (js/draw-legend.js ``drawReadout``) from ``top`` + the readout gap down."""
+    y = top + LAYOUT["readout_gap"] + LAYOUT["readout_line_height"] / 2
+    for text, kind in rows:
+        t = Text(
+            left,
+            y,
+            text,
+            color=THEME["warning"] if kind in ("oversubscribed", "warning") else THEME["text"],
+            fontproperties=_font(THEME["font_size"], "bold" if kind == "makespan" else "normal"),
+            ha="left",
+            va="center",
+            transform=transform,
+            **_literal(),
+        )
+        t.set_gid(f"cw-{kind}")
+        fig.add_artist(t)
+        y += LAYOUT["readout_line_height"]
+
+
+def _px_transform(ax, corner: str):
+    """A transform from CSS px (x right, y down) with its origin at ``ax``'s ``"top"`` or
+    ``"bottom"`` left corner."""
+    fig = _root_figure(ax)
+    origin = ScaledTranslation(0, 1 if corner == "top" else 0, ax.transAxes)
+    return Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH) + fig.dpi_scale_trans + origin
 
 
 def draw_campaign(
@@ -200,12 +214,14 @@ def draw_campaign(
     header: bool = True,
     xlabel: bool = True,
     legend: bool = True,
+    readout_at: float | None = None,
 ):
     """Draw one campaign diagram onto ``ax`` (the browser view's look; pure drawing).
 
     ``time_range`` defaults to ``[0, max(panel.time_max, scene.x_max)]``. ``header`` draws the
-    title, makespan and oversubscription readout above the axes; ``legend`` draws the phase
-    legend below them. Tick density follows the axes' size on the figure, as in the browser.
+    title above the axes and the readout (makespan, oversubscription) under the legend, as the
+    browser view lays them out (``readout_at``: CSS px under the axes' bottom edge instead);
+    ``legend`` draws the phase legend below the axes. Tick density follows the axes' size on the figure, as in the browser.
     """
     if not isinstance(panel, Panel):
         raise TypeError(f"draw_campaign takes a Panel, got {type(panel).__name__}")
@@ -228,7 +244,7 @@ def draw_campaign(
     axis_top = max([1.0] + [v for v, _ in y_ticks])
     _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1, axis_top)
     dpi = _root_figure(ax).dpi
-    _draw_pieces(ax, pieces_to_draw(_piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
+    _draw_pieces(ax, pieces_to_draw(piece_arrays(scene), t0, t1, width_px * dpi / PX_PER_INCH), panel.colors)
 
     _draw_group_labels(ax, scene, panel.group_labels, t0, t1, width_px)
     _draw_phase_labels(ax, scene, panel.names, t0, t1, width_px, height_px / top)
@@ -274,23 +290,30 @@ def draw_campaign(
             labelpad=4 * PT_PER_PX,
             **_literal(),
         )
+    fig = _root_figure(ax)
     if header:
-        _draw_header(ax, _header_rows(panel, width_px))
+        rows = _header_rows(panel, width_px)
+        _draw_title(fig, _px_transform(ax, "top"), rows, 0.0, -_header_height(rows))
+    below = THEME["tick_length"] + LAYOUT["x_tick_label_height"] + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
     if legend:
         entries = legend_entries([panel])
-        fig = _root_figure(ax)
-        transform = (
-            Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH)
-            + fig.dpi_scale_trans
-            + ScaledTranslation(0, 0, ax.transAxes)
+        rows = _draw_legend(
+            fig,
+            _px_transform(ax, "bottom"),
+            entries,
+            0.0,
+            below + LAYOUT["legend_gap"] + LAYOUT["legend_row_height"] / 2,
+            width_px,
         )
-        below = (
-            THEME["tick_length"]
-            + LAYOUT["x_tick_label_height"]
-            + LAYOUT["legend_gap"]
-            + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
+        below += LAYOUT["legend_gap"] + rows * LAYOUT["legend_row_height"] if rows else 0
+    if header:
+        _draw_readout(
+            fig,
+            _px_transform(ax, "bottom"),
+            _readout_rows(panel, width_px),
+            0.0,
+            below if readout_at is None else readout_at,
         )
-        _draw_legend(fig, transform, entries, 0.0, below + LAYOUT["legend_row_height"] / 2, width_px)
     return ax
 
 

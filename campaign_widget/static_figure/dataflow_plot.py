@@ -6,6 +6,7 @@ matplotlib's object API and Agg only; user text (node names) is drawn literally 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from matplotlib.collections import EllipseCollection, LineCollection, PolyCollec
 from matplotlib.figure import Figure
 
 from ..atomic import atomic_write
-from .style import FORMATS, PX_PER_INCH
+from .style import FORMATS, PX_PER_INCH, THEME, _text_width_px, check_canvas, fit_text, use_theme, write_figure
 
 PT_PER_PX = 72.0 / PX_PER_INCH
 LEGEND_HEIGHT = 54.0  # CSS px, as js/dataflow/draw.js
@@ -22,7 +23,8 @@ PHASE_OUTLINE = "#3c4043"
 TENSOR_OUTLINE = "#7d8a97"
 MAX_LABELS = 600
 EDGE_LABEL_ZOOM = 0.9  # js/dataflow/draw.js LOD.edgeLabels: bytes written on edges at this scale or above
-EDGE_LABEL_GREY = "#555555"
+NODE_TEXT = "#1f1f1f"  # on the node's fill colour, in either theme
+EDGE_LABEL_GREY = "#555555"  # js/dataflow/draw.js, the bytes on an edge (light theme; dark: the muted text)
 PREDICTED_TEXT = "#1f3f8f"  # js/dataflow/draw.js PREDICTED_TEXT, on a pale box (LABEL_BOX)
 _SAMPLES = 16  # points per edge curve
 
@@ -73,22 +75,92 @@ def _format(path) -> str:
     return FORMATS[suffix]
 
 
-def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: float = 40.0):
-    """(figure, graph axes): the whole graph at zoom 1, or scaled down to ``max_width`` inches."""
+PAGE_WIDTH = 10.0  # in: a landscape page's text width; wider graphs fold into rows
+MAX_ROWS = 4  # a graph too long for this many rows at zoom 1 is scaled down to fit them
+ROW_GAP = 12.0  # CSS px between the rows of a folded graph
+
+
+def _fold_cuts(layout, lo: float, hi: float, row_width: float) -> np.ndarray:
+    """World x positions from ``lo`` to ``hi`` where the rows of a folded graph begin and end:
+    each row as wide as fits ``row_width``, cut in a gap between node columns (no box is cut)
+    where there is one."""
+    left = np.asarray(layout.x - layout.width / 2, float)
+    right = np.asarray(layout.x + layout.width / 2, float)
+    order = np.argsort(left)
+    reach = np.maximum.accumulate(right[order]) if order.size else np.zeros(0)
+    gaps = np.flatnonzero(left[order][1:] > reach[:-1])
+    candidates = (reach[gaps] + left[order][gaps + 1]) / 2
+    cuts = [lo]
+    while hi - cuts[-1] > row_width * (1 + 1e-9):
+        inside = candidates[(candidates > cuts[-1]) & (candidates <= cuts[-1] + row_width)]
+        cuts.append(float(inside.max()) if inside.size else cuts[-1] + row_width)
+    return np.array([*cuts, hi])
+
+
+def render_dataflow(
+    graph, layout, style: dict, legend: dict, *, max_width: float | None = PAGE_WIDTH, theme: str = "light"
+):
+    """(figure, first row's axes): the graph at zoom 1 (one world unit = one CSS px, as the view),
+    folded into rows of at most ``max_width`` inches (``None``: one row, any width) and scaled
+    down only when it needs more than ``MAX_ROWS`` rows; edge labels that would overprint a
+    heavier edge's label or a node are left out. ``theme``: ``"light"`` or ``"dark"``."""
+    with use_theme(theme):
+        return _render_dataflow(graph, layout, style, legend, max_width)
+
+
+def _render_dataflow(graph, layout, style, legend, max_width):
     x0, y0, x1, y1 = layout.bounds
     pad = 16.0
-    world_w, world_h = (x1 - x0) + 2 * pad, (y1 - y0) + 2 * pad
-    scale = min(1.0, max_width * PX_PER_INCH / world_w)
-    width_px = max(world_w * scale, 480.0)
-    graph_h = world_h * scale
-    height_px = graph_h + LEGEND_HEIGHT
-    fig = Figure(figsize=(width_px / PX_PER_INCH, height_px / PX_PER_INCH), facecolor="#ffffff")
+    lo, hi = x0 - pad, x1 + pad
+    world_w, world_h = hi - lo, (y1 - y0) + 2 * pad
+    page_px = math.inf if max_width is None else float(max_width) * PX_PER_INCH
+    if not page_px > 0:
+        raise ValueError(f"max_width={max_width!r} must be a number of inches > 0 (or None)")
+    scale = min(1.0, page_px * MAX_ROWS / world_w)
+    cuts = _fold_cuts(layout, lo, hi, page_px / scale)
+    rows = len(cuts) - 1
+    width_px = max(float(np.max(np.diff(cuts))) * scale, 480.0)
+    row_h = world_h * scale
+    height_px = LEGEND_HEIGHT + rows * row_h + (rows - 1) * ROW_GAP
+    fig = Figure(figsize=(width_px / PX_PER_INCH, height_px / PX_PER_INCH), facecolor=THEME["background"])
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0, 0, world_w * scale / width_px, graph_h / height_px))
-    ax.set_axis_off()
-    ax.set_xlim(x0 - pad, x1 + pad)
-    ax.set_ylim(y1 + pad, y0 - pad)  # y grows downwards, as on the canvas
+    axes = []
+    for k in range(rows):
+        top = LEGEND_HEIGHT + k * (row_h + ROW_GAP)
+        seg = (cuts[k + 1] - cuts[k]) * scale
+        ax = fig.add_axes((0, 1 - (top + row_h) / height_px, seg / width_px, row_h / height_px))
+        ax.set_axis_off()
+        ax.set_xlim(cuts[k], cuts[k + 1])
+        ax.set_ylim(y1 + pad, y0 - pad)  # y grows downwards, as on the canvas
+        axes.append(ax)
+    labels = _node_label_texts(graph, layout, scale)
+    for ax in axes:
+        _draw_graph(ax, graph, layout, style, scale, labels)
+    if scale >= EDGE_LABEL_ZOOM * 0.5:
+        edge_labels = _edge_labels_that_fit(graph, layout, scale, labels, MAX_LABELS - len(labels))
+        for e, (x, y) in edge_labels:
+            k = int(np.clip(np.searchsorted(cuts, x, side="right") - 1, 0, rows - 1))
+            _draw_edge_label(axes[k], graph, e, x, y)
+    _draw_legend(fig, legend, width_px, height_px)
+    return fig, axes[0]
 
+
+def _node_label_texts(graph, layout, scale: float) -> dict[int, tuple[str, int]]:
+    """{node: (name shortened to its box, font px)}: the names drawn inside their boxes."""
+    out: dict[int, tuple[str, int]] = {}
+    if graph.n_nodes > MAX_LABELS or scale < 0.3:
+        return out
+    font_px = max(8, min(12, round(28 * scale)))
+    for i in range(graph.n_nodes):
+        full = str(graph.names[i])
+        name = fit_text(full, layout.width[i] * scale - 6, font_px)
+        if name == full or len(name) >= 3:  # a name, or enough of one to tell it (never a lone "…")
+            out[i] = (name, font_px)
+    return out
+
+
+def _draw_graph(ax, graph, layout, style: dict, scale: float, labels: dict) -> None:
+    """Edges, arrow heads, boxes, ellipses and node names of the whole graph onto ``ax``."""
     x, y, w, h = layout.x, layout.y, layout.width, layout.height
     lw = lambda px: px * scale * PT_PER_PX  # noqa: E731  CSS px at this scale → points
     if graph.n_edges:
@@ -152,33 +224,19 @@ def render_dataflow(graph, layout, style: dict, legend: dict, *, max_width: floa
                     zorder=3,
                 )
             )
-    labels = 0
-    if graph.n_nodes <= MAX_LABELS and scale >= 0.3:
-        font_px = max(8, min(12, round(28 * scale)))
-        for i in range(graph.n_nodes):
-            max_chars = int((w[i] * scale - 6) // (0.58 * font_px))
-            if max_chars < 2:
-                continue
-            name = str(graph.names[i])
-            if len(name) > max_chars:
-                name = name[: max_chars - 1] + "…"
-            ax.text(
-                x[i],
-                y[i],
-                name,
-                ha="center",
-                va="center",
-                fontsize=font_px * PT_PER_PX,
-                color="#1f1f1f",
-                parse_math=False,
-                zorder=4,
-                clip_on=True,
-            )
-            labels += 1
-        if scale >= EDGE_LABEL_ZOOM:
-            _draw_edge_labels(ax, graph, layout, scale, MAX_LABELS - labels)
-    _draw_legend(fig, legend, width_px, height_px)
-    return fig, ax
+    for i, (name, font_px) in labels.items():
+        ax.text(
+            x[i],
+            y[i],
+            name,
+            ha="center",
+            va="center",
+            fontsize=font_px * PT_PER_PX,
+            color=NODE_TEXT,
+            parse_math=False,
+            zorder=4,
+            clip_on=True,
+        )
 
 
 def edge_label_positions(graph, layout) -> np.ndarray:
@@ -194,36 +252,53 @@ def edge_label_positions(graph, layout) -> np.ndarray:
     return np.column_stack([(ax + bx) / 2, (ay + by) / 2])
 
 
-def _draw_edge_labels(ax, graph, layout, scale: float, room: int) -> None:
-    """The bytes on each edge ("4.19 MB"; "4.19 MB → 1.05 MB predicted" where a cache model predicts
-    its phase's traffic), 7 px above the first segment's middle, as the view draws them at zoom ≥ 0.9."""
+EDGE_LABEL_PX = 10  # font size of the bytes on an edge, CSS px
+
+
+def _edge_labels_that_fit(graph, layout, scale: float, nodes: dict, room: int) -> list[tuple[int, tuple]]:
+    """[(edge, (x, y))]: the edges whose bytes are written, heaviest first, each 7 px above its
+    first segment's middle (js/dataflow/draw.js), left out where it would overprint a label
+    already placed or a node's box."""
     texts = graph.edge_labels()
-    predicted = graph.predicted
     at = edge_label_positions(graph, layout)
-    for e in range(graph.n_edges):
-        if room <= 0:
+    heavy = np.nan_to_num(np.asarray(graph.bytes, float), nan=-1.0)
+    x, y, w, h = layout.x, layout.y, layout.width, layout.height
+    taken = [(x[i] - w[i] / 2, y[i] - h[i] / 2, x[i] + w[i] / 2, y[i] + h[i] / 2) for i in range(graph.n_nodes)]
+    placed = []
+    half_h = (EDGE_LABEL_PX * 0.7) / scale
+    for e in np.lexsort((np.arange(graph.n_edges), -heavy)):
+        if len(placed) >= room:
             break
         if not texts[e]:
             continue
-        box = (
-            {"boxstyle": "square,pad=0.15", "facecolor": "#ffffff", "alpha": 0.85, "edgecolor": "none"}
-            if predicted[e]
-            else None
-        )
-        ax.text(
-            at[e, 0],
-            at[e, 1] - 7 / scale,
-            texts[e],
-            ha="center",
-            va="center",
-            fontsize=10 * PT_PER_PX,
-            color=PREDICTED_TEXT if predicted[e] else EDGE_LABEL_GREY,
-            parse_math=False,
-            zorder=5,
-            clip_on=True,
-            bbox=box,
-        )
-        room -= 1
+        cx, cy = float(at[e, 0]), float(at[e, 1] - 7 / scale)
+        half_w = (_text_width_px(texts[e], EDGE_LABEL_PX) / 2 + 2) / scale
+        box = (cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            continue
+        taken.append(box)
+        placed.append((int(e), (cx, cy)))
+    return placed
+
+
+def _draw_edge_label(ax, graph, e: int, x: float, y: float) -> None:
+    """The bytes on edge ``e`` ("4.19 MB"; "4.19 MB → 1.05 MB predicted" where a cache model
+    predicts its phase's traffic, on a pale box)."""
+    predicted = bool(graph.predicted[e])
+    box = {"boxstyle": "square,pad=0.15", "facecolor": "#ffffff", "alpha": 0.85, "edgecolor": "none"}
+    ax.text(
+        x,
+        y,
+        graph.edge_labels()[e],
+        ha="center",
+        va="center",
+        fontsize=EDGE_LABEL_PX * PT_PER_PX,
+        color=PREDICTED_TEXT if predicted else EDGE_LABEL_GREY if THEME["name"] == "light" else THEME["muted_text"],
+        parse_math=False,
+        zorder=5,
+        clip_on=True,
+        bbox=box if predicted else None,
+    )
 
 
 def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
@@ -232,7 +307,7 @@ def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
     ax.set_axis_off()
     ax.set_xlim(0, width_px)
     ax.set_ylim(LEGEND_HEIGHT, 0)
-    text = dict(parse_math=False, color="#222222")
+    text = dict(parse_math=False, color=THEME["text"])
     ax.text(8, 4, str(legend.get("title", "")), ha="left", va="top", fontsize=12 * PT_PER_PX, **text)
     stops = list(legend.get("stops", []))
     bar_left, bar_top, bar_h = 8.0, 22.0, 10.0
@@ -260,7 +335,7 @@ def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
                 ]
             ],
             facecolors="none",
-            edgecolors="#666666",
+            edgecolors=THEME["muted_text"],
             linewidths=PT_PER_PX,
         )
     )
@@ -273,7 +348,7 @@ def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
         PolyCollection(
             [[(gx, bar_top), (gx + 14, bar_top), (gx + 14, bar_top + bar_h), (gx, bar_top + bar_h)]],
             facecolors=legend.get("nan_color", "#c8c8c8"),
-            edgecolors="#666666",
+            edgecolors=THEME["muted_text"],
             linewidths=PT_PER_PX,
         )
     )
@@ -289,11 +364,24 @@ def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
     )
 
 
-def save_dataflow(path, graph, layout, style: dict, legend: dict, *, dpi: float = 150, max_width: float = 40.0) -> Path:
+def save_dataflow(
+    path,
+    graph,
+    layout,
+    style: dict,
+    legend: dict,
+    *,
+    dpi: float = 150,
+    max_width: float | None = PAGE_WIDTH,
+    theme: str = "light",
+) -> Path:
     """Render and write ``path`` (PNG, SVG or PDF by suffix) atomically; returns the path."""
     fmt = _format(path)
-    fig, _ = render_dataflow(graph, layout, style, legend, max_width=max_width)
-    meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
+        raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
+    fig, _ = render_dataflow(graph, layout, style, legend, max_width=max_width, theme=theme)
+    width, height = fig.get_size_inches()
+    check_canvas(float(width), float(height), float(dpi))
     with atomic_write(path, "wb") as handle:
-        fig.savefig(handle, format=fmt, dpi=dpi, facecolor="#ffffff", metadata=meta)
+        write_figure(fig, handle, fmt, dpi=dpi, facecolor=fig.get_facecolor())
     return Path(path)

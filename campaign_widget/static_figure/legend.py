@@ -4,30 +4,61 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
+from ..formatting import LEGEND_MAX_ENTRIES, legend_selection, more_label, shorten_middle
 from .panels import Panel
 from .paths import _dash_pattern, _hatch
 from .pieces import scene_features
-from .style import _GREY, LAYOUT, PT_PER_PX, THEME, _font, _literal, _text_width_px, _valid_color, lighten
+from .style import (
+    _GREY,
+    LAYOUT,
+    PT_PER_PX,
+    THEME,
+    _font,
+    _literal,
+    _text_width_px,
+    _valid_color,
+    fit_text,
+    lighten,
+)
 
 
-def legend_entries(panels: Sequence[Panel]) -> list[dict]:
-    """Phase names (one entry per name across panels, first colour wins), then the keys for the
-    styles any panel uses (js/legend.js)."""
-    entries, seen = [], set()
+def _drawn_time(panel: Panel) -> np.ndarray:
+    """Time drawn per phase of ``panel`` (what a capped legend keeps first)."""
+    scene = panel.scene
+    phase = np.asarray(scene.phase, dtype=np.int64)
+    width = np.nan_to_num(np.asarray(scene.x1, float) - np.asarray(scene.x0, float), nan=0.0)
+    ok = (phase >= 0) & (phase < len(panel.names))
+    return np.bincount(phase[ok], weights=width[ok], minlength=len(panel.names))
+
+
+def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIES) -> list[dict]:
+    """Phase names (one entry per name across panels, first colour wins; beyond ``max_entries``
+    the phases with the most time and a "+N more" entry, names shortened in the middle:
+    ``formatting.legend_selection``, ``shorten_middle``), then the keys for the styles any panel
+    uses (js/legend.js)."""
+    phases, seen, weight = [], {}, []
     features = {"spill": False, "compute_over": False, "dashed": False}
     for panel in panels:
+        time = _drawn_time(panel)
         for i, name in enumerate(panel.names):
             if name in seen:
+                weight[seen[name]] += time[i]
                 continue
-            seen.add(name)
+            seen[name] = len(phases)
+            weight.append(float(time[i]))
             color = panel.colors[i] if i < len(panel.colors) else _GREY
-            entries.append({"kind": "phase", "label": name, "color": _valid_color(color)})
+            phases.append({"kind": "phase", "label": shorten_middle(name), "color": _valid_color(color)})
         for key, value in scene_features(panel.scene).items():
             features[key] = features[key] or value
+    shown, hidden = legend_selection(weight, max_entries)
+    entries = [phases[i] for i in shown]
+    if hidden:
+        entries.append({"kind": "more", "label": more_label(hidden)})
     entries.append({"kind": "well", "label": "unused bandwidth (pipe height = 100% of peak bandwidth)"})
     if features["spill"]:
         entries.append({"kind": "spill", "label": "memory oversubscribed"})
@@ -39,9 +70,14 @@ def legend_entries(panels: Sequence[Panel]) -> list[dict]:
 
 
 def _legend_rows(entries, width_px: float):
-    """[(entry, x, row)]: entries flow left to right and wrap (js/layout.js)."""
+    """[(entry, x, row)]: entries flow left to right and wrap (js/layout.js); a label wider than a
+    row is shortened in the middle to fit it."""
     out, x, row = [], 0.0, 0
+    room = max(0.0, width_px - LAYOUT["legend_swatch_width"] - 6)
     for entry in entries:
+        if _text_width_px(entry["label"]) > room:
+            cut = "middle" if entry["kind"] == "phase" else "end"  # names keep their end, sentences their start
+            entry = {**entry, "label": fit_text(entry["label"], room, cut=cut)}
         item = LAYOUT["legend_swatch_width"] + 6 + _text_width_px(entry["label"])
         if x > 0 and x + item > width_px:
             x, row = 0.0, row + 1
@@ -60,7 +96,9 @@ def _draw_legend(fig, transform, entries, left: float, first_row_y: float, width
         top_y = round(y - h / 2)
         kind = entry["kind"]
         artists = []
-        if kind == "phase":
+        if kind == "more":
+            pass  # the summary of a capped legend: its text only
+        elif kind == "phase":
             artists.append(
                 Rectangle(
                     (x, top_y),
@@ -113,7 +151,7 @@ def _draw_legend(fig, transform, entries, left: float, first_row_y: float, width
             artist.set_transform(transform)
             fig.add_artist(artist)
         label = Text(
-            x + w + 6,
+            x + (0 if kind == "more" else w + 6),
             y,
             entry["label"],
             color=THEME["text"],

@@ -28,6 +28,7 @@ class Panel:
     peak_compute: float = 1.0
     time_max: float = 0.0  # > 0: the time axis reaches at least this far (stacked panels)
     group_labels: Sequence[str] = ()  # fusion-group labels, indexed by scene.group_id
+    plot_height: float = 0.0  # CSS px of the plot, as the view's ``height``; 0: in proportion to the width
 
     def __post_init__(self):
         if not isinstance(self.scene, Scene):
@@ -36,6 +37,8 @@ class Panel:
             raise ValueError(f"y_axis={self.y_axis!r} must be 'relative' or 'absolute'")
         if not (math.isfinite(self.time_max) and self.time_max >= 0):
             raise ValueError(f"time_max={self.time_max!r} must be a finite number >= 0")
+        if not (math.isfinite(self.plot_height) and 0 <= self.plot_height <= 10_000):
+            raise ValueError(f"plot_height={self.plot_height!r} must be a number of CSS px in [0, 10000]")
         object.__setattr__(self, "names", [str(n) for n in self.names])
         object.__setattr__(self, "colors", [str(c) for c in self.colors])
         object.__setattr__(self, "resource_names", tuple(str(r) for r in self.resource_names))
@@ -135,8 +138,10 @@ def panel_for(
     colors: Sequence[str] | None = None,
     y_axis: str = "relative",
     time_max: float = 0.0,
+    plot_height: float = 0.0,
 ) -> Panel:
-    """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule``."""
+    """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule`` (``plot_height``: the
+    view's ``height`` in CSS px, so that the figure is laid out as the view; 0: by the width)."""
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group) if group is not None else build_scene(schedule)
@@ -152,6 +157,7 @@ def panel_for(
         peak_compute=machine.peak_compute,
         time_max=time_max,
         group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()),
+        plot_height=plot_height,
     )
 
 

@@ -12,11 +12,22 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
-from .campaign import _header_height, _header_rows, _y_ticks, draw_campaign
+from ..formatting import legend_selection, more_label, shorten_middle
+from .campaign import _header_height, _header_rows, _readout_height, _readout_rows, _y_ticks, draw_campaign
 from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
-from .style import FORMATS, LAYOUT, PX_PER_INCH, THEME, _text_width_px, _valid_color
+from .style import (
+    FORMATS,
+    LAYOUT,
+    PX_PER_INCH,
+    THEME,
+    _text_width_px,
+    _valid_color,
+    check_canvas,
+    use_theme,
+    write_figure,
+)
 
 
 @dataclass
@@ -27,6 +38,7 @@ class RenderedFigure:
     campaign_axes: list
     roofline_axes: object
     dpi: float
+    background: object = "#ffffff"
 
     def pixel(self, ax, x, y):
         """PNG pixel coordinates (column, row; origin top-left) of data point(s) (x, y) on ``ax``."""
@@ -41,9 +53,8 @@ class RenderedFigure:
     def save(self, path) -> Path:
         path = Path(path)
         fmt = _format_of(path)
-        meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
         with atomic_write(path, "wb") as handle:  # whole or not at all: a failed export leaves the old file
-            self.figure.savefig(handle, format=fmt, dpi=self.dpi, facecolor=THEME["background"], metadata=meta)
+            write_figure(self.figure, handle, fmt, dpi=self.dpi, facecolor=self.background)
         return path
 
 
@@ -62,9 +73,15 @@ def _plot_height(width_px: float, stacked: bool) -> float:
 
 
 def render_figure(
-    panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200
+    panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200, theme: str = "light"
 ) -> RenderedFigure:
-    """Lay out the panels top to bottom on one time axis (roofline on the right) as a Figure."""
+    """Lay out the panels top to bottom on one time axis (roofline on the right) as a Figure, in the
+    ``"light"`` or ``"dark"`` theme."""
+    with use_theme(theme):
+        return _render_figure(panels, roofline=roofline, width=width, dpi=dpi)
+
+
+def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi: float) -> RenderedFigure:
     if isinstance(panels, Panel):
         panels = [panels]
     panels = list(panels or [])
@@ -79,6 +96,7 @@ def render_figure(
         raise ValueError(f"width={width!r} must be a finite number of inches > 0")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
         raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
+    check_canvas(float(width), None, float(dpi))
 
     L, T = LAYOUT, THEME
     W = float(width) * PX_PER_INCH
@@ -92,45 +110,54 @@ def render_figure(
         t_end = 1.0
 
     # left margin: the widest y tick label of any panel, so the plots line up
-    tick_w = max((_text_width_px(label) for p in panels for _, label in _y_ticks(p, plot_h)), default=0.0)
+    heights = [float(p.plot_height) or plot_h for p in panels]
+    tick_w = max((_text_width_px(label) for p, h in zip(panels, heights) for _, label in _y_ticks(p, h)), default=0.0)
     left = math.ceil(L["pad"] + T["font_size"] + L["axis_label_gap"] + tick_w + L["tick_label_gap"] + T["tick_length"])
     right = col_w - L["right_pad"]
     if panels and right - left < 40:
         raise ValueError(f"width={width!r} is too narrow for the diagram")
 
-    # vertical layout in CSS px, top down
+    # vertical layout in CSS px, top down, as js/layout.js: title, plot, tick labels, x label,
+    # legend, readout. Stacked panels share the x label and legend at the bottom; each panel's
+    # readout sits under its tick labels, the last one's under the legend when nothing comes between.
     y = L["pad"]
-    boxes = []
+    boxes = []  # (plot top, plot bottom, title rows, readout rows, readout top or None)
+    last = len(panels) - 1
+    under_legend = roofline is None or beside
     for i, p in enumerate(panels):
         rows = _header_rows(p, right - left)
         y += _header_height(rows)
-        boxes.append((y, y + plot_h, rows))
-        y += plot_h + T["tick_length"] + L["x_tick_label_height"]
-        y += (L["x_label_height"] + 2) if i == len(panels) - 1 else L["panel_gap"]
+        top, bottom = y, y + heights[i]
+        y = bottom + T["tick_length"] + L["x_tick_label_height"] + ((L["x_label_height"] + 2) if i == last else 0)
+        readout = _readout_rows(p, (W - L["pad"] - left) if i == last and under_legend else right - left)
+        readout_top = None if i == last and under_legend else y
+        if readout_top is not None:
+            y += _readout_height(readout)
+        boxes.append((top, bottom, rows, readout, readout_top))
+        if i != last:
+            y += L["panel_gap"]
     roof_box = None
     if roofline is not None:
         if beside:
             roof_box = (boxes[0][0], boxes[-1][1])
         else:
             y += (L["panel_gap"] if panels else 0) + T["title_font_size"] + 4 + L["title_gap"] / 2 + T["font_size"] / 2
-            roof_h = round(W * 0.55) if not panels else max(plot_h, min(round(W * 0.6), 320))
+            roof_h = round(W * 0.55) if not panels else max(heights[-1], min(round(W * 0.6), 320))
             roof_box = (y, y + roof_h)
             y += roof_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
-    entries = (
-        legend_entries(panels)
-        if panels
-        else (
-            [{"kind": "phase", "label": n, "color": _valid_color(c)} for n, c in zip(roofline.names, roofline.colors)]
-        )
-    )
+    entries = legend_entries(panels) if panels else (_roofline_entries(roofline))
     legend_left = left
     legend_rows = _legend_rows(entries, W - L["pad"] - legend_left)
     legend_top = y + L["legend_gap"]
     if legend_rows:
         y = legend_top + (legend_rows[-1][2] + 1) * L["legend_row_height"]
+    if panels and boxes[-1][4] is None:
+        boxes[-1] = (*boxes[-1][:4], y)
+        y += _readout_height(boxes[-1][3])
     height_px = y + L["pad"]
     height_in = max(1, round(height_px / PX_PER_INCH * dpi)) / dpi  # a whole number of PNG rows
 
+    check_canvas(float(width), height_in, float(dpi))
     fig = Figure(figsize=(width, height_in), dpi=dpi, facecolor=T["background"])
     FigureCanvasAgg(fig)
     H = height_in * PX_PER_INCH
@@ -139,9 +166,17 @@ def render_figure(
         return [x0 / W, 1 - bottom / H, (x1 - x0) / W, (bottom - top) / H]
 
     axes = []
-    for i, (p, (top, bottom, _)) in enumerate(zip(panels, boxes)):
+    for i, (p, (top, bottom, _, _, readout_top)) in enumerate(zip(panels, boxes)):
         ax = fig.add_axes(rect(left, top, right, bottom))
-        draw_campaign(ax, p, time_range=(0.0, t_end), header=True, xlabel=(i == len(panels) - 1), legend=False)
+        draw_campaign(
+            ax,
+            p,
+            time_range=(0.0, t_end),
+            header=True,
+            xlabel=(i == len(panels) - 1),
+            legend=False,
+            readout_at=readout_top - bottom,
+        )
         ax.set_gid(f"campaign-{i}")
         axes.append(ax)
     roof_ax = None
@@ -167,14 +202,33 @@ def render_figure(
         _draw_legend(
             fig, transform, entries, legend_left, legend_top + L["legend_row_height"] / 2, W - L["pad"] - legend_left
         )
-    return RenderedFigure(figure=fig, campaign_axes=axes, roofline_axes=roof_ax, dpi=float(dpi))
+    return RenderedFigure(
+        figure=fig, campaign_axes=axes, roofline_axes=roof_ax, dpi=float(dpi), background=T["background"]
+    )
 
 
-def savefig(path, panels, *, roofline: RooflinePanel | None = None, width: float = 8.0, dpi: float = 200) -> Path:
+def _roofline_entries(roofline: RooflinePanel) -> list[dict]:
+    """A roofline's phases as legend entries, capped and shortened as the diagrams' legend is."""
+    names, colors = list(roofline.names), list(roofline.colors)
+    shown, hidden = legend_selection(np.ones(len(names)))
+    entries = [{"kind": "phase", "label": shorten_middle(names[i]), "color": _valid_color(colors[i])} for i in shown]
+    return entries + ([{"kind": "more", "label": more_label(hidden)}] if hidden else [])
+
+
+def savefig(
+    path,
+    panels,
+    *,
+    roofline: RooflinePanel | None = None,
+    width: float = 8.0,
+    dpi: float = 200,
+    theme: str = "light",
+) -> Path:
     """Write the panels (stacked on one time axis, each titled; the roofline on the right) to
-    ``path`` as PNG, SVG or PDF, chosen by its suffix. Returns the path."""
+    ``path`` as PNG, SVG or PDF, chosen by its suffix, in the ``"light"`` or ``"dark"`` theme.
+    Fonts are embedded as TrueType in PDF and kept as text in SVG. Returns the path."""
     _format_of(path)  # fail before drawing
-    return render_figure(panels, roofline=roofline, width=width, dpi=dpi).save(path)
+    return render_figure(panels, roofline=roofline, width=width, dpi=dpi, theme=theme).save(path)
 
 
 def save_workload_figure(
@@ -191,6 +245,7 @@ def save_workload_figure(
     y_axis: str = "relative",
     width: float = 8.0,
     dpi: float = 200,
+    theme: str = "light",
 ) -> Path:
     """Schedule ``workload`` (settings left as None come from the workload, else the defaults),
     draw its campaign diagram (and its roofline, on the right) and write ``path``.
@@ -202,4 +257,4 @@ def save_workload_figure(
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
     roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if roofline else None
-    return savefig(path, [panel], roofline=roof, width=width, dpi=dpi)
+    return savefig(path, [panel], roofline=roof, width=width, dpi=dpi, theme=theme)

@@ -95,7 +95,7 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
             marker="D",
             markersize=7,
             markerfacecolor=ROOFLINE["aggregate"],
-            markeredgecolor="white",
+            markeredgecolor=THEME["background"],
             markeredgewidth=1.0,
             linestyle="none",
             zorder=3.5,
@@ -129,7 +129,7 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
             fontproperties=font,
             zorder=3.6,
             annotation_clip=False,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+            bbox={"boxstyle": "square,pad=0.1", "facecolor": THEME["background"], "edgecolor": "none", "alpha": 0.8},
             arrowprops={"arrowstyle": "-", "color": THEME["muted_text"], "linewidth": 0.5, "shrinkA": 0, "shrinkB": 3}
             if shifted
             else None,
@@ -216,7 +216,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         marker="o",
         markersize=6 * PT_PER_PX,
         markerfacecolor=THEME["axis"],
-        markeredgecolor="white",
+        markeredgecolor=THEME["background"],
         markeredgewidth=0.75,
         linestyle="none",
         zorder=2.1,

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
+import threading
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
+from matplotlib import rc_context
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
+
+from ..errors import CampaignWidgetError, FigureTooLargeError
+from ..formatting import shorten_middle
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 PX_PER_INCH = 96.0  # CSS px
@@ -36,7 +42,7 @@ def _theme_value(value):
 def theme(name: str = "light") -> dict:
     """The figure's look as snake_case keys: ``"light"`` or ``"dark"``."""
     merged = {**THEME_DATA["theme"], **(THEME_DATA["dark"] if name == "dark" else {})}
-    return {_snake(k): _theme_value(v) for k, v in merged.items()}
+    return {**{_snake(k): _theme_value(v) for k, v in merged.items()}, "name": "dark" if name == "dark" else "light"}
 
 
 THEME = theme("light")
@@ -50,14 +56,82 @@ _RECT_CODES = np.array(
     [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY], dtype=np.uint8
 )
 _PEAK_LABEL_CLEARANCE_PX = 14
-# The bqplot roofline view's colours (campaign_widget/roofline_view.py).
-ROOFLINE = {
-    "roof": "#333333",
-    "ceiling": "#999999",
-    "ceiling_label": "#777777",
-    "point_edge": "#222222",
-    "aggregate": "#111111",
+# The bqplot roofline view's colours (campaign_widget/roofline_view.py), and their dark-theme twins.
+_ROOFLINE = {
+    "light": {
+        "roof": "#333333",
+        "ceiling": "#999999",
+        "ceiling_label": "#777777",
+        "point_edge": "#222222",
+        "aggregate": "#111111",
+    },
+    "dark": {
+        "roof": "#d0d0d0",
+        "ceiling": "#8a8a8a",
+        "ceiling_label": "#a8a8a8",
+        "point_edge": "#e0e0e0",
+        "aggregate": "#f5f5f5",
+    },
 }
+ROOFLINE = dict(_ROOFLINE["light"])
+THEMES = ("light", "dark")
+_THEME_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def use_theme(name: str = "light"):
+    """Draw in the ``"light"`` or ``"dark"`` theme inside the block.
+
+    ``THEME`` and ``ROOFLINE`` are the dicts every drawing function reads; they are swapped in place
+    (and back), one figure at a time, so a figure is drawn wholly in one theme even from threads.
+    """
+    if name not in THEMES:
+        raise CampaignWidgetError(f"theme={name!r} must be one of {', '.join(map(repr, THEMES))}")
+    with _THEME_LOCK:
+        saved = dict(THEME), dict(ROOFLINE)
+        THEME.update(theme(name))
+        ROOFLINE.update(_ROOFLINE[name])
+        try:
+            yield THEME
+        finally:
+            THEME.clear()
+            THEME.update(saved[0])
+            ROOFLINE.clear()
+            ROOFLINE.update(saved[1])
+
+
+# A page figure needs no more: 16,384 px a side is 8 in at 2,048 dpi, and browsers refuse larger canvases.
+MAX_CANVAS_SIDE_PX = 16_384
+MAX_CANVAS_PIXELS = 100_000_000
+
+
+def check_canvas(width_in: float, height_in: float | None, dpi: float) -> None:
+    """Refuse a canvas that would not fit in memory, before matplotlib allocates it (``height_in``
+    None: before the height is known, the width alone)."""
+    w, h = width_in * dpi, (height_in or 0.0) * dpi
+    if w > MAX_CANVAS_SIDE_PX or h > MAX_CANVAS_SIDE_PX or w * h > MAX_CANVAS_PIXELS:
+        size = f"{width_in:.4g} in wide" if height_in is None else f"{width_in:.4g} × {height_in:.4g} in"
+        pixels = f"{w:,.0f} px wide" if height_in is None else f"{w:,.0f} × {h:,.0f} px"
+        raise FigureTooLargeError(
+            f"a figure {size} at dpi={dpi:.6g} is {pixels}; the canvas is bounded to "
+            f"{MAX_CANVAS_SIDE_PX:,} px a side and {MAX_CANVAS_PIXELS:,} px in all: lower dpi or width"
+        )
+
+
+# Text stays text: TrueType (Type 42) fonts in PDF, which publishers' checks accept where Type 3 is
+# refused, and <text> in SVG so a figure can be edited. Unhinted glyphs in PNG: hinting widens text
+# by up to 6% at some dpi, and the layout measures text unhinted to fit it to the width asked.
+_EXPORT_RC = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none", "text.hinting": "no_hinting"}
+
+
+def write_figure(figure, handle, fmt: str, *, dpi: float, facecolor) -> None:
+    """``figure.savefig`` into ``handle`` as ``fmt``, with fonts embedded as text and no timestamps
+    (the same figure gives the same bytes)."""
+    meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
+    with rc_context(_EXPORT_RC):
+        figure.savefig(handle, format=fmt, dpi=dpi, facecolor=facecolor, metadata=meta)
+
+
 _TEXT_TO_PATH = TextToPath()
 
 
@@ -102,6 +176,42 @@ def _text_width_px(text: str, size_px: float = THEME["font_size"], weight: str =
         return 0.0
     width, _, _ = _TEXT_TO_PATH.get_text_width_height_descent(text, _font(size_px, weight), ismath=False)
     return width / PT_PER_PX
+
+
+def fit_text(
+    text: str, width_px: float, size_px: float = THEME["font_size"], weight: str = "normal", *, cut: str = "middle"
+) -> str:
+    """``text`` shortened to the most characters that fit ``width_px``: in the middle for names
+    (``formatting.shorten_middle``, the distinguishing end kept), at the end for sentences
+    (``cut="end"``); as it is when it fits."""
+    text = str(text)
+    if _text_width_px(text, size_px, weight) <= width_px:
+        return text
+
+    def shorten(n):
+        return shorten_middle(text, n) if cut == "middle" else text[: max(0, n - 1)].rstrip() + "…"
+
+    lo, hi = 1, len(text) - 1  # the longest shortening that fits, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _text_width_px(shorten(mid), size_px, weight) <= width_px:
+            lo = mid
+        else:
+            hi = mid - 1
+    return shorten(lo)
+
+
+def wrap_text(text: str, width_px: float, size_px: float = THEME["font_size"], weight: str = "normal") -> list[str]:
+    """``text`` broken at spaces into lines that fit ``width_px`` (a word wider than that is
+    shortened in the middle)."""
+    lines: list[str] = []
+    for word in str(text).split(" "):
+        candidate = f"{lines[-1]} {word}" if lines else word
+        if lines and _text_width_px(candidate, size_px, weight) <= width_px:
+            lines[-1] = candidate
+        else:
+            lines.append(fit_text(word, width_px, size_px, weight))
+    return lines or [""]
 
 
 def _literal(**kwargs) -> dict:

@@ -8,7 +8,7 @@ from ..formatting import format_si, format_ticks
 from .style import _PEAK_LABEL_CLEARANCE_PX
 
 
-def _nice_step(span: float, count: int) -> float:
+def nice_step(span: float, count: int) -> float:
     if not (span > 0) or not math.isfinite(span):
         return 0.0
     raw = span / max(1, count)
@@ -18,11 +18,11 @@ def _nice_step(span: float, count: int) -> float:
     return factor * magnitude
 
 
-def _nice_ticks(lo: float, hi: float, count: int = 5):
+def nice_ticks(lo: float, hi: float, count: int = 5):
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return [], 0.0
     lo, hi = min(lo, hi), max(lo, hi)
-    step = _nice_step(hi - lo, count)
+    step = nice_step(hi - lo, count)
     if step == 0:
         return [lo], 0.0
     first = math.ceil(lo / step - 1e-9)
@@ -38,7 +38,7 @@ def _tick_count(pixels: float, spacing: float) -> int:
 def time_ticks(t0: float, t1: float, pixels: float, factor: float = 1.0) -> list[tuple[float, str]]:
     """The browser's time-axis ticks: about one per 90 CSS px, at 1-2-5 steps of the display unit
     (label value = time × ``factor``, see ``formatting.time_unit_for``)."""
-    values, step = _nice_ticks(t0 * factor, t1 * factor, _tick_count(pixels, 90))
+    values, step = nice_ticks(t0 * factor, t1 * factor, _tick_count(pixels, 90))
     return [(v / factor, label) for v, label in zip(values, format_ticks(values, step))]
 
 
@@ -50,7 +50,7 @@ def utilization_ticks(
     reach = top if math.isfinite(top) and top > 1 else 1.0
     count = min(10, _tick_count(pixels_per_unit * reach, 40))
     if mode == "absolute" and peak > 0 and math.isfinite(peak):
-        values, step = _nice_ticks(0, peak * reach, count)
+        values, step = nice_ticks(0, peak * reach, count)
         labels = format_ticks(values, step, unit or "")
         ticks = [
             (v / peak, label)
@@ -59,5 +59,5 @@ def utilization_ticks(
         ]
         ticks.append((1.0, format_si(peak, unit or "")))
         return sorted(ticks, key=lambda tick: tick[0])
-    values, step = _nice_ticks(0, reach, count)
+    values, step = nice_ticks(0, reach, count)
     return list(zip(values, format_ticks(values, step)))

@@ -17,9 +17,9 @@ export function formatBytes(value) {
   return `${formatCount(value)} B`;
 }
 
-/** The note that names the cache, as Python words it (LocalView._readout_notes). */
-export function cacheNote(ways, capacity, line) {
-  const kind = ways === null || ways === undefined ? "fully associative" : ways === 1 ? "direct mapped" : `${ways}-way`;
+/** The note that names the cache, as Python words it (LocalView._readout_notes); `kind` is the
+ * kernel's `cache_kind` text (Cache.kind: "fully associative", "direct-mapped", "4-way set-associative"). */
+export function cacheNote(kind, capacity, line) {
   return `${kind} LRU cache of ${capacity} lines × ${line} B; misses = cold + capacity + conflict; bytes = line × misses`;
 }
 

@@ -37,18 +37,17 @@ test("golden: axis ticks", () => {
   }
 });
 
-test("golden: per-pixel aggregation", () => {
-  const g = golden("aggregate");
-  const s = g.scene;
-  const scene = {
-    n: s.x0.length, x0: Float64Array.from(s.x0), x1: Float64Array.from(s.x1), phase: Int32Array.from(s.phase),
-    base_y: Float64Array.from(s.base_y), line_y: Float64Array.from(s.line_y), well_top: Float64Array.from(s.well_top),
-    fill_top: Float64Array.from(s.fill_top), dash_from: Float64Array.from(s.dash_from), flags: Uint8Array.from(s.flags),
-  };
-  const drawn = piecesToDraw(scene, buildSceneIndex(scene), g.t0, g.t1, g.columns, g.limit);
-  const keys = Object.keys(g.expected[0]);
-  const got = [...Array(drawn.n).keys()]
-    .map((k) => Object.fromEntries(keys.map((key) => [key, Number(Number(drawn[key][k]).toPrecision(7))])))
-    .sort((a, b) => a.x0 - b.x0 || a.phase - b.phase);
-  assert.deepEqual(got, g.expected);
+test("golden: per-pixel merging, the rule of scene_pixels.merge_pixel_columns", () => {
+  for (const { name, scene: s, t0, t1, columns, limit, expected } of golden("aggregate").cases) {
+    const scene = {
+      n: s.x0.length, x0: Float64Array.from(s.x0), x1: Float64Array.from(s.x1), phase: Int32Array.from(s.phase),
+      base_y: Float64Array.from(s.base_y), line_y: Float64Array.from(s.line_y), well_top: Float64Array.from(s.well_top),
+      fill_top: Float64Array.from(s.fill_top), dash_from: Float64Array.from(s.dash_from.map(num)), flags: Uint8Array.from(s.flags),
+    };
+    const drawn = piecesToDraw(scene, buildSceneIndex(scene), t0, t1, columns, limit);
+    const keys = Object.keys(expected[0]);
+    const got = [...Array(drawn.n).keys()].map((k) => Object.fromEntries(keys.map((key) => [key, Number(Number(drawn[key][k]).toPrecision(7))])));
+    const want = expected.map((record) => Object.fromEntries(Object.entries(record).map(([key, v]) => [key, num(v)])));
+    assert.deepEqual(got, want, name); // in draw order
+  }
 });

@@ -28,7 +28,6 @@ test("row text and bytes are formatted as the kernel formats them", () => {
   assert.equal(formatBytes(1000), "1,000 B");
   assert.equal(formatBytes(1234), "1.21 KiB");
   assert.equal(formatBytes(3 << 20), "3 MiB");
-  assert.equal(cacheNote(null, 8, 64), "fully associative LRU cache of 8 lines × 64 B; misses = cold + capacity + conflict; bytes = line × misses");
-  assert.match(cacheNote(1, 8, 64), /^direct mapped/);
-  assert.match(cacheNote(4, 8, 64), /^4-way/);
+  assert.equal(cacheNote("fully associative", 8, 64), "fully associative LRU cache of 8 lines × 64 B; misses = cold + capacity + conflict; bytes = line × misses");
+  assert.match(cacheNote("4-way set-associative", 8, 64), /^4-way set-associative LRU cache of 8 lines/);
 });

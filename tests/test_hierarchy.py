@@ -1,0 +1,197 @@
+"""Several memory levels (design.md §8): machines, phases, per-phase quantities."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import campaign_widget as cw
+
+# design.md §8's reference machine and chain
+L2_DRAM = dict(peak_compute=100, levels={"L2": 40, "DRAM": 10})
+
+
+def chain(machine=None):
+    machine = machine or cw.Machine(**L2_DRAM)
+    return cw.Workload(
+        [
+            cw.Phase("A", ops=300, bytes={"L2": 200, "DRAM": 20}),
+            cw.Phase("B", ops=200, bytes={"L2": 40, "DRAM": 60}, after=["A"]),
+        ],
+        machine=machine,
+    )
+
+
+def test_machine_levels_nearest_first_and_the_farthest_is_peak_bandwidth():
+    m = cw.Machine(**L2_DRAM)
+    assert m.level_names == ("L2", "DRAM")
+    assert m.resource_names == ("compute", "L2", "DRAM")
+    assert (m.peak_bandwidth, m.memory_name, m.bandwidth("L2")) == (10.0, "DRAM", 40.0)
+    assert m.with_peaks(peak_bandwidth=20).memory_levels == (("L2", 40.0), ("DRAM", 20.0))
+    assert m.with_level("L2", 80).bandwidth("L2") == 80.0
+
+
+def test_a_one_level_machine_is_todays_machine_however_it_is_spelled():
+    assert cw.Machine(1, levels={"memory": 2}) == cw.Machine(1, 2)
+    assert cw.Machine(1, 2).levels == () and cw.Machine(1, 2).memory_levels == (("memory", 2.0),)
+    assert cw.Machine(1, levels={"HBM": 3}).memory_name == "HBM"
+
+
+@pytest.mark.parametrize(
+    "levels, words",
+    [
+        ([("L2", 40), ("L2", 10)], ["'L2'", "twice"]),
+        ({"L2": 0, "DRAM": 10}, ["'L2'", "bandwidth=0"]),
+        ({"L2": math.nan, "DRAM": 10}, ["'L2'", "nan"]),
+        ({"compute": 5, "DRAM": 10}, ["'compute'", "compute"]),
+        ({}, ["empty"]),
+    ],
+)
+def test_bad_levels_are_refused_naming_the_level_and_value(levels, words):
+    with pytest.raises(cw.WorkloadError) as error:
+        cw.Machine(100, levels=levels)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_peak_bandwidth_beside_levels_must_be_the_farthest_levels():
+    with pytest.raises(cw.WorkloadError, match="farthest level 'DRAM'"):
+        cw.Machine(100, 5, levels={"L2": 40, "DRAM": 10})
+
+
+def test_peaks_take_numpy_scalars_and_fractions():
+    m = cw.Machine(np.float32(2), Fraction(1, 4), levels=None)
+    assert (m.peak_compute, m.peak_bandwidth) == (2, 0.25)
+
+
+def test_reference_chain_durations_and_bounding_levels():
+    w = chain()
+    a = w.arrays
+    assert a.duration.tolist() == [5.0, 6.0]
+    assert a.bound_resource.tolist() == ["L2", "DRAM"]
+    assert float(w.schedule().makespan) == 11.0
+    np.testing.assert_array_equal(a.level_bytes, [[200, 20], [40, 60]])
+    np.testing.assert_allclose(a.level_util, [[1.0, 0.4], [1 / 6, 1.0]])
+
+
+def test_a_level_without_a_number_is_unknown_not_zero():
+    w = cw.Workload([cw.Phase("A", ops=300, bytes={"L2": 200})], machine=cw.Machine(**L2_DRAM))
+    t = w.table()
+    assert math.isnan(t["bytes_DRAM"][0]) and t["bytes_L2"][0] == 200
+    assert math.isnan(t["intensity_DRAM"][0]) and t["intensity_L2"][0] == 1.5
+    assert t["bound_resource"][0] == "L2" and t["duration"][0] == 5
+
+
+def test_a_plain_number_means_the_farthest_level():
+    w = cw.Workload([cw.Phase("A", ops=300, bytes=20)], machine=cw.Machine(**L2_DRAM))
+    t = w.table()
+    assert t["bytes_DRAM"][0] == 20 and math.isnan(t["bytes_L2"][0])
+    assert t["bound_resource"][0] == "compute"
+
+
+def test_utilizations_per_level_become_bytes_over_the_measured_duration():
+    w = cw.Workload(
+        [cw.Phase("A", duration=2, compute_util=0.5, memory_util={"L2": 0.5, "DRAM": 0.25})],
+        machine=cw.Machine(**L2_DRAM),
+    )
+    t = w.table()
+    assert (t["bytes_L2"][0], t["bytes_DRAM"][0], t["ops"][0]) == (40.0, 5.0, 100.0)
+
+
+def test_per_level_expressions_follow_the_parameters():
+    w = cw.Workload([cw.Phase("A", ops=100, bytes={"L2": "4*n"})], machine=cw.Machine(**L2_DRAM), params={"n": 100})
+    assert w.arrays.duration[0] == 10.0
+    assert w.with_params(n=200).arrays.duration[0] == 20.0
+
+
+def test_bytes_for_a_level_the_machine_lacks_name_the_phase_level_and_value():
+    with pytest.raises(cw.WorkloadError, match=r"phase 'A': bytes\['L3'\]=5: .*L2, DRAM"):
+        cw.Workload([cw.Phase("A", ops=1, bytes={"L3": 5})], machine=cw.Machine(**L2_DRAM))
+    with pytest.raises(cw.WorkloadError, match="phase 'A': bytes for memory level 'L2'"):
+        chain().with_machine(cw.Machine(1, 1))
+
+
+def test_one_level_tables_gain_only_the_bounding_resource():
+    w = cw.Workload([cw.Phase("A", ops=4, bytes=1)], machine=cw.Machine(1, 1))
+    t = w.table()
+    assert t["bound_resource"].tolist() == ["compute"]
+    assert not any(key.startswith("bytes_") and key != "bytes_source" for key in t)
+
+
+def test_the_hierarchical_roofline_has_a_point_per_known_level():
+    from campaign_widget.roofline import level_roofline
+
+    w = cw.Workload(
+        [cw.Phase("A", ops=300, bytes={"L2": 200, "DRAM": 20}), cw.Phase("B", ops=200, bytes={"L2": 40})],
+        machine=cw.Machine(**L2_DRAM),
+    )
+    r = level_roofline(w)
+    assert r.levels == ("L2", "DRAM")
+    np.testing.assert_allclose(r.intensity[0], [1.5, 15.0])
+    assert r.intensity[1, 0] == 5.0 and math.isnan(r.intensity[1, 1])
+    assert r.known().tolist() == [[True, True], [True, False]]
+    np.testing.assert_allclose(r.achieved, [60.0, 200 / 2])  # A: 300 ops in 5 s; B: compute-bound, 2 s
+    assert r.ridge("L2") == 2.5 and r.ridge("DRAM") == 10.0
+    assert r.roof("L2", [1.0, 100.0]).tolist() == [40.0, 100.0]
+    x_lo, x_hi, y_lo, y_hi = r.axis_limits()
+    assert x_lo < 1.5 and x_hi > 15 and y_hi == 200
+
+
+def test_readout_numbers_read_in_the_makespans_unit():
+    from campaign_widget.readout import readout_lines
+    from campaign_widget.scene import build_scene
+
+    w = cw.Workload(
+        [
+            cw.Phase("A", duration=3e-3, compute_util=0.7, memory_util=0.6),
+            cw.Phase("B", duration=10e-3, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    )
+    s = w.schedule(tiles=4, pipeline=True)
+    lines = [text for text, _ in readout_lines(build_scene(s), units={"time": "s"}, makespan=s.makespan)]
+    assert lines[0] == "makespan 10.75 ms"
+    assert lines[1].startswith("memory oversubscribed") and lines[1].endswith(" ms")
+    assert "e-0" not in " ".join(lines)
+
+
+def test_an_unknown_preset_name_is_quoted_bounded():
+    from campaign_widget.presets import machine
+
+    with pytest.raises(cw.WorkloadError) as error:
+        machine("x" * 100_000)
+    assert len(str(error.value)) < 1_000
+
+
+def test_a_cache_hierarchy_predicts_every_levels_bytes_and_moves_the_phase():
+    from campaign_widget.cache import Cache, predicted_level_bytes, simulate, trace
+
+    m = cw.Machine(1e9, levels={"L1": 4e9, "L2": 2e9, "DRAM": 1e9})
+    sizes = {"i": 16, "j": 16, "k": 16}
+    w = cw.Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]"}, sizes, machine=m, element_bytes=8)
+    l1, l2 = Cache(lines=8, ways=2), Cache(lines=64, ways=4)
+    served = predicted_level_bytes(w, "gemm", [l1, l2])
+    t = trace("C[i,j] = A[i,k] * B[k,j]", sizes, elem_bytes=8)
+    r1, r2 = simulate(t, [l1, l2])
+    # design.md §8: the first cache serves every access; each level below, line × misses above
+    assert served == {"L1": 8.0 * len(t), "L2": 64.0 * r1.misses, "DRAM": 64.0 * r2.misses}
+    p = w.with_predicted_traffic("gemm", [l1, l2])
+    np.testing.assert_array_equal(p.arrays.level_bytes[0], [served["L1"], served["L2"], served["DRAM"]])
+    assert p.table()["bytes_source"][0] == "predicted"
+    assert p.predicted["gemm"]["level_bytes"] == {"L1": served["L1"], "L2": served["L2"]}
+    # a loop interchange changes what the levels serve, so it moves the phase at the level it changed
+    q = w.with_predicted_traffic("gemm", [l1, l2], loop_order="ikj")
+    assert q.arrays.level_bytes[0, 1] != p.arrays.level_bytes[0, 1]
+
+
+def test_cache_levels_must_be_the_machines_nearer_levels():
+    from campaign_widget.cache import Cache
+
+    m = cw.Machine(1e9, levels={"L1": 4e9, "DRAM": 1e9})
+    w = cw.Workload.from_einsums({"g": "C[i] = A[i]"}, {"i": 64}, machine=m)
+    with pytest.raises(cw.CacheModelError, match="'L3' is not one of the machine's nearer memory levels"):
+        w.with_predicted_traffic("g", {"L3": Cache(lines=8)})
+    with pytest.raises(cw.CacheModelError, match="write-backs"):
+        w.with_predicted_traffic("g", [Cache(lines=8)], write_back=True)
