@@ -1,4 +1,4 @@
-"""A PyTorch profiler / Chrome trace as a measured timeline (issue 14): ``read_torch_trace(path,
+"""A PyTorch profiler / Chrome trace as a measured timeline: ``read_torch_trace(path,
 machine=..., timeline=True)`` and ``load(path, machine=..., timeline=True)``.
 
 Returns a :class:`~campaign_widget.timeline.Timeline` (a ``Schedule``) whose ``workload`` is exactly the
@@ -16,8 +16,8 @@ Annotation ranges (``record_function`` → ``user_annotation``, ``ProfilerStep#N
 the timeline's bands, ``ProfilerStep#N`` included (it is left out only of the grouping);
 ``timeline.steps()`` and ``timeline.cut()`` cut the timeline into comparable steps.
 
-Memory: the file is read incrementally (``_jsonstream``), keeping ~60 bytes per selected event and 32 per
-annotation, never the events themselves. ``progress``: ``None`` shows a progress bar (in a notebook, an
+Memory: the file is read in batches of events (``_jsonstream``), keeping ~90 bytes per event read and 32
+per annotation, never the events themselves. ``progress``: ``None`` shows a progress bar (in a notebook, an
 ipywidgets bar; else a line on stderr) for files above 32 MB, ``True``/``False`` always/never, or a
 callable ``progress(done_bytes, total_bytes, what)``.
 """
@@ -28,8 +28,8 @@ import numpy as np
 
 from ..progress import Progress
 from ..timeline import from_intervals
-from . import torch_trace as tt
-from ._common import ImportReport, error, open_binary
+from . import _torch_events as te
+from ._common import open_binary
 
 PROGRESS_ABOVE = 32 << 20
 
@@ -41,14 +41,15 @@ def read_torch_timeline(
     categories=None,
     group_by: str = "name",
     nested: str = "outer",
-    ignore_annotations=tt.IGNORED_ANNOTATIONS,
+    ignore_annotations=te.IGNORED_ANNOTATIONS,
     percent: bool = False,
     warn: bool = True,
     progress=None,
+    counters=None,
 ):
     """Read a PyTorch profiler (Kineto) / Chrome trace as a ``Timeline``; the options are those of
     ``read_torch_trace`` plus ``progress`` (see the module docstring)."""
-    name, source, file_path, categories, ignore = tt.checked_options(
+    options = te.checked_options(
         path,
         machine=machine,
         categories=categories,
@@ -57,101 +58,68 @@ def read_torch_timeline(
         ignore_annotations=ignore_annotations,
         percent=percent,
     )
-
-    report = ImportReport(path=name, format=tt.FORMAT, machine_source=machine.name or "given")
-    events = tt._Events()
-    metadata: dict = {}
-    candidates = set(categories) if categories is not None else {"cpu_op", "kernel"}
+    source, file_path = options.source, options.file_path
     total = len(source.raw) if source is not None else file_path.stat().st_size
-    stream = open_binary(name, source, file_path, limit=tt.MAX_TRACE_BYTES)
+    stream = open_binary(options.name, source, file_path, limit=te.MAX_TRACE_BYTES)
     show = Progress(progress, total=total, what="trace", unit="B", default=total >= PROGRESS_ABOVE, with_what=True)
-    try:
-        # every annotation is kept (for the bands); the ignored ones are set apart below
-        tt._scan(
-            name, _Counting(stream, total, show) if show.active else stream, events, metadata, report, candidates, ()
-        )
-    finally:
-        stream.close()
-    bands = _set_apart_ignored(events, ignore)
-
-    categories = tt.chosen_categories(events, categories, report)
+    # every annotation is kept (for the bands); the ignored ones are set apart from the grouping below
+    r = te.read_events(options, _Counting(stream, total, show) if show.active else stream, keep_ignored=True,
+                       counters=counters)  # fmt: skip
+    events = r.events
+    bands = _set_apart_ignored(events, options.ignore)
     if group_by == "annotation":
-        report.skipped_detail["annotations used"] = events.annotations_used
-    report.notes.append(
+        r.report.skipped_detail["annotations used"] = events.annotations_used
+    r.report.notes.append(
         f"timeline: {sum(events.annotations_used.values()) + sum(events.annotations_ignored.values())} "
         "annotation ranges kept as bands"
     )
-
-    sel = events.select(categories)
-    if sel.size == 0:
-        found = ", ".join(f"{c} ({n})" for c, n in events.category_count.most_common(8)) or "none"
-        raise error(
-            name,
-            f"no complete events of categories {', '.join(categories)} in this trace; complete "
-            f"events found by category: {found}",
-            field="categories",
-        )
-    workload = tt._phases(name, events, sel, group_by, nested, machine, report)
-    timeline = _timeline(events, sel, workload, group_by, nested, bands, report)
-    for key in ("record_shapes", "with_flops"):
-        if key in metadata:
-            report.notes.append(f"trace metadata: {key}={metadata[key]}")
+    s = te.selected(events, r.sel, nested)
+    workload = te.phases(r, s)
+    timeline = _timeline(events, s, workload, group_by, bands, r.report)
     if warn:
-        report.warn_skipped(stacklevel=3)
+        r.report.warn_skipped(stacklevel=3)
     return timeline
 
 
-def _set_apart_ignored(ev: tt._Events, ignore):
+def _set_apart_ignored(ev: te.Events, ignore):
     """Move the annotations matching ``ignore`` out of the grouping arrays; return every annotation
     as band arrays ``(thread, start µs, end µs, name id)``."""
-    a_thread = np.frombuffer(ev.ann_thread, dtype=np.int64).copy() if len(ev.ann_thread) else np.zeros(0, np.int64)
-    a_ts = np.frombuffer(ev.ann_ts, dtype=np.float64).copy() if len(ev.ann_ts) else np.zeros(0)
-    a_end = np.frombuffer(ev.ann_end, dtype=np.float64).copy() if len(ev.ann_end) else np.zeros(0)
-    a_name = np.frombuffer(ev.ann_name, dtype=np.int64).copy() if len(ev.ann_name) else np.zeros(0, np.int64)
-    id_to_name = {i: s for s, i in ev.names.items()}
-    ignored_ids = {i for i in np.unique(a_name).tolist() if any(p.fullmatch(id_to_name[i]) for p in ignore)}
+    bands = ev.ann_thread, ev.ann_ts, ev.ann_end, ev.ann_name
+    ignored_ids = {i for i in np.unique(ev.ann_name).tolist() if any(p.fullmatch(ev.id_to_name[i]) for p in ignore)}
     if ignored_ids:
-        drop = np.isin(a_name, list(ignored_ids))
-        keep = ~drop
-        from array import array
-
-        ev.ann_thread, ev.ann_ts = array("q", a_thread[keep].tolist()), array("d", a_ts[keep].tolist())
-        ev.ann_end, ev.ann_name = array("d", a_end[keep].tolist()), array("q", a_name[keep].tolist())
+        keep = ~np.isin(ev.ann_name, list(ignored_ids))
+        ev.ann_thread, ev.ann_ts, ev.ann_end, ev.ann_name = (a[keep] for a in bands)
         for i in ignored_ids:
-            label = id_to_name[i]
+            label = ev.id_to_name[i]
             ev.annotations_ignored[label] += ev.annotations_used.pop(label, 0)
-    return a_thread, a_ts, a_end, a_name
+    return bands
 
 
-def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
-    thread = np.frombuffer(ev.thread, dtype=np.int64)[sel]
-    ts = np.frombuffer(ev.ts, dtype=np.float64)[sel]
-    dur = np.frombuffer(ev.dur, dtype=np.float64)[sel]
-    names = np.frombuffer(ev.name, dtype=np.int64)[sel]
-    parent, order = tt._nesting(thread, ts, dur)
-    keep = parent < 0 if nested == "outer" else np.ones(sel.size, bool)
-    idx = np.flatnonzero(keep)
-    flops, nbytes = _volumes(ev, sel, parent, order, nested)
-    seconds = dur[idx] * tt.US
+def _timeline(ev: te.Events, s: te.Selected, workload, group_by, bands, report):
+    """The kept events as intervals at their measured times, each at the rates of its own FLOPs and bytes
+    (or, with ``nested="outer"``, those of the events nested in it, as the phase import counts them)."""
+    idx = np.flatnonzero(s.keep)
+    flops = np.where(s.flops_src != te.FLOPS_UNKNOWN, s.flops, 0.0)
+    nbytes = np.where(s.bytes_src != te.BYTES_UNKNOWN, s.nbytes, 0.0)
+    seconds = s.dur[idx] * te.US
     machine = workload.machine
-    id_to_name = {i: s for s, i in ev.names.items()}
-    phase_of = {n: i for i, n in enumerate(workload.names)}
+    phase_of = {p.details["full name"]: i for i, p in enumerate(report.phases)}  # keys as grouped
     if group_by == "name":
         per_name = np.full(max(ev.names.values(), default=-1) + 2, -1, dtype=np.int64)
         for text, i in ev.names.items():
             per_name[i] = phase_of.get(text, -1)
-        phase = per_name[names[idx]]
+        phase = per_name[s.names[idx]]
     else:
-        keys = tt._annotation_keys(ev, thread, ts, dur, idx, id_to_name)
+        keys = te.annotation_keys(ev, s.thread, s.ts, s.dur, idx)
         phase = np.array([phase_of[k] for k in keys], dtype=np.int64)
     b_thread, b_ts, b_end, b_name = bands
-    origin = min(float(ts[idx].min()), float(b_ts.min(initial=np.inf)))
-    lanes_used = np.unique(np.r_[thread[idx], b_thread])
+    origin = min(float(s.ts[idx].min()), float(b_ts.min(initial=np.inf)))
+    lanes_used = np.unique(np.r_[s.thread[idx], b_thread])
     thread_names = {i: key for key, i in ev.threads.items()}
     lane_names = tuple(_lane_label(thread_names[int(t)]) for t in lanes_used.tolist())
-    lane = np.searchsorted(lanes_used, thread[idx])
+    lane = np.searchsorted(lanes_used, s.thread[idx])
     band_ids, band_name = np.unique(b_name, return_inverse=True)
-    start = (ts[idx] - origin) * tt.US
+    start = (s.ts[idx] - origin) * te.US
     timeline = from_intervals(
         workload,
         phase=phase,
@@ -161,13 +129,13 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
         memory_rate=nbytes[idx] / seconds / machine.peak_bandwidth,
         lane=lane,
         lane_names=lane_names,
-        origin=origin * tt.US,
+        origin=origin * te.US,
         bands=(
-            (b_ts - origin) * tt.US,
-            (b_ts - origin) * tt.US + (b_end - b_ts) * tt.US,
+            (b_ts - origin) * te.US,
+            (b_ts - origin) * te.US + (b_end - b_ts) * te.US,
             band_name.ravel(),
             np.searchsorted(lanes_used, b_thread),
-            tuple(id_to_name[i] for i in band_ids.tolist()),
+            tuple(ev.id_to_name[i] for i in band_ids.tolist()),
         ),
     )
     report.notes.append(
@@ -175,19 +143,6 @@ def _timeline(ev: tt._Events, sel, workload, group_by, nested, bands, report):
         "each runs at the rates of its own FLOPs and bytes"
     )
     return timeline
-
-
-def _volumes(ev: tt._Events, sel, parent, order, nested):
-    """Per event, the FLOPs and bytes its interval carries: its own, or (``nested="outer"``) when it has
-    none, the sum of those of the events nested in it (recorded FLOPs before computed ones), as the
-    phase import counts them, so that a phase's intervals add up to its volumes."""
-    flops = np.frombuffer(ev.flops, dtype=np.float64)[sel]
-    flops_src = np.frombuffer(ev.flops_src, dtype=np.int8)[sel]
-    nbytes = np.frombuffer(ev.bytes, dtype=np.float64)[sel]
-    bytes_src = np.frombuffer(ev.bytes_src, dtype=np.int8)[sel]
-    if nested == "outer":
-        flops, flops_src, nbytes, bytes_src = tt._roll_up_nested(parent, order, flops, flops_src, nbytes, bytes_src)
-    return np.where(flops_src != tt.FLOPS_UNKNOWN, flops, 0.0), np.where(bytes_src != tt.BYTES_UNKNOWN, nbytes, 0.0)
 
 
 def _lane_label(key) -> str:
