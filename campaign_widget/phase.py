@@ -14,7 +14,7 @@ from .expr import ExpressionError, parse
 SMALLEST = 1e-30  # the smallest duration (given or derived) and the smallest peak ...
 LARGEST = 1e30  # ... and the largest number a phase or a machine holds: durations, rates and ratios derived
 # from them then never overflow, and a duration split into tiles never rounds to 0
-MAX_NAME = 1000  # characters in a phase, tensor, machine or resource name
+MAX_NAME = 1 << 16  # characters in a phase, tensor, machine or resource name (templated CUDA kernels reach 5,000)
 
 _NUMERIC_FIELDS = ("duration", "compute_util", "memory_util", "ops", "bytes")
 _VOLUME_FIELDS = ("ops", "bytes")  # may be expressions in parameters
