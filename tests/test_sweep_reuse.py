@@ -395,7 +395,9 @@ def test_a_dask_task_that_keeps_failing_is_reported_with_its_configurations(monk
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        client.run(lambda: setattr(importlib.import_module("campaign_widget.sweep._tasks"), "_evaluate", _raise_in_task))
+        client.run(
+            lambda: setattr(importlib.import_module("campaign_widget.sweep._tasks"), "_evaluate", _raise_in_task)
+        )
         with pytest.raises(cw.SweepFailed, match=r"no result after 3 attempts on the Dask cluster") as err:
             cw.sweep(mixed(CHAIN), progress=False, executor=client, tiles=[1, 2, 3])
         assert "worker-side failure" in str(err.value)

@@ -50,7 +50,7 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
         try:
             w = payload.derived(params, peaks)
         except Exception as exc:  # reported with its configuration by the caller
-            errors[k] = f"{type(exc).__name__}: {exc}"
+            errors[k] = exc
             continue
         eff_pipeline = pipeline if pipeline is not None else w.settings.get("pipeline", DEFAULT_SETTINGS["pipeline"])
         call_policy, call_depth = policy, depth
@@ -73,10 +73,10 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
                 try:
                     rows[(params, peaks, settings)] = _metrics(w, engine.schedule(w, *settings))
                 except Exception as exc:
-                    rows[(params, peaks, settings)] = f"{type(exc).__name__}: {exc}"
+                    rows[(params, peaks, settings)] = exc
     for k, key in where:
         row = rows[key]
-        if isinstance(row, str):
+        if isinstance(row, BaseException):
             errors[k] = row
             continue
         for f, v in zip(RESULT_FIELDS, row):

@@ -99,15 +99,22 @@ def _failure(result: SweepResult, indices, why: str, errors: dict | None = None)
     missing = [result.configuration(i) for i in named + rest]
     lines = []
     for i, cfg in zip(named[:10], missing):
-        detail = f": {errors[i]}" if i in errors else ""
+        detail = f": {_describe(errors[i])}" if i in errors else ""
         lines.append(f"  configuration #{i} {cfg}{detail}")
     more = f"\n  … and {len(named) - 10} more" if len(named) > 10 else ""
     stopped = f"\n{len(rest)} more configurations were not computed (the sweep stopped)" if rest else ""
-    return SweepFailed(
+    failure = SweepFailed(
         f"{len(named)} of {len(result)} configurations have {why}:\n" + "\n".join(lines) + more + stopped,
         result,
         missing,
     )
+    # the first configuration's own exception, for the caller (``raise ... from`` may replace it)
+    failure.__cause__ = next((errors[i] for i in named if isinstance(errors.get(i), BaseException)), None)
+    return failure
+
+
+def _describe(error) -> str:
+    return f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
 
 
 def _accept(result: SweepResult, chunk: dict, report) -> None:
@@ -159,7 +166,7 @@ def _run_pool(result, costs, report):
                             result,
                             idx,
                             f"no result after {_tuning.MAX_ATTEMPTS} attempts",
-                            {i: f"{type(exc).__name__}: {exc}" for i in idx},
+                            {i: exc for i in idx},
                         ) from exc
                     continue
                 del pending[chunk]
@@ -204,7 +211,7 @@ def _run_executor(result, executor, chunks, workers, report):
                 ) from exc
             except Exception as exc:
                 attempts[chunk] += 1
-                errors[chunk] = f"{type(exc).__name__}: {exc}"
+                errors[chunk] = exc
                 if attempts[chunk] >= _tuning.MAX_ATTEMPTS:
                     idx = list(range(*chunk))
                     raise _failure(
@@ -255,7 +262,7 @@ def _run_dask_client(result, client, costs, report):
             exc = out[1] if fut.status == "error" else out if isinstance(out, BaseException) else None
             if exc is not None:
                 attempts[chunk] += 1
-                errors[chunk] = f"{type(exc).__name__}: {exc}"
+                errors[chunk] = exc
                 if attempts[chunk] >= _tuning.MAX_ATTEMPTS:
                     idx = list(range(*chunk))
                     raise _failure(

@@ -7,11 +7,12 @@ import concurrent.futures as cf
 import itertools
 import math
 import numbers
+import sys
 import uuid
 
 import numpy as np
 
-from ..errors import SweepError
+from ..errors import ScheduleError, SweepError, short_repr
 from ..schedule import MAX_TILE_INTERVALS
 from ..settings import check_setting
 from ..workload import Workload
@@ -40,12 +41,10 @@ def _where(names, values, zipped, a, j) -> str:
 
 
 def _check_value(name, v, workload) -> str | None:
-    """Why value v of axis name is invalid, or None."""
+    """Why value v of axis name is invalid, or None. A setting's error is raised as it is: the model's
+    own check and wording (campaign_widget.settings), which the caller chains to its SweepError."""
     if name in SETTING_AXES:
-        try:
-            check_setting(name, v)  # the model's own check and wording (campaign_widget.settings)
-        except Exception as exc:
-            return str(exc)
+        check_setting(name, v)
         if name == "tiles":
             if int(v) * len(workload) > MAX_TILE_INTERVALS:
                 return f"tiles={v} × {len(workload)} phases is above the limit of {MAX_TILE_INTERVALS:,} tile intervals"
@@ -74,31 +73,39 @@ def _prepare(workload, zipped, allow_large, axes, baseline):
     unknown = [n for n in axes if n not in valid]
     if unknown:
         raise SweepError(f"unknown sweep axis {', '.join(map(repr, unknown))}; valid axes: {', '.join(valid)}")
-    names, values = [], []
     for name, given in axes.items():
         if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
-            raise SweepError(f"axis {name}={given!r} must be a list of values, e.g. {name}=[{given!r}]")
+            raise SweepError(
+                f"axis {name}={short_repr(given)} must be a list of values, e.g. {name}=[{short_repr(given)}]"
+            )
+    limit = None if allow_large else _tuning.MAX_CONFIGURATIONS
+    # Count the configurations from the axes' lengths before reading any axis in full: an axis such
+    # as range(1, 10**8) is refused at once, not after building a tuple of its values.
+    lengths = {name: _length(given) for name, given in axes.items()}
+    known = [n for n in lengths.values() if n is not None]
+    if zipped and len(set(known)) > 1:
+        raise SweepError(f"zip=True pairs the axes up, so they need equal lengths; got {lengths}")
+    _check_count(lengths, zipped, limit)
+    names, values = [], []
+    for name, given in axes.items():
+        if lengths[name] is None:  # an iterator: read no more than the limit allows
+            given = list(itertools.islice(given, None if limit is None else limit + 1))
         vals = tuple(_normalize(v) for v in (given.tolist() if isinstance(given, np.ndarray) else given))
         if not vals:
             raise SweepError(f"axis {name} is empty: give at least one value")
         names.append(name)
         values.append(vals)
+        lengths[name] = len(vals)
     if zipped:
-        lengths = {n: len(v) for n, v in zip(names, values)}
         if len(set(lengths.values())) > 1:
             raise SweepError(f"zip=True pairs the axes up, so they need equal lengths; got {lengths}")
-        count = len(values[0])
-    else:
-        count = math.prod(len(v) for v in values)
-    if count > _tuning.MAX_CONFIGURATIONS and not allow_large:
-        shape = " × ".join(f"{len(v)} {n}" for n, v in zip(names, values))
-        raise SweepError(
-            f"the sweep has {count:,} configurations ({shape}), above the limit of "
-            f"{_tuning.MAX_CONFIGURATIONS:,}; pass allow_large=True to run it anyway"
-        )
+    _check_count(lengths, zipped, limit)
     for a, (name, vals) in enumerate(zip(names, values)):
         for j, v in enumerate(vals):
-            why = _check_value(name, v, workload)
+            try:
+                why = _check_value(name, v, workload)
+            except ScheduleError as exc:
+                raise SweepError(f"{exc}, in {_where(names, values, zipped, a, j)}") from exc
             if why:
                 raise SweepError(f"{why}, in {_where(names, values, zipped, a, j)}")
     swept_params = tuple(n for n in names if n in param_names)
@@ -114,6 +121,37 @@ def _prepare(workload, zipped, allow_large, axes, baseline):
         _check_params(payload)
     base_makespan, base_index = _baseline(payload, baseline, valid)
     return payload, base_makespan, base_index
+
+
+def _length(given) -> int | None:
+    """How many values an axis has, without reading them (None: an iterator, which must be read)."""
+    if isinstance(given, np.ndarray):
+        return int(given.size)
+    try:
+        return len(given)
+    except OverflowError:  # a range longer than the largest index
+        return sys.maxsize
+    except TypeError:
+        return None
+
+
+def _check_count(lengths: dict, zipped: bool, limit: int | None) -> None:
+    """Refuse a sweep whose axes (their lengths known so far) make more than ``limit`` configurations."""
+    known = {n: k for n, k in lengths.items() if k is not None}
+    if not known:
+        return
+    count = max(known.values()) if zipped else math.prod(known.values())
+    if limit is not None and count > limit:
+        shape = " × ".join(f"{k} {n}" for n, k in known.items())
+        raise SweepError(
+            f"the sweep has {'at least ' if len(known) < len(lengths) else ''}{count:,} configurations "
+            f"({shape}), above the limit of {limit:,}; pass allow_large=True to run it anyway"
+        )
+    if count > _LARGEST:
+        raise SweepError(f"the sweep has {count:,} configurations, more than any table can index ({_LARGEST:,})")
+
+
+_LARGEST = 2**62  # configuration indices are int64
 
 
 def _check_params(payload: _Payload) -> None:
@@ -138,7 +176,7 @@ def _check_params(payload: _Payload) -> None:
             raise SweepError(
                 f"size parameters {shown} give an invalid workload, in configuration #{k} "
                 f"{payload.configuration(k)}: {exc}"
-            ) from None
+            ) from exc
 
 
 def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | None]:
@@ -155,7 +193,10 @@ def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | N
     if unknown:
         raise SweepError(f"baseline has unknown axis {', '.join(map(repr, unknown))}; valid axes: {', '.join(valid)}")
     for k, v in baseline.items():
-        why = _check_value(k, v, payload.workload)
+        try:
+            why = _check_value(k, v, payload.workload)
+        except ScheduleError as exc:
+            raise SweepError(f"baseline: {exc}") from exc
         if why:
             raise SweepError(f"baseline: {why}")
     w = payload.workload
@@ -167,7 +208,7 @@ def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | N
             w = w.with_peaks(baseline.get("peak_compute"), baseline.get("peak_bandwidth"))
         s = w.schedule(**{k: baseline[k] for k in SETTING_AXES if k in baseline})
     except Exception as exc:
-        raise SweepError(f"baseline {baseline!r} cannot be scheduled: {exc}") from None
+        raise SweepError(f"baseline {short_repr(baseline)} cannot be scheduled: {exc}") from exc
     return float(s.makespan), None
 
 
