@@ -619,15 +619,20 @@ def _sweep(
 def _sweep_tiles(
     slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray, start_at: np.ndarray, end_at: np.ndarray
 ) -> None:
-    ends = end_at.tolist()
-    starts = start_at.tolist()
+    # Python floats read and written through memoryviews of the tables, and the tiles taken a block
+    # at a time: nothing holds a Python object per tile, so millions of tiles fit in their arrays.
+    ends, starts = memoryview(end_at), memoryview(start_at)
     get = ends.__getitem__
-    for here, own, *deps in zip(flat.tolist(), length.tolist(), *(dep.tolist() for dep in slots)):
-        begin = max(map(get, deps))
-        starts[here] = begin
-        ends[here] = begin + own
-    end_at[:] = ends
-    start_at[:] = starts
+    for lo in range(0, flat.size, _BLOCK):
+        hi = lo + _BLOCK
+        block = zip(flat[lo:hi].tolist(), length[lo:hi].tolist(), *(dep[lo:hi].tolist() for dep in slots))
+        for here, own, *deps in block:
+            begin = max(map(get, deps))
+            starts[here] = begin
+            ends[here] = begin + own
+
+
+_BLOCK = 1 << 16  # tiles turned into Python numbers at a time by the per-tile loops
 
 
 def _lockstep_sweep(
@@ -684,10 +689,10 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
     n_prod = np.repeat([len(q) for q in prods], tiles)
     n_barrier = np.repeat([len(q) for q in barrier_prods], tiles)
     n_cons = np.repeat([len(c) for c in cons], tiles)
-    waiting = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).tolist()
-    tile_start = [0.0] * n_tiles
-    tile_end = [0.0] * n_tiles
-    tile_stretch = [1.0] * n_tiles
+    # per-tile state in arrays, read and written through memoryviews: no Python object per tile
+    waiting_at = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).astype(np.int64)
+    start_at, end_at, stretch_at = np.zeros(n_tiles), np.zeros(n_tiles), np.ones(n_tiles)
+    waiting, tile_start, tile_end, tile_stretch = map(memoryview, (waiting_at, start_at, end_at, stretch_at))
     heap: list[tuple[float, int]] = []
     work = 0.0
     batch = [p * tiles for p in range(n_phases) if waiting[p * tiles] == 0]
@@ -713,18 +718,14 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
                 waiting[dependent] -= 1
                 if waiting[dependent] == 0:
                     batch.append(dependent)
-    stuck = [k for k, w in enumerate(waiting) if w > 0]
-    if stuck:
+    stuck = np.flatnonzero(waiting_at > 0)
+    if stuck.size:
+        k = int(stuck[0])
         raise ScheduleError(
-            f"the pipelined tiles deadlock: tile {stuck[0] % tiles} of phase #{stuck[0] // tiles} "
+            f"the pipelined tiles deadlock: tile {k % tiles} of phase #{k // tiles} "
             "never becomes ready (its producers and consumers wait for each other)"
         )
-    return _Work(
-        start=np.asarray(tile_start),
-        end=np.asarray(tile_end),
-        stretch=np.asarray(tile_stretch),
-        **_tile_arrays(n_phases, tiles, duration),
-    )
+    return _Work(start=start_at, end=end_at, stretch=stretch_at, **_tile_arrays(n_phases, tiles, duration))
 
 
 def _dependents(
