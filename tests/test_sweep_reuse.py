@@ -1,4 +1,4 @@
-"""What a sweep reuses across configurations (issue 13, "Speed"): the dependency graph and the
+"""What a sweep reuses across configurations: the dependency graph and the
 wavefront's tile order per (tiles, depth), in ``schedule.Plans``. A reused plan must give exactly
 the schedule computed afresh, and a plan must never serve a workload of another structure."""
 
@@ -361,7 +361,7 @@ def test_chunks_shrink_towards_the_end_and_dask_takes_bigger_ones():
     sizes = [b - a for a, b in pool]
     assert sizes[0] > 10 * sizes[-1]
     assert all(x >= y - 1 for x, y in zip(sizes[:-2], sizes[1:-1]))  # non-increasing (the last takes the tail)
-    assert len(dask) < len(pool) <= 40  # few tasks: ~1 ms (pool), ~10 ms (Dask) of overhead each
+    assert len(dask) < len(pool) <= 40  # few tasks: each costs the executor a fixed overhead
     assert min(b - a for a, b in dask[:-1]) * 1e-3 >= sweep_module.DASK_CHUNK_SECONDS - 1e-9
 
 

@@ -70,16 +70,17 @@ def sweep(
       scheduled on its own (it need not be in the sweep).
     - ``executor``: None runs in this process when the estimated work is below
       ``IN_PROCESS_SECONDS`` (2 s) and in a local process pool with one worker per core above it
-      (starting a pool costs ~0.5 s: it only pays off for larger sweeps). Or any
+      (starting a pool has a fixed cost that only larger sweeps repay). Or any
       ``concurrent.futures.Executor``; or a ``dask.distributed.Client`` — the same call on a
       cluster: ``sweep(w, executor=Client("tcp://scheduler:8786"), tiles=range(1, 257))`` (a
       scheduler address string works too; needs ``pip install 'campaign_widget[dask]'``). The
       workload travels once per worker and tasks are chunks of 0.5–2 s of work; on a small local
-      cluster, Dask's own event loops and its 10 ms worker profiler take ~10% of a core
+      cluster, Dask's own event loops and its worker profiler take part of a core
       (``dask.config.set({"distributed.worker.profile.enabled": False})`` before starting the
-      cluster halves the workers' part).
+      cluster turns the profiler off).
     - ``progress``: True prints a progress line; a callable gets ``(done, total)``; False: quiet.
-    - More than ``MAX_CONFIGURATIONS`` (10^6) configurations need ``allow_large=True``.
+    - More than ``MAX_CONFIGURATIONS`` (10^6) configurations need ``allow_large=True``; they are
+      counted from the axes' lengths before any axis is read.
 
     Bad input raises :class:`SweepError` (``TypeError`` for a wrong executor) before any work
     starts; a configuration that cannot be computed after ``MAX_ATTEMPTS`` tries raises
