@@ -121,3 +121,19 @@ def test_an_exception_that_cannot_travel_comes_back_as_a_sweep_error(monkeypatch
         with pytest.raises(SweepFailed, match=r"Unpicklable: cannot travel") as err:
             cw.sweep(two_phases(), progress=False, executor=executor, tiles=[1, 2])
     assert isinstance(err.value.__cause__, SweepError)
+
+
+def test_the_package_pickles_by_name_and_takes_its_settings():
+    import pickle
+
+    cloudpickle = pytest.importorskip("cloudpickle")  # what Dask sends a module back with
+    assert pickle.loads(pickle.dumps(sweep_module)) is sweep_module
+    assert cloudpickle.loads(cloudpickle.dumps(sweep_module)) is sweep_module
+    tuning = importlib.import_module("campaign_widget.sweep._tuning")
+    old = sweep_module.POOL_WORKERS
+    try:
+        sweep_module.POOL_WORKERS = 3
+        assert tuning.POOL_WORKERS == 3 == sweep_module.POOL_WORKERS
+    finally:
+        sweep_module.POOL_WORKERS = old
+    assert "POOL_WORKERS" in dir(sweep_module)

@@ -38,6 +38,7 @@ How the work is done, one module each:
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 
@@ -85,6 +86,9 @@ class _Package(types.ModuleType):
             setattr(_tuning, name, value)
         else:
             super().__setattr__(name, value)
+
+    def __reduce__(self):
+        return importlib.import_module, (self.__name__,)  # by name, as pickle takes any module
 
     def __delattr__(self, name: str) -> None:
         if name in _tuning.TUNABLE:
