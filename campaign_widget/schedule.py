@@ -20,8 +20,11 @@ chain runs in lock step); if a level's tiles do not start together the levels ar
 longest dependency path and the sweep runs once more; and a final check (positive lengths, no
 batch across two levels, no two distinct instants closer than the event tolerance) hands any case
 it cannot vouch for to the exact event-by-event simulation (``_event_work``). The result is always
-the event semantics of design.md §3; tests/schedule_reference.py keeps the previous engine, which
-simulated every event in Python and stored every piece, as the oracle.
+the event semantics of design.md §3; tests/schedule_reference.py, which simulates every event in
+Python and stores every piece, is the tests' oracle.
+
+The schedule as data (``Schedule``, with its demand timeline) is defined in ``campaign_widget.timeline``
+beside the measured ``Timeline``; the demand helpers both use are in ``campaign_widget.demand``.
 """
 
 from __future__ import annotations
@@ -29,213 +32,32 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .demand import DEMAND_TOLERANCE, oversubscribed_runs
 from .errors import ScheduleError
-from .settings import POLICIES, STEPPINGS, Settings  # noqa: F401  POLICIES, STEPPINGS: re-exported
+from .settings import POLICIES, STEPPINGS, Policy, Settings
+from .timeline import MAX_PIECES, Schedule
 
 if TYPE_CHECKING:
-    import numpy.typing as npt
-    import pandas as pd
-
-    from .timeline import Timeline
     from .workload import PhaseArrays, Workload
 
+__all__ = [
+    "DEMAND_TOLERANCE",
+    "MAX_PIECES",
+    "MAX_TILE_INTERVALS",
+    "POLICIES",
+    "STEPPINGS",
+    "Plans",
+    "Schedule",
+    "build_schedule",
+    "build_schedules",
+]
+
 MAX_TILE_INTERVALS = 10_000_000
-MAX_PIECES = 20_000_000
-DEMAND_TOLERANCE = 1e-9
 _SAME_INSTANT = 1e-12
-
-
-@dataclass(frozen=True, eq=False)
-class Schedule:
-    """When each tile of each phase runs, and at what rates.
-
-    ``len(schedule)`` is the number of tile intervals: one per tile, ``tiles × phases``, whatever
-    the policy.
-
-    Interval arrays (one entry per tile, sorted by start then tile id): ``phase`` (index into
-    ``names``), ``tile``, ``start``, ``end``, ``requested_compute``, ``requested_memory`` (the
-    rates the tile asks for, fractions of peak, after dilation and before throttling),
-    ``compute_rate``, ``memory_rate`` (the rates it gets, averaged over the interval: volume ÷
-    length; equal to the requested rates unless throttled), ``dilation`` and ``throttling`` (the
-    part of the interval's length added by each). ``tile_id`` maps each interval to its tile in
-    the ``tile_*`` arrays (tile order); ``start_edge``/``end_edge`` index ``edge_time``.
-
-    Timeline arrays: ``edge_time`` (the distinct instants at which a tile starts or ends, sorted);
-    on each ``[edge_time[j], edge_time[j+1])``: ``edge_factor`` (the throttle factor shared by
-    every running tile, 1 = not throttled), ``edge_requested_compute``/``edge_requested_memory``
-    (summed requested demand). The rate of a running tile at any instant is its requested rate
-    times the factor there.
-    """
-
-    names: tuple[str, ...]
-    resource_names: tuple[str, str]
-    tiles: int
-    pipeline: bool
-    policy: str
-    depth: int
-    phase: np.ndarray
-    tile: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    compute_rate: np.ndarray
-    memory_rate: np.ndarray
-    requested_compute: np.ndarray
-    requested_memory: np.ndarray
-    dilation: np.ndarray
-    throttling: np.ndarray
-    tile_id: np.ndarray
-    start_edge: np.ndarray
-    end_edge: np.ndarray
-    tile_start: np.ndarray
-    tile_end: np.ndarray
-    tile_requested: np.ndarray
-    edge_time: np.ndarray
-    edge_factor: np.ndarray
-    edge_requested_compute: np.ndarray
-    edge_requested_memory: np.ndarray
-    makespan: float
-    peak_demand: dict
-    over_t0: np.ndarray
-    over_t1: np.ndarray
-    over_resource: np.ndarray
-    over_demand: np.ndarray
-    stepping: str = "event"
-
-    def __len__(self) -> int:
-        return int(self.start.size)
-
-    @classmethod
-    def from_intervals(
-        cls,
-        workload: Workload,
-        *,
-        phase: npt.ArrayLike,
-        start: npt.ArrayLike,
-        end: npt.ArrayLike,
-        lane: npt.ArrayLike | None = None,
-        compute_rate: npt.ArrayLike | None = None,
-        memory_rate: npt.ArrayLike | None = None,
-        **options: Any,
-    ) -> Timeline:
-        """Measured intervals (a profiler's events) as a schedule: a ``campaign_widget.timeline.Timeline``,
-        one interval per event at its measured start and end, on its lane; see
-        ``campaign_widget.timeline.from_intervals``."""
-        from .timeline import from_intervals
-
-        return from_intervals(
-            workload,
-            phase=phase,
-            start=start,
-            end=end,
-            lane=lane,
-            compute_rate=compute_rate,
-            memory_rate=memory_rate,
-            **options,
-        )
-
-    @cached_property
-    def oversubscribed(self) -> list:
-        """Every interval where a resource's actual demand exceeds 1: ``(t0, t1, resource, demand)``,
-        sorted; runs of equal demand on adjacent instants are merged (design.md §3)."""
-        names = np.array(self.resource_names, dtype=object)[self.over_resource].tolist()
-        return list(zip(self.over_t0.tolist(), self.over_t1.tolist(), names, self.over_demand.tolist()))
-
-    @property
-    def tile_added(self) -> np.ndarray:
-        """Per tile, the time added to its requested length by dilation and throttling."""
-        return (self.tile_end - self.tile_start) - self.tile_requested
-
-    def demand(self, requested: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The summed demand over time: ``(times, compute, memory)``, piecewise constant on
-        ``[times[k], times[k+1])``. ``requested=True`` gives the demand before throttling."""
-        if requested:
-            return self.edge_time, self.edge_requested_compute, self.edge_requested_memory
-        return (
-            self.edge_time,
-            self.edge_requested_compute * self.edge_factor,
-            self.edge_requested_memory * self.edge_factor,
-        )
-
-    def throttle_timeline(self) -> tuple[np.ndarray, np.ndarray]:
-        """The shared throttle factor as ``(times, factor)``: ``factor[k]`` holds on
-        ``[times[k], times[k+1])``, and consecutive values differ (1 = not throttled)."""
-        f = self.edge_factor
-        if f.size == 0:
-            return self.edge_time.copy(), f.copy()
-        change = np.r_[True, f[1:] != f[:-1]]
-        return np.r_[self.edge_time[:-1][change], self.edge_time[-1]], f[change]
-
-    def pieces(self, limit: int = MAX_PIECES) -> dict:
-        """The tiles cut into constant-rate pieces: each interval cut wherever the throttle factor
-        changes while it runs. A dict of arrays ``interval`` (index into the interval arrays),
-        ``start``, ``end``, ``compute_rate``, ``memory_rate``, sorted by start then tile id.
-
-        Their number grows as events × concurrency under throttling, so more than ``limit`` pieces
-        raise a ``ScheduleError`` before anything is allocated; the diagram does not need them.
-        """
-        f = self.edge_factor
-        change = np.flatnonzero(f[1:] != f[:-1]) + 1  # edges at which the factor changes
-        # the changes strictly inside each interval cut it
-        lo = np.searchsorted(change, self.start_edge, side="right")
-        cuts = np.maximum(np.searchsorted(change, self.end_edge, side="left") - lo, 0)
-        count = int(len(self) + cuts.sum())
-        if count > limit:
-            raise ScheduleError(
-                f"cutting this schedule's {len(self):,} tile intervals where the throttle factor changes "
-                f"makes {count:,} pieces, above the limit of {limit:,}"
-            )
-        interval = np.repeat(np.arange(len(self)), cuts + 1)
-        k = np.arange(count) - (np.cumsum(cuts + 1) - (cuts + 1))[interval]  # piece number within its interval
-        cut = change[np.clip(lo[interval] + k - 1, 0, None)] if change.size else np.zeros(count, np.int64)
-        first = np.where(k == 0, self.start_edge[interval], cut)
-        cut = change[np.minimum(lo[interval] + k, change.size - 1)] if change.size else np.zeros(count, np.int64)
-        stop = np.where(k == cuts[interval], self.end_edge[interval], cut)
-        factor = f[np.minimum(first, max(f.size - 1, 0))] if f.size else np.ones(count)
-        order = np.lexsort((self.tile_id[interval], self.edge_time[first]))
-        interval, first, stop, factor = interval[order], first[order], stop[order], factor[order]
-        return {
-            "interval": interval,
-            "start": self.edge_time[first],
-            "end": self.edge_time[stop],
-            "compute_rate": self.requested_compute[interval] * factor,
-            "memory_rate": self.requested_memory[interval] * factor,
-        }
-
-    def to_dataframe(self) -> pd.DataFrame:
-        """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
-        tile, start, end, compute_rate, memory_rate`` (averaged over the interval),
-        ``requested_compute, requested_memory, dilation, throttling``."""
-        from ._optional import require_pandas
-
-        pd = require_pandas("Schedule.to_dataframe")
-        return pd.DataFrame(
-            {
-                "phase": np.array(self.names, dtype=object)[self.phase],
-                "tile": self.tile,
-                "start": self.start,
-                "end": self.end,
-                "compute_rate": self.compute_rate,
-                "memory_rate": self.memory_rate,
-                "requested_compute": self.requested_compute,
-                "requested_memory": self.requested_memory,
-                "dilation": self.dilation,
-                "throttling": self.throttling,
-            }
-        )
-
-    def __repr__(self) -> str:
-        mode = (
-            f"{self.tiles} tiles, "
-            + ("pipelined" if self.pipeline else "sequential")
-            + (" (lockstep)" if self.stepping == "lockstep" else "")
-            + f", policy={self.policy!r}"
-        )
-        return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
 
 
 def build_schedule(
@@ -259,13 +81,13 @@ def build_schedule(
     simulation instead of the wavefront. ``_plans`` (a ``Plans``, kept by ``campaign_widget.sweep``)
     reuses the dependency graph and the wavefront's tile order across schedules of one workload
     structure; the schedule is the same with or without it."""
-    tiles, pipeline, policy, depth, stepping = _checked_settings(workload, tiles, pipeline, policy, depth, stepping)
+    chosen = _checked_settings(workload, tiles, pipeline, policy, depth, stepping)
+    tiles, buffer, dilate = chosen.tiles, chosen.buffer, chosen.policy.dilates
     a = workload.arrays
-    dilate = "dilate" in policy
-    if not pipeline:
+    if not chosen.pipeline:
         work = _one_at_a_time_work(a.duration, tiles)
         profile = _profile(work, a)
-    elif stepping == "lockstep":
+    elif chosen.stepping == "lockstep":
         if workload.fusion_groups:
             raise ScheduleError(
                 "stepping='lockstep' (campaign_diagram_tools' rule) has no fusion groups: their "
@@ -275,26 +97,16 @@ def build_schedule(
         profile = _profile(work, a)
     else:
         if _plans is not None:
-            graph, plan = _plans.wavefront(workload, tiles, depth)
+            graph, plan = _plans.wavefront(workload, tiles, buffer)
         else:
-            graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
-            plan = _wavefront_plan(graph, tiles, depth) if _wavefront else None
+            graph = _graph(workload.producers, len(workload), workload.streaming_groups)
+            plan = _wavefront_plan(graph, tiles, buffer) if _wavefront else None
         work = _wavefront_work(plan, a.duration, dilate) if _wavefront and plan is not None else None
         profile = _profile(work, a) if work is not None else None
         if work is None or (dilate and not _batches_are_levels(work, profile)):
-            work = _event_work(graph, a.duration, tiles, depth, dilate)
+            work = _event_work(graph, a.duration, tiles, buffer, dilate)
             profile = _profile(work, a)
-    return _assemble(
-        workload,
-        work,
-        profile,
-        tiles=tiles,
-        pipeline=pipeline,
-        policy=policy,
-        depth=depth,
-        throttle="throttle" in policy,
-        stepping=stepping if pipeline else "event",
-    )
+    return _assemble(workload, work, profile, chosen)
 
 
 def build_schedules(
@@ -320,9 +132,9 @@ def build_schedules(
             )
             for w in workloads
         ]
-    tiles, pipeline, policy, depth, stepping = _checked_settings(workloads[0], tiles, pipeline, policy, depth, stepping)
-    graph, plan = plans.wavefront(workloads[0], tiles, depth)
-    dilate = "dilate" in policy
+    chosen = _checked_settings(workloads[0], tiles, pipeline, policy, depth, stepping)
+    tiles, buffer, dilate = chosen.tiles, chosen.buffer, chosen.policy.dilates
+    graph, plan = plans.wavefront(workloads[0], tiles, buffer)
     if plan is None:
         works: list[_Work | None] = [None] * len(workloads)
     else:
@@ -332,47 +144,54 @@ def build_schedules(
         a = w.arrays
         profile = _profile(work, a) if work is not None else None
         if work is None or (dilate and not _batches_are_levels(work, profile)):
-            work = _event_work(graph, a.duration, tiles, depth, dilate)
+            work = _event_work(graph, a.duration, tiles, buffer, dilate)
             profile = _profile(work, a)
-        out.append(
-            _assemble(
-                w,
-                work,
-                profile,
-                tiles=tiles,
-                pipeline=pipeline,
-                policy=policy,
-                depth=depth,
-                throttle="throttle" in policy,
-                stepping="event",
-            )
-        )
+        out.append(_assemble(w, work, profile, chosen))
     return out
 
 
 _BATCH_MIN = 4  # below this many workloads, one at a time is as fast (thin levels sweep tile by tile in Python)
 
 
+@dataclass(frozen=True)
+class _Chosen:
+    """Checked settings, as the engine reads them."""
+
+    tiles: int
+    pipeline: bool
+    policy: Policy
+    depth: int  # as asked for (the schedule reports it)
+    buffer: int  # the depth the engine uses: at most ``tiles``, which is already an unbounded buffer
+    stepping: str  # "event" whenever not pipelined
+
+
 def _checked_settings(
     workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
-) -> tuple[int, bool, str, int, str]:
-    tiles, pipeline, policy, depth, stepping = (
-        Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping).as_dict().values()
-    )
-    count = tiles * len(workload)
+) -> _Chosen:
+    s = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
+    count = s.tiles * len(workload)
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
-            f"tiles={tiles} × {len(workload)} phases = {count:,} tile intervals, above the limit of "
+            f"tiles={s.tiles} × {len(workload)} phases = {count:,} tile intervals, above the limit of "
             f"{MAX_TILE_INTERVALS:,}; use fewer tiles"
         )
-    if tiles > 1:
+    if s.tiles > 1:
         fixed = np.flatnonzero(~workload.tileable)
         if fixed.size:
             raise ScheduleError(
                 f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
-                f"tiles={tiles}; use tiles=1 or mark it tileable"
+                f"tiles={s.tiles}; use tiles=1 or mark it tileable"
             )
-    return tiles, bool(pipeline), policy, depth, stepping
+    # Tile i of a producer waits for tile i - depth of its consumers: with depth >= tiles there is no
+    # such tile, whatever the depth, so the engine's tables are sized by min(depth, tiles).
+    return _Chosen(
+        tiles=s.tiles,
+        pipeline=bool(s.pipeline),
+        policy=Policy.named(s.policy),
+        depth=s.depth,
+        buffer=min(s.depth, s.tiles),
+        stepping=s.stepping if s.pipeline else "event",
+    )
 
 
 @dataclass
@@ -397,20 +216,6 @@ def _one_at_a_time_work(duration: np.ndarray, tiles: int) -> _Work:
     end = np.cumsum(requested)
     start = np.r_[0.0, end[:-1]]  # exactly the previous end: no float gap or overlap between tiles
     return _Work(start=start, end=end, phase=phase, number=number, requested=requested, stretch=np.ones(phase.size))
-
-
-def _streaming_groups(workload: Workload) -> np.ndarray | None:
-    """Per phase, the group within which tiles stream to each other; None: all phases stream.
-
-    In a fused workload tiles stream only inside a fusion group: between groups data goes through
-    memory, so a consumer group starts when its producer's last tile is done.
-    """
-    if not workload.fusion_groups:
-        return None
-    group = workload.fusion_group.copy()
-    solo = group < 0
-    group[solo] = group.max(initial=-1) + 1 + np.arange(int(solo.sum()))
-    return group
 
 
 class _Graph:
@@ -634,7 +439,7 @@ class Plans:
         key = self._structure(workload)
         if self._graph is None or any(a is not b for a, b in zip(key, self._key)):
             self._key = key
-            self._graph = _graph(workload.producers, len(workload), _streaming_groups(workload))
+            self._graph = _graph(workload.producers, len(workload), workload.streaming_groups)
             self._wavefronts = {}
         try:
             plan = self._wavefronts[tiles, depth]
@@ -814,15 +619,20 @@ def _sweep(
 def _sweep_tiles(
     slots: Sequence[np.ndarray], flat: np.ndarray, length: np.ndarray, start_at: np.ndarray, end_at: np.ndarray
 ) -> None:
-    ends = end_at.tolist()
-    starts = start_at.tolist()
+    # Python floats read and written through memoryviews of the tables, and the tiles taken a block
+    # at a time: nothing holds a Python object per tile, so millions of tiles fit in their arrays.
+    ends, starts = memoryview(end_at), memoryview(start_at)
     get = ends.__getitem__
-    for here, own, *deps in zip(flat.tolist(), length.tolist(), *(dep.tolist() for dep in slots)):
-        begin = max(map(get, deps))
-        starts[here] = begin
-        ends[here] = begin + own
-    end_at[:] = ends
-    start_at[:] = starts
+    for lo in range(0, flat.size, _BLOCK):
+        hi = lo + _BLOCK
+        block = zip(flat[lo:hi].tolist(), length[lo:hi].tolist(), *(dep[lo:hi].tolist() for dep in slots))
+        for here, own, *deps in block:
+            begin = max(map(get, deps))
+            starts[here] = begin
+            ends[here] = begin + own
+
+
+_BLOCK = 1 << 16  # tiles turned into Python numbers at a time by the per-tile loops
 
 
 def _lockstep_sweep(
@@ -879,10 +689,10 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
     n_prod = np.repeat([len(q) for q in prods], tiles)
     n_barrier = np.repeat([len(q) for q in barrier_prods], tiles)
     n_cons = np.repeat([len(c) for c in cons], tiles)
-    waiting = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).tolist()
-    tile_start = [0.0] * n_tiles
-    tile_end = [0.0] * n_tiles
-    tile_stretch = [1.0] * n_tiles
+    # per-tile state in arrays, read and written through memoryviews: no Python object per tile
+    waiting_at = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).astype(np.int64)
+    start_at, end_at, stretch_at = np.zeros(n_tiles), np.zeros(n_tiles), np.ones(n_tiles)
+    waiting, tile_start, tile_end, tile_stretch = map(memoryview, (waiting_at, start_at, end_at, stretch_at))
     heap: list[tuple[float, int]] = []
     work = 0.0
     batch = [p * tiles for p in range(n_phases) if waiting[p * tiles] == 0]
@@ -908,18 +718,14 @@ def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate:
                 waiting[dependent] -= 1
                 if waiting[dependent] == 0:
                     batch.append(dependent)
-    stuck = [k for k, w in enumerate(waiting) if w > 0]
-    if stuck:
+    stuck = np.flatnonzero(waiting_at > 0)
+    if stuck.size:
+        k = int(stuck[0])
         raise ScheduleError(
-            f"the pipelined tiles deadlock: tile {stuck[0] % tiles} of phase #{stuck[0] // tiles} "
+            f"the pipelined tiles deadlock: tile {k % tiles} of phase #{k // tiles} "
             "never becomes ready (its producers and consumers wait for each other)"
         )
-    return _Work(
-        start=np.asarray(tile_start),
-        end=np.asarray(tile_end),
-        stretch=np.asarray(tile_stretch),
-        **_tile_arrays(n_phases, tiles, duration),
-    )
+    return _Work(start=start_at, end=end_at, stretch=stretch_at, **_tile_arrays(n_phases, tiles, duration))
 
 
 def _dependents(
@@ -996,20 +802,10 @@ def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
     )
 
 
-def _assemble(
-    workload: Workload,
-    work: _Work,
-    prof: _Profile,
-    *,
-    tiles: int,
-    pipeline: bool,
-    policy: str,
-    depth: int,
-    throttle: bool,
-    stepping: str = "event",
-) -> Schedule:
+def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) -> Schedule:
     """Throttle factor from the demand profile, work time → real time, once for all tiles."""
     n = work.start.size
+    throttle = chosen.policy.throttles
     w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
     start_edge, end_edge = prof.start_edge, prof.end_edge
     if throttle:
@@ -1051,17 +847,17 @@ def _assemble(
     resources = (machine.compute_name, machine.memory_name)
     peak = {resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))}
     over = (
-        _oversubscribed(edges, seg_c * factor, seg_m * factor, resources)
+        oversubscribed_runs(edges, seg_c * factor, seg_m * factor, resources)
         if throttle
-        else _oversubscribed(edges, seg_c, seg_m, resources)
+        else oversubscribed_runs(edges, seg_c, seg_m, resources)
     )
     return Schedule(
         names=tuple(workload.names),
         resource_names=resources,
-        tiles=tiles,
-        pipeline=pipeline,
-        policy=policy,
-        depth=depth,
+        tiles=chosen.tiles,
+        pipeline=chosen.pipeline,
+        policy=chosen.policy.name,
+        depth=chosen.depth,
         phase=work.phase[by_start],
         tile=work.number[by_start],
         start=s,
@@ -1084,54 +880,6 @@ def _assemble(
         edge_requested_memory=seg_m,
         makespan=float(tile_end.max()) if n else 0.0,
         peak_demand=peak,
-        stepping=stepping,
+        stepping=chosen.stepping,
         **over,
     )
-
-
-def _oversubscribed(edges: np.ndarray, demand_c: np.ndarray, demand_m: np.ndarray, resources: Sequence[str]) -> dict:
-    """Runs of elementary intervals where actual demand exceeds 1, equal demands merged, sorted
-    by (t0, t1, resource name, demand) — as arrays (the list is built only when asked for)."""
-    runs = []
-    for r, demand in enumerate((demand_c, demand_m)):
-        hot = np.flatnonzero(demand > 1.0 + DEMAND_TOLERANCE)
-        if not hot.size:
-            continue
-        d = demand[hot]
-        run_start = np.empty(hot.size, dtype=bool)
-        run_start[:1] = True
-        run_start[1:] = (np.diff(hot) != 1) | (np.abs(np.diff(d)) > 1e-12)
-        first = np.flatnonzero(run_start)
-        last = np.r_[first[1:] - 1, hot.size - 1]
-        runs.append((edges[hot[first]], edges[hot[last] + 1], np.full(first.size, r, dtype=np.uint8), d[first]))
-    if not runs:
-        empty = np.zeros(0)
-        return {"over_t0": empty, "over_t1": empty, "over_resource": np.zeros(0, np.uint8), "over_demand": empty}
-    if len(runs) == 2:
-        runs = _merge_sorted_runs(*sorted(runs, key=lambda run: resources[run[2][0]]))
-    else:
-        runs = runs[0]
-    return dict(zip(("over_t0", "over_t1", "over_resource", "over_demand"), runs))
-
-
-def _merge_sorted_runs(first: Sequence[np.ndarray], second: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-    """Merge two resources' runs, each sorted by t0 with disjoint runs, into (t0, t1, name) order;
-    ``first`` is the resource whose name sorts first. O(n log n) searches, no sort."""
-    t0a, t1a = first[0], first[1]
-    t0b, t1b = second[0], second[1]
-    before = np.searchsorted(t0a, t0b, side="left")  # runs of `first` starting strictly earlier
-    tie = before < t0a.size
-    tie[tie] = t0a[before[tie]] == t0b[tie]
-    # on equal t0 the shorter run (t1) comes first; on equal t1 too, `first` (its name sorts first)
-    before[tie] += t1a[before[tie]] <= t1b[tie]
-    n = t0a.size + t0b.size
-    at_b = before + np.arange(t0b.size)
-    at_a = np.ones(n, dtype=bool)
-    at_a[at_b] = False
-    out = []
-    for xa, xb in zip(first, second):
-        merged = np.empty(n, dtype=np.result_type(xa, xb))
-        merged[at_a] = xa
-        merged[at_b] = xb
-        out.append(merged)
-    return tuple(out)

@@ -1,8 +1,9 @@
-"""Measured timelines as schedules (issue 14, item 1).
+"""Schedules as data: the tile intervals of a computed :class:`Schedule` (``campaign_widget.schedule``
+computes them) and the measured intervals of a :class:`Timeline`.
 
 A profiler trace is a timeline: intervals with real start and end times, on lanes (streams or
-threads), overlapping, with idle gaps between them. ``Schedule.from_intervals`` (which delegates to
-:func:`from_intervals` here) turns such intervals into a :class:`Timeline`, a ``Schedule`` that the
+threads), overlapping, with idle gaps between them. :func:`from_intervals` (also
+``Schedule.from_intervals``) turns such intervals into a :class:`Timeline`, a ``Schedule`` that the
 scene stacks and draws like any other: one interval per measured event, each at its measured start
 and end, at constant requested rates, never throttled (``edge_factor`` is 1 everywhere: what was
 measured already includes any contention).
@@ -30,18 +31,208 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .demand import busy_time, oversubscribed_runs, summed_demand
 from .errors import ScheduleError, short_repr
-from .schedule import Schedule, _oversubscribed
 
 if TYPE_CHECKING:
     import numpy.typing as npt
     import pandas as pd
 
     from .workload import Workload
+
+#: ``Schedule.pieces()`` refuses to cut a schedule into more pieces than this.
+MAX_PIECES = 20_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """When each tile of each phase runs, and at what rates.
+
+    ``len(schedule)`` is the number of tile intervals: one per tile, ``tiles × phases``, whatever
+    the policy.
+
+    Interval arrays (one entry per tile, sorted by start then tile id): ``phase`` (index into
+    ``names``), ``tile``, ``start``, ``end``, ``requested_compute``, ``requested_memory`` (the
+    rates the tile asks for, fractions of peak, after dilation and before throttling),
+    ``compute_rate``, ``memory_rate`` (the rates it gets, averaged over the interval: volume ÷
+    length; equal to the requested rates unless throttled), ``dilation`` and ``throttling`` (the
+    part of the interval's length added by each). ``tile_id`` maps each interval to its tile in
+    the ``tile_*`` arrays (tile order); ``start_edge``/``end_edge`` index ``edge_time``.
+
+    Timeline arrays: ``edge_time`` (the distinct instants at which a tile starts or ends, sorted);
+    on each ``[edge_time[j], edge_time[j+1])``: ``edge_factor`` (the throttle factor shared by
+    every running tile, 1 = not throttled), ``edge_requested_compute``/``edge_requested_memory``
+    (summed requested demand). The rate of a running tile at any instant is its requested rate
+    times the factor there.
+    """
+
+    names: tuple[str, ...]
+    resource_names: tuple[str, str]
+    tiles: int
+    pipeline: bool
+    policy: str
+    depth: int
+    phase: np.ndarray
+    tile: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    compute_rate: np.ndarray
+    memory_rate: np.ndarray
+    requested_compute: np.ndarray
+    requested_memory: np.ndarray
+    dilation: np.ndarray
+    throttling: np.ndarray
+    tile_id: np.ndarray
+    start_edge: np.ndarray
+    end_edge: np.ndarray
+    tile_start: np.ndarray
+    tile_end: np.ndarray
+    tile_requested: np.ndarray
+    edge_time: np.ndarray
+    edge_factor: np.ndarray
+    edge_requested_compute: np.ndarray
+    edge_requested_memory: np.ndarray
+    makespan: float
+    peak_demand: dict
+    over_t0: np.ndarray
+    over_t1: np.ndarray
+    over_resource: np.ndarray
+    over_demand: np.ndarray
+    stepping: str = "event"
+
+    def __len__(self) -> int:
+        return int(self.start.size)
+
+    @classmethod
+    def from_intervals(
+        cls,
+        workload: Workload,
+        *,
+        phase: npt.ArrayLike,
+        start: npt.ArrayLike,
+        end: npt.ArrayLike,
+        lane: npt.ArrayLike | None = None,
+        compute_rate: npt.ArrayLike | None = None,
+        memory_rate: npt.ArrayLike | None = None,
+        **options: Any,
+    ) -> Timeline:
+        """Measured intervals (a profiler's events) as a schedule: a :class:`Timeline`, one interval
+        per event at its measured start and end, on its lane; see :func:`from_intervals`."""
+        return from_intervals(
+            workload,
+            phase=phase,
+            start=start,
+            end=end,
+            lane=lane,
+            compute_rate=compute_rate,
+            memory_rate=memory_rate,
+            **options,
+        )
+
+    @cached_property
+    def oversubscribed(self) -> list:
+        """Every interval where a resource's actual demand exceeds 1: ``(t0, t1, resource, demand)``,
+        sorted; runs of equal demand on adjacent instants are merged (design.md §3)."""
+        names = np.array(self.resource_names, dtype=object)[self.over_resource].tolist()
+        return list(zip(self.over_t0.tolist(), self.over_t1.tolist(), names, self.over_demand.tolist()))
+
+    @property
+    def tile_added(self) -> np.ndarray:
+        """Per tile, the time added to its requested length by dilation and throttling."""
+        return (self.tile_end - self.tile_start) - self.tile_requested
+
+    def demand(self, requested: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The summed demand over time: ``(times, compute, memory)``, piecewise constant on
+        ``[times[k], times[k+1])``. ``requested=True`` gives the demand before throttling."""
+        if requested:
+            return self.edge_time, self.edge_requested_compute, self.edge_requested_memory
+        return (
+            self.edge_time,
+            self.edge_requested_compute * self.edge_factor,
+            self.edge_requested_memory * self.edge_factor,
+        )
+
+    def throttle_timeline(self) -> tuple[np.ndarray, np.ndarray]:
+        """The shared throttle factor as ``(times, factor)``: ``factor[k]`` holds on
+        ``[times[k], times[k+1])``, and consecutive values differ (1 = not throttled)."""
+        f = self.edge_factor
+        if f.size == 0:
+            return self.edge_time.copy(), f.copy()
+        change = np.r_[True, f[1:] != f[:-1]]
+        return np.r_[self.edge_time[:-1][change], self.edge_time[-1]], f[change]
+
+    def pieces(self, limit: int = MAX_PIECES) -> dict:
+        """The tiles cut into constant-rate pieces: each interval cut wherever the throttle factor
+        changes while it runs. A dict of arrays ``interval`` (index into the interval arrays),
+        ``start``, ``end``, ``compute_rate``, ``memory_rate``, sorted by start then tile id.
+
+        Their number grows as events × concurrency under throttling, so more than ``limit`` pieces
+        raise a ``ScheduleError`` before anything is allocated; the diagram does not need them.
+        """
+        f = self.edge_factor
+        change = np.flatnonzero(f[1:] != f[:-1]) + 1  # edges at which the factor changes
+        # the changes strictly inside each interval cut it
+        lo = np.searchsorted(change, self.start_edge, side="right")
+        cuts = np.maximum(np.searchsorted(change, self.end_edge, side="left") - lo, 0)
+        count = int(len(self) + cuts.sum())
+        if count > limit:
+            raise ScheduleError(
+                f"cutting this schedule's {len(self):,} tile intervals where the throttle factor changes "
+                f"makes {count:,} pieces, above the limit of {limit:,}"
+            )
+        interval = np.repeat(np.arange(len(self)), cuts + 1)
+        k = np.arange(count) - (np.cumsum(cuts + 1) - (cuts + 1))[interval]  # piece number within its interval
+        cut = change[np.clip(lo[interval] + k - 1, 0, None)] if change.size else np.zeros(count, np.int64)
+        first = np.where(k == 0, self.start_edge[interval], cut)
+        cut = change[np.minimum(lo[interval] + k, change.size - 1)] if change.size else np.zeros(count, np.int64)
+        stop = np.where(k == cuts[interval], self.end_edge[interval], cut)
+        factor = f[np.minimum(first, max(f.size - 1, 0))] if f.size else np.ones(count)
+        order = np.lexsort((self.tile_id[interval], self.edge_time[first]))
+        interval, first, stop, factor = interval[order], first[order], stop[order], factor[order]
+        return {
+            "interval": interval,
+            "start": self.edge_time[first],
+            "end": self.edge_time[stop],
+            "compute_rate": self.requested_compute[interval] * factor,
+            "memory_rate": self.requested_memory[interval] * factor,
+        }
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
+        tile, start, end, compute_rate, memory_rate`` (averaged over the interval),
+        ``requested_compute, requested_memory, dilation, throttling``."""
+        from ._optional import require_pandas
+
+        pd = require_pandas("Schedule.to_dataframe")
+        return pd.DataFrame(
+            {
+                "phase": np.array(self.names, dtype=object)[self.phase],
+                "tile": self.tile,
+                "start": self.start,
+                "end": self.end,
+                "compute_rate": self.compute_rate,
+                "memory_rate": self.memory_rate,
+                "requested_compute": self.requested_compute,
+                "requested_memory": self.requested_memory,
+                "dilation": self.dilation,
+                "throttling": self.throttling,
+            }
+        )
+
+    def __repr__(self) -> str:
+        mode = (
+            f"{self.tiles} tiles, "
+            + ("pipelined" if self.pipeline else "sequential")
+            + (" (lockstep)" if self.stepping == "lockstep" else "")
+            + f", policy={self.policy!r}"
+        )
+        return f"<Schedule {mode}: makespan {self.makespan:.6g}, {len(self)} tile intervals>"
+
 
 STEP_PATTERN = r"ProfilerStep#\d+"
 
@@ -85,7 +276,7 @@ class Timeline(Schedule):
         """Per lane (by name), the share of the makespan during which it runs something."""
         if self.makespan <= 0:
             return {name: 0.0 for name in self.lane_names}
-        busy = _busy_by(self.lane, len(self.lane_names), self.start, self.end)
+        busy = busy_time(self.lane, len(self.lane_names), self.start, self.end)
         return {name: float(b) / self.makespan for name, b in zip(self.lane_names, busy)}
 
     def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Timeline:
@@ -247,8 +438,7 @@ def from_intervals(
     edges, inverse = np.unique(np.concatenate([start, end]), return_inverse=True)
     start_edge, end_edge = inverse[:n], inverse[n:]
     k = max(edges.size, 1)
-    seg_c = np.cumsum(np.bincount(start_edge, c, k) - np.bincount(end_edge, c, k))[:-1].astype(np.float64)
-    seg_m = np.cumsum(np.bincount(start_edge, m, k) - np.bincount(end_edge, m, k))[:-1].astype(np.float64)
+    seg_c, seg_m = summed_demand(start_edge, end_edge, c, m, edges.size)
     running = np.cumsum(np.bincount(start_edge, minlength=k) - np.bincount(end_edge, minlength=k))[:-1]
     seg_c[running == 0] = 0.0  # no float residue where nothing runs
     seg_m[running == 0] = 0.0
@@ -287,7 +477,7 @@ def from_intervals(
         edge_requested_memory=seg_m,
         makespan=max(float(end.max()) if n else 0.0, float(until) if until is not None else 0.0),
         peak_demand={resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))},
-        **_oversubscribed(edges, seg_c, seg_m, resources),
+        **oversubscribed_runs(edges, seg_c, seg_m, resources),
         workload=workload,
         lane=lane[by_start],
         lane_names=tuple(lane_names),
@@ -345,7 +535,7 @@ def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
     n = len(measured.names)
     out = {}
     for label, sched in (("measured", measured), ("bound", bound)):
-        out[f"{label}_busy"] = _busy_by(sched.phase, n, sched.start, sched.end)
+        out[f"{label}_busy"] = busy_time(sched.phase, n, sched.start, sched.end)
         first = np.full(n, np.inf)
         last = np.full(n, -np.inf)
         np.minimum.at(first, sched.phase, sched.start)
@@ -353,23 +543,6 @@ def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
         out[f"{label}_span"] = np.where(np.isfinite(first), last - first, 0.0)
     out["gap"] = out["measured_busy"] - out["bound_busy"]
     return {"names": tuple(measured.names), **out}
-
-
-def _busy_by(group: np.ndarray, count: int, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Per group 0..count-1, the length of the union of its intervals."""
-    order = np.lexsort((start, group))
-    g, s, e = group[order], start[order], end[order]
-    busy = np.zeros(count)
-    if not g.size:
-        return busy
-    firsts = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
-    for a, b in zip(firsts.tolist(), np.r_[firsts[1:], g.size].tolist()):
-        reach = np.maximum.accumulate(e[a:b])  # the furthest end so far: a new run starts past it
-        new_run = np.r_[True, s[a + 1 : b] > reach[:-1]]
-        run_start = s[a:b][new_run]
-        run_end = np.maximum.reduceat(e[a:b], np.flatnonzero(new_run))
-        busy[g[a]] = float((run_end - run_start).sum())
-    return busy
 
 
 def _floats(what: str, values: npt.ArrayLike, n: int | None = None) -> np.ndarray:

@@ -709,6 +709,16 @@ class Workload:
         return self._fusion_group
 
     @property
+    def streaming_groups(self) -> np.ndarray | None:
+        """Per phase, the group inside which pipelined tiles stream to each other (design.md §3,
+        fusion groups): its fusion group, a phase in no group alone in a group of its own; between
+        groups data goes through memory, so a consumer group starts when its producer's last tile is
+        done. None when the workload has no fusion groups: every phase streams."""
+        if not self._fusion_groups:
+            return None
+        return _full_groups(self._fusion_group)
+
+    @property
     def import_report(self) -> ImportReport | None:
         """What an importer read, computed and left out (None for workloads not imported)."""
         return self._import_report

@@ -176,7 +176,7 @@ def _assert_dependencies(w, s, depth):
         assert np.all(start[p, 1:] >= end[p, :-1] - 1e-9), "a phase's tiles overlap"
 
 
-# -- the engine against the pre-issue-12 engine (tests/schedule_reference.py), a slow plain oracle --
+# -- the engine against tests/schedule_reference.py, a slow plain oracle that simulates every event --
 
 
 def _canonical_pieces(tile_id, start, end, compute, memory):
@@ -388,7 +388,7 @@ def test_both_sweeps_equal_the_reference_engine(thin, w, tiles, policy, depth):
         engine._THIN_LEVELS = saved
 
 
-# -- stepping="lockstep": campaign_diagram_tools' rule (issue 14), against the tool's own numbers --
+# -- stepping="lockstep": campaign_diagram_tools' rule, against the tool's own numbers --
 
 CDT = json.loads((Path(__file__).parent / "data" / "cdt_lockstep.json").read_text())["cases"]
 
@@ -419,7 +419,7 @@ def test_with_dilation_both_steppings_agree_with_the_tool():
 
 
 def test_the_counterexample_in_both_steppings():
-    """Issue 14: P0 (8, .6, .9) → P1 (5, .3, .5) → P2 (4, .4, .8), 2 tiles, throttled. Lock-step waits
+    """P0 (8, .6, .9) → P1 (5, .3, .5) → P2 (4, .4, .8), 2 tiles, throttled. Lock-step waits
     for the step's longest tile (P0's second tile waits for P1's first and starts P2's first with it);
     ours starts each tile when its producer and buffers allow."""
     w = chain(("P0", 8, 0.6, 0.9), ("P1", 5, 0.3, 0.5), ("P2", 4, 0.4, 0.8))

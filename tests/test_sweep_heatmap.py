@@ -1,4 +1,4 @@
-"""SweepView without a browser: bad arguments, the grid it draws, what a click opens (issue 13).
+"""SweepView without a browser: bad arguments, the grid it draws, what a click opens.
 The real-browser test is tests/browser/test_sweep_view.py."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Measured timelines as schedules (issue 14): Schedule.from_intervals, the trace importer's timeline mode
+"""Measured timelines as schedules: Schedule.from_intervals, the trace importer's timeline mode
 on a real PyTorch CPU trace with two threads, and the readout shares."""
 
 from __future__ import annotations
