@@ -25,6 +25,7 @@ from .errors import (
     UtilizationAboveOneWarning,
     WorkloadError,
     WorkloadFileError,
+    short_repr,
 )
 from .io import load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
 from .machine import Ceiling, Machine
@@ -96,7 +97,7 @@ def __getattr__(name: str):
         from importlib import import_module
 
         return getattr(import_module(f".{_WIDGETS[name]}", __name__), name)
-    raise AttributeError(f"module 'campaign_widget' has no attribute {name!r}")
+    raise AttributeError(f"module 'campaign_widget' has no attribute {short_repr(name)}")
 
 
 def _display_workload(workload: Workload, include=None, exclude=None):

@@ -103,7 +103,9 @@ def _indices(name, tensor, text) -> tuple[str, ...]:
     for part in (p.strip() for p in text.split(",")) if text.strip() else ():
         found = _INDEX_NAME.search(part)
         if not found:
-            raise WorkloadError(f"Einsum {name!r}: tensor {tensor!r} has an index {short_repr(part)} with no name")
+            raise WorkloadError(
+                f"Einsum {short_repr(name)}: tensor {short_repr(tensor)} has an index {short_repr(part)} with no name"
+            )
         out.append(found.group(0))
     return tuple(out)
 
@@ -116,11 +118,15 @@ def _parse_brackets(name, text, ops_per_point) -> Einsum:
     left, _, right = text.partition("=")
     out = _TENSOR.fullmatch(left.strip())
     if not out:
-        raise WorkloadError(f"Einsum {name!r}: the left side {short_repr(left.strip())} is not one tensor like Z[m,n]")
+        raise WorkloadError(
+            f"Einsum {short_repr(name)}: the left side {short_repr(left.strip())} is not one tensor like Z[m,n]"
+        )
     output, output_idx = out.group(1), _indices(name, out.group(1), out.group(2))
     inputs = [(t, _indices(name, t, idx)) for t, idx in _TENSOR.findall(right) if t != output]
     if not inputs and not _TENSOR.search(right):
-        raise WorkloadError(f"Einsum {name!r}: the right side {short_repr(right.strip())} names no tensor like A[m,k]")
+        raise WorkloadError(
+            f"Einsum {short_repr(name)}: the right side {short_repr(right.strip())} names no tensor like A[m,k]"
+        )
     return Einsum(
         name,
         output,
@@ -152,7 +158,7 @@ def _parse_numpy(name, subscripts, inputs, output, ops_per_point=None) -> Einsum
         check_name(f"Einsum {short_repr(name)}: tensor name", tensor)
     if len(terms) != len(inputs):
         raise WorkloadError(
-            f"Einsum {name!r}: {short_repr(subscripts)} has {len(terms)} input subscripts but "
+            f"Einsum {short_repr(name)}: {short_repr(subscripts)} has {len(terms)} input subscripts but "
             f"{len(inputs)} input tensors {short_repr(list(inputs))}"
         )
     return Einsum(
@@ -214,13 +220,13 @@ def einsum_phases(
             seen = shapes.get(tensor)
             if seen and len(seen[0]) != len(idx):
                 raise WorkloadError(
-                    f"Einsum {e.name!r}: tensor {tensor!r} has indices {list(idx)} here but "
+                    f"Einsum {short_repr(e.name)}: tensor {short_repr(tensor)} has indices {list(idx)} here but "
                     f"{list(seen[0])} in Einsum {seen[1]!r}"
                 )
             shapes.setdefault(tensor, (idx, e.name))
         for index in e.indices:
             if index not in sizes:
-                raise WorkloadError(f"Einsum {e.name!r}: index {index!r} has no size; give it in sizes=")
+                raise WorkloadError(f"Einsum {short_repr(e.name)}: index {index!r} has no size; give it in sizes=")
         products = max(0, len(e.inputs) - 1)
         if _checked_ops_per_point(e.name, e.ops_per_point) is not None:
             per_point = float(e.ops_per_point)

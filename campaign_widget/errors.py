@@ -88,7 +88,7 @@ class UtilizationAboveOneWarning(UserWarning):
 
 
 def phase_field_error(phase: str, field: str, value, why: str) -> WorkloadError:
-    return WorkloadError(f"phase {phase!r}: {field}={short_repr(value)} {why}")
+    return WorkloadError(f"phase {short_repr(phase)}: {field}={short_repr(value)} {why}")
 
 
 _REPR = reprlib.Repr()

@@ -527,7 +527,7 @@ def resolve_sizes(sizes: Mapping[str, object], params: Mapping[str, Number] | No
     params = dict(params or {})
     for name, value in params.items():
         if not isinstance(name, str):
-            raise TypeError(f"parameter name {name!r} must be text")
+            raise TypeError(f"parameter name {short_repr(name)} must be text")
         _exact(name, value)
     exprs = {key: parse(value) for key, value in sizes.items() if isinstance(value, str)}
     missing = sorted(set().union(*(e.names for e in exprs.values())) - set(params)) if exprs else []

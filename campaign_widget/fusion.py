@@ -49,12 +49,12 @@ def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequ
     for i in np.flatnonzero(group >= 0):
         if measured[i]:
             raise WorkloadError(
-                f"phase {names[i]!r} has a measured duration, which fusion cannot change: fuse phases known by "
+                f"phase {short_repr(names[i])} has a measured duration, which fusion cannot change: fuse phases known by "
                 "volumes and tensors, or measure the fused kernel"
             )
         if not tensors[i][0] and not tensors[i][1]:
             raise WorkloadError(
-                f"phase {names[i]!r} names no tensors (reads=/writes=): fusion needs them to know "
+                f"phase {short_repr(names[i])} names no tensors (reads=/writes=): fusion needs them to know "
                 "which traffic stays on chip"
             )
     solo = group < 0

@@ -26,7 +26,7 @@ from .buffers import ArrayDict, cast
 from .cache import Cache, CacheResult, Layout, StackDistances, Trace, packed_strides, simulate, stack_distances, trace
 from .colour_scale import PALETTES, SCALINGS, hex_colors, rgb, scale_range, severity, severity_rows
 from .einsum import Einsum
-from .errors import WorkloadError
+from .errors import WorkloadError, short_repr
 from .view_base import Choice, ViewWidget
 
 if TYPE_CHECKING:
@@ -497,7 +497,7 @@ class LocalView(ViewWidget, bundle="local.js"):
     def select(self, tensor: str, index: int | Sequence[int]) -> None:
         """Click element ``index`` (a tuple, or a flat C-order number) of ``tensor``, as the view does."""
         if tensor not in self._names:
-            raise ValueError(f"select: tensor {tensor!r} is not one of {list(self._names)}")
+            raise ValueError(f"select: tensor {short_repr(tensor)} is not one of {list(self._names)}")
         k = self._names.index(tensor)
         flat = (
             (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0)
@@ -836,16 +836,18 @@ def _einsum_of(
     if isinstance(phase, str) and workload is not None:
         names = list(getattr(workload, "names", []))
         if phase not in names:
-            raise WorkloadError(f"LocalView: phase {phase!r} is not in the workload; its phases: {names}")
+            raise WorkloadError(f"LocalView: phase {short_repr(phase)} is not in the workload; its phases: {names}")
         einsums = getattr(workload, "einsums", None) or {}  # Workload.from_einsums keeps them
         if phase not in einsums:
             raise WorkloadError(
-                f"LocalView: phase {phase!r} carries no Einsum (build the workload with "
+                f"LocalView: phase {short_repr(phase)} carries no Einsum (build the workload with "
                 "Workload.from_einsums, or pass the Einsum itself, e.g. "
                 "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))"
             )
         return einsums[phase], getattr(workload, "element_bytes", None)
-    raise WorkloadError(f"LocalView: phase={phase!r} is neither an Einsum nor the name of a phase of the workload")
+    raise WorkloadError(
+        f"LocalView: phase={short_repr(phase)} is neither an Einsum nor the name of a phase of the workload"
+    )
 
 
 def _element_lines(tr: Trace, counts: np.ndarray, line: int) -> np.ndarray:
@@ -877,16 +879,18 @@ def _layout_dict(name: str, value: Layout | Mapping[str, Any], ndim: int) -> dic
             out["strides"] = list(value.strides)
         return out
     if not isinstance(value, Mapping):
-        raise t.TraitError(f"layouts[{name!r}]={value!r} must be a Layout or a dict of {list(_LAYOUT_FIELDS)}")
+        raise t.TraitError(
+            f"layouts[{short_repr(name)}]={value!r} must be a Layout or a dict of {list(_LAYOUT_FIELDS)}"
+        )
     unknown = [k for k in value if k not in _LAYOUT_FIELDS]
     if unknown:
-        raise t.TraitError(f"layouts[{name!r}] has unknown fields {unknown}; known: {list(_LAYOUT_FIELDS)}")
+        raise t.TraitError(f"layouts[{short_repr(name)}] has unknown fields {unknown}; known: {list(_LAYOUT_FIELDS)}")
     out = {"order": value.get("order", "C")}
     if out["order"] not in ("C", "F"):
         perm = _permutation(out["order"])
         if perm is None or sorted(perm) != list(range(ndim)):
             raise t.TraitError(
-                f"layouts[{name!r}].order={out['order']!r} must be 'C', 'F' or an order of the "
+                f"layouts[{short_repr(name)}].order={out['order']!r} must be 'C', 'F' or an order of the "
                 f"dimensions 0…{ndim - 1}, outermost first, e.g. {','.join(map(str, range(ndim)[::-1]))!r}"
             )
         out["order"] = ",".join(map(str, perm))
@@ -895,14 +899,14 @@ def _layout_dict(name: str, value: Layout | Mapping[str, Any], ndim: int) -> dic
         if isinstance(v, float) and v.is_integer():
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise t.TraitError(f"layouts[{name!r}].{key}={v!r} must be a whole number >= 0")
+            raise t.TraitError(f"layouts[{short_repr(name)}].{key}={v!r} must be a whole number >= 0")
         out[key] = int(v)
     if value.get("strides") is not None:
         strides = value["strides"]
         if not isinstance(strides, (list, tuple)) or not all(isinstance(s, int) and s >= 1 for s in strides):
-            raise t.TraitError(f"layouts[{name!r}].strides={strides!r} must be a list of whole numbers >= 1")
+            raise t.TraitError(f"layouts[{short_repr(name)}].strides={strides!r} must be a list of whole numbers >= 1")
         if out["pad"]:
-            raise t.TraitError(f"layouts[{name!r}]: give strides or pad={out['pad']}, not both")
+            raise t.TraitError(f"layouts[{short_repr(name)}]: give strides or pad={out['pad']}, not both")
         out["strides"] = list(strides)
     return out
 

@@ -48,11 +48,11 @@ class Ceiling:
     def __post_init__(self):
         check_name("ceiling name", self.name)
         if self.compute is None and self.bandwidth is None:
-            raise WorkloadError(f"ceiling {self.name!r}: give compute= or bandwidth= (or both)")
+            raise WorkloadError(f"ceiling {short_repr(self.name)}: give compute= or bandwidth= (or both)")
         for label in ("compute", "bandwidth"):
             value = getattr(self, label)
             if value is not None:
-                _check_peak(f"ceiling {self.name!r}: {label}", value)
+                _check_peak(f"ceiling {short_repr(self.name)}: {label}", value)
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class Machine:
             raise TypeError(f"machine name={short_repr(self.name)} must be a string")
         if self.name:
             check_name("machine name", self.name)
-        who = f"machine {self.name!r}" if self.name else "machine (unnamed)"
+        who = f"machine {short_repr(self.name)}" if self.name else "machine (unnamed)"
         for label in ("compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
             check_name(f"{who}: {label}", getattr(self, label))
         if self.compute_name == self.memory_name:
@@ -143,7 +143,7 @@ class Machine:
             if name == level:
                 return value
         raise WorkloadError(
-            f"machine {self.name!r} has no memory level {short_repr(level)}; its levels are "
+            f"machine {short_repr(self.name)} has no memory level {short_repr(level)}; its levels are "
             f"{', '.join(self.level_names)}"
         )
 
@@ -227,11 +227,11 @@ def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_
     for name, bandwidth in pairs:
         check_name(f"{who}: memory level name", name)
         if name in seen:
-            raise WorkloadError(f"{who}: memory level {name!r} is named twice")
+            raise WorkloadError(f"{who}: memory level {short_repr(name)} is named twice")
         if name == compute_name:
-            raise WorkloadError(f"{who}: memory level {name!r} has the compute resource's name")
+            raise WorkloadError(f"{who}: memory level {short_repr(name)} has the compute resource's name")
         seen.add(name)
-        checked.append((name, _check_peak(f"{who}: level {name!r} bandwidth", bandwidth)))
+        checked.append((name, _check_peak(f"{who}: level {short_repr(name)} bandwidth", bandwidth)))
     if peak_bandwidth is not None and _check_peak(f"{who}: peak_bandwidth", peak_bandwidth) != checked[-1][1]:
         raise WorkloadError(
             f"{who}: peak_bandwidth={short_repr(peak_bandwidth)} differs from the farthest level "

@@ -81,13 +81,17 @@ class Phase:
         try:
             after = tuple(after)
         except TypeError:
-            raise TypeError(f"phase {name!r}: after={short_repr(after)} must be a list of phase names") from None
+            raise TypeError(
+                f"phase {short_repr(name)}: after={short_repr(after)} must be a list of phase names"
+            ) from None
         for producer in after:
             if not isinstance(producer, str):
-                raise TypeError(f"phase {name!r}: after contains {short_repr(producer)}, which is not a phase name")
+                raise TypeError(
+                    f"phase {short_repr(name)}: after contains {short_repr(producer)}, which is not a phase name"
+                )
         set_(self, "after", after)
         if not isinstance(tileable, (bool, np.bool_)):
-            raise TypeError(f"phase {name!r}: tileable={short_repr(tileable)} must be True or False")
+            raise TypeError(f"phase {short_repr(name)}: tileable={short_repr(tileable)} must be True or False")
         set_(self, "tileable", bool(tileable))
         set_(self, "reads", _checked_tensors(name, "reads", reads))
         set_(self, "writes", _checked_tensors(name, "writes", writes))
@@ -111,7 +115,7 @@ class Phase:
             )
         if not by_util and not by_volume:
             raise WorkloadError(
-                f"phase {self.name!r}: neither duration with utilizations nor volumes given; "
+                f"phase {short_repr(self.name)}: neither duration with utilizations nor volumes given; "
                 "pass duration= with compute_util=/memory_util=, or ops= and bytes="
             )
         if by_util and self.duration is None:
@@ -164,12 +168,14 @@ class Phase:
 def _checked_levels(phase: str, key: str, values: Mapping, *, expression: bool) -> tuple[tuple[str, object], ...]:
     """A per-level ``bytes``/``memory_util`` as ((level, value), ...) in the order given."""
     if not values:
-        raise WorkloadError(f"phase {phase!r}: {key}={{}} names no memory level; give a number or levels")
+        raise WorkloadError(f"phase {short_repr(phase)}: {key}={{}} names no memory level; give a number or levels")
     checked = []
     for level, value in values.items():
         if not isinstance(level, str):
-            raise TypeError(f"phase {phase!r}: {key} has a level {short_repr(level)}; level names are strings")
-        check_name(f"phase {phase!r}: {key} level", level)
+            raise TypeError(
+                f"phase {short_repr(phase)}: {key} has a level {short_repr(level)}; level names are strings"
+            )
+        check_name(f"phase {short_repr(phase)}: {key} level", level)
         if value is None:
             continue  # unknown, as if left out
         checked.append((level, _checked_number(phase, f"{key}[{level!r}]", value, expression=expression)))
@@ -183,15 +189,15 @@ def _checked_number(phase: str, key: str, value, *, expression: bool = False):
         try:
             parse(value)
         except ExpressionError as error:
-            raise ExpressionError(f"phase {phase!r}: {key}: {error}") from None
+            raise ExpressionError(f"phase {short_repr(phase)}: {key}: {error}") from None
         return value
     if (
         isinstance(value, (bool, np.bool_, str, bytes))
         or not isinstance(value, (int, float))
         and not hasattr(value, "__float__")
     ):
-        raise TypeError(f"phase {phase!r}: {key}={short_repr(value)} must be a number")
-    number = check_number(f"phase {phase!r}: {key}", value, smallest=SMALLEST if key == "duration" else 0.0)
+        raise TypeError(f"phase {short_repr(phase)}: {key}={short_repr(value)} must be a number")
+    number = check_number(f"phase {short_repr(phase)}: {key}", value, smallest=SMALLEST if key == "duration" else 0.0)
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else number
 
 
@@ -245,13 +251,15 @@ def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], 
     try:
         pairs = list(tensors.items()) if hasattr(tensors, "items") else [tuple(p) for p in tensors]
     except TypeError:
-        raise TypeError(f"phase {phase!r}: {key}={short_repr(tensors)} must map tensor names to bytes") from None
+        raise TypeError(
+            f"phase {short_repr(phase)}: {key}={short_repr(tensors)} must map tensor names to bytes"
+        ) from None
     out = []
     for pair in pairs:
         if len(pair) != 2 or not isinstance(pair[0], str) or not pair[0]:
-            raise TypeError(f"phase {phase!r}: {key} entry {short_repr(pair)} must be (tensor name, bytes)")
+            raise TypeError(f"phase {short_repr(phase)}: {key} entry {short_repr(pair)} must be (tensor name, bytes)")
         tensor, size = pair
-        check_name(f"phase {phase!r}: {key}: tensor name", tensor)
-        size = _checked_number(phase, f"{key}[{tensor!r}]", size, expression=True)
+        check_name(f"phase {short_repr(phase)}: {key}: tensor name", tensor)
+        size = _checked_number(phase, f"{key}[{short_repr(tensor)}]", size, expression=True)
         out.append((tensor, size if isinstance(size, str) else float(size)))
     return tuple(out)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .demand import DEMAND_TOLERANCE, oversubscribed_runs
-from .errors import ScheduleError
+from .errors import ScheduleError, short_repr
 from .settings import POLICIES, STEPPINGS, Policy, Settings
 from .timeline import MAX_PIECES, Schedule
 
@@ -179,7 +179,7 @@ def _checked_settings(
         fixed = np.flatnonzero(~workload.tileable)
         if fixed.size:
             raise ScheduleError(
-                f"phase {workload.names[int(fixed[0])]!r} is marked tileable=False and cannot be split into "
+                f"phase {short_repr(workload.names[int(fixed[0])])} is marked tileable=False and cannot be split into "
                 f"tiles={s.tiles}; use tiles=1 or mark it tileable"
             )
     # Tile i of a producer waits for tile i - depth of its consumers: with depth >= tiles there is no

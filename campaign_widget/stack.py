@@ -10,6 +10,7 @@ import numpy as np
 import traitlets as t
 
 from .colors import phase_colors
+from .errors import short_repr
 from .formatting import format_quantity
 from .schedule import Schedule
 from .timeline import phase_gaps
@@ -137,7 +138,7 @@ def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Workload) and isinstance(item[1], Mapping):
         return CampaignDiagram(item[0], show_controls=show_controls, height=height, **dict(item[1]))
     raise TypeError(
-        f"panel {label!r}: expected a Workload, a Schedule (e.g. a measured timeline), "
+        f"panel {short_repr(label)}: expected a Workload, a Schedule (e.g. a measured timeline), "
         f"(Workload, settings dict) or CampaignDiagram, "
         f"got {type(item).__name__}"
     )

@@ -21,6 +21,7 @@ import bqplot as bq
 import ipywidgets as W
 import numpy as np
 
+from .errors import short_repr
 from .sweep import SweepResult, start_sweep
 
 _REDRAW_SECONDS = 0.25
@@ -61,7 +62,7 @@ class SweepView(W.VBox):
         axes = list(result.axes)
         for label, name in (("x", x), ("y", y)):
             if name not in result.axes:
-                raise ValueError(f"{label}={name!r} is not an axis of this sweep; axes: {', '.join(axes)}")
+                raise ValueError(f"{label}={short_repr(name)} is not an axis of this sweep; axes: {', '.join(axes)}")
         if x == y:
             raise ValueError(f"x and y are both {x!r}: choose two different axes")
         metrics = [c for c in result.columns if c not in result.axes]

@@ -408,14 +408,14 @@ def from_intervals(
     if bad.size:
         i = int(bad[0])
         raise ScheduleError(
-            f"start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r}) must be >= 0: shift the times "
+            f"start[{i}]={float(start[i])!r} (phase {short_repr(names[phase[i]])}) must be >= 0: shift the times "
             "so that the timeline starts at 0 or later"
         )
     bad = np.flatnonzero(~(end >= start))
     if bad.size:
         i = int(bad[0])
         raise ScheduleError(
-            f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {names[phase[i]]!r})"
+            f"end[{i}]={float(end[i])!r} is before start[{i}]={float(start[i])!r} (phase {short_repr(names[phase[i]])})"
         )
     lane, lane_names = _lanes(lane, lane_names, n)
     a = workload.arrays

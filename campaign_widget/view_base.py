@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import anywidget
 import traitlets as t
 
-from .errors import CampaignWidgetError
+from .errors import CampaignWidgetError, short_repr
 
 STATIC = Path(__file__).parent / "static"
 THEMES = ("auto", "light", "dark")
@@ -121,7 +121,7 @@ def param_ranges(
     for name, bounds in (given or {}).items():
         if name not in params:
             raise ValueError(
-                f"param_ranges names {name!r}, which is not a parameter of this workload "
+                f"param_ranges names {short_repr(name)}, which is not a parameter of this workload "
                 f"(parameters: {', '.join(map(repr, params)) or 'none'})"
             )
         if isinstance(bounds, Mapping):
@@ -132,7 +132,7 @@ def param_ranges(
         except (TypeError, ValueError):
             ok = False
         if not ok:
-            raise ValueError(f"param_ranges[{name!r}]={bounds!r} must be two integers 1 <= lo < hi")
+            raise ValueError(f"param_ranges[{short_repr(name)}]={bounds!r} must be two integers 1 <= lo < hi")
         ranges[name] = [int(lo), int(hi)]
     return {name: {"range": r, "log": r[1] / r[0] >= LOG_SLIDER_SPAN} for name, r in ranges.items()}
 
@@ -149,6 +149,6 @@ def check_params(value: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str
     out = {}
     for name, v in value.items():
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v < 1 or v != int(v):
-            raise t.TraitError(f"params[{name!r}]={v!r} must be a positive integer")
+            raise t.TraitError(f"params[{short_repr(name)}]={v!r} must be a positive integer")
         out[name] = int(v)
     return out

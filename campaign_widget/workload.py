@@ -212,7 +212,7 @@ class Workload:
             if bad.size:
                 i = int(bad[0])
                 raise WorkloadError(
-                    f"phase {names[i]!r}: {key}={arr[i]!r} must be finite and within [{low:g}, {LARGEST:g}]"
+                    f"phase {short_repr(names[i])}: {key}={arr[i]!r} must be finite and within [{low:g}, {LARGEST:g}]"
                 )
         for key, given in (("after", after), ("tileable", tileable)):
             if given is not None and len(given) != n:
@@ -220,7 +220,9 @@ class Workload:
         if after is not None:
             for name, producers in zip(names, after):
                 if isinstance(producers, str) or not isinstance(producers, Iterable):
-                    raise TypeError(f"phase {name!r}: after={short_repr(producers)} must be a list of phase names")
+                    raise TypeError(
+                        f"phase {short_repr(name)}: after={short_repr(producers)} must be a list of phase names"
+                    )
         if tileable is not None:
             tileable = np.asarray(tileable)
             if tileable.dtype != bool:
@@ -231,7 +233,9 @@ class Workload:
             bad = np.flatnonzero(np.isinf(column) | (column < 0) | (column > LARGEST))
             if bad.size:
                 i = int(bad[0])
-                raise WorkloadError(f"phase {names[i]!r}: bytes[{level!r}]={column[i]!r} must be finite and >= 0")
+                raise WorkloadError(
+                    f"phase {short_repr(names[i])}: bytes[{level!r}]={column[i]!r} must be finite and >= 0"
+                )
             near[level] = [(None if np.isnan(v) else float(v), None) for v in column]
         if near:
             levels = (machine or Machine.unit()).level_names
@@ -429,7 +433,7 @@ class Workload:
                 i = next(k for k, v in enumerate(values) if v is not None)
                 machine = f"machine {self._machine.name!r}" if self._machine.name else "the machine"
                 raise WorkloadError(
-                    f"phase {self._names[i]!r}: bytes for memory level {level!r}, but {machine} has no such level "
+                    f"phase {short_repr(self._names[i])}: bytes for memory level {level!r}, but {machine} has no such level "
                     f"nearer to compute than its farthest ({names[-1]!r}); its levels are {', '.join(names)}"
                 )
             column = names.index(level)
@@ -493,7 +497,7 @@ class Workload:
         if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
             i = int(tiny[0] if tiny.size else zero[0])
             raise WorkloadError(
-                f"phase {self._names[i]!r}: its duration on this machine is {float(duration[i])!r} "
+                f"phase {short_repr(self._names[i])}: its duration on this machine is {float(duration[i])!r} "
                 f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
                 f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range"
             )
@@ -501,31 +505,31 @@ class Workload:
             i = int(zero[0])
             if not np.isfinite(duration[i]) and duration[i] != 0:
                 raise WorkloadError(
-                    f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
+                    f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
                     f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
                     f"{P!r} and {BW!r}); the numbers are out of range"
                 )
             raise WorkloadError(
-                f"phase {self._names[i]!r}: ops=0 and bytes=0 with no duration: the phase does "
+                f"phase {short_repr(self._names[i])}: ops=0 and bytes=0 with no duration: the phase does "
                 "no work; give it volumes or a measured duration"
             )
         bad = np.flatnonzero(~np.isfinite(duration))
         if bad.size:
             i = int(bad[0])
             raise WorkloadError(
-                f"phase {self._names[i]!r}: its duration on this machine is {duration[i]!r} "
+                f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
                 f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
                 f"{BW!r}); the numbers are out of range"
             )
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(
-            f"a Workload is immutable: {name!r} cannot be set; make a new one with with_machine(), "
+            f"a Workload is immutable: {short_repr(name)} cannot be set; make a new one with with_machine(), "
             "with_peaks(), with_settings(), with_params() or fuse()"
         )
 
     def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"a Workload is immutable: {name!r} cannot be deleted")
+        raise AttributeError(f"a Workload is immutable: {short_repr(name)} cannot be deleted")
 
     def __getstate__(self) -> dict[str, Any]:
         return {slot: getattr(self, slot) for slot in _SLOTS}
@@ -541,7 +545,7 @@ class Workload:
         for label, util in (("compute", a.compute_util), ("memory", a.memory_util)):
             for i in np.flatnonzero(util > 1 + 1e-12)[:50]:
                 lines.append(
-                    f"phase {self._names[i]!r}: {label} utilization {util[i]:.4g} > 1 "
+                    f"phase {short_repr(self._names[i])}: {label} utilization {util[i]:.4g} > 1 "
                     "(measured: the peaks or the counters are off)"
                 )
         return lines
@@ -882,9 +886,9 @@ def _checked_params(params: object) -> dict[str, int]:
         if not isinstance(name, str) or not name.isidentifier():
             raise TypeError(f"parameter name {short_repr(name)} must be an identifier such as 'B' or 'seq_len'")
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"parameter {name!r}={short_repr(value)} must be a whole number")
+            raise TypeError(f"parameter {short_repr(name)}={short_repr(value)} must be a whole number")
         if value < 1:
-            raise WorkloadError(f"parameter {name!r}={int(value)} must be >= 1")
+            raise WorkloadError(f"parameter {short_repr(name)}={int(value)} must be >= 1")
         out[name] = int(value)
     return out
 
@@ -910,9 +914,9 @@ def _evaluate_phases(
         try:
             result = evaluate(value, params)
         except ExpressionError as error:
-            raise ExpressionError(f"phase {name!r}: {field}: {error}") from None
+            raise ExpressionError(f"phase {short_repr(name)}: {field}: {error}") from None
         if result < 0:
-            raise WorkloadError(f"phase {name!r}: {field}={value!r} = {result} must be >= 0")
+            raise WorkloadError(f"phase {short_repr(name)}: {field}={value!r} = {result} must be >= 0")
         return float(result)
 
     ops, bytes_, reads, writes = [], [], [], []
@@ -936,7 +940,7 @@ def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
         for tensor, _ in p.writes:
             if tensor in writer and writer[tensor] != p.name:
                 raise WorkloadError(
-                    f"phase {p.name!r}: writes tensor {tensor!r}, already written by phase "
+                    f"phase {short_repr(p.name)}: writes tensor {short_repr(tensor)}, already written by phase "
                     f"{writer[tensor]!r}; each tensor has one producer"
                 )
             writer[tensor] = p.name
@@ -951,7 +955,7 @@ def _check_unique(names: list[str]) -> None:
     seen = set()
     for name in names:
         if name in seen:
-            raise WorkloadError(f"phase {name!r}: duplicate phase name; each phase needs its own name")
+            raise WorkloadError(f"phase {short_repr(name)}: duplicate phase name; each phase needs its own name")
         seen.add(name)
 
 
@@ -962,7 +966,7 @@ def _require(names: Sequence[str], ok: np.ndarray, field: str, why: str, values:
         value = values[i]
         shown = None if np.isnan(value) else float(value)
         more = f" (and {bad.size - 1} more phases)" if bad.size > 1 else ""
-        raise WorkloadError(f"phase {names[i]!r}: {field}={shown!r} {why}{more}")
+        raise WorkloadError(f"phase {short_repr(names[i])}: {field}={shown!r} {why}{more}")
 
 
 def _numbers(values: Sequence[Any]) -> np.ndarray:
@@ -989,7 +993,7 @@ def _split_levels(
                     continue
                 if level not in levels:
                     raise WorkloadError(
-                        f"phase {p.name!r}: {key}[{level!r}]={short_repr(value)}: the machine has no memory "
+                        f"phase {short_repr(p.name)}: {key}[{level!r}]={short_repr(value)}: the machine has no memory "
                         f"level {level!r}; its levels are {', '.join(levels)}"
                     )
                 slot = near.setdefault(level, [(None, None)] * len(phases))
@@ -1022,7 +1026,7 @@ def _evaluated(name: str, field: str, value: float | str, params: Mapping[str, i
     try:
         result = evaluate(value, params)
     except ExpressionError as error:
-        raise ExpressionError(f"phase {name!r}: {field}: {error}") from None
+        raise ExpressionError(f"phase {short_repr(name)}: {field}: {error}") from None
     if result < 0:
-        raise WorkloadError(f"phase {name!r}: {field}={value!r} = {result} must be >= 0")
+        raise WorkloadError(f"phase {short_repr(name)}: {field}={value!r} = {result} must be >= 0")
     return float(result)

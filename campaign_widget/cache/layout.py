@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CacheModelError
+from ..errors import CacheModelError, short_repr
 from ._checks import whole
 
 
@@ -90,7 +90,7 @@ class Layout:
             return packed_strides(shape, self.order)
         if len(self.strides) != len(shape):
             raise CacheModelError(
-                f"layout of {tensor!r}: strides={self.strides} has {len(self.strides)} entries "
+                f"layout of {short_repr(tensor)}: strides={self.strides} has {len(self.strides)} entries "
                 f"but the tensor has {len(shape)} dimensions (shape {shape})"
             )
         # no two elements may share an address: sorted by stride, each stride spans the dims below it
@@ -98,7 +98,7 @@ class Layout:
         for d in sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: self.strides[d]):
             if self.strides[d] < span:
                 raise CacheModelError(
-                    f"layout of {tensor!r}: strides={self.strides} are shorter than shape {shape} allows "
+                    f"layout of {short_repr(tensor)}: strides={self.strides} are shorter than shape {shape} allows "
                     f"(stride {self.strides[d]} of dimension {d} < {span}, elements would overlap)"
                 )
             span = self.strides[d] * shape[d]

@@ -24,17 +24,17 @@ if TYPE_CHECKING:
 def _phase_einsum(workload: Workload, phase: str) -> tuple[Einsum, dict[str, int], int | Mapping[str, int] | None]:
     """The Einsum, full sizes and element bytes of one phase of a workload built by from_einsums."""
     if not isinstance(phase, str):
-        raise CacheModelError(f"phase={phase!r} must be a phase name")
+        raise CacheModelError(f"phase={short_repr(phase)} must be a phase name")
     if phase not in workload.names:
-        raise CacheModelError(f"phase={phase!r} is not in the workload; its phases: {workload.names}")
+        raise CacheModelError(f"phase={short_repr(phase)} is not in the workload; its phases: {workload.names}")
     einsums = workload.einsums
     if not einsums:
         raise CacheModelError(
-            f"phase {phase!r}: predicted traffic needs the phase's Einsum; build the workload "
+            f"phase {short_repr(phase)}: predicted traffic needs the phase's Einsum; build the workload "
             "with Workload.from_einsums"
         )
     if phase not in einsums:
-        raise CacheModelError(f"phase {phase!r} has no Einsum (Einsum phases: {sorted(einsums)})")
+        raise CacheModelError(f"phase {short_repr(phase)} has no Einsum (Einsum phases: {sorted(einsums)})")
     return einsums[phase], workload.sizes, workload.element_bytes
 
 
@@ -76,7 +76,9 @@ def _phase_trace(
         sizes = full
     else:
         if not local_sizes:
-            raise CacheModelError(f"phase {phase!r}: mode='ratio' needs local_sizes (small sizes to simulate)")
+            raise CacheModelError(
+                f"phase {short_repr(phase)}: mode='ratio' needs local_sizes (small sizes to simulate)"
+            )
         unknown = sorted(set(local_sizes) - set(full))
         if unknown:
             raise CacheModelError(f"local_sizes names unknown indices {unknown}; the sizes: {sorted(full)}")

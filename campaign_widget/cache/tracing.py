@@ -14,7 +14,7 @@ import numpy as np
 from .. import expr
 from ..einsum import Einsum
 from ..einsum import parse as parse_einsum
-from ..errors import CacheModelError
+from ..errors import CacheModelError, short_repr
 from ._checks import line_bytes, whole
 from ._index_range import index_range
 from .layout import Layout
@@ -135,7 +135,9 @@ class Trace:
         try:
             return self.tensors.index(name)
         except ValueError:
-            raise CacheModelError(f"tensor {name!r} is not in this trace; its tensors: {list(self.tensors)}") from None
+            raise CacheModelError(
+                f"tensor {short_repr(name)} is not in this trace; its tensors: {list(self.tensors)}"
+            ) from None
 
     def index_values(self, point: npt.ArrayLike) -> dict[str, np.ndarray]:
         """The loop indices' values at iteration number(s) ``point``."""
@@ -245,7 +247,7 @@ def trace(
     points = math.prod(loop_sizes[i] for i in order)
     if points * len(parsed) > MAX_ACCESSES:
         raise CacheModelError(
-            f"Einsum {e.name!r} at sizes {loop_sizes} makes {points:,} points × {len(parsed)} accesses = "
+            f"Einsum {short_repr(e.name)} at sizes {loop_sizes} makes {points:,} points × {len(parsed)} accesses = "
             f"{points * len(parsed):,} accesses; the limit is MAX_ACCESSES = {MAX_ACCESSES:,}: choose smaller local sizes"
         )
     layouts = _checked_layouts(e, parsed, layouts)
@@ -290,7 +292,7 @@ def _parsed_references(e: Einsum) -> _Parsed:
     for t, xs, _ in parsed:
         for x in xs:
             if not x.names and not x.text.strip():
-                raise CacheModelError(f"Einsum {e.name!r}: tensor {t!r} has an empty index")
+                raise CacheModelError(f"Einsum {short_repr(e.name)}: tensor {t!r} has an empty index")
     return parsed
 
 
@@ -306,10 +308,10 @@ def _loops(
             names.update(dict.fromkeys(sorted(x.names)))
     indices = tuple(names)
     if not isinstance(sizes, Mapping):
-        raise CacheModelError(f"Einsum {e.name!r}: sizes={sizes!r} must map each loop index to a size")
+        raise CacheModelError(f"Einsum {short_repr(e.name)}: sizes={sizes!r} must map each loop index to a size")
     missing = [i for i in indices if i not in sizes]
     if missing:
-        raise CacheModelError(f"Einsum {e.name!r}: loop indices {missing} have no size; sizes={dict(sizes)}")
+        raise CacheModelError(f"Einsum {short_repr(e.name)}: loop indices {missing} have no size; sizes={dict(sizes)}")
     loop_sizes = {i: expr.size(sizes[i], {}, what=f"size {i!r}") for i in indices}
     if loop_order is None:
         return loop_sizes, indices
@@ -328,10 +330,12 @@ def _checked_layouts(e: Einsum, parsed: _Parsed, layouts: Mapping[str, Layout] |
     tensors = list(dict.fromkeys(t for t, _, _ in parsed))
     unknown = [name for name in layouts if name not in tensors]
     if unknown:
-        raise CacheModelError(f"layouts names unknown tensors {unknown}; the tensors of {e.name!r}: {tensors}")
+        raise CacheModelError(
+            f"layouts names unknown tensors {unknown}; the tensors of {short_repr(e.name)}: {tensors}"
+        )
     for name, layout in layouts.items():
         if not isinstance(layout, Layout):
-            raise CacheModelError(f"layouts[{name!r}]={layout!r} must be a Layout")
+            raise CacheModelError(f"layouts[{short_repr(name)}]={layout!r} must be a Layout")
     return layouts
 
 
@@ -360,15 +364,15 @@ def _place(
         ndim = {len(parsed[k][1]) for k in mine}
         if len(ndim) != 1:
             raise CacheModelError(
-                f"Einsum {e.name!r}: tensor {name!r} is used with different numbers of indices {sorted(ndim)}"
+                f"Einsum {short_repr(e.name)}: tensor {short_repr(name)} is used with different numbers of indices {sorted(ndim)}"
             )
         ndim = ndim.pop()
         layout = layouts.get(name, Layout())
         if layout.shape is not None:
             if len(layout.shape) != ndim:
                 raise CacheModelError(
-                    f"layouts[{name!r}].shape={layout.shape} has {len(layout.shape)} "
-                    f"dimensions; {name!r} is indexed with {ndim}"
+                    f"layouts[{short_repr(name)}].shape={layout.shape} has {len(layout.shape)} "
+                    f"dimensions; {short_repr(name)} is indexed with {ndim}"
                 )
             shape = layout.shape
         else:
@@ -377,7 +381,7 @@ def _place(
         span += elements
         if span > MAX_ELEMENTS:
             raise CacheModelError(
-                f"Einsum {e.name!r}: tensor {name!r} has shape {shape} ({elements:,} elements, from the largest "
+                f"Einsum {short_repr(e.name)}: tensor {short_repr(name)} has shape {shape} ({elements:,} elements, from the largest "
                 f"index used); the tensors of a trace may hold MAX_ELEMENTS = {MAX_ELEMENTS:,} elements in all"
             )
         strides = layout.strides_for(shape, name)
@@ -391,9 +395,9 @@ def _place(
         }
         if sum(terms.values()) + width >= MAX_ADDRESS:
             field_name = max(terms, key=terms.get)
-            source = "elem_bytes" if width >= MAX_ADDRESS // 2 else f"layouts[{name!r}].{field_name}"
+            source = "elem_bytes" if width >= MAX_ADDRESS // 2 else f"layouts[{short_repr(name)}].{field_name}"
             raise CacheModelError(
-                f"Einsum {e.name!r}: tensor {name!r} reaches {sum(terms.values()) + width:,} bytes from its base "
+                f"Einsum {short_repr(e.name)}: tensor {short_repr(name)} reaches {sum(terms.values()) + width:,} bytes from its base "
                 f"({source}; elem_bytes={width}, strides={strides}, offset={layout.offset}, "
                 f"byte_offset={layout.byte_offset}); addresses must stay below MAX_ADDRESS = 2**62 bytes"
             )
@@ -402,7 +406,7 @@ def _place(
     total = sum(p.extent for p in placed.values())  # (rounding bases up to lines adds far less than 2**62)
     if total >= MAX_ADDRESS:
         raise CacheModelError(
-            f"Einsum {e.name!r}: the tensors placed one after another span {total:,} bytes; addresses must "
+            f"Einsum {short_repr(e.name)}: the tensors placed one after another span {total:,} bytes; addresses must "
             "stay below MAX_ADDRESS = 2**62 bytes"
         )
     return placed
@@ -489,7 +493,7 @@ def _out_of_range(
             f"{name}[{x}] at {at} is {idx}, outside shape {shape} ({oor[name]:,} accesses)"
             for name, (x, at, idx, shape) in first_bad.items()
         )
-        message = f"Einsum {e.name!r}: out-of-range accesses: {detail}"
+        message = f"Einsum {short_repr(e.name)}: out-of-range accesses: {detail}"
         if mode == "error":
             raise CacheModelError(message)
         warnings.warn(message + "; they are left out of the trace and counted in trace.out_of_range", stacklevel=3)

@@ -69,7 +69,7 @@ class ImportReport:
         for p in self.phases:
             if p.name == name:
                 return p
-        raise KeyError(f"no phase {name!r} in the import report of {self.path}")
+        raise KeyError(f"no phase {short_repr(name)} in the import report of {self.path}")
 
     @property
     def flops_sources(self) -> dict[str, str]:

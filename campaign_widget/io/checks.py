@@ -152,7 +152,7 @@ def make_workload(source: Source, phases, machine, settings, lines=None) -> Work
         message = str(e)
         line = None
         for phase, phase_line in zip(phases, lines or ()):
-            if message.startswith(f"phase {phase.name!r}"):
+            if message.startswith(f"phase {short_repr(phase.name)}"):
                 line = phase_line
                 break
         raise WorkloadFileError(message, path=source.name, line=line) from e

@@ -49,11 +49,11 @@ def register_format(
     matches reads it anyway, so that its reader can say what is missing (a column, a key).
     """
     if not isinstance(name, str) or not name:
-        raise TypeError(f"format name must be a non-empty string, got {name!r}")
+        raise TypeError(f"format name must be a non-empty string, got {short_repr(name)}")
     if not callable(sniff) or not callable(read):
         raise TypeError("sniff and read must be callables")
     if name in _FORMATS and not replace:
-        raise ValueError(f"file format {name!r} is already registered; pass replace=True to override it")
+        raise ValueError(f"file format {short_repr(name)} is already registered; pass replace=True to override it")
     fmt = FileFormat(name, sniff, read, tuple(s.lower() for s in suffixes), description, bool(fallback))
     _FORMATS[name] = fmt
     return fmt

@@ -210,7 +210,7 @@ def _check(name, run, phase, duration, ops, volume, level) -> None:
     if not SMALLEST <= duration <= LARGEST:
         raise error(
             name,
-            f"{run.cycles:g} cycles give phase {phase!r} a duration of {duration:g}; a run takes at least one cycle",
+            f"{run.cycles:g} cycles give phase {short_repr(phase)} a duration of {duration:g}; a run takes at least one cycle",
             line=run.cycles_line,
             field="Summary Stats.Cycles",
         )

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ..atomic import atomic_write
-from ..errors import CampaignWidgetError
+from ..errors import CampaignWidgetError, short_repr
 from ..formatting import (
     format_number,
     format_percent,
@@ -98,7 +98,9 @@ def _slice(result, x: str, y: str, fixed: dict | None) -> tuple[np.ndarray, dict
         values = result.axes[name]
         if fixed and name in fixed:
             if fixed[name] not in values:
-                raise CampaignWidgetError(f"fixed[{name!r}]={fixed[name]!r} is not a value of that axis: {values}")
+                raise CampaignWidgetError(
+                    f"fixed[{short_repr(name)}]={fixed[name]!r} is not a value of that axis: {values}"
+                )
             chosen[name] = values.index(fixed[name])
         else:
             chosen[name] = int(best_digits[a])
@@ -130,7 +132,9 @@ def render_sweep_heatmap(
         raise CampaignWidgetError("a heatmap draws a product sweep; this one was run with zip=True")
     for label, name in (("x", x), ("y", y)):
         if name not in result.axes:
-            raise CampaignWidgetError(f"{label}={name!r} is not an axis of this sweep; axes: {', '.join(result.axes)}")
+            raise CampaignWidgetError(
+                f"{label}={short_repr(name)} is not an axis of this sweep; axes: {', '.join(result.axes)}"
+            )
     if x == y:
         raise CampaignWidgetError(f"x and y are both {x!r}: choose two different axes")
     metrics = [c for c in result.columns if c not in result.axes]

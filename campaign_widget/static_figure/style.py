@@ -16,7 +16,7 @@ from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
 
-from ..errors import CampaignWidgetError, FigureTooLargeError
+from ..errors import CampaignWidgetError, FigureTooLargeError, short_repr
 from ..formatting import shorten_middle
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -86,7 +86,7 @@ def use_theme(name: str = "light"):
     (and back), one figure at a time, so a figure is drawn wholly in one theme even from threads.
     """
     if name not in THEMES:
-        raise CampaignWidgetError(f"theme={name!r} must be one of {', '.join(map(repr, THEMES))}")
+        raise CampaignWidgetError(f"theme={short_repr(name)} must be one of {', '.join(map(repr, THEMES))}")
     with _THEME_LOCK:
         saved = dict(THEME), dict(ROOFLINE)
         THEME.update(theme(name))

@@ -42,7 +42,7 @@ import importlib
 import sys
 import types
 
-from ..errors import SweepError, SweepFailed
+from ..errors import SweepError, SweepFailed, short_repr
 from . import _tuning
 from ._api import start_sweep, sweep
 from ._axes import PEAK_AXES, SETTING_AXES, STANDARD_AXES
@@ -71,7 +71,7 @@ _INTERNALS = (_chunks, _costs, _inline_chunks, _run_length, _prepare)
 def __getattr__(name: str):
     if name in _tuning.TUNABLE:
         return getattr(_tuning, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {short_repr(name)}")
 
 
 def __dir__() -> list[str]:

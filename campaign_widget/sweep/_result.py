@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import short_repr
 from ..workload import Workload
 from ._axes import SETTING_AXES
 from ._evaluate import RESULT_FIELDS
@@ -90,7 +91,7 @@ class SweepResult:
             return self._baseline() / self._fields["makespan"]
         internal = {f"peak_demand_{r0}": "peak_demand_0", f"peak_demand_{r1}": "peak_demand_1"}.get(name, name)
         if internal not in self._fields:
-            raise KeyError(f"{name!r} is not a column of this sweep; columns: {', '.join(self.columns)}")
+            raise KeyError(f"{short_repr(name)} is not a column of this sweep; columns: {', '.join(self.columns)}")
         out = self._fields[internal].copy()
         return out
 

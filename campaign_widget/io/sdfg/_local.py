@@ -68,12 +68,14 @@ class _Map:
         """Each parameter's range start, step and iteration count (None where a symbol has no value)."""
         starts, steps, sizes = {}, {}, {}
         for name, (start, end, step) in zip(self.names, self.m["ranges"]):
-            starts[name] = self.number(start, f"the range start of {name!r}")
-            steps[name] = self.number(step, f"the range step of {name!r}")
+            starts[name] = self.number(start, f"the range start of {short_repr(name)}")
+            steps[name] = self.number(step, f"the range step of {short_repr(name)}")
             if steps[name] < 1:
-                raise self.fail(f"{name!r} has step {step!r}; the local view traces maps with positive steps")
+                raise self.fail(f"{short_repr(name)} has step {step!r}; the local view traces maps with positive steps")
             try:
-                sizes[name] = (self.number(end, f"the range end of {name!r}") - starts[name]) // steps[name] + 1
+                sizes[name] = (self.number(end, f"the range end of {short_repr(name)}") - starts[name]) // steps[
+                    name
+                ] + 1
             except WorkloadError:
                 sizes[name] = None  # the view takes local sizes; the full size is for information
         return starts, steps, sizes
@@ -185,18 +187,18 @@ def _the_map(program, phase: str, params) -> dict:
     maps = [p.name for p in program.phases if p.map is not None]
     found = [p for p in program.phases if p.name == phase]
     if not found:
-        raise error(program.path, f"the SDFG has no phase {phase!r}; its maps: {maps}")
+        raise error(program.path, f"the SDFG has no phase {short_repr(phase)}; its maps: {maps}")
     p = found[0]
     if p.map is None:
-        raise error(program.path, f"phase {phase!r} is a {p.kind}, not a map; its maps: {maps}")
+        raise error(program.path, f"phase {short_repr(phase)} is a {p.kind}, not a map; its maps: {maps}")
     given_params(program, params)
     m = p.map
     if "error" in m:
-        raise error(program.path, f"map {phase!r} cannot be traced: {m['error']}")
+        raise error(program.path, f"map {short_repr(phase)} cannot be traced: {m['error']}")
     if len(m["ranges"]) != len(m["params"]):
         raise error(
             program.path,
-            f"map {phase!r}: {len(m['params'])} parameters {list(m['params'])} but {len(m['ranges'])} ranges "
+            f"map {short_repr(phase)}: {len(m['params'])} parameters {list(m['params'])} but {len(m['ranges'])} ranges "
             f"({m['where']})",
         )
     return m

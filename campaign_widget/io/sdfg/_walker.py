@@ -210,7 +210,9 @@ class Walker:
         for i, targets in enumerate(succ):  # a state whose conditions choose a branch (not a loop's test)
             if len(set(targets)) > 1 and i not in heads and not walk.ops_only:
                 label = str(blocks[i].get("label", "")) if isinstance(blocks[i], dict) else ""
-                self.branches.append(f"state {label!r} ({join(join(where, 'nodes'), i)}) and the branches after it")
+                self.branches.append(
+                    f"state {short_repr(label)} ({join(join(where, 'nodes'), i)}) and the branches after it"
+                )
         ends = [i for i in range(len(blocks)) if not succ[i]] or [e[1] for e in order.events if e[0] == "block"][-1:]
         return _unique(p for i in ends for p in exits.get(i, [])) or entering
 
@@ -275,7 +277,10 @@ class Walker:
             trips = trip_count(variable, *parts)
         label = str(block.get("label", ""))
         if trips is None:
-            self.issue(LOOP_EXECUTIONS, f"loop {label!r} ({where}): its trip count is not a simple range; counted once")
+            self.issue(
+                LOOP_EXECUTIONS,
+                f"loop {short_repr(label)} ({where}): its trip count is not a simple range; counted once",
+            )
             trips = "1"
         elif attrs.get("inverted") is True:  # a do-while loop runs its body at least once
             trips = f"max(1, {trips})"
@@ -312,11 +317,11 @@ class Walker:
             if ex is None:
                 self.issue(
                     LOOP_EXECUTIONS,
-                    f"state {label!r}: counted once (save the SDFG after "
+                    f"state {short_repr(label)}: counted once (save the SDFG after "
                     "dace.sdfg.propagation.propagate_states to record its executions)",
                 )
             else:
-                self.issue(DYNAMIC_EXECUTIONS, f"state {label!r}: executions={ex!r} is a bound; counted once")
+                self.issue(DYNAMIC_EXECUTIONS, f"state {short_repr(label)}: executions={ex!r} is a bound; counted once")
         return mult
 
     # a state ----------------------------------------------------------------------------------------

@@ -193,7 +193,7 @@ def _evaluated(p, terms: _Terms):
     reads, writes, partial_bytes = {}, {}, False
     for store, table, side in ((reads, p.reads, "read"), (writes, p.writes, "write")):
         for tensor, tensor_terms in table.items():
-            total, partial = terms.total(tensor_terms, f"{p.name} {side} of {tensor!r}")
+            total, partial = terms.total(tensor_terms, f"{p.name} {side} of {short_repr(tensor)}")
             partial_bytes |= partial
             if total is not None:
                 store[tensor] = total
