@@ -27,6 +27,12 @@ w = cw.Workload(
 """
 
 EXAMPLES = {
+    "getting-started": _PAPER
+    + """
+w.schedule(tiles=4, pipeline=True, policy="dilate+throttle").makespan  # 11.35, as in the paper
+diagram = cw.CampaignDiagram(w, tiles=4, pipeline=True)  # live in a notebook: sliders, hover, zoom
+diagram.savefig("getting-started.png", roofline=True, dpi=100)  # PNG, SVG or PDF, no browser
+""",
     "campaign-diagram": _PAPER
     + """
 diagram = cw.CampaignDiagram(w, tiles=4, pipeline=True, policy="dilate+throttle")
@@ -89,7 +95,7 @@ attention = {
 sizes = {"s": "S", "t": "S", "d": "D", "h": "H", "e": "D/H"}
 w = cw.Workload.from_einsums(attention, sizes, params={"S": 2048, "D": 1024, "H": 16}, machine=presets.machine("h100-sxm"))
 view = cw.DataflowView(w, overlay="bytes", scaling="mean")
-view.savefig("dataflow-view.png", dpi=100, max_width=11)
+view.savefig("dataflow-view.png", dpi=100, max_width=16)
 """,
     "local-view": """\
 import campaign_widget as cw
@@ -107,7 +113,7 @@ for order in ("ijk", "ikj"):
     local.loop_order = order  # what the loop-order control does
     predicted[f"{order}, predicted at 8³ and scaled"] = local.apply()
 local.readout["rows"][-1]  # the readout's total row: accesses, misses by class, bytes
-cw.StackedDiagrams({"logical bytes": w, **predicted}, height=120).savefig("local-view.png", dpi=100)
+cw.StackedDiagrams(predicted, height=120).savefig("local-view.png", dpi=100)
 """,
     "sweep-view": _PAPER
     + """
