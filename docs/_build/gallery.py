@@ -134,9 +134,8 @@ class _CellRunner:
                 warnings.simplefilter("ignore")
                 exec(compile(tree, f"<{self.stem} cell {index}>", "exec"), self.namespace)  # noqa: S102
                 if last is not None:
-                    value = eval(
-                        compile(ast.Expression(last.value), f"<{self.stem} cell {index}>", "eval"), self.namespace
-                    )  # noqa: S307
+                    expression = compile(ast.Expression(last.value), f"<{self.stem} cell {index}>", "eval")
+                    value = eval(expression, self.namespace)  # noqa: S307 - the notebook's own code, as a kernel runs it
                     if value is not None:
                         self._shown.append(value)
         finally:
