@@ -163,7 +163,7 @@ class _CellRunner:
     @staticmethod
     def _save_figure(obj, png: Path) -> bool:
         import campaign_widget as cw
-        from campaign_widget.static_figure import save_sweep_heatmap, save_workload_figure
+        from campaign_widget.static_figure import save_workload_figure
 
         kind = type(obj).__name__
         if kind == "Figure" and type(obj).__module__.startswith("matplotlib"):
@@ -171,6 +171,8 @@ class _CellRunner:
         elif isinstance(obj, cw.Workload):  # a workload displays as an Explorer: diagram and roofline
             save_workload_figure(obj, png, roofline=True, width=11.0, dpi=FIGURE_DPI)
         elif kind == "SweepView":
+            from campaign_widget.static_figure import save_sweep_heatmap
+
             save_sweep_heatmap(png, obj.result, x=obj.x, y=obj.y, dpi=FIGURE_DPI)
         elif callable(getattr(obj, "savefig", None)):
             options = {"dpi": FIGURE_DPI}
