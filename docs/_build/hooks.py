@@ -12,6 +12,7 @@ Nothing generated is written into ``docs/``: it lives in a scratch folder for th
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import shutil
@@ -104,13 +105,20 @@ def _notebooks() -> list[Path]:
     return sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
+def _notebook_title(path: Path) -> str:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return gallery.notebook_title(cells, path.stem)
+
+
 def on_config(config):
     # The navigation's generated parts: the API reference and the gallery, from what exists now.
     for entry in config["nav"] or []:
         if isinstance(entry, dict) and entry.get("API reference") == "GENERATED":
             entry["API reference"] = _api_nav()
         if isinstance(entry, dict) and entry.get("Gallery") == "GENERATED":
-            entry["Gallery"] = [{"Overview": "gallery/index.md"}] + [f"gallery/{p.stem}.md" for p in _notebooks()]
+            entry["Gallery"] = [{"Overview": "gallery/index.md"}] + [
+                {_notebook_title(p): f"gallery/{p.stem}.md"} for p in _notebooks()
+            ]
     return config
 
 
