@@ -72,6 +72,7 @@ def test_gallery_page_has_markdown_code_output_and_static_figures(tmp_path):
     page = gallery.render_notebook(path, tmp_path / "out")
     assert page.title == "A tiny notebook" and page.executed
     md = page.markdown
+    assert md.startswith("# A tiny notebook\n\nTwo phases.\n\n*From `notebooks/10-tiny.ipynb`")  # title first
     assert "Two phases." in md and "```python\nimport campaign_widget as cw" in md
     assert "```text\nmakespan 13.0\n```" in md
     assert "```text\n2\n```" in md  # a value with no static export is shown as its repr

@@ -68,8 +68,8 @@ def render_notebook(path: Path, out_dir: Path, *, execute: bool | None = None) -
     if execute is None:
         execute = reason is None
     page = NotebookPage(stem=stem, title=notebook_title(cells, stem), markdown="", executed=execute)
-    parts = [
-        f"*From [`notebooks/{path.name}`](index.md): its Markdown and code as in the notebook; "
+    note = [
+        f"*From `notebooks/{path.name}`: its Markdown and code as in the notebook; "
         + (
             "below each cell, what it printed and, drawn by the package's static export, what it displayed.*"
             if execute
@@ -78,12 +78,14 @@ def render_notebook(path: Path, out_dir: Path, *, execute: bool | None = None) -
         ),
         "",
     ]
+    titled = bool(cells) and cells[0]["cell_type"] == "markdown" and _source(cells[0]).lstrip().startswith("# ")
+    parts: list[str] = [] if titled else note  # the note follows the notebook's title, if it has one
     runner = _CellRunner(path.parent, out_dir / stem, stem) if execute else None
     started = time.perf_counter()
     for index, cell in enumerate(cells):
         source = _source(cell)
         if cell["cell_type"] == "markdown":
-            parts += [source, ""]
+            parts += [source, "", *(note if titled and index == 0 else [])]
         elif cell["cell_type"] == "code" and source.strip():
             parts += ["```python", source.rstrip(), "```", ""]
             if runner is not None:
