@@ -2,7 +2,8 @@
 
     python benchmarks/bench_model.py            # 10^2 … 10^5 phases, and the 1,000 × 1,000 pipeline
     python benchmarks/bench_model.py --quick    # skip the largest cases
-    python benchmarks/bench_model.py --engine   # only the engine: 1,000 × 1,000 for every policy
+    python benchmarks/bench_model.py --engine   # only the engine: 1,000 × 1,000 for every policy, with
+                                                # two resources and then four (compute, L1, L2, DRAM)
     python benchmarks/bench_model.py --engine --before   # … and the pre-issue-12 engine beside it
 
 The engine table (issue 12: 10^6 tiles in <= 1 s for every policy) schedules a pipelined chain of
@@ -29,15 +30,24 @@ from campaign_widget import Machine, Workload
 from campaign_widget.scene import SceneTooLargeError, build_scene
 
 
-def chain(n: int, seed: int = 0) -> Workload:
+def chain(n: int, seed: int = 0, levels: int = 1) -> Workload:
+    """A random n-phase chain; ``levels`` memory levels (1: two resources, 3: four with compute)."""
     rng = np.random.default_rng(seed)
     names = [f"phase {i}" for i in range(n)]
+    dram = rng.uniform(1e8, 1e11, n)
+    if levels == 1:
+        machine, near = Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12), None
+    else:
+        bandwidths = {f"L{k + 1}": 3.35e12 * 4 ** (levels - 1 - k) for k in range(levels - 1)} | {"DRAM": 3.35e12}
+        machine = Machine(peak_compute=51.2e12, levels=bandwidths)
+        near = {f"L{k + 1}": dram * rng.uniform(1, 4 ** (levels - 1 - k), n) for k in range(levels - 1)}
     return Workload.from_arrays(
         names,
         ops=rng.uniform(1e9, 1e12, n),
-        bytes=rng.uniform(1e8, 1e11, n),
+        bytes=dram,
         after=[()] + [(names[i - 1],) for i in range(1, n)],
-        machine=Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12),
+        machine=machine,
+        level_bytes=near,
     )
 
 
@@ -106,12 +116,13 @@ def run_pipelines(cases, repeat):
         print(f"{n:>8} {tiles:>7} {len(s):>10} {policy:>16} {t_sched:>11.3f} {scene} {s.makespan:>12.6g}", flush=True)
 
 
-def run_engine(n, tiles, repeat, before=False):
-    """The engine target: an n-phase chain × tiles, pipelined, for every policy."""
+def run_engine(n, tiles, repeat, before=False, levels=1):
+    """The engine target: an n-phase chain × tiles, pipelined, for every policy; ``levels`` memory
+    levels (3: compute + L1 + L2 + DRAM, four resources, design.md §8)."""
     from campaign_widget import POLICIES
 
-    w = chain(n)
-    print(f"\nengine: {n:,} phases × {tiles:,} tiles, pipelined chain")
+    w = chain(n, levels=levels)
+    print(f"\nengine: {n:,} phases × {tiles:,} tiles, pipelined chain, {levels + 1} resources")
     print(
         f"{'policy':>16} {'wall s':>8} {'cpu s':>7} {'intervals':>10} {'edges':>10} {'makespan':>14} "
         f"{'scene s':>8} {'pieces':>10}"
@@ -204,6 +215,7 @@ def main():
     args = parser.parse_args()
     if args.engine:
         run_engine(args.phases, args.tiles, args.repeat, before=args.before)
+        run_engine(args.phases, args.tiles, args.repeat, levels=3)  # the same chain over four resources
         return
     sizes = [100, 1_000, 10_000] + ([] if args.quick else [100_000])
     run_sizes(sizes, args.repeat)

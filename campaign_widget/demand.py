@@ -35,13 +35,14 @@ def summed_demand(
 
 
 def oversubscribed_runs(
-    edges: np.ndarray, demand_c: np.ndarray, demand_m: np.ndarray, resources: Sequence[str]
+    edges: np.ndarray, demand_c: np.ndarray, demand_m: np.ndarray, resources: Sequence[str], *more: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Runs of elementary intervals ``[edges[j], edges[j+1])`` where demand exceeds 1, adjacent equal
     demands merged, sorted by (t0, t1, resource name, demand): the arrays ``over_t0``, ``over_t1``,
-    ``over_resource`` (0: compute, 1: memory) and ``over_demand`` (a list is built only on request)."""
+    ``over_resource`` (0: compute, 1: memory, then one per array of ``more``: the nearer memory
+    levels, design.md §8) and ``over_demand`` (a list is built only on request)."""
     runs = []
-    for r, demand in enumerate((demand_c, demand_m)):
+    for r, demand in enumerate((demand_c, demand_m, *more)):
         hot = np.flatnonzero(demand > 1.0 + DEMAND_TOLERANCE)
         if not hot.size:
             continue
@@ -51,14 +52,23 @@ def oversubscribed_runs(
         run_start[1:] = (np.diff(hot) != 1) | (np.abs(np.diff(d)) > _SAME_DEMAND)
         first = np.flatnonzero(run_start)
         last = np.r_[first[1:] - 1, hot.size - 1]
-        runs.append((edges[hot[first]], edges[hot[last] + 1], np.full(first.size, r, dtype=np.uint8), d[first]))
+        runs.append((hot[first], hot[last] + 1, np.full(first.size, r, dtype=np.uint8), d[first]))
     if not runs:
         empty = np.zeros(0)
         return dict(zip(OVER_FIELDS, (empty, empty, np.zeros(0, np.uint8), empty)))
-    if len(runs) == 2:
+    runs = [(edges[i0], edges[i1], r, d) if len(runs) <= 2 else (i0, i1, r, d) for i0, i1, r, d in runs]
+    if len(runs) == 1:
+        merged = runs[0]
+    elif len(runs) == 2:
         merged = _merge_sorted_runs(*sorted(runs, key=lambda run: resources[run[2][0]]))
     else:
-        merged = runs[0]
+        # (start, end, name) as one integer key over edge indices; each resource's runs are already in
+        # order, so a stable sort (timsort) merges them rather than sorting from scratch
+        i0, i1, r, d = (np.concatenate(parts) for parts in zip(*runs))
+        rank = np.argsort(np.argsort(np.array(resources, dtype=object)))  # each resource's place by name
+        key = (i0.astype(np.int64) * edges.size + i1) * len(resources) + rank[r]
+        order = np.argsort(key, kind="stable")
+        merged = (edges[i0[order]], edges[i1[order]], r[order], d[order])
     return dict(zip(OVER_FIELDS, merged))
 
 

@@ -762,6 +762,8 @@ class _Profile:
     requested_memory: np.ndarray
     by_start: np.ndarray  # tile ids sorted by start, then tile id
     snapped: bool  # whether distinct times closer than the event tolerance were merged
+    levels: np.ndarray | None = None  # (edges - 1, nearer levels): their requested demand (design.md §8)
+    requested_levels: np.ndarray | None = None  # (tiles, nearer levels), tile order
 
 
 def _time_floor(duration: np.ndarray, tiles: int) -> float:
@@ -789,7 +791,17 @@ def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
     edges = sorted_times[new]
     dc = np.bincount(edge_of, weights=np.concatenate([req_c, -req_c]), minlength=edges.size)
     dm = np.bincount(edge_of, weights=np.concatenate([req_m, -req_m]), minlength=edges.size)
+    levels = req_levels = None
+    if arrays.level_util.shape[1] > 1:
+        # every nearer memory level is a resource of its own; an unknown level demands nothing
+        req_levels = np.nan_to_num(arrays.level_util[work.phase, :-1]) * work.stretch[:, None]
+        signed = np.concatenate([req_levels, -req_levels])
+        levels = np.stack(
+            [np.cumsum(np.bincount(edge_of, weights=col, minlength=edges.size))[:-1] for col in signed.T], axis=1
+        )
     return _Profile(
+        levels=levels,
+        requested_levels=req_levels,
         edges=edges,
         start_edge=edge_of[:n],
         end_edge=edge_of[n:],
@@ -808,8 +820,11 @@ def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) 
     throttle = chosen.policy.throttles
     w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
     start_edge, end_edge = prof.start_edge, prof.end_edge
+    seg_l = prof.levels
     if throttle:
         worst = np.maximum(seg_c, seg_m)
+        if seg_l is not None:  # design.md §8: the largest summed demand over every resource
+            worst = np.maximum(worst, seg_l.max(axis=1))
         hot = worst > 1.0 + _SAME_INSTANT
         factor = np.ones(worst.size)
         factor[hot] = 1.0 / worst[hot]
@@ -822,6 +837,7 @@ def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) 
             renumber = np.cumsum(keep) - 1
             seg = np.flatnonzero(keep)[1:] - 1
             edges, seg_c, seg_m, factor = edges[keep], seg_c[seg], seg_m[seg], factor[seg]
+            seg_l = None if seg_l is None else seg_l[seg]
             start_edge, end_edge = renumber[start_edge], renumber[end_edge]
     else:
         factor = np.ones(seg_c.size)
@@ -835,6 +851,8 @@ def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) 
     c, m = prof.requested_compute[by_start], prof.requested_memory[by_start]
     throttling = np.zeros(n)
     rate_c, rate_m = c, m
+    req_l = None if prof.requested_levels is None else prof.requested_levels[by_start]
+    rate_l = req_l
     if throttle:
         # a tile is throttled iff the factor is below 1 somewhere in its span
         slowed = np.r_[0, np.cumsum(factor != 1.0)]
@@ -843,14 +861,17 @@ def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) 
         # the rates averaged over the interval: volume / length
         slowdown = np.divide(work_length, length, out=np.ones(n), where=hit & (length > 0))
         rate_c, rate_m = c * slowdown, m * slowdown
+        rate_l = None if req_l is None else req_l * slowdown[:, None]
     machine = workload.machine
-    resources = (machine.compute_name, machine.memory_name)
-    peak = {resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))}
-    over = (
-        oversubscribed_runs(edges, seg_c * factor, seg_m * factor, resources)
-        if throttle
-        else oversubscribed_runs(edges, seg_c, seg_m, resources)
-    )
+    near = machine.level_names[:-1]
+    resources = (machine.compute_name, machine.memory_name, *near)
+    peak = {resources[0]: float(seg_c.max(initial=0.0))}
+    for k, level in enumerate(near):
+        peak[level] = float(seg_l[:, k].max(initial=0.0))
+    peak[resources[1]] = float(seg_m.max(initial=0.0))
+    scale = factor if throttle else 1.0
+    extra = [] if seg_l is None else [seg_l[:, k] * scale for k in range(len(near))]
+    over = oversubscribed_runs(edges, seg_c * scale, seg_m * scale, resources, *extra)
     return Schedule(
         names=tuple(workload.names),
         resource_names=resources,
@@ -881,5 +902,9 @@ def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) 
         makespan=float(tile_end.max()) if n else 0.0,
         peak_demand=peak,
         stepping=chosen.stepping,
+        level_names=near,
+        requested_levels=req_l,
+        level_rates=rate_l,
+        edge_requested_levels=seg_l,
         **over,
     )

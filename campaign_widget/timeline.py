@@ -69,10 +69,15 @@ class Schedule:
     every running tile, 1 = not throttled), ``edge_requested_compute``/``edge_requested_memory``
     (summed requested demand). The rate of a running tile at any instant is its requested rate
     times the factor there.
+
+    On a machine with several memory levels (design.md §8), ``requested_memory``/``memory_rate``
+    are the farthest level's and the nearer levels' are in ``requested_levels``/``level_rates`` and
+    ``edge_requested_levels`` (one column per ``level_names``); ``peak_demand`` and the
+    oversubscription list name every resource.
     """
 
     names: tuple[str, ...]
-    resource_names: tuple[str, str]
+    resource_names: tuple[str, ...]
     tiles: int
     pipeline: bool
     policy: str
@@ -104,6 +109,12 @@ class Schedule:
     over_resource: np.ndarray
     over_demand: np.ndarray
     stepping: str = "event"
+    # design.md §8: the memory levels nearer to compute than the farthest (None on a one-level machine),
+    # each a resource of its own, named in ``resource_names`` after compute and the farthest level
+    level_names: tuple[str, ...] = ()
+    requested_levels: np.ndarray | None = None  # (intervals, nearer levels), as requested_memory
+    level_rates: np.ndarray | None = None  # (intervals, nearer levels), as memory_rate
+    edge_requested_levels: np.ndarray | None = None  # (edges - 1, nearer levels), as edge_requested_memory
 
     def __len__(self) -> int:
         return int(self.start.size)

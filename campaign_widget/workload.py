@@ -466,7 +466,7 @@ class Workload:
             t_sol = np.maximum(t_compute, t_memory)
             duration = np.where(np.isnan(self._measured), t_sol, self._measured)
             compute_util = np.where(duration > 0, t_compute / duration, 0.0)
-            memory_util = np.where(duration > 0, t_levels[:, -1] / duration, 0.0)
+            memory_util = np.where(duration > 0, np.nan_to_num(t_levels[:, -1]) / duration, 0.0)  # unknown: no demand
             level_util = np.where(duration[:, None] > 0, t_levels / duration[:, None], np.nan)
             level_util[np.isnan(t_levels)] = np.nan
             intensity = np.where(self._bytes > 0, self._ops / self._bytes, np.where(self._ops > 0, np.inf, np.nan))

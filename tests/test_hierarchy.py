@@ -242,3 +242,46 @@ def test_nsight_level_counters_fill_a_given_machines_levels(tmp_path):
     t = w.table()
     assert t["bytes_L2"][0] == pytest.approx(50e6)
     assert not any(key == "bytes_L1" for key in t)
+
+
+@pytest.mark.parametrize(
+    "tiles, pipeline, policy, makespan, peak",
+    [
+        (1, False, "none", 11.0, None),
+        (2, True, "none", 8.5, (0.9333333333, 1.1666666667, 1.4)),
+        (2, True, "dilate+throttle", 9.5, (0.8333333333, 1.0, 1.3333333333)),
+        (4, True, "throttle", 8.75, (0.9333333333, 1.1666666667, 1.4)),
+    ],
+)
+def test_design_8_reference_schedules(tiles, pipeline, policy, makespan, peak):
+    s = chain().schedule(tiles=tiles, pipeline=pipeline, policy=policy)
+    assert s.makespan == pytest.approx(makespan, abs=1e-9)
+    if peak is not None:
+        assert list(s.peak_demand) == ["compute", "L2", "DRAM"]
+        assert [s.peak_demand[k] for k in ("compute", "L2", "DRAM")] == pytest.approx(peak, abs=1e-9)
+
+
+def test_oversubscription_is_reported_per_level_by_name():
+    s = chain().schedule(tiles=2, pipeline=True, policy="none")
+    assert {(t0, t1, name) for t0, t1, name, _ in s.oversubscribed} == {(2.5, 5.0, "DRAM"), (2.5, 5.0, "L2")}
+    assert s.level_names == ("L2",) and s.requested_levels.shape == (len(s), 1)
+
+
+def test_throttling_keeps_every_level_within_its_peak():
+    s = chain().schedule(tiles=4, pipeline=True, policy="throttle")
+    assert s.oversubscribed == []
+    t, factor = s.throttle_timeline()
+    assert np.all(s.edge_requested_levels[:, 0] * s.edge_factor <= 1 + 1e-9)
+    assert np.all(s.edge_requested_memory * s.edge_factor <= 1 + 1e-9)
+
+
+def test_a_nearer_level_alone_can_throttle():
+    # DRAM is idle; two concurrent L2-heavy tiles oversubscribe L2 only
+    m = cw.Machine(peak_compute=100, levels={"L2": 10, "DRAM": 1000})
+    w = cw.Workload(
+        [cw.Phase("A", ops=10, bytes={"L2": 80}), cw.Phase("B", ops=10, bytes={"L2": 80}, after=["A"])], machine=m
+    )
+    free = w.schedule(tiles=4, pipeline=True, policy="none")
+    throttled = w.schedule(tiles=4, pipeline=True, policy="throttle")
+    assert free.peak_demand["L2"] == pytest.approx(2.0) and free.peak_demand["DRAM"] == 0.0
+    assert throttled.makespan > free.makespan and throttled.oversubscribed == []
