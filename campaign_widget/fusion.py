@@ -83,9 +83,8 @@ def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
 
 
 def _check_workload(workload) -> None:
-    from .workload import Workload  # the workload module imports this one
-
-    if not isinstance(workload, Workload):
+    # what fusion needs of a workload, by its public methods: the workload module imports this one
+    if not all(callable(getattr(workload, name, None)) for name in ("with_fusion_groups", "table")):
         raise TypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
 
 

@@ -138,12 +138,6 @@ class SweepResult:
         """The ``Schedule`` of configuration ``i`` (computed again, the same numbers)."""
         return self.workload_for(i).schedule()
 
-    def diagram(self, i: int, **options):
-        """A ``CampaignDiagram`` of configuration ``i``."""
-        from ..widget import CampaignDiagram  # the widgets sit above the model: reached only when asked for
-
-        return CampaignDiagram(self.workload_for(i), **options)
-
     def table(self) -> dict[str, np.ndarray]:
         return {c: self[c] for c in self.columns}
 
