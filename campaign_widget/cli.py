@@ -168,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument(
         "file",
+        nargs="?",
         metavar="FILE",
         help="workload file: YAML/JSON (ours), cascade YAML, Einsum CSV, PyTorch trace, Nsight Compute CSV, "
         "Timeloop stats or DaCe SDFG",
@@ -254,6 +255,16 @@ def _parser() -> argparse.ArgumentParser:
         description="Print FILE's phases (roofline bound, efficiency, seed 002 "
         "guidance) and the makespan under each policy.",
     )
+    t = summary.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.transformer)")
+    t.add_argument(
+        "--transformer",
+        metavar="CONFIG",
+        help="its config.json or a preset (llama-2-7b, llama-3-8b, mistral-7b, mixtral-8x7b, gpt2)",
+    )
+    t.add_argument("--batch", type=int, default=1, metavar="N", help="sequences in the batch (default 1)")
+    t.add_argument("--seq", type=int, default=2048, metavar="N", help="tokens per sequence (default 2048)")
+    t.add_argument("--kv-len", type=int, metavar="N", help="decode: tokens attended to (default --seq)")
+    t.add_argument("--stage", choices=["prefill", "decode"], default="prefill", help="which pass (default prefill)")
     summary.add_argument(
         "--threshold",
         type=_threshold,
@@ -547,11 +558,28 @@ FLAG_FORMATS = {
 
 def _load(args):
     """The file's workload with the command line's machine, peaks and settings applied."""
+    transformer = getattr(args, "transformer", None)
+    if transformer is not None and args.file is not None:
+        raise UsageError(f"{PROG}: error: give FILE or --transformer, not both")
+    if transformer is None and args.file is None:
+        raise UsageError(f"{PROG}: error: the following arguments are required: FILE")
+    if transformer is not None:
+        args.file = transformer  # what every message names
     options = _reader_options(args)
     with _reported(args.file) as caught:
         try:
             try:
-                workload = load(args.file, machine=args.machine, percent=args.percent, **options)
+                if transformer is not None:
+                    workload = Workload.from_transformer(
+                        transformer,
+                        batch=args.batch,
+                        seq=args.seq,
+                        stage=args.stage,
+                        kv_len=args.kv_len,
+                        machine=args.machine,
+                    )
+                else:
+                    workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             except TypeError as e:
                 unexpected = _UNEXPECTED.search(str(e))
                 key = unexpected and (unexpected.group(1) or unexpected.group(2))
