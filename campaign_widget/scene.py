@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SceneTooLargeError  # noqa: F401
+from .levels import for_level
 from .schedule import DEMAND_TOLERANCE, Schedule
 
 PIPE_WIDTH = 0.25
@@ -53,8 +54,15 @@ class Scene:
         return int(self.x0.size)
 
 
-def build_scene(schedule: Schedule, pipe_width: float = PIPE_WIDTH, fusion_group: np.ndarray | None = None) -> Scene:
-    """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands."""
+def build_scene(
+    schedule: Schedule,
+    pipe_width: float = PIPE_WIDTH,
+    fusion_group: np.ndarray | None = None,
+    level: str | None = None,
+) -> Scene:
+    """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands;
+    ``level`` picks the memory level drawn as the pipe (design.md §8; default the farthest)."""
+    schedule = for_level(schedule, level)
     interval, e0, e1, base_c, base_m, c, m = _stack(schedule)
     x0, x1 = schedule.edge_time[e0], schedule.edge_time[e1]
     line = base_c + c

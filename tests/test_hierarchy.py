@@ -285,3 +285,37 @@ def test_a_nearer_level_alone_can_throttle():
     throttled = w.schedule(tiles=4, pipeline=True, policy="throttle")
     assert free.peak_demand["L2"] == pytest.approx(2.0) and free.peak_demand["DRAM"] == 0.0
     assert throttled.makespan > free.makespan and throttled.oversubscribed == []
+
+
+def test_the_diagram_draws_any_level_as_its_pipe():
+    from campaign_widget.levels import default_level, for_level
+    from campaign_widget.scene import build_scene
+
+    w = chain()
+    s = w.schedule(tiles=2, pipeline=True, policy="none")
+    # A is L2-bound for 5 s and B DRAM-bound for 6 s: DRAM bounds the most time
+    assert default_level(w) == "DRAM"
+    l2 = for_level(s, "L2")
+    assert l2.resource_names == ("compute", "L2")
+    np.testing.assert_allclose(l2.requested_memory, s.requested_levels[:, 0])
+    assert [name for _, _, name, _ in l2.oversubscribed] == ["L2"]
+    dram = for_level(s, None)
+    assert [name for _, _, name, _ in dram.oversubscribed] == ["DRAM"]
+    scene_l2, scene_dram = build_scene(s, level="L2"), build_scene(s)
+    assert not np.array_equal(scene_l2.fill_top, scene_dram.fill_top)
+    with pytest.raises(cw.ScheduleError, match="'L3' is not a memory level"):
+        build_scene(s, level="L3")
+
+
+def test_one_level_scenes_are_unchanged_by_the_level_argument():
+    from campaign_widget.scene import build_scene
+
+    w = cw.Workload(
+        [
+            cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
+            cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    )
+    s = w.schedule(tiles=4, pipeline=True)
+    a, b = build_scene(s), build_scene(s, level="memory")
+    np.testing.assert_array_equal(a.fill_top, b.fill_top)
