@@ -319,3 +319,16 @@ def test_one_level_scenes_are_unchanged_by_the_level_argument():
     s = w.schedule(tiles=4, pipeline=True)
     a, b = build_scene(s), build_scene(s, level="memory")
     np.testing.assert_array_equal(a.fill_top, b.fill_top)
+
+
+def test_the_hierarchy_view_stacks_one_diagram_per_level_on_one_time_axis(tmp_path):
+    from campaign_widget.static_figure import hierarchy_panels, savefig
+
+    w = chain()
+    s = w.schedule(tiles=2, pipeline=True, policy="none")
+    panels = hierarchy_panels(w, s)
+    assert [p.resource_names for p in panels] == [("compute", "L2"), ("compute", "DRAM")]
+    assert {p.time_max for p in panels} == {s.makespan}
+    assert not np.array_equal(panels[0].scene.fill_top, panels[1].scene.fill_top)
+    out = savefig(tmp_path / "levels.png", panels)
+    assert out.stat().st_size > 1000

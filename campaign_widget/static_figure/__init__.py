@@ -20,7 +20,7 @@ every text this module creates, so ``"$x$"`` stays ``$x$``.
 
 from .campaign import draw_campaign, readout_lines
 from .heatmap import render_sweep_heatmap, save_sweep_heatmap
-from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
+from .panels import Panel, RooflinePanel, describe_schedule, hierarchy_panels, panel_for, roofline_panel_for
 from .render import FORMATS, RenderedFigure, render_figure, save_workload_figure, savefig
 from .roofline_plot import draw_roofline
 from .style import lighten
@@ -34,6 +34,7 @@ __all__ = [
     "render_figure",
     "savefig",
     "save_workload_figure",
+    "hierarchy_panels",
     "panel_for",
     "roofline_panel_for",
     "describe_schedule",

@@ -139,19 +139,21 @@ def panel_for(
     y_axis: str = "relative",
     time_max: float = 0.0,
     plot_height: float = 0.0,
+    level: str | None = None,
 ) -> Panel:
     """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule`` (``plot_height``: the
-    view's ``height`` in CSS px, so that the figure is laid out as the view; 0: by the width)."""
+    view's ``height`` in CSS px, so that the figure is laid out as the view; 0: by the width;
+    ``level``: the memory level drawn as the pipe, design.md §8, default the farthest)."""
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
-    scene = build_scene(schedule, fusion_group=group) if group is not None else build_scene(schedule)
+    scene = build_scene(schedule, fusion_group=group, level=level)
     scene = with_group_spans(scene, schedule, group)  # bands where each group's phases actually run
     return Panel(
         scene=scene,
         names=list(workload.names),
         colors=list(colors) if colors is not None else phase_colors(workload.names),
         units=_units(machine),
-        resource_names=(machine.compute_name, machine.memory_name),
+        resource_names=(machine.compute_name, level or machine.memory_name),
         title=title,
         y_axis=y_axis,
         peak_compute=machine.peak_compute,
@@ -159,6 +161,24 @@ def panel_for(
         group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()),
         plot_height=plot_height,
     )
+
+
+def hierarchy_panels(workload, schedule, *, colors: Sequence[str] | None = None, **options) -> list[Panel]:
+    """The hierarchy view (design.md §8): one diagram per memory level, nearest first, each with that
+    level as its pipe, on one shared time axis; stack them with ``savefig(path, panels)``."""
+    levels = workload.machine.level_names
+    return [
+        panel_for(
+            workload,
+            schedule,
+            title=f"{level} pipe",
+            colors=colors,
+            time_max=float(schedule.makespan),
+            level=level,
+            **options,
+        )
+        for level in levels
+    ]
 
 
 def roofline_panel_for(
