@@ -10,6 +10,7 @@ function drawSwatch(ctx, entry, x, y) {
   const top = Math.round(y - h / 2);
   const bottom = top + h;
   ctx.setLineDash([]);
+  if (entry.kind === "more") return; // "+N more": text only
   if (entry.kind === "phase") {
     const color = phaseColor([entry.color], 0);
     ctx.fillStyle = lighten(color, THEME.fillLighten);

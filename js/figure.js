@@ -1,7 +1,7 @@
 // Everything the figure needs, read from the model's traits. Decoding the scene and indexing it
 // happens only when the `scene` trait object changes (it is the big one).
 import { decodePhaseTable, decodeScene } from "./codecs.js";
-import { legendEntries, sceneFeatures } from "./legend.js";
+import { legendEntries, phaseWeights, sceneFeatures } from "./legend.js";
 import { readoutLines, readoutText } from "./readout.js";
 import { buildSceneIndex } from "./scene-index.js";
 
@@ -66,6 +66,11 @@ export function readFigure(model, previous) {
     fusionGroups: (model.get("fusion_groups") ?? []).map(String),
     readout: readoutText(readoutInput),
     readoutLines: syncedReadoutLines(model.get("readout_lines")) ?? readoutLines(readoutInput),
-    legend: legendEntries(phaseNames, phaseColors, syncedFeatures(model.get("legend_features")) ?? sceneEntry.features),
+    legend: legendEntries(
+      phaseNames,
+      phaseColors,
+      syncedFeatures(model.get("legend_features")) ?? sceneEntry.features,
+      phaseWeights(sceneEntry.scene, (phaseNames ?? []).length),
+    ),
   };
 }

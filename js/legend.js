@@ -16,9 +16,56 @@ export function sceneFeatures(scene) {
   return { spill, computeOver, dashed };
 }
 
-/** [{ kind: "phase"|"well"|"spill"|"compute-over"|"dashed", label, color? }] */
-export function legendEntries(phaseNames, phaseColors, features) {
-  const entries = (phaseNames ?? []).map((name, phase) => ({ kind: "phase", label: String(name), color: phaseColor(phaseColors, phase) }));
+// The legend rule of campaign_widget/formatting.py (golden cases in tests/data/golden/legend.json).
+export const LEGEND_MAX_ENTRIES = 24;
+export const LABEL_MAX_CHARS = 40;
+const ELLIPSIS = "\u2026";
+
+/** ``text`` at most ``maxChars`` characters, cut in the middle (the end keeps the larger half). */
+export function shortenMiddle(text, maxChars = LABEL_MAX_CHARS) {
+  const chars = Array.from(String(text));
+  if (chars.length <= maxChars) return chars.join("");
+  if (maxChars <= 1) return ELLIPSIS.slice(0, Math.max(0, maxChars));
+  const keep = maxChars - 1;
+  const head = Math.floor(keep / 2);
+  return chars.slice(0, head).join("") + ELLIPSIS + chars.slice(chars.length - (keep - head)).join("");
+}
+
+/** [shown indices, hidden count]: all when at most ``maxEntries``, else the ``maxEntries - 1``
+ *  heaviest (ties by order), in their own order; the rest summarized as "+N more". */
+export function legendSelection(weights, maxEntries = LEGEND_MAX_ENTRIES) {
+  const n = weights.length;
+  if (n <= maxEntries) return [[...Array(n).keys()], 0];
+  const shown = Math.max(0, maxEntries - 1);
+  const order = [...Array(n).keys()].sort((a, b) => (Number(weights[b]) || 0) - (Number(weights[a]) || 0) || a - b);
+  return [order.slice(0, shown).sort((a, b) => a - b), n - shown];
+}
+
+export function moreLabel(hidden) {
+  return `+${hidden.toLocaleString("en-US")} more`;
+}
+
+/** Time drawn per phase in the scene: what a capped legend keeps the heaviest of. */
+export function phaseWeights(scene, phases) {
+  const weights = new Array(phases).fill(0);
+  for (let i = 0; i < (scene?.n ?? 0); i++) {
+    const p = scene.phase[i];
+    if (p >= 0 && p < phases) weights[p] += scene.x1[i] - scene.x0[i];
+  }
+  return weights;
+}
+
+/** [{ kind: "phase"|"more"|"well"|"spill"|"compute-over"|"dashed", label, color? }] */
+export function legendEntries(phaseNames, phaseColors, features, weights = null) {
+  const names = phaseNames ?? [];
+  const [shown, hidden] = legendSelection(weights ?? names.map(() => 0));
+  const entries = shown.map((phase) => ({
+    kind: "phase",
+    label: shortenMiddle(names[phase]),
+    fullLabel: String(names[phase]),
+    color: phaseColor(phaseColors, phase),
+  }));
+  if (hidden > 0) entries.push({ kind: "more", label: moreLabel(hidden) });
   entries.push({ kind: "well", label: "unused bandwidth (pipe height = 100% of peak bandwidth)" });
   if (features.spill) entries.push({ kind: "spill", label: "memory oversubscribed" });
   if (features.computeOver) entries.push({ kind: "compute-over", label: "compute > 100%" });

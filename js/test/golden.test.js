@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { piecesToDraw } from "../aggregate.js";
 import { formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, timeUnitFor } from "../format.js";
+import { legendEntries, legendSelection, moreLabel, shortenMiddle } from "../legend.js";
 import { buildSceneIndex } from "../scene-index.js";
 import { timeTicks, utilizationTicks } from "../ticks.js";
 
@@ -51,3 +52,17 @@ test("golden: per-pixel merging, the rule of scene_pixels.merge_pixel_columns", 
     assert.deepEqual(got, want, name); // in draw order
   }
 });
+
+test("golden: the legend rule (caps and middle shortening)", () => {
+  const g = golden("legend");
+  for (const [[text, maxChars], want] of g.shorten_middle) assert.equal(shortenMiddle(text, maxChars), want, `shortenMiddle(${text}, ${maxChars})`);
+  for (const [[weights, maxEntries], want] of g.selection) assert.deepEqual(legendSelection(weights, maxEntries), want, `selection ${weights}`);
+  for (const [hidden, want] of g.more) assert.equal(moreLabel(hidden), want);
+  const names = Array.from({ length: 189 }, (_, i) => `void kernel_${i}<float, ${"x".repeat(60)}>::run_${i}`);
+  const legend = legendEntries(names, [], {}, names.map((_, i) => i));
+  const phases = legend.filter((e) => e.kind === "phase");
+  assert.equal(phases.length, g.max_entries - 1);
+  assert.ok(phases.every((e) => e.label.length <= g.max_chars && e.fullLabel.length > g.max_chars));
+  assert.equal(legend.find((e) => e.kind === "more").label, moreLabel(189 - (g.max_entries - 1)));
+});
+
