@@ -57,3 +57,19 @@ def legend_features(scene: Scene) -> dict[str, bool]:
         "compute_over": bool(np.any(np.asarray(scene.flags)[keep] & 1)),
         "dashed": bool(np.any(dashed)),
     }
+
+
+def work_note(workload) -> str | None:
+    """What an imported workload's readout says when some phases' work is unknown (a GPU trace's
+    kernels with no shapes, counters or recorded FLOPs): those phases have a duration but no ops or
+    bytes, so they draw flat; ``None`` when every phase's work is known."""
+    report = getattr(workload, "import_report", None)
+    if report is None:
+        return None
+    unknown = [p for p in report.phases if p.details.get("work") == "unknown"]
+    if not unknown:
+        return None
+    total = sum(p.duration for p in report.phases) or 1.0
+    share = sum(p.duration for p in unknown) / total
+    phases = "1 phase" if len(unknown) == 1 else f"{len(unknown):,} phases"
+    return f"work unknown for {phases} ({format_percent(share)} of the time): durations only, drawn flat"

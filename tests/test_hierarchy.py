@@ -332,3 +332,29 @@ def test_the_hierarchy_view_stacks_one_diagram_per_level_on_one_time_axis(tmp_pa
     assert not np.array_equal(panels[0].scene.fill_top, panels[1].scene.fill_top)
     out = savefig(tmp_path / "levels.png", panels)
     assert out.stat().st_size > 1000
+
+
+def test_a_trace_whose_kernels_have_no_work_says_so_in_the_readout():
+    from pathlib import Path
+
+    from campaign_widget.readout import work_note
+    from campaign_widget.static_figure import panel_for
+    from campaign_widget.static_figure.campaign import readout_lines
+
+    trace = Path(__file__).parent / "data" / "torch"
+    candidates = sorted(trace.glob("*.json"))
+    found = None
+    for path in candidates:
+        try:
+            w = cw.read_torch_trace(path, machine=cw.Machine(1e12, 1e11))
+        except cw.CampaignWidgetError:
+            continue
+        if work_note(w):
+            found = w
+            break
+    assert found is not None, "a fixture with a kernel of unknown work"
+    note = work_note(found)
+    assert note.startswith("work unknown for ") and "of the time" in note
+    lines = readout_lines(panel_for(found, found.schedule()))
+    assert (note, "note") in lines
+    assert work_note(chain()) is None

@@ -131,7 +131,8 @@ def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
 
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
-    return scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
+    lines = scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
+    return lines + [(note, "note") for note in getattr(panel, "notes", ())]
 
 
 def _header_rows(panel: Panel, plot_width_px: float) -> list[str]:

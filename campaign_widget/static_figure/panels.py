@@ -11,6 +11,7 @@ import numpy as np
 from ..colors import phase_colors
 from ..group_bands import with_group_spans
 from ..machine import Ceiling
+from ..readout import work_note
 from ..scene import Scene, build_scene
 
 
@@ -29,6 +30,7 @@ class Panel:
     time_max: float = 0.0  # > 0: the time axis reaches at least this far (stacked panels)
     group_labels: Sequence[str] = ()  # fusion-group labels, indexed by scene.group_id
     plot_height: float = 0.0  # CSS px of the plot, as the view's ``height``; 0: in proportion to the width
+    notes: Sequence[str] = ()  # readout lines about the workload itself (e.g. work unknown)
 
     def __post_init__(self):
         if not isinstance(self.scene, Scene):
@@ -160,6 +162,7 @@ def panel_for(
         time_max=time_max,
         group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()),
         plot_height=plot_height,
+        notes=tuple(note for note in (work_note(workload),) if note),
     )
 
 
