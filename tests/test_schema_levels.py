@@ -91,12 +91,13 @@ def test_a_machine_with_levels_writes_them_once(tmp_path):
 def test_a_preset_with_levels_and_a_new_farthest_bandwidth(tmp_path):
     path = _write(
         tmp_path,
-        HEAD + "machine: {preset: h100-sxm-levels, peak_bandwidth: 3.0e12}\nphases:\n- {name: A, ops: 1, bytes: 1}\n",
+        HEAD
+        + "machine: {preset: a100-sxm-80gb-levels, peak_bandwidth: 1.0e12}\nphases:\n- {name: A, ops: 1, bytes: 1}\n",
     )
     m = load(path).machine
-    base = cw.presets.machine("h100-sxm-levels")
+    base = cw.presets.machine("a100-sxm-80gb-levels")
     assert m.level_names == base.level_names and m.bandwidths[:-1] == base.bandwidths[:-1]
-    assert m.peak_bandwidth == 3.0e12
+    assert m.peak_bandwidth == 1.0e12 and m.peak_compute == base.peak_compute
     replaced = _write(
         tmp_path,
         HEAD
@@ -105,6 +106,26 @@ def test_a_preset_with_levels_and_a_new_farthest_bandwidth(tmp_path):
     )
     m = load(replaced).machine
     assert m.level_names == ("L2", "HBM") and m.peak_compute == cw.presets.machine("h100-sxm").peak_compute
+
+
+def test_presets_with_levels_and_fp16_have_their_cited_figures():
+    a100 = cw.presets.machine("a100-sxm-80gb-levels")
+    assert a100.memory_levels == (("L2", 5120 * 1.41e9), ("HBM", 2039e9))  # whitepaper L2 B/clk × boost clock
+    assert a100.peak_compute == cw.presets.machine("a100-sxm-80gb").peak_compute
+    fp16 = cw.presets.machine("H100 SXM FP16")
+    assert (fp16.peak_compute, fp16.peak_bandwidth) == (989.5e12, 3.35e12)
+    # the entries that were there before keep one level and their numbers
+    for name in ("h100-sxm", "a100-sxm-80gb", "h200-sxm", "fusemax"):
+        assert len(cw.presets.machine(name).level_names) == 1
+
+
+def test_a_preset_with_levels_round_trips_by_value(tmp_path):
+    w = cw.Workload(
+        [cw.Phase("gemm", ops=2e12, bytes={"L2": 6e9, "HBM": 1e9})], machine=cw.presets.machine("a100-sxm-80gb-levels")
+    )
+    again = load(save(w, tmp_path / "w.yaml"))
+    _same(again, w)
+    assert list(again.arrays.bound_resource) == ["compute"]
 
 
 # -- bad input: the phase, the level, the value and the line ----------------------------------------------
