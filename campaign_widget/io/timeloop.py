@@ -382,8 +382,8 @@ def _levels_machine(name, run: _Run, order, machine, ops_per_compute, hz, in_cyc
             (
                 "no machine: the file's SPECS give no peaks to infer one from (they lack "
                 if machine is None
-                else f"the machine {short_repr(machine.name or 'given')} names no level the SPECS give no bandwidth "
-                "for (they lack "
+                else f"the machine {short_repr(machine.name or 'given')} has no level for what the file's SPECS "
+                "leave out (they lack "
             )
             + " and ".join(missing)
             + f"); pass machine= with the accelerator's peaks (presets: {preset_names()}): a machine with memory "
