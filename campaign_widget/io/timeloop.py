@@ -9,16 +9,21 @@ or one per layer when a file holds several runs one after another (several ``Sum
   the report says so; a file without that line needs one of them.
 - ops = the computes (``Computes = N``, or ``MACCs = N`` in older Timeloop) × ``ops_per_compute``
   (default 2: a MAC is a multiply and an add).
-- bytes = the accesses of one memory level: Σ over its dataspaces (Weights, Inputs, Outputs) of
-  (scalar reads + fills + updates per instance) × utilized instances × word bits / 8 (``Word bits``, or
-  ``Data word bits`` as Sparseloop spells it). The level taken
-  by default is the one named ``DRAM`` (any case) if there is one, else the outermost storage level
-  (the last ``Level N``); pick another with ``memory_level="GlobalBuffer"``. Newer Timeloop prints
-  ``Actual scalar reads``; those are taken when present.
-- machine: given, or inferred from the file's SPECS when they have numbers: compute = arithmetic
-  instances × ops_per_compute × clock; bandwidth = (read bandwidth + write bandwidth, words/cycle per
-  instance) × instances × word bytes × clock of the chosen level. The report says which. Most real stats
-  print ``-`` (unbounded) for the outer level's bandwidth: those files need ``machine=``.
+- bytes = every storage level's accesses, one memory level each (design.md §8): Σ over its dataspaces
+  (Weights, Inputs, Outputs) of (scalar reads + fills + updates per instance) × utilized instances × word
+  bits / 8 (``Word bits``, or ``Data word bits`` as Sparseloop spells it). Newer Timeloop prints
+  ``Actual scalar reads``; those are taken when present. The levels are the machine's, nearest to compute
+  first (Timeloop's ``Level N`` order); the outermost (DRAM, BackingStorage) is the farthest, and its bytes
+  are the phase's ``bytes``.
+- machine: the file's storage levels. A level's bandwidth is (read bandwidth + write bandwidth, words/cycle
+  per instance; or the shared bandwidth when only that is printed) × instances × word bytes × clock, where
+  the SPECS give numbers; else the given ``machine``'s level of the same name (any case). A given machine's
+  levels that the file does not have are refused, naming both lists. Compute = the given machine's peak,
+  else arithmetic instances × ops_per_compute × clock. Most real stats print ``-`` (unbounded) for the
+  outer level's bandwidth: those files need ``machine=``. The report says where each number came from.
+- one level, as before: with a one-level ``machine`` or with ``memory_level="GlobalBuffer"``, bytes are the
+  accesses of that one level (default: the one named ``DRAM``, any case, else the outermost), and the
+  machine is the given one, or inferred from that level's SPECS.
 
 Errors name the file's own fields (``Summary Stats.Cycles``, ``DRAM.Data word bits``), not the workload's.
 """
@@ -104,9 +109,13 @@ def read_timeloop_stats(
     """Read Timeloop stats file(s) into a ``Workload``: one phase per file (or per layer in a file).
 
     ``clock``: the accelerator's clock in Hz (default: none if ``machine.time_unit`` is ``"cycle"``, else the
-    1 GHz the file's ``GFLOPs (@1GHz)`` assumes, else an error). ``memory_level``: the storage level whose
-    accesses are the phase's bytes (default: ``DRAM`` if named so, else the outermost level). ``names``:
-    phase names (default: the stats files' folder names, or ``layer k`` inside one file). ``machine``: the
+    1 GHz the file's ``GFLOPs (@1GHz)`` assumes, else an error). ``names``: phase names (default: the stats
+    files' folder names, or ``layer k`` inside one file).
+
+    Without ``memory_level`` and with no machine or one with several levels, every storage level is a
+    memory level of the workload's machine (bandwidths from the SPECS, else from ``machine``'s level of
+    that name). ``memory_level``, or a one-level ``machine``: one level's accesses are the phase's bytes
+    (default: ``DRAM`` if named so, else the outermost level), as in a one-level reading. ``machine``: the
     peaks; default: inferred from the file's SPECS (most files print no bandwidth for the outer level:
     then ``machine=`` is needed).
     """
@@ -159,7 +168,8 @@ def read_timeloop_stats(
     names = list(names)
     if len(names) != len(runs):
         raise ValueError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
-    if memory_level is None and (machine is None or len(machine.level_names) > 1):
+    several = len(_storage_levels(runs[0][2])) > 1
+    if memory_level is None and several and (machine is None or len(machine.level_names) > 1):
         return _read_levels(runs, names, machine, clock, hz, in_cycles, ops_per_compute, report)
     if machine is not None and len(machine.level_names) > 1:
         raise error(
