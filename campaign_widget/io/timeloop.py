@@ -168,8 +168,9 @@ def read_timeloop_stats(
     names = list(names)
     if len(names) != len(runs):
         raise ValueError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
-    several = len(_storage_levels(runs[0][2])) > 1
-    if memory_level is None and several and (machine is None or len(machine.level_names) > 1):
+    machine_levels = 0 if machine is None else len(machine.level_names)
+    several = len(_storage_levels(runs[0][2])) > 1 if machine is None else machine_levels > 1
+    if memory_level is None and several:
         return _read_levels(runs, names, machine, clock, hz, in_cycles, ops_per_compute, report)
     if machine is not None and len(machine.level_names) > 1:
         raise error(
