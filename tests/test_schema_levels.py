@@ -4,6 +4,7 @@ read and written; one-level files read and write as before; bad levels refused a
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,15 @@ def test_design_reference_workload_reads_from_a_file(tmp_path):
     assert w.machine.level_names == ("L2", "DRAM") and w.machine.bandwidths == (40.0, 10.0)
     np.testing.assert_array_equal(w.arrays.level_bytes, [[200, 20], [40, 60]])
     assert list(w.arrays.bound_resource) == ["L2", "DRAM"]
+    assert w.schedule().makespan == pytest.approx(11, abs=1e-9)
+    assert w.schedule(tiles=2, pipeline=True).makespan == pytest.approx(8.5, abs=1e-9)
+
+
+def test_the_docs_example_with_levels_is_design_reference(tmp_path):
+    text = (Path(__file__).parent.parent / "docs" / "workload-files.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```yml\n(.*?)```", text, flags=re.S)
+    w = load(_write(tmp_path, example))
+    assert w.machine.memory_levels == (("L2", 40.0), ("DRAM", 10.0))
     assert w.schedule().makespan == pytest.approx(11, abs=1e-9)
     assert w.schedule(tiles=2, pipeline=True).makespan == pytest.approx(8.5, abs=1e-9)
 
