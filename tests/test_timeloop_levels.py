@@ -112,7 +112,7 @@ def test_no_machine_and_an_unbounded_outer_level_asks_for_one():
     message = str(info.value)
     assert info.value.field == "machine" and "pass machine=" in message
     assert "BackingStorage.Read bandwidth (it is '-': unbounded)" in message
-    assert "levels named as the file's (Buffer, BackingStorage)" in message
+    assert "its levels named as the file's (Buffer, BackingStorage)" in message
 
 
 def test_runs_of_different_architectures_are_refused(tmp_path):

@@ -397,9 +397,8 @@ def _levels_machine(name, run: _Run, order, machine, ops_per_compute, hz, in_cyc
                 "leave out (they lack "
             )
             + " and ".join(missing)
-            + f"); pass machine= with the accelerator's peaks (presets: {preset_names()}): a machine with memory "
-            f"levels named as the file's ({', '.join(file_levels)}) gives the bandwidths the SPECS lack, a "
-            "one-level machine reads the outermost level only",
+            + f"); pass machine= with the accelerator's peaks (presets: {preset_names()}), its levels named as "
+            f"the file's ({', '.join(file_levels)})",
             line=run.line,
             field="machine",
         )
