@@ -181,6 +181,12 @@ def test_a_preset_with_levels_round_trips_by_value(tmp_path):
             5,
         ),
         (
+            "  memory_name: HBM\n  levels: {L2: 40, DRAM: 10}\n",
+            "- {name: A, ops: 1, bytes: 1}\n",
+            r"machine\.memory_name: 'HBM' differs from the farthest memory level 'DRAM'",
+            5,
+        ),
+        (
             "  levels: {L2: 40, DRAM: 10}\n",
             "- {name: A, ops: 1, bytes: 1}\n- name: B\n  ops: 1\n  bytes:\n    L2: 4\n    L3: 7\n",
             r"phases\[1\]\.bytes\.L3: phase 'B': bytes for memory level 'L3' \(7\), but the machine "

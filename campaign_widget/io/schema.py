@@ -228,6 +228,14 @@ def _read_machine(source: Source, doc, line) -> Machine:
         fields = {k: getattr(base, k) for k in MACHINE_KEYS if k != "preset"}
     if doc.get("levels") is not None:
         fields["levels"] = _read_levels(source, doc["levels"], line_of(doc, "levels"))
+        farthest = fields["levels"][-1][0]
+        if "memory_name" in doc and doc["memory_name"] != farthest:
+            raise source.error(
+                f"{show(doc['memory_name'])} differs from the farthest memory level {show(farthest)}: with levels, "
+                "the farthest level names the memory (leave memory_name out)",
+                line=line_of(doc, "memory_name"),
+                field="machine.memory_name",
+            )
         fields.pop("memory_name", None)  # a machine with levels names its farthest level itself
         if "peak_bandwidth" not in doc:
             fields["peak_bandwidth"] = None
