@@ -54,6 +54,24 @@ MACHINES: dict[str, Machine] = {
         name="A100 SXM 80GB (FP32, non-tensor)",
         ceilings=(Ceiling("FP64 (non-tensor)", compute=9.7 * TERA),),
     ),
+    # NVIDIA H100 Tensor Core GPU datasheet, SXM form factor: FP16 Tensor Core 1,979 TFLOPS with
+    # sparsity (the datasheet's footnote), so 989.5 TFLOP/s dense; GPU memory bandwidth 3.35 TB/s.
+    "h100-sxm-fp16": Machine(
+        peak_compute=989.5 * TERA,
+        peak_bandwidth=3.35 * TERA,
+        name="H100 SXM (dense FP16 tensor)",
+    ),
+    # The A100 80GB SXM above with its L2 as a memory level. NVIDIA A100 Tensor Core GPU Architecture
+    # whitepaper: L2 cache read bandwidth 5120 bytes/clock (2048 on V100, "2.3x the L2 cache read
+    # bandwidth of V100" once clocks are counted), at the A100's 1410 MHz boost clock:
+    # 5120 × 1.41e9 = 7.2192 TB/s. HBM2e: 2,039 GB/s (datasheet, as above). The whitepaper gives no
+    # aggregate L1 bandwidth, so L1 is not a level here.
+    "a100-sxm-80gb-levels": Machine(
+        peak_compute=19.5 * TERA,
+        levels={"L2": 5120 * 1.41e9, "HBM": 2039 * GIGA},
+        name="A100 SXM 80GB (FP32, non-tensor; L2, HBM)",
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=9.7 * TERA),),
+    ),
     # The paper's low-rank GEMM machine (seed 000, Table 3, "LR-GEMM" column): FuseMax, a 256×256
     # 2D MAC array at 940 MHz with 400 GB/s. A MAC counts as 2 ops (multiply + add), so the peak
     # is 2 · 256 · 256 · 0.94e9 = 123.2 Tops/s.

@@ -43,7 +43,7 @@ from .checks import (
 from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileError, file_path, line_of
 
 FORMAT = "campaign-workload"
-VERSION = 1
+VERSION = 1  # machine levels and per-level bytes are keys of version 1: an older reader names them unknown
 TOP_KEYS = ("format", "version", "machine", "settings", "phases")
 PHASE_KEYS = (
     "name",
@@ -70,8 +70,10 @@ MACHINE_KEYS = (
     "time_unit",
     "normalized",
     "ceilings",
+    "levels",
 )
 CEILING_KEYS = ("name", "compute", "bandwidth")
+PER_LEVEL_KEYS = ("bytes", "memory_util")  # a number (the farthest level) or {level: value, ...}
 SETTING_KEYS = tuple(DEFAULT_SETTINGS)
 
 
@@ -124,11 +126,15 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
         line = line_of(phases_doc, i)
         expect_map(source, item, where, line)
         check_keys(source, item, PHASE_KEYS, where)
+        name = read_name(source, item.get("name"), f"{where}.name", line_of(item, "name") if "name" in item else line)
         kwargs = {}
         for key in ("duration", "compute_util", "memory_util", "ops", "bytes"):
-            if item.get(key) is not None:
+            if item.get(key) is None:
+                continue
+            if key in PER_LEVEL_KEYS and isinstance(item[key], dict):
+                kwargs[key] = _per_level(source, item[key], name, f"{where}.{key}", line_of(item, key))
+            else:
                 kwargs[key] = read_number(source, item[key], f"{where}.{key}", line_of(item, key))
-        name = read_name(source, item.get("name"), f"{where}.name", line_of(item, "name") if "name" in item else line)
         after = item.get("after", [])
         if isinstance(after, str):
             after = [after]
@@ -153,14 +159,50 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
                 source, item["fusion_group"], f"{where}.fusion_group", line_of(item, "fusion_group")
             )
         phases.append(make_phase(source, line, name, after=tuple(after), tileable=tileable, **kwargs))
-    workload = make_workload(
-        source,
-        phases,
-        machine if machine is not None else file_machine,
-        settings,
-        [line_of(phases_doc, i) for i in range(len(phases))],
-    )
+    machine = machine if machine is not None else file_machine
+    _check_phase_levels(source, phases_doc, phases, machine)
+    workload = make_workload(source, phases, machine, settings, [line_of(phases_doc, i) for i in range(len(phases))])
     return mark_groups(workload, group_of) if group_of else workload
+
+
+def _per_level(source: Source, value: dict, phase: str, where: str, line) -> dict:
+    """``{level name: number}`` of a phase's ``bytes`` or ``memory_util``; null is an unknown level."""
+    if not value:
+        raise source.error(
+            f"phase {show(phase)}: {{}} names no memory level; give a number or {{level: value, ...}}",
+            line=line,
+            field=where,
+        )
+    levels = {}
+    for level, number in value.items():
+        name = read_name(source, level, f"{where} (a memory level name)", line_of(value, level))
+        levels[name] = None if number is None else read_number(source, number, f"{where}.{name}", line_of(value, level))
+        if levels[name] is not None and levels[name] < 0:
+            raise source.error(
+                f"phase {show(phase)}: level {show(name)}: {show(number)} must be >= 0",
+                line=line_of(value, level),
+                field=f"{where}.{name}",
+            )
+    return levels
+
+
+def _check_phase_levels(source: Source, phases_doc: list, phases: list, machine: Machine | None) -> None:
+    """Every level a phase names is one of the machine's, refused at the line of that level's key."""
+    levels = (machine or Machine.unit()).level_names
+    for i, phase in enumerate(phases):
+        for key in PER_LEVEL_KEYS:
+            for level, value in phase.level_values(key).items():
+                if level in levels:
+                    continue
+                given = phases_doc[i][key]
+                has = f"{len(levels)} levels: {', '.join(levels)}" if len(levels) > 1 else f"one level, {levels[0]!r}"
+                raise source.error(
+                    f"phase {show(phase.name)}: {key} for memory level {show(level)} ({show(value)}), but the "
+                    f"machine has no level {show(level)}; it has {has} (give the machine levels: "
+                    "{name: bandwidth, ...}, or name one of its levels)",
+                    line=line_of(given, level),
+                    field=f"phases[{i}].{key}.{level}",
+                )
 
 
 def _tensors(source: Source, value, where: str, line) -> dict:
@@ -184,12 +226,36 @@ def _read_machine(source: Source, doc, line) -> Machine:
     if doc.get("preset") is not None:
         base = read_preset(source, doc["preset"], line_of(doc, "preset"), "machine.preset")
         fields = {k: getattr(base, k) for k in MACHINE_KEYS if k != "preset"}
+    if doc.get("levels") is not None:
+        fields["levels"] = _read_levels(source, doc["levels"], line_of(doc, "levels"))
+        farthest = fields["levels"][-1][0]
+        if "memory_name" in doc and doc["memory_name"] != farthest:
+            raise source.error(
+                f"{show(doc['memory_name'])} differs from the farthest memory level {show(farthest)}: with levels, "
+                "the farthest level names the memory (leave memory_name out)",
+                line=line_of(doc, "memory_name"),
+                field="machine.memory_name",
+            )
+        fields.pop("memory_name", None)  # a machine with levels names its farthest level itself
+        if "peak_bandwidth" not in doc:
+            fields["peak_bandwidth"] = None
+    elif "peak_bandwidth" in doc and fields.get("levels"):
+        # a preset's levels with another bandwidth for the farthest, as Machine.with_peaks gives
+        *near, (far, _) = fields["levels"]
+        fields["levels"] = (
+            *near,
+            (far, read_number(source, doc["peak_bandwidth"], "machine.peak_bandwidth", line_of(doc, "peak_bandwidth"))),
+        )
     for key in ("peak_compute", "peak_bandwidth"):
         if key in doc:
             fields[key] = read_number(source, doc[key], f"machine.{key}", line_of(doc, key))
         elif key not in fields:
             raise source.error(
-                f"missing {key!r} (or give a preset: {preset_names()})", line=line_of(doc), field="machine"
+                f"missing {key!r} (or give levels: {{name: bandwidth, ...}}, or a preset: {preset_names()})"
+                if key == "peak_bandwidth"
+                else f"missing {key!r} (or give a preset: {preset_names()})",
+                line=line_of(doc),
+                field="machine",
             )
     for key in ("name", "compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
         if key in doc:
@@ -238,6 +304,35 @@ def _read_machine(source: Source, doc, line) -> Machine:
         raise source.error(str(e), line=line) from e
 
 
+def _read_levels(source: Source, doc, line) -> tuple[tuple[str, float], ...]:
+    """``machine.levels``: ``{name: bandwidth, ...}``, nearest to compute first."""
+    if not isinstance(doc, dict) or not doc:
+        raise source.error(
+            f"{show(doc)} must map memory level names to bandwidths, nearest to compute first "
+            "({L2: 5.5e12, HBM: 3.35e12})",
+            line=line,
+            field="machine.levels",
+        )
+    levels = []
+    for name, bandwidth in doc.items():
+        where = f"machine.levels.{name}"
+        level_line = line_of(doc, name)
+        read_name(source, name, "machine.levels (a memory level name)", level_line)
+        if bandwidth is None:
+            raise source.error(
+                f"memory level {show(name)} has no bandwidth; give one in bytes/s", line=level_line, field=where
+            )
+        read_number(source, bandwidth, where, level_line)
+        if not bandwidth > 0:
+            raise source.error(
+                f"memory level {show(name)}: bandwidth {show(bandwidth)} must be > 0 (bytes/s)",
+                line=level_line,
+                field=where,
+            )
+        levels.append((name, bandwidth))
+    return tuple(levels)
+
+
 def _read_settings(source: Source, doc, line) -> dict:
     if doc is None:
         return {}
@@ -263,9 +358,16 @@ def to_document(workload: Workload) -> dict:
     tileable = workload.tileable
     indptr, indices = workload.producers
     tensors = workload.tensors
+    levels = workload.machine.level_names if workload.machine.levels else ()
     phases = []
     for i, name in enumerate(names):
-        phase = {"name": name, "ops": float(a.ops[i]), "bytes": float(a.bytes[i])}
+        phase = {"name": name, "ops": float(a.ops[i])}
+        if not levels:
+            phase["bytes"] = float(a.bytes[i])
+        else:  # the known levels only: a level left out is unknown (design.md §8)
+            known = {level: float(b) for level, b in zip(levels, a.level_bytes[i]) if not np.isnan(b)}
+            if known:
+                phase["bytes"] = known
         if measured[i]:
             phase["duration"] = float(a.duration[i])
         producers = [names[int(j)] for j in indices[indptr[i] : indptr[i + 1]]]
@@ -289,17 +391,15 @@ def to_document(workload: Workload) -> dict:
 
 
 def _machine_document(m: Machine) -> dict:
-    doc = {
-        "name": m.name,
-        "peak_compute": _plain(m.peak_compute),
-        "peak_bandwidth": _plain(m.peak_bandwidth),
-        "compute_name": m.compute_name,
-        "memory_name": m.memory_name,
-        "ops_unit": m.ops_unit,
-        "bytes_unit": m.bytes_unit,
-        "time_unit": m.time_unit,
-        "normalized": bool(m.normalized),
-    }
+    doc = {"name": m.name, "peak_compute": _plain(m.peak_compute)}
+    if m.levels:  # the farthest level is the peak bandwidth and names the memory: written once, in levels
+        doc["levels"] = {level: _plain(bandwidth) for level, bandwidth in m.levels}
+    else:
+        doc["peak_bandwidth"] = _plain(m.peak_bandwidth)
+    doc["compute_name"] = m.compute_name
+    if not m.levels:
+        doc["memory_name"] = m.memory_name
+    doc.update(ops_unit=m.ops_unit, bytes_unit=m.bytes_unit, time_unit=m.time_unit, normalized=bool(m.normalized))
     if m.ceilings:
         doc["ceilings"] = [
             {
@@ -326,13 +426,20 @@ _HEADER = (
     "# Phases hold volumes (ops, bytes) and, when measured, their duration; utilizations follow from the\n"
     "# machine's peaks. Phases are listed in dependency order; `after` names each phase's producers.\n"
 )
+_LEVELS_HEADER = (
+    "# The machine's memory levels are listed nearest to compute first; a phase's bytes name the levels\n"
+    "# it is known at (a level left out is unknown, not 0).\n"
+)
 
 
 def dumps(workload: Workload, format: str = "yaml") -> str:
     """The workload as text in our schema: ``format`` is ``"yaml"`` (canonical) or ``"json"``."""
     doc = to_document(workload)
     if format == "yaml":
-        return _HEADER + yaml.dump(
+        header = _HEADER
+        if doc["machine"].get("levels"):
+            header += _LEVELS_HEADER
+        return header + yaml.dump(
             doc, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
         )
     if format == "json":

@@ -9,16 +9,21 @@ or one per layer when a file holds several runs one after another (several ``Sum
   the report says so; a file without that line needs one of them.
 - ops = the computes (``Computes = N``, or ``MACCs = N`` in older Timeloop) × ``ops_per_compute``
   (default 2: a MAC is a multiply and an add).
-- bytes = the accesses of one memory level: Σ over its dataspaces (Weights, Inputs, Outputs) of
-  (scalar reads + fills + updates per instance) × utilized instances × word bits / 8 (``Word bits``, or
-  ``Data word bits`` as Sparseloop spells it). The level taken
-  by default is the one named ``DRAM`` (any case) if there is one, else the outermost storage level
-  (the last ``Level N``); pick another with ``memory_level="GlobalBuffer"``. Newer Timeloop prints
-  ``Actual scalar reads``; those are taken when present.
-- machine: given, or inferred from the file's SPECS when they have numbers: compute = arithmetic
-  instances × ops_per_compute × clock; bandwidth = (read bandwidth + write bandwidth, words/cycle per
-  instance) × instances × word bytes × clock of the chosen level. The report says which. Most real stats
-  print ``-`` (unbounded) for the outer level's bandwidth: those files need ``machine=``.
+- bytes = every storage level's accesses, one memory level each (design.md §8): Σ over its dataspaces
+  (Weights, Inputs, Outputs) of (scalar reads + fills + updates per instance) × utilized instances × word
+  bits / 8 (``Word bits``, or ``Data word bits`` as Sparseloop spells it). Newer Timeloop prints
+  ``Actual scalar reads``; those are taken when present. The levels are the machine's, nearest to compute
+  first (Timeloop's ``Level N`` order); the outermost (DRAM, BackingStorage) is the farthest, and its bytes
+  are the phase's ``bytes``.
+- machine: the file's storage levels. A level's bandwidth is (read bandwidth + write bandwidth, words/cycle
+  per instance; or the shared bandwidth when only that is printed) × instances × word bytes × clock, where
+  the SPECS give numbers; else the given ``machine``'s level of the same name (any case). A given machine's
+  levels that the file does not have are refused, naming both lists. Compute = the given machine's peak,
+  else arithmetic instances × ops_per_compute × clock. Most real stats print ``-`` (unbounded) for the
+  outer level's bandwidth: those files need ``machine=``. The report says where each number came from.
+- one level, as before: with a one-level ``machine`` or with ``memory_level="GlobalBuffer"``, bytes are the
+  accesses of that one level (default: the one named ``DRAM``, any case, else the outermost), and the
+  machine is the given one, or inferred from that level's SPECS.
 
 Errors name the file's own fields (``Summary Stats.Cycles``, ``DRAM.Data word bits``), not the workload's.
 """
@@ -28,16 +33,18 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..phase import LARGEST, SMALLEST
+from ..workload import Workload
 from ._common import (
     ImportReport,
     PhaseReport,
     build_workload,
+    chain,
     check_percent,
     error,
     head_text,
@@ -46,7 +53,7 @@ from ._common import (
 )
 from .checks import preset_names
 from .registry import preset_or_machine
-from .source import Source
+from .source import Source, WorkloadFileError
 
 FORMAT = "timeloop-stats"
 CYCLE_UNITS = ("cycle", "cycles")
@@ -102,9 +109,13 @@ def read_timeloop_stats(
     """Read Timeloop stats file(s) into a ``Workload``: one phase per file (or per layer in a file).
 
     ``clock``: the accelerator's clock in Hz (default: none if ``machine.time_unit`` is ``"cycle"``, else the
-    1 GHz the file's ``GFLOPs (@1GHz)`` assumes, else an error). ``memory_level``: the storage level whose
-    accesses are the phase's bytes (default: ``DRAM`` if named so, else the outermost level). ``names``:
-    phase names (default: the stats files' folder names, or ``layer k`` inside one file). ``machine``: the
+    1 GHz the file's ``GFLOPs (@1GHz)`` assumes, else an error). ``names``: phase names (default: the stats
+    files' folder names, or ``layer k`` inside one file).
+
+    Without ``memory_level`` and with no machine or one with several levels, every storage level is a
+    memory level of the workload's machine (bandwidths from the SPECS, else from ``machine``'s level of
+    that name). ``memory_level``, or a one-level ``machine``: one level's accesses are the phase's bytes
+    (default: ``DRAM`` if named so, else the outermost level), as in a one-level reading. ``machine``: the
     peaks; default: inferred from the file's SPECS (most files print no bandwidth for the outer level:
     then ``machine=`` is needed).
     """
@@ -157,6 +168,18 @@ def read_timeloop_stats(
     names = list(names)
     if len(names) != len(runs):
         raise ValueError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
+    machine_levels = 0 if machine is None else len(machine.level_names)
+    several = len(_storage_levels(runs[0][2])) > 1 if machine is None else machine_levels > 1
+    if memory_level is None and several:
+        return _read_levels(runs, names, machine, clock, hz, in_cycles, ops_per_compute, report)
+    if machine is not None and len(machine.level_names) > 1:
+        raise error(
+            first_name,
+            f"memory_level={memory_level!r} reads one storage level, but the machine has {len(machine.level_names)} "
+            f"memory levels ({', '.join(machine.level_names)}): leave memory_level out to read every level, or pass "
+            "a one-level machine",
+            field="memory_level",
+        )
     durations, ops, volumes = [], [], []
     inferred = None
     for (name, k, run), phase in zip(runs, names):
@@ -203,6 +226,204 @@ def read_timeloop_stats(
     return build_workload(
         report.path, names, duration=durations, ops=ops, bytes_=volumes, machine=machine, report=report
     )
+
+
+def _read_levels(runs, names, machine, clock, hz, in_cycles, ops_per_compute, report):
+    """Every storage level's bytes, the architecture's levels as the machine's (nearest to compute first)."""
+    first_name, _, first = runs[0]
+    order = _storage_levels(first)
+    level_names = [lv.name for lv in order]
+    durations, ops = [], []
+    volumes = {level: [] for level in level_names}
+    for (name, k, run), phase in zip(runs, names):
+        storage = _storage_levels(run)
+        if [lv.name for lv in storage] != level_names:
+            raise error(
+                name,
+                f"this run's storage levels ({', '.join(lv.name for lv in storage)}) differ from those of "
+                f"{first_name}'s first run ({', '.join(level_names)}); read runs of different architectures "
+                "separately, or pass memory_level= to read one level of each",
+                line=run.line,
+            )
+        duration = run.cycles / hz
+        computes = run.computes
+        per_level, word_bytes = {}, {}
+        for level in reversed(storage):  # the outermost first: its errors are the ones a one-level read gives
+            per_level[level.name], word_bytes[level.name] = _bytes(name, level)
+            _check(name, run, phase, duration, computes * ops_per_compute, per_level[level.name], level)
+        durations.append(duration)
+        ops.append(computes * ops_per_compute)
+        for level in level_names:
+            volumes[level].append(per_level[level])
+        far = level_names[-1]
+        report.phases.append(
+            PhaseReport(
+                name=phase,
+                duration=duration,
+                ops=ops[-1],
+                bytes=per_level[far],
+                flops="computed",
+                bytes_source="counted",
+                details={
+                    "file": name,
+                    "run": k,
+                    "cycles": run.cycles,
+                    "clock": clock,
+                    run.computes_label: computes,
+                    "memory_level": far,
+                    "word_bytes": word_bytes[far],
+                    "level_bytes": {level: per_level[level] for level in level_names},
+                    "level_word_bytes": {level: word_bytes[level] for level in level_names},
+                },
+            )
+        )
+        report.notes.append(
+            f"{phase}: {run.cycles:g} cycles, {computes:g} {run.computes_label} × {ops_per_compute:g} ops; bytes "
+            "per storage level, nearest to compute first = its reads + fills + updates × its word bytes: "
+            + ", ".join(f"{level} {per_level[level]:g} B ({word_bytes[level]:g} B/word)" for level in level_names)
+        )
+    levels_machine = _levels_machine(first_name, first, order, machine, ops_per_compute, hz, in_cycles, report)
+    try:
+        workload = Workload.from_arrays(
+            names,
+            duration=durations,
+            ops=ops,
+            bytes=volumes[level_names[-1]],
+            level_bytes={level: volumes[level] for level in level_names[:-1]},
+            after=chain(list(names)),
+            machine=levels_machine,
+        )
+    except WorkloadError as e:
+        raise WorkloadFileError(str(e), path=report.path) from e
+    return workload.with_import_report(report)
+
+
+def _storage_levels(run: _Run) -> list[_Level]:
+    """The storage levels, nearest to compute first (Timeloop numbers them outward from the arithmetic)."""
+    return sorted((lv for lv in run.levels if lv.is_storage), key=lambda lv: lv.index)
+
+
+def _level_bandwidth(name, level: _Level, hz) -> tuple[float | None, str]:
+    """A storage level's bandwidth from its SPECS (bytes per second, or per cycle), or None and why not:
+    (read + write bandwidth, words/cycle per instance) × instances × word bytes × clock; a level that
+    prints only a shared bandwidth has that one."""
+    rates, problems = [], []
+    for key in ("Read bandwidth", "Write bandwidth"):
+        value = level.specs.get(key)
+        rate = _rate(value)
+        if rate is None:
+            shown = "absent" if value is None else short_repr(value[0])
+            unbounded = ": unbounded" if value is not None and value[0].strip() == "-" else ""
+            problems.append(f"a number for {level.name}.{key} (it is {shown}{unbounded})")
+        rates.append(rate)
+    per_cycle = None if problems else sum(rates)
+    if per_cycle is None and _rate(level.specs.get("Shared bandwidth")) is not None:
+        per_cycle, problems = _rate(level.specs["Shared bandwidth"]), []
+    word_bits, key = _word_bits(level)
+    if per_cycle is None or word_bits is None:
+        return None, " and ".join(problems) or f"a {key} for level {level.name!r}"
+    inst = _num(name, level.specs.get("Instances", ("1", level.line)), f"{level.name}.Instances")
+    bandwidth = per_cycle * inst * _num(name, word_bits, f"{level.name}.{key}") / 8 * hz
+    if not bandwidth:
+        return None, f"a bandwidth above 0 for level {level.name!r}"
+    return bandwidth, ""
+
+
+def _rate(value) -> float | None:
+    if value is None:
+        return None
+    try:
+        rate = float(value[0])
+    except ValueError:
+        return None
+    return rate if math.isfinite(rate) and rate >= 0 else None
+
+
+def _levels_machine(name, run: _Run, order, machine, ops_per_compute, hz, in_cycles, report) -> Machine:
+    """The machine whose memory levels are the file's storage levels: each level's bandwidth from the
+    SPECS where they give one, else from ``machine``'s level of that name; compute from ``machine``, else
+    from the SPECS."""
+    unit = "cycle" if in_cycles else "s"
+    file_levels = [lv.name for lv in order]
+    given = {}
+    if machine is not None:
+        by_name = {level.lower(): level for level in file_levels}
+        unmatched = [level for level in machine.level_names if level.lower() not in by_name]
+        if unmatched:
+            raise error(
+                name,
+                f"the machine's memory levels ({', '.join(machine.level_names)}) do not match this file's storage "
+                f"levels (nearest to compute first: {', '.join(file_levels)}): "
+                f"{', '.join(repr(u) for u in unmatched)} {'is' if len(unmatched) == 1 else 'are'} not among them. "
+                "Name the machine's levels as the file does, or pass a one-level machine (or memory_level=) to "
+                "read one level",
+                line=run.line,
+                field="machine",
+            )
+        given = {by_name[level.lower()]: bandwidth for level, bandwidth in machine.memory_levels}
+    levels, sources, missing = [], [], []
+    for level in order:
+        bandwidth, why = _level_bandwidth(name, level, hz)
+        if bandwidth is not None:
+            if level.name in given and not math.isclose(given[level.name], bandwidth, rel_tol=1e-9):
+                report.notes.append(
+                    f"level {level.name!r}: the SPECS' bandwidth {bandwidth:.4g} B/{unit} is used; the machine "
+                    f"gives {given[level.name]:.4g}"
+                )
+            levels.append((level.name, bandwidth))
+            sources.append(f"{level.name} {bandwidth:.4g} B/{unit} (SPECS)")
+        elif level.name in given:
+            levels.append((level.name, given[level.name]))
+            sources.append(f"{level.name} {given[level.name]:.4g} B/{unit} (machine)")
+        else:
+            missing.append(why)
+    compute = machine.peak_compute if machine is not None else None
+    arithmetic = next((lv for lv in run.levels if not lv.is_storage), None)
+    if compute is None:
+        if arithmetic is not None and "Instances" in arithmetic.specs:
+            instances = _num(name, arithmetic.specs["Instances"], f"{arithmetic.name}.Instances")
+            compute = instances * ops_per_compute * hz
+            if not compute:
+                missing.insert(0, f"a number of {arithmetic.name} instances above 0")
+        else:
+            missing.insert(0, "the arithmetic level's Instances")
+    if missing:
+        raise error(
+            name,
+            (
+                "no machine: the file's SPECS give no peaks to infer one from (they lack "
+                if machine is None
+                else f"the machine {short_repr(machine.name or 'given')} has no level for what the file's SPECS "
+                "leave out (they lack "
+            )
+            + " and ".join(missing)
+            + f"); pass machine= with the accelerator's peaks (presets: {preset_names()}), its levels named as "
+            f"the file's ({', '.join(file_levels)})",
+            line=run.line,
+            field="machine",
+        )
+    compute_source = (
+        f"compute {compute:.4g} ops/{unit} (machine)"
+        if machine is not None
+        else f"compute = {arithmetic.name} instances × {ops_per_compute:g} ops × clock = {compute:.4g} ops/{unit}"
+    )
+    report.machine_source = (
+        f"the file's storage levels, nearest to compute first: {', '.join(sources)}; {compute_source} (SPECS "
+        "bandwidths are (read + write bandwidth) × instances × word bytes × clock, printed rounded to 2 decimals)"
+    )
+    try:
+        if machine is not None:
+            return replace(machine, levels=tuple(levels), peak_bandwidth=None)
+        return Machine(
+            peak_compute=compute, levels=levels, name="Timeloop SPECS (levels)", time_unit=unit, ops_unit="op"
+        )
+    except WorkloadError as e:
+        raise error(
+            name,
+            f"the file's levels give no machine: {e}; check the clock, or pass machine=",
+            line=run.line,
+            field="machine",
+        ) from None
 
 
 def _check(name, run, phase, duration, ops, volume, level) -> None:
