@@ -7,10 +7,11 @@ import pytest
 import traitlets
 from ipywidgets.widgets.widget import _remove_buffers
 
-from campaign_widget import CampaignDiagram, Machine, Phase, Workload
+from campaign_widget import CampaignDiagram, Machine, Phase, ScheduleError, Workload, settings
 from campaign_widget.buffers import from_payload
 from campaign_widget.scene import build_scene
-from campaign_widget.widget import decode_scene_state
+from campaign_widget.settings import MAX_DEPTH, check_setting
+from campaign_widget.widget import VIEW_WRITABLE, decode_scene_state
 
 PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -95,6 +96,28 @@ def test_bad_trait_values_are_refused_by_name(figure_2b, trait, value):
     w = CampaignDiagram(figure_2b)
     with pytest.raises(traitlets.TraitError, match=trait):
         setattr(w, trait, value)
+
+
+@pytest.mark.parametrize("value", [0, True, MAX_DEPTH + 1])
+def test_depth_is_refused_by_the_settings_rule(figure_2b, value):
+    """The widget checks depth as ``Workload.schedule`` does (settings.check_setting), words included."""
+    with pytest.raises(ScheduleError) as expected:
+        check_setting("depth", value)
+    w = CampaignDiagram(figure_2b)
+    with pytest.raises(traitlets.TraitError) as refused:
+        w.depth = value
+    assert str(refused.value) == str(expected.value)
+    assert w.depth == 2
+
+
+def test_policies_are_the_settings_table_and_read_only(figure_2b):
+    """The view's policy menu is the synced ``policies`` trait, one entry per row of the settings table."""
+    w = CampaignDiagram(figure_2b)
+    assert w.policies == [p.name for p in settings._POLICY_TABLE] == list(settings.POLICIES)
+    assert w.get_state(["policies"]) == {"policies": list(settings.POLICIES)}
+    with pytest.raises(traitlets.TraitError, match="read-only"):
+        w.policies = ["none"]
+    assert "policies" not in VIEW_WRITABLE
 
 
 def test_unknown_keyword_is_a_type_error(figure_2b):
