@@ -1,6 +1,5 @@
 """The widget without a browser: traits in, binary buffers out, PNG protocol (js/CONTRACT.md)."""
 
-
 import numpy as np
 import pytest
 import traitlets
