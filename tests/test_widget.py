@@ -307,7 +307,7 @@ def test_stacked_panels_share_one_time_axis_or_each_take_their_own(by_volume):
     assert [d.time_max for d in stack.diagrams.values()] == [longest, longest] and len(stack._links) == 1
 
 
-# -- parameters (issue 10 item 3) ------------------------------------------------------------------
+# -- parameters ------------------------------------------------------------------
 
 MLP = {"up": "H[b,f] = X[b,d] * W1[d,f]", "act": "A[b,f] = H[b,f]", "down": "Y[b,d] = A[b,f] * W2[f,d]"}
 MLP_SIZES = {"b": "B*S", "d": "D", "f": "4*D"}
@@ -457,7 +457,7 @@ def test_a_refused_control_from_the_view_leaves_the_widget_usable(figure_2b, til
 
 
 def test_a_measured_timeline_is_drawn_as_it_ran(tmp_path):
-    # issue 14 item 2: intervals at their measured times, idle gaps kept, the idle share in the readout
+    # intervals at their measured times, idle gaps kept, the idle share in the readout
     from campaign_widget import Machine, Schedule, StackedDiagrams
 
     w = Workload(
@@ -488,7 +488,7 @@ def test_a_measured_timeline_is_drawn_as_it_ran(tmp_path):
 
 
 def test_stepping_is_a_control_of_the_diagram():
-    # issue 14 item 3: the paper authors' lock-step rule from the widget too (the issue's counterexample)
+    # the paper authors' lock-step rule from the widget too, on the counterexample that tells it apart
     chain = Workload(
         [
             Phase("P0", duration=8, compute_util=0.6, memory_util=0.9),

@@ -465,9 +465,9 @@ def test_wheel_zoom_changes_axis_without_the_kernel(controls):
 
 
 def test_each_control_change_draws_once_from_the_first(controls):
-    """A new view's first control changes: one draw each, when the kernel's scene arrives (issue 12,
-    "one draw per change"). The first change once drew twice: the kernel's echo of the control
-    redrew the old scene before the new one came."""
+    """A new view's first control changes: one draw each, when the kernel's scene arrives (one
+    draw per change): the kernel's echo of the control must not redraw the old scene before the new
+    one comes."""
     page, nb = controls.page, controls.nb
     out = nb.run_cell(
         nb.append_code_cell(

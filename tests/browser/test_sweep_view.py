@@ -1,4 +1,4 @@
-"""SweepView in real JupyterLab + headless Chromium (issue 13).
+"""SweepView in real JupyterLab + headless Chromium.
 
 The module writes its own notebook, types a cell that sweeps design.md §3's workload
 A(3, .7, .6) → B(10, .2, .9) over tiles × policy × depth (pipelined) and displays
