@@ -1,6 +1,6 @@
 // The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
 // owns hover, zoom and pan. See js/CONTRACT.md.
-import { element } from "./dom.js";
+import { element, sizeCanvas } from "./dom.js";
 import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
 import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
@@ -131,12 +131,7 @@ function render({ model, el }) {
       hover: hovered,
       highlight: highlightPhase,
       resize(w, h) {
-        const backingWidth = Math.round(w * ratio);
-        const backingHeight = Math.round(h * ratio);
-        if (canvas.width !== backingWidth) canvas.width = backingWidth;
-        if (canvas.height !== backingHeight) canvas.height = backingHeight;
-        canvas.style.width = `${w}px`;
-        canvas.style.height = `${h}px`;
+        sizeCanvas(canvas, ctx, w, h, ratio);
       },
     });
     layout = drawn;
