@@ -3,9 +3,9 @@
 Twelve categorical hues: Okabe & Ito's palette (black replaced, yellow darkened so that it reads on
 white), then four of Paul Tol's "muted" scheme. Beyond twelve phases the hues repeat as a darker
 shade (13–24), then a lighter tint (25–36), … so every phase of a large workload still has a colour
-of its own, and the view labels phases in place on the diagram (a colour alone no longer identifies
-a phase there). Red is kept for oversubscription warnings, which are also hatched, so no meaning
-rests on hue alone.
+of its own, and the view labels phases in place on the diagram (a colour alone does not identify a
+phase there). Red is kept for oversubscription warnings (theme.json's ``warning``), which are also
+hatched, so no meaning rests on hue alone.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ BASE = (
     "#999933",
     "#882255",
 )
-WARNING = "#D62728"
 #: Phases beyond this many are also labelled in place on the diagram.
 DISTINCT = len(BASE)
 

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from .workload import Workload
 
 OVERLAYS = ("bytes", "ops", "intensity", "duration", "efficiency")
-PHASE_OVERLAYS = OVERLAYS[1:]
 NODE_PHASE, NODE_TENSOR = 0, 1
 EDGE_READ, EDGE_WRITE, EDGE_ORDER = 0, 1, 2  # order: an `after` dependency that names no tensor
 

@@ -1,4 +1,4 @@
-"""A sweep as a heatmap (issue 13): two axes on the grid, the others chosen by dropdowns.
+"""A sweep as a heatmap: two axes on the grid, the others chosen by dropdowns.
 
 ``SweepView(result, x="tiles", y="peak_bandwidth", color="makespan")`` draws a bqplot
 ``GridHeatMap`` of one column of a :class:`~campaign_widget.sweep.SweepResult` over two of its

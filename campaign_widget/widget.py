@@ -18,8 +18,8 @@ from .group_bands import with_group_spans
 from .readout import legend_features, readout_lines
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .scene_pixels import aggregate_scene
-from .schedule import POLICIES, STEPPINGS, Plans, Schedule, build_schedule
-from .settings import check_setting
+from .schedule import Plans, Schedule, build_schedule
+from .settings import POLICIES, STEPPINGS, check_setting
 from .view_base import Choice, ViewWidget, check_params
 from .workload import Workload
 
@@ -52,6 +52,15 @@ MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab woul
 # on every slider step. 4096 columns cover a full-width plot at twice the device pixels.
 LOD_ABOVE = 200_000
 LOD_COLUMNS = 4096
+
+
+def _checked(key: str, value):
+    """``value`` for schedule setting ``key`` as ``settings.check_setting`` normalizes it, its refusal
+    a ``TraitError`` (the widget's validators and the view's messages share the one rule)."""
+    try:
+        return check_setting(key, value)
+    except ScheduleError as error:
+        raise t.TraitError(str(error)) from None
 
 
 class CampaignDiagram(ViewWidget, bundle="widget.js"):
@@ -233,11 +242,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
 
     @t.validate("tiles")
     def _valid_tiles(self, proposal):
-        value = proposal["value"]
-        try:
-            value = check_setting("tiles", value)
-        except ScheduleError as error:
-            raise t.TraitError(str(error)) from None
+        value = _checked("tiles", proposal["value"])
         if value > 1 and not self._workload.tileable.all():
             fixed = self._workload.names[int((~self._workload.tileable).argmax())]
             raise t.TraitError(f"tiles={value!r}: phase {fixed!r} is marked tileable=False")
@@ -276,9 +281,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
 
     @t.validate("depth")
     def _valid_depth(self, proposal):
-        if proposal["value"] < 1:
-            raise t.TraitError(f"depth={proposal['value']!r} must be >= 1")
-        return self._scheduled("depth", proposal["value"])
+        return self._scheduled("depth", _checked("depth", proposal["value"]))
 
     # -- the model, recomputed on every control change ------------------------------------------
 
@@ -453,10 +456,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     def _check_view_tiles(self, value) -> None:
         """A tile count from the view is refused before anything is computed when the view could not
         be sent its pieces anyway (each tile is at least one piece): a drag must not freeze the kernel."""
-        try:
-            value = check_setting("tiles", value)
-        except ScheduleError as error:
-            raise t.TraitError(str(error)) from None
+        value = _checked("tiles", value)
         phases = len(self._workload)
         if value * phases > MAX_VIEW_PIECES:
             raise t.TraitError(

@@ -907,17 +907,7 @@ def _evaluate_phases(
         raise ExpressionError(f"unknown parameters {missing}: give their values in params= (known: {sorted(params)})")
 
     def value_of(name: str, field: str, value: float | str | None) -> float:
-        if value is None:
-            return np.nan
-        if not isinstance(value, str):
-            return float(value)
-        try:
-            result = evaluate(value, params)
-        except ExpressionError as error:
-            raise ExpressionError(f"phase {short_repr(name)}: {field}: {error}") from None
-        if result < 0:
-            raise WorkloadError(f"phase {short_repr(name)}: {field}={value!r} = {result} must be >= 0")
-        return float(result)
+        return np.nan if value is None else _evaluated(name, field, value, params)
 
     ops, bytes_, reads, writes = [], [], [], []
     for name, (o, b, r, w) in zip(names, symbolic):

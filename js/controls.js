@@ -1,12 +1,10 @@
 // The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, stepping, depth,
 // y axis, and one integer slider per workload parameter (input.cw-param[data-param=name]). Each control writes its trait through the frame-coalescing writer, shows its live value
 // in span.cw-value, and follows changes made from Python.
-import { element, labelled } from "./dom.js";
+import { element, labelled, setOptions } from "./dom.js";
 import { formatSI } from "./format.js";
 import { createParamSliders } from "./param-sliders.js";
 
-/** Fallback only: the kernel sends the policies it knows in the `policies` trait. */
-export const POLICIES = ["none", "dilate", "throttle", "dilate+throttle"];
 const LOG_SLIDER_STEPS = 1000;
 
 /** [lo, hi] from a *_range trait, falling back around `value` when it is missing or bad. */
@@ -91,38 +89,27 @@ export function createControls(document, model, writer) {
     writer.write("pipeline", pipeline.checked);
   });
 
-  const policy = element(document, "select", { className: "cw-policy" });
-  const policies = () => {
-    const synced = model.get("policies");
-    return Array.isArray(synced) && synced.length ? synced.map(String) : POLICIES;
-  };
-  let shownPolicies = "";
-  const policyValue = addControl("policy", policy, (span) => {
-    const names = policies();
-    if (names.join("\n") !== shownPolicies) {
-      shownPolicies = names.join("\n");
-      policy.replaceChildren(...names.map((name) => element(document, "option", { value: name, textContent: name })));
-    }
-    const current = model.get("policy");
-    policy.value = names.includes(current) ? current : names[0];
-    span.textContent = policy.value;
-  });
-  listen(policy, "change", () => {
-    policyValue.textContent = policy.value;
-    writer.write("policy", policy.value);
-  });
+  function selectControl(key, className, labelText, options) {
+    const select = element(document, "select", { className });
+    const valueSpan = addControl(labelText, select, (span) => {
+      const current = String(model.get(key) ?? "");
+      setOptions(document, select, options(), current);
+      span.textContent = current;
+    });
+    listen(select, "change", () => {
+      valueSpan.textContent = select.value;
+      writer.write(key, select.value);
+    });
+  }
 
+  // The policies are the kernel's `policies` trait (campaign_widget.settings.POLICIES), so a policy
+  // added there is offered here with no change to the view.
+  selectControl("policy", "cw-policy", "policy", () => {
+    const synced = model.get("policies");
+    return Array.isArray(synced) ? synced.map(String) : [];
+  });
   // When a pipelined tile starts: "event" (the design notes' rule) or "lockstep" (the paper authors' tool).
-  const stepping = element(document, "select", { className: "cw-stepping" });
-  stepping.replaceChildren(...["event", "lockstep"].map((name) => element(document, "option", { value: name, textContent: name })));
-  const steppingValue = addControl("stepping", stepping, (span) => {
-    stepping.value = model.get("stepping") === "lockstep" ? "lockstep" : "event";
-    span.textContent = stepping.value;
-  });
-  listen(stepping, "change", () => {
-    steppingValue.textContent = stepping.value;
-    writer.write("stepping", stepping.value);
-  });
+  selectControl("stepping", "cw-stepping", "stepping", () => ["event", "lockstep"]);
 
   const depth = element(document, "input", { type: "number", className: "cw-depth", min: "1", step: "1" });
   const depthValue = addControl("depth", depth, (span) => {

@@ -36,3 +36,15 @@ export function listen(cleanups, node, event, handler, options) {
   node.addEventListener(event, handler, options);
   cleanups.push(() => node.removeEventListener(event, handler, options));
 }
+
+/** Size `canvas` to `width` × `height` CSS px with a backing store `ratio` times larger (kept when
+ * unchanged, since resizing clears it), and scale `ctx` so drawing is in CSS px. */
+export function sizeCanvas(canvas, ctx, width, height, ratio) {
+  const bw = Math.round(width * ratio);
+  const bh = Math.round(height * ratio);
+  if (canvas.width !== bw) canvas.width = bw;
+  if (canvas.height !== bh) canvas.height = bh;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+}

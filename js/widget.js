@@ -1,5 +1,6 @@
 // The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
 // owns hover, zoom and pan. See js/CONTRACT.md.
+import { element, sizeCanvas } from "./dom.js";
 import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
 import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
@@ -32,13 +33,6 @@ const CONTROL_TRAITS = [
 ];
 const DEFAULT_PLOT_HEIGHT = 320;
 const HOVER_TOLERANCE_PX = 4;
-
-function element(document, tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 function render({ model, el }) {
   const document = el.ownerDocument ?? globalThis.document;
@@ -137,12 +131,7 @@ function render({ model, el }) {
       hover: hovered,
       highlight: highlightPhase,
       resize(w, h) {
-        const backingWidth = Math.round(w * ratio);
-        const backingHeight = Math.round(h * ratio);
-        if (canvas.width !== backingWidth) canvas.width = backingWidth;
-        if (canvas.height !== backingHeight) canvas.height = backingHeight;
-        canvas.style.width = `${w}px`;
-        canvas.style.height = `${h}px`;
+        sizeCanvas(canvas, ctx, w, h, ratio);
       },
     });
     layout = drawn;

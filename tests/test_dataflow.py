@@ -416,7 +416,7 @@ def test_an_imported_sdfg_gets_its_graph_and_one_slider_per_symbol():
     assert view.dataflow.bytes.sum() > before.sum()
 
 
-# -- predicted traffic beside the logical bytes (issue 11 item 3) ---------------------------------------
+# -- predicted traffic beside the logical bytes ---------------------------------------
 
 N_PRED = 64
 PRED_EINSUMS = {"gemm": "C[i,j] = A[i,k] * B[k,j]", "outer": "D[i,j,k] = A[i,k] * C[i,j]"}

@@ -1,5 +1,6 @@
 """The size-expression evaluator (design.md §7): whitelist, exact arithmetic, bounded, clear errors."""
 
+import re
 import time
 from fractions import Fraction
 
@@ -75,12 +76,23 @@ def test_unknown_names_are_listed_at_once():
     assert "'m'" in message and "'h'" in message
 
 
-@pytest.mark.parametrize("text", ["9**9**9", "10**31", "2**65", "N**N", "(10**15)*(10**16)", "1e400", "1e31"])
-def test_blow_ups_are_refused_at_once(text):
-    start = time.perf_counter()
-    with pytest.raises(ExpressionError):
+@pytest.mark.parametrize(
+    "text, bound",
+    [
+        ("9**9**9", "the exponent 387420489 at column 1 must be a whole number from 0 to 64"),
+        ("10**31", "exceeds 10**30"),
+        ("2**65", "the exponent 65 at column 1 must be a whole number from 0 to 64"),
+        ("N**N", "the exponent 1000 at column 1 must be a whole number from 0 to 64"),
+        ("(10**15)*(10**16)", "exceeds 10**30"),
+        ("1e400", "the number at column 1 exceeds 10**30"),
+        ("1e31", "exceeds 10**30"),
+    ],
+)
+def test_blow_ups_are_refused_at_once(text, bound):
+    """Refused by the bound on each operand before the operation (the message names it), so a
+    blow-up is never computed; its cost is measured in benchmarks, not here."""
+    with pytest.raises(ExpressionError, match=re.escape(bound)):
         evaluate(text, {"N": 1000})
-    assert time.perf_counter() - start < 0.1
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from workloads import figure_2b, two_phases
 
 from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError, presets
 from campaign_widget import io as files
@@ -73,12 +74,7 @@ def diamond():
 WORKLOADS = {
     "figure-8 file": lambda: load(DATA / "figure-8.yaml"),
     "seed 002 file": lambda: load(DATA / "seed002-kernels.json"),
-    "no machine": lambda: Workload(
-        [
-            Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-        ]
-    ),
+    "no machine": two_phases,
     "diamond": diamond,
     "preset": lambda: Workload(
         [Phase("k", ops=1e12, bytes=1e9)],
@@ -565,14 +561,7 @@ def test_presets_have_the_sourced_peaks():
 
 
 def test_hopper_paper_preset_gives_the_papers_figure_2b_throughputs():
-    w = Workload(
-        [
-            Phase("A", duration=3, compute_util=0.7, memory_util=0.25),
-            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-            Phase("C", duration=2, compute_util=0.6, memory_util=0.4, after=["B"]),
-        ],
-        machine=presets.machine("hopper-paper"),
-    )
+    w = figure_2b(machine=presets.machine("hopper-paper"))
     np.testing.assert_allclose(np.round(w.arrays.ops / w.arrays.duration / 1e12, 1), [35.8, 10.2, 30.7])
 
 

@@ -141,7 +141,8 @@ def chain_phases(n: int = 4) -> list[Phase]:
     return phases
 
 
-def chain(n: int = 4) -> Workload:
+def tensor_chain(n: int = 4) -> Workload:
+    """Volume phases a → b → c → d, each reading the tensor the one before wrote."""
     return Workload(chain_phases(n), machine=M)
 
 
@@ -210,7 +211,7 @@ def test_einsums(name, spec, sizes, element_bytes, mac_ops):
     marks=st.one_of(st.dictionaries(st.sampled_from(NAMES) | KEY, NAME, max_size=3), HOSTILE),
 )
 def test_fusion(groups, marks):
-    w = chain()
+    w = tensor_chain()
     fused = check(fusion.fuse, w, groups)
     if fused is not None:
         text = check(dumps, fused)
@@ -247,7 +248,7 @@ def test_atomic_writes_and_paths(tmp_path_factory, monkeypatch, name, data, othe
     if isinstance(other, (str, bytes)):  # one name in this folder: never a path elsewhere ("/x", "../x")
         other = other.replace(b"/" if isinstance(other, bytes) else "/", b"_" if isinstance(other, bytes) else "_")
     check(atomic.write_atomic, other, b"x")
-    check(save, chain(), other)
+    check(save, tensor_chain(), other)
     check(load, other)
     check(parse_number, other)
     left = [p.name for p in folder.rglob("*") if p.name.endswith(".tmp") or ".tmp." in p.name]
@@ -320,7 +321,7 @@ SCHEDULES = dict(
 @FUZZ
 @given(**SCHEDULES)
 def test_schedules(tiles, pipeline, policy, depth, stepping):
-    check(chain().schedule, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
+    check(tensor_chain().schedule, tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
 
 
 VOLUMES = st.one_of(st.lists(st.floats(0, 1e20) | NUMBER, min_size=1, max_size=4), HOSTILE)
@@ -345,7 +346,7 @@ def _known_failures():
 
     from campaign_widget.dataflow import dataflow_graph, layered_layout
 
-    graph_of_chain = dataflow_graph(chain())
+    graph_of_chain = dataflow_graph(tensor_chain())
     return {
         "roofline-peak-text": lambda: roofline("d", 1e11, [1], [1], [1]),
         "roofline-peak-none": lambda: roofline(None, 1e11, [1], [1], [1]),
@@ -353,7 +354,7 @@ def _known_failures():
         "roofline-ops-text": lambda: roofline(1e12, 1e11, ["x"], [1], [1]),
         "layered-layout-maxiter-negative": lambda: layered_layout(graph_of_chain, maxiter=-1),
         "layered-layout-maxiter-huge": lambda: layered_layout(graph_of_chain, maxiter=10**30),
-        "schedule-depth-huge": lambda: chain().schedule(tiles=4, pipeline=True, depth=10**30),
+        "schedule-depth-huge": lambda: tensor_chain().schedule(tiles=4, pipeline=True, depth=10**30),
         "load-percent-text": lambda: load(DATA / "einsums.csv", machine=M, percent="yes"),
     }
 

@@ -1,4 +1,4 @@
-"""LocalView on a map of a DaCe SDFG (issue 11 item 2): each memlet crossing the map's entry is one read
+"""LocalView on a map of a DaCe SDFG: each memlet crossing the map's entry is one read
 per iteration, the memlet into its exit the write, their single-element subsets the index expressions.
 
 Fixtures: tests/data/sdfg (made by dace 1.0.2, read here without dace). Expected accesses come from the

@@ -77,7 +77,7 @@ def test_the_schedule_readout_names_its_regime_and_efficiency(kernels):
 
 
 def test_zero_ops_or_bytes_draw_at_the_axis_edges():
-    # issue 9 defect 5: a CPU trace of element-wise ops has no FLOPs; its default display must draw
+    # a CPU trace of element-wise ops has no FLOPs; its default display must draw
     from campaign_widget import Machine, Phase, Workload
 
     m = Machine(peak_compute=1e12, peak_bandwidth=1e11)

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 from PIL import Image
-from workloads import chain
+from workloads import two_phases, warning_pixels
 
 from campaign_widget import CampaignDiagram, Explorer, StackedDiagrams
 
 
 @pytest.fixture
 def two():
-    return chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
+    return two_phases()
 
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF-")])
@@ -37,9 +37,7 @@ def test_stack_and_explorer_savefig(two, tmp_path):
 
 
 def _red_pixels(path) -> int:
-    img = np.asarray(Image.open(path).convert("RGB")).astype(int)
-    r, g, b = img[..., 0], img[..., 1], img[..., 2]
-    return int(((r > 180) & (g < 90) & (b < 90)).sum())
+    return int(warning_pixels(np.asarray(Image.open(path).convert("RGB"))).sum())
 
 
 def test_a_failed_figure_export_leaves_the_old_file(tmp_path, monkeypatch):

@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from workloads import chain
+from workloads import chain, figure_2b, two_phases
 
 from campaign_widget.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, build_scene
 
@@ -12,7 +12,7 @@ W = PIPE_WIDTH
 
 
 def test_sequential_pieces_sit_on_the_axis():
-    s = build_scene(chain(("A", 3, 0.7, 0.25), ("B", 10, 0.2, 0.9), ("C", 2, 0.6, 0.4)).schedule())
+    s = build_scene(figure_2b().schedule())
     np.testing.assert_allclose(s.x0, [0, 3, 13])
     np.testing.assert_allclose(s.x1, [3, 13, 15])
     np.testing.assert_allclose(s.base_y, 0)
@@ -24,7 +24,7 @@ def test_sequential_pieces_sit_on_the_axis():
 
 
 def test_stacked_tiles_add_compute_and_shrink_the_upper_well():
-    s = build_scene(chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True))
+    s = build_scene(two_phases().schedule(tiles=4, pipeline=True))
     both = s.x0 == 0.75
     bottom, top = np.flatnonzero(both & (s.phase == 1)), np.flatnonzero(both & (s.phase == 0))
     assert bottom.size == top.size == 1
@@ -49,9 +49,7 @@ def test_compute_oversubscription_is_flagged():
 
 
 def test_added_time_is_dashed_at_the_end_of_each_tile():
-    s = build_scene(
-        chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
-    )
+    s = build_scene(two_phases().schedule(tiles=4, pipeline=True, policy="dilate+throttle"))
     dilated_a = np.flatnonzero((s.phase == 0) & (s.x0 == 0.75))[0]
     assert s.dash_from[dilated_a] == pytest.approx(0.75 + 0.75)  # solid for A's own 0.75
     assert s.x1[dilated_a] == pytest.approx(0.75 + 2.7)
@@ -151,7 +149,7 @@ def test_scene_of_ties_and_skips_equals_the_reference_scene(policy, dag):
 
 def test_a_throttled_tile_is_cut_where_the_factor_changes():
     """The schedule keeps a throttled tile whole; the scene draws it at the rate of each moment."""
-    sched = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="throttle")
+    sched = two_phases().schedule(tiles=4, pipeline=True, policy="throttle")
     s = build_scene(sched)
     b_first = np.flatnonzero((sched.phase == 1) & (sched.tile == 0))[0]
     pieces = np.flatnonzero((s.phase == 1) & (s.tile == 0))

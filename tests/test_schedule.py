@@ -8,16 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schedule_reference import reference_schedule
-from workloads import chain
+from workloads import TWO_PHASES, chain, two_phases
 
 from campaign_widget import POLICIES, Machine, Phase, ScheduleError, Workload
 from campaign_widget.schedule import MAX_TILE_INTERVALS, build_schedule
 
 REFERENCE = [
     # (phases, tiles, pipeline, policy, makespan, {resource: peak requested demand})
-    ((("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)), 1, False, "none", 13.0, {}),
-    ((("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)), 4, True, "none", 10.75, {"memory": 1.5}),
-    ((("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)), 4, True, "dilate+throttle", 11.35, {"memory": 1.08}),
+    (TWO_PHASES, 1, False, "none", 13.0, {}),
+    (TWO_PHASES, 4, True, "none", 10.75, {"memory": 1.5}),
+    (TWO_PHASES, 4, True, "dilate+throttle", 11.35, {"memory": 1.08}),
     ((("A", 3, 0.7, 0.1), ("B", 10, 0.5, 0.9)), 4, True, "dilate+throttle", 10.75, {"compute": 0.71}),
     ((("A", 5, 0.2, 0.8), ("B", 10, 0.3, 0.6), ("C", 5, 0.8, 0.25)), 4, True, "dilate+throttle", 13.125, {}),
     ((("A", 5, 0.2, 0.8), ("B", 10, 0.3, 0.6), ("C", 5, 0.8, 0.25)), 1, False, "none", 20.0, {}),
@@ -33,15 +33,13 @@ def test_reference_table(specs, tiles, pipeline, policy, makespan, peaks):
 
 
 def test_memory_oversubscription_is_reported_where_it_happens():
-    s = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="none")
+    s = two_phases().schedule(tiles=4, pipeline=True, policy="none")
     assert [(round(t0, 9), round(t1, 9), r, round(d, 9)) for t0, t1, r, d in s.oversubscribed] == [
         (0.75, 1.5, "memory", 1.5),
         (3.25, 4.0, "memory", 1.5),
         (5.75, 6.5, "memory", 1.5),
     ]
-    throttled = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(
-        tiles=4, pipeline=True, policy="dilate+throttle"
-    )
+    throttled = two_phases().schedule(tiles=4, pipeline=True, policy="dilate+throttle")
     assert throttled.oversubscribed == []
 
 
@@ -60,7 +58,7 @@ def test_tiled_not_pipelined_runs_tile_major():
 
 
 def test_dilation_and_throttling_are_accounted_per_interval():
-    s = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
+    s = two_phases().schedule(tiles=4, pipeline=True, policy="dilate+throttle")
     a_middle = (s.phase == 0) & (s.tile == 1)
     assert s.dilation[a_middle].sum() == pytest.approx(2.5 - 0.75)
     assert s.throttling[a_middle].sum() == pytest.approx(2.5 * 0.08)
@@ -351,7 +349,7 @@ def test_throttled_size_is_linear_in_tiles_and_events():
 
 def test_dataframe_has_one_row_per_tile():
     pd = pytest.importorskip("pandas")
-    s = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9)).schedule(tiles=4, pipeline=True, policy="dilate+throttle")
+    s = two_phases().schedule(tiles=4, pipeline=True, policy="dilate+throttle")
     df = s.to_dataframe()
     assert isinstance(df, pd.DataFrame) and len(df) == len(s) == 8
     assert list(df.columns[:6]) == ["phase", "tile", "start", "end", "compute_rate", "memory_rate"]

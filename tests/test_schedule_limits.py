@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from workloads import chain
+from workloads import chain, two_phases
 
 import campaign_widget
 from campaign_widget import POLICIES, Machine, Phase, ScheduleError, Workload
@@ -62,7 +62,7 @@ def test_a_depth_beyond_the_tiles_is_the_unbounded_buffer_of_depth_tiles(policy,
 
 
 def test_a_huge_depth_allocates_nothing_in_proportion_to_it():
-    w = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
+    w = two_phases()
     tracemalloc.start()
     try:
         w.schedule(tiles=4, pipeline=True, policy="dilate+throttle", depth=MAX_DEPTH)
@@ -104,7 +104,7 @@ def test_the_engine_reads_the_policy_from_its_fields(monkeypatch):
     odd = Policy("both", dilates=True, throttles=True)
     monkeypatch.setitem(settings_module._BY_NAME, "both", odd)
     monkeypatch.setattr(settings_module, "POLICIES", (*POLICIES, "both"))
-    w = chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
+    w = two_phases()
     got = build_schedule(w, tiles=4, pipeline=True, policy="both")
     want = build_schedule(w, tiles=4, pipeline=True, policy="dilate+throttle")
     assert got.makespan == want.makespan == pytest.approx(11.35, abs=1e-9)

@@ -12,9 +12,11 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 from PIL import Image
+from workloads import THEME_FILE, chain, figure_2b, theme_color, two_phases, warning_pixels
+from workloads import hex_rgb as rgb
 
 from campaign_widget import Ceiling, Machine, Phase, Workload
-from campaign_widget.colors import PALETTE, WARNING
+from campaign_widget.colors import PALETTE
 from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span
 from campaign_widget.scene import build_scene
 from campaign_widget.static_figure import (
@@ -33,28 +35,6 @@ from campaign_widget.static_figure import (
 P, BW = 200e9, 50e9  # seed 002's example machine
 
 
-def chain(*specs, machine=None):
-    phases, previous = [], ()
-    for name, duration, uc, um in specs:
-        phases.append(Phase(name, duration=duration, compute_util=uc, memory_util=um, after=previous))
-        previous = (name,)
-    return Workload(phases, machine=machine)
-
-
-def paper_example():
-    """The paper's 3-phase example: A 3 s at 0.7/0.25, B 10 s at 0.2/0.9, C 2 s at 0.6/0.4."""
-    return chain(("A", 3, 0.7, 0.25), ("B", 10, 0.2, 0.9), ("C", 2, 0.6, 0.4))
-
-
-def two_phase():
-    return chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
-
-
-def rgb(color):
-    color = color.lstrip("#")
-    return np.array([int(color[i : i + 2], 16) for i in (0, 2, 4)], dtype=float)
-
-
 def png_pixels(path):
     with Image.open(path) as im:
         return np.asarray(im.convert("RGB"), dtype=float)
@@ -71,17 +51,12 @@ def has_color(img, col, row, color, tolerance=14.0, radius=2):
     return bool(np.any(np.all(np.abs(window(img, col, row, radius) - rgb(color)) <= tolerance, axis=1)))
 
 
-def is_warning_red(pixels):
-    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    return (r > 170) & (g < 120) & (b < 120) & (r - g > 90) & (r - b > 90)
-
-
 # -- files ----------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def example_panel():
-    w = paper_example()
+    w = figure_2b()
     return panel_for(w, w.schedule(), title="Figure 2b: three phases, measured")
 
 
@@ -133,7 +108,7 @@ def test_other_suffixes_are_refused_before_drawing(example_panel, tmp_path, name
     assert all(s in message for s in (".png", ".svg", ".pdf"))
     assert not (tmp_path / name).exists()
     with pytest.raises(ValueError, match="unknown suffix"):
-        save_workload_figure(paper_example(), tmp_path / name)
+        save_workload_figure(figure_2b(), tmp_path / name)
 
 
 def test_exports_are_deterministic(example_panel, tmp_path):
@@ -163,7 +138,7 @@ def test_each_phase_colour_is_where_the_scene_puts_it_and_nowhere_else(example_p
 
     for i in range(3):
         line_color = PALETTE[scene.phase[i]]
-        fill_color = lighten(line_color, 0.35)  # js/theme.js fillLighten
+        fill_color = lighten(line_color, THEME_FILE["theme"]["fillLighten"])
         (lc, lr), (fc, fr) = spots(i)
         assert has_color(img, lc, lr, line_color), f"phase {i}'s compute line missing"
         assert has_color(img, fc, fr, fill_color), f"phase {i}'s memory fill missing"
@@ -176,13 +151,13 @@ def test_each_phase_colour_is_where_the_scene_puts_it_and_nowhere_else(example_p
     # the well above B's fill is grey (unused bandwidth), and the space above A's guard rail is white
     mid_b = (scene.x0[1] + scene.x1[1]) / 2
     grey_y = (scene.fill_top[1] + scene.well_top[1]) / 2
-    assert has_color(img, *rendered.pixel(ax, mid_b, grey_y), "#ececec", radius=0)
+    assert has_color(img, *rendered.pixel(ax, mid_b, grey_y), theme_color("well"), radius=0)
     above = (scene.well_top[0] + 1.0) / 2
-    assert has_color(img, *rendered.pixel(ax, 1.0, above), "#ffffff", tolerance=2, radius=0)
+    assert has_color(img, *rendered.pixel(ax, 1.0, above), theme_color("background"), tolerance=2, radius=0)
 
 
 def test_vertical_grid_stops_at_one(tmp_path):
-    w = two_phase()  # pipelined without a policy: A's spill pokes above 1.0, so the plot does too
+    w = two_phases()  # pipelined without a policy: A's spill pokes above 1.0, so the plot does too
     panel = panel_for(w, w.schedule(tiles=4, pipeline=True, policy="none"))
     rendered = render_figure([panel], dpi=100)
     img = png_pixels(rendered.save(tmp_path / "fig.png"))
@@ -191,14 +166,14 @@ def test_vertical_grid_stops_at_one(tmp_path):
     assert top == pytest.approx(panel.scene.y_max * 1.04) and panel.scene.y_max > 1.0
     x = 8.0  # a time tick where only B runs; its pipe ends at 0.45
     assert 8.0 in list(ax.get_xticks())
-    assert has_color(img, *rendered.pixel(ax, x, 0.75), "#e6e6e6", tolerance=6, radius=1)
-    assert not has_color(img, *rendered.pixel(ax, x, (1.0 + top) / 2), "#e6e6e6", tolerance=6, radius=1)
-    assert has_color(img, *rendered.pixel(ax, x, (1.0 + top) / 2), "#ffffff", tolerance=1, radius=0)
+    assert has_color(img, *rendered.pixel(ax, x, 0.75), theme_color("grid"), tolerance=6, radius=1)
+    assert not has_color(img, *rendered.pixel(ax, x, (1.0 + top) / 2), theme_color("grid"), tolerance=6, radius=1)
+    assert has_color(img, *rendered.pixel(ax, x, (1.0 + top) / 2), theme_color("background"), tolerance=1, radius=0)
     assert max(float(t) for t in ax.get_yticks()) == 1.0  # ticks only up to 1.0, pipes above it
 
 
 def test_dilated_time_is_dashed_and_the_rest_solid(tmp_path):
-    w = two_phase()
+    w = two_phases()
     panel = panel_for(w, w.schedule(tiles=4, pipeline=True, policy="dilate+throttle"))
     scene = panel.scene
     rendered = render_figure([panel], dpi=200)
@@ -224,14 +199,14 @@ def test_dilated_time_is_dashed_and_the_rest_solid(tmp_path):
 
 @pytest.mark.parametrize("policy, oversubscribed", [("none", True), ("dilate+throttle", False)])
 def test_warning_red_only_when_oversubscribed(tmp_path, policy, oversubscribed):
-    w = two_phase()
+    w = two_phases()
     panel = panel_for(w, w.schedule(tiles=4, pipeline=True, policy=policy))
     scene = panel.scene
     rendered = render_figure([panel], dpi=100)
     img = png_pixels(rendered.save(tmp_path / "fig.png"))
     ax = rendered.campaign_axes[0]
     spills = np.flatnonzero(scene.fill_top > scene.well_top)
-    red = is_warning_red(img)
+    red = warning_pixels(img)
     if not oversubscribed:
         assert spills.size == 0 and scene.over_t0.size == 0
         assert not red.any(), "warning red drawn for a feasible schedule"
@@ -268,7 +243,7 @@ def test_compute_above_one_is_a_red_line(tmp_path):
     ax = rendered.campaign_axes[0]
     for i in over:
         mid = (scene.x0[i] + scene.x1[i]) / 2
-        assert has_color(img, *rendered.pixel(ax, mid, scene.line_y[i]), WARNING, tolerance=20)
+        assert has_color(img, *rendered.pixel(ax, mid, scene.line_y[i]), theme_color("warning"), tolerance=20)
 
 
 # -- text is data ---------------------------------------------------------------------------------
@@ -297,7 +272,7 @@ def test_user_text_is_drawn_literally_not_as_mathtext_or_markup(tmp_path):
 
 
 def test_stacked_panels_share_the_time_axis_and_keep_phase_colours(tmp_path):
-    w = two_phase()
+    w = two_phases()
     seq, pipe = w.schedule(), w.schedule(tiles=4, pipeline=True, policy="dilate+throttle")
     panels = [panel_for(w, seq, title="sequential"), panel_for(w, pipe, title="pipelined")]
     rendered = render_figure(panels, roofline=roofline_panel_for(w, {"sequential": seq, "pipelined": pipe}))
@@ -333,16 +308,16 @@ def test_fusion_groups_are_bands_with_labels(tmp_path):
     assert "attention" in [t.get_text() for t in ax.texts]
     img = png_pixels(rendered.save(tmp_path / "fused.png"))
     top = ax.get_ylim()[1]
-    band = rgb("#ffffff") * (1 - 0.045)  # js/theme.js groupBand: rgba(0, 0, 0, 0.045) on white
+    band = rgb(theme_color("background")) * (1 - 0.045)  # theme groupBand: rgba(0, 0, 0, 0.045)
     inside = (scene.group_t0[0] + scene.group_t1[0]) / 2
     col, row = rendered.pixel(ax, inside, top * 0.995)
     assert np.all(np.abs(window(img, col, row, 0) - band) <= 2)
     past = (scene.group_t1[0] + scene.x_max) / 2  # proj, outside the group: no band above it
-    assert has_color(img, *rendered.pixel(ax, past, top * 0.995), "#ffffff", tolerance=1, radius=0)
+    assert has_color(img, *rendered.pixel(ax, past, top * 0.995), theme_color("background"), tolerance=1, radius=0)
 
 
 def test_a_narrow_figure_puts_the_roofline_below():
-    w = two_phase()
+    w = two_phases()
     s = w.schedule()
     rendered = render_figure([panel_for(w, s)], roofline=roofline_panel_for(w, {"sequential": s}), width=3.5)
     diagram, roof = rendered.campaign_axes[0].get_position(), rendered.roofline_axes.get_position()
@@ -352,14 +327,14 @@ def test_a_narrow_figure_puts_the_roofline_below():
 
 
 def test_time_max_extends_the_axis():
-    w = two_phase()
+    w = two_phases()
     panel = panel_for(w, w.schedule(), time_max=20.0)
     rendered = render_figure([panel])
     assert rendered.campaign_axes[0].get_xlim() == (0.0, 20.0)
 
 
 def test_absolute_axis_labels_peaks_in_units():
-    w = paper_example().with_machine(Machine(P, BW))
+    w = figure_2b().with_machine(Machine(P, BW))
     panel = panel_for(w, w.schedule(), y_axis="absolute")
     ax = render_figure([panel]).campaign_axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
@@ -370,7 +345,7 @@ def test_absolute_axis_labels_peaks_in_units():
 def test_draw_campaign_onto_any_axes():
     from matplotlib.figure import Figure
 
-    w = paper_example()
+    w = figure_2b()
     fig = Figure(figsize=(6, 3))
     ax = fig.add_axes([0.15, 0.3, 0.8, 0.5])
     draw_campaign(ax, panel_for(w, w.schedule()), legend=False)
@@ -480,7 +455,7 @@ def test_a_hundred_thousand_pieces_export_merged_per_pixel(tmp_path):
     column = img[:, col - 1 : col + 2].reshape(-1, 3).astype(float)
     for color in (PALETTE[0], PALETTE[1]):
         assert np.any(np.all(np.abs(column - rgb(color)) <= 14, axis=1)), f"{color} missing mid-run"
-    assert is_warning_red(img).any()
+    assert warning_pixels(img).any()
     svg = savefig(tmp_path / "big.svg", [panel])
     assert svg.stat().st_size < 20e6
 

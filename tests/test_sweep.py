@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from workloads import two_phases
 
 import campaign_widget as cw
 from campaign_widget import POLICIES, Machine, Phase, SweepError, SweepFailed, Workload
@@ -279,15 +280,6 @@ def no_schedule(monkeypatch):
     return calls
 
 
-def two_phases(**kw):
-    return Workload(
-        [
-            Phase("A", duration=3, compute_util=0.7, memory_util=0.6, **kw),
-            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-        ]
-    )
-
-
 @pytest.mark.parametrize(
     "axes, message",
     [
@@ -318,8 +310,14 @@ def test_bad_axes_are_refused_before_any_work(axes, message, no_schedule):
 
 
 def test_untileable_phase_is_named(no_schedule):
+    untileable = Workload(
+        [
+            Phase("A", duration=3, compute_util=0.7, memory_util=0.6, tileable=False),
+            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ]
+    )
     with pytest.raises(SweepError, match=r"tiles=4: phase 'A' is marked tileable=False, in configuration #1"):
-        cw.sweep(two_phases(tileable=False), progress=False, tiles=[1, 4])
+        cw.sweep(untileable, progress=False, tiles=[1, 4])
     assert no_schedule == []
 
 

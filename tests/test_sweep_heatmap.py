@@ -3,18 +3,9 @@ The real-browser test is tests/browser/test_sweep_view.py."""
 
 import numpy as np
 import pytest
+from workloads import two_phases
 
 import campaign_widget as cw
-from campaign_widget import Phase, Workload
-
-
-def two_phases():
-    return Workload(
-        [
-            Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-            Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-        ]
-    )
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +60,7 @@ def test_a_click_opens_the_configurations_diagram(result):
 
 @pytest.fixture(scope="module")
 def bandwidth_sweep():
-    w = Workload(
-        [
-            Phase("A", duration=3e-3, compute_util=0.7, memory_util=0.6),
-            Phase("B", duration=10e-3, compute_util=0.2, memory_util=0.9, after=["A"]),
-        ],
-        machine=cw.presets.machine("h100-sxm"),
-    )
+    w = two_phases(machine=cw.presets.machine("h100-sxm"), scale=1e-3)
     return cw.sweep(
         w,
         progress=False,

@@ -8,17 +8,13 @@ import importlib
 import tracemalloc
 
 import pytest
-from workloads import chain
+from workloads import two_phases
 
 import campaign_widget as cw
 from campaign_widget import ScheduleError, SweepError, SweepFailed
 
 sweep_module = importlib.import_module("campaign_widget.sweep")
 engine = importlib.import_module("campaign_widget.schedule")
-
-
-def two_phases():
-    return chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9))
 
 
 def _peak_bytes(call) -> int:

@@ -1,4 +1,4 @@
-"""Per-phase quantities of design.md §2 on hand-made examples, and every bad input of issue 2."""
+"""Per-phase quantities of design.md §2 on hand-made examples, and every bad input refused by name."""
 
 import math
 import warnings

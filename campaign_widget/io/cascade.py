@@ -1,7 +1,7 @@
 """The paper authors' cascade YAML: ``cascade: {name, kernels: [{name, duration, compute_util, bw_util, start}]}``.
 
 Without ``start`` times the kernels run in sequence (the tool's sequential cascade): a ``Workload``, one
-phase per kernel, each after the previous one. A kernel's ``start`` is honoured (issue 14): when the
+phase per kernel, each after the previous one. A kernel's ``start`` is honoured: when the
 starts leave idle gaps or overlap (anything but each kernel starting where the previous one ends), or a
 name repeats, ``load`` returns a measured timeline (``campaign_widget.timeline.Timeline``, a
 ``Schedule``) with each kernel at its start, idle gaps kept, and its ``.workload`` one phase per name.

@@ -224,7 +224,7 @@ _FLOAT = re.compile(
 )
 
 
-# libyaml's parser and emitter when PyYAML was built with it (10-20x faster on big files)
+# libyaml's parser and emitter when PyYAML was built with it (the pure-Python one is much slower on big files)
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

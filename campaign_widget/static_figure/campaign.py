@@ -31,6 +31,7 @@ from .style import (
     _valid_color,
     _with_alpha,
     lighten,
+    style_ticks,
     wrap_text,
 )
 from .ticks import time_ticks, utilization_ticks
@@ -253,18 +254,7 @@ def draw_campaign(
     tick_font = _font()
     ax.set_xticks([v for v, _ in x_ticks], [label for _, label in x_ticks], **_literal())
     ax.set_yticks([v for v, _ in y_ticks], [label for _, label in y_ticks], **_literal())
-    for label in ax.get_xticklabels() + ax.get_yticklabels():
-        label.set_fontproperties(tick_font)
-    ax.tick_params(
-        axis="both",
-        which="both",
-        direction="out",
-        length=THEME["tick_length"] * PT_PER_PX,
-        width=PT_PER_PX,
-        color=THEME["axis"],
-        labelcolor=THEME["text"],
-        pad=(THEME["tick_length"] / 2 + 1) * PT_PER_PX,
-    )
+    style_ticks(ax, tick_font, pad_px=THEME["tick_length"] / 2 + 1)
     ax.tick_params(axis="y", pad=3 * PT_PER_PX)
     ax.minorticks_off()
     for side in ("top", "right"):

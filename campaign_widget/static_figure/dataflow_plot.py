@@ -15,7 +15,7 @@ from matplotlib.collections import EllipseCollection, LineCollection, PolyCollec
 from matplotlib.figure import Figure
 
 from ..atomic import atomic_write
-from .style import FORMATS, PX_PER_INCH, THEME, _text_width_px, check_canvas, fit_text, use_theme, write_figure
+from .style import PX_PER_INCH, THEME, _text_width_px, check_canvas, figure_format, fit_text, use_theme, write_figure
 
 PT_PER_PX = 72.0 / PX_PER_INCH
 LEGEND_HEIGHT = 54.0  # CSS px, as js/dataflow/draw.js
@@ -63,16 +63,6 @@ def _sampled(curves: np.ndarray) -> np.ndarray:
     p0, p1, p2, p3 = (curves[:, i, None, :] for i in range(4))
     u = 1 - t
     return u**3 * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t**3 * p3
-
-
-def _format(path) -> str:
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(
-            f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
-            f"use one of {', '.join(FORMATS)}"
-        )
-    return FORMATS[suffix]
 
 
 PAGE_WIDTH = 10.0  # in: a landscape page's text width; wider graphs fold into rows
@@ -376,7 +366,7 @@ def save_dataflow(
     theme: str = "light",
 ) -> Path:
     """Render and write ``path`` (PNG, SVG or PDF by suffix) atomically; returns the path."""
-    fmt = _format(path)
+    fmt = figure_format(path)
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
         raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
     fig, _ = render_dataflow(graph, layout, style, legend, max_width=max_width, theme=theme)

@@ -31,7 +31,6 @@ from ..formatting import (
     time_unit_for,
 )
 from .style import (
-    FORMATS,
     LAYOUT,
     PT_PER_PX,
     PX_PER_INCH,
@@ -331,14 +330,10 @@ def _best_line(result, time_end) -> str:
 
 def save_sweep_heatmap(path, result, **options) -> Path:
     """Write the heatmap (``render_sweep_heatmap``'s options) to ``path`` as PNG, SVG or PDF."""
-    from .style import write_figure
+    from .style import figure_format, write_figure
 
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise CampaignWidgetError(
-            f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; use one of {', '.join(FORMATS)}"
-        )
+    fmt = figure_format(path)
     fig = render_sweep_heatmap(result, **options)
     with atomic_write(path, "wb") as handle:
-        write_figure(fig, handle, FORMATS[suffix], dpi=fig.dpi, facecolor=fig.get_facecolor())
+        write_figure(fig, handle, fmt, dpi=fig.dpi, facecolor=fig.get_facecolor())
     return Path(path)

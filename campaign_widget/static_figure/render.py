@@ -18,13 +18,14 @@ from .legend import _draw_legend, _legend_rows, legend_entries
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
 from .style import (
-    FORMATS,
+    FORMATS,  # noqa: F401 (public as static_figure.FORMATS)
     LAYOUT,
     PX_PER_INCH,
     THEME,
     _text_width_px,
     _valid_color,
     check_canvas,
+    figure_format,
     use_theme,
     write_figure,
 )
@@ -52,20 +53,10 @@ class RenderedFigure:
 
     def save(self, path) -> Path:
         path = Path(path)
-        fmt = _format_of(path)
+        fmt = figure_format(path)
         with atomic_write(path, "wb") as handle:  # whole or not at all: a failed export leaves the old file
             write_figure(self.figure, handle, fmt, dpi=self.dpi, facecolor=self.background)
         return path
-
-
-def _format_of(path) -> str:
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(
-            f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
-            f"use one of {', '.join(FORMATS)}"
-        )
-    return FORMATS[suffix]
 
 
 def _plot_height(width_px: float, stacked: bool) -> float:
@@ -227,7 +218,7 @@ def savefig(
     """Write the panels (stacked on one time axis, each titled; the roofline on the right) to
     ``path`` as PNG, SVG or PDF, chosen by its suffix, in the ``"light"`` or ``"dark"`` theme.
     Fonts are embedded as TrueType in PDF and kept as text in SVG. Returns the path."""
-    _format_of(path)  # fail before drawing
+    figure_format(path)  # fail before drawing
     return render_figure(panels, roofline=roofline, width=width, dpi=dpi, theme=theme).save(path)
 
 
@@ -252,7 +243,7 @@ def save_workload_figure(
 
     ``title=None`` describes the schedule ("4 tiles, pipelined, dilate+throttle"); "" draws none.
     """
-    _format_of(path)
+    figure_format(path)
     schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)

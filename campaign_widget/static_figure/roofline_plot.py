@@ -13,7 +13,18 @@ from ..formatting import format_number, format_si
 from .campaign import _axes_size_px
 from .panels import RooflinePanel
 from .paths import _stroke
-from .style import _GREY, LAYOUT, PT_PER_PX, ROOFLINE, THEME, _font, _literal, _text_width_px, _valid_color
+from .style import (
+    _GREY,
+    LAYOUT,
+    PT_PER_PX,
+    ROOFLINE,
+    THEME,
+    _font,
+    _literal,
+    _text_width_px,
+    _valid_color,
+    style_ticks,
+)
 
 
 class _SlopeText(Text):
@@ -304,18 +315,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         y_dec, [_decade_label(float(v), y_dec) if i % every == 0 else "" for i, v in enumerate(y_dec)], **_literal()
     )
     ax.minorticks_off()
-    for label in ax.get_xticklabels() + ax.get_yticklabels():
-        label.set_fontproperties(tick_font)
-    ax.tick_params(
-        axis="both",
-        which="both",
-        direction="out",
-        length=THEME["tick_length"] * PT_PER_PX,
-        width=PT_PER_PX,
-        color=THEME["axis"],
-        labelcolor=THEME["text"],
-        pad=3 * PT_PER_PX,
-    )
+    style_ticks(ax, tick_font, pad_px=3)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     for side in ("left", "bottom"):

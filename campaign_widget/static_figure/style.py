@@ -9,6 +9,7 @@ import re
 import threading
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 from matplotlib import rc_context
@@ -116,6 +117,33 @@ def check_canvas(width_in: float, height_in: float | None, dpi: float) -> None:
             f"a figure {size} at dpi={dpi:.6g} is {pixels}; the canvas is bounded to "
             f"{MAX_CANVAS_SIDE_PX:,} px a side and {MAX_CANVAS_PIXELS:,} px in all: lower dpi or width"
         )
+
+
+def figure_format(path) -> str:
+    """The export format (``"png"``, ``"svg"``, ``"pdf"``) that ``path``'s suffix asks for."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise CampaignWidgetError(
+            f"cannot write a figure to {str(path)!r}: unknown suffix {Path(path).suffix!r}; "
+            f"use one of {', '.join(FORMATS)}"
+        )
+    return FORMATS[suffix]
+
+
+def style_ticks(ax, font, *, pad_px: float) -> None:
+    """Tick marks and labels in the theme: outward ticks, the axis colour, labels in ``font``."""
+    for label in ax.get_xticklabels() + ax.get_yticklabels():
+        label.set_fontproperties(font)
+    ax.tick_params(
+        axis="both",
+        which="both",
+        direction="out",
+        length=THEME["tick_length"] * PT_PER_PX,
+        width=PT_PER_PX,
+        color=THEME["axis"],
+        labelcolor=THEME["text"],
+        pad=pad_px * PT_PER_PX,
+    )
 
 
 # Text stays text: TrueType (Type 42) fonts in PDF, which publishers' checks accept where Type 3 is

@@ -1,6 +1,7 @@
 // The local view of one phase (design.md §7): tensors as element grids, the loop nest played back,
 // related accesses, cache lines, reuse distances and misses. Python (campaign_widget/local_view.py)
 // computes every number and colour; this view decodes the arrays it sends and draws them.
+import { element, sizeCanvas } from "../dom.js";
 import { decodeArray } from "../codecs.js";
 import { createTraitWriter } from "../trait-writer.js";
 import { createControls } from "./controls.js";
@@ -17,13 +18,6 @@ const CONTROL_TRAITS = ["mode", "reuse_stat", "scaling", "palette", "line_overla
   "capacity_max", "capacity_unit", "ways", "loop_order", "layouts", "can_apply"];
 const LEGEND_HEIGHT = 44;
 const HIST_HEIGHT = 150;
-
-function element(document, tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** Decode every synced array of the view into one plain object. */
 export function readData(model) {
@@ -226,13 +220,7 @@ function render({ model, el }) {
     const gridBottom = originY + data.height * cell;
     const height = gridBottom + LEGEND_HEIGHT;
     layout = { cell, originX, originY };
-    const bw = Math.round(width * ratio);
-    const bh = Math.round(height * ratio);
-    if (canvas.width !== bw) canvas.width = bw;
-    if (canvas.height !== bh) canvas.height = bh;
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    sizeCanvas(canvas, ctx, width, height, ratio);
     ctx.fillStyle = look.background;
     ctx.fillRect(0, 0, width, height);
     const mode = model.get("mode");
@@ -275,13 +263,7 @@ function render({ model, el }) {
     if (!histCtx) return;
     const ratio = window.devicePixelRatio || 1;
     const width = Math.max(220, Math.floor(side.clientWidth) || 300);
-    const bw = Math.round(width * ratio);
-    const bh = Math.round(HIST_HEIGHT * ratio);
-    if (hist.width !== bw) hist.width = bw;
-    if (hist.height !== bh) hist.height = bh;
-    hist.style.width = `${width}px`;
-    hist.style.height = `${HIST_HEIGHT}px`;
-    histCtx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    sizeCanvas(hist, histCtx, width, HIST_HEIGHT, ratio);
     const capacity = capacityShown;
     drawHistogram(histCtx, data.hist, capacity, width, HIST_HEIGHT, look);
     hist.dataset.draws = String(++histDraws);

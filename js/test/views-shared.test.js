@@ -1,7 +1,9 @@
-// What the three views share: the theme (js/page-theme.js) and the parameter sliders (js/param-sliders.js).
+// What the three views share: the theme (js/page-theme.js), the parameter sliders (js/param-sliders.js),
+// and the diagram's control bar (js/controls.js) built from what the kernel syncs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import DATA from "../../campaign_widget/theme.json" with { type: "json" };
+import { createControls } from "../controls.js";
 import { markTheme, resolveTheme, themeColours } from "../page-theme.js";
 import { createParamSliders, sliderPosition, sliderValue } from "../param-sliders.js";
 
@@ -14,6 +16,7 @@ function fakeDocument() {
       return {
         tagName: tag.toUpperCase(), className: "", textContent: "", hidden: false, value: "", dataset: {}, attributes: {},
         children: [], style: {},
+        get options() { return this.children; },
         setAttribute(name, value) {
           this.attributes[name] = String(value);
           if (name.startsWith("data-")) this.dataset[name.slice(5).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = String(value);
@@ -37,7 +40,10 @@ function fakeModel(values) {
 function fakeWriter() {
   const writes = [];
   let pending = false;
-  return { writes, write(key, value) { writes.push([key, value]); pending = true; }, isPending: () => pending, settle() { pending = false; } };
+  return {
+    writes, write(key, value) { writes.push([key, value]); pending = true; }, isPending: () => pending, settle() { pending = false; },
+    flush() {},
+  };
 }
 
 /** A 2D context that reads colours as a canvas does: #rrggbb stays, anything else is refused. */
@@ -117,4 +123,28 @@ test("one slider per parameter writes the whole params dict and shows the kernel
   assert.equal(sliders.count, 0);
   assert.equal(sliders.element.hidden, true);
   sliders.destroy();
+});
+
+test("the policy select offers the kernel's policies trait, a new policy included", () => {
+  const document = fakeDocument();
+  const model = fakeModel({ policies: ["none", "dilate", "share-fairly"], policy: "share-fairly", stepping: "event", param_ranges: {} });
+  const writer = fakeWriter();
+  const controls = createControls(document, model, writer);
+  const find = (node, className) => node.className === className ? node : node.children?.map((c) => find(c, className)).find(Boolean);
+  const select = find(controls.element, "cw-policy");
+  assert.deepEqual(select.children.map((o) => o.attributes.value), ["none", "dilate", "share-fairly"]);
+  assert.equal(select.value, "share-fairly");
+  model.values.policies = ["none", "throttle"];
+  model.values.policy = "throttle";
+  controls.sync();
+  assert.deepEqual(select.children.map((o) => o.attributes.value), ["none", "throttle"], "the options follow the trait");
+  model.values.policies = [];
+  controls.sync();
+  assert.deepEqual(select.children, [], "no list of the view's own");
+  model.values.policies = ["none", "throttle"];
+  controls.sync();
+  select.value = "none";
+  select.fire("change");
+  assert.deepEqual(writer.writes, [["policy", "none"]]);
+  controls.destroy();
 });

@@ -1,4 +1,4 @@
-"""Issue 14 item 2 in a real browser: a measured timeline stacked over its analytical bound (the paper's
+"""In a real browser: a measured timeline stacked over its analytical bound (the paper's
 Figure 12) — the measured panel shows the idle gap where nothing ran, the bound panel does not, and
 the readout names the per-phase gap.
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import workloads
 from labdriver import LabPage, Notebook, check_each_test, module_page, png_size, read_canvas, wait_for_file
 from PIL import Image
 
@@ -34,14 +35,7 @@ RENDER_TIMEOUT_MS = 30_000
 
 def figure_2b() -> cw.Workload:
     """The notebook's first workload (the paper's Figure 2b), as the model under test builds it."""
-    return cw.Workload(
-        [
-            cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),
-            cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),
-            cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),
-        ],
-        machine=cw.Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12),
-    )
+    return workloads.figure_2b(machine=cw.Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12))
 
 
 def phase_geometry():

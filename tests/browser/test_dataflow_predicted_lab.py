@@ -1,4 +1,4 @@
-"""Issue 11 item 3 in a real browser: the dataflow view writes the predicted bytes beside the logical ones
+"""In a real browser: the dataflow view writes the predicted bytes beside the logical ones
 on each edge of a phase whose traffic a cache model predicts (``Workload.with_predicted_traffic``).
 
 The notebook shows ``DataflowView`` of a two-phase workload whose first phase (gemm) is predicted. The

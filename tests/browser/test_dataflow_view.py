@@ -1,4 +1,4 @@
-"""Issue 10, the global data-movement view in a real browser: switching the overlay and the scaling
+"""The global data-movement view in a real browser: switching the overlay and the scaling
 changes the node colours where the layout says the nodes are, and clicking a dataflow node
 highlights its phase in the campaign diagram of the same Explorer.
 

@@ -1,4 +1,4 @@
-"""Issue 12, "Figures" item 7: notebook 06's 24-phase diagram and a §5 figure (a pipelined pair
+"""Notebook 06's 24-phase diagram and a §5 figure (a pipelined pair
 with no policy, whose content reaches above 1.0), screenshotted in
 JupyterLab's light and dark themes, checked in the pixels (the §5 case here is the §5.2 pair made
 compute-heavy, A(3, .9, .3) → B(10, .9, .5), so that both its compute lines and pipes go above 1.0):

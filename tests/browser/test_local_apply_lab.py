@@ -1,4 +1,4 @@
-"""LocalView → CampaignDiagram in real JupyterLab (issue 11 item 3): a loop interchange applied from the view
+"""LocalView → CampaignDiagram in real JupyterLab: a loop interchange applied from the view
 shortens the phase in the diagram above it.
 
 The notebook shows a campaign diagram of a two-phase workload (a naive matrix product ``gemm``, then a

@@ -1,7 +1,7 @@
 """The local view (LocalView, js/local/) in real JupyterLab: playback, a click and its cache line, capacity.
 
-Issue 11: "a real-browser test that plays the loop back and sees highlighted elements move, clicks an
-element and sees its line highlighted, moves the capacity slider and sees the miss readout change".
+It plays the loop back and sees highlighted elements move, clicks an element and sees its line
+highlighted, moves the capacity slider and sees the miss readout change.
 
 The module writes its own notebook, types a cell that shows ``LocalView`` of a naive matrix product
 (6×6×6, float64, 64-byte lines, 8 lines fully associative), and drives it with the mouse. Every

@@ -1,4 +1,4 @@
-"""Issue 3, "many intervals": with 10^5 tile intervals the view merges what falls below a pixel,
+"""Many intervals: with 10^5 tile intervals the view merges what falls below a pixel,
 stays responsive to the wheel, and zooming brings the detail back."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 10 item 3 in a real browser: one set of parameter values for the Explorer's three views.
+"""In a real browser: one set of parameter values for the Explorer's three views.
 
 Drag the S (sequence) slider in the campaign diagram's control row with the mouse, as a person
 would, and see (a) the diagram's makespan readout change to the model's makespan at the new S,
@@ -229,7 +229,7 @@ print('SCENE', json.dumps({'x0': float(_s['x0'][_k]), 'x1': float(_s['x1'][_k]),
 
 
 def test_hovering_a_phase_in_the_diagram_or_the_roofline_highlights_it_in_the_dataflow_view(params_page):
-    """Linked selection (issue 10 item 4): diagram → dataflow and roofline (the kernel's details),
+    """Linked selection: diagram → dataflow and roofline (the kernel's details),
     roofline → diagram and dataflow, all linked in the browser. (A dataflow click → diagram is in
     tests/browser/test_dataflow_view.py, roofline ↔ diagram in test_linked_views.py.)"""
     state, page = params_page, params_page.page

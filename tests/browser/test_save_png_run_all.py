@@ -1,4 +1,4 @@
-"""Issue 9 defect 12 in a real browser: display a diagram in one cell, call ``save_png`` in the next,
+"""In a real browser: display a diagram in one cell, call ``save_png`` in the next,
 Run All — the request waits in the widget's state until the view renders, and the PNG is written.
 
 Under Run All the second cell runs before the view of the first exists, so a request sent as a

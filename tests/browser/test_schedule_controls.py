@@ -15,9 +15,9 @@ has a different expected picture: 13 (1 tile), 13 (4 tiles), 11.35 (pipelined, f
 goes) comes from the model under test (``Workload.schedule`` / ``build_scene``) and the canvas'
 ``data-*`` plot transform (js/CONTRACT.md), never from hard-coded pixels.
 
-The oversubscription style's red is js/theme.js ``warning`` #d62728; the memory spill is drawn with
-its ``hatch`` (the same red at 90 % alpha) over ``spillFill``: pixels within WARNING_TOLERANCE of
-#d62728 are "warning red" (no phase colour of this workload is near it).
+The oversubscription style's red is theme.json's ``warning``; the memory spill is drawn with its
+``hatch`` (the same red at 90 % alpha) over ``spillFill``: pixels within WARNING_TOLERANCE of it are
+"warning red" (no phase colour of this workload is near it).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from labdriver import (
     read_canvas,
     write_notebook,
 )
+from workloads import TWO_PHASES, chain_source, theme_color, two_phases
 
 import campaign_widget as cw
 from campaign_widget.scene import MEMORY_OVER, build_scene
@@ -47,16 +48,13 @@ pytestmark = pytest.mark.browser
 NOTEBOOK = "browser-test-schedule-controls.ipynb"
 RENDER_TIMEOUT_MS = 30_000
 UPDATE_TIMEOUT_MS = 15_000
-WARNING_RED = "#d62728"  # js/theme.js THEME.warning (hatch = the same red, alpha 0.9)
+WARNING_RED = theme_color("warning")  # theme.json, as the view reads it (hatch = the same red, alpha 0.9)
 WARNING_TOLERANCE = 40  # max channel difference, composited on white; the hatch core is ~(218, 57, 58)
 
 # No blank lines: labdriver's read-back of the typed cell (.cm-content inner_text) doubles them.
-DIAGRAM_CELL = """import campaign_widget as cw
+DIAGRAM_CELL = f"""import campaign_widget as cw
 ticks = cw.Machine.unit(time_unit="ticks")
-memory_hungry = cw.Workload([
-    cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-    cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-], machine=ticks)
+{chain_source(TWO_PHASES, name="memory_hungry", machine="ticks")}
 drive = cw.CampaignDiagram(memory_hungry, tiles=1, policy="dilate+throttle", title="A -> B, driven by the test")
 drive"""
 
@@ -68,13 +66,7 @@ PROBE_CELL = (
 
 def memory_hungry() -> cw.Workload:
     """The cell's workload, as the model under test builds it."""
-    return cw.Workload(
-        [
-            cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-            cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-        ],
-        machine=cw.Machine.unit(time_unit="ticks"),
-    )
+    return two_phases(machine=cw.Machine.unit(time_unit="ticks"))
 
 
 def expected(**settings) -> dict:
@@ -473,9 +465,9 @@ def test_wheel_zoom_changes_axis_without_the_kernel(controls):
 
 
 def test_each_control_change_draws_once_from_the_first(controls):
-    """A new view's first control changes: one draw each, when the kernel's scene arrives (issue 12,
-    "one draw per change"). The first change once drew twice: the kernel's echo of the control
-    redrew the old scene before the new one came."""
+    """A new view's first control changes: one draw each, when the kernel's scene arrives (one
+    draw per change): the kernel's echo of the control must not redraw the old scene before the new
+    one comes."""
     page, nb = controls.page, controls.nb
     out = nb.run_cell(
         nb.append_code_cell(

@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from labdriver import LabPage, Notebook, hex_rgb, read_canvas, wait_for_file, write_notebook
 from PIL import Image
+from workloads import FIGURE_2B, chain_source, figure_2b
 
 import campaign_widget as cw
 from campaign_widget.colors import phase_colors
@@ -44,13 +45,7 @@ COLOUR_TOLERANCE = 30  # max channel difference when looking for a phase colour
 
 
 def paper_workload() -> cw.Workload:
-    return cw.Workload(
-        [
-            cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),
-            cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),
-            cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),
-        ]
-    )
+    return figure_2b()
 
 
 def model_phases() -> list[dict]:
@@ -78,11 +73,7 @@ def cell_code(static_path) -> str:
         [
             "import campaign_widget as cw",
             "from campaign_widget.static_figure import save_workload_figure",
-            "w = cw.Workload([",
-            '    cw.Phase("A", duration=3, compute_util=0.70, memory_util=0.25),',
-            '    cw.Phase("B", duration=10, compute_util=0.20, memory_util=0.90, after=["A"]),',
-            '    cw.Phase("C", duration=2, compute_util=0.60, memory_util=0.40, after=["B"]),',
-            "])",
+            chain_source(FIGURE_2B),
             f"print('STATIC', save_workload_figure(w, r{str(static_path)!r}))",
             "cw.CampaignDiagram(w)",
         ]

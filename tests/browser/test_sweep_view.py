@@ -1,4 +1,4 @@
-"""SweepView in real JupyterLab + headless Chromium (issue 13).
+"""SweepView in real JupyterLab + headless Chromium.
 
 The module writes its own notebook, types a cell that sweeps design.md §3's workload
 A(3, .7, .6) → B(10, .2, .9) over tiles × policy × depth (pipelined) and displays
@@ -18,6 +18,7 @@ import re
 
 import pytest
 from labdriver import LabPage, Notebook, check_each_test, module_page, open_with_cell
+from workloads import TWO_PHASES, chain_source, two_phases
 
 import campaign_widget as cw
 
@@ -30,11 +31,8 @@ POLICIES = list(cw.POLICIES)
 DEPTHS = [1, 2]
 
 # No blank lines: labdriver's read-back of the typed cell doubles them.
-SWEEP_CELL = """import campaign_widget as cw
-w = cw.Workload([
-    cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-    cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-], machine=cw.Machine.unit(time_unit="ticks"))
+SWEEP_CELL = f"""import campaign_widget as cw
+{chain_source(TWO_PHASES, machine='cw.Machine.unit(time_unit="ticks")')}
 result = cw.sweep(w, progress=False, tiles=[1, 2, 4, 8], pipeline=[True], policy=list(cw.POLICIES), depth=[1, 2])
 view = cw.SweepView(result, x="tiles", y="policy", color="makespan")
 view"""
@@ -49,13 +47,7 @@ LIVE_TILES = list(range(4, 68, 4))
 
 
 def workload() -> cw.Workload:
-    return cw.Workload(
-        [
-            cw.Phase("A", duration=3, compute_util=0.7, memory_util=0.6),
-            cw.Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"]),
-        ],
-        machine=cw.Machine.unit(time_unit="ticks"),
-    )
+    return two_phases(machine=cw.Machine.unit(time_unit="ticks"))
 
 
 def model_makespan(tiles, policy, depth) -> float:
