@@ -240,11 +240,16 @@ class RooflineView(ipywidgets.VBox):
         self.shown_levels = list(names)
 
     def _on_level_box(self, _change=None):
-        self.shown_levels = [name for name, box in self.level_boxes.items() if box.value]
+        if not getattr(self, "_syncing_boxes", False):
+            self.shown_levels = [name for name, box in self.level_boxes.items() if box.value]
 
     def _on_shown_levels(self, _change=None):
-        for name, box in self.level_boxes.items():
-            box.value = name in self.shown_levels
+        self._syncing_boxes = True  # the boxes follow the trait; their own observer must not write it back
+        try:
+            for name, box in self.level_boxes.items():
+                box.value = name in self.shown_levels
+        finally:
+            self._syncing_boxes = False
         if len(self._level_names) > 1 and getattr(self, "_limits", None) is not None:
             with self.figure.hold_sync():
                 self._draw_levels()
