@@ -107,10 +107,14 @@ class RooflineView(ipywidgets.VBox):
             names=["schedule"],
             display_names=False,
         )
-        # the hierarchy's marks (several memory levels): each roof's name, one thin line per phase through
+        # the hierarchy's marks (several memory levels): each roof's name above its ridge (beside the steep
+        # slanted roofs a level's name would be crossed by the next roof), one thin line per phase through
         # its points, and one scatter per level (``level_points``), made when the machine has levels
         self.roof_labels = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-6, align="start"
+            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-8, align="middle"
+        )
+        self.roof_labels_high = Label(
+            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-21, align="middle"
         )
         self.level_lines = Lines(x=[[1, 2]], y=[[1, 2]], scales=scales, colors=["#999999"], stroke_width=1.2)
         self.level_points: dict[str, Scatter] = {}
@@ -191,6 +195,7 @@ class RooflineView(ipywidgets.VBox):
             scatter.unobserve(self._on_level_hover, names=["hovered_point"])
         self.level_points, self.level_boxes = {}, {}
         if len(names) <= 1:
+            self.roof.visible = self.ridge.visible = True
             if self._link is None:
                 self._link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.points, "hovered_point"))
             self.figure.marks = self._one_level_marks()
@@ -230,8 +235,8 @@ class RooflineView(ipywidgets.VBox):
                 self.ceiling_labels,
                 self.roof,
                 self.roof_labels,
-                self.ridge,
-                self.ridge_label,
+                self.roof_labels_high,
+                self.ridge,  # named by the levels above them: no "ridge" label
                 self.level_lines,
                 *self.level_points.values(),
                 self.aggregate,
@@ -345,22 +350,24 @@ class RooflineView(ipywidgets.VBox):
     def _draw_levels(self):
         """The hierarchy's marks for the shown levels: roofs, their names, ridges, points and lines."""
         h, share, (x_lo, x_hi, y_lo) = self._hierarchy, self._share, self._limits
-        machine = self.diagram.workload.machine
         P = h.peak_compute
         shown = [(k, name, float(h.bandwidths[k])) for k, name in enumerate(h.levels) if name in self.shown_levels]
-        for mark in (self.roof, self.roof_labels, self.ridge, self.ridge_label):
+        for mark in (self.roof, self.roof_labels, self.roof_labels_high, self.ridge):
             mark.visible = bool(shown)
         if shown:
             self.roof.x = [[x_lo, P / bw, x_hi] for _, _, bw in shown]
             self.roof.y = [[bw * x_lo, P, P] for _, _, bw in shown]
-            at = x_lo * 1.6  # near the left edge, where the slanted roofs are farthest apart
-            self.roof_labels.x, self.roof_labels.y = [at] * len(shown), [min(P, bw * at) for _, _, bw in shown]
-            self.roof_labels.text = [f"{name} {format_si(bw, machine.bandwidth_unit)}" for _, name, bw in shown]
             self.ridge.x, self.ridge.y = [P / bw for _, _, bw in shown], [P] * len(shown)
-            _, far, far_bw = shown[-1]
-            self.ridge_label.x, self.ridge_label.y = [P / far_bw], [P]
-            unit = f"{machine.ops_unit}/{machine.bytes_unit}"
-            self.ridge_label.text = [f"{far} ridge {format_number(P / far_bw, 3)} {unit}"]
+            # a name whose ridge is near the previous one's goes on a second row, above the first
+            rows, previous, high = ([], []), None, False
+            for _, name, bw in shown:
+                high = previous is not None and not high and P / bw < 2.5 * previous
+                rows[high].append((P / bw, name))
+                previous = P / bw
+            for mark, row in zip((self.roof_labels, self.roof_labels_high), rows):
+                mark.visible = bool(row)
+                if row:
+                    mark.x, mark.y, mark.text = [r for r, _ in row], [P] * len(row), [n for _, n in row]
         colors, names = list(self.diagram.phase_colors), list(self.diagram.phase_names)
         oi = h.intensity
         x = np.where(oi == 0, x_lo, np.where(np.isinf(oi), x_hi, oi))

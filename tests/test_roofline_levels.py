@@ -158,7 +158,9 @@ def test_bqplot_marks_hold_one_roof_per_level_and_the_known_points():
     x_lo, x_hi = view._x.min, view._x.max
     np.testing.assert_allclose(view.roof.x, [[x_lo, P / bw, x_hi] for bw in LEVELS.values()])
     np.testing.assert_allclose(view.roof.y, [[bw * x_lo, P, P] for bw in LEVELS.values()])
-    assert list(view.roof_labels.text) == ["L1 200 B/s", "L2 40 B/s", "DRAM 10 B/s"]
+    # each roof named above its ridge; ridges within 2.5× of the previous one's go on the upper row
+    assert list(view.roof_labels.text) == list(LEVELS) and not view.roof_labels_high.visible
+    np.testing.assert_allclose(view.roof_labels.x, [P / bw for bw in LEVELS.values()])
     assert view.roof.colors == ["var(--jp-content-font-color1, #333333)"]  # the theme's text colour
     np.testing.assert_allclose(view.ridge.x, [P / bw for bw in LEVELS.values()])
     table, where = w.table(), known(w)
@@ -180,13 +182,21 @@ def test_bqplot_marks_hold_one_roof_per_level_and_the_known_points():
     assert all(box in view.legend.children for box in view.level_boxes.values())
 
 
+def test_names_of_close_ridges_take_two_rows():
+    machine = cw.Machine(peak_compute=P, levels={"L1": 200, "L2": 40, "DRAM": 20})
+    view = Explorer(cw.Workload([cw.Phase("A", ops=300, bytes={"L2": 200, "DRAM": 20})], machine=machine)).roofline
+    assert list(view.roof_labels.text) == ["L1", "L2"] and list(view.roof_labels_high.text) == ["DRAM"]
+    np.testing.assert_allclose(view.roof_labels_high.x, [P / 20])
+
+
 def test_unticking_a_level_hides_its_points_and_roof():
     w = hierarchy()
     view = Explorer(w).roofline
     view.level_boxes["L1"].value = False
     assert view.shown_levels == ["L2", "DRAM"]
     assert not view.level_points["L1"].visible and view.level_points["L2"].visible
-    assert list(view.roof_labels.text) == ["L2 40 B/s", "DRAM 10 B/s"] and len(view.roof.x) == 2
+    assert list(view.roof_labels.text) == ["L2", "DRAM"] and not view.roof_labels_high.visible
+    assert len(view.roof.x) == 2
     assert len(view.level_lines.x[0]) == 2  # phase A's line now joins its L2 and DRAM points only
     view.shown_levels = ["L1", "L2", "DRAM"]
     assert view.level_boxes["L1"].value and view.level_points["L1"].visible
@@ -218,5 +228,6 @@ def test_a_one_level_view_keeps_todays_marks_and_link():
     view = Explorer(one_level()).roofline
     assert view.points in view.figure.marks and not view.level_points and not view.level_boxes
     assert view.roof_labels not in view.figure.marks and view.level_lines not in view.figure.marks
+    assert view.ridge_label in view.figure.marks
     assert view._link is not None  # the browser-side link of today
     assert np.ndim(view.roof.x) == 1
