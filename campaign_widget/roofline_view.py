@@ -383,22 +383,24 @@ class RooflineView(ipywidgets.VBox):
                 scatter.colors = [colors[i] for i in idx] or ["#999999"]
                 scatter.names = [names[i] for i in idx]
                 scatter.visible = name in self.shown_levels and bool(idx.size)
-        columns = [k for k, _, _ in shown]
-        rows, phases = [], []
-        for i in range(len(names)):
-            ks = [k for k in columns if drawn[i, k]]
-            if len(ks) >= 2:
-                rows.append(ks)
-                phases.append(i)
-        self._line_phases = np.array(phases, dtype=int)
-        self.level_lines.visible = bool(rows)
-        if rows:
-            width = max(len(r) for r in rows)
-            padded = [r + [r[-1]] * (width - len(r)) for r in rows]  # a repeated last point draws nothing more
-            self.level_lines.x = [[x[i, k] for k in r] for i, r in zip(phases, padded)]
-            self.level_lines.y = [[y[i]] * width for i in phases]
+        # one line per phase with two or more shown points; an unknown level repeats the point before it
+        # (or after it, at the start), and a repeated point draws nothing more
+        sub = np.where(drawn[:, [k for k, _, _ in shown]], x[:, [k for k, _, _ in shown]], np.nan)
+        phases = np.flatnonzero((~np.isnan(sub)).sum(axis=1) >= 2)
+        sub = sub[phases]
+        if sub.size:
+            rows = np.arange(sub.shape[0])[:, None]
+            last = np.maximum.accumulate(np.where(np.isnan(sub), 0, np.arange(sub.shape[1])), axis=1)
+            sub = sub[rows, last]
+            first = np.argmax(~np.isnan(sub), axis=1)
+            sub = np.where(np.isnan(sub), sub[rows[:, 0], first][:, None], sub)
+        self._line_phases = phases
+        self.level_lines.visible = bool(phases.size)
+        if phases.size:
+            self.level_lines.x = sub
+            self.level_lines.y = np.repeat(y[phases][:, None], sub.shape[1], axis=1)
             self.level_lines.colors = [colors[i] for i in phases]
-            self.level_lines.opacities = [1.0] * len(phases)
+            self.level_lines.opacities = [1.0] * phases.size
         self._follow_hover()
 
     def _fill_legend(self):
