@@ -2,6 +2,11 @@
 
 One point per phase (area ∝ its share of the makespan), one aggregate point for the schedule,
 the two roofs with the ridge marked, and the machine's extra ceilings as lower roofs.
+
+On a machine with several memory levels it is the hierarchical roofline (design.md §8): one roof
+per level, labelled with its name, and per phase one point per known level (a marker shape per
+level) joined by a thin line in the phase's colour; a checkbox per level in the legend shows or
+hides that level's roof and points (``shown_levels``).
 """
 
 from __future__ import annotations
@@ -12,7 +17,15 @@ import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
 from .formatting import format_number, format_si
-from .roofline import DEFAULT_THRESHOLD, schedule_roofline, workload_roofline
+from .roofline import (
+    COMPUTE_BOUND,
+    DEFAULT_THRESHOLD,
+    GUIDANCE,
+    MEMORY_BOUND,
+    level_roofline,
+    schedule_roofline,
+    workload_roofline,
+)
 from .widget import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
@@ -20,12 +33,23 @@ _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
 # marks with CSS, so a variable resolves in the page: dark on a light page, light on a dark one).
 INK = "var(--jp-content-font-color1, #333333)"
 MUTED_INK = "var(--jp-content-font-color2, #777777)"
+# Marker shape per memory level from the farthest (a circle, as on a one-level machine) inwards, with the
+# glyph the legend shows for it; the static roofline (static_figure.roofline_plot.LEVEL_MARKERS) matches.
+LEVEL_MARKERS = (("circle", "●"), ("square", "■"), ("triangle-up", "▲"), ("triangle-down", "▼"), ("cross", "✚"))
+
+
+def level_marker(k: int, count: int) -> tuple[str, str]:
+    """(bqplot marker, legend glyph) of level ``k`` (nearest first) of ``count`` levels."""
+    return LEVEL_MARKERS[(count - 1 - k) % len(LEVEL_MARKERS)]
 
 
 class RooflineView(ipywidgets.VBox):
     """The roofline of what a ``CampaignDiagram`` shows; follows its peaks and its hovered phase."""
 
     threshold = t.Float(DEFAULT_THRESHOLD, min=0.01, max=1.0)
+    #: The memory levels drawn (names, nearest first); every level of the machine by default. One checkbox
+    #: per level in the legend sets it; a one-level machine draws its one level whatever this holds.
+    shown_levels = t.List(t.Unicode())
 
     def __init__(self, diagram: CampaignDiagram, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360):
         self.diagram = diagram
@@ -83,6 +107,20 @@ class RooflineView(ipywidgets.VBox):
             names=["schedule"],
             display_names=False,
         )
+        # the hierarchy's marks (several memory levels): each roof's name above its ridge (beside the steep
+        # slanted roofs a level's name would be crossed by the next roof), one thin line per phase through
+        # its points, and one scatter per level (``level_points``), made when the machine has levels
+        self.roof_labels = Label(
+            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-8, align="middle"
+        )
+        self.roof_labels_high = Label(
+            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-21, align="middle"
+        )
+        self.level_lines = Lines(x=[[1, 2]], y=[[1, 2]], scales=scales, colors=["#999999"], stroke_width=1.2)
+        self.level_points: dict[str, Scatter] = {}
+        self._level_phases: dict[str, np.ndarray] = {}  # per level: the phase of each of its points
+        self.level_boxes: dict[str, ipywidgets.Checkbox] = {}
+        self._level_names: tuple[str, ...] = ()
         self.details = [ipywidgets.Label() for _ in range(4)]
         self.points.tooltip = ipywidgets.VBox(self.details)
         self._x_axis = Axis(
@@ -102,15 +140,7 @@ class RooflineView(ipywidgets.VBox):
         )
         axes = [self._x_axis, self._y_axis]
         self.figure = Figure(
-            marks=[
-                self.ceilings,
-                self.ceiling_labels,
-                self.roof,
-                self.ridge,
-                self.ridge_label,
-                self.points,
-                self.aggregate,
-            ],
+            marks=self._one_level_marks(),
             axes=axes,
             title="roofline",
             fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
@@ -128,9 +158,132 @@ class RooflineView(ipywidgets.VBox):
         # params and peaks are named too, for the rare change that leaves the makespan equal.
         diagram.observe(self.refresh, names=["makespan", "peak_compute", "peak_bandwidth", "phase_colors", "params"])
         diagram.observe(self._show_details, names=["hovered_phase"])
+        diagram.observe(self._follow_hover, names=["hovered_phase"])
         self.points.observe(self._show_details, names=["hovered_point"])
         self.observe(self.refresh, names=["threshold"])
+        self.observe(self._on_shown_levels, names=["shown_levels"])
         self.refresh()
+
+    def panel(self):
+        """What this roofline shows, for the static renderer (``static_figure.draw_roofline``, ``savefig``'s
+        ``roofline=``): the diagram's schedule as the aggregate point, the shown levels only."""
+        from .static_figure import roofline_panel_for
+
+        workload = self.diagram.workload
+        return roofline_panel_for(
+            workload,
+            {"schedule": self.diagram.schedule},
+            colors=list(self.diagram.phase_colors),
+            levels=list(self.shown_levels) if len(self._level_names) > 1 and self.shown_levels else None,
+        )
+
+    def _one_level_marks(self) -> list:
+        return [
+            self.ceilings,
+            self.ceiling_labels,
+            self.roof,
+            self.ridge,
+            self.ridge_label,
+            self.points,
+            self.aggregate,
+        ]
+
+    def _set_levels(self, names: tuple[str, ...]) -> None:
+        """Make the marks for this machine's levels: today's marks for one level, the hierarchy's for several."""
+        self._level_names = names
+        for scatter in self.level_points.values():
+            scatter.unobserve(self._on_level_hover, names=["hovered_point"])
+        self.level_points, self.level_boxes = {}, {}
+        if len(names) <= 1:
+            self.roof.visible = self.ridge.visible = True
+            if self._link is None:
+                self._link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.points, "hovered_point"))
+            self.figure.marks = self._one_level_marks()
+        else:
+            if self._link is not None:  # several scatters, each with the phases known at its level: linked here
+                self._link.unlink()
+                self._link = None
+            scales = {"x": self._x, "y": self._y, "size": LinearScale(min=0.0, max=1.0)}
+            for k, name in enumerate(names):
+                marker, glyph = level_marker(k, len(names))
+                scatter = Scatter(
+                    x=[1],
+                    y=[1],
+                    scales=scales,
+                    marker=marker,
+                    colors=["#999999"],
+                    stroke="#222222",
+                    stroke_width=0.8,
+                    display_names=False,
+                    interactions={"hover": "tooltip"},
+                    tooltip=self.points.tooltip,
+                    hovered_style=dict(self.points.hovered_style),
+                    unhovered_style=dict(self.points.unhovered_style),
+                )
+                scatter.observe(self._on_level_hover, names=["hovered_point"])
+                self.level_points[name] = scatter
+                box = ipywidgets.Checkbox(
+                    value=True,
+                    description=f"{glyph} {name}",
+                    indent=False,
+                    layout=ipywidgets.Layout(width="auto", margin="0 6px 0 0", height="18px"),
+                )
+                box.observe(self._on_level_box, names=["value"])
+                self.level_boxes[name] = box
+            self.figure.marks = [
+                self.ceilings,
+                self.ceiling_labels,
+                self.roof,
+                self.roof_labels,
+                self.roof_labels_high,
+                self.ridge,  # named by the levels above them: no "ridge" label
+                self.level_lines,
+                *self.level_points.values(),
+                self.aggregate,
+            ]
+        self._legend_key = None
+        self.shown_levels = list(names)
+
+    def _on_level_box(self, _change=None):
+        if not getattr(self, "_syncing_boxes", False):
+            self.shown_levels = [name for name, box in self.level_boxes.items() if box.value]
+
+    def _on_shown_levels(self, _change=None):
+        self._syncing_boxes = True  # the boxes follow the trait; their own observer must not write it back
+        try:
+            for name, box in self.level_boxes.items():
+                box.value = name in self.shown_levels
+        finally:
+            self._syncing_boxes = False
+        if len(self._level_names) > 1 and getattr(self, "_limits", None) is not None:
+            with self.figure.hold_sync():
+                self._draw_levels()
+
+    def _on_level_hover(self, change):
+        """A point of any level hovered: its phase is the diagram's hovered phase (and so every level's)."""
+        for name, scatter in self.level_points.items():
+            if scatter is change["owner"]:
+                point = change["new"]
+                phases = self._level_phases.get(name, np.empty(0, int))
+                if point is not None and 0 <= point < phases.size:
+                    self.diagram.hovered_phase = int(phases[point])
+                elif change["old"] is not None and 0 <= change["old"] < phases.size:
+                    if self.diagram.hovered_phase == int(phases[change["old"]]):
+                        self.diagram.hovered_phase = None
+
+    def _follow_hover(self, _change=None):
+        """The diagram's hovered phase highlighted at every level: its points and its line."""
+        if len(self._level_names) <= 1:
+            return
+        phase = self.diagram.hovered_phase
+        for name, scatter in self.level_points.items():
+            where = np.flatnonzero(self._level_phases.get(name, np.empty(0, int)) == phase)
+            scatter.hovered_point = int(where[0]) if phase is not None and where.size else None
+        phases = getattr(self, "_line_phases", np.empty(0, int))
+        if phases.size:
+            self.level_lines.opacities = (
+                [1.0] * phases.size if phase is None else [1.0 if p == phase else 0.3 for p in phases]
+            )
 
     def refresh(self, _change=None):
         workload, schedule = self.diagram.workload, self.diagram.schedule
@@ -145,12 +298,19 @@ class RooflineView(ipywidgets.VBox):
             return  # one diagram change fires several of the observed traits: draw it once
         self._drawn = key
         machine = workload.machine
+        if machine.level_names != self._level_names:
+            self._limits = None
+            self._set_levels(machine.level_names)
         phases = workload_roofline(workload, self.threshold)
         total = schedule_roofline(workload, schedule, self.threshold)
         self._phases = phases
         # finite, positive limits whatever the phases (all ops 0, all bytes 0); OI 0 sits at the left
         # edge, OI ∞ at the right, phases with no work are not drawn (docs/workload-files.md)
         x_lo, x_hi, y_lo, y_hi = phases.axis_limits(total.intensity)
+        hierarchy = level_roofline(workload) if len(self._level_names) > 1 else None
+        if hierarchy is not None:  # every level's ridge and points inside, whichever levels are shown
+            h_lo, h_hi, h_y_lo, _ = hierarchy.axis_limits()
+            x_lo, x_hi, y_lo = min(x_lo, h_lo), max(x_hi, h_hi), min(y_lo, h_y_lo)
         P, BW = machine.peak_compute, machine.peak_bandwidth
         x, achieved = phases.plot_position(x_lo, x_hi, y_lo)
         share = workload.arrays.duration / max(schedule.makespan, 1e-300)
@@ -175,6 +335,9 @@ class RooflineView(ipywidgets.VBox):
             self._y.min, self._y.max = y_lo, y_hi
             self._x_axis.tick_values = _decades(x_lo, x_hi)
             self._y_axis.tick_values = _decades(self._y.min, self._y.max)
+            if hierarchy is not None:
+                self._hierarchy, self._share, self._limits = hierarchy, share, (x_lo, x_hi, y_lo)
+                self._draw_levels()
         self._fill_legend()
         self.readout[
             0
@@ -184,13 +347,73 @@ class RooflineView(ipywidgets.VBox):
         self.readout[1].value = f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}"
         self._show_details()
 
+    def _draw_levels(self):
+        """The hierarchy's marks for the shown levels: roofs, their names, ridges, points and lines."""
+        h, share, (x_lo, x_hi, y_lo) = self._hierarchy, self._share, self._limits
+        P = h.peak_compute
+        shown = [(k, name, float(h.bandwidths[k])) for k, name in enumerate(h.levels) if name in self.shown_levels]
+        for mark in (self.roof, self.roof_labels, self.roof_labels_high, self.ridge):
+            mark.visible = bool(shown)
+        if shown:
+            self.roof.x = [[x_lo, P / bw, x_hi] for _, _, bw in shown]
+            self.roof.y = [[bw * x_lo, P, P] for _, _, bw in shown]
+            self.ridge.x, self.ridge.y = [P / bw for _, _, bw in shown], [P] * len(shown)
+            # a name whose ridge is near the previous one's goes on a second row, above the first
+            rows, previous, high = ([], []), None, False
+            for _, name, bw in shown:
+                high = previous is not None and not high and P / bw < 2.5 * previous
+                rows[high].append((P / bw, name))
+                previous = P / bw
+            for mark, row in zip((self.roof_labels, self.roof_labels_high), rows):
+                mark.visible = bool(row)
+                if row:
+                    mark.x, mark.y, mark.text = [r for r, _ in row], [P] * len(row), [n for _, n in row]
+        colors, names = list(self.diagram.phase_colors), list(self.diagram.phase_names)
+        oi = h.intensity
+        x = np.where(oi == 0, x_lo, np.where(np.isinf(oi), x_hi, oi))
+        y = np.where(h.achieved > 0, h.achieved, y_lo)
+        drawn = ~np.isnan(oi)
+        sizes = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
+        for k, name in enumerate(h.levels):
+            scatter, idx = self.level_points[name], np.flatnonzero(drawn[:, k])
+            self._level_phases[name] = idx
+            with scatter.hold_sync():
+                scatter.x, scatter.y, scatter.size = x[idx, k], y[idx], sizes[idx]
+                scatter.default_size = _MAX_MARKER
+                scatter.colors = [colors[i] for i in idx] or ["#999999"]
+                scatter.names = [names[i] for i in idx]
+                scatter.visible = name in self.shown_levels and bool(idx.size)
+        # one line per phase with two or more shown points; an unknown level repeats the point before it
+        # (or after it, at the start), and a repeated point draws nothing more
+        sub = np.where(drawn[:, [k for k, _, _ in shown]], x[:, [k for k, _, _ in shown]], np.nan)
+        phases = np.flatnonzero((~np.isnan(sub)).sum(axis=1) >= 2)
+        sub = sub[phases]
+        if sub.size:
+            rows = np.arange(sub.shape[0])[:, None]
+            last = np.maximum.accumulate(np.where(np.isnan(sub), 0, np.arange(sub.shape[1])), axis=1)
+            sub = sub[rows, last]
+            first = np.argmax(~np.isnan(sub), axis=1)
+            sub = np.where(np.isnan(sub), sub[rows[:, 0], first][:, None], sub)
+        self._line_phases = phases
+        self.level_lines.visible = bool(phases.size)
+        if phases.size:
+            self.level_lines.x = sub
+            self.level_lines.y = np.repeat(y[phases][:, None], sub.shape[1], axis=1)
+            self.level_lines.colors = [colors[i] for i in phases]
+            self.level_lines.opacities = [1.0] * phases.size
+        self._follow_hover()
+
     def _fill_legend(self):
         names, colors = list(self.diagram.phase_names), list(self.diagram.phase_colors)
-        if getattr(self, "_legend_key", None) == (names, colors):
+        key = (names, colors, self._level_names)
+        if getattr(self, "_legend_key", None) == key:
             return
-        self._legend_key = (names, colors)
-        items = [_swatch("●", name, color) for name, color in zip(names, colors)]
+        self._legend_key = key
+        # on several levels a circle is a level's shape: the phases' swatches are bars of their colour
+        mark = "●" if len(self._level_names) <= 1 else "▬"
+        items = [_swatch(mark, name, color) for name, color in zip(names, colors)]
         items.append(_swatch("◆", "schedule", INK))
+        items.extend(self.level_boxes.values())
         self.legend.children = items
 
     def _draw_ceilings(self, machine, x_lo, x_hi):
@@ -209,13 +432,25 @@ class RooflineView(ipywidgets.VBox):
             self.ceilings.x, self.ceilings.y = xs, ys
             self.ceiling_labels.x, self.ceiling_labels.y, self.ceiling_labels.text = label_x, label_y, labels
 
-    def _show_details(self, _change=None):
+    def _hovered(self):
+        """The phase hovered in the diagram or on any of the roofline's points, or None."""
         index = self.diagram.hovered_phase
         if index is None:
             index = self.points.hovered_point
+        for name, scatter in self.level_points.items():
+            phases = self._level_phases.get(name, np.empty(0, int))
+            if index is None and scatter.hovered_point is not None and 0 <= scatter.hovered_point < phases.size:
+                index = int(phases[scatter.hovered_point])
+        return index
+
+    def _show_details(self, _change=None):
+        index = self._hovered()
         if index is None or not 0 <= index < len(self.diagram.phase_names):
             for label in self.details:
                 label.value = ""
+            return
+        if len(self._level_names) > 1 and getattr(self, "_limits", None) is not None:
+            self._show_level_details(index)
             return
         r, machine = self._phases, self.diagram.workload.machine
         self.details[0].value = f"{self.diagram.phase_names[index]}: OI {r.intensity[index]:.3g}"
@@ -225,6 +460,32 @@ class RooflineView(ipywidgets.VBox):
         )
         self.details[2].value = f"{r.regime[index]}, efficiency {r.efficiency[index]:.0%}"
         self.details[3].value = r.guidance[index]
+
+    def _show_level_details(self, index: int):
+        """Details of phase ``index`` on several levels: its intensity at each known level, its bounding
+        resource by name, and the guidance for that bound."""
+        h, machine = self._hierarchy, self.diagram.workload.machine
+        a = self.diagram.workload.arrays
+        known = [
+            (name, h.intensity[index, k]) for k, name in enumerate(h.levels) if not np.isnan(h.intensity[index, k])
+        ]
+        at = ", ".join(f"{format_number(oi, 3)} ({name})" for name, oi in known) or "unknown"
+        self.details[0].value = f"{self.diagram.phase_names[index]}: OI {at}"
+        bound = a.ops[index] / a.t_sol[index] if a.t_sol[index] > 0 else np.nan
+        self.details[1].value = (
+            f"achieved {format_si(h.achieved[index], machine.compute_unit)}, "
+            f"bound {format_si(bound, machine.compute_unit)}"
+        )
+        resource = str(h.bound_resource[index])
+        efficiency = float(a.efficiency[index])
+        self.details[2].value = f"{resource}-bound, efficiency {efficiency:.0%}"
+        if resource == machine.compute_name:
+            regime = COMPUTE_BOUND
+        elif resource in h.levels:
+            regime = MEMORY_BOUND
+        else:
+            regime = self._phases.regime[index]
+        self.details[3].value = GUIDANCE[(regime, efficiency >= self.threshold)]
 
 
 _LEGEND_ITEM = ipywidgets.Layout(margin="0 2px 0 0", height="18px")

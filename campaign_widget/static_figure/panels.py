@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..colors import phase_colors
+from ..errors import WorkloadError, short_repr
 from ..group_bands import with_group_spans
 from ..machine import Ceiling
 from ..readout import work_note
@@ -63,6 +64,12 @@ class RooflinePanel:
 
     ``share`` is each phase's share of time (marker area ∝ share); ``aggregates`` holds
     ``(label, intensity, achieved)`` triples, one per schedule.
+
+    On a machine with several memory levels (design.md §8) ``levels`` holds ``(name, bandwidth)``
+    pairs, nearest to compute first, ``level_intensity`` each phase's intensity at each level
+    (phases × levels, NaN where a level is unknown) and ``shown_levels`` the levels drawn (empty:
+    all): one roof per level and per phase one point per known level, joined by a thin line.
+    ``intensity`` and ``peak_bandwidth`` stay the farthest level's.
     """
 
     peak_compute: float
@@ -78,6 +85,9 @@ class RooflinePanel:
         default_factory=lambda: {"compute": "FLOP/s", "bandwidth": "B/s", "intensity": "FLOP/B"}
     )
     title: str = "roofline"
+    levels: tuple = ()
+    level_intensity: Sequence = ()
+    shown_levels: tuple = ()
 
     def __post_init__(self):
         for key in ("peak_compute", "peak_bandwidth"):
@@ -103,10 +113,50 @@ class RooflinePanel:
         object.__setattr__(self, "names", [str(x) for x in self.names])
         object.__setattr__(self, "colors", [str(x) for x in self.colors])
         object.__setattr__(self, "aggregates", [(str(a), float(b), float(c)) for a, b, c in self.aggregates])
+        self._check_levels(n)
+
+    def _check_levels(self, n: int) -> None:
+        levels = []
+        for pair in self.levels:
+            name, bandwidth = pair
+            if not (isinstance(bandwidth, (int, float, np.floating, np.integer)) and 0 < float(bandwidth) < math.inf):
+                raise ValueError(f"RooflinePanel.levels: level {short_repr(name)} has bandwidth {bandwidth!r}")
+            if str(name) in [k for k, _ in levels]:
+                raise ValueError(f"RooflinePanel.levels: level {short_repr(name)} is named twice")
+            levels.append((str(name), float(bandwidth)))
+        object.__setattr__(self, "levels", tuple(levels))
+        if levels:
+            oi = np.asarray(self.level_intensity, dtype=np.float64).reshape(n, len(levels))
+        else:
+            oi = np.asarray(self.intensity, dtype=np.float64).reshape(n, 1)
+        object.__setattr__(self, "level_intensity", oi)
+        names = self.level_names
+        shown = tuple(str(x) for x in self.shown_levels) or names
+        unknown = [x for x in shown if x not in names]
+        if unknown:
+            raise ValueError(
+                f"RooflinePanel.shown_levels names {short_repr(unknown[0])}, not a memory level of this roofline "
+                f"(its levels: {', '.join(names)})"
+            )
+        object.__setattr__(self, "shown_levels", tuple(x for x in names if x in shown))  # nearest first
 
     @property
     def ridge(self) -> float:
         return self.peak_compute / self.peak_bandwidth
+
+    @property
+    def hierarchical(self) -> bool:
+        """True on a machine with several memory levels: roofs and points are drawn per level."""
+        return len(self.levels) > 1
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        """The memory levels' names, nearest first (``("memory",)`` when ``levels`` is not given)."""
+        return tuple(name for name, _ in self.levels) or ("memory",)
+
+    @property
+    def bandwidths(self) -> np.ndarray:
+        return np.array([bw for _, bw in self.levels] or [self.peak_bandwidth], dtype=np.float64)
 
 
 def _units(machine) -> dict:
@@ -189,10 +239,15 @@ def roofline_panel_for(
     schedules: Mapping[str, object] | None = None,
     colors: Sequence[str] | None = None,
     title: str = "roofline",
+    *,
+    levels: Sequence[str] | None = None,
 ) -> RooflinePanel:
     """One point per phase (area ∝ its share of the summed durations) and one aggregate point
-    per schedule (all ops and bytes over its makespan)."""
-    from ..roofline import schedule_roofline, workload_roofline
+    per schedule (all ops and bytes over its makespan).
+
+    On a machine with several memory levels: one roof per level and per phase one point per known
+    level; ``levels`` names the levels to draw (None: all of them)."""
+    from ..roofline import level_roofline, schedule_roofline, workload_roofline
 
     machine = workload.machine
     r = workload_roofline(workload)
@@ -204,6 +259,17 @@ def roofline_panel_for(
         aggregates.append((str(label), float(s.intensity[0]), float(s.achieved[0])))
     units = _units(machine)
     units["intensity"] = "" if machine.normalized else f"{machine.ops_unit}/{machine.bytes_unit}"
+    h = level_roofline(workload)
+    hierarchy = {"levels": tuple(zip(h.levels, h.bandwidths.tolist())), "level_intensity": h.intensity}
+    if levels is not None:
+        if isinstance(levels, str):
+            levels = [levels]
+        levels = list(levels)
+        if not levels:
+            raise WorkloadError(f"levels=[] draws nothing: name at least one of {', '.join(machine.level_names)}")
+        for name in levels:
+            machine.bandwidth(name)  # a WorkloadError naming the machine's levels
+        hierarchy["shown_levels"] = tuple(levels)
     return RooflinePanel(
         peak_compute=machine.peak_compute,
         peak_bandwidth=machine.peak_bandwidth,
@@ -216,4 +282,5 @@ def roofline_panel_for(
         aggregates=aggregates,
         units=units,
         title=title,
+        **hierarchy,
     )

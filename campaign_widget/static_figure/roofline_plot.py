@@ -1,10 +1,14 @@
-"""The roofline on a matplotlib Axes (seed 002): roofs, ridge, ceilings, points."""
+"""The roofline on a matplotlib Axes (seed 002): roofs, ridge, ceilings, points; on a machine with
+several memory levels the hierarchical roofline (design.md §8): one roof per level, per phase one
+point per known level joined by a thin line, marker shape per level."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
+from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
@@ -52,7 +56,24 @@ def _decade_label(value: float, decades) -> str:
     return format_si(value).replace(" ", "")
 
 
+# Marker shape per memory level, from the farthest (today's circle) inwards; the live view
+# (roofline_view.LEVEL_MARKERS) draws the same shapes in the same order.
+LEVEL_MARKERS = ("o", "s", "^", "v", "P")
+
+
+def level_marker(k: int, count: int) -> str:
+    """The marker of level ``k`` (nearest first) of ``count`` levels: the farthest is a circle."""
+    return LEVEL_MARKERS[(count - 1 - k) % len(LEVEL_MARKERS)]
+
+
+def _shown(rp: RooflinePanel):
+    """(level index, name, bandwidth) of each level drawn, nearest first."""
+    return [(k, name, bw) for k, (name, bw) in enumerate(rp.levels) if name in rp.shown_levels]
+
+
 def _roofline_limits(rp: RooflinePanel):
+    if rp.hierarchical:
+        return _level_limits(rp)
     P, BW = rp.peak_compute, rp.peak_bandwidth
     xs = [rp.ridge]
     ys = [P]
@@ -78,6 +99,33 @@ def _roofline_limits(rp: RooflinePanel):
     y_lo = max(y_lo, P / 1e8)  # a roof far below the interesting range is cut, not the points
     y_hi = P * 2.6
     return x_lo, x_hi, y_lo, y_hi
+
+
+def _level_limits(rp: RooflinePanel):
+    """As ``_roofline_limits``, spanning every drawn level's ridge and intensities."""
+    P = rp.peak_compute
+    shown = _shown(rp) or [(len(rp.levels) - 1, *rp.levels[-1])]
+    ridges = [P / bw for _, _, bw in shown]
+    xs, ys = list(ridges), [P]
+    for c in rp.ceilings:
+        if c.compute:
+            xs.append(c.compute / rp.peak_bandwidth)
+            ys.append(c.compute)
+        if c.bandwidth:
+            xs.append(P / c.bandwidth)
+    oi = rp.level_intensity[:, [k for k, _, _ in shown]]
+    xs += oi[np.isfinite(oi) & (oi > 0)].tolist()
+    ys += rp.achieved[np.isfinite(rp.achieved) & (rp.achieved > 0)].tolist()
+    for _, agg_oi, achieved in rp.aggregates:
+        if math.isfinite(agg_oi) and agg_oi > 0:
+            xs.append(agg_oi)
+        if math.isfinite(achieved) and achieved > 0:
+            ys.append(achieved)
+    x_lo = 10 ** math.floor(math.log10(min(min(xs) / 3, min(ridges) / 20)))
+    x_hi = 10 ** math.ceil(math.log10(max(max(xs) * 3, max(ridges) * 20)))
+    roof_lo = min(P, min(bw for _, _, bw in shown) * x_lo)
+    y_lo = 10 ** math.floor(math.log10(min(min(ys), roof_lo) / 1.5))
+    return x_lo, x_hi, max(y_lo, P / 1e8), P * 2.6
 
 
 def _roof_xy(compute: float, bandwidth: float, x_lo: float, x_hi: float):
@@ -148,14 +196,21 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
         )
 
 
-def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
+def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
     """Draw a log-log roofline onto ``ax``: the flat roof at peak compute, the slanted roof
     bandwidth × OI, the ridge marked and labelled, extra ceilings as dashed lower roofs with their
-    names, one point per phase (area ∝ its share of time) and one diamond per aggregate."""
+    names, one point per phase (area ∝ its share of time) and one diamond per aggregate.
+
+    On several memory levels: one roof per level, labelled with its name, and per phase one point
+    per known level (marker shape per level, explained in a legend) joined by a thin line in the
+    phase's colour. ``levels`` names the levels to draw (None: ``rp.shown_levels``)."""
     if not isinstance(rp, RooflinePanel):
         raise TypeError(f"draw_roofline takes a RooflinePanel, got {type(rp).__name__}")
+    if levels is not None:
+        rp = dataclasses.replace(rp, shown_levels=(levels,) if isinstance(levels, str) else tuple(levels))
     P, BW = rp.peak_compute, rp.peak_bandwidth
     units = {"compute": "FLOP/s", "bandwidth": "B/s", "intensity": "FLOP/B", **dict(rp.units)}
+    intensity_unit = units.get("intensity", "")
     x_lo, x_hi, y_lo, y_hi = _roofline_limits(rp)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -211,96 +266,101 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
                 )
             )
 
-    xs, ys = _roof_xy(P, BW, x_lo, x_hi)
-    roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
-    roof.set_gid("roof")
-    ax.add_line(roof)
-    ridge = rp.ridge
-    ridge_line = Line2D(
-        [ridge, ridge], [y_lo, P], color=THEME["axis"], linewidth=PT_PER_PX, linestyle=(0, (1.5, 2.5)), zorder=1.9
-    )
-    ridge_line.set_gid("ridge")
-    ax.add_line(ridge_line)
-    ridge_point = Line2D(
-        [ridge],
-        [P],
-        marker="o",
-        markersize=6 * PT_PER_PX,
-        markerfacecolor=THEME["axis"],
-        markeredgecolor=THEME["background"],
-        markeredgewidth=0.75,
-        linestyle="none",
-        zorder=2.1,
-    )
-    ridge_point.set_gid("ridge-point")
-    ax.add_line(ridge_point)
-    intensity_unit = units.get("intensity", "")
-    ax.annotate(
-        f"ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
-        (ridge, y_lo),
-        xytext=(3, 3),
-        textcoords="offset points",
-        rotation=90,
-        ha="left",
-        va="bottom",
-        color=THEME["muted_text"],
-        fontproperties=small,
-        **_literal(),
-    )
-    ax.annotate(
-        format_si(P, units.get("compute", "")),
-        (x_hi, P),
-        xytext=(-4, 3),
-        textcoords="offset points",
-        ha="right",
-        va="bottom",
-        color=THEME["text"],
-        fontproperties=small,
-        **_literal(),
-    )
-    x_at = x_lo * 2.2
-    if x_at < ridge / 2:
-        ax.add_artist(
-            _SlopeText(
-                ax,
-                (x_lo, BW * x_lo),
-                (ridge, P),
-                x_at,
-                BW * x_at * 1.25,
-                format_si(BW, units.get("bandwidth", "")),
-                color=THEME["text"],
-                fontproperties=small,
-                ha="left",
-                va="bottom",
-                rotation_mode="anchor",
-                **_literal(),
+    if rp.hierarchical:
+        _draw_level_roofs(ax, rp, x_lo, x_hi, y_lo, small, units)
+    else:
+        xs, ys = _roof_xy(P, BW, x_lo, x_hi)
+        roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
+        roof.set_gid("roof")
+        ax.add_line(roof)
+        ridge = rp.ridge
+        ridge_line = Line2D(
+            [ridge, ridge], [y_lo, P], color=THEME["axis"], linewidth=PT_PER_PX, linestyle=(0, (1.5, 2.5)), zorder=1.9
+        )
+        ridge_line.set_gid("ridge")
+        ax.add_line(ridge_line)
+        ridge_point = Line2D(
+            [ridge],
+            [P],
+            marker="o",
+            markersize=6 * PT_PER_PX,
+            markerfacecolor=THEME["axis"],
+            markeredgecolor=THEME["background"],
+            markeredgewidth=0.75,
+            linestyle="none",
+            zorder=2.1,
+        )
+        ridge_point.set_gid("ridge-point")
+        ax.add_line(ridge_point)
+        ax.annotate(
+            f"ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
+            (ridge, y_lo),
+            xytext=(3, 3),
+            textcoords="offset points",
+            rotation=90,
+            ha="left",
+            va="bottom",
+            color=THEME["muted_text"],
+            fontproperties=small,
+            **_literal(),
+        )
+        ax.annotate(
+            format_si(P, units.get("compute", "")),
+            (x_hi, P),
+            xytext=(-4, 3),
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+            color=THEME["text"],
+            fontproperties=small,
+            **_literal(),
+        )
+        x_at = x_lo * 2.2
+        if x_at < ridge / 2:
+            ax.add_artist(
+                _SlopeText(
+                    ax,
+                    (x_lo, BW * x_lo),
+                    (ridge, P),
+                    x_at,
+                    BW * x_at * 1.25,
+                    format_si(BW, units.get("bandwidth", "")),
+                    color=THEME["text"],
+                    fontproperties=small,
+                    ha="left",
+                    va="bottom",
+                    rotation_mode="anchor",
+                    **_literal(),
+                )
             )
-        )
 
-    # one point per phase, area ∝ share of time; the largest drawn first so small ones stay visible
-    oi, achieved, share = rp.intensity, rp.achieved, rp.share
-    shown = np.isfinite(achieved) & (achieved > 0) & ~np.isnan(oi) & (oi > 0)
-    if shown.any():
-        idx = np.flatnonzero(shown)
-        idx = idx[np.argsort(-share[idx], kind="stable")]
-        xs = np.where(np.isinf(oi[idx]), x_hi, oi[idx])
-        largest = max(float(np.nanmax(share[idx])), 1e-300)
-        width_px, height_px = _axes_size_px(ax)
-        diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
-        areas = diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
-        colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
-        points = ax.scatter(
-            xs,
-            achieved[idx],
-            s=areas,
-            c=colors,
-            edgecolors=ROOFLINE["point_edge"],
-            linewidths=0.8 * PT_PER_PX,
-            alpha=0.9,
-            zorder=3.0,
-            clip_on=False,
-        )
-        points.set_gid("phase-points")
+    if rp.hierarchical:
+        _draw_level_points(ax, rp, x_lo, x_hi)
+    else:
+        # one point per phase, area ∝ share of time; the largest drawn first so small ones stay visible
+        oi, achieved, share = rp.intensity, rp.achieved, rp.share
+        shown = np.isfinite(achieved) & (achieved > 0) & ~np.isnan(oi) & (oi > 0)
+        if shown.any():
+            idx = np.flatnonzero(shown)
+            idx = idx[np.argsort(-share[idx], kind="stable")]
+            xs = np.where(np.isinf(oi[idx]), x_hi, oi[idx])
+            largest = max(float(np.nanmax(share[idx])), 1e-300)
+            width_px, height_px = _axes_size_px(ax)
+            diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
+            areas = diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
+            colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
+            points = ax.scatter(
+                xs,
+                achieved[idx],
+                s=areas,
+                c=colors,
+                edgecolors=ROOFLINE["point_edge"],
+                linewidths=0.8 * PT_PER_PX,
+                alpha=0.9,
+                zorder=3.0,
+                clip_on=False,
+            )
+            points.set_gid("phase-points")
     _draw_aggregates(ax, rp.aggregates, x_lo, x_hi, y_lo, y_hi, small)
 
     tick_font = _font()
@@ -352,3 +412,159 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True):
         )
         t.set_gid("cw-title")
     return ax
+
+
+def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
+    """One roof per drawn level (gid ``roof``, labelled with the level's name along its slope),
+    each ridge marked, the farthest drawn level's ridge labelled, and the compute peak."""
+    P = rp.peak_compute
+    shown = _shown(rp)
+    bandwidth_unit = units.get("bandwidth", "")
+    for _, name, bw in shown:
+        xs, ys = _roof_xy(P, bw, x_lo, x_hi)
+        roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
+        roof.set_gid("roof")
+        roof.set_label(name)
+        ax.add_line(roof)
+        ridge = P / bw
+        point = Line2D(
+            [ridge],
+            [P],
+            marker="o",
+            markersize=6 * PT_PER_PX,
+            markerfacecolor=THEME["axis"],
+            markeredgecolor=THEME["background"],
+            markeredgewidth=0.75,
+            linestyle="none",
+            zorder=2.1,
+        )
+        point.set_gid("ridge-point")
+        ax.add_line(point)
+        x_at = x_lo * 2.2
+        if x_at < ridge / 2:
+            label = _SlopeText(
+                ax,
+                (x_lo, bw * x_lo),
+                (ridge, P),
+                x_at,
+                bw * x_at * 1.25,
+                f"{name} {format_si(bw, bandwidth_unit)}",
+                color=THEME["text"],
+                fontproperties=font,
+                ha="left",
+                va="bottom",
+                rotation_mode="anchor",
+                **_literal(),
+            )
+        else:  # the ridge is too near the left edge for a label along the slope: name it at the ridge
+            label = Text(
+                ridge, P, f"{name} ", color=THEME["text"], fontproperties=font, ha="right", va="bottom", **_literal()
+            )
+        label.set_gid(f"roof-label-{name}")
+        ax.add_artist(label)
+    if shown:
+        _, name, bw = shown[-1]
+        ridge = P / bw
+        ridge_line = Line2D(
+            [ridge, ridge], [y_lo, P], color=THEME["axis"], linewidth=PT_PER_PX, linestyle=(0, (1.5, 2.5)), zorder=1.9
+        )
+        ridge_line.set_gid("ridge")
+        ax.add_line(ridge_line)
+        intensity_unit = units.get("intensity", "")
+        ax.annotate(
+            f"{name} ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
+            (ridge, y_lo),
+            xytext=(3, 3),
+            textcoords="offset points",
+            rotation=90,
+            ha="left",
+            va="bottom",
+            color=THEME["muted_text"],
+            fontproperties=font,
+            **_literal(),
+        )
+    ax.annotate(
+        format_si(P, units.get("compute", "")),
+        (x_hi, P),
+        xytext=(-4, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        color=THEME["text"],
+        fontproperties=font,
+        **_literal(),
+    )
+
+
+def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
+    """Per drawn level one scatter (gid ``phase-points``, labelled with the level) of the phases that
+    have a point there, area ∝ share of time; per phase a thin line in its colour through its points
+    (gid ``phase-level-lines``); a legend of the levels' marker shapes."""
+    shown = _shown(rp)
+    achieved, share = rp.achieved, rp.share
+    n = len(achieved)
+    colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in range(n)]
+    width_px, height_px = _axes_size_px(ax)
+    diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX
+    good = np.isfinite(achieved) & (achieved > 0)
+    largest = max(float(np.nanmax(share[good])) if good.any() else 0.0, 1e-300)
+    oi = rp.level_intensity[:, [k for k, _, _ in shown]] if shown else np.empty((n, 0))
+    drawn = good[:, None] & ~np.isnan(oi) & (oi > 0)
+    xs = np.where(np.isinf(oi), x_hi, oi)
+    segments, segment_colors = [], []
+    for i in np.flatnonzero(drawn.sum(axis=1) >= 2):
+        cols = np.flatnonzero(drawn[i])
+        segments.append(np.column_stack([xs[i, cols], np.full(cols.size, achieved[i])]))
+        segment_colors.append(colors[i])
+    if segments:
+        lines = LineCollection(segments, colors=segment_colors, linewidths=1.0 * PT_PER_PX, zorder=2.9)
+        lines.set_gid("phase-level-lines")
+        ax.add_collection(lines)
+    handles = []
+    for column, (k, name, _) in enumerate(shown):
+        marker = level_marker(k, len(rp.levels))
+        idx = np.flatnonzero(drawn[:, column])
+        if idx.size:
+            idx = idx[np.argsort(-share[idx], kind="stable")]
+            points = ax.scatter(
+                xs[idx, column],
+                achieved[idx],
+                s=diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest,
+                c=[colors[i] for i in idx],
+                marker=marker,
+                edgecolors=ROOFLINE["point_edge"],
+                linewidths=0.8 * PT_PER_PX,
+                alpha=0.9,
+                zorder=3.0,
+                clip_on=False,
+            )
+            points.set_gid("phase-points")
+            points.set_label(name)
+        handles.append(
+            Line2D(
+                [],
+                [],
+                marker=marker,
+                linestyle="none",
+                markersize=6,
+                markerfacecolor=THEME["text"],
+                markeredgecolor=THEME["text"],
+                label=name,
+            )
+        )
+    if handles:
+        legend = ax.legend(
+            handles=handles,
+            loc="lower right",
+            prop=_font(THEME["font_size"] - 1),
+            labelcolor=THEME["text"],
+            facecolor=THEME["background"],
+            edgecolor=THEME["grid"],
+            framealpha=0.85,
+            handletextpad=0.3,
+            borderpad=0.4,
+            handlelength=1.0,
+        )
+        legend.set_gid("level-legend")
+        for text in legend.get_texts():
+            text.set_parse_math(False)
