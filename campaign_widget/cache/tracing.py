@@ -15,7 +15,7 @@ from .. import expr
 from ..einsum import Einsum
 from ..einsum import parse as parse_einsum
 from ..errors import CacheModelError, short_repr
-from ._checks import line_bytes, whole
+from ._checks import indices, line_bytes, whole
 from ._index_range import index_range
 from .layout import Layout
 
@@ -132,6 +132,10 @@ class Trace:
         return self.addresses()
 
     def tensor_index(self, name: str) -> int:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"tensor={short_repr(name)} must be a tensor name (str); this trace's: {list(self.tensors)}"
+            )
         try:
             return self.tensors.index(name)
         except ValueError:
@@ -141,13 +145,13 @@ class Trace:
 
     def index_values(self, point: npt.ArrayLike) -> dict[str, np.ndarray]:
         """The loop indices' values at iteration number(s) ``point``."""
-        values = np.unravel_index(np.asarray(point, dtype=np.int64), [self.sizes[i] for i in self.loop_order])
+        values = np.unravel_index(indices(point, "point", self.points), [self.sizes[i] for i in self.loop_order])
         return {name: v for name, v in zip(self.loop_order, values)}
 
     def element_address(self, tensor: str, element: npt.ArrayLike, line: int | None = None) -> np.ndarray:
         """Byte address of flat element index/indices of ``tensor`` (any element, accessed or not)."""
         t = self.tensor_index(tensor)
-        multi = np.unravel_index(np.asarray(element, dtype=np.int64), self.shapes[t])
+        multi = np.unravel_index(indices(element, "element", math.prod(self.shapes[t])), self.shapes[t])
         offset = sum(m * s for m, s in zip(multi, self.strides[t])) if multi else 0
         base = self.bases_for(self.line if line is None else line)[t]
         return base + self.byte_offsets[t] + self.elem_bytes[t] * (self.offsets[t] + np.asarray(offset, np.int64))
@@ -157,6 +161,8 @@ class Trace:
         (design.md §7, Fig. 5a)."""
         line = self.line if line is None else line_bytes(line, "line")
         t = self.tensor_index(tensor)
+        if np.ndim(element) != 0:
+            raise TypeError(f"element={short_repr(element)} must be one flat element index (a whole number)")
         everything = self.element_address(tensor, np.arange(math.prod(self.shapes[t])), line)
         return np.flatnonzero(everything // line == int(self.element_address(tensor, element, line)) // line)
 
@@ -171,7 +177,7 @@ class Trace:
         ``elements`` of ``tensor``, every access of that iteration, counted per element of every tensor
         (counts add up over several clicked elements: an iteration is counted once per clicked access)."""
         t = self.tensor_index(tensor)
-        elements = np.atleast_1d(np.asarray(elements, dtype=np.int64))
+        elements = np.atleast_1d(indices(elements, "elements", math.prod(self.shapes[t])))
         hit = (self.tensor == t) & np.isin(self.element, elements)
         weight = np.bincount(self.point[hit], minlength=self.points)
         w = weight[self.point]
