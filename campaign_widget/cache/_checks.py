@@ -74,14 +74,3 @@ def capacities(value: object, what: str, ceiling: int) -> np.ndarray:
     if bad.size:
         raise CacheModelError(f"{what}={short_repr(int(arr.reshape(-1)[bad[0]]))} must be at least 1 line")
     return np.minimum(arr, ceiling)
-
-
-def the_trace(value: object) -> None:
-    """A ``Trace`` (what ``campaign_widget.cache.trace`` returns), or a TypeError that says how to make one."""
-    from .tracing import Trace  # here: tracing imports this module
-
-    if not isinstance(value, Trace):
-        raise TypeError(
-            f"trace={short_repr(value)} must be a Trace, not {type(value).__name__}: make one with "
-            "campaign_widget.cache.trace(einsum, sizes), e.g. trace('C[i] = A[i]', {'i': 64})"
-        )

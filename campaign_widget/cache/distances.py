@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checks import capacities, line_bytes, the_trace
+from ._checks import capacities, line_bytes
 from ._driver import ProgressArg, kernel_input, run
+from .tracing import checked_trace
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -54,7 +55,7 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: ProgressArg = Non
     ``progress``: None (a bar on stderr for traces of 2·10^6 accesses or more), False, True, or a
     callable ``(done, total)``.
     """
-    the_trace(trace)
+    checked_trace(trace)
     line = line_bytes(line, "line")
     source = kernel_input(trace, line)
     d, _, hist, _ = run(

@@ -204,6 +204,16 @@ class Trace:
         return f"Trace({self.einsum.name!r}: {self.summary()})"
 
 
+def checked_trace(value: object) -> Trace:
+    """``value`` if it is a ``Trace``, else a TypeError that says how to make one."""
+    if not isinstance(value, Trace):
+        raise TypeError(
+            f"trace={short_repr(value)} must be a Trace, not {type(value).__name__}: make one with "
+            "campaign_widget.cache.trace(einsum, sizes), e.g. trace('C[i] = A[i]', {'i': 64})"
+        )
+    return value
+
+
 def as_einsum(einsum: Einsum | str | Sequence[Any]) -> Einsum:
     """A spec string, an einsum tuple or an Einsum, as an Einsum."""
     if isinstance(einsum, Einsum):
