@@ -330,3 +330,83 @@ def test_two_blocks_of_one_id_in_a_loop_body_are_refused(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(WorkloadFileError, match=r"is the id of two blocks"):
         read_sdfg(path, machine=M, params={"N": 8, "T": 2})
+
+
+# -- fuzzing these boundaries (the suite's bounds and values: tests/test_fuzz_api.py) ----------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from test_fuzz_api import FUZZ, HOSTILE, bounded, check  # noqa: E402
+
+SIDE = st.one_of(st.integers(-5, 5000), HOSTILE)
+BUFFERS = st.sampled_from([[memoryview(PNG)], [PNG], [], [memoryview(b"<html>")], [None], [3]])
+
+
+@FUZZ
+@given(kind=st.sampled_from(["png-reply", "png-error"]), width=SIDE, height=SIDE, message=HOSTILE, buffers=BUFFERS)
+def test_fuzz_every_png_reply_finishes_the_export_and_never_raises(
+    tmp_path_factory, kind, width, height, message, buffers
+):
+    folder = tmp_path_factory.mktemp("png")
+    channel, export, request_id, published = asked(folder)
+    reply = {"type": kind, "id": request_id, "width": width, "height": height, "message": message}
+    result, _, _ = bounded(channel.on_message, reply, buffers)
+    assert result is None, f"the handler raised {type(result).__name__}: {str(result)[:200]}"
+    assert export.wait(0) and published[-1] == []
+    written = (folder / "fig.png").exists()
+    assert written == (export.error is None)
+    if written:
+        assert export.size == (int(width), int(height)) and (folder / "fig.png").read_bytes() == PNG
+
+
+@FUZZ
+@given(element=HOSTILE, capacity=HOSTILE, point=HOSTILE, line=HOSTILE)
+def test_fuzz_cache_indices_and_capacities(element, capacity, point, line):
+    t = small_trace()
+    check(t.element_address, "A", element)
+    check(t.element_address, "A", 1, line)
+    check(t.same_line, "A", element)
+    check(t.related, "C", element)
+    check(t.index_values, point)
+    check(t.tensor_index, element)
+    check(stack_distances(t).misses, capacity)
+    check(simulate, element, Cache(lines=4))
+
+
+@FUZZ
+@given(
+    values=st.one_of(HOSTILE, st.lists(HOSTILE, max_size=4)),
+    method=HOSTILE,
+    buckets=HOSTILE,
+    zero=HOSTILE,
+)
+def test_fuzz_severity(values, method, buckets, zero):
+    from campaign_widget.colour_scale import scale_range
+
+    check(severity, values)
+    check(severity, [1, 2, 3], method, buckets, zero_is_value=zero)
+    check(severity_rows, values)
+    check(severity_rows, [[1, 2], [3, 4]], method, buckets)
+    check(scale_range, values, zero_is_value=zero)
+
+
+@FUZZ
+@given(until=HOSTILE, origin=HOSTILE, band=st.lists(HOSTILE, min_size=5, max_size=5), pattern=HOSTILE)
+def test_fuzz_from_intervals_and_band_patterns(until, origin, band, pattern):
+    w = two_phases()
+    check(from_intervals, w, **INTERVALS, until=until)
+    check(from_intervals, w, **INTERVALS, origin=origin)
+    check(from_intervals, w, **INTERVALS, bands=band)
+    check(from_intervals, w, **INTERVALS, bands=[[band[0]], [band[1]], [band[2]], [band[3]], [band[4]]])
+    t = from_intervals(w, **INTERVALS, bands=([0], [1], [0], [0], ["ProfilerStep#1"]))
+    check(t.steps, pattern)
+    check(t.window, origin, until)
+
+
+@FUZZ
+@given(timeline=HOSTILE, warn=HOSTILE, progress=HOSTILE)
+def test_fuzz_torch_reader_options(timeline, warn, progress):
+    result = check(read_torch_trace, TORCH, machine=M, timeline=timeline, warn=warn, progress=progress)
+    if result is not None:  # taken: only as True or False, never a truthy stand-in
+        assert all(isinstance(v, (bool, np.bool_)) for v in (timeline, warn))
+        assert progress is None or isinstance(progress, bool) or callable(progress)

@@ -257,7 +257,7 @@ def trace(
     elem_bytes = whole(elem_bytes, "elem_bytes", minimum=1)
     line = line_bytes(line, "line")
     if out_of_range not in ("report", "error"):
-        raise CacheModelError(f"out_of_range={out_of_range!r} must be 'report' or 'error'")
+        raise CacheModelError(f"out_of_range={short_repr(out_of_range)} must be 'report' or 'error'")
     parsed = _parsed_references(e)
     loop_sizes, order = _loops(e, parsed, sizes, loop_order)
     points = math.prod(loop_sizes[i] for i in order)
@@ -308,7 +308,7 @@ def _parsed_references(e: Einsum) -> _Parsed:
     for t, xs, _ in parsed:
         for x in xs:
             if not x.names and not x.text.strip():
-                raise CacheModelError(f"Einsum {short_repr(e.name)}: tensor {t!r} has an empty index")
+                raise CacheModelError(f"Einsum {short_repr(e.name)}: tensor {short_repr(t)} has an empty index")
     return parsed
 
 
@@ -324,7 +324,9 @@ def _loops(
             names.update(dict.fromkeys(sorted(x.names)))
     indices = tuple(names)
     if not isinstance(sizes, Mapping):
-        raise CacheModelError(f"Einsum {short_repr(e.name)}: sizes={sizes!r} must map each loop index to a size")
+        raise CacheModelError(
+            f"Einsum {short_repr(e.name)}: sizes={short_repr(sizes)} must map each loop index to a size"
+        )
     missing = [i for i in indices if i not in sizes]
     if missing:
         raise CacheModelError(f"Einsum {short_repr(e.name)}: loop indices {missing} have no size; sizes={dict(sizes)}")
@@ -337,7 +339,7 @@ def _loops(
     else:
         order = tuple(loop_order)
     if sorted(order) != sorted(indices):
-        raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
+        raise CacheModelError(f"loop_order={short_repr(loop_order)} must name each loop index once: {list(indices)}")
     return loop_sizes, order
 
 
@@ -351,7 +353,7 @@ def _checked_layouts(e: Einsum, parsed: _Parsed, layouts: Mapping[str, Layout] |
         )
     for name, layout in layouts.items():
         if not isinstance(layout, Layout):
-            raise CacheModelError(f"layouts[{short_repr(name)}]={layout!r} must be a Layout")
+            raise CacheModelError(f"layouts[{short_repr(name)}]={short_repr(layout)} must be a Layout")
     return layouts
 
 
