@@ -23,7 +23,9 @@ class StackedDiagrams(ipywidgets.VBox):
     """Panels of one or several workloads, top to bottom, on one time axis.
 
     ``panels`` maps a label to a ``Workload``, a ``(Workload, schedule settings)`` pair, or a
-    ``CampaignDiagram``. Zooming one panel zooms them all, in the browser.
+    ``CampaignDiagram``. Zooming one panel zooms them all, in the browser. A label is shown as
+    ``str(label)``, so two labels that print alike (``1`` and ``'1'``) are refused, as is one
+    ``CampaignDiagram`` given for two panels.
 
     >>> StackedDiagrams({"tiled": (w, dict(tiles=4)),                       # doctest: +SKIP
     ...                  "pipelined": (w, dict(tiles=4, pipeline=True))})

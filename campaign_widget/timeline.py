@@ -395,8 +395,10 @@ def from_intervals(
     default one lane. ``compute_rate``, ``memory_rate``: per interval, the fractions of the machine's
     peaks it used; default the phase's volume spread over its intervals (its FLOPs and bytes over the
     summed length of its intervals, on the machine), so the area under a phase's intervals is its volume.
-    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``. ``until``: the end of
-    the timeline when it runs past the last interval (idle at the end); default the last end.
+    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``: finite ``start <= end``,
+    each name index into ``names``, each lane index into the lanes (-1: a lane with no interval). ``until``:
+    the end of the timeline when it runs past the last interval (idle at the end), finite seconds;
+    default the last end. ``origin``: the measured time of t = 0, finite.
 
     ``len(timeline)`` is the number of intervals; concurrent intervals stack in the diagram, idle
     time stays idle. Bad input raises a ``ScheduleError`` naming the parameter, the interval and value.
