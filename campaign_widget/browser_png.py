@@ -100,26 +100,34 @@ class PngChannel:
         elif kind == "view-closed":
             self.views = max(0, self.views - 1)
         elif kind in ("png-reply", "png-error"):
+            request_id = content.get("id")
+            if not isinstance(request_id, str):
+                return  # not an answer to any request of ours
+            # the reply is judged whole before the request is taken off: what is written, or the
+            # reason it is not, is known before anything changes
+            data, size, error = _judged(kind, content, buffers)
             with self._lock:
-                entry = self._pending.pop(content.get("id"), None)
-                if entry is not None:
-                    self._publish_pending()
+                entry = self._pending.pop(request_id, None)
             if entry is None:
                 return  # another view answered first, or the request expired
             export = entry[0]
-            if kind == "png-error":
-                export._finish(error=str(content.get("message", "the view could not draw the PNG")))
-                return
-            data = bytes(buffers[0]) if buffers else b""
-            if not data.startswith(PNG_SIGNATURE):
-                export._finish(error="the view sent bytes that are not a PNG")
-                return
+            written = False
             try:
-                write_atomic(export.path, data)
-            except OSError as error:
-                export._finish(error=f"cannot write {str(export.path)!r}: {error.strerror or error}")
-                return
-            export._finish(size=(int(content.get("width", 0)), int(content.get("height", 0))))
+                with self._lock:
+                    self._publish_pending()
+                if error is None:
+                    write_atomic(export.path, data)
+                    written = True
+            except OSError as failure:
+                error = f"cannot write {str(export.path)!r}: {failure.strerror or failure}"
+            except Exception as failure:  # noqa: BLE001 - whatever fails, the waiting caller is released
+                error = f"cannot write {str(export.path)!r}: {type(failure).__name__}: {failure}"
+            finally:
+                # a caller blocked in wait() returns whatever happened above, an interrupt included
+                if written:
+                    export._finish(size=size)
+                else:
+                    export._finish(error=_bounded(error or "the PNG was not written (interrupted)"))
 
     def _expire(self, request_id: str, timeout: float) -> None:
         with self._lock:
@@ -136,12 +144,61 @@ class PngChannel:
             warnings.warn(f"save_png({str(export.path)!r}): {message}", RuntimeWarning, stacklevel=1)
 
 
+MAX_SIDE = 2**31 - 1  # pixels: a canvas side beyond this is no image a browser draws
+MAX_MESSAGE = 300  # characters of a view's error message kept in ``PngExport.error``
+
+
+def _judged(kind: str, content: dict, buffers) -> tuple[bytes, tuple[int, int] | None, str | None]:
+    """``(png bytes, (width, height), None)`` for a good reply, ``(b"", None, why not)`` for any other."""
+    if kind == "png-error":
+        message = content.get("message")
+        text = message if isinstance(message, str) and message.strip() else "the view could not draw the PNG"
+        return b"", None, text
+    try:
+        data = bytes(buffers[0]) if buffers else b""
+    except (TypeError, ValueError, BufferError):
+        data = b""
+    if not data.startswith(PNG_SIGNATURE):
+        return b"", None, "the view sent bytes that are not a PNG"
+    size = []
+    for side in ("width", "height"):
+        value = content.get(side)
+        if not _whole_pixels(value):
+            return (
+                b"",
+                None,
+                f"the view sent {side}={short_repr(value)}, not a whole number of pixels from 1 to {MAX_SIDE:,}",
+            )
+        size.append(int(value))
+    return data, (size[0], size[1]), None
+
+
+def _whole_pixels(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) and value == int(value) and 1 <= value <= MAX_SIDE
+
+
+def _bounded(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
+
+
 def _writable_target(path) -> Path:
     """``path`` as a file the kernel can write, or an error naming it, before any view is asked."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"save_png: path={short_repr(path)} must be a file path (str or os.PathLike)")
     target = Path(path)
+    if "\x00" in str(target):
+        raise CampaignWidgetError(f"save_png: path {short_repr(str(target))} contains a NUL character")
     folder = target.parent
     if target.is_dir():
         raise IsADirectoryError(f"save_png: {str(target)!r} is a folder; give a file name such as figure.png")
+    if target.suffix.lower() != ".png":
+        suffix = f"the suffix {target.suffix!r}" if target.suffix else "no suffix"
+        raise CampaignWidgetError(
+            f"save_png: {short_repr(str(target))} has {suffix}, but the view draws a PNG: name the file *.png "
+            "(savefig() writes SVG or PDF)"
+        )
     if not folder.is_dir():
         raise FileNotFoundError(f"save_png: folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):

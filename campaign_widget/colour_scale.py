@@ -11,11 +11,14 @@ Pure numpy (and matplotlib's colour tables); no widget code.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from .errors import CampaignWidgetError, short_repr
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -47,7 +50,7 @@ _RDYLGN_11 = (
 def choice(kind: str, value: object, valid: Sequence[str]) -> str:
     """``value`` if it is one of ``valid``, else a ValueError naming ``kind``, the value and the valid ones."""
     if not isinstance(value, str) or value not in valid:
-        raise ValueError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}")
+        raise CampaignWidgetError(f"unknown {kind} {short_repr(value)}; valid: {', '.join(valid)}")
     return value
 
 
@@ -58,7 +61,7 @@ def check_buckets(buckets: object) -> int:
             f"buckets={buckets!r} must be an integer (0: one colour per distinct value, >= 2: equal-width buckets)"
         )
     if buckets == 1 or buckets < 0:
-        raise ValueError(f"buckets={buckets!r}: give 0 (one step per distinct value) or at least 2")
+        raise CampaignWidgetError(f"buckets={buckets!r}: give 0 (one step per distinct value) or at least 2")
     return int(buckets)
 
 
@@ -72,12 +75,41 @@ def check_palette(palette: object) -> str | list[str]:
     raise ValueError(f"unknown palette {palette!r}; valid: {', '.join(PALETTES)} or a list of colours")
 
 
-def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
+def _numbers(values: npt.ArrayLike, what: str) -> np.ndarray:
+    """``values`` as float64, in their shape. A value is a real number, or None where it is missing; the
+    argument itself must hold values: None, text, bools or a mapping are refused (``np.asarray`` would
+    read None as one NaN and ``'2'`` as 2)."""
+
+    def refused(got: object) -> TypeError:
+        return TypeError(f"{what}={short_repr(values)} must be numbers (a list or array), got {got}")
+
+    if values is None or isinstance(values, (str, bytes, dict, set, frozenset)):
+        raise refused(type(values).__name__)
     try:
-        v = np.asarray(values, dtype=np.float64)
+        raw = np.asarray(values)
     except (TypeError, ValueError):
-        raise TypeError(f"{what} must be numbers (a list or array), got {type(values).__name__}") from None
+        raise refused("a ragged or unreadable container") from None
+    if raw.dtype.kind == "O":
+        for x in raw.reshape(-1).tolist():
+            if x is not None and (isinstance(x, bool) or not isinstance(x, numbers.Real)):
+                raise refused(f"an entry {short_repr(x)}")
+    elif raw.dtype.kind not in "iuf":
+        raise refused(f"entries of dtype {raw.dtype}")
+    try:
+        return raw.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise refused("entries that are no float64") from None
+
+
+def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
+    v = _numbers(values, what)
     return v.reshape(-1) if v.ndim != 1 else v
+
+
+def _flag(name: str, value: object) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name}={short_repr(value)} must be True or False")
 
 
 def _in_scale(v: np.ndarray, zero_is_value: bool) -> np.ndarray:
@@ -107,7 +139,7 @@ def severity(
     method = choice("scaling", method, SCALINGS)
     n_buckets = check_buckets(buckets)
     v = _values(values)
-    ok = _in_scale(v, zero_is_value)
+    ok = _in_scale(v, _flag("zero_is_value", zero_is_value))
     s = np.full(v.shape, np.nan)
     if not ok.any():
         return s
@@ -143,7 +175,7 @@ def scale_range(values: npt.ArrayLike, method: str = "median", *, zero_is_value:
     (``centre`` for median and mean; all None when no value is in the scale)."""
     method = choice("scaling", method, SCALINGS)
     v = _values(values)
-    V = v[_in_scale(v, zero_is_value)]
+    V = v[_in_scale(v, _flag("zero_is_value", zero_is_value))]
     out = {"method": method, "centre": None, "lo": None, "hi": None}
     if V.size:
         out.update(lo=float(V.min()), hi=float(V.max()))
@@ -158,7 +190,9 @@ def severity_rows(
     """``severity`` of every row of a 2-D array at once (each row its own scale) and each row's
     ``scale_range``. Median, mean, linear and log are vectorized over the rows; hist loops."""
     method = choice("scaling", method, SCALINGS)
-    v = np.asarray(values, dtype=np.float64)
+    v = _numbers(values, "values")
+    if v.ndim != 2:
+        raise CampaignWidgetError(f"values must be a 2-D array (one row per scale); got {v.ndim} dimensions")
     if method == "hist":
         return (
             np.array([severity(row, method, buckets) for row in v]).reshape(v.shape),

@@ -10,8 +10,9 @@ import numpy as np
 import traitlets as t
 
 from .colors import phase_colors
-from .errors import short_repr
+from .errors import CampaignWidgetError, short_repr
 from .formatting import format_quantity
+from .io.checks import flag
 from .schedule import Schedule
 from .timeline import phase_gaps
 from .widget import CampaignDiagram
@@ -22,7 +23,9 @@ class StackedDiagrams(ipywidgets.VBox):
     """Panels of one or several workloads, top to bottom, on one time axis.
 
     ``panels`` maps a label to a ``Workload``, a ``(Workload, schedule settings)`` pair, or a
-    ``CampaignDiagram``. Zooming one panel zooms them all, in the browser.
+    ``CampaignDiagram``. Zooming one panel zooms them all, in the browser. A label is shown as
+    ``str(label)``, so two labels that print alike (``1`` and ``'1'``) are refused, as is one
+    ``CampaignDiagram`` given for two panels.
 
     >>> StackedDiagrams({"tiled": (w, dict(tiles=4)),                       # doctest: +SKIP
     ...                  "pipelined": (w, dict(tiles=4, pipeline=True))})
@@ -33,11 +36,19 @@ class StackedDiagrams(ipywidgets.VBox):
     def __init__(
         self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220, shared_time: bool = True
     ):
+        if not isinstance(panels, Mapping):
+            raise TypeError(
+                f"panels={short_repr(panels)} must be a mapping {{label: panel}}, not {type(panels).__name__}"
+            )
         if not panels:
-            raise ValueError("StackedDiagrams needs at least one panel")
+            raise CampaignWidgetError("StackedDiagrams needs at least one panel")
+        show_controls = flag("show_controls", show_controls)
+        shared_time = flag("shared_time", shared_time)
         self.diagrams: dict[str, CampaignDiagram] = {}
+        labelled: dict[str, object] = {}  # the label as shown -> the label as given
         known: dict[str, str] = {}
         for label, item in panels.items():
+            _check_distinct(label, item, labelled, self.diagrams)
             diagram = _as_diagram(label, item, show_controls, height)
             colors = phase_colors(diagram.phase_names, known)
             known.update(zip(diagram.phase_names, colors))
@@ -128,6 +139,25 @@ class StackedDiagrams(ipywidgets.VBox):
             diagram.title = f"{label}: makespan {diagram.makespan:.6g} {unit}{speed}"
             diagram.time_max = longest if self.shared_time else 0.0
         self._show_gaps()
+
+
+def _check_distinct(label, item, labelled: dict, diagrams: dict) -> None:
+    """One panel per label as shown, and one label per CampaignDiagram: a panel's label is its title (as
+    ``str``), so ``1`` and ``'1'`` would make one panel of two, and a widget shown twice is one view."""
+    shown = str(label)
+    if shown in labelled:
+        raise CampaignWidgetError(
+            f"panels {short_repr(labelled[shown])} and {short_repr(label)} are both labelled {short_repr(shown)}: "
+            "one would replace the other; give each panel its own label"
+        )
+    labelled[shown] = label
+    if isinstance(item, CampaignDiagram):
+        for other, diagram in diagrams.items():
+            if diagram is item:
+                raise CampaignWidgetError(
+                    f"panel {short_repr(label)} is the CampaignDiagram of panel {short_repr(labelled[other])}: "
+                    "one widget is one panel; pass the workload or a new CampaignDiagram instead"
+                )
 
 
 def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:

@@ -28,6 +28,7 @@ training steps and ``window(t0, t1)`` / ``cut()`` give comparable per-step timel
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -327,7 +328,7 @@ class Timeline(Schedule):
     def steps(self, pattern: str = STEP_PATTERN) -> tuple[np.ndarray, np.ndarray]:
         """``(start, end)`` arrays of the bands whose name fully matches ``pattern`` (default: the
         profiler's ``ProfilerStep#N``), sorted by start; ranges repeated on several lanes are kept once."""
-        rx = re.compile(pattern)
+        rx = _pattern(pattern)
         wanted = np.array([rx.fullmatch(n) is not None for n in self.band_names], dtype=bool)
         if not wanted.size:
             return np.zeros(0), np.zeros(0)
@@ -339,8 +340,9 @@ class Timeline(Schedule):
         """The intervals and bands overlapping ``[t0, t1)``, clipped to it and shifted so that ``t0``
         becomes 0: one step of a training loop as a timeline of its own, comparable with the others (its
         makespan is ``t1 - t0``, idle tail included)."""
-        t0, t1 = float(t0), float(t1)
-        if not (np.isfinite(t0) and np.isfinite(t1) and t1 > t0):
+        t0 = _seconds("t0", t0, "the window's start", negative=True)
+        t1 = _seconds("t1", t1, "the window's end", negative=True)
+        if not t1 > t0:
             raise ScheduleError(f"window({t0!r}, {t1!r}): needs finite t0 < t1")
         keep = (self.end > t0) & (self.start < t1)
         s, e = np.clip(self.start[keep], t0, t1) - t0, np.clip(self.end[keep], t0, t1) - t0
@@ -404,13 +406,17 @@ def from_intervals(
     default one lane. ``compute_rate``, ``memory_rate``: per interval, the fractions of the machine's
     peaks it used; default the phase's volume spread over its intervals (its FLOPs and bytes over the
     summed length of its intervals, on the machine), so the area under a phase's intervals is its volume.
-    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``. ``until``: the end of
-    the timeline when it runs past the last interval (idle at the end); default the last end.
+    ``bands``: annotation ranges ``(start, end, name index, lane index, names)``: finite ``start <= end``,
+    each name index into ``names``, each lane index into the lanes (-1: a lane with no interval). ``until``:
+    the end of the timeline when it runs past the last interval (idle at the end), finite seconds;
+    default the last end. ``origin``: the measured time of t = 0, finite.
 
     ``len(timeline)`` is the number of intervals; concurrent intervals stack in the diagram, idle
     time stays idle. Bad input raises a ``ScheduleError`` naming the parameter, the interval and value.
     """
     names = list(workload.names)
+    until = None if until is None else _seconds("until", until, "the end of the timeline")
+    origin = _seconds("origin", origin, "the measured time of t = 0", negative=True)
     start = _floats("start", start)
     n = start.size
     end = _floats("end", end, n)
@@ -556,17 +562,46 @@ def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
     return {"names": tuple(measured.names), **out}
 
 
-def _floats(what: str, values: npt.ArrayLike, n: int | None = None) -> np.ndarray:
+def _floats(
+    what: str, values: npt.ArrayLike, n: int | None = None, against: str = "start", per: str = "interval"
+) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ScheduleError(f"{what} must be an array of numbers (seconds), got {short_repr(values)}") from None
     if n is not None and arr.size != n:
-        raise ScheduleError(f"{what} has {arr.size} entries; start has {n}: one per interval")
+        raise ScheduleError(f"{what} has {arr.size} entries; {against} has {n}: one per {per}")
     bad = np.flatnonzero(~np.isfinite(arr))
     if bad.size:
         raise ScheduleError(f"{what}[{int(bad[0])}]={float(arr[bad[0]])!r} must be a finite number of seconds")
     return arr
+
+
+def _pattern(pattern: object) -> re.Pattern:
+    """A band-name pattern: a regular expression (text or compiled); a malformed one names itself."""
+    if isinstance(pattern, re.Pattern):
+        return pattern
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern={short_repr(pattern)} must be a regular expression (str), e.g. {STEP_PATTERN!r}")
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise ScheduleError(f"pattern={short_repr(pattern)} is not a regular expression: {error}") from None
+
+
+def _seconds(what: str, value: object, meaning: str, *, negative: bool = False) -> float:
+    """A finite number of seconds (>= 0 unless ``negative``): ``inf`` or NaN as ``until`` would give the
+    timeline an endless or undefined makespan."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what}={short_repr(value)} must be a number of seconds ({meaning})")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not math.isfinite(seconds) or (seconds < 0 and not negative):
+        bound = "" if negative else " >= 0"
+        raise ScheduleError(f"{what}={short_repr(value)} must be a finite number of seconds{bound} ({meaning})")
+    return seconds
 
 
 def _rates(what: str, values: npt.ArrayLike, n: int) -> np.ndarray:
@@ -626,13 +661,47 @@ def _bands(bands: Sequence[Any] | None, lane_names: Sequence[str]) -> dict:
             "band_lane": np.zeros(0, np.int64),
             "band_names": (),
         }
+    if isinstance(bands, (str, bytes)) or not isinstance(bands, Sequence) or len(bands) != 5:
+        raise ScheduleError(
+            f"bands={short_repr(bands)} must be (start, end, name index, lane index, names): five entries"
+        )
     b_start, b_end, b_name, b_lane, b_names = bands
-    b_start, b_end = np.asarray(b_start, np.float64), np.asarray(b_end, np.float64)
+    if isinstance(b_names, (str, bytes)) or not isinstance(b_names, Sequence):
+        raise ScheduleError(f"band names={short_repr(b_names)} must be a sequence of names")
+    b_names = tuple(b_names)
+    for k, name in enumerate(b_names):
+        if not isinstance(name, str):
+            raise ScheduleError(f"band names[{k}]={short_repr(name)} must be a str")
+    b_start = _floats("band start", b_start)
+    n = b_start.size
+    b_end = _floats("band end", b_end, n, against="band start", per="band")
+    bad = np.flatnonzero(~(b_end >= b_start))
+    if bad.size:
+        i = int(bad[0])
+        raise ScheduleError(f"band end[{i}]={float(b_end[i])!r} is before band start[{i}]={float(b_start[i])!r}")
+    # the name of every band is one of the names, its lane one of the lanes or -1 (a lane with no interval)
+    b_name = _band_indices("band name index", b_name, n, 0, len(b_names), "names")
+    b_lane = _band_indices("band lane index", b_lane, n, -1, len(lane_names), "lane_names")
     order = np.lexsort((-b_end, b_start))
     return {
         "band_start": b_start[order],
         "band_end": b_end[order],
-        "band_name": np.asarray(b_name, np.int64)[order],
-        "band_lane": np.asarray(b_lane, np.int64)[order],
-        "band_names": tuple(b_names),
+        "band_name": b_name[order],
+        "band_lane": b_lane[order],
+        "band_names": b_names,
     }
+
+
+def _band_indices(what: str, values: npt.ArrayLike, n: int, lo: int, count: int, of: str) -> np.ndarray:
+    arr = np.asarray(values).ravel()
+    if arr.size != n:
+        raise ScheduleError(f"{what} has {arr.size} entries; band start has {n}: one per band")
+    if n and arr.dtype.kind not in "iu":
+        raise ScheduleError(f"{what} must hold whole numbers (indices into {of}), got {short_repr(values)}")
+    bad = np.flatnonzero((arr < lo) | (arr >= count)) if n else np.zeros(0, np.int64)
+    if bad.size:
+        i = int(bad[0])
+        raise ScheduleError(
+            f"{what}[{i}]={int(arr[i])} is past the {count} {of}: an index from {lo} to {count - 1} was expected"
+        )
+    return arr.astype(np.int64)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CacheModelError
+from ..errors import CacheModelError, short_repr
 from ._driver import ProgressArg, dense, dense_low, kernel_input, run
 from ._kernel import DIRECT_WAYS
 from .distances import StackDistances
@@ -35,7 +35,7 @@ def first_level(
     align = line if align is None else align
     if distances is not None:
         if not isinstance(distances, StackDistances):
-            raise CacheModelError(f"distances={distances!r} must be the StackDistances of this trace")
+            raise CacheModelError(f"distances={short_repr(distances)} must be the StackDistances of this trace")
         if distances.distance.size != len(trace):
             raise CacheModelError(
                 f"distances has {distances.distance.size:,} accesses but the trace has {len(trace):,}: "

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CacheModelError
-from ._checks import line_bytes
+from ._checks import capacities, line_bytes
 from ._driver import ProgressArg, kernel_input, run
+from .tracing import checked_trace
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -41,12 +41,10 @@ class StackDistances:
 
     def misses(self, capacity: npt.ArrayLike) -> int | np.ndarray:
         """Misses of a fully associative LRU cache of ``capacity`` lines (a number or an array)."""
-        c = np.asarray(capacity)
-        if np.any(c < 1):
-            raise CacheModelError(f"capacity={capacity!r} must be at least 1 line")
+        c = capacities(capacity, "capacity", self.histogram.size)
         # #{d >= C} = total non-cold - #{d < C}
         below = np.concatenate([[0], np.cumsum(self.histogram)])
-        counted = below[np.minimum(c, self.histogram.size)]
+        counted = below[c]
         result = self.cold + (below[-1] - counted)
         return int(result) if np.ndim(result) == 0 else result.astype(np.int64)
 
@@ -57,6 +55,7 @@ def stack_distances(trace: Trace, line: int = 64, *, progress: ProgressArg = Non
     ``progress``: None (a bar on stderr for traces of 2·10^6 accesses or more), False, True, or a
     callable ``(done, total)``.
     """
+    checked_trace(trace)
     line = line_bytes(line, "line")
     source = kernel_input(trace, line)
     d, _, hist, _ = run(

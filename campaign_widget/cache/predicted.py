@@ -69,7 +69,7 @@ def _phase_trace(
 ) -> tuple[Trace, dict[str, int]]:
     """The access trace of ``phase``'s Einsum at the sizes ``mode`` asks for, and the full sizes."""
     if mode not in ("exact", "ratio"):
-        raise CacheModelError(f"mode={mode!r} must be 'exact' or 'ratio'")
+        raise CacheModelError(f"mode={short_repr(mode)} must be 'exact' or 'ratio'")
     e, full, element_bytes = _phase_einsum(workload, phase)
     layouts, width = _layouts_with_widths(e, layouts, element_bytes)
     if mode == "exact":
@@ -167,7 +167,7 @@ def _level_served(
     memory = workload.machine.level_names[-1]
     if memory in served:
         raise CacheModelError(
-            f"cache level {memory!r} has the name of the machine's farthest memory level; name the caches "
+            f"cache level {short_repr(memory)} has the name of the machine's farthest memory level; name the caches "
             f"after the machine's nearer levels ({', '.join(workload.machine.level_names[:-1]) or 'none'})"
         )
     served[memory] = lines[-1] * missed_lines(last)

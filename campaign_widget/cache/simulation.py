@@ -11,6 +11,7 @@ from .distances import StackDistances
 from .geometry import Cache
 from .hierarchy import chain, levels_of
 from .result import CacheResult
+from .tracing import checked_trace
 
 if TYPE_CHECKING:
     from .tracing import Trace
@@ -63,6 +64,7 @@ def simulate(
     >>> l1.level, l1.accesses, l1.misses, l2.level, l2.accesses, l2.misses
     ('L1', 12288, 6328, 'L2', 6328, 96)
     """
+    checked_trace(trace)
     if isinstance(cache, Cache):
         return first_level(trace, cache, distances=distances, progress=progress)
     return chain(trace, levels_of(cache, inclusive=inclusive), distances=distances, progress=progress)

@@ -15,7 +15,7 @@ from .. import expr
 from ..einsum import Einsum
 from ..einsum import parse as parse_einsum
 from ..errors import CacheModelError, short_repr
-from ._checks import line_bytes, whole
+from ._checks import indices, line_bytes, whole
 from ._index_range import index_range
 from .layout import Layout
 
@@ -132,6 +132,10 @@ class Trace:
         return self.addresses()
 
     def tensor_index(self, name: str) -> int:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"tensor={short_repr(name)} must be a tensor name (str); this trace's: {list(self.tensors)}"
+            )
         try:
             return self.tensors.index(name)
         except ValueError:
@@ -141,13 +145,13 @@ class Trace:
 
     def index_values(self, point: npt.ArrayLike) -> dict[str, np.ndarray]:
         """The loop indices' values at iteration number(s) ``point``."""
-        values = np.unravel_index(np.asarray(point, dtype=np.int64), [self.sizes[i] for i in self.loop_order])
+        values = np.unravel_index(indices(point, "point", self.points), [self.sizes[i] for i in self.loop_order])
         return {name: v for name, v in zip(self.loop_order, values)}
 
     def element_address(self, tensor: str, element: npt.ArrayLike, line: int | None = None) -> np.ndarray:
         """Byte address of flat element index/indices of ``tensor`` (any element, accessed or not)."""
         t = self.tensor_index(tensor)
-        multi = np.unravel_index(np.asarray(element, dtype=np.int64), self.shapes[t])
+        multi = np.unravel_index(indices(element, "element", math.prod(self.shapes[t])), self.shapes[t])
         offset = sum(m * s for m, s in zip(multi, self.strides[t])) if multi else 0
         base = self.bases_for(self.line if line is None else line)[t]
         return base + self.byte_offsets[t] + self.elem_bytes[t] * (self.offsets[t] + np.asarray(offset, np.int64))
@@ -157,6 +161,8 @@ class Trace:
         (design.md §7, Fig. 5a)."""
         line = self.line if line is None else line_bytes(line, "line")
         t = self.tensor_index(tensor)
+        if np.ndim(element) != 0:
+            raise TypeError(f"element={short_repr(element)} must be one flat element index (a whole number)")
         everything = self.element_address(tensor, np.arange(math.prod(self.shapes[t])), line)
         return np.flatnonzero(everything // line == int(self.element_address(tensor, element, line)) // line)
 
@@ -171,7 +177,7 @@ class Trace:
         ``elements`` of ``tensor``, every access of that iteration, counted per element of every tensor
         (counts add up over several clicked elements: an iteration is counted once per clicked access)."""
         t = self.tensor_index(tensor)
-        elements = np.atleast_1d(np.asarray(elements, dtype=np.int64))
+        elements = np.atleast_1d(indices(elements, "elements", math.prod(self.shapes[t])))
         hit = (self.tensor == t) & np.isin(self.element, elements)
         weight = np.bincount(self.point[hit], minlength=self.points)
         w = weight[self.point]
@@ -196,6 +202,16 @@ class Trace:
 
     def __repr__(self) -> str:
         return f"Trace({self.einsum.name!r}: {self.summary()})"
+
+
+def checked_trace(value: object) -> Trace:
+    """``value`` if it is a ``Trace``, else a TypeError that says how to make one."""
+    if not isinstance(value, Trace):
+        raise TypeError(
+            f"trace={short_repr(value)} must be a Trace, not {type(value).__name__}: make one with "
+            "campaign_widget.cache.trace(einsum, sizes), e.g. trace('C[i] = A[i]', {'i': 64})"
+        )
+    return value
 
 
 def as_einsum(einsum: Einsum | str | Sequence[Any]) -> Einsum:
@@ -241,7 +257,7 @@ def trace(
     elem_bytes = whole(elem_bytes, "elem_bytes", minimum=1)
     line = line_bytes(line, "line")
     if out_of_range not in ("report", "error"):
-        raise CacheModelError(f"out_of_range={out_of_range!r} must be 'report' or 'error'")
+        raise CacheModelError(f"out_of_range={short_repr(out_of_range)} must be 'report' or 'error'")
     parsed = _parsed_references(e)
     loop_sizes, order = _loops(e, parsed, sizes, loop_order)
     points = math.prod(loop_sizes[i] for i in order)
@@ -292,7 +308,7 @@ def _parsed_references(e: Einsum) -> _Parsed:
     for t, xs, _ in parsed:
         for x in xs:
             if not x.names and not x.text.strip():
-                raise CacheModelError(f"Einsum {short_repr(e.name)}: tensor {t!r} has an empty index")
+                raise CacheModelError(f"Einsum {short_repr(e.name)}: tensor {short_repr(t)} has an empty index")
     return parsed
 
 
@@ -308,7 +324,9 @@ def _loops(
             names.update(dict.fromkeys(sorted(x.names)))
     indices = tuple(names)
     if not isinstance(sizes, Mapping):
-        raise CacheModelError(f"Einsum {short_repr(e.name)}: sizes={sizes!r} must map each loop index to a size")
+        raise CacheModelError(
+            f"Einsum {short_repr(e.name)}: sizes={short_repr(sizes)} must map each loop index to a size"
+        )
     missing = [i for i in indices if i not in sizes]
     if missing:
         raise CacheModelError(f"Einsum {short_repr(e.name)}: loop indices {missing} have no size; sizes={dict(sizes)}")
@@ -321,7 +339,7 @@ def _loops(
     else:
         order = tuple(loop_order)
     if sorted(order) != sorted(indices):
-        raise CacheModelError(f"loop_order={loop_order!r} must name each loop index once: {list(indices)}")
+        raise CacheModelError(f"loop_order={short_repr(loop_order)} must name each loop index once: {list(indices)}")
     return loop_sizes, order
 
 
@@ -335,7 +353,7 @@ def _checked_layouts(e: Einsum, parsed: _Parsed, layouts: Mapping[str, Layout] |
         )
     for name, layout in layouts.items():
         if not isinstance(layout, Layout):
-            raise CacheModelError(f"layouts[{short_repr(name)}]={layout!r} must be a Layout")
+            raise CacheModelError(f"layouts[{short_repr(name)}]={short_repr(layout)} must be a Layout")
     return layouts
 
 

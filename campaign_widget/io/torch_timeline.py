@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import short_repr
 from ..progress import Progress
 from ..timeline import from_intervals
 from . import _torch_events as te
 from ._common import open_binary
+from .checks import flag
 
 PROGRESS_ABOVE = 32 << 20
 
@@ -49,6 +51,8 @@ def read_torch_timeline(
 ):
     """Read a PyTorch profiler (Kineto) / Chrome trace as a ``Timeline``; the options are those of
     ``read_torch_trace`` plus ``progress`` (see the module docstring)."""
+    warn = flag("warn", warn)
+    check_progress(progress)
     options = te.checked_options(
         path,
         machine=machine,
@@ -79,6 +83,13 @@ def read_torch_timeline(
     if warn:
         r.report.warn_skipped(stacklevel=3)
     return timeline
+
+
+def check_progress(progress) -> None:
+    """``progress`` as the readers take it (None, True, False or a callable), checked before any file is
+    opened; a truthy string such as ``'yes'`` is a TypeError naming it."""
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
 
 
 def _set_apart_ignored(ev: te.Events, ignore):

@@ -71,6 +71,7 @@ from ..atomic import write_atomic
 from . import _torch_events as te
 from . import op_models
 from ._common import head_text, open_binary
+from .checks import flag
 from .op_models import ELEMENT_BYTES, MAX_DIM, NOT_TENSORS, compute_flops
 from .source import Source
 
@@ -143,9 +144,12 @@ def read_torch_trace(
     Raises ``WorkloadFileError`` naming the file, the line and the event index of malformed or
     truncated JSON.
     """
-    if timeline:
-        from .torch_timeline import read_torch_timeline
+    from .torch_timeline import check_progress, read_torch_timeline
 
+    # on/off options are True or False: bool('yes') and bool('false') would both read as on
+    warn = flag("warn", warn)
+    check_progress(progress)
+    if flag("timeline", timeline):
         return read_torch_timeline(
             path,
             machine=machine,
