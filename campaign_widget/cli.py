@@ -472,7 +472,7 @@ def _value_end(text: str, start: int) -> int:
     return m.end()
 
 
-def _literal(value: str):
+def literal_text(value: str):
     try:
         return ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -481,7 +481,7 @@ def _literal(value: str):
 
 def _plain(value: str) -> str:
     """A Python value as the command line writes it: ``('a', 'b')`` → ``a,b``, ``'x'`` → ``x``."""
-    parsed = _literal(value) if value else None
+    parsed = literal_text(value) if value else None
     if isinstance(parsed, (tuple, list)):
         return ",".join(str(v) for v in parsed)
     if parsed is not None and not isinstance(parsed, dict):
@@ -495,7 +495,7 @@ def _flag(name: str, value: str, message: str) -> str:
         listed = all(key in message for key in MACHINES)
         return f"{flag} NAME" + ("" if listed else f" (presets: {', '.join(MACHINES)})")
     if name == "params":
-        parsed = _literal(value)
+        parsed = literal_text(value)
         if isinstance(parsed, dict) and parsed:
             pairs = [(k, "..." if v is Ellipsis else v) for k, v in parsed.items()]
         else:

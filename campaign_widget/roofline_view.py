@@ -333,8 +333,8 @@ class RooflineView(ipywidgets.VBox):
             self.aggregate.x, self.aggregate.y = [aggregate_x], [max(float(total.achieved[0]), y_lo)]
             self._x.min, self._x.max = x_lo, x_hi
             self._y.min, self._y.max = y_lo, y_hi
-            self._x_axis.tick_values = _decades(x_lo, x_hi)
-            self._y_axis.tick_values = _decades(self._y.min, self._y.max)
+            self._x_axis.tick_values = decade_values(x_lo, x_hi)
+            self._y_axis.tick_values = decade_values(self._y.min, self._y.max)
             if hierarchy is not None:
                 self._hierarchy, self._share, self._limits = hierarchy, share, (x_lo, x_hi, y_lo)
                 self._draw_levels()
@@ -503,7 +503,7 @@ def _swatch(mark: str, name: str, color: str) -> ipywidgets.HBox:
     )
 
 
-def _decades(lo: float, hi: float, most: int = 7) -> list[float]:
+def decade_values(lo: float, hi: float, most: int = 7) -> list[float]:
     """Powers of ten inside [lo, hi], thinned to at most ``most`` labels."""
     first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
     step = max(1, -(-(last - first + 1) // most))

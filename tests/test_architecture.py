@@ -157,3 +157,17 @@ def test_the_model_never_imports_the_widgets():
             continue
         reached = sorted(targets & widget_modules)
         assert not reached, f"{module} imports widget modules {reached}"
+
+
+def test_no_private_name_crosses_from_a_public_module():
+    """A module's ``_name`` stays in it; names a package's modules share live in a private module
+    (``_paths.py``), as anywidget keeps its ``_util``."""
+    crossings = []
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                source = node.module.split(".")[-1]
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__") and not source.startswith("_"):
+                        crossings.append(f"{module}: from {node.module} import {alias.name}")
+    assert crossings == []

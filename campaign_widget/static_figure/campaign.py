@@ -14,24 +14,24 @@ from matplotlib.transforms import Affine2D, ScaledTranslation
 from ..formatting import time_unit_for
 from ..readout import readout_lines as scene_readout_lines
 from ..scene import Scene
-from .legend import _draw_legend, legend_entries
+from ._paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
+from .legend import draw_legend, legend_entries
 from .panels import Panel
-from .paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
 from .pieces import piece_arrays, pieces_to_draw
 from .style import (
-    _GREY,
-    _LINE_CODES,
+    GREY,
     LAYOUT,
+    LINE_CODES,
     PT_PER_PX,
     PX_PER_INCH,
     THEME,
-    _font,
-    _literal,
-    _text_width_px,
-    _valid_color,
-    _with_alpha,
+    font_for,
     lighten,
+    literal_text,
     style_ticks,
+    text_width_px,
+    valid_color,
+    with_alpha,
     wrap_text,
 )
 from .ticks import time_ticks, utilization_ticks
@@ -44,10 +44,10 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     ``p`` holds the piece arrays (``piece_arrays`` / ``pieces_to_draw``)."""
     x0, x1, phase = p["x0"], p["x1"], p["phase"]
     base, line, well, fill = p["base_y"], p["line_y"], p["well_top"], p["fill_top"]
-    colors = [_valid_color(c) for c in colors]
+    colors = [valid_color(c) for c in colors]
 
     def color_of(k):
-        return colors[k] if 0 <= k < len(colors) else _GREY
+        return colors[k] if 0 <= k < len(colors) else GREY
 
     def fill_per_phase(where, bottom, top, style, zorder):
         """One filled path per phase over the pieces ``where`` holds, in ``style(phase colour)``."""
@@ -55,7 +55,7 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
             sel = np.flatnonzero(where)[idx]
             _fill(ax, _runs_path(x0[sel], x1[sel], bottom[sel], top[sel]), style(color_of(int(k))), zorder)
 
-    fill_per_phase(line > base, base, line, lambda c: _with_alpha(c, THEME["shade_alpha"]), 1.0)
+    fill_per_phase(line > base, base, line, lambda c: with_alpha(c, THEME["shade_alpha"]), 1.0)
     wells = well > line
     if wells.any():
         _fill(ax, _runs_path(x0[wells], x1[wells], line[wells], well[wells]), THEME["well"], 1.1, gid="wells")
@@ -95,7 +95,7 @@ def _root_figure(ax):
         return ax.figure
 
 
-def _axes_size_px(ax) -> tuple[float, float]:
+def axes_size_px(ax) -> tuple[float, float]:
     """The axes' size in CSS px (tick density follows it, as in the browser)."""
     fig = _root_figure(ax)
     box = ax.get_window_extent()
@@ -107,7 +107,7 @@ def compute_top(scene: Scene) -> float:
     return max(1.0, float(scene.y_max))
 
 
-def _y_ticks(panel: Panel, plot_height_px: float):
+def utilization_ticks_for(panel: Panel, plot_height_px: float):
     top = y_top(panel.scene)
     return utilization_ticks(
         panel.y_axis,
@@ -136,18 +136,18 @@ def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     return lines + [(note, "note") for note in getattr(panel, "notes", ())]
 
 
-def _header_rows(panel: Panel, plot_width_px: float) -> list[str]:
+def header_rows(panel: Panel, plot_width_px: float) -> list[str]:
     """The title above the plot (js/layout.js), broken into lines that fit the plot's width."""
     return wrap_text(panel.title, plot_width_px, THEME["title_font_size"], "bold") if panel.title else []
 
 
-def _header_height(rows: Sequence[str]) -> float:
+def header_height(rows: Sequence[str]) -> float:
     """From the top of the title to the top of the plot, in CSS px (js/layout.js ``top``)."""
     title = len(rows) * THEME["title_font_size"] + (len(rows) - 1) * 4 + LAYOUT["title_gap"] if rows else 0.0
     return title + THEME["font_size"] / 2
 
 
-def _readout_rows(panel: Panel, width_px: float) -> list[tuple[str, str]]:
+def readout_rows(panel: Panel, width_px: float) -> list[tuple[str, str]]:
     """The readout under the legend (js/layout.js): makespan, then one line per oversubscribed
     resource, each broken into lines that fit ``width_px``. [(text, kind)]."""
     return [
@@ -157,7 +157,7 @@ def _readout_rows(panel: Panel, width_px: float) -> list[tuple[str, str]]:
     ]
 
 
-def _readout_height(rows) -> float:
+def readout_height(rows) -> float:
     return LAYOUT["readout_gap"] + len(rows) * LAYOUT["readout_line_height"] if rows else 0.0
 
 
@@ -170,11 +170,11 @@ def _draw_title(fig, transform, rows: Sequence[str], left: float, top: float) ->
             top + THEME["title_font_size"] / 2 + k * (THEME["title_font_size"] + 4),
             line,
             color=THEME["text"],
-            fontproperties=_font(THEME["title_font_size"], "bold"),
+            fontproperties=font_for(THEME["title_font_size"], "bold"),
             ha="left",
             va="center",
             transform=transform,
-            **_literal(),
+            **literal_text(),
         )
         t.set_gid("cw-title")
         fig.add_artist(t)
@@ -189,11 +189,11 @@ def _draw_readout(fig, transform, rows, left: float, top: float) -> None:
             y,
             text,
             color=THEME["warning"] if kind in ("oversubscribed", "warning") else THEME["text"],
-            fontproperties=_font(THEME["font_size"], "bold" if kind == "makespan" else "normal"),
+            fontproperties=font_for(THEME["font_size"], "bold" if kind == "makespan" else "normal"),
             ha="left",
             va="center",
             transform=transform,
-            **_literal(),
+            **literal_text(),
         )
         t.set_gid(f"cw-{kind}")
         fig.add_artist(t)
@@ -232,7 +232,7 @@ def draw_campaign(
     if not t1 > t0:
         t1 = t0 + 1.0
     top = y_top(scene)
-    width_px, height_px = _axes_size_px(ax)
+    width_px, height_px = axes_size_px(ax)
 
     ax.set_xlim(t0, t1)
     ax.set_ylim(0.0, top)
@@ -241,7 +241,7 @@ def draw_campaign(
 
     factor, time_unit = time_unit_for(panel.units.get("time", ""), panel.time_end)
     x_ticks = time_ticks(t0, t1, width_px, factor)
-    y_ticks = _y_ticks(panel, height_px)
+    y_ticks = utilization_ticks_for(panel, height_px)
     _draw_group_bands(ax, scene, t0, t1, top)
     axis_top = max([1.0] + [v for v, _ in y_ticks])
     _draw_grid(ax, [v for v, _ in x_ticks], [v for v, _ in y_ticks], t0, t1, axis_top)
@@ -251,9 +251,9 @@ def draw_campaign(
     _draw_group_labels(ax, scene, panel.group_labels, t0, t1, width_px)
     _draw_phase_labels(ax, scene, panel.names, t0, t1, width_px, height_px / top)
 
-    tick_font = _font()
-    ax.set_xticks([v for v, _ in x_ticks], [label for _, label in x_ticks], **_literal())
-    ax.set_yticks([v for v, _ in y_ticks], [label for _, label in y_ticks], **_literal())
+    tick_font = font_for()
+    ax.set_xticks([v for v, _ in x_ticks], [label for _, label in x_ticks], **literal_text())
+    ax.set_yticks([v for v, _ in y_ticks], [label for _, label in y_ticks], **literal_text())
     style_ticks(ax, tick_font, pad_px=THEME["tick_length"] / 2 + 1)
     ax.tick_params(axis="y", pad=3 * PT_PER_PX)
     ax.minorticks_off()
@@ -267,28 +267,28 @@ def draw_campaign(
 
     ax.set_ylabel(
         _y_label(panel),
-        fontproperties=_font(),
+        fontproperties=font_for(),
         color=THEME["text"],
         labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX,
-        **_literal(),
+        **literal_text(),
     )
     ax.yaxis.label.set_y(0.5 / top)  # centred on 0…1, as in the browser
     if xlabel:
         ax.set_xlabel(
             _x_label(panel.units, time_unit),
-            fontproperties=_font(),
+            fontproperties=font_for(),
             color=THEME["text"],
             labelpad=4 * PT_PER_PX,
-            **_literal(),
+            **literal_text(),
         )
     fig = _root_figure(ax)
     if header:
-        rows = _header_rows(panel, width_px)
-        _draw_title(fig, _px_transform(ax, "top"), rows, 0.0, -_header_height(rows))
+        rows = header_rows(panel, width_px)
+        _draw_title(fig, _px_transform(ax, "top"), rows, 0.0, -header_height(rows))
     below = THEME["tick_length"] + LAYOUT["x_tick_label_height"] + (LAYOUT["x_label_height"] + 2 if xlabel else 0)
     if legend:
         entries = legend_entries([panel])
-        rows = _draw_legend(
+        rows = draw_legend(
             fig,
             _px_transform(ax, "bottom"),
             entries,
@@ -301,7 +301,7 @@ def draw_campaign(
         _draw_readout(
             fig,
             _px_transform(ax, "bottom"),
-            _readout_rows(panel, width_px),
+            readout_rows(panel, width_px),
             0.0,
             below if readout_at is None else readout_at,
         )
@@ -322,7 +322,7 @@ def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: 
     size = THEME["font_size"] - 1
     for i in first:
         text = str(names[phase[i]]) if 0 <= phase[i] < len(names) else ""
-        if not text or _text_width_px(text, size) + 6 > width[i]:
+        if not text or text_width_px(text, size) + 6 > width[i]:
             continue
         line, base = float(scene.line_y[i]), float(scene.base_y[i])
         top_ = max(float(scene.well_top[i]), float(scene.fill_top[i]), line)
@@ -342,9 +342,9 @@ def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: 
             ha="center",
             va="center",
             color=THEME["text"],
-            fontproperties=_font(size),
+            fontproperties=font_for(size),
             zorder=2.2,
-            **_literal(),
+            **literal_text(),
         )
         t.set_path_effects([patheffects.withStroke(linewidth=3 * PT_PER_PX, foreground=THEME["background"])])
         t.set_gid("cw-phase-label")
@@ -381,7 +381,7 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
     if edges:
         e = np.array(edges)
         verts = np.stack([np.column_stack([e, np.zeros_like(e)]), np.column_stack([e, np.full_like(e, top)])], 1)
-        path = MplPath(verts.reshape(-1, 2), np.tile(_LINE_CODES, e.size))
+        path = MplPath(verts.reshape(-1, 2), np.tile(LINE_CODES, e.size))
         _stroke(ax, path, THEME["group_boundary"], 1.0, 0.3, gid="group-boundaries")
 
 
@@ -398,7 +398,7 @@ def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px:
         lo, hi = max(b0, t0), min(b1, t1)
         band_px = (hi - lo) / (t1 - t0) * width_px
         text = labels[gid]
-        if _text_width_px(text, THEME["font_size"] - 1) + 8 > band_px:
+        if text_width_px(text, THEME["font_size"] - 1) + 8 > band_px:
             continue
         t = ax.annotate(
             text,
@@ -409,9 +409,9 @@ def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px:
             ha="center",
             va="top",
             color=THEME["muted_text"],
-            fontproperties=_font(THEME["font_size"] - 1),
+            fontproperties=font_for(THEME["font_size"] - 1),
             zorder=2.0,
-            **_literal(),
+            **literal_text(),
         )
         t.set_gid("cw-group-label")
 

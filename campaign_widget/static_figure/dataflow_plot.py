@@ -15,7 +15,7 @@ from matplotlib.collections import EllipseCollection, LineCollection, PolyCollec
 from matplotlib.figure import Figure
 
 from ..atomic import atomic_write
-from .style import PX_PER_INCH, THEME, _text_width_px, check_canvas, figure_format, fit_text, use_theme, write_figure
+from .style import PX_PER_INCH, THEME, check_canvas, figure_format, fit_text, text_width_px, use_theme, write_figure
 
 PT_PER_PX = 72.0 / PX_PER_INCH
 LEGEND_HEIGHT = 54.0  # CSS px, as js/dataflow/draw.js
@@ -131,7 +131,7 @@ def _render_dataflow(graph, layout, style, legend, max_width):
         for e, (x, y) in edge_labels:
             k = int(np.clip(np.searchsorted(cuts, x, side="right") - 1, 0, rows - 1))
             _draw_edge_label(axes[k], graph, e, x, y)
-    _draw_legend(fig, legend, width_px, height_px)
+    draw_legend(fig, legend, width_px, height_px)
     return fig, axes[0]
 
 
@@ -262,7 +262,7 @@ def _edge_labels_that_fit(graph, layout, scale: float, nodes: dict, room: int) -
         if not texts[e]:
             continue
         cx, cy = float(at[e, 0]), float(at[e, 1] - 7 / scale)
-        half_w = (_text_width_px(texts[e], EDGE_LABEL_PX) / 2 + 2) / scale
+        half_w = (text_width_px(texts[e], EDGE_LABEL_PX) / 2 + 2) / scale
         box = (cx - half_w, cy - half_h, cx + half_w, cy + half_h)
         if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
             continue
@@ -291,7 +291,7 @@ def _draw_edge_label(ax, graph, e: int, x: float, y: float) -> None:
     )
 
 
-def _draw_legend(fig, legend: dict, width_px: float, height_px: float):
+def draw_legend(fig, legend: dict, width_px: float, height_px: float):
     """The colour bar strip at the top, laid out in CSS px like js/dataflow/draw.js ``drawLegend``."""
     ax = fig.add_axes((0, 1 - LEGEND_HEIGHT / height_px, 1, LEGEND_HEIGHT / height_px))
     ax.set_axis_off()

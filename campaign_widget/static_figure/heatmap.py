@@ -35,11 +35,11 @@ from .style import (
     PT_PER_PX,
     PX_PER_INCH,
     THEME,
-    _font,
-    _literal,
-    _text_width_px,
     check_canvas,
     fit_text,
+    font_for,
+    literal_text,
+    text_width_px,
     use_theme,
     wrap_text,
 )
@@ -165,7 +165,7 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     size = T["font_size"]
     # y tick labels, then the y-axis title beside them (never over them): the left margin holds both
     y_labels = [fit_text(s, W * 0.25) for s in ys]
-    y_tick_w = max(_text_width_px(s) for s in y_labels)
+    y_tick_w = max(text_width_px(s) for s in y_labels)
     left = L["pad"] + size + L["axis_label_gap"] + y_tick_w + L["tick_label_gap"] + T["tick_length"]
     if boolean:
         bar_labels = ["no", "yes"]
@@ -176,7 +176,7 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
         bar_ticks = _bar_ticks(lo, hi, unit, time_end)
         bar_labels = [label for _, label in bar_ticks]
         bar_w = 14.0
-    bar_label_w = max(_text_width_px(s) for s in bar_labels) if bar_labels else 0.0
+    bar_label_w = max(text_width_px(s) for s in bar_labels) if bar_labels else 0.0
     bar_title = color  # the numbers carry the unit
     right_margin = L["column_gap"] + bar_w + T["tick_length"] + L["tick_label_gap"] + bar_label_w + L["axis_label_gap"]
     right_margin += size + L["right_pad"]  # the colour bar's title, rotated, right of its numbers
@@ -184,8 +184,8 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     if plot_w < 60:
         raise CampaignWidgetError(f"width={width!r} is too narrow for a heatmap of {len(xs)} columns")
     x_labels = [fit_text(s, max(24.0, plot_w / max(1, len(xs)) - 4)) for s in xs]
-    rotate = any(_text_width_px(s) > plot_w / len(xs) - 4 for s in x_labels)
-    x_tick_h = (max(_text_width_px(s) for s in x_labels) * 0.71 + size) if rotate else L["x_tick_label_height"]
+    rotate = any(text_width_px(s) > plot_w / len(xs) - 4 for s in x_labels)
+    x_tick_h = (max(text_width_px(s) for s in x_labels) * 0.71 + size) if rotate else L["x_tick_label_height"]
 
     if title is None:
         described = ", ".join(f"{k} {value_label(v, column_unit(result, k))}" for k, v in others.items())
@@ -219,10 +219,10 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     image = ax.imshow(
         np.ma.masked_invalid(values), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest", origin="lower"
     )
-    ax.set_xticks(range(len(xs)), x_labels, **_literal())
-    ax.set_yticks(range(len(ys)), y_labels, **_literal())
+    ax.set_xticks(range(len(xs)), x_labels, **literal_text())
+    ax.set_yticks(range(len(ys)), y_labels, **literal_text())
     for label in ax.get_xticklabels() + ax.get_yticklabels():
-        label.set_fontproperties(_font())
+        label.set_fontproperties(font_for())
         label.set_color(T["text"])
     if rotate:
         for label in ax.get_xticklabels():
@@ -233,10 +233,10 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     for spine in ax.spines.values():
         spine.set_color(T["axis"])
         spine.set_linewidth(PT_PER_PX)
-    ax.set_xlabel(x, fontproperties=_font(), color=T["text"], labelpad=2 * PT_PER_PX, **_literal())
+    ax.set_xlabel(x, fontproperties=font_for(), color=T["text"], labelpad=2 * PT_PER_PX, **literal_text())
     # the y title left of the widest tick label, at a fixed distance from the figure's edge
     ax.yaxis.set_label_coords(-(left - L["pad"] - size / 2) / plot_w, 0.5)
-    ax.set_ylabel(y, fontproperties=_font(), color=T["text"], **_literal())
+    ax.set_ylabel(y, fontproperties=font_for(), color=T["text"], **literal_text())
     ax.yaxis.label.set_va("center")
 
     best = result.best() if result.completed else None
@@ -271,10 +271,13 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     bar.outline.set_edgecolor(T["axis"])
     cax.tick_params(length=T["tick_length"] * PT_PER_PX, color=T["axis"], pad=L["tick_label_gap"] * PT_PER_PX)
     for label in cax.get_yticklabels():
-        label.set_fontproperties(_font())
+        label.set_fontproperties(font_for())
         label.set_color(T["text"])
     cax.set_ylabel(
-        fit_text(bar_title, plot_h), fontproperties=_font(), color=T["text"], labelpad=L["axis_label_gap"] * PT_PER_PX
+        fit_text(bar_title, plot_h),
+        fontproperties=font_for(),
+        color=T["text"],
+        labelpad=L["axis_label_gap"] * PT_PER_PX,
     )
 
     for k, line in enumerate(title_rows):
@@ -285,8 +288,8 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
             ha="left",
             va="center",
             color=T["text"],
-            fontproperties=_font(T["title_font_size"], "bold"),
-            **_literal(),
+            fontproperties=font_for(T["title_font_size"], "bold"),
+            **literal_text(),
         )
     y0 = height_px - L["pad"] - len(best_rows) * L["readout_line_height"] + L["readout_line_height"] / 2
     for k, line in enumerate(best_rows):
@@ -297,9 +300,9 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
             ha="left",
             va="center",
             color=T["text"],
-            fontproperties=_font(),
+            fontproperties=font_for(),
             gid="cw-best",
-            **_literal(),
+            **literal_text(),
         )
     return fig
 

@@ -10,20 +10,20 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from ..formatting import LEGEND_MAX_ENTRIES, legend_selection, more_label, shorten_middle
+from ._paths import _dash_pattern, _hatch
 from .panels import Panel
-from .paths import _dash_pattern, _hatch
 from .pieces import scene_features
 from .style import (
-    _GREY,
+    GREY,
     LAYOUT,
     PT_PER_PX,
     THEME,
-    _font,
-    _literal,
-    _text_width_px,
-    _valid_color,
     fit_text,
+    font_for,
     lighten,
+    literal_text,
+    text_width_px,
+    valid_color,
 )
 
 
@@ -51,8 +51,8 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
                 continue
             seen[name] = len(phases)
             weight.append(float(time[i]))
-            color = panel.colors[i] if i < len(panel.colors) else _GREY
-            phases.append({"kind": "phase", "label": shorten_middle(name), "color": _valid_color(color)})
+            color = panel.colors[i] if i < len(panel.colors) else GREY
+            phases.append({"kind": "phase", "label": shorten_middle(name), "color": valid_color(color)})
         for key, value in scene_features(panel.scene).items():
             features[key] = features[key] or value
     shown, hidden = legend_selection(weight, max_entries)
@@ -69,16 +69,16 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
     return entries
 
 
-def _legend_rows(entries, width_px: float):
+def legend_row_layout(entries, width_px: float):
     """[(entry, x, row)]: entries flow left to right and wrap (js/layout.js); a label wider than a
     row is shortened in the middle to fit it."""
     out, x, row = [], 0.0, 0
     room = max(0.0, width_px - LAYOUT["legend_swatch_width"] - 6)
     for entry in entries:
-        if _text_width_px(entry["label"]) > room:
+        if text_width_px(entry["label"]) > room:
             cut = "middle" if entry["kind"] == "phase" else "end"  # names keep their end, sentences their start
             entry = {**entry, "label": fit_text(entry["label"], room, cut=cut)}
-        item = LAYOUT["legend_swatch_width"] + 6 + _text_width_px(entry["label"])
+        item = LAYOUT["legend_swatch_width"] + 6 + text_width_px(entry["label"])
         if x > 0 and x + item > width_px:
             x, row = 0.0, row + 1
         out.append((entry, x, row))
@@ -86,9 +86,9 @@ def _legend_rows(entries, width_px: float):
     return out
 
 
-def _draw_legend(fig, transform, entries, left: float, first_row_y: float, width_px: float) -> int:
+def draw_legend(fig, transform, entries, left: float, first_row_y: float, width_px: float) -> int:
     """Swatches and labels in CSS px (``transform`` maps px, y down, to display). Returns rows."""
-    rows = _legend_rows(entries, width_px)
+    rows = legend_row_layout(entries, width_px)
     w, h = LAYOUT["legend_swatch_width"], 10
     for entry, x, row in rows:
         x += left
@@ -155,11 +155,11 @@ def _draw_legend(fig, transform, entries, left: float, first_row_y: float, width
             y,
             entry["label"],
             color=THEME["text"],
-            fontproperties=_font(),
+            fontproperties=font_for(),
             ha="left",
             va="center",
             transform=transform,
-            **_literal(),
+            **literal_text(),
         )
         label.set_gid("cw-legend-label")
         fig.add_artist(label)

@@ -13,20 +13,20 @@ from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
 from ..formatting import legend_selection, more_label, shorten_middle
-from .campaign import _header_height, _header_rows, _readout_height, _readout_rows, _y_ticks, draw_campaign
-from .legend import _draw_legend, _legend_rows, legend_entries
+from .campaign import draw_campaign, header_height, header_rows, readout_height, readout_rows, utilization_ticks_for
+from .legend import draw_legend, legend_entries, legend_row_layout
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
-from .roofline_plot import _decade_label, _decades, _roofline_limits, draw_roofline
+from .roofline_plot import decade_label, decade_values, draw_roofline, roofline_limits
 from .style import (
     FORMATS,  # noqa: F401 (public as static_figure.FORMATS)
     LAYOUT,
     PX_PER_INCH,
     THEME,
-    _text_width_px,
-    _valid_color,
     check_canvas,
     figure_format,
+    text_width_px,
     use_theme,
+    valid_color,
     write_figure,
 )
 
@@ -102,7 +102,9 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
 
     # left margin: the widest y tick label of any panel, so the plots line up
     heights = [float(p.plot_height) or plot_h for p in panels]
-    tick_w = max((_text_width_px(label) for p, h in zip(panels, heights) for _, label in _y_ticks(p, h)), default=0.0)
+    tick_w = max(
+        (text_width_px(label) for p, h in zip(panels, heights) for _, label in utilization_ticks_for(p, h)), default=0.0
+    )
     left = math.ceil(L["pad"] + T["font_size"] + L["axis_label_gap"] + tick_w + L["tick_label_gap"] + T["tick_length"])
     right = col_w - L["right_pad"]
     if panels and right - left < 40:
@@ -116,14 +118,14 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     last = len(panels) - 1
     under_legend = roofline is None or beside
     for i, p in enumerate(panels):
-        rows = _header_rows(p, right - left)
-        y += _header_height(rows)
+        rows = header_rows(p, right - left)
+        y += header_height(rows)
         top, bottom = y, y + heights[i]
         y = bottom + T["tick_length"] + L["x_tick_label_height"] + ((L["x_label_height"] + 2) if i == last else 0)
-        readout = _readout_rows(p, (W - L["pad"] - left) if i == last and under_legend else right - left)
+        readout = readout_rows(p, (W - L["pad"] - left) if i == last and under_legend else right - left)
         readout_top = None if i == last and under_legend else y
         if readout_top is not None:
-            y += _readout_height(readout)
+            y += readout_height(readout)
         boxes.append((top, bottom, rows, readout, readout_top))
         if i != last:
             y += L["panel_gap"]
@@ -138,13 +140,13 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
             y += roof_h + T["tick_length"] + L["x_tick_label_height"] + L["x_label_height"] + 2
     entries = legend_entries(panels) if panels else (_roofline_entries(roofline))
     legend_left = left
-    legend_rows = _legend_rows(entries, W - L["pad"] - legend_left)
+    legend_rows = legend_row_layout(entries, W - L["pad"] - legend_left)
     legend_top = y + L["legend_gap"]
     if legend_rows:
         y = legend_top + (legend_rows[-1][2] + 1) * L["legend_row_height"]
     if panels and boxes[-1][4] is None:
         boxes[-1] = (*boxes[-1][:4], y)
-        y += _readout_height(boxes[-1][3])
+        y += readout_height(boxes[-1][3])
     height_px = y + L["pad"]
     height_in = max(1, round(height_px / PX_PER_INCH * dpi)) / dpi  # a whole number of PNG rows
 
@@ -173,9 +175,9 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     roof_ax = None
     if roofline is not None:
         top, bottom = roof_box
-        x_lo, x_hi, y_lo, y_hi = _roofline_limits(roofline)
-        decades = _decades(y_lo, y_hi)
-        widest = max(_text_width_px(_decade_label(float(v), decades)) for v in decades)
+        x_lo, x_hi, y_lo, y_hi = roofline_limits(roofline)
+        decades = decade_values(y_lo, y_hi)
+        widest = max(text_width_px(decade_label(float(v), decades)) for v in decades)
         r_left = (
             (col_w + L["column_gap"] if beside else L["pad"])
             + T["font_size"]
@@ -190,7 +192,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
         roof_ax.set_gid("roofline")
     if legend_rows:
         transform = Affine2D().scale(1 / PX_PER_INCH, -1 / PX_PER_INCH).translate(0, height_in) + fig.dpi_scale_trans
-        _draw_legend(
+        draw_legend(
             fig, transform, entries, legend_left, legend_top + L["legend_row_height"] / 2, W - L["pad"] - legend_left
         )
     return RenderedFigure(
@@ -202,7 +204,7 @@ def _roofline_entries(roofline: RooflinePanel) -> list[dict]:
     """A roofline's phases as legend entries, capped and shortened as the diagrams' legend is."""
     names, colors = list(roofline.names), list(roofline.colors)
     shown, hidden = legend_selection(np.ones(len(names)))
-    entries = [{"kind": "phase", "label": shorten_middle(names[i]), "color": _valid_color(colors[i])} for i in shown]
+    entries = [{"kind": "phase", "label": shorten_middle(names[i]), "color": valid_color(colors[i])} for i in shown]
     return entries + ([{"kind": "more", "label": more_label(hidden)}] if hidden else [])
 
 

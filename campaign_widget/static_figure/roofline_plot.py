@@ -14,20 +14,20 @@ from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 
 from ..formatting import format_number, format_si
-from .campaign import _axes_size_px
+from ._paths import _stroke
+from .campaign import axes_size_px
 from .panels import RooflinePanel
-from .paths import _stroke
 from .style import (
-    _GREY,
+    GREY,
     LAYOUT,
     PT_PER_PX,
     ROOFLINE,
     THEME,
-    _font,
-    _literal,
-    _text_width_px,
-    _valid_color,
+    font_for,
+    literal_text,
     style_ticks,
+    text_width_px,
+    valid_color,
 )
 
 
@@ -45,11 +45,11 @@ class _SlopeText(Text):
         super().draw(renderer)
 
 
-def _decades(lo: float, hi: float) -> np.ndarray:
+def decade_values(lo: float, hi: float) -> np.ndarray:
     return 10.0 ** np.arange(math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9) + 1)
 
 
-def _decade_label(value: float, decades) -> str:
+def decade_label(value: float, decades) -> str:
     """ "100G" for large performance scales, plain "0.01" for moderate ones (peaks of 1)."""
     if min(decades) >= 1e-3 and max(decades) <= 1e4:
         return format_number(value, 3)
@@ -71,7 +71,7 @@ def _shown(rp: RooflinePanel):
     return [(k, name, bw) for k, (name, bw) in enumerate(rp.levels) if name in rp.shown_levels]
 
 
-def _roofline_limits(rp: RooflinePanel):
+def roofline_limits(rp: RooflinePanel):
     if rp.hierarchical:
         return _level_limits(rp)
     P, BW = rp.peak_compute, rp.peak_bandwidth
@@ -102,7 +102,7 @@ def _roofline_limits(rp: RooflinePanel):
 
 
 def _level_limits(rp: RooflinePanel):
-    """As ``_roofline_limits``, spanning every drawn level's ridge and intensities."""
+    """As ``roofline_limits``, spanning every drawn level's ridge and intensities."""
     P = rp.peak_compute
     shown = _shown(rp) or [(len(rp.levels) - 1, *rp.levels[-1])]
     ridges = [P / bw for _, _, bw in shown]
@@ -138,7 +138,7 @@ def _roof_xy(compute: float, bandwidth: float, x_lo: float, x_hi: float):
 def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
     """One dark diamond per aggregate, labelled beside it; labels that would overlap are moved
     down (and joined to their diamond by a hairline)."""
-    width_px, height_px = _axes_size_px(ax)
+    width_px, height_px = axes_size_px(ax)
     placed = []
     points = []
     for label, oi, achieved in aggregates:
@@ -168,7 +168,7 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
             if abs(anchor - other) < line_h:
                 anchor = other - line_h
         placed.append(anchor)
-        need = _text_width_px(label, THEME["font_size"] - 1) + 12
+        need = text_width_px(label, THEME["font_size"] - 1) + 12
         if width_px - fx >= need:
             dx, ha = 8, "left"
         elif fx >= need:
@@ -192,7 +192,7 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
             arrowprops={"arrowstyle": "-", "color": THEME["muted_text"], "linewidth": 0.5, "shrinkA": 0, "shrinkB": 3}
             if shifted
             else None,
-            **_literal(),
+            **literal_text(),
         )
 
 
@@ -211,16 +211,16 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
     P, BW = rp.peak_compute, rp.peak_bandwidth
     units = {"compute": "FLOP/s", "bandwidth": "B/s", "intensity": "FLOP/B", **dict(rp.units)}
     intensity_unit = units.get("intensity", "")
-    x_lo, x_hi, y_lo, y_hi = _roofline_limits(rp)
+    x_lo, x_hi, y_lo, y_hi = roofline_limits(rp)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
     ax.set_facecolor(THEME["background"])
     ax.set_navigate(False)
-    small = _font(THEME["font_size"] - 1)
+    small = font_for(THEME["font_size"] - 1)
 
-    x_dec, y_dec = _decades(x_lo, x_hi), _decades(y_lo, y_hi)
+    x_dec, y_dec = decade_values(x_lo, x_hi), decade_values(y_lo, y_hi)
     y_dec = y_dec[(y_dec >= y_lo * (1 - 1e-9)) & (y_dec <= y_hi)]
     grid = [[(x, y_lo), (x, y_hi)] for x in x_dec[1:-1]] + [[(x_lo, y), (x_hi, y)] for y in y_dec]
     if grid:
@@ -245,7 +245,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
                 va="bottom",
                 color=ROOFLINE["ceiling_label"],
                 fontproperties=small,
-                **_literal(),
+                **literal_text(),
             )
         else:
             x_at = x_lo * 2.2
@@ -262,7 +262,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
                     ha="left",
                     va="bottom",
                     rotation_mode="anchor",
-                    **_literal(),
+                    **literal_text(),
                 )
             )
 
@@ -302,7 +302,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             va="bottom",
             color=THEME["muted_text"],
             fontproperties=small,
-            **_literal(),
+            **literal_text(),
         )
         ax.annotate(
             format_si(P, units.get("compute", "")),
@@ -313,7 +313,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             va="bottom",
             color=THEME["text"],
             fontproperties=small,
-            **_literal(),
+            **literal_text(),
         )
         x_at = x_lo * 2.2
         if x_at < ridge / 2:
@@ -330,7 +330,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
                     ha="left",
                     va="bottom",
                     rotation_mode="anchor",
-                    **_literal(),
+                    **literal_text(),
                 )
             )
 
@@ -345,10 +345,10 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             idx = idx[np.argsort(-share[idx], kind="stable")]
             xs = np.where(np.isinf(oi[idx]), x_hi, oi[idx])
             largest = max(float(np.nanmax(share[idx])), 1e-300)
-            width_px, height_px = _axes_size_px(ax)
+            width_px, height_px = axes_size_px(ax)
             diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
             areas = diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
-            colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in idx]
+            colors = [valid_color(rp.colors[i]) if i < len(rp.colors) else GREY for i in idx]
             points = ax.scatter(
                 xs,
                 achieved[idx],
@@ -363,16 +363,16 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             points.set_gid("phase-points")
     _draw_aggregates(ax, rp.aggregates, x_lo, x_hi, y_lo, y_hi, small)
 
-    tick_font = _font()
+    tick_font = font_for()
     x_ticks = x_dec[(x_dec >= x_lo * (1 - 1e-9)) & (x_dec <= x_hi * (1 + 1e-9))]
-    label_w = max(_text_width_px(format_number(float(v), 3)) for v in x_ticks) + 10
-    every = max(1, math.ceil(len(x_ticks) * label_w / max(_axes_size_px(ax)[0], 1.0)))
+    label_w = max(text_width_px(format_number(float(v), 3)) for v in x_ticks) + 10
+    every = max(1, math.ceil(len(x_ticks) * label_w / max(axes_size_px(ax)[0], 1.0)))
     ax.set_xticks(
-        x_ticks, [format_number(float(v), 3) if i % every == 0 else "" for i, v in enumerate(x_ticks)], **_literal()
+        x_ticks, [format_number(float(v), 3) if i % every == 0 else "" for i, v in enumerate(x_ticks)], **literal_text()
     )
     every = max(1, math.ceil(len(y_dec) / 6))
     ax.set_yticks(
-        y_dec, [_decade_label(float(v), y_dec) if i % every == 0 else "" for i, v in enumerate(y_dec)], **_literal()
+        y_dec, [decade_label(float(v), y_dec) if i % every == 0 else "" for i, v in enumerate(y_dec)], **literal_text()
     )
     ax.minorticks_off()
     style_ticks(ax, tick_font, pad_px=3)
@@ -384,17 +384,17 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
     compute_unit = units.get("compute", "")
     ax.set_xlabel(
         "operational intensity" + (f" ({intensity_unit})" if intensity_unit else ""),
-        fontproperties=_font(),
+        fontproperties=font_for(),
         color=THEME["text"],
         labelpad=4 * PT_PER_PX,
-        **_literal(),
+        **literal_text(),
     )
     ax.set_ylabel(
         "attainable performance" + (f" ({compute_unit})" if compute_unit else ""),
-        fontproperties=_font(),
+        fontproperties=font_for(),
         color=THEME["text"],
         labelpad=LAYOUT["axis_label_gap"] * PT_PER_PX,
-        **_literal(),
+        **literal_text(),
     )
     if title and rp.title:
         t = ax.annotate(
@@ -406,9 +406,9 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             ha="left",
             va="center",
             color=THEME["text"],
-            fontproperties=_font(THEME["title_font_size"], "bold"),
+            fontproperties=font_for(THEME["title_font_size"], "bold"),
             annotation_clip=False,
-            **_literal(),
+            **literal_text(),
         )
         t.set_gid("cw-title")
     return ax
@@ -454,11 +454,18 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
                 ha="left",
                 va="bottom",
                 rotation_mode="anchor",
-                **_literal(),
+                **literal_text(),
             )
         else:  # the ridge is too near the left edge for a label along the slope: name it at the ridge
             label = Text(
-                ridge, P, f"{name} ", color=THEME["text"], fontproperties=font, ha="right", va="bottom", **_literal()
+                ridge,
+                P,
+                f"{name} ",
+                color=THEME["text"],
+                fontproperties=font,
+                ha="right",
+                va="bottom",
+                **literal_text(),
             )
         label.set_gid(f"roof-label-{name}")
         ax.add_artist(label)
@@ -481,7 +488,7 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
             va="bottom",
             color=THEME["muted_text"],
             fontproperties=font,
-            **_literal(),
+            **literal_text(),
         )
     ax.annotate(
         format_si(P, units.get("compute", "")),
@@ -492,7 +499,7 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
         va="bottom",
         color=THEME["text"],
         fontproperties=font,
-        **_literal(),
+        **literal_text(),
     )
 
 
@@ -503,8 +510,8 @@ def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
     shown = _shown(rp)
     achieved, share = rp.achieved, rp.share
     n = len(achieved)
-    colors = [_valid_color(rp.colors[i]) if i < len(rp.colors) else _GREY for i in range(n)]
-    width_px, height_px = _axes_size_px(ax)
+    colors = [valid_color(rp.colors[i]) if i < len(rp.colors) else GREY for i in range(n)]
+    width_px, height_px = axes_size_px(ax)
     diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX
     good = np.isfinite(achieved) & (achieved > 0)
     largest = max(float(np.nanmax(share[good])) if good.any() else 0.0, 1e-300)
@@ -556,7 +563,7 @@ def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
         legend = ax.legend(
             handles=handles,
             loc="lower right",
-            prop=_font(THEME["font_size"] - 1),
+            prop=font_for(THEME["font_size"] - 1),
             labelcolor=THEME["text"],
             facecolor=THEME["background"],
             edgecolor=THEME["grid"],

@@ -51,12 +51,12 @@ THEME = theme("light")
 LAYOUT = {**{_snake(k): v for k, v in THEME_DATA["layout"].items()}, "panel_gap": 14, "column_gap": 28}
 FONT_FAMILIES = ("Helvetica Neue", "Helvetica", "Arial", "Liberation Sans", "Arimo", "DejaVu Sans")
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
-_GREY = "#808080"
-_LINE_CODES = np.array([MplPath.MOVETO, MplPath.LINETO], dtype=np.uint8)
-_RECT_CODES = np.array(
+GREY = "#808080"
+LINE_CODES = np.array([MplPath.MOVETO, MplPath.LINETO], dtype=np.uint8)
+RECT_CODES = np.array(
     [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY], dtype=np.uint8
 )
-_PEAK_LABEL_CLEARANCE_PX = 14
+PEAK_LABEL_CLEARANCE_PX = 14
 # The bqplot roofline view's colours (campaign_widget/roofline_view.py), and their dark-theme twins.
 _ROOFLINE = {
     "light": {
@@ -163,12 +163,12 @@ def write_figure(figure, handle, fmt: str, *, dpi: float, facecolor) -> None:
 _TEXT_TO_PATH = TextToPath()
 
 
-def _valid_color(color) -> str:
-    return color if isinstance(color, str) and _HEX.match(color) else _GREY
+def valid_color(color) -> str:
+    return color if isinstance(color, str) and _HEX.match(color) else GREY
 
 
 def _rgb(color: str):
-    n = int(_valid_color(color)[1:], 16)
+    n = int(valid_color(color)[1:], 16)
     return (n >> 16) & 255, (n >> 8) & 255, n & 255
 
 
@@ -177,7 +177,7 @@ def lighten(color: str, amount: float) -> str:
     return "#" + "".join(f"{math.floor(c + (255 - c) * amount + 0.5):02x}" for c in _rgb(color))
 
 
-def _with_alpha(color: str, alpha: float):
+def with_alpha(color: str, alpha: float):
     r, g, b = _rgb(color)
     return (r / 255, g / 255, b / 255, alpha)
 
@@ -195,14 +195,14 @@ def _font_family() -> tuple[str, ...]:
     return ("DejaVu Sans",)
 
 
-def _font(size_px: float = THEME["font_size"], weight: str = "normal") -> FontProperties:
+def font_for(size_px: float = THEME["font_size"], weight: str = "normal") -> FontProperties:
     return FontProperties(family=list(_font_family()), size=size_px * PT_PER_PX, weight=weight)
 
 
-def _text_width_px(text: str, size_px: float = THEME["font_size"], weight: str = "normal") -> float:
+def text_width_px(text: str, size_px: float = THEME["font_size"], weight: str = "normal") -> float:
     if not text:
         return 0.0
-    width, _, _ = _TEXT_TO_PATH.get_text_width_height_descent(text, _font(size_px, weight), ismath=False)
+    width, _, _ = _TEXT_TO_PATH.get_text_width_height_descent(text, font_for(size_px, weight), ismath=False)
     return width / PT_PER_PX
 
 
@@ -213,7 +213,7 @@ def fit_text(
     (``formatting.shorten_middle``, the distinguishing end kept), at the end for sentences
     (``cut="end"``); as it is when it fits."""
     text = str(text)
-    if _text_width_px(text, size_px, weight) <= width_px:
+    if text_width_px(text, size_px, weight) <= width_px:
         return text
 
     def shorten(n):
@@ -222,7 +222,7 @@ def fit_text(
     lo, hi = 1, len(text) - 1  # the longest shortening that fits, by bisection
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if _text_width_px(shorten(mid), size_px, weight) <= width_px:
+        if text_width_px(shorten(mid), size_px, weight) <= width_px:
             lo = mid
         else:
             hi = mid - 1
@@ -235,13 +235,13 @@ def wrap_text(text: str, width_px: float, size_px: float = THEME["font_size"], w
     lines: list[str] = []
     for word in str(text).split(" "):
         candidate = f"{lines[-1]} {word}" if lines else word
-        if lines and _text_width_px(candidate, size_px, weight) <= width_px:
+        if lines and text_width_px(candidate, size_px, weight) <= width_px:
             lines[-1] = candidate
         else:
             lines.append(fit_text(word, width_px, size_px, weight))
     return lines or [""]
 
 
-def _literal(**kwargs) -> dict:
+def literal_text(**kwargs) -> dict:
     """Text properties for user text: no mathtext, no TeX."""
     return {"parse_math": False, "usetex": False, **kwargs}

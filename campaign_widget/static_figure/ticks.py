@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..formatting import format_si, format_ticks
-from .style import _PEAK_LABEL_CLEARANCE_PX
+from .style import PEAK_LABEL_CLEARANCE_PX
 
 
 def nice_step(span: float, count: int) -> float:
@@ -55,7 +55,7 @@ def utilization_ticks(
         ticks = [
             (v / peak, label)
             for v, label in zip(values, labels)
-            if abs(1 - v / peak) * pixels_per_unit >= _PEAK_LABEL_CLEARANCE_PX
+            if abs(1 - v / peak) * pixels_per_unit >= PEAK_LABEL_CLEARANCE_PX
         ]
         ticks.append((1.0, format_si(peak, unit or "")))
         return sorted(ticks, key=lambda tick: tick[0])

@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
-from .style import _LINE_CODES, _RECT_CODES, PT_PER_PX, THEME
+from .style import LINE_CODES, PT_PER_PX, RECT_CODES, THEME
 
 
 def _rects_path(x0, x1, y0, y1) -> MplPath:
@@ -18,7 +18,7 @@ def _rects_path(x0, x1, y0, y1) -> MplPath:
     v[:, 2, 0], v[:, 2, 1] = x1, y1
     v[:, 3, 0], v[:, 3, 1] = x0, y1
     v[:, 4] = v[:, 0]
-    return MplPath(v.reshape(-1, 2), np.tile(_RECT_CODES, n), readonly=True)
+    return MplPath(v.reshape(-1, 2), np.tile(RECT_CODES, n), readonly=True)
 
 
 def _runs_path(x0, x1, y0, y1) -> MplPath:
@@ -60,7 +60,7 @@ def _segments_path(x0, x1, y) -> MplPath:
     v = np.empty((n, 2, 2))
     v[:, 0, 0], v[:, 1, 0] = x0, x1
     v[:, 0, 1] = v[:, 1, 1] = y
-    path = MplPath(v.reshape(-1, 2), np.tile(_LINE_CODES, n))
+    path = MplPath(v.reshape(-1, 2), np.tile(LINE_CODES, n))
     path.should_simplify = False  # keep every segment; simplification would join across gaps
     return path
 
