@@ -61,8 +61,7 @@ __all__ = [
     "SweepResult",
     "start_sweep",
     "sweep",
-    *_tuning.TUNABLE,
-]
+]  # the tunables (sweep.POOL_WORKERS, …: _tuning.TUNABLE) are reached through __getattr__
 
 # the internals the tests and benchmarks reach
 _INTERNALS = (_chunks, _costs, _inline_chunks, _run_length, _prepare)
