@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import importlib
+import threading
 import tracemalloc
 
 import pytest
@@ -82,6 +83,9 @@ class Unpicklable(RuntimeError):
     def __init__(self, message, extra):  # rebuilt from args=(message,) only: unpickling fails
         super().__init__(message)
         self.extra = extra
+        # and a lock, which no pickler takes: tblib (installed by dask.distributed) rebuilds
+        # exceptions without calling __init__, so the first reason alone is not enough
+        self.lock = threading.Lock()
 
 
 @pytest.mark.parametrize("where", ["inline", "threads"])
