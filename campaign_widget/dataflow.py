@@ -129,6 +129,8 @@ class DataflowGraph:
 
 def dataflow_graph(workload: Workload) -> DataflowGraph:
     """The dataflow graph of a workload (design.md §7, "Global view")."""
+    if not all(hasattr(workload, name) for name in ("names", "tensors", "fusion_group")):
+        raise TypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
     names = workload.names
     n_phases = len(names)
     tensors = workload.tensors

@@ -71,3 +71,39 @@ def test_closing_a_gzipped_stream_closes_its_file(monkeypatch):
     assert stream.read(2)
     stream.close()
     assert opened and opened[0].closed
+
+
+def test_a_shut_down_executor_is_a_sweep_error_naming_it():
+    import concurrent.futures as cf
+
+    executor = cf.ThreadPoolExecutor(1)
+    executor.shutdown()
+    w = cw.Workload([cw.Phase("A", ops=1, bytes=1)], machine=M)
+    with pytest.raises(cw.SweepError, match="executor=.*refused the sweep's work"):
+        cw.sweep(w, progress=False, executor=executor, tiles=[1, 2, 3])
+
+
+def test_dataflow_graph_names_a_wrong_argument():
+    from campaign_widget.dataflow import dataflow_graph
+
+    with pytest.raises(TypeError, match="must be a campaign_widget.Workload"):
+        dataflow_graph("w")
+
+
+def test_numpy_bools_are_on_off_options():
+    from campaign_widget.io.checks import flag
+
+    assert flag("percent", np.True_) is True and flag("percent", np.False_) is False
+    with pytest.raises(TypeError):
+        flag("percent", "yes")
+
+
+def test_an_sdfg_start_state_that_names_no_state_is_refused(tmp_path):
+    import json
+
+    source = json.loads((DATA / "sdfg" / "loop_copy.sdfg").read_text())
+    source["start_state"] = 999
+    path = tmp_path / "bad_start.sdfg"
+    path.write_text(json.dumps(source))
+    with pytest.raises(cw.WorkloadFileError, match="start_state.*names no block"):
+        cw.load(path, params={"N": 8})

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 import math
 
+import numpy as np
+
 from ..errors import WorkloadError, short_repr
 from ..machine import Machine
 from ..phase import LARGEST, Phase, check_name
@@ -22,7 +24,7 @@ def no_options(source: Source, options: dict) -> None:
 def flag(name: str, value) -> bool:
     """An on/off option as given: True or False (numpy's too), never a truthy string such as ``'yes'``
     or ``'false'``, which ``bool()`` would read as on. A TypeError names the option and the value."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"{name}={short_repr(value)} must be True or False")
 

@@ -12,7 +12,7 @@ import time
 import uuid
 import warnings
 
-from ..errors import SweepFailed
+from ..errors import SweepError, SweepFailed, short_repr
 from ..progress import Progress
 from . import _tuning
 from ._chunks import _chunks, _costs, _inline_chunks, _run_length
@@ -47,7 +47,13 @@ def _run(result: SweepResult, executor, progress) -> None:
     try:
         if kind == "dask-address":
             distributed = _require_distributed()
-            own = distributed.Client(executor)
+            try:
+                own = distributed.Client(executor)
+            except (OSError, TimeoutError) as exc:
+                raise SweepError(
+                    f"executor={short_repr(executor)}: no Dask scheduler answered there ({exc}); start one "
+                    "(dask scheduler) or pass executor=None to sweep on this machine"
+                ) from exc
             executor, kind = own, "dask"
         if kind == "auto":
             cores = os.cpu_count() or 1
@@ -190,7 +196,15 @@ def _run_executor(result, executor, chunks, workers, report):
     attempts = {c: 0 for c in chunks}
     futures = {}
     for k, (s, e) in enumerate(chunks):
-        futures[executor.submit(_run_token, payload.token, s, e, data if k < workers else None)] = (s, e)
+        try:
+            futures[executor.submit(_run_token, payload.token, s, e, data if k < workers else None)] = (s, e)
+        except RuntimeError as exc:  # e.g. "cannot schedule new futures after shutdown"
+            for future in futures:
+                future.cancel()
+            raise SweepError(
+                f"executor={short_repr(executor)} refused the sweep's work ({exc}); pass a running executor, "
+                "or executor=None to let the sweep start its own pool"
+            ) from exc
     errors = {}
     while futures:
         done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)

@@ -184,7 +184,10 @@ class Walker:
             ids[key] = i
         succ, conditions = self.interstate_edges(region, where, ids, walk)
         start = region.get("start_block", region.get("start_state"))
-        start = ids.get(str(start), 0) if start is not None else 0
+        if start is not None and str(start) not in ids:
+            field = "start_block" if "start_block" in region else "start_state"
+            raise doc.fail(join(where, field), f"{short_repr(start)} names no block of this region")
+        start = ids[str(start)] if start is not None else 0
         order = block_order(len(blocks), succ, start)
         preds = [[] for _ in blocks]
         for s, ds in enumerate(succ):
