@@ -15,7 +15,7 @@ from .buffers import ArrayDict, same_arrays, smallest_index_dtype
 from .colors import phase_colors
 from .errors import ScheduleError, short_repr
 from .group_bands import with_group_spans
-from .readout import legend_features, readout_lines
+from .readout import legend_features, readout_lines, work_note
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .scene_pixels import aggregate_scene
 from .schedule import Plans, Schedule, build_schedule
@@ -404,6 +404,9 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                     self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan
                 )
             ]
+            note = work_note(self._current)
+            if note:
+                lines.append([note, "note"])
             if hasattr(self._schedule, "shares"):  # a measured timeline: how much of it is idle or busy
                 shares = self._schedule.shares(0.5)
                 lines.append(
@@ -476,7 +479,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
 
     # -- export ----------------------------------------------------------------------------------
 
-    def save_png(self, path, scale: float = 2, timeout: float | None = 60.0) -> PngExport:
+    def save_png(self, path, scale: float = 2, timeout: float | None = 60.0, theme: str | None = None) -> PngExport:
         """Write a PNG of what the view shows to ``path`` (on the kernel's side).
 
         A view draws it at ``scale`` × its size on screen. The request waits (in the
@@ -485,9 +488,10 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         the view answers, i.e. after the calling cell ends. The returned ``PngExport`` tells whether
         it was written (``.done``, ``.error``); with no view within ``timeout`` seconds (``None`` or
         ``inf``: no limit) it fails with a warning. A folder, a missing folder or an unwritable path
-        is refused at once, naming the path.
+        is refused at once, naming the path, and so is a name that does not end in ``.png``.
+        ``theme="light"`` or ``"dark"`` draws this picture in that theme whatever the page's.
         """
-        return self._png.request(path, scale, timeout)
+        return self._png.request(path, scale, timeout, theme=theme)
 
     def panel(self):
         """What this diagram shows, for the static renderer (``campaign_widget.static_figure``)."""
@@ -502,17 +506,29 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             time_max=self.time_max,
         )
 
-    def savefig(self, path, *, roofline: bool = False, width: float = 8.0, dpi: int = 200):
+    def savefig(
+        self,
+        path,
+        *,
+        roofline: bool = False,
+        width: float = 8.0,
+        dpi: int = 200,
+        theme: str = "light",
+        roofline_levels=None,
+    ):
         """Write PNG, SVG or PDF (by suffix) of this diagram with no browser, drawn from the same scene
-        as the live view; ``roofline=True`` adds the roofline beside it."""
+        as the live view; ``roofline=True`` adds the roofline beside it (on a multi-level machine the
+        hierarchical one; ``roofline_levels`` picks the levels drawn), ``theme`` "light" or "dark"."""
         from .static_figure import roofline_panel_for, savefig
 
         beside = (
-            roofline_panel_for(self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors))
+            roofline_panel_for(
+                self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors), levels=roofline_levels
+            )
             if roofline
             else None
         )
-        return savefig(path, [self.panel()], roofline=beside, width=width, dpi=dpi)
+        return savefig(path, [self.panel()], roofline=beside, width=width, dpi=dpi, theme=theme)
 
     def _on_view_message(self, _widget, content, buffers):
         if isinstance(content, dict):

@@ -77,7 +77,7 @@ export function attachPngExport({ document, window, button, render, title, send,
     const id = message.id;
     try {
       const scale = message.scale === undefined || message.scale === null ? 1 : Number(message.scale);
-      const { blob, width, height } = await render(scale);
+      const { blob, width, height } = await render(scale, message.theme ?? null);
       const bytes = await blob.arrayBuffer();
       if (!closed()) send({ type: "png-reply", id, width, height }, [bytes]);
     } catch (error) {

@@ -12,7 +12,7 @@ import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
-import { markTheme, resolveTheme, watchTheme } from "./page-theme.js";
+import { markTheme, resolveTheme, themeColours, watchTheme } from "./page-theme.js";
 import { THEME } from "./theme.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
@@ -260,11 +260,18 @@ function render({ model, el }) {
     document, window, button: downloadButton, send,
     title: () => figure.title,
     closed: () => closed,
-    render(scale) {
+    render(scale, themeName) {
       const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
-      return renderPng(document, (target, ratio, resize) => {
-        drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
-      }, scale);
+      // save_png(theme=...): this one picture in the theme asked for; the view keeps its own
+      const own = theme;
+      if (themeName === "light" || themeName === "dark") theme = themeColours(themeName);
+      try {
+        return renderPng(document, (target, ratio, resize) => {
+          drawInto(target, width, ratio, { hover: -1, highlight: null, resize });
+        }, scale); // draws before its first await: the theme is restored after the drawing
+      } finally {
+        theme = own;
+      }
     },
   });
   const resetZoom = () => setZoom(null, { now: true });
@@ -290,7 +297,7 @@ function render({ model, el }) {
     for (const request of model.get("png_requests") ?? []) {
       if (!request?.id || answeredPng.has(request.id)) continue;
       answeredPng.add(request.id);
-      png.onMessage({ type: "png-request", id: request.id, scale: request.scale });
+      png.onMessage({ type: "png-request", id: request.id, scale: request.scale, theme: request.theme });
     }
   }
   on("change:png_requests", answerPngRequests);

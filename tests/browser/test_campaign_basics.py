@@ -403,3 +403,19 @@ def test_download_button_gives_png(basics):
     data = Path(download.path()).read_bytes()
     shot = read_canvas(basics.canvas(0))
     _check_figure_png(data, shot, shot.dpr, "the downloaded PNG", basics.lab.artifacts_dir, "basics-download.png")
+
+
+def test_save_png_in_the_theme_asked_for(basics):
+    """save_png(theme="dark") on a light page: the picture is dark, the view on screen stays light."""
+    target = basics.server.work_dir / "figure-2b-dark.png"
+    cell = basics.nb.append_code_cell(f"export = diagram.save_png(r{str(target)!r}, scale=1, theme='dark')\nexport")
+    out = basics.nb.run_cell(cell)
+    assert "Error" not in out and "Traceback" not in out, f"save_png cell output: {out!r}"
+    data = wait_for_file(target, 15, "save_png(theme='dark')")
+    dark = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), dtype=float)
+    corner = dark[:20, :20].reshape(-1, 3).mean(axis=0)
+    assert corner.max() < 80, f"the dark picture's background is {corner}"
+    basics.canvas(0).scroll_into_view_if_needed()
+    screen = read_canvas(basics.canvas(0))
+    assert basics.canvas(0).get_attribute("data-theme") == "light"
+    assert np.asarray(_over_white(screen.image))[:20, :20].mean() > 200
