@@ -34,6 +34,8 @@ import sys
 import unicodedata
 import warnings
 
+import numpy as np
+
 from . import __version__
 from .atomic import atomic_path
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError, WorkloadFileError, short_repr
@@ -714,23 +716,45 @@ def _summary(args) -> int:
         + (f"; efficiency threshold {_num(args.threshold)}" if args.threshold != 0.7 else ""),
         "",
     ]
-    header = ["phase", "duration", m.compute_name, m.memory_name, "OI", "bound", "roof", "efficiency", "guidance"]
+    levels = m.level_names[:-1]  # nearer memory levels (design.md §8): a column each, and the bounding one
+    if levels:
+        out.insert(
+            -1, "memory levels: " + ", ".join(f"{name} {_si(bw, m.bandwidth_unit)}" for name, bw in m.memory_levels)
+        )
+    header = [
+        "phase",
+        "duration",
+        m.compute_name,
+        *levels,
+        m.memory_name,
+        "OI",
+        "bound",
+        "roof",
+        "efficiency",
+        "guidance",
+    ]
+    if levels:
+        header.insert(header.index("bound") + 1, "bound by")
     rows = []
     for i, name in enumerate(workload.names):
-        rows.append(
-            [
-                name,
-                _si(a.duration[i], m.time_unit),
-                _pct(a.compute_util[i]),
-                _pct(a.memory_util[i]),
-                _num(roof.intensity[i]),
-                str(roof.regime[i]),
-                _si(roof.bound[i], m.compute_unit),
-                _pct(roof.efficiency[i]),
-                str(roof.guidance[i]),
-            ]
-        )
-    out += _table(header, rows, right={1, 2, 3, 4, 6, 7})
+        near = [_pct(a.level_util[i, k]) if np.isfinite(a.level_util[i, k]) else "—" for k in range(len(levels))]
+        row = [
+            name,
+            _si(a.duration[i], m.time_unit),
+            _pct(a.compute_util[i]),
+            *near,
+            _pct(a.memory_util[i]),
+            _num(roof.intensity[i]),
+            str(roof.regime[i]),
+            *([str(a.bound_resource[i])] if levels else []),
+            _si(roof.bound[i], m.compute_unit),
+            _pct(roof.efficiency[i]),
+            str(roof.guidance[i]),
+        ]
+        rows.append(row)
+    numeric = {1, 2, *range(3, 3 + len(levels)), 3 + len(levels), 4 + len(levels), 6 + len(levels) + bool(levels)}
+    numeric.add(7 + len(levels) + bool(levels))
+    out += _table(header, rows, right=numeric)
     chosen = settings["policy"]
     mode = (
         f"{settings['tiles']} tile{'s' if settings['tiles'] != 1 else ''}, "

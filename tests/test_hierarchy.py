@@ -358,3 +358,16 @@ def test_a_trace_whose_kernels_have_no_work_says_so_in_the_readout():
     lines = readout_lines(panel_for(found, found.schedule()))
     assert (note, "note") in lines
     assert work_note(chain()) is None
+
+
+def test_the_cli_summary_shows_every_level_and_the_bounding_one(tmp_path, capsys):
+    from campaign_widget.cli import main
+
+    path = chain().save(tmp_path / "levels.yaml")
+    assert main(["summary", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "memory levels: L2 40 B/s, DRAM 10 B/s" in out
+    header = next(line for line in out.splitlines() if line.startswith("phase"))
+    assert header.split()[:5] == ["phase", "duration", "compute", "L2", "DRAM"] and "bound by" in header
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] in (["A"], ["B"])}
+    assert " L2 " in rows["A"] and " DRAM " in rows["B"]
