@@ -16,7 +16,7 @@ DATA = Path(__file__).parent / "data"
 THREE = DATA / "timeloop" / "handmade-three-levels.stats.txt"
 SPARSE = DATA / "timeloop" / "handmade-sparseloop.stats.txt"
 CONV1D = DATA / "importers" / "timeloop-conv1d-2level-os" / "timeloop-model.stats.txt"
-WILD = Path("/work/shared/wild/timeloop")
+WILD = Path(__file__).resolve().parents[2] / "shared" / "wild" / "timeloop"  # ../shared beside the checkout
 EYERISS = WILD / "design_eyeriss_like.mapper.stats.txt"
 SPMSPM = WILD / "sparseloop_02.2.1-spMspM.mapper.stats.txt"
 
