@@ -292,29 +292,8 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
         )
         ridge_point.set_gid("ridge-point")
         ax.add_line(ridge_point)
-        ax.annotate(
-            f"ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
-            (ridge, y_lo),
-            xytext=(3, 3),
-            textcoords="offset points",
-            rotation=90,
-            ha="left",
-            va="bottom",
-            color=THEME["muted_text"],
-            fontproperties=small,
-            **literal_text(),
-        )
-        ax.annotate(
-            format_si(P, units.get("compute", "")),
-            (x_hi, P),
-            xytext=(-4, 3),
-            textcoords="offset points",
-            ha="right",
-            va="bottom",
-            color=THEME["text"],
-            fontproperties=small,
-            **literal_text(),
-        )
+        _ridge_label(ax, "ridge", ridge, y_lo, intensity_unit, small)
+        _peak_label(ax, P, x_hi, units, small)
         x_at = x_lo * 2.2
         if x_at < ridge / 2:
             ax.add_artist(
@@ -478,29 +457,8 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
         ridge_line.set_gid("ridge")
         ax.add_line(ridge_line)
         intensity_unit = units.get("intensity", "")
-        ax.annotate(
-            f"{name} ridge {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
-            (ridge, y_lo),
-            xytext=(3, 3),
-            textcoords="offset points",
-            rotation=90,
-            ha="left",
-            va="bottom",
-            color=THEME["muted_text"],
-            fontproperties=font,
-            **literal_text(),
-        )
-    ax.annotate(
-        format_si(P, units.get("compute", "")),
-        (x_hi, P),
-        xytext=(-4, 3),
-        textcoords="offset points",
-        ha="right",
-        va="bottom",
-        color=THEME["text"],
-        fontproperties=font,
-        **literal_text(),
-    )
+        _ridge_label(ax, f"{name} ridge", ridge, y_lo, intensity_unit, font)
+    _peak_label(ax, P, x_hi, units, font)
 
 
 def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
@@ -575,3 +533,34 @@ def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
         legend.set_gid("level-legend")
         for text in legend.get_texts():
             text.set_parse_math(False)
+
+
+def _ridge_label(ax, what: str, ridge: float, y_lo: float, intensity_unit: str, font) -> None:
+    """``what`` and the ridge's intensity, up the ridge line from the bottom of the plot."""
+    ax.annotate(
+        f"{what} {format_number(ridge, 3)}{' ' + intensity_unit if intensity_unit else ''}",
+        (ridge, y_lo),
+        xytext=(3, 3),
+        textcoords="offset points",
+        rotation=90,
+        ha="left",
+        va="bottom",
+        color=THEME["muted_text"],
+        fontproperties=font,
+        **literal_text(),
+    )
+
+
+def _peak_label(ax, peak: float, x_hi: float, units, font) -> None:
+    """The compute peak, over the compute roof at the right edge."""
+    ax.annotate(
+        format_si(peak, units.get("compute", "")),
+        (x_hi, peak),
+        xytext=(-4, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        color=THEME["text"],
+        fontproperties=font,
+        **literal_text(),
+    )
