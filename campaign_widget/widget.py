@@ -15,6 +15,7 @@ from .buffers import ArrayDict, same_arrays, smallest_index_dtype
 from .colors import phase_colors
 from .errors import ScheduleError, short_repr
 from .group_bands import with_group_spans
+from .levels import default_level
 from .readout import legend_features, readout_lines, work_note
 from .scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from .scene_pixels import aggregate_scene
@@ -39,6 +40,7 @@ VIEW_WRITABLE = frozenset(
         "hovered_phase",
         "params",
         "theme",
+        "level",
     }
 )
 #: The controls a schedule is computed from: a new value of one is scheduled before it is stored.
@@ -88,6 +90,9 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     fusion_groups = t.List(t.Unicode()).tag(sync=True)
     phase_table = ArrayDict()
     resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
+    # design.md §8: the memory level drawn as the pipe ("": the level that bounds the most time), of `levels`
+    level = t.Unicode("").tag(sync=True)
+    levels = t.List(t.Unicode(), read_only=True).tag(sync=True)
     units = t.Dict().tag(sync=True)
     makespan = t.Float(0.0, read_only=True).tag(sync=True)
     warnings = t.List(t.Unicode()).tag(sync=True)
@@ -185,6 +190,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             self.fusion_groups = list(workload.fusion_groups)
             self.phase_colors = phase_colors(workload.names)
             self.resource_names = [machine.compute_name, machine.memory_name]
+            self.set_trait("levels", list(machine.level_names))
             self.units = {
                 "time": machine.time_unit,
                 "compute": machine.compute_unit,
@@ -301,6 +307,27 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         """Set some parameters (the others keep their values): ``diagram.set_params(S=4096)``."""
         self.params = {**self.params, **values}
 
+    @t.validate("level")
+    def _valid_level(self, proposal):
+        value = proposal["value"]
+        if value and value not in self.levels:
+            raise t.TraitError(
+                f"level={short_repr(value)} is not a memory level of this machine; its levels are "
+                f"{', '.join(self.levels)} (or '' for the level that bounds the most time)"
+            )
+        return value
+
+    @t.observe("level")
+    def _on_level(self, _change):
+        if getattr(self, "_ready", False):
+            self._timing = {"trait": "level", "received": time.time()}
+            self._recompute(self._schedule)  # the same schedule, another level in the pipe
+
+    @property
+    def pipe_level(self) -> str:
+        """The memory level the diagram draws as its pipe: ``level``, else the one that bounds the most time."""
+        return self.level or default_level(self._current)
+
     @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
     def _on_control(self, change):
         if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
@@ -342,6 +369,9 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 self.phase_names = workload.names
                 self.fusion_groups = list(workload.fusion_groups)
                 self.phase_colors = phase_colors(workload.names)
+                self.set_trait("levels", list(workload.machine.level_names))
+                if self.level and self.level not in self.levels:
+                    self.level = ""
         finally:
             self._ready = True
         self._timing = {"trait": "workload", "received": time.time()}
@@ -378,8 +408,10 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             self._timing["scheduled"] = time.time()
         notes = self._current.utilization_warnings()
         try:
+            pipe = self.pipe_level
+            self.resource_names = [self._current.machine.compute_name, pipe]
             self._scene = with_group_spans(
-                build_scene(self._schedule, fusion_group=self._current.fusion_group),
+                build_scene(self._schedule, fusion_group=self._current.fusion_group, level=pipe),
                 self._schedule,
                 self._current.fusion_group,
             )
@@ -500,6 +532,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         return panel_for(
             self.workload,
             self.schedule,
+            level=self.pipe_level,
             title=self.title,
             colors=list(self.phase_colors),
             y_axis=self.y_axis,

@@ -111,6 +111,20 @@ export function createControls(document, model, writer) {
   // When a pipelined tile starts: "event" (the design notes' rule) or "lockstep" (the paper authors' tool).
   selectControl("stepping", "cw-stepping", "stepping", () => ["event", "lockstep"]);
 
+  // The memory level drawn as the pipe (design.md §8), offered only where the machine has several:
+  // "" lets the kernel pick the level that bounds the most time.
+  const levelSelect = element(document, "select", { className: "cw-level" });
+  const levelValue = addControl("pipe level", levelSelect, (span) => {
+    const levels = (model.get("levels") ?? []).map(String);
+    setOptions(document, levelSelect, ["", ...levels], String(model.get("level") ?? ""), ["most time", ...levels]);
+    span.textContent = model.get("level") || "most time";
+    if (levelSelect.parentNode) levelSelect.parentNode.hidden = levels.length < 2; // its label
+  });
+  listen(levelSelect, "change", () => {
+    levelValue.textContent = levelSelect.value || "most time";
+    writer.write("level", levelSelect.value);
+  });
+
   const depth = element(document, "input", { type: "number", className: "cw-depth", min: "1", step: "1" });
   const depthValue = addControl("depth", depth, (span) => {
     if (!writer.isPending("depth") && document.activeElement !== depth) depth.value = String(model.get("depth") ?? 2);

@@ -29,7 +29,7 @@ const FIGURE_TRAITS = [
 const CONTROL_TRAITS = [
   "peak_compute", "peak_bandwidth", "peak_compute_range", "peak_bandwidth_range", "tiles",
   "tiles_max", "pipeline", "policy", "policies", "stepping", "depth", "y_axis", "show_controls", "units",
-  "params", "param_ranges",
+  "params", "param_ranges", "level", "levels",
 ];
 const DEFAULT_PLOT_HEIGHT = 320;
 const HOVER_TOLERANCE_PX = 4;

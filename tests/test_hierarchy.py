@@ -371,3 +371,17 @@ def test_the_cli_summary_shows_every_level_and_the_bounding_one(tmp_path, capsys
     assert header.split()[:5] == ["phase", "duration", "compute", "L2", "DRAM"] and "bound by" in header
     rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] in (["A"], ["B"])}
     assert " L2 " in rows["A"] and " DRAM " in rows["B"]
+
+
+def test_the_live_diagram_draws_the_level_chosen_as_its_pipe():
+    d = cw.CampaignDiagram(chain(), tiles=2, pipeline=True)
+    assert d.levels == ["L2", "DRAM"] and d.level == "" and d.pipe_level == "DRAM"
+    dram_fill = np.asarray(d._scene.fill_top).copy()
+    d.set_state({"level": "L2"})  # as the view's menu writes it
+    assert d.resource_names == ["compute", "L2"] and d.pipe_level == "L2"
+    assert not np.array_equal(np.asarray(d._scene.fill_top), dram_fill)
+    assert any("L2 oversubscribed" in text for text, _ in d.readout_lines)
+    assert d.panel().resource_names == ("compute", "L2")
+    with pytest.raises(Exception, match="'L3' is not a memory level"):
+        d.level = "L3"
+    assert d.level == "L2"
