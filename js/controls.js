@@ -7,6 +7,19 @@ import { createParamSliders } from "./param-sliders.js";
 
 const LOG_SLIDER_STEPS = 1000;
 
+/** What each control does, in a sentence: its label's tooltip (sliders add their range). */
+export const CONTROL_HELP = {
+  "peak compute": "The machine's peak compute rate: lower it to see which phases become compute-bound.",
+  "peak bandwidth": "The machine's peak memory bandwidth: lower it to see which phases become memory-bound.",
+  tiles: "How many tiles each phase is cut into; with pipelining, tiles of different phases overlap.",
+  pipeline: "Let a consumer's tile start as soon as its producers' tile is done, instead of one tile at a time.",
+  policy: "What happens when concurrent tiles ask for more than 100% of a resource: dilate stretches a tile to end with its longest neighbour, throttle slows every running tile until demand fits.",
+  stepping: "When a pipelined tile starts: event (as soon as its inputs and buffer allow) or lockstep (each step waits for the previous step's longest tile, as the paper authors' tool does).",
+  "pipe level": "The memory level drawn as the pipe above each compute line; most time picks the level that bounds the longest phases.",
+  depth: "Buffer depth between a producer and a consumer: how many tiles a producer may run ahead (2 = double buffering).",
+  "y axis": "Relative: utilization as a fraction of peak; absolute: rates in the machine's units.",
+};
+
 /** [lo, hi] from a *_range trait, falling back around `value` when it is missing or bad. */
 export function logRange(range, value) {
   let [lo, hi] = Array.isArray(range) ? range.map(Number) : [NaN, NaN];
@@ -38,7 +51,8 @@ export function createControls(document, model, writer) {
 
   function addControl(labelText, input, sync) {
     const value = element(document, "span", { className: "cw-value" });
-    labelled(document, bar, labelText, input, value);
+    const label = labelled(document, bar, labelText, input, value);
+    label.title = CONTROL_HELP[labelText] ?? "";
     controls.push(() => sync(value));
     return value;
   }
@@ -55,6 +69,7 @@ export function createControls(document, model, writer) {
       input.step = String((hi - lo) / LOG_SLIDER_STEPS);
       if (!writer.isPending(key) && peak > 0) input.value = String(Math.log10(peak));
       show(span, writer.isPending(key) ? 10 ** Number(input.value) : peak);
+      input.title = `${formatSI(10 ** lo, unit())} … ${formatSI(10 ** hi, unit())}`;
     });
     listen(input, "input", () => {
       const peak = 10 ** Number(input.value);
@@ -70,6 +85,7 @@ export function createControls(document, model, writer) {
   const tilesMax = () => Math.max(1, Math.round(Number(model.get("tiles_max"))) || Math.max(64, Number(model.get("tiles")) || 1));
   const tilesValue = addControl("tiles", tiles, (span) => {
     tiles.max = String(tilesMax());
+    tiles.title = `1 … ${tilesMax()} (the range grows as you reach its end; or set diagram.tiles from Python)`;
     if (!writer.isPending("tiles")) tiles.value = String(model.get("tiles") ?? 1);
     span.textContent = writer.isPending("tiles") ? tiles.value : String(model.get("tiles") ?? 1);
   });

@@ -41,6 +41,9 @@ export function createParamSliders(document, model, writer, { send, inputClass =
       const value = element(document, "span", { className: `cw-value ${valueClass}`.trim() });
       const label = labelled(document, box, name, input, value);
       label.dataset.param = name;
+      const [lo, hi] = Array.isArray(ranges[name]?.range) ? ranges[name].range : [];
+      label.title = `size parameter ${name}: the workload's volumes are re-evaluated at its new value`
+        + (lo !== undefined && hi !== undefined ? ` (${lo} … ${hi})` : "");
       const entry = { input, value, spec: ranges[name] };
       listen(cleanups, input, "input", () => {
         const v = sliderValue(entry.spec, input.value);

@@ -148,3 +148,23 @@ test("the policy select offers the kernel's policies trait, a new policy include
   assert.deepEqual(writer.writes, [["policy", "none"]]);
   controls.destroy();
 });
+
+test("every control's label says what it does, and the sliders show their range", () => {
+  const document = fakeDocument();
+  const model = fakeModel({
+    policies: ["none"], policy: "none", stepping: "event", param_ranges: {}, tiles: 4, tiles_max: 64,
+    peak_compute: 100, peak_compute_range: [1, 10000], peak_bandwidth: 10, peak_bandwidth_range: [0.1, 1000],
+    units: { compute: "FLOP/s", bandwidth: "B/s" }, levels: ["L2", "DRAM"], level: "",
+  });
+  const controls = createControls(document, model, fakeWriter());
+  const all = (node) => [node, ...(node.children ?? []).flatMap(all)];
+  const labels = all(controls.element).filter((n) => n.className === "cw-control");
+  assert.ok(labels.length >= 9, `${labels.length} controls`);
+  for (const label of labels) assert.ok(label.title && label.title.length > 20, `a tooltip for ${JSON.stringify(label.title)}`);
+  const tiles = all(controls.element).find((n) => n.className === "cw-tiles");
+  assert.match(tiles.title, /^1 … 64/);
+  const peak = all(controls.element).find((n) => n.className === "cw-peak-compute");
+  assert.match(peak.title, /FLOP\/s … .*FLOP\/s/);
+  controls.destroy();
+});
+
