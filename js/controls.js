@@ -49,8 +49,9 @@ export function createControls(document, model, writer) {
     cleanups.push(() => node.removeEventListener(event, handler));
   }
 
-  function addControl(labelText, input, sync) {
+  function addControl(labelText, input, sync, { showValue = true } = {}) {
     const value = element(document, "span", { className: "cw-value" });
+    value.hidden = !showValue; // a select or number box already shows its value: no second readout
     const label = labelled(document, bar, labelText, input, value);
     label.title = CONTROL_HELP[labelText] ?? "";
     controls.push(() => sync(value));
@@ -111,7 +112,7 @@ export function createControls(document, model, writer) {
       const current = String(model.get(key) ?? "");
       setOptions(document, select, options(), current);
       span.textContent = current;
-    });
+    }, { showValue: false });
     listen(select, "change", () => {
       valueSpan.textContent = select.value;
       writer.write(key, select.value);
@@ -135,7 +136,7 @@ export function createControls(document, model, writer) {
     setOptions(document, levelSelect, ["", ...levels], String(model.get("level") ?? ""), ["most time", ...levels]);
     span.textContent = model.get("level") || "most time";
     if (levelSelect.parentNode) levelSelect.parentNode.hidden = levels.length < 2; // its label
-  });
+  }, { showValue: false });
   listen(levelSelect, "change", () => {
     levelValue.textContent = levelSelect.value || "most time";
     writer.write("level", levelSelect.value);
@@ -145,7 +146,7 @@ export function createControls(document, model, writer) {
   const depthValue = addControl("depth", depth, (span) => {
     if (!writer.isPending("depth") && document.activeElement !== depth) depth.value = String(model.get("depth") ?? 2);
     span.textContent = String(model.get("depth") ?? 2);
-  });
+  }, { showValue: false });
   const writeDepth = () => {
     if (depth.value === "") return;
     const value = clampInteger(depth.value, 1, Number.MAX_SAFE_INTEGER);
@@ -158,12 +159,12 @@ export function createControls(document, model, writer) {
     depth.value = String(clampInteger(depth.value, 1, Number.MAX_SAFE_INTEGER));
   });
 
-  const yAxis = element(document, "button", { type: "button", className: "cw-y-axis", title: "switch the y axis between relative and absolute" });
+  const yAxis = element(document, "button", { type: "button", className: "cw-y-axis", title: "click to switch the y axis between relative (fraction of peak) and absolute (rates)" });
   const yAxisValue = addControl("y axis", yAxis, (span) => {
     const mode = model.get("y_axis") === "absolute" ? "absolute" : "relative";
-    yAxis.textContent = mode === "absolute" ? "show relative" : "show absolute";
+    yAxis.textContent = mode; // the button names the axis shown; a click switches to the other
     span.textContent = mode;
-  });
+  }, { showValue: false });
   listen(yAxis, "click", () => {
     const next = model.get("y_axis") === "absolute" ? "relative" : "absolute";
     yAxisValue.textContent = next;

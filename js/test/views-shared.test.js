@@ -168,3 +168,20 @@ test("every control's label says what it does, and the sliders show their range"
   controls.destroy();
 });
 
+test("a select or number box shows its value once: its readout span is hidden", () => {
+  const document = fakeDocument();
+  const model = fakeModel({ policies: ["none"], policy: "none", stepping: "event", param_ranges: {}, tiles: 4, depth: 2, y_axis: "relative" });
+  const controls = createControls(document, model, fakeWriter());
+  const all = (node) => [node, ...(node.children ?? []).flatMap(all)];
+  const labelOf = (className) => all(controls.element).find((n) => n.className === "cw-control" && n.children.some((c) => c.className === className));
+  for (const className of ["cw-policy", "cw-stepping", "cw-depth", "cw-y-axis"]) {
+    const span = labelOf(className).children.find((c) => c.className === "cw-value");
+    assert.equal(span.hidden, true, `${className}'s value is not shown twice`);
+  }
+  const tilesSpan = labelOf("cw-tiles").children.find((c) => c.className === "cw-value");
+  assert.notEqual(tilesSpan.hidden, true, "a slider shows its value beside it");
+  const yAxis = all(controls.element).find((n) => n.className === "cw-y-axis");
+  assert.equal(yAxis.textContent, "relative");
+  controls.destroy();
+});
+
