@@ -81,6 +81,7 @@ _SLOTS = (
     "_import_report",
     "_predicted",
     "_near_given",
+    "_near_bytes",
     "_far_unknown",
     "_bytes",
     "_arrays",
@@ -403,6 +404,7 @@ class Workload:
         set_(self, "_import_report", None)
         set_(self, "_predicted", {})
         set_(self, "_near_given", _near_in_order(names, near, order, machine, dur))
+        set_(self, "_near_bytes", _near_arrays(self._names, self._near_given, self._params))
         far_unknown = np.isnan(bytes_[order]) & np.isnan(memory_util[order]) & given_volume[order] & bool(near)
         set_(self, "_far_unknown", _frozen(far_unknown) if far_unknown.any() else None)
         self._derive()
@@ -436,10 +438,7 @@ class Workload:
                     f"phase {short_repr(self._names[i])}: bytes for memory level {level!r}, but {machine} has no such level "
                     f"nearer to compute than its farthest ({names[-1]!r}); its levels are {', '.join(names)}"
                 )
-            column = names.index(level)
-            for i, value in enumerate(values):
-                if value is not None:
-                    out[i, column] = _evaluated(self._names[i], f"bytes[{level!r}]", value, self._params)
+            out[:, names.index(level)] = self._near_bytes[level]
         for i, prediction in self._predicted.items():
             for level, value in prediction.get("level_bytes", {}).items():
                 out[i, names.index(level)] = value
@@ -593,6 +592,7 @@ class Workload:
             _logical_bytes=_frozen(logical),
             _reads=tuple(reads),
             _writes=tuple(writes),
+            _near_bytes=_near_arrays(self._names, self._near_given, params),
             _predicted={},
         )
 
@@ -1007,6 +1007,21 @@ def _near_in_order(
                 b = float(u) * bandwidth * float(np.nan_to_num(dur[k]))
             values.append(b)
         out[level] = tuple(values)
+    return out
+
+
+def _near_arrays(
+    names: Sequence[str], near_given: Mapping[str, Sequence[Any]], params: Mapping[str, int]
+) -> dict[str, np.ndarray]:
+    """The nearer levels' bytes per phase at ``params`` (NaN: unknown), evaluated once per parameter
+    values rather than at every derivation (a slider step derives anew)."""
+    out = {}
+    for level, values in near_given.items():
+        column = np.full(len(names), np.nan)
+        for i, value in enumerate(values):
+            if value is not None:
+                column[i] = _evaluated(names[i], f"bytes[{level!r}]", value, params)
+        out[level] = _frozen(column)
     return out
 
 
