@@ -323,6 +323,14 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             self._timing = {"trait": "level", "received": time.time()}
             self._recompute(self._schedule)  # the same schedule, another level in the pipe
 
+    def _work_note(self) -> str | None:
+        """``readout.work_note`` of the workload's import report, worked out once per report (it reads
+        every imported phase; a slider step changes no report)."""
+        report = self._current.import_report
+        if getattr(self, "_work_note_of", (None,))[0] is not report:
+            self._work_note_of = (report, work_note(self._current))
+        return self._work_note_of[1]
+
     @property
     def pipe_level(self) -> str:
         """The memory level the diagram draws as its pipe: ``level``, else the one that bounds the most time."""
@@ -436,7 +444,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                     self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan
                 )
             ]
-            note = work_note(self._current)
+            note = self._work_note()
             if note:
                 lines.append([note, "note"])
             if hasattr(self._schedule, "shares"):  # a measured timeline: how much of it is idle or busy
