@@ -327,9 +327,10 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         """``readout.work_note`` of the workload's import report, worked out once per report (it reads
         every imported phase; a slider step changes no report)."""
         report = self._current.import_report
-        if getattr(self, "_work_note_of", (None,))[0] is not report:
-            self._work_note_of = (report, work_note(self._current))
-        return self._work_note_of[1]
+        known = getattr(self, "_work_note_of", None)
+        if known is None or known[0] is not report:
+            known = self._work_note_of = (report, work_note(self._current))
+        return known[1]
 
     @property
     def pipe_level(self) -> str:
