@@ -279,19 +279,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
         )
         ridge_line.set_gid("ridge")
         ax.add_line(ridge_line)
-        ridge_point = Line2D(
-            [ridge],
-            [P],
-            marker="o",
-            markersize=6 * PT_PER_PX,
-            markerfacecolor=THEME["axis"],
-            markeredgecolor=THEME["background"],
-            markeredgewidth=0.75,
-            linestyle="none",
-            zorder=2.1,
-        )
-        ridge_point.set_gid("ridge-point")
-        ax.add_line(ridge_point)
+        _ridge_point(ax, ridge, P)
         _ridge_label(ax, "ridge", ridge, y_lo, intensity_unit, small)
         _peak_label(ax, P, x_hi, units, small)
         x_at = x_lo * 2.2
@@ -406,19 +394,7 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
         roof.set_label(name)
         ax.add_line(roof)
         ridge = P / bw
-        point = Line2D(
-            [ridge],
-            [P],
-            marker="o",
-            markersize=6 * PT_PER_PX,
-            markerfacecolor=THEME["axis"],
-            markeredgecolor=THEME["background"],
-            markeredgewidth=0.75,
-            linestyle="none",
-            zorder=2.1,
-        )
-        point.set_gid("ridge-point")
-        ax.add_line(point)
+        _ridge_point(ax, ridge, P)
         x_at = x_lo * 2.2
         if x_at < ridge / 2:
             label = _SlopeText(
@@ -564,3 +540,20 @@ def _peak_label(ax, peak: float, x_hi: float, units, font) -> None:
         fontproperties=font,
         **literal_text(),
     )
+
+
+def _ridge_point(ax, ridge: float, peak: float) -> None:
+    """The dot where a memory roof meets the compute roof."""
+    point = Line2D(
+        [ridge],
+        [peak],
+        marker="o",
+        markersize=6 * PT_PER_PX,
+        markerfacecolor=THEME["axis"],
+        markeredgecolor=THEME["background"],
+        markeredgewidth=0.75,
+        linestyle="none",
+        zorder=2.1,
+    )
+    point.set_gid("ridge-point")
+    ax.add_line(point)
