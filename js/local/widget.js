@@ -431,6 +431,7 @@ function render({ model, el }) {
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
+  resizeObserver?.observe(side); // the histogram takes the side's width
   controls.rebuildLoops();
   controls.sync();
   setPoint(point);
