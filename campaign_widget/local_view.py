@@ -74,6 +74,10 @@ class LocalView(ViewWidget, bundle="local.js"):
         local = LocalView(workload, "gemm", {"i": 8, "j": 8, "k": 8}, diagram=diagram)
         # or: local.link(diagram)
 
+    A control changed after an apply does not re-apply by itself (linked diagrams would redraw as a
+    slider moves): ``apply_pending`` turns True and ``message`` says which control changed and what
+    the phase still shows, until the next apply or until the controls are back where they were.
+
     Controls (traits, validated before they are stored; the view writes them and a refused value is
     reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
     ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``
