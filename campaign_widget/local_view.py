@@ -74,6 +74,10 @@ class LocalView(ViewWidget, bundle="local.js"):
         local = LocalView(workload, "gemm", {"i": 8, "j": 8, "k": 8}, diagram=diagram)
         # or: local.link(diagram)
 
+    A control changed after an apply does not re-apply by itself (linked diagrams would redraw as a
+    slider moves): ``apply_pending`` turns True and ``message`` says which control changed and what
+    the phase still shows, until the next apply or until the controls are back where they were.
+
     Controls (traits, validated before they are stored; the view writes them and a refused value is
     reported in ``message``): ``line``, ``capacity`` (lines; ``capacity_bytes`` in bytes),
     ``ways`` (None: fully associative), ``loop_order``, ``layouts``; view state: ``mode``
@@ -133,6 +137,8 @@ class LocalView(ViewWidget, bundle="local.js"):
     message = t.Unicode("").tag(sync=True)
     apply_requests = t.Int(0).tag(sync=True)  # the view's "Apply to workload" button counts up
     can_apply = t.Bool(False).tag(sync=True)
+    # the controls differ from those of the last apply: the phase (and linked diagrams) show older bytes
+    apply_pending = t.Bool(False, read_only=True).tag(sync=True)
 
     def __init__(
         self,
@@ -178,6 +184,7 @@ class LocalView(ViewWidget, bundle="local.js"):
         self._apply_callbacks = []
         self._linked = {}  # id(diagram) -> (diagram, its callback)
         self.applied = None
+        self._applied_with = None  # the controls of the last apply (_apply_controls) and its message
         self.sdfg_map = None  # LocalView.from_sdfg: the SDFG map this view traces (io.sdfg.SDFGMap)
         # a first trace fixes the tensors, their shapes and the loop indices (and fails fast, clearly)
         probe = trace(
@@ -419,7 +426,42 @@ class LocalView(ViewWidget, bundle="local.js"):
             callback(workload)
         if self._linked:
             self.message += f"; shown in {len(self._linked)} linked diagram{'s' if len(self._linked) > 1 else ''}"
+        self._applied_with = (self._apply_controls(), self.message, after)
+        self.set_trait("apply_pending", False)
         return workload
+
+    def _apply_controls(self) -> dict[str, Any]:
+        """The controls ``apply()`` reads, by the words the pending note uses for them."""
+        return {
+            "cache line": self.line,
+            "capacity": self.capacity,
+            "ways": self.ways,
+            "loop order": tuple(self.loop_order),
+            "layouts": repr(sorted(self.layouts.items())),
+        }
+
+    @t.observe("line", "capacity", "ways", "loop_order", "layouts")
+    def _on_apply_control(self, change: dict[str, Any]) -> None:
+        """After an apply, a control change leaves the phase with the bytes of the old controls: the
+        message says so, and what the phase shows, until the next apply (or until the controls are
+        back where they were). Applying at every step instead would redraw linked diagrams as a
+        slider moves, which ``link`` promises not to do."""
+        if not self._ready or self._applied_with is None:
+            return
+        controls, applied_message, shown = self._applied_with
+        changed = [name for name, value in self._apply_controls().items() if controls[name] != value]
+        if not changed:
+            if self.apply_pending:
+                self.message = applied_message
+            self.set_trait("apply_pending", False)
+            return
+        old = Cache(line=controls["cache line"], lines=controls["capacity"], ways=controls["ways"])
+        what = changed[0] if len(changed) == 1 else ", ".join(changed[:-1]) + " and " + changed[-1]
+        self.message = (
+            f"{what} changed — press Apply to update phase {self._phase!r} (it shows {shown:,.0f} B predicted "
+            f"for {old.describe()}, loops {','.join(controls['loop order'])})"
+        )
+        self.set_trait("apply_pending", True)
 
     def on_apply(self, callback: Callable[[Workload], object], remove: bool = False) -> None:
         """Call ``callback(workload)`` with each workload ``apply()`` (or the view's button) makes."""

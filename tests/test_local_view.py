@@ -551,3 +551,50 @@ def test_the_capacity_slider_reaches_a_capacity_set_from_python():
     assert view.capacity_max == 1000 and total_row(view)[2] == len(set(lines_of(view)))
     view.capacity = 2
     assert view.capacity_max == len(set(lines_of(view))) + 1
+
+
+# -- after an apply, changed controls leave the phase with the old bytes: the message says so ---------
+
+
+def test_a_control_change_after_apply_says_the_phase_shows_the_old_bytes_until_apply():
+    from campaign_widget import CampaignDiagram
+
+    workload = two_phase_workload()
+    diagram = CampaignDiagram(workload)
+    local = {"i": 8, "j": 8, "k": 8}
+    view = LocalView(workload, "gemm", local, cache=Cache(line=64, lines=8), loop_order="ijk", diagram=diagram)
+    view.set_state({"capacity": 16})
+    assert view.message == "" and not view.apply_pending, "nothing applied yet: nothing is stale"
+    view.set_state({"apply_requests": 1})
+    applied = view.message
+    shown = diagram.workload.arrays.bytes[0]
+    assert applied.startswith("applied to phase 'gemm'") and not view.apply_pending
+    assert f"{shown:,.0f} B predicted" in applied
+
+    view.set_state({"capacity": 4})  # the slider: the diagram still shows the bytes of 16 lines
+    assert view.apply_pending
+    assert view.message.startswith("capacity changed — press Apply to update phase 'gemm'"), view.message
+    assert f"it shows {shown:,.0f} B predicted" in view.message and "16 lines of 64 B" in view.message
+    assert diagram.workload.arrays.bytes[0] == shown, "nothing is applied until Apply"
+    assert view.get_state()["apply_pending"] is True, "the view is told"
+
+    view.set_state({"loop_order": ["i", "k", "j"]})
+    assert view.message.startswith("capacity and loop order changed — press Apply"), view.message
+
+    view.set_state({"capacity": 16, "loop_order": ["i", "j", "k"]})  # back to what was applied
+    assert view.message == applied and not view.apply_pending
+
+    view.set_state({"capacity": 4})
+    view.set_state({"apply_requests": 2})
+    assert view.message.startswith("applied to phase 'gemm'") and not view.apply_pending
+    assert diagram.workload.arrays.bytes[0] > shown and "4 lines of 64 B" in view.message
+
+
+def test_a_refused_value_after_apply_is_reported_and_the_pending_note_follows_the_next_change():
+    view = LocalView(gemm_workload(), "gemm", {"i": 8, "j": 8, "k": 8}, cache=Cache(line=64, lines=8))
+    view.apply()
+    view.set_state({"line": 48})
+    assert view.message.startswith("refused") and not view.apply_pending, "a refused value changes nothing"
+    view.set_state({"line": 32})
+    assert view.message.startswith("cache line changed — press Apply"), view.message
+    assert view.apply_pending

@@ -12,6 +12,81 @@ export const MODES = [
   ["misses", "misses per element"],
 ];
 export const SPEEDS = [1, 2, 5, 10, 30, 100, 300];
+export const SCALINGS = [
+  ["median", "median-centred"],
+  ["mean", "mean-centred"],
+  ["hist", "rank (hist)"],
+  ["linear", "linear"],
+  ["log", "log"],
+];
+export const MAX_LINE = 65536; // LocalView's MAX_LINE
+
+/**
+ * What each control says: its label and its tooltip (one sentence). Per-loop and per-tensor entries
+ * are functions of the loop's name and extent or the tensor's name.
+ */
+export const HELP = {
+  loop: (name, extent) => ({
+    label: `loop ${name} (0…${Math.max(0, extent - 1)})`,
+    title: `The counter of loop ${name}, 0 … ${Math.max(0, extent - 1)}: drag to show the iteration it picks`,
+  }),
+  play: { title: "Play the loop nest one iteration after another, at the playback speed; press again to pause" },
+  speed: { label: "playback speed", title: "How many iterations a second the playback shows" },
+  mode: {
+    label: "grids show",
+    title: "What the grids show: the current iteration's accesses, the accesses per element, the accesses " +
+      "related to the clicked elements, each element's reuse distance, or its misses",
+  },
+  reuseStat: {
+    label: "reuse distance per element",
+    title: "Which of an element's reuse distances (lines touched between two uses) the reuse heatmap " +
+      "colours: the shortest, the median or the longest",
+  },
+  scaling: {
+    label: "colour scale",
+    title: "How values map to colours: centred on the median or the mean (value ÷ 2 × centre), by rank, " +
+      "or linearly or logarithmically between the smallest and the largest",
+  },
+  palette: { label: "palette", title: "The heatmaps' colours; viridis and cividis stay readable with colour blindness" },
+  overlay: {
+    label: "cache-line overlay",
+    title: "Outline the elements that share a cache line with a clicked element",
+  },
+  clear: { title: "Forget the clicked elements (the related accesses and the histogram go back to all accesses)" },
+  apply: { title: "Give the workload's phase the bytes this cache, loop order and layouts predict (linked diagrams redraw)" },
+  line: {
+    label: `line size (B, 1…${MAX_LINE})`,
+    title: `Bytes per cache line, a power of two from 1 to ${MAX_LINE}; press Enter or leave the box to apply`,
+  },
+  capacity: {
+    label: "capacity",
+    title: "The cache's size: misses are counted for this many lines (a fully associative step is read " +
+      "from the distance histogram at once)",
+  },
+  unit: { label: "capacity unit", title: "Show the capacity in cache lines or in bytes (lines × line size)" },
+  ways: {
+    label: "associativity",
+    title: "Fully associative (one set of all lines) or N-way set-associative (sets of N lines, a line " +
+      "goes to set line mod sets); the capacity must be a multiple of N",
+  },
+  loopOrder: {
+    label: "loop order (outermost first)",
+    title: "The loops from outermost to innermost, e.g. \"ikj\" or \"k,i,j\", each index once; press Enter to apply",
+  },
+  order: (tensor) => ({
+    label: "order",
+    title: `How ${tensor} lies in memory: C (row-major), F (column-major) or its dimensions outermost ` +
+      "first, e.g. \"1,0\"",
+  }),
+  pad: (tensor) => ({
+    label: "row pad (elements)",
+    title: `Extra elements after every row of ${tensor} (every column in F order), 0 or more`,
+  }),
+  offset: (tensor) => ({
+    label: "offset (elements)",
+    title: `Elements left free before ${tensor}'s first one, 0 or more: it shifts ${tensor} across cache lines`,
+  }),
+};
 const WAYS = [null, 1, 2, 4, 8, 16, 32];
 let views = 0; // a per-view prefix keeps element ids (datalists) unique when a model is shown twice
 
@@ -28,6 +103,12 @@ export function formatBytes(bytes) {
     k++;
   }
   return `${v} ${units[k]}`;
+}
+
+/** The capacity control's label with its range, in the unit shown: "capacity (1…40 lines)". */
+export function capacityRangeLabel(min, max, lineBytes, unit) {
+  if (unit === "bytes") return `capacity (${formatBytes(min * lineBytes)}…${formatBytes(max * lineBytes)})`;
+  return `capacity (${min}…${max} lines)`;
 }
 
 /** The capacity slider's label: lines, or their bytes when the unit is bytes. */
@@ -60,18 +141,24 @@ export function createControls(document, model, writer, handlers) {
       cleanups.push(() => el.removeEventListener("keydown", onKey));
     }
   };
-  const labelled = (parent, text, ...inputs) => labelControl(document, parent, text, ...inputs);
+  // a control with its label (dom.js) and its tooltip, on the label and on each input
+  const labelled = (parent, help, ...inputs) => {
+    const label = labelControl(document, parent, help.label, ...inputs);
+    label.title = help.title;
+    for (const input of inputs) if (input.tagName !== "SPAN") input.title = help.title;
+    return label;
+  };
 
   // -- playback --
   const playback = element(document, "div", { className: "cwl-row cwl-playback" });
   const loopsBox = element(document, "span", { className: "cwl-loops" });
-  const play = element(document, "button", { className: "cwl-play", type: "button" }, "Play");
+  const play = element(document, "button", { className: "cwl-play", type: "button", title: HELP.play.title }, "Play");
   const speed = element(document, "select", { className: "cwl-speed" });
   for (const s of SPEEDS) speed.append(option(document, s, `${s} it/s`));
   speed.value = "5";
   const iteration = element(document, "span", { className: "cw-value cwl-iteration" });
   playback.append(loopsBox, play);
-  labelled(playback, "speed", speed);
+  labelled(playback, HELP.speed, speed);
   playback.append(iteration);
   listen(play, "click", () => handlers.onPlay());
   listen(speed, "change", () => handlers.onSpeed(Number(speed.value)));
@@ -89,7 +176,7 @@ export function createControls(document, model, writer, handlers) {
         className: "cwl-loop", "data-loop": name,
       });
       const value = element(document, "span", { className: "cw-value cwl-loop-value" }, "0");
-      labelled(loopsBox, name, input, value);
+      labelled(loopsBox, HELP.loop(name, extents[k]), input, value);
       const onInput = () => {
         value.textContent = input.value;
         handlers.onLoopInput(loopInputs.map((i) => Number(i.input.value)));
@@ -120,20 +207,19 @@ export function createControls(document, model, writer, handlers) {
   const stat = element(document, "select", { className: "cwl-reuse-stat" });
   for (const s of ["min", "median", "max"]) stat.append(option(document, s, s));
   const scaling = element(document, "select", { className: "cwl-scaling" });
-  for (const s of ["median", "mean", "hist", "linear", "log"]) scaling.append(option(document, s, s));
+  for (const [value, label] of SCALINGS) scaling.append(option(document, value, label));
   const palette = element(document, "select", { className: "cwl-palette" });
   for (const [v, l] of [["gyr", "green-yellow-red"], ["viridis", "viridis"], ["cividis", "cividis"]]) {
     palette.append(option(document, v, l));
   }
   const overlay = element(document, "input", { type: "checkbox", className: "cwl-line-overlay" });
-  const clear = element(document, "button", { className: "cwl-clear", type: "button" }, "Clear selection");
-  const apply = element(document, "button", { className: "cwl-apply", type: "button" }, "Apply to workload");
-  apply.title = "give the workload's phase the bytes this cache, loop order and layouts predict";
-  labelled(viewRow, "show", mode);
-  labelled(viewRow, "reuse", stat);
-  labelled(viewRow, "scaling", scaling);
-  labelled(viewRow, "palette", palette);
-  labelled(viewRow, "cache-line overlay", overlay);
+  const clear = element(document, "button", { className: "cwl-clear", type: "button", title: HELP.clear.title }, "Clear selection");
+  const apply = element(document, "button", { className: "cwl-apply", type: "button", title: HELP.apply.title }, "Apply to workload");
+  labelled(viewRow, HELP.mode, mode);
+  labelled(viewRow, HELP.reuseStat, stat);
+  labelled(viewRow, HELP.scaling, scaling);
+  labelled(viewRow, HELP.palette, palette);
+  labelled(viewRow, HELP.overlay, overlay);
   viewRow.append(clear, apply);
   listen(mode, "change", () => writer.write("mode", mode.value));
   listen(stat, "change", () => writer.write("reuse_stat", stat.value));
@@ -145,7 +231,7 @@ export function createControls(document, model, writer, handlers) {
 
   // -- cache --
   const cacheRow = element(document, "div", { className: "cwl-row cwl-cache" });
-  const line = element(document, "input", { type: "number", className: "cwl-line", min: "1", step: "1" });
+  const line = element(document, "input", { type: "number", className: "cwl-line", min: "1", max: String(MAX_LINE), step: "1" });
   const capacity = element(document, "input", { type: "range", className: "cwl-capacity", min: "1", step: "1" });
   const capacityValue = element(document, "span", { className: "cw-value cwl-capacity-value" });
   const unit = element(document, "select", { className: "cwl-capacity-unit" });
@@ -153,10 +239,12 @@ export function createControls(document, model, writer, handlers) {
   const ways = element(document, "select", { className: "cwl-ways" });
   for (const w of WAYS) ways.append(option(document, w ?? "full", w === null ? "fully associative" : `${w}-way`));
   const order = element(document, "input", { type: "text", className: "cwl-loop-order", size: "10" });
-  labelled(cacheRow, "line (B)", line);
-  labelled(cacheRow, "capacity", capacity, capacityValue, unit);
-  labelled(cacheRow, "ways", ways);
-  labelled(cacheRow, "loop order", order);
+  labelled(cacheRow, HELP.line, line);
+  const capacityLabelled = labelled(cacheRow, HELP.capacity, capacity, capacityValue);
+  const capacityText = capacityLabelled.children[0]; // dom.js: span.cw-label comes first
+  labelled(cacheRow, HELP.unit, unit);
+  labelled(cacheRow, HELP.ways, ways);
+  labelled(cacheRow, HELP.loopOrder, order);
   const showCapacity = (lines) => {
     capacityValue.textContent = capacityLabel(lines, Number(model.get("line")), model.get("capacity_unit"));
   };
@@ -192,9 +280,9 @@ export function createControls(document, model, writer, handlers) {
       box.append(choices);
       const pad = element(document, "input", { type: "number", className: "cwl-pad", min: "0", step: "1" });
       const offset = element(document, "input", { type: "number", className: "cwl-offset", min: "0", step: "1" });
-      labelled(box, "order", ord);
-      labelled(box, "row pad", pad);
-      labelled(box, "offset", offset);
+      labelled(box, HELP.order(name), ord);
+      labelled(box, HELP.pad(name), pad);
+      labelled(box, HELP.offset(name), offset);
       layoutRow.append(box);
       const write = (field, value) => {
         const current = model.get("layouts") ?? {};
@@ -219,6 +307,7 @@ export function createControls(document, model, writer, handlers) {
     setIf("palette", palette, model.get("palette"));
     overlay.checked = Boolean(model.get("line_overlay"));
     apply.hidden = !model.get("can_apply");
+    apply.classList.toggle("cwl-pending", Boolean(model.get("apply_pending")));
     if (!writer.isPending("line")) line.value = String(model.get("line"));
     const waysValue = model.get("ways");
     if (!writer.isPending("ways")) ways.value = waysValue === null || waysValue === undefined ? "full" : String(waysValue);
@@ -227,6 +316,9 @@ export function createControls(document, model, writer, handlers) {
     capacity.step = String(step);
     capacity.max = String(Math.max(step, Number(model.get("capacity_max")) || 1));
     if (!writer.isPending("capacity")) capacity.value = String(model.get("capacity"));
+    if (capacityText) {
+      capacityText.textContent = capacityRangeLabel(Number(capacity.min), Number(capacity.max), Number(model.get("line")), model.get("capacity_unit"));
+    }
     showCapacity(writer.isPending("capacity") ? Number(capacity.value) : Number(model.get("capacity")));
     if (!writer.isPending("capacity_unit")) unit.value = model.get("capacity_unit");
     if (!writer.isPending("loop_order")) order.value = (model.get("loop_order") ?? []).join(",");

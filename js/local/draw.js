@@ -1,6 +1,9 @@
 // Drawing the local view on a 2D context: tensor grids, highlights, overlays, histogram, colour bar.
 import { parseHex } from "../color.js";
-import { capacityMarkerX, histogramBars, histogramPeak } from "./geometry.js";
+import { capacityLabel } from "./controls.js";
+import {
+  capacityLabelBox, capacityMarkerX, histogramBars, histogramLayout, histogramPeak, histogramTicks,
+} from "./geometry.js";
 
 export const LOCAL_THEME = {
   background: "#ffffff",
@@ -172,24 +175,25 @@ export function drawSwatches(ctx, swatches, x, y, size = 10, look = LOCAL_THEME)
 
 /**
  * The stack-distance histogram of the selection: bars 0…max and "cold"; hits green, misses red
- * (d ≥ capacity), cold purple; a dashed marker at the capacity. (width, height) in CSS px.
+ * (d ≥ capacity), cold purple; a dashed marker at the capacity, its label in the row above the plot
+ * area (never over a bar); x ticks at nice distances, "cold" apart. (width, height) in CSS px;
+ * `options`: {lineBytes, unit} ("lines" | "bytes") for the capacity label. Returns what was placed:
+ * {bars, ticks, labelBox, plot} in canvas px (the tests and data-* attributes read them).
  */
-export function drawHistogram(ctx, hist, capacity, width, height, look = LOCAL_THEME) {
+export function drawHistogram(ctx, hist, capacity, width, height, look = LOCAL_THEME, options = {}) {
   ctx.fillStyle = look.background;
   ctx.fillRect(0, 0, width, height);
-  const left = 44;
-  const right = 10;
-  const top = 18;
-  const bottom = 22;
-  const plotW = Math.max(10, width - left - right);
-  const plotH = Math.max(10, height - top - bottom);
+  const layout = histogramLayout(width, height);
+  const { left, top } = layout;
+  const plotW = layout.width;
+  const plotH = layout.height;
   const counts = hist?.counts ?? new Int32Array(0);
   const cold = hist?.cold ?? 0;
   ctx.fillStyle = look.text;
   ctx.font = font(11, "bold");
   ctx.textBaseline = "top";
   ctx.textAlign = "left";
-  ctx.fillText(hist?.title ?? "stack distances", left, 2);
+  ctx.fillText(hist?.title ?? "stack distances", left, layout.title.y);
   const bars = histogramBars(counts, cold, capacity, plotW, plotH);
   const colours = { hit: look.hit, miss: look.miss, cold: look.cold };
   for (const bar of bars) {
@@ -197,34 +201,65 @@ export function drawHistogram(ctx, hist, capacity, width, height, look = LOCAL_T
     ctx.fillStyle = colours[bar.kind];
     ctx.fillRect(left + bar.x, top + bar.y, bar.w, Math.max(1, bar.h));
   }
+  // the x axis: the distances' part, then a gap, then the cold bar's own stretch
+  const slot = plotW / (counts.length + 1);
   ctx.strokeStyle = look.muted;
   ctx.lineWidth = 1;
   ctx.beginPath();
-  ctx.moveTo(left, top + plotH + 0.5);
-  ctx.lineTo(left + plotW, top + plotH + 0.5);
+  const axisY = top + plotH + 0.5;
+  if (counts.length) {
+    ctx.moveTo(left, axisY);
+    ctx.lineTo(left + counts.length * slot - Math.min(3, slot * 0.1), axisY);
+  }
+  ctx.moveTo(left + counts.length * slot + Math.min(3, slot * 0.1), axisY);
+  ctx.lineTo(left + plotW, axisY);
   ctx.stroke();
-  const mx = left + capacityMarkerX(capacity, counts.length, plotW);
+  ctx.font = font(10);
+  const ticks = histogramTicks(counts.length, plotW, (text) => ctx.measureText(text).width);
+  ctx.fillStyle = look.muted;
+  ctx.textBaseline = "top";
+  ctx.textAlign = "center";
+  ctx.beginPath();
+  for (const tick of ticks) {
+    const x = Math.round(left + tick.x) + 0.5;
+    ctx.moveTo(x, top + plotH);
+    ctx.lineTo(x, top + plotH + 3);
+  }
+  ctx.stroke();
+  for (const tick of ticks) ctx.fillText(tick.label, left + tick.x, layout.ticksY);
+  ctx.textAlign = "left";
+  ctx.fillText("stack distance (lines)", left, layout.axisTitleY);
+  // the capacity marker: dashed through the plot, its label in the row above with a background
+  const mx = Math.round(left + capacityMarkerX(capacity, counts.length, plotW)) + 0.5;
+  const label = `capacity ${capacityText(capacity, options)}`;
+  const labelBox = capacityLabelBox(mx, ctx.measureText(label).width, layout, width);
   ctx.setLineDash([4, 3]);
   ctx.strokeStyle = look.text;
   ctx.beginPath();
-  ctx.moveTo(Math.round(mx) + 0.5, top - 4);
-  ctx.lineTo(Math.round(mx) + 0.5, top + plotH);
+  ctx.moveTo(mx, labelBox.y);
+  ctx.lineTo(mx, top + plotH);
   ctx.stroke();
   ctx.setLineDash([]);
-  ctx.font = font(10);
-  ctx.fillStyle = look.muted;
-  ctx.textBaseline = "top";
-  ctx.textAlign = "left";
-  ctx.fillText("0", left, top + plotH + 3);
-  ctx.textAlign = "right";
-  ctx.fillText(`${Math.max(0, counts.length - 1)} | cold`, left + plotW, top + plotH + 3);
-  ctx.textAlign = mx > left + plotW / 2 ? "right" : "left";
-  ctx.textBaseline = "bottom";
-  ctx.fillText(`capacity ${capacity}`, mx + (ctx.textAlign === "right" ? -4 : 4), top + 8);
-  const peak = histogramPeak(counts, cold);
-  ctx.textAlign = "right";
+  ctx.fillStyle = look.background;
+  ctx.fillRect(labelBox.x, labelBox.y, labelBox.w, labelBox.h);
+  ctx.fillStyle = look.text;
   ctx.textBaseline = "middle";
-  ctx.fillText(String(peak), left - 4, top);
+  ctx.fillText(label, labelBox.x + 3, labelBox.y + labelBox.h / 2);
+  const peak = histogramPeak(counts, cold);
+  ctx.fillStyle = look.muted;
+  ctx.textAlign = "right";
+  ctx.fillText(peak.toLocaleString("en-US"), left - 4, top + 4);
   ctx.fillText("0", left - 4, top + plotH);
-  return bars;
+  return {
+    bars: bars.map((b) => ({ ...b, x: left + b.x, y: top + b.y })),
+    ticks: ticks.map((t) => ({ ...t, x: left + t.x, y: layout.ticksY })),
+    labelBox,
+    plot: { x: left, y: top, w: plotW, h: plotH },
+  };
+}
+
+/** The capacity as the label says it: lines, or bytes with the lines beside them. */
+function capacityText(capacity, { lineBytes, unit } = {}) {
+  const lines = capacityLabel(capacity, lineBytes, "lines");
+  return unit === "bytes" && lineBytes > 0 ? `${capacityLabel(capacity, lineBytes, "bytes")} (${lines})` : lines;
 }

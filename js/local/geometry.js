@@ -1,5 +1,7 @@
 // Pure helpers of the local view (no DOM): cell size, hit grid, loop counters, labels, histogram
-// bars. Python computes every number of the model; these only place what it sent on the screen.
+// bars, ticks and labels. Python computes every number of the model; these only place what it sent
+// on the screen.
+import { niceTicks, tickCountFor } from "../ticks.js";
 
 /** CSS px per cell so that a grid of `widthCells` fits `availableWidth`, clamped to [min, max]. */
 export function fitCell(widthCells, availableWidth, { min = 4, max = 22 } = {}) {
@@ -115,4 +117,73 @@ export function histogramPeak(counts, cold) {
   let peak = Math.max(1, cold);
   for (let d = 0; d < counts.length; d++) if (counts[d] > peak) peak = counts[d];
   return peak;
+}
+
+/**
+ * Where the histogram's parts go in a canvas of `width`×`height` CSS px: the title row on top, the
+ * capacity label's row under it (above the plot area, so the label never covers a bar), the plot
+ * area, then the x-axis tick labels and its title.
+ */
+export function histogramLayout(width, height) {
+  const left = 44;
+  const right = 10;
+  const title = { y: 2, h: 13 };
+  const label = { y: 18, h: 13 };
+  const top = label.y + label.h + 4;
+  const bottom = 30; // tick labels and the axis title
+  return {
+    left, top, right, title, label,
+    width: Math.max(10, width - left - right),
+    height: Math.max(10, height - top - bottom),
+    ticksY: Math.max(10, height - top - bottom) + top + 4,
+    axisTitleY: height - 12,
+  };
+}
+
+/**
+ * x-axis ticks of a histogram of `bins` distances (0…bins−1) plus its "cold" bar, `plotW` px wide:
+ * nice integer distances (js/ticks.js) at their bins' centres, and "cold" under its own bar, apart
+ * from the numbers. A number whose label would touch the next one or the "cold" label is left out.
+ * `measure(text)` gives a label's width in px. Returns [{x, label, kind: "distance"|"cold", value}].
+ */
+export function histogramTicks(bins, plotW, measure, gap = 6) {
+  const slot = plotW / (bins + 1);
+  const cold = { x: bins * slot + slot / 2, label: "cold", kind: "cold", value: null };
+  const coldLeft = cold.x - measure(cold.label) / 2;
+  const ticks = [];
+  if (bins > 0) {
+    const last = bins - 1;
+    const nice = niceTicks(0, last, tickCountFor(bins * slot, 56));
+    // distances are whole lines: a step below one line would label every bin
+    const values = nice.step >= 1 ? nice.values : Array.from({ length: last + 1 }, (_, d) => d);
+    let right = -Infinity;
+    for (const d of values) {
+      if (!Number.isInteger(d)) continue;
+      const label = d.toLocaleString("en-US");
+      const x = d * slot + slot / 2;
+      const half = measure(label) / 2;
+      if (x - half < right + gap || x + half > coldLeft - gap) continue;
+      ticks.push({ x, label, kind: "distance", value: d });
+      right = x + half;
+    }
+  }
+  ticks.push(cold);
+  return ticks;
+}
+
+/**
+ * The capacity label's box {x, y, w, h} beside the marker at `markerX` in the label row (both in
+ * canvas px): right of the marker, or left of it when it would leave the canvas, kept inside it.
+ */
+export function capacityLabelBox(markerX, textWidth, layout, canvasWidth, pad = 3) {
+  const w = textWidth + 2 * pad;
+  let x = markerX + 3;
+  if (x + w > canvasWidth - 1) x = markerX - 3 - w;
+  x = Math.max(1, Math.min(x, canvasWidth - 1 - w));
+  return { x, y: layout.label.y, w, h: layout.label.h };
+}
+
+/** Whether two boxes {x, y, w, h} share any area. */
+export function boxesOverlap(a, b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }

@@ -17,7 +17,7 @@ const DATA_TRAITS = ["tensors", "grid", "loops", "accesses", "heat", "selected",
 const CONTROL_TRAITS = ["mode", "reuse_stat", "scaling", "palette", "line_overlay", "line", "capacity",
   "capacity_max", "capacity_unit", "ways", "loop_order", "layouts", "can_apply"];
 const LEGEND_HEIGHT = 44;
-const HIST_HEIGHT = 150;
+const HIST_HEIGHT = 170;
 
 /** Decode every synced array of the view into one plain object. */
 export function readData(model) {
@@ -265,9 +265,17 @@ function render({ model, el }) {
     const width = Math.max(220, Math.floor(side.clientWidth) || 300);
     sizeCanvas(hist, histCtx, width, HIST_HEIGHT, ratio);
     const capacity = capacityShown;
-    drawHistogram(histCtx, data.hist, capacity, width, HIST_HEIGHT, look);
-    hist.dataset.draws = String(++histDraws);
-    hist.dataset.capacity = String(capacity);
+    const placed = drawHistogram(histCtx, data.hist, capacity, width, HIST_HEIGHT, look, {
+      lineBytes: Number(model.get("line")), unit: model.get("capacity_unit"),
+    });
+    const box = (b) => [b.x, b.y, b.w, b.h].map((v) => v.toFixed(1)).join(",");
+    Object.assign(hist.dataset, {
+      draws: String(++histDraws),
+      capacity: String(capacity),
+      ticks: JSON.stringify(placed.ticks.map((t) => [t.label, +t.x.toFixed(1), +t.y.toFixed(1)])),
+      labelBox: box(placed.labelBox),
+      plotBox: box(placed.plot),
+    });
   }
 
   function requestDraw() {
@@ -321,8 +329,9 @@ function render({ model, el }) {
     const text = model.get("message") ?? "";
     message.textContent = text;
     message.hidden = !text;
-    // a refused value or a failed apply is an error; "applied to phase …" is news, not an error
-    message.classList.toggle("cwl-note", text.startsWith("applied"));
+    // a refused value or a failed apply is an error; what apply did, or that it is due, is news
+    message.classList.toggle("cwl-note", !/^(refused|could not)/.test(text));
+    message.classList.toggle("cwl-pending", Boolean(model.get("apply_pending")));
   }
 
   function refreshData() {
@@ -412,12 +421,17 @@ function render({ model, el }) {
     drawHist();
   });
   on("change:message", showMessage);
+  on("change:apply_pending", () => {
+    showMessage();
+    controls.sync();
+  });
   on("change:point", () => {
     if (!playing && !writer.isPending("point")) setPoint(Number(model.get("point")) || 0);
   });
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);
+  resizeObserver?.observe(side); // the histogram takes the side's width
   controls.rebuildLoops();
   controls.sync();
   setPoint(point);

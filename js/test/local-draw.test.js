@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { drawHistogram, drawTensors, LOCAL_THEME, localLook, neutralSwap } from "../local/draw.js";
+import { boxesOverlap } from "../local/geometry.js";
 import { RecordingContext } from "../testing/fake-context.js";
 
 class Context extends RecordingContext {
@@ -49,12 +50,64 @@ test("the cache-line overlay marks exactly the masked elements; labels are text"
 
 test("histogram: misses red from the capacity on, hits green, cold purple", () => {
   const ctx = new Context();
-  const bars = drawHistogram(ctx, { counts: Int32Array.from([3, 1, 5]), cold: 2, title: "t" }, 2, 300, 150);
+  const { bars } = drawHistogram(ctx, { counts: Int32Array.from([3, 1, 5]), cold: 2, title: "t" }, 2, 300, 150);
   assert.deepEqual(bars.map((b) => b.kind), ["hit", "hit", "miss", "cold"]);
   assert.equal(filled(ctx, LOCAL_THEME.hit).length, 2);
   assert.equal(filled(ctx, LOCAL_THEME.miss).length, 1);
   assert.equal(filled(ctx, LOCAL_THEME.cold).length, 1);
-  assert.ok(ctx.texts().includes("capacity 2"));
+  assert.ok(ctx.texts().includes("capacity 2 lines"), ctx.texts());
+});
+
+// distances 0…11 and cold, as the 6×6×6 matrix product of the browser test gives
+const twelve = { counts: Int32Array.from([40, 9, 12, 30, 28, 25, 26, 8, 7, 6, 5, 40]), cold: 15, title: "all" };
+
+test("histogram x axis: nice whole distances at their bars, 'cold' under its own bar", () => {
+  const ctx = new Context();
+  const { ticks, bars } = drawHistogram(ctx, twelve, 8, 440, 170);
+  const numbers = ticks.filter((t) => t.kind === "distance");
+  assert.ok(numbers.length >= 3, `only ${numbers.map((t) => t.label)} on the axis`);
+  assert.equal(numbers[0].label, "0");
+  const steps = new Set(numbers.slice(1).map((t, k) => t.value - numbers[k].value));
+  assert.equal(steps.size, 1, "one step between ticks");
+  assert.ok([1, 2, 5, 10].includes([...steps][0]), `a nice step, got ${[...steps]}`);
+  for (const t of numbers) {
+    const bar = bars[t.value];
+    assert.ok(Math.abs(bar.x + bar.w / 2 - t.x) < 1e-6, `tick ${t.label} at its bar's centre`);
+  }
+  const cold = ticks.at(-1);
+  assert.equal(cold.label, "cold");
+  assert.ok(Math.abs(bars.at(-1).x + bars.at(-1).w / 2 - cold.x) < 1e-6);
+  const texts = ctx.texts();
+  for (const t of ticks) assert.ok(texts.includes(t.label), `${t.label} drawn`);
+  assert.ok(!texts.some((t) => t.includes("|")), "no '11 | cold' label");
+  // the labels (6 px per character in the recording context) do not touch
+  const boxes = ticks.map((t) => [t.x - 3 * t.label.length, t.x + 3 * t.label.length]);
+  boxes.slice(1).forEach(([lo], k) => assert.ok(lo > boxes[k][1], `${ticks[k].label} and ${ticks[k + 1].label} overlap`));
+});
+
+test("the capacity label sits where no bar is, inside the canvas, for every capacity", () => {
+  for (const width of [260, 440]) {
+    for (let capacity = 1; capacity <= 14; capacity++) {
+      const ctx = new Context();
+      const { bars, labelBox, plot } = drawHistogram(ctx, twelve, capacity, width, 170);
+      for (const bar of bars) {
+        const box = { x: bar.x, y: bar.y, w: bar.w, h: Math.max(1, bar.h) };
+        assert.ok(!boxesOverlap(labelBox, box), `capacity ${capacity}, ${width} px: label ${JSON.stringify(labelBox)} over bar ${bar.bin}`);
+      }
+      assert.ok(!boxesOverlap(labelBox, plot), "the label is outside the plot area");
+      assert.ok(labelBox.x >= 0 && labelBox.x + labelBox.w <= width && labelBox.y >= 0, `inside the canvas: ${JSON.stringify(labelBox)}`);
+      const text = ctx.calls.find((c) => c.op === "fillText" && c.text.startsWith("capacity "));
+      assert.ok(text.x >= labelBox.x && text.x + 6 * text.text.length <= labelBox.x + labelBox.w + 1e-6, "the text in its box");
+      const background = filled(ctx, LOCAL_THEME.background).at(-1);
+      assert.deepEqual(background, [labelBox.x, labelBox.y, labelBox.w, labelBox.h], "the box is filled before the text");
+    }
+  }
+});
+
+test("the capacity label says bytes with the lines when the unit is bytes", () => {
+  const ctx = new Context();
+  drawHistogram(ctx, twelve, 16, 440, 170, LOCAL_THEME, { lineBytes: 64, unit: "bytes" });
+  assert.ok(ctx.texts().includes("capacity 1 KiB (16 lines)"), ctx.texts());
 });
 
 test("on a dark page Python's 'nothing here' white and 'cold only' grey are drawn in the dark look's colours", () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  advance, buildHitGrid, capacityMarkerX, elementLabel, fitCell, hitElement, histogramBars, histogramPeak,
-  indicesFromPoint, pointFromIndices, rgbStyles,
+  advance, boxesOverlap, buildHitGrid, capacityLabelBox, capacityMarkerX, elementLabel, fitCell, hitElement,
+  histogramBars, histogramLayout, histogramPeak, histogramTicks, indicesFromPoint, pointFromIndices, rgbStyles,
 } from "../local/geometry.js";
 
 test("fitCell fills the width and stays within its bounds", () => {
@@ -71,4 +71,40 @@ test("histogram peak of a long histogram does not overflow the stack", () => {
   counts[123456] = 7;
   assert.equal(histogramPeak(counts, 3), 7);
   assert.equal(histogramPeak(new Int32Array(0), 0), 1);
+});
+
+test("histogram ticks: nice whole distances, 'cold' apart, none touching", () => {
+  const measure = (text) => 6 * text.length;
+  const labels = (bins, width) => histogramTicks(bins, width, measure).map((t) => t.label);
+  assert.deepEqual(labels(12, 386), ["0", "2", "4", "6", "8", "10", "cold"]);
+  assert.deepEqual(labels(1, 300), ["0", "cold"], "one distance");
+  assert.deepEqual(labels(0, 300), ["cold"], "only cold accesses");
+  assert.deepEqual(labels(3, 300), ["0", "1", "2", "cold"], "never a fractional distance");
+  const long = histogramTicks(5000, 386, measure);
+  assert.ok(long.length >= 4, long.map((t) => t.label));
+  assert.ok(long.slice(0, -1).every((t) => t.value % 1000 === 0), long.map((t) => t.label));
+  assert.equal(long.at(-2).label.includes(","), true, "thousands are separated");
+  for (const ticks of [histogramTicks(12, 386, measure), long, histogramTicks(40, 120, measure)]) {
+    ticks.slice(1).forEach((t, k) => {
+      const gap = t.x - measure(t.label) / 2 - (ticks[k].x + measure(ticks[k].label) / 2);
+      assert.ok(gap >= 6, `${ticks[k].label} and ${t.label} are ${gap} px apart`);
+    });
+  }
+});
+
+test("boxes overlap only when they share area", () => {
+  const a = { x: 0, y: 0, w: 10, h: 10 };
+  assert.equal(boxesOverlap(a, { x: 5, y: 5, w: 10, h: 10 }), true);
+  assert.equal(boxesOverlap(a, { x: 10, y: 0, w: 5, h: 5 }), false, "touching edges");
+  assert.equal(boxesOverlap(a, { x: 0, y: 11, w: 5, h: 5 }), false);
+});
+
+test("the capacity label box goes right of the marker, or left of it at the right edge", () => {
+  const layout = histogramLayout(300, 170);
+  const right = capacityLabelBox(100, 60, layout, 300);
+  assert.ok(right.x > 100 && right.y + right.h <= layout.top, JSON.stringify(right));
+  const left = capacityLabelBox(280, 60, layout, 300);
+  assert.ok(left.x + left.w < 280 && left.x >= 0, JSON.stringify(left));
+  const squeezed = capacityLabelBox(30, 280, layout, 300);
+  assert.ok(squeezed.x >= 0 && squeezed.x + squeezed.w <= 300, JSON.stringify(squeezed));
 });
