@@ -2,8 +2,8 @@
 
 marimo shows an object through its ``_display_()`` method (highest precedence) or a formatter
 registered for its type. ``Explorer._display_`` and ``StackedDiagrams._display_`` call the
-functions here; ``campaign_widget._register_display`` registers ``workload_formatter`` for
-``Workload`` when the package is imported in a marimo kernel. Each composite becomes
+functions here; ``campaign_widget._register_display`` registers a formatter that shows a
+``Workload`` as its ``Explorer`` when the package is imported in a marimo kernel. Each composite becomes
 ``mo.hstack``/``mo.vstack`` of ``mo.ui.anywidget`` parts: the diagram, the canvas roofline
 (``RooflinePlot``, the bqplot roofline's geometry drawn by an anywidget), the dataflow view. The
 links ipywidgets makes in the browser (``jslink``) need ipywidgets' front end, which marimo does
@@ -96,16 +96,19 @@ def stack_display(stack):
     return mo.vstack(items, gap=0.5)
 
 
-def workload_formatter(workload):
-    """marimo formatter of a ``Workload``: its ``Explorer``, as ``(mimetype, data)``."""
-    from .explorer import Explorer
+def formatter_for(make_view):
+    """A marimo formatter that shows a value as ``make_view(value)`` (e.g. a workload as its
+    ``Explorer``, whose ``_display_`` marimo then calls), as ``(mimetype, data)``."""
 
-    return _marimo().as_html(Explorer(workload))._mime_()
+    def show(value):
+        return _marimo().as_html(make_view(value))._mime_()
+
+    return show
 
 
-def register_workload(workload_type) -> bool:
-    """Register ``workload_formatter`` with marimo for ``workload_type``; False if this marimo has no
-    formatter registry where the package expects it (the workload then shows as its text)."""
+def register(value_type, make_view) -> bool:
+    """Show every ``value_type`` in marimo as ``make_view(value)``; False if this marimo has no formatter
+    registry where the package expects it (the value then shows as its text)."""
     from importlib import import_module
 
     try:
@@ -113,5 +116,5 @@ def register_workload(workload_type) -> bool:
         add = formatting.FORMATTERS.add_formatter
     except (ImportError, AttributeError):
         return False
-    add(workload_type, workload_formatter)
+    add(value_type, formatter_for(make_view))
     return True

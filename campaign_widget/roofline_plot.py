@@ -77,8 +77,10 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
         return f"<RooflinePlot of {len(self.phase_names)} phases>"
 
     def close(self):
-        self._hover_link.unlink()
-        self.diagram.unobserve(self.refresh, names=FOLLOWED)
+        link = self.__dict__.pop("_hover_link", None)  # absent when the constructor refused its arguments
+        if link is not None:
+            link.unlink()
+            self.diagram.unobserve(self.refresh, names=FOLLOWED)
         super().close()
 
     def refresh(self, _change=None):
