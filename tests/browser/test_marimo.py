@@ -313,6 +313,19 @@ def _(cw, mo):
 def _(cw, mo):
     mo.ui.anywidget(cw.LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 3, "j": 4, "k": 5}))
     return
+
+
+@app.cell
+def _(cw, mo, w):
+    reactive = mo.ui.anywidget(cw.CampaignDiagram(w, title="reactive"))
+    reactive
+    return (reactive,)
+
+
+@app.cell
+def _(mo, reactive):
+    mo.md(f"reactive makespan: {reactive.value['makespan']:.6g}")
+    return
 """
 
 
@@ -330,3 +343,20 @@ def test_every_view_draws_in_marimo(page_for, tmp_path):
     for canvas in diagrams:
         image, _, _ = _pixels(canvas)
         assert len(image.getcolors(1 << 20)) > 20, "a diagram canvas is blank"
+
+    # a view's traits are reactive values: the view's own peak slider re-runs the cell that reads them
+    text = page.get_by_text("reactive makespan:")
+    text.wait_for()
+    before = text.inner_text()
+    assert before == "reactive makespan: 24", before  # A: 300/100 vs 200/10 s, B: 200/100 vs 40/10 s
+    root = page.locator(".cw-root").filter(has=page.locator(DIAGRAM)).last
+    slider = root.locator("label.cw-control", has_text="peak bandwidth").locator("input[type=range]")
+    slider.scroll_into_view_if_needed()
+    slider.focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")  # less bandwidth: both phases are memory-bound, the makespan grows
+    deadline = time.monotonic() + 30
+    while text.inner_text() == before:
+        assert time.monotonic() < deadline, "the cell reading the view's makespan did not re-run"
+        time.sleep(0.25)
+    assert float(text.inner_text().split(":")[1]) > 24
