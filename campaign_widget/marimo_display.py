@@ -49,10 +49,11 @@ def explorer_parts(explorer):
             theme=explorer.diagram.theme,
         )
         explorer.roofline_plot = plot
+        explorer._marimo_links = [t.link((explorer.roofline, "threshold"), (plot, "threshold"))]
         if explorer.dataflow is not None:
-            explorer._marimo_links = [
-                t.link((explorer.diagram, "hovered_phase"), (explorer.dataflow, "hovered_phase")),
-            ]
+            explorer._marimo_links.append(
+                t.link((explorer.diagram, "hovered_phase"), (explorer.dataflow, "hovered_phase"))
+            )
             if explorer.diagram.params:
                 explorer._marimo_links.append(t.link((explorer.diagram, "params"), (explorer.dataflow, "params")))
     return plot

@@ -14,6 +14,7 @@ import numpy as np
 import traitlets as t
 
 from .buffers import ArrayDict
+from .errors import short_repr
 from .formatting import format_number, format_si
 from .roofline import COMPUTE_BOUND, DEFAULT_THRESHOLD, GUIDANCE, MEMORY_BOUND, RooflineGeometry, roofline_geometry
 from .view_base import ViewWidget
@@ -75,6 +76,12 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
 
     def __repr__(self) -> str:
         return f"<RooflinePlot of {len(self.phase_names)} phases>"
+
+    def _check_view_state(self, sync_data):
+        shown = sync_data.get("shown_levels")
+        levels = list(self._levels or ())
+        if shown is not None and (not isinstance(shown, list) or any(name not in levels for name in shown)):
+            raise t.TraitError(f"shown_levels={short_repr(shown)} must be levels of the machine ({', '.join(levels)})")
 
     def close(self):
         link = self.__dict__.pop("_hover_link", None)  # absent when the constructor refused its arguments

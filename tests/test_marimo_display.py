@@ -46,6 +46,8 @@ def test_explorer_displays_as_diagram_and_canvas_roofline():
     assert shows(html, explorer.diagram) and shows(html, explorer.roofline_plot)
     assert not shows(html, explorer.roofline)  # the bqplot roofline needs ipywidgets' front end
     assert explorer.roofline_plot.diagram is explorer.diagram
+    explorer.roofline.threshold = 0.5  # one threshold for both rooflines
+    assert explorer.roofline_plot.threshold == 0.5
     again = explorer._display_()  # one roofline plot per explorer, however often it is shown
     assert shows(again, explorer.roofline_plot) and again.text.count("<marimo-anywidget") == 2
 

@@ -133,3 +133,11 @@ def test_unknown_arguments_are_refused(kernels):
         RooflinePlot(cw.CampaignDiagram(kernels), tresh=0.5)
     with pytest.raises(t.TraitError):
         RooflinePlot(cw.CampaignDiagram(kernels), threshold=2.0)
+
+
+def test_the_view_shows_only_the_machines_levels():
+    plot = RooflinePlot(cw.CampaignDiagram(hierarchy()))
+    plot.set_state({"shown_levels": ["L2"]})  # a level box unticked in the legend
+    assert plot.shown_levels == ["L2"]
+    plot.set_state({"shown_levels": ["L3"]})
+    assert plot.shown_levels == ["L2"]
