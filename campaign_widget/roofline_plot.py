@@ -45,8 +45,10 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
     phase_colors = t.List(t.Unicode()).tag(sync=True)
     #: Axis units: ``{"intensity": "FLOP/B", "compute": "FLOP/s"}``.
     units = t.Dict().tag(sync=True)
-    #: Per phase, the tooltip's lines (name and intensity, achieved and bound, regime, guidance).
-    phase_details = t.List(t.List(t.Unicode())).tag(sync=True)
+    #: The hovered phase's tooltip lines (name and intensity, achieved and bound, regime, guidance); [] when
+    #: none is hovered. Worded for that one phase when the hover or the schedule changes, not for every phase
+    #: at every slider step.
+    hovered_details = t.List(t.Unicode()).tag(sync=True)
     #: The schedule's point in words, two lines.
     readout_lines = t.List(t.Unicode()).tag(sync=True)
     #: The phase hovered here or in the diagram (linked to ``diagram.hovered_phase``), or None.
@@ -72,10 +74,19 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
         self._hover_link = t.link((diagram, "hovered_phase"), (self, "hovered_phase"))
         diagram.observe(self.refresh, names=FOLLOWED)
         self.observe(self.refresh, names=["threshold"])
+        self.observe(self._word_hovered, names=["hovered_phase"])
         self.refresh()
 
     def __repr__(self) -> str:
         return f"<RooflinePlot of {len(self.phase_names)} phases>"
+
+    def _word_hovered(self, _change=None):
+        index, g = self.hovered_phase, self.last_geometry
+        names = self.diagram.workload.names
+        if index is None or g is None or not 0 <= index < len(names):
+            self.hovered_details = []
+        else:
+            self.hovered_details = phase_details(g, self.diagram.workload, self.threshold, index)
 
     def _check_view_state(self, sync_data):
         shown = sync_data.get("shown_levels")
@@ -106,7 +117,7 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
             self.phase_names = list(workload.names)
             self.phase_colors = list(self.diagram.phase_colors)
             self.units = {"intensity": f"{machine.ops_unit}/{machine.bytes_unit}", "compute": machine.compute_unit}
-            self.phase_details = phase_details(g, workload, self.threshold)
+            self._word_hovered()
             total = g.total
             self.readout_lines = [
                 f"schedule: OI {format_number(total.intensity[0], 3)}, "
@@ -148,39 +159,31 @@ def geometry_payload(g: RooflineGeometry) -> dict:
     }
 
 
-def phase_details(g: RooflineGeometry, workload, threshold: float) -> list[list[str]]:
-    """Per phase the tooltip's four lines, the same words as ``RooflineView``'s hover details."""
+def phase_details(g: RooflineGeometry, workload, threshold: float, i: int) -> list[str]:
+    """Phase ``i``'s tooltip lines, the same words as ``RooflineView``'s hover details."""
     machine, names, r = workload.machine, workload.names, g.phases
     unit = machine.compute_unit
     if g.hierarchy is None:
         return [
-            [
-                f"{names[i]}: OI {r.intensity[i]:.3g}",
-                f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
-                f"{r.regime[i]}, efficiency {r.efficiency[i]:.0%}",
-                str(r.guidance[i]),
-            ]
-            for i in range(len(names))
+            f"{names[i]}: OI {r.intensity[i]:.3g}",
+            f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
+            f"{r.regime[i]}, efficiency {r.efficiency[i]:.0%}",
+            str(r.guidance[i]),
         ]
     h, a = g.hierarchy, workload.arrays
-    out = []
-    for i in range(len(names)):
-        known = [(name, h.intensity[i, k]) for k, name in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
-        at = ", ".join(f"{format_number(oi, 3)} ({name})" for name, oi in known) or "unknown"
-        bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan
-        resource, efficiency = str(h.bound_resource[i]), float(a.efficiency[i])
-        if resource == machine.compute_name:
-            regime = COMPUTE_BOUND
-        elif resource in h.levels:
-            regime = MEMORY_BOUND
-        else:
-            regime = r.regime[i]
-        out.append(
-            [
-                f"{names[i]}: OI {at}",
-                f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
-                f"{resource}-bound, efficiency {efficiency:.0%}",
-                GUIDANCE[(regime, efficiency >= threshold)],
-            ]
-        )
-    return out
+    known = [(name, h.intensity[i, k]) for k, name in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
+    at = ", ".join(f"{format_number(oi, 3)} ({name})" for name, oi in known) or "unknown"
+    bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan
+    resource, efficiency = str(h.bound_resource[i]), float(a.efficiency[i])
+    if resource == machine.compute_name:
+        regime = COMPUTE_BOUND
+    elif resource in h.levels:
+        regime = MEMORY_BOUND
+    else:
+        regime = r.regime[i]
+    return [
+        f"{names[i]}: OI {at}",
+        f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
+        f"{resource}-bound, efficiency {efficiency:.0%}",
+        GUIDANCE[(regime, efficiency >= threshold)],
+    ]

@@ -95,8 +95,13 @@ def test_hover_is_one_value_with_the_diagram(kernels):
     plot.set_state({"hovered_phase": 0})  # as the view writes it
     assert diagram.hovered_phase == 0
     plot.set_state({"hovered_phase": None})
-    assert diagram.hovered_phase is None
-    assert "gemm" in plot.phase_details[1][0] and "compute-bound" in plot.phase_details[1][2]
+    assert diagram.hovered_phase is None and plot.hovered_details == []
+    plot.set_state({"hovered_phase": 0})
+    assert "saxpy" in plot.hovered_details[0]  # worded for the hovered phase
+    diagram.hovered_phase = 1
+    assert "gemm" in plot.hovered_details[0] and "compute-bound" in plot.hovered_details[2]
+    diagram.peak_compute = P / 4  # a new schedule: the hovered phase is worded again
+    assert plot.hovered_details[1] == "achieved 50 GFLOP/s, bound 50 GFLOP/s"
 
 
 def test_the_view_may_not_write_the_geometry(kernels):
@@ -117,7 +122,8 @@ def test_hierarchy_points_per_level_and_every_level_shown():
     np.testing.assert_allclose(level_x, h.intensity)  # NaN where a level is unknown, as in the model
     assert np.isnan(level_x[1, 0])
     np.testing.assert_allclose(g["level_y"], h.achieved)
-    assert "OI" in plot.phase_details[0][0] and "(L1)" in plot.phase_details[0][0]
+    diagram.hovered_phase = 0
+    assert "(L1)" in plot.hovered_details[0] and "(DRAM)" in plot.hovered_details[0]
 
 
 def test_arrays_travel_as_binary_buffers(kernels):

@@ -1,5 +1,5 @@
 // The anywidget view of a roofline (campaign_widget/roofline_plot.py). The kernel computes every
-// number (`geometry`, from campaign_widget/roofline.py) and every word (`phase_details`,
+// number (`geometry`, from campaign_widget/roofline.py) and every word (`hovered_details`,
 // `readout_lines`); this view draws them, owns the hover and writes `hovered_phase`, and writes
 // `shown_levels` from its legend's level boxes.
 import { element, sizeCanvas } from "../dom.js";
@@ -112,13 +112,15 @@ function render({ model, el }) {
     readout.replaceChildren(...(model.get("readout_lines") ?? []).map((line) => element(document, "div", null, line)));
   }
 
-  function showDetails(phase, x, y) {
-    const lines = (model.get("phase_details") ?? [])[phase];
-    if (!lines) {
+  // The kernel words the hovered phase (`hovered_details`): shown once it has, at the pointer.
+  let pointer = null;
+  function showDetails() {
+    const lines = model.get("hovered_details") ?? [];
+    if (ownHover === null || pointer === null || hovered() !== ownHover || lines.length === 0) {
       tooltip.hide();
       return;
     }
-    tooltip.show({ title: lines[0], rows: lines.slice(1).map((line) => ["", line]) }, x, y,
+    tooltip.show({ title: lines[0], rows: lines.slice(1).map((line) => ["", line]) }, pointer.x, pointer.y,
       { width: plotWrap.clientWidth, height: plotWrap.clientHeight });
   }
   function writeHover(phase) {
@@ -133,13 +135,14 @@ function render({ model, el }) {
     const x = event.clientX - box.left;
     const y = event.clientY - box.top;
     const phase = hitPoint(drawn.points, drawn.scales, x, y);
-    if (phase === null) tooltip.hide();
-    else showDetails(phase, x, y);
+    pointer = { x, y };
     writeHover(phase);
+    showDetails();
   }
   function onLeave() {
-    tooltip.hide();
+    pointer = null;
     writeHover(null);
+    tooltip.hide();
   }
   canvas.addEventListener("pointermove", onMove);
   canvas.addEventListener("pointerleave", onLeave);
@@ -170,6 +173,7 @@ function render({ model, el }) {
   on("change:readout_lines", fillReadout);
   for (const trait of DRAW_TRAITS) on(`change:${trait}`, requestDraw);
   on("change:hovered_phase", requestDraw);
+  on("change:hovered_details", showDetails);
 
   const resizeObserver = typeof window.ResizeObserver === "function"
     ? new window.ResizeObserver(() => {
