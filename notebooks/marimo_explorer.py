@@ -19,7 +19,7 @@ def _(mo):
         """
         # A workload in marimo
 
-        Two kernels of an attention block on an H100's FP32 peak and HBM3 bandwidth. The explorer
+        Three kernels of an attention block on an H100's FP32 peak and HBM3 bandwidth. The explorer
         below is the campaign diagram beside its roofline, linked: hover a phase in either to highlight
         it in both. Drag the bandwidth slider: marimo re-runs the cell that sets the diagram's peak,
         the schedule is recomputed in the kernel, and both views redraw.
