@@ -107,9 +107,22 @@ def _display_workload(workload: Workload, include=None, exclude=None):
     return Explorer(workload)._repr_mimebundle_(include=include, exclude=exclude)
 
 
+def _explorer(workload: Workload):
+    """A workload's marimo display: its Explorer (whose ``_display_`` marimo calls)."""
+    from .explorer import Explorer
+
+    return Explorer(workload)
+
+
 def _register_display() -> None:
-    # The display hook lives here, above the widgets, so that the model never imports them. Without
-    # IPython already imported there is no shell to register with (and importing it costs seconds).
+    # The display hooks live here, above the widgets, so that the model never imports them. In a marimo
+    # kernel a workload displays as its Explorer through marimo's formatter registry (marimo_display).
+    marimo = sys.modules.get("marimo")
+    if marimo is not None and getattr(marimo, "running_in_notebook", lambda: False)():
+        from .marimo_display import register
+
+        register(Workload, _explorer)
+    # Without IPython already imported there is no shell to register with (and importing it costs seconds).
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:

@@ -79,6 +79,13 @@ class Explorer(ipywidgets.HBox):
         """Set some parameters in every view (the others keep their values): ``explorer.set_params(S=4096)``."""
         self.params = {**self.diagram.params, **values}
 
+    def _display_(self):
+        """marimo's display (it renders anywidgets, not ipywidgets): the diagram and the canvas roofline
+        (``RooflinePlot``, the same geometry as ``self.roofline``), linked in the kernel."""
+        from .marimo_display import explorer_display
+
+        return explorer_display(self)
+
     def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
         """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""
         return self.diagram.savefig(path, roofline=True, width=width, dpi=dpi)

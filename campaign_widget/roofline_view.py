@@ -22,9 +22,8 @@ from .roofline import (
     DEFAULT_THRESHOLD,
     GUIDANCE,
     MEMORY_BOUND,
-    level_roofline,
-    schedule_roofline,
-    workload_roofline,
+    decade_values,  # noqa: F401 - a public name of this module too
+    roofline_geometry,
 )
 from .widget import CampaignDiagram
 
@@ -301,22 +300,13 @@ class RooflineView(ipywidgets.VBox):
         if machine.level_names != self._level_names:
             self._limits = None
             self._set_levels(machine.level_names)
-        phases = workload_roofline(workload, self.threshold)
-        total = schedule_roofline(workload, schedule, self.threshold)
+        geometry = roofline_geometry(workload, schedule, self.threshold)  # shared with RooflinePlot
+        phases, total, hierarchy = geometry.phases, geometry.total, geometry.hierarchy
         self._phases = phases
-        # finite, positive limits whatever the phases (all ops 0, all bytes 0); OI 0 sits at the left
-        # edge, OI ∞ at the right, phases with no work are not drawn (docs/workload-files.md)
-        x_lo, x_hi, y_lo, y_hi = phases.axis_limits(total.intensity)
-        hierarchy = level_roofline(workload) if len(self._level_names) > 1 else None
-        if hierarchy is not None:  # every level's ridge and points inside, whichever levels are shown
-            h_lo, h_hi, h_y_lo, _ = hierarchy.axis_limits()
-            x_lo, x_hi, y_lo = min(x_lo, h_lo), max(x_hi, h_hi), min(y_lo, h_y_lo)
+        (x_lo, x_hi), (y_lo, y_hi) = geometry.x_range, geometry.y_range
         P, BW = machine.peak_compute, machine.peak_bandwidth
-        x, achieved = phases.plot_position(x_lo, x_hi, y_lo)
-        share = workload.arrays.duration / max(schedule.makespan, 1e-300)
-        aggregate_x = float(total.intensity[0])
-        if not np.isfinite(aggregate_x) or aggregate_x <= 0:
-            aggregate_x = x_hi if np.isinf(aggregate_x) else x_lo
+        x, achieved, share = geometry.phase_x, geometry.phase_y, geometry.share
+        aggregate_x = geometry.aggregate[0]
         with self.figure.hold_sync(), self.points.hold_sync():
             self.roof.x, self.roof.y = [x_lo, phases.ridge, x_hi], [BW * x_lo, P, P]
             self.ridge.x, self.ridge.y = [phases.ridge], [P]
@@ -330,11 +320,10 @@ class RooflineView(ipywidgets.VBox):
             self.points.size = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
             self.points.default_size = _MAX_MARKER
             self.points.colors = list(self.diagram.phase_colors)
-            self.aggregate.x, self.aggregate.y = [aggregate_x], [max(float(total.achieved[0]), y_lo)]
+            self.aggregate.x, self.aggregate.y = [aggregate_x], [geometry.aggregate[1]]
             self._x.min, self._x.max = x_lo, x_hi
             self._y.min, self._y.max = y_lo, y_hi
-            self._x_axis.tick_values = decade_values(x_lo, x_hi)
-            self._y_axis.tick_values = decade_values(self._y.min, self._y.max)
+            self._x_axis.tick_values, self._y_axis.tick_values = geometry.x_ticks, geometry.y_ticks
             if hierarchy is not None:
                 self._hierarchy, self._share, self._limits = hierarchy, share, (x_lo, x_hi, y_lo)
                 self._draw_levels()
@@ -501,10 +490,3 @@ def _swatch(mark: str, name: str, color: str) -> ipywidgets.HBox:
         ],
         layout=ipywidgets.Layout(margin="0 6px 0 0"),
     )
-
-
-def decade_values(lo: float, hi: float, most: int = 7) -> list[float]:
-    """Powers of ten inside [lo, hi], thinned to at most ``most`` labels."""
-    first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
-    step = max(1, -(-(last - first + 1) // most))
-    return [10.0**k for k in range(first, last + 1, step)]

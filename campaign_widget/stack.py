@@ -110,6 +110,12 @@ class StackedDiagrams(ipywidgets.VBox):
                 lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))
         self.gap_readout.value = "; ".join(lines)
 
+    def _display_(self):
+        """marimo's display (it renders anywidgets, not ipywidgets): the panels, zoom shared in the kernel."""
+        from .marimo_display import stack_display
+
+        return stack_display(self)
+
     def savefig(self, path, *, width: float = 8.0, dpi: int = 200):
         """Write the stacked panels as PNG, SVG or PDF (by suffix), on one time axis, with no browser."""
         from .static_figure import savefig

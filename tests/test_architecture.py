@@ -7,7 +7,17 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "campaign_widget"
-WIDGETS = {"widget", "dataflow_view", "local_view", "roofline_view", "explorer", "stack", "sweep_view"}
+WIDGETS = {
+    "widget",
+    "dataflow_view",
+    "local_view",
+    "roofline_view",
+    "roofline_plot",
+    "explorer",
+    "stack",
+    "sweep_view",
+    "marimo_display",
+}
 
 
 def _module_name(path: Path) -> str:
