@@ -39,3 +39,17 @@ def test_wheel_contains_the_built_view(tmp_path):
         )
         out = subprocess.run([node, "--input-type=module", "-e", probe], check=True, capture_output=True, text=True)
         assert "render" in json.loads(out.stdout.strip().splitlines()[-1]), f"{name} exports no render()"
+
+
+def test_every_bundle_the_build_writes_is_one_the_wheel_hook_ensures():
+    # A bundle missing from skip-if-exists/ensured-targets is silently not rebuilt (or not checked)
+    # in a checkout whose static/ already holds the others.
+    import re
+    import tomllib
+
+    build = json.loads((ROOT / "package.json").read_text())["scripts"]["build"]
+    written = {f"campaign_widget/static/{name}.js" for name in re.findall(r"(\w+)=js/\S+\.js", build)}
+    hook = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["hooks"]["jupyter-builder"]
+    assert written, build
+    assert set(hook["ensured-targets"]) == written
+    assert set(hook["skip-if-exists"]) == written
