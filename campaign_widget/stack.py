@@ -50,9 +50,10 @@ class StackedDiagrams(ipywidgets.VBox):
         for label, item in panels.items():
             _check_distinct(label, item, labelled, self.diagrams)
             diagram = _as_diagram(label, item, show_controls, height)
-            colors = phase_colors(diagram.phase_names, known)
-            known.update(zip(diagram.phase_names, colors))
-            diagram.phase_colors = colors  # one colour per phase name across the panels
+            colors = phase_colors(diagram.phase_names, known)  # the rule every view of a workload follows
+            for name, color in zip(diagram.phase_names, colors):
+                known.setdefault(name, color)  # a phase keeps the colour of the first panel that drew it
+            diagram.phase_colors = colors
             self.diagrams[str(label)] = diagram
         # Panels with very different makespans may each take the full width: a toggle.
         self.time_toggle = ipywidgets.Checkbox(
