@@ -10,7 +10,7 @@ hatched, so no meaning rests on hue alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 BASE = (
     "#0072B2",
@@ -45,20 +45,27 @@ def _variant(k: int) -> str:
 PALETTE = tuple(_variant(k) for k in range(4 * DISTINCT))
 
 
-def phase_colors(names: Iterable[str], known: dict[str, str] | None = None) -> list[str]:
-    """One colour per name, by position (a workload's phase k gets ``PALETTE[k]``, the same in its
-    diagram, its roofline and its static figure). Names already in ``known`` keep their colour
-    (stacked diagrams); a new name takes its own position's colour when no other name holds it,
-    else the first free one."""
-    assigned = dict(known or {})
-    taken = set(assigned.values())
-    out = []
-    for k, name in enumerate(names):
-        if name not in assigned:
-            color = PALETTE[k % len(PALETTE)]
-            if color in taken:
-                color = next((c for c in PALETTE if c not in taken), PALETTE[len(assigned) % len(PALETTE)])
-            assigned[name] = color
-            taken.add(color)
-        out.append(assigned[name])
-    return out
+def phase_color(k: int) -> str:
+    """The colour of a workload's phase ``k`` (its index in the workload's topological order)."""
+    return PALETTE[int(k) % len(PALETTE)]
+
+
+def phase_colors(names: Iterable[str], known: Mapping[str, str] | None = None) -> list[str]:
+    """The one rule for phase colours, used by every view of a workload (its diagram, the stacked
+    panels, the roofline, the Explorer, the static figure): phase k gets ``phase_color(k)``, so a
+    workload's phases look the same wherever it is drawn.
+
+    ``known`` (name → colour, from the earlier panels of a stack) lets a panel whose phases an earlier
+    panel already drew (the same workload scheduled otherwise, or a measured timeline that lists them
+    in another order) give each of them the colour it had there. A panel of other phases keeps its own
+    colours by position, as in its own views, rather than being shifted to colours no other panel uses:
+    two panels may then share a colour, and each panel's legend names its phases.
+    """
+    names = list(names)
+    own = [phase_color(k) for k in range(len(names))]
+    if not known:
+        return own
+    by_name = [known.get(name, color) for name, color in zip(names, own)]
+    # A known name's colour may be another phase's own colour here: then, rather than two phases of
+    # one panel in one colour, the panel keeps its own.
+    return by_name if len(set(by_name)) >= len(set(own)) else own

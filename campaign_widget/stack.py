@@ -11,7 +11,7 @@ import traitlets as t
 
 from .colors import phase_colors
 from .errors import CampaignWidgetError, short_repr
-from .formatting import format_quantity
+from .formatting import MISSING, format_reading, format_speedup
 from .io.checks import flag
 from .schedule import Schedule
 from .timeline import phase_gaps
@@ -50,9 +50,10 @@ class StackedDiagrams(ipywidgets.VBox):
         for label, item in panels.items():
             _check_distinct(label, item, labelled, self.diagrams)
             diagram = _as_diagram(label, item, show_controls, height)
-            colors = phase_colors(diagram.phase_names, known)
-            known.update(zip(diagram.phase_names, colors))
-            diagram.phase_colors = colors  # one colour per phase name across the panels
+            colors = phase_colors(diagram.phase_names, known)  # the rule every view of a workload follows
+            for name, color in zip(diagram.phase_names, colors):
+                known.setdefault(name, color)  # a phase keeps the colour of the first panel that drew it
+            diagram.phase_colors = colors
             self.diagrams[str(label)] = diagram
         # Panels with very different makespans may each take the full width: a toggle.
         self.time_toggle = ipywidgets.Checkbox(
@@ -101,10 +102,11 @@ class StackedDiagrams(ipywidgets.VBox):
         lines = []
         for label, gaps in self.gaps().items():
             names = list(self.diagrams[label].phase_names)
-            unit = self.diagrams[label].units.get("time", "")
+            diagram = self.diagrams[label]
+            unit, end = diagram.units.get("time", ""), _axis_end(diagram)
             top = np.argsort(-gaps["gap"])[:4]
             parts = [
-                f"{names[i]} +{format_quantity(float(gaps['gap'][i]), unit, 3)}" for i in top if gaps["gap"][i] > 0
+                f"{names[i]} +{format_reading(float(gaps['gap'][i]), unit, end=end)}" for i in top if gaps["gap"][i] > 0
             ]
             if parts:
                 lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))
@@ -140,11 +142,33 @@ class StackedDiagrams(ipywidgets.VBox):
         longest = max(self.makespans.values())
         first = next(iter(self.diagrams))
         for label, diagram in self.diagrams.items():
-            unit = diagram.units.get("time", "")
-            speed = "" if label == first else f", {self.speedups[label]:.2f}× vs {first}"
-            diagram.title = f"{label}: makespan {diagram.makespan:.6g} {unit}{speed}"
             diagram.time_max = longest if self.shared_time else 0.0
+            diagram.title = panel_title(
+                label,
+                diagram.makespan,
+                diagram.units.get("time", ""),
+                end=_axis_end(diagram),
+                speedup=None if label == first else self.speedups[label],
+                against=first,
+            )
         self._show_gaps()
+
+
+def panel_title(label, makespan: float, unit: str, *, end: float, speedup: float | None, against: str) -> str:
+    """A panel's title: its makespan in the unit of its time axis (reaching ``end``) and, for every panel
+    but the first, its speedup against the first said as people say it ("25× slower than dense")."""
+    title = f"{label}: makespan {format_reading(makespan, unit, end=end)}"
+    if speedup is None:
+        return title
+    speed = format_speedup(speedup)
+    if speed == MISSING:
+        return title
+    return f"{title}, {speed} {'as' if speed == 'same time' else 'than'} {against}"
+
+
+def _axis_end(diagram: CampaignDiagram) -> float:
+    """Where the panel's time axis ends (its unit follows it, js/format.js ``timeUnitFor``)."""
+    return max(float(diagram.time_max or 0.0), float(diagram.makespan))
 
 
 def _check_distinct(label, item, labelled: dict, diagrams: dict) -> None:

@@ -1,5 +1,5 @@
-// Grid, axes, ticks and axis labels. The compute axis, its grid and spine reach 1.0, or the top
-// tick when a compute line goes above 1.0 (oversubscribed): the axis tells the truth.
+// Grid, axes, ticks and axis labels. The compute ticks and grid reach 1.0, or the top tick when a
+// compute line goes above 1.0 (oversubscribed): the axis tells the truth. The spine frames the plot.
 import { snapLine } from "./pixels.js";
 import { font, THEME } from "./theme.js";
 
@@ -42,8 +42,9 @@ export function drawAxes(ctx, layout, ratio) {
   ctx.lineWidth = 1;
   ctx.setLineDash([]);
   ctx.beginPath();
-  // The compute spine spans its ticks; the time axis spans the plot.
-  ctx.moveTo(xLeft, y(layout.axisTop ?? 1));
+  // The compute spine frames the plot's height (the pipes above the top tick stay inside it); the
+  // time axis spans the plot.
+  ctx.moveTo(xLeft, y(layout.spineTop ?? layout.axisTop ?? 1));
   ctx.lineTo(xLeft, yZero);
   ctx.lineTo(plot.right, yZero);
   for (const t of yTicks) {

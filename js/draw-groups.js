@@ -1,10 +1,11 @@
 // Fusion groups: bands behind the pieces where each group's phases run (a group may have several),
 // a very light grey alternating by group, spanning the plot's height, thin boundaries at the ends,
 // and the group's label on top of its widest band when it fits.
+// The plot keeps room above the content for the labels (layout.js GROUP_LABEL_ROOM), so no line
+// crosses them.
+import { GROUP_LABEL_PADDING as LABEL_PADDING } from "./layout.js";
 import { snapEdge, snapLine } from "./pixels.js";
 import { font, THEME } from "./theme.js";
-
-const LABEL_PADDING = 4;
 
 function visibleBands(scene, x, plot) {
   const bands = [];

@@ -116,7 +116,8 @@ function xClamp(value, plot) {
 /**
  * Draw the pieces (see aggregate.piecesToDraw) in layers, bottom to top: shading under the
  * compute line, the grey wells, the memory fill, the spill (red, hatched), the guard rails, the
- * compute lines (solid, then dashed from dash_from; red where flag bit 0). `highlightPhase` (an
+ * compute lines (solid, then dashed from dash_from with gaps in the background colour; red where
+ * flag bit 0). `highlightPhase` (an
  * integer, or null) draws that phase at full strength with a dark outline on its compute line and
  * fades the others.
  */
@@ -188,7 +189,20 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio, highlightPh
   strokeSegments(ctx, rails, THEME.railWidth, []);
   strokeSegments(ctx, outlines, computeWidth + 2 * THEME.outlineWidth, []);
   strokeSegments(ctx, solid, computeWidth, []);
-  strokeSegments(ctx, dashed, computeWidth, THEME.dash);
+  strokeDashed(ctx, dashed, computeWidth);
+}
+
+/**
+ * The time added by dilation/throttling: dashes in the line's colour over a solid line in the
+ * background colour, so the gaps read as gaps on any fill (a phase's dashes over its own fill, or
+ * over another phase's of a similar hue, would otherwise vanish).
+ */
+function strokeDashed(ctx, dashed, lineWidth) {
+  if (!dashed.groups.size) return;
+  const gaps = new Batches();
+  gaps.groups.set(THEME.background, [].concat(...dashed.groups.values()));
+  strokeSegments(ctx, gaps, lineWidth, []);
+  strokeSegments(ctx, dashed, lineWidth, THEME.dash);
 }
 
 /** Outline of one scene piece (hover feedback): its compute area and its pipe. */

@@ -5,11 +5,49 @@ import { linearScale } from "./scale.js";
 import { font, THEME, THEME_DATA } from "./theme.js";
 import { timeTicks, utilizationTicks } from "./ticks.js";
 
+/** Padding (CSS px) around a fusion group's label at the top of its band. */
+export const GROUP_LABEL_PADDING = 4;
+/** Compute lines within this of 1.0 are at full utilization (they are float32 on the wire). */
+const COMPUTE_TOLERANCE = 1e-6;
+
 export const LAYOUT = { ...THEME_DATA.layout };
 
-/** The y value at the top of the plot: a little headroom above the scene's y_max. */
-export function yTopFor(scene) {
-  return scene.y_max * (1 + LAYOUT.headroom);
+/** Room (CSS px) kept above the content for the fusion groups' labels (js/draw-groups.js). */
+export const GROUP_LABEL_ROOM = 2 * GROUP_LABEL_PADDING + THEME.fontSize - 1;
+
+/**
+ * The y value at the top of the plot: a little headroom above the scene's y_max (the top of its
+ * pipes), and with `reserve` CSS px of a `plotHeight` px plot kept free above the content (the
+ * fusion groups' labels), so nothing drawn strikes through them.
+ */
+export function yTopFor(scene, plotHeight = 0, reserve = 0) {
+  const top = scene.y_max * (1 + LAYOUT.headroom);
+  if (!(reserve > 0) || !(plotHeight > 2 * reserve)) return top;
+  return Math.max(top, (scene.y_max * plotHeight) / (plotHeight - reserve));
+}
+
+const computeTops = new WeakMap();
+
+/**
+ * How high the compute axis reaches: 1.0, or the highest compute line when one goes above it
+ * (oversubscribed). The pipes above the lines are not compute: their height means nothing in
+ * ops/s, so the ticks never follow them (in absolute mode the axis ends at the machine's peak).
+ */
+export function computeTopFor(scene) {
+  let top = computeTops.get(scene);
+  if (top === undefined) {
+    top = 1;
+    const line = scene.line_y;
+    for (let i = 0; i < scene.n; i++) if (line[i] > top) top = line[i];
+    if (top <= 1 + COMPUTE_TOLERANCE) top = 1; // float32 lines at full utilization
+    computeTops.set(scene, top);
+  }
+  return top;
+}
+
+/** A scene whose fusion groups have labels to draw at the top of the plot. */
+function labelsGroups(figure) {
+  return figure.scene.groups > 0 && (figure.fusionGroups ?? []).some((label) => label !== "");
 }
 
 function measure(ctx, text, size, weight) {
@@ -25,15 +63,17 @@ export function layoutFigure(ctx, figure, view) {
   const L = LAYOUT;
   const width = Math.max(view.width, L.minPlotWidth + 100);
   const plotHeight = Math.max(40, view.plotHeight);
-  const yTop = yTopFor(figure.scene);
+  const yTop = yTopFor(figure.scene, plotHeight, labelsGroups(figure) ? GROUP_LABEL_ROOM : 0);
   const absolute = figure.yAxis === "absolute";
   const yTicks = utilizationTicks({
     mode: absolute ? "absolute" : "relative",
     peak: figure.peakCompute,
     unit: figure.units?.compute ?? "",
     pixelsPerUnit: plotHeight / yTop,
-    top: figure.computeTop ?? 1,
+    top: computeTopFor(figure.scene),
   });
+  // The ticks and the vertical grid reach the top tick; the spine frames the whole plot, so the
+  // pipes above the top compute line stay inside the frame.
   const axisTop = yTicks.reduce((m, t) => Math.max(m, t.y), 1);
   const tickLabelWidth = yTicks.reduce((m, t) => Math.max(m, measure(ctx, t.label, THEME.fontSize)), 0);
   const resource = figure.resourceNames?.[0] || "compute";
@@ -82,7 +122,7 @@ export function layoutFigure(ctx, figure, view) {
   }
   const height = Math.ceil(cursorY + L.pad);
   return {
-    width, height, plot, yTop, axisTop, domain, x, y, xTicks, yTicks,
+    width, height, plot, yTop, axisTop, spineTop: yTop, domain, x, y, xTicks, yTicks,
     title: title ? { text: title, x: left, y: L.pad + THEME.titleFontSize / 2 } : null,
     xLabel, yLabel, legend, readout,
   };

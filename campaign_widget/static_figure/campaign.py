@@ -39,8 +39,8 @@ from .ticks import time_ticks, utilization_ticks
 
 def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     """The browser's layers, bottom to top: shade under the compute line, grey wells, memory
-    fill, spill (red, hatched), guard rails, compute lines (solid, then dashed; red where
-    compute is oversubscribed). One artist per style, as the browser batches them per style.
+    fill, spill (red, hatched), guard rails, compute lines (solid, then dashed over a line in the
+    background colour; red where compute is oversubscribed). One artist per style, as the browser batches them per style.
     ``p`` holds the piece arrays (``piece_arrays`` / ``pieces_to_draw``)."""
     x0, x1, phase = p["x0"], p["x1"], p["phase"]
     base, line, well, fill = p["base_y"], p["line_y"], p["well_top"], p["fill_top"]
@@ -75,6 +75,9 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     over = (p["flags"] & 1).astype(bool)
     style = np.where(over, -1, phase)
     width = THEME["compute_line_width"]
+    tail = x1 > dash
+    if tail.any():  # the dashes' gaps in the background colour, so they read on any fill (js/draw.js)
+        _stroke(ax, _segments_path(dash[tail], x1[tail], line[tail]), THEME["background"], width, 1.49, gid="dash-gaps")
     for dashed, a, b in ((False, x0, dash), (True, dash, x1)):
         present = b > a
         for k, idx in _groups(style[present]):
@@ -83,9 +86,29 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
             _stroke(ax, _segments_path(a[sel], b[sel], line[sel]), color, width, 1.5, dashed=dashed)
 
 
-def y_top(scene: Scene) -> float:
-    """The y value at the top of the plot: a little headroom above the scene's y_max."""
-    return float(scene.y_max) * (1 + LAYOUT["headroom"])
+#: Padding (CSS px) around a fusion group's label at the top of its band (js/layout.js).
+GROUP_LABEL_PADDING = 4
+#: Room (CSS px) kept above the content for the fusion groups' labels (js/layout.js ``GROUP_LABEL_ROOM``).
+GROUP_LABEL_ROOM = 2 * GROUP_LABEL_PADDING + THEME["font_size"] - 1
+#: Compute lines within this of 1.0 are at full utilization (float32 on the wire, js/layout.js).
+COMPUTE_TOLERANCE = 1e-6
+
+
+def y_top(scene: Scene, plot_height_px: float = 0.0, reserve_px: float = 0.0) -> float:
+    """The y value at the top of the plot (js/layout.js ``yTopFor``): a little headroom above the
+    scene's y_max (the top of its pipes), and ``reserve_px`` of a ``plot_height_px`` plot kept free
+    above the content (the fusion groups' labels), so nothing drawn strikes through them."""
+    top = float(scene.y_max) * (1 + LAYOUT["headroom"])
+    if not (reserve_px > 0 and plot_height_px > 2 * reserve_px):
+        return top
+    return max(top, float(scene.y_max) * plot_height_px / (plot_height_px - reserve_px))
+
+
+def panel_y_top(panel: Panel, plot_height_px: float) -> float:
+    """``y_top`` of a panel drawn ``plot_height_px`` high: room for its group labels when it has any."""
+    groups = getattr(panel.scene, "group_id", None)
+    labelled = groups is not None and len(groups) > 0 and any(panel.group_labels)
+    return y_top(panel.scene, plot_height_px, GROUP_LABEL_ROOM if labelled else 0.0)
 
 
 def _root_figure(ax):
@@ -103,12 +126,15 @@ def axes_size_px(ax) -> tuple[float, float]:
 
 
 def compute_top(scene: Scene) -> float:
-    """How high the axis must reach: 1.0, or the top of the content (compute lines and pipes) above it."""
-    return max(1.0, float(scene.y_max))
+    """How high the compute axis reaches (js/layout.js ``computeTopFor``): 1.0, or the highest compute
+    line above it. The pipes are not compute (their height means nothing in ops/s), so the ticks
+    never follow them: in absolute mode the axis ends at the machine's peak."""
+    top = max(1.0, float(np.max(scene.line_y, initial=1.0)))
+    return 1.0 if top <= 1.0 + COMPUTE_TOLERANCE else top
 
 
 def utilization_ticks_for(panel: Panel, plot_height_px: float):
-    top = y_top(panel.scene)
+    top = panel_y_top(panel, plot_height_px)
     return utilization_ticks(
         panel.y_axis,
         panel.peak_compute,
@@ -231,8 +257,8 @@ def draw_campaign(
     t0, t1 = time_range if time_range is not None else (0.0, panel.time_end)
     if not t1 > t0:
         t1 = t0 + 1.0
-    top = y_top(scene)
     width_px, height_px = axes_size_px(ax)
+    top = panel_y_top(panel, height_px)
 
     ax.set_xlim(t0, t1)
     ax.set_ylim(0.0, top)
@@ -263,7 +289,7 @@ def draw_campaign(
         ax.spines[side].set_color(THEME["axis"])
         ax.spines[side].set_linewidth(PT_PER_PX)
         ax.spines[side].set_zorder(2.6)
-    ax.spines["left"].set_bounds(0.0, axis_top)  # the compute spine spans its ticks (0…1, or higher)
+    ax.spines["left"].set_bounds(0.0, top)  # the spine frames the plot: the pipes above the top tick stay inside
 
     ax.set_ylabel(
         _y_label(panel),
@@ -398,13 +424,13 @@ def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px:
         lo, hi = max(b0, t0), min(b1, t1)
         band_px = (hi - lo) / (t1 - t0) * width_px
         text = labels[gid]
-        if text_width_px(text, THEME["font_size"] - 1) + 8 > band_px:
+        if text_width_px(text, THEME["font_size"] - 1) + 2 * GROUP_LABEL_PADDING > band_px:
             continue
         t = ax.annotate(
             text,
             ((lo + hi) / 2, 1.0),
             xycoords=("data", "axes fraction"),
-            xytext=(0, -4 * PT_PER_PX),
+            xytext=(0, -GROUP_LABEL_PADDING * PT_PER_PX),
             textcoords="offset points",
             ha="center",
             va="top",

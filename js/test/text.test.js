@@ -77,8 +77,10 @@ test("tooltip: name, duration, utilizations, volumes, OI, bound, efficiency", ()
   const c = Object.fromEntries(tooltipContent(figure, 2).rows);
   assert.equal(c.bound, "balanced");
   assert.equal(c.efficiency, "—", "non-finite reads as a dash");
-  const missingTable = tooltipContent({ ...figure, phaseTable: {} }, 0);
-  assert.equal(Object.fromEntries(missingTable.rows).duration, "—");
+  // the tile's interval and rates come from the scene; the phase's totals from its table
+  const missingTable = Object.fromEntries(tooltipContent({ ...figure, phaseTable: {} }, 0).rows);
+  assert.equal(missingTable.duration, "3 s");
+  assert.equal(missingTable["compute volume"], "—");
   assert.equal(tooltipContent({ ...figure, tiled: true }, 0).title, "A · tile 1");
   const merged = { ...figure.scene, flags: Uint8Array.from(figure.scene.flags, (f, i) => (i === 0 ? f | MERGED : f)) };
   assert.equal(tooltipContent({ ...figure, scene: merged, tiled: true }, 0).title, "A · several tiles (zoom in for each)");

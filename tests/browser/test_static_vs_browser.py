@@ -107,7 +107,9 @@ def axes_box(rgb: np.ndarray) -> dict:
       the plot's right edge, t1);
     * the utilization spine: the longest vertical dark run that ends on the time axis near its left
       end (the y = 0 tick sticks out to the left of it); its columns' centre is the plot's left edge
-      (t0) and its top end is y = 1.
+      (t0). It frames the plot's whole height, so y = 1 is its topmost tick mark (the compute axis of
+      a diagram whose lines stay at or below full utilization ends at 1.0): the top dark run in the
+      columns just left of the spine, where only tick marks are drawn.
 
     Returns device-pixel coordinates: left, right, row0 (y = 0), row1 (y = 1).
     """
@@ -141,9 +143,12 @@ def axes_box(rgb: np.ndarray) -> dict:
     cols = [t[2] for t in spine]
     if max(cols) - min(cols) > 6:
         raise AssertionError(f"several long vertical dark lines at columns {cols}: cannot tell the spine")
-    return dict(
-        left=(min(cols) + max(cols) + 1) / 2, right=float(right), row0=row0, row1=float(min(t[1] for t in spine))
-    )
+    ticks = dark[:, max(0, min(cols) - 3) : min(cols) - 1].all(axis=1)
+    tick_runs = [(top, end) for top, end in runs(ticks) if end < min(rows) - 20]
+    if not tick_runs:
+        raise AssertionError(f"no tick marks left of the spine (columns {cols}) above the time axis")
+    top, end = min(tick_runs)
+    return dict(left=(min(cols) + max(cols) + 1) / 2, right=float(right), row0=row0, row1=(top + end) / 2)
 
 
 def compute_line(rgb: np.ndarray, box: dict, colour: str, height_guess: float) -> dict:
