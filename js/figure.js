@@ -49,8 +49,6 @@ export function readFigure(model, previous) {
     sceneEntry,
     tableEntry,
     scene: sceneEntry.scene,
-    // The axis reaches the top of the content (compute lines and pipes): ticks continue above 1.0.
-    computeTop: Math.max(1, sceneEntry.scene.y_max),
     index: sceneEntry.index,
     phaseTable: tableEntry.table,
     phaseNames,

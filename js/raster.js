@@ -201,6 +201,8 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   const warning = packColor(THEME.warning);
   const dashOn = THEME.dash[0] * ratio;
   const dashPeriod = (THEME.dash[0] + THEME.dash[1]) * ratio;
+  // Dash gaps are painted in the background so they show on any pipe fill beneath the line.
+  const background = packColor(THEME.background);
   const used = new Uint8Array(width);
   for (let k = 0; k < n; k++) {
     const c0 = X0[k];
@@ -219,7 +221,7 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
     const cDash = dashColumn[k];
     fillSpan(c0, Math.max(c0, cDash), r0, r1, color);
     for (let c = Math.max(c0, cDash); c < c1; c++) {
-      if ((c + left) % dashPeriod < dashOn) fillSpan(c, c + 1, r0, r1, color);
+      fillSpan(c, c + 1, r0, r1, (c + left) % dashPeriod < dashOn ? color : background);
     }
   }
   let columns = 0;

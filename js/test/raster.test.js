@@ -42,3 +42,15 @@ test("per pixel: a spill is painted above the well, hatched", () => {
   assert.equal(at(10, 30), 0, "above the fill: untouched");
   assert.ok([...pixels].some((p) => p === packColor(THEME.hatch)), "hatch lines present");
 });
+
+test("per pixel: the dashed tail's gaps are the background colour, not the pipe fill beneath", () => {
+  // Phase 1's line at 0.2 (row 110) is dashed from x 40 on; its fill lies beneath the line.
+  const scene = makeScene([bottomPiece(0, 100, 1, 0.2, 0.9, 0.25, { dash: 40 })]);
+  const { at } = paint(scene);
+  const row = 110;
+  const tail = Array.from({ length: 60 }, (_, k) => at(40 + k, row));
+  assert.ok(tail.includes(packColor(COLORS[1])), "dashes in the phase colour");
+  assert.ok(tail.includes(packColor(THEME.background)), "gaps in the background colour");
+  assert.ok(tail.every((p) => p === packColor(COLORS[1]) || p === packColor(THEME.background)), "nothing else on the line");
+  assert.equal(at(20, row), packColor(COLORS[1]), "solid before the dash");
+});
