@@ -27,6 +27,7 @@ STATIC = Path(__file__).parent / "static"
 THEMES = ("auto", "light", "dark")
 PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
 LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider
+DISPLAY_MODES = ("live+png", "live", "png")  # ViewWidget.display_mode
 DISPLAY_DPI = 100  # the display's PNG: one pixel per CSS pixel of a figure's inches at 100 px each
 
 
@@ -51,11 +52,13 @@ class ViewWidget(anywidget.AnyWidget):
 
     #: Traits the view may write; None: every synced trait.
     view_writable: ClassVar[frozenset[str] | None] = None
-    #: Whether a display of the view carries a PNG of its figure (``image/png``, drawn with no
-    #: browser by the view's ``savefig``), shown where the live view cannot be: static renderings
-    #: (GitHub, nbconvert without widget state, a docs build). Set False on the class, or on one
-    #: view, to display faster (or CAMPAIGN_WIDGET_DISPLAY_PNG=0 in the kernel's environment).
-    display_png: ClassVar[bool] = os.environ.get("CAMPAIGN_WIDGET_DISPLAY_PNG", "1").strip() not in ("0", "false", "no")
+    #: What a display of the view holds (``DISPLAY_MODES``): ``"live+png"`` the live view and a PNG
+    #: of its figure (``image/png``, drawn with no browser by the view's ``savefig``) for renderings
+    #: with no widget front end (GitHub, a docs build, nbconvert without widget state); ``"live"``
+    #: the live view alone, displayed faster; ``"png"`` the PNG alone, for a notebook exported as a
+    #: static page (nbconvert shows a saved live view before a PNG, and that view needs scripts from
+    #: a CDN). Set it on the class or on one view, or CAMPAIGN_WIDGET_DISPLAY in the kernel's environment.
+    display_mode: ClassVar[str] = os.environ.get("CAMPAIGN_WIDGET_DISPLAY", "live+png").strip() or "live+png"
     _bundle_path: ClassVar[Path]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -112,16 +115,24 @@ class ViewWidget(anywidget.AnyWidget):
 
     def _repr_mimebundle_(self, **kwargs: Any):
         bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is None or not self.display_png:
+        mode = self.display_mode
+        if mode not in DISPLAY_MODES:
+            self.log.warning(
+                "%s: display_mode %r is not one of %s", type(self).__name__, mode, ", ".join(DISPLAY_MODES)
+            )
+            mode = "live+png"
+        if bundle is None or mode == "live":
             return bundle
         data, metadata = bundle
         try:
             png = self.static_png()
         except Exception as error:  # the live view is still shown: a failed fallback must not hide it
             self.log.warning("%s: no static PNG in the display (%s)", type(self).__name__, error)
-            return bundle
+            png = None
         if png is None:
             return bundle
+        if mode == "png":
+            data = {key: value for key, value in data.items() if key == "text/plain"}
         return {**data, "image/png": base64.b64encode(png).decode("ascii")}, metadata
 
     # -- state from the view ------------------------------------------------------------------------
