@@ -31,7 +31,6 @@ from typing import Any
 
 import anywidget
 import numpy as np
-from ipywidgets.widgets.widget import _remove_buffers
 
 from .atomic import write_atomic
 from .errors import CampaignWidgetError, short_repr
@@ -212,12 +211,27 @@ def widget_state(widget) -> tuple[dict, list[dict]]:
     buffer as ``{"path": [...], "data": base64}`` (the host puts a DataView there)."""
     state = {key: value for key, value in widget.get_state().items() if key not in _SKIPPED_STATE}
     state.update({key: value for key, value in _KERNEL_REQUESTS.items() if key in state})
-    state, paths, buffers = _remove_buffers(state)
-    encoded = [
-        {"path": list(path), "data": base64.b64encode(bytes(buffer)).decode("ascii")}
-        for path, buffer in zip(paths, buffers)
-    ]
-    return _json_safe(state), encoded
+    encoded: list[dict] = []
+    return _json_safe(_take_buffers(state, [], encoded)), encoded
+
+
+def _take_buffers(value: Any, path: list, out: list[dict]) -> Any:
+    """``value`` without its binary parts (bytes, bytearray, memoryview), each appended to ``out`` as
+    ``{"path", "data": base64}``: the buffer paths the comm sends, as ipywidgets separates them."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        out.append({"path": path, "data": base64.b64encode(bytes(value)).decode("ascii")})
+        return None
+    if isinstance(value, Mapping):
+        kept = {}
+        for key, item in value.items():
+            if isinstance(item, (bytes, bytearray, memoryview)):
+                _take_buffers(item, [*path, key], out)
+            else:
+                kept[key] = _take_buffers(item, [*path, key], out)
+        return kept
+    if isinstance(value, (list, tuple)):
+        return [_take_buffers(item, [*path, i], out) for i, item in enumerate(value)]
+    return value
 
 
 def _json_safe(value: Any) -> Any:
