@@ -17,7 +17,7 @@ const STYLE = `
 .cw-kernel-note { margin: 0 0 4px; padding: 2px 6px; border-left: 3px solid var(--jp-warn-color1, #f0ad4e);
   color: var(--jp-ui-font-color2, #555); background: var(--jp-layout-color2, #f4f4f4); font-size: var(--jp-ui-font-size0, 11px); }
 `;
-export const NO_KERNEL_NOTE = "No kernel: this view shows its saved state. Hover, zoom and pan work; the controls that recompute in Python are hidden.";
+export const NO_KERNEL_NOTE = "No kernel: this view shows its saved state. Hovering and exploring it work; the controls that recompute in Python are hidden.";
 export const PING = "kernel-ping";
 export const PONG = "kernel-pong";
 

@@ -20,6 +20,7 @@ from labdriver import ConsoleErrors, read_canvas
 from PIL import Image
 
 import campaign_widget as cw
+from campaign_widget.local_view import LocalView
 from campaign_widget.widget import decode_scene_state
 
 LOCAL_SCHEMES = ("file:", "blob:", "data:", "about:")
@@ -248,3 +249,22 @@ def test_nbconvert_html_shows_the_figure_offline(offline, tmp_path, env, options
     for colour in diagram.phase_colors[:2]:
         assert colour_count(png, colour) > 200, f"phase colour {colour} missing from the exported figure"
     view.outside.clear()  # the CDN requests were expected (and aborted)
+
+
+def test_a_local_view_page_plays_back_offline(offline, tmp_path):
+    local = LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 3, "j": 4, "k": 5})
+    path = local.to_html(tmp_path / "local.html")
+    view = offline()
+    page = view.page
+    view.open(path)
+    page.wait_for_selector("#cw-page[data-rendered=true]", timeout=RENDER_TIMEOUT)
+    canvas = page.locator("canvas.cwl-canvas")
+    page.wait_for_function("c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=RENDER_TIMEOUT)
+    for selector in (".cwl-cache", ".cwl-layouts", ".cwl-scaling", ".cwl-apply"):
+        assert not page.locator(selector).is_visible(), f"{selector} is shown with no kernel to recompute"
+    assert page.locator(".cwl-play").is_visible()
+    before = canvas.evaluate("c => c.toDataURL()")
+    # playback is drawn from the arrays in the page: moving the innermost loop moves the highlight
+    page.locator("input.cwl-loop").last.evaluate("el => { el.value = '3'; el.dispatchEvent(new Event('input')); }")
+    page.wait_for_function("c => c.dataset.point !== '0'", arg=canvas.element_handle(), timeout=5_000)
+    page.wait_for_function("([c, url]) => c.toDataURL() !== url", arg=[canvas.element_handle(), before], timeout=5_000)
