@@ -210,6 +210,9 @@ def widget_state(widget) -> tuple[dict, list[dict]]:
     """``widget``'s synced state as its view receives it, for a page: JSON values, and each binary
     buffer as ``{"path": [...], "data": base64}`` (the host puts a DataView there)."""
     state = {key: value for key, value in widget.get_state().items() if key not in _SKIPPED_STATE}
+    page_state = getattr(widget, "_page_state", None)
+    if page_state is not None:
+        state = page_state(state)
     state.update({key: value for key, value in _KERNEL_REQUESTS.items() if key in state})
     encoded: list[dict] = []
     return _json_safe(_take_buffers(state, [], encoded)), encoded

@@ -103,6 +103,12 @@ class ViewWidget(anywidget.AnyWidget):
     def _add_to_page(self, page) -> None:
         page.add(self)
 
+    def _page_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The synced state (serialized, as ``get_state`` gives it) a page starts from. A view whose
+        state holds less than the page needs, because the kernel sends the rest on request (a zoomed
+        window's detail), puts the whole here."""
+        return state
+
     def static_png(self) -> bytes | None:
         """A PNG of the figure with no browser (the view's ``savefig``), or None if the view has none."""
         savefig = getattr(self, "savefig", None)

@@ -241,3 +241,8 @@ def test_the_local_view_has_no_static_figure_yet():
     assert view.static_png() is None
     data, _ = view._repr_mimebundle_()
     assert "image/png" not in data and "application/vnd.jupyter.widget-view+json" in data
+
+
+def test_a_view_can_give_the_page_more_than_its_synced_state(tmp_path, diagram, monkeypatch):
+    monkeypatch.setattr(diagram, "_page_state", lambda state: {**state, "title": "whole scene"}, raising=False)
+    assert page_data(diagram.to_html(tmp_path / "fig.html"))["models"]["m0"]["state"]["title"] == "whole scene"

@@ -43,7 +43,9 @@ class OfflinePage:
     def __init__(self, browser, name: str, artifacts_dir: Path):
         self.name = name
         self.artifacts_dir = artifacts_dir
-        self.context = browser.new_context(viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE_FACTOR)
+        self.context = browser.new_context(
+            viewport=VIEWPORT, device_scale_factor=DEVICE_SCALE_FACTOR, accept_downloads=True
+        )
         self.context.set_offline(True)
         self.outside: list[str] = []
         self.context.route(re.compile(r"^(?!file:|blob:|data:|about:).*"), self._abort)
@@ -149,6 +151,13 @@ def test_a_diagram_page_works_from_disk_with_the_network_off(offline, tmp_path):
     zoomed = read_canvas(canvas)
     assert zoomed.t1 - zoomed.t0 < shot.t1 - shot.t0
     assert (pixels(zoomed) != image).any(), "zooming did not change the pixels"
+
+    # the PNG download needs no kernel
+    with page.expect_download(timeout=10_000) as download:
+        page.locator(".cw-download").click()
+    saved = tmp_path / "download.png"
+    download.value.save_as(saved)
+    assert saved.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
     # a front-end control works: the y axis switches with no kernel
     page.mouse.move(2, 2)
