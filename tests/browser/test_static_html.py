@@ -277,3 +277,28 @@ def test_a_local_view_page_plays_back_offline(offline, tmp_path):
     page.locator("input.cwl-loop").last.evaluate("el => { el.value = '3'; el.dispatchEvent(new Event('input')); }")
     page.wait_for_function("c => c.dataset.point !== '0'", arg=canvas.element_handle(), timeout=5_000)
     page.wait_for_function("([c, url]) => c.toDataURL() !== url", arg=[canvas.element_handle(), before], timeout=5_000)
+
+
+# -- JupyterLab: a notebook executed elsewhere ------------------------------------------------------
+
+
+def test_lab_shows_the_png_of_a_notebook_executed_elsewhere(lab_page, jupyter_lab):
+    """A notebook run by nbclient (a CI job, a colleague) is not trusted where it is opened: Lab does not
+    render its widget views, and picks the display's next format. The figure must be that format."""
+    from labdriver import Notebook
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in NOTEBOOK])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}).execute()
+    nbformat.write(notebook, jupyter_lab.root_dir / "executed_elsewhere.ipynb")
+    page = lab_page.page
+    Notebook(page, jupyter_lab.url).open("executed_elsewhere.ipynb")
+    image = page.locator(".jp-OutputArea-output[data-mime-type='image/png'] img")
+    image.wait_for(state="visible", timeout=30_000)
+    lab_page.screenshot("png-fallback")
+    assert page.locator(".cw-root").count() == 0
+    data = image.get_attribute("src")
+    png = np.asarray(Image.open(io.BytesIO(base64.b64decode(data.split(",", 1)[1]))).convert("RGB"), dtype=int)
+    for colour in cw.CampaignDiagram(figure_2b()).phase_colors[:2]:
+        assert colour_count(png, colour) > 200, f"phase colour {colour} missing from the figure Lab shows"
