@@ -135,6 +135,10 @@ async function importBundle(source) {
   let module;
   try {
     module = await import(/* @vite-ignore */ url);
+  } catch (error) {
+    // a browser that will not import a blob: URL from a file:// page may still take a data: URL
+    console.warn("campaign_widget page: importing the bundle from a blob: URL failed, trying a data: URL", error);
+    module = await import(/* @vite-ignore */ `data:text/javascript;charset=utf-8,${encodeURIComponent(source)}`);
   } finally {
     URL.revokeObjectURL(url);
   }
