@@ -20,6 +20,7 @@ from labdriver import ConsoleErrors, read_canvas
 from PIL import Image
 
 import campaign_widget as cw
+from campaign_widget.html_export import write_html
 from campaign_widget.local_view import LocalView
 from campaign_widget.widget import decode_scene_state
 
@@ -207,6 +208,32 @@ def test_a_dataflow_page_draws_and_hovers_offline(offline, tmp_path):
     tooltip = page.locator("div.cwd-tooltip")
     tooltip.wait_for(state="visible", timeout=5_000)
     assert "B" in tooltip.inner_text()
+
+
+def test_a_page_of_two_views_links_their_hover(offline, tmp_path):
+    workload = figure_2b()
+    diagram, dataflow = cw.CampaignDiagram(workload), cw.DataflowView(workload)
+    path = write_html(
+        tmp_path / "linked.html",
+        [diagram, dataflow],
+        links=[((diagram, "hovered_phase"), (dataflow, "hovered_phase"))],
+    )
+    view = offline()
+    page = view.page
+    view.open(path)
+    wait_rendered(page, 2)
+    plot, graph_canvas = page.locator("canvas.cw-plot"), page.locator("canvas.cwd-plot")
+    graph = dataflow.graph
+    x, y = np.asarray(graph["x"], dtype=float), np.asarray(graph["y"], dtype=float)
+    graph_canvas.scroll_into_view_if_needed()
+    camera = {k: float(graph_canvas.get_attribute(f"data-{k}")) for k in ("k", "tx", "ty")}
+    top = float(graph_canvas.get_attribute("data-plot-top"))
+    box = graph_canvas.bounding_box()
+    page.mouse.move(
+        box["x"] + float(x[2]) * camera["k"] + camera["tx"], box["y"] + top + float(y[2]) * camera["k"] + camera["ty"]
+    )
+    # hovering phase C in the graph highlights it in the diagram, through the page's link
+    page.wait_for_function("c => c.dataset.highlightedPhase === '2'", arg=plot.element_handle(), timeout=5_000)
 
 
 # -- a notebook exported by nbconvert ----------------------------------------------------------------
