@@ -124,6 +124,25 @@ class StackedDiagrams(ipywidgets.VBox):
 
         return savefig(path, [d.panel() for d in self.diagrams.values()], width=width, dpi=dpi)
 
+    def to_html(self, path, *, title: str = ""):
+        """Write the stacked panels as one self-contained HTML file (``campaign_widget.html_export``):
+        a column of diagrams with their zoom linked (when ``shared_time``), hover, zoom and pan
+        working with no kernel. Written whole or not at all; returns the path."""
+        from .html_export import write_html
+
+        return write_html(path, [self], title=title)
+
+    def _add_to_page(self, page) -> None:
+        """The panels top to bottom, their time windows linked as in the notebook, then the gap readout."""
+        diagrams = list(self.diagrams.values())
+        for diagram in diagrams:
+            page.add(diagram)
+        if self.shared_time:
+            for other in diagrams[1:]:
+                page.link((diagrams[0], "time_window"), (other, "time_window"))
+        if self.gap_readout.value:
+            page.text(self.gap_readout.value)
+
     def _share_time(self, _change=None):
         for link in self._links:
             link.unlink()

@@ -9,8 +9,11 @@ JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/dom.js`` (labelled c
 
 from __future__ import annotations
 
+import base64
 import math
 import numbers
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -24,6 +27,8 @@ STATIC = Path(__file__).parent / "static"
 THEMES = ("auto", "light", "dark")
 PARAM_SPAN = 16  # a parameter slider reaches from value/16 to value×16 unless param_ranges says otherwise
 LOG_SLIDER_SPAN = 100  # a parameter range spanning this factor or more gets a log slider
+DISPLAY_MODES = ("live+png", "live", "png")  # ViewWidget.display_mode
+DISPLAY_DPI = 100  # the display's PNG: one pixel per CSS pixel of a figure's inches at 100 px each
 
 
 class Choice(t.Enum):
@@ -47,7 +52,18 @@ class ViewWidget(anywidget.AnyWidget):
 
     #: Traits the view may write; None: every synced trait.
     view_writable: ClassVar[frozenset[str] | None] = None
+    #: What a display of the view holds (``DISPLAY_MODES``): ``"live+png"`` the live view and a PNG
+    #: of its figure (``image/png``, drawn with no browser by the view's ``savefig``) for renderings
+    #: with no widget front end (GitHub, a docs build, nbconvert without widget state); ``"live"``
+    #: the live view alone, displayed faster; ``"png"`` the PNG alone, for a notebook exported as a
+    #: static page (nbconvert shows a saved live view before a PNG, and that view needs scripts from
+    #: a CDN). Set it on the class or on one view, or CAMPAIGN_WIDGET_DISPLAY in the kernel's environment.
+    display_mode: ClassVar[str] = os.environ.get("CAMPAIGN_WIDGET_DISPLAY", "live+png").strip() or "live+png"
     _bundle_path: ClassVar[Path]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_msg(self._answer_kernel_ping)
 
     def __init_subclass__(cls, bundle: str | None = None, **kwargs: Any) -> None:
         if bundle is not None:
@@ -67,6 +83,63 @@ class ViewWidget(anywidget.AnyWidget):
                 f"the front end of {cls.__name__} is not built ({cls._bundle_path} is missing): install the "
                 "package with `pip install .` (or `-e .`), or run `npm install && npm run build` in the source tree"
             )
+
+    def _answer_kernel_ping(self, _widget, content, _buffers) -> None:
+        # js/kernel.js asks once whether a kernel is behind the view's model; only a live one answers
+        if isinstance(content, dict) and content.get("type") == "kernel-ping":
+            self.send({"type": "kernel-pong"})
+
+    # -- without a kernel: a static page, and a PNG in the display ---------------------------------
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "") -> Path:
+        """Write this view as one self-contained HTML file (``campaign_widget.html_export``): its
+        front end, its state and its data embedded, nothing fetched, no kernel. It opens from disk
+        in a browser with hover, zoom and pan; the controls that recompute in Python are hidden.
+        Written whole or not at all; returns the path."""
+        from .html_export import write_html
+
+        return write_html(path, [self], title=title)
+
+    def _add_to_page(self, page) -> None:
+        page.add(self)
+
+    def _page_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The synced state (serialized, as ``get_state`` gives it) a page starts from. A view whose
+        state holds less than the page needs, because the kernel sends the rest on request (a zoomed
+        window's detail), puts the whole here."""
+        return state
+
+    def static_png(self) -> bytes | None:
+        """A PNG of the figure with no browser (the view's ``savefig``), or None if the view has none."""
+        savefig = getattr(self, "savefig", None)
+        if savefig is None:
+            return None
+        with tempfile.TemporaryDirectory(prefix="cw-display-") as folder:
+            target = Path(folder) / "figure.png"
+            savefig(target, dpi=DISPLAY_DPI)
+            return target.read_bytes()
+
+    def _repr_mimebundle_(self, **kwargs: Any):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        mode = self.display_mode
+        if mode not in DISPLAY_MODES:
+            self.log.warning(
+                "%s: display_mode %r is not one of %s", type(self).__name__, mode, ", ".join(DISPLAY_MODES)
+            )
+            mode = "live+png"
+        if bundle is None or mode == "live":
+            return bundle
+        data, metadata = bundle
+        try:
+            png = self.static_png()
+        except Exception as error:  # the live view is still shown: a failed fallback must not hide it
+            self.log.warning("%s: no static PNG in the display (%s)", type(self).__name__, error)
+            png = None
+        if png is None:
+            return bundle
+        if mode == "png":
+            data = {key: value for key, value in data.items() if key == "text/plain"}
+        return {**data, "image/png": base64.b64encode(png).decode("ascii")}, metadata
 
     # -- state from the view ------------------------------------------------------------------------
 

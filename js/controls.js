@@ -3,9 +3,13 @@
 // in span.cw-value, and follows changes made from Python.
 import { element, labelled, setOptions } from "./dom.js";
 import { formatSI } from "./format.js";
+import { needsKernel } from "./kernel.js";
 import { createParamSliders } from "./param-sliders.js";
 
 const LOG_SLIDER_STEPS = 1000;
+// Controls the view answers itself (the scene carries what they need); every other one asks the
+// kernel for a new scene and is hidden where there is none (js/kernel.js).
+const FRONT_END_CONTROLS = new Set(["y axis"]);
 
 /** What each control does, in a sentence: its label's tooltip (sliders add their range). */
 export const CONTROL_HELP = {
@@ -54,6 +58,7 @@ export function createControls(document, model, writer) {
     value.hidden = !showValue; // a select or number box already shows its value: no second readout
     const label = labelled(document, bar, labelText, input, value);
     label.title = CONTROL_HELP[labelText] ?? "";
+    if (!FRONT_END_CONTROLS.has(labelText)) needsKernel(label);
     controls.push(() => sync(value));
     return value;
   }
@@ -174,6 +179,7 @@ export function createControls(document, model, writer) {
 
   // One integer slider per workload parameter (js/param-sliders.js), after the schedule controls.
   const params = createParamSliders(document, model, writer);
+  needsKernel(params.element);
   bar.append(params.element);
 
   function sync() {

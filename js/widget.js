@@ -4,6 +4,7 @@ import { element, sizeCanvas } from "./dom.js";
 import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
 import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
+import { watchKernel } from "./kernel.js";
 import { drawFigure } from "./draw.js";
 import { attachPngExport, renderPng } from "./export.js";
 import { readFigure } from "./figure.js";
@@ -62,6 +63,7 @@ function render({ model, el }) {
   header.append(controls.element, toolbar);
   root.append(style, header, plotWrap, readout.element);
   el.append(root);
+  const kernel = watchKernel({ model, root, document });
 
   const ctx = canvas.getContext("2d");
   const epochMs = () => window.performance.timeOrigin + window.performance.now();
@@ -342,6 +344,7 @@ function render({ model, el }) {
     writer.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
     sharing.dispose();
+    kernel.dispose();
     send({ type: "view-closed" });
     root.remove();
   };

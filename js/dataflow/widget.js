@@ -3,6 +3,7 @@
 // selection and the minimap. Text from users is drawn with fillText or set as textContent only.
 import { element, labelled, setOptions } from "../dom.js";
 import { downloadBlob, renderPng } from "../export.js";
+import { needsKernel, watchKernel } from "../kernel.js";
 import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
 import { createParamSliders } from "../param-sliders.js";
 import { CSS } from "../styles.js";
@@ -65,6 +66,9 @@ function render({ model, el }) {
   plotWrap.append(canvas, minimap, tooltip);
   root.append(element(document, "style", null, DATAFLOW_CSS), controls, params, plotWrap);
   el.append(root);
+  // the overlay's colours and the parameters are computed in the kernel; fit, zoom and hover are not
+  needsKernel(overlay, scaling, buckets, palette, reverse, params);
+  const kernel = watchKernel({ model, root, document });
 
   const ctx = canvas.getContext("2d");
   const miniCtx = minimap.getContext("2d");
@@ -429,6 +433,7 @@ function render({ model, el }) {
       target.removeEventListener("change", fn);
     }
     writer.dispose();
+    kernel.dispose();
     if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
     if (frame !== null) window.cancelAnimationFrame(frame);
     root.remove();

@@ -4,6 +4,7 @@
 import { element, sizeCanvas } from "../dom.js";
 import { decodeArray } from "../codecs.js";
 import { createTraitWriter } from "../trait-writer.js";
+import { needsKernel, watchKernel } from "../kernel.js";
 import { createControls } from "./controls.js";
 import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
 import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook, neutralSwap } from "./draw.js";
@@ -145,6 +146,10 @@ function render({ model, el }) {
   });
   root.append(style, controls.element, message, main);
   el.append(root);
+  // Playback and the modes are drawn from the arrays sent; the cache, the layouts, the colours and
+  // what a selection relates to are computed in the kernel.
+  needsKernel(...root.querySelectorAll(".cwl-cache, .cwl-layouts, .cwl-reuse-stat, .cwl-scaling, .cwl-palette, .cwl-line-overlay, .cwl-clear, .cwl-apply"));
+  const kernel = watchKernel({ model, root, document });
   const ctx = canvas.getContext("2d");
   const histCtx = hist.getContext("2d");
   // Light and dark (js/page-theme.js): the grids, legend and histogram follow the theme.
@@ -449,6 +454,7 @@ function render({ model, el }) {
     canvas.removeEventListener("click", onClick);
     controls.destroy();
     writer.dispose();
+    kernel.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
     root.remove();
   };
