@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipywidgets
+import traitlets
 
 from .roofline import DEFAULT_THRESHOLD
 from .roofline_view import RooflineView
@@ -78,6 +79,40 @@ class Explorer(ipywidgets.HBox):
     def set_params(self, **values):
         """Set some parameters in every view (the others keep their values): ``explorer.set_params(S=4096)``."""
         self.params = {**self.diagram.params, **values}
+
+    @property
+    def roofline_plot(self):
+        """The canvas roofline (``RooflinePlot``) of this Explorer's diagram, made on first use: the
+        same geometry as ``self.roofline``, for front ends without ipywidgets (marimo, ``to_html``)."""
+        plot = self.__dict__.get("_roofline_plot")
+        if plot is None:
+            from .roofline_plot import RooflinePlot
+
+            plot = RooflinePlot(
+                self.diagram,
+                threshold=self.roofline.threshold,
+                height=int(self.diagram.height) + 60,
+                theme=self.diagram.theme,
+            )
+            self._roofline_plot = plot
+            self._roofline_plot_link = traitlets.link((self.roofline, "threshold"), (plot, "threshold"))
+        return plot
+
+    def to_html(self, path, *, title: str = ""):
+        """Write the Explorer as one self-contained HTML file (``campaign_widget.html_export``): the
+        diagram beside its roofline (the canvas one, ``roofline_plot``), the dataflow view below,
+        hover linked, hover, zoom and pan working with no kernel. Written whole or not at all;
+        returns the path."""
+        from .html_export import write_html
+
+        return write_html(path, [self], title=title)
+
+    def _add_to_page(self, page) -> None:
+        page.row(self.diagram, self.roofline_plot)
+        page.link((self.diagram, "hovered_phase"), (self.roofline_plot, "hovered_phase"))
+        if self.dataflow is not None:
+            page.add(self.dataflow)
+            page.link((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
 
     def _display_(self):
         """marimo's display (it renders anywidgets, not ipywidgets): the diagram and the canvas roofline

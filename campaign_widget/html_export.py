@@ -67,6 +67,8 @@ _KERNEL_REQUESTS = {"png_requests": []}
 _PAGE_CSS = """
 body { margin: 16px; font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
 .cw-page-view { margin: 0 0 18px; }
+.cw-page-row { display: flex; flex-flow: row wrap; gap: 12px; align-items: flex-start; }
+.cw-page-row > .cw-page-view { flex: 1 1 0; min-width: 360px; }
 .cw-page-text { margin: 0 0 12px; font-size: 12px; color: #555; }
 .cw-page-error { color: #c0392b; white-space: pre-wrap; }
 @media (prefers-color-scheme: dark) { body { background: #111; color: #ddd; } .cw-page-text { color: #aaa; } }
@@ -78,7 +80,7 @@ class Page:
 
     ``add(item)`` takes an anywidget (every view of this package, and any other anywidget whose
     front end is an ES module) or anything with ``_add_to_page(page)`` (``StackedDiagrams``);
-    ``text(line)`` adds a line of plain text; ``link((a, "trait"), (b, "trait"))`` keeps two
+    ``row(a, b)`` puts views side by side; ``text(line)`` adds a line of plain text; ``link((a, "trait"), (b, "trait"))`` keeps two
     traits equal in the page, both ways. Each method returns the page.
     """
 
@@ -100,6 +102,13 @@ class Page:
             adder(self)
             return self
         self._items.append({"model": self.model_id(item)})
+        return self
+
+    def row(self, *widgets) -> Page:
+        """Views side by side (wrapping onto the next line when the window is narrow)."""
+        if not widgets:
+            raise TypeError("row() needs at least one view")
+        self._items.append({"row": [{"model": self.model_id(widget)} for widget in widgets]})
         return self
 
     def text(self, line: str) -> Page:

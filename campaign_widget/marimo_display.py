@@ -38,18 +38,9 @@ def explorer_parts(explorer):
     """The marimo parts of an ``Explorer``, made once: its canvas roofline (``explorer.roofline_plot``,
     following ``explorer.diagram``) and, with a dataflow view, the kernel-side links that stand for its
     browser links (hovered phase, parameter values)."""
-    plot = getattr(explorer, "roofline_plot", None)
-    if plot is None:
-        from .roofline_plot import RooflinePlot
-
-        plot = RooflinePlot(
-            explorer.diagram,
-            threshold=explorer.roofline.threshold,
-            height=int(explorer.diagram.height) + 60,
-            theme=explorer.diagram.theme,
-        )
-        explorer.roofline_plot = plot
-        explorer._marimo_links = [t.link((explorer.roofline, "threshold"), (plot, "threshold"))]
+    plot = explorer.roofline_plot
+    if getattr(explorer, "_marimo_links", None) is None:
+        explorer._marimo_links = []
         if explorer.dataflow is not None:
             explorer._marimo_links.append(
                 t.link((explorer.diagram, "hovered_phase"), (explorer.dataflow, "hovered_phase"))

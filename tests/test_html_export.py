@@ -246,3 +246,19 @@ def test_the_local_view_has_no_static_figure_yet():
 def test_a_view_can_give_the_page_more_than_its_synced_state(tmp_path, diagram, monkeypatch):
     monkeypatch.setattr(diagram, "_page_state", lambda state: {**state, "title": "whole scene"}, raising=False)
     assert page_data(diagram.to_html(tmp_path / "fig.html"))["models"]["m0"]["state"]["title"] == "whole scene"
+
+
+def test_an_explorer_page_is_its_diagram_beside_its_canvas_roofline_with_hover_linked(tmp_path):
+    explorer = cw.Explorer(figure_2b())
+    page = html_export.Page()
+    page.add(explorer)
+    data = page.data()
+    (row,) = data["items"]
+    models = [part["model"] for part in row["row"]]
+    assert [data["models"][m]["state"].get("_esm") is None for m in models] == [True, True]  # bundles apart
+    diagram, plot = (page.model_id(explorer.diagram), page.model_id(explorer.roofline_plot))
+    assert models == [diagram, plot]
+    assert [[diagram, "hovered_phase"], [plot, "hovered_phase"]] in data["links"]
+    assert explorer.roofline_plot is explorer.roofline_plot  # made once
+    path = explorer.to_html(tmp_path / "explorer.html")
+    assert path.read_text().count('"row"') == 1

@@ -155,7 +155,7 @@ function showError(root, text) {
   root.append(box);
 }
 
-/** Build the page: models, links, then each view (or text line) in order. */
+/** Build the page: models, links, then each view (or text line, or row of views) in order. */
 export async function renderPage(data, root) {
   const manager = { kernel: null };
   const models = new Map();
@@ -170,17 +170,21 @@ export async function renderPage(data, root) {
     if (!bundles.has(name)) bundles.set(name, importBundle(data.bundles[name]));
     return bundles.get(name);
   };
-  for (const item of data.items ?? []) {
+  const renderItem = async (item, parent) => {
     const el = document.createElement("div");
+    parent.append(el);
     if (item.text !== undefined) {
       el.className = "cw-page-text";
       el.textContent = String(item.text);
-      root.append(el);
-      continue;
+      return;
+    }
+    if (Array.isArray(item.row)) {
+      el.className = "cw-page-row";
+      for (const part of item.row) await renderItem(part, el);
+      return;
     }
     el.className = "cw-page-view";
     el.dataset.model = item.model;
-    root.append(el);
     const model = models.get(item.model);
     try {
       const widget = await widgetOf(data.models[item.model].bundle);
@@ -190,7 +194,8 @@ export async function renderPage(data, root) {
       console.error("campaign_widget page: a view could not render", error);
       showError(el, `This view could not be drawn: ${error?.message ?? error}`);
     }
-  }
+  };
+  for (const item of data.items ?? []) await renderItem(item, root);
   root.dataset.rendered = "true";
   return models;
 }

@@ -329,3 +329,35 @@ def test_lab_shows_the_png_of_a_notebook_executed_elsewhere(lab_page, jupyter_la
     png = np.asarray(Image.open(io.BytesIO(base64.b64decode(data.split(",", 1)[1]))).convert("RGB"), dtype=int)
     for colour in cw.CampaignDiagram(figure_2b()).phase_colors[:2]:
         assert colour_count(png, colour) > 200, f"phase colour {colour} missing from the figure Lab shows"
+
+
+def _log_px(value: float, lo: float, hi: float, px_lo: float, px_hi: float) -> float:
+    import math
+
+    return px_lo + (math.log10(value) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * (px_hi - px_lo)
+
+
+def test_an_explorer_page_shows_diagram_and_roofline_side_by_side_hover_linked(offline, tmp_path):
+    explorer = cw.Explorer(figure_2b())
+    path = explorer.to_html(tmp_path / "explorer.html")
+    view = offline()
+    page = view.page
+    view.open(path)
+    page.wait_for_selector("#cw-page[data-rendered=true]", timeout=RENDER_TIMEOUT)
+    diagram_canvas = page.locator("canvas.cw-plot:not(.cw-roofline-plot)").first
+    roofline_canvas = page.locator("canvas.cw-roofline-plot").first
+    page.wait_for_function("c => +c.dataset.draws > 0", arg=roofline_canvas.element_handle(), timeout=RENDER_TIMEOUT)
+    page.wait_for_function("c => +c.dataset.draws > 0", arg=diagram_canvas.element_handle(), timeout=RENDER_TIMEOUT)
+    one, two = diagram_canvas.bounding_box(), roofline_canvas.bounding_box()
+    assert two["x"] >= one["x"] + one["width"] - 1 and abs(two["y"] - one["y"]) < one["height"], (one, two)
+    geometry = explorer.roofline_plot.geometry
+    phase = int(np.asarray(geometry["share"]).argmax())
+    data = {k: float(roofline_canvas.get_attribute(f"data-plot-{k}")) for k in ("left", "right", "top", "bottom")}
+    (x_lo, x_hi), (y_lo, y_hi) = geometry["x_range"], geometry["y_range"]
+    px = _log_px(float(geometry["phase_x"][phase]), x_lo, x_hi, data["left"], data["right"])
+    py = _log_px(float(geometry["phase_y"][phase]), y_lo, y_hi, data["bottom"], data["top"])
+    page.mouse.move(two["x"] + px, two["y"] + py)
+    # hovering the roofline's point highlights its phase in the diagram, through the page's link
+    page.wait_for_function(
+        "([c, p]) => c.dataset.highlightedPhase === p", arg=[diagram_canvas.element_handle(), str(phase)], timeout=5_000
+    )
