@@ -81,7 +81,7 @@ test("auto follows JupyterLab's attribute and takes page colours only when they 
 test("the root is marked with its theme, and with the theme the trait forces", () => {
   const root = { dataset: {} };
   markTheme(root, themeColours("dark"), fakeModel({ theme: "dark" }));
-  assert.deepEqual(root.dataset, { cwTheme: "dark", cwThemeForced: "dark" });
+  assert.deepEqual(root.dataset, { cwTheme: "dark", cwThemeForced: "dark", cwPalette: "dark" });
   markTheme(root, themeColours("light"), fakeModel({ theme: "auto" }));
   assert.deepEqual(root.dataset, { cwTheme: "light" });
 });
