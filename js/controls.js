@@ -123,14 +123,7 @@ export function createControls(document, model, writer) {
     tilesBox.value = String(value);
     writer.write("tiles", value);
   });
-  listen(tilesBox, "input", () => { typingTiles = true; });
-  listen(tilesBox, "keydown", (event) => {
-    if (event.key === "Escape") {
-      typingTiles = false;
-      tilesBox.value = String(model.get("tiles") ?? 1);
-    }
-  });
-  listen(tilesBox, "change", () => {
+  const commitTiles = () => {
     typingTiles = false;
     const typed = tilesBox.value.trim();
     if (typed === "" || !Number.isFinite(Number(typed))) {
@@ -141,7 +134,22 @@ export function createControls(document, model, writer) {
     if (Number.isInteger(value) && value >= 1 && value <= tilesMax()) tiles.value = String(value);
     writer.write("tiles", value);
     writer.flush();
+  };
+  listen(tilesBox, "input", () => { typingTiles = true; });
+  // Enter sends, Escape undoes; the keys stay in the box (data-lm-suppress-shortcuts keeps
+  // JupyterLab's command-mode shortcuts, Enter among them, out of it).
+  tilesBox.setAttribute("data-lm-suppress-shortcuts", "true");
+  listen(tilesBox, "keydown", (event) => {
+    event.stopPropagation?.();
+    if (event.key === "Enter") {
+      event.preventDefault?.();
+      commitTiles();
+    } else if (event.key === "Escape") {
+      typingTiles = false;
+      tilesBox.value = String(model.get("tiles") ?? 1);
+    }
   });
+  listen(tilesBox, "change", () => { if (typingTiles) commitTiles(); }); // left the box with a new count
 
   const pipeline = element(document, "input", { type: "checkbox", className: "cw-pipeline" });
   const pipelineValue = addControl("pipeline", pipeline, (span) => {

@@ -25,7 +25,7 @@ function fakeDocument() {
         replaceChildren(...kids) { this.children = kids; },
         addEventListener(type, fn) { (listeners[type] ??= []).push(fn); },
         removeEventListener(type, fn) { listeners[type] = (listeners[type] ?? []).filter((f) => f !== fn); },
-        fire(type) { for (const fn of listeners[type] ?? []) fn(); },
+        fire(type, event = {}) { for (const fn of listeners[type] ?? []) fn(event); },
         listeners,
       };
     },
@@ -192,16 +192,25 @@ test("a typed tile count goes to the kernel as typed; a slider move fills the bo
   model.values.tiles = 4;
   controls.sync();
   assert.equal(box.value, "500", "a sync while typing keeps what is typed");
+  box.fire("keydown", { key: "Enter" });
+  assert.deepEqual(writer.writes, [["tiles", 500]], "past the slider's end: sent on Enter");
   box.fire("change");
-  assert.deepEqual(writer.writes, [["tiles", 500]], "past the slider's end: sent");
+  assert.equal(writer.writes.length, 1, "the change event after Enter sends nothing more");
   box.value = "2.5";
+  box.fire("input");
   box.fire("change");
-  assert.deepEqual(writer.writes.at(-1), ["tiles", 2.5], "the kernel refuses it, naming it");
+  assert.deepEqual(writer.writes.at(-1), ["tiles", 2.5], "leaving the box sends it too; the kernel refuses it, naming it");
   writer.settle();
   box.value = "";
-  box.fire("change");
+  box.fire("input");
+  box.fire("keydown", { key: "Enter" });
   assert.equal(writer.writes.length, 2, "an empty box sends nothing");
   assert.equal(box.value, "4", "and shows the kernel's count again");
+  box.value = "77";
+  box.fire("input");
+  box.fire("keydown", { key: "Escape" });
+  assert.equal(box.value, "4", "Escape undoes the typing");
+  assert.equal(box.attributes["data-lm-suppress-shortcuts"], "true", "JupyterLab's shortcuts stay out of the box");
   slider.value = "9";
   slider.fire("input");
   assert.equal(box.value, "9");
