@@ -12,9 +12,10 @@
 //   theme carries vscode-high-contrast as well, so the light classes are asked first); colours
 //   --vscode-editor-background, --vscode-editor-foreground, --vscode-descriptionForeground, written on
 //   <html>. With only the variables, the background's luminance decides.
-// - Colab: html[theme="dark"|"light"], the selector Colab's team gives for output frames (colabtools
-//   issues 1214 and 2485); its widget manager maps --jp-ui-font-color1 and --jp-layout-color2 to its
-//   own colours, so the text colour comes through the --jp-* variables.
+// - Colab: html[theme="dark"|"light"], the selector Colab's team gives for HTML in output frames
+//   (its other variables it calls unstable); its widget manager (colab-cdn-widget-manager) maps
+//   --jp-ui-font-color1 and --jp-layout-color2 to its own colours, so the text colour comes through
+//   the --jp-* variables.
 // - anywhere else (marimo, a static HTML file): prefers-color-scheme.
 // Outside JupyterLab the page has no --jp-* colours for the controls, so the root is marked with a
 // palette (data-cw-palette) that THEME_CSS fills in.
