@@ -1,4 +1,4 @@
-"""The diagram's light/dark choice in each notebook front end, tested in a plain page (no JupyterLab).
+"""The views' light/dark choice in each notebook front end, tested in a plain page (no JupyterLab).
 
 VS Code's notebook webviews and Colab's output frames cannot be driven here. What they put on the
 page can: each case below sets one front end's markers on a page of its own — JupyterLab's
@@ -11,6 +11,7 @@ Then it reads the canvas: its background pixel is the front end's dark or light 
 controls' text stands out from the root's background. The browser's own scheme is set opposite to
 the front end's each time, so the marker, not the browser, decides. The live tests switch the
 markers (as the front ends do when a user picks another theme) and wait for the canvas to follow.
+The dataflow and local views (their own bundles) are checked in VS Code's and Colab's pages too.
 """
 
 from __future__ import annotations
@@ -20,16 +21,18 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 from ipywidgets.widgets.widget import _remove_buffers
-from labdriver import ConsoleErrors, hex_rgb, read_canvas
+from labdriver import ConsoleErrors, decode_data_url, hex_rgb, read_canvas
 from workloads import two_phases
 
 import campaign_widget as cw
 
 pytestmark = pytest.mark.browser
 
-BUNDLE = Path(cw.__file__).parent / "static" / "widget.js"
+STATIC = Path(cw.__file__).parent / "static"
+BUNDLE = STATIC / "widget.js"
 ORIGIN = "http://cw-page.test"
 RENDER_TIMEOUT_MS = 20_000
 THEME_DATA = json.loads((Path(cw.__file__).parent / "theme.json").read_text(encoding="utf-8"))
@@ -152,24 +155,53 @@ const model = {
   off: (event, fn) => { listeners[event] = (listeners[event] ?? []).filter((f) => f !== fn); },
 };
 window.cwModel = model;
-const { default: widget } = await import("/widget.js");
+const { default: widget } = await import("/__BUNDLE__");
 widget.render({ model, el: document.getElementById("out") });
 </script></body></html>"""
 
 
-def diagram_state() -> dict:
-    """The synced state of a CampaignDiagram, as the kernel sends it (buffers apart, base64 here)."""
-    diagram = cw.CampaignDiagram(two_phases(), tiles=4, pipeline=True, title="front-end theme")
-    state = {k: v for k, v in diagram.get_state().items() if k not in ("_esm", "layout")}
+def widget_state(widget) -> dict:
+    """The synced state of a widget, as the kernel sends it (buffers apart, base64 here)."""
+    state = {k: v for k, v in widget.get_state().items() if k not in ("_esm", "layout")}
     state, paths, buffers = _remove_buffers(state)
     return {"state": state, "paths": paths, "buffers": [base64.b64encode(bytes(b)).decode("ascii") for b in buffers]}
+
+
+def diagram_state() -> dict:
+    return widget_state(cw.CampaignDiagram(two_phases(), tiles=4, pipeline=True, title="front-end theme"))
+
+
+def other_views() -> dict:
+    """The dataflow and local views' states: bundle → (state, canvas selector)."""
+    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.local_view import LocalView
+
+    machine = cw.Machine(peak_compute=1e12, peak_bandwidth=1e11)
+    workload = cw.Workload(
+        [
+            cw.Phase("up", ops=2e9, reads={"x": 4e6, "W1": 16e6}, writes={"h": 16e6}),
+            cw.Phase("down", ops=2e10, reads={"h": 16e6, "W2": 16e6}, writes={"y": 4e6}),
+        ],
+        machine=machine,
+    )
+    return {
+        "dataflow.js": (widget_state(DataflowView(workload, height=260)), "canvas.cwd-plot"),
+        "local.js": (
+            widget_state(LocalView(None, "C[i,j] = A[i,k] * B[k,j]", {"i": 6, "j": 6, "k": 6})),
+            "canvas.cwl-canvas",
+        ),
+    }
+
+
+def as_json(state: dict) -> str:
+    return json.dumps(state).replace("</", "<\\/")
 
 
 @pytest.fixture(scope="module")
 def state_json() -> str:
     if not BUNDLE.exists():
         pytest.fail(f"the bundle {BUNDLE} is missing: npm run build", pytrace=False)
-    return json.dumps(diagram_state()).replace("</", "<\\/")
+    return as_json(diagram_state())
 
 
 @pytest.fixture
@@ -177,7 +209,7 @@ def open_page(browser, state_json, artifacts_dir, request):
     """open_page(front_end, browser_dark) -> (page, errors): the diagram rendered in that front end's page."""
     contexts = []
 
-    def factory(front: FrontEnd, browser_dark: bool):
+    def factory(front: FrontEnd, browser_dark: bool, *, bundle="widget.js", state=None, canvas="canvas.cw-plot"):
         context = browser.new_context(
             viewport={"width": 1000, "height": 800},
             device_scale_factor=2,
@@ -187,24 +219,28 @@ def open_page(browser, state_json, artifacts_dir, request):
         page = context.new_page()
         errors = ConsoleErrors()
         errors.attach(page)
-        html = PAGE.replace("__STATE__", state_json).replace("__MARKERS__", json.dumps(front.markers()))
+        html = (
+            PAGE.replace("__STATE__", state or state_json)
+            .replace("__MARKERS__", json.dumps(front.markers()))
+            .replace("__BUNDLE__", bundle)
+        )
 
         def serve(route):
             path = route.request.url[len(ORIGIN) :]
             if path in ("/", ""):
                 route.fulfill(status=200, content_type="text/html", body=html)
-            elif path == "/widget.js":
-                route.fulfill(status=200, content_type="text/javascript", body=BUNDLE.read_text(encoding="utf-8"))
+            elif path == f"/{bundle}":
+                route.fulfill(
+                    status=200, content_type="text/javascript", body=(STATIC / bundle).read_text(encoding="utf-8")
+                )
             else:
                 route.fulfill(status=404, body="not here")
 
         page.route(f"{ORIGIN}/**", serve)
         page.goto(f"{ORIGIN}/")
-        canvas = page.locator("canvas.cw-plot")
+        plot = page.locator(canvas).first
         try:
-            page.wait_for_function(
-                "c => c && +c.dataset.draws > 0", arg=canvas.element_handle(timeout=RENDER_TIMEOUT_MS)
-            )
+            page.wait_for_function("c => c && +c.dataset.draws > 0", arg=plot.element_handle(timeout=RENDER_TIMEOUT_MS))
         except Exception as error:
             raise AssertionError(f"{front.name}: the diagram did not draw; page errors {errors.errors}") from error
         page.wait_for_timeout(400)  # the theme's second read (js/page-theme.js REREAD_MS) has happened
@@ -310,3 +346,31 @@ def test_the_view_follows_the_browsers_scheme_live(open_page):
     page.wait_for_timeout(400)
     check_shows(page, BY_NAME["browser-dark"], "after the browser turned dark")
     errors.assert_clean(when="while switching the browser's scheme")
+
+
+OTHER_FRONTS = [BY_NAME[name] for name in ("vscode-dark", "vscode-light", "colab-dark", "colab-light")]
+
+
+@pytest.fixture(scope="module")
+def other_states() -> dict:
+    return {bundle: (as_json(state), canvas) for bundle, (state, canvas) in other_views().items()}
+
+
+@pytest.mark.parametrize("bundle", ["dataflow.js", "local.js"])
+@pytest.mark.parametrize("front", OTHER_FRONTS, ids=[f.name for f in OTHER_FRONTS])
+def test_the_dataflow_and_local_views_take_the_front_ends_theme(open_page, other_states, bundle, front):
+    state, canvas = other_states[bundle]
+    page, errors = open_page(front, browser_dark=not front.dark, bundle=bundle, state=state, canvas=canvas)
+    plot = page.locator(canvas).first
+    assert plot.get_attribute("data-theme") == ("dark" if front.dark else "light"), (
+        f"{bundle} in {front.name}: data-theme={plot.get_attribute('data-theme')}"
+    )
+    pixels = np.asarray(decode_data_url(plot.evaluate("c => c.toDataURL('image/png')")).convert("RGB")).reshape(-1, 3)
+    colours, counts = np.unique(pixels, axis=0, return_counts=True)
+    background = colours[counts.argmax()]  # the colour most of the canvas has
+    shade = luminance(background)
+    assert (shade < 80) if front.dark else (shade > 200), (
+        f"{bundle} in {front.name}: the canvas is mostly {tuple(background)} (luminance {shade:.0f}), "
+        f"not {'dark' if front.dark else 'light'}"
+    )
+    errors.assert_clean(when=f"{bundle} in the {front.name} page")
