@@ -16,7 +16,9 @@
 //   (its other variables it calls unstable); its widget manager (colab-cdn-widget-manager) maps
 //   --jp-ui-font-color1 and --jp-layout-color2 to its own colours, so the text colour comes through
 //   the --jp-* variables.
-// - anywhere else (marimo, a static HTML file): prefers-color-scheme.
+// - marimo: body[data-theme="dark"|"light"] and the body classes dark-theme / light-theme (its
+//   ThemeProvider, read in marimo 0.25's bundle); data-theme on <body> is also the PyData convention.
+// - anywhere else (a static HTML file): prefers-color-scheme.
 // Outside JupyterLab the page has no --jp-* colours for the controls, so the root is marked with a
 // palette (data-cw-palette) that THEME_CSS fills in.
 import { parseHex } from "./color.js";
@@ -25,7 +27,13 @@ import { THEME_DATA } from "./theme.js";
 const REREAD_MS = 300;
 
 /** The classes and attributes the detection reads, on <body> and on <html>: watched for live changes. */
-export const WATCHED_BODY_ATTRIBUTES = ["data-jp-theme-light", "data-jp-theme-name", "class", "data-vscode-theme-kind"];
+export const WATCHED_BODY_ATTRIBUTES = [
+  "data-jp-theme-light",
+  "data-jp-theme-name",
+  "class",
+  "data-vscode-theme-kind",
+  "data-theme",
+];
 export const WATCHED_HTML_ATTRIBUTES = ["theme", "class", "style"];
 
 /** Each front end's page colours: theme key → CSS variable. */
@@ -37,6 +45,7 @@ const PAGE_VARIABLES = {
     mutedText: "--vscode-descriptionForeground",
   },
   colab: { text: "--jp-ui-font-color1" },
+  marimo: {},
   browser: {},
 };
 
@@ -50,7 +59,7 @@ function cssVariable(window, node, name) {
 
 /**
  * Which front end the page is and whether it is dark: { frontEnd: "jupyterlab" | "vscode" | "colab" |
- * "browser", dark }. `ctx` (a 2D context) reads a colour for the VS Code variables-only case.
+ * "marimo" | "browser", dark }. `ctx` (a 2D context) reads a colour for the VS Code variables-only case.
  */
 export function pageTheme(document, window, ctx) {
   const body = document?.body;
@@ -63,6 +72,9 @@ export function pageTheme(document, window, ctx) {
   if (VSCODE_DARK.some(has)) return { frontEnd: "vscode", dark: true };
   const colab = document?.documentElement?.getAttribute?.("theme");
   if (colab === "dark" || colab === "light") return { frontEnd: "colab", dark: colab === "dark" };
+  const marked = body?.dataset?.theme;
+  if (marked === "dark" || classes?.contains?.("dark-theme")) return { frontEnd: "marimo", dark: true };
+  if (marked === "light" || classes?.contains?.("light-theme")) return { frontEnd: "marimo", dark: false };
   const editor = cssVariable(window, document?.documentElement, "--vscode-editor-background");
   const shade = editor ? luminance(ctx, editor) : NaN;
   if (Number.isFinite(shade)) return { frontEnd: "vscode", dark: shade < 128 };

@@ -61,6 +61,13 @@ test("Colab: html[theme]", () => {
   assert.deepEqual(detect({ html: { theme: "sepia" } }), { frontEnd: "browser", dark: false }, "an unknown value is not Colab's");
 });
 
+test("marimo: body[data-theme] and its -theme classes", () => {
+  assert.deepEqual(detect({ bodyClass: "dark dark-theme", bodyData: { theme: "dark" } }), { frontEnd: "marimo", dark: true });
+  assert.deepEqual(detect({ bodyClass: "light light-theme", bodyData: { theme: "light" }, dark: true }), { frontEnd: "marimo", dark: false });
+  assert.deepEqual(detect({ bodyClass: "dark-theme" }), { frontEnd: "marimo", dark: true });
+  assert.deepEqual(detect({ bodyClass: "dark" }), { frontEnd: "browser", dark: false }, "a bare 'dark' class is anybody's");
+});
+
 test("anywhere else: the browser's colour scheme", () => {
   assert.deepEqual(detect({ dark: true }), { frontEnd: "browser", dark: true });
   assert.deepEqual(detect({}), { frontEnd: "browser", dark: false });
@@ -128,7 +135,7 @@ test("watchTheme follows every class and attribute pageTheme reads, and the colo
   let changes = 0;
   const stop = watchTheme({ document: { body, documentElement }, window }, () => { changes += 1; });
   const filterOf = (node) => observed.find(([n]) => n === node)?.[1] ?? [];
-  for (const name of ["class", "data-jp-theme-light", "data-vscode-theme-kind"]) assert.ok(filterOf(body).includes(name), name);
+  for (const name of ["class", "data-jp-theme-light", "data-vscode-theme-kind", "data-theme"]) assert.ok(filterOf(body).includes(name), name);
   for (const name of ["theme", "style"]) assert.ok(filterOf(documentElement).includes(name), name);
   assert.deepEqual(filterOf(body), WATCHED_BODY_ATTRIBUTES);
   assert.deepEqual(filterOf(documentElement), WATCHED_HTML_ATTRIBUTES);

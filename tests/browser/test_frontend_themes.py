@@ -3,8 +3,8 @@
 VS Code's notebook webviews and Colab's output frames cannot be driven here. What they put on the
 page can: each case below sets one front end's markers on a page of its own — JupyterLab's
 ``body[data-jp-theme-light]`` and ``--jp-*`` colours, VS Code's body classes, ``data-vscode-theme-kind``
-and ``--vscode-editor-*`` colours on ``<html>``, Colab's ``html[theme]``, or nothing (the browser's
-colour scheme) — loads our bundle (``campaign_widget/static/widget.js``) and renders a
+and ``--vscode-editor-*`` colours on ``<html>``, Colab's ``html[theme]``, marimo's ``body[data-theme]`` and
+``dark-theme``/``light-theme`` classes, or nothing (the browser's colour scheme) — loads our bundle (``campaign_widget/static/widget.js``) and renders a
 ``CampaignDiagram``'s synced state into it through a stand-in for the anywidget model (the state and
 its binary buffers as the kernel sends them: ``get_state`` and ipywidgets' ``_remove_buffers``).
 Then it reads the canvas: its background pixel is the front end's dark or light colour, and the
@@ -120,6 +120,8 @@ FRONT_ENDS = [
         variables={"--jp-ui-font-color1": "#e3e3e3"},
     ),
     FrontEnd("colab-light", False, LIGHT_BACKGROUND, html_attributes={"theme": "light"}),
+    FrontEnd("marimo-dark", True, DARK_BACKGROUND, body_class="dark dark-theme", body_data={"theme": "dark"}),
+    FrontEnd("marimo-light", False, LIGHT_BACKGROUND, body_class="light light-theme", body_data={"theme": "light"}),
     FrontEnd("browser-dark", True, DARK_BACKGROUND),
     FrontEnd("browser-light", False, LIGHT_BACKGROUND),
 ]
@@ -325,8 +327,9 @@ BY_NAME = {f.name: f for f in FRONT_ENDS}
         ("vscode-light", "vscode-dark", "vscode-high-contrast-light", "vscode-high-contrast"),
         ("colab-light", "colab-dark", "colab-light"),
         ("jupyterlab-light", "jupyterlab-dark", "jupyterlab-light"),
+        ("marimo-light", "marimo-dark", "marimo-light"),
     ],
-    ids=["vscode", "colab", "jupyterlab"],
+    ids=["vscode", "colab", "jupyterlab", "marimo"],
 )
 def test_the_view_follows_a_live_theme_change(open_page, steps):
     first, *rest = (BY_NAME[name] for name in steps)
