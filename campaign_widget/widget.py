@@ -56,6 +56,18 @@ LOD_ABOVE = 200_000
 LOD_COLUMNS = 4096
 
 
+def tiles_slider_max(workload: Workload, tiles: int) -> int:
+    """The tiles slider's end for ``workload`` shown at ``tiles``: room for four times the tiles asked
+    and four tiles per phase (a pipeline over k phases runs every phase at once only past k tiles; at
+    4k tiles it does for at least 60 % of its steps), at least 64; never past the tiles a view can be sent
+    (MAX_VIEW_PIECES pieces, one per tile at least) nor MAX_TILES_SLIDER. It doubles whenever
+    ``tiles`` passes half of it (``CampaignDiagram._on_control``); the number box beside the slider
+    takes any count."""
+    phases = max(1, len(workload))
+    cap = max(1, min(MAX_TILES_SLIDER, MAX_VIEW_PIECES // phases))
+    return max(1, min(cap, max(64, 4 * int(tiles), 4 * phases)))
+
+
 def _checked(key: str, value):
     """``value`` for schedule setting ``key`` as ``settings.check_setting`` normalizes it, its refusal
     a ``TraitError`` (the widget's validators and the view's messages share the one rule)."""
@@ -181,7 +193,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             self.peak_bandwidth = machine.peak_bandwidth
             self.peak_compute_range = [machine.peak_compute / _PEAK_SPAN, machine.peak_compute * _PEAK_SPAN]
             self.peak_bandwidth_range = [machine.peak_bandwidth / _PEAK_SPAN, machine.peak_bandwidth * _PEAK_SPAN]
-            self.tiles_max = max(64, 4 * int(tiles))
+            self.tiles_max = tiles_slider_max(workload, tiles)
             self.tiles, self.pipeline, self.policy, self.depth = int(tiles), bool(pipeline), policy, int(depth)
             self.stepping = stepping
             self.y_axis, self.height, self.show_controls, self.title = y_axis, height, show_controls, title
@@ -340,7 +352,8 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     @t.observe("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
     def _on_control(self, change):
         if change["name"] == "tiles" and 2 * change["new"] > self.tiles_max:
-            self.tiles_max = min(MAX_TILES_SLIDER, max(self.tiles_max, 2 * change["new"]))  # room to go on
+            cap = min(MAX_TILES_SLIDER, MAX_VIEW_PIECES // max(1, len(self._workload)))
+            self.tiles_max = max(change["new"], min(cap, max(self.tiles_max, 2 * change["new"])))  # room to go on
         if getattr(self, "_ready", False):
             proposal = self._proposal  # kept: one view message may change several controls
             key = (tuple(getattr(self, name) for name in SCHEDULE_CONTROLS), self._workload)
@@ -378,6 +391,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 self.phase_names = workload.names
                 self.fusion_groups = list(workload.fusion_groups)
                 self.phase_colors = phase_colors(workload.names)
+                self.tiles_max = tiles_slider_max(workload, self.tiles)
                 self.set_trait("levels", list(workload.machine.level_names))
                 if self.level and self.level not in self.levels:
                     self.level = ""

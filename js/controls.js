@@ -1,8 +1,11 @@
-// The control bar (div.cw-controls): log sliders for the peaks, tiles, pipeline, policy, stepping, depth,
-// y axis, and one integer slider per workload parameter (input.cw-param[data-param=name]). Each control writes its trait through the frame-coalescing writer, shows its live value
-// in span.cw-value, and follows changes made from Python.
+// The control bar (div.cw-controls): log sliders for the peaks, tiles (a slider and a number box),
+// pipeline, policy, when tiles start (the `stepping` trait), depth, y axis, and one integer slider per
+// workload parameter (input.cw-param[data-param=name]). Each control has a label whose tooltip says
+// what it does (CONTROL_HELP), shows its range beside it where it has one (span.cw-range), writes its
+// trait through the frame-coalescing writer, shows its live value once (span.cw-value beside a
+// slider; a select or number box shows its own) and follows changes made from Python.
 import { element, labelled, setOptions } from "./dom.js";
-import { formatSI } from "./format.js";
+import { formatNumber, formatSI } from "./format.js";
 import { needsKernel } from "./kernel.js";
 import { createParamSliders } from "./param-sliders.js";
 
@@ -10,15 +13,17 @@ const LOG_SLIDER_STEPS = 1000;
 // Controls the view answers itself (the scene carries what they need); every other one asks the
 // kernel for a new scene and is hidden where there is none (js/kernel.js).
 const FRONT_END_CONTROLS = new Set(["y axis"]);
+// A range is quieter than the value beside it (inline: the shared stylesheet is js/styles.js's).
+const RANGE_STYLE = "color: var(--jp-ui-font-color2, #666); font-size: 0.9em; font-variant-numeric: tabular-nums;";
 
 /** What each control does, in a sentence: its label's tooltip (sliders add their range). */
 export const CONTROL_HELP = {
   "peak compute": "The machine's peak compute rate: lower it to see which phases become compute-bound.",
   "peak bandwidth": "The machine's peak memory bandwidth: lower it to see which phases become memory-bound.",
-  tiles: "How many tiles each phase is cut into; with pipelining, tiles of different phases overlap.",
+  tiles: "How many tiles each phase is cut into; with pipelining, tiles of different phases overlap. Drag, or type any count in the box and press Enter.",
   pipeline: "Let a consumer's tile start as soon as its producers' tile is done, instead of one tile at a time.",
   policy: "What happens when concurrent tiles ask for more than 100% of a resource: dilate stretches a tile to end with its longest neighbour, throttle slows every running tile until demand fits.",
-  stepping: "When a pipelined tile starts: event (as soon as its inputs and buffer allow) or lockstep (each step waits for the previous step's longest tile, as the paper authors' tool does).",
+  "tiles start": "When a pipelined tile starts: \"when ready\" starts it as soon as its producers' tile and its own previous tile are done and its buffer has room; \"in lockstep\" starts the tiles in steps, each step when the previous step's longest tile ends, as the paper authors' tool does.",
   "pipe level": "The memory level drawn as the pipe above each compute line; most time picks the level that bounds the longest phases.",
   depth: "Buffer depth between a producer and a consumer: how many tiles a producer may run ahead (2 = double buffering).",
   "y axis": "Relative: utilization as a fraction of peak; absolute: rates in the machine's units.",
@@ -32,6 +37,15 @@ export function logRange(range, value) {
     [lo, hi] = [centre / 1000, centre * 1000];
   }
   return [Math.log10(lo), Math.log10(hi)];
+}
+
+/** The stepping trait's values and what the select shows for each. */
+export const STEPPING_LABELS = { event: "when ready", lockstep: "in lockstep" };
+
+/** "lo … hi" of a slider's range, plain numbers with SI prefixes past a million (the unit is on the
+ * value beside it: "512 G … 5.12 P" for FLOP/s, "0.01 … 100" for × peak). */
+export function rangeText(lo, hi) {
+  return `${formatNumber(lo, 3)} … ${formatNumber(hi, 3)}`;
 }
 
 function clampInteger(value, lo, hi) {
@@ -53,10 +67,10 @@ export function createControls(document, model, writer) {
     cleanups.push(() => node.removeEventListener(event, handler));
   }
 
-  function addControl(labelText, input, sync, { showValue = true } = {}) {
+  function addControl(labelText, input, sync, { showValue = true, after = [] } = {}) {
     const value = element(document, "span", { className: "cw-value" });
     value.hidden = !showValue; // a select or number box already shows its value: no second readout
-    const label = labelled(document, bar, labelText, input, value);
+    const label = labelled(document, bar, labelText, ...[input].flat(), value, ...after);
     label.title = CONTROL_HELP[labelText] ?? "";
     if (!FRONT_END_CONTROLS.has(labelText)) needsKernel(label);
     controls.push(() => sync(value));
@@ -65,6 +79,7 @@ export function createControls(document, model, writer) {
 
   function logSlider(key, className, labelText, unitKey) {
     const input = element(document, "input", { type: "range", className });
+    const range = element(document, "span", { className: "cw-range", style: RANGE_STYLE });
     const unit = () => (model.get("units") ?? {})[unitKey] ?? "";
     const show = (valueSpan, peak) => { valueSpan.textContent = formatSI(peak, unit()); };
     const valueSpan = addControl(labelText, input, (span) => {
@@ -76,7 +91,8 @@ export function createControls(document, model, writer) {
       if (!writer.isPending(key) && peak > 0) input.value = String(Math.log10(peak));
       show(span, writer.isPending(key) ? 10 ** Number(input.value) : peak);
       input.title = `${formatSI(10 ** lo, unit())} … ${formatSI(10 ** hi, unit())}`;
-    });
+      range.textContent = rangeText(10 ** lo, 10 ** hi);
+    }, { after: [range] });
     listen(input, "input", () => {
       const peak = 10 ** Number(input.value);
       show(valueSpan, peak);
@@ -87,19 +103,58 @@ export function createControls(document, model, writer) {
   logSlider("peak_compute", "cw-peak-compute", "peak compute", "compute");
   logSlider("peak_bandwidth", "cw-peak-bandwidth", "peak bandwidth", "bandwidth");
 
+  // Tiles: a slider up to tiles_max (the kernel grows it with the workload and as the slider nears its
+  // end) and a number box that takes any count, typed and sent on Enter or when it loses focus: the
+  // kernel checks it (a whole number >= 1 a view can be sent), and a refused count comes back as the
+  // kernel's value with the reason in the readout.
   const tiles = element(document, "input", { type: "range", className: "cw-tiles", min: "1", step: "1" });
-  const tilesMax = () => Math.max(1, Math.round(Number(model.get("tiles_max"))) || Math.max(64, Number(model.get("tiles")) || 1));
-  const tilesValue = addControl("tiles", tiles, (span) => {
-    tiles.max = String(tilesMax());
-    tiles.title = `1 … ${tilesMax()} (the range grows as you reach its end; or set diagram.tiles from Python)`;
-    if (!writer.isPending("tiles")) tiles.value = String(model.get("tiles") ?? 1);
-    span.textContent = writer.isPending("tiles") ? tiles.value : String(model.get("tiles") ?? 1);
+  const tilesBox = element(document, "input", {
+    type: "number", className: "cw-tiles-box", min: "1", step: "1", "aria-label": "tiles (type a count)", style: "width: 5.5em;",
+    title: "type any whole number of tiles >= 1 and press Enter, also past the slider's end",
   });
+  const tilesRange = element(document, "span", { className: "cw-range", style: RANGE_STYLE });
+  const tilesMax = () => Math.max(1, Math.round(Number(model.get("tiles_max"))) || Math.max(64, Number(model.get("tiles")) || 1));
+  let typingTiles = false;
+  addControl("tiles", [tiles, tilesBox], () => {
+    tiles.max = String(tilesMax());
+    tiles.title = `1 … ${tilesMax()} (the range grows as you reach its end; type a larger count in the box)`;
+    tilesRange.textContent = `1 … ${tilesMax()}`;
+    const shown = writer.isPending("tiles") ? tiles.value : String(model.get("tiles") ?? 1);
+    if (!writer.isPending("tiles")) tiles.value = shown;
+    if (!typingTiles) tilesBox.value = shown;
+  }, { showValue: false, after: [tilesRange] });
   listen(tiles, "input", () => {
     const value = clampInteger(tiles.value, 1, tilesMax());
-    tilesValue.textContent = String(value);
+    tilesBox.value = String(value);
     writer.write("tiles", value);
   });
+  const commitTiles = () => {
+    typingTiles = false;
+    const typed = tilesBox.value.trim();
+    if (typed === "" || !Number.isFinite(Number(typed))) {
+      tilesBox.value = String(model.get("tiles") ?? 1); // nothing a count: the kernel's value again
+      return;
+    }
+    const value = Number(typed); // as typed, 2.5 and 0 included: the kernel says what is wrong with it
+    if (Number.isInteger(value) && value >= 1 && value <= tilesMax()) tiles.value = String(value);
+    writer.write("tiles", value);
+    writer.flush();
+  };
+  listen(tilesBox, "input", () => { typingTiles = true; });
+  // Enter sends, Escape undoes; the keys stay in the box (data-lm-suppress-shortcuts keeps
+  // JupyterLab's command-mode shortcuts, Enter among them, out of it).
+  tilesBox.setAttribute("data-lm-suppress-shortcuts", "true");
+  listen(tilesBox, "keydown", (event) => {
+    event.stopPropagation?.();
+    if (event.key === "Enter") {
+      event.preventDefault?.();
+      commitTiles();
+    } else if (event.key === "Escape") {
+      typingTiles = false;
+      tilesBox.value = String(model.get("tiles") ?? 1);
+    }
+  });
+  listen(tilesBox, "change", () => { if (typingTiles) commitTiles(); }); // left the box with a new count
 
   const pipeline = element(document, "input", { type: "checkbox", className: "cw-pipeline" });
   const pipelineValue = addControl("pipeline", pipeline, (span) => {
@@ -111,11 +166,12 @@ export function createControls(document, model, writer) {
     writer.write("pipeline", pipeline.checked);
   });
 
-  function selectControl(key, className, labelText, options) {
+  function selectControl(key, className, labelText, options, optionLabel = (v) => v) {
     const select = element(document, "select", { className });
     const valueSpan = addControl(labelText, select, (span) => {
       const current = String(model.get(key) ?? "");
-      setOptions(document, select, options(), current);
+      const values = options();
+      setOptions(document, select, values, current, values.map(optionLabel));
       span.textContent = current;
     }, { showValue: false });
     listen(select, "change", () => {
@@ -130,8 +186,9 @@ export function createControls(document, model, writer) {
     const synced = model.get("policies");
     return Array.isArray(synced) ? synced.map(String) : [];
   });
-  // When a pipelined tile starts: "event" (the design notes' rule) or "lockstep" (the paper authors' tool).
-  selectControl("stepping", "cw-stepping", "stepping", () => ["event", "lockstep"]);
+  // When a pipelined tile starts (the `stepping` trait): "event", the design notes' rule, shown as
+  // "when ready", or "lockstep", the paper authors' tool, shown as "in lockstep".
+  selectControl("stepping", "cw-stepping", "tiles start", () => Object.keys(STEPPING_LABELS), (v) => STEPPING_LABELS[v] ?? v);
 
   // The memory level drawn as the pipe (design.md §8), offered only where the machine has several:
   // "" lets the kernel pick the level that bounds the most time.

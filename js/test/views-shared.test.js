@@ -25,7 +25,7 @@ function fakeDocument() {
         replaceChildren(...kids) { this.children = kids; },
         addEventListener(type, fn) { (listeners[type] ??= []).push(fn); },
         removeEventListener(type, fn) { listeners[type] = (listeners[type] ?? []).filter((f) => f !== fn); },
-        fire(type) { for (const fn of listeners[type] ?? []) fn(); },
+        fire(type, event = {}) { for (const fn of listeners[type] ?? []) fn(event); },
         listeners,
       };
     },
@@ -81,7 +81,7 @@ test("auto follows JupyterLab's attribute and takes page colours only when they 
 test("the root is marked with its theme, and with the theme the trait forces", () => {
   const root = { dataset: {} };
   markTheme(root, themeColours("dark"), fakeModel({ theme: "dark" }));
-  assert.deepEqual(root.dataset, { cwTheme: "dark", cwThemeForced: "dark" });
+  assert.deepEqual(root.dataset, { cwTheme: "dark", cwThemeForced: "dark", cwPalette: "dark" });
   markTheme(root, themeColours("light"), fakeModel({ theme: "auto" }));
   assert.deepEqual(root.dataset, { cwTheme: "light" });
 });
@@ -165,6 +165,56 @@ test("every control's label says what it does, and the sliders show their range"
   assert.match(tiles.title, /^1 … 64/);
   const peak = all(controls.element).find((n) => n.className === "cw-peak-compute");
   assert.match(peak.title, /FLOP\/s … .*FLOP\/s/);
+  const rangeOf = (className) => labels.find((l) => l.children.some((c) => c.className === className))
+    .children.find((c) => c.className === "cw-range")?.textContent;
+  assert.equal(rangeOf("cw-tiles"), "1 … 64", "the tiles' range is shown, not only in a tooltip");
+  assert.equal(rangeOf("cw-peak-compute"), "1 … 10000");
+  assert.equal(rangeOf("cw-peak-bandwidth"), "0.1 … 1000");
+  const stepping = labels.find((l) => l.children.some((c) => c.className === "cw-stepping"));
+  assert.equal(stepping.children[0].textContent, "tiles start", "not the jargon 'stepping'");
+  assert.match(stepping.title, /when ready.*in lockstep/);
+  const select = stepping.children.find((c) => c.className === "cw-stepping");
+  assert.deepEqual(select.children.map((o) => [o.attributes.value, o.textContent]), [["event", "when ready"], ["lockstep", "in lockstep"]]);
+  controls.destroy();
+});
+
+test("a typed tile count goes to the kernel as typed; a slider move fills the box", () => {
+  const document = fakeDocument();
+  const model = fakeModel({ policies: ["none"], policy: "none", stepping: "event", param_ranges: {}, tiles: 4, tiles_max: 64 });
+  const writer = fakeWriter();
+  const controls = createControls(document, model, writer);
+  const all = (node) => [node, ...(node.children ?? []).flatMap(all)];
+  const box = all(controls.element).find((n) => n.className === "cw-tiles-box");
+  const slider = all(controls.element).find((n) => n.className === "cw-tiles");
+  assert.equal(box.value, "4");
+  box.value = "500";
+  box.fire("input");
+  model.values.tiles = 4;
+  controls.sync();
+  assert.equal(box.value, "500", "a sync while typing keeps what is typed");
+  box.fire("keydown", { key: "Enter" });
+  assert.deepEqual(writer.writes, [["tiles", 500]], "past the slider's end: sent on Enter");
+  box.fire("change");
+  assert.equal(writer.writes.length, 1, "the change event after Enter sends nothing more");
+  box.value = "2.5";
+  box.fire("input");
+  box.fire("change");
+  assert.deepEqual(writer.writes.at(-1), ["tiles", 2.5], "leaving the box sends it too; the kernel refuses it, naming it");
+  writer.settle();
+  box.value = "";
+  box.fire("input");
+  box.fire("keydown", { key: "Enter" });
+  assert.equal(writer.writes.length, 2, "an empty box sends nothing");
+  assert.equal(box.value, "4", "and shows the kernel's count again");
+  box.value = "77";
+  box.fire("input");
+  box.fire("keydown", { key: "Escape" });
+  assert.equal(box.value, "4", "Escape undoes the typing");
+  assert.equal(box.attributes["data-lm-suppress-shortcuts"], "true", "JupyterLab's shortcuts stay out of the box");
+  slider.value = "9";
+  slider.fire("input");
+  assert.equal(box.value, "9");
+  assert.deepEqual(writer.writes.at(-1), ["tiles", 9]);
   controls.destroy();
 });
 
@@ -179,7 +229,9 @@ test("a select or number box shows its value once: its readout span is hidden", 
     assert.equal(span.hidden, true, `${className}'s value is not shown twice`);
   }
   const tilesSpan = labelOf("cw-tiles").children.find((c) => c.className === "cw-value");
-  assert.notEqual(tilesSpan.hidden, true, "a slider shows its value beside it");
+  assert.equal(tilesSpan.hidden, true, "the tiles' number box is their readout");
+  const peakSpan = labelOf("cw-peak-compute").children.find((c) => c.className === "cw-value");
+  assert.notEqual(peakSpan.hidden, true, "a slider shows its value beside it");
   const yAxis = all(controls.element).find((n) => n.className === "cw-y-axis");
   assert.equal(yAxis.textContent, "relative");
   controls.destroy();
