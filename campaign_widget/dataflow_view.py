@@ -45,7 +45,7 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
     ``hovered_phase`` (hover, else the selection) are phase indices, for linking with
     ``CampaignDiagram.hovered_phase``. ``params`` (when the workload has parameters) re-evaluates
     the workload when set; the view shows one slider per parameter over ``param_ranges``.
-    ``theme``: ``"auto"`` (JupyterLab's light or dark), ``"light"`` or ``"dark"``. A value the view
+    ``theme``: ``"auto"`` (the front end's light or dark: JupyterLab, VS Code, Colab, marimo), ``"light"`` or ``"dark"``. A value the view
     writes that is refused is not stored; ``error`` says why.
     """
 

@@ -84,7 +84,7 @@ class LocalView(ViewWidget, bundle="local.js"):
     ("iteration" playback, "flattened" accesses per element, "related", "reuse", "misses"),
     ``reuse_stat``, ``scaling``, ``palette``, ``line_overlay``, ``selection`` (clicked elements, as
     global element numbers; ``select(tensor, index)`` from Python), ``point`` (playback iteration),
-    ``theme`` (``"auto"``: JupyterLab's light or dark; ``"light"``; ``"dark"``).
+    ``theme`` (``"auto"``: the front end's light or dark; ``"light"``; ``"dark"``).
     """
 
     view_writable = frozenset(

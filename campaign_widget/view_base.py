@@ -45,7 +45,7 @@ class ViewWidget(anywidget.AnyWidget):
     synced trait is the kernel's, and a write of it from the view is refused.
 
     ``theme`` (``"auto"``, ``"light"`` or ``"dark"``; default ``"auto"``): the look of the view.
-    ``"auto"`` follows JupyterLab's theme (and the browser's colour scheme outside JupyterLab).
+    ``"auto"`` follows the front end's theme (JupyterLab, VS Code, Colab, marimo; else the browser's colour scheme).
     """
 
     theme = Choice(THEMES, default_value="auto").tag(sync=True)

@@ -91,7 +91,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     A refused value (unknown name, not a positive integer, sizes that do not evaluate; a peak outside
     the machine's range, settings the scheduler rejects) raises a ``TraitError`` naming it and leaves
     the widget as it was; from the view, it is not stored and ``warnings`` says why. ``theme``:
-    ``"auto"`` (JupyterLab's light or dark), ``"light"`` or ``"dark"``.
+    ``"auto"`` (the front end's light or dark: JupyterLab, VS Code, Colab, marimo), ``"light"`` or ``"dark"``.
     """
 
     view_writable = VIEW_WRITABLE
