@@ -17,6 +17,7 @@ import { edgeTooltip, nodeTooltip, showTooltip } from "./tooltip.js";
 import { wheelZoomFactor } from "../zoom.js";
 
 const NODE_XY_MAX = 2000; // data-node-xy is written for graphs of at most this many nodes
+const LABELS_LISTED = 300; // data-labels lists the labels drawn when there are at most this many
 
 // On top of the views' shared CSS (js/styles.js): only what is the dataflow view's own.
 const DATAFLOW_CSS = `${CSS}
@@ -197,6 +198,13 @@ function render({ model, el }) {
       selectedPhase: Number.isInteger(selected) ? String(selected) : "",
       overlay: style.overlay,
     });
+    // for tests and benchmarks: the graph's drawn box and the labels written with theirs (CSS px of the canvas)
+    const [gx0, gy0, gx1, gy1] = graph.bounds;
+    canvas.dataset.graphBox = [gx0 * camera.k + camera.tx, gy0 * camera.k + camera.ty + a.top, gx1 * camera.k + camera.tx,
+      gy1 * camera.k + camera.ty + a.top].map((v) => v.toFixed(1)).join(",");
+    canvas.dataset.labels = lastCounts.drawn.length <= LABELS_LISTED
+      ? JSON.stringify(lastCounts.drawn.map((d) => ({ ...d, box: d.box.map((v) => Math.round(v * 10) / 10) }))) : "";
+    canvas.dataset.drawnAt = String(Date.now());
     if (draws === 1) Object.assign(canvas.dataset, { renderAt: String(renderAt), firstDrawAt: String(Date.now()) });
   }
   function requestDraw() {
