@@ -31,9 +31,10 @@ as ``CampaignDiagram(w)``; inside the page, as benchmarks/bench_browser.py does:
 performance.now(), set the S slider and dispatch input + change, hash the canvas every animation
 frame until the picture changes (first frame), then watch --settle ms more: the last change is when
 the picture settled, and the number of distinct pictures says whether one step drew more than once.
-S alternates between two values. The kernel's share (received → computed → sent) comes from each
+S alternates between two values; the two views take turns, step by step, so the shared machine's
+load falls on both alike. The kernel's share (received → computed → sent) comes from each
 view's ``_timings``. ``--profile`` samples the page's main thread (CDP Profiler) over the dataflow
-view's steps and prints the functions with the most self time.
+views' steps (both, taking turns) and prints the functions with the most self time.
 """
 
 from __future__ import annotations
@@ -276,36 +277,41 @@ TIMINGS_CELL = """\
 print("TIMINGS", json.dumps({"dataflow": list(getattr(dv, "_timings", [])), "diagram": list(dd._timings)}))"""
 
 SLIDER_JS = (
-    """async ({root, canvas: canvasSel, param, values, repeat, settle}) => {
-  const el = document.querySelector(root);
-  const canvas = el.querySelector(canvasSel);
-  const input = el.querySelector(`input.cw-param[data-param="${param}"]`);
+    """async ({cases, param, values, repeat, settle}) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const views = cases.map(({root, canvas: canvasSel}) => {
+    const el = document.querySelector(root);
+    const canvas = el.querySelector(canvasSel);
+    const input = el.querySelector(`input.cw-param[data-param="${param}"]`);
 """
     + CANVAS_HASH_JS
-    + """  const frame = () => new Promise((r) => requestAnimationFrame(r));
-  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-  const position = (v) => (input.step === "any" ? Math.log10(v) : v);
-  const samples = [];
+    + """    return { canvas, input, hash };
+  });
+  const samples = views.map(() => []);
+  // the views take turns, step by step, so the machine's load falls on both alike
   for (let k = 0; k < repeat; k++) {
-    const value = values[k % values.length];
-    await pause(80); await frame(); await frame();
-    const before = hash();
-    const draws = Number(canvas.dataset.draws);
-    const t0 = performance.now();
-    const epoch = performance.timeOrigin + t0;
-    input.value = String(position(value));
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-    input.dispatchEvent(new Event('change', { bubbles: true }));
-    let first = null, last = null, seen = before, pictures = 0;
-    while (performance.now() - t0 < 10000) {
-      await frame();
-      const h = hash();
-      const now = performance.now();
-      if (h !== seen) { pictures++; seen = h; last = now - t0; if (first === null) first = last; }
-      if (first !== null && now - t0 - last > settle) break;
+    for (const [v, { canvas, input, hash }] of views.entries()) {
+      const value = values[k % values.length];
+      const position = input.step === "any" ? Math.log10(value) : value;
+      await pause(80); await frame(); await frame();
+      const before = hash();
+      const draws = Number(canvas.dataset.draws);
+      const t0 = performance.now();
+      const epoch = performance.timeOrigin + t0;
+      input.value = String(position);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      let first = null, last = null, seen = before, pictures = 0;
+      while (performance.now() - t0 < 10000) {
+        await frame();
+        const h = hash();
+        const now = performance.now();
+        if (h !== seen) { pictures++; seen = h; last = now - t0; if (first === null) first = last; }
+        if (first !== null && now - t0 - last > settle) break;
+      }
+      samples[v].push({ value, first, last, pictures, draws: Number(canvas.dataset.draws) - draws, epoch });
     }
-    samples.push({ value, first, last, pictures, draws: Number(canvas.dataset.draws) - draws, epoch,
-                   drawMs: Number(canvas.dataset.drawMs) });
   }
   return samples;
 }"""
@@ -376,32 +382,31 @@ def slider(rounds: int, settle: float, profile: bool) -> None:
                         ("dataflow", ".cwd-root", "canvas.cwd-plot"),
                         ("diagram", ".cw-root:not(.cwd-root)", "canvas.cw-plot"),
                     )
-                    results = {}
-                    for name, root_sel, canvas_sel in cases:
+                    for _name, root_sel, canvas_sel in cases:
                         canvas = page.locator(f"{root_sel} {canvas_sel}").first
                         canvas.scroll_into_view_if_needed()
                         page.wait_for_function(
                             "c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=120_000
                         )
-                        cdp = None
-                        if profile and name == "dataflow":
-                            cdp = page.context.new_cdp_session(page)
-                            cdp.send("Profiler.enable")
-                            cdp.send("Profiler.setSamplingInterval", {"interval": 250})
-                            cdp.send("Profiler.start")
-                        results[name] = page.evaluate(
-                            SLIDER_JS,
-                            dict(
-                                root=root_sel,
-                                canvas=canvas_sel,
-                                param="S",
-                                values=[640, 512],
-                                repeat=rounds,
-                                settle=settle,
-                            ),
-                        )
-                        if cdp is not None:
-                            _print_profile(cdp, rounds)
+                    cdp = None
+                    if profile:
+                        cdp = page.context.new_cdp_session(page)
+                        cdp.send("Profiler.enable")
+                        cdp.send("Profiler.setSamplingInterval", {"interval": 250})
+                        cdp.send("Profiler.start")
+                    samples = page.evaluate(
+                        SLIDER_JS,
+                        dict(
+                            cases=[{"root": r, "canvas": c} for _n, r, c in cases],
+                            param="S",
+                            values=[640, 512],
+                            repeat=rounds,
+                            settle=settle,
+                        ),
+                    )
+                    if cdp is not None:
+                        _print_profile(cdp, 2 * rounds)
+                    results = {name: samples[i] for i, (name, _r, _c) in enumerate(cases)}
                     out = nb.run_cell(nb.append_code_cell(TIMINGS_CELL), timeout=60)
                     timings = json.loads(out.split("TIMINGS", 1)[1].strip().splitlines()[0])
                     print(
@@ -445,7 +450,7 @@ def _print_profile(cdp, steps: int, top: int = 25) -> None:
         )
         self_time[key] = self_time.get(key, 0.0) + delta / 1000
     busy = sum(v for k, v in self_time.items() if k not in ("(idle)", "(program)"))
-    print(f"\nmain-thread profile over {steps} dataflow slider steps: busy {busy / steps:.1f} ms per step")
+    print(f"\nmain-thread profile over {steps} slider steps: busy {busy / steps:.1f} ms per step")
     for key, ms in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
         print(f"  {ms / steps:7.2f} ms/step  {key}")
     cdp.detach()

@@ -281,7 +281,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   }
 
   // Labels: names inside nodes, bytes on edges where they fit; text drawn with fillText only.
-  if (k >= LOD.labels && visible.length <= MAX_LABELS) drawLabels(ctx, graph, style, names, area, view, visible, counts, look);
+  if (k >= LOD.labels) drawLabels(ctx, graph, style, names, area, view, visible, counts, look);
   ctx.restore();
   return counts;
 }
@@ -321,6 +321,7 @@ function drawLabels(ctx, graph, style, names, area, view, visible, counts, look)
     counts.drawn.push({ kind: "node", index: i, text, box: [cx - half, cy - fontPx / 2, cx + half, cy + fontPx / 2] });
     counts.labels++;
   }
+  if (visible.length > MAX_LABELS) return; // too many nodes in view for edge labels to find room
   ctx.font = `${EDGE_FONT_PX}px ${FONT}`;
   const [wx0, wy0, wx1, wy1] = visibleWorld(view.camera, area.width, area.height);
   const order = style.edgeOrder ?? [];

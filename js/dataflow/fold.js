@@ -115,13 +115,13 @@ function fitOf(bands, width, height) {
  * least) or when it fits at zoom 1 as it is.
  */
 export function chooseFold(graph, width, height) {
+  if (!graph.nNodes || graph.nNodes > FOLD_MAX_NODES || width <= 2 * PAD || height <= 2 * PAD) {
+    return { columns: null, bands: null, k: null };
+  }
   const points = new Float64Array(graph.nNodes + graph.routeX.length);
   points.set(graph.x);
   points.set(graph.routeX, graph.nNodes);
   const columns = distinct(points);
-  if (!graph.nNodes || graph.nNodes > FOLD_MAX_NODES || width <= 2 * PAD || height <= 2 * PAD) {
-    return { columns, bands: null, k: null };
-  }
   const ext = columnExtents(graph, columns);
   let best = null;
   let previous = "";
