@@ -32,7 +32,13 @@ performance.now(), set the S slider and dispatch input + change, hash the canvas
 frame until the picture changes (first frame), then watch --settle ms more: the last change is when
 the picture settled, and the number of distinct pictures says whether one step drew more than once.
 S alternates between two values; the two views take turns, step by step, so the shared machine's
-load falls on both alike. The kernel's share (received → computed → sent) comes from each
+load falls on both alike.
+
+Measured 2026-12-01 on the shared machine (load average 6-13), 30 steps per view, two runs each:
+  before (the view drew at the animation frame after the data, decoding it twice): dataflow first
+  frame min 41 / median 74 ms, diagram 31-36 / 58-72 ms; after (drawn when the message's last trait
+  is set, decoded once): dataflow min 19 / median 42-53 ms, diagram 30-35 / 61 ms. One picture per
+  step in both; the kernel's share is 3-5 ms (with_params about 1 ms of it). The kernel's share (received → computed → sent) comes from each
 view's ``_timings``. ``--profile`` samples the page's main thread (CDP Profiler) over the dataflow
 views' steps (both, taking turns) and prints the functions with the most self time.
 """
