@@ -3,7 +3,7 @@
 import { parseHex } from "../color.js";
 import { formatSI } from "../format.js";
 import { visibleWorld } from "./camera.js";
-import { EDGE_FONT_PX, edgeLabelSpots, fitName, labelRoom, Occupancy, placeLabel, textWidth } from "./labels.js";
+import { EDGE_FONT_PX, edgeLabelSpots, nodeLabel, Occupancy, placeLabel, textWidth } from "./labels.js";
 import { edgePoints, segmentControls } from "./model.js";
 
 export const LOD = {
@@ -300,20 +300,16 @@ function drawLabels(ctx, graph, style, names, area, view, visible, counts, look)
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
   ctx.fillStyle = NODE_TEXT;
-  let font = "";
   for (const i of visible) {
     const tensor = graph.kind[i] === 1;
     const left = sx(x[i] - w[i] / 2);
     const top = sy(y[i] - h[i] / 2);
     taken.add([left, top, left + w[i] * k, top + h[i] * k], tensor);
     if (counts.labels >= MAX_LABELS) continue;
-    const fontPx = nodeFontPx(k, h[i] * k, tensor);
-    const room = labelRoom(tensor, w[i] * k, h[i] * k, fontPx);
-    if (room <= 0) continue;
-    const want = `${fontPx}px ${FONT}`;
-    if (want !== font) ctx.font = font = want;
-    const text = fitName(ctx, names[i], room);
-    if (text === null) continue;
+    const largest = nodeFontPx(k, h[i] * k, tensor);
+    const fitted = nodeLabel(ctx, names[i], tensor, w[i] * k, h[i] * k, largest, (px) => `${px}px ${FONT}`);
+    if (fitted === null) continue;
+    const { text, fontPx } = fitted;
     const cx = sx(x[i]);
     const cy = sy(y[i]);
     ctx.fillText(text, cx, cy);

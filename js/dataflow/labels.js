@@ -52,6 +52,34 @@ export function fitName(ctx, name, room) {
   return shortenMiddle(full, lo);
 }
 
+export const MIN_FONT_PX = 7; // node names are never written smaller
+export const SMALLER = 2; // a name that does not fit whole is tried up to this many px smaller first
+
+/**
+ * A node's name as written in its box `wPx`×`hPx` (CSS px): { text, fontPx }, the whole name at the
+ * largest size from `largest` down to SMALLER px less that holds it, else shortened in the middle
+ * (fitName) at the largest size that holds text; null when none does. `font(px)` names the CSS font;
+ * ctx.font is left at the size chosen.
+ */
+export function nodeLabel(ctx, name, tensor, wPx, hPx, largest, font) {
+  const whole = shortenMiddle(String(name ?? ""), LABEL_MAX_CHARS);
+  const smallest = Math.max(MIN_FONT_PX, largest - SMALLER);
+  for (let px = largest; px >= smallest; px--) {
+    const room = labelRoom(tensor, wPx, hPx, px);
+    if (room <= 0) continue;
+    ctx.font = font(px);
+    if (textWidth(ctx, whole) <= room) return { text: whole, fontPx: px };
+  }
+  for (let px = largest; px >= smallest; px--) {
+    const room = labelRoom(tensor, wPx, hPx, px);
+    if (room <= 0) continue;
+    ctx.font = font(px);
+    const text = fitName(ctx, name, room);
+    return text === null ? null : { text, fontPx: px };
+  }
+  return null;
+}
+
 /** Boxes [x0, y0, x1, y1] (CSS px) in a uniform grid, to ask quickly whether a new box hits one. */
 export class Occupancy {
   constructor(cell = 64) {

@@ -4,7 +4,7 @@ import { fitCamera } from "../dataflow/camera.js";
 import { drawGraph, LEGEND_HEIGHT } from "../dataflow/draw.js";
 import { bandStarts, chooseFold, foldGraph } from "../dataflow/fold.js";
 import { hitNode } from "../dataflow/hit.js";
-import { fitName, labelRoom, NODE_PAD, Occupancy, placeLabel } from "../dataflow/labels.js";
+import { fitName, labelRoom, NODE_PAD, nodeLabel, Occupancy, placeLabel } from "../dataflow/labels.js";
 import { decodeGraph, decodeStyle, edgePoints } from "../dataflow/model.js";
 import { shortenMiddle } from "../legend.js";
 import { RecordingContext } from "../testing/fake-context.js";
@@ -209,4 +209,21 @@ test("labels: an occupied ellipse is its ellipse, not its bounding box; a spot o
   const area = { left: 0, top: 0, width: 200, height: 100 };
   assert.equal(placeLabel([[5, 50]], 40, area, new Occupancy()), null, "sticks out on the left");
   assert.deepEqual(placeLabel([[5, 50], [150, 50]], 40, area, new Occupancy()), [130, 44, 170, 56]);
+});
+
+test("labels: a name is written whole up to two px smaller before it is shortened, at the largest size that holds it", () => {
+  class Sized extends Context {
+    measureText(text) { return { width: String(text).length * 0.5 * parseFloat(this.font) }; }
+  }
+  const ctx = new Sized();
+  const font = (px) => `${px}px sans-serif`;
+  // 9 characters: 54 px at 12 px, 49.5 at 11, 45 at 10; the box holds 56 - 2·4 = 48
+  assert.deepEqual(nodeLabel(ctx, "add_norm1", false, 56, 30, 12, font), { text: "add_norm1", fontPx: 10 });
+  // 15 characters fit whole at none of 12, 11, 10 px: shortened in the middle at 12 px
+  const long = nodeLabel(ctx, "add_norm1_final", false, 56, 30, 12, font);
+  assert.equal(long.fontPx, 12);
+  assert.equal(long.text, shortenMiddle("add_norm1_final", 8));
+  assert.ok(ctx.measureText(long.text).width <= 48);
+  // a box too low for text at any size
+  assert.equal(nodeLabel(ctx, "x", false, 56, 6, 12, font), null);
 });

@@ -227,6 +227,7 @@ def test_the_encoder_at_fit_uses_most_of_the_plot_height(views):
 )
 def test_the_explorers_dataflow_at_fit_shows_every_phase_name(views, index, name):
     shot = check_labels_at_fit(views, index, name)
+    views.lab.screenshot(f"explorer-{index}", full_page=False)
     d = shot["data"]
     x0, y0, x1, y1 = (float(v) for v in d["graphBox"].split(","))
     # either drawn at full size, or filling the height it is given
