@@ -174,6 +174,8 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   // Edges, one stroke per colour and dash; arrowheads filled in the same colour.
   const { x, y, w, h } = graph;
   const rank = minEdgeRank(k);
+  const inView = []; // edges drawn that carry bytes: the candidates for a label
+  const labelled = k >= LOD.labels;
   for (const group of style.edgeGroups) {
     const dashed = group.extra === 1;
     const order = group.extra === 2;
@@ -189,6 +191,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
       if (!detailed && (box[4 * e + 2] - box[4 * e]) * k < 1 && (box[4 * e + 3] - box[4 * e + 1]) * k < 1) continue;
       const points = edgePoints(graph, e);
       traceEdge(ctx, points, sx, sy, detailed);
+      if (labelled && !order) inView.push(e);
       if (detailed) heads.push(sx(points[points.length - 2]), sy(points[points.length - 1]));
       widthSum += style.edgeWidth[e];
       drawn++;
@@ -281,7 +284,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   }
 
   // Labels: names inside nodes, bytes on edges where they fit; text drawn with fillText only.
-  if (k >= LOD.labels) drawLabels(ctx, graph, style, names, area, view, visible, counts, look);
+  if (labelled) drawLabels(ctx, graph, style, names, area, view, visible, inView, counts, look);
   ctx.restore();
   return counts;
 }
@@ -291,7 +294,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
  * bytes of the heaviest edges in view, each where it hits no node and no other label and stays
  * inside the plot area; pushed to counts.drawn.
  */
-function drawLabels(ctx, graph, style, names, area, view, visible, counts, look) {
+function drawLabels(ctx, graph, style, names, area, view, visible, inView, counts, look) {
   const { k } = view.camera;
   const { x, y, w, h } = graph;
   const sx = (wx) => area.left + wx * k + view.camera.tx;
@@ -319,14 +322,9 @@ function drawLabels(ctx, graph, style, names, area, view, visible, counts, look)
   }
   if (visible.length > MAX_LABELS) return; // too many nodes in view for edge labels to find room
   ctx.font = `${EDGE_FONT_PX}px ${FONT}`;
-  const [wx0, wy0, wx1, wy1] = visibleWorld(view.camera, area.width, area.height);
-  const order = style.edgeOrder ?? [];
-  let tried = 0;
-  for (let r = 0; r < order.length && counts.labels < MAX_LABELS && tried < EDGE_LABEL_TRIES; r++) {
+  const order = labelOrder(style, inView);
+  for (let r = 0; r < order.length && counts.labels < MAX_LABELS && r < EDGE_LABEL_TRIES; r++) {
     const e = order[r];
-    const box = graph.edgeBox;
-    if (box[4 * e + 2] < wx0 || box[4 * e] > wx1 || box[4 * e + 3] < wy0 || box[4 * e + 1] > wy1) continue;
-    tried++;
     const p = edgePoints(graph, e);
     for (let j = 0; j < p.length; j += 2) {
       p[j] = sx(p[j]);
@@ -354,6 +352,12 @@ function drawLabels(ctx, graph, style, names, area, view, visible, counts, look)
     counts.drawn.push({ kind: "edge", index: e, text, box: at });
     counts.labels++;
   }
+}
+
+/** `edges` heaviest first (`edgeBytes`, ties by index): who gets a label first. */
+export function labelOrder(style, edges) {
+  const bytes = (e) => (Number.isFinite(style.edgeBytes[e]) ? style.edgeBytes[e] : -1);
+  return Int32Array.from(edges).sort((a, b) => bytes(b) - bytes(a) || a - b);
 }
 
 /** The colour bar (design.md §7: method, centre or bucket edges, unit) across the top strip. */

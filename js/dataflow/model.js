@@ -115,14 +115,6 @@ export function colorGroups(rgb, count, extraKey = null) {
   return [...byKey].map(([key, list]) => ({ key, extra: key % 4, css: cssColor(rgb, list[0]), indices: Int32Array.from(list) }));
 }
 
-/** Edges that carry bytes (not order edges), heaviest first (ties by index): who gets a label first. */
-export function labelOrder(graph, style) {
-  const out = [];
-  for (let e = 0; e < graph.nEdges; e++) if (graph.edgeKind[e] !== 2) out.push(e);
-  const bytes = (e) => (Number.isFinite(style.edgeBytes[e]) ? style.edgeBytes[e] : -1);
-  return Int32Array.from(out.sort((a, b) => bytes(b) - bytes(a) || a - b));
-}
-
 /**
  * Decode the `paint` (colours, severities) and `values` (numbers, edge widths and ranks) traits
  * for a graph, and make the draw batches.
@@ -159,6 +151,5 @@ export function decodeStyle(raw, graph, values = raw) {
     style.farGroups = style.nodeGroups;
   }
   style.edgeGroups = colorGroups(style.edgeRgb, nEdges, (i) => (graph.fused[i] ? 1 : graph.edgeKind[i] === 2 ? 2 : 0));
-  style.edgeOrder = labelOrder(graph, style);
   return style;
 }
