@@ -3,6 +3,8 @@
     python benchmarks/bench_dataflow.py              # kernel side, then the browser
     python benchmarks/bench_dataflow.py --kernel     # kernel side only (no browser)
     python benchmarks/bench_dataflow.py --phases 2000
+    python benchmarks/bench_dataflow.py --slider     # parameter slider → new frame, dataflow vs diagram
+    python benchmarks/bench_dataflow.py --slider --profile   # plus the page's main thread, sampled
 
 Kernel side (best of --repeat): the dataflow graph, the layered layout (igraph), the scale, the
 payload, and the serialization ipywidgets does to send it (buffers + JSON), i.e. "lays out and
@@ -22,6 +24,23 @@ several times what an idle machine gives; compare medians of one run):
   pan at the first view median 13.8 ms (draw 2.2 ms); pan at "fit all" (40,000 nodes) median
   25.6-43.9 ms (draw 8-17 ms); overlay change: colours back from the kernel median 120-130 ms,
   decode 4 ms, draw 12-56 ms, one picture per change.
+
+Slider (``--slider``): notebook 07's encoder block (its first code cell, run as it is: 12 phases, 31
+nodes) shown as ``DataflowView(w, overlay="duration", scaling="mean")`` (the notebook's live view) and
+as ``CampaignDiagram(w)``; inside the page, as benchmarks/bench_browser.py does: stamp
+performance.now(), set the S slider and dispatch input + change, hash the canvas every animation
+frame until the picture changes (first frame), then watch --settle ms more: the last change is when
+the picture settled, and the number of distinct pictures says whether one step drew more than once.
+S alternates between two values; the two views take turns, step by step, so the shared machine's
+load falls on both alike.
+
+Measured 2026-12-01 on the shared machine (load average 6-13), 30 steps per view, two runs each:
+  before (the view drew at the animation frame after the data, decoding it twice): dataflow first
+  frame min 41 / median 74 ms, diagram 31-36 / 58-72 ms; after (drawn when the message's last trait
+  is set, decoded once): dataflow min 19 / median 42-53 ms, diagram 30-35 / 61 ms. One picture per
+  step in both; the kernel's share is 3-5 ms (with_params about 1 ms of it). The kernel's share (received → computed → sent) comes from each
+view's ``_timings``. ``--profile`` samples the page's main thread (CDP Profiler) over the dataflow
+views' steps (both, taking turns) and prints the functions with the most self time.
 """
 
 from __future__ import annotations
@@ -39,6 +58,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from canvas_hash import CANVAS_HASH_JS  # noqa: E402
 from dataflow_workloads import big_workload  # noqa: E402
 
 
@@ -242,6 +262,206 @@ def browser(n_phases: int, rounds: int, screenshots: Path | None = None) -> None
             labtools._stop(server.process)
 
 
+# -- the parameter slider --------------------------------------------------------------------------
+
+NOTEBOOK_07 = REPO / "notebooks" / "07-data-movement.ipynb"
+
+SLIDER_CELL = """\
+import json, sys
+sys.path.insert(0, {bench!r})
+from bench_dataflow import notebook_07_workload
+import campaign_widget as cw
+w = notebook_07_workload()
+dv = cw.DataflowView(w, overlay="duration", scaling="mean")
+dv"""
+
+DIAGRAM_CELL = """\
+dd = cw.CampaignDiagram(w)
+dd"""
+
+TIMINGS_CELL = """\
+print("TIMINGS", json.dumps({"dataflow": list(getattr(dv, "_timings", [])), "diagram": list(dd._timings)}))"""
+
+SLIDER_JS = (
+    """async ({cases, param, values, repeat, settle}) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const views = cases.map(({root, canvas: canvasSel}) => {
+    const el = document.querySelector(root);
+    const canvas = el.querySelector(canvasSel);
+    const input = el.querySelector(`input.cw-param[data-param="${param}"]`);
+"""
+    + CANVAS_HASH_JS
+    + """    return { canvas, input, hash };
+  });
+  const samples = views.map(() => []);
+  // the views take turns, step by step, so the machine's load falls on both alike
+  for (let k = 0; k < repeat; k++) {
+    for (const [v, { canvas, input, hash }] of views.entries()) {
+      const value = values[k % values.length];
+      const position = input.step === "any" ? Math.log10(value) : value;
+      await pause(80); await frame(); await frame();
+      const before = hash();
+      const draws = Number(canvas.dataset.draws);
+      const t0 = performance.now();
+      const epoch = performance.timeOrigin + t0;
+      input.value = String(position);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      let first = null, last = null, seen = before, pictures = 0;
+      while (performance.now() - t0 < 10000) {
+        await frame();
+        const h = hash();
+        const now = performance.now();
+        if (h !== seen) { pictures++; seen = h; last = now - t0; if (first === null) first = last; }
+        if (first !== null && now - t0 - last > settle) break;
+      }
+      samples[v].push({ value, first, last, pictures, draws: Number(canvas.dataset.draws) - draws, epoch });
+    }
+  }
+  return samples;
+}"""
+)
+
+
+def notebook_07_workload():
+    """Notebook 07's ``w`` (its encoder block), built by running the notebook's first code cell."""
+    cells = json.loads(NOTEBOOK_07.read_text())["cells"]
+    source = next("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    namespace: dict = {}
+    exec(compile(source, str(NOTEBOOK_07), "exec"), namespace)  # noqa: S102 - the repository's own notebook
+    return namespace["w"]
+
+
+def _kernel_share(samples, timings):
+    """Per sample, the kernel's received → sent (ms), matched by time; None where none matched."""
+    out = []
+    records = sorted((r for r in timings if "sent" in r and "received" in r), key=lambda r: r["received"])
+    for s in samples:
+        t = s["epoch"] / 1000
+        r = next((r for r in records if r["received"] >= t), None)
+        out.append(None if r is None else (r["sent"] - r["received"]) * 1e3)
+    return out
+
+
+def slider(rounds: int, settle: float, profile: bool) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "browser"))
+    import conftest as labtools
+    from labdriver import LabPage, Notebook, write_notebook
+    from playwright.sync_api import sync_playwright
+
+    def stats(values):
+        values = [v for v in values if v is not None]
+        if not values:
+            return "     —       —       —"
+        return f"{min(values):7.1f} {statistics.median(values):7.1f} {max(values):7.1f}"
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        root, work, config, runtime = (base / d for d in ("notebooks", "work", "config", "runtime"))
+        for d in (root, work, config, runtime):
+            d.mkdir()
+        labtools._write_lab_settings(config)
+        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTER_RUNTIME_DIR=str(runtime), PYTHONUNBUFFERED="1")
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+        server = labtools._start_lab(root, work, base, env, base / "server.log")
+        try:
+            with sync_playwright() as p:
+                chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=labtools.CHROMIUM_ARGS)
+                lab = LabPage(
+                    chromium,
+                    "bench-dataflow-slider",
+                    base,
+                    viewport=labtools.VIEWPORT,
+                    device_scale_factor=1,
+                    benign=[],
+                )
+                try:
+                    write_notebook(root, "bench.ipynb", "# dataflow slider benchmark")
+                    nb = Notebook(lab.page, server.url)
+                    nb.open("bench.ipynb")
+                    nb.wait_kernel_idle()
+                    nb.run_cell(nb.append_code_cell(SLIDER_CELL.format(bench=str(HERE))), timeout=300)
+                    nb.run_cell(nb.append_code_cell(DIAGRAM_CELL), timeout=300)
+                    page = lab.page
+                    cases = (
+                        ("dataflow", ".cwd-root", "canvas.cwd-plot"),
+                        ("diagram", ".cw-root:not(.cwd-root)", "canvas.cw-plot"),
+                    )
+                    for _name, root_sel, canvas_sel in cases:
+                        canvas = page.locator(f"{root_sel} {canvas_sel}").first
+                        canvas.scroll_into_view_if_needed()
+                        page.wait_for_function(
+                            "c => +c.dataset.draws > 0", arg=canvas.element_handle(), timeout=120_000
+                        )
+                    cdp = None
+                    if profile:
+                        cdp = page.context.new_cdp_session(page)
+                        cdp.send("Profiler.enable")
+                        cdp.send("Profiler.setSamplingInterval", {"interval": 250})
+                        cdp.send("Profiler.start")
+                    samples = page.evaluate(
+                        SLIDER_JS,
+                        dict(
+                            cases=[{"root": r, "canvas": c} for _n, r, c in cases],
+                            param="S",
+                            values=[640, 512],
+                            repeat=rounds,
+                            settle=settle,
+                        ),
+                    )
+                    if cdp is not None:
+                        _print_profile(cdp, 2 * rounds)
+                    results = {name: samples[i] for i, (name, _r, _c) in enumerate(cases)}
+                    out = nb.run_cell(nb.append_code_cell(TIMINGS_CELL), timeout=60)
+                    timings = json.loads(out.split("TIMINGS", 1)[1].strip().splitlines()[0])
+                    print(
+                        f"\nnotebook 07's encoder ({NOTEBOOK_07.name}), slider S 512 ↔ 640, {rounds} steps, "
+                        f"settle window {settle:g} ms"
+                    )
+                    print(
+                        f"{'view':<10} {'first frame ms: min':>19} {'median':>7} {'max':>7}   "
+                        f"{'settled ms: min':>15} {'median':>7} {'max':>7}   pictures  draws  kernel ms (median)"
+                    )
+                    for name, samples in results.items():
+                        kernel_ms = [v for v in _kernel_share(samples, timings[name]) if v is not None]
+                        kmed = f"{statistics.median(kernel_ms):.1f}" if kernel_ms else "—"
+                        pics = [s["pictures"] for s in samples]
+                        draws = [s["draws"] for s in samples]
+                        print(
+                            f"{name:<10} {stats([s['first'] for s in samples]):>27}   {stats([s['last'] for s in samples]):>23}"
+                            f"   {min(pics)}–{max(pics):<6} {min(draws)}–{max(draws):<4} {kmed}"
+                        )
+                    if lab.errors.errors:
+                        print("page errors:", *lab.errors.errors, sep="\n  ")
+                finally:
+                    lab.context.close()
+                    chromium.close()
+        finally:
+            labtools._stop(server.process)
+
+
+def _print_profile(cdp, steps: int, top: int = 25) -> None:
+    """Self time per function over the profiled steps, per step."""
+    profile = cdp.send("Profiler.stop")["profile"]
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    self_time: dict[str, float] = {}
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"][1:] + [0]):
+        frame = nodes[sample]["callFrame"]
+        where = frame["url"].rsplit("/", 1)[-1].split("?")[0]
+        key = (
+            f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}"
+            if where
+            else frame["functionName"]
+        )
+        self_time[key] = self_time.get(key, 0.0) + delta / 1000
+    busy = sum(v for k, v in self_time.items() if k not in ("(idle)", "(program)"))
+    print(f"\nmain-thread profile over {steps} slider steps: busy {busy / steps:.1f} ms per step")
+    for key, ms in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {ms / steps:7.2f} ms/step  {key}")
+    cdp.detach()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--phases", type=int, default=10_000)
@@ -249,7 +469,13 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--kernel", action="store_true", help="kernel side only")
     parser.add_argument("--screenshots", type=Path, help="folder for pictures of the first view and of 'fit all'")
+    parser.add_argument("--slider", action="store_true", help="the parameter slider on notebook 07 (only)")
+    parser.add_argument("--settle", type=float, default=400, help="--slider: ms to keep watching after a change")
+    parser.add_argument("--profile", action="store_true", help="--slider: sample the page's main thread")
     args = parser.parse_args(argv)
+    if args.slider:
+        slider(args.rounds, args.settle, args.profile)
+        return
     kernel(args.phases, args.repeat)
     if not args.kernel:
         browser(args.phases, args.rounds, args.screenshots)

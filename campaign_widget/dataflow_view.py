@@ -7,8 +7,10 @@ severities and colours, the colour bar — and syncs it as binary buffers; the v
 
 from __future__ import annotations
 
+import collections
 import os
 import pathlib
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +101,10 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
         self._layout = None
         self._structure = None
         self._evaluated = None  # (params, workload, graph) computed by the params validator
+        # (benchmarks/bench_dataflow.py --slider) wall-clock stamps of the last parameter steps:
+        # received, computed, sent
+        self._timings: collections.deque = collections.deque(maxlen=256)
+        self._timing = None
         super().__init__()
         params = dict(getattr(workload, "params", None) or {})
         ranges = view_base.param_ranges(params, param_ranges)
@@ -138,6 +144,7 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
         # Compared with the accepted values (the drawn workload's): under ipywidgets' set_state the
         # trait already holds the proposal when this runs.
         if self._ready and value != dict(self._workload.params or {}):
+            self._timing = {"trait": "params", "received": time.time()}
             base = self._base
             try:
                 workload = base if value == dict(base.params or {}) else base.with_params(**value)
@@ -183,7 +190,8 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
 
     @property
     def graph_layout(self) -> model.Layout:
-        """Node positions and sizes as drawn (``layout`` is the ipywidgets CSS layout)."""
+        """Node positions and sizes of the layered layout (``layout`` is the ipywidgets CSS layout);
+        the view folds its layers into bands to fit the plot (js/dataflow/CONTRACT.md, "Fold")."""
         return self._layout
 
     def current_scale(self) -> model.Scale:
@@ -205,15 +213,18 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
             self._scale = model.scale(
                 self._workload, self._graph, self.overlay, self.scaling, self.palette, self.reverse, self.buckets
             )
-            self.set_trait("values", values_payload(self._workload, self._graph, self._scale))
-            self._restyle(self._scale)
+            arrays = style_arrays(self._workload, self._graph, self._scale)
+            self.set_trait("values", values_payload(self._workload, self._graph, self._scale, arrays))
+            self._restyle(self._scale, arrays)
+            if self._timing is not None:
+                self._timing["computed"] = time.time()
 
-    def _restyle(self, computed: model.Scale | None = None) -> None:
+    def _restyle(self, computed: model.Scale | None = None, arrays: dict | None = None) -> None:
         self._scale = computed or model.scale(
             self._workload, self._graph, self.overlay, self.scaling, self.palette, self.reverse, self.buckets
         )
         with self.hold_sync():
-            self.set_trait("paint", paint_payload(self._workload, self._graph, self._scale))
+            self.set_trait("paint", paint_payload(self._workload, self._graph, self._scale, arrays))
             self.set_trait("legend", self._scale.legend)
 
     def set_workload(self, workload: Workload) -> None:
@@ -227,6 +238,15 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
     def set_params(self, **values: int) -> None:
         """Set some parameters (the others keep their values): ``view.set_params(S=4096)``."""
         self.params = {**self.params, **values}
+
+    def send_state(self, key=None) -> None:
+        timing = self._timing
+        if timing is None or "computed" not in timing:
+            return super().send_state(key)
+        self._timing = None
+        super().send_state(key)
+        timing["sent"] = time.time()
+        self._timings.append(timing)
 
     def _refused(self, text: str) -> None:
         self.set_trait("error", f"refused: {text}")
@@ -324,9 +344,12 @@ def graph_payload(graph: model.DataflowGraph, layout: model.Layout) -> dict:
     }
 
 
-def paint_payload(workload: Workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
-    """What an overlay, scaling or palette change sends: colours and severities."""
-    arrays = style_arrays(workload, graph, scale)
+def paint_payload(
+    workload: Workload, graph: model.DataflowGraph, scale: model.Scale, arrays: dict | None = None
+) -> dict:
+    """What an overlay, scaling or palette change sends: colours and severities (``arrays``: the
+    ``style_arrays`` already computed for this scale)."""
+    arrays = arrays or style_arrays(workload, graph, scale)
     return {
         "target": scale.target,
         "overlay": scale.overlay,
@@ -338,9 +361,11 @@ def paint_payload(workload: Workload, graph: model.DataflowGraph, scale: model.S
     }
 
 
-def values_payload(workload: Workload, graph: model.DataflowGraph, scale: model.Scale) -> dict:
+def values_payload(
+    workload: Workload, graph: model.DataflowGraph, scale: model.Scale, arrays: dict | None = None
+) -> dict:
     """What a workload (parameter) change sends: the numbers shown on hover, edge widths and ranks."""
-    arrays = style_arrays(workload, graph, scale)
+    arrays = arrays or style_arrays(workload, graph, scale)
     table = workload.table()
     payload = {
         "edge_rank": cast(arrays["edge_rank"], "float32"),

@@ -3,15 +3,17 @@
 import { parseHex } from "../color.js";
 import { formatSI } from "../format.js";
 import { visibleWorld } from "./camera.js";
+import { EDGE_FONT_PX, edgeLabelSpots, nodeLabel, Occupancy, placeLabel, textWidth } from "./labels.js";
 import { edgePoints, segmentControls } from "./model.js";
 
 export const LOD = {
-  labels: 0.3, // node labels at or above this zoom
-  edgeLabels: 0.9, // bytes written on edges at or above this zoom
+  labels: 0.2, // node names and edge bytes (where they fit) at or above this zoom
   curves: 0.2, // curved edges, arrowheads, outlines and ellipses at or above this zoom
   someEdges: 0.06, // below `curves`: edges with rank >= 0.5 only; below this: rank >= 0.85
 };
 export const MAX_LABELS = 600;
+const EDGE_LABEL_TRIES = 400; // the heaviest edges in view that an edge label is tried for, per frame
+const FONT = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
 const PHASE_OUTLINE = "#3c4043";
 const TENSOR_OUTLINE = "#7d8a97";
 const HIGHLIGHT = "#111111";
@@ -60,6 +62,11 @@ export function edgeLabel(style, e, unit = "B") {
 /** Node label size: 12 px when zoomed in, down to 8 px at the labels' level of detail. */
 export function labelFontPx(k) {
   return Math.max(8, Math.min(12, Math.round(28 * k)));
+}
+
+/** The font size of a name in a node `hPx` tall at zoom k: labelFontPx, no taller than the box holds. */
+function nodeFontPx(k, hPx, tensor) {
+  return Math.min(labelFontPx(k), Math.floor(hPx * (tensor ? 0.62 : 0.75)));
 }
 
 const pictures = new WeakMap(); // context → its ImageData for rasterNodes
@@ -136,15 +143,11 @@ export function traceEdge(ctx, points, sx, sy, curved) {
   }
 }
 
-function truncate(text, maxChars) {
-  if (text.length <= maxChars) return text;
-  return maxChars <= 1 ? "…" : `${text.slice(0, maxChars - 1)}…`;
-}
-
 /**
  * Draw the graph into the plot area { left, top, width, height } of `ctx` (already scaled to CSS
  * px). `view`: { camera, highlight (phase index or -1), selected (-1), hoverNode (-1), hoverEdge (-1) }.
- * Returns counts { nodes, edges, labels, lod }.
+ * Returns counts { nodes, edges, labels, lod, drawn }, `drawn` the labels written: [{ kind ("node" |
+ * "edge"), index, text, box: [x0, y0, x1, y1] (CSS px of the context) }].
  */
 export function drawGraph(ctx, graph, style, names, area, view) {
   const { camera } = view;
@@ -153,7 +156,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   const [wx0, wy0, wx1, wy1] = visibleWorld(camera, area.width, area.height);
   const highlight = view.highlight ?? -1;
   const detailed = k >= LOD.curves;
-  const counts = { nodes: 0, edges: 0, labels: 0, lod: detailed ? (k >= LOD.labels ? 0 : 1) : k >= LOD.someEdges ? 2 : 3 };
+  const counts = { nodes: 0, edges: 0, labels: 0, lod: detailed ? (k >= LOD.labels ? 0 : 1) : k >= LOD.someEdges ? 2 : 3, drawn: [] };
   const sx = (x) => area.left + x * k + camera.tx;
   const sy = (y) => area.top + y * k + camera.ty;
 
@@ -171,6 +174,8 @@ export function drawGraph(ctx, graph, style, names, area, view) {
   // Edges, one stroke per colour and dash; arrowheads filled in the same colour.
   const { x, y, w, h } = graph;
   const rank = minEdgeRank(k);
+  const inView = []; // edges drawn that carry bytes: the candidates for a label
+  const labelled = k >= LOD.labels;
   for (const group of style.edgeGroups) {
     const dashed = group.extra === 1;
     const order = group.extra === 2;
@@ -186,6 +191,7 @@ export function drawGraph(ctx, graph, style, names, area, view) {
       if (!detailed && (box[4 * e + 2] - box[4 * e]) * k < 1 && (box[4 * e + 3] - box[4 * e + 1]) * k < 1) continue;
       const points = edgePoints(graph, e);
       traceEdge(ctx, points, sx, sy, detailed);
+      if (labelled && !order) inView.push(e);
       if (detailed) heads.push(sx(points[points.length - 2]), sy(points[points.length - 1]));
       widthSum += style.edgeWidth[e];
       drawn++;
@@ -277,47 +283,81 @@ export function drawGraph(ctx, graph, style, names, area, view) {
     ctx.stroke();
   }
 
-  // Labels: names inside nodes, bytes on edges; text drawn with fillText only.
-  if (k >= LOD.labels) {
-    const fontPx = labelFontPx(k);
-    ctx.font = `${fontPx}px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif`;
-    ctx.textAlign = "center";
-    ctx.textBaseline = "middle";
-    ctx.fillStyle = NODE_TEXT;
-    for (const i of visible) {
-      if (counts.labels >= MAX_LABELS) break;
-      const maxChars = Math.floor((w[i] * k - 6) / (0.58 * fontPx));
-      if (maxChars < 2) continue;
-      ctx.fillText(truncate(String(names[i] ?? ""), maxChars), sx(x[i]), sy(y[i]));
-      counts.labels++;
-    }
-    if (k >= LOD.edgeLabels) {
-      ctx.font = "10px system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
-      ctx.fillStyle = look.muted;
-      for (let e = 0; e < graph.nEdges && counts.labels < MAX_LABELS; e++) {
-        if (graph.edgeKind[e] === 2) continue;
-        const p = edgePoints(graph, e); // the label sits on the first segment's middle
-        const mx = (p[0] + p[2]) / 2;
-        const my = (p[1] + p[3]) / 2;
-        if (mx < wx0 || mx > wx1 || my < wy0 || my > wy1) continue;
-        const text = edgeLabel(style, e);
-        if (Number.isFinite(style.edgePredictedBytes?.[e])) {
-          // longer than the gap between the nodes: on a pale box, so it reads over their outlines
-          const half = ctx.measureText(text).width / 2 + 3;
-          ctx.fillStyle = LABEL_BOX;
-          ctx.fillRect(sx(mx) - half, sy(my) - 14, 2 * half, 14);
-          ctx.fillStyle = PREDICTED_TEXT;
-          ctx.fillText(text, sx(mx), sy(my) - 7);
-          ctx.fillStyle = look.muted;
-        } else {
-          ctx.fillText(text, sx(mx), sy(my) - 7);
-        }
-        counts.labels++;
-      }
-    }
-  }
+  // Labels: names inside nodes, bytes on edges where they fit; text drawn with fillText only.
+  if (labelled) drawLabels(ctx, graph, style, names, area, view, visible, inView, counts, look);
   ctx.restore();
   return counts;
+}
+
+/**
+ * Each visible node's name inside its box (shortened in the middle to what the box holds), then the
+ * bytes of the heaviest edges in view, each where it hits no node and no other label and stays
+ * inside the plot area; pushed to counts.drawn.
+ */
+function drawLabels(ctx, graph, style, names, area, view, visible, inView, counts, look) {
+  const { k } = view.camera;
+  const { x, y, w, h } = graph;
+  const sx = (wx) => area.left + wx * k + view.camera.tx;
+  const sy = (wy) => area.top + wy * k + view.camera.ty;
+  const taken = new Occupancy();
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillStyle = NODE_TEXT;
+  for (const i of visible) {
+    const tensor = graph.kind[i] === 1;
+    const left = sx(x[i] - w[i] / 2);
+    const top = sy(y[i] - h[i] / 2);
+    taken.add([left, top, left + w[i] * k, top + h[i] * k], tensor);
+    if (counts.labels >= MAX_LABELS) continue;
+    const largest = nodeFontPx(k, h[i] * k, tensor);
+    const fitted = nodeLabel(ctx, names[i], tensor, w[i] * k, h[i] * k, largest, (px) => `${px}px ${FONT}`);
+    if (fitted === null) continue;
+    const { text, fontPx } = fitted;
+    const cx = sx(x[i]);
+    const cy = sy(y[i]);
+    ctx.fillText(text, cx, cy);
+    const half = textWidth(ctx, text) / 2;
+    counts.drawn.push({ kind: "node", index: i, text, box: [cx - half, cy - fontPx / 2, cx + half, cy + fontPx / 2] });
+    counts.labels++;
+  }
+  if (visible.length > MAX_LABELS) return; // too many nodes in view for edge labels to find room
+  ctx.font = `${EDGE_FONT_PX}px ${FONT}`;
+  const order = labelOrder(style, inView);
+  for (let r = 0; r < order.length && counts.labels < MAX_LABELS && r < EDGE_LABEL_TRIES; r++) {
+    const e = order[r];
+    const p = edgePoints(graph, e);
+    for (let j = 0; j < p.length; j += 2) {
+      p[j] = sx(p[j]);
+      p[j + 1] = sy(p[j + 1]);
+    }
+    const a = graph.src[e];
+    const b = graph.dst[e];
+    const clear = (Math.max(h[a], h[b]) * k) / 2;
+    const text = edgeLabel(style, e);
+    const predicted = Number.isFinite(style.edgePredictedBytes?.[e]);
+    const at = placeLabel(edgeLabelSpots(p, clear), textWidth(ctx, text) + 6, area, taken);
+    if (!at) continue;
+    taken.add(at);
+    const cx = (at[0] + at[2]) / 2;
+    const cy = (at[1] + at[3]) / 2;
+    if (predicted) {
+      // on a pale box, so it reads over edges and outlines
+      ctx.fillStyle = LABEL_BOX;
+      ctx.fillRect(at[0], at[1], at[2] - at[0], at[3] - at[1]);
+      ctx.fillStyle = PREDICTED_TEXT;
+    } else {
+      ctx.fillStyle = look.muted;
+    }
+    ctx.fillText(text, cx, cy);
+    counts.drawn.push({ kind: "edge", index: e, text, box: at });
+    counts.labels++;
+  }
+}
+
+/** `edges` heaviest first (`edgeBytes`, ties by index): who gets a label first. */
+export function labelOrder(style, edges) {
+  const bytes = (e) => (Number.isFinite(style.edgeBytes[e]) ? style.edgeBytes[e] : -1);
+  return Int32Array.from(edges).sort((a, b) => bytes(b) - bytes(a) || a - b);
 }
 
 /** The colour bar (design.md §7: method, centre or bucket edges, unit) across the top strip. */

@@ -11,10 +11,14 @@ import { createTraitWriter } from "../trait-writer.js";
 import { centreOn, fitCamera, minZoom, panCamera, startCamera, toWorld, visibleWorld, zoomAt } from "./camera.js";
 import { drawGraph, drawLegend, LEGEND_HEIGHT } from "./draw.js";
 import { hitEdge, hitNode } from "./hit.js";
+import { foldGraph } from "./fold.js";
 import { decodeGraph, decodeStyle } from "./model.js";
 import { drawMinimapPicture, MINIMAP_SIZE, viewportBox } from "./minimap.js";
 import { edgeTooltip, nodeTooltip, showTooltip } from "./tooltip.js";
 import { wheelZoomFactor } from "../zoom.js";
+
+const NODE_XY_MAX = 2000; // data-node-xy is written for graphs of at most this many nodes
+const LABELS_LISTED = 300; // data-labels lists the labels drawn when there are at most this many
 
 // On top of the views' shared CSS (js/styles.js): only what is the dataflow view's own.
 const DATAFLOW_CSS = `${CSS}
@@ -80,8 +84,14 @@ function render({ model, el }) {
     canvas.dataset.theme = theme.name;
     miniPicture = null;
   }
-  let graph = decodeGraph(model.get("graph"));
+  // `layered`: Python's layout as sent; `graph`: it folded into bands for the plot's aspect
+  // (js/dataflow/fold.js), what is drawn, hit and shown in the minimap.
+  let layered = decodeGraph(model.get("graph"));
+  let graph = layered;
+  let foldedFor = ""; // the plot size the fold was chosen for
   let style = decodeStyle(model.get("paint"), graph, model.get("values"));
+  let styleStale = false; // paint or values changed since `style` was decoded
+  let dataArrived = false; // the kernel's data changed since the last draw
   let names = model.get("node_names") ?? [];
   let camera = null;
   let cameraFor = null; // the graph bounds the camera was made for
@@ -97,6 +107,19 @@ function render({ model, el }) {
 
   const plotHeight = () => Math.max(160, Number(model.get("height")) || 480);
   const area = () => ({ left: 0, top: LEGEND_HEIGHT, width: Math.floor(plotWrap.clientWidth), height: plotHeight() });
+  function ensureFold(a) {
+    const key = `${a.width}x${a.height}`;
+    if (foldedFor === key) return;
+    foldedFor = key;
+    const next = foldGraph(layered, a.width, a.height);
+    if (next.fold.key === graph.fold?.key) return; // the same bands: keep the view (and its camera)
+    graph = next;
+    miniPicture = null;
+    hoverNode = hoverEdge = -1;
+    canvas.dataset.bands = String(graph.fold.bands);
+    // for tests (tests/browser): node centres as drawn, in world px (screen = world · k + t)
+    canvas.dataset.nodeXy = graph.nNodes <= NODE_XY_MAX ? JSON.stringify({ x: Array.from(graph.x), y: Array.from(graph.y) }) : "";
+  }
   function ensureCamera(a) {
     const key = graph.bounds.join(",");
     if (!camera || cameraFor !== key) {
@@ -151,10 +174,13 @@ function render({ model, el }) {
 
   function draw() {
     frame = null;
+    dataArrived = false;
     if (closed || !ctx) return;
     const a = area();
     if (a.width <= 0) return;
+    ensureFold(a);
     ensureCamera(a);
+    if (styleStale) decodeNow();
     const ratio = window.devicePixelRatio || 1;
     const started = window.performance.now();
     const w = Math.round(a.width * ratio);
@@ -176,10 +202,25 @@ function render({ model, el }) {
       selectedPhase: Number.isInteger(selected) ? String(selected) : "",
       overlay: style.overlay,
     });
+    // for tests and benchmarks: the graph's drawn box and the labels written with theirs (CSS px of the canvas)
+    const [gx0, gy0, gx1, gy1] = graph.bounds;
+    canvas.dataset.graphBox = [gx0 * camera.k + camera.tx, gy0 * camera.k + camera.ty + a.top, gx1 * camera.k + camera.tx,
+      gy1 * camera.k + camera.ty + a.top].map((v) => v.toFixed(1)).join(",");
+    canvas.dataset.labels = lastCounts.drawn.length <= LABELS_LISTED
+      ? JSON.stringify(lastCounts.drawn.map((d) => ({ ...d, box: d.box.map((v) => Math.round(v * 10) / 10) }))) : "";
+    canvas.dataset.drawnAt = String(Date.now());
     if (draws === 1) Object.assign(canvas.dataset, { renderAt: String(renderAt), firstDrawAt: String(Date.now()) });
   }
   function requestDraw() {
     if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
+  }
+  // New data from the kernel is drawn at once when the message's last trait is set (Backbone's one
+  // "change" after its "change:<trait>" events), not at the next animation frame: the picture then
+  // makes the coming frame instead of waiting for it (as the campaign diagram, js/widget.js).
+  function drawArrivedData() {
+    if (!dataArrived || closed) return;
+    if (frame !== null) window.cancelAnimationFrame(frame);
+    draw();
   }
 
   // Controls ↔ traits.
@@ -250,6 +291,7 @@ function render({ model, el }) {
     return [event.clientX - rect.left, event.clientY - rect.top - LEGEND_HEIGHT];
   }
   function pick(px, py) {
+    if (styleStale) decodeNow();
     const a = area();
     if (px < 0 || py < 0 || px > a.width || py > a.height || !camera) return { node: -1, edge: -1 };
     const [wx, wy] = toWorld(camera, px, py);
@@ -374,24 +416,35 @@ function render({ model, el }) {
     modelListeners.push([event, handler]);
   }
   on("change:graph", () => {
-    graph = decodeGraph(model.get("graph"));
-    style = decodeStyle(model.get("paint"), graph, model.get("values"));
+    layered = decodeGraph(model.get("graph"));
+    graph = layered;
+    foldedFor = "";
+    styleStale = true;
     miniPicture = null;
     hoverNode = hoverEdge = -1;
-    requestDraw();
+    arrived();
   });
-  function restyle() {
+  // paint and values come together after a parameter step: decoded once, when the draw needs them
+  function decodeNow() {
     const started = window.performance.now();
     style = decodeStyle(model.get("paint"), graph, model.get("values"));
+    styleStale = false;
     miniPicture = null;
-    canvas.dataset.paintReceived = String(started);
     canvas.dataset.paintMs = (window.performance.now() - started).toFixed(2);
+  }
+  function arrived() {
+    dataArrived = true;
     requestDraw();
+  }
+  function restyle() {
+    canvas.dataset.paintReceived = String(window.performance.now());
+    styleStale = true;
+    arrived();
   }
   on("change:paint", () => { restyle(); paramsAnswered(); });
   on("change:values", () => { restyle(); paramsAnswered(); });
-  on("change:node_names", () => { names = model.get("node_names") ?? []; requestDraw(); });
-  on("change:legend", requestDraw);
+  on("change:node_names", () => { names = model.get("node_names") ?? []; arrived(); });
+  on("change:legend", arrived);
   on("change:height", requestDraw);
   on("change:selected_phase", requestDraw);
   on("change:hovered_phase", () => {
@@ -405,6 +458,7 @@ function render({ model, el }) {
   for (const key of ["overlay", "scaling", "buckets", "palette", "reverse", "choices", "error"]) on(`change:${key}`, syncControls);
   on("change:param_ranges", buildParams);
   on("change:params", () => { sliders.answered(); buildParams(); });
+  on("change", drawArrivedData);
 
   const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
   resizeObserver?.observe(plotWrap);

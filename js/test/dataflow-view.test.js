@@ -6,6 +6,7 @@ import { hitEdge, hitNode } from "../dataflow/hit.js";
 import { colorGroups, cssColor, decodeGraph, decodeStyle, edgePoints } from "../dataflow/model.js";
 import { viewportBox } from "../dataflow/minimap.js";
 import { edgeTooltip, nodeTooltip } from "../dataflow/tooltip.js";
+import { shortenMiddle } from "../legend.js";
 import { RecordingContext } from "../testing/fake-context.js";
 
 class Context extends RecordingContext {
@@ -117,13 +118,16 @@ test("draw: level of detail — zoomed out, labels go first, then small edges, t
   assert.equal(counts.edges, 2);
 });
 
-test("draw: labels are capped and truncated with an ellipsis", () => {
+test("draw: labels are capped and shortened in the middle (the legend rule) to what the box holds", () => {
   const { graph, style } = fixture();
   const ctx = new Context();
-  drawGraph(ctx, graph, style, ["a-very-long-phase-name-indeed-it-is", "B", "x", "y"], AREA,
+  const name = "a-very-long-phase-name-indeed-it-is";
+  drawGraph(ctx, graph, style, [name, "B", "x", "y"], AREA,
     { camera: { k: 0.5, tx: 100, ty: 150 }, highlight: -1, selected: -1, hoverEdge: -1 });
-  const first = ctx.texts().find((t) => t.startsWith("a-very"));
-  assert.ok(first.endsWith("…") && first.length < 20);
+  const first = ctx.texts().find((t) => t.startsWith("a-ve"));
+  assert.ok(first.includes("…") && !first.endsWith("…") && first.length < 20, first);
+  assert.equal(first, shortenMiddle(name, first.length), "cut in the middle, the end kept");
+  assert.ok(ctx.measureText(first).width <= 150 * 0.5 - 8, "inside the box, less its padding");
   assert.ok(MAX_LABELS >= 100);
 });
 

@@ -72,17 +72,26 @@ class DataflowPage:
             timeout=RENDER_TIMEOUT_MS,
         )
 
+    @staticmethod
+    def drawn_xy(data: dict, i: int) -> tuple[float, float]:
+        """Node i's centre (world px) as the view draws it: the layout folded into bands
+        (``data-node-xy``, js/dataflow/CONTRACT.md)."""
+        xy = json.loads(data["nodeXy"])
+        return xy["x"][i], xy["y"][i]
+
     def node_css(self, i: int, data: dict, inset: float = 4.0) -> tuple[float, float]:
         """CSS px (relative to the canvas) of a point inside node i's box, near its top-left corner,
         away from its centred label."""
         k, tx, ty, top = (float(data[key]) for key in ("k", "tx", "ty", "plotTop"))
-        left = (self.layout["x"][i] - self.layout["w"][i] / 2) * k + tx
-        upper = (self.layout["y"][i] - self.layout["h"][i] / 2) * k + ty + top
+        x, y = self.drawn_xy(data, i)
+        left = (x - self.layout["w"][i] / 2) * k + tx
+        upper = (y - self.layout["h"][i] / 2) * k + ty + top
         return left + inset, upper + inset
 
     def node_centre(self, i: int, data: dict) -> tuple[float, float]:
         k, tx, ty, top = (float(data[key]) for key in ("k", "tx", "ty", "plotTop"))
-        return self.layout["x"][i] * k + tx, self.layout["y"][i] * k + ty + top
+        x, y = self.drawn_xy(data, i)
+        return x * k + tx, y * k + ty + top
 
     def pixels(self, n: int) -> list[tuple[int, int, int]]:
         raw = self.canvas.evaluate(
