@@ -335,7 +335,8 @@ def legend(
             c = centre(V, method)
             out["centre"] = c
             out["edges"] = [0.0, 2 * c]
-            ticks = [[0.0, fmt(0.0)], [0.5, fmt(c)], [1.0, "≥ " + fmt(2 * c)]]
+            # Zero is out of the scale (grey, with the missing values): the bar's left end is "> 0".
+            ticks = [[0.0, "> " + fmt(0.0)], [0.5, fmt(c)], [1.0, "≥ " + fmt(2 * c)]]
             label = f"{method}-centred, c = {fmt(c)}"
         elif method == "hist" and n_buckets >= 2:
             edges = np.linspace(lo, hi, n_buckets + 1)

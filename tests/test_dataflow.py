@@ -217,6 +217,15 @@ def test_legend_carries_method_centre_edges_unit():
     assert leg["ticks"][1] == [0.5, "2.5 B"] and leg["missing"] == 2
 
 
+def test_a_centred_bar_does_not_claim_zero_which_is_drawn_grey_with_the_missing_values():
+    # 0 B (a fused edge) is out of the scale and grey; the bar must not label its green end "0 B"
+    values = np.array([0.0, 2.0, 4.0, 6.0])
+    s = severity(values, "median")
+    assert np.isnan(s[0])
+    leg = legend(values, "median", 0, "bytes", "B")
+    assert leg["ticks"][0] == [0.0, "> 0 B"] and leg["missing"] == 1
+
+
 def test_layout_is_left_to_right_producers_before_consumers():
     g = dataflow_graph(_mlp())
     lay = layered_layout(g)
