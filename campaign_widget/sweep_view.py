@@ -24,7 +24,7 @@ import ipywidgets as W
 import numpy as np
 
 from .errors import short_repr
-from .formatting import format_speedup, js_number_key, scale_tick_labels
+from .formatting import format_reading, format_speedup, js_number_key, scale_tick_labels
 from .static_figure.heatmap import column_unit, value_label
 from .static_figure.style import text_width_px
 from .static_figure.ticks import nice_ticks
@@ -328,7 +328,7 @@ class SweepView(W.VBox):
             done = r.completed
             self.progress.value = done
             state = "done" if r.done else "running"
-            elapsed = f", {r.elapsed:.1f} s" if r.done else ""
+            elapsed = f", {format_reading(r.elapsed, 's')}" if r.done else ""
             self.status.value = f"{done} / {len(r)} configurations ({state}{elapsed})"
             if done:
                 best = r.best()
