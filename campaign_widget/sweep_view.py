@@ -16,6 +16,7 @@ column's unit, a boolean column as two named colours; the clicked cell is outlin
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 
@@ -163,8 +164,9 @@ class SweepView(W.VBox):
         )
         self.hover_readout = W.Label(value="hover a cell to see its row; click it to open its campaign diagram")
         self.hover_readout.add_class("cw-sweep-hover")
-        # the tooltip: the row in short lines (one Label each), so that it stays narrower than the figure
-        self.hover_tooltip = W.VBox([W.Label() for _ in range(self._tooltip_line_count())])
+        # the tooltip: the row in short lines, so that it stays narrower than the figure; set line by line
+        # with a tight line height (the text escaped: names are plain text, never markup)
+        self.hover_tooltip = W.HTML()
         self.hover_tooltip.add_class("cw-sweep-tooltip")
         self.heatmap.tooltip = self.hover_tooltip
         self.heatmap.on_hover(self._on_hover)
@@ -361,9 +363,10 @@ class SweepView(W.VBox):
         if i is None:
             return
         self.hover_readout.value = self.describe(i)
-        lines = self.describe_lines(i)
-        for k, label in enumerate(self.hover_tooltip.children):
-            label.value = lines[k] if k < len(lines) else ""
+        lines = "<br>".join(html.escape(line) for line in self.describe_lines(i))
+        self.hover_tooltip.value = (
+            f'<div style="line-height: 1.35; padding: 2px 4px; white-space: nowrap">{lines}</div>'
+        )
 
     def _on_click(self, _mark, content):
         i = self._cell_index(content)
@@ -389,11 +392,6 @@ class SweepView(W.VBox):
         if not r._have[i]:
             return [*lines, "not computed yet"]
         return lines + _pack([f"{k} {self._value(row, k)}" for k in self._metrics], most=2)
-
-    def _tooltip_line_count(self) -> int:
-        widest = {k: max(len(self._axis_value(k, v)) for v in vals) for k, vals in self.result.axes.items()}
-        axes = _pack([f"{k}={'x' * widest[k]}" for k in self._axes])
-        return 1 + len(axes) + max(1, -(-len(self._metrics) // 2))
 
     # -- how numbers read ------------------------------------------------------------------------------
 

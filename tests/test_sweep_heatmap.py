@@ -1,6 +1,9 @@
 """SweepView without a browser: bad arguments, the grid it draws, what a click opens.
 The real-browser test is tests/browser/test_sweep_view.py."""
 
+import html
+import re
+
 import numpy as np
 import pytest
 from workloads import two_phases
@@ -58,7 +61,9 @@ def test_a_click_opens_the_configurations_diagram(result):
     assert f"makespan {format_reading(want, 's')}" in view.hover_readout.value
     assert "feasible no" in view.hover_readout.value
     # the tooltip: the same row in lines no wider than the figure
-    lines = [label.value for label in view.hover_tooltip.children]
+    body = re.search(r"<div[^>]*>(.*)</div>", view.hover_tooltip.value).group(1)
+    lines = [html.unescape(line) for line in body.split("<br>")]
+    assert lines == view.describe_lines(view.selected_index)
     assert lines[0] == f"configuration #{view.selected_index}" and any("feasible no" in s for s in lines), lines
     assert max(len(s) for s in lines) <= _TOOLTIP_CHARS and sum(bool(s) for s in lines) >= 4, lines
     assert "×" in view.describe(view.selected_index) and (" faster" in view.describe(view.selected_index))
