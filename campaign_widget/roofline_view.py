@@ -500,10 +500,8 @@ class RooflineView(ipywidgets.VBox):
             self._show_level_details(index)
             return
         r, machine = self._phases, self.diagram.workload.machine
-        unit = f"{machine.ops_unit}/{machine.bytes_unit}"
-        self.details[
-            0
-        ].value = f"{self.diagram.phase_names[index]}: OI {format_number(float(r.intensity[index]), 3)} {unit}"
+        oi = f"{format_number(float(r.intensity[index]), 3)} {machine.ops_unit}/{machine.bytes_unit}"
+        self.details[0].value = f"{self.diagram.phase_names[index]}: OI {oi}"
         self.details[1].value = (
             f"achieved {format_si(r.achieved[index], machine.compute_unit)}, "
             f"bound {format_si(r.bound[index], machine.compute_unit)}"

@@ -44,7 +44,6 @@ _BOOLEAN_STOPS = 16
 # bqplot's text sizes (its CSS: ticks 12 px, axis titles 14 px, the title 16 px) and its axis geometry
 _TICK_PX, _TITLE_PX = 12, 14
 _TICK_GAP = 9  # d3's tick (6 px) and padding (3 px) before a tick label
-_BAR_PX = 20  # bqplot's colour bar, centred-left in the right margin (ColorBar.get_topg_transform)
 _TOOLTIP_CHARS = 56  # one tooltip line at most this long: the tooltip stays narrower than the figure
 
 
@@ -164,8 +163,8 @@ class SweepView(W.VBox):
         )
         self.hover_readout = W.Label(value="hover a cell to see its row; click it to open its campaign diagram")
         self.hover_readout.add_class("cw-sweep-hover")
-        # the tooltip: the row in short lines, so that it stays narrower than the figure; set line by line
-        # with a tight line height (the text escaped: names are plain text, never markup)
+        # the tooltip: the row in short lines at a tight line height, so that it stays narrower than the
+        # figure and covers few cells (the text escaped: names are plain text, never markup)
         self.hover_tooltip = W.HTML()
         self.hover_tooltip.add_class("cw-sweep-tooltip")
         self.heatmap.tooltip = self.hover_tooltip
@@ -429,7 +428,8 @@ class SweepView(W.VBox):
         left, the x title below its tick labels, the colour bar and its labels on the right."""
         y_ticks = max((_text_px(s) for s in self._ys_unique), default=0.0)
         left = _TICK_GAP + y_ticks + 6 + _TITLE_PX + 8
-        # bqplot puts the bar's left edge at half the right margin less its width; its labels follow
+        # bqplot puts the colour bar (20 px) just left of the right margin's middle, its labels right of
+        # the middle: the margin is twice what they need
         right = max(60.0, 2 * (_TICK_GAP + bar_label_px + 8))
         return {
             "top": 40,
