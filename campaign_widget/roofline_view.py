@@ -270,12 +270,12 @@ class RooflineView(ipywidgets.VBox):
                 self.ceiling_labels,
                 self.ceiling_slope_labels,
                 self.roof,
-                self.roof_labels,
-                self.roof_labels_high,
                 self.ridge,  # named by the levels above them: no "ridge" label
                 self.level_lines,
                 *self.level_points.values(),
                 self.aggregate,
+                self.roof_labels,  # the levels' names drawn last: no point hides them
+                self.roof_labels_high,
             ]
         self._legend_key = None
         self.shown_levels = list(names)

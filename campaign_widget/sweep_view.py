@@ -36,7 +36,8 @@ PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet
 # bqplot styles its text with CSS: a JupyterLab variable resolves in the page (bqplot's own dark style is
 # orange); the fallback is the light theme's.
 INK = "var(--jp-content-font-color1, #222222)"
-OUTLINE = "var(--jp-content-font-color0, #111111)"  # the clicked cell's outline, as the static heatmap's
+OUTLINE = "var(--jp-content-font-color0, #111111)"
+GRID_LINE = "var(--jp-layout-color0, white)"  # between cells: the page's background, light or dark  # the clicked cell's outline, as the static heatmap's
 # A boolean column: no / yes in the static heatmap's two colours (its warning red and its green). The
 # colour scale is linear, so each colour fills half of [-0.5, 1.5]: many stops make the bar two blocks.
 BOOLEAN_COLORS = ("#d62728", "#2ca02c")
@@ -130,7 +131,7 @@ class SweepView(W.VBox):
             color=np.full((len(self._ys), len(self._xs)), np.nan),
             scales={"row": row_scale, "column": col_scale, "color": color_scale},
             null_color=PENDING_COLOR,
-            stroke="white",
+            stroke=GRID_LINE,
             interactions={"hover": "tooltip"},
             # computed cells are the "selected" ones (their own colour); the rest, not computed yet, are grey
             selected_style={},

@@ -316,5 +316,57 @@ def test_titles_axis_labels_and_ticks_use_the_theme_text_colour(views, theme):
                 )
 
 
+def _css_rgb(page, colour: str) -> np.ndarray:
+    """A CSS colour as the page resolves it, composited on white when translucent."""
+    return np.array(
+        page.evaluate(
+            """(c) => { const p = document.createElement('div'); document.body.append(p); p.style.color = c;
+                const v = getComputedStyle(p).color.match(/[\\d.]+/g).map(Number); p.remove();
+                return v.length > 3 ? v.slice(0, 3).map(x => Math.round(x * v[3] + 255 * (1 - v[3]))) : v; }""",
+            colour,
+        )
+    )
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_clicked_sweep_cell_is_outlined(views, theme):
+    from campaign_widget.sweep_view import OUTLINE
+
+    views.set_theme(theme)
+    page = views.page
+    cell = page.locator(".cw-sweep g.heatmaprow").nth(2).locator("rect.heatmapcell").nth(1)  # throttle, 2 tiles
+    cell.scroll_into_view_if_needed()
+    box = cell.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(2, 2)
+    page.mouse.move(x, y, steps=4)  # as a hand: arrive, let the tooltip settle beside the mouse, click
+    page.wait_for_timeout(400)
+    page.mouse.down()
+    page.mouse.up()
+    page.wait_for_function(
+        "() => (document.querySelector('.cw-sweep-selection')?.textContent ?? '').includes('policy=throttle')",
+        timeout=30_000,
+    )
+    page.mouse.move(2, 2)
+    page.wait_for_timeout(600)
+    shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB"), dtype=np.int16)
+    scale = shot.shape[1] / page.viewport_size["width"]
+    views.lab.screenshot(f"{theme}-sweep-outlined", full_page=False)
+    inset = 0.75
+    points = [
+        (x, box["y"] + inset),
+        (x, box["y"] + box["height"] - inset),
+        (box["x"] + inset, y),
+        (box["x"] + box["width"] - inset, y),
+    ]
+    edges = np.array([shot[int(py * scale), int(px * scale)] for px, py in points])
+    centre = shot[int(y * scale), int(x * scale)]
+    outline = _css_rgb(page, OUTLINE)
+    assert (np.abs(edges - outline).max(axis=1) <= 40).all(), (
+        f"{theme}: the clicked cell's edges {edges.tolist()} are not the outline colour {outline.tolist()}"
+    )
+    assert (np.abs(edges - centre).max(axis=1) > 40).all(), f"{theme}: the outline is the cell's own colour"
+
+
 def test_back_to_light(views):
     views.set_theme("light")
