@@ -4,6 +4,7 @@ read the same in a static figure, a tooltip and the browser."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 
@@ -138,6 +139,46 @@ def format_ticks(values, step: float, unit: str = "") -> list[str]:
         number = f"{v / factor:.{min(decimals, 20)}f}"
         out.append(f"{number}{symbol}" if unit == "" else join_unit(number, symbol, unit))
     return out
+
+
+def scale_tick_labels(values, step: float, unit: str = "", *, end: float | None = None) -> list[str]:
+    """Labels of ticks at ``values`` (``step`` apart) on a colour bar or value axis in ``unit``, each with
+    its unit: "%" for fractions ("25%"), times in the unit of a time axis reaching ``end`` ("2 ms"), "×"
+    for ratios ("1.5×"), an SI prefix otherwise ("400 GB/s")."""
+    values = [float(v) for v in values]
+    if unit == "%":
+        return [format_percent(v) for v in values]
+    if unit == "s":
+        factor, shown = time_unit_for(unit, end or max((abs(v) for v in values), default=0.0))
+        return format_ticks([v * factor for v in values], step * factor, shown)
+    if unit == "×":
+        return [f"{label}×" for label in format_ticks(values, step)]
+    return format_ticks(values, step, unit)
+
+
+def js_number_key(value: float) -> str:
+    """``String(value)`` in JavaScript (the key a JS object lookup of the number uses):
+    js_number_key(1e11) → "100000000000", js_number_key(1e21) → "1e+21", js_number_key(2.5e-7) → "2.5e-7"."""
+    value = float(value)
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    # the shortest digits that round-trip (Python's repr and JS agree on them), value = 0.digits × 10**n
+    shortest = Decimal(repr(abs(value))).normalize().as_tuple()
+    digits = "".join(map(str, shortest.digits))
+    n = len(digits) + shortest.exponent
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    e = n - 1
+    body = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{body}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
 def format_span(t0: float, t1: float) -> str:

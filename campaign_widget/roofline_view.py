@@ -16,7 +16,7 @@ import numpy as np
 import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
-from .formatting import format_number, format_si
+from .formatting import format_number, format_percent, format_si
 from .roofline import (
     COMPUTE_BOUND,
     DEFAULT_THRESHOLD,
@@ -28,6 +28,9 @@ from .roofline import (
 from .widget import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
+# The ridge's label, centred this far above the ridge: clear of the largest point there (radius
+# √(900/π) ≈ 17 px) and half its own height more
+_RIDGE_LABEL_RISE = round((_MAX_MARKER / np.pi) ** 0.5) + 9
 # The roof, the ridge, the schedule's marker and the legend's text follow JupyterLab's theme (bqplot styles
 # marks with CSS, so a variable resolves in the page: dark on a light page, light on a dark one).
 INK = "var(--jp-content-font-color1, #333333)"
@@ -65,8 +68,32 @@ class RooflineView(ipywidgets.VBox):
             stroke_width=1.5,
             visible=False,
         )
+        # A ceiling's name sits off its own line, inside the frame: a compute ceiling's above its flat part,
+        # ending at the right edge; a bandwidth ceiling's under its slanted part near the left edge (the line
+        # rises away from it), as the static roofline places them.
         self.ceiling_labels = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=[MUTED_INK], default_size=11, visible=False
+            x=[1],
+            y=[1],
+            text=[""],
+            scales=scales,
+            colors=[MUTED_INK],
+            default_size=11,
+            align="end",
+            x_offset=-4,
+            y_offset=-9,  # bqplot centres a label on its y: the 11 px text clears the line below
+            visible=False,
+        )
+        self.ceiling_slope_labels = Label(
+            x=[1],
+            y=[1],
+            text=[""],
+            scales=scales,
+            colors=[MUTED_INK],
+            default_size=11,
+            align="start",
+            x_offset=6,
+            y_offset=14,
+            visible=False,
         )
         self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=[INK], marker="circle", default_size=36)
         # Above the roof: every point lies on or under it, so a label there covers none of them.
@@ -78,7 +105,7 @@ class RooflineView(ipywidgets.VBox):
             colors=[INK],
             default_size=11,
             x_offset=0,
-            y_offset=-10,
+            y_offset=-_RIDGE_LABEL_RISE,
             align="middle",
         )
         # Marker area ∝ share of the makespan: sizes in [0, 1] map onto [0, default_size] px².
@@ -122,12 +149,15 @@ class RooflineView(ipywidgets.VBox):
         self._level_names: tuple[str, ...] = ()
         self.details = [ipywidgets.Label() for _ in range(4)]
         self.points.tooltip = ipywidgets.VBox(self.details)
+        # title, axis titles and ticks in the page's text colour (bqplot's own dark style makes them orange)
         self._x_axis = Axis(
             scale=self._x,
             label="operational intensity",
             grid_lines="none",
             tick_format="~g",
-            tick_style={"font-size": "11px"},
+            tick_style={"font-size": "11px", "fill": INK},
+            label_color=INK,
+            label_offset="36px",  # the title's baseline below the tick labels (9 px of tick, 11 px of text)
         )
         self._y_axis = Axis(
             scale=self._y,
@@ -135,19 +165,23 @@ class RooflineView(ipywidgets.VBox):
             label="attainable",
             grid_lines="solid",
             tick_format="~s",
-            tick_style={"font-size": "11px"},
+            tick_style={"font-size": "11px", "fill": INK},
+            label_color=INK,
+            # the title's baseline beyond the widest decade label ("100G", 11 px) after d3's 9 px of tick
+            label_offset="46px",
         )
         axes = [self._x_axis, self._y_axis]
         self.figure = Figure(
             marks=self._one_level_marks(),
             axes=axes,
             title="roofline",
+            title_style={"fill": INK},
             fig_margin={"top": 40, "bottom": 50, "left": 70, "right": 20},
             layout=ipywidgets.Layout(height=f"{height}px", width="100%"),
         )
         self.readout = [ipywidgets.Label(), ipywidgets.Label()]  # two short lines: Labels do not wrap
         # The point legend: one swatch per phase (its colour, its name as plain text) and the schedule's ◆.
-        self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap", gap="2px 6px"))
+        self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap"))
         super().__init__(children=[self.figure, self.legend, *self.readout])
         self.threshold = threshold
         self.layout.min_width = "320px"
@@ -180,11 +214,12 @@ class RooflineView(ipywidgets.VBox):
         return [
             self.ceilings,
             self.ceiling_labels,
+            self.ceiling_slope_labels,
             self.roof,
             self.ridge,
-            self.ridge_label,
             self.points,
             self.aggregate,
+            self.ridge_label,  # drawn last: a point at the ridge does not hide it
         ]
 
     def _set_levels(self, names: tuple[str, ...]) -> None:
@@ -225,20 +260,21 @@ class RooflineView(ipywidgets.VBox):
                     value=True,
                     description=f"{glyph} {name}",
                     indent=False,
-                    layout=ipywidgets.Layout(width="auto", margin="0 6px 0 0", height="18px"),
+                    layout=ipywidgets.Layout(width="auto", margin=_LEGEND_ENTRY_MARGIN),
                 )
                 box.observe(self._on_level_box, names=["value"])
                 self.level_boxes[name] = box
             self.figure.marks = [
                 self.ceilings,
                 self.ceiling_labels,
+                self.ceiling_slope_labels,
                 self.roof,
-                self.roof_labels,
-                self.roof_labels_high,
                 self.ridge,  # named by the levels above them: no "ridge" label
                 self.level_lines,
                 *self.level_points.values(),
                 self.aggregate,
+                self.roof_labels,  # the levels' names drawn last: no point hides them
+                self.roof_labels_high,
             ]
         self._legend_key = None
         self.shown_levels = list(names)
@@ -315,7 +351,7 @@ class RooflineView(ipywidgets.VBox):
             self.ridge_label.text = [f"ridge {format_number(phases.ridge, 3)} {intensity_unit}"]
             self._x_axis.label = f"operational intensity ({intensity_unit})"
             self._y_axis.label = f"attainable ({machine.compute_unit})"
-            self._draw_ceilings(machine, x_lo, x_hi)
+            self._draw_ceilings(machine, x_lo, x_hi, y_lo)
             self.points.x, self.points.y = x, achieved
             self.points.size = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
             self.points.default_size = _MAX_MARKER
@@ -333,7 +369,7 @@ class RooflineView(ipywidgets.VBox):
         ].value = (
             f"schedule: OI {format_number(total.intensity[0], 3)}, {format_si(total.achieved[0], machine.compute_unit)}"
         )
-        self.readout[1].value = f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}"
+        self.readout[1].value = f"{format_percent(float(total.efficiency[0]))} of its roof, {total.regime[0]}"
         self._show_details()
 
     def _draw_levels(self):
@@ -405,21 +441,32 @@ class RooflineView(ipywidgets.VBox):
         items.extend(self.level_boxes.values())
         self.legend.children = items
 
-    def _draw_ceilings(self, machine, x_lo, x_hi):
-        xs, ys, labels, label_x, label_y = [], [], [], [], []
+    def _draw_ceilings(self, machine, x_lo, x_hi, y_lo):
+        xs, ys = [], []
+        flat, slope = ([], [], []), ([], [], [])  # (x, y, name) of the labels above a flat part, under a slope
         for ceiling in machine.ceilings:
             P = ceiling.compute if ceiling.compute is not None else machine.peak_compute
             BW = ceiling.bandwidth if ceiling.bandwidth is not None else machine.peak_bandwidth
             ridge = P / BW
             xs.append([x_lo, ridge, x_hi])
             ys.append([BW * x_lo, P, P])
-            labels.append(ceiling.name)
-            label_x.append(x_hi / 3)
-            label_y.append(P)
-        self.ceilings.visible = self.ceiling_labels.visible = bool(xs)
+            if ceiling.compute is not None and (ceiling.bandwidth is None or ridge < x_hi / 2):
+                where = (x_hi, P)  # its own flat part, below the roof's: the name above it, at the right edge
+                row = flat
+            else:  # a bandwidth ceiling shares the roof's flat part: its name goes by its slanted part
+                x_at = min(max(x_lo * 2.2, 3 * y_lo / BW), ridge / 2)
+                where = (x_at, BW * x_at)
+                row = slope
+            row[0].append(where[0])
+            row[1].append(where[1])
+            row[2].append(ceiling.name)
+        self.ceilings.visible = bool(xs)
         if xs:
             self.ceilings.x, self.ceilings.y = xs, ys
-            self.ceiling_labels.x, self.ceiling_labels.y, self.ceiling_labels.text = label_x, label_y, labels
+        for mark, (label_x, label_y, names) in ((self.ceiling_labels, flat), (self.ceiling_slope_labels, slope)):
+            mark.visible = bool(names)
+            if names:
+                mark.x, mark.y, mark.text = label_x, label_y, names
 
     def _hovered(self):
         """The phase hovered in the diagram or on any of the roofline's points, or None."""
@@ -442,12 +489,13 @@ class RooflineView(ipywidgets.VBox):
             self._show_level_details(index)
             return
         r, machine = self._phases, self.diagram.workload.machine
-        self.details[0].value = f"{self.diagram.phase_names[index]}: OI {r.intensity[index]:.3g}"
+        oi = f"{format_number(float(r.intensity[index]), 3)} {machine.ops_unit}/{machine.bytes_unit}"
+        self.details[0].value = f"{self.diagram.phase_names[index]}: OI {oi}"
         self.details[1].value = (
             f"achieved {format_si(r.achieved[index], machine.compute_unit)}, "
             f"bound {format_si(r.bound[index], machine.compute_unit)}"
         )
-        self.details[2].value = f"{r.regime[index]}, efficiency {r.efficiency[index]:.0%}"
+        self.details[2].value = f"{r.regime[index]}, efficiency {format_percent(float(r.efficiency[index]))}"
         self.details[3].value = r.guidance[index]
 
     def _show_level_details(self, index: int):
@@ -467,7 +515,7 @@ class RooflineView(ipywidgets.VBox):
         )
         resource = str(h.bound_resource[index])
         efficiency = float(a.efficiency[index])
-        self.details[2].value = f"{resource}-bound, efficiency {efficiency:.0%}"
+        self.details[2].value = f"{resource}-bound, efficiency {format_percent(efficiency)}"
         if resource == machine.compute_name:
             regime = COMPUTE_BOUND
         elif resource in h.levels:
@@ -477,7 +525,12 @@ class RooflineView(ipywidgets.VBox):
         self.details[3].value = GUIDANCE[(regime, efficiency >= self.threshold)]
 
 
-_LEGEND_ITEM = ipywidgets.Layout(margin="0 2px 0 0", height="18px")
+# A legend entry is its mark, a thin space, its name; entries are set well apart so that a name is read
+# with the mark before it ("● A   ● B", never "● A● B"). The labels keep JupyterLab's line height: a
+# shorter box cuts the glyphs below the baseline ("q_proj" read as "q proj").
+_LEGEND_MARK = ipywidgets.Layout(margin="0 3px 0 0")
+_LEGEND_NAME = ipywidgets.Layout(margin="0")
+_LEGEND_ENTRY_MARGIN = "0 14px 0 0"
 
 
 def _swatch(mark: str, name: str, color: str) -> ipywidgets.HBox:
@@ -485,8 +538,8 @@ def _swatch(mark: str, name: str, color: str) -> ipywidgets.HBox:
     theme's text colour, so a dark phase colour stays readable on a dark page."""
     return ipywidgets.HBox(
         [
-            ipywidgets.Label(value=mark, style={"text_color": color, "font_size": "11px"}, layout=_LEGEND_ITEM),
-            ipywidgets.Label(value=name, style={"text_color": INK, "font_size": "11px"}, layout=_LEGEND_ITEM),
+            ipywidgets.Label(value=mark, style={"text_color": color, "font_size": "11px"}, layout=_LEGEND_MARK),
+            ipywidgets.Label(value=name, style={"text_color": INK, "font_size": "11px"}, layout=_LEGEND_NAME),
         ],
-        layout=ipywidgets.Layout(margin="0 6px 0 0"),
+        layout=ipywidgets.Layout(margin=_LEGEND_ENTRY_MARGIN),
     )

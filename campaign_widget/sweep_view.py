@@ -9,11 +9,14 @@ still filling in (``start_sweep``, or ``SweepView.live``) is redrawn as its chun
 progress bar.
 
 The view computes nothing: every number comes from the result's table, and the diagram is the
-campaign diagram of the configuration's workload.
+campaign diagram of the configuration's workload. Numbers read as in the static heatmap
+(``static_figure.heatmap``: ``column_unit``, ``value_label``): axis ticks and the colour bar in the
+column's unit, a boolean column as two named colours; the clicked cell is outlined.
 """
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 
@@ -22,18 +25,32 @@ import ipywidgets as W
 import numpy as np
 
 from .errors import short_repr
+from .formatting import format_reading, format_speedup, js_number_key, scale_tick_labels
+from .static_figure.heatmap import column_unit, value_label
+from .static_figure.style import text_width_px
+from .static_figure.ticks import nice_ticks
 from .sweep import SweepResult, start_sweep
 
-_REDRAW_SECONDS = 0.25
-PENDING_COLOR = (
-    "#dddddd"  # cells whose configuration is not computed yet  # live redraws at most this often while chunks arrive
-)
+_REDRAW_SECONDS = 0.25  # live redraws at most this often while chunks arrive
+PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet
+# bqplot styles its text with CSS: a JupyterLab variable resolves in the page (bqplot's own dark style is
+# orange); the fallback is the light theme's.
+INK = "var(--jp-content-font-color1, #222222)"
+OUTLINE = "var(--jp-content-font-color0, #111111)"
+GRID_LINE = "var(--jp-layout-color0, white)"  # between cells: the page's background, light or dark  # the clicked cell's outline, as the static heatmap's
+# A boolean column: no / yes in the static heatmap's two colours (its warning red and its green). The
+# colour scale is linear, so each colour fills half of [-0.5, 1.5]: many stops make the bar two blocks.
+BOOLEAN_COLORS = ("#d62728", "#2ca02c")
+_BOOLEAN_STOPS = 16
+# bqplot's text sizes (its CSS: ticks 12 px, axis titles 14 px, the title 16 px) and its axis geometry
+_TICK_PX, _TITLE_PX = 12, 14
+_TICK_GAP = 9  # d3's tick (6 px) and padding (3 px) before a tick label
+_TOOLTIP_CHARS = 56  # one tooltip line at most this long: the tooltip stays narrower than the figure
 
 
-def _label(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+def _text_px(text: str, size: float = _TICK_PX) -> float:
+    """Width of ``text`` in the browser's sans-serif, over-estimated a little (DejaVu Sans metrics)."""
+    return 1.08 * text_width_px(text, size) + 2
 
 
 class SweepView(W.VBox):
@@ -70,6 +87,7 @@ class SweepView(W.VBox):
             raise ValueError(f"color={color!r} is not a result column; columns: {', '.join(metrics)}")
         self.result, self.x, self.y = result, x, y
         self._axes = axes
+        self._metrics = metrics
         self._shape = tuple(len(v) for v in result.axes.values())
         self._lock = threading.Lock()
         self._last_draw = 0.0
@@ -86,7 +104,7 @@ class SweepView(W.VBox):
         for name in axes:
             if name in (x, y):
                 continue
-            options = [(_label(v), j) for j, v in enumerate(result.axes[name])]
+            options = [(self._axis_value(name, v), j) for j, v in enumerate(result.axes[name])]
             dd = W.Dropdown(
                 options=options,
                 value=0,
@@ -100,8 +118,8 @@ class SweepView(W.VBox):
         self.color_dropdown.add_class("cw-sweep-color")
         self.color_dropdown.observe(lambda _: self._redraw(force=True), names="value")
 
-        self._xs = [_label(v) for v in result.axes[x]]
-        self._ys = [_label(v) for v in result.axes[y]]
+        self._xs = [self._axis_value(x, v) for v in result.axes[x]]
+        self._ys = [self._axis_value(y, v) for v in result.axes[y]]
         self._xs_unique = _unique_labels(self._xs)
         self._ys_unique = _unique_labels(self._ys)
         col_scale = bq.OrdinalScale(domain=self._xs_unique)
@@ -113,12 +131,25 @@ class SweepView(W.VBox):
             color=np.full((len(self._ys), len(self._xs)), np.nan),
             scales={"row": row_scale, "column": col_scale, "color": color_scale},
             null_color=PENDING_COLOR,
-            stroke="white",
+            stroke=GRID_LINE,
             interactions={"hover": "tooltip"},
             # computed cells are the "selected" ones (their own colour); the rest, not computed yet, are grey
             selected_style={},
             unselected_style={"fill": PENDING_COLOR},
             selected=[],
+        )
+        # The clicked cell's outline: a second grid over the first, every cell transparent and deaf to the
+        # mouse (hover and click reach the heatmap below), the one "selected" cell stroked.
+        self.selection_outline = bq.GridHeatMap(
+            row=np.array(self._ys_unique),
+            column=np.array(self._xs_unique),
+            color=np.zeros((len(self._ys), len(self._xs))),
+            scales={"row": row_scale, "column": col_scale, "color": color_scale},
+            selected=[[0, 0]],
+            selected_style={"fill-opacity": "0", "stroke": OUTLINE, "stroke-width": "3", "pointer-events": "none"},
+            unselected_style={"fill-opacity": "0", "stroke-opacity": "0", "pointer-events": "none"},
+            interactions={},
+            visible=False,
         )
         self.best_marker = bq.Scatter(
             x=[],
@@ -133,7 +164,10 @@ class SweepView(W.VBox):
         )
         self.hover_readout = W.Label(value="hover a cell to see its row; click it to open its campaign diagram")
         self.hover_readout.add_class("cw-sweep-hover")
-        self.hover_tooltip = W.Label()
+        # the tooltip: the row in short lines at a tight line height, so that it stays narrower than the
+        # figure and covers few cells (the text escaped: names are plain text, never markup)
+        self.hover_tooltip = W.HTML()
+        self.hover_tooltip.add_class("cw-sweep-tooltip")
         self.heatmap.tooltip = self.hover_tooltip
         self.heatmap.on_hover(self._on_hover)
         self.heatmap.on_element_click(self._on_click)
@@ -142,17 +176,23 @@ class SweepView(W.VBox):
         self.best_marker.on_element_click(
             lambda _m, _c: self._best_index() is not None and self.select(self._best_index())
         )
+        text = {"label_color": INK, "tick_style": {"fill": INK}, "grid_lines": "none"}
+        x_axis = bq.Axis(scale=col_scale, label=x, **text)
+        y_axis = bq.Axis(scale=row_scale, side="left", label=y, **text)
+        # the colour bar's name is in the figure's title (bqplot draws a colour bar's own title in its
+        # dark-theme orange, over the bar's top tick)
+        self.color_axis = bq.ColorAxis(
+            scale=color_scale, side="right", label="", tick_values=[], tick_style={"fill": INK}
+        )
         self.figure = bq.Figure(
-            marks=[self.heatmap, self.best_marker],
-            axes=[
-                bq.Axis(scale=col_scale, label=x),
-                bq.Axis(scale=row_scale, side="left", label=y),
-                bq.ColorAxis(scale=color_scale, side="right", label=color, num_ticks=5, tick_format=".4g"),
-            ],
-            fig_margin={"top": 30, "bottom": 50, "left": 80, "right": 90},
+            marks=[self.heatmap, self.selection_outline, self.best_marker],
+            axes=[x_axis, y_axis, self.color_axis],
+            fig_margin=self._margins(0.0),
             layout=W.Layout(height=f"{height}px", width="100%"),
             title="",
+            title_style={"fill": INK},
         )
+        self._place_axis_titles()
         self.progress = W.IntProgress(
             value=0,
             min=0,
@@ -253,27 +293,49 @@ class SweepView(W.VBox):
             r = self.result
             self._drawn_results = self._drawn_results or r.completed > 0
             idx = self.indices()
-            values = np.asarray(r[self.color_dropdown.value], dtype=float)[idx]
+            color = self.color_dropdown.value
+            raw = np.asarray(r[color])[idx]
+            boolean = raw.dtype == bool
             have = r._have[idx]
-            values = np.where(have, values, np.nan)
+            values = np.where(have, raw.astype(float), np.nan)
             finite = values[np.isfinite(values)]
             low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            if boolean:  # no / yes: each a colour block of its own, whatever the slice holds
+                low, high = -0.5, 1.5
+                colors = [BOOLEAN_COLORS[0]] * _BOOLEAN_STOPS + [BOOLEAN_COLORS[1]] * _BOOLEAN_STOPS
+                ticks = [(0.0, value_label(False)), (1.0, value_label(True))]
+            else:
+                colors = []
+                ticks = self._bar_ticks(low, high, column_unit(r, color))
             if high <= low:  # one value (or none yet): a non-empty colour domain all the same
                 high = low + max(abs(low), 1.0) * 1e-9
-            with self.heatmap.hold_sync(), self.heatmap.scales["color"].hold_sync():
-                self.heatmap.scales["color"].min, self.heatmap.scales["color"].max = low, high
+            scale = self.heatmap.scales["color"]
+            # the bar's ticks first: bqplot redraws them when the colour domain changes, and relabels
+            # them only when tick_format changes (alternated between None and "" to say so)
+            with self.color_axis.hold_sync():
+                self.color_axis.tick_values = np.array([v for v, _ in ticks], dtype=float)
+                self.color_axis.tick_labels = {js_number_key(v): label for v, label in ticks}
+                self.color_axis.tick_format = "" if self.color_axis.tick_format is None else None
+            margins = self._margins(max((_text_px(label) for _, label in ticks), default=0.0))
+            if margins != self.figure.fig_margin:
+                self.figure.fig_margin = margins
+            with self.heatmap.hold_sync(), scale.hold_sync():
+                if list(scale.colors) != colors:
+                    scale.colors = colors
+                scale.min, scale.max = low, high
                 self.heatmap.color = values
                 self.heatmap.selected = np.argwhere(have).tolist()
-                self.figure.axes[2].label = self.color_dropdown.value
+                self.figure.title = f"{color} over {self.x} × {self.y}"
+            self._draw_outline(idx)
             done = r.completed
             self.progress.value = done
             state = "done" if r.done else "running"
-            elapsed = f", {r.elapsed:.1f} s" if r.done else ""
+            elapsed = f", {format_reading(r.elapsed, 's')}" if r.done else ""
             self.status.value = f"{done} / {len(r)} configurations ({state}{elapsed})"
             if done:
                 best = r.best()
                 row = r.row(best)
-                self.best_label.value = "◆ best: " + _describe(row, list(r.axes)) + f" — makespan {row['makespan']:.6g}"
+                self.best_label.value = "◆ best: " + self._describe(row) + " — makespan " + self._value(row, "makespan")
                 by, bx = np.argwhere(idx == best)[0] if (idx == best).any() else (None, None)
                 if by is None:
                     self.best_marker.x, self.best_marker.y = [], []
@@ -300,9 +362,11 @@ class SweepView(W.VBox):
     def _show_row(self, i: int | None):
         if i is None:
             return
-        text = self.describe(i)
-        self.hover_readout.value = text
-        self.hover_tooltip.value = text
+        self.hover_readout.value = self.describe(i)
+        lines = "<br>".join(html.escape(line) for line in self.describe_lines(i))
+        self.hover_tooltip.value = (
+            f'<div style="line-height: 1.35; padding: 2px 4px; white-space: nowrap">{lines}</div>'
+        )
 
     def _on_click(self, _mark, content):
         i = self._cell_index(content)
@@ -313,11 +377,85 @@ class SweepView(W.VBox):
         """Configuration ``i``'s whole row as one line of text."""
         r = self.result
         if not r._have[i]:
-            return f"configuration #{i}: " + _describe(r.configuration(i), list(r.axes)) + " — not computed yet"
+            return f"configuration #{i}: " + self._describe(r.configuration(i)) + " — not computed yet"
         row = r.row(i)
-        axes = list(r.axes)
-        rest = ", ".join(f"{k} {_label(v)}" for k, v in row.items() if k not in axes)
-        return f"configuration #{i}: " + _describe(row, axes) + " — " + rest
+        rest = ", ".join(f"{k} {self._value(row, k)}" for k in self._metrics)
+        return f"configuration #{i}: " + self._describe(row) + " — " + rest
+
+    def describe_lines(self, i: int) -> list[str]:
+        """Configuration ``i``'s row as short lines (what the hover tooltip shows): its number, its axes'
+        values, then its columns two by two, each line at most about ``_TOOLTIP_CHARS`` characters."""
+        r = self.result
+        row = r.row(i) if r._have[i] else r.configuration(i)
+        lines = [f"configuration #{i}"]
+        lines += _pack([f"{k}={self._axis_value(k, row[k])}" for k in self._axes])
+        if not r._have[i]:
+            return [*lines, "not computed yet"]
+        return lines + _pack([f"{k} {self._value(row, k)}" for k in self._metrics], most=2)
+
+    # -- how numbers read ------------------------------------------------------------------------------
+
+    def _axis_value(self, name: str, value) -> str:
+        """An axis value as its tick and dropdown show it ("100 GB/s"); True and False as written."""
+        if isinstance(value, (bool, np.bool_)):
+            return str(bool(value))
+        return value_label(value, column_unit(self.result, name))
+
+    def _time_end(self) -> float | None:
+        """The longest makespan computed: every time in the view reads in the unit of this one."""
+        makespans = np.asarray(self.result["makespan"], dtype=float)[self.result._have]
+        return float(np.nanmax(makespans)) if np.isfinite(makespans).any() else None
+
+    def _value(self, row: dict, name: str) -> str:
+        if name == "speedup":  # a slowdown said as such ("25× slower"), not as a fraction of 1×
+            return format_speedup(row[name])
+        return value_label(row[name], column_unit(self.result, name), end=self._time_end())
+
+    def _describe(self, row: dict) -> str:
+        return ", ".join(f"{k}={self._axis_value(k, row[k])}" for k in self._axes)
+
+    def _bar_ticks(self, low: float, high: float, unit: str) -> list[tuple[float, str]]:
+        """The colour bar's ticks over [low, high], each labelled in ``unit``; one when all values are equal."""
+        if not high > low:
+            return [(low, value_label(low, unit, end=self._time_end()))]
+        values, step = nice_ticks(low, high, 4)
+        values = [v for v in values if low - 1e-12 * abs(high) <= v <= high + 1e-12 * abs(high)] or [low, high]
+        return list(zip(values, scale_tick_labels(values, step, unit, end=self._time_end())))
+
+    # -- layout ------------------------------------------------------------------------------------
+
+    def _margins(self, bar_label_px: float) -> dict:
+        """The figure's margins: the y tick labels and the y title beside them (never over them) on the
+        left, the x title below its tick labels, the colour bar and its labels on the right."""
+        y_ticks = max((_text_px(s) for s in self._ys_unique), default=0.0)
+        left = _TICK_GAP + y_ticks + 6 + _TITLE_PX + 8
+        # bqplot puts the colour bar (20 px) just left of the right margin's middle, its labels right of
+        # the middle: the margin is twice what they need
+        right = max(60.0, 2 * (_TICK_GAP + bar_label_px + 8))
+        return {
+            "top": 40,
+            "bottom": _TICK_GAP + _TICK_PX + 8 + _TITLE_PX + 8,
+            "left": round(left),
+            "right": round(right),
+        }
+
+    def _place_axis_titles(self) -> None:
+        """Each axis title a gap beyond its tick labels. bqplot measures ``label_offset`` from the axis
+        line to the title's baseline; a left title is rotated, its glyphs reaching a title size past it."""
+        x_axis, y_axis = self.figure.axes[0], self.figure.axes[1]
+        y_ticks = max((_text_px(s) for s in self._ys_unique), default=0.0)
+        y_axis.label_offset = f"{round(_TICK_GAP + y_ticks + 6 + 0.25 * _TITLE_PX)}px"
+        x_axis.label_offset = f"{round(_TICK_GAP + _TICK_PX + 6 + 0.8 * _TITLE_PX)}px"
+
+    def _draw_outline(self, idx: np.ndarray) -> None:
+        """The clicked configuration's cell outlined, when it is in the slice shown."""
+        where = np.argwhere(idx == self.selected_index) if self.selected_index is not None else np.empty((0, 2))
+        if where.size:
+            with self.selection_outline.hold_sync():
+                self.selection_outline.selected = [[int(where[0][0]), int(where[0][1])]]
+                self.selection_outline.visible = True
+        else:
+            self.selection_outline.visible = False
 
     def select(self, i: int) -> None:
         """Open configuration ``i``'s campaign diagram below the heatmap (what clicking its cell does)."""
@@ -330,14 +468,22 @@ class SweepView(W.VBox):
 
         row = r.row(i)
         self.selected_index = i
-        title = f"configuration #{i}: " + _describe(row, list(r.axes))
+        self._draw_outline(self.indices())
+        title = f"configuration #{i}: " + self._describe(row)
         self.diagram = CampaignDiagram(r.workload_for(i), height=self._diagram_height, title=title)
-        self.selection_label.value = f"{title} — makespan {row['makespan']:.6g}"
+        self.selection_label.value = f"{title} — makespan " + self._value(row, "makespan")
         self.diagram_box.children = [self.diagram]
 
 
-def _describe(row: dict, axes: list[str]) -> str:
-    return ", ".join(f"{k}={_label(row[k])}" for k in axes)
+def _pack(parts: list[str], most: int = 4) -> list[str]:
+    """``parts`` joined by ", " into lines of at most ``most`` parts and about ``_TOOLTIP_CHARS`` characters."""
+    lines: list[list[str]] = []
+    for part in parts:
+        if lines and len(lines[-1]) < most and len(", ".join([*lines[-1], part])) <= _TOOLTIP_CHARS:
+            lines[-1].append(part)
+        else:
+            lines.append([part])
+    return [", ".join(line) for line in lines]
 
 
 def _unique_labels(labels: list[str]) -> list[str]:

@@ -90,3 +90,62 @@ def test_zero_ops_or_bytes_draw_at_the_axis_edges():
         Workload([Phase("alu", ops=1e9, bytes=0), Phase("copy", ops=0, bytes=1e9, after=["alu"])], machine=m)
     ).roofline
     assert list(mixed.points.x) == [mixed._x.max, mixed._x.min]  # OI ∞ right, OI 0 left
+
+
+def test_ceiling_names_sit_off_their_lines_inside_the_frame():
+    m = Machine(
+        peak_compute=1e12,
+        peak_bandwidth=1e11,
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=2.5e11), Ceiling("PCIe (host link)", bandwidth=2e10)),
+    )
+    w = Workload(
+        [Phase("q_proj", ops=2e9, bytes=8e9), Phase("at_ridge", ops=4e11, bytes=4e10, after=["q_proj"])], machine=m
+    )
+    view = Explorer(w).roofline
+    flat, slope = view.ceiling_labels, view.ceiling_slope_labels
+    # the compute ceiling's name: above its flat part (bqplot centres a label on y: up by more than half
+    # its 11 px), ending a little inside the right edge
+    assert list(flat.text) == ["FP64 (non-tensor)"] and flat.visible
+    assert list(flat.x) == [view._x.max] and list(flat.y) == [2.5e11]
+    assert flat.align == "end" and flat.x_offset < 0 and flat.y_offset <= -(flat.default_size / 2 + 3)
+    # the bandwidth ceiling's name: under its slope (which rises away to the right), inside the frame
+    assert list(slope.text) == ["PCIe (host link)"] and slope.visible
+    x, y = float(slope.x[0]), float(slope.y[0])
+    assert view._x.min < x < 1e12 / 2e10 and y == pytest.approx(2e10 * x) and y > view._y.min
+    assert slope.align == "start" and slope.y_offset >= slope.default_size / 2 + 3
+
+
+def test_the_ridge_label_is_drawn_over_and_clear_of_the_points(kernels):
+    view = Explorer(kernels).roofline
+    marks = list(view.figure.marks)
+    assert marks.index(view.ridge_label) > max(marks.index(view.points), marks.index(view.aggregate))
+    largest_radius = (view.points.default_size / np.pi) ** 0.5  # bqplot's marker size is an area in px²
+    assert -view.ridge_label.y_offset >= largest_radius + view.ridge_label.default_size / 2
+
+
+def test_legend_entries_are_set_apart_and_tall_enough_for_underscores(kernels):
+    view = Explorer(kernels).roofline
+    entries = [e for e in view.legend.children if len(getattr(e, "children", ())) == 2]
+    assert [e.children[1].value for e in entries] == ["saxpy", "gemm", "schedule"]
+    for entry in entries:
+        mark, name = entry.children
+        # no box shorter than JupyterLab's line height: it would cut "_" below the baseline
+        assert mark.layout.height is None and name.layout.height is None
+        gap_after = float(entry.layout.margin.split()[1].removesuffix("px"))
+        own_gap = float(mark.layout.margin.split()[1].removesuffix("px"))
+        assert gap_after >= 12 and gap_after >= 3 * own_gap, (entry.layout.margin, mark.layout.margin)
+
+
+def test_title_axis_titles_and_ticks_take_the_pages_text_colour(kernels):
+    view = Explorer(kernels).roofline
+    assert "--jp-content-font-color" in view.figure.title_style["fill"]
+    for axis in view.figure.axes:
+        assert "--jp-content-font-color" in axis.label_color and "--jp-content-font-color" in axis.tick_style["fill"]
+
+
+def test_hover_details_read_through_the_formatter(kernels):
+    explorer = Explorer(kernels)
+    explorer.diagram.hovered_phase = 0
+    details = [label.value for label in explorer.roofline.details]
+    assert details[0] == "saxpy: OI 0.0833 FLOP/B"  # the unit of the x axis, 3 significant digits
+    assert details[2] == "memory-bound, efficiency 100%"

@@ -1,11 +1,17 @@
 """SweepView without a browser: bad arguments, the grid it draws, what a click opens.
 The real-browser test is tests/browser/test_sweep_view.py."""
 
+import html
+import re
+
 import numpy as np
 import pytest
 from workloads import two_phases
 
 import campaign_widget as cw
+from campaign_widget.formatting import format_reading, js_number_key
+from campaign_widget.static_figure.style import text_width_px
+from campaign_widget.sweep_view import _TITLE_PX, _TOOLTIP_CHARS, BOOLEAN_COLORS, OUTLINE
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +58,86 @@ def test_a_click_opens_the_configurations_diagram(result):
     assert view.diagram.makespan == want
     assert view.diagram_box.children == (view.diagram,)
     view._on_hover(view.heatmap, {"event": "hover", "data": {"rowNum": 0, "columnNum": 2}})
-    assert f"makespan {want:.4g}" in view.hover_readout.value and "feasible False" in view.hover_readout.value
+    assert f"makespan {format_reading(want, 's')}" in view.hover_readout.value
+    assert "feasible no" in view.hover_readout.value
+    # the tooltip: the same row in lines no wider than the figure
+    body = re.search(r"<div[^>]*>(.*)</div>", view.hover_tooltip.value).group(1)
+    lines = [html.unescape(line) for line in body.split("<br>")]
+    assert lines == view.describe_lines(view.selected_index)
+    assert lines[0] == f"configuration #{view.selected_index}" and any("feasible no" in s for s in lines), lines
+    assert max(len(s) for s in lines) <= _TOOLTIP_CHARS and sum(bool(s) for s in lines) >= 4, lines
+    assert "×" in view.describe(view.selected_index) and (" faster" in view.describe(view.selected_index))
+
+
+def _px(text_px: str) -> float:
+    assert text_px.endswith("px"), text_px
+    return float(text_px[:-2])
+
+
+def test_the_live_heatmap_reads_in_units_with_its_titles_beside_the_ticks(bandwidth_sweep):
+    view = cw.SweepView(bandwidth_sweep, x="tiles", y="peak_bandwidth")
+    x_axis, y_axis, bar = view.figure.axes
+    assert list(y_axis.scale.domain) == ["100 GB/s", "400 GB/s", "1.6 TB/s"]  # not 1e+11 … 1.6e+12
+    assert list(x_axis.scale.domain) == ["1", "2", "4", "8"]
+    # the y title's baseline is beyond the widest tick label (bqplot: 6 px tick + 3 px padding), and the
+    # left margin holds its glyphs too
+    widest = max(text_width_px(s, 12) for s in y_axis.scale.domain)
+    offset = _px(y_axis.label_offset)
+    assert offset >= 9 + widest + 4, (offset, widest)
+    assert view.figure.fig_margin["left"] >= offset + 0.75 * _TITLE_PX
+    assert _px(x_axis.label_offset) >= 9 + 12 + 0.75 * _TITLE_PX  # below the x tick labels
+    # the colour bar: ticks chosen here, each labelled with its unit, keyed as the browser writes the number
+    values = list(bar.tick_values)
+    assert len(values) >= 2 and set(bar.tick_labels) == {js_number_key(v) for v in values}
+    labels = [bar.tick_labels[js_number_key(v)] for v in values]
+    assert all(label.endswith(" ms") for label in labels), labels
+    # bqplot puts the bar's labels from half the right margin + 9 px: the margin holds the widest
+    right = view.figure.fig_margin["right"]
+    assert right / 2 + 9 + max(text_width_px(s, 12) for s in labels) <= right, (right, labels)
+    # title, axis titles and ticks in the page's text colour, not bqplot's dark-theme orange
+    assert "--jp-content-font-color" in view.figure.title_style["fill"]
+    for axis in (x_axis, y_axis):
+        assert "--jp-content-font-color" in axis.label_color and "--jp-content-font-color" in axis.tick_style["fill"]
+    assert view.figure.title == "makespan over tiles × peak_bandwidth"
+    assert "makespan" in view.best_label.value and " ms" in view.best_label.value
+
+
+def test_the_live_heatmap_shows_a_boolean_column_as_two_named_colours(bandwidth_sweep):
+    view = cw.SweepView(bandwidth_sweep, x="tiles", y="peak_bandwidth")
+    view.color_dropdown.value = "feasible"
+    scale, bar = view.heatmap.scales["color"], view.color_axis
+    assert (scale.min, scale.max) == (-0.5, 1.5)  # no and yes each in the middle of its half
+    colors = list(scale.colors)
+    half = len(colors) // 2
+    assert colors[:half] == [BOOLEAN_COLORS[0]] * half and colors[half:] == [BOOLEAN_COLORS[1]] * half
+    assert list(bar.tick_values) == [0.0, 1.0] and bar.tick_labels == {"0": "no", "1": "yes"}
+    view.color_dropdown.value = "makespan"  # back to a continuous scale and numbers
+    assert list(scale.colors) == [] and all(s.endswith(" ms") for s in bar.tick_labels.values())
+
+
+def test_the_live_heatmap_outlines_the_clicked_cell(result):
+    view = cw.SweepView(result, x="tiles", y="policy")
+    assert not view.selection_outline.visible
+    view._on_click(view.heatmap, {"event": "element_click", "data": {"rowNum": 1, "columnNum": 3}})
+    assert view.selection_outline.visible and [list(c) for c in view.selection_outline.selected] == [[1, 3]]
+    assert view.selection_outline.selected_style["stroke"] == OUTLINE
+    # the outline lets the mouse through to the heatmap below
+    assert view.selection_outline.selected_style["pointer-events"] == "none"
+    assert view.selection_outline.unselected_style["pointer-events"] == "none"
+    depth = view.dropdowns["depth"]
+    depth.value = 1 - depth.value  # another slice: the clicked configuration is not in it
+    assert not view.selection_outline.visible
+    depth.value = 1 - depth.value
+    assert view.selection_outline.visible
+
+
+@pytest.mark.parametrize(
+    "value, js",
+    [(1e11, "100000000000"), (1.6e12, "1600000000000"), (1e21, "1e+21"), (2.5e-7, "2.5e-7"), (1e-6, "0.000001")]
+    + [(0.0021, "0.0021"), (-3.25, "-3.25"), (0.1 + 0.2, "0.30000000000000004"), (0.0, "0"), (1.5e22, "1.5e+22")],
+)
+def test_js_number_key_is_javascripts_string_of_the_number(value, js):
+    assert js_number_key(value) == js
 
 
 # -- the static heatmap (static_figure/heatmap.py) ---------------------------------------------------

@@ -5,8 +5,10 @@ A(3, .7, .6) → B(10, .2, .9) over tiles × policy × depth (pipelined) and dis
 ``cw.SweepView(result, x="tiles", y="policy")``, then uses it as a person would: it hovers a cell
 and reads that configuration's row; it clicks a cell and sees that configuration's campaign diagram
 open below with the model's makespan; it picks another depth in the dropdown and sees the cell
-colours change. A second cell shows a sweep still running (``SweepView.live``) fill in, with its
-progress bar moving.
+colours change. It reads what bqplot drew: the colour bar's numbers carry their unit and stay inside
+the figure, the hover tooltip is narrower than the figure, the clicked cell is outlined in the pixels,
+a boolean column is two named colours. A second cell shows a sweep still running
+(``SweepView.live``) fill in, with its progress bar moving.
 
 Expected numbers come from the model under test (``Workload.schedule``) computed here, never from
 the widget's own output.
@@ -14,13 +16,18 @@ the widget's own output.
 
 from __future__ import annotations
 
+import io
 import re
 
+import numpy as np
 import pytest
-from labdriver import LabPage, Notebook, check_each_test, module_page, open_with_cell
+from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, open_with_cell
+from PIL import Image
 from workloads import TWO_PHASES, chain_source, two_phases
 
 import campaign_widget as cw
+from campaign_widget.static_figure.heatmap import value_label
+from campaign_widget.sweep_view import BOOLEAN_COLORS
 
 pytestmark = pytest.mark.browser
 
@@ -44,6 +51,9 @@ live = cw.SweepView.live(chain, x="tiles", y="policy", tiles=list(range(4, 68, 4
 live"""
 LIVE_DEPTHS = 12
 LIVE_TILES = list(range(4, 68, 4))
+UNIT = "ticks"  # the machine's time unit: makespans read in it
+# The heatmap's own cells: the first mark's rows (the clicked cell's outline is a second grid above it)
+MAIN_CELLS = "(root) => [...root.querySelector('g.heatmaprow').parentNode.querySelectorAll('rect.heatmapcell')]"
 
 
 def workload() -> cw.Workload:
@@ -72,7 +82,12 @@ class Page:
 
     def click_cell(self, row: int, col: int) -> None:
         """A mouse click at the cell's centre, as a person clicks (the best cell's marker is there)."""
-        self.page.mouse.click(*self._centre(row, col))
+        # as a hand does: the mouse arrives, the hover tooltip settles beside it, then the button goes
+        # down and up (a click in one jump can land on the tooltip still drawn where the mouse was)
+        self.hover_cell(row, col)
+        self.page.wait_for_timeout(400)
+        self.page.mouse.down()
+        self.page.mouse.up()
 
     def hover_cell(self, row: int, col: int) -> None:
         self.page.mouse.move(2, 2)
@@ -84,7 +99,7 @@ class Page:
         )
 
     def fills(self) -> list[str]:
-        return self.view.locator("rect.heatmapcell").evaluate_all("els => els.map(e => getComputedStyle(e).fill)")
+        return self.view.evaluate(f"root => ({MAIN_CELLS})(root).map(e => getComputedStyle(e).fill)")
 
 
 def _open(lab, jupyter_lab) -> Page:
@@ -94,10 +109,11 @@ def _open(lab, jupyter_lab) -> Page:
     state = Page(lab, nb)
     cells = state.view.locator("rect.heatmapcell")
     lab.page.wait_for_function(
-        f"() => document.querySelectorAll('.cw-sweep rect.heatmapcell').length === {len(TILES) * len(POLICIES)}",
+        f"() => document.querySelector('.cw-sweep g.heatmaprow') && "
+        f"({MAIN_CELLS})(document.querySelector('.cw-sweep')).length === {len(TILES) * len(POLICIES)}",
         timeout=TIMEOUT_MS,
     )
-    assert cells.count() == len(TILES) * len(POLICIES)
+    assert cells.count() >= len(TILES) * len(POLICIES)
     lab.errors.assert_clean(when="while drawing the sweep heatmap")
     return state
 
@@ -124,7 +140,7 @@ def test_the_heatmap_shows_the_best_configuration(sweep_page):
     )
     text = s.view.locator(".cw-sweep-best").inner_text()
     assert f"tiles={best[1]}" in text and f"policy={best[2]}" in text and f"depth={best[3]}" in text, text
-    assert f"makespan {best[0]:.6g}" in text, text
+    assert f"makespan {value_label(best[0], UNIT)}" in text, text
     assert s.depth_shown() == best[3]  # the dropdowns start at the best configuration
     # the marker sits on the best cell: its centre is inside that rect
     marker = s.view.locator("path.dot, .dot").first.bounding_box()
@@ -149,8 +165,9 @@ def test_hovering_a_cell_shows_its_row(sweep_page):
         timeout=TIMEOUT_MS,
     )
     text = readout.inner_text()
-    assert f"depth={depth}" in text and f"makespan {want:.4g}" in text, text
-    assert "feasible True" in text and "peak_demand_memory" in text, text
+    assert f"depth={depth}" in text and f"makespan {value_label(want, UNIT)}" in text, text
+    feasible = not workload().schedule(tiles=2, pipeline=True, policy="throttle", depth=depth).oversubscribed
+    assert f"feasible {value_label(feasible)}" in text and "peak_demand_memory" in text, text
 
 
 def test_clicking_a_cell_opens_that_configurations_diagram(sweep_page):
@@ -201,10 +218,127 @@ def test_the_depth_dropdown_changes_the_slice(sweep_page):
         "([el, t]) => el.textContent.includes(t)",
         arg=[
             s.view.locator(".cw-sweep-hover").element_handle(),
-            f"tiles=8, pipeline=True, policy=none, depth={other} — makespan {want:.4g}",
+            f"tiles=8, pipeline=True, policy=none, depth={other} — makespan {value_label(want, UNIT)}",
         ],
         timeout=TIMEOUT_MS,
     )
+
+
+def _figure_box(s):
+    return s.view.locator(".bqplot").first.evaluate("f => f.getBoundingClientRect().toJSON()")
+
+
+def test_the_colour_bar_reads_in_units_inside_the_figure(sweep_page):
+    s = sweep_page
+    s.view.locator(".cw-sweep-axis-depth select").select_option(label="2")  # makespans differ in this slice
+    s.view.locator(".cw-sweep-color select").select_option("makespan")
+    s.page.wait_for_function(
+        "root => root.querySelectorAll('.ColorBar .tick text').length >= 2",
+        arg=s.view.element_handle(),
+        timeout=TIMEOUT_MS,
+    )
+    s.page.wait_for_timeout(600)
+    figure = _figure_box(s)
+    ticks = s.view.evaluate(
+        """root => [...root.querySelectorAll('.ColorBar .tick text')].filter(t => t.textContent.trim())
+            .map(t => ({text: t.textContent, box: t.getBoundingClientRect().toJSON()}))"""
+    )
+    s.lab.screenshot("sweep-colour-bar", full_page=False)
+    assert len(ticks) >= 2, ticks
+    assert all(t["text"].endswith(f" {UNIT}") for t in ticks), [t["text"] for t in ticks]
+    outside = [t["text"] for t in ticks if t["box"]["right"] > figure["right"] - 1]
+    assert not outside, f"colour-bar labels cut at the figure's right edge {figure['right']:.0f}: {outside}"
+
+
+def test_the_hover_tooltip_is_narrower_than_the_figure(sweep_page):
+    s = sweep_page
+    s.hover_cell(POLICIES.index("throttle"), TILES.index(8))  # the right column; not the best cell's marker
+    tooltip = s.page.locator(".bqplot_mark_tooltip", has_text="configuration #").first
+    s.page.wait_for_function(
+        "t => t && +getComputedStyle(t).opacity > 0.5 && t.getBoundingClientRect().width > 0",
+        arg=tooltip.element_handle(timeout=TIMEOUT_MS),
+        timeout=TIMEOUT_MS,
+    )
+    box = tooltip.evaluate("t => t.getBoundingClientRect().toJSON()")
+    figure = _figure_box(s)
+    s.lab.screenshot("sweep-tooltip", full_page=False)
+    assert box["width"] <= figure["width"], (
+        f"the tooltip is {box['width']:.0f} px wide, the figure {figure['width']:.0f}"
+    )
+    assert "makespan" in tooltip.inner_text()
+    s.page.mouse.move(2, 2)
+
+
+def _edge_pixels(s, row: int, col: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the four edge midpoints just inside the cell, the cell's centre) as RGB, from a screenshot."""
+    s.cell(row, col).scroll_into_view_if_needed()
+    box = s.cell(row, col).bounding_box()
+    shot = np.asarray(Image.open(io.BytesIO(s.page.screenshot())).convert("RGB"), dtype=np.int16)
+    scale = shot.shape[1] / s.page.viewport_size["width"]
+    x0, y0, w, h = box["x"], box["y"], box["width"], box["height"]
+    inset = 0.75
+    points = [
+        (x0 + w / 2, y0 + inset),
+        (x0 + w / 2, y0 + h - inset),
+        (x0 + inset, y0 + h / 2),
+        (x0 + w - inset, y0 + h / 2),
+    ]
+    edges = np.array([shot[int(y * scale), int(x * scale)] for x, y in points])
+    return edges, shot[int((y0 + h / 2) * scale), int((x0 + w / 2) * scale)]
+
+
+def test_the_clicked_cell_is_outlined(sweep_page):
+    s = sweep_page
+    outline = np.array(
+        s.page.evaluate(
+            """() => { const p = document.createElement('div'); document.body.append(p);
+                p.style.color = 'var(--jp-content-font-color0, #111111)';
+                const v = getComputedStyle(p).color.match(/[\\d.]+/g).map(Number); p.remove();
+                return v.length > 3 ? v.slice(0, 3).map(c => Math.round(c * v[3] + 255 * (1 - v[3]))) : v; }"""
+        )
+    )
+    clicked, other = (POLICIES.index("throttle"), TILES.index(2)), (POLICIES.index("dilate"), TILES.index(4))
+    s.click_cell(*clicked)
+    s.page.wait_for_function(
+        "el => el.textContent.includes('tiles=2, pipeline=True, policy=throttle')",
+        arg=s.view.locator(".cw-sweep-selection").element_handle(),
+        timeout=TIMEOUT_MS,
+    )
+    s.page.mouse.move(2, 2)
+    s.page.wait_for_timeout(600)
+    edges, centre = _edge_pixels(s, *clicked)
+    s.lab.screenshot("sweep-outlined", full_page=False)
+    near = np.abs(edges - outline).max(axis=1) <= 40
+    assert near.all(), f"the clicked cell's edges {edges.tolist()} are not the outline colour {outline.tolist()}"
+    assert (np.abs(edges - centre).max(axis=1) > 40).all(), "the outline is the cell's own colour"
+    edges, _ = _edge_pixels(s, *other)
+    assert not (np.abs(edges - outline).max(axis=1) <= 40).all(), "a cell not clicked is outlined too"
+
+
+def test_a_boolean_colour_is_two_named_colours(sweep_page):
+    s = sweep_page
+    # depth 2: feasible and infeasible configurations both (the model says so)
+    feasible = {
+        not workload().schedule(tiles=t, pipeline=True, policy=p, depth=2).oversubscribed
+        for t in TILES
+        for p in POLICIES
+    }
+    assert feasible == {True, False}
+    s.view.locator(".cw-sweep-axis-depth select").select_option(label="2")
+    s.view.locator(".cw-sweep-color select").select_option("feasible")
+    try:
+        s.page.wait_for_function(
+            "root => [...root.querySelectorAll('.ColorBar .tick text')].map(t => t.textContent).join() === 'no,yes'",
+            arg=s.view.element_handle(),
+            timeout=TIMEOUT_MS,
+        )
+        s.page.wait_for_timeout(600)
+        s.lab.screenshot("sweep-feasible", full_page=False)
+        fills = set(s.fills())
+        named = {"rgb({}, {}, {})".format(*hex_rgb(c)) for c in BOOLEAN_COLORS}  # no, yes
+        assert fills <= named and len(fills) == 2, f"feasible cells in {fills}, not the two colours {named}"
+    finally:
+        s.view.locator(".cw-sweep-color select").select_option("makespan")
 
 
 def test_a_running_sweep_fills_in_with_a_progress_bar(sweep_page):
@@ -219,9 +353,10 @@ def test_a_running_sweep_fills_in_with_a_progress_bar(sweep_page):
     live.evaluate("""root => {
         const status = root.querySelector('.cw-sweep-status');
         window.__cwLive = [];
+        const cells = () => root.querySelector('g.heatmaprow')
+            ? [...root.querySelector('g.heatmaprow').parentNode.querySelectorAll('rect.heatmapcell')] : [];
         const record = () => window.__cwLive.push([status.textContent,
-            [...root.querySelectorAll('rect.heatmapcell')].filter(
-                e => getComputedStyle(e).fill === 'rgb(221, 221, 221)').length]);
+            cells().filter(e => getComputedStyle(e).fill === 'rgb(221, 221, 221)').length]);
         record();
         new MutationObserver(record).observe(root, {subtree: true, childList: true, characterData: true,
                                                     attributes: true});
@@ -236,7 +371,7 @@ def test_a_running_sweep_fills_in_with_a_progress_bar(sweep_page):
     assert f"{total} / {total} configurations (done" in status.inner_text()
     bar = live.locator(".cw-sweep-progress .progress-bar")
     assert re.match(r"100(\.0+)?%", bar.evaluate("e => e.style.width"))
-    fills = live.locator("rect.heatmapcell").evaluate_all("els => els.map(e => getComputedStyle(e).fill)")
+    fills = live.evaluate(f"root => ({MAIN_CELLS})(root).map(e => getComputedStyle(e).fill)")
     assert len(fills) == len(LIVE_TILES) * len(POLICIES) and len(set(fills)) > 1
     assert "rgb(221, 221, 221)" not in fills  # no cell left uncomputed
     s.lab.screenshot("sweep-live-done", full_page=False)
