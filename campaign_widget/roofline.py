@@ -18,7 +18,7 @@ from .errors import WorkloadError, short_repr
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
 DEFAULT_THRESHOLD = 0.7
 GUIDANCE = {
-    (MEMORY_BOUND, True): "Near roof: only fix is raise AI (blocking, fusion, reuse)",
+    (MEMORY_BOUND, True): "Near roof: only fix is raise OI (blocking, fusion, reuse)",
     (COMPUTE_BOUND, True): "Near roof: only fix is faster hardware or lower precision",
     (MEMORY_BOUND, False): "Below roof: fix memory access pattern, prefetch, alignment",
     (COMPUTE_BOUND, False): "Below roof: fix vectorization, ILP, branch/stall overhead",

@@ -42,7 +42,7 @@ def test_hovering_a_phase_shows_its_roofline_details(kernels):
     explorer = Explorer(kernels)
     explorer.diagram.hovered_phase = 0
     text = " | ".join(label.value for label in explorer.roofline.details)
-    assert "saxpy" in text and "memory-bound" in text and "Near roof: only fix is raise AI" in text
+    assert "saxpy" in text and "memory-bound" in text and "Near roof: only fix is raise OI" in text
     explorer.diagram.hovered_phase = None
     explorer.roofline.points.hovered_point = 1
     assert "gemm" in explorer.roofline.details[0].value
