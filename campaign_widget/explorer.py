@@ -86,14 +86,7 @@ class Explorer(ipywidgets.HBox):
         same geometry as ``self.roofline``, for front ends without ipywidgets (marimo, ``to_html``)."""
         plot = self.__dict__.get("_roofline_plot")
         if plot is None:
-            from .roofline_plot import RooflinePlot
-
-            plot = RooflinePlot(
-                self.diagram,
-                threshold=self.roofline.threshold,
-                height=int(self.diagram.height) + 60,
-                theme=self.diagram.theme,
-            )
+            plot = self.roofline.canvas_plot()
             self._roofline_plot = plot
             self._roofline_plot_link = traitlets.link((self.roofline, "threshold"), (plot, "threshold"))
         return plot

@@ -183,6 +183,7 @@ class RooflineView(ipywidgets.VBox):
         # The point legend: one swatch per phase (its colour, its name as plain text) and the schedule's ◆.
         self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap"))
         super().__init__(children=[self.figure, self.legend, *self.readout])
+        self._height = height
         self.threshold = threshold
         self.layout.min_width = "320px"
         # The diagram's hovered phase and the roofline's hovered point are one value, linked in the browser.
@@ -196,6 +197,23 @@ class RooflineView(ipywidgets.VBox):
         self.observe(self.refresh, names=["threshold"])
         self.observe(self._on_shown_levels, names=["shown_levels"])
         self.refresh()
+
+    def canvas_plot(self):
+        """This roofline as a ``RooflinePlot`` (the canvas anywidget drawing the same geometry), with
+        the same threshold and levels shown: for front ends without ipywidgets and for ``to_html``."""
+        from .roofline_plot import RooflinePlot
+
+        plot = RooflinePlot(self.diagram, threshold=self.threshold, height=self._height, theme=self.diagram.theme)
+        if self.shown_levels:
+            plot.shown_levels = list(self.shown_levels)
+        return plot
+
+    def to_html(self, path, *, title: str = ""):
+        """Write this roofline as one self-contained HTML file (its canvas twin, ``canvas_plot()``):
+        hover works with no kernel. Written whole or not at all; returns the path."""
+        from .html_export import write_html
+
+        return write_html(path, [self.canvas_plot()], title=title)
 
     def panel(self):
         """What this roofline shows, for the static renderer (``static_figure.draw_roofline``, ``savefig``'s

@@ -262,3 +262,17 @@ def test_an_explorer_page_is_its_diagram_beside_its_canvas_roofline_with_hover_l
     assert explorer.roofline_plot is explorer.roofline_plot  # made once
     path = explorer.to_html(tmp_path / "explorer.html")
     assert path.read_text().count('"row"') == 1
+
+
+def test_a_roofline_page_is_its_canvas_twin_with_the_same_geometry(tmp_path):
+    diagram = cw.CampaignDiagram(figure_2b())
+    roofline = cw.RooflineView(diagram, threshold=0.5)
+    plot = roofline.canvas_plot()
+    assert plot.threshold == 0.5 and plot.diagram is diagram
+    np.testing.assert_allclose(plot.geometry["phase_x"], roofline.points.x)
+    path = roofline.to_html(tmp_path / "roofline.html")
+    page = html_export.Page()
+    page.add(plot)
+    (model,) = page.data()["models"].values()
+    assert model["state"]["threshold"] == 0.5
+    assert "roofline" in path.read_text()
