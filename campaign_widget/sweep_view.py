@@ -206,6 +206,13 @@ class SweepView(W.VBox):
         result = start_sweep(workload, executor=executor, zip=zip, baseline=baseline, allow_large=allow_large, **axes)
         return cls(result, x=x, y=y, color=color)
 
+    def _display_(self):
+        """marimo's display (it renders anywidgets, not ipywidgets): the canvas heatmap
+        (``SweepHeatmap``, the same grid) over the clicked configuration's diagram, linked in the kernel."""
+        from .marimo_display import sweep_display
+
+        return sweep_display(self)
+
     # -- the grid ----------------------------------------------------------------------------------
 
     def indices(self) -> np.ndarray:
