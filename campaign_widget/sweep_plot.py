@@ -11,6 +11,7 @@ cell writes ``selected``.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -102,6 +103,7 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
         self.result, self.x, self.y = result, x, y
         self.last_grid = first
         self._last_draw = 0.0
+        self._lock = threading.Lock()  # a live result's chunks arrive on the sweep's thread
         others = [n for n in result.axes if n not in (x, y)]
         with self.hold_trait_notifications():
             self.height, self.theme = height, theme
@@ -156,13 +158,15 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
     # -- drawing -----------------------------------------------------------------------------------------
 
     def _on_update(self, result):
-        now = time.monotonic()
-        if result.done or now - self._last_draw >= REDRAW_SECONDS:
+        if self.comm is None:  # closed: the result keeps its listeners, this view draws no more
+            return
+        if result.done or time.monotonic() - self._last_draw >= REDRAW_SECONDS:
             self.refresh()
 
     def refresh(self, _change=None):
         """Recompute the grid from the result at the current colour and positions."""
-        self._publish(sweep_grid(self.result, x=self.x, y=self.y, color=self.color, positions=self.positions))
+        with self._lock:
+            self._publish(sweep_grid(self.result, x=self.x, y=self.y, color=self.color, positions=self.positions))
 
     def _publish(self, g):
         self._last_draw = time.monotonic()

@@ -5,6 +5,7 @@ same colours with the same unit labels; the view's selects, hover and click; bad
 The real-browser test is tests/browser/test_marimo_sweep.py."""
 
 import importlib
+import time
 
 import numpy as np
 import pytest
@@ -174,3 +175,16 @@ def test_the_heatmaps_selects_and_the_views_dropdowns_are_one_value(marimo, resu
     assert plot.color == "feasible" and plot.grid["boolean"]
     plot.set_state({"color": "speedup"})
     assert view.color_dropdown.value == "speedup"
+
+
+def test_a_live_result_is_redrawn_as_it_fills_in():
+    r = cw.start_sweep(two_phases(), tiles=range(1, 13), pipeline=[True], policy=["none", "throttle"])
+    plot = SweepHeatmap(r, x="tiles", y="policy")
+    r.wait(60)
+    deadline = time.monotonic() + 60  # the result says done, then calls its listeners on the sweep's thread
+    while not plot.status.endswith("(done)") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert r.done and plot.status == f"{len(r)} / {len(r)} configurations (done)"
+    g = sweep_grid(r, x="tiles", y="policy", positions=plot.positions)
+    assert np.array_equal(plot.grid["rgb"], g.rgb()) and PENDING_COLOR not in hexes(plot.grid["rgb"])
+    assert plot.grid["best_cell"] == list(g.best_cell)
