@@ -23,6 +23,7 @@ import numpy as np
 
 from .errors import short_repr
 from .sweep import SweepResult, start_sweep
+from .sweep_grid import grid_indices
 
 _REDRAW_SECONDS = 0.25
 PENDING_COLOR = (
@@ -217,18 +218,8 @@ class SweepView(W.VBox):
 
     def indices(self) -> np.ndarray:
         """Configuration index of each cell, shape (rows = y values, columns = x values)."""
-        digits = []
-        ix, iy = self._axes.index(self.x), self._axes.index(self.y)
-        ny, nx = self._shape[iy], self._shape[ix]
-        rows, cols = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")
-        for a, name in enumerate(self._axes):
-            if a == ix:
-                digits.append(cols)
-            elif a == iy:
-                digits.append(rows)
-            else:
-                digits.append(np.full((ny, nx), self.dropdowns[name].value))
-        return np.ravel_multi_index(digits, self._shape)
+        positions = {name: dd.value for name, dd in self.dropdowns.items()}
+        return grid_indices(self.result, self.x, self.y, positions)  # the cells every sweep heatmap draws
 
     def _on_dropdown(self, change):
         self._user_moved = True
