@@ -30,6 +30,7 @@ from .static_figure.heatmap import column_unit, value_label
 from .static_figure.style import text_width_px
 from .static_figure.ticks import nice_ticks
 from .sweep import SweepResult, start_sweep
+from .sweep_grid import grid_indices
 
 _REDRAW_SECONDS = 0.25  # live redraws at most this often while chunks arrive
 PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet
@@ -246,22 +247,19 @@ class SweepView(W.VBox):
         result = start_sweep(workload, executor=executor, zip=zip, baseline=baseline, allow_large=allow_large, **axes)
         return cls(result, x=x, y=y, color=color)
 
+    def _display_(self):
+        """marimo's display (it renders anywidgets, not ipywidgets): the canvas heatmap
+        (``SweepHeatmap``, the same grid) over the clicked configuration's diagram, linked in the kernel."""
+        from .marimo_display import sweep_display
+
+        return sweep_display(self)
+
     # -- the grid ----------------------------------------------------------------------------------
 
     def indices(self) -> np.ndarray:
         """Configuration index of each cell, shape (rows = y values, columns = x values)."""
-        digits = []
-        ix, iy = self._axes.index(self.x), self._axes.index(self.y)
-        ny, nx = self._shape[iy], self._shape[ix]
-        rows, cols = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")
-        for a, name in enumerate(self._axes):
-            if a == ix:
-                digits.append(cols)
-            elif a == iy:
-                digits.append(rows)
-            else:
-                digits.append(np.full((ny, nx), self.dropdowns[name].value))
-        return np.ravel_multi_index(digits, self._shape)
+        positions = {name: dd.value for name, dd in self.dropdowns.items()}
+        return grid_indices(self.result, self.x, self.y, positions)  # the cells every sweep heatmap draws
 
     def _on_dropdown(self, change):
         self._user_moved = True

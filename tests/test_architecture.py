@@ -16,6 +16,7 @@ WIDGETS = {
     "explorer",
     "stack",
     "sweep_view",
+    "sweep_plot",
     "marimo_display",
 }
 

@@ -15,20 +15,22 @@ from pathlib import Path
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.cm import ScalarMappable
 from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ..atomic import atomic_write
-from ..errors import CampaignWidgetError, short_repr
-from ..formatting import (
-    format_number,
-    format_percent,
-    format_reading,
-    format_si,
-    format_ticks,
-    shorten_middle,
-    time_unit_for,
+from ..errors import CampaignWidgetError
+from ..sweep_grid import (  # column_unit and value_label are this module's public names too
+    BEST_COLOR,
+    PALETTE,
+    PENDING_COLOR,
+    YES_COLOR,
+    check_grid,
+    column_unit,
+    sweep_grid,
+    value_label,
 )
 from .style import (
     LAYOUT,
@@ -43,69 +45,8 @@ from .style import (
     use_theme,
     wrap_text,
 )
-from .ticks import nice_ticks
 
-PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet (as SweepView)
-_PERCENT_COLUMNS = ("compute_bound_share", "memory_bound_share")
-
-
-def column_unit(result, name: str) -> str:
-    """The unit a column's values are read in: time for ``makespan``, the machine's rates for peaks,
-    "%" for demands and shares (fractions), "×" for ``speedup``, "" for counts and names."""
-    machine = result.workload.machine
-    if name == "makespan":
-        return machine.time_unit
-    if name == "peak_compute":
-        return machine.compute_unit
-    if name == "peak_bandwidth":
-        return machine.bandwidth_unit
-    if name == "speedup":
-        return "×"
-    if name.startswith("peak_demand_") or name in _PERCENT_COLUMNS:
-        return "%"
-    return ""
-
-
-def value_label(value, unit: str = "", *, end: float | None = None) -> str:
-    """One value as a person reads it, in ``unit`` (see ``column_unit``)."""
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, np.integer)) and not unit:
-        return str(int(value))
-    value = float(value)
-    if unit == "%":
-        return format_percent(value)
-    if unit == "×":
-        return f"{format_number(value, 3)}×"
-    if unit == "s":
-        return format_reading(value, unit, end=end)
-    return format_si(value, unit, 3) if unit else format_number(value, 4)
-
-
-def _slice(result, x: str, y: str, fixed: dict | None) -> tuple[np.ndarray, dict]:
-    """(indices of the grid's cells, rows = y values × columns = x values; the other axes' values)."""
-    names = list(result.axes)
-    shape = tuple(len(v) for v in result.axes.values())
-    chosen = {}
-    best = result.best() if result.completed else 0
-    best_digits = np.unravel_index(best, shape)
-    for a, name in enumerate(names):
-        if name in (x, y):
-            continue
-        values = result.axes[name]
-        if fixed and name in fixed:
-            if fixed[name] not in values:
-                raise CampaignWidgetError(
-                    f"fixed[{short_repr(name)}]={fixed[name]!r} is not a value of that axis: {values}"
-                )
-            chosen[name] = values.index(fixed[name])
-        else:
-            chosen[name] = int(best_digits[a])
-    grids = np.meshgrid(np.arange(shape[names.index(y)]), np.arange(shape[names.index(x)]), indexing="ij")
-    digits = [grids[0] if n == y else grids[1] if n == x else np.full(grids[0].shape, chosen[n]) for n in names]
-    return np.ravel_multi_index(digits, shape), {n: result.axes[n][k] for n, k in chosen.items()}
+__all__ = ["PENDING_COLOR", "column_unit", "render_sweep_heatmap", "save_sweep_heatmap", "value_label"]
 
 
 def render_sweep_heatmap(
@@ -127,18 +68,7 @@ def render_sweep_heatmap(
     values. ``selected``: a configuration index to outline (a clicked cell). ``title=None``
     names the fixed axes and the best configuration.
     """
-    if result.zipped:
-        raise CampaignWidgetError("a heatmap draws a product sweep; this one was run with zip=True")
-    for label, name in (("x", x), ("y", y)):
-        if name not in result.axes:
-            raise CampaignWidgetError(
-                f"{label}={short_repr(name)} is not an axis of this sweep; axes: {', '.join(result.axes)}"
-            )
-    if x == y:
-        raise CampaignWidgetError(f"x and y are both {x!r}: choose two different axes")
-    metrics = [c for c in result.columns if c not in result.axes]
-    if color not in metrics:
-        raise CampaignWidgetError(f"color={color!r} is not a result column; columns: {', '.join(metrics)}")
+    check_grid(result, x, y, color)
     if isinstance(width, bool) or not isinstance(width, (int, float)) or not math.isfinite(width) or width <= 0:
         raise CampaignWidgetError(f"width={width!r} must be a finite number of inches > 0")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
@@ -150,16 +80,9 @@ def render_sweep_heatmap(
 
 def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     T, L = THEME, LAYOUT
-    idx, others = _slice(result, x, y, fixed)
-    have = result._have[idx]
-    raw = np.asarray(result[color])[idx]
-    boolean = raw.dtype == bool
-    values = np.where(have, raw.astype(float), np.nan)
-    unit = column_unit(result, color)
-    xs = [value_label(v, column_unit(result, x)) for v in result.axes[x]]
-    ys = [value_label(v, column_unit(result, y)) for v in result.axes[y]]
-    makespans = np.asarray(result["makespan"], float)
-    time_end = float(np.nanmax(makespans)) if np.isfinite(makespans).any() else None
+    grid = sweep_grid(result, x=x, y=y, color=color, fixed=fixed)
+    idx, others, boolean = grid.indices, grid.fixed, grid.boolean
+    xs, ys = grid.x_labels, grid.y_labels
 
     W = width * PX_PER_INCH
     size = T["font_size"]
@@ -167,15 +90,8 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     y_labels = [fit_text(s, W * 0.25) for s in ys]
     y_tick_w = max(text_width_px(s) for s in y_labels)
     left = L["pad"] + size + L["axis_label_gap"] + y_tick_w + L["tick_label_gap"] + T["tick_length"]
-    if boolean:
-        bar_labels = ["no", "yes"]
-        bar_w = 14.0
-    else:
-        finite = values[np.isfinite(values)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        bar_ticks = _bar_ticks(lo, hi, unit, time_end)
-        bar_labels = [label for _, label in bar_ticks]
-        bar_w = 14.0
+    bar_labels = [label for _, label in grid.ticks]
+    bar_w = 14.0
     bar_label_w = max(text_width_px(s) for s in bar_labels) if bar_labels else 0.0
     bar_title = color  # the numbers carry the unit
     right_margin = L["column_gap"] + bar_w + T["tick_length"] + L["tick_label_gap"] + bar_label_w + L["axis_label_gap"]
@@ -191,8 +107,7 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
         described = ", ".join(f"{k} {value_label(v, column_unit(result, k))}" for k, v in others.items())
         title = f"{color} over {x} × {y}" + (f" ({described})" if described else "")
     title_rows = wrap_text(title, W - 2 * L["pad"], T["title_font_size"], "bold") if title else []
-    best_line = _best_line(result, time_end) if result.completed else ""
-    best_rows = wrap_text(best_line, W - 2 * L["pad"]) if best_line else []
+    best_rows = wrap_text(grid.best_line, W - 2 * L["pad"]) if grid.best_line else []
 
     cell_h = max(18.0, min(40.0, plot_w / max(1, len(xs))))
     plot_h = cell_h * len(ys)
@@ -209,16 +124,13 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     FigureCanvasAgg(fig)
     ax = fig.add_axes([left / W, 1 - bottom / H, plot_w / W, plot_h / H])
     ax.set_facecolor(T["background"])
+    # the cells in the grid's own colours (one owner with the canvas view); the bar from the same rule
+    ax.imshow(grid.rgb(T["name"]), aspect="auto", interpolation="nearest", origin="lower")
     if boolean:
-        cmap = ListedColormap([T["warning"], "#2ca02c"])
-        norm = BoundaryNorm([-0.5, 0.5, 1.5], 2)
+        mappable = ScalarMappable(BoundaryNorm([-0.5, 0.5, 1.5], 2), ListedColormap([T["warning"], YES_COLOR]))
     else:
-        cmap = colormaps["viridis"]
-        norm = Normalize(lo, hi if hi > lo else lo + max(abs(lo), 1.0) * 1e-9)
-    cmap = cmap.with_extremes(bad=PENDING_COLOR)
-    image = ax.imshow(
-        np.ma.masked_invalid(values), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest", origin="lower"
-    )
+        lo, hi = grid.lo, grid.hi
+        mappable = ScalarMappable(Normalize(lo, hi if hi > lo else lo + max(abs(lo), 1.0) * 1e-9), colormaps[PALETTE])
     ax.set_xticks(range(len(xs)), x_labels, **literal_text())
     ax.set_yticks(range(len(ys)), y_labels, **literal_text())
     for label in ax.get_xticklabels() + ax.get_yticklabels():
@@ -239,8 +151,7 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
     ax.set_ylabel(y, fontproperties=font_for(), color=T["text"], **literal_text())
     ax.yaxis.label.set_va("center")
 
-    best = result.best() if result.completed else None
-    for index, marker in ((best, "best"), (selected, "selected")):
+    for index, marker in ((grid.best, "best"), (selected, "selected")):
         if index is None or not (idx == index).any():
             continue
         row, col = (int(v) for v in np.argwhere(idx == index)[0])
@@ -250,7 +161,7 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
                 [row],
                 marker="D",
                 markersize=9 * PT_PER_PX * 1.3,
-                color="#d62728",
+                color=BEST_COLOR,
                 markeredgecolor="white",
                 gid="best",
             )
@@ -263,11 +174,8 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
 
     bar_left = left + plot_w + L["column_gap"]
     cax = fig.add_axes([bar_left / W, 1 - bottom / H, bar_w / W, plot_h / H])
-    bar = fig.colorbar(image, cax=cax)
-    if boolean:
-        bar.set_ticks([0, 1], labels=bar_labels)
-    else:
-        bar.set_ticks([v for v, _ in bar_ticks], labels=bar_labels)
+    bar = fig.colorbar(mappable, cax=cax)
+    bar.set_ticks([v for v, _ in grid.ticks], labels=bar_labels)
     bar.outline.set_edgecolor(T["axis"])
     cax.tick_params(length=T["tick_length"] * PT_PER_PX, color=T["axis"], pad=L["tick_label_gap"] * PT_PER_PX)
     for label in cax.get_yticklabels():
@@ -305,30 +213,6 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
             **literal_text(),
         )
     return fig
-
-
-def _bar_ticks(lo: float, hi: float, unit: str, time_end: float | None) -> list[tuple[float, str]]:
-    """Colour-bar ticks over [lo, hi] with their unit; one tick when every value is the same."""
-    if not hi > lo:
-        return [(lo, value_label(lo, unit, end=time_end))]
-
-    values, step = nice_ticks(lo, hi, 4)
-    values = [v for v in values if lo - 1e-12 * abs(hi) <= v <= hi + 1e-12 * abs(hi)] or [lo, hi]
-    if unit == "%":
-        return [(v, format_percent(v)) for v in values]
-    if unit == "s":
-        factor, shown = time_unit_for(unit, time_end or hi)
-        return list(zip(values, format_ticks([v * factor for v in values], step * factor, shown)))
-    if unit == "×":
-        return [(v, f"{label}×") for v, label in zip(values, format_ticks(values, step))]
-    return list(zip(values, format_ticks(values, step, unit)))
-
-
-def _best_line(result, time_end) -> str:
-    best = result.best()
-    row = result.row(best)
-    axes = ", ".join(f"{k} {value_label(row[k], column_unit(result, k))}" for k in result.axes)
-    return f"◆ best: {shorten_middle(axes, 200)} — makespan {value_label(row['makespan'], column_unit(result, 'makespan'), end=time_end)}"
 
 
 def save_sweep_heatmap(path, result, **options) -> Path:
