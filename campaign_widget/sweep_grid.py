@@ -22,7 +22,13 @@ import numpy as np
 
 from . import colour_scale
 from .errors import CampaignWidgetError, short_repr
-from .formatting import format_number, format_percent, format_reading, format_si, format_ticks, time_unit_for
+from .formatting import (
+    format_number,
+    format_percent,
+    format_reading,
+    format_si,
+    scale_tick_labels,
+)
 
 PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet (as SweepView)
 YES_COLOR = "#2ca02c"  # a boolean column's True; its False is the theme's warning colour
@@ -148,14 +154,7 @@ def bar_ticks(lo: float, hi: float, unit: str, time_end: float | None = None) ->
         return [(lo, value_label(lo, unit, end=time_end))]
     values, step = nice_ticks(lo, hi, 4)
     values = [v for v in values if lo - 1e-12 * abs(hi) <= v <= hi + 1e-12 * abs(hi)] or [lo, hi]
-    if unit == "%":
-        return [(v, format_percent(v)) for v in values]
-    if unit == "s":
-        factor, shown = time_unit_for(unit, time_end or hi)
-        return list(zip(values, format_ticks([v * factor for v in values], step * factor, shown)))
-    if unit == "×":
-        return [(v, f"{label}×") for v, label in zip(values, format_ticks(values, step))]
-    return list(zip(values, format_ticks(values, step, unit)))
+    return list(zip(values, scale_tick_labels(values, step, unit, end=time_end or hi)))
 
 
 def time_end(result) -> float | None:

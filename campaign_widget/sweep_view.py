@@ -25,15 +25,12 @@ import ipywidgets as W
 import numpy as np
 
 from .errors import short_repr
-from .formatting import format_reading, format_speedup, js_number_key, scale_tick_labels
-from .static_figure.heatmap import column_unit, value_label
+from .formatting import format_reading, format_speedup, js_number_key
 from .static_figure.style import text_width_px
-from .static_figure.ticks import nice_ticks
 from .sweep import SweepResult, start_sweep
-from .sweep_grid import grid_indices
+from .sweep_grid import PENDING_COLOR, YES_COLOR, bar_ticks, column_unit, grid_indices, no_color, value_label
 
 _REDRAW_SECONDS = 0.25  # live redraws at most this often while chunks arrive
-PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet
 # bqplot styles its text with CSS: a JupyterLab variable resolves in the page (bqplot's own dark style is
 # orange); the fallback is the light theme's.
 INK = "var(--jp-content-font-color1, #222222)"
@@ -41,7 +38,7 @@ OUTLINE = "var(--jp-content-font-color0, #111111)"
 GRID_LINE = "var(--jp-layout-color0, white)"  # between cells: the page's background, light or dark  # the clicked cell's outline, as the static heatmap's
 # A boolean column: no / yes in the static heatmap's two colours (its warning red and its green). The
 # colour scale is linear, so each colour fills half of [-0.5, 1.5]: many stops make the bar two blocks.
-BOOLEAN_COLORS = ("#d62728", "#2ca02c")
+BOOLEAN_COLORS = (no_color("light"), YES_COLOR)  # no, yes: the rule of every heatmap (sweep_grid)
 _BOOLEAN_STOPS = 16
 # bqplot's text sizes (its CSS: ticks 12 px, axis titles 14 px, the title 16 px) and its axis geometry
 _TICK_PX, _TITLE_PX = 12, 14
@@ -304,7 +301,7 @@ class SweepView(W.VBox):
                 ticks = [(0.0, value_label(False)), (1.0, value_label(True))]
             else:
                 colors = []
-                ticks = self._bar_ticks(low, high, column_unit(r, color))
+                ticks = bar_ticks(low, high, column_unit(r, color), self._time_end())
             if high <= low:  # one value (or none yet): a non-empty colour domain all the same
                 high = low + max(abs(low), 1.0) * 1e-9
             scale = self.heatmap.scales["color"]
@@ -411,14 +408,6 @@ class SweepView(W.VBox):
 
     def _describe(self, row: dict) -> str:
         return ", ".join(f"{k}={self._axis_value(k, row[k])}" for k in self._axes)
-
-    def _bar_ticks(self, low: float, high: float, unit: str) -> list[tuple[float, str]]:
-        """The colour bar's ticks over [low, high], each labelled in ``unit``; one when all values are equal."""
-        if not high > low:
-            return [(low, value_label(low, unit, end=self._time_end()))]
-        values, step = nice_ticks(low, high, 4)
-        values = [v for v in values if low - 1e-12 * abs(high) <= v <= high + 1e-12 * abs(high)] or [low, high]
-        return list(zip(values, scale_tick_labels(values, step, unit, end=self._time_end())))
 
     # -- layout ------------------------------------------------------------------------------------
 
