@@ -56,7 +56,7 @@ API_GROUPS = {
     "Workloads from models": ["transformer"],
     "Data movement": ["dataflow", "cache", "colour_scale"],
     "Machines": ["presets", "host"],
-    "Sweeps": ["sweep"],
+    "Sweeps": ["sweep", "sweep_grid"],
     "Files": ["io", "atomic"],
     "Widgets": [
         "view_base",
