@@ -289,6 +289,10 @@ def test_a_roofline_page_carries_every_phases_hover_words(tmp_path):
         hovered.append(list(plot.hovered_details))
     assert state["details_by_phase"] == hovered
     assert [lines[0].split(":")[0] for lines in hovered] == ["A", "B", "C"]
+    # the bqplot roofline's page is its canvas twin, with the same words
+    alone = cw.RooflineView(explorer.diagram).to_html(tmp_path / "roofline.html")
+    (model,) = page_data(alone)["models"].values()
+    assert model["state"]["details_by_phase"] == hovered
 
 
 def test_a_sweep_page_is_its_heatmap_over_the_shown_diagram_with_every_cells_row(tmp_path):
