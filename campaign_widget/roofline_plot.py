@@ -88,6 +88,13 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
         else:
             self.hovered_details = phase_details(g, self.diagram.workload, self.threshold, index)
 
+    def _page_state(self, state):
+        """A page has no kernel to word the hovered phase: it carries every phase's lines
+        (``details_by_phase``, the words ``hovered_details`` gets), and the view reads them there."""
+        g, workload = self.last_geometry, self.diagram.workload
+        count = len(workload.names) if g is not None else 0
+        return {**state, "details_by_phase": [phase_details(g, workload, self.threshold, i) for i in range(count)]}
+
     def _check_view_state(self, sync_data):
         shown = sync_data.get("shown_levels")
         levels = list(self._levels or ())

@@ -199,12 +199,18 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
 
     def _word_hovered(self, _change=None):
         i = self.hovered
-        if i is None:
-            self.hovered_rows = []
-            return
-        self.hovered_rows = [[f"configuration #{i}", ""]] + [
-            list(pair) for pair in row_lines(self.result, i, time_end(self.result))
-        ]
+        self.hovered_rows = [] if i is None else self.configuration_rows(i)
+
+    def configuration_rows(self, i: int) -> list[list[str]]:
+        """Configuration ``i``'s tooltip: ``[["configuration #i", ""], [column, value], …]``."""
+        return [[f"configuration #{i}", ""]] + [list(pair) for pair in row_lines(self.result, i, time_end(self.result))]
+
+    def _page_state(self, state):
+        """A page has no kernel to word the hovered cell: it carries the row of every configuration on
+        the grid drawn (``rows_by_configuration``, index → the lines ``hovered_rows`` gets), and the view
+        reads them there. Its selects are hidden, so the grid it shows is this one."""
+        indices = sorted({int(i) for i in np.asarray(self.last_grid.indices).ravel()})
+        return {**state, "rows_by_configuration": {str(i): self.configuration_rows(i) for i in indices}}
 
     def cell_of(self, index: int) -> tuple[int, int] | None:
         """(row, column) of configuration ``index`` on the grid drawn now, or None."""

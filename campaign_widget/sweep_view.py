@@ -251,6 +251,22 @@ class SweepView(W.VBox):
 
         return sweep_display(self)
 
+    def to_html(self, path, *, title: str = ""):
+        """Write this sweep as one self-contained HTML file (``campaign_widget.html_export``): the canvas
+        heatmap (``SweepHeatmap``, the same grid at the same colour and positions) with each cell's row
+        on hover, and below it the shown configuration's diagram (the clicked one, else the best), all
+        with no kernel; the selects, which ask Python for a new grid, are hidden. Written whole or not
+        at all; returns the path."""
+        from .html_export import write_html
+
+        return write_html(path, [self], title=title)
+
+    def _add_to_page(self, page) -> None:
+        from .marimo_display import sweep_parts
+
+        plot, diagram = sweep_parts(self)
+        page.add(plot).add(diagram)
+
     # -- the grid ----------------------------------------------------------------------------------
 
     def indices(self) -> np.ndarray:

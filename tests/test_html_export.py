@@ -276,3 +276,42 @@ def test_a_roofline_page_is_its_canvas_twin_with_the_same_geometry(tmp_path):
     (model,) = page.data()["models"].values()
     assert model["state"]["threshold"] == 0.5
     assert "roofline" in path.read_text()
+
+
+def test_a_roofline_page_carries_every_phases_hover_words(tmp_path):
+    explorer = cw.Explorer(figure_2b())
+    path = explorer.to_html(tmp_path / "explorer.html")
+    plot = explorer.roofline_plot
+    (state,) = [m["state"] for m in page_data(path)["models"].values() if "geometry" in m["state"]]
+    hovered = []
+    for i in range(len(plot.phase_names)):
+        plot.hovered_phase = i  # what hovering the point gives with a kernel
+        hovered.append(list(plot.hovered_details))
+    assert state["details_by_phase"] == hovered
+    assert [lines[0].split(":")[0] for lines in hovered] == ["A", "B", "C"]
+    # the bqplot roofline's page is its canvas twin, with the same words
+    alone = cw.RooflineView(explorer.diagram).to_html(tmp_path / "roofline.html")
+    (model,) = page_data(alone)["models"].values()
+    assert model["state"]["details_by_phase"] == hovered
+
+
+def test_a_sweep_page_is_its_heatmap_over_the_shown_diagram_with_every_cells_row(tmp_path):
+    w = cw.Workload(
+        [
+            cw.Phase("A", duration=4, compute_util=0.3, memory_util=0.9),
+            cw.Phase("B", duration=10, compute_util=0.8, memory_util=0.4, after=["A"]),
+        ]
+    )
+    result = cw.sweep(w, progress=False, tiles=[1, 2, 4], policy=["none", "throttle"], pipeline=[False, True])
+    view = cw.SweepView(result, x="tiles", y="policy")
+    data = page_data(view.to_html(tmp_path / "sweep.html", title="sweep"))
+    plot, diagram = view.sweep_plot, view.sweep_diagram
+    heatmap, shown = (data["models"][item["model"]]["state"] for item in data["items"])
+    assert heatmap["x_title"] == "tiles" and shown["phase_names"] == list(diagram.phase_names)
+    on_grid = sorted(int(i) for i in np.asarray(plot.grid["indices"]).ravel())
+    rows = heatmap["rows_by_configuration"]
+    assert sorted(int(i) for i in rows) == on_grid and len(on_grid) == 6
+    for i in on_grid:
+        plot.hovered = i  # what hovering the cell gives with a kernel
+        assert rows[str(i)] == plot.hovered_rows
+    assert rows[str(on_grid[0])][0] == [f"configuration #{on_grid[0]}", ""]

@@ -1,7 +1,10 @@
 // The anywidget view of a roofline (campaign_widget/roofline_plot.py). The kernel computes every
 // number (`geometry`, from campaign_widget/roofline.py) and every word (`hovered_details`,
 // `readout_lines`); this view draws them, owns the hover and writes `hovered_phase`, and writes
-// `shown_levels` from its legend's level boxes.
+// `shown_levels` from its legend's level boxes. A page with no kernel (campaign_widget.html_export)
+// carries every phase's words in `details_by_phase`, and the tooltip reads them there. Nothing here
+// asks Python for a new picture (the level boxes only choose which of the drawn levels show), so no
+// control is hidden without a kernel.
 import { element, sizeCanvas } from "../dom.js";
 import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
 import { CSS } from "../styles.js";
@@ -112,11 +115,17 @@ function render({ model, el }) {
     readout.replaceChildren(...(model.get("readout_lines") ?? []).map((line) => element(document, "div", null, line)));
   }
 
-  // The kernel words the hovered phase (`hovered_details`): shown once it has, at the pointer.
+  // The kernel words the hovered phase (`hovered_details`): shown once it has, at the pointer. A page
+  // brings every phase's words (`details_by_phase`) instead.
   let pointer = null;
+  function hoverLines() {
+    const saved = model.get("details_by_phase");
+    if (Array.isArray(saved)) return ownHover === null ? [] : saved[ownHover] ?? [];
+    return hovered() === ownHover ? model.get("hovered_details") ?? [] : [];
+  }
   function showDetails() {
-    const lines = model.get("hovered_details") ?? [];
-    if (ownHover === null || pointer === null || hovered() !== ownHover || lines.length === 0) {
+    const lines = hoverLines();
+    if (ownHover === null || pointer === null || lines.length === 0) {
       tooltip.hide();
       return;
     }

@@ -1,8 +1,11 @@
 // The anywidget view of a sweep's heatmap (campaign_widget/sweep_plot.py). The kernel computes every
 // colour and label (`grid`, from campaign_widget/sweep_grid.py) and words the hovered configuration
 // (`hovered_rows`); this view draws them, writes `color` and `positions` from its selects, `hovered`
-// from the pointer and `selected` from a click on a computed cell.
+// from the pointer and `selected` from a click on a computed cell. With no kernel (a page of
+// campaign_widget.html_export) the selects are hidden, as a new colour or position is a new grid from
+// Python, and the tooltip reads the rows the page carries (`rows_by_configuration`).
 import { element, labelled, listen, setOptions, sizeCanvas } from "../dom.js";
+import { needsKernel, watchKernel } from "../kernel.js";
 import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
 import { CSS } from "../styles.js";
 import { createTooltip } from "../tooltip.js";
@@ -29,6 +32,8 @@ function render({ model, el }) {
   const lines = element(document, "div", "cw-sweep-lines");
   root.append(style, controls, plotWrap, lines);
   el.append(root);
+  needsKernel(controls);
+  const kernel = watchKernel({ model, root, document });
   const ctx = canvas.getContext("2d");
   const cleanups = [];
   const writer = createTraitWriter(model, {
@@ -113,11 +118,17 @@ function render({ model, el }) {
     lines.replaceChildren(...[status, best].filter(Boolean).map((line) => element(document, "div", null, line)));
   }
 
-  // hover: the kernel words the configuration's row (`hovered_rows`), shown at the pointer once it has
+  // hover: the kernel words the configuration's row (`hovered_rows`), shown at the pointer once it has;
+  // a page brings the row of every configuration on its grid (`rows_by_configuration`) instead
+  function hoverRows(cell) {
+    const saved = model.get("rows_by_configuration");
+    if (saved && typeof saved === "object") return saved[String(cell.index)] ?? [];
+    return model.get("hovered") === cell.index ? model.get("hovered_rows") ?? [] : [];
+  }
   function showRow() {
-    const rows = model.get("hovered_rows") ?? [];
     const cell = hoveredCell && cellConfiguration(grid, hoveredCell.row, hoveredCell.col);
-    if (!cell || pointer === null || rows.length === 0 || model.get("hovered") !== cell.index) {
+    const rows = cell ? hoverRows(cell) : [];
+    if (!cell || pointer === null || rows.length === 0) {
       tooltip.hide();
       return;
     }
@@ -204,6 +215,7 @@ function render({ model, el }) {
     for (const cleanup of cleanups) cleanup();
     resizeObserver?.disconnect();
     stopWatchingTheme();
+    kernel.dispose();
     writer.dispose();
     if (frame !== null) window.cancelAnimationFrame(frame);
     root.remove();

@@ -361,3 +361,44 @@ def test_an_explorer_page_shows_diagram_and_roofline_side_by_side_hover_linked(o
     page.wait_for_function(
         "([c, p]) => c.dataset.highlightedPhase === p", arg=[diagram_canvas.element_handle(), str(phase)], timeout=5_000
     )
+    # and the roofline's tooltip words the phase with no kernel to ask, in the kernel's words
+    tooltip = page.locator(".cw-roofline div.cw-tooltip")
+    tooltip.wait_for(state="visible", timeout=5_000)
+    explorer.roofline_plot.hovered_phase = phase
+    assert tooltip.inner_text().splitlines()[0] == explorer.roofline_plot.hovered_details[0]
+    assert tooltip.inner_text().startswith(f"{explorer.diagram.phase_names[phase]}: OI")
+
+
+def test_a_sweep_page_hovers_its_cells_offline_with_its_selects_hidden(offline, tmp_path):
+    result = cw.sweep(figure_2b(), progress=False, tiles=[1, 2, 4], policy=["none", "throttle"], pipeline=[False, True])
+    sweep = cw.SweepView(result, x="tiles", y="policy")
+    path = sweep.to_html(tmp_path / "sweep.html")
+    view = offline()
+    page = view.page
+    view.open(path)
+    wait_rendered(page, 2)  # the heatmap and the shown configuration's diagram below it
+    canvas = page.locator("canvas.cw-sweep-canvas")
+    heatmap, diagram = page.locator(".cw-sweep-plot"), page.locator(".cw-root:not(.cw-sweep-plot)").first
+    assert heatmap.bounding_box()["y"] < diagram.bounding_box()["y"]
+    # a new colour or position is a new grid from Python: the selects are hidden, the note says why
+    assert heatmap.get_attribute("data-kernel") == "none"
+    assert heatmap.locator(".cw-kernel-note").is_visible()
+    for selector in (".cw-sweep-color", ".cw-sweep-axis-pipeline"):
+        assert page.locator(selector).count() == 1 and not page.locator(selector).is_visible(), selector
+    # hover the cell of tiles=4 (column 2), policy=throttle (row 1, counted from the bottom)
+    plot = sweep.sweep_plot
+    index = int(np.asarray(plot.grid["indices"])[1][2])
+    box = canvas.bounding_box()
+    edges = {k: float(canvas.get_attribute(f"data-plot-{k}")) for k in ("left", "right", "top", "bottom")}
+    x = edges["left"] + (edges["right"] - edges["left"]) * 2.5 / 3
+    y = edges["bottom"] - (edges["bottom"] - edges["top"]) * 1.5 / 2
+    page.mouse.move(box["x"] + x, box["y"] + y, steps=3)
+    tooltip = heatmap.locator("div.cw-tooltip")
+    tooltip.wait_for(state="visible", timeout=5_000)
+    plot.hovered = index  # what the kernel says when it is there
+    lines = tooltip.inner_text().splitlines()
+    assert lines[0] == f"configuration #{index}"
+    shown = " ".join(lines[1:])
+    for name, value in plot.hovered_rows[1:]:
+        assert name in shown and value in shown, (name, value, lines)
+    assert "throttle" in shown
