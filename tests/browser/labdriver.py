@@ -116,6 +116,7 @@ class LabPage:
 
     def close(self, failed: bool) -> None:
         try:
+            self.leave_light_theme()
             self.save_console_log()
             if failed:
                 trace = self.artifacts_dir / f"{self.name}-trace.zip"
@@ -124,6 +125,21 @@ class LabPage:
                 self.context.tracing.stop()
         finally:
             self.context.close()
+
+    def leave_light_theme(self) -> None:
+        """Switch JupyterLab back to its light theme if a test left it dark: the theme is a user
+        setting the server keeps, so the next module's page would open dark."""
+        try:
+            if self.page.evaluate("() => document.body.dataset.jpThemeLight") != "false":
+                return
+            self.page.keyboard.press("Escape")
+            self.page.locator(".lm-MenuBar-item", has_text="Settings").click()
+            self.page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+            self.page.locator(".lm-Menu-itemLabel", has_text="JupyterLab Light").first.click()
+            self.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'", timeout=15_000)
+            self.page.wait_for_timeout(1_000)  # the setting is saved to the server after the switch
+        except Exception as error:  # a closed or crashed page: nothing to restore, the close goes on
+            print(f"labdriver: could not switch JupyterLab back to light: {error}")
 
 
 # -- the notebook -------------------------------------------------------------------------------------
