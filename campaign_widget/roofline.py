@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import WorkloadError, short_repr
+from .formatting import format_number, format_percent, format_si
 
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
 DEFAULT_THRESHOLD = 0.7
@@ -328,3 +329,37 @@ def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
         total=total,
         hierarchy=hierarchy,
     )
+
+
+def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names=None) -> list[str]:
+    """Phase ``i``'s hover lines on a roofline (both roofline views say them in these words): its
+    operational intensity, achieved and bound rates, regime and efficiency, and the guidance.
+    ``names`` are the phase names shown (the workload's when None)."""
+    machine, r = workload.machine, g.phases
+    name = (workload.names if names is None else names)[i]
+    unit = machine.compute_unit
+    if g.hierarchy is None:
+        oi = f"{format_number(float(r.intensity[i]), 3)} {machine.ops_unit}/{machine.bytes_unit}"
+        return [
+            f"{name}: OI {oi}",
+            f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
+            f"{r.regime[i]}, efficiency {format_percent(float(r.efficiency[i]))}",
+            str(r.guidance[i]),
+        ]
+    h, a = g.hierarchy, workload.arrays
+    known = [(level, h.intensity[i, k]) for k, level in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
+    at = ", ".join(f"{format_number(oi, 3)} ({level})" for level, oi in known) or "unknown"
+    bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan
+    resource, efficiency = str(h.bound_resource[i]), float(a.efficiency[i])
+    if resource == machine.compute_name:
+        regime = COMPUTE_BOUND
+    elif resource in h.levels:
+        regime = MEMORY_BOUND
+    else:
+        regime = r.regime[i]
+    return [
+        f"{name}: OI {at}",
+        f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
+        f"{resource}-bound, efficiency {format_percent(efficiency)}",
+        GUIDANCE[(regime, efficiency >= threshold)],
+    ]

@@ -16,7 +16,7 @@ import traitlets as t
 from .buffers import ArrayDict
 from .errors import short_repr
 from .formatting import format_number, format_si
-from .roofline import COMPUTE_BOUND, DEFAULT_THRESHOLD, GUIDANCE, MEMORY_BOUND, RooflineGeometry, roofline_geometry
+from .roofline import DEFAULT_THRESHOLD, RooflineGeometry, phase_details, roofline_geometry
 from .view_base import ViewWidget
 
 #: What the view may write: its hover, the levels its legend's boxes show, its theme.
@@ -164,33 +164,3 @@ def geometry_payload(g: RooflineGeometry) -> dict:
         "ceilings": [{"name": name, "x": x.tolist(), "y": y.tolist()} for name, x, y in g.ceilings],
         "aggregate": [float(v) for v in g.aggregate],
     }
-
-
-def phase_details(g: RooflineGeometry, workload, threshold: float, i: int) -> list[str]:
-    """Phase ``i``'s tooltip lines, the same words as ``RooflineView``'s hover details."""
-    machine, names, r = workload.machine, workload.names, g.phases
-    unit = machine.compute_unit
-    if g.hierarchy is None:
-        return [
-            f"{names[i]}: OI {r.intensity[i]:.3g}",
-            f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
-            f"{r.regime[i]}, efficiency {r.efficiency[i]:.0%}",
-            str(r.guidance[i]),
-        ]
-    h, a = g.hierarchy, workload.arrays
-    known = [(name, h.intensity[i, k]) for k, name in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
-    at = ", ".join(f"{format_number(oi, 3)} ({name})" for name, oi in known) or "unknown"
-    bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan
-    resource, efficiency = str(h.bound_resource[i]), float(a.efficiency[i])
-    if resource == machine.compute_name:
-        regime = COMPUTE_BOUND
-    elif resource in h.levels:
-        regime = MEMORY_BOUND
-    else:
-        regime = r.regime[i]
-    return [
-        f"{names[i]}: OI {at}",
-        f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
-        f"{resource}-bound, efficiency {efficiency:.0%}",
-        GUIDANCE[(regime, efficiency >= threshold)],
-    ]

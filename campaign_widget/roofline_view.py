@@ -18,11 +18,9 @@ from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
 from .formatting import format_number, format_percent, format_si
 from .roofline import (
-    COMPUTE_BOUND,
     DEFAULT_THRESHOLD,
-    GUIDANCE,
-    MEMORY_BOUND,
     decade_values,  # noqa: F401 - a public name of this module too
+    phase_details,
     roofline_geometry,
 )
 from .widget import CampaignDiagram
@@ -355,6 +353,7 @@ class RooflineView(ipywidgets.VBox):
             self._limits = None
             self._set_levels(machine.level_names)
         geometry = roofline_geometry(workload, schedule, self.threshold)  # shared with RooflinePlot
+        self._geometry = geometry
         phases, total, hierarchy = geometry.phases, geometry.total, geometry.hierarchy
         self._phases = phases
         (x_lo, x_hi), (y_lo, y_hi) = geometry.x_range, geometry.y_range
@@ -503,44 +502,11 @@ class RooflineView(ipywidgets.VBox):
             for label in self.details:
                 label.value = ""
             return
-        if len(self._level_names) > 1 and getattr(self, "_limits", None) is not None:
-            self._show_level_details(index)
-            return
-        r, machine = self._phases, self.diagram.workload.machine
-        oi = f"{format_number(float(r.intensity[index]), 3)} {machine.ops_unit}/{machine.bytes_unit}"
-        self.details[0].value = f"{self.diagram.phase_names[index]}: OI {oi}"
-        self.details[1].value = (
-            f"achieved {format_si(r.achieved[index], machine.compute_unit)}, "
-            f"bound {format_si(r.bound[index], machine.compute_unit)}"
+        lines = phase_details(
+            self._geometry, self.diagram.workload, self.threshold, index, names=self.diagram.phase_names
         )
-        self.details[2].value = f"{r.regime[index]}, efficiency {format_percent(float(r.efficiency[index]))}"
-        self.details[3].value = r.guidance[index]
-
-    def _show_level_details(self, index: int):
-        """Details of phase ``index`` on several levels: its intensity at each known level, its bounding
-        resource by name, and the guidance for that bound."""
-        h, machine = self._hierarchy, self.diagram.workload.machine
-        a = self.diagram.workload.arrays
-        known = [
-            (name, h.intensity[index, k]) for k, name in enumerate(h.levels) if not np.isnan(h.intensity[index, k])
-        ]
-        at = ", ".join(f"{format_number(oi, 3)} ({name})" for name, oi in known) or "unknown"
-        self.details[0].value = f"{self.diagram.phase_names[index]}: OI {at}"
-        bound = a.ops[index] / a.t_sol[index] if a.t_sol[index] > 0 else np.nan
-        self.details[1].value = (
-            f"achieved {format_si(h.achieved[index], machine.compute_unit)}, "
-            f"bound {format_si(bound, machine.compute_unit)}"
-        )
-        resource = str(h.bound_resource[index])
-        efficiency = float(a.efficiency[index])
-        self.details[2].value = f"{resource}-bound, efficiency {format_percent(efficiency)}"
-        if resource == machine.compute_name:
-            regime = COMPUTE_BOUND
-        elif resource in h.levels:
-            regime = MEMORY_BOUND
-        else:
-            regime = self._phases.regime[index]
-        self.details[3].value = GUIDANCE[(regime, efficiency >= self.threshold)]
+        for label, line in zip(self.details, lines):
+            label.value = line
 
 
 # A legend entry is its mark, a thin space, its name; entries are set well apart so that a name is read

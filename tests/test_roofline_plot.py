@@ -147,3 +147,16 @@ def test_the_view_shows_only_the_machines_levels():
     assert plot.shown_levels == ["L2"]
     plot.set_state({"shown_levels": ["L3"]})
     assert plot.shown_levels == ["L2"]
+
+
+@pytest.mark.parametrize("make", ["kernels", "hierarchy"])
+def test_both_rooflines_say_a_hovered_phase_in_the_same_words(make, request):
+    w = request.getfixturevalue("kernels") if make == "kernels" else hierarchy()
+    diagram = cw.CampaignDiagram(w)
+    plot, view = RooflinePlot(diagram), cw.RooflineView(diagram)
+    for phase in range(len(w.names)):
+        diagram.hovered_phase = phase
+        assert [label.value for label in view.details] == list(plot.hovered_details)
+        assert plot.hovered_details[0].startswith(f"{w.names[phase]}: OI ")
+    if make == "kernels":
+        assert plot.hovered_details[0].endswith("FLOP/B")  # the intensity with its unit
