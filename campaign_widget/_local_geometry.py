@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .colour_scale import PALETTES, SCALINGS, hex_colors, rgb
+from .formatting import format_number
 
 __all__ = ["PALETTES", "SCALINGS", "bar_ticks", "colour_bar", "element_grid", "place_tensors"]
 
@@ -79,8 +80,8 @@ def bar_ticks(info: dict) -> list:
     if lo is None:
         return []
     if info.get("method") in ("median", "mean") and c:
-        return [[0.0, "0"], [0.5, f"{c:.3g}"], [1.0, f"≥{2 * c:.3g}"]]
-    return [[0.0, f"{lo:.3g}"], [1.0, f"{info.get('hi'):.3g}"]]
+        return [[0.0, "0"], [0.5, format_number(c, 3)], [1.0, f"≥{format_number(2 * c, 3)}"]]
+    return [[0.0, format_number(lo, 3)], [1.0, format_number(info.get("hi"), 3)]]
 
 
 def colour_bar(info: dict, palette: str, title: str, unit: str = "") -> dict:
