@@ -114,6 +114,12 @@ class Explorer(ipywidgets.HBox):
 
         return explorer_display(self)
 
+    def _repr_mimebundle_(self, **kwargs):
+        # the live box and a PNG of the figure, for renderings with no widget front end (as every view)
+        from .view_base import with_static_png
+
+        return with_static_png(self, super()._repr_mimebundle_(**kwargs))
+
     def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
         """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""
         return self.diagram.savefig(path, roofline=True, width=width, dpi=dpi)

@@ -118,6 +118,12 @@ class StackedDiagrams(ipywidgets.VBox):
 
         return stack_display(self)
 
+    def _repr_mimebundle_(self, **kwargs):
+        # the live box and a PNG of the figure, for renderings with no widget front end (as every view)
+        from .view_base import with_static_png
+
+        return with_static_png(self, super()._repr_mimebundle_(**kwargs))
+
     def savefig(self, path, *, width: float = 8.0, dpi: int = 200):
         """Write the stacked panels as PNG, SVG or PDF (by suffix), on one time axis, with no browser."""
         from .static_figure import savefig

@@ -111,35 +111,10 @@ class ViewWidget(anywidget.AnyWidget):
 
     def static_png(self) -> bytes | None:
         """A PNG of the figure with no browser (the view's ``savefig``), or None if the view has none."""
-        savefig = getattr(self, "savefig", None)
-        if savefig is None:
-            return None
-        with tempfile.TemporaryDirectory(prefix="cw-display-") as folder:
-            target = Path(folder) / "figure.png"
-            savefig(target, dpi=DISPLAY_DPI)
-            return target.read_bytes()
+        return static_png(self)
 
     def _repr_mimebundle_(self, **kwargs: Any):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        mode = self.display_mode
-        if mode not in DISPLAY_MODES:
-            self.log.warning(
-                "%s: display_mode %r is not one of %s", type(self).__name__, mode, ", ".join(DISPLAY_MODES)
-            )
-            mode = "live+png"
-        if bundle is None or mode == "live":
-            return bundle
-        data, metadata = bundle
-        try:
-            png = self.static_png()
-        except Exception as error:  # the live view is still shown: a failed fallback must not hide it
-            self.log.warning("%s: no static PNG in the display (%s)", type(self).__name__, error)
-            png = None
-        if png is None:
-            return bundle
-        if mode == "png":
-            data = {key: value for key, value in data.items() if key == "text/plain"}
-        return {**data, "image/png": base64.b64encode(png).decode("ascii")}, metadata
+        return with_static_png(self, super()._repr_mimebundle_(**kwargs))
 
     # -- state from the view ------------------------------------------------------------------------
 
@@ -225,3 +200,42 @@ def check_params(value: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str
             raise t.TraitError(f"params[{short_repr(name)}]={v!r} must be a positive integer")
         out[name] = int(v)
     return out
+
+
+def static_png(view) -> bytes | None:
+    """A PNG of ``view``'s figure drawn with no browser (its ``savefig``), or None if it has none."""
+    savefig = getattr(view, "savefig", None)
+    if savefig is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="cw-display-") as folder:
+        target = Path(folder) / "figure.png"
+        savefig(target, dpi=DISPLAY_DPI)
+        return target.read_bytes()
+
+
+def with_static_png(view, bundle):
+    """``view``'s display bundle with a PNG of its figure added, as ``view.display_mode`` (or
+    ``ViewWidget.display_mode`` for the composites that are ipywidgets boxes) asks."""
+    mode = getattr(view, "display_mode", ViewWidget.display_mode)
+    if mode not in DISPLAY_MODES:
+        log = getattr(view, "log", None)
+        if log is not None:
+            log.warning("%s: display_mode %r is not one of %s", type(view).__name__, mode, ", ".join(DISPLAY_MODES))
+        mode = "live+png"
+    if bundle is None or mode == "live":
+        return bundle
+    # anywidget's bundle is (data, metadata); an ipywidgets box's is the data alone
+    data, metadata = (bundle, None) if isinstance(bundle, Mapping) else bundle
+    try:
+        png = static_png(view)
+    except Exception as error:  # the live view is still shown: a failed fallback must not hide it
+        log = getattr(view, "log", None)
+        if log is not None:
+            log.warning("%s: no static PNG in the display (%s)", type(view).__name__, error)
+        png = None
+    if png is None:
+        return bundle
+    if mode == "png":
+        data = {key: value for key, value in data.items() if key == "text/plain"}
+    data = {**data, "image/png": base64.b64encode(png).decode("ascii")}
+    return data if metadata is None else (data, metadata)

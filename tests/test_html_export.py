@@ -315,3 +315,19 @@ def test_a_sweep_page_is_its_heatmap_over_the_shown_diagram_with_every_cells_row
         plot.hovered = i  # what hovering the cell gives with a kernel
         assert rows[str(i)] == plot.hovered_rows
     assert rows[str(on_grid[0])][0] == [f"configuration #{on_grid[0]}", ""]
+
+
+def test_a_workloads_display_and_a_stack_carry_a_png_of_their_figure(monkeypatch):
+    # a workload displays as its Explorer (an ipywidgets box): it carries the diagram with its roofline
+    explorer = cw.Explorer(figure_2b())
+    data = explorer._repr_mimebundle_()  # an ipywidgets box's bundle: the data alone
+    assert "application/vnd.jupyter.widget-view+json" in data
+    image = png_of((data, {}))
+    assert image.width == 11 * 100  # Explorer.savefig's 11 in at the display's 100 px per inch
+    pixels = np.asarray(image)
+    for colour in explorer.diagram.phase_colors:  # phase C is short: its line and point are small
+        assert near_color(pixels, colour, 12).sum() > 40, f"phase colour {colour} missing from the PNG"
+    stack = cw.StackedDiagrams({"one": figure_2b(), "four tiles": (figure_2b(), {"tiles": 4})})
+    assert png_of((stack._repr_mimebundle_(), {})).height > 0
+    monkeypatch.setattr(ViewWidget, "display_mode", "live")
+    assert "image/png" not in cw.Explorer(figure_2b())._repr_mimebundle_()
