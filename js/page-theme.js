@@ -171,6 +171,25 @@ export function watchTheme({ model, document, window }, onChange) {
   };
 }
 
+/**
+ * A view's theme, kept: resolve it now (resolveTheme), mark the root (markTheme) and each of
+ * `canvases` (data-theme), hand it to `onTheme(theme)`, and again, followed by `redraw()`, whenever
+ * the page's or the trait's theme changes (watchTheme). Returns dispose().
+ */
+export function followTheme({ model, root, document, window, ctx, canvases = [] }, onTheme, redraw) {
+  const apply = () => {
+    const theme = resolveTheme({ model, root, document, window, ctx });
+    markTheme(root, theme, model);
+    for (const canvas of canvases) canvas.dataset.theme = theme.name;
+    onTheme(theme);
+  };
+  apply();
+  return watchTheme({ model, document, window }, () => {
+    apply();
+    redraw();
+  });
+}
+
 /** The --jp-* variable THEME_CSS's palette gives each page colour (markTheme writes the page's on the root). */
 const PALETTE_VARIABLES = { background: "--jp-layout-color0", text: "--jp-ui-font-color1", mutedText: "--jp-ui-font-color2" };
 

@@ -13,7 +13,7 @@ import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
 import { CSS } from "./styles.js";
-import { markTheme, resolveTheme, themeColours, watchTheme } from "./page-theme.js";
+import { followTheme, themeColours } from "./page-theme.js";
 import { THEME } from "./theme.js";
 import { createTooltip, tooltipContent } from "./tooltip.js";
 import { createTraitWriter } from "./trait-writer.js";
@@ -307,16 +307,9 @@ function render({ model, el }) {
   // Light and dark (js/page-theme.js): this view's colours, put into the shared THEME before each
   // draw, so views of different themes on one page each draw in their own.
   let theme = null;
-  function applyTheme() {
-    theme = resolveTheme({ model, root, document, window, ctx });
-    markTheme(root, theme, model);
-    canvas.dataset.theme = theme.name;
-  }
-  applyTheme();
-  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
-    applyTheme();
-    requestDraw();
-  });
+  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+    theme = next;
+  }, requestDraw);
 
   // Only a new width needs a new picture: the height follows the figure (a draw that adds a
   // readout line grows the canvas itself), and redrawing for it would draw each such change twice.

@@ -4,7 +4,7 @@
 import { element, labelled, setOptions } from "../dom.js";
 import { downloadBlob, renderPng } from "../export.js";
 import { needsKernel, watchKernel } from "../kernel.js";
-import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
+import { followTheme } from "../page-theme.js";
 import { createParamSliders } from "../param-sliders.js";
 import { CSS } from "../styles.js";
 import { createTraitWriter } from "../trait-writer.js";
@@ -78,12 +78,6 @@ function render({ model, el }) {
   const miniCtx = minimap.getContext("2d");
   // Light and dark (js/page-theme.js): the canvas, legend, minimap and edge labels follow the theme.
   let theme = null;
-  function applyTheme() {
-    theme = resolveTheme({ model, root, document, window, ctx });
-    markTheme(root, theme, model);
-    canvas.dataset.theme = theme.name;
-    miniPicture = null;
-  }
   // `layered`: Python's layout as sent; `graph`: it folded into bands for the plot's aspect
   // (js/dataflow/fold.js), what is drawn, hit and shown in the minimap.
   let layered = decodeGraph(model.get("graph"));
@@ -468,11 +462,10 @@ function render({ model, el }) {
   }
   syncControls();
   buildParams();
-  applyTheme();
-  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
-    applyTheme();
-    requestDraw();
-  });
+  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+    theme = next;
+    miniPicture = null;
+  }, requestDraw);
   requestDraw();
 
   return () => {

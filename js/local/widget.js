@@ -6,7 +6,7 @@ import { decodeArray } from "../codecs.js";
 import { createTraitWriter } from "../trait-writer.js";
 import { needsKernel, watchKernel } from "../kernel.js";
 import { createControls } from "./controls.js";
-import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
+import { followTheme } from "../page-theme.js";
 import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook, neutralSwap } from "./draw.js";
 import {
   advance, buildHitGrid, elementLabel, fitCell, hitElement, indicesFromPoint, pointFromIndices, rgbStyles,
@@ -154,17 +154,9 @@ function render({ model, el }) {
   const histCtx = hist.getContext("2d");
   // Light and dark (js/page-theme.js): the grids, legend and histogram follow the theme.
   let look = localLook();
-  function applyTheme() {
-    const theme = resolveTheme({ model, root, document, window, ctx });
+  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas, hist] }, (theme) => {
     look = localLook(theme);
-    markTheme(root, theme, model);
-    canvas.dataset.theme = hist.dataset.theme = theme.name;
-  }
-  applyTheme();
-  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
-    applyTheme();
-    requestDraw();
-  });
+  }, requestDraw);
 
   function setPoint(next, { write = false } = {}) {
     const count = Math.max(1, data.loops.count);

@@ -6,7 +6,7 @@
 // asks Python for a new picture (the level boxes only choose which of the drawn levels show), so no
 // control is hidden without a kernel.
 import { element, sizeCanvas } from "../dom.js";
-import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
+import { followTheme } from "../page-theme.js";
 import { CSS } from "../styles.js";
 import { createTooltip } from "../tooltip.js";
 import { createTraitWriter } from "../trait-writer.js";
@@ -156,16 +156,9 @@ function render({ model, el }) {
   canvas.addEventListener("pointermove", onMove);
   canvas.addEventListener("pointerleave", onLeave);
 
-  function applyTheme() {
-    theme = resolveTheme({ model, root, document, window, ctx });
-    markTheme(root, theme, model);
-    canvas.dataset.theme = theme.name;
-  }
-  applyTheme();
-  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
-    applyTheme();
-    requestDraw();
-  });
+  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+    theme = next;
+  }, requestDraw);
 
   const listeners = [];
   function on(event, handler) {

@@ -6,7 +6,7 @@
 // Python, and the tooltip reads the rows the page carries (`rows_by_configuration`).
 import { element, labelled, listen, setOptions, sizeCanvas } from "../dom.js";
 import { needsKernel, watchKernel } from "../kernel.js";
-import { markTheme, resolveTheme, watchTheme } from "../page-theme.js";
+import { followTheme } from "../page-theme.js";
 import { CSS } from "../styles.js";
 import { createTooltip } from "../tooltip.js";
 import { createTraitWriter } from "../trait-writer.js";
@@ -172,16 +172,9 @@ function render({ model, el }) {
   listen(cleanups, canvas, "pointerleave", onLeave);
   listen(cleanups, canvas, "click", onClick);
 
-  function applyTheme() {
-    theme = resolveTheme({ model, root, document, window, ctx });
-    markTheme(root, theme, model);
-    canvas.dataset.theme = theme.name;
-  }
-  applyTheme();
-  const stopWatchingTheme = watchTheme({ model, document, window }, () => {
-    applyTheme();
-    requestDraw();
-  });
+  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+    theme = next;
+  }, requestDraw);
 
   const listeners = [];
   function on(event, handler) {
