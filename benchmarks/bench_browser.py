@@ -47,6 +47,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 
 from canvas_hash import CANVAS_HASH_JS  # noqa: E402
+from chromium_profile import print_profile, start_profile  # noqa: E402
 from labdriver import Notebook, write_notebook  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -246,35 +247,6 @@ def breakdown(samples, timings) -> dict[str, list[float]]:
     return parts
 
 
-def start_profile(page):
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Profiler.enable")
-    cdp.send("Profiler.setSamplingInterval", {"interval": 250})
-    cdp.send("Profiler.start")
-    return cdp
-
-
-def print_profile(cdp, changes: int, top: int = 25) -> None:
-    """Self time per function (name, file, line) over the profiled changes, per change."""
-    profile = cdp.send("Profiler.stop")["profile"]
-    nodes = {node["id"]: node for node in profile["nodes"]}
-    self_time: dict[str, float] = {}
-    for sample, delta in zip(profile["samples"], profile["timeDeltas"][1:] + [0]):
-        frame = nodes[sample]["callFrame"]
-        where = frame["url"].rsplit("/", 1)[-1].split("?")[0]
-        key = (
-            f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}"
-            if where
-            else frame["functionName"]
-        )
-        self_time[key] = self_time.get(key, 0.0) + delta / 1000
-    busy = sum(v for k, v in self_time.items() if k != "(idle)")
-    print(f"\nmain-thread profile over {changes} bandwidth changes: busy {busy / changes:.1f} ms per change")
-    for key, ms in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {ms / changes:7.2f} ms/change  {key}")
-    cdp.detach()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="small,large", help="comma-separated: small, large")
@@ -339,7 +311,7 @@ def main():
                         ),
                     )
                     if profiler is not None:
-                        print_profile(profiler, args.repeat)
+                        print_profile(profiler, args.repeat, what="bandwidth changes", unit="change")
                 report_cell = nb.append_code_cell(REPORT_CELL.format(name=name))
                 text = nb.run_cell(report_cell, timeout=60)
                 report = json.loads(text.split("REPORT", 1)[1].strip().splitlines()[0])

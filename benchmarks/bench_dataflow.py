@@ -59,6 +59,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from canvas_hash import CANVAS_HASH_JS  # noqa: E402
+from chromium_profile import print_profile, start_profile  # noqa: E402
 from dataflow_workloads import big_workload  # noqa: E402
 
 
@@ -396,10 +397,7 @@ def slider(rounds: int, settle: float, profile: bool) -> None:
                         )
                     cdp = None
                     if profile:
-                        cdp = page.context.new_cdp_session(page)
-                        cdp.send("Profiler.enable")
-                        cdp.send("Profiler.setSamplingInterval", {"interval": 250})
-                        cdp.send("Profiler.start")
+                        cdp = start_profile(page)
                     samples = page.evaluate(
                         SLIDER_JS,
                         dict(
@@ -411,7 +409,7 @@ def slider(rounds: int, settle: float, profile: bool) -> None:
                         ),
                     )
                     if cdp is not None:
-                        _print_profile(cdp, 2 * rounds)
+                        print_profile(cdp, 2 * rounds, what="slider steps", unit="step", idle=("(idle)", "(program)"))
                     results = {name: samples[i] for i, (name, _r, _c) in enumerate(cases)}
                     out = nb.run_cell(nb.append_code_cell(TIMINGS_CELL), timeout=60)
                     timings = json.loads(out.split("TIMINGS", 1)[1].strip().splitlines()[0])
@@ -439,27 +437,6 @@ def slider(rounds: int, settle: float, profile: bool) -> None:
                     chromium.close()
         finally:
             labtools._stop(server.process)
-
-
-def _print_profile(cdp, steps: int, top: int = 25) -> None:
-    """Self time per function over the profiled steps, per step."""
-    profile = cdp.send("Profiler.stop")["profile"]
-    nodes = {node["id"]: node for node in profile["nodes"]}
-    self_time: dict[str, float] = {}
-    for sample, delta in zip(profile["samples"], profile["timeDeltas"][1:] + [0]):
-        frame = nodes[sample]["callFrame"]
-        where = frame["url"].rsplit("/", 1)[-1].split("?")[0]
-        key = (
-            f"{frame['functionName'] or '(anonymous)'}  {where}:{frame['lineNumber'] + 1}"
-            if where
-            else frame["functionName"]
-        )
-        self_time[key] = self_time.get(key, 0.0) + delta / 1000
-    busy = sum(v for k, v in self_time.items() if k not in ("(idle)", "(program)"))
-    print(f"\nmain-thread profile over {steps} slider steps: busy {busy / steps:.1f} ms per step")
-    for key, ms in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {ms / steps:7.2f} ms/step  {key}")
-    cdp.detach()
 
 
 def main(argv=None):
