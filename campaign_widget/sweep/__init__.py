@@ -42,7 +42,7 @@ import importlib
 import sys
 import types
 
-from ..errors import SweepError, SweepFailed, short_repr
+from ..errors import SweepError, SweepFailed
 from . import _tuning
 from ._api import start_sweep, sweep
 from ._axes import PEAK_AXES, SETTING_AXES, STANDARD_AXES
@@ -61,38 +61,41 @@ __all__ = [
     "SweepResult",
     "start_sweep",
     "sweep",
-]  # the tunables (sweep.POOL_WORKERS, …: _tuning.TUNABLE) are reached through __getattr__
+]  # the tunables (sweep.POOL_WORKERS, …: _tuning.TUNABLE) are properties of the package's module class
 
 # the internals the tests and benchmarks reach
 _INTERNALS = (_chunks, _costs, _inline_chunks, _run_length, _prepare)
-
-
-def __getattr__(name: str):
-    if name in _tuning.TUNABLE:
-        return getattr(_tuning, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {short_repr(name)}")
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_tuning.TUNABLE))
 
 
-class _Package(types.ModuleType):
-    """Setting a tunable on the package sets it where the sweep reads it (``_tuning``)."""
+def _tunable(name: str) -> property:
+    # A data descriptor on the module's class: reading, setting and restoring the name (as any
+    # pytest's monkeypatch does, whether it restores by setattr or checks the module's __dict__
+    # first) all go to ``_tuning``, where the sweep reads it at call time.
+    def get(module: types.ModuleType):
+        return getattr(_tuning, name)
 
-    def __setattr__(self, name: str, value) -> None:
-        if name in _tuning.TUNABLE:
-            setattr(_tuning, name, value)
-        else:
-            super().__setattr__(name, value)
+    def set_(module: types.ModuleType, value) -> None:
+        setattr(_tuning, name, value)
+
+    def delete(module: types.ModuleType) -> None:
+        raise AttributeError(f"{name} is a setting of the sweep; set it to another value instead")
+
+    return property(get, set_, delete, doc=f"``_tuning.{name}``, read at call time")
+
+
+class _Package(types.ModuleType):
+    """The package's module: its tunables are properties over ``_tuning``."""
 
     def __reduce__(self):
         return importlib.import_module, (self.__name__,)  # by name, as pickle takes any module
 
-    def __delattr__(self, name: str) -> None:
-        if name in _tuning.TUNABLE:
-            raise AttributeError(f"{name} is a setting of the sweep; set it to another value instead")
-        super().__delattr__(name)
 
+for _name in _tuning.TUNABLE:
+    setattr(_Package, _name, _tunable(_name))
+del _name
 
 sys.modules[__name__].__class__ = _Package
