@@ -79,8 +79,8 @@ def kernel(n_phases: int, repeat: int) -> None:
     print(f"import igraph (once per kernel; pulls in matplotlib): {time.perf_counter() - start:.2f} s")
     from ipywidgets.widgets.widget import _remove_buffers
 
-    from campaign_widget import dataflow as model
-    from campaign_widget.dataflow_view import DataflowView, graph_payload, paint_payload, values_payload
+    from campaign_widget.figures import dataflow as model
+    from campaign_widget.views.dataflow import DataflowView, graph_payload, paint_payload, values_payload
 
     t_work, w = best(lambda: big_workload(n_phases), 1)
     t_graph, g = best(lambda: model.dataflow_graph(w), repeat)
@@ -114,7 +114,7 @@ CELL = """\
 import sys, time
 sys.path.insert(0, {bench!r})
 from dataflow_workloads import big_workload
-from campaign_widget.dataflow_view import DataflowView
+from campaign_widget.views.dataflow import DataflowView
 import igraph  # the one-off import, not part of the measurement
 w = big_workload({n})
 t0 = time.time()

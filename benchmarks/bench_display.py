@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import campaign_widget as cw
-from campaign_widget.view_base import DISPLAY_MODES
+from campaign_widget.views.base import DISPLAY_MODES
 
 
 def chain(n: int) -> cw.Workload:

@@ -65,7 +65,7 @@ STEP_JS = (
 
 def run_case(page, nb, n: int, repeat: int) -> dict:
     cell = nb.append_code_cell(
-        "from campaign_widget.local_view import LocalView\n"
+        "from campaign_widget.views.local import LocalView\n"
         "from campaign_widget.cache import Cache, stack_distances\n"
         f"view = LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', {{'i': {n}, 'j': {n}, 'k': {n}}}, elem_bytes=8,\n"
         "                 cache=Cache(line=64, lines=4), mode='misses')\n"

@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from campaign_widget import Machine, Workload
-from campaign_widget.scene import SceneTooLargeError, build_scene
+from campaign_widget.figures.scene import SceneTooLargeError, build_scene
 
 
 def chain(n: int, seed: int = 0, levels: int = 1) -> Workload:

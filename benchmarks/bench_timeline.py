@@ -22,8 +22,8 @@ import warnings
 from pathlib import Path
 
 from campaign_widget import Machine
+from campaign_widget.figures.scene import SceneTooLargeError, build_scene
 from campaign_widget.io import SkippedEventsWarning, read_torch_trace
-from campaign_widget.scene import SceneTooLargeError, build_scene
 
 NAMES = [f"aten::op{k}" for k in range(8)]
 

@@ -40,11 +40,11 @@ from . import __version__
 from .atomic import atomic_path
 from .errors import ScheduleError, UtilizationAboveOneWarning, WorkloadError, WorkloadFileError, short_repr
 from .io import detect, load
-from .presets import MACHINES
-from .presets import machine as preset_machine
-from .settings import DEFAULTS as DEFAULT_SETTINGS
-from .settings import POLICIES, STEPPINGS, Settings
-from .workload import Workload
+from .model.presets import MACHINES
+from .model.presets import machine as preset_machine
+from .model.settings import DEFAULTS as DEFAULT_SETTINGS
+from .model.settings import POLICIES, STEPPINGS, Settings
+from .model.workload import Workload
 
 PROG = "campaign-widget"
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -257,7 +257,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Print FILE's phases (roofline bound, efficiency, seed 002 "
         "guidance) and the makespan under each policy.",
     )
-    t = summary.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.transformer)")
+    t = summary.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.model.transformer)")
     t.add_argument(
         "--transformer",
         metavar="CONFIG",
@@ -696,7 +696,7 @@ def _render(args) -> int:
 
 
 def _summary(args) -> int:
-    from .roofline import workload_roofline
+    from .model.roofline import workload_roofline
 
     workload, settings, origin = _load(args)
     schedules = {}

@@ -1,6 +1,6 @@
 // What to draw for the visible time domain: every piece when few are visible; otherwise the
 // pieces narrower than a pixel are merged per pixel column and phase, so a 10^5-piece scene draws
-// fast and zooming in brings the detail back. The rule is campaign_widget/scene_pixels.py's
+// fast and zooming in brings the detail back. The rule is campaign_widget/figures/scene_pixels.py's
 // merge_pixel_columns, which the kernel and the static figure use; the golden cases in
 // tests/data/golden/aggregate.json hold this port to it.
 import { dashStart } from "./pixels.js";

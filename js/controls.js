@@ -180,7 +180,7 @@ export function createControls(document, model, writer) {
     });
   }
 
-  // The policies are the kernel's `policies` trait (campaign_widget.settings.POLICIES), so a policy
+  // The policies are the kernel's `policies` trait (campaign_widget.model.settings.POLICIES), so a policy
   // added there is offered here with no change to the view.
   selectControl("policy", "cw-policy", "policy", () => {
     const synced = model.get("policies");

@@ -5,12 +5,12 @@
 // What the page tells (anywidget hands the view `model.widget_manager`):
 // - JupyterLab's and Notebook 7's managers have a `kernel` (null when the notebook has none, e.g.
 //   opened with saved widget state and no kernel); so have html-manager pages that bring a kernel.
-//   The static page of campaign_widget.html_export says `kernel: null` the same way.
+//   The static page of campaign_widget.views.page says `kernel: null` the same way.
 // - ipywidgets' html-manager (nbconvert and embed pages) is a manager with comm placeholders
 //   (`_create_comm`, `_get_comm_info`) and no kernel at all.
 // - Any other front end (marimo, …) counts as having one.
 // A view that is told "none" but is answered by the kernel (a ping over the comm, see
-// campaign_widget/view_base.py) shows its controls again: a front end we misread loses nothing.
+// campaign_widget/views/base.py) shows its controls again: a front end we misread loses nothing.
 
 const STYLE = `
 .cw-root[data-kernel="none"] [data-needs-kernel] { display: none !important; }

@@ -2,7 +2,7 @@
 
 It simulates every event in Python and cuts every running tile at every change of the throttle
 factor, so its output is the plain list of constant-rate pieces (design.md §3). The fast engine in
-``campaign_widget.schedule`` must reproduce it: same tiles, same times, same pieces
+``campaign_widget.model.schedule`` must reproduce it: same tiles, same times, same pieces
 (``Schedule.pieces()``), same demand and oversubscription. Only the import of ``ScheduleError``
 and the entry point's name changed.
 """
@@ -394,9 +394,9 @@ def _demand_report(start, end, req_c, req_m, act_c, act_m, resources):
     return peak, over
 
 
-# -- the diagram's geometry as it was before issue 12 (campaign_widget/scene.py at a19a267) --------
+# -- the diagram's geometry as it was before issue 12 (campaign_widget/figures/scene.py at a19a267) --------
 
-from campaign_widget.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, Scene  # noqa: E402
+from campaign_widget.figures.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, Scene  # noqa: E402
 
 MAX_PIECES = 2_000_000
 

@@ -1,5 +1,5 @@
-"""The layout's rules, read from the code: no import cycle between the package's modules (imports
-inside functions count too), and the model never imports the widgets."""
+"""The layout's rules, read from the code: layers as folders, every import pointing down a layer, and
+no import cycle between the package's modules (imports inside functions and under TYPE_CHECKING count)."""
 
 from __future__ import annotations
 
@@ -7,18 +7,6 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "campaign_widget"
-WIDGETS = {
-    "widget",
-    "dataflow_view",
-    "local_view",
-    "roofline_view",
-    "roofline_plot",
-    "explorer",
-    "stack",
-    "sweep_view",
-    "sweep_plot",
-    "marimo_display",
-}
 
 
 def _module_name(path: Path) -> str:
@@ -39,26 +27,14 @@ def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str
     return ".".join(base + ([name] if name else []))
 
 
-def _runtime_nodes(tree: ast.AST):
-    """Every node but those under ``if TYPE_CHECKING:`` (names for annotations, never imported)."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                todo.extend(child.orelse)
-                continue
-            todo.append(child)
-
-
 def import_graph() -> dict[str, set[str]]:
-    """Module → the package modules it imports, at module level or inside any function."""
+    """Module → the package modules it imports: at module level, inside any function, and under
+    ``if TYPE_CHECKING:`` alike (an annotation's import is an arrow too)."""
     modules = _modules()
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for module, path in modules.items():
         is_package = path.name == "__init__.py"
-        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -129,45 +105,44 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# The one call up a layer: ``workload.save(path)`` and ``Workload.load(path)`` are the documented
-# spellings of ``campaign_widget.io.save``/``load``, so those two methods import the file layer when
-# called (never at import). Any other arrow that closes a cycle fails the test.
-ALLOWED_UPWARD = {("campaign_widget.workload", "campaign_widget.io")}
+#: The layers, from the ground up (docs/architecture.md). A module imports only from its own layer
+#: or the ones below it. The ground is the package's own top-level modules (but ``cli``).
+LAYERS = ("ground", "model", "cache", "io", "sweep", "figures", "static_figure", "views", "facade", "cli")
 
 
-def test_no_import_cycle_deferred_imports_included():
-    graph = import_graph()
-    for source, target in ALLOWED_UPWARD:
-        graph[source].discard(target)
-    assert cycles(graph) == []
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if parts == ["campaign_widget"]:
+        return "facade"
+    if len(parts) == 2 and not (PACKAGE / parts[1]).is_dir():
+        return "cli" if parts[1] == "cli" else "ground"
+    return parts[1]
 
 
-def test_the_allowed_upward_import_is_only_the_file_methods():
-    text = (PACKAGE / "workload.py").read_text(encoding="utf-8")
-    tree = ast.parse(text)
-    users = {
-        function.name
-        for function in ast.walk(tree)
-        if isinstance(function, ast.FunctionDef)
-        for node in ast.walk(function)
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and (node.module or "").split(".")[0] == "io"
-    }
-    assert users == {"save", "load"}
+def test_every_module_stands_in_a_layer():
+    assert sorted({layer(m) for m in _modules()} - set(LAYERS)) == []
+
+
+def test_no_import_cycle_type_checking_and_deferred_imports_included():
+    assert cycles(import_graph()) == []
+
+
+def test_every_import_points_down_a_layer():
+    upward = sorted(
+        f"{module} ({layer(module)}) -> {target} ({layer(target)})"
+        for module, targets in import_graph().items()
+        for target in targets
+        if LAYERS.index(layer(target)) > LAYERS.index(layer(module))
+    )
+    assert upward == []
 
 
 def test_the_cycle_check_can_fail():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_the_model_never_imports_the_widgets():
-    graph = import_graph()
-    widget_modules = {f"campaign_widget.{name}" for name in WIDGETS}
-    above_the_model = widget_modules | {"campaign_widget", "campaign_widget.cli", "campaign_widget.static_figure"}
-    for module, targets in graph.items():
-        if module in above_the_model or module.startswith("campaign_widget.static_figure."):
-            continue
-        reached = sorted(targets & widget_modules)
-        assert not reached, f"{module} imports widget modules {reached}"
+def test_the_top_level_holds_at_most_twelve_modules():
+    assert len(list(PACKAGE.glob("*.py"))) <= 12
 
 
 def test_no_private_name_crosses_from_a_public_module():

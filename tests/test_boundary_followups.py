@@ -38,7 +38,7 @@ def test_a_cascade_error_names_the_files_field(tmp_path):
 
 
 def test_save_png_refuses_a_read_only_file(tmp_path):
-    from campaign_widget.browser_png import _writable_target
+    from campaign_widget.views.browser_png import _writable_target
 
     target = tmp_path / "figure.png"
     target.write_bytes(b"keep")
@@ -84,7 +84,7 @@ def test_a_shut_down_executor_is_a_sweep_error_naming_it():
 
 
 def test_dataflow_graph_names_a_wrong_argument():
-    from campaign_widget.dataflow import dataflow_graph
+    from campaign_widget.figures.dataflow import dataflow_graph
 
     with pytest.raises(TypeError, match="must be a campaign_widget.Workload"):
         dataflow_graph("w")

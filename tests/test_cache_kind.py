@@ -23,7 +23,7 @@ def test_cache_kind_names_one_set_fully_associative(cache, kind):
 
 
 def test_local_view_syncs_the_kind_and_words_its_note_with_it():
-    from campaign_widget.local_view import LocalView
+    from campaign_widget.views.local import LocalView
 
     view = LocalView(None, MATMUL, {"i": 3, "j": 4, "k": 5}, cache=Cache(lines=8, ways=8))
     assert view.cache_kind == "fully associative"

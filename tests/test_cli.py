@@ -13,7 +13,7 @@ import pytest
 from campaign_widget import POLICIES, presets
 from campaign_widget.cli import _si, main
 from campaign_widget.io import load
-from campaign_widget.roofline import workload_roofline
+from campaign_widget.model.roofline import workload_roofline
 
 DATA = Path(__file__).parent / "data"
 FIG8 = str(DATA / "figure-8.yaml")

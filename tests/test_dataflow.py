@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from campaign_widget import Machine, Phase, Workload
-from campaign_widget.dataflow import (
+from campaign_widget.cache import with_predicted_traffic
+from campaign_widget.figures.dataflow import (
     EDGE_ORDER,
     EDGE_READ,
     EDGE_WRITE,
@@ -253,8 +254,8 @@ def _parametric():
 
 
 def test_view_syncs_layout_and_colours_as_binary_buffers():
-    from campaign_widget.buffers import from_payload
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.buffers import from_payload
+    from campaign_widget.views.dataflow import DataflowView
 
     w = _mlp()
     view = DataflowView(w, overlay="ops", scaling="hist")
@@ -289,7 +290,7 @@ def test_view_syncs_layout_and_colours_as_binary_buffers():
 def test_view_validates_before_storing(trait, value, words):
     import traitlets
 
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     view = DataflowView(_mlp())
     before = getattr(view, trait)
@@ -301,7 +302,7 @@ def test_view_validates_before_storing(trait, value, words):
 
 
 def test_parameters_re_evaluate_and_keep_the_layout():
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     view = DataflowView(_parametric())
     assert view.params == {"B": 2, "S": 64, "D": 32}
@@ -323,7 +324,7 @@ def test_parameters_re_evaluate_and_keep_the_layout():
 def test_savefig_draws_the_same_layout_and_colours(tmp_path):
     from PIL import Image
 
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     view = DataflowView(_mlp(), overlay="ops", scaling="median")
     path = view.savefig(tmp_path / "graph.png", dpi=96)
@@ -349,7 +350,7 @@ def test_savefig_draws_the_same_layout_and_colours(tmp_path):
 
 
 def test_far_out_each_node_shows_the_hottest_edge_it_touches():
-    from campaign_widget.dataflow_view import FAR_GREY, style_arrays
+    from campaign_widget.views.dataflow import FAR_GREY, style_arrays
 
     w = _mlp()
     g = dataflow_graph(w)
@@ -412,7 +413,7 @@ def test_an_imported_sdfg_gets_its_graph_and_one_slider_per_symbol():
     from pathlib import Path
 
     import campaign_widget as cw
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     w = cw.load(Path(__file__).parent / "data" / "sdfg" / "mlp.sdfgz", params={"B": 8, "D": 16, "H": 32, "O": 4})
     view = DataflowView(w, overlay="intensity")
@@ -437,7 +438,7 @@ def _predicted_pair():
     w = Workload.from_einsums(PRED_EINSUMS, {"i": N_PRED, "j": N_PRED, "k": N_PRED}, machine=MACHINE, element_bytes=4)
     cache = Cache(line=64, lines=32)
     options = dict(local_sizes={"i": 8, "j": 8, "k": 8}, mode="ratio", loop_order="ijk")
-    return w, w.with_predicted_traffic("gemm", cache, **options), (cache, options)
+    return w, with_predicted_traffic(w, "gemm", cache, **options), (cache, options)
 
 
 def _edge(graph, a, b):
@@ -476,11 +477,11 @@ def test_a_predicted_phase_carries_logical_and_predicted_bytes_on_each_edge():
 
 
 def test_synced_values_carry_logical_and_predicted_bytes_and_the_static_figure_draws_both():
-    from campaign_widget.buffers import from_payload
     from campaign_widget.cache import predicted_traffic
-    from campaign_widget.dataflow_view import DataflowView, style_arrays
     from campaign_widget.formatting import format_si
     from campaign_widget.static_figure.dataflow_plot import PREDICTED_TEXT, render_dataflow
+    from campaign_widget.views.buffers import from_payload
+    from campaign_widget.views.dataflow import DataflowView, style_arrays
 
     w, p, (cache, options) = _predicted_pair()
     per_tensor = predicted_traffic(w, "gemm", cache, **options)
@@ -518,7 +519,7 @@ def test_synced_values_carry_logical_and_predicted_bytes_and_the_static_figure_d
     ],
 )
 def test_a_refused_value_from_the_view_is_not_stored_and_the_view_is_told(state, words):
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     view = DataflowView(_parametric())
     before = {key: getattr(view, key) for key in (*state, "values", "paint")}
@@ -532,7 +533,7 @@ def test_a_refused_value_from_the_view_is_not_stored_and_the_view_is_told(state,
 
 
 def test_the_view_may_not_write_what_the_kernel_computes():
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     view = DataflowView(_mlp())
     graph = view.graph

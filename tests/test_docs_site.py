@@ -136,8 +136,8 @@ def test_api_reference_has_every_public_module_and_its_entries(site):
     for module in sorted(m for m in modules if not m.startswith("_")):
         assert f'id="campaign_widget.{module}"' in _page(site, f"api/{module}"), module
     workload = _page(site, "api/workload")
-    assert 'id="campaign_widget.workload.Workload.schedule"' in workload
-    assert 'id="campaign_widget.workload.Workload.table"' in workload
+    assert 'id="campaign_widget.model.workload.Workload.schedule"' in workload
+    assert 'id="campaign_widget.model.workload.Workload.table"' in workload
     assert 'id="campaign_widget.cache.simulate"' in _page(site, "api/cache")
 
 

@@ -13,8 +13,8 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(campaign_widget.__path__,
 
 def test_the_modules_are_found():
     assert {
-        "campaign_widget.workload",
-        "campaign_widget.expr",
+        "campaign_widget.model.workload",
+        "campaign_widget.model.expr",
         "campaign_widget.io.schema",
         "campaign_widget.static_figure",
     } <= set(MODULES)

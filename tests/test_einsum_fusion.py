@@ -133,7 +133,7 @@ def test_pipelining_a_fused_workload_streams_only_inside_groups():
 
 
 def test_fusion_groups_become_bands_in_the_scene():
-    from campaign_widget.scene import build_scene
+    from campaign_widget.figures.scene import build_scene
 
     w = three_step().fuse({"AB": ["A", "B"]})
     s = w.schedule()
@@ -162,7 +162,7 @@ def test_fusion_groups_become_bands_in_the_scene():
     ],
 )
 def test_bad_einsum_specs_and_sizes_name_the_field_and_the_value(einsums, sizes, message):
-    from campaign_widget.einsum import einsum_phases
+    from campaign_widget.model.einsum import einsum_phases
 
     with pytest.raises(WorkloadError, match=message):
         einsum_phases(einsums, sizes)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from campaign_widget.expr import ExpressionError, evaluate, parse, resolve_sizes, size
+from campaign_widget.model.expr import ExpressionError, evaluate, parse, resolve_sizes, size
 
 
 @pytest.mark.parametrize(
@@ -160,7 +160,7 @@ def test_the_parse_cache_is_bounded_by_its_size_not_by_its_count(monkeypatch):
     import gc
     import tracemalloc
 
-    from campaign_widget import expr
+    from campaign_widget.model import expr
 
     monkeypatch.setattr(expr, "MAX_CACHED_NODES", 20_000, raising=False)
     tracemalloc.start()

@@ -13,9 +13,9 @@ from workloads import figure_2b, two_phases
 
 from campaign_widget import Ceiling, Machine, Phase, Workload, WorkloadError, presets
 from campaign_widget import io as files
-from campaign_widget.graph import interval_dependencies
 from campaign_widget.io import WorkloadFileError, load, save, schema
 from campaign_widget.io.source import parse_yaml
+from campaign_widget.model.graph import interval_dependencies
 
 DATA = Path(__file__).parent / "data"
 SUFFIXES = [".yaml", ".yml", ".json"]

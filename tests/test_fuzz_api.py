@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from campaign_widget import CampaignWidgetError, Machine, Phase, Workload, atomic, einsum, expr, fusion, graph
 from campaign_widget.io import dumps, load, save
 from campaign_widget.io._common import parse_number
-from campaign_widget.roofline import roofline
+from campaign_widget.model.roofline import roofline
 
 CPU_SECONDS = 2.0  # per call
 HANG_SECONDS = 20.0  # CPU seconds after which a call is interrupted as a hang
@@ -344,7 +344,7 @@ def _known_failures():
     this suite does not own. Each is a strict xfail: fixing it turns the case red, and its entry goes."""
     import igraph  # noqa: F401 - imported here, outside the traced call (tracemalloc slows imports 10x)
 
-    from campaign_widget.dataflow import dataflow_graph, layered_layout
+    from campaign_widget.figures.dataflow import dataflow_graph, layered_layout
 
     graph_of_chain = dataflow_graph(tensor_chain())
     return {

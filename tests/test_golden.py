@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from campaign_widget.figures.scene_pixels import merge_pixel_columns
+from campaign_widget.figures.ticks import time_ticks, utilization_ticks
 from campaign_widget.formatting import (
     LABEL_MAX_CHARS,
     LEGEND_MAX_ENTRIES,
@@ -21,8 +23,6 @@ from campaign_widget.formatting import (
     shorten_middle,
     time_unit_for,
 )
-from campaign_widget.scene_pixels import merge_pixel_columns
-from campaign_widget.static_figure.ticks import time_ticks, utilization_ticks
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 

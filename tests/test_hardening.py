@@ -356,7 +356,7 @@ def test_defect3_grouping_a_trace_by_annotation_is_not_quadratic(tmp_path):
 
 
 def test_defect3_pathological_einsum_strings_parse_in_linear_time():
-    from campaign_widget.einsum import parse
+    from campaign_widget.model.einsum import parse
 
     for spec in ["Z[m] = " + "A[" * 5000, "Z[m] = " + "a" * 9000, "Z" + "a" * 9000 + " = A[m]"]:
         error, seconds = cpu_seconds(lambda spec=spec: parse("x", spec))
@@ -496,7 +496,7 @@ def test_defect11_the_cli_reads_timeloop_stats_with_a_clock(capsys):
 
 
 def test_defect6_verdicts_for_no_work_and_memory_only_phases_agree_with_the_table():
-    from campaign_widget.roofline import workload_roofline
+    from campaign_widget.model.roofline import workload_roofline
 
     m = Machine(1e12, 1e11)
     w = Workload(
@@ -523,7 +523,7 @@ def test_defect6_verdicts_for_no_work_and_memory_only_phases_agree_with_the_tabl
 
 
 def test_defect6_roofline_efficiency_is_the_table_efficiency_for_any_volumes():
-    from campaign_widget.roofline import workload_roofline
+    from campaign_widget.model.roofline import workload_roofline
 
     rng = np.random.default_rng(9)
     for _ in range(20):
@@ -540,7 +540,7 @@ def test_defect6_roofline_efficiency_is_the_table_efficiency_for_any_volumes():
 
 
 def test_defect5_axis_limits_and_positions_are_finite_when_ops_or_bytes_are_zero():
-    from campaign_widget.roofline import schedule_roofline, workload_roofline
+    from campaign_widget.model.roofline import schedule_roofline, workload_roofline
 
     cases = [
         [Phase("relu", duration=1e-3, ops=0, bytes=1e6), Phase("add", duration=2e-3, ops=0, bytes=4e6)],  # CPU trace
@@ -672,7 +672,7 @@ def test_class16_the_next_write_removes_the_temporary_files_of_killed_writers(tm
     "label", ["", "a\x00b", "x\ud800", "x" * 100_000, 7], ids=["empty", "nul", "surrogate", "100000", "int"]
 )
 def test_class17_fusion_group_labels_are_checked_where_they_are_made(tmp_path, label):
-    from campaign_widget.fusion import mark_groups
+    from campaign_widget.model.fusion import mark_groups
 
     w = Workload(
         [Phase("a", ops=1e9, writes={"t": 1e6}), Phase("b", ops=1e9, reads={"t": 1e6}, writes={"u": 1e6})],

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from campaign_widget import CampaignDiagram, CampaignWidgetError, Machine, Phase, StackedDiagrams, Workload, einsum
-from campaign_widget.browser_png import PngChannel
 from campaign_widget.cache import Cache, CacheModelError, simulate, stack_distances, trace
-from campaign_widget.colour_scale import severity, severity_rows
 from campaign_widget.errors import ScheduleError, WorkloadError
+from campaign_widget.figures.colour_scale import severity, severity_rows
 from campaign_widget.io import WorkloadFileError, load, read_sdfg, read_torch_trace
-from campaign_widget.timeline import Timeline, from_intervals
+from campaign_widget.model.timeline import Timeline, from_intervals
+from campaign_widget.views.browser_png import PngChannel
 
 DATA = Path(__file__).parent / "data"
 TORCH = DATA / "torch" / "gpu_linked.json"
@@ -74,7 +74,7 @@ def test_a_write_that_fails_in_any_way_finishes_the_export(tmp_path, monkeypatch
     def refuses(path, data):
         raise CampaignWidgetError("no room for this file")
 
-    monkeypatch.setattr("campaign_widget.browser_png.write_atomic", refuses)
+    monkeypatch.setattr("campaign_widget.views.browser_png.write_atomic", refuses)
     channel.on_message({"type": "png-reply", "id": request_id, "width": 10, "height": 10}, [memoryview(PNG)])
     assert export.done and "no room for this file" in export.error
 
@@ -381,7 +381,7 @@ def test_fuzz_cache_indices_and_capacities(element, capacity, point, line):
     zero=HOSTILE,
 )
 def test_fuzz_severity(values, method, buckets, zero):
-    from campaign_widget.colour_scale import scale_range
+    from campaign_widget.figures.colour_scale import scale_range
 
     check(severity, values)
     check(severity, [1, 2, 3], method, buckets, zero_is_value=zero)

@@ -122,7 +122,7 @@ def test_one_level_tables_gain_only_the_bounding_resource():
 
 
 def test_the_hierarchical_roofline_has_a_point_per_known_level():
-    from campaign_widget.roofline import level_roofline
+    from campaign_widget.model.roofline import level_roofline
 
     w = cw.Workload(
         [cw.Phase("A", ops=300, bytes={"L2": 200, "DRAM": 20}), cw.Phase("B", ops=200, bytes={"L2": 40})],
@@ -141,8 +141,8 @@ def test_the_hierarchical_roofline_has_a_point_per_known_level():
 
 
 def test_readout_numbers_read_in_the_makespans_unit():
-    from campaign_widget.readout import readout_lines
-    from campaign_widget.scene import build_scene
+    from campaign_widget.figures.readout import readout_lines
+    from campaign_widget.figures.scene import build_scene
 
     w = cw.Workload(
         [
@@ -158,7 +158,7 @@ def test_readout_numbers_read_in_the_makespans_unit():
 
 
 def test_an_unknown_preset_name_is_quoted_bounded():
-    from campaign_widget.presets import machine
+    from campaign_widget.model.presets import machine
 
     with pytest.raises(cw.WorkloadError) as error:
         machine("x" * 100_000)
@@ -177,12 +177,12 @@ def test_a_cache_hierarchy_predicts_every_levels_bytes_and_moves_the_phase():
     r1, r2 = simulate(t, [l1, l2])
     # design.md §8: the first cache serves every access; each level below, line × misses above
     assert served == {"L1": 8.0 * len(t), "L2": 64.0 * r1.misses, "DRAM": 64.0 * r2.misses}
-    p = w.with_predicted_traffic("gemm", [l1, l2])
+    p = cw.cache.with_predicted_traffic(w, "gemm", [l1, l2])
     np.testing.assert_array_equal(p.arrays.level_bytes[0], [served["L1"], served["L2"], served["DRAM"]])
     assert p.table()["bytes_source"][0] == "predicted"
     assert p.predicted["gemm"]["level_bytes"] == {"L1": served["L1"], "L2": served["L2"]}
     # a loop interchange changes what the levels serve, so it moves the phase at the level it changed
-    q = w.with_predicted_traffic("gemm", [l1, l2], loop_order="ikj")
+    q = cw.cache.with_predicted_traffic(w, "gemm", [l1, l2], loop_order="ikj")
     assert q.arrays.level_bytes[0, 1] != p.arrays.level_bytes[0, 1]
 
 
@@ -192,9 +192,9 @@ def test_cache_levels_must_be_the_machines_nearer_levels():
     m = cw.Machine(1e9, levels={"L1": 4e9, "DRAM": 1e9})
     w = cw.Workload.from_einsums({"g": "C[i] = A[i]"}, {"i": 64}, machine=m)
     with pytest.raises(cw.CacheModelError, match="'L3' is not one of the machine's nearer memory levels"):
-        w.with_predicted_traffic("g", {"L3": Cache(lines=8)})
+        cw.cache.with_predicted_traffic(w, "g", {"L3": Cache(lines=8)})
     with pytest.raises(cw.CacheModelError, match="write-backs"):
-        w.with_predicted_traffic("g", [Cache(lines=8)], write_back=True)
+        cw.cache.with_predicted_traffic(w, "g", [Cache(lines=8)], write_back=True)
 
 
 def _ncu_with_levels(tmp_path, with_peaks=True):
@@ -224,7 +224,7 @@ def _ncu_with_levels(tmp_path, with_peaks=True):
 
 
 def test_nsight_level_counters_give_three_points_per_kernel(tmp_path):
-    from campaign_widget.roofline import level_roofline
+    from campaign_widget.model.roofline import level_roofline
 
     w = cw.read_nsight_csv(_ncu_with_levels(tmp_path))
     assert w.machine.level_names == ("L1", "L2", "DRAM")
@@ -288,8 +288,8 @@ def test_a_nearer_level_alone_can_throttle():
 
 
 def test_the_diagram_draws_any_level_as_its_pipe():
-    from campaign_widget.levels import default_level, for_level
-    from campaign_widget.scene import build_scene
+    from campaign_widget.figures.scene import build_scene
+    from campaign_widget.model.levels import default_level, for_level
 
     w = chain()
     s = w.schedule(tiles=2, pipeline=True, policy="none")
@@ -308,7 +308,7 @@ def test_the_diagram_draws_any_level_as_its_pipe():
 
 
 def test_one_level_scenes_are_unchanged_by_the_level_argument():
-    from campaign_widget.scene import build_scene
+    from campaign_widget.figures.scene import build_scene
 
     w = cw.Workload(
         [
@@ -337,7 +337,7 @@ def test_the_hierarchy_view_stacks_one_diagram_per_level_on_one_time_axis(tmp_pa
 def test_a_trace_whose_kernels_have_no_work_says_so_in_the_readout():
     from pathlib import Path
 
-    from campaign_widget.readout import work_note
+    from campaign_widget.figures.readout import work_note
     from campaign_widget.static_figure import panel_for
     from campaign_widget.static_figure.campaign import readout_lines
 
@@ -363,7 +363,7 @@ def test_a_trace_whose_kernels_have_no_work_says_so_in_the_readout():
 def test_the_cli_summary_shows_every_level_and_the_bounding_one(tmp_path, capsys):
     from campaign_widget.cli import main
 
-    path = chain().save(tmp_path / "levels.yaml")
+    path = cw.save(chain(), tmp_path / "levels.yaml")
     assert main(["summary", str(path)]) == 0
     out = capsys.readouterr().out
     assert "memory levels: L2 40 B/s, DRAM 10 B/s" in out

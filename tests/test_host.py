@@ -15,7 +15,7 @@ def test_measure_gives_plausible_peaks_and_reports_progress():
 
 
 def test_plateaus_are_the_median_of_each_levels_working_sets():
-    from campaign_widget.host import plateaus
+    from campaign_widget.model.host import plateaus
 
     caches = (("L1", 32 << 10), ("L2", 1 << 20))
     sizes = [4e3, 8e3, 16e3, 64e3, 256e3, 512e3, 2e6, 8e6, 16e6]
@@ -24,14 +24,14 @@ def test_plateaus_are_the_median_of_each_levels_working_sets():
 
 
 def test_a_level_with_no_size_in_its_range_takes_the_nearest():
-    from campaign_widget.host import plateaus
+    from campaign_widget.model.host import plateaus
 
     levels = plateaus([1e3, 1e8], [100.0, 10.0], (("L1", 32 << 10),))
     assert levels == (("L1", 100.0), ("DRAM", 10.0))
 
 
 def test_cache_sizes_read_sysfs_spellings():
-    from campaign_widget.host import _parse_size, cache_sizes
+    from campaign_widget.model.host import _parse_size, cache_sizes
 
     assert (_parse_size("32K"), _parse_size("1024K"), _parse_size("32M"), _parse_size("512")) == (
         32768,
@@ -44,7 +44,7 @@ def test_cache_sizes_read_sysfs_spellings():
 
 
 def test_the_sweep_measures_every_size_and_gives_a_machine_its_levels():
-    from campaign_widget.host import bandwidth_sweep
+    from campaign_widget.model.host import bandwidth_sweep
 
     sweep = bandwidth_sweep(
         sizes=[24e3, 4e6], caches=(("L1", 48 << 10),), seconds_per_size=0.002, repeats=1, progress=False

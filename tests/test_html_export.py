@@ -15,10 +15,10 @@ from PIL import Image
 from workloads import chain, figure_2b, near_color
 
 import campaign_widget as cw
-from campaign_widget import html_export
 from campaign_widget.errors import CampaignWidgetError
-from campaign_widget.local_view import LocalView
-from campaign_widget.view_base import ViewWidget
+from campaign_widget.views import page as html_export
+from campaign_widget.views.base import ViewWidget
+from campaign_widget.views.local import LocalView
 
 HOSTILE = "</script><b>bold</b>"
 

@@ -13,13 +13,13 @@ import pytest
 import traitlets
 from ipywidgets.widgets.widget import _put_buffers, _remove_buffers
 
-import campaign_widget.local_view as lv
+import campaign_widget.views.local as lv
 from campaign_widget import Phase, Workload, WorkloadError
-from campaign_widget._local_geometry import bar_ticks, element_grid
-from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache
-from campaign_widget.colour_scale import rgb, scale_range, severity, severity_rows
-from campaign_widget.local_view import LocalView
+from campaign_widget.figures.colour_scale import rgb, scale_range, severity, severity_rows
+from campaign_widget.figures.local import bar_ticks, element_grid
+from campaign_widget.views.buffers import from_payload
+from campaign_widget.views.local import LocalView
 
 MATMUL = "C[i,j] = A[i,k] * B[k,j]"
 
@@ -126,9 +126,9 @@ def test_palette_and_scaling_follow_design_md():
 
 
 def test_one_colour_scale_for_both_views():
-    import campaign_widget._local_geometry as geometry
-    import campaign_widget.colour_scale as colour_scale
-    import campaign_widget.dataflow as dataflow
+    import campaign_widget.figures.colour_scale as colour_scale
+    import campaign_widget.figures.dataflow as dataflow
+    import campaign_widget.figures.local as geometry
 
     for name in ("SCALINGS", "PALETTES"):
         assert getattr(dataflow, name) is getattr(colour_scale, name) is getattr(geometry, name)
@@ -497,8 +497,8 @@ def test_apply_needs_a_workload_phase():
 def test_docstring_examples_run():
     import doctest
 
-    import campaign_widget._local_geometry as geometry
-    import campaign_widget.colour_scale as colour_scale
+    import campaign_widget.figures.colour_scale as colour_scale
+    import campaign_widget.figures.local as geometry
 
     for module in (geometry, lv, colour_scale):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -19,9 +19,9 @@ import pytest
 
 from campaign_widget import WorkloadError
 from campaign_widget.cache import Cache, simulate, trace
-from campaign_widget.expr import evaluate
 from campaign_widget.io.sdfg import map_accesses, read_sdfg
-from campaign_widget.local_view import LocalView
+from campaign_widget.model.expr import evaluate
+from campaign_widget.views.local import LocalView
 
 DATA = Path(__file__).parent / "data" / "sdfg"
 # make_fixtures.py: for i, j in dace.map[1:N - 1, 1:N - 1]:

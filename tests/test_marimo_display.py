@@ -78,7 +78,7 @@ def test_stacked_diagrams_display_every_panel_and_share_the_zoom():
 
 
 def test_workload_formatter_shows_its_explorer():
-    from campaign_widget.marimo_display import formatter_for
+    from campaign_widget.views.marimo import formatter_for
 
     mime, data = formatter_for(cw.Explorer)(workload())
     assert mime == "text/html" and data.count("<marimo-anywidget") == 2

@@ -22,7 +22,11 @@ def test_wheel_contains_the_built_view(tmp_path):
     )
     wheel = zipfile.ZipFile(next(tmp_path.glob("campaign_widget-*.whl")))
     names = set(wheel.namelist())
-    for module in ("campaign_widget/widget.py", "campaign_widget/io/__init__.py", "campaign_widget/expr.py"):
+    for module in (
+        "campaign_widget/views/diagram.py",
+        "campaign_widget/io/__init__.py",
+        "campaign_widget/model/expr.py",
+    ):
         assert module in names
     bundles = sorted(n for n in names if n.startswith("campaign_widget/static/") and n.endswith(".js"))
     assert "campaign_widget/static/widget.js" in bundles

@@ -133,8 +133,8 @@ def test_numbers_people_read():
 def test_the_static_layout_is_the_live_views(workload):
     """js/layout.js: the title over the plot, then tick labels, x label, legend, and the readout
     (makespan first) under the legend; the time ticks are js/ticks.js's for the plot's width."""
+    from campaign_widget.figures.ticks import time_ticks
     from campaign_widget.formatting import time_unit_for
-    from campaign_widget.static_figure.ticks import time_ticks
 
     schedule = workload.schedule()
     panel = panel_for(workload, schedule, title="a title")
@@ -159,7 +159,7 @@ def test_the_static_layout_is_the_live_views(workload):
 
 
 def test_a_png_request_carries_the_theme_asked(tmp_path):
-    from campaign_widget.browser_png import PngChannel
+    from campaign_widget.views.browser_png import PngChannel
 
     published = []
     channel = PngChannel(published.append)
@@ -174,7 +174,7 @@ def test_a_png_request_carries_the_theme_asked(tmp_path):
 
 
 def long_dataflow():
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     chain_of = {f"step{k}": f"T{k + 1}[i,j] = T{k}[i,j] * W{k}[j]" for k in range(12)}
     machine = presets.machine("h100-sxm")
@@ -183,8 +183,8 @@ def long_dataflow():
 
 
 def test_a_long_dataflow_export_folds_to_a_page_and_no_edge_label_overprints_another(tmp_path):
-    from campaign_widget.dataflow_view import style_arrays
     from campaign_widget.static_figure.dataflow_plot import PAGE_WIDTH, render_dataflow, save_dataflow
+    from campaign_widget.views.dataflow import style_arrays
 
     view = long_dataflow()
     graph, layout, scale = view.dataflow, view.graph_layout, view.current_scale()

@@ -3,7 +3,7 @@
 import workloads
 
 from campaign_widget import CampaignDiagram, Explorer, Machine, StackedDiagrams, Workload
-from campaign_widget.colors import PALETTE, phase_color, phase_colors
+from campaign_widget.figures.phase_colours import PALETTE, phase_color, phase_colors
 from campaign_widget.static_figure import roofline_panel_for
 from campaign_widget.static_figure.panels import panel_for
 

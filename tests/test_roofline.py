@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from campaign_widget import Machine, Phase, Workload
-from campaign_widget.roofline import GUIDANCE, roofline, schedule_roofline, workload_roofline
+from campaign_widget.model.roofline import GUIDANCE, roofline, schedule_roofline, workload_roofline
 
 P, BW = 200e9, 50e9
 n = 1024

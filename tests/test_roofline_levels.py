@@ -10,8 +10,8 @@ from PIL import Image
 
 import campaign_widget as cw
 from campaign_widget.errors import WorkloadError
-from campaign_widget.explorer import Explorer
 from campaign_widget.static_figure import draw_roofline, panel_for, render_figure, roofline_panel_for
+from campaign_widget.views.explorer import Explorer
 
 LEVELS = {"L1": 200.0, "L2": 40.0, "DRAM": 10.0}
 P = 100.0

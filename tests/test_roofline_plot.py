@@ -7,9 +7,9 @@ import pytest
 import traitlets as t
 
 import campaign_widget as cw
-from campaign_widget.buffers import from_payload
-from campaign_widget.roofline import level_roofline, roofline_geometry, schedule_roofline, workload_roofline
-from campaign_widget.roofline_plot import RooflinePlot
+from campaign_widget.model.roofline import level_roofline, roofline_geometry, schedule_roofline, workload_roofline
+from campaign_widget.views.buffers import from_payload
+from campaign_widget.views.roofline_canvas import RooflinePlot
 
 P, BW = 200e9, 50e9
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from workloads import chain, figure_2b, two_phases
 
-from campaign_widget.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, build_scene
+from campaign_widget.figures.scene import COMPUTE_OVER, MEMORY_OVER, PIPE_WIDTH, build_scene
 
 W = PIPE_WIDTH
 
@@ -66,7 +66,7 @@ def test_pieces_are_sorted_by_time_and_cover_each_interval_exactly():
 
 
 def test_a_scene_too_large_to_stack_is_refused_with_its_size(monkeypatch):
-    import campaign_widget.scene as scene_module
+    import campaign_widget.figures.scene as scene_module
 
     monkeypatch.setattr(scene_module, "MAX_PIECES", 10)
     sched = chain(("A", 1, 0.5, 0.5), ("B", 1.3, 0.5, 0.5), ("C", 0.7, 0.5, 0.5)).schedule(tiles=8, pipeline=True)
@@ -173,7 +173,7 @@ def test_a_throttled_tile_is_cut_where_the_factor_changes():
     ],
 )
 def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(settings):
-    from campaign_widget.widget import decode_scene_state, scene_state
+    from campaign_widget.views.diagram import decode_scene_state, scene_state
 
     s = build_scene(chain(("A", 3, 0.7, 0.6), ("B", 10, 0.2, 0.9), ("C", 2, 0.9, 0.8)).schedule(**settings))
     np.testing.assert_array_equal(s.edges[s.x0_edge], s.x0)  # exactly, not approximately
@@ -192,7 +192,7 @@ def test_piece_ends_index_the_schedules_instants_so_the_wire_form_needs_no_sort(
     ],
 )
 def test_one_piece_per_interval_stacks_as_the_general_cut_and_merge_does(settings):
-    from campaign_widget.scene import _stack, _stack_cut, _stack_whole
+    from campaign_widget.figures.scene import _stack, _stack_cut, _stack_whole
 
     schedule = chain(("A", 3, 0.7, 0.6), ("B", 3, 0.2, 0.9), ("C", 3, 0.9, 0.8)).schedule(**settings)
     spans = schedule.end_edge - schedule.start_edge

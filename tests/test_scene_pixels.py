@@ -7,11 +7,11 @@ import pytest
 from workloads import chain
 
 from campaign_widget import CampaignDiagram
-from campaign_widget import widget as widget_module
-from campaign_widget.buffers import from_payload
-from campaign_widget.scene import MEMORY_OVER, build_scene
-from campaign_widget.scene_pixels import MERGED, aggregate_scene
-from campaign_widget.widget import decode_scene_state
+from campaign_widget.figures.scene import MEMORY_OVER, build_scene
+from campaign_widget.figures.scene_pixels import MERGED, aggregate_scene
+from campaign_widget.views import diagram as widget_module
+from campaign_widget.views.buffers import from_payload
+from campaign_widget.views.diagram import decode_scene_state
 
 
 def many_tiles(tiles=400, policy="dilate+throttle"):

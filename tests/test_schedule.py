@@ -11,7 +11,7 @@ from schedule_reference import reference_schedule
 from workloads import TWO_PHASES, chain, two_phases
 
 from campaign_widget import POLICIES, Machine, Phase, ScheduleError, Workload
-from campaign_widget.schedule import MAX_TILE_INTERVALS, build_schedule
+from campaign_widget.model.schedule import MAX_TILE_INTERVALS, build_schedule
 
 REFERENCE = [
     # (phases, tiles, pipeline, policy, makespan, {resource: peak requested demand})
@@ -358,7 +358,7 @@ def test_dataframe_has_one_row_per_tile():
 
 
 def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_decides(monkeypatch):
-    import campaign_widget.schedule as engine
+    import campaign_widget.model.schedule as engine
 
     ran = []
     event_work = engine._event_work
@@ -376,7 +376,7 @@ def test_when_the_wavefront_cannot_vouch_for_its_batches_the_event_simulation_de
 @given(w=dag_workloads(), tiles=st.integers(2, 9), policy=st.sampled_from(POLICIES), depth=st.integers(1, 3))
 def test_both_sweeps_equal_the_reference_engine(thin, w, tiles, policy, depth):
     """The wavefront sweeps a level with numpy, or tile by tile when levels are thin: force each."""
-    import campaign_widget.schedule as engine
+    import campaign_widget.model.schedule as engine
 
     saved, engine._THIN_LEVELS = engine._THIN_LEVELS, thin
     try:

@@ -12,8 +12,8 @@ from workloads import chain, two_phases
 
 import campaign_widget
 from campaign_widget import POLICIES, Machine, Phase, ScheduleError, Workload
-from campaign_widget.schedule import build_schedule
-from campaign_widget.settings import MAX_DEPTH, Policy, Settings, check_setting
+from campaign_widget.model.schedule import build_schedule
+from campaign_widget.model.settings import MAX_DEPTH, Policy, Settings, check_setting
 
 PACKAGE = Path(campaign_widget.__file__).parent
 
@@ -99,7 +99,7 @@ def test_policies_are_values_that_say_what_they_do():
 
 def test_the_engine_reads_the_policy_from_its_fields(monkeypatch):
     """A policy whose name contains neither word still dilates and throttles as its fields say."""
-    import campaign_widget.settings as settings_module
+    import campaign_widget.model.settings as settings_module
 
     odd = Policy("both", dilates=True, throttles=True)
     monkeypatch.setitem(settings_module._BY_NAME, "both", odd)
@@ -140,10 +140,10 @@ def _imports(path: Path) -> set[str]:
 @pytest.mark.parametrize(
     "low, high",
     [
-        ("campaign_widget.timeline", "campaign_widget.schedule"),
-        ("campaign_widget.demand", "campaign_widget.schedule"),
-        ("campaign_widget.demand", "campaign_widget.timeline"),
-        ("campaign_widget.settings", "campaign_widget.schedule"),
+        ("campaign_widget.model.timeline", "campaign_widget.model.schedule"),
+        ("campaign_widget.model.demand", "campaign_widget.model.schedule"),
+        ("campaign_widget.model.demand", "campaign_widget.model.timeline"),
+        ("campaign_widget.model.settings", "campaign_widget.model.schedule"),
     ],
 )
 def test_schedule_and_timeline_import_one_way(low, high):

@@ -3,7 +3,7 @@
 import workloads
 
 from campaign_widget import StackedDiagrams, Workload
-from campaign_widget.stack import panel_title
+from campaign_widget.views.stack import panel_title
 
 
 def _scaled(scale: float) -> Workload:

@@ -16,9 +16,9 @@ from workloads import THEME_FILE, chain, figure_2b, theme_color, two_phases, war
 from workloads import hex_rgb as rgb
 
 from campaign_widget import Ceiling, Machine, Phase, Workload
-from campaign_widget.colors import PALETTE
+from campaign_widget.figures.phase_colours import PALETTE
+from campaign_widget.figures.scene import build_scene
 from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span
-from campaign_widget.scene import build_scene
 from campaign_widget.static_figure import (
     Panel,
     RooflinePanel,

@@ -6,7 +6,7 @@ import numpy as np
 from workloads import theme_color
 
 from campaign_widget import Machine, Phase, Workload
-from campaign_widget.scene import build_scene
+from campaign_widget.figures.scene import build_scene
 from campaign_widget.static_figure import panel_for, render_figure
 from campaign_widget.static_figure.campaign import GROUP_LABEL_ROOM, axes_size_px, compute_top
 

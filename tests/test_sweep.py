@@ -21,7 +21,7 @@ import campaign_widget as cw
 from campaign_widget import POLICIES, Machine, Phase, SweepError, SweepFailed, Workload
 
 sweep_module = importlib.import_module("campaign_widget.sweep")  # the attribute cw.sweep is the function
-engine = importlib.import_module("campaign_widget.schedule")
+engine = importlib.import_module("campaign_widget.model.schedule")
 
 RESULT_COLUMNS = (
     "makespan",

@@ -11,7 +11,7 @@ from workloads import two_phases
 import campaign_widget as cw
 from campaign_widget.formatting import format_reading, js_number_key
 from campaign_widget.static_figure.style import text_width_px
-from campaign_widget.sweep_view import _TITLE_PX, _TOOLTIP_CHARS, BOOLEAN_COLORS, OUTLINE
+from campaign_widget.views.sweep import _TITLE_PX, _TOOLTIP_CHARS, BOOLEAN_COLORS, OUTLINE
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import campaign_widget as cw
 from campaign_widget import ScheduleError, SweepError, SweepFailed
 
 sweep_module = importlib.import_module("campaign_widget.sweep")
-engine = importlib.import_module("campaign_widget.schedule")
+engine = importlib.import_module("campaign_widget.model.schedule")
 
 
 def _peak_bytes(call) -> int:

@@ -12,9 +12,9 @@ import pytest
 from workloads import two_phases
 
 import campaign_widget as cw
-from campaign_widget.buffers import arrays_to_json
-from campaign_widget.sweep_grid import PENDING_COLOR, YES_COLOR, no_color, sweep_grid
-from campaign_widget.sweep_plot import SweepHeatmap
+from campaign_widget.figures.sweep_grid import PENDING_COLOR, YES_COLOR, no_color, sweep_grid
+from campaign_widget.views.buffers import arrays_to_json
+from campaign_widget.views.sweep_canvas import SweepHeatmap
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import campaign_widget as cw
 from campaign_widget import POLICIES, Machine, Phase, Workload
 
-engine = importlib.import_module("campaign_widget.schedule")
+engine = importlib.import_module("campaign_widget.model.schedule")
 sweep_module = importlib.import_module("campaign_widget.sweep")
 
 SCHEDULE_ARRAYS = (

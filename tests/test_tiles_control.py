@@ -7,7 +7,7 @@ import pytest
 from workloads import chain, two_phases
 
 from campaign_widget import CampaignDiagram
-from campaign_widget.widget import MAX_VIEW_PIECES, tiles_slider_max
+from campaign_widget.views.diagram import MAX_VIEW_PIECES, tiles_slider_max
 
 
 def long_chain(phases: int):

@@ -16,9 +16,9 @@ from workloads import require_torch
 
 import campaign_widget
 from campaign_widget import Machine, Phase, Schedule, ScheduleError, Workload
+from campaign_widget.figures.scene import build_scene
 from campaign_widget.io import SkippedEventsWarning, read_torch_trace
-from campaign_widget.scene import build_scene
-from campaign_widget.timeline import Timeline, phase_gaps, shares
+from campaign_widget.model.timeline import Timeline, phase_gaps, shares
 
 HOST = Machine(peak_compute=1e11, peak_bandwidth=2e10, name="test host")
 STEPS = 2

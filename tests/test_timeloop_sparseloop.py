@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from campaign_widget import Machine
 from campaign_widget.io import WorkloadFileError, load, read_timeloop_stats
-from campaign_widget.presets import MACHINES
+from campaign_widget.model.presets import MACHINES
 
 SPARSE = Path(__file__).parent / "data" / "timeloop" / "handmade-sparseloop.stats.txt"
 ACCEL = Machine(peak_compute=1e12, peak_bandwidth=1e11, name="toy accelerator", ops_unit="op")

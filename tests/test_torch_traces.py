@@ -16,7 +16,7 @@ import campaign_widget
 from campaign_widget import Machine
 from campaign_widget.io import SkippedEventsWarning, WorkloadFileError, _jsonstream, read_torch_trace
 from campaign_widget.io.op_models import work
-from campaign_widget.phase import MAX_NAME
+from campaign_widget.model.phase import MAX_NAME
 
 DATA = Path(__file__).parent / "data" / "torch"
 GPU = Machine(peak_compute=19.5e12, peak_bandwidth=1.555e12, name="A100-ish")

@@ -1,4 +1,4 @@
-"""Transformer inference workloads from a model config (campaign_widget.transformer)."""
+"""Transformer inference workloads from a model config (campaign_widget.model.transformer)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from campaign_widget import Machine, Workload, WorkloadError, sweep
-from campaign_widget.transformer import NETWORK, presets, read_config
+from campaign_widget.model.transformer import NETWORK, presets, read_config
 
 from_transformer = Workload.from_transformer
 
@@ -356,7 +356,7 @@ def test_bad_input_is_refused_before_any_work(config, options, message):
 
 
 def test_prefill_beside_decode_overlaps_when_pipelined():
-    from campaign_widget.transformer import side_by_side
+    from campaign_widget.model.transformer import side_by_side
 
     prefill = from_transformer("llama-3-8b", batch=1, seq=512, flash_attention=True)
     decode = from_transformer("llama-3-8b", batch=32, seq=2048, stage="decode", flash_attention=True)
@@ -374,7 +374,7 @@ def test_prefill_beside_decode_overlaps_when_pipelined():
 
 def test_a_kv_len_slider_moves_the_decode_diagram():
     pytest.importorskip("anywidget")
-    from campaign_widget.widget import CampaignDiagram
+    from campaign_widget.views.diagram import CampaignDiagram
 
     w = from_transformer("llama-3-8b", batch=8, seq=1024, stage="decode")
     diagram = CampaignDiagram(w)

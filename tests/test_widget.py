@@ -5,12 +5,12 @@ import pytest
 import traitlets
 from ipywidgets.widgets.widget import _remove_buffers
 
-import campaign_widget.widget as widget_module
+import campaign_widget.views.diagram as widget_module
 from campaign_widget import CampaignDiagram, Machine, Phase, ScheduleError, Workload, settings
-from campaign_widget.buffers import from_payload
-from campaign_widget.scene import build_scene
-from campaign_widget.settings import MAX_DEPTH, check_setting
-from campaign_widget.widget import VIEW_WRITABLE, decode_scene_state
+from campaign_widget.figures.scene import build_scene
+from campaign_widget.model.settings import MAX_DEPTH, check_setting
+from campaign_widget.views.buffers import from_payload
+from campaign_widget.views.diagram import VIEW_WRITABLE, decode_scene_state
 
 PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -163,7 +163,7 @@ def test_save_png_refuses_a_bad_path_at_once(figure_2b, tmp_path, monkeypatch):
         w.save_png(tmp_path)
     with pytest.raises(FileNotFoundError, match="does not exist"):
         w.save_png(tmp_path / "no" / "such" / "fig.png")
-    monkeypatch.setattr("campaign_widget.browser_png.os.access", lambda path, mode: False)
+    monkeypatch.setattr("campaign_widget.views.browser_png.os.access", lambda path, mode: False)
     with pytest.raises(PermissionError, match="fig.png"):
         w.save_png(tmp_path / "fig.png")
     assert w.png_requests == []  # nothing was left pending
@@ -198,7 +198,7 @@ def test_save_png_rejects_non_png_bytes(figure_2b, tmp_path):
 
 
 def test_a_scene_too_large_for_the_browser_is_not_sent(by_volume, monkeypatch):
-    import campaign_widget.widget as widget_module
+    import campaign_widget.views.diagram as widget_module
 
     monkeypatch.setattr(widget_module, "MAX_VIEW_PIECES", 10)
     w = CampaignDiagram(by_volume, tiles=8, pipeline=True)
@@ -275,7 +275,7 @@ def test_readout_lines_and_legend_flags_are_computed_in_the_kernel(by_volume):
 
 
 def test_fusion_group_bands_are_drawn_where_their_phases_run():
-    from campaign_widget.group_bands import group_spans
+    from campaign_widget.figures.group_bands import group_spans
 
     # Group 0 runs on [0, 2) and [5, 6); group 1 on [1, 5) (overlapping group 0's first run).
     spans = group_spans(
@@ -585,9 +585,9 @@ def test_a_params_change_keeps_the_stepping(mlp):
 
 
 def test_every_view_refuses_unknown_keywords_and_takes_a_theme(by_volume):
-    from campaign_widget.dataflow_view import DataflowView
-    from campaign_widget.local_view import LocalView
-    from campaign_widget.view_base import ViewWidget
+    from campaign_widget.views.base import ViewWidget
+    from campaign_widget.views.dataflow import DataflowView
+    from campaign_widget.views.local import LocalView
 
     views = [
         lambda **kw: CampaignDiagram(by_volume, **kw),
@@ -606,7 +606,7 @@ def test_every_view_refuses_unknown_keywords_and_takes_a_theme(by_volume):
 
 
 def test_array_dict_traits_travel_as_buffers_and_come_back_as_arrays():
-    from campaign_widget.buffers import ArrayDict, arrays_from_json, arrays_to_json
+    from campaign_widget.views.buffers import ArrayDict, arrays_from_json, arrays_to_json
 
     class Holder(traitlets.HasTraits):
         data = ArrayDict()

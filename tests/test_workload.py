@@ -6,7 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
-from campaign_widget import Machine, Phase, UtilizationAboveOneWarning, Workload
+from campaign_widget import Machine, Phase, UtilizationAboveOneWarning, Workload, save
+from campaign_widget.cache import with_predicted_traffic
 
 M = Machine(peak_compute=200e9, peak_bandwidth=50e9, name="seed 002 example")
 
@@ -379,8 +380,8 @@ def test_predicted_traffic_feeds_the_phase_and_a_loop_interchange_shortens_it():
         element_bytes=8,
     )
     small = Cache(line=64, lines=32, ways=None)
-    ijk = w.with_predicted_traffic("gemm", small, loop_order=["i", "j", "k"])
-    ikj = w.with_predicted_traffic("gemm", small, loop_order=["i", "k", "j"])
+    ijk = with_predicted_traffic(w, "gemm", small, loop_order=["i", "j", "k"])
+    ikj = with_predicted_traffic(w, "gemm", small, loop_order=["i", "k", "j"])
     assert list(ijk.table()["bytes_source"]) == ["predicted"] and list(w.table()["bytes_source"]) == ["logical"]
     for predicted in (ijk, ikj):
         misses = predicted.predicted["gemm"]["misses"]
@@ -400,7 +401,7 @@ def test_stepping_is_a_setting_of_the_workload_and_its_file(tmp_path):
         Phase("P2", duration=4, compute_util=0.4, memory_util=0.8, after=["P1"]),
     ]
     w = Workload(chain, settings={"tiles": 2, "pipeline": True, "policy": "throttle", "stepping": "lockstep"})
-    again = load(w.save(tmp_path / "w.yaml"))
+    again = load(save(w, tmp_path / "w.yaml"))
     assert again.settings["stepping"] == "lockstep"
     # the counterexample: the paper authors' tool (lock step) 14.1, design.md §3's rule 14.7
     assert round(float(again.schedule().makespan), 6) == 14.1

@@ -26,7 +26,7 @@ Public API (pure numpy + a numba kernel; no widget code)::
     # 2**62 bytes, index expressions leaving int64, caches of more than 2**32 lines or 2**20-byte lines
 
 ``einsum`` is a spec ``"C[i,j] = A[i,k] * B[k,j]"`` (index expressions such as ``i+1``, ``2*k``, ``l-1``
-allowed), a ``("ik,kj->ij", ["A", "B"], "C")`` tuple, or a parsed ``campaign_widget.einsum.Einsum``.
+allowed), a ``("ik,kj->ij", ["A", "B"], "C")`` tuple, or a parsed ``campaign_widget.model.einsum.Einsum``.
 
 Trace (design.md §7): the loops run in ``loop_order`` (default: the output's indices, then the reduced
 ones, the last innermost); at each point every input is read in right-hand-side order, then the output

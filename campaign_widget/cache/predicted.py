@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..einsum import Einsum
 from ..errors import CacheModelError, short_repr
+from ..model.einsum import Einsum
 from .geometry import Cache
 from .hierarchy import levels_of
 from .layout import Layout
@@ -18,7 +18,7 @@ from .simulation import simulate
 from .tracing import Trace, references, trace
 
 if TYPE_CHECKING:
-    from ..workload import Workload
+    from ..model.workload import Workload
 
 
 def _phase_einsum(workload: Workload, phase: str) -> tuple[Einsum, dict[str, int], int | Mapping[str, int] | None]:

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import expr
-from ..einsum import Einsum
-from ..einsum import parse as parse_einsum
 from ..errors import CacheModelError, short_repr
+from ..model import expr
+from ..model.einsum import Einsum
+from ..model.einsum import parse as parse_einsum
 from ._checks import indices, line_bytes, whole
 from ._index_range import index_range
 from .layout import Layout

@@ -20,8 +20,8 @@ numbers come from and what was left out.
 
 from __future__ import annotations
 
+from ..model.import_report import ImportReport, PhaseReport, SkippedEventsWarning
 from . import cascade, einsum_csv, nsight, schema, sdfg, timeloop, torch_trace
-from ._common import ImportReport, PhaseReport, SkippedEventsWarning
 from .nsight import read_nsight_csv
 from .registry import FileFormat, detect, formats, load, register_format, unregister_format
 from .schema import dumps, save, to_document

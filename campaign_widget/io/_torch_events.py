@@ -14,9 +14,10 @@ import numpy as np
 
 from ..errors import TraceSyntaxError
 from ..formatting import shorten_middle
-from ..phase import MAX_NAME
+from ..model.import_report import ImportReport, PhaseReport
+from ..model.phase import MAX_NAME
 from . import op_models
-from ._common import ImportReport, PhaseReport, build_workload, check_machine, check_percent, error, source_of
+from ._common import build_workload, check_machine, check_percent, error, source_of
 from ._jsonstream import PHASE_OF, Event, iter_batches
 
 FORMAT = "pytorch-trace"

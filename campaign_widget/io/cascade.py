@@ -3,7 +3,7 @@
 Without ``start`` times the kernels run in sequence (the tool's sequential cascade): a ``Workload``, one
 phase per kernel, each after the previous one. A kernel's ``start`` is honoured: when the
 starts leave idle gaps or overlap (anything but each kernel starting where the previous one ends), or a
-name repeats, ``load`` returns a measured timeline (``campaign_widget.timeline.Timeline``, a
+name repeats, ``load`` returns a measured timeline (``campaign_widget.model.timeline.Timeline``, a
 ``Schedule``) with each kernel at its start, idle gaps kept, and its ``.workload`` one phase per name.
 A kernel without ``start`` starts where the previous one ended. ``timeline=True`` always gives the
 timeline, ``timeline=False`` the sequential workload (starts dropped). The import report
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ._common import ImportReport
+from ..model.import_report import ImportReport
 from .checks import (
     check_keys,
     check_unique_names,
@@ -113,7 +113,7 @@ def read(source: Source, *, machine=None, percent=False, timeline=None, **option
 def _timeline(source: Source, rows, starts, machine):
     """One phase per kernel name (durations summed, rates averaged by duration), in order of first
     start, each after the previous; one interval per kernel at its start."""
-    from ..timeline import from_intervals
+    from ..model.timeline import from_intervals
 
     order: dict[str, list[int]] = {}
     for i in sorted(range(len(rows)), key=lambda i: (starts[i], i)):

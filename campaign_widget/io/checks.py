@@ -8,11 +8,11 @@ import math
 import numpy as np
 
 from ..errors import WorkloadError, short_repr
-from ..machine import Machine
-from ..phase import LARGEST, Phase, check_name
-from ..presets import MACHINES
-from ..presets import machine as preset_machine
-from ..workload import Workload
+from ..model.machine import Machine
+from ..model.phase import LARGEST, Phase, check_name
+from ..model.presets import MACHINES
+from ..model.presets import machine as preset_machine
+from ..model.workload import Workload
 from .source import Source, WorkloadFileError, line_of
 
 

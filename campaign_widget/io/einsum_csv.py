@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from ..errors import WorkloadError
-from ..graph import interval_dependencies
-from ..workload import Workload
+from ..model.graph import interval_dependencies
+from ..model.workload import Workload
 from .checks import check_unique_names, header_columns, make_phase, make_workload, no_options, show
 from .source import MiB, Source
 

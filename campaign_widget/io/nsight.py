@@ -48,21 +48,11 @@ import re
 from collections import Counter
 
 from ..errors import WorkloadError, WorkloadFileError, short_repr
-from ..machine import Machine
-from ..phase import LARGEST, SMALLEST
-from ..workload import Workload
-from ._common import (
-    GZIP_MAGIC,
-    ImportReport,
-    PhaseReport,
-    chain,
-    check_percent,
-    error,
-    head_text,
-    parse_number,
-    read_text,
-    source_of,
-)
+from ..model.import_report import ImportReport, PhaseReport
+from ..model.machine import Machine
+from ..model.phase import LARGEST, SMALLEST
+from ..model.workload import Workload
+from ._common import GZIP_MAGIC, chain, check_percent, error, head_text, parse_number, read_text, source_of
 from .registry import preset_or_machine
 from .source import Source
 

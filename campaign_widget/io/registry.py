@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import short_repr
-from ..machine import Machine
-from ..workload import Workload
+from ..model.machine import Machine
+from ..model.workload import Workload
 from .checks import flag
 from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, WorkloadFileError
 
@@ -78,7 +78,7 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     ``format`` forces a registered format by name instead of sniffing. Other keyword ``options``
     go to the format's reader (e.g. ``clock=`` for Timeloop stats, ``group_by=`` for traces).
 
-    A reader may return a measured timeline instead (a ``campaign_widget.timeline.Timeline``, a
+    A reader may return a measured timeline instead (a ``campaign_widget.model.timeline.Timeline``, a
     ``Schedule`` whose ``.workload`` is the workload): traces with ``timeline=True``.
 
     Raises ``WorkloadFileError`` (a ``WorkloadError``, a ``ValueError``) naming the file and the
@@ -101,8 +101,8 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
 def preset_or_machine(name: str, machine):
     """``machine=`` as readers take it: a ``Machine``, the name of a preset, or None (the file's)."""
     if isinstance(machine, str):
-        from ..presets import MACHINES
-        from ..presets import machine as preset
+        from ..model.presets import MACHINES
+        from ..model.presets import machine as preset
 
         try:
             return preset(machine)

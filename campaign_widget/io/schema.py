@@ -22,11 +22,11 @@ import yaml
 
 from ..atomic import write_atomic
 from ..errors import ScheduleError
-from ..fusion import mark_groups
-from ..machine import Ceiling, Machine
-from ..settings import DEFAULTS as DEFAULT_SETTINGS
-from ..settings import check_setting
-from ..workload import Workload
+from ..model.fusion import mark_groups
+from ..model.machine import Ceiling, Machine
+from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
+from ..model.settings import check_setting
+from ..model.workload import Workload
 from .checks import (
     check_keys,
     expect_map,

@@ -15,10 +15,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..errors import (
-    WorkloadFileError,  # noqa: F401
-    short_repr,
-)
+from ..errors import WorkloadFileError, short_repr
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)

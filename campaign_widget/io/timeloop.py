@@ -37,20 +37,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import WorkloadError, short_repr
-from ..machine import Machine
-from ..phase import LARGEST, SMALLEST
-from ..workload import Workload
-from ._common import (
-    ImportReport,
-    PhaseReport,
-    build_workload,
-    chain,
-    check_percent,
-    error,
-    head_text,
-    read_text,
-    source_of,
-)
+from ..model.import_report import ImportReport, PhaseReport
+from ..model.machine import Machine
+from ..model.phase import LARGEST, SMALLEST
+from ..model.workload import Workload
+from ._common import build_workload, chain, check_percent, error, head_text, read_text, source_of
 from .checks import preset_names
 from .registry import preset_or_machine
 from .source import Source, WorkloadFileError

@@ -1,7 +1,7 @@
 """A PyTorch profiler / Chrome trace as a measured timeline: ``read_torch_trace(path,
 machine=..., timeline=True)`` and ``load(path, machine=..., timeline=True)``.
 
-Returns a :class:`~campaign_widget.timeline.Timeline` (a ``Schedule``) whose ``workload`` is exactly the
+Returns a :class:`~campaign_widget.model.timeline.Timeline` (a ``Schedule``) whose ``workload`` is exactly the
 workload ``read_torch_trace`` gives without ``timeline`` (one phase per group, so the roofline keeps one
 point per phase) and whose intervals are the kept events — the selected complete events, only the
 outermost ones with ``nested="outer"`` — each at its measured start and end, on its thread or stream
@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import short_repr
+from ..model.timeline import from_intervals
 from ..progress import Progress
-from ..timeline import from_intervals
 from . import _torch_events as te
 from ._common import open_binary
 from .checks import flag

@@ -137,7 +137,7 @@ def read_torch_trace(
     computed, inherited, from counters or unknown and whether bytes were counted, estimated or inherited;
     the events left out, by reason; the GPU events whose work is unknown.
 
-    ``timeline=True``: a ``campaign_widget.timeline.Timeline`` (a ``Schedule``) instead, whose
+    ``timeline=True``: a ``campaign_widget.model.timeline.Timeline`` (a ``Schedule``) instead, whose
     ``.workload`` is this workload and whose intervals are the kept events at their measured times
     (``campaign_widget.io.torch_timeline``; ``progress`` shows a bar for large files).
 

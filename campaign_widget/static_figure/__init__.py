@@ -21,9 +21,9 @@ every text this module creates, so ``"$x$"`` stays ``$x$``.
 from .campaign import draw_campaign, readout_lines
 from .heatmap import render_sweep_heatmap, save_sweep_heatmap
 from .panels import Panel, RooflinePanel, describe_schedule, hierarchy_panels, panel_for, roofline_panel_for
-from .render import FORMATS, RenderedFigure, render_figure, save_workload_figure, savefig
+from .render import RenderedFigure, render_figure, save_workload_figure, savefig
 from .roofline_plot import draw_roofline
-from .style import lighten
+from .style import FORMATS, lighten
 
 __all__ = [
     "Panel",

@@ -11,9 +11,10 @@ from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
+from ..figures.readout import readout_lines as scene_readout_lines
+from ..figures.scene import Scene
+from ..figures.ticks import time_ticks, utilization_ticks
 from ..formatting import time_unit_for
-from ..readout import readout_lines as scene_readout_lines
-from ..scene import Scene
 from ._paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
 from .legend import draw_legend, legend_entries
 from .panels import Panel
@@ -34,7 +35,6 @@ from .style import (
     with_alpha,
     wrap_text,
 )
-from .ticks import time_ticks, utilization_ticks
 
 
 def _draw_pieces(ax, p: dict, colors: Sequence[str]):

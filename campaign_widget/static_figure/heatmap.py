@@ -22,7 +22,7 @@ from matplotlib.patches import Rectangle
 
 from ..atomic import atomic_write
 from ..errors import CampaignWidgetError
-from ..sweep_grid import (  # column_unit and value_label are this module's public names too
+from ..figures.sweep_grid import (
     BEST_COLOR,
     PALETTE,
     PENDING_COLOR,

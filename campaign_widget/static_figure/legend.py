@@ -13,18 +13,7 @@ from ..formatting import LEGEND_MAX_ENTRIES, legend_selection, more_label, short
 from ._paths import _dash_pattern, _hatch
 from .panels import Panel
 from .pieces import scene_features
-from .style import (
-    GREY,
-    LAYOUT,
-    PT_PER_PX,
-    THEME,
-    fit_text,
-    font_for,
-    lighten,
-    literal_text,
-    text_width_px,
-    valid_color,
-)
+from .style import GREY, LAYOUT, PT_PER_PX, THEME, fit_text, font_for, lighten, literal_text, text_width_px, valid_color
 
 
 def _drawn_time(panel: Panel) -> np.ndarray:

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..colors import phase_colors
 from ..errors import WorkloadError, short_repr
-from ..group_bands import with_group_spans
-from ..machine import Ceiling
-from ..readout import work_note
-from ..scene import Scene, build_scene
+from ..figures.group_bands import with_group_spans
+from ..figures.phase_colours import phase_colors
+from ..figures.readout import work_note
+from ..figures.scene import Scene, build_scene
+from ..model.machine import Ceiling
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,7 +35,9 @@ class Panel:
 
     def __post_init__(self):
         if not isinstance(self.scene, Scene):
-            raise TypeError(f"Panel.scene must be a campaign_widget.scene.Scene, got {type(self.scene).__name__}")
+            raise TypeError(
+                f"Panel.scene must be a campaign_widget.figures.scene.Scene, got {type(self.scene).__name__}"
+            )
         if self.y_axis not in ("relative", "absolute"):
             raise ValueError(f"y_axis={self.y_axis!r} must be 'relative' or 'absolute'")
         if not (math.isfinite(self.time_max) and self.time_max >= 0):
@@ -247,7 +249,7 @@ def roofline_panel_for(
 
     On a machine with several memory levels: one roof per level and per phase one point per known
     level; ``levels`` names the levels to draw (None: all of them)."""
-    from ..roofline import level_roofline, schedule_roofline, workload_roofline
+    from ..model.roofline import level_roofline, schedule_roofline, workload_roofline
 
     machine = workload.machine
     r = workload_roofline(workload)

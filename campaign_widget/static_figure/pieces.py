@@ -1,14 +1,14 @@
 """The pieces a figure draws: a scene's arrays, merged per pixel column above a size (the rule of
-``campaign_widget.scene_pixels``, which the browser's js/aggregate.js follows), and which styles
+``campaign_widget.figures.scene_pixels``, which the browser's js/aggregate.js follows), and which styles
 they need (for the legend)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..readout import legend_features
-from ..scene import Scene
-from ..scene_pixels import MERGE_FIELDS, merge_pixel_columns
+from ..figures.readout import legend_features
+from ..figures.scene import Scene
+from ..figures.scene_pixels import MERGE_FIELDS, merge_pixel_columns
 
 DETAIL_LIMIT = 3000  # js/aggregate.js: above this many visible pieces, sub-pixel ones are merged
 
@@ -32,5 +32,5 @@ def pieces_to_draw(pieces: dict, t0: float, t1: float, columns: float, limit: in
 
 
 def scene_features(scene: Scene) -> dict:
-    """Which warning and dilation styles the scene uses, for the legend keys (campaign_widget.readout)."""
+    """Which warning and dilation styles the scene uses, for the legend keys (campaign_widget.figures.readout)."""
     return legend_features(scene)

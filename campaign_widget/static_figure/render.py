@@ -18,7 +18,6 @@ from .legend import draw_legend, legend_entries, legend_row_layout
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
 from .roofline_plot import decade_label, decade_values, draw_roofline, roofline_limits
 from .style import (
-    FORMATS,  # noqa: F401 (public as static_figure.FORMATS)
     LAYOUT,
     PX_PER_INCH,
     THEME,

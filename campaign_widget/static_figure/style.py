@@ -56,8 +56,7 @@ LINE_CODES = np.array([MplPath.MOVETO, MplPath.LINETO], dtype=np.uint8)
 RECT_CODES = np.array(
     [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY], dtype=np.uint8
 )
-PEAK_LABEL_CLEARANCE_PX = 14
-# The bqplot roofline view's colours (campaign_widget/roofline_view.py), and their dark-theme twins.
+# The bqplot roofline view's colours (campaign_widget/views/roofline.py), and their dark-theme twins.
 _ROOFLINE = {
     "light": {
         "roof": "#333333",

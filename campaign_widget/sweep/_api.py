@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from ..workload import Workload
+from ..model.workload import Workload
 from ._result import SweepResult
 from ._run import _run
 from ._validate import _executor_kind, _prepare, _require_distributed
@@ -21,7 +21,7 @@ def start_sweep(
     **axes,
 ) -> SweepResult:
     """Like :func:`sweep`, but returns at once with a :class:`SweepResult` that fills in from a
-    background thread (for a live :class:`~campaign_widget.sweep_view.SweepView`). Bad input still
+    background thread (for a live :class:`~campaign_widget.views.sweep.SweepView`). Bad input still
     raises here, before any work starts; ``result.wait()`` re-raises a failure of the run."""
     result = _start(workload, executor, zip, allow_large, baseline, axes)
 

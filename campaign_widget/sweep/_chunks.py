@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..settings import DEFAULTS as DEFAULT_SETTINGS
+from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
 from . import _tuning
 from ._axes import SETTING_AXES
 from ._payload import _Payload

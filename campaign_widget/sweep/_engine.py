@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import schedule as _schedule
-from ..settings import Settings
-from ..workload import Workload
+from ..model import schedule as _schedule
+from ..model.settings import Settings
+from ..model.workload import Workload
 from ._axes import SETTING_AXES
 
 

@@ -8,9 +8,9 @@ import time
 
 import numpy as np
 
-from ..settings import DEFAULTS as DEFAULT_SETTINGS
-from ..settings import Policy
-from ..workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
+from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
+from ..model.settings import Policy
+from ..model.workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
 from ._axes import SETTING_AXES
 from ._payload import _Payload
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..workload import Workload
+from ..model.workload import Workload
 from . import _tuning
 from ._engine import _Engine
 

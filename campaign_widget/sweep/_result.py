@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import short_repr
-from ..workload import Workload
+from ..model.workload import Workload
 from ._axes import SETTING_AXES
 from ._evaluate import RESULT_FIELDS
 from ._payload import _Payload

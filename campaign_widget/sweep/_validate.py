@@ -13,9 +13,9 @@ import uuid
 import numpy as np
 
 from ..errors import ScheduleError, SweepError, short_repr
-from ..schedule import MAX_TILE_INTERVALS
-from ..settings import check_setting
-from ..workload import Workload
+from ..model.schedule import MAX_TILE_INTERVALS
+from ..model.settings import check_setting
+from ..model.workload import Workload
 from . import _tuning
 from ._axes import PEAK_AXES, SETTING_AXES, STANDARD_AXES
 from ._payload import _Payload
@@ -42,7 +42,7 @@ def _where(names, values, zipped, a, j) -> str:
 
 def _check_value(name, v, workload) -> str | None:
     """Why value v of axis name is invalid, or None. A setting's error is raised as it is: the model's
-    own check and wording (campaign_widget.settings), which the caller chains to its SweepError."""
+    own check and wording (campaign_widget.model.settings), which the caller chains to its SweepError."""
     if name in SETTING_AXES:
         check_setting(name, v)
         if name == "tiles":

@@ -49,7 +49,7 @@ function rgbOf(ctx, colour) {
 }
 
 /**
- * The text on edge e (as campaign_widget.dataflow.edge_label): the bytes it moves ("4.19 MB"), or where
+ * The text on edge e (as campaign_widget.figures.dataflow.edge_label): the bytes it moves ("4.19 MB"), or where
  * its phase's traffic is predicted by a cache model the logical and the predicted bytes side by side
  * ("4.19 MB → 1.05 MB predicted").
  */

@@ -1,5 +1,5 @@
 // The local view of one phase (design.md §7): tensors as element grids, the loop nest played back,
-// related accesses, cache lines, reuse distances and misses. Python (campaign_widget/local_view.py)
+// related accesses, cache lines, reuse distances and misses. Python (campaign_widget/views/local.py)
 // computes every number and colour; this view decodes the arrays it sends and draws them.
 import { element, sizeCanvas } from "../dom.js";
 import { decodeArray } from "../codecs.js";

@@ -1,6 +1,6 @@
 // The roofline on a canvas: log-log axes, roofs (one per shown memory level), ceilings, ridges,
 // phase points (area ∝ share of the makespan), the schedule's ◆. Every number comes from the
-// kernel's `geometry` (campaign_widget/roofline.py, roofline_geometry); this file only maps those
+// kernel's `geometry` (campaign_widget/model/roofline.py, roofline_geometry); this file only maps those
 // numbers to pixels and picks colours. No model is computed here.
 import { decodeArray } from "../codecs.js";
 import { formatNumber, formatSI } from "../format.js";

@@ -1,7 +1,7 @@
-// The anywidget view of a roofline (campaign_widget/roofline_plot.py). The kernel computes every
-// number (`geometry`, from campaign_widget/roofline.py) and every word (`hovered_details`,
+// The anywidget view of a roofline (campaign_widget/views/roofline_canvas.py). The kernel computes every
+// number (`geometry`, from campaign_widget/model/roofline.py) and every word (`hovered_details`,
 // `readout_lines`); this view draws them, owns the hover and writes `hovered_phase`, and writes
-// `shown_levels` from its legend's level boxes. A page with no kernel (campaign_widget.html_export)
+// `shown_levels` from its legend's level boxes. A page with no kernel (campaign_widget.views.page)
 // carries every phase's words in `details_by_phase`, and the tooltip reads them there. Nothing here
 // asks Python for a new picture (the level boxes only choose which of the drawn levels show), so no
 // control is hidden without a kernel.

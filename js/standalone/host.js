@@ -1,4 +1,4 @@
-// The host of a static page written by campaign_widget.html_export: no kernel, no widget manager,
+// The host of a static page written by campaign_widget.views.page: no kernel, no widget manager,
 // no network. It reads the page's JSON (<script type="application/json" id="cw-page-data">), makes
 // one model per widget from its saved state (binary buffers back as DataView, as ipywidgets gives
 // them), links traits between models as ipywidgets.jslink does, imports each view's bundle (embedded

@@ -1,6 +1,6 @@
 // A product sweep's heatmap on a canvas: cells, tick labels, the colour bar, the best cell's ◆ and
 // the selected cell's outline. Every colour and every label comes from the kernel's `grid`
-// (campaign_widget/sweep_grid.py, sweep_grid); this file only places them. Row 0 (the first y value)
+// (campaign_widget/figures/sweep_grid.py, sweep_grid); this file only places them. Row 0 (the first y value)
 // is the bottom row, as in the static heatmap.
 import { decodeArray } from "../codecs.js";
 

@@ -1,8 +1,8 @@
-// The anywidget view of a sweep's heatmap (campaign_widget/sweep_plot.py). The kernel computes every
-// colour and label (`grid`, from campaign_widget/sweep_grid.py) and words the hovered configuration
+// The anywidget view of a sweep's heatmap (campaign_widget/views/sweep_canvas.py). The kernel computes every
+// colour and label (`grid`, from campaign_widget/figures/sweep_grid.py) and words the hovered configuration
 // (`hovered_rows`); this view draws them, writes `color` and `positions` from its selects, `hovered`
 // from the pointer and `selected` from a click on a computed cell. With no kernel (a page of
-// campaign_widget.html_export) the selects are hidden, as a new colour or position is a new grid from
+// campaign_widget.views.page) the selects are hidden, as a new colour or position is a new grid from
 // Python, and the tooltip reads the rows the page carries (`rows_by_configuration`).
 import { element, labelled, listen, setOptions, sizeCanvas } from "../dom.js";
 import { needsKernel, watchKernel } from "../kernel.js";

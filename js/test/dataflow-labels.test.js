@@ -21,7 +21,7 @@ function payload(Typed, values) {
   return { dtype, shape: [array.length], buffer: new DataView(array.buffer) };
 }
 
-// A chain as campaign_widget.dataflow.layered_layout lays it out: tensor t0 → phase p0 → tensor t1 →
+// A chain as campaign_widget.figures.dataflow.layered_layout lays it out: tensor t0 → phase p0 → tensor t1 →
 // p1 → … → t_n, one row, layers 190 px apart (phases 150×36 boxes, tensors 130×26 ellipses).
 // Edge bytes grow along the chain, so the last edges are the heaviest.
 function chain(phases, { names } = {}) {

@@ -29,7 +29,7 @@ FLAT, SLOPED = "FP64 (non-tensor)", "PCIe (host link)"
 CELL = f"""\
 import ipywidgets
 import campaign_widget as cw
-from campaign_widget.roofline_view import RooflineView
+from campaign_widget.views.roofline import RooflineView
 m = cw.Machine(peak_compute={P!r}, peak_bandwidth={BW!r}, ceilings=(
     cw.Ceiling({FLAT!r}, compute={P / 4!r}), cw.Ceiling({SLOPED!r}, bandwidth={BW / 5!r})))
 w = cw.Workload([
@@ -330,7 +330,7 @@ def _css_rgb(page, colour: str) -> np.ndarray:
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_the_clicked_sweep_cell_is_outlined(views, theme):
-    from campaign_widget.sweep_view import OUTLINE
+    from campaign_widget.views.sweep import OUTLINE
 
     views.set_theme(theme)
     page = views.page

@@ -24,8 +24,8 @@ from labdriver import LabPage, Notebook, check_each_test, module_page, png_size,
 from PIL import Image
 
 import campaign_widget as cw
-from campaign_widget.colors import PALETTE
-from campaign_widget.scene import build_scene
+from campaign_widget.figures.phase_colours import PALETTE
+from campaign_widget.figures.scene import build_scene
 
 pytestmark = pytest.mark.browser
 

@@ -47,7 +47,7 @@ CASES = {
 
 def python_views():
     """The same workloads, built here: per case the DataflowView the page shows."""
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     namespace: dict = {}
     out = {}

@@ -26,7 +26,7 @@ from campaign_widget.cache import Cache
 w = cw.Workload.from_einsums({"gemm": "C[i,j] = A[i,k] * B[k,j]", "outer": "D[i,j,k] = A[i,k] * C[i,j]"},
                              {"i": 64, "j": 64, "k": 64}, machine=cw.Machine(peak_compute=1e12, peak_bandwidth=1e11),
                              element_bytes=4)
-p = w.with_predicted_traffic("gemm", Cache(line=64, lines=32), local_sizes={"i": 8, "j": 8, "k": 8}, mode="ratio",
+p = cw.cache.with_predicted_traffic(w, "gemm", Cache(line=64, lines=32), local_sizes={"i": 8, "j": 8, "k": 8}, mode="ratio",
                              loop_order="ijk")
 """
 CELL = (
@@ -41,7 +41,7 @@ TOL = 40
 def model():
     namespace: dict = {}
     exec(WORKLOAD, namespace)  # the same workload, built here
-    from campaign_widget.dataflow_view import DataflowView
+    from campaign_widget.views.dataflow import DataflowView
 
     return DataflowView(namespace["p"])
 

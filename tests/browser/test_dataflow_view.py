@@ -46,8 +46,8 @@ def expected_colours(overlay: str, scaling: str) -> list[tuple[int, int, int]]:
     """What Python says each phase node is filled with under ``overlay`` and ``scaling``."""
     namespace: dict = {}
     exec(WORKLOAD, namespace)  # the same workload, built here
-    from campaign_widget.dataflow import dataflow_graph, scale
-    from campaign_widget.dataflow_view import style_arrays
+    from campaign_widget.figures.dataflow import dataflow_graph, scale
+    from campaign_widget.views.dataflow import style_arrays
 
     w = namespace["w"]
     graph = dataflow_graph(w)

@@ -27,7 +27,7 @@ NOTEBOOK = "cw-browser-figures-themes.ipynb"
 CELL_06 = (
     "import json\n"
     "import campaign_widget as cw\n"
-    "from campaign_widget.scene import build_scene\n"
+    "from campaign_widget.figures.scene import build_scene\n"
     "_nb = json.load(open('06-mamba.ipynb'))\n"
     "exec(''.join(_nb['cells'][1]['source']))\n"
     "mamba = cw.CampaignDiagram(unfused, height=260, title='mamba, unfused')\n"

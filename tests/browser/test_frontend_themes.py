@@ -175,8 +175,8 @@ def diagram_state() -> dict:
 
 def other_views() -> dict:
     """The dataflow and local views' states: bundle → (state, canvas selector)."""
-    from campaign_widget.dataflow_view import DataflowView
-    from campaign_widget.local_view import LocalView
+    from campaign_widget.views.dataflow import DataflowView
+    from campaign_widget.views.local import LocalView
 
     machine = cw.Machine(peak_compute=1e12, peak_bandwidth=1e11)
     workload = cw.Workload(

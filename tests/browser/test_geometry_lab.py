@@ -22,8 +22,8 @@ import workloads
 from labdriver import LabPage, Notebook, check_each_test, module_page, read_canvas, write_notebook
 
 import campaign_widget as cw
+from campaign_widget.figures.scene import build_scene
 from campaign_widget.formatting import format_number, format_percent, format_span
-from campaign_widget.scene import build_scene
 
 pytestmark = pytest.mark.browser
 

@@ -23,8 +23,8 @@ import pytest
 from labdriver import LabPage, Notebook, check_each_test, hex_rgb, module_page, read_canvas
 
 import campaign_widget as cw
-from campaign_widget.explorer import Explorer
-from campaign_widget.scene import build_scene
+from campaign_widget.figures.scene import build_scene
+from campaign_widget.views.explorer import Explorer
 
 pytestmark = pytest.mark.browser
 

@@ -20,7 +20,7 @@ from labdriver import check_each_test, module_page, open_with_cell, read_canvas
 
 from campaign_widget import Machine, Workload
 from campaign_widget.cache import Cache, with_predicted_traffic
-from campaign_widget.colors import phase_colors
+from campaign_widget.figures.phase_colours import phase_colors
 
 pytestmark = pytest.mark.browser
 

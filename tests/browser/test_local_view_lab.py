@@ -19,16 +19,16 @@ import numpy as np
 import pytest
 from labdriver import check_each_test, decode_data_url, drag_range_to, hex_rgb, module_page, open_with_cell
 
-from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache, stack_distances
-from campaign_widget.local_view import LocalView
+from campaign_widget.views.buffers import from_payload
+from campaign_widget.views.local import LocalView
 
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "browser-test-local-view.ipynb"
 SIZES = {"i": 6, "j": 6, "k": 6}
 EINSUM = "C[i,j] = A[i,k] * B[k,j]"
-CELL = f"""from campaign_widget.local_view import LocalView
+CELL = f"""from campaign_widget.views.local import LocalView
 from campaign_widget.cache import Cache
 view = LocalView(None, {EINSUM!r}, {SIZES!r}, cache=Cache(line=64, lines=8), elem_bytes=8)
 view"""

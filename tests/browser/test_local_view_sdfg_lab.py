@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from labdriver import check_each_test, decode_data_url, hex_rgb, module_page, open_with_cell
 
-from campaign_widget.buffers import from_payload
 from campaign_widget.cache import Cache, simulate, trace
-from campaign_widget.local_view import LocalView
+from campaign_widget.views.buffers import from_payload
+from campaign_widget.views.local import LocalView
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +23,7 @@ NOTEBOOK = "browser-test-local-view-sdfg.ipynb"
 FIXTURE = Path(__file__).resolve().parent.parent / "data" / "sdfg" / "stencil5.sdfg"
 SIZES = {"i": 6, "j": 6}
 STENCIL = "B[i+1,j+1] = 0.2 * (A[i+1,j+1] + A[i+1,j] + A[i+1,j+2] + A[i+2,j+1] + A[i,j+1])"
-CELL = f"""from campaign_widget.local_view import LocalView
+CELL = f"""from campaign_widget.views.local import LocalView
 from campaign_widget.cache import Cache
 view = LocalView.from_sdfg({str(FIXTURE)!r}, "stencil5_51", {SIZES!r}, cache=Cache(line=64, lines=4))
 view"""

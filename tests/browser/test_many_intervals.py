@@ -127,7 +127,7 @@ def test_above_the_detail_limit_the_kernel_sends_the_window_it_is_asked_for(many
         sent, total = _kernel_numbers(
             many,
             (
-                "import campaign_widget.widget as cwm\n"
+                "import campaign_widget.views.diagram as cwm\n"
                 "cwm.LOD_ABOVE = 20_000\n"
                 "big.time_window = []\n"
                 "big.tiles = 50_001\n"

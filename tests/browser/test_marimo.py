@@ -189,7 +189,7 @@ def _to_px(value: float, lo: float, hi: float, px_lo: float, px_hi: float) -> fl
 
 
 def test_explorer_app_draws_both_views_and_the_slider_redraws_both(page_for, app_model):
-    from campaign_widget.roofline_plot import RooflinePlot
+    from campaign_widget.views.roofline_canvas import RooflinePlot
 
     lab = page_for(APP)
     page = lab.page
@@ -240,7 +240,7 @@ def test_explorer_app_draws_both_views_and_the_slider_redraws_both(page_for, app
 
 
 def test_hovering_a_roofline_point_highlights_its_phase_in_the_diagram(page_for, app_model):
-    from campaign_widget.roofline_plot import RooflinePlot
+    from campaign_widget.views.roofline_canvas import RooflinePlot
 
     lab = page_for(APP)
     page = lab.page

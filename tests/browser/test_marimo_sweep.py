@@ -55,8 +55,8 @@ def _wait_for(check, what: str, timeout: float = 30.0):
 
 
 def test_the_heatmap_draws_the_kernels_colours_and_a_click_opens_the_cells_diagram(page_for, app_model):
+    from campaign_widget.figures.sweep_grid import sweep_grid
     from campaign_widget.formatting import format_quantity
-    from campaign_widget.sweep_grid import sweep_grid
 
     lab = page_for(APP)
     page = lab.page
@@ -103,7 +103,7 @@ def test_the_heatmap_draws_the_kernels_colours_and_a_click_opens_the_cells_diagr
 
 
 def test_the_heatmaps_own_select_moves_the_other_axis(page_for, app_model):
-    from campaign_widget.sweep_grid import sweep_grid
+    from campaign_widget.figures.sweep_grid import sweep_grid
 
     lab = page_for(APP)
     page = lab.page

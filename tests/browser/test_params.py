@@ -35,7 +35,7 @@ PROBE = """\
 import json
 _p = dict(ex.diagram.params)
 _m = w.with_params(**_p)
-from campaign_widget.roofline import workload_roofline
+from campaign_widget.model.roofline import workload_roofline
 _roof = workload_roofline(_m.with_peaks(ex.diagram.peak_compute, ex.diagram.peak_bandwidth))
 print('PROBE', json.dumps({'diagram': _p, 'dataflow': dict(ex.dataflow.params), 'makespan': ex.diagram.makespan,
       'model_makespan': _m.schedule().makespan, 'roofline_x': [float(x) for x in ex.roofline.points.x],
@@ -220,7 +220,7 @@ DOTS = """() => {
     return [...marks.values()].find((d) => d.length === 3);
 }"""
 SCENE_PROBE = """\
-from campaign_widget.widget import decode_scene_state
+from campaign_widget.views.diagram import decode_scene_state
 _s = decode_scene_state(ex.diagram.scene)
 _k = [int(i) for i in (_s['x1'] - _s['x0']).argsort()[::-1] if int(_s['phase'][i]) == 2][0]
 print('SCENE', json.dumps({'x0': float(_s['x0'][_k]), 'x1': float(_s['x1'][_k]), 'base': float(_s['base_y'][_k]),

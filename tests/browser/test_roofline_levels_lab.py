@@ -17,7 +17,7 @@ from labdriver import LabPage, check_each_test, hex_rgb, module_page, open_with_
 from PIL import Image
 
 import campaign_widget as cw
-from campaign_widget.explorer import Explorer
+from campaign_widget.views.explorer import Explorer
 
 pytestmark = pytest.mark.browser
 

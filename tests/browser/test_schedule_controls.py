@@ -41,7 +41,7 @@ from labdriver import (
 from workloads import TWO_PHASES, chain_source, theme_color, two_phases
 
 import campaign_widget as cw
-from campaign_widget.scene import MEMORY_OVER, build_scene
+from campaign_widget.figures.scene import MEMORY_OVER, build_scene
 
 pytestmark = pytest.mark.browser
 

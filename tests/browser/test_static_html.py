@@ -20,9 +20,9 @@ from labdriver import ConsoleErrors, read_canvas
 from PIL import Image
 
 import campaign_widget as cw
-from campaign_widget.html_export import write_html
-from campaign_widget.local_view import LocalView
-from campaign_widget.widget import decode_scene_state
+from campaign_widget.views.diagram import decode_scene_state
+from campaign_widget.views.local import LocalView
+from campaign_widget.views.page import write_html
 
 LOCAL_SCHEMES = ("file:", "blob:", "data:", "about:")
 RENDER_TIMEOUT = 30_000

@@ -32,8 +32,8 @@ from PIL import Image
 from workloads import FIGURE_2B, chain_source, figure_2b
 
 import campaign_widget as cw
-from campaign_widget.colors import phase_colors
-from campaign_widget.scene import build_scene
+from campaign_widget.figures.phase_colours import phase_colors
+from campaign_widget.figures.scene import build_scene
 
 pytestmark = pytest.mark.browser
 

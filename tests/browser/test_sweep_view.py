@@ -27,7 +27,7 @@ from workloads import TWO_PHASES, chain_source, two_phases
 
 import campaign_widget as cw
 from campaign_widget.static_figure.heatmap import value_label
-from campaign_widget.sweep_view import BOOLEAN_COLORS
+from campaign_widget.views.sweep import BOOLEAN_COLORS
 
 pytestmark = pytest.mark.browser
 

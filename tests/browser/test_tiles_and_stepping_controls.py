@@ -20,7 +20,7 @@ from labdriver import check_each_test, module_page, open_with_cell
 from workloads import chain
 
 import campaign_widget as cw
-from campaign_widget.scene import build_scene
+from campaign_widget.figures.scene import build_scene
 
 pytestmark = pytest.mark.browser
 

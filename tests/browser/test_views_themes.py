@@ -27,9 +27,9 @@ NOTEBOOK = "cw-browser-views-themes.ipynb"
 CELL = """\
 import ipywidgets
 import campaign_widget as cw
-from campaign_widget.dataflow_view import DataflowView
-from campaign_widget.local_view import LocalView
-from campaign_widget.roofline_view import RooflineView
+from campaign_widget.views.dataflow import DataflowView
+from campaign_widget.views.local import LocalView
+from campaign_widget.views.roofline import RooflineView
 m = cw.Machine(peak_compute=1e12, peak_bandwidth=1e11)
 w = cw.Workload([
     cw.Phase('up', ops=2e9, reads={'x': 4e6, 'W1': 16e6}, writes={'h': 16e6}),

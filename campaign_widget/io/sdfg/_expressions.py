@@ -8,7 +8,7 @@ import re
 from collections import Counter
 
 from ...errors import WorkloadError, short_repr
-from ...expr import parse
+from ...model.expr import parse
 from ._doc import Doc, join
 
 ATOM = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$|^\d+$")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...einsum import Einsum
 from ...errors import WorkloadError, short_repr
-from ...expr import evaluate, parse
+from ...model.einsum import Einsum
+from ...model.expr import evaluate, parse
 from .._common import error
 from ._expressions import linear, linear_text, parses, substitute
 from ._model import ELEMENT_BYTES

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...errors import WorkloadError
-from ...expr import parse
+from ...model.expr import parse
 from ._expressions import sum_terms
 
 ELEMENT_BYTES = {

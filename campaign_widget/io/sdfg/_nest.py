@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import WorkloadError
-from ...expr import parse
+from ...model.expr import parse
 from ._expressions import paren, product, size_of, substitute
 
 MAX_ITERATIONS = 1 << 24  # map iterations one sum may visit

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import WorkloadFileError, short_repr
-from ...expr import parse
+from ...model.expr import parse
 from .._common import error
 from ._doc import Doc, dig
 from ._expressions import parses, substitute

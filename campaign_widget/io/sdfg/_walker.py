@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ...errors import WorkloadError, WorkloadFileError, short_repr
-from ...expr import parse
-from ...graph import topological_order
+from ...model.expr import parse
+from ...model.graph import topological_order
 from ._control import block_order, trip_count
 from ._doc import Doc, dig, join
 from ._expressions import nest_count, paren, product, subset_ranges, subset_sizes, substitute

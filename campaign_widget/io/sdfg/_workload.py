@@ -6,11 +6,12 @@ from __future__ import annotations
 import numbers
 
 from ...errors import ExpressionError, WorkloadError, short_repr
-from ...expr import MAX_TEXT, parse
-from ...machine import Machine
-from ...phase import Phase
-from ...workload import Workload
-from .._common import ImportReport, PhaseReport, check_machine, check_percent, error
+from ...model.expr import MAX_TEXT, parse
+from ...model.import_report import ImportReport, PhaseReport
+from ...model.machine import Machine
+from ...model.phase import Phase
+from ...model.workload import Workload
+from .._common import check_machine, check_percent, error
 from ..source import Source
 from ._expressions import sum_terms
 from ._model import NEGATIVE, NO_WORK, NOT_UNDERSTOOD, ZERO, SDFGProgram

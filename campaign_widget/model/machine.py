@@ -1,0 +1,240 @@
+"""The machine: a compute peak and one or more memory levels with bandwidths (design.md §1, §8)."""
+
+from __future__ import annotations
+
+import decimal
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import WorkloadError, short_repr
+from .host import bandwidth_sweep, measure_peaks
+from .phase import LARGEST, SMALLEST, check_name
+
+PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
+
+
+def _check_peak(what: str, value) -> float:
+    # any real number (int, float, numpy scalar, Fraction, Decimal), as Phase and roofline() take
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, decimal.Decimal)):
+        raise TypeError(f"{what}={short_repr(value)} must be a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or number <= 0:
+        raise WorkloadError(f"{what}={short_repr(value)} must be a finite number > 0")
+    if not PEAK_RANGE[0] <= number <= PEAK_RANGE[1]:
+        raise WorkloadError(
+            f"{what}={short_repr(value)} is out of range: a peak must be within [{PEAK_RANGE[0]:g}, {PEAK_RANGE[1]:g}]"
+        )
+    return number
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """A named lower roof for rooflines, e.g. ``Ceiling("no FMA", compute=25.6e12)``.
+
+    ``compute``/``bandwidth``: a finite number > 0 (within the machine's peak range), or None.
+    """
+
+    name: str
+    compute: float | None = None
+    bandwidth: float | None = None
+
+    def __post_init__(self):
+        check_name("ceiling name", self.name)
+        if self.compute is None and self.bandwidth is None:
+            raise WorkloadError(f"ceiling {short_repr(self.name)}: give compute= or bandwidth= (or both)")
+        for label in ("compute", "bandwidth"):
+            value = getattr(self, label)
+            if value is not None:
+                _check_peak(f"ceiling {short_repr(self.name)}: {label}", value)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Peaks of a compute resource (ops/s) and of one or more memory levels (bytes/s).
+
+    ``levels`` maps level names to bandwidths, nearest to compute first (design.md §8); the last
+    one is the memory farthest from compute, whose bandwidth is ``peak_bandwidth``. Without
+    ``levels`` the machine has one level, named ``memory_name``.
+
+    >>> m = Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12, name="H100 FP32")
+    >>> m.ridge_point  # ops per byte where the two roofs meet
+    15.283582089552239
+    >>> h = Machine(peak_compute=100, levels={"L2": 40, "DRAM": 10})
+    >>> h.level_names, h.peak_bandwidth, h.bandwidth("L2")
+    (('L2', 'DRAM'), 10.0, 40.0)
+    """
+
+    peak_compute: float
+    peak_bandwidth: float | None = None
+    name: str = ""
+    compute_name: str = "compute"
+    memory_name: str = "memory"
+    ops_unit: str = "FLOP"
+    bytes_unit: str = "B"
+    time_unit: str = "s"
+    ceilings: tuple[Ceiling, ...] = field(default_factory=tuple)
+    normalized: bool = False  # peaks of 1: rates are fractions of peak, volumes are peak·time
+    levels: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"machine name={short_repr(self.name)} must be a string")
+        if self.name:
+            check_name("machine name", self.name)
+        who = f"machine {short_repr(self.name)}" if self.name else "machine (unnamed)"
+        for label in ("compute_name", "memory_name", "ops_unit", "bytes_unit", "time_unit"):
+            check_name(f"{who}: {label}", getattr(self, label))
+        if self.compute_name == self.memory_name:
+            raise WorkloadError(
+                f"{who}: compute_name and memory_name are both {self.compute_name!r}; the two "
+                "resources need different names"
+            )
+        _check_peak(f"{who}: peak_compute", self.peak_compute)
+        levels = _checked_levels(who, self.levels, self.peak_bandwidth, self.memory_name, self.compute_name)
+        # one level is stored as today's machine (memory_name, peak_bandwidth) and levels=(), so that
+        # every one-level machine has one spelling; several are kept in ``levels``
+        object.__setattr__(self, "levels", levels if len(levels) > 1 else ())
+        object.__setattr__(self, "peak_bandwidth", levels[-1][1])
+        object.__setattr__(self, "memory_name", levels[-1][0])
+        if not isinstance(self.normalized, bool):
+            raise TypeError(f"{who}: normalized={short_repr(self.normalized)} must be True or False")
+        ceilings = self.ceilings
+        if isinstance(ceilings, (str, bytes, Ceiling)) or not hasattr(ceilings, "__iter__"):
+            raise TypeError(f"{who}: ceilings={short_repr(ceilings)} must be a list of Ceiling")
+        ceilings = tuple(ceilings)
+        seen = set()
+        for c in ceilings:
+            if not isinstance(c, Ceiling):
+                raise TypeError(f"{who}: ceilings contains {short_repr(c)}, not a Ceiling")
+            if c.name in seen:
+                raise WorkloadError(f"{who}: two ceilings are named {c.name!r}")
+            seen.add(c.name)
+        object.__setattr__(self, "ceilings", ceilings)
+
+    @property
+    def memory_levels(self) -> tuple[tuple[str, float], ...]:
+        """Every memory level as (name, bandwidth), nearest to compute first; one on a one-level machine."""
+        return self.levels or ((self.memory_name, self.peak_bandwidth),)
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        """The memory levels' names, nearest to compute first (one name on a one-level machine)."""
+        return tuple(name for name, _ in self.memory_levels)
+
+    @property
+    def resource_names(self) -> tuple[str, ...]:
+        """Every rate-limited resource: the compute resource, then the memory levels."""
+        return (self.compute_name, *self.level_names)
+
+    @property
+    def bandwidths(self) -> tuple[float, ...]:
+        return tuple(bandwidth for _, bandwidth in self.memory_levels)
+
+    def bandwidth(self, level: str) -> float:
+        """The bandwidth of memory level ``level`` (bytes/s)."""
+        for name, value in self.memory_levels:
+            if name == level:
+                return value
+        raise WorkloadError(
+            f"machine {short_repr(self.name)} has no memory level {short_repr(level)}; its levels are "
+            f"{', '.join(self.level_names)}"
+        )
+
+    def with_level(self, level: str, bandwidth: float) -> Machine:
+        """This machine with memory level ``level`` at another bandwidth."""
+        self.bandwidth(level)
+        if not self.levels:
+            return replace(self, peak_bandwidth=bandwidth)
+        levels = tuple((name, bandwidth if name == level else value) for name, value in self.levels)
+        return replace(self, levels=levels, peak_bandwidth=None)
+
+    @property
+    def ridge_point(self) -> float:
+        return self.peak_compute / self.peak_bandwidth
+
+    @property
+    def compute_unit(self) -> str:
+        return "× peak" if self.normalized else f"{self.ops_unit}/{self.time_unit}"
+
+    @property
+    def bandwidth_unit(self) -> str:
+        return "× peak" if self.normalized else f"{self.bytes_unit}/{self.time_unit}"
+
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Machine:
+        machine = self if peak_compute is None else replace(self, peak_compute=peak_compute)
+        return machine if peak_bandwidth is None else machine.with_level(self.memory_name, peak_bandwidth)
+
+    @classmethod
+    def measure(cls, **options) -> Machine:
+        """This host's empirical peaks from short microbenchmarks (seed 002, stage 1): a STREAM-like
+        kernel for bandwidth, a large matrix product for compute. ``levels=True`` also measures
+        bandwidth at working sets that fit each cache level and gives the machine one memory level
+        per plateau (L1, L2, …, DRAM; ``campaign_widget.model.host.bandwidth_sweep`` has the sweep and its
+        plot). See ``campaign_widget.model.host``."""
+        name = options.pop("name", "this host")
+        levels = options.pop("levels", False)
+        if not isinstance(levels, bool):
+            raise TypeError(f"levels={short_repr(levels)} must be True or False")
+        compute, bandwidth = measure_peaks(**options)
+        if not levels:
+            return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
+        sweep = bandwidth_sweep(progress=options.get("progress"))
+        return cls(peak_compute=compute, levels=dict(sweep.levels), name=f"{name} (measured)")
+
+    @classmethod
+    def unit(cls, time_unit: str = "s") -> Machine:
+        """Peaks of 1: volumes are then in "peak·time" units (utilization × duration)."""
+        return cls(
+            1.0,
+            1.0,
+            name="unit peaks",
+            ops_unit=f"peak·{time_unit}",
+            bytes_unit=f"peak·{time_unit}",
+            time_unit=time_unit,
+            normalized=True,
+        )
+
+
+def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_name: str):
+    """``levels`` as a tuple of (name, bandwidth), nearest first; one level from ``peak_bandwidth``
+    when no levels are given. ``peak_bandwidth`` beside ``levels`` must be the farthest level's."""
+    if levels is None or (not isinstance(levels, Mapping) and len(levels) == 0):
+        if peak_bandwidth is None:
+            raise WorkloadError(f"{who}: give peak_bandwidth= or levels={{name: bandwidth, ...}}")
+        return ((memory_name, _check_peak(f"{who}: peak_bandwidth", peak_bandwidth)),)
+    if isinstance(levels, Mapping):
+        pairs = list(levels.items())
+    elif isinstance(levels, (str, bytes)):
+        raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
+    else:
+        try:
+            pairs = [tuple(pair) for pair in levels]
+        except TypeError:
+            raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths") from None
+        if any(len(pair) != 2 for pair in pairs):
+            raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
+    if not pairs:
+        raise WorkloadError(f"{who}: levels is empty; give at least one memory level")
+    seen: set[str] = set()
+    checked = []
+    for name, bandwidth in pairs:
+        check_name(f"{who}: memory level name", name)
+        if name in seen:
+            raise WorkloadError(f"{who}: memory level {short_repr(name)} is named twice")
+        if name == compute_name:
+            raise WorkloadError(f"{who}: memory level {short_repr(name)} has the compute resource's name")
+        seen.add(name)
+        checked.append((name, _check_peak(f"{who}: level {short_repr(name)} bandwidth", bandwidth)))
+    if peak_bandwidth is not None and _check_peak(f"{who}: peak_bandwidth", peak_bandwidth) != checked[-1][1]:
+        raise WorkloadError(
+            f"{who}: peak_bandwidth={short_repr(peak_bandwidth)} differs from the farthest level "
+            f"{checked[-1][0]!r} ({checked[-1][1]:g}); give one or the other"
+        )
+    return tuple(checked)

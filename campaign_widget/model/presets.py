@@ -1,0 +1,127 @@
+"""Named machines with sourced peaks, for workload files (``machine: h100-sxm``) and the command line.
+
+Every entry cites where its numbers come from. Peaks are the vendor's (or the paper's) theoretical
+numbers; seed 002 reminds us that sustained bandwidth (STREAM) is typically 60–90% of them, so a
+measured phase well below 100% of these peaks may still be at its practical limit.
+
+>>> from campaign_widget.model.presets import machine
+>>> machine("H100-SXM").peak_compute
+67000000000000.0
+>>> machine("fusemax").peak_compute == 2 * 256 * 256 * 0.94e9
+True
+"""
+
+from __future__ import annotations
+
+from ..errors import WorkloadError, short_repr
+from .machine import Ceiling, Machine
+
+TERA, GIGA = 1e12, 1e9
+
+MACHINES: dict[str, Machine] = {
+    # NVIDIA H100 Tensor Core GPU datasheet, SXM form factor: FP32 67 TFLOPS (non-tensor),
+    # FP64 34 TFLOPS, GPU memory bandwidth 3.35 TB/s (HBM3). 67 TFLOP/s = 132 SMs × 128 FP32
+    # lanes × 2 (FMA) × 1.98 GHz boost (66.9 rounded).
+    "h100-sxm": Machine(
+        peak_compute=67 * TERA,
+        peak_bandwidth=3.35 * TERA,
+        name="H100 SXM (FP32, non-tensor)",
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=34 * TERA),),
+    ),
+    # The paper's "Hopper" (seed 000, §4, Figure 2b, citing NVIDIA [17]): "a peak non-tensor-core
+    # FP32 throughput of 51.2 TFLOPs/sec". 51.2 TFLOP/s matches the H100 *PCIe* FP32 figure in
+    # NVIDIA's Hopper architecture whitepaper (114 SMs × 128 FP32 lanes × 2 × 1.755 GHz), not the
+    # SXM datasheet's 67: keep this preset to reproduce the paper's 35.8 / 10.2 / 30.7 TFLOP/s.
+    # The paper gives no bandwidth for that figure (it only uses compute); we pair it with the H100
+    # SXM's 3.35 TB/s, as the tests' Figure 2b fixture does.
+    "hopper-paper": Machine(
+        peak_compute=51.2 * TERA,
+        peak_bandwidth=3.35 * TERA,
+        name="Hopper as in the paper (FP32, 51.2 TFLOP/s)",
+    ),
+    # NVIDIA H200 Tensor Core GPU datasheet, SXM: FP32 67 TFLOPS, FP64 34 TFLOPS, 4.8 TB/s (HBM3e).
+    "h200-sxm": Machine(
+        peak_compute=67 * TERA,
+        peak_bandwidth=4.8 * TERA,
+        name="H200 SXM (FP32, non-tensor)",
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=34 * TERA),),
+    ),
+    # NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM: FP32 19.5 TFLOPS, FP64 9.7 TFLOPS,
+    # GPU memory bandwidth 2,039 GB/s (HBM2e).
+    "a100-sxm-80gb": Machine(
+        peak_compute=19.5 * TERA,
+        peak_bandwidth=2039 * GIGA,
+        name="A100 SXM 80GB (FP32, non-tensor)",
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=9.7 * TERA),),
+    ),
+    # NVIDIA H100 Tensor Core GPU datasheet, SXM form factor: FP16 Tensor Core 1,979 TFLOPS with
+    # sparsity (the datasheet's footnote), so 989.5 TFLOP/s dense; GPU memory bandwidth 3.35 TB/s.
+    "h100-sxm-fp16": Machine(
+        peak_compute=989.5 * TERA,
+        peak_bandwidth=3.35 * TERA,
+        name="H100 SXM (dense FP16 tensor)",
+    ),
+    # The A100 80GB SXM above with its L2 as a memory level. NVIDIA A100 Tensor Core GPU Architecture
+    # whitepaper: L2 cache read bandwidth 5120 bytes/clock (2048 on V100, "2.3x the L2 cache read
+    # bandwidth of V100" once clocks are counted), at the A100's 1410 MHz boost clock:
+    # 5120 × 1.41e9 = 7.2192 TB/s. HBM2e: 2,039 GB/s (datasheet, as above). The whitepaper gives no
+    # aggregate L1 bandwidth, so L1 is not a level here.
+    "a100-sxm-80gb-levels": Machine(
+        peak_compute=19.5 * TERA,
+        levels={"L2": 5120 * 1.41e9, "HBM": 2039 * GIGA},
+        name="A100 SXM 80GB (FP32, non-tensor; L2, HBM)",
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=9.7 * TERA),),
+    ),
+    # The paper's low-rank GEMM machine (seed 000, Table 3, "LR-GEMM" column): FuseMax, a 256×256
+    # 2D MAC array at 940 MHz with 400 GB/s. A MAC counts as 2 ops (multiply + add), so the peak
+    # is 2 · 256 · 256 · 0.94e9 = 123.2 Tops/s.
+    "fusemax": Machine(
+        peak_compute=2 * 256 * 256 * 0.94e9,
+        peak_bandwidth=400 * GIGA,
+        name="FuseMax (paper, LR-GEMM)",
+        ops_unit="op",
+    ),
+    # The paper's Mamba machine (seed 000, Table 3, "Mamba-1 (370m)" column): "FuseMax-like",
+    # a 256×256 2D array + a 1D array at 1.75 GHz, 2039 GB/s. Table 3 does not size the 1D array
+    # or say how it counts; we take FuseMax's 1D array of 256 PEs (one per column of the 2D array)
+    # doing 1 op per cycle each (exp, max, divide are not MACs), and 2 ops per 2D MAC:
+    #   peak = (2 · 256 · 256 + 256) · 1.75e9 = 229.824 Tops/s.
+    # The two arrays are also given as ceilings, so a phase that only uses one of them can be read
+    # against its own roof: 2D alone 229.376 Tops/s, 1D alone 448 Gops/s.
+    "fusemax-mamba": Machine(
+        peak_compute=(2 * 256 * 256 + 256) * 1.75e9,
+        peak_bandwidth=2039 * GIGA,
+        name="FuseMax-like (paper, Mamba-1)",
+        ops_unit="op",
+        ceilings=(
+            Ceiling("2D array only", compute=2 * 256 * 256 * 1.75e9),
+            Ceiling("1D array only", compute=256 * 1.75e9),
+        ),
+    ),
+    # Seed 002's worked example ("Consider a machine with ..."): 200 GFLOP/s and 50 GB/s, ridge
+    # point 4 FLOP/byte.
+    "seed002-example": Machine(
+        peak_compute=200 * GIGA,
+        peak_bandwidth=50 * GIGA,
+        name="seed 002 example machine",
+    ),
+}
+
+
+def _key(name: str) -> str:
+    return "-".join(str(name).strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+def machine(name: str) -> Machine:
+    """The preset called ``name``; case, spaces, ``_`` and ``-`` do not matter (``"H100 SXM"``)."""
+    if not isinstance(name, str):
+        raise WorkloadError(f"machine preset name must be a string, got {short_repr(name)}")
+    found = MACHINES.get(_key(name))
+    if found is None:
+        raise WorkloadError(f"unknown machine preset {short_repr(name)}; known presets: {', '.join(MACHINES)}")
+    return found
+
+
+def names() -> list[str]:
+    """The preset names, in the order of ``MACHINES``."""
+    return list(MACHINES)

@@ -1,0 +1,365 @@
+"""The roofline bound, classification and guidance of seed 002 (design.md §5), vectorized.
+
+>>> r = roofline(peak_compute=200e9, peak_bandwidth=50e9, ops=[2.0], bytes=[24.0], time=[1e-9])
+>>> float(r.ridge), float(r.intensity[0]), round(float(r.bound[0]) / 1e9, 2), r.regime[0]
+(4.0, 0.08333333333333333, 4.17, 'memory-bound')
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import WorkloadError, short_repr
+from ..formatting import format_number, format_percent, format_si
+
+MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
+DEFAULT_THRESHOLD = 0.7
+GUIDANCE = {
+    (MEMORY_BOUND, True): "Near roof: only fix is raise OI (blocking, fusion, reuse)",
+    (COMPUTE_BOUND, True): "Near roof: only fix is faster hardware or lower precision",
+    (MEMORY_BOUND, False): "Below roof: fix memory access pattern, prefetch, alignment",
+    (COMPUTE_BOUND, False): "Below roof: fix vectorization, ILP, branch/stall overhead",
+    (NO_WORK, True): "No ops and no bytes: nothing to place on the roofline (give the phase its volumes)",
+    (NO_WORK, False): "No ops and no bytes: nothing to place on the roofline (give the phase its volumes)",
+}
+# where a point goes on a log-log roofline (see Roofline.placement)
+FINITE, ZERO, INFINITE, NOWHERE = "finite", "zero", "infinite", "none"
+
+
+@dataclass(frozen=True, eq=False)
+class Roofline:
+    """Per kernel (phase or aggregate): intensity, bound, regime, achieved and efficiency.
+
+    The degenerate kernels are defined so that every view agrees with ``Workload.table()``
+    (docs/workload-files.md, "Zero ops or bytes"):
+
+    - ``efficiency`` = max(ops/P, bytes/BW) / time: the fraction of the roof the kernel reaches, which
+      is achieved/bound whenever ops and bytes are both > 0, and is ``table()["efficiency"]``. A
+      memory-only kernel (ops = 0, bytes > 0) at full bandwidth has efficiency 1: near its roof.
+    - ``intensity`` = ops/bytes; ∞ when bytes = 0 < ops (compute-bound, placed at the right edge);
+      0 when ops = 0 < bytes (memory-bound, placed at the left edge); NaN when both are 0: regime
+      ``"no work"``, bound NaN, efficiency 0, not placed on the roofline.
+    """
+
+    peak_compute: float
+    peak_bandwidth: float
+    intensity: np.ndarray
+    bound: np.ndarray
+    regime: np.ndarray  # "memory-bound" / "compute-bound" / "no work"
+    achieved: np.ndarray  # ops / time
+    efficiency: np.ndarray  # max(ops/P, bytes/BW) / time (= achieved / bound when ops, bytes > 0)
+    guidance: np.ndarray
+    threshold: float
+
+    @property
+    def ridge(self) -> float:
+        return self.peak_compute / self.peak_bandwidth
+
+    @property
+    def placement(self) -> np.ndarray:
+        """Per kernel: ``"finite"`` (drawn at its intensity), ``"zero"`` (OI 0: at the left edge),
+        ``"infinite"`` (OI ∞: at the right edge) or ``"none"`` (no ops and no bytes: not drawn)."""
+        i = self.intensity
+        return np.where(np.isnan(i), NOWHERE, np.where(i == 0, ZERO, np.where(np.isinf(i), INFINITE, FINITE))).astype(
+            object
+        )
+
+    def axis_limits(self, *extra_intensities, margin: float = 8.0) -> tuple[float, float, float, float]:
+        """``(x_lo, x_hi, y_lo, y_hi)`` for log axes: finite and > 0 whatever the kernels (all ops 0,
+        all bytes 0, one kernel). Spans the ridge, every finite intensity > 0 (and ``extra_intensities``,
+        e.g. an aggregate's) and every achieved rate > 0, with ``margin`` × room on each side."""
+        xs = [np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (self.intensity, *extra_intensities)]
+        x = np.concatenate(xs + [np.array([self.ridge])])
+        x = x[np.isfinite(x) & (x > 0)]
+        x_lo, x_hi = float(x.min()) / margin, float(x.max()) * margin
+        P, BW = self.peak_compute, self.peak_bandwidth
+        y = np.r_[self.achieved[np.isfinite(self.achieved) & (self.achieved > 0)], BW * x_lo]
+        y_lo = max(float(y.min()) / 2, P * 1e-12)
+        return x_lo, x_hi, y_lo, P * 2
+
+    def plot_position(self, x_lo: float, x_hi: float, y_lo: float) -> tuple[np.ndarray, np.ndarray]:
+        """Where to draw each kernel on log axes with those limits: OI 0 at ``x_lo``, OI ∞ at ``x_hi``,
+        an achieved rate of 0 at ``y_lo``; kernels with no work at NaN (not drawn). Label the edge
+        points with ``edge_labels``."""
+        placement = self.placement
+        x = np.where(placement == ZERO, x_lo, np.where(placement == INFINITE, x_hi, self.intensity))
+        x = np.where(placement == NOWHERE, np.nan, x).astype(np.float64)
+        y = np.where(self.achieved > 0, self.achieved, y_lo).astype(np.float64)
+        y = np.where(placement == NOWHERE, np.nan, y)
+        return x, y
+
+    @property
+    def edge_labels(self) -> np.ndarray:
+        """Per kernel: ``"OI 0"``, ``"OI ∞"``, ``"no ops or bytes"`` or ``""`` (a finite intensity)."""
+        labels = {FINITE: "", ZERO: "OI 0", INFINITE: "OI ∞", NOWHERE: "no ops or bytes"}
+        return np.array([labels[p] for p in self.placement], dtype=object)
+
+
+def _as_float(value) -> float:
+    """``float(value)``, with an integer too large for a float read as infinity (refused by the caller)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
+    """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
+    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite."""
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
+        or not 0 < _as_float(threshold) <= 1
+    ):
+        raise WorkloadError(f"threshold={short_repr(threshold)} must be in (0, 1]")
+    for label, peak in (("peak_compute", peak_compute), ("peak_bandwidth", peak_bandwidth)):
+        if isinstance(peak, (bool, np.bool_)) or not isinstance(peak, (numbers.Real, np.floating, np.integer)):
+            raise TypeError(f"{label}={short_repr(peak)} must be a number")
+        if not 0 < _as_float(peak) < np.inf:
+            raise WorkloadError(f"{label}={short_repr(peak)} must be a finite number > 0")
+    arrays = []
+    for label, values in (("ops", ops), ("bytes", bytes), ("time", time)):
+        try:
+            arrays.append(np.atleast_1d(np.asarray(values, dtype=np.float64)))
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{label}={short_repr(values)} must be numbers") from None
+    ops, bytes_, time = arrays
+    for label, values in (("ops", ops), ("bytes", bytes_), ("time", time)):
+        bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+        if bad.size:
+            raise WorkloadError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
+    P, BW = float(peak_compute), float(peak_bandwidth)  # checked finite above
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
+        bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, BW * np.nan_to_num(intensity, posinf=np.inf)))
+        achieved = np.where(time > 0, ops / time, 0.0)
+        t_sol = np.maximum(ops / P, bytes_ / BW)
+        efficiency = np.where(time > 0, t_sol / time, 0.0)
+    regime = np.where(np.isnan(intensity), NO_WORK, np.where(intensity < P / BW, MEMORY_BOUND, COMPUTE_BOUND)).astype(
+        object
+    )
+    near = efficiency >= threshold
+    guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
+    return Roofline(
+        peak_compute=P,
+        peak_bandwidth=BW,
+        intensity=intensity,
+        bound=bound,
+        regime=regime,
+        achieved=achieved,
+        efficiency=efficiency,
+        guidance=guidance,
+        threshold=float(threshold),
+    )
+
+
+def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
+    """One point per phase, at its duration."""
+    a, m = workload.arrays, workload.machine
+    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold)
+
+
+def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
+    """The aggregate point of a schedule: all its ops and bytes over its makespan."""
+    a, m = workload.arrays, workload.machine
+    return roofline(m.peak_compute, m.peak_bandwidth, [a.ops.sum()], [a.bytes.sum()], [schedule.makespan], threshold)
+
+
+@dataclass(frozen=True, eq=False)
+class LevelRoofline:
+    """The hierarchical roofline (design.md §8): one roof per memory level and the compute roof;
+    per phase one point per known level at (OI_ℓ, ops/T), joined by a thin line when drawn.
+
+    ``intensity`` is (phases, levels), nearest level first, NaN where a level is unknown for the
+    phase (it draws no point there); ``bound_resource`` classifies each phase by name.
+    """
+
+    peak_compute: float
+    levels: tuple[str, ...]
+    bandwidths: np.ndarray  # (levels,)
+    intensity: np.ndarray  # (phases, levels)
+    achieved: np.ndarray  # (phases,) ops / time
+    bound_resource: np.ndarray  # (phases,) "compute", a level's name, or "balanced"
+
+    def ridge(self, level: str) -> float:
+        """Ops per byte where ``level``'s roof meets the compute roof."""
+        return self.peak_compute / float(self.bandwidths[self.levels.index(level)])
+
+    def roof(self, level: str, intensity) -> np.ndarray:
+        """``level``'s roof at these intensities: min(P, BW_ℓ·OI)."""
+        bandwidth = float(self.bandwidths[self.levels.index(level)])
+        return np.minimum(self.peak_compute, bandwidth * np.asarray(intensity, dtype=np.float64))
+
+    def known(self) -> np.ndarray:
+        """(phases, levels): True where the phase has a point for the level."""
+        return ~np.isnan(self.intensity)
+
+    def axis_limits(self, margin: float = 8.0) -> tuple[float, float, float, float]:
+        """``(x_lo, x_hi, y_lo, y_hi)`` for log axes spanning every ridge, every finite intensity
+        > 0 and every achieved rate > 0."""
+        x = np.concatenate([self.intensity.ravel(), self.peak_compute / self.bandwidths])
+        x = x[np.isfinite(x) & (x > 0)]
+        x_lo, x_hi = float(x.min()) / margin, float(x.max()) * margin
+        y = np.r_[self.achieved[np.isfinite(self.achieved) & (self.achieved > 0)], self.bandwidths.min() * x_lo]
+        return x_lo, x_hi, max(float(y.min()) / 2, self.peak_compute * 1e-12), self.peak_compute * 2
+
+
+def level_roofline(workload) -> LevelRoofline:
+    """A workload's hierarchical roofline on its machine's levels (one level: today's roofline's points)."""
+    a, m = workload.arrays, workload.machine
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ops = a.ops[:, None]
+        b = a.level_bytes
+        intensity = np.where(b > 0, ops / b, np.where(np.isnan(b) | (ops == 0), np.nan, np.inf))
+        achieved = np.where(a.duration > 0, a.ops / a.duration, 0.0)
+    return LevelRoofline(
+        peak_compute=float(m.peak_compute),
+        levels=m.level_names,
+        bandwidths=np.array(m.bandwidths, dtype=np.float64),
+        intensity=intensity,
+        achieved=achieved,
+        bound_resource=a.bound_resource.copy(),
+    )
+
+
+def decade_values(lo: float, hi: float, most: int = 7) -> list[float]:
+    """Powers of ten inside [lo, hi], thinned to at most ``most`` labels (a log axis's ticks)."""
+    first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
+    step = max(1, -(-(last - first + 1) // most))
+    return [10.0**k for k in range(first, last + 1, step)]
+
+
+@dataclass(frozen=True, eq=False)
+class RooflineGeometry:
+    """What a live roofline draws for a workload and its schedule, in data coordinates of log axes:
+    the one set of numbers the bqplot view (``RooflineView``) and the canvas view (``RooflinePlot``)
+    both draw.
+
+    ``roof_x``/``roof_y`` are (roofs, 3): from the left edge to the ridge to the right edge, one row
+    per memory level, nearest first (one row on a one-level machine); ``ridge_x`` the ridges at
+    ``peak_compute``. ``phase_x``/``phase_y`` place each phase on the one-level roofline (NaN: no
+    work, not drawn); ``level_x`` (phases, levels) and ``level_y`` place the hierarchy's points
+    (NaN where a level is unknown for the phase), None on one level. ``share`` is each phase's
+    duration over the makespan; ``aggregate`` the schedule's point.
+    """
+
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    x_ticks: list[float]
+    y_ticks: list[float]
+    peak_compute: float
+    levels: tuple[str, ...]
+    roof_x: np.ndarray
+    roof_y: np.ndarray
+    ridge_x: np.ndarray
+    ceilings: tuple[tuple[str, np.ndarray, np.ndarray], ...]  # (name, x (3,), y (3,)) each
+    phase_x: np.ndarray
+    phase_y: np.ndarray
+    level_x: np.ndarray | None
+    level_y: np.ndarray | None
+    share: np.ndarray
+    aggregate: tuple[float, float]
+    phases: Roofline
+    total: Roofline
+    hierarchy: LevelRoofline | None
+
+    @property
+    def hierarchical(self) -> bool:
+        return self.hierarchy is not None
+
+
+def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> RooflineGeometry:
+    """The roofline of ``workload`` run as ``schedule``: limits finite and > 0 whatever the phases (all
+    ops 0, all bytes 0); OI 0 sits at the left edge, OI ∞ at the right, phases with no work are not
+    drawn (docs/workload-files.md). On several memory levels the limits span every level's ridge and
+    points, whichever levels a view shows."""
+    machine = workload.machine
+    phases = workload_roofline(workload, threshold)
+    total = schedule_roofline(workload, schedule, threshold)
+    x_lo, x_hi, y_lo, y_hi = phases.axis_limits(total.intensity)
+    hierarchy = level_roofline(workload) if len(machine.level_names) > 1 else None
+    if hierarchy is not None:
+        h_lo, h_hi, h_y_lo, _ = hierarchy.axis_limits()
+        x_lo, x_hi, y_lo = min(x_lo, h_lo), max(x_hi, h_hi), min(y_lo, h_y_lo)
+    P = float(machine.peak_compute)
+    if hierarchy is not None:
+        levels, bandwidths = hierarchy.levels, hierarchy.bandwidths
+    else:
+        levels, bandwidths = tuple(machine.level_names), np.array([machine.peak_bandwidth], dtype=np.float64)
+    ridge_x = P / bandwidths
+    roof_x = np.column_stack([np.full_like(ridge_x, x_lo), ridge_x, np.full_like(ridge_x, x_hi)])
+    roof_y = np.column_stack([bandwidths * x_lo, np.full_like(ridge_x, P), np.full_like(ridge_x, P)])
+    ceilings = []
+    for ceiling in machine.ceilings:
+        c_p = ceiling.compute if ceiling.compute is not None else machine.peak_compute
+        c_bw = ceiling.bandwidth if ceiling.bandwidth is not None else machine.peak_bandwidth
+        ceilings.append((ceiling.name, np.array([x_lo, c_p / c_bw, x_hi]), np.array([c_bw * x_lo, c_p, c_p])))
+    phase_x, phase_y = phases.plot_position(x_lo, x_hi, y_lo)
+    level_x = level_y = None
+    if hierarchy is not None:
+        oi = hierarchy.intensity
+        level_x = np.where(oi == 0, x_lo, np.where(np.isinf(oi), x_hi, oi))
+        level_y = np.where(hierarchy.achieved > 0, hierarchy.achieved, y_lo)
+    share = workload.arrays.duration / max(schedule.makespan, 1e-300)
+    aggregate_x = float(total.intensity[0])
+    if not np.isfinite(aggregate_x) or aggregate_x <= 0:
+        aggregate_x = x_hi if np.isinf(aggregate_x) else x_lo
+    return RooflineGeometry(
+        x_range=(x_lo, x_hi),
+        y_range=(y_lo, y_hi),
+        x_ticks=decade_values(x_lo, x_hi),
+        y_ticks=decade_values(y_lo, y_hi),
+        peak_compute=P,
+        levels=tuple(levels),
+        roof_x=roof_x,
+        roof_y=roof_y,
+        ridge_x=ridge_x,
+        ceilings=tuple(ceilings),
+        phase_x=phase_x,
+        phase_y=phase_y,
+        level_x=level_x,
+        level_y=level_y,
+        share=share,
+        aggregate=(aggregate_x, max(float(total.achieved[0]), y_lo)),
+        phases=phases,
+        total=total,
+        hierarchy=hierarchy,
+    )
+
+
+def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names=None) -> list[str]:
+    """Phase ``i``'s hover lines on a roofline (both roofline views say them in these words): its
+    operational intensity, achieved and bound rates, regime and efficiency, and the guidance.
+    ``names`` are the phase names shown (the workload's when None)."""
+    machine, r = workload.machine, g.phases
+    name = (workload.names if names is None else names)[i]
+    unit = machine.compute_unit
+    if g.hierarchy is None:
+        oi = f"{format_number(float(r.intensity[i]), 3)} {machine.ops_unit}/{machine.bytes_unit}"
+        return [
+            f"{name}: OI {oi}",
+            f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
+            f"{r.regime[i]}, efficiency {format_percent(float(r.efficiency[i]))}",
+            str(r.guidance[i]),
+        ]
+    h, a = g.hierarchy, workload.arrays
+    known = [(level, h.intensity[i, k]) for k, level in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
+    at = ", ".join(f"{format_number(oi, 3)} ({level})" for level, oi in known) or "unknown"
+    bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan
+    resource, efficiency = str(h.bound_resource[i]), float(a.efficiency[i])
+    if resource == machine.compute_name:
+        regime = COMPUTE_BOUND
+    elif resource in h.levels:
+        regime = MEMORY_BOUND
+    else:
+        regime = r.regime[i]
+    return [
+        f"{name}: OI {at}",
+        f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
+        f"{resource}-bound, efficiency {format_percent(efficiency)}",
+        GUIDANCE[(regime, efficiency >= threshold)],
+    ]

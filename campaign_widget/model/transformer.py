@@ -1,0 +1,601 @@
+"""Transformer inference from a model config: prefill and decode as workloads.
+
+``Workload.from_transformer(config, batch=8, seq=2048, stage="decode", machine=m)`` reads a Hugging Face
+``config.json`` (a path, a dict, or a preset name: ``presets()``) and builds the phases of one
+decoder layer — norms, Q/K/V projections (grouped-query attention from ``num_key_value_heads``),
+rotary embedding, scores, softmax, scores × V, output projection, gated or plain MLP (or routed
+experts), residual adds — for all ``num_hidden_layers``, then the LM head. ``batch``, ``seq`` and
+``kv_len`` stay size parameters: ``with_params``, sliders and sweeps move them.
+
+>>> from campaign_widget import Machine, Workload
+>>> w = Workload.from_transformer("llama-2-7b", batch=1, seq=1024, machine=Machine(989.5e12, 3.072e12))
+>>> w.params, w.names[:3]
+({'batch': 1, 'seq': 1024}, ['attn_norm', 'q_proj', 'k_proj'])
+>>> round(float(w.with_params(seq=2048).arrays.ops.sum()) / float(w.arrays.ops.sum()), 2)
+2.08
+
+Layers
+------
+``layers="count"`` (the default): one layer's phases, each carrying the volumes of all
+``num_hidden_layers`` (its ops and tensors × L). The diagram then reads as *where a forward pass
+spends its time*: one bar per operation, in the order a layer runs them, their widths the whole
+model's share, and the roofline has one point per operation; the sequential makespan equals the sum
+over layers. ``layers="repeat"`` writes every layer out (``L0.attn_norm`` … ``L31.mlp_add``, then
+the LM head): the same makespan with L times as many phases, for pipelining or fusing across layer
+boundaries.
+
+Stages and the KV cache
+-----------------------
+Prefill runs ``batch·seq`` tokens; each attends to the ``seq`` tokens of its sequence. Decode
+runs ``batch`` tokens (one new token per sequence), each attending to ``kv_len`` tokens
+(``kv_len`` defaults to ``seq``): the scores and scores × V read ``batch·kv_len`` keys and values
+from the cache (``Kcache``, ``Vcache``), and the new token's K and V are appended (written by
+``k_proj``/``v_proj``, or ``rope`` for the keys). Prefill's parameters are ``batch, seq``, decode's
+``batch, kv_len``.
+
+Conventions (LLM-Viewer's: hahnyuan/LLM-Viewer ``model_analyzer.py`` at 01b269d6)
+-------------------------------------------------------------------------------
+- A matrix product of an ``m×k`` by a ``k×n`` matrix costs ``2·m·n·k`` ops and moves its two
+  inputs and its output once (weights at ``weight_dtype``, activations at ``dtype``).
+- softmax: 5 ops per score (max, subtract, exp, sum, divide); a norm (RMSNorm or LayerNorm):
+  7 ops per element (sum, subtract, power, sum, divide, multiply, add); an activation: 2 ops per
+  element of its output; a residual add: 1 op per element. Each reads its input and writes its
+  output once; a norm's gain is not counted.
+- KV cache: ``k_proj``/``v_proj`` store the new tokens' K and V at ``kv_dtype``; attention reads
+  ``batch·kv_len·kv_heads·head_dim`` keys and as many values at ``kv_dtype`` (GQA: kv heads, not
+  query heads); scores and probabilities are ``dtype``.
+- A phase's time is its roofline time, ``max(ops / peak_compute, bytes / bandwidth)``; the
+  sequential makespan is the sum over phases.
+
+``counts="llm-viewer"`` reproduces that tool's numbers exactly (``tests/test_transformer.py``
+compares them with its output). ``counts="einsum"`` (the default) keeps the same per-point costs
+and differs on purpose where the tool's counts are not those of the computation:
+
+- the gated MLP's activation runs over the ``intermediate_size`` columns (LLM-Viewer:
+  ``hidden_size``);
+- a residual add reads both operands (LLM-Viewer: one);
+- prefill's scores read Q at ``num_attention_heads`` heads and ``dtype`` (LLM-Viewer counts Q like K:
+  kv heads at ``kv_dtype``, the same only without GQA and with ``kv_dtype == dtype``);
+- a rotary embedding (3 ops per element of Q and K: two multiplies and an add) writes the keys
+  to the cache, for the families that use it (Llama, Mistral, Mixtral; LLM-Viewer has none);
+- the LM head (after a final norm) runs on the last position of each sequence — what generation
+  needs — at 2 ops per multiply-add (LLM-Viewer: 1, with one row of activations).
+
+FlashAttention (``flash_attention=True``) fuses ``qk_matmul``, ``softmax`` and ``sv_matmul``
+(``Workload.fuse``): the scores and probabilities never leave the chip, so the group moves Q, K,
+V and O once. This differs on purpose from LLM-Viewer's fused-attention bytes, which re-read the
+keys once per block of queries and count the output at ``seq × seq`` elements.
+
+Mixture of experts (``num_local_experts``, ``num_experts_per_tok``): a ``router`` projects each
+token onto the experts; ``batch·seq·top_k`` token copies go through the expert MLPs, whose weights
+are read once per expert used: ``min(experts, tokens·top_k)`` experts (every routed copy hitting
+a different expert while there are fewer copies than experts); ``combine`` sums each token's
+``top_k`` outputs with their router weights (2 ops per element).
+
+Tensor parallelism (``tensor_parallel=N``) models one of N devices: heads, kv heads, MLP
+columns (and the vocabulary of the LM head) are split N ways, and an all-reduce of the
+attention's and the MLP's output follows each (``attn_allreduce``, ``mlp_allreduce``): a ring
+all-reduce sends ``2·(N-1)/N`` of the ``tokens·hidden`` activations. It moves its bytes on a
+resource named ``network``: the machine's memory level of that name if it has one, else one added
+with ``interconnect`` bytes/s (default 450 GB/s, one direction of H100 NVLink 4's 900 GB/s). The
+network is a memory level of the machine here (levels are the only named resources a machine
+has): each all-reduce is a phase bounded by its bytes over that bandwidth; its adds count as ops.
+It is bandwidth only: the latency of a collective, which dominates small decode messages, is not
+modelled, nor the all-gather of a split LM head's logits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import WorkloadError, short_repr
+from .machine import Machine
+from .phase import Phase
+
+CONFIG_DIR = Path(__file__).parent / "transformer_configs"
+STAGES = ("prefill", "decode")
+COUNTS = ("einsum", "llm-viewer")
+LAYERS = ("count", "repeat")
+NETWORK = "network"
+# one direction of NVLink 4 on an H100 SXM (NVIDIA H100 datasheet: 900 GB/s bidirectional)
+INTERCONNECT = 450e9
+# NVIDIA H100 SXM datasheet: FP16/BF16 Tensor Core 1,979 TFLOPS with sparsity, half of it dense;
+# GPU memory bandwidth 3.35 TB/s
+DEFAULT_MACHINE = Machine(peak_compute=1979e12 / 2, peak_bandwidth=3.35e12, name="H100 SXM (FP16 tensor, dense)")
+
+DTYPE_BYTES = {
+    "fp32": 4,
+    "float32": 4,
+    "fp16": 2,
+    "float16": 2,
+    "half": 2,
+    "bf16": 2,
+    "bfloat16": 2,
+    "fp8": 1,
+    "float8": 1,
+    "e4m3": 1,
+    "e5m2": 1,
+    "int8": 1,
+    "int4": 0.5,
+}
+
+# model_type → the config fields each quantity is read from (first one present wins)
+_LLAMA_FIELDS = {
+    "hidden": ("hidden_size",),
+    "heads": ("num_attention_heads",),
+    "layers": ("num_hidden_layers",),
+    "intermediate": ("intermediate_size",),
+    "vocab": ("vocab_size",),
+}
+FAMILIES = {
+    "llama": {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True},
+    "mistral": {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True},
+    "mixtral": {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True, "moe": True},
+    "gpt2": {
+        "fields": {"hidden": ("n_embd",), "heads": ("n_head",), "layers": ("n_layer",), "vocab": ("vocab_size",)},
+        "gated": False,
+        "rotary": False,
+    },
+}
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """The numbers of a decoder-only transformer that its inference volumes depend on."""
+
+    family: str
+    hidden: int
+    heads: int
+    kv_heads: int
+    layers: int
+    intermediate: int
+    vocab: int
+    head_dim: int
+    gated: bool
+    rotary: bool
+    experts: int = 0
+    top_k: int = 0
+    name: str = ""
+
+
+def presets() -> list[str]:
+    """The names of the bundled configs (``transformer_configs/*.json``, each with its ``_source``)."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+
+
+def read_config(config) -> TransformerConfig:
+    """A ``TransformerConfig`` from a ``config.json`` path, a dict of its fields, or a preset name.
+    Bad input raises ``WorkloadError`` naming the field and the model family."""
+    name = ""
+    if isinstance(config, TransformerConfig):
+        return config
+    if isinstance(config, (str, os.PathLike)):
+        path = Path(config)
+        key = str(config).strip().lower()
+        if not path.is_file() and (CONFIG_DIR / f"{key}.json").is_file():
+            path = CONFIG_DIR / f"{key}.json"
+        if not path.is_file():
+            raise WorkloadError(
+                f"transformer config {short_repr(str(config))}: no such file and no such preset; "
+                f"presets: {', '.join(presets())}"
+            )
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise WorkloadError(f"transformer config {str(path)!r}: not a JSON file ({e})") from None
+        name = path.stem
+    if not isinstance(config, Mapping):
+        raise WorkloadError(f"transformer config {short_repr(config)} must be a config.json path, a dict or a preset")
+    family = config.get("model_type")
+    if family is None:
+        family = "gpt2" if "n_embd" in config else "llama" if "hidden_size" in config else None
+    if family not in FAMILIES:
+        raise WorkloadError(
+            f"transformer config: model_type={short_repr(family)} is not a known family; known: {', '.join(FAMILIES)}"
+        )
+    spec = FAMILIES[family]
+
+    def field(quantity, *, default=None):
+        keys = spec["fields"].get(quantity, ())
+        for key in keys:
+            if key in config and config[key] is not None:
+                value = config[key]
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                    raise WorkloadError(f"{family} config: {key}={short_repr(value)} must be a whole number >= 1")
+                return int(value)
+        if default is not None:
+            return default
+        raise WorkloadError(f"{family} config: the field {keys[0]!r} is missing")
+
+    hidden = field("hidden")
+    heads = field("heads")
+    layers = field("layers")
+    vocab = field("vocab")
+    if family == "gpt2":
+        inner = config.get("n_inner")
+        intermediate = 4 * hidden if inner is None else _whole(family, "n_inner", inner)
+        kv_heads = heads
+    else:
+        intermediate = field("intermediate")
+        # absent or null: multi-head attention, one KV head per query head
+        kv_heads = config.get("num_key_value_heads")
+        kv_heads = heads if kv_heads is None else _whole(family, "num_key_value_heads", kv_heads)
+    if hidden % heads:
+        raise WorkloadError(f"{family} config: hidden size {hidden} is not divisible by the {heads} attention heads")
+    head_dim = _whole(family, "head_dim", config.get("head_dim") or hidden // heads)
+    if heads % kv_heads:
+        raise WorkloadError(
+            f"{family} config: num_key_value_heads={kv_heads} does not divide num_attention_heads={heads}"
+        )
+    experts = top_k = 0
+    if spec.get("moe") or "num_local_experts" in config:
+        for key in ("num_local_experts", "num_experts_per_tok"):
+            if key not in config:
+                raise WorkloadError(f"{family} config: the field {key!r} is missing (a mixture of experts needs it)")
+        experts = _whole(family, "num_local_experts", config["num_local_experts"])
+        top_k = _whole(family, "num_experts_per_tok", config["num_experts_per_tok"])
+        if top_k > experts:
+            raise WorkloadError(
+                f"{family} config: num_experts_per_tok={top_k} is more than num_local_experts={experts}"
+            )
+    return TransformerConfig(
+        family, hidden, heads, kv_heads, layers, intermediate, vocab, head_dim, spec["gated"], spec["rotary"],
+        experts, top_k, name,
+    )  # fmt: skip
+
+
+def _whole(family, key, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise WorkloadError(f"{family} config: {key}={short_repr(value)} must be a whole number >= 1")
+    return int(value)
+
+
+def _dtype(what, value) -> float:
+    key = str(value).strip().lower() if isinstance(value, str) else None
+    if key not in DTYPE_BYTES:
+        raise WorkloadError(f"{what}={short_repr(value)} is not a known dtype; known: {', '.join(DTYPE_BYTES)}")
+    return DTYPE_BYTES[key]
+
+
+def _size(what, value, *, low=1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise WorkloadError(f"{what}={short_repr(value)} must be a whole number")
+    if value < low:
+        raise WorkloadError(f"{what}={int(value)} must be >= {low}")
+    return int(value)
+
+
+def _times(*factors) -> str:
+    """The product of numbers and expressions as one expression (numbers folded into one factor)."""
+    number, names = 1, []
+    for f in factors:
+        if isinstance(f, str):
+            names.append(f if f.isidentifier() else f"({f})")
+        else:
+            number *= f
+    if number == 0:
+        return "0"
+    text = "*".join(names)
+    constant = repr(int(number)) if float(number).is_integer() else repr(float(number))
+    return f"{constant}*{text}" if text else constant
+
+
+@dataclass(frozen=True)
+class TransformerPass:
+    """What ``Workload.from_transformer`` builds a workload from: the phases (volumes in
+    ``params``), the machine (with a ``network`` level under tensor parallelism) and the fusion
+    groups (FlashAttention)."""
+
+    phases: list
+    machine: Machine
+    params: dict
+    fusion_groups: dict
+    config: TransformerConfig
+
+
+def transformer_phases(
+    config,
+    *,
+    batch: int,
+    seq: int,
+    stage: str = "prefill",
+    kv_len: int | None = None,
+    dtype: str = "fp16",
+    kv_dtype: str | None = None,
+    weight_dtype: str | None = None,
+    flash_attention: bool = False,
+    tensor_parallel: int = 1,
+    machine: Machine | None = None,
+    counts: str = "einsum",
+    layers: str = "count",
+    interconnect: float | None = None,
+) -> TransformerPass:
+    """The phases of one forward pass (``stage="prefill"`` or ``"decode"``) of a transformer
+    given by its config; see the module docstring for what each phase counts. Every bad input is
+    refused (``WorkloadError``) before any phase is built."""
+    cfg = read_config(config)
+    if stage not in STAGES:
+        raise WorkloadError(f"stage={short_repr(stage)} must be one of {', '.join(STAGES)}")
+    if counts not in COUNTS:
+        raise WorkloadError(f"counts={short_repr(counts)} must be one of {', '.join(COUNTS)}")
+    if layers not in LAYERS:
+        raise WorkloadError(f"layers={short_repr(layers)} must be one of {', '.join(LAYERS)}")
+    batch = _size("batch", batch)
+    seq = _size("seq", seq)
+    if stage == "decode":
+        kv_len = seq if kv_len is None else _size("kv_len", kv_len)
+    elif kv_len is not None:
+        raise WorkloadError("kv_len is for stage='decode'; prefill attends to its own seq tokens")
+    a = _dtype("dtype", dtype)
+    c = _dtype("kv_dtype", dtype if kv_dtype is None else kv_dtype)
+    w = _dtype("weight_dtype", dtype if weight_dtype is None else weight_dtype)
+    if not isinstance(flash_attention, bool):
+        raise WorkloadError(f"flash_attention={short_repr(flash_attention)} must be True or False")
+    tp = _size("tensor_parallel", tensor_parallel)
+    for what, total in (
+        ("num_attention_heads", cfg.heads),
+        ("num_key_value_heads", cfg.kv_heads),
+        ("intermediate size", cfg.intermediate),
+    ):
+        if total % tp:
+            raise WorkloadError(f"{cfg.family} config: tensor_parallel={tp} does not divide {what}={total}")
+    if machine is None:
+        machine = DEFAULT_MACHINE
+    if not isinstance(machine, Machine):
+        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
+    if tp > 1 and NETWORK not in machine.level_names:
+        bandwidth = INTERCONNECT if interconnect is None else interconnect
+        machine = Machine(
+            peak_compute=machine.peak_compute,
+            levels={NETWORK: bandwidth, **dict(machine.memory_levels)},
+            name=machine.name,
+            compute_name=machine.compute_name,
+            ops_unit=machine.ops_unit,
+            bytes_unit=machine.bytes_unit,
+            time_unit=machine.time_unit,
+            ceilings=machine.ceilings,
+        )
+    layer = _layer_ops(cfg, stage, a, c, w, tp, counts)
+    count = cfg.layers if layers == "count" else 1
+    copies = [""] if layers == "count" else [f"L{i}." for i in range(cfg.layers)]
+    phases, groups = [], {}
+    for k, prefix in enumerate(copies):
+        inputs = {"X": copies[k - 1] + "Y" if k else "X"}
+        for op in layer:
+            phases.append(op.phase(prefix, count, inputs))
+        if flash_attention:
+            groups[f"{prefix}attention"] = [f"{prefix}{n}" for n in ("qk_matmul", "softmax", "sv_matmul")]
+    last = copies[-1] + "Y"
+    for op in _head_ops(cfg, stage, a, w, tp, counts):
+        phases.append(op.phase("", 1, {"Y": last}))
+    params = {"batch": batch, "seq": seq} if stage == "prefill" else {"batch": batch, "kv_len": kv_len}
+    return TransformerPass(phases, machine, params, groups, cfg)
+
+
+@dataclass(frozen=True)
+class _Op:
+    name: str
+    ops: object
+    reads: tuple
+    writes: tuple
+    after: tuple = ()
+    network: object = None  # bytes on the network resource (an all-reduce)
+
+    def phase(self, prefix: str, count: int, rename: Mapping[str, str]) -> Phase:
+        def tensor(t):
+            return rename.get(t, prefix + t)
+
+        def scaled(v):
+            return _times(count, v) if count != 1 else v
+
+        reads = {tensor(t): scaled(v) for t, v in self.reads}
+        writes = {tensor(t): scaled(v) for t, v in self.writes}
+        extra = {}
+        if self.network is not None:
+            extra["bytes"] = {NETWORK: scaled(self.network)}
+        return Phase(
+            prefix + self.name,
+            ops=scaled(self.ops),
+            reads=reads,
+            writes=writes,
+            after=tuple(prefix + n for n in self.after),
+            **extra,
+        )
+
+
+def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
+    """One decoder layer's operations, volumes in the parameters ``batch`` and ``seq``/``kv_len``."""
+    viewer = counts == "llm-viewer"
+    h, d = cfg.hidden, cfg.head_dim
+    nq, nkv, f = cfg.heads // tp, cfg.kv_heads // tp, cfg.intermediate // tp
+    T = "batch*seq" if stage == "prefill" else "batch"  # tokens this pass runs
+    K = "seq" if stage == "prefill" else "kv_len"  # tokens each one attends to
+    kv_tokens = "batch*seq" if stage == "prefill" else "batch*kv_len"
+    ops = []
+
+    def op(name, n_ops, reads, writes, **kw):
+        ops.append(_Op(name, n_ops, tuple(reads.items()), tuple(writes.items()), **kw))
+
+    def linear(name, src, dst, k, n, out_bytes, rows=T, weights=1):
+        op(
+            name,
+            _times(2, rows, k, n),
+            {src: _times(rows, k, a), f"W_{name}": _times(weights, k, n, w)},
+            {dst: _times(rows, n, out_bytes)},
+        )
+
+    op("attn_norm", _times(7, T, h), {"X": _times(T, h, a)}, {"N1": _times(T, h, a)})
+    rope = cfg.rotary and not viewer
+    linear("q_proj", "N1", "Q", h, nq * d, a)
+    # the new tokens' K (and V) are the cache append: at kv_dtype, unless a rotary embedding follows
+    linear("k_proj", "N1", "K", h, nkv * d, a if rope else c)
+    linear("v_proj", "N1", "V", h, nkv * d, c)
+    q, k_new = "Q", "K"
+    if rope:
+        op(
+            "rope",
+            _times(3, T, (nq + nkv) * d),
+            {"Q": _times(T, nq * d, a), "K": _times(T, nkv * d, a)},
+            {"Qr": _times(T, nq * d, a), "Kr": _times(T, nkv * d, c)},
+        )
+        q, k_new = "Qr", "Kr"
+    keys, values = (k_new, "V") if stage == "prefill" else ("Kcache", "Vcache")
+    cache_after = () if stage == "prefill" else (("rope",) if rope else ("k_proj",))
+    kv_read = _times(kv_tokens, nkv * d, c)
+    if viewer and stage == "prefill":
+        q_read = _times(T, nkv * d, c)  # LLM-Viewer counts Q like K
+    else:
+        q_read = _times(T, nq * d, a)
+    scores = _times(T, nq, K, a)
+    op("qk_matmul", _times(2, T, nq, K, d), {q: q_read, keys: kv_read}, {"S": scores}, after=cache_after)
+    op("softmax", _times(5, T, nq, K), {"S": scores}, {"P": scores})
+    op(
+        "sv_matmul",
+        _times(2, T, nq, K, d),
+        {"P": scores, values: kv_read},
+        {"O": _times(T, nq * d, a)},
+        after=() if stage == "prefill" else ("v_proj",),
+    )
+    linear("out_proj", "O", "A", nq * d, h, a)
+    attn_out = "A"
+    if tp > 1:
+        ops.append(_allreduce("attn_allreduce", "A", "Ar", T, h, a, tp))
+        attn_out = "Ar"
+    residual = {attn_out: _times(T, h, a)} if viewer else {"X": _times(T, h, a), attn_out: _times(T, h, a)}
+    op("attn_add", _times(T, h), residual, {"H1": _times(T, h, a)}, after=("attn_norm",) if viewer else ())
+    op("mlp_norm", _times(7, T, h), {"H1": _times(T, h, a)}, {"N2": _times(T, h, a)})
+    act_width = h if viewer else f
+    if cfg.experts:
+        E, top = cfg.experts, cfg.top_k
+        rows = f"{T}*{top}"  # token copies routed to experts
+        used = f"min({E}, {T}*{top})"  # experts whose weights are read
+        op(
+            "router",
+            _times(2, T, h, E),
+            {"N2": _times(T, h, a), "W_router": _times(h, E, w)},
+            {"R": _times(T, E, a)},
+        )
+        linear("gate_proj", "N2", "G", h, f, a, rows=rows, weights=used)
+        linear("up_proj", "N2", "U", h, f, a, rows=rows, weights=used)
+        op(
+            "mlp_act",
+            _times(2, rows, act_width),
+            {"G": _times(rows, act_width, a), "U": _times(rows, act_width, a)},
+            {"M": _times(rows, act_width, a)},
+        )
+        linear("down_proj", "M", "De", f, h, a, rows=rows, weights=used)
+        op(
+            "combine",
+            _times(2, rows, h),
+            {"De": _times(rows, h, a), "R": _times(T, E, a)},
+            {"D": _times(T, h, a)},
+        )
+    elif cfg.gated:
+        linear("gate_proj", "N2", "G", h, f, a)
+        linear("up_proj", "N2", "U", h, f, a)
+        op(
+            "mlp_act",
+            _times(2, T, act_width),
+            {"G": _times(T, act_width, a), "U": _times(T, act_width, a)},
+            {"M": _times(T, act_width, a)},
+        )
+        linear("down_proj", "M", "D", f, h, a)
+    else:
+        linear("up_proj", "N2", "U", h, f, a)
+        op("mlp_act", _times(2, T, act_width), {"U": _times(T, act_width, a)}, {"M": _times(T, act_width, a)})
+        linear("down_proj", "M", "D", f, h, a)
+    mlp_out = "D"
+    if tp > 1:
+        ops.append(_allreduce("mlp_allreduce", "D", "Dr", T, h, a, tp))
+        mlp_out = "Dr"
+    residual = {mlp_out: _times(T, h, a)} if viewer else {"H1": _times(T, h, a), mlp_out: _times(T, h, a)}
+    op("mlp_add", _times(T, h), residual, {"Y": _times(T, h, a)}, after=("attn_add",) if viewer else ())
+    return ops
+
+
+def _allreduce(name, src, dst, T, h, a, tp):
+    """A ring all-reduce of ``T·h`` activations over ``tp`` devices: each sends (and receives)
+    ``2·(tp-1)/tp`` of them, and adds ``(tp-1)/tp`` of them."""
+    share = (tp - 1) / tp
+    return _Op(
+        name,
+        _times(share, T, h),
+        ((src, _times(T, h, a)),),
+        ((dst, _times(T, h, a)),),
+        network=_times(2 * share, T, h, a),
+    )
+
+
+def _head_ops(cfg: TransformerConfig, stage, a, w, tp, counts) -> list[_Op]:
+    """The LM head after the last layer (on the last position of each sequence)."""
+    h, vocab = cfg.hidden, cfg.vocab // tp if cfg.vocab % tp == 0 else math.ceil(cfg.vocab / tp)
+    if counts == "llm-viewer":
+        return [
+            _Op(
+                "lm_head",
+                _times("batch", h, vocab),
+                (("Y", _times(h, a)), ("W_lm_head", _times(h, vocab, w))),
+                (("logits", _times(vocab, a)),),
+            )
+        ]
+    rows = "batch"
+    return [
+        _Op("final_norm", _times(7, rows, h), (("Y", _times(rows, h, a)),), (("Nf", _times(rows, h, a)),)),
+        _Op(
+            "lm_head",
+            _times(2, rows, h, vocab),
+            (("Nf", _times(rows, h, a)), ("W_lm_head", _times(h, vocab, w))),
+            (("logits", _times(rows, vocab, a)),),
+        ),
+    ]
+
+
+def side_by_side(workloads: Mapping[str, object]):
+    """Workloads as one, with no dependency between them: ``{"prefill": p, "decode": d}`` gives
+    phases ``prefill.q_proj`` … ``decode.lm_head`` on the first workload's machine, at each one's
+    current parameter values (numbers: the parts' parameters may share names). Sequential, they
+    run one after the other; pipelined (``schedule(tiles=n, pipeline=True)``) their tiles run at the
+    same time — a prefill cut into ``n`` chunks beside a decode batch, as chunked prefill serves
+    them — and the diagram shows the resources they oversubscribe together and what throttling
+    makes of it. Fusion groups carry over."""
+    if not isinstance(workloads, Mapping) or not workloads:
+        raise WorkloadError(f"side_by_side takes {{label: Workload}}, got {short_repr(workloads)}")
+    # the parts' own class builds the whole: this module sits below workload.py and does not import it
+    workload_class = type(next(iter(workloads.values())))
+    if not hasattr(workload_class, "from_transformer"):
+        raise WorkloadError(f"side_by_side takes {{label: Workload}}, got {short_repr(workloads)}")
+    phases, groups, machine = [], {}, None
+    for label, w in workloads.items():
+        if type(w) is not workload_class:
+            raise WorkloadError(f"side_by_side: {short_repr(label)} is {short_repr(w)}, not a Workload")
+        machine = machine or w.machine
+        a = w.arrays
+        levels = w.machine.level_names
+        for i, name in enumerate(w.names):
+            reads, writes = w.tensors[i]
+            producers = w.producers[1][w.producers[0][i] : w.producers[0][i + 1]]
+            per_level = {
+                lv: float(a.level_bytes[i, k])
+                for k, lv in enumerate(levels)
+                if a.level_bytes[i, k] == a.level_bytes[i, k]
+            }
+            phases.append(
+                Phase(
+                    f"{label}.{name}",
+                    ops=float(a.ops[i]),
+                    bytes=per_level if len(levels) > 1 else None,
+                    reads={f"{label}.{t}": b for t, b in reads.items()},
+                    writes={f"{label}.{t}": b for t, b in writes.items()},
+                    after=tuple(f"{label}.{w.names[j]}" for j in producers),
+                )
+            )
+        for g, group in enumerate(w.fusion_groups):
+            groups[f"{label}.{group}"] = [f"{label}.{w.names[i]}" for i in range(len(w)) if w.fusion_group[i] == g]
+    combined = workload_class(phases, machine=machine)
+    return combined.fuse(groups) if groups else combined

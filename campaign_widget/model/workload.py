@@ -1,0 +1,990 @@
+"""A workload: phases on a machine, with every per-phase quantity of design.md §2 as arrays.
+
+A ``Workload`` is a frozen value: every variant (another machine, other settings, fused, other
+parameter values) is a new workload made through one copy path, ``Workload._replace``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
+
+from ..errors import UtilizationAboveOneWarning, WorkloadError, short_repr
+from .einsum import einsum_phases, parse_all
+from .expr import ExpressionError, evaluate, parse, resolve_sizes
+from .fusion import fuse, fused_bytes
+from .graph import csr, topological_order
+from .import_report import ImportReport
+from .machine import Machine
+from .phase import LARGEST, SMALLEST, Phase, check_name
+from .schedule import build_schedule
+from .settings import Settings, checked_settings
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+
+    from .einsum import Einsum
+    from .schedule import Schedule
+
+BOUND_NAMES = ("compute", "memory", "balanced")
+BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
+_TIE_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class PhaseArrays:
+    """Per-phase quantities in topological order (design.md §2), as numpy arrays."""
+
+    duration: np.ndarray
+    compute_util: np.ndarray
+    memory_util: np.ndarray
+    ops: np.ndarray
+    bytes: np.ndarray
+    intensity: np.ndarray
+    t_sol: np.ndarray
+    bound: np.ndarray  # uint8 codes into BOUND_NAMES
+    efficiency: np.ndarray
+    # design.md §8: one column per memory level (the machine's order, nearest first; NaN = unknown)
+    level_bytes: np.ndarray  # (phases, levels)
+    level_util: np.ndarray  # (phases, levels)
+    bound_resource: np.ndarray  # the bounding resource by name: compute, a level's name, or "balanced"
+
+
+_SLOTS = (
+    "_names",
+    "_measured",
+    "_ops",
+    "_logical_bytes",
+    "_tileable",
+    "_producers",
+    "_reads",
+    "_writes",
+    "_fusion_groups",
+    "_fusion_group",
+    "_fusion_kind",
+    "_machine",
+    "_settings",
+    "_params",
+    "_symbolic",
+    "_einsum_source",
+    "_import_report",
+    "_predicted",
+    "_near_given",
+    "_near_bytes",
+    "_far_unknown",
+    "_bytes",
+    "_arrays",
+)
+
+
+class Workload:
+    """Phases on a machine, validated and in dependency order. A frozen value.
+
+    >>> from campaign_widget import Workload, Phase
+    >>> w = Workload([Phase("A", duration=3, compute_util=0.7, memory_util=0.25),
+    ...               Phase("B", duration=10, compute_util=0.2, memory_util=0.9, after=["A"])])
+    >>> float(w.schedule().makespan)
+    13.0
+
+    Volumes may be expressions in named parameters (design.md §7); ``with_params`` re-evaluates:
+
+    >>> g = Workload([Phase("gemm", ops="2*M*N*K", reads={"A": "4*M*K", "B": "4*K*N"}, writes={"C": "4*M*N"})],
+    ...              machine=Machine(1e12, 1e11), params={"M": 64, "N": 64, "K": 64})
+    >>> float(g.arrays.ops[0]), float(g.with_params(M=128).arrays.ops[0])
+    (524288.0, 1048576.0)
+    """
+
+    __slots__ = _SLOTS
+
+    def __init__(
+        self,
+        phases: Iterable[Phase],
+        machine: Machine | None = None,
+        settings: Mapping | None = None,
+        *,
+        params: Mapping[str, int] | None = None,
+    ) -> None:
+        phases = list(phases)
+        if not phases:
+            raise WorkloadError("empty workload: give at least one Phase")
+        for p in phases:
+            if not isinstance(p, Phase):
+                raise TypeError(f"Workload takes Phase objects, got {short_repr(p)}")
+        _check_machine(machine)
+        names = [p.name for p in phases]
+        _check_unique(names)
+        after = _with_tensor_dependencies(phases)
+        params = _checked_params(params)
+        far_bytes, far_util, near = _split_levels(phases, (machine or Machine.unit()).level_names)
+        symbolic = None
+        if params or any(p.symbolic for p in phases):
+            symbolic = tuple((p.ops, b, p.reads, p.writes) for p, b in zip(phases, far_bytes))
+            ops, bytes_, reads, writes = _evaluate_phases(names, symbolic, params)
+        else:
+            ops, bytes_ = _column(phases, "ops"), _numbers(far_bytes)
+            reads, writes = [p.reads for p in phases], [p.writes for p in phases]
+        self._build(
+            names,
+            duration=_column(phases, "duration"),
+            compute_util=_column(phases, "compute_util"),
+            memory_util=_numbers(far_util),
+            near=near,
+            ops=ops,
+            bytes_=bytes_,
+            after=after,
+            tileable=np.array([p.tileable for p in phases], dtype=bool),
+            machine=machine,
+            reads=reads,
+            writes=writes,
+            settings=settings,
+            params=params,
+            symbolic=symbolic,
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        names: Sequence[str],
+        *,
+        duration: npt.ArrayLike | None = None,
+        compute_util: npt.ArrayLike | None = None,
+        memory_util: npt.ArrayLike | None = None,
+        ops: npt.ArrayLike | None = None,
+        bytes: npt.ArrayLike | None = None,
+        after: Sequence[Sequence[str]] | None = None,
+        tileable: Sequence[bool] | np.ndarray | None = None,
+        machine: Machine | None = None,
+        settings: Mapping | None = None,
+        level_bytes: Mapping[str, npt.ArrayLike] | None = None,
+    ) -> Workload:
+        """Build a workload from columns (one entry per phase); NaN marks a value not given.
+
+        The fast path for large workloads: validation is vectorized over phases. ``level_bytes``
+        maps a nearer memory level of ``machine`` to its bytes per phase (design.md §8; NaN: unknown);
+        ``bytes`` is the farthest level's.
+        """
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise TypeError(f"names={short_repr(names)} must be a list of phase names")
+        names = list(names)
+        for name in names:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"phase name {short_repr(name)} must be a non-empty string")
+            check_name("phase name", name)
+        if not names:
+            raise WorkloadError("empty workload: give at least one phase")
+        _check_unique(names)
+        n = len(names)
+
+        def col(key: str, values: npt.ArrayLike | None) -> np.ndarray:
+            if values is None:
+                return np.full(n, np.nan)
+            try:
+                arr = np.asarray(values, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                raise TypeError(f"{key} must be numbers, one per phase") from None
+            if arr.shape != (n,):
+                raise WorkloadError(f"{key} has {arr.size} values for {n} phases")
+            return arr
+
+        cols = {
+            k: col(k, v)
+            for k, v in (
+                ("duration", duration),
+                ("compute_util", compute_util),
+                ("memory_util", memory_util),
+                ("ops", ops),
+                ("bytes", bytes),
+            )
+        }
+        for key, arr in cols.items():
+            low = SMALLEST if key == "duration" else 0.0
+            bad = np.flatnonzero(np.isinf(arr) | (arr < 0) | (arr > LARGEST) | ((arr > 0) & (arr < low)))
+            if bad.size:
+                i = int(bad[0])
+                raise WorkloadError(
+                    f"phase {short_repr(names[i])}: {key}={arr[i]!r} must be finite and within [{low:g}, {LARGEST:g}]"
+                )
+        for key, given in (("after", after), ("tileable", tileable)):
+            if given is not None and len(given) != n:
+                raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
+        if after is not None:
+            for name, producers in zip(names, after):
+                if isinstance(producers, str) or not isinstance(producers, Iterable):
+                    raise TypeError(
+                        f"phase {short_repr(name)}: after={short_repr(producers)} must be a list of phase names"
+                    )
+        if tileable is not None:
+            tileable = np.asarray(tileable)
+            if tileable.dtype != bool:
+                raise TypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
+        near = {}
+        for level, values in (level_bytes or {}).items():
+            column = col(f"level_bytes[{level!r}]", values)
+            bad = np.flatnonzero(np.isinf(column) | (column < 0) | (column > LARGEST))
+            if bad.size:
+                i = int(bad[0])
+                raise WorkloadError(
+                    f"phase {short_repr(names[i])}: bytes[{level!r}]={column[i]!r} must be finite and >= 0"
+                )
+            near[level] = [(None if np.isnan(v) else float(v), None) for v in column]
+        if near:
+            levels = (machine or Machine.unit()).level_names
+            for level in near:
+                if level not in levels[:-1]:
+                    raise WorkloadError(
+                        f"level_bytes names {level!r}, which is not one of the machine's nearer memory levels "
+                        f"({', '.join(levels[:-1]) or 'it has one level'})"
+                    )
+        self = cls.__new__(cls)
+        self._build(
+            names,
+            near=near,
+            duration=cols["duration"],
+            compute_util=cols["compute_util"],
+            memory_util=cols["memory_util"],
+            ops=cols["ops"],
+            bytes_=cols["bytes"],
+            after=[tuple(a) for a in after] if after is not None else [()] * n,
+            tileable=np.ones(n, bool) if tileable is None else tileable,
+            machine=machine,
+            settings=settings,
+        )
+        return self
+
+    @classmethod
+    def from_einsums(
+        cls,
+        einsums: Mapping[str, Any] | Sequence[Any],
+        sizes: Mapping[str, int | str],
+        *,
+        machine: Machine,
+        element_bytes: int | Mapping[str, int] = 4,
+        mac_ops: float = 2,
+        params: Mapping[str, int] | None = None,
+        settings: Mapping | None = None,
+    ) -> Workload:
+        """Phases from Einsums (see ``campaign_widget.model.einsum``): ops = the work of each Einsum,
+        bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
+
+        Sizes may be expressions in ``params`` (``{"m": "B*S"}``, design.md §7); ``with_params``
+        re-evaluates them.
+
+        >>> from campaign_widget import Machine
+        >>> w = Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": 64, "n": 64, "k": 64},
+        ...                           machine=Machine(peak_compute=1e12, peak_bandwidth=1e11))
+        >>> float(w.arrays.ops[0]), float(w.arrays.bytes[0])   # 2·64³ ops, three 64² fp32 matrices
+        (524288.0, 49152.0)
+        >>> s = Workload.from_einsums({"gemm": "Z[m,n] = A[m,k] * B[k,n]"}, {"m": "B*S", "n": 64, "k": 64},
+        ...                           params={"B": 2, "S": 32}, machine=Machine(1e12, 1e11))
+        >>> s.sizes["m"], s.with_params(S=64).sizes["m"]
+        (64, 128)
+        """
+        params = _checked_params(params)
+        if not isinstance(sizes, Mapping):
+            raise TypeError(f"sizes={short_repr(sizes)} must map index names to sizes")
+        resolve_sizes(sizes, params)  # every size a positive whole number, unknown parameters listed at once
+        parsed = parse_all(einsums)
+        phases = einsum_phases(parsed, sizes, element_bytes=element_bytes, mac_ops=mac_ops)
+        workload = cls(phases, machine=machine, settings=settings, params=params)
+        source = {"einsums": {e.name: e for e in parsed}, "sizes": dict(sizes), "element_bytes": element_bytes}
+        return workload._replace(_einsum_source=source)
+
+    @classmethod
+    def from_transformer(cls, config: Any, **options: Any) -> Workload:
+        """Prefill or decode of a transformer from its ``config.json`` (a path, a dict or a preset name):
+        ``Workload.from_transformer("llama-3-8b", batch=8, seq=2048, stage="decode", machine=m)``.
+        ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.model.transformer``."""
+        from .transformer import transformer_phases
+
+        built = transformer_phases(config, **options)
+        workload = cls(built.phases, machine=built.machine, params=built.params)
+        return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _build(
+        self,
+        names: Sequence[str],
+        *,
+        duration: np.ndarray,
+        compute_util: np.ndarray,
+        memory_util: np.ndarray,
+        ops: np.ndarray,
+        bytes_: np.ndarray,
+        after: Sequence[Sequence[str]],
+        tileable: npt.ArrayLike,
+        machine: Machine | None,
+        near: Mapping[str, Sequence[tuple[Any, Any]]] | None = None,
+        reads: Sequence[Iterable[tuple[str, float]]] | None = None,
+        writes: Sequence[Iterable[tuple[str, float]]] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        params: Mapping[str, int] | None = None,
+        symbolic: Sequence[tuple[Any, Any, Any, Any]] | None = None,
+    ) -> None:
+        near = dict(near or {})
+        near_bytes_given = np.array([[b is not None for b, _ in v] for v in near.values()], bool).reshape(
+            -1, len(names)
+        )
+        near_util_given = np.array([[u is not None for _, u in v] for v in near.values()], bool).reshape(-1, len(names))
+        given_util = ~np.isnan(compute_util) | ~np.isnan(memory_util) | near_util_given.any(axis=0)
+        given_volume = ~np.isnan(ops) | ~np.isnan(bytes_) | near_bytes_given.any(axis=0)
+        measured = ~np.isnan(duration)
+        _require(
+            names,
+            given_util | given_volume,
+            "duration",
+            "neither utilizations nor volumes given: pass duration= with compute_util=/memory_util=, "
+            "or ops= and bytes=",
+            duration,
+        )
+        _require(
+            names,
+            ~given_util | measured,
+            "duration",
+            "is required when utilizations are given (they are rates over a duration)",
+            duration,
+        )
+        _require(names, ~measured | (duration > 0), "duration", "must be > 0", duration)
+        _check_machine(machine)
+        if machine is None:
+            timed = ~given_volume | measured
+            _require(
+                names,
+                timed,
+                "ops",
+                "is a volume but the workload has no machine to time it: pass machine=Machine(...) "
+                "or a measured duration=",
+                ops,
+            )
+            machine = Machine.unit()
+
+        order = topological_order(names, list(after))
+        P, BW = machine.peak_compute, machine.peak_bandwidth
+        dur = duration[order]
+        with np.errstate(over="ignore"):
+            ops_ = np.where(
+                np.isnan(ops[order]), np.nan_to_num(compute_util[order]) * P * np.nan_to_num(dur), ops[order]
+            )
+            bytes_o = np.where(
+                np.isnan(bytes_[order]), np.nan_to_num(memory_util[order]) * BW * np.nan_to_num(dur), bytes_[order]
+            )
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        index = {name: i for i, name in enumerate(names)}
+        producer_lists = [sorted(int(position[index[p]]) for p in after[i]) for i in order]
+        n = len(order)
+        set_ = object.__setattr__
+        set_(self, "_names", tuple(names[i] for i in order))
+        set_(self, "_measured", _frozen(dur))
+        set_(self, "_ops", _frozen(np.nan_to_num(ops_)))
+        set_(self, "_logical_bytes", _frozen(np.nan_to_num(bytes_o)))
+        set_(self, "_tileable", _frozen(np.asarray(tileable, bool)[order]))
+        set_(self, "_producers", tuple(_frozen(a) for a in csr(producer_lists)))
+        set_(self, "_reads", tuple(tuple(reads[i]) for i in order) if reads is not None else ((),) * n)
+        set_(self, "_writes", tuple(tuple(writes[i]) for i in order) if writes is not None else ((),) * n)
+        set_(self, "_fusion_groups", ())
+        set_(self, "_fusion_group", _frozen(np.full(n, -1, dtype=np.int64)))
+        set_(self, "_fusion_kind", None)
+        set_(self, "_machine", machine)
+        set_(self, "_settings", checked_settings(settings))
+        set_(self, "_params", dict(params or {}))
+        set_(self, "_symbolic", tuple(symbolic[i] for i in order) if symbolic is not None else None)
+        set_(self, "_einsum_source", None)
+        set_(self, "_import_report", None)
+        set_(self, "_predicted", {})
+        set_(self, "_near_given", _near_in_order(names, near, order, machine, dur))
+        set_(self, "_near_bytes", _near_arrays(self._names, self._near_given, self._params))
+        far_unknown = np.isnan(bytes_[order]) & np.isnan(memory_util[order]) & given_volume[order] & bool(near)
+        set_(self, "_far_unknown", _frozen(far_unknown) if far_unknown.any() else None)
+        self._derive()
+        self._warn_above_one()
+
+    def _replace(self, **changes: Any) -> Workload:
+        """The one copy path: a new workload with some fields changed and everything derived anew."""
+        unknown = set(changes) - set(_SLOTS)
+        if unknown:
+            raise TypeError(f"Workload has no fields {sorted(unknown)}")
+        other = Workload.__new__(Workload)
+        for slot in _SLOTS:
+            value = changes[slot] if slot in changes else getattr(self, slot)
+            object.__setattr__(other, slot, value)
+        other._derive()
+        return other
+
+    def _level_bytes(self) -> np.ndarray:
+        """Bytes per memory level, (phases, levels), NaN where unknown; the farthest level's column
+        is the effective bytes (logical, fused or predicted)."""
+        names = self._machine.level_names
+        out = np.full((len(self._names), len(names)), np.nan)
+        out[:, -1] = self._bytes
+        if self._far_unknown is not None:
+            out[self._far_unknown, -1] = np.nan
+        for level, values in self._near_given.items():
+            if level not in names[:-1]:
+                i = next(k for k, v in enumerate(values) if v is not None)
+                machine = f"machine {self._machine.name!r}" if self._machine.name else "the machine"
+                raise WorkloadError(
+                    f"phase {short_repr(self._names[i])}: bytes for memory level {level!r}, but {machine} has no such level "
+                    f"nearer to compute than its farthest ({names[-1]!r}); its levels are {', '.join(names)}"
+                )
+            out[:, names.index(level)] = self._near_bytes[level]
+        for i, prediction in self._predicted.items():
+            for level, value in prediction.get("level_bytes", {}).items():
+                out[i, names.index(level)] = value
+        return out
+
+    def _derive(self) -> None:
+        """Effective bytes (logical → fused → predicted) and every per-phase quantity of design.md §2."""
+        bytes_ = self._logical_bytes
+        if self._fusion_kind == "fused":
+            bytes_ = fused_bytes(self.tensors, bytes_, _full_groups(self._fusion_group))
+        if self._predicted:
+            bytes_ = bytes_.copy()
+            for i, prediction in self._predicted.items():
+                bytes_[i] = prediction["bytes"]
+        object.__setattr__(self, "_bytes", _frozen(bytes_))
+        machine = self._machine
+        P, BW = machine.peak_compute, machine.peak_bandwidth
+        level_bytes = self._level_bytes()
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t_compute = self._ops / P
+            t_levels = level_bytes / np.array(machine.bandwidths)  # NaN where a level is unknown
+            t_memory = np.fmax.reduce(t_levels, axis=1) if len(machine.levels) else self._bytes / BW
+            t_memory = np.nan_to_num(t_memory)
+            t_sol = np.maximum(t_compute, t_memory)
+            duration = np.where(np.isnan(self._measured), t_sol, self._measured)
+            compute_util = np.where(duration > 0, t_compute / duration, 0.0)
+            memory_util = np.where(duration > 0, np.nan_to_num(t_levels[:, -1]) / duration, 0.0)  # unknown: no demand
+            level_util = np.where(duration[:, None] > 0, t_levels / duration[:, None], np.nan)
+            level_util[np.isnan(t_levels)] = np.nan
+            intensity = np.where(self._bytes > 0, self._ops / self._bytes, np.where(self._ops > 0, np.inf, np.nan))
+            efficiency = np.where(duration > 0, t_sol / duration, 0.0)
+        balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
+        bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
+        bound_level = np.argmax(np.nan_to_num(t_levels, nan=-1.0), axis=1)
+        resource = np.array(machine.level_names, dtype=object)[bound_level]
+        resource[bound == BOUND_COMPUTE] = machine.compute_name
+        resource[bound == BOUND_BALANCED] = "balanced"
+        arrays = PhaseArrays(
+            duration=_frozen(duration),
+            compute_util=_frozen(compute_util),
+            memory_util=_frozen(memory_util),
+            ops=self._ops,
+            bytes=self._bytes,
+            intensity=_frozen(intensity),
+            t_sol=_frozen(t_sol),
+            bound=_frozen(bound.astype(np.uint8)),
+            efficiency=_frozen(efficiency),
+            level_bytes=_frozen(level_bytes),
+            level_util=_frozen(level_util),
+            bound_resource=_frozen(resource),
+        )
+        object.__setattr__(self, "_arrays", arrays)
+        zero = np.flatnonzero(~(duration > 0))
+        tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
+        if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
+            i = int(tiny[0] if tiny.size else zero[0])
+            raise WorkloadError(
+                f"phase {short_repr(self._names[i])}: its duration on this machine is {float(duration[i])!r} "
+                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range"
+            )
+        if zero.size:
+            i = int(zero[0])
+            if not np.isfinite(duration[i]) and duration[i] != 0:
+                raise WorkloadError(
+                    f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
+                    f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
+                    f"{P!r} and {BW!r}); the numbers are out of range"
+                )
+            raise WorkloadError(
+                f"phase {short_repr(self._names[i])}: ops=0 and bytes=0 with no duration: the phase does "
+                "no work; give it volumes or a measured duration"
+            )
+        bad = np.flatnonzero(~np.isfinite(duration))
+        if bad.size:
+            i = int(bad[0])
+            raise WorkloadError(
+                f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
+                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
+                f"{BW!r}); the numbers are out of range"
+            )
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(
+            f"a Workload is immutable: {short_repr(name)} cannot be set; make a new one with with_machine(), "
+            "with_peaks(), with_settings(), with_params() or fuse()"
+        )
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"a Workload is immutable: {short_repr(name)} cannot be deleted")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {slot: getattr(self, slot) for slot in _SLOTS}
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        for slot in _SLOTS:
+            object.__setattr__(self, slot, state[slot])
+
+    def utilization_warnings(self) -> list[str]:
+        """One line per measured phase whose utilization exceeds 1 on this machine."""
+        a = self._arrays
+        lines = []
+        for label, util in (("compute", a.compute_util), ("memory", a.memory_util)):
+            for i in np.flatnonzero(util > 1 + 1e-12)[:50]:
+                lines.append(
+                    f"phase {short_repr(self._names[i])}: {label} utilization {util[i]:.4g} > 1 "
+                    "(measured: the peaks or the counters are off)"
+                )
+        return lines
+
+    def _warn_above_one(self) -> None:
+        for line in self.utilization_warnings():
+            warnings.warn(line, UtilizationAboveOneWarning, stacklevel=4)
+
+    # -- derived workloads -----------------------------------------------------------------------
+
+    def with_machine(self, machine: Machine) -> Workload:
+        """The same phases (same volumes, same measured durations) on another machine."""
+        if not isinstance(machine, Machine):
+            raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
+        return self._replace(_machine=machine)
+
+    def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Workload:
+        """The same phases on this machine with other peaks."""
+        return self.with_machine(self._machine.with_peaks(peak_compute, peak_bandwidth))
+
+    def with_settings(self, **settings: Any) -> Workload:
+        """The same workload with other default schedule settings."""
+        return self._replace(_settings={**self._settings, **checked_settings(settings)})
+
+    def with_params(self, **values: int) -> Workload:
+        """The workload re-evaluated with new values of some parameters (ops, bytes, tensors, durations)."""
+        if not self._params:
+            raise WorkloadError(
+                "this workload has no parameters; give sizes as expressions with params= "
+                "(e.g. Workload.from_einsums(..., sizes={'m': 'B*S'}, params={'B': 8, 'S': 2048}))"
+            )
+        unknown = sorted(set(values) - set(self._params))
+        if unknown:
+            raise WorkloadError(f"unknown parameters {unknown}; this workload's parameters are {sorted(self._params)}")
+        params = {**self._params, **_checked_params(values)}
+        if self._einsum_source is not None:
+            resolve_sizes(self._einsum_source["sizes"], params)
+        ops, logical, reads, writes = _evaluate_phases(self._names, self._symbolic, params)
+        unmeasured = np.isnan(self._measured)
+        ops = np.where(np.isnan(ops) & ~unmeasured, self._ops, np.nan_to_num(ops))
+        logical = np.where(np.isnan(logical) & ~unmeasured, self._logical_bytes, np.nan_to_num(logical))
+        return self._replace(
+            _params=params,
+            _ops=_frozen(ops),
+            _logical_bytes=_frozen(logical),
+            _reads=tuple(reads),
+            _writes=tuple(writes),
+            _near_bytes=_near_arrays(self._names, self._near_given, params),
+            _predicted={},
+        )
+
+    def fuse(self, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
+        """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
+        move no bytes; analytical durations follow. See ``campaign_widget.model.fusion.fuse``."""
+        return fuse(self, groups)
+
+    def with_prediction(self, phase: str, prediction: Mapping[str, Any]) -> Workload:
+        """This workload with ``phase`` moving ``prediction["bytes"]`` in place of its logical bytes
+        (a cache model's prediction: see ``with_predicted_traffic``); ``predicted[phase]`` keeps
+        the whole mapping, and phases predicted before keep theirs."""
+        if phase not in self._names:
+            raise WorkloadError(f"phase {short_repr(phase)} is not a phase of this workload")
+        index = self._names.index(phase)
+        return self._replace(_predicted={**self._predicted, index: dict(prediction)})
+
+    def with_fusion_groups(self, labels: Sequence[str], group: np.ndarray, *, fused: bool) -> Workload:
+        """This workload with fusion groups attached: ``labels`` name the groups, ``group[i]`` is
+        phase i's group (an index into ``labels``, or -1 for none). ``fused=True`` recomputes the
+        bytes (tensors inside a group move none); ``False`` only marks the groups. ``fuse`` and
+        ``campaign_widget.model.fusion.mark_groups`` are the ways in."""
+        labels = tuple(labels)
+        for label in labels:
+            check_name("fusion group label", label)
+        group = np.asarray(group, dtype=np.int64)
+        if group.shape != (len(self),):
+            raise WorkloadError(f"fusion groups: {group.shape} entries for {len(self)} phases")
+        group = group.copy()
+        group.flags.writeable = False
+        return self._replace(
+            _fusion_groups=tuple(labels), _fusion_group=group, _fusion_kind="fused" if fused else "marked"
+        )
+
+    def with_import_report(self, report: ImportReport | None) -> Workload:
+        """The same workload carrying an importer's report (``import_report``)."""
+        return self._replace(_import_report=report)
+
+    # -- views -------------------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        """Phase names in dependency (topological) order."""
+        return list(self._names)
+
+    @property
+    def arrays(self) -> PhaseArrays:
+        """Per-phase quantities (design.md §2) as read-only numpy arrays, in topological order."""
+        return self._arrays
+
+    @property
+    def machine(self) -> Machine:
+        return self._machine
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The schedule settings this workload was given (a subset of ``tiles, pipeline, policy, depth``)."""
+        return dict(self._settings)
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The current values of the parameters its sizes are expressions in ({} when it has none)."""
+        return dict(self._params)
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """For a workload made from Einsums: every index's size at the current parameters."""
+        if self._einsum_source is None:
+            return {}
+        return resolve_sizes(self._einsum_source["sizes"], self._params)
+
+    @property
+    def einsums(self) -> dict[str, Einsum]:
+        """For a workload made from Einsums: phase name → its parsed ``Einsum``."""
+        return dict(self._einsum_source["einsums"]) if self._einsum_source is not None else {}
+
+    @property
+    def element_bytes(self) -> int | Mapping[str, int] | None:
+        """For a workload made from Einsums: the element size (a number, or tensor name → bytes)."""
+        return self._einsum_source["element_bytes"] if self._einsum_source is not None else None
+
+    @property
+    def fusion_groups(self) -> tuple[str, ...]:
+        """Fusion group labels (set by ``fuse``)."""
+        return self._fusion_groups
+
+    @property
+    def fusion_group(self) -> np.ndarray:
+        """Per phase, the index of its fusion group in ``fusion_groups``; -1: no group."""
+        return self._fusion_group
+
+    @property
+    def streaming_groups(self) -> np.ndarray | None:
+        """Per phase, the group inside which pipelined tiles stream to each other (design.md §3,
+        fusion groups): its fusion group, a phase in no group alone in a group of its own; between
+        groups data goes through memory, so a consumer group starts when its producer's last tile is
+        done. None when the workload has no fusion groups: every phase streams."""
+        if not self._fusion_groups:
+            return None
+        return _full_groups(self._fusion_group)
+
+    @property
+    def import_report(self) -> ImportReport | None:
+        """What an importer read, computed and left out (None for workloads not imported)."""
+        return self._import_report
+
+    @property
+    def producers(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR (indptr, indices) of each phase's producers, in topological indices."""
+        return self._producers
+
+    @property
+    def tensors(self) -> list[tuple[dict, dict]]:
+        """Per phase (topological order): the tensors it reads and writes, name → bytes (logical)."""
+        return [(dict(r), dict(w)) for r, w in zip(self._reads, self._writes)]
+
+    @property
+    def logical_bytes(self) -> np.ndarray:
+        """Per phase, the bytes its tensors take, moved once (before fusion and predicted traffic)."""
+        return self._logical_bytes
+
+    @property
+    def predicted(self) -> dict[str, dict]:
+        """Phases whose bytes are predicted by a cache model: name → {bytes, tensors, mode, ...}."""
+        return {self._names[i]: dict(p) for i, p in self._predicted.items()}
+
+    @property
+    def tileable(self) -> np.ndarray:
+        return self._tileable
+
+    @property
+    def measured(self) -> np.ndarray:
+        """True where the duration was given rather than derived from the machine."""
+        return ~np.isnan(self._measured)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def table(self) -> dict[str, np.ndarray]:
+        """Per-phase quantities (design.md §2) as a dict of numpy arrays, in topological order.
+
+        ``bytes_source`` says where each phase's bytes come from: ``"logical"`` (its tensors, or
+        the volume given), ``"fused"`` (fusion removed on-chip traffic) or ``"predicted"`` (a cache model).
+        ``bound_resource`` names what bounds the phase: the compute resource, a memory level, or
+        ``"balanced"``. On a machine with several memory levels, ``bytes_<level>``,
+        ``memory_util_<level>`` and ``intensity_<level>`` follow for each level (NaN: unknown);
+        ``bytes``, ``memory_util`` and ``intensity`` are the farthest level's.
+        """
+        a = self._arrays
+        source = np.array(
+            ["fused" if g >= 0 and self._fusion_kind == "fused" else "logical" for g in self._fusion_group],
+            dtype=object,
+        )
+        for i in self._predicted:
+            source[i] = "predicted"
+        return {
+            "name": np.array(self._names, dtype=object),
+            "duration": a.duration.copy(),
+            "compute_util": a.compute_util.copy(),
+            "memory_util": a.memory_util.copy(),
+            "ops": a.ops.copy(),
+            "bytes": a.bytes.copy(),
+            "intensity": a.intensity.copy(),
+            "t_sol": a.t_sol.copy(),
+            "bound": np.array(BOUND_NAMES, dtype=object)[a.bound],
+            "efficiency": a.efficiency.copy(),
+            "bytes_source": source,
+            "bound_resource": a.bound_resource.copy(),
+            **self._level_columns(),
+        }
+
+    def _level_columns(self) -> dict[str, np.ndarray]:
+        """``bytes_<level>``, ``memory_util_<level>`` and ``intensity_<level>`` per memory level, on a
+        machine with several (NaN where a level is unknown)."""
+        if not self._machine.levels:
+            return {}
+        a = self._arrays
+        columns = {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k, level in enumerate(self._machine.level_names):
+                b = a.level_bytes[:, k]
+                columns[f"bytes_{level}"] = b.copy()
+                columns[f"memory_util_{level}"] = a.level_util[:, k].copy()
+                columns[f"intensity_{level}"] = np.where(b > 0, a.ops / b, np.where(np.isnan(b), np.nan, np.inf))
+        return columns
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """``table()`` as a pandas DataFrame (needs pandas: ``pip install pandas``)."""
+        from .._optional import require_pandas
+
+        return require_pandas("Workload.to_dataframe").DataFrame(self.table())
+
+    def schedule(
+        self,
+        tiles: int | None = None,
+        pipeline: bool | None = None,
+        policy: str | None = None,
+        depth: int | None = None,
+        stepping: str | None = None,
+    ) -> Schedule:
+        """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
+
+        A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
+        the defaults ``tiles=1, pipeline=False, policy="none", depth=2, stepping="event"``. ``stepping="lockstep"``
+        pipelines by campaign_diagram_tools' lock-step rule instead (docs/lockstep.md).
+        """
+        chosen = Settings.resolve(
+            self._settings,
+            {"tiles": tiles, "pipeline": pipeline, "policy": policy, "depth": depth, "stepping": stepping},
+        )
+        return build_schedule(self, **chosen.as_dict())
+
+    def __repr__(self) -> str:
+        return f"<Workload of {len(self)} phases on {self._machine.name or 'a machine'}>"
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.asarray(array)
+    if array.flags.writeable:
+        array = array.copy() if array.base is not None else array
+        array.flags.writeable = False
+    return array
+
+
+def _check_machine(machine: object) -> None:
+    if machine is not None and not isinstance(machine, Machine):
+        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
+
+
+def _column(phases: list[Phase], key: str) -> np.ndarray:
+    return np.array([np.nan if getattr(p, key) is None else float(getattr(p, key)) for p in phases])
+
+
+def _full_groups(fusion_group: np.ndarray) -> np.ndarray:
+    """Per phase, its group id, with phases in no group each in a group of its own."""
+    group = fusion_group.copy()
+    solo = group < 0
+    group[solo] = group.max(initial=-1) + 1 + np.arange(int(solo.sum()))
+    return group
+
+
+def _checked_params(params: object) -> dict[str, int]:
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params={short_repr(params)} must map parameter names to whole numbers")
+    out = {}
+    for name, value in params.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise TypeError(f"parameter name {short_repr(name)} must be an identifier such as 'B' or 'seq_len'")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"parameter {short_repr(name)}={short_repr(value)} must be a whole number")
+        if value < 1:
+            raise WorkloadError(f"parameter {short_repr(name)}={int(value)} must be >= 1")
+        out[name] = int(value)
+    return out
+
+
+def _evaluate_phases(
+    names: Sequence[str], symbolic: Sequence[tuple[Any, Any, Any, Any]], params: Mapping[str, int]
+) -> tuple[np.ndarray, np.ndarray, list[tuple[tuple[str, float], ...]], list[tuple[tuple[str, float], ...]]]:
+    """Evaluate each phase's volumes and tensor sizes (numbers or expressions) with ``params``."""
+    used = set()
+    for ops, bytes_, reads, writes in symbolic:
+        for value in (ops, bytes_, *(b for _, b in reads), *(b for _, b in writes)):
+            if isinstance(value, str):
+                used |= parse(value).names
+    missing = sorted(used - set(params))
+    if missing:
+        raise ExpressionError(f"unknown parameters {missing}: give their values in params= (known: {sorted(params)})")
+
+    def value_of(name: str, field: str, value: float | str | None) -> float:
+        return np.nan if value is None else _evaluated(name, field, value, params)
+
+    ops, bytes_, reads, writes = [], [], [], []
+    for name, (o, b, r, w) in zip(names, symbolic):
+        ops.append(value_of(name, "ops", o))
+        r_ = tuple((t, value_of(name, f"reads[{t!r}]", v)) for t, v in r)
+        w_ = tuple((t, value_of(name, f"writes[{t!r}]", v)) for t, v in w)
+        total = value_of(name, "bytes", b)
+        if b is None and (r_ or w_):
+            total = float(sum(v for _, v in r_ + w_))
+        bytes_.append(total)
+        reads.append(r_)
+        writes.append(w_)
+    return np.array(ops, dtype=np.float64), np.array(bytes_, dtype=np.float64), reads, writes
+
+
+def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
+    """``after`` of each phase, plus the writer of every tensor it reads."""
+    writer: dict[str, str] = {}
+    for p in phases:
+        for tensor, _ in p.writes:
+            if tensor in writer and writer[tensor] != p.name:
+                raise WorkloadError(
+                    f"phase {short_repr(p.name)}: writes tensor {short_repr(tensor)}, already written by phase "
+                    f"{writer[tensor]!r}; each tensor has one producer"
+                )
+            writer[tensor] = p.name
+    out = []
+    for p in phases:
+        implied = [writer[t] for t, _ in p.reads if t in writer and writer[t] != p.name]
+        out.append(tuple(dict.fromkeys((*p.after, *implied))))
+    return out
+
+
+def _check_unique(names: list[str]) -> None:
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise WorkloadError(f"phase {short_repr(name)}: duplicate phase name; each phase needs its own name")
+        seen.add(name)
+
+
+def _require(names: Sequence[str], ok: np.ndarray, field: str, why: str, values: np.ndarray) -> None:
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        i = int(bad[0])
+        value = values[i]
+        shown = None if np.isnan(value) else float(value)
+        more = f" (and {bad.size - 1} more phases)" if bad.size > 1 else ""
+        raise WorkloadError(f"phase {short_repr(names[i])}: {field}={shown!r} {why}{more}")
+
+
+def _numbers(values: Sequence[Any]) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def _split_levels(
+    phases: Sequence[Phase], levels: Sequence[str]
+) -> tuple[list[Any], list[Any], dict[str, list[tuple[Any, Any]]]]:
+    """Per-level ``bytes``/``memory_util`` split into the farthest level's value (what one number
+    means) and, per nearer level, each phase's (bytes, util): None where not given."""
+    far = levels[-1]
+    far_bytes = [p.level_values("bytes").get(far) if isinstance(p.bytes, tuple) else p.bytes for p in phases]
+    far_util = [
+        p.level_values("memory_util").get(far) if isinstance(p.memory_util, tuple) else p.memory_util for p in phases
+    ]
+    near: dict[str, list[tuple[Any, Any]]] = {}
+    for i, p in enumerate(phases):
+        if not p.per_level:
+            continue
+        for key in ("bytes", "memory_util"):
+            for level, value in p.level_values(key).items():
+                if level == far:
+                    continue
+                if level not in levels:
+                    raise WorkloadError(
+                        f"phase {short_repr(p.name)}: {key}[{level!r}]={short_repr(value)}: the machine has no memory "
+                        f"level {level!r}; its levels are {', '.join(levels)}"
+                    )
+                slot = near.setdefault(level, [(None, None)] * len(phases))
+                b, u = slot[i]
+                slot[i] = (value, u) if key == "bytes" else (b, value)
+    return far_bytes, far_util, near
+
+
+def _near_in_order(
+    names: Sequence[str], near: Mapping[str, Sequence[tuple[Any, Any]]], order: np.ndarray, machine: Machine, dur
+) -> dict[str, tuple[Any, ...]]:
+    """Nearer levels' bytes in topological order: a number, an expression, or None (unknown);
+    a utilization becomes bytes over the measured duration, as the farthest level's does."""
+    out = {}
+    for level, pairs in near.items():
+        bandwidth = machine.bandwidth(level)
+        values = []
+        for k, i in enumerate(order):
+            b, u = pairs[i]
+            if b is None and u is not None:
+                b = float(u) * bandwidth * float(np.nan_to_num(dur[k]))
+            values.append(b)
+        out[level] = tuple(values)
+    return out
+
+
+def _near_arrays(
+    names: Sequence[str], near_given: Mapping[str, Sequence[Any]], params: Mapping[str, int]
+) -> dict[str, np.ndarray]:
+    """The nearer levels' bytes per phase at ``params`` (NaN: unknown), evaluated once per parameter
+    values rather than at every derivation (a slider step derives anew)."""
+    out = {}
+    for level, values in near_given.items():
+        column = np.full(len(names), np.nan)
+        for i, value in enumerate(values):
+            if value is not None:
+                column[i] = _evaluated(names[i], f"bytes[{level!r}]", value, params)
+        out[level] = _frozen(column)
+    return out
+
+
+def _evaluated(name: str, field: str, value: float | str, params: Mapping[str, int]) -> float:
+    if not isinstance(value, str):
+        return float(value)
+    try:
+        result = evaluate(value, params)
+    except ExpressionError as error:
+        raise ExpressionError(f"phase {short_repr(name)}: {field}: {error}") from None
+    if result < 0:
+        raise WorkloadError(f"phase {short_repr(name)}: {field}={value!r} = {result} must be >= 0")
+    return float(result)

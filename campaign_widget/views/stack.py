@@ -1,0 +1,229 @@
+"""Several campaign diagrams stacked on one shared time axis, each labelled with its makespan and
+its speedup against the first (the paper's Figure 12: unfused / fused / achieved / pipelined)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import ipywidgets
+import numpy as np
+import traitlets as t
+
+from ..errors import CampaignWidgetError, short_repr
+from ..figures.phase_colours import phase_colors
+from ..formatting import MISSING, format_reading, format_speedup
+from ..io.checks import flag
+from ..model.schedule import Schedule
+from ..model.timeline import phase_gaps
+from ..model.workload import Workload
+from .diagram import CampaignDiagram
+
+
+class StackedDiagrams(ipywidgets.VBox):
+    """Panels of one or several workloads, top to bottom, on one time axis.
+
+    ``panels`` maps a label to a ``Workload``, a ``(Workload, schedule settings)`` pair, or a
+    ``CampaignDiagram``. Zooming one panel zooms them all, in the browser. A label is shown as
+    ``str(label)``, so two labels that print alike (``1`` and ``'1'``) are refused, as is one
+    ``CampaignDiagram`` given for two panels.
+
+    >>> StackedDiagrams({"tiled": (w, dict(tiles=4)),                       # doctest: +SKIP
+    ...                  "pipelined": (w, dict(tiles=4, pipeline=True))})
+    """
+
+    shared_time = t.Bool(True)  # one time axis for all panels (zoom linked); False: each panel its own
+
+    def __init__(
+        self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220, shared_time: bool = True
+    ):
+        if not isinstance(panels, Mapping):
+            raise TypeError(
+                f"panels={short_repr(panels)} must be a mapping {{label: panel}}, not {type(panels).__name__}"
+            )
+        if not panels:
+            raise CampaignWidgetError("StackedDiagrams needs at least one panel")
+        show_controls = flag("show_controls", show_controls)
+        shared_time = flag("shared_time", shared_time)
+        self.diagrams: dict[str, CampaignDiagram] = {}
+        labelled: dict[str, object] = {}  # the label as shown -> the label as given
+        known: dict[str, str] = {}
+        for label, item in panels.items():
+            _check_distinct(label, item, labelled, self.diagrams)
+            diagram = _as_diagram(label, item, show_controls, height)
+            colors = phase_colors(diagram.phase_names, known)  # the rule every view of a workload follows
+            for name, color in zip(diagram.phase_names, colors):
+                known.setdefault(name, color)  # a phase keeps the colour of the first panel that drew it
+            diagram.phase_colors = colors
+            self.diagrams[str(label)] = diagram
+        # Panels with very different makespans may each take the full width: a toggle.
+        self.time_toggle = ipywidgets.Checkbox(
+            value=shared_time,
+            description="one time axis for all panels",
+            indent=False,
+            layout=ipywidgets.Layout(width="auto"),
+        )
+        # achieved over bound (the paper's Figure 12): a measured timeline's gap to the first
+        # analytical panel, per phase, as plain text under the panels
+        self.gap_readout = ipywidgets.Label(layout=ipywidgets.Layout(width="100%"))
+        super().__init__(children=[self.time_toggle, *self.diagrams.values(), self.gap_readout])
+        self._links = []
+        ipywidgets.link((self.time_toggle, "value"), (self, "shared_time"))
+        for diagram in self.diagrams.values():
+            diagram.observe(self._relabel, names="makespan")
+        self.shared_time = shared_time
+        self._share_time()
+        self.observe(self._share_time, names="shared_time")
+
+    @property
+    def makespans(self) -> dict[str, float]:
+        return {label: d.makespan for label, d in self.diagrams.items()}
+
+    @property
+    def speedups(self) -> dict[str, float]:
+        """Each panel's speedup against the first (first makespan / this makespan)."""
+        base = next(iter(self.makespans.values()))
+        return {label: base / m if m > 0 else float("inf") for label, m in self.makespans.items()}
+
+    def gaps(self) -> dict[str, dict]:
+        """For each panel drawn from a given schedule (a measured timeline): ``phase_gaps`` against the
+        first panel scheduled from a workload (the bound) — per phase, measured and bound busy time and
+        the gap. Empty when there is no such pair or their phases differ."""
+        given = {label: d for label, d in self.diagrams.items() if d._given_schedule is not None}
+        bound = next((d for d in self.diagrams.values() if d._given_schedule is None), None)
+        if not given or bound is None:
+            return {}
+        out = {}
+        for label, diagram in given.items():
+            if list(diagram.phase_names) == list(bound.phase_names):
+                out[label] = phase_gaps(diagram.schedule, bound.schedule)
+        return out
+
+    def _show_gaps(self) -> None:
+        lines = []
+        for label, gaps in self.gaps().items():
+            names = list(self.diagrams[label].phase_names)
+            diagram = self.diagrams[label]
+            unit, end = diagram.units.get("time", ""), _axis_end(diagram)
+            top = np.argsort(-gaps["gap"])[:4]
+            parts = [
+                f"{names[i]} +{format_reading(float(gaps['gap'][i]), unit, end=end)}" for i in top if gaps["gap"][i] > 0
+            ]
+            if parts:
+                lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))
+        self.gap_readout.value = "; ".join(lines)
+
+    def _display_(self):
+        """marimo's display (it renders anywidgets, not ipywidgets): the panels, zoom shared in the kernel."""
+        from .marimo import stack_display
+
+        return stack_display(self)
+
+    def _repr_mimebundle_(self, **kwargs):
+        # the live box and a PNG of the figure, for renderings with no widget front end (as every view)
+        from .base import with_static_png
+
+        return with_static_png(self, super()._repr_mimebundle_(**kwargs))
+
+    def savefig(self, path, *, width: float = 8.0, dpi: int = 200):
+        """Write the stacked panels as PNG, SVG or PDF (by suffix), on one time axis, with no browser."""
+        from ..static_figure import savefig
+
+        return savefig(path, [d.panel() for d in self.diagrams.values()], width=width, dpi=dpi)
+
+    def to_html(self, path, *, title: str = ""):
+        """Write the stacked panels as one self-contained HTML file (``campaign_widget.views.page``):
+        a column of diagrams with their zoom linked (when ``shared_time``), hover, zoom and pan
+        working with no kernel. Written whole or not at all; returns the path."""
+        from .page import write_html
+
+        return write_html(path, [self], title=title)
+
+    def _add_to_page(self, page) -> None:
+        """The panels top to bottom, their time windows linked as in the notebook, then the gap readout."""
+        diagrams = list(self.diagrams.values())
+        for diagram in diagrams:
+            page.add(diagram)
+        if self.shared_time:
+            for other in diagrams[1:]:
+                page.link((diagrams[0], "time_window"), (other, "time_window"))
+        if self.gap_readout.value:
+            page.text(self.gap_readout.value)
+
+    def _share_time(self, _change=None):
+        for link in self._links:
+            link.unlink()
+        self._links = []
+        diagrams = list(self.diagrams.values())
+        if self.shared_time:
+            self._links = [
+                ipywidgets.jslink((diagrams[0], "time_window"), (other, "time_window")) for other in diagrams[1:]
+            ]
+        else:
+            for diagram in diagrams:
+                diagram.time_window = []
+        self._relabel()
+
+    def _relabel(self, _change=None):
+        longest = max(self.makespans.values())
+        first = next(iter(self.diagrams))
+        for label, diagram in self.diagrams.items():
+            diagram.time_max = longest if self.shared_time else 0.0
+            diagram.title = panel_title(
+                label,
+                diagram.makespan,
+                diagram.units.get("time", ""),
+                end=_axis_end(diagram),
+                speedup=None if label == first else self.speedups[label],
+                against=first,
+            )
+        self._show_gaps()
+
+
+def panel_title(label, makespan: float, unit: str, *, end: float, speedup: float | None, against: str) -> str:
+    """A panel's title: its makespan in the unit of its time axis (reaching ``end``) and, for every panel
+    but the first, its speedup against the first said as people say it ("25× slower than dense")."""
+    title = f"{label}: makespan {format_reading(makespan, unit, end=end)}"
+    if speedup is None:
+        return title
+    speed = format_speedup(speedup)
+    if speed == MISSING:
+        return title
+    return f"{title}, {speed} {'as' if speed == 'same time' else 'than'} {against}"
+
+
+def _axis_end(diagram: CampaignDiagram) -> float:
+    """Where the panel's time axis ends (its unit follows it, js/format.js ``timeUnitFor``)."""
+    return max(float(diagram.time_max or 0.0), float(diagram.makespan))
+
+
+def _check_distinct(label, item, labelled: dict, diagrams: dict) -> None:
+    """One panel per label as shown, and one label per CampaignDiagram: a panel's label is its title (as
+    ``str``), so ``1`` and ``'1'`` would make one panel of two, and a widget shown twice is one view."""
+    shown = str(label)
+    if shown in labelled:
+        raise CampaignWidgetError(
+            f"panels {short_repr(labelled[shown])} and {short_repr(label)} are both labelled {short_repr(shown)}: "
+            "one would replace the other; give each panel its own label"
+        )
+    labelled[shown] = label
+    if isinstance(item, CampaignDiagram):
+        for other, diagram in diagrams.items():
+            if diagram is item:
+                raise CampaignWidgetError(
+                    f"panel {short_repr(label)} is the CampaignDiagram of panel {short_repr(labelled[other])}: "
+                    "one widget is one panel; pass the workload or a new CampaignDiagram instead"
+                )
+
+
+def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:
+    if isinstance(item, CampaignDiagram):
+        return item
+    if isinstance(item, (Workload, Schedule)):  # a Schedule: e.g. a measured timeline, drawn as it ran
+        return CampaignDiagram(item, show_controls=show_controls, height=height)
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Workload) and isinstance(item[1], Mapping):
+        return CampaignDiagram(item[0], show_controls=show_controls, height=height, **dict(item[1]))
+    raise TypeError(
+        f"panel {short_repr(label)}: expected a Workload, a Schedule (e.g. a measured timeline), "
+        f"(Workload, settings dict) or CampaignDiagram, "
+        f"got {type(item).__name__}"
+    )
