@@ -1,13 +1,13 @@
 // The anywidget view of the dataflow graph (design.md §7, seed 001's global view). Python computes
 // the graph, its layout, values and colours; this view draws them and owns hover, zoom, pan,
 // selection and the minimap. Text from users is drawn with fillText or set as textContent only.
-import { element, labelled, setOptions } from "../dom.js";
-import { downloadBlob, renderPng } from "../export.js";
-import { needsKernel, watchKernel } from "../kernel.js";
-import { followTheme } from "../page-theme.js";
-import { createParamSliders } from "../param-sliders.js";
-import { CSS } from "../styles.js";
-import { createTraitWriter } from "../trait-writer.js";
+import { element, labelled, setOptions } from "../shared/dom.js";
+import { downloadBlob, renderPng } from "../shared/export.js";
+import { needsKernel, watchKernel } from "../shared/kernel.js";
+import { followTheme } from "../shared/page-theme.js";
+import { createParamSliders } from "../shared/param-sliders.js";
+import { CSS } from "../shared/styles.js";
+import { createTraitWriter } from "../shared/trait-writer.js";
 import { centreOn, fitCamera, minZoom, panCamera, startCamera, toWorld, visibleWorld, zoomAt } from "./camera.js";
 import { drawGraph, drawLegend, LEGEND_HEIGHT } from "./draw.js";
 import { hitEdge, hitNode } from "./hit.js";
@@ -15,12 +15,12 @@ import { foldGraph } from "./fold.js";
 import { decodeGraph, decodeStyle } from "./model.js";
 import { drawMinimapPicture, MINIMAP_SIZE, viewportBox } from "./minimap.js";
 import { edgeTooltip, nodeTooltip, showTooltip } from "./tooltip.js";
-import { wheelZoomFactor } from "../zoom.js";
+import { wheelZoomFactor } from "../shared/zoom.js";
 
 const NODE_XY_MAX = 2000; // data-node-xy is written for graphs of at most this many nodes
 const LABELS_LISTED = 300; // data-labels lists the labels drawn when there are at most this many
 
-// On top of the views' shared CSS (js/styles.js): only what is the dataflow view's own.
+// On top of the views' shared CSS (js/shared/styles.js): only what is the dataflow view's own.
 const DATAFLOW_CSS = `${CSS}
 .cwd-params:empty { display: none; }
 .cwd-params input[type=range] { width: 140px; }
@@ -76,7 +76,7 @@ function render({ model, el }) {
 
   const ctx = canvas.getContext("2d");
   const miniCtx = minimap.getContext("2d");
-  // Light and dark (js/page-theme.js): the canvas, legend, minimap and edge labels follow the theme.
+  // Light and dark (js/shared/page-theme.js): the canvas, legend, minimap and edge labels follow the theme.
   let theme = null;
   // `layered`: Python's layout as sent; `graph`: it folded into bands for the plot's aspect
   // (js/dataflow/fold.js), what is drawn, hit and shown in the minimap.
@@ -210,7 +210,7 @@ function render({ model, el }) {
   }
   // New data from the kernel is drawn at once when the message's last trait is set (Backbone's one
   // "change" after its "change:<trait>" events), not at the next animation frame: the picture then
-  // makes the coming frame instead of waiting for it (as the campaign diagram, js/widget.js).
+  // makes the coming frame instead of waiting for it (as the campaign diagram, js/diagram/widget.js).
   function drawArrivedData() {
     if (!dataArrived || closed) return;
     if (frame !== null) window.cancelAnimationFrame(frame);

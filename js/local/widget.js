@@ -1,12 +1,12 @@
 // The local view of one phase (design.md §7): tensors as element grids, the loop nest played back,
 // related accesses, cache lines, reuse distances and misses. Python (campaign_widget/views/local.py)
 // computes every number and colour; this view decodes the arrays it sends and draws them.
-import { element, sizeCanvas } from "../dom.js";
-import { decodeArray } from "../codecs.js";
-import { createTraitWriter } from "../trait-writer.js";
-import { needsKernel, watchKernel } from "../kernel.js";
+import { element, sizeCanvas } from "../shared/dom.js";
+import { decodeArray } from "../shared/codecs.js";
+import { createTraitWriter } from "../shared/trait-writer.js";
+import { needsKernel, watchKernel } from "../shared/kernel.js";
 import { createControls } from "./controls.js";
-import { followTheme } from "../page-theme.js";
+import { followTheme } from "../shared/page-theme.js";
 import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook, neutralSwap } from "./draw.js";
 import {
   advance, buildHitGrid, elementLabel, fitCell, hitElement, indicesFromPoint, pointFromIndices, rgbStyles,
@@ -152,7 +152,7 @@ function render({ model, el }) {
   const kernel = watchKernel({ model, root, document });
   const ctx = canvas.getContext("2d");
   const histCtx = hist.getContext("2d");
-  // Light and dark (js/page-theme.js): the grids, legend and histogram follow the theme.
+  // Light and dark (js/shared/page-theme.js): the grids, legend and histogram follow the theme.
   let look = localLook();
   const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas, hist] }, (theme) => {
     look = localLook(theme);

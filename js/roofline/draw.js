@@ -2,9 +2,9 @@
 // phase points (area ∝ share of the makespan), the schedule's ◆. Every number comes from the
 // kernel's `geometry` (campaign_widget/model/roofline.py, roofline_geometry); this file only maps those
 // numbers to pixels and picks colours. No model is computed here.
-import { decodeArray } from "../codecs.js";
-import { formatNumber, formatSI } from "../format.js";
-import { linearScale } from "../scale.js";
+import { decodeArray } from "../shared/codecs.js";
+import { formatNumber, formatSI } from "../shared/format.js";
+import { linearScale } from "../shared/scale.js";
 
 export const MARGIN = { top: 30, right: 20, bottom: 46, left: 64 };
 const MIN_AREA = 30; // px², the smallest point (as the bqplot view's)

@@ -5,11 +5,11 @@
 // carries every phase's words in `details_by_phase`, and the tooltip reads them there. Nothing here
 // asks Python for a new picture (the level boxes only choose which of the drawn levels show), so no
 // control is hidden without a kernel.
-import { element, sizeCanvas } from "../dom.js";
-import { followTheme } from "../page-theme.js";
-import { CSS } from "../styles.js";
-import { createTooltip } from "../tooltip.js";
-import { createTraitWriter } from "../trait-writer.js";
+import { element, sizeCanvas } from "../shared/dom.js";
+import { followTheme } from "../shared/page-theme.js";
+import { CSS } from "../shared/styles.js";
+import { createTooltip } from "../shared/tooltip.js";
+import { createTraitWriter } from "../shared/trait-writer.js";
 import { drawRoofline, hitPoint, levelShape, readGeometry, SHAPE_GLYPHS } from "./draw.js";
 
 const DRAW_TRAITS = ["geometry", "phase_colors", "units", "title", "height", "shown_levels"];

@@ -2,7 +2,7 @@
 // the selected cell's outline. Every colour and every label comes from the kernel's `grid`
 // (campaign_widget/figures/sweep_grid.py, sweep_grid); this file only places them. Row 0 (the first y value)
 // is the bottom row, as in the static heatmap.
-import { decodeArray } from "../codecs.js";
+import { decodeArray } from "../shared/codecs.js";
 
 const BAR_WIDTH = 14;
 const TICK = 4;

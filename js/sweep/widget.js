@@ -4,12 +4,12 @@
 // from the pointer and `selected` from a click on a computed cell. With no kernel (a page of
 // campaign_widget.views.page) the selects are hidden, as a new colour or position is a new grid from
 // Python, and the tooltip reads the rows the page carries (`rows_by_configuration`).
-import { element, labelled, listen, setOptions, sizeCanvas } from "../dom.js";
-import { needsKernel, watchKernel } from "../kernel.js";
-import { followTheme } from "../page-theme.js";
-import { CSS } from "../styles.js";
-import { createTooltip } from "../tooltip.js";
-import { createTraitWriter } from "../trait-writer.js";
+import { element, labelled, listen, setOptions, sizeCanvas } from "../shared/dom.js";
+import { needsKernel, watchKernel } from "../shared/kernel.js";
+import { followTheme } from "../shared/page-theme.js";
+import { CSS } from "../shared/styles.js";
+import { createTooltip } from "../shared/tooltip.js";
+import { createTraitWriter } from "../shared/trait-writer.js";
 import { cellAt, cellConfiguration, drawHeatmap, readGrid } from "./draw.js";
 
 const DRAW_TRAITS = ["grid", "x_title", "y_title", "color", "title", "height", "selected"];

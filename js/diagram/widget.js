@@ -1,23 +1,23 @@
 // The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
-// owns hover, zoom and pan. See js/CONTRACT.md.
-import { element, sizeCanvas } from "./dom.js";
+// owns hover, zoom and pan. See js/diagram/CONTRACT.md.
+import { element, sizeCanvas } from "../shared/dom.js";
 import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
 import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
-import { watchKernel } from "./kernel.js";
+import { watchKernel } from "../shared/kernel.js";
 import { drawFigure } from "./draw.js";
-import { attachPngExport, renderPng } from "./export.js";
+import { attachPngExport, renderPng } from "../shared/export.js";
 import { readFigure } from "./figure.js";
 import { hitTest } from "./hit.js";
 import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
 import { createReadout } from "./readout.js";
-import { CSS } from "./styles.js";
-import { followTheme, themeColours } from "./page-theme.js";
-import { THEME } from "./theme.js";
-import { createTooltip, tooltipContent } from "./tooltip.js";
-import { createTraitWriter } from "./trait-writer.js";
-import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "./zoom.js";
+import { CSS } from "../shared/styles.js";
+import { followTheme, themeColours } from "../shared/page-theme.js";
+import { THEME } from "../shared/theme.js";
+import { createTooltip, tooltipContent } from "../shared/tooltip.js";
+import { createTraitWriter } from "../shared/trait-writer.js";
+import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "../shared/zoom.js";
 import { createZoomSharing } from "./zoom-sharing.js";
 
 // Traits the figure is drawn from. Not the controls the kernel answers with a new scene (tiles,
@@ -304,7 +304,7 @@ function render({ model, el }) {
   }
   on("change:png_requests", answerPngRequests);
 
-  // Light and dark (js/page-theme.js): this view's colours, put into the shared THEME before each
+  // Light and dark (js/shared/page-theme.js): this view's colours, put into the shared THEME before each
   // draw, so views of different themes on one page each draw in their own.
   let theme = null;
   const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
