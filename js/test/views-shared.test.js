@@ -1,4 +1,4 @@
-// What the three views share: the theme (js/shared/page-theme.js), the parameter sliders (js/shared/param-sliders.js),
+// What the views share: the theme (js/shared/page-theme.js), the parameter sliders (js/shared/param-sliders.js),
 // and the diagram's control bar (js/diagram/controls.js) built from what the kernel syncs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
