@@ -8,7 +8,7 @@ export default [
   {
     files: ["js/**/*.js", "benchmarks/**/*.js", "eslint.config.js"],
     languageOptions: {
-      ecmaVersion: 2025, // import attributes: js/theme.js imports campaign_widget/theme.json
+      ecmaVersion: 2025, // import attributes: js/shared/theme.js imports campaign_widget/theme.json
       sourceType: "module",
       globals: { ...globals.browser, ...globals.node },
     },

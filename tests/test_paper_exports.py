@@ -131,8 +131,8 @@ def test_numbers_people_read():
 
 
 def test_the_static_layout_is_the_live_views(workload):
-    """js/layout.js: the title over the plot, then tick labels, x label, legend, and the readout
-    (makespan first) under the legend; the time ticks are js/ticks.js's for the plot's width."""
+    """js/diagram/layout.js: the title over the plot, then tick labels, x label, legend, and the readout
+    (makespan first) under the legend; the time ticks are js/shared/ticks.js's for the plot's width."""
     from campaign_widget.figures.ticks import time_ticks
     from campaign_widget.formatting import time_unit_for
 

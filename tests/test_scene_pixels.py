@@ -20,7 +20,7 @@ def many_tiles(tiles=400, policy="dilate+throttle"):
 
 
 def reference_cells(scene, t0, t1, columns):
-    """The merge rule of js/aggregate.js, one piece at a time in plain Python."""
+    """The merge rule of js/diagram/aggregate.js, one piece at a time in plain Python."""
     cells, wide = {}, []
     per = columns / (t1 - t0)
     for i in range(len(scene)):

@@ -359,7 +359,7 @@ def test_labels_read_as_in_the_browser():
     assert format_si(2.56e13, "FLOP/s") == "25.6 TFLOP/s"
     assert format_percent(1.5) == "150%" and format_percent(0.071) == "7.1%"
     assert format_span(0.75, 6.5) == "0.75–6.5"
-    assert lighten("#0072B2", 0.35) == "#59a3cd"  # js/color.js: Math.round(c + (255 - c) * 0.35)
+    assert lighten("#0072B2", 0.35) == "#59a3cd"  # js/shared/color.js: Math.round(c + (255 - c) * 0.35)
 
 
 # -- roofline -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The widget without a browser: traits in, binary buffers out, PNG protocol (js/CONTRACT.md)."""
+"""The widget without a browser: traits in, binary buffers out, PNG protocol (js/diagram/CONTRACT.md)."""
 
 import numpy as np
 import pytest

@@ -1,7 +1,7 @@
 // Drawing the dataflow graph on a canvas, with level of detail: labels, arrows, curves and small
 // edges give way as the view zooms out. Positions, colours and widths come from Python as they are.
-import { parseHex } from "../color.js";
-import { formatSI } from "../format.js";
+import { parseHex } from "../shared/color.js";
+import { formatSI } from "../shared/format.js";
 import { visibleWorld } from "./camera.js";
 import { EDGE_FONT_PX, edgeLabelSpots, nodeLabel, Occupancy, placeLabel, textWidth } from "./labels.js";
 import { edgePoints, segmentControls } from "./model.js";
@@ -24,7 +24,7 @@ export const PREDICTED_TEXT = "#1f3f8f"; // a predicted edge label
 const NODE_TEXT = "#1f1f1f"; // names sit on the nodes' own (light) fills, in either theme
 
 /**
- * The colours drawn on the canvas itself (not on a node) from the view's theme (js/page-theme.js):
+ * The colours drawn on the canvas itself (not on a node) from the view's theme (js/shared/page-theme.js):
  * background, text, muted text, axis and the highlight ring; light defaults.
  */
 export function canvasLook(theme = {}) {

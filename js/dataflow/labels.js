@@ -1,7 +1,7 @@
 // Where the dataflow view writes text: each node's name inside its box (shortened in the middle by
-// the legend rule, js/legend.js, to what the box holds), and the bytes of as many edges as fit,
+// the legend rule, js/shared/legend.js, to what the box holds), and the bytes of as many edges as fit,
 // heaviest first, each where it overlaps no node, no other label and stays inside the plot.
-import { LABEL_MAX_CHARS, shortenMiddle } from "../legend.js";
+import { LABEL_MAX_CHARS, shortenMiddle } from "../shared/legend.js";
 
 export const NODE_PAD = 4; // CSS px kept clear between a name and its box's sides
 export const EDGE_FONT_PX = 10;

@@ -1,6 +1,6 @@
 // The dataflow view's synced state decoded into typed arrays, plus draw batches by colour.
 // Nothing here computes the model: positions, colours, widths and values all come from Python.
-import { decodeArray } from "../codecs.js";
+import { decodeArray } from "../shared/codecs.js";
 
 const EMPTY_BOUNDS = [0, 0, 1, 1];
 

@@ -1,6 +1,6 @@
 // What the tooltip says about a node or an edge: { title, rows: [[label, value]] }. Shown with
 // textContent only (names are user text, never HTML).
-import { formatPercent, formatQuantity, formatSI } from "../format.js";
+import { formatPercent, formatQuantity, formatSI } from "../shared/format.js";
 
 const KIND = ["read", "write", "order"];
 

@@ -1,13 +1,13 @@
 // The anywidget view of the dataflow graph (design.md §7, seed 001's global view). Python computes
 // the graph, its layout, values and colours; this view draws them and owns hover, zoom, pan,
 // selection and the minimap. Text from users is drawn with fillText or set as textContent only.
-import { element, labelled, setOptions } from "../dom.js";
-import { downloadBlob, renderPng } from "../export.js";
-import { needsKernel, watchKernel } from "../kernel.js";
-import { followTheme } from "../page-theme.js";
-import { createParamSliders } from "../param-sliders.js";
-import { CSS } from "../styles.js";
-import { createTraitWriter } from "../trait-writer.js";
+import { element, labelled, setOptions } from "../shared/dom.js";
+import { downloadBlob, renderPng } from "../shared/export.js";
+import { needsKernel } from "../shared/kernel.js";
+import { createParamSliders } from "../shared/param-sliders.js";
+import { CSS } from "../shared/styles.js";
+import { mountView } from "../shared/view-shell.js";
+import { wheelZoomFactor } from "../shared/zoom.js";
 import { centreOn, fitCamera, minZoom, panCamera, startCamera, toWorld, visibleWorld, zoomAt } from "./camera.js";
 import { drawGraph, drawLegend, LEGEND_HEIGHT } from "./draw.js";
 import { hitEdge, hitNode } from "./hit.js";
@@ -15,12 +15,11 @@ import { foldGraph } from "./fold.js";
 import { decodeGraph, decodeStyle } from "./model.js";
 import { drawMinimapPicture, MINIMAP_SIZE, viewportBox } from "./minimap.js";
 import { edgeTooltip, nodeTooltip, showTooltip } from "./tooltip.js";
-import { wheelZoomFactor } from "../zoom.js";
 
 const NODE_XY_MAX = 2000; // data-node-xy is written for graphs of at most this many nodes
 const LABELS_LISTED = 300; // data-labels lists the labels drawn when there are at most this many
 
-// On top of the views' shared CSS (js/styles.js): only what is the dataflow view's own.
+// On top of the views' shared CSS (js/shared/styles.js): only what is the dataflow view's own.
 const DATAFLOW_CSS = `${CSS}
 .cwd-params:empty { display: none; }
 .cwd-params input[type=range] { width: 140px; }
@@ -34,15 +33,13 @@ const DATAFLOW_CSS = `${CSS}
 
 function render({ model, el }) {
   const renderAt = Date.now(); // epoch ms, for the benchmark's breakdown (state arrived → first frame)
-  const document = el.ownerDocument ?? globalThis.document;
-  const window = document.defaultView ?? globalThis;
-  const writer = createTraitWriter(model, {
-    requestFrame: (f) => window.requestAnimationFrame(f),
-    cancelFrame: (id) => window.cancelAnimationFrame(id),
-  });
+  return mountView({ model, el, className: "cw-root cwd-root", css: DATAFLOW_CSS }, (view) => setup(view, renderAt));
+}
+
+function setup(view, renderAt) {
+  const { model, document, window, root, writer } = view;
 
   // DOM: controls, parameter sliders, plot (canvas + minimap + tooltip).
-  const root = element(document, "div", "cw-root cwd-root");
   const controls = element(document, "div", "cw-controls cwd-controls");
   const overlay = element(document, "select", "cwd-overlay");
   const scaling = element(document, "select", "cwd-scaling");
@@ -68,15 +65,13 @@ function render({ model, el }) {
   const tooltip = element(document, "div", "cw-tooltip cwd-tooltip");
   tooltip.hidden = true;
   plotWrap.append(canvas, minimap, tooltip);
-  root.append(element(document, "style", null, DATAFLOW_CSS), controls, params, plotWrap);
-  el.append(root);
+  root.append(controls, params, plotWrap);
   // the overlay's colours and the parameters are computed in the kernel; fit, zoom and hover are not
   needsKernel(overlay, scaling, buckets, palette, reverse, params);
-  const kernel = watchKernel({ model, root, document });
 
   const ctx = canvas.getContext("2d");
   const miniCtx = minimap.getContext("2d");
-  // Light and dark (js/page-theme.js): the canvas, legend, minimap and edge labels follow the theme.
+  // Light and dark (js/shared/page-theme.js): the canvas, legend, minimap and edge labels follow the theme.
   let theme = null;
   // `layered`: Python's layout as sent; `graph`: it folded into bands for the plot's aspect
   // (js/dataflow/fold.js), what is drawn, hit and shown in the minimap.
@@ -85,18 +80,15 @@ function render({ model, el }) {
   let foldedFor = ""; // the plot size the fold was chosen for
   let style = decodeStyle(model.get("paint"), graph, model.get("values"));
   let styleStale = false; // paint or values changed since `style` was decoded
-  let dataArrived = false; // the kernel's data changed since the last draw
   let names = model.get("node_names") ?? [];
   let camera = null;
   let cameraFor = null; // the graph bounds the camera was made for
   let hoverNode = -1;
   let hoverEdge = -1;
   let highlight = -1;
-  let frame = null;
   let draws = 0;
   let miniPicture = null;
   let miniCamera = null;
-  let closed = false;
   let lastCounts = null;
 
   const plotHeight = () => Math.max(160, Number(model.get("height")) || 480);
@@ -167,9 +159,7 @@ function render({ model, el }) {
   }
 
   function draw() {
-    frame = null;
-    dataArrived = false;
-    if (closed || !ctx) return;
+    if (!ctx) return;
     const a = area();
     if (a.width <= 0) return;
     ensureFold(a);
@@ -205,17 +195,7 @@ function render({ model, el }) {
     canvas.dataset.drawnAt = String(Date.now());
     if (draws === 1) Object.assign(canvas.dataset, { renderAt: String(renderAt), firstDrawAt: String(Date.now()) });
   }
-  function requestDraw() {
-    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
-  }
-  // New data from the kernel is drawn at once when the message's last trait is set (Backbone's one
-  // "change" after its "change:<trait>" events), not at the next animation frame: the picture then
-  // makes the coming frame instead of waiting for it (as the campaign diagram, js/widget.js).
-  function drawArrivedData() {
-    if (!dataArrived || closed) return;
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    draw();
-  }
+  const requestDraw = view.requestDraw;
 
   // Controls ↔ traits.
   function syncControls() {
@@ -243,11 +223,9 @@ function render({ model, el }) {
     const n = Math.floor(Number(buckets.value));
     if (Number.isFinite(n) && (n === 0 || n >= 2)) write("buckets", n);
   };
-  overlay.addEventListener("change", onOverlay);
-  scaling.addEventListener("change", onScaling);
-  palette.addEventListener("change", onPalette);
-  reverse.addEventListener("change", onReverse);
-  buckets.addEventListener("change", onBuckets);
+  for (const [target, fn] of [[overlay, onOverlay], [scaling, onScaling], [palette, onPalette], [reverse, onReverse], [buckets, onBuckets]]) {
+    view.listen(target, "change", fn);
+  }
 
   // One parameter update in flight at a time: the next waits until the kernel's new colours or
   // values arrive (or PARAM_WAIT_MS), and only the latest slider position is sent, so a drag over
@@ -387,7 +365,7 @@ function render({ model, el }) {
     [canvas, "wheel", onWheel, { passive: false }], [canvas, "dblclick", fit], [fitButton, "click", fit],
     [minimap, "click", onMinimap],
   ];
-  for (const [target, type, fn, options] of listeners) target.addEventListener(type, fn, options);
+  for (const [target, type, fn, options] of listeners) view.listen(target, type, fn, options);
 
   async function download() {
     try {
@@ -401,14 +379,10 @@ function render({ model, el }) {
       console.error("campaign_widget: PNG download failed", error);
     }
   }
-  downloadButton.addEventListener("click", download);
+  view.listen(downloadButton, "click", download);
 
-  // Model listeners.
-  const modelListeners = [];
-  function on(event, handler) {
-    model.on(event, handler);
-    modelListeners.push([event, handler]);
-  }
+  // Model listeners: new data from the kernel is drawn at once when the message is set whole (view.arrived).
+  const { on } = view;
   on("change:graph", () => {
     layered = decodeGraph(model.get("graph"));
     graph = layered;
@@ -426,10 +400,7 @@ function render({ model, el }) {
     miniPicture = null;
     canvas.dataset.paintMs = (window.performance.now() - started).toFixed(2);
   }
-  function arrived() {
-    dataArrived = true;
-    requestDraw();
-  }
+  const arrived = view.arrived;
   function restyle() {
     canvas.dataset.paintReceived = String(window.performance.now());
     styleStale = true;
@@ -452,38 +423,24 @@ function render({ model, el }) {
   for (const key of ["overlay", "scaling", "buckets", "palette", "reverse", "choices", "error"]) on(`change:${key}`, syncControls);
   on("change:param_ranges", buildParams);
   on("change:params", () => { sliders.answered(); buildParams(); });
-  on("change", drawArrivedData);
-
-  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
-  resizeObserver?.observe(plotWrap);
+  view.observeResize([plotWrap]);
   {
     const v = model.get("hovered_phase");
     highlight = Number.isInteger(v) && v >= 0 ? v : -1;
   }
   syncControls();
   buildParams();
-  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+  view.followTheme({ ctx, canvases: [canvas] }, (next) => {
     theme = next;
     miniPicture = null;
-  }, requestDraw);
-  requestDraw();
+  });
 
-  return () => {
-    closed = true;
-    for (const [event, handler] of modelListeners) model.off(event, handler);
-    for (const [target, type, fn, options] of listeners) target.removeEventListener(type, fn, options);
-    downloadButton.removeEventListener("click", download);
-    resizeObserver?.disconnect();
-    stopWatchingTheme();
-    sliders.destroy();
-    for (const [target, fn] of [[overlay, onOverlay], [scaling, onScaling], [palette, onPalette], [reverse, onReverse], [buckets, onBuckets]]) {
-      target.removeEventListener("change", fn);
-    }
-    writer.dispose();
-    kernel.dispose();
-    if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    root.remove();
+  return {
+    draw,
+    dispose() {
+      sliders.destroy();
+      if (paramsInFlight !== null) window.clearTimeout(paramsInFlight);
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // statistic, scaling, palette, cache-line overlay, clear), cache (line, capacity, ways, loop order)
 // and one row per tensor layout (order, row padding, offset). Model controls write their trait;
 // Python validates and recomputes, and a refused value comes back as the stored one plus a message.
-import { element, labelled as labelControl } from "../dom.js";
+import { element, labelled as labelControl } from "../shared/dom.js";
 
 export const MODES = [
   ["iteration", "iteration (playback)"],

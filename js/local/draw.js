@@ -1,5 +1,5 @@
 // Drawing the local view on a 2D context: tensor grids, highlights, overlays, histogram, colour bar.
-import { parseHex } from "../color.js";
+import { parseHex } from "../shared/color.js";
 import { capacityLabel } from "./controls.js";
 import {
   capacityLabelBox, capacityMarkerX, histogramBars, histogramLayout, histogramPeak, histogramTicks,
@@ -30,7 +30,7 @@ const DARK = {
 };
 
 /**
- * The local view's colours for a theme of js/page-theme.js: background, text and the highlight
+ * The local view's colours for a theme of js/shared/page-theme.js: background, text and the highlight
  * from the theme, the grid's idle and border colours dark on a dark page.
  */
 export function localLook(theme = {}) {

@@ -1,7 +1,7 @@
 // Pure helpers of the local view (no DOM): cell size, hit grid, loop counters, labels, histogram
 // bars, ticks and labels. Python computes every number of the model; these only place what it sent
 // on the screen.
-import { niceTicks, tickCountFor } from "../ticks.js";
+import { niceTicks, tickCountFor } from "../shared/ticks.js";
 
 /** CSS px per cell so that a grid of `widthCells` fits `availableWidth`, clamped to [min, max]. */
 export function fitCell(widthCells, availableWidth, { min = 4, max = 22 } = {}) {
@@ -142,7 +142,7 @@ export function histogramLayout(width, height) {
 
 /**
  * x-axis ticks of a histogram of `bins` distances (0…bins−1) plus its "cold" bar, `plotW` px wide:
- * nice integer distances (js/ticks.js) at their bins' centres, and "cold" under its own bar, apart
+ * nice integer distances (js/shared/ticks.js) at their bins' centres, and "cold" under its own bar, apart
  * from the numbers. A number whose label would touch the next one or the "cold" label is left out.
  * `measure(text)` gives a label's width in px. Returns [{x, label, kind: "distance"|"cold", value}].
  */

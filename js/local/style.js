@@ -1,5 +1,5 @@
 // The local view's CSS (cwl- prefix), on top of the campaign view's cw- basics.
-import { CSS } from "../styles.js";
+import { CSS } from "../shared/styles.js";
 
 export const LOCAL_CSS = `${CSS}
 .cwl-controls { display: flex; flex-direction: column; gap: 4px; margin-bottom: 6px; }

@@ -1,12 +1,11 @@
 // The local view of one phase (design.md §7): tensors as element grids, the loop nest played back,
 // related accesses, cache lines, reuse distances and misses. Python (campaign_widget/views/local.py)
 // computes every number and colour; this view decodes the arrays it sends and draws them.
-import { element, sizeCanvas } from "../dom.js";
-import { decodeArray } from "../codecs.js";
-import { createTraitWriter } from "../trait-writer.js";
-import { needsKernel, watchKernel } from "../kernel.js";
+import { decodeArray } from "../shared/codecs.js";
+import { element, sizeCanvas } from "../shared/dom.js";
+import { needsKernel } from "../shared/kernel.js";
+import { mountView } from "../shared/view-shell.js";
 import { createControls } from "./controls.js";
-import { followTheme } from "../page-theme.js";
 import { drawColourBar, drawHistogram, drawSwatches, drawTensors, localLook, neutralSwap } from "./draw.js";
 import {
   advance, buildHitGrid, elementLabel, fitCell, hitElement, indicesFromPoint, pointFromIndices, rgbStyles,
@@ -81,14 +80,11 @@ export function readData(model) {
 }
 
 function render({ model, el }) {
-  const document = el.ownerDocument ?? globalThis.document;
-  const window = document.defaultView ?? globalThis;
-  const root = element(document, "div", "cw-root cwl-root");
-  const style = element(document, "style", null, LOCAL_CSS);
-  const writer = createTraitWriter(model, {
-    requestFrame: (f) => window.requestAnimationFrame(f),
-    cancelFrame: (id) => window.cancelAnimationFrame(id),
-  });
+  return mountView({ model, el, className: "cw-root cwl-root", css: LOCAL_CSS }, setup);
+}
+
+function setup(view) {
+  const { model, document, window, root, writer, requestDraw } = view;
   const message = element(document, "div", "cwl-message");
   message.setAttribute("role", "status");
   const main = element(document, "div", "cwl-main");
@@ -114,10 +110,8 @@ function render({ model, el }) {
   let speed = 5;
   let playFrom = { point: 0, time: 0 };
   let playFrame = null;
-  let frame = null;
   let draws = 0;
   let histDraws = 0;
-  let closed = false;
   let layout = { cell: 8, originX: 0, originY: 0 };
 
   const controls = createControls(document, model, writer, {
@@ -144,19 +138,17 @@ function render({ model, el }) {
       }
     },
   });
-  root.append(style, controls.element, message, main);
-  el.append(root);
+  root.append(controls.element, message, main);
   // Playback and the modes are drawn from the arrays sent; the cache, the layouts, the colours and
   // what a selection relates to are computed in the kernel.
   needsKernel(...root.querySelectorAll(".cwl-cache, .cwl-layouts, .cwl-reuse-stat, .cwl-scaling, .cwl-palette, .cwl-line-overlay, .cwl-clear, .cwl-apply"));
-  const kernel = watchKernel({ model, root, document });
   const ctx = canvas.getContext("2d");
   const histCtx = hist.getContext("2d");
-  // Light and dark (js/page-theme.js): the grids, legend and histogram follow the theme.
+  // Light and dark (js/shared/page-theme.js): the grids, legend and histogram follow the theme.
   let look = localLook();
-  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas, hist] }, (theme) => {
+  view.followTheme({ ctx, canvases: [canvas, hist] }, (theme) => {
     look = localLook(theme);
-  }, requestDraw);
+  });
 
   function setPoint(next, { write = false } = {}) {
     const count = Math.max(1, data.loops.count);
@@ -169,7 +161,7 @@ function render({ model, el }) {
 
   function tick(now) {
     playFrame = null;
-    if (!playing || closed) return;
+    if (!playing || view.closed()) return;
     const next = advance(playFrom.point, now - playFrom.time, speed, data.loops.count);
     if (next !== point) setPoint(next);
     playFrame = window.requestAnimationFrame(tick);
@@ -204,8 +196,7 @@ function render({ model, el }) {
   }
 
   function draw() {
-    frame = null;
-    if (closed || !ctx) return;
+    if (!ctx) return;
     const started = window.performance.now();
     const ratio = window.devicePixelRatio || 1;
     const available = Math.max(200, Math.floor(plotWrap.clientWidth) - 8);
@@ -273,10 +264,6 @@ function render({ model, el }) {
       labelBox: box(placed.labelBox),
       plotBox: box(placed.plot),
     });
-  }
-
-  function requestDraw() {
-    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
   /** Fully associative with a table: a capacity step is drawn from it at once. */
@@ -391,21 +378,16 @@ function render({ model, el }) {
     if (mode === "iteration" || mode === "flattened") writer.write("mode", "related");
     if (playing) stop();
   }
-  canvas.addEventListener("mousemove", onMove);
-  canvas.addEventListener("mouseleave", onLeave);
-  canvas.addEventListener("click", onClick);
+  view.listen(canvas, "mousemove", onMove);
+  view.listen(canvas, "mouseleave", onLeave);
+  view.listen(canvas, "click", onClick);
 
-  const listeners = [];
-  const on = (event, handler) => {
-    model.on(event, handler);
-    listeners.push([event, handler]);
-  };
-  for (const trait of DATA_TRAITS) on(`change:${trait}`, refreshData);
-  const sync = () => {
+  const { on } = view;
+  view.onChange(DATA_TRAITS, refreshData);
+  view.onChange(CONTROL_TRAITS, () => {
     controls.sync();
     requestDraw();
-  };
-  for (const trait of CONTROL_TRAITS) on(`change:${trait}`, sync);
+  });
   on("change:capacity", () => {
     if (!writer.isPending("capacity")) capacityShown = Number(model.get("capacity")) || 1;
     showReadout();
@@ -426,29 +408,19 @@ function render({ model, el }) {
     if (!playing && !writer.isPending("point")) setPoint(Number(model.get("point")) || 0);
   });
 
-  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(requestDraw) : null;
-  resizeObserver?.observe(plotWrap);
-  resizeObserver?.observe(side); // the histogram takes the side's width
+  view.observeResize([plotWrap, side]); // the histogram takes the side's width
   controls.rebuildLoops();
   controls.sync();
   setPoint(point);
   showReadout();
   showMessage();
 
-  return () => {
-    closed = true;
-    if (playing) stop();
-    for (const [event, handler] of listeners) model.off(event, handler);
-    resizeObserver?.disconnect();
-    stopWatchingTheme();
-    canvas.removeEventListener("mousemove", onMove);
-    canvas.removeEventListener("mouseleave", onLeave);
-    canvas.removeEventListener("click", onClick);
-    controls.destroy();
-    writer.dispose();
-    kernel.dispose();
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    root.remove();
+  return {
+    draw,
+    dispose() {
+      if (playing) stop();
+      controls.destroy();
+    },
   };
 }
 

@@ -2,9 +2,10 @@
 // phase points (area ∝ share of the makespan), the schedule's ◆. Every number comes from the
 // kernel's `geometry` (campaign_widget/model/roofline.py, roofline_geometry); this file only maps those
 // numbers to pixels and picks colours. No model is computed here.
-import { decodeArray } from "../codecs.js";
-import { formatNumber, formatSI } from "../format.js";
-import { linearScale } from "../scale.js";
+import { decodeArray } from "../shared/codecs.js";
+import { formatNumber, formatSI } from "../shared/format.js";
+import { fillTitle, fillVertical, themeFont as font } from "../shared/plot-text.js";
+import { linearScale } from "../shared/scale.js";
 
 export const MARGIN = { top: 30, right: 20, bottom: 46, left: 64 };
 const MIN_AREA = 30; // px², the smallest point (as the bqplot view's)
@@ -125,12 +126,11 @@ export function drawRoofline(ctx, width, height, state, theme) {
   const { geometry: g, colors, units, shownLevels, hovered } = state;
   const scales = plotScales(g, width, height);
   const { plot } = scales;
-  const font = (size, weight = "normal") => `${weight} ${size}px ${theme.fontFamily}`;
   ctx.save();
   ctx.fillStyle = theme.background;
   ctx.fillRect(0, 0, width, height);
   // grid and ticks (the kernel's decades)
-  ctx.font = font(theme.fontSize);
+  ctx.font = font(theme);
   ctx.lineWidth = 1;
   ctx.fillStyle = theme.mutedText;
   ctx.textAlign = "right";
@@ -153,17 +153,8 @@ export function drawRoofline(ctx, width, height, state, theme) {
   ctx.strokeRect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top);
   ctx.fillStyle = theme.text;
   ctx.fillText(`operational intensity (${units.intensity ?? ""})`, (plot.left + plot.right) / 2, plot.bottom + 24);
-  ctx.save();
-  ctx.translate(14, (plot.top + plot.bottom) / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.textBaseline = "middle";
-  ctx.fillText(`attainable (${units.compute ?? ""})`, 0, 0);
-  ctx.restore();
-  if (state.title) {
-    ctx.font = font(theme.titleFontSize, "bold");
-    ctx.textBaseline = "alphabetic";
-    ctx.fillText(state.title, (plot.left + plot.right) / 2, plot.top - 12);
-  }
+  fillVertical(ctx, `attainable (${units.compute ?? ""})`, 14, (plot.top + plot.bottom) / 2);
+  fillTitle(ctx, state.title, plot, theme);
   ctx.beginPath();
   ctx.rect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top);
   ctx.clip();
@@ -171,7 +162,7 @@ export function drawRoofline(ctx, width, height, state, theme) {
   ctx.setLineDash([5, 4]);
   ctx.strokeStyle = theme.capacity;
   ctx.lineWidth = 1.5;
-  ctx.font = font(theme.fontSize);
+  ctx.font = font(theme);
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
   for (const c of g.ceilings) {

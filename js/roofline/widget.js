@@ -5,14 +5,13 @@
 // carries every phase's words in `details_by_phase`, and the tooltip reads them there. Nothing here
 // asks Python for a new picture (the level boxes only choose which of the drawn levels show), so no
 // control is hidden without a kernel.
-import { element, sizeCanvas } from "../dom.js";
-import { followTheme } from "../page-theme.js";
-import { CSS } from "../styles.js";
-import { createTooltip } from "../tooltip.js";
-import { createTraitWriter } from "../trait-writer.js";
+import { canvasPlot } from "../shared/canvas-plot.js";
+import { element } from "../shared/dom.js";
+import { CSS } from "../shared/styles.js";
+import { mountView } from "../shared/view-shell.js";
 import { drawRoofline, hitPoint, levelShape, readGeometry, SHAPE_GLYPHS } from "./draw.js";
 
-const DRAW_TRAITS = ["geometry", "phase_colors", "units", "title", "height", "shown_levels"];
+const DRAW_TRAITS = ["geometry", "phase_colors", "units", "title", "height", "shown_levels", "hovered_phase"];
 const ROOFLINE_CSS = `
 .cw-roofline-legend { display: flex; flex-wrap: wrap; gap: 2px 10px; margin: 4px 0 0; font-size: 11px; }
 .cw-roofline-legend label { display: inline-flex; gap: 3px; align-items: center; }
@@ -20,31 +19,19 @@ const ROOFLINE_CSS = `
 `;
 
 function render({ model, el }) {
-  const document = el.ownerDocument ?? globalThis.document;
-  const window = document.defaultView ?? globalThis;
-  const root = element(document, "div", "cw-root cw-roofline");
-  const style = element(document, "style", null, CSS + ROOFLINE_CSS);
-  const plotWrap = element(document, "div", "cw-plot-wrap");
-  const canvas = element(document, "canvas", "cw-plot cw-roofline-plot");
-  canvas.setAttribute("role", "img");
-  canvas.setAttribute("aria-label", "roofline");
-  const tooltip = createTooltip(document);
-  plotWrap.append(canvas, tooltip.element);
+  return mountView({ model, el, className: "cw-root cw-roofline", css: CSS + ROOFLINE_CSS, kernel: false }, setup);
+}
+
+function setup(view) {
+  const { model, document, root, writer } = view;
+  const plot = canvasPlot(view, { className: "cw-plot cw-roofline-plot", label: "roofline" });
+  const { canvas, ctx } = plot;
   const legend = element(document, "div", "cw-roofline-legend");
   const readout = element(document, "div", "cw-roofline-readout");
-  root.append(style, plotWrap, legend, readout);
-  el.append(root);
-  const ctx = canvas.getContext("2d");
-  const writer = createTraitWriter(model, {
-    requestFrame: (f) => window.requestAnimationFrame(f),
-    cancelFrame: (id) => window.cancelAnimationFrame(id),
-  });
+  root.append(plot.wrap, legend, readout);
 
   let geometry = readGeometry(model.get("geometry"));
   let drawn = null;
-  let frame = null;
-  let draws = 0;
-  let closed = false;
   let theme = null;
   let ownHover = null; // the phase under this view's pointer
 
@@ -55,29 +42,18 @@ function render({ model, el }) {
   const shownLevels = () => new Set(model.get("shown_levels") ?? []);
 
   function draw() {
-    frame = null;
-    if (closed || !ctx) return;
-    const width = Math.floor(plotWrap.clientWidth);
-    if (width <= 0) return;
-    const height = Math.max(160, Number(model.get("height")) || 360);
-    const ratio = window.devicePixelRatio || 1;
-    sizeCanvas(canvas, ctx, width, height, ratio);
+    const box = plot.fit();
+    if (!box) return;
     const state = {
       geometry, colors: model.get("phase_colors") ?? [], units: model.get("units") ?? {},
       title: model.get("title"), shownLevels: shownLevels(), hovered: hovered(),
     };
-    drawn = { ...drawRoofline(ctx, width, height, state, theme), width };
-    const { plot } = drawn.scales;
-    Object.assign(canvas.dataset, {
-      draws: String(++draws),
-      plotLeft: String(plot.left), plotRight: String(plot.right), plotTop: String(plot.top), plotBottom: String(plot.bottom),
+    drawn = drawRoofline(ctx, box.width, box.height, state, theme);
+    plot.markPlot(drawn.scales.plot, {
       xRange: geometry.xRange.join(","), yRange: geometry.yRange.join(","),
       pointsDrawn: String(drawn.points.length),
       highlightedPhase: state.hovered === null ? "" : String(state.hovered),
     });
-  }
-  function requestDraw() {
-    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
   }
 
   function fillLegend() {
@@ -126,79 +102,48 @@ function render({ model, el }) {
   function showDetails() {
     const lines = hoverLines();
     if (ownHover === null || pointer === null || lines.length === 0) {
-      tooltip.hide();
+      plot.tooltip.hide();
       return;
     }
-    tooltip.show({ title: lines[0], rows: lines.slice(1).map((line) => ["", line]) }, pointer.x, pointer.y,
-      { width: plotWrap.clientWidth, height: plotWrap.clientHeight });
+    plot.showTooltip({ title: lines[0], rows: lines.slice(1).map((line) => ["", line]) }, pointer);
   }
   function writeHover(phase) {
     if (phase === ownHover) return;
     ownHover = phase;
     writer.write("hovered_phase", phase);
-    requestDraw();
+    view.requestDraw();
   }
-  function onMove(event) {
+  view.listen(canvas, "pointermove", (event) => {
     if (!drawn) return;
-    const box = canvas.getBoundingClientRect();
-    const x = event.clientX - box.left;
-    const y = event.clientY - box.top;
-    const phase = hitPoint(drawn.points, drawn.scales, x, y);
-    pointer = { x, y };
-    writeHover(phase);
+    pointer = plot.pointer(event);
+    writeHover(hitPoint(drawn.points, drawn.scales, pointer.x, pointer.y));
     showDetails();
-  }
-  function onLeave() {
+  });
+  view.listen(canvas, "pointerleave", () => {
     pointer = null;
     writeHover(null);
-    tooltip.hide();
-  }
-  canvas.addEventListener("pointermove", onMove);
-  canvas.addEventListener("pointerleave", onLeave);
+    plot.tooltip.hide();
+  });
 
-  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+  view.followTheme({ ctx, canvases: [canvas] }, (next) => {
     theme = next;
-  }, requestDraw);
-
-  const listeners = [];
-  function on(event, handler) {
-    model.on(event, handler);
-    listeners.push([event, handler]);
-  }
-  on("change:geometry", () => {
+  });
+  view.on("change:geometry", () => {
     geometry = readGeometry(model.get("geometry"));
     fillLegend();
   });
-  on("change:phase_names", fillLegend);
-  on("change:phase_colors", fillLegend);
-  on("change:shown_levels", fillLegend);
-  on("change:readout_lines", fillReadout);
-  for (const trait of DRAW_TRAITS) on(`change:${trait}`, requestDraw);
-  on("change:hovered_phase", requestDraw);
-  on("change:hovered_details", showDetails);
-
-  const resizeObserver = typeof window.ResizeObserver === "function"
-    ? new window.ResizeObserver(() => {
-      if (Math.floor(plotWrap.clientWidth) !== drawn?.width) requestDraw();
-    })
-    : null;
-  resizeObserver?.observe(plotWrap);
+  view.onChange(["phase_names", "phase_colors", "shown_levels"], fillLegend);
+  view.on("change:readout_lines", fillReadout);
+  view.on("change:hovered_details", showDetails);
 
   fillLegend();
   fillReadout();
-  requestDraw();
-
-  return () => {
-    closed = true;
-    for (const [event, handler] of listeners) model.off(event, handler);
-    canvas.removeEventListener("pointermove", onMove);
-    canvas.removeEventListener("pointerleave", onLeave);
-    resizeObserver?.disconnect();
-    stopWatchingTheme();
-    if (ownHover !== null) writer.write("hovered_phase", null);
-    writer.dispose();
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    root.remove();
+  return {
+    draw,
+    redrawOn: DRAW_TRAITS,
+    dispose() {
+      if (ownHover !== null) writer.write("hovered_phase", null);
+    },
   };
 }
 

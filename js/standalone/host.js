@@ -40,7 +40,7 @@ export function same(a, b) {
 /**
  * A model with the interface anywidget gives a view (get, set, on, off, save_changes, send,
  * widget_manager), holding its state in the page. `set` fires change:<key> and then one change,
- * as Backbone does; `send` has no kernel to reach; `widget_manager.kernel` is null (js/kernel.js).
+ * as Backbone does; `send` has no kernel to reach; `widget_manager.kernel` is null (js/shared/kernel.js).
  */
 export class StaticModel {
   constructor(state, manager) {

@@ -2,7 +2,8 @@
 // the selected cell's outline. Every colour and every label comes from the kernel's `grid`
 // (campaign_widget/figures/sweep_grid.py, sweep_grid); this file only places them. Row 0 (the first y value)
 // is the bottom row, as in the static heatmap.
-import { decodeArray } from "../codecs.js";
+import { decodeArray } from "../shared/codecs.js";
+import { fillTitle, fillVertical, themeFont as font } from "../shared/plot-text.js";
 
 const BAR_WIDTH = 14;
 const TICK = 4;
@@ -92,9 +93,8 @@ function diamond(ctx, cx, cy, r) {
  */
 export function drawHeatmap(ctx, width, height, state, theme) {
   const { grid } = state;
-  const font = (size, weight = "normal") => `${weight} ${size}px ${theme.fontFamily}`;
   ctx.save();
-  ctx.font = font(theme.fontSize);
+  ctx.font = font(theme);
   const layout = gridLayout(ctx, grid, width, height, { title: state.title, fontSize: theme.fontSize });
   const { plot, bar, cellW, cellH } = layout;
   ctx.fillStyle = theme.background;
@@ -141,18 +141,8 @@ export function drawHeatmap(ctx, width, height, state, theme) {
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
   ctx.fillText(state.xTitle ?? "", (plot.left + plot.right) / 2, height - 4);
-  ctx.save();
-  ctx.translate(4 + TITLE_BAND / 2, (plot.top + plot.bottom) / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.textBaseline = "middle";
-  ctx.fillText(state.yTitle ?? "", 0, 0);
-  ctx.restore();
-  if (state.title) {
-    ctx.font = font(theme.titleFontSize, "bold");
-    ctx.textBaseline = "alphabetic";
-    ctx.fillText(state.title, (plot.left + plot.right) / 2, plot.top - 12);
-    ctx.font = font(theme.fontSize);
-  }
+  fillVertical(ctx, state.yTitle ?? "", 4 + TITLE_BAND / 2, (plot.top + plot.bottom) / 2);
+  fillTitle(ctx, state.title, plot, theme);
   // the colour bar: the kernel's steps low to high, or two named swatches
   const barH = bar.bottom - bar.top;
   ctx.textAlign = "left";

@@ -4,12 +4,11 @@
 // from the pointer and `selected` from a click on a computed cell. With no kernel (a page of
 // campaign_widget.views.page) the selects are hidden, as a new colour or position is a new grid from
 // Python, and the tooltip reads the rows the page carries (`rows_by_configuration`).
-import { element, labelled, listen, setOptions, sizeCanvas } from "../dom.js";
-import { needsKernel, watchKernel } from "../kernel.js";
-import { followTheme } from "../page-theme.js";
-import { CSS } from "../styles.js";
-import { createTooltip } from "../tooltip.js";
-import { createTraitWriter } from "../trait-writer.js";
+import { canvasPlot } from "../shared/canvas-plot.js";
+import { element, labelled, setOptions } from "../shared/dom.js";
+import { needsKernel } from "../shared/kernel.js";
+import { CSS } from "../shared/styles.js";
+import { mountView } from "../shared/view-shell.js";
 import { cellAt, cellConfiguration, drawHeatmap, readGrid } from "./draw.js";
 
 const DRAW_TRAITS = ["grid", "x_title", "y_title", "color", "title", "height", "selected"];
@@ -18,35 +17,20 @@ const SWEEP_CSS = `
 `;
 
 function render({ model, el }) {
-  const document = el.ownerDocument ?? globalThis.document;
-  const window = document.defaultView ?? globalThis;
-  const root = element(document, "div", "cw-root cw-sweep-plot");
-  const style = element(document, "style", null, CSS + SWEEP_CSS);
+  return mountView({ model, el, className: "cw-root cw-sweep-plot", css: CSS + SWEEP_CSS }, setup);
+}
+
+function setup(view) {
+  const { model, document, root, writer } = view;
   const controls = element(document, "div", "cw-controls cw-sweep-controls");
-  const plotWrap = element(document, "div", "cw-plot-wrap");
-  const canvas = element(document, "canvas", "cw-plot cw-sweep-canvas");
-  canvas.setAttribute("role", "img");
-  canvas.setAttribute("aria-label", "sweep heatmap");
-  const tooltip = createTooltip(document);
-  plotWrap.append(canvas, tooltip.element);
+  const plot = canvasPlot(view, { className: "cw-plot cw-sweep-canvas", label: "sweep heatmap" });
+  const { canvas, ctx } = plot;
   const lines = element(document, "div", "cw-sweep-lines");
-  root.append(style, controls, plotWrap, lines);
-  el.append(root);
+  root.append(controls, plot.wrap, lines);
   needsKernel(controls);
-  const kernel = watchKernel({ model, root, document });
-  const ctx = canvas.getContext("2d");
-  const cleanups = [];
-  const writer = createTraitWriter(model, {
-    requestFrame: (f) => window.requestAnimationFrame(f),
-    cancelFrame: (id) => window.cancelAnimationFrame(id),
-  });
 
   let grid = readGrid(model.get("grid"));
   let layout = null;
-  let drawnWidth = null;
-  let frame = null;
-  let draws = 0;
-  let closed = false;
   let theme = null;
   let hoveredCell = null;
   let pointer = null;
@@ -61,34 +45,23 @@ function render({ model, el }) {
   }
 
   function draw() {
-    frame = null;
-    if (closed || !ctx) return;
-    const width = Math.floor(plotWrap.clientWidth);
-    if (width <= 0) return;
-    const height = Math.max(160, Number(model.get("height")) || 360);
-    sizeCanvas(canvas, ctx, width, height, window.devicePixelRatio || 1);
+    const box = plot.fit();
+    if (!box) return;
     const selected = selectedCell();
-    layout = drawHeatmap(ctx, width, height, {
+    layout = drawHeatmap(ctx, box.width, box.height, {
       grid, xTitle: model.get("x_title"), yTitle: model.get("y_title"), colorTitle: model.get("color"),
       title: model.get("title"), selectedCell: selected, hoveredCell,
     }, theme);
-    drawnWidth = width;
-    const { plot } = layout;
-    Object.assign(canvas.dataset, {
-      draws: String(++draws),
-      plotLeft: String(plot.left), plotRight: String(plot.right), plotTop: String(plot.top), plotBottom: String(plot.bottom),
+    plot.markPlot(layout.plot, {
       rows: String(grid.ny), columns: String(grid.nx),
       bestCell: grid.bestCell ? grid.bestCell.join(",") : "",
       selectedCell: selected ? `${selected.row},${selected.col}` : "",
     });
   }
-  function requestDraw() {
-    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
-  }
 
   // the selects: the colour column, then one per other axis
   const colorSelect = element(document, "select", { className: "cw-sweep-color", "aria-label": "colour" });
-  listen(cleanups, colorSelect, "change", () => writer.write("color", colorSelect.value));
+  view.listen(colorSelect, "change", () => writer.write("color", colorSelect.value));
   const axisSelects = new Map();
   function fillControls() {
     setOptions(document, colorSelect, model.get("color_options") ?? [], model.get("color"));
@@ -100,7 +73,7 @@ function render({ model, el }) {
       for (const [name] of options) {
         const select = element(document, "select", { className: `cw-sweep-axis cw-sweep-axis-${name}`, "aria-label": name });
         select.dataset.axis = name;
-        listen(cleanups, select, "change", () => {
+        view.listen(select, "change", () => {
           writer.write("positions", { ...(model.get("positions") ?? {}), [name]: Number(select.value) });
         });
         axisSelects.set(name, select);
@@ -129,90 +102,57 @@ function render({ model, el }) {
     const cell = hoveredCell && cellConfiguration(grid, hoveredCell.row, hoveredCell.col);
     const rows = cell ? hoverRows(cell) : [];
     if (!cell || pointer === null || rows.length === 0) {
-      tooltip.hide();
+      plot.tooltip.hide();
       return;
     }
-    tooltip.show({ title: rows[0][0], rows: rows.slice(1) }, pointer.x, pointer.y,
-      { width: plotWrap.clientWidth, height: plotWrap.clientHeight });
+    plot.showTooltip({ title: rows[0][0], rows: rows.slice(1) }, pointer);
   }
   function cellUnder(event) {
     if (!layout) return null;
-    const box = canvas.getBoundingClientRect();
-    const x = event.clientX - box.left;
-    const y = event.clientY - box.top;
-    pointer = { x, y };
-    return cellAt(layout, grid, x, y);
+    pointer = plot.pointer(event);
+    return cellAt(layout, grid, pointer.x, pointer.y);
   }
-  function onMove(event) {
+  view.listen(canvas, "pointermove", (event) => {
     const cell = cellUnder(event);
     const same = cell && hoveredCell && cell.row === hoveredCell.row && cell.col === hoveredCell.col;
     if (!same) {
       hoveredCell = cell;
       writer.write("hovered", cell ? cellConfiguration(grid, cell.row, cell.col).index : null);
-      requestDraw();
+      view.requestDraw();
     }
     showRow();
-  }
-  function onLeave() {
+  });
+  view.listen(canvas, "pointerleave", () => {
     pointer = null;
     if (hoveredCell !== null) {
       hoveredCell = null;
       writer.write("hovered", null);
-      requestDraw();
+      view.requestDraw();
     }
-    tooltip.hide();
-  }
-  function onClick(event) {
+    plot.tooltip.hide();
+  });
+  view.listen(canvas, "click", (event) => {
     const cell = cellUnder(event);
     if (!cell) return;
     const { index, computed } = cellConfiguration(grid, cell.row, cell.col);
     if (computed) writer.write("selected", index);
-  }
-  listen(cleanups, canvas, "pointermove", onMove);
-  listen(cleanups, canvas, "pointerleave", onLeave);
-  listen(cleanups, canvas, "click", onClick);
+  });
 
-  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+  view.followTheme({ ctx, canvases: [canvas] }, (next) => {
     theme = next;
-  }, requestDraw);
-
-  const listeners = [];
-  function on(event, handler) {
-    model.on(event, handler);
-    listeners.push([event, handler]);
-  }
-  on("change:grid", () => {
+  });
+  view.on("change:grid", () => {
     grid = readGrid(model.get("grid"));
     hoveredCell = null;
     fillLines();
   });
-  on("change:status", fillLines);
-  for (const trait of ["color_options", "axis_options", "positions", "color"]) on(`change:${trait}`, fillControls);
-  for (const trait of DRAW_TRAITS) on(`change:${trait}`, requestDraw);
-  on("change:hovered_rows", showRow);
-
-  const resizeObserver = typeof window.ResizeObserver === "function"
-    ? new window.ResizeObserver(() => {
-      if (Math.floor(plotWrap.clientWidth) !== drawnWidth) requestDraw();
-    })
-    : null;
-  resizeObserver?.observe(plotWrap);
+  view.on("change:status", fillLines);
+  view.onChange(["color_options", "axis_options", "positions", "color"], fillControls);
+  view.on("change:hovered_rows", showRow);
 
   fillControls();
   fillLines();
-  requestDraw();
-
-  return () => {
-    closed = true;
-    for (const [event, handler] of listeners) model.off(event, handler);
-    for (const cleanup of cleanups) cleanup();
-    resizeObserver?.disconnect();
-    stopWatchingTheme();
-    kernel.dispose();
-    writer.dispose();
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    root.remove();
-  };
+  return { draw, redrawOn: DRAW_TRAITS };
 }
 
 export default { render };

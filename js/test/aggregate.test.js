@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DETAIL_LIMIT, piecesToDraw } from "../aggregate.js";
-import { buildSceneIndex } from "../scene-index.js";
+import { DETAIL_LIMIT, piecesToDraw } from "../diagram/aggregate.js";
+import { buildSceneIndex } from "../diagram/scene-index.js";
 import { makeScene, sequentialScene } from "../testing/scene-fixtures.js";
 
 /** n tiles alternating phases 0/1 over [0, n), with tile k of phase 1 spilling when k % 97 == 0. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeArray, decodePhaseTable, decodeScene } from "../codecs.js";
+import { decodeArray, decodePhaseTable, decodeScene } from "../shared/codecs.js";
 
 function encoded(Typed, values, dtype, { offset = 0 } = {}) {
   const source = Typed.from(values);

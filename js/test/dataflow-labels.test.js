@@ -6,7 +6,7 @@ import { bandStarts, chooseFold, foldGraph } from "../dataflow/fold.js";
 import { hitNode } from "../dataflow/hit.js";
 import { fitName, labelRoom, NODE_PAD, nodeLabel, Occupancy, placeLabel } from "../dataflow/labels.js";
 import { decodeGraph, decodeStyle, edgePoints } from "../dataflow/model.js";
-import { shortenMiddle } from "../legend.js";
+import { shortenMiddle } from "../shared/legend.js";
 import { RecordingContext } from "../testing/fake-context.js";
 
 class Context extends RecordingContext {

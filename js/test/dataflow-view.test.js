@@ -6,7 +6,7 @@ import { hitEdge, hitNode } from "../dataflow/hit.js";
 import { colorGroups, cssColor, decodeGraph, decodeStyle, edgePoints } from "../dataflow/model.js";
 import { viewportBox } from "../dataflow/minimap.js";
 import { edgeTooltip, nodeTooltip } from "../dataflow/tooltip.js";
-import { shortenMiddle } from "../legend.js";
+import { shortenMiddle } from "../shared/legend.js";
 import { RecordingContext } from "../testing/fake-context.js";
 
 class Context extends RecordingContext {

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { piecesToDraw } from "../aggregate.js";
-import { lighten } from "../color.js";
-import { drawFigure, drawPieces } from "../draw.js";
-import { legendEntries, sceneFeatures } from "../legend.js";
-import { layoutFigure } from "../layout.js";
-import { readoutLines, readoutText } from "../readout.js";
-import { linearScale } from "../scale.js";
-import { buildSceneIndex } from "../scene-index.js";
-import { THEME } from "../theme.js";
+import { piecesToDraw } from "../diagram/aggregate.js";
+import { lighten } from "../shared/color.js";
+import { drawFigure, drawPieces } from "../diagram/draw.js";
+import { legendEntries, sceneFeatures } from "../shared/legend.js";
+import { layoutFigure } from "../diagram/layout.js";
+import { readoutLines, readoutText } from "../diagram/readout.js";
+import { linearScale } from "../shared/scale.js";
+import { buildSceneIndex } from "../diagram/scene-index.js";
+import { THEME } from "../shared/theme.js";
 import { RecordingContext } from "../testing/fake-context.js";
 import { bottomPiece, makeScene, sequentialScene, stackedScene } from "../testing/scene-fixtures.js";
 

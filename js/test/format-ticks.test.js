@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatNumber, formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, MISSING } from "../format.js";
-import { linearScale } from "../scale.js";
-import { niceStep, niceTicks, timeTicks, utilizationTicks } from "../ticks.js";
+import { formatNumber, formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, MISSING } from "../shared/format.js";
+import { linearScale } from "../shared/scale.js";
+import { niceStep, niceTicks, timeTicks, utilizationTicks } from "../shared/ticks.js";
 
 test("formatSI picks the prefix and keeps 3 significant digits", () => {
   assert.equal(formatSI(25.6e12, "FLOP/s"), "25.6 TFLOP/s");

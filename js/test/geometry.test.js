@@ -3,17 +3,17 @@
 // and the tooltip describes the tile under the mouse.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { piecesToDraw } from "../aggregate.js";
-import { drawFigure, drawPieces } from "../draw.js";
-import { GROUP_LABEL_ROOM, layoutFigure } from "../layout.js";
-import { legendEntries, sceneFeatures } from "../legend.js";
-import { readoutLines, readoutText } from "../readout.js";
-import { linearScale } from "../scale.js";
-import { buildSceneIndex } from "../scene-index.js";
-import { THEME } from "../theme.js";
+import { piecesToDraw } from "../diagram/aggregate.js";
+import { drawFigure, drawPieces } from "../diagram/draw.js";
+import { GROUP_LABEL_ROOM, layoutFigure } from "../diagram/layout.js";
+import { legendEntries, sceneFeatures } from "../shared/legend.js";
+import { readoutLines, readoutText } from "../diagram/readout.js";
+import { linearScale } from "../shared/scale.js";
+import { buildSceneIndex } from "../diagram/scene-index.js";
+import { THEME } from "../shared/theme.js";
 import { RecordingContext } from "../testing/fake-context.js";
 import { bottomPiece, makeScene } from "../testing/scene-fixtures.js";
-import { tooltipContent } from "../tooltip.js";
+import { tooltipContent } from "../shared/tooltip.js";
 
 const COLORS = ["#0072b2", "#e69f00", "#009e73"];
 const UNITS = { time: "s", compute: "FLOP/s", bandwidth: "B/s", ops: "FLOP", bytes: "B" };
@@ -32,7 +32,7 @@ function figureFor(scene, extra = {}) {
     resourceNames: ["compute", "memory"], yAxis: "relative", peakCompute: 60e12, title: "",
     readout: readoutText(input), readoutLines: readoutLines(input),
     legend: legendEntries(names, COLORS, sceneFeatures(scene)),
-    computeTop: Math.max(1, scene.y_max), // what js/figure.js passes; the layout must not follow it to the pipes
+    computeTop: Math.max(1, scene.y_max), // what js/diagram/figure.js passes; the layout must not follow it to the pipes
     ...extra,
   };
 }

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { piecesToDraw } from "../aggregate.js";
-import { formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, timeUnitFor } from "../format.js";
-import { legendEntries, legendSelection, moreLabel, shortenMiddle } from "../legend.js";
-import { buildSceneIndex } from "../scene-index.js";
-import { timeTicks, utilizationTicks } from "../ticks.js";
+import { piecesToDraw } from "../diagram/aggregate.js";
+import { formatPercent, formatQuantity, formatSI, formatSpan, formatTicks, timeUnitFor } from "../shared/format.js";
+import { legendEntries, legendSelection, moreLabel, shortenMiddle } from "../shared/legend.js";
+import { buildSceneIndex } from "../diagram/scene-index.js";
+import { timeTicks, utilizationTicks } from "../shared/ticks.js";
 
 const golden = (name) => JSON.parse(readFileSync(new URL(`../../tests/data/golden/${name}.json`, import.meta.url), "utf8"));
 const num = (v) => (v === null ? NaN : v);

@@ -1,4 +1,4 @@
-// Light or dark from the page, for each notebook front end (js/page-theme.js): JupyterLab's
+// Light or dark from the page, for each notebook front end (js/shared/page-theme.js): JupyterLab's
 // attribute, VS Code's body classes and variables, Colab's html[theme], else the browser's scheme.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -12,7 +12,7 @@ import {
   pageTheme,
   resolveTheme,
   watchTheme,
-} from "../page-theme.js";
+} from "../shared/page-theme.js";
 
 /** A page as a front end leaves it: body classes and data-*, <html> attributes, CSS variables. */
 function page({ bodyClass = "", bodyData = {}, html = {}, css = {}, dark = false } = {}) {

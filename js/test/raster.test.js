@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { packColor, rasterizePieces } from "../raster.js";
-import { linearScale } from "../scale.js";
-import { THEME } from "../theme.js";
+import { packColor, rasterizePieces } from "../diagram/raster.js";
+import { linearScale } from "../shared/scale.js";
+import { THEME } from "../shared/theme.js";
 import { bottomPiece, makeScene } from "../testing/scene-fixtures.js";
 
 const COLORS = ["#0072b2", "#e69f00"];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { drawnPoints, drawRoofline, hitPoint, levelShape, plotScales, pointRadius, readGeometry } from "../roofline/draw.js";
-import { themeColours } from "../page-theme.js";
+import { themeColours } from "../shared/page-theme.js";
 import { RecordingContext } from "../testing/fake-context.js";
 
 class Context extends RecordingContext {

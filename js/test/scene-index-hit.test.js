@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { hitTest } from "../hit.js";
-import { buildSceneIndex, visiblePieces } from "../scene-index.js";
+import { hitTest } from "../diagram/hit.js";
+import { buildSceneIndex, visiblePieces } from "../diagram/scene-index.js";
 import { makeScene, sequentialScene, stackedScene } from "../testing/scene-fixtures.js";
 
 test("visible pieces: those overlapping the domain, in scene order", () => {

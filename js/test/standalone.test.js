@@ -1,7 +1,7 @@
-// The static page's host (js/standalone/host.js) and the views' kernel check (js/kernel.js).
+// The static page's host (js/standalone/host.js) and the views' kernel check (js/shared/kernel.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { kernelState, needsKernel, watchKernel } from "../kernel.js";
+import { kernelState, needsKernel, watchKernel } from "../shared/kernel.js";
 import { fromBase64, linkTraits, putBuffers, same, StaticModel } from "../standalone/host.js";
 
 test("StaticModel fires change:<key> then one change, and only for new values", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { themeColours } from "../page-theme.js";
+import { themeColours } from "../shared/page-theme.js";
 import { cellAt, cellBox, cellColor, cellConfiguration, drawHeatmap, readGrid } from "../sweep/draw.js";
 import { RecordingContext } from "../testing/fake-context.js";
 

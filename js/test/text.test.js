@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { legendEntries, sceneFeatures } from "../legend.js";
-import { readoutLines, readoutText } from "../readout.js";
-import { MERGED, tooltipContent } from "../tooltip.js";
+import { legendEntries, sceneFeatures } from "../shared/legend.js";
+import { readoutLines, readoutText } from "../diagram/readout.js";
+import { MERGED, tooltipContent } from "../shared/tooltip.js";
 import { bottomPiece, makeScene, sequentialScene, stackedScene } from "../testing/scene-fixtures.js";
 
 const units = { time: "s", compute: "FLOP/s", bandwidth: "B/s", ops: "FLOP", bytes: "B" };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTooltip } from "../tooltip.js";
+import { createTooltip } from "../shared/tooltip.js";
 
 /** A document whose elements refuse innerHTML: user text must go in as text. */
 function strictDocument() {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTraitWriter } from "../trait-writer.js";
+import { createTraitWriter } from "../shared/trait-writer.js";
 
 function fakeModel() {
   return {

@@ -1,11 +1,11 @@
-// What the three views share: the theme (js/page-theme.js), the parameter sliders (js/param-sliders.js),
-// and the diagram's control bar (js/controls.js) built from what the kernel syncs.
+// What the views share: the theme (js/shared/page-theme.js), the parameter sliders (js/shared/param-sliders.js),
+// and the diagram's control bar (js/diagram/controls.js) built from what the kernel syncs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import DATA from "../../campaign_widget/theme.json" with { type: "json" };
-import { createControls } from "../controls.js";
-import { markTheme, resolveTheme, themeColours } from "../page-theme.js";
-import { createParamSliders, sliderPosition, sliderValue } from "../param-sliders.js";
+import { createControls } from "../diagram/controls.js";
+import { markTheme, resolveTheme, themeColours } from "../shared/page-theme.js";
+import { createParamSliders, sliderPosition, sliderValue } from "../shared/param-sliders.js";
 
 /** Just enough DOM for the controls: elements with attributes, dataset, children and listeners. */
 function fakeDocument() {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import {
   asZoom, clampDomain, fullDomain, panBy, sameZoom, wheelZoomFactor, zoomAfterDomainChange, zoomAround,
   zoomFromWindow, zoomToWindow,
-} from "../zoom.js";
+} from "../shared/zoom.js";
 
 const full = [0, 15];
 
@@ -85,7 +85,7 @@ test("wheel: down zooms out, up zooms in, line and page modes scale", () => {
 });
 
 test("zoom sharing writes the window at once with now, throttled otherwise, never when unchanged", async () => {
-  const { createZoomSharing } = await import("../zoom-sharing.js");
+  const { createZoomSharing } = await import("../diagram/zoom-sharing.js");
   const writes = [];
   const state = { time_window: [] };
   const model = { get: (k) => state[k], set: (k, v) => { state[k] = v; writes.push(v); }, save_changes() {} };
@@ -109,7 +109,7 @@ test("zoom sharing writes the window at once with now, throttled otherwise, neve
 });
 
 test("the PNG file is named after the diagram's title", async () => {
-  const { pngFileName } = await import("../export.js");
+  const { pngFileName } = await import("../shared/export.js");
   assert.equal(pngFileName("fused + pipelined: makespan 1.2 ms"), "fused-pipelined-makespan-1.2-ms.png");
   assert.equal(pngFileName(""), "campaign.png");
   assert.equal(pngFileName("../../etc/passwd"), "etc-passwd.png");

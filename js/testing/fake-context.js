@@ -42,6 +42,7 @@ export class RecordingContext {
   stroke() { this.record("stroke"); }
   clip() { this.state.clipDepth += 1; this.record("clip"); }
   fillRect(x, y, w, h) { this.calls.push({ op: "fillRect", args: [x, y, w, h], fillStyle: this.state.fillStyle }); }
+  strokeRect(x, y, w, h) { this.calls.push({ op: "strokeRect", args: [x, y, w, h], strokeStyle: this.state.strokeStyle }); }
   fillText(text, x, y) { this.calls.push({ op: "fillText", text, x, y, fillStyle: this.state.fillStyle, font: this.state.font }); }
   measureText(text) { return { width: String(text).length * 6 }; }
 

@@ -7,7 +7,7 @@ and operate the two diagrams it displays:
 * diagram 1, ``live``: a workload given by volumes, whose durations follow the machine's peaks.
 
 Expected positions and colours come from the model (``Workload.schedule()`` / ``build_scene``) and
-from the canvas' own ``data-*`` plot transform (js/CONTRACT.md), never from hard-coded pixels.
+from the canvas' own ``data-*`` plot transform (js/diagram/CONTRACT.md), never from hard-coded pixels.
 """
 
 from __future__ import annotations
@@ -313,7 +313,7 @@ def test_drag_bandwidth_slider_changes_view_and_kernel(basics):
     basics.lab.screenshot("04-after-bandwidth-drag", full_page=False)
 
     # Kernel side after: the view wrote the new peak, 10 ** slider value (the view rounds it to 4
-    # significant digits, js/controls.js peakFromSlider); memory-bound phases shrank.
+    # significant digits, js/diagram/controls.js peakFromSlider); memory-bound phases shrank.
     bw1, makespan1 = _kernel_probe(basics)
     assert bw1 != bw0, f"live.peak_bandwidth is still {bw0!r} in the kernel after the drag"
     assert math.isclose(bw1, 10**v1, rel_tol=5e-4), (
@@ -346,7 +346,7 @@ def _over_white(image: Image.Image) -> np.ndarray:
 def _check_figure_png(data: bytes, shot, scale: float, what: str, artifacts_dir, name: str) -> None:
     """A PNG of the figure at ``scale`` × the canvas' CSS size (within 1 px), showing what the canvas shows.
 
-    js/CONTRACT.md: the PNG is "the whole figure (plot, axes, legend, readout; not the HTML controls)
+    js/diagram/CONTRACT.md: the PNG is "the whole figure (plot, axes, legend, readout; not the HTML controls)
     drawn at scale × CSS size". When scale == devicePixelRatio it must be the on-screen canvas, pixel
     for pixel (up to antialiasing).
     """

@@ -245,7 +245,7 @@ def open_page(browser, state_json, artifacts_dir, request):
             page.wait_for_function("c => c && +c.dataset.draws > 0", arg=plot.element_handle(timeout=RENDER_TIMEOUT_MS))
         except Exception as error:
             raise AssertionError(f"{front.name}: the diagram did not draw; page errors {errors.errors}") from error
-        page.wait_for_timeout(400)  # the theme's second read (js/page-theme.js REREAD_MS) has happened
+        page.wait_for_timeout(400)  # the theme's second read (js/shared/page-theme.js REREAD_MS) has happened
         return page, errors
 
     yield factory

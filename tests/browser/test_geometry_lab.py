@@ -11,7 +11,7 @@ One notebook, three diagrams on a 60 TFLOP/s machine:
   stretched shows that tile's own interval, length and added time, not the phase's duration.
 
 Expected values come from the model in this process (``build_scene``, the schedule's intervals) and the
-canvas' ``data-*`` plot transform (js/CONTRACT.md).
+canvas' ``data-*`` plot transform (js/diagram/CONTRACT.md).
 """
 
 from __future__ import annotations

@@ -252,11 +252,11 @@ def css_rgb(colour: str) -> str:
 
 
 def lighten(colour: str, amount: float) -> str:
-    """js/color.js lighten: mix with white."""
+    """js/shared/color.js lighten: mix with white."""
     return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in hex_rgb(colour))
 
 
-FADE = 0.7  # js/theme.js fadeLighten: the compute line of a phase that is not the highlighted one
+FADE = 0.7  # js/shared/theme.js fadeLighten: the compute line of a phase that is not the highlighted one
 
 
 def style_problems(styles: list[dict], hovered: int | None, ref: Reference) -> list[str]:

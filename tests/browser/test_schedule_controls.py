@@ -13,7 +13,7 @@ dilate+throttle (not the default "none") so that choosing "none" is a real chang
 has a different expected picture: 13 (1 tile), 13 (4 tiles), 11.35 (pipelined, fixed), 10.75
 (pipelined, infeasible), 11.35 again. Every expectation (makespans, oversubscribed intervals, piece counts, where the red
 goes) comes from the model under test (``Workload.schedule`` / ``build_scene``) and the canvas'
-``data-*`` plot transform (js/CONTRACT.md), never from hard-coded pixels.
+``data-*`` plot transform (js/diagram/CONTRACT.md), never from hard-coded pixels.
 
 The oversubscription style's red is theme.json's ``warning``; the memory spill is drawn with its
 ``hatch`` (the same red at 90 % alpha) over ``spillFill``: pixels within WARNING_TOLERANCE of it are
@@ -393,7 +393,7 @@ def test_wheel_zoom_changes_axis_without_the_kernel(controls):
     anchor_css = shot.plot_left + 0.6 * (shot.plot_right - shot.plot_left)
     anchor_t = shot.t0 + 0.6 * (shot.t1 - shot.t0)
     page.mouse.move(shot.view_x + anchor_css, shot.view_y + (shot.plot_top + shot.plot_bottom) / 2)
-    page.mouse.wheel(0, -400)  # zoom in: one event, factor exp(-0.72) ≈ 0.49 (js/zoom.js wheelZoomFactor)
+    page.mouse.wheel(0, -400)  # zoom in: one event, factor exp(-0.72) ≈ 0.49 (js/shared/zoom.js wheelZoomFactor)
     try:
         page.wait_for_function(
             "([c, span]) => (+c.dataset.t1 - +c.dataset.t0) < 0.8 * span",

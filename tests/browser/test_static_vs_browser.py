@@ -10,7 +10,7 @@ paper's three-phase workload (A 3 s .7/.25, B 10 s .2/.9, C 2 s .6/.4), writes i
 Then, for each phase, its palette colour is looked for along the row of its compute line in both
 images; the line's horizontal extent and its height are expressed relative to each image's plot area:
 
-* browser: the canvas' data-plot-* / data-t0/t1 / data-y-top transform (js/CONTRACT.md);
+* browser: the canvas' data-plot-* / data-t0/t1 / data-y-top transform (js/diagram/CONTRACT.md);
 * static PNG: the axes box found in its pixels — the time axis (bottom spine, the plot's full width,
   t = 0 … makespan) and the utilization spine (left, y = 0 … 1). The same detector is run on the
   browser canvas and must agree with its data-* transform, so the detector is checked too.

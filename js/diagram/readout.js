@@ -1,6 +1,6 @@
 // The readout: makespan, oversubscribed intervals, warnings. One text model feeds both the DOM
 // readout (div.cw-readout) and the lines drawn into the canvas for the PNG.
-import { formatPercent, formatQuantity, formatSpan } from "./format.js";
+import { formatPercent, formatQuantity, formatSpan } from "../shared/format.js";
 
 /** At most this many oversubscribed intervals are listed in the DOM, then "… and N more". */
 export const DOM_INTERVAL_LIMIT = 20;

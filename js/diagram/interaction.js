@@ -1,6 +1,6 @@
 // Mouse on the plot: wheel zooms time around the cursor, drag pans, double-click resets, hover
 // reports the position. Positions are CSS px relative to the canvas. No kernel round trip.
-import { wheelZoomFactor } from "./zoom.js";
+import { wheelZoomFactor } from "../shared/zoom.js";
 
 function inside(plot, x, y) {
   return x >= plot.left && x <= plot.right && y >= plot.top && y <= plot.bottom;

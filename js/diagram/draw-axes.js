@@ -1,7 +1,7 @@
 // Grid, axes, ticks and axis labels. The compute ticks and grid reach 1.0, or the top tick when a
 // compute line goes above 1.0 (oversubscribed): the axis tells the truth. The spine frames the plot.
-import { snapLine } from "./pixels.js";
-import { font, THEME } from "./theme.js";
+import { snapLine } from "../shared/pixels.js";
+import { font, THEME } from "../shared/theme.js";
 
 export function drawGrid(ctx, layout, ratio) {
   const { plot, x, y, xTicks, yTicks } = layout;

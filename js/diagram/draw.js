@@ -1,15 +1,15 @@
 // Drawing the campaign diagram onto a 2D context. Pure: no DOM, the same code draws the screen
 // canvas and the PNG export (the caller picks `ratio`, device px per CSS px). Every coordinate
 // below is in CSS px; drawFigure sets the context transform.
-import { lighten, phaseColor, withAlpha } from "./color.js";
+import { lighten, phaseColor, withAlpha } from "../shared/color.js";
 import { drawAxes, drawGrid } from "./draw-axes.js";
 import { drawGroupBands, drawGroupLabels } from "./draw-groups.js";
 import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
-import { dashStart, snapEdge, snapLine } from "./pixels.js";
+import { dashStart, snapEdge, snapLine } from "../shared/pixels.js";
 import { piecesToDraw } from "./aggregate.js";
 import { drawPhaseLabels } from "./draw-labels.js";
 import { drawPiecesRaster } from "./raster.js";
-import { THEME } from "./theme.js";
+import { THEME } from "../shared/theme.js";
 
 /** Above this many visible pieces the phases are not labelled in place (the legend names them). */
 const LABEL_LIMIT = 100_000;

@@ -1,7 +1,7 @@
 // Direct labels: with more phases than the palette tells apart, each phase's name is written in
 // place, on its widest visible piece (as the paper labels phases), when the name fits there.
 import { visiblePieces } from "./scene-index.js";
-import { font, THEME, THEME_DATA } from "./theme.js";
+import { font, THEME, THEME_DATA } from "../shared/theme.js";
 
 /** Phases beyond this many get labels on the diagram (campaign_widget/theme.json). */
 export const DIRECT_LABELS_ABOVE = THEME_DATA.layout.directLabelsAbove ?? 12;

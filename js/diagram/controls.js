@@ -4,16 +4,16 @@
 // what it does (CONTROL_HELP), shows its range beside it where it has one (span.cw-range), writes its
 // trait through the frame-coalescing writer, shows its live value once (span.cw-value beside a
 // slider; a select or number box shows its own) and follows changes made from Python.
-import { element, labelled, setOptions } from "./dom.js";
-import { formatNumber, formatSI } from "./format.js";
-import { needsKernel } from "./kernel.js";
-import { createParamSliders } from "./param-sliders.js";
+import { element, labelled, setOptions } from "../shared/dom.js";
+import { formatNumber, formatSI } from "../shared/format.js";
+import { needsKernel } from "../shared/kernel.js";
+import { createParamSliders } from "../shared/param-sliders.js";
 
 const LOG_SLIDER_STEPS = 1000;
 // Controls the view answers itself (the scene carries what they need); every other one asks the
-// kernel for a new scene and is hidden where there is none (js/kernel.js).
+// kernel for a new scene and is hidden where there is none (js/shared/kernel.js).
 const FRONT_END_CONTROLS = new Set(["y axis"]);
-// A range is quieter than the value beside it (inline: the shared stylesheet is js/styles.js's).
+// A range is quieter than the value beside it (inline: the shared stylesheet is js/shared/styles.js's).
 const RANGE_STYLE = "color: var(--jp-ui-font-color2, #666); font-size: 0.9em; font-variant-numeric: tabular-nums;";
 
 /** What each control does, in a sentence: its label's tooltip (sliders add their range). */
@@ -234,7 +234,7 @@ export function createControls(document, model, writer) {
     writer.flush();
   });
 
-  // One integer slider per workload parameter (js/param-sliders.js), after the schedule controls.
+  // One integer slider per workload parameter (js/shared/param-sliders.js), after the schedule controls.
   const params = createParamSliders(document, model, writer);
   needsKernel(params.element);
   bar.append(params.element);

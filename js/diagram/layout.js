@@ -1,9 +1,9 @@
 // Where everything goes on the figure, in CSS px: title, plot rectangle, axis labels, legend rows,
 // readout lines. Pure: text widths come from the context's measureText.
-import { timeUnitFor } from "./format.js";
-import { linearScale } from "./scale.js";
-import { font, THEME, THEME_DATA } from "./theme.js";
-import { timeTicks, utilizationTicks } from "./ticks.js";
+import { timeUnitFor } from "../shared/format.js";
+import { linearScale } from "../shared/scale.js";
+import { font, THEME, THEME_DATA } from "../shared/theme.js";
+import { timeTicks, utilizationTicks } from "../shared/ticks.js";
 
 /** Padding (CSS px) around a fusion group's label at the top of its band. */
 export const GROUP_LABEL_PADDING = 4;
@@ -12,7 +12,7 @@ const COMPUTE_TOLERANCE = 1e-6;
 
 export const LAYOUT = { ...THEME_DATA.layout };
 
-/** Room (CSS px) kept above the content for the fusion groups' labels (js/draw-groups.js). */
+/** Room (CSS px) kept above the content for the fusion groups' labels (js/diagram/draw-groups.js). */
 export const GROUP_LABEL_ROOM = 2 * GROUP_LABEL_PADDING + THEME.fontSize - 1;
 
 /**

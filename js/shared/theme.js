@@ -1,6 +1,6 @@
 // The figure's look: colours, fonts and sizes (CSS px), from campaign_widget/theme.json — the one
 // file the static figure (matplotlib) reads too. THEME is the light look unless useTheme("dark").
-import DATA from "../campaign_widget/theme.json" with { type: "json" };
+import DATA from "../../campaign_widget/theme.json" with { type: "json" };
 
 export const THEME_DATA = DATA;
 export const THEME = { ...DATA.theme };

@@ -4,8 +4,8 @@
 // The plot keeps room above the content for the labels (layout.js GROUP_LABEL_ROOM), so no line
 // crosses them.
 import { GROUP_LABEL_PADDING as LABEL_PADDING } from "./layout.js";
-import { snapEdge, snapLine } from "./pixels.js";
-import { font, THEME } from "./theme.js";
+import { snapEdge, snapLine } from "../shared/pixels.js";
+import { font, THEME } from "../shared/theme.js";
 
 function visibleBands(scene, x, plot) {
   const bands = [];

@@ -6,9 +6,9 @@
 // Why from a thousand: the canvas records vector calls and rasterizes them when the frame is made
 // (in software, as here in headless Chromium, ~10 ms for the six calls per piece of 1,536 pieces),
 // while this pass takes about 1 ms; a paper figure's few hundred pieces stay vectors.
-import { lighten, parseHex, withAlpha } from "./color.js";
-import { dashStart } from "./pixels.js";
-import { THEME } from "./theme.js";
+import { lighten, parseHex, withAlpha } from "../shared/color.js";
+import { dashStart } from "../shared/pixels.js";
+import { THEME } from "../shared/theme.js";
 
 /** Above this many visible pieces the plot is drawn per pixel. */
 export const RASTER_LIMIT = 1_000;

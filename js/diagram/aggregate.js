@@ -3,7 +3,7 @@
 // fast and zooming in brings the detail back. The rule is campaign_widget/figures/scene_pixels.py's
 // merge_pixel_columns, which the kernel and the static figure use; the golden cases in
 // tests/data/golden/aggregate.json hold this port to it.
-import { dashStart } from "./pixels.js";
+import { dashStart } from "../shared/pixels.js";
 import { visiblePieces } from "./scene-index.js";
 
 /** Above this many visible pieces, sub-pixel pieces are aggregated. */

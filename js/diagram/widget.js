@@ -1,23 +1,23 @@
 // The anywidget view of a campaign diagram. Python computes the scene; this view draws it, and
-// owns hover, zoom and pan. See js/CONTRACT.md.
-import { element, sizeCanvas } from "./dom.js";
+// owns hover, zoom and pan. See js/diagram/CONTRACT.md.
+import { canvasPlot } from "../shared/canvas-plot.js";
+import { element } from "../shared/dom.js";
+import { attachPngExport, renderPng } from "../shared/export.js";
+import { themeColours } from "../shared/page-theme.js";
+import { CSS } from "../shared/styles.js";
+import { THEME } from "../shared/theme.js";
+import { tooltipContent } from "../shared/tooltip.js";
+import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "../shared/zoom.js";
+import { mountView } from "../shared/view-shell.js";
 import { DETAIL_LIMIT, piecesToDraw } from "./aggregate.js";
-import { RASTER_LIMIT } from "./raster.js";
 import { createControls } from "./controls.js";
-import { watchKernel } from "./kernel.js";
 import { drawFigure } from "./draw.js";
-import { attachPngExport, renderPng } from "./export.js";
 import { readFigure } from "./figure.js";
 import { hitTest } from "./hit.js";
 import { attachPlotInteraction } from "./interaction.js";
 import { layoutFigure } from "./layout.js";
+import { RASTER_LIMIT } from "./raster.js";
 import { createReadout } from "./readout.js";
-import { CSS } from "./styles.js";
-import { followTheme, themeColours } from "./page-theme.js";
-import { THEME } from "./theme.js";
-import { createTooltip, tooltipContent } from "./tooltip.js";
-import { createTraitWriter } from "./trait-writer.js";
-import { fullDomain, panBy, sameZoom, visibleDomain, zoomAfterDomainChange, zoomAround, zoomFromWindow } from "./zoom.js";
 import { createZoomSharing } from "./zoom-sharing.js";
 
 // Traits the figure is drawn from. Not the controls the kernel answers with a new scene (tiles,
@@ -36,36 +36,26 @@ const DEFAULT_PLOT_HEIGHT = 320;
 const HOVER_TOLERANCE_PX = 4;
 
 function render({ model, el }) {
-  const document = el.ownerDocument ?? globalThis.document;
-  const window = document.defaultView ?? globalThis;
+  return mountView({ model, el, className: "cw-root", css: CSS }, setup);
+}
+
+function setup(view) {
+  const { model, document, window, root, writer } = view;
 
   // DOM: header (controls + toolbar), plot (canvas + tooltip), readout.
-  const root = element(document, "div", "cw-root");
-  const style = element(document, "style", null, CSS);
   const header = element(document, "div", "cw-header");
   const toolbar = element(document, "div", "cw-toolbar");
   const downloadButton = element(document, "button", "cw-download", "Download PNG");
   const resetButton = element(document, "button", "cw-reset-zoom", "Reset zoom");
   downloadButton.type = resetButton.type = "button";
   toolbar.append(resetButton, downloadButton);
-  const plotWrap = element(document, "div", "cw-plot-wrap");
-  const canvas = element(document, "canvas", "cw-plot");
-  canvas.setAttribute("role", "img");
-  canvas.setAttribute("aria-label", "campaign diagram");
-  const tooltip = createTooltip(document);
-  plotWrap.append(canvas, tooltip.element);
+  const plot = canvasPlot(view, { className: "cw-plot", label: "campaign diagram" });
+  const { canvas, ctx, tooltip } = plot;
   const readout = createReadout(document);
-  const writer = createTraitWriter(model, {
-    requestFrame: (f) => window.requestAnimationFrame(f),
-    cancelFrame: (id) => window.cancelAnimationFrame(id),
-  });
   const controls = createControls(document, model, writer);
   header.append(controls.element, toolbar);
-  root.append(style, header, plotWrap, readout.element);
-  el.append(root);
-  const kernel = watchKernel({ model, root, document });
+  root.append(header, plot.wrap, readout.element);
 
-  const ctx = canvas.getContext("2d");
   const epochMs = () => window.performance.timeOrigin + window.performance.now();
   let figure = readFigure(model);
   const full = () => fullDomain(figure.scene.x_max, figure.timeMax);
@@ -74,11 +64,10 @@ function render({ model, el }) {
   let highlightPhase = null; // from hovered_phase: this view's hover or the linked roofline's
   let writtenPhase = null; // what this view last wrote to hovered_phase
   let layout = null;
-  let frame = null;
-  let dataArrived = false; // the kernel's data changed since the last draw
-  let draws = 0;
   let scenes = 0; // new scenes received (data-scenes: a test checks one draw per scene)
-  let closed = false;
+  // Light and dark (js/shared/page-theme.js): this view's colours, put into the shared THEME before
+  // each draw, so views of different themes on one page each draw in their own.
+  let theme = null;
 
   const plotHeight = () => {
     const height = Number(model.get("height"));
@@ -88,33 +77,28 @@ function render({ model, el }) {
   /** Lay out and draw the figure onto any context, at `ratio` device px per CSS px. */
   function drawInto(target, width, ratio, { hover, highlight, resize }) {
     if (theme) Object.assign(THEME, theme);
-    const view = {
+    const viewport = {
       width, ratio, hovered: hover, highlightPhase: highlight,
       plotHeight: plotHeight(),
       domain: visibleDomain(zoom, full()),
     };
     target.setTransform(1, 0, 0, 1, 0, 0);
-    const next = layoutFigure(target, figure, view);
+    const next = layoutFigure(target, figure, viewport);
     resize(next.width, next.height);
     const pieces = piecesToDraw(figure.scene, figure.index, next.domain[0], next.domain[1], next.plot.right - next.plot.left,
       DETAIL_LIMIT, { rasterLimit: RASTER_LIMIT });
-    drawFigure(target, figure, view, next, pieces);
+    drawFigure(target, figure, viewport, next, pieces);
     return { layout: next, pieces };
   }
 
   function writeDataAttributes(drawn, pieces, milliseconds) {
-    const { plot, domain, yTop } = drawn;
-    Object.assign(canvas.dataset, {
-      plotLeft: String(plot.left),
-      plotRight: String(plot.right),
-      plotTop: String(plot.top),
-      plotBottom: String(plot.bottom),
+    const { domain, yTop } = drawn;
+    plot.markPlot(drawn.plot, {
       t0: String(domain[0]),
       t1: String(domain[1]),
       yTop: String(yTop),
       piecesDrawn: String(pieces.n),
       aggregated: String(pieces.aggregated),
-      draws: String(++draws),
       drawMs: milliseconds.toFixed(1),
       highlightedPhase: highlightPhase === null ? "" : String(highlightPhase),
       yTicks: drawn.yTicks.map((t) => String(t.y)).join(","),
@@ -122,39 +106,21 @@ function render({ model, el }) {
   }
 
   function draw() {
-    frame = null;
-    dataArrived = false; // whatever asked for this draw, it shows the data there is
-    if (closed || !ctx) return;
-    const width = Math.floor(plotWrap.clientWidth);
+    if (!ctx) return;
+    const width = plot.width();
     if (width <= 0) return;
     const ratio = window.devicePixelRatio || 1;
     const started = window.performance.now();
     const { layout: drawn, pieces } = drawInto(ctx, width, ratio, {
       hover: hovered,
       highlight: highlightPhase,
-      resize(w, h) {
-        sizeCanvas(canvas, ctx, w, h, ratio);
-      },
+      resize: plot.size,
     });
     layout = drawn;
     writeDataAttributes(drawn, pieces, window.performance.now() - started);
     canvas.dataset.drawnAt = epochMs().toFixed(1);
   }
-
-  function requestDraw() {
-    if (frame === null && !closed) frame = window.requestAnimationFrame(draw);
-  }
-
-  // New data from the kernel is drawn at once, when the message's last trait has been set
-  // (Backbone's one "change" after its "change:<trait>" events), not at the next animation frame:
-  // the picture then makes the coming frame instead of waiting for it and being drawn into it.
-  // Hover, zoom and pan still draw once per frame.
-  function drawArrivedData() {
-    if (!dataArrived || closed) return;
-    dataArrived = false;
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    draw();
-  }
+  const requestDraw = view.requestDraw;
 
   const sharing = createZoomSharing({ model, window, zoom: () => zoom, full });
   /** Show `next` (null: everything); true when that changed the view. */
@@ -189,8 +155,7 @@ function render({ model, el }) {
       tooltip.hide();
     }
     readout.update(figure.readout);
-    dataArrived = true;
-    requestDraw();
+    view.arrived(); // drawn at once when the message is set whole; hover, zoom and pan draw once per frame
   }
 
   // Hover, zoom, pan.
@@ -200,7 +165,7 @@ function render({ model, el }) {
       const tolerance = HOVER_TOLERANCE_PX * (layout.yTop / (layout.plot.bottom - layout.plot.top));
       hit = hitTest(figure.scene, figure.index, layout.x.invert(x), layout.y.invert(y), tolerance);
     }
-    if (hit >= 0) tooltip.show(tooltipContent(figure, hit), x, y, { width: plotWrap.clientWidth, height: plotWrap.clientHeight });
+    if (hit >= 0) plot.showTooltip(tooltipContent(figure, hit), { x, y });
     else tooltip.hide();
     if (hit !== hovered) {
       hovered = hit;
@@ -261,9 +226,9 @@ function render({ model, el }) {
   const png = attachPngExport({
     document, window, button: downloadButton, send,
     title: () => figure.title,
-    closed: () => closed,
+    closed: view.closed,
     render(scale, themeName) {
-      const width = layout?.width ?? (Math.floor(plotWrap.clientWidth) || 800);
+      const width = layout?.width ?? (plot.width() || 800);
       // save_png(theme=...): this one picture in the theme asked for; the view keeps its own
       const own = theme;
       if (themeName === "light" || themeName === "dark") theme = themeColours(themeName);
@@ -276,19 +241,11 @@ function render({ model, el }) {
       }
     },
   });
-  const resetZoom = () => setZoom(null, { now: true });
-  resetButton.addEventListener("click", resetZoom);
+  view.listen(resetButton, "click", () => setZoom(null, { now: true }));
 
-  // Model listeners, all removed on cleanup.
-  const modelListeners = [];
-  function on(event, handler) {
-    model.on(event, handler);
-    modelListeners.push([event, handler]);
-  }
-  for (const trait of FIGURE_TRAITS) on(`change:${trait}`, refresh);
-  on("change", drawArrivedData);
-  const syncControls = () => controls.sync();
-  for (const trait of CONTROL_TRAITS) on(`change:${trait}`, syncControls);
+  const { on } = view;
+  view.onChange(FIGURE_TRAITS, refresh);
+  view.onChange(CONTROL_TRAITS, () => controls.sync());
   on("change:time_window", followWindow);
   on("change:hovered_phase", followHoveredPhase);
   on("msg:custom", png.onMessage);
@@ -304,42 +261,25 @@ function render({ model, el }) {
   }
   on("change:png_requests", answerPngRequests);
 
-  // Light and dark (js/page-theme.js): this view's colours, put into the shared THEME before each
-  // draw, so views of different themes on one page each draw in their own.
-  let theme = null;
-  const stopWatchingTheme = followTheme({ model, root, document, window, ctx, canvases: [canvas] }, (next) => {
+  view.followTheme({ ctx, canvases: [canvas] }, (next) => {
     theme = next;
-  }, requestDraw);
-
-  // Only a new width needs a new picture: the height follows the figure (a draw that adds a
-  // readout line grows the canvas itself), and redrawing for it would draw each such change twice.
-  const onResize = () => {
-    if (Math.floor(plotWrap.clientWidth) !== layout?.width) requestDraw();
-  };
-  const resizeObserver = typeof window.ResizeObserver === "function" ? new window.ResizeObserver(onResize) : null;
-  resizeObserver?.observe(plotWrap);
+  });
 
   followHoveredPhase();
   refresh();
   send({ type: "view-ready" });
   answerPngRequests();
 
-  return () => {
-    closed = true;
-    for (const [event, handler] of modelListeners) model.off(event, handler);
-    resizeObserver?.disconnect();
-    stopWatchingTheme();
-    detachInteraction();
-    png.dispose();
-    resetButton.removeEventListener("click", resetZoom);
-    controls.destroy();
-    if (writtenPhase !== null) writer.write("hovered_phase", null);
-    writer.dispose();
-    if (frame !== null) window.cancelAnimationFrame(frame);
-    sharing.dispose();
-    kernel.dispose();
-    send({ type: "view-closed" });
-    root.remove();
+  return {
+    draw,
+    dispose() {
+      detachInteraction();
+      png.dispose();
+      controls.destroy();
+      if (writtenPhase !== null) writer.write("hovered_phase", null);
+      sharing.dispose();
+      send({ type: "view-closed" });
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 // Everything the figure needs, read from the model's traits. Decoding the scene and indexing it
 // happens only when the `scene` trait object changes (it is the big one).
-import { decodePhaseTable, decodeScene } from "./codecs.js";
-import { legendEntries, phaseWeights, sceneFeatures } from "./legend.js";
+import { decodePhaseTable, decodeScene } from "../shared/codecs.js";
+import { legendEntries, phaseWeights, sceneFeatures } from "../shared/legend.js";
 import { readoutLines, readoutText } from "./readout.js";
 import { buildSceneIndex } from "./scene-index.js";
 

@@ -1,6 +1,6 @@
 // The zoom window shared through the `time_window` trait (jslinked across stacked panels): written,
 // throttled, when this view zooms or pans; the view follows it when it changes elsewhere.
-import { sameZoom, zoomFromWindow, zoomToWindow } from "./zoom.js";
+import { sameZoom, zoomFromWindow, zoomToWindow } from "../shared/zoom.js";
 
 /** While zooming or panning, time_window is written at most once per this many ms. */
 export const WINDOW_WRITE_INTERVAL_MS = 200;

@@ -1,8 +1,13 @@
 // The views' CSS, scoped by the cw- class prefix and appended inside the widget's element: every
-// colour is a JupyterLab --jp-* variable (light fallbacks), so the controls follow the Lab's theme.
-import { THEME_CSS } from "./page-theme.js";
+// colour is a JupyterLab --jp-* variable (light fallbacks), so the controls follow the Lab's theme;
+// what is oversubscribed or warned of is in theme.json's `warning`, the red the canvas draws it in.
+import { THEME_CSS, themeColours } from "./page-theme.js";
+
+const WARNING_CSS = `.cw-root { --cw-warning: ${themeColours("light").warning}; }
+.cw-root[data-cw-theme="dark"] { --cw-warning: ${themeColours("dark").warning}; }`;
 
 export const CSS = `${THEME_CSS}
+${WARNING_CSS}
 .cw-root { position: relative; font-family: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif); font-size: var(--jp-ui-font-size1, 12px); color: var(--jp-ui-font-color1, #222); max-width: 100%; }
 .cw-root [hidden] { display: none !important; }
 .cw-header { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin: 0 0 4px; }
@@ -34,6 +39,6 @@ export const CSS = `${THEME_CSS}
 .cw-visually-hidden { position: absolute; width: 1px; height: 1px; margin: 0; padding: 0; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .cw-readout ul { margin: 2px 0 0; padding-left: 1.4em; }
-.cw-oversubscribed li, .cw-warnings li { color: var(--jp-error-color1, #c0392b); }
+.cw-oversubscribed li, .cw-warnings li { color: var(--cw-warning); }
 .cw-readout li.cw-more { color: var(--jp-ui-font-color2, #777); }
 `;

@@ -1,8 +1,8 @@
 // Title, legend and readout drawn into the canvas (so the PNG carries them). All text goes
 // through fillText: phase names are data, never markup.
-import { lighten, phaseColor } from "./color.js";
+import { lighten, phaseColor } from "../shared/color.js";
 import { LAYOUT } from "./layout.js";
-import { font, THEME } from "./theme.js";
+import { font, THEME } from "../shared/theme.js";
 
 function drawSwatch(ctx, entry, x, y) {
   const w = LAYOUT.legendSwatchWidth;
