@@ -83,6 +83,22 @@ class TraceSyntaxError(CampaignWidgetError):
         super().__init__(message)
 
 
+class CommandLineError(CampaignWidgetError):
+    """What stops a ``campaign-widget`` command: said in one line on standard error, with an exit status."""
+
+
+class UsageError(CommandLineError):
+    """A bad command line (unknown option, bad option value): exit status 2."""
+
+
+class InputError(CommandLineError):
+    """A bad input file or setting, or an output that cannot be written: exit status 1."""
+
+
+class OutputClosed(CommandLineError):
+    """Standard output is closed: nothing can be printed; exit status 1 with a line on stderr."""
+
+
 class UtilizationAboveOneWarning(UserWarning):
     """A measured phase uses more than 100% of a resource: the peaks or the counters are off."""
 
