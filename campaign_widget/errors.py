@@ -34,12 +34,26 @@ class SceneTooLargeError(CampaignWidgetError):
     """Stacking the schedule would make more pieces than a diagram can hold."""
 
 
-class FigureTooLargeError(CampaignWidgetError):
+class ArgumentError(CampaignWidgetError):
+    """An argument with a value the call does not take (``group_by="x"``, ``mode="a"``): the message names both."""
+
+
+class WrongTypeError(ArgumentError, TypeError):
+    """An argument of the wrong type (a string where a ``Workload`` belongs): a ``TypeError`` too, so code
+    that catches either keeps working."""
+
+
+class FigureError(CampaignWidgetError):
+    """Figure parameters (size, dpi, panels, palette) with which nothing can be drawn."""
+
+
+class FigureTooLargeError(FigureError):
     """A static figure whose canvas (size × dpi) is beyond the bound in pixels."""
 
 
 class SweepError(CampaignWidgetError):
-    """A sweep that cannot start as given: the message names the axis, the value and a configuration."""
+    """A sweep that cannot start as given (the message names the axis, the value and a configuration), or a
+    question its results cannot answer yet."""
 
 
 class SweepFailed(CampaignWidgetError, RuntimeError):

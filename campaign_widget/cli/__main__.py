@@ -4,4 +4,5 @@ import sys
 
 from . import main
 
-sys.exit(main())
+if __name__ == "__main__":  # imported (by a walk over the package's modules), it runs nothing
+    sys.exit(main())

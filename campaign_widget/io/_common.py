@@ -11,7 +11,7 @@ import re
 import stat
 from pathlib import Path
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from ..model.import_report import ImportReport
 from ..model.machine import Machine
 from ..model.workload import Workload
@@ -141,7 +141,7 @@ def parse_number(text: str) -> float | None:
     is not a number (including ``"9,00"``, a decimal comma, which is ambiguous).
     """
     if not isinstance(text, str):
-        raise TypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
+        raise WrongTypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
     cell = text.strip().strip('"').strip()
     if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
         return None
@@ -176,7 +176,7 @@ def check_percent(name: str, percent: bool) -> None:
 
 def check_machine(machine) -> None:
     if machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
+        raise WrongTypeError(f"machine={machine!r} must be a campaign_widget.Machine")
 
 
 def build_workload(name: str, names, *, duration, ops, bytes_, machine, report: ImportReport) -> Workload:

@@ -47,7 +47,7 @@ import math
 import re
 from collections import Counter
 
-from ..errors import WorkloadError, WorkloadFileError, short_repr
+from ..errors import ArgumentError, WorkloadError, WorkloadFileError, short_repr
 from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.phase import LARGEST, SMALLEST
@@ -150,11 +150,11 @@ def unit_scale(unit: str) -> float:
     """The factor from a value in ncu's ``unit`` to base units (bytes, instructions, cycles, seconds).
 
     ``"Kbyte"`` → 1e3, ``"usecond"`` → 1e-6, ``"cycle/nsecond"`` → 1e9, ``"byte/cycle"`` → 1.
-    Raises ValueError for a unit it does not know.
+    Raises ``WorkloadError`` (a ``ValueError``) for a unit it does not know.
     """
     unit = unit.strip()
     if len(unit) > 40 or unit.count("/") > 1:
-        raise ValueError(f"unknown unit {short_repr(unit)}")
+        raise WorkloadError(f"unknown unit {short_repr(unit)}")
     if "/" in unit:
         num, den = unit.split("/", 1)
         return unit_scale(num) / unit_scale(den)
@@ -173,7 +173,7 @@ def unit_scale(unit: str) -> float:
             return _PREFIX[unit[: -len(base) - 1]]
     if unit in ("", "%"):
         return 1.0
-    raise ValueError(f"unknown unit {short_repr(unit)}")
+    raise WorkloadError(f"unknown unit {short_repr(unit)}")
 
 
 class _Launch:
@@ -215,19 +215,19 @@ def read_nsight_csv(
     check_percent(name, percent)
     machine = preset_or_machine(name, machine)
     if group_by not in ("launch", "kernel"):
-        raise ValueError(f"group_by={short_repr(group_by)} must be 'launch' or 'kernel'")
+        raise ArgumentError(f"group_by={short_repr(group_by)} must be 'launch' or 'kernel'")
     if precision not in PEAK_FMA:
-        raise ValueError(f"precision={short_repr(precision)} must be one of {', '.join(PEAK_FMA)}")
+        raise ArgumentError(f"precision={short_repr(precision)} must be one of {', '.join(PEAK_FMA)}")
     if basis is not None and basis not in BASES:
-        raise ValueError(f"basis={short_repr(basis)} must be one of {', '.join(BASES)} (or None: either)")
+        raise ArgumentError(f"basis={short_repr(basis)} must be one of {', '.join(BASES)} (or None: either)")
     if isinstance(require, str):
         require = (require,)
     require = tuple(require)
     for r in require:
         if r not in REQUIRE_ALL:
-            raise ValueError(f"require contains {short_repr(r)}; known: {', '.join(REQUIRE_ALL)}")
+            raise ArgumentError(f"require contains {short_repr(r)}; known: {', '.join(REQUIRE_ALL)}")
     if "duration" not in require:
-        raise ValueError("require must contain 'duration': a phase needs its measured duration")
+        raise ArgumentError("require must contain 'duration': a phase needs its measured duration")
     text = read_text(name, source, file_path)
     if len(text) > MAX_CHARS:
         raise error(

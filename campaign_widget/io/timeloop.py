@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import WorkloadError, short_repr
+from ..errors import ArgumentError, WorkloadError, WrongTypeError, short_repr
 from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.phase import LARGEST, SMALLEST
@@ -114,22 +114,22 @@ def read_timeloop_stats(
         paths = [paths]
     paths = list(paths)
     if not paths:
-        raise ValueError("give at least one Timeloop stats file")
+        raise ArgumentError("give at least one Timeloop stats file")
     first_name = source_of(paths[0])[0]
     machine = preset_or_machine(first_name, machine)
     check_percent(first_name, percent)
     if isinstance(ops_per_compute, bool) or not isinstance(ops_per_compute, numbers.Real):
-        raise TypeError(f"ops_per_compute={short_repr(ops_per_compute)} must be a number of ops per compute")
+        raise WrongTypeError(f"ops_per_compute={short_repr(ops_per_compute)} must be a number of ops per compute")
     if not 0 < float(ops_per_compute) <= 1e6:
-        raise ValueError(f"ops_per_compute={short_repr(ops_per_compute)} must be > 0 and at most 1e6")
+        raise ArgumentError(f"ops_per_compute={short_repr(ops_per_compute)} must be > 0 and at most 1e6")
     ops_per_compute = float(ops_per_compute)
     in_cycles = machine is not None and machine.time_unit in CYCLE_UNITS
     if clock is not None:
         if isinstance(clock, bool) or not isinstance(clock, numbers.Real):
-            raise TypeError(f"clock={short_repr(clock)} must be a frequency in Hz (a number, e.g. 1e9)")
+            raise WrongTypeError(f"clock={short_repr(clock)} must be a frequency in Hz (a number, e.g. 1e9)")
         low, high = CLOCK_RANGE
         if not low <= float(clock) <= high:
-            raise ValueError(
+            raise ArgumentError(
                 f"clock={short_repr(clock)} must be a frequency in Hz within [{low:g}, {high:g}] (e.g. 1e9 for 1 GHz)"
             )
         clock = float(clock)
@@ -158,7 +158,7 @@ def read_timeloop_stats(
         names = _default_names(runs)
     names = list(names)
     if len(names) != len(runs):
-        raise ValueError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
+        raise ArgumentError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
     machine_levels = 0 if machine is None else len(machine.level_names)
     several = len(_storage_levels(runs[0][2])) > 1 if machine is None else machine_levels > 1
     if memory_level is None and several:

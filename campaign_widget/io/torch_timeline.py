@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import short_repr
+from ..errors import WrongTypeError, short_repr
 from ..model.timeline import from_intervals
 from ..progress import Progress
 from . import _torch_events as te
@@ -89,7 +89,7 @@ def check_progress(progress) -> None:
     """``progress`` as the readers take it (None, True, False or a callable), checked before any file is
     opened; a truthy string such as ``'yes'`` is a TypeError naming it."""
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise TypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
+        raise WrongTypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
 
 
 def _set_apart_ignored(ev: te.Events, ignore):

@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 
+from ..errors import WrongTypeError
 from ..formatting import format_number, format_si
 from ._paths import _stroke
 from .campaign import axes_size_px
@@ -205,7 +206,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
     per known level (marker shape per level, explained in a legend) joined by a thin line in the
     phase's colour. ``levels`` names the levels to draw (None: ``rp.shown_levels``)."""
     if not isinstance(rp, RooflinePanel):
-        raise TypeError(f"draw_roofline takes a RooflinePanel, got {type(rp).__name__}")
+        raise WrongTypeError(f"draw_roofline takes a RooflinePanel, got {type(rp).__name__}")
     if levels is not None:
         rp = dataclasses.replace(rp, shown_levels=(levels,) if isinstance(levels, str) else tuple(levels))
     P, BW = rp.peak_compute, rp.peak_bandwidth
