@@ -46,6 +46,7 @@ __all__ = [
     "IGNORED_ANNOTATIONS",
     "MAX_TRACE_BYTES",
     "OUTSIDE",
+    "Options",
     "US",
     "Events",
     "Read",

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formatting import shorten_middle
-from ..model.import_report import ImportReport, PhaseReport
+from ..model.import_report import ImportReport
 from ..model.phase import MAX_NAME
-from ._common import build_workload
+from ._common import build_workload, record_phase
 from ._torch_scan import (
     BYTES_NAMES,
     BYTES_UNKNOWN,
@@ -159,29 +159,26 @@ def phases(r: Read, s: Selected):
         fs, bs = s.flops_src[members], s.bytes_src[members]
         f = float(s.flops[members][fs != FLOPS_UNKNOWN].sum())
         b = float(s.nbytes[members][bs != BYTES_UNKNOWN].sum())
-        durations.append(d)
-        ops.append(f)
-        volumes.append(b)
         known_f, known_b = fs != FLOPS_UNKNOWN, bs != BYTES_UNKNOWN
         either = known_f | known_b
-        report.phases.append(
-            PhaseReport(
-                name=label,
-                duration=d,
-                ops=f,
-                bytes=b,
-                flops=mix(fs, FLOPS_NAMES, FLOPS_UNKNOWN, "+"),
-                bytes_source=mix(bs, BYTES_NAMES, BYTES_UNKNOWN, " + "),
-                events=int(members.size),
-                partial_flops=bool((~known_f).any() and known_f.any()),
-                partial_bytes=bool((~known_b).any() and known_b.any()),
-                details={
-                    "flops_events": {FLOPS_NAMES[k]: int((fs == k).sum()) for k in FLOPS_NAMES},
-                    "bytes_events": {BYTES_NAMES[k]: int((bs == k).sum()) for k in BYTES_NAMES},
-                    "work": "known" if either.all() else ("unknown" if not either.any() else "partial"),
-                    "full name": key,
-                },
-            )
+        record_phase(
+            report,
+            (durations, ops, volumes),
+            label,
+            d,
+            f,
+            b,
+            flops=mix(fs, FLOPS_NAMES, FLOPS_UNKNOWN, "+"),
+            bytes_source=mix(bs, BYTES_NAMES, BYTES_UNKNOWN, " + "),
+            events=int(members.size),
+            partial_flops=bool((~known_f).any() and known_f.any()),
+            partial_bytes=bool((~known_b).any() and known_b.any()),
+            details={
+                "flops_events": {FLOPS_NAMES[k]: int((fs == k).sum()) for k in FLOPS_NAMES},
+                "bytes_events": {BYTES_NAMES[k]: int((bs == k).sum()) for k in BYTES_NAMES},
+                "work": "known" if either.all() else ("unknown" if not either.any() else "partial"),
+                "full name": key,
+            },
         )
     name = r.options.name
     return build_workload(

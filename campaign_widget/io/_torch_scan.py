@@ -91,8 +91,9 @@ class Options:
     machine: object
 
 
-def checked_options(path, *, machine, categories, group_by, nested, ignore_annotations, percent) -> Options:
-    """The reader's options checked, categories in their current spelling."""
+def checked_options(path, machine, categories, group_by, nested, ignore_annotations, percent) -> Options:
+    """The reader's options checked, categories in their current spelling (the arguments in the readers'
+    order and names, so that a reader passes its own: ``checked_options(path, machine, categories, ...)``)."""
     name, source, file_path = source_of(path)
     check_percent(name, percent)
     check_machine(machine)

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from ..model.import_report import ImportReport
+from ._common import function_name
 from ._torch_phases import nesting
 from ._torch_scan import (
     BYTES_COUNTED,
@@ -117,19 +118,7 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
 def kernel_base(name: str) -> str:
     """A kernel's function name without return type, namespaces, template and call arguments:
     ``void at::native::elementwise_kernel<128, 4>(int, F)`` → ``elementwise_kernel``."""
-    k = name.strip()
-    depth, out = 0, []
-    for ch in k:  # drop template and call arguments, whatever they hold
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    k = "".join(out).strip()
-    if " " in k:
-        k = k.rsplit(" ", 1)[-1]
-    return k.rsplit("::", 1)[-1] or name.strip()
+    return function_name(name) or name.strip()
 
 
 def _counters(ev: Events, gpu: np.ndarray, report: ImportReport, machine, counters) -> None:

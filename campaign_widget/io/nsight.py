@@ -52,7 +52,18 @@ from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.phase import LARGEST, SMALLEST
 from ..model.workload import Workload
-from ._common import GZIP_MAGIC, chain, check_percent, error, head_text, parse_number, read_text, source_of
+from ._common import (
+    GZIP_MAGIC,
+    chain,
+    check_percent,
+    error,
+    function_name,
+    head_text,
+    parse_number,
+    read_text,
+    record_phase,
+    source_of,
+)
 from .registry import preset_or_machine
 from .source import Source
 
@@ -325,21 +336,10 @@ def read_nsight_csv(
             details.update(flop_metrics=sorted(present), bytes_metrics=list(used or ()))
             u_c = u_m = math.nan
         names.append(phase)
-        durations.append(d)
-        ops.append(f)
-        volumes.append(b)
         cutil.append(u_c)
         mutil.append(u_m)
-        report.phases.append(
-            PhaseReport(
-                name=phase,
-                duration=d,
-                ops=f,
-                bytes=b,
-                flops=flops,
-                bytes_source=bytes_source,
-                details=details,
-            )
+        record_phase(
+            report, (durations, ops, volumes), phase, d, f, b, flops=flops, bytes_source=bytes_source, details=details
         )
     if from_cycles:
         report.notes.append(
@@ -751,19 +751,7 @@ def _short(kernel: str) -> str:
         if stripped == k:
             break
         k = stripped
-    depth, out = 0, []
-    for ch in k:  # drop template arguments
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    k = "".join(out).strip()
-    if " " in k:
-        k = k.rsplit(" ", 1)[-1]
-    k = k.rsplit("::", 1)[-1]
-    return (k or kernel.strip())[:200]
+    return (function_name(k, "<") or kernel.strip())[:200]
 
 
 # -- the format registry -----------------------------------------------------------------------------------

@@ -419,27 +419,29 @@ def _levels_machine(name, run: _Run, order, machine, ops_per_compute, hz, in_cyc
 
 def _check(name, run, phase, duration, ops, volume, level) -> None:
     """The phase's numbers within what a workload holds, refused in the file's own terms."""
-    if not SMALLEST <= duration <= LARGEST:
-        raise error(
-            name,
+    refused = (
+        (
+            not SMALLEST <= duration <= LARGEST,
             f"{run.cycles:g} cycles give phase {short_repr(phase)} a duration of {duration:g}; a run takes at least one cycle",
-            line=run.cycles_line,
-            field="Summary Stats.Cycles",
-        )
-    if ops > LARGEST:
-        raise error(
-            name,
+            run.cycles_line,
+            "Summary Stats.Cycles",
+        ),
+        (
+            ops > LARGEST,
             f"{run.computes:g} {run.computes_label} is out of range (at most {LARGEST:g} ops)",
-            line=run.computes_line,
-            field=f"Summary Stats.{run.computes_label}",
-        )
-    if volume > LARGEST:
-        raise error(
-            name,
+            run.computes_line,
+            f"Summary Stats.{run.computes_label}",
+        ),
+        (
+            volume > LARGEST,
             f"the accesses of level {level.name!r} come to {volume:g} bytes, out of range (at most {LARGEST:g})",
-            line=level.line,
-            field=f"{level.name}.Scalar reads",
-        )
+            level.line,
+            f"{level.name}.Scalar reads",
+        ),
+    )
+    for bad, message, line, field_name in refused:
+        if bad:
+            raise error(name, message, line=line, field=field_name)
 
 
 def _default_names(runs) -> list[str]:
