@@ -1,4 +1,5 @@
-"""The command's help lists what the code's tables hold: the file formats, the machine and transformer presets."""
+"""The command's help lists what the code's tables hold (file formats, machine and transformer presets), and
+its reader flags, declared by one table, reach the reader as their keywords."""
 
 import os
 import re
@@ -64,3 +65,26 @@ def test_python_m_runs_the_command():
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.returncode == 0 and done.stdout.startswith("campaign-widget ")
+
+
+def test_every_reader_flag_reaches_the_reader_as_its_keyword(monkeypatch, capsys):
+    from campaign_widget.cli import _loading
+    from campaign_widget.cli._reader_flags import READER_OPTIONS
+    from campaign_widget.errors import WorkloadError
+
+    given = {}
+
+    def reader(path, **options):
+        given.update(options)
+        raise WorkloadError("read no further")
+
+    monkeypatch.setattr(_loading, "load", reader)
+    argv = ["--clock", "1G", "--param", "N=4", "--param", "M=2", "--categories", "kernel", "--counters", "c.csv"]
+    assert main(["summary", str(Path(__file__).parent / "data" / "figure-8.yaml"), *argv]) == 1
+    assert {o.keyword: given[o.keyword] for o in READER_OPTIONS} == {
+        "clock": 1e9,
+        "params": {"N": 4, "M": 2},
+        "categories": ("kernel",),
+        "counters": "c.csv",
+    }
+    assert "read no further" in capsys.readouterr().err

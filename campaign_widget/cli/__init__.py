@@ -27,10 +27,11 @@ from __future__ import annotations
 import sys
 
 from ..errors import InputError, OutputClosed, UsageError
-from ._advice import READER_FLAGS, for_command_line
+from ._advice import for_command_line
 from ._arguments import build_parser
 from ._commands import list_machines, render, summary
 from ._output import EXIT_INPUT, EXIT_OK, EXIT_USAGE, MAX_LINE, PROG, printable, quiet_stdout, say, shorten, si
+from ._reader_flags import READER_FLAGS
 
 __all__ = ["MAX_LINE", "PROG", "READER_FLAGS", "for_command_line", "main", "printable", "shorten"]
 _si = si  # the name the tests have always used

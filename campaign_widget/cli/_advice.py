@@ -1,5 +1,5 @@
 """A reader's error in the command line's words: keyword-argument advice (``pass params={...}``) in
-flags (``--param N=...``), by one table (``READER_FLAGS``)."""
+flags (``--param N=...``), by one table (``_reader_flags``)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,8 @@ import re
 
 from ..errors import WorkloadFileError
 from ..model.presets import MACHINES
+from ._reader_flags import READER_FLAGS, READER_OPTIONS
 
-#: A reader's keyword argument → the flag that gives it here; any other keyword a reader's advice names is
-#: given with ``--option KEY=VALUE``.
-READER_FLAGS = {
-    "machine": "--machine",
-    "params": "--param",
-    "categories": "--categories",
-    "clock": "--clock",
-    "counters": "--counters",
-    "percent": "--percent",
-}
 _KEYWORD = re.compile(r"(?<![\w.\-=])([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
 _CLOSING = {"{": "}", "[": "]", "(": ")"}
 
@@ -103,7 +94,7 @@ def _flag(name: str, value: str, message: str) -> str:
         return " ".join(f"{flag} {k}={v}" for k, v in pairs) if pairs else f"{flag} NAME=VALUE"
     if name == "percent":
         return flag
-    metavar = {"categories": "A,B", "clock": "HZ", "counters": "FILE"}[name]
+    metavar = next(o.metavar for o in READER_OPTIONS if o.keyword == name)
     return f"{flag} {_plain(value) or metavar}"
 
 

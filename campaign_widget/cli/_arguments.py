@@ -1,121 +1,33 @@
-"""The argument parser: its flags, and the types that check each flag's value (a bad value is a
-one-line usage error, exit status 2)."""
+"""The argument parser: its commands and flags (the reader's flags from ``_reader_flags``, each value checked
+by a type of ``_values``); a bad command line is a one-line usage error, exit status 2."""
 
 from __future__ import annotations
 
 import argparse
-import math
-import re
+import textwrap
 
 from .. import __version__
-from ..errors import UsageError, WorkloadError, short_repr
+from ..errors import UsageError
 from ..io import formats
 from ..model.presets import MACHINES
-from ..model.presets import machine as preset_machine
 from ..model.settings import POLICIES, STEPPINGS
 from ..model.transformer import presets as transformer_presets
 from ._output import PROG
+from ._reader_flags import READER_OPTIONS
+from ._values import option, peak, preset, threshold, whole
+
+
+class _Formatter(argparse.HelpFormatter):
+    def _split_lines(self, text, width):  # a format's or a preset's name is never split at its hyphens
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, formatter_class=_Formatter, **kwargs)
+
     def error(self, message):  # argparse prints usage + message and exits; we want one line
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
-
-
-# -- option values ----------------------------------------------------------------------------------
-
-_SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
-
-
-def _peak(text: str) -> float:
-    """A peak: a finite number > 0, optionally with an SI suffix (``51.2T``, ``3.35e12``)."""
-    match = re.fullmatch(
-        r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|[-+]?(?:nan|inf|infinity))\s*([kKMGTPE]?)\s*", text, flags=re.IGNORECASE
-    )
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 51.2e12 or 51.2T)")
-    try:
-        value = float(match.group(1)) * _SI.get(match.group(2), 1.0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 51.2e12 or 51.2T)") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number > 0")
-    return value
-
-
-def _checked(convert, kind: str, ok, requirement: str):
-    """An argparse type: ``convert`` the text, then require ``ok(value)``; errors say which."""
-
-    def parse(text: str):
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
-        if not ok(value):
-            raise argparse.ArgumentTypeError(f"{text!r} must be {requirement}")
-        return value
-
-    return parse
-
-
-_whole = _checked(int, "a whole number", lambda v: v >= 1, ">= 1")
-_threshold = _checked(float, "a number", lambda v: 0 < v <= 1, "in (0, 1]")
-
-
-def _preset(text: str):
-    try:
-        return preset_machine(text)
-    except WorkloadError:
-        raise argparse.ArgumentTypeError(
-            f"unknown machine preset {short_repr(text)}; known presets: {', '.join(MACHINES)} (see --list-machines)"
-        ) from None
-
-
-def _assignment(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    key = key.strip()
-    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-        raise argparse.ArgumentTypeError(f"{short_repr(text)} is not NAME=VALUE (e.g. N=1024)")
-    return key, value.strip()
-
-
-def _param(text: str) -> tuple[str, object]:
-    key, value = _assignment(text)
-    number = _option_value(value)
-    if isinstance(number, bool) or not isinstance(number, (int, float)):
-        raise argparse.ArgumentTypeError(f"{short_repr(text)}: the value of a size must be a number")
-    return key, number
-
-
-def _option(text: str) -> tuple[str, object]:
-    key, value = _assignment(text)
-    return key, _option_value(value)
-
-
-def _option_value(text: str):
-    """A reader option's value from the command line: true/false/none, a number, a comma-separated
-    list of those, or else the text itself."""
-    if "," in text:
-        return tuple(_option_value(part.strip()) for part in text.split(","))
-    words = {"true": True, "false": False, "none": None}
-    if text.lower() in words:
-        return words[text.lower()]
-    for convert in (int, float):
-        try:
-            value = convert(text)
-        except ValueError:
-            continue
-        if convert is float and not math.isfinite(value):
-            break
-        return value
-    return text
-
-
-def _names(text: str) -> tuple[str, ...]:
-    names = tuple(part.strip() for part in text.split(",") if part.strip())
-    if not names:
-        raise argparse.ArgumentTypeError(f"{short_repr(text)} names no category (e.g. kernel,gpu_memcpy)")
-    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"workload file, in a format campaign_widget.load reads ({', '.join(f.name for f in formats())})",
     )
     s = common.add_argument_group("schedule (default: the file's settings, else 1 tile, sequential, none, 2)")
-    s.add_argument("--tiles", type=_whole, metavar="N", help="split each phase into N tiles")
+    s.add_argument("--tiles", type=whole, metavar="N", help="split each phase into N tiles")
     s.add_argument(
         "--pipeline",
         action=argparse.BooleanOptionalAction,
@@ -135,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="pipeline the tiles across phases (needs --tiles > 1)",
     )
     s.add_argument("--policy", choices=POLICIES, help="what to do about oversubscription")
-    s.add_argument("--depth", type=_whole, metavar="D", help="buffer depth between pipelined phases (2 = double)")
+    s.add_argument("--depth", type=whole, metavar="D", help="buffer depth between pipelined phases (2 = double)")
     s.add_argument(
         "--stepping",
         choices=STEPPINGS,
@@ -144,46 +56,25 @@ def build_parser() -> argparse.ArgumentParser:
     m = common.add_argument_group("machine (default: the file's)")
     m.add_argument(
         "--machine",
-        type=_preset,
+        type=preset,
         metavar="PRESET",
         help=f"read the file's utilizations as fractions of this preset's peaks ({', '.join(MACHINES)}); "
         "see --list-machines",
     )
-    m.add_argument("--peak-compute", type=_peak, metavar="X", help="override peak compute (ops/s), e.g. 51.2T")
-    m.add_argument("--peak-bandwidth", type=_peak, metavar="Y", help="override peak bandwidth (bytes/s), e.g. 3.35T")
+    m.add_argument("--peak-compute", type=peak, metavar="X", help="override peak compute (ops/s), e.g. 51.2T")
+    m.add_argument("--peak-bandwidth", type=peak, metavar="Y", help="override peak bandwidth (bytes/s), e.g. 3.35T")
     m.add_argument(
         "--percent",
         action="store_true",
         help="utilizations in a cascade YAML or CSV file are percentages, not fractions",
     )
     r = common.add_argument_group("reader options (what some file formats need)")
-    r.add_argument(
-        "--clock",
-        type=_peak,
-        metavar="HZ",
-        help="the clock of a Timeloop stats file (Hz, e.g. 1G): its stats count cycles",
-    )
-    r.add_argument(
-        "--param",
-        type=_param,
-        action="append",
-        metavar="NAME=VALUE",
-        help="the value of a size symbol (an SDFG's N, M, ...); repeat for each",
-    )
-    r.add_argument(
-        "--categories",
-        type=_names,
-        metavar="A,B",
-        help="the event categories of a trace to import (e.g. kernel or cpu_op)",
-    )
-    r.add_argument(
-        "--counters",
-        metavar="FILE",
-        help="a Nsight Compute CSV of the same run, to give a trace's kernels their work",
-    )
+    for o in READER_OPTIONS:
+        action = "append" if o.repeated else "store"
+        r.add_argument(o.flag, dest=o.keyword, type=o.type, action=action, metavar=o.metavar, help=o.help)
     r.add_argument(
         "--option",
-        type=_option,
+        type=option,
         action="append",
         metavar="KEY=VALUE",
         help="any other option of the file's reader (e.g. group_by=kernel); repeat for each",
@@ -221,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--stage", choices=["prefill", "decode"], default="prefill", help="which pass (default prefill)")
     summary.add_argument(
         "--threshold",
-        type=_threshold,
+        type=threshold,
         default=0.7,
         help="efficiency at or above which a phase is 'near roof' (default 0.7)",
     )

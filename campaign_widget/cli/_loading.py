@@ -19,21 +19,14 @@ from ..io import detect, load
 from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
 from ..model.settings import Settings
 from ..model.workload import Workload
-from ._advice import READER_FLAGS, reader_error
+from ._advice import reader_error
 from ._output import PROG, say
+from ._reader_flags import READER_FLAGS, READER_OPTIONS, reader_options
 
 
 def _reader_options(args) -> dict:
     """The reader options the command line gives: dedicated flags, then ``--option KEY=VALUE``."""
-    options = {}
-    if args.clock is not None:
-        options["clock"] = args.clock
-    if args.param:
-        options["params"] = dict(args.param)
-    if args.categories is not None:
-        options["categories"] = args.categories
-    if args.counters is not None:
-        options["counters"] = args.counters
+    options = reader_options(args)
     for key, value in args.option or ():
         if key in ("machine", "percent") or key in options:
             given = READER_FLAGS.get(key, "--option")
@@ -44,12 +37,7 @@ def _reader_options(args) -> dict:
 
 _UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'|unknown load options \['(\w+)'")
 #: The formats each dedicated reader flag is for (said when a file's reader takes no such option).
-FLAG_FORMATS = {
-    "clock": "Timeloop stats",
-    "params": "DaCe SDFGs",
-    "categories": "PyTorch traces",
-    "counters": "PyTorch traces",
-}
+FLAG_FORMATS = {o.keyword: o.formats for o in READER_OPTIONS}
 
 
 def load_workload(args):
