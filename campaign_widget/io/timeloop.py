@@ -545,20 +545,16 @@ def _parse(name: str, text: str) -> list[_Run]:
     if not runs:
         raise error(name, "not a Timeloop stats file: no 'Buffer and Arithmetic Levels' section", line=1)
     for run in runs:
-        if run.cycles is None:
-            raise error(
-                name,
-                "no 'Cycles:' in the 'Summary Stats' (truncated file?)",
-                line=run.line,
-                field="Summary Stats.Cycles",
-            )
-        if run.computes is None:
-            raise error(
-                name,
+        for absent, message, field_name in (
+            (run.cycles is None, "no 'Cycles:' in the 'Summary Stats' (truncated file?)", "Summary Stats.Cycles"),
+            (
+                run.computes is None,
                 "no 'Computes = N' (or 'MACCs = N') after the 'Summary Stats'",
-                line=run.line,
-                field="Summary Stats.Computes",
-            )
+                "Summary Stats.Computes",
+            ),
+        ):
+            if absent:
+                raise error(name, message, line=run.line, field=field_name)
         if not any(lv.is_storage for lv in run.levels):
             raise error(name, "no storage level with access counts (Scalar reads/fills/updates)", line=run.line)
     return runs
