@@ -11,7 +11,12 @@ YAML, Einsum CSV exports, PyTorch traces and Nsight Compute CSV with ``--machine
 DaCe SDFGs with ``--param`` for their symbols). ``--option KEY=VALUE`` passes any other reader option
 (``--option group_by=kernel``; ``true``/``false``, numbers and comma-separated lists are read as such).
 A reader's advice names keyword arguments (``pass params={...}``); the command words it in its flags
-(``--param N=...``), by one table (``READER_FLAGS``).
+(``--param N=...``), by one table (``_reader_flags.READER_OPTIONS``, from which the parser declares them).
+
+The package, a module a job: ``_arguments`` (the parser), ``_values`` (each flag's value checked),
+``_reader_flags`` (the flags that are reader options), ``_loading`` (the file's workload as the flags ask),
+``_commands`` (render, summary, --list-machines), ``_advice`` (a reader's error in the command line's
+words), ``_output`` (what is printed, and how).
 
 Output is for a person: every text printed has its control characters escaped (a name in a file cannot
 drive the terminal), characters the terminal's encoding lacks are spelled out (``µs`` as ``us``), long
