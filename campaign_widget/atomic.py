@@ -40,7 +40,7 @@ import zlib
 from pathlib import Path
 from typing import NoReturn
 
-from .errors import CampaignWidgetError, short_repr
+from .errors import ArgumentError, CampaignWidgetError, WrongTypeError, short_repr
 
 __all__ = ["atomic_path", "atomic_write", "check_writable", "write_atomic"]
 
@@ -51,7 +51,9 @@ _HOST = f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
 def _target(path) -> Path:
     """The file to replace: symlinks are followed (the link stays a link); a folder is refused."""
     if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"path={short_repr(path)} must be a file path (str or os.PathLike), not {type(path).__name__}")
+        raise WrongTypeError(
+            f"path={short_repr(path)} must be a file path (str or os.PathLike), not {type(path).__name__}"
+        )
     path = Path(os.fsdecode(os.fspath(path)))
     if "\x00" in str(path):
         raise CampaignWidgetError(f"path {short_repr(str(path))} contains a NUL character, which no file name can hold")
@@ -171,7 +173,7 @@ def atomic_write(path, mode: str = "wb", *, encoding: str | None = None, newline
     ``OSError`` is re-raised naming ``path`` (``.filename`` is ``path``).
     """
     if mode not in ("w", "wb"):
-        raise ValueError(f"mode={mode!r} must be 'w' or 'wb'")
+        raise ArgumentError(f"mode={mode!r} must be 'w' or 'wb'")
     target = _target(path)
     temp, fd = _temporary(target)
     try:
@@ -244,7 +246,7 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
                 f"cannot be encoded as {encoding} ({e.reason})"
             ) from None
     elif not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
+        raise WrongTypeError(f"data must be bytes or str, got {type(data).__name__}")
     with atomic_write(path, "wb") as handle:
         handle.write(data)
     return Path(path)

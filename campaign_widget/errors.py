@@ -34,12 +34,26 @@ class SceneTooLargeError(CampaignWidgetError):
     """Stacking the schedule would make more pieces than a diagram can hold."""
 
 
-class FigureTooLargeError(CampaignWidgetError):
+class ArgumentError(CampaignWidgetError):
+    """An argument with a value the call does not take (``group_by="x"``, ``mode="a"``): the message names both."""
+
+
+class WrongTypeError(ArgumentError, TypeError):
+    """An argument of the wrong type (a string where a ``Workload`` belongs): a ``TypeError`` too, so code
+    that catches either keeps working."""
+
+
+class FigureError(CampaignWidgetError):
+    """Figure parameters (size, dpi, panels, palette) with which nothing can be drawn."""
+
+
+class FigureTooLargeError(FigureError):
     """A static figure whose canvas (size × dpi) is beyond the bound in pixels."""
 
 
 class SweepError(CampaignWidgetError):
-    """A sweep that cannot start as given: the message names the axis, the value and a configuration."""
+    """A sweep that cannot start as given (the message names the axis, the value and a configuration), or a
+    question its results cannot answer yet."""
 
 
 class SweepFailed(CampaignWidgetError, RuntimeError):
@@ -81,6 +95,22 @@ class TraceSyntaxError(CampaignWidgetError):
     def __init__(self, message: str, line: int, event: int | None = None):
         self.line, self.event = line, event
         super().__init__(message)
+
+
+class CommandLineError(CampaignWidgetError):
+    """What stops a ``campaign-widget`` command: said in one line on standard error, with an exit status."""
+
+
+class UsageError(CommandLineError):
+    """A bad command line (unknown option, bad option value): exit status 2."""
+
+
+class InputError(CommandLineError):
+    """A bad input file or setting, or an output that cannot be written: exit status 1."""
+
+
+class OutputClosed(CommandLineError):
+    """Standard output is closed: nothing can be printed; exit status 1 with a line on stderr."""
 
 
 class UtilizationAboveOneWarning(UserWarning):

@@ -16,9 +16,8 @@ DATA = Path(__file__).parent / "data"
 THREE = DATA / "timeloop" / "handmade-three-levels.stats.txt"
 SPARSE = DATA / "timeloop" / "handmade-sparseloop.stats.txt"
 CONV1D = DATA / "importers" / "timeloop-conv1d-2level-os" / "timeloop-model.stats.txt"
-WILD = Path(__file__).resolve().parents[2] / "shared" / "wild" / "timeloop"  # ../shared beside the checkout
-EYERISS = WILD / "design_eyeriss_like.mapper.stats.txt"
-SPMSPM = WILD / "sparseloop_02.2.1-spMspM.mapper.stats.txt"
+EYERISS = DATA / "timeloop" / "eyeriss-like.mapper.stats.txt"  # real tool output, tests/data/timeloop/SOURCES.md
+SPMSPM = DATA / "timeloop" / "sparseloop-spMspM.mapper.stats.txt"
 
 
 def test_every_storage_level_becomes_a_memory_level():
@@ -150,7 +149,6 @@ def test_the_outermost_levels_errors_come_first(tmp_path):
         read_timeloop_stats(bad, clock=1e9)
 
 
-@pytest.mark.skipif(not EYERISS.exists(), reason="the shared real Timeloop files are not on this machine")
 def test_real_eyeriss_mapper_stats_give_five_levels():
     glb_dram = cw.Machine(peak_compute=2 * 168e9, levels={"shared_glb": 3.2e10, "DRAM": 8e9}, name="eyeriss")
     w = read_timeloop_stats(EYERISS, machine=glb_dram)
@@ -164,7 +162,6 @@ def test_real_eyeriss_mapper_stats_give_five_levels():
     assert 21274624 / w.arrays.level_bytes[0, -1] == pytest.approx(37.16, abs=0.005)
 
 
-@pytest.mark.skipif(not SPMSPM.exists(), reason="the shared real Timeloop files are not on this machine")
 def test_real_sparseloop_mapper_stats_give_two_levels():
     machine = cw.Machine(peak_compute=2e9, levels={"BackingStorage": 4e9, "Buffer": 1.0}, name="toy")
     w = read_timeloop_stats(SPMSPM, machine=machine)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import CampaignWidgetError, short_repr
+from ..errors import CampaignWidgetError, FigureError, short_repr
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -72,7 +72,7 @@ def check_palette(palette: object) -> str | list[str]:
     if isinstance(palette, (list, tuple)):
         _stops(palette)
         return list(palette)
-    raise ValueError(f"unknown palette {palette!r}; valid: {', '.join(PALETTES)} or a list of colours")
+    raise FigureError(f"unknown palette {palette!r}; valid: {', '.join(PALETTES)} or a list of colours")
 
 
 def _numbers(values: npt.ArrayLike, what: str) -> np.ndarray:
@@ -278,13 +278,13 @@ def _stops(colours: Sequence[Any]) -> np.ndarray:
 
     colours = list(colours)
     if len(colours) < 2:
-        raise ValueError(f"a palette given as a list needs at least 2 colours, got {colours!r}")
+        raise FigureError(f"a palette given as a list needs at least 2 colours, got {colours!r}")
     out = []
     for k, colour in enumerate(colours):
         try:
             out.append(to_rgb(colour))
         except (ValueError, TypeError):
-            raise ValueError(f"palette colour {k} {colour!r} is not a colour (use '#rrggbb' or a name)") from None
+            raise FigureError(f"palette colour {k} {colour!r} is not a colour (use '#rrggbb' or a name)") from None
     return np.asarray(out, dtype=np.float64)
 
 

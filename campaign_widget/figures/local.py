@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import FigureError
 from ..formatting import format_number
 from .colour_scale import PALETTES, SCALINGS, hex_colors, rgb
 
@@ -34,7 +35,7 @@ def element_grid(shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray, int, int
     """
     shape = tuple(int(d) for d in shape)
     if any(d < 1 for d in shape):
-        raise ValueError(f"element_grid: shape {shape} has an empty dimension")
+        raise FigureError(f"element_grid: shape {shape} has an empty dimension")
     if not shape:
         return np.zeros(1, np.int64), np.zeros(1, np.int64), 1, 1
     index = np.indices(shape).reshape(len(shape), -1)

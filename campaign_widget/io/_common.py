@@ -11,8 +11,8 @@ import re
 import stat
 from pathlib import Path
 
-from ..errors import WorkloadError, short_repr
-from ..model.import_report import ImportReport
+from ..errors import WorkloadError, WrongTypeError, short_repr
+from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.workload import Workload
 from .checks import flag
@@ -141,7 +141,7 @@ def parse_number(text: str) -> float | None:
     is not a number (including ``"9,00"``, a decimal comma, which is ambiguous).
     """
     if not isinstance(text, str):
-        raise TypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
+        raise WrongTypeError(f"text={short_repr(text)} must be a string (a cell as the profiler printed it)")
     cell = text.strip().strip('"').strip()
     if cell == "" or cell.lower() in ("n/a", "na", "-", "nan"):
         return None
@@ -161,6 +161,27 @@ def parse_number(text: str) -> float | None:
     return number
 
 
+_CLOSING = {"<": ">", "(": ")"}
+
+
+def function_name(signature: str, brackets: str = "<(") -> str:
+    """A C++ function's bare name: the ``brackets`` (template ``<``, call ``(``) and all they hold dropped, then
+    the return type and the namespaces: ``void ns::f<int, 4>(int)`` → ``f``; "" when nothing is left."""
+    closing = "".join(_CLOSING[b] for b in brackets)
+    depth, out = 0, []
+    for ch in signature.strip():
+        if ch in brackets:
+            depth += 1
+        elif ch in closing:
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    name = "".join(out).strip()
+    if " " in name:
+        name = name.rsplit(" ", 1)[-1]
+    return name.rsplit("::", 1)[-1]
+
+
 def chain(names: list[str]) -> list[tuple[str, ...]]:
     """Each phase after the previous one."""
     return [()] + [(names[i - 1],) for i in range(1, len(names))]
@@ -176,7 +197,15 @@ def check_percent(name: str, percent: bool) -> None:
 
 def check_machine(machine) -> None:
     if machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={machine!r} must be a campaign_widget.Machine")
+        raise WrongTypeError(f"machine={machine!r} must be a campaign_widget.Machine")
+
+
+def record_phase(report: ImportReport, columns: tuple[list, list, list], name: str, duration, ops, nbytes, **fields):
+    """One phase read: its duration, ops and bytes appended to ``columns`` (for ``build_workload``), its entry
+    (with the other ``PhaseReport`` ``fields``) to the report."""
+    for column, value in zip(columns, (duration, ops, nbytes)):
+        column.append(value)
+    report.phases.append(PhaseReport(name=name, duration=duration, ops=ops, bytes=nbytes, **fields))
 
 
 def build_workload(name: str, names, *, duration, ops, bytes_, machine, report: ImportReport) -> Workload:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from ..errors import WrongTypeError
 from ..model.import_report import ImportReport
 from .checks import (
     check_keys,
@@ -46,7 +47,9 @@ def sniff(source: Source) -> bool:
 def read(source: Source, *, machine=None, percent=False, timeline=None, **options):
     no_options(source, options)
     if timeline not in (None, True, False):
-        raise TypeError(f"{source.name}: timeline={timeline!r} must be True, False or None (decide from the starts)")
+        raise WrongTypeError(
+            f"{source.name}: timeline={timeline!r} must be True, False or None (decide from the starts)"
+        )
     doc = source.document()
     expect_map(source, doc, "the top level")
     check_keys(source, doc, ("cascade",), "the top level")

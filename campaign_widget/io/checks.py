@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from ..model.machine import Machine
 from ..model.phase import LARGEST, Phase, check_name
 from ..model.presets import MACHINES
@@ -18,7 +18,7 @@ from .source import Source, WorkloadFileError, line_of
 
 def no_options(source: Source, options: dict) -> None:
     if options:
-        raise TypeError(f"{source.name}: unknown load options {short_repr(sorted(map(str, options)))}")
+        raise WrongTypeError(f"{source.name}: unknown load options {short_repr(sorted(map(str, options)))}")
 
 
 def flag(name: str, value) -> bool:
@@ -26,7 +26,7 @@ def flag(name: str, value) -> bool:
     or ``'false'``, which ``bool()`` would read as on. A TypeError names the option and the value."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(f"{name}={short_repr(value)} must be True or False")
+    raise WrongTypeError(f"{name}={short_repr(value)} must be True or False")
 
 
 def header_columns(source: Source, header, line: int | None, used=None) -> dict[str, int]:

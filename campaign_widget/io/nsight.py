@@ -42,22 +42,41 @@ that quotes ncu's own ``==ERROR==`` / ``==WARNING==`` lines.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 from collections import Counter
 
-from ..errors import WorkloadError, WorkloadFileError, short_repr
+from ..errors import ArgumentError, WorkloadError, WorkloadFileError, short_repr
 from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.phase import LARGEST, SMALLEST
 from ..model.workload import Workload
-from ._common import GZIP_MAGIC, chain, check_percent, error, head_text, parse_number, read_text, source_of
+from ._common import (
+    GZIP_MAGIC,
+    chain,
+    check_percent,
+    error,
+    function_name,
+    head_text,
+    read_text,
+    record_phase,
+    source_of,
+)
+from ._nsight_table import (
+    COMPUTE_UTIL,
+    DRAM_UTIL,
+    DURATION,
+    MEMORY_UTIL,
+    clip,
+    clip_text,
+    metric_value,
+    parse_table,
+)
+from ._nsight_table import unit_scale as unit_scale  # part of this module's API: ncu's units in base units
 from .registry import preset_or_machine
 from .source import Source
 
 FORMAT = "nsight-compute-csv"
-DURATION = "gpu__time_duration.sum"
 FLOP_METRICS = tuple(
     f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum" for p in "dfh" for op in ("add", "mul", "fma")
 )
@@ -81,111 +100,16 @@ CYCLE_PAIRS = tuple(
     for unit in ("gpc", "sm", "smsp")
     for stat in ("max", "avg")
 )
-COMPUTE_UTIL = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
-DRAM_UTIL = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
-MEMORY_UTIL = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 LEVEL_BYTES = (("L1", ("l1tex__t_bytes.sum",)), ("L2", ("lts__t_bytes.sum",)))
 # the hierarchical roofline's roofs, as ncu computes them: bytes per cycle at peak × cycles per second
 LEVEL_PEAKS = (
     ("L1", "l1tex__t_bytes.sum.peak_sustained", "l1tex__cycles_elapsed.avg.per_second"),
     ("L2", "lts__t_bytes.sum.peak_sustained", "lts__cycles_elapsed.avg.per_second"),
 )
-# the details page's Speed Of Light rows and the metrics they show (labels of several ncu versions)
-SPEED_OF_LIGHT = {
-    "Duration": DURATION,
-    "Elapsed Cycles": "gpc__cycles_elapsed.max",
-    "SM Frequency": "gpc__cycles_elapsed.avg.per_second",
-    "Compute (SM) Throughput": COMPUTE_UTIL,
-    "Compute (SM) [%]": COMPUTE_UTIL,
-    "SM [%]": COMPUTE_UTIL,
-    "DRAM Throughput": DRAM_UTIL,
-    "DRAM [%]": DRAM_UTIL,
-    "Memory Throughput": MEMORY_UTIL,
-    "Memory [%]": MEMORY_UTIL,
-}
 ALTERNATIVES = {DRAM_UTIL: ("dram__throughput.avg.pct_of_peak_sustained_elapsed",)}
 BASES = ("counters", "utilizations")
-LONG_COLUMNS = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
-IDENTITY_COLUMNS = (
-    "ID",
-    "Process ID",
-    "Process Name",
-    "Host Name",
-    "Kernel Name",
-    "Kernel Time",
-    "Context",
-    "Stream",
-    "Block Size",
-    "Grid Size",
-    "Device",
-    "CC",
-    "Section Name",
-    "Rule Name",
-    "Rule Type",
-    "Rule Description",
-    "Estimated Speedup Type",
-    "Estimated Speedup",
-)
 REQUIRE_ALL = ("duration", "flops", "bytes")
 MAX_CHARS = 256 << 20
-
-_TIME = {
-    "nsecond": 1e-9,
-    "ns": 1e-9,
-    "usecond": 1e-6,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "msecond": 1e-3,
-    "ms": 1e-3,
-    "second": 1.0,
-    "s": 1.0,
-    "sec": 1.0,
-}
-_PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
-_BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
-_COUNTS = ("byte", "inst", "cycle", "warp", "sector", "request", "op", "flop", "thread", "instruction", "")
-
-
-def unit_scale(unit: str) -> float:
-    """The factor from a value in ncu's ``unit`` to base units (bytes, instructions, cycles, seconds).
-
-    ``"Kbyte"`` → 1e3, ``"usecond"`` → 1e-6, ``"cycle/nsecond"`` → 1e9, ``"byte/cycle"`` → 1.
-    Raises ValueError for a unit it does not know.
-    """
-    unit = unit.strip()
-    if len(unit) > 40 or unit.count("/") > 1:
-        raise ValueError(f"unknown unit {short_repr(unit)}")
-    if "/" in unit:
-        num, den = unit.split("/", 1)
-        return unit_scale(num) / unit_scale(den)
-    if unit in _TIME:
-        return _TIME[unit]
-    if unit in _BINARY:
-        return float(_BINARY[unit])
-    if unit.lower() in ("hz", "khz", "mhz", "ghz"):  # ncu writes "hz" on the details page
-        return {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}[unit.lower()]
-    if unit in ("B", "KB", "MB", "GB", "TB"):
-        return _PREFIX[unit[:-1]]
-    for base in _COUNTS:
-        if base and unit.endswith(base) and unit[: -len(base)] in _PREFIX:
-            return _PREFIX[unit[: -len(base)]]
-        if base and unit.endswith(base + "s") and unit[: -len(base) - 1] in _PREFIX:
-            return _PREFIX[unit[: -len(base) - 1]]
-    if unit in ("", "%"):
-        return 1.0
-    raise ValueError(f"unknown unit {short_repr(unit)}")
-
-
-class _Launch:
-    __slots__ = ("id", "kernel", "labels", "line", "metrics", "device")
-
-    def __init__(self, launch_id, kernel, line, device=""):
-        self.id, self.kernel, self.line, self.device = launch_id, kernel, line, device
-        self.metrics: dict[str, tuple[str, str, int]] = {}  # name → (unit, value text, line)
-        self.labels: dict[str, str] = {}  # metric name → the file's own label, where it differs
-
-    def label(self, metric: str) -> str:
-        return self.labels.get(metric, metric)
 
 
 def read_nsight_csv(
@@ -215,19 +139,19 @@ def read_nsight_csv(
     check_percent(name, percent)
     machine = preset_or_machine(name, machine)
     if group_by not in ("launch", "kernel"):
-        raise ValueError(f"group_by={short_repr(group_by)} must be 'launch' or 'kernel'")
+        raise ArgumentError(f"group_by={short_repr(group_by)} must be 'launch' or 'kernel'")
     if precision not in PEAK_FMA:
-        raise ValueError(f"precision={short_repr(precision)} must be one of {', '.join(PEAK_FMA)}")
+        raise ArgumentError(f"precision={short_repr(precision)} must be one of {', '.join(PEAK_FMA)}")
     if basis is not None and basis not in BASES:
-        raise ValueError(f"basis={short_repr(basis)} must be one of {', '.join(BASES)} (or None: either)")
+        raise ArgumentError(f"basis={short_repr(basis)} must be one of {', '.join(BASES)} (or None: either)")
     if isinstance(require, str):
         require = (require,)
     require = tuple(require)
     for r in require:
         if r not in REQUIRE_ALL:
-            raise ValueError(f"require contains {short_repr(r)}; known: {', '.join(REQUIRE_ALL)}")
+            raise ArgumentError(f"require contains {short_repr(r)}; known: {', '.join(REQUIRE_ALL)}")
     if "duration" not in require:
-        raise ValueError("require must contain 'duration': a phase needs its measured duration")
+        raise ArgumentError("require must contain 'duration': a phase needs its measured duration")
     text = read_text(name, source, file_path)
     if len(text) > MAX_CHARS:
         raise error(
@@ -236,7 +160,7 @@ def read_nsight_csv(
             f"{MAX_CHARS:,} (see docs/workload-files.md, Limits)",
         )
     try:
-        launches, layout = _parse(name, text)
+        launches, layout = parse_table(name, text)
     except csv.Error as e:  # e.g. a cell over csv.field_size_limit() (131,072 characters)
         raise error(name, f"malformed CSV: {str(e)[:200]}") from None
     report = ImportReport(path=name, format=FORMAT)
@@ -245,7 +169,7 @@ def read_nsight_csv(
         if len(launch.id) > 100:
             raise error(
                 name,
-                f"launch ID {_clip(launch.id)} is {len(launch.id):,} characters long (at most 100)",
+                f"launch ID {clip(launch.id)} is {len(launch.id):,} characters long (at most 100)",
                 line=launch.line,
                 field="column 'ID'",
             )
@@ -325,21 +249,10 @@ def read_nsight_csv(
             details.update(flop_metrics=sorted(present), bytes_metrics=list(used or ()))
             u_c = u_m = math.nan
         names.append(phase)
-        durations.append(d)
-        ops.append(f)
-        volumes.append(b)
         cutil.append(u_c)
         mutil.append(u_m)
-        report.phases.append(
-            PhaseReport(
-                name=phase,
-                duration=d,
-                ops=f,
-                bytes=b,
-                flops=flops,
-                bytes_source=bytes_source,
-                details=details,
-            )
+        record_phase(
+            report, (durations, ops, volumes), phase, d, f, b, flops=flops, bytes_source=bytes_source, details=details
         )
     if from_cycles:
         report.notes.append(
@@ -403,12 +316,12 @@ def _has_counters(name, launch, require) -> bool:
 
 def _duration(name, launch) -> tuple[float, str]:
     """The launch's duration in seconds, and the metric(s) it comes from."""
-    d = _value(name, launch, DURATION, "duration")
+    d = metric_value(name, launch, DURATION, "duration")
     how = DURATION
     if d is None:
         for cycles_metric, clock_metric in CYCLE_PAIRS:
-            cycles = _value(name, launch, cycles_metric, "elapsed cycles")
-            clock = _value(name, launch, clock_metric, "clock")
+            cycles = metric_value(name, launch, cycles_metric, "elapsed cycles")
+            clock = metric_value(name, launch, clock_metric, "clock")
             if cycles is not None and clock is not None:
                 how = f"{launch.label(cycles_metric)} / {launch.label(clock_metric)}"
                 if not clock > 0:
@@ -445,10 +358,10 @@ def _utilizations(name, launch):
     """(compute, DRAM, busiest memory unit) fractions of peak, or None without compute and DRAM."""
     values = []
     for metric in (COMPUTE_UTIL, DRAM_UTIL, MEMORY_UTIL):
-        value = _value(name, launch, metric, "utilization")
+        value = metric_value(name, launch, metric, "utilization")
         for other in ALTERNATIVES.get(metric, ()):
             if value is None:
-                value = _value(name, launch, other, "utilization")
+                value = metric_value(name, launch, other, "utilization")
         if value is not None and not 0 <= value <= 1e4:
             raise error(
                 name,
@@ -465,7 +378,7 @@ def _utilizations(name, launch):
 def _level_bytes(name, launch) -> dict:
     levels = {}
     for level, metrics in LEVEL_BYTES:
-        values = [_value(name, launch, m, "bytes") for m in metrics]
+        values = [metric_value(name, launch, m, "bytes") for m in metrics]
         if all(v is not None for v in values):
             levels[level] = sum(values)
     b, used = _bytes(name, launch)
@@ -533,150 +446,12 @@ def _by_kernel(report, names, durations, ops, volumes, cutil, mutil, launches):
     return list(order), *columns, *utils
 
 
-def _parse(name: str, text: str):
-    """The kernel launches of the file and its layout (``"details (long)"`` or ``"raw (wide)"``)."""
-    lines = text.splitlines()
-    header_at = None
-    for i, line in enumerate(lines):
-        if line.startswith('"ID",') or line.startswith("ID,"):
-            header_at = i
-            break
-    if header_at is None:
-        said = [ln.strip() for ln in lines if ln.startswith(("==ERROR==", "==WARNING=="))]
-        if said or any(ln.startswith("==PROF==") for ln in lines):
-            raise error(
-                name,
-                "an Nsight Compute log with no table of results: ncu ran but wrote no kernel metrics"
-                + ("; it said: " + " / ".join(_clip_text(ln, 120) for ln in said[:3]) if said else "")
-                + (
-                    " (ERR_NVGPUCTRPERM: profile as a user allowed to read the GPU counters, see "
-                    "https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
-                    if any("ERR_NVGPUCTRPERM" in ln for ln in said)
-                    else ""
-                ),
-                line=next((i for i, ln in enumerate(lines, start=1) if ln.startswith("==ERROR==")), None),
-            )
-        first = next((ln for ln in lines if ln.strip() and not ln.startswith("==")), "")
-        raise error(
-            name,
-            "not an Nsight Compute CSV layout this reader knows: no header line starting with "
-            f'"ID" (ncu --csv writes "ID","Process ID",...,"Kernel Name",...); first line: '
-            f"{_clip(first)}",
-            line=1,
-            field="header",
-        )
-    body = [
-        (i + 1, ln) for i, ln in enumerate(lines[header_at:], start=header_at) if ln.strip() and not ln.startswith("==")
-    ]
-    rows = csv.reader(io.StringIO("\n".join(ln for _, ln in body)))
-    parsed = [(body[k][0], row) for k, row in enumerate(rows)]
-    header_line, header = parsed[0]
-    header = [h.strip() for h in header]
-    col = {}
-    for j, h in enumerate(header):
-        col.setdefault(h, j)
-    if "Kernel Name" not in col:
-        raise error(
-            name,
-            f"unknown CSV layout: no 'Kernel Name' column; columns: {_clip(', '.join(header[:12]))}",
-            line=header_line,
-            field="column 'Kernel Name'",
-        )
-    if "Metric Name" in col:
-        for c in LONG_COLUMNS:
-            if c not in col:
-                raise error(
-                    name,
-                    f"unknown CSV layout: a details (long) page needs column {c!r}; columns: "
-                    f"{_clip(', '.join(header))}",
-                    line=header_line,
-                    field=f"column {c!r}",
-                )
-        launches: dict[str, _Launch] = {}
-        section = col.get("Section Name")
-        for line, row in parsed[1:]:
-            if len(row) <= max(col[c] for c in LONG_COLUMNS):
-                raise error(name, f"the row has {len(row)} fields; the header has {len(header)}", line=line)
-            launch_id = row[col["ID"]].strip()
-            launch = launches.get(launch_id)
-            if launch is None:
-                device = row[col["CC"]].strip() if "CC" in col else ""
-                launch = launches[launch_id] = _Launch(launch_id, row[col["Kernel Name"]], line, device)
-            metric = row[col["Metric Name"]].strip()
-            entry = (row[col["Metric Unit"]].strip(), row[col["Metric Value"]], line)
-            if metric in SPEED_OF_LIGHT and section is not None and "Speed Of Light" in row[section]:
-                canonical = SPEED_OF_LIGHT[metric]  # the details page's label for a metric
-                if canonical not in launch.metrics:
-                    launch.labels[canonical] = metric
-                metric = canonical
-            launch.metrics.setdefault(metric, entry)
-        if not launches:
-            raise error(name, "no kernel launches: the file has a header but no rows", line=header_line)
-        return _sorted(list(launches.values())), "details (long)"
-    metric_columns = [h for h in header if h not in IDENTITY_COLUMNS and "__" in h]
-    if not metric_columns:
-        raise error(
-            name,
-            "unknown CSV layout: neither a 'Metric Name' column (--page details) nor metric columns "
-            f"such as {DURATION!r} (--page raw); columns: {_clip(', '.join(header[:12]))}",
-            line=header_line,
-            field="header",
-        )
-    if len(parsed) < 2:
-        raise error(name, "a raw page needs a units row under the header", line=header_line)
-    units_line, units = parsed[1]
-    if units and units[col["ID"]].strip() not in ("",):
-        raise error(
-            name,
-            f"a raw page has a units row (first cell empty) under the header; found {_clip(units[:3])}",
-            line=units_line,
-            field="units row",
-        )
-    launches_list = []
-    for line, row in parsed[2:]:
-        if len(row) != len(header):
-            raise error(name, f"the row has {len(row)} fields; the header has {len(header)}", line=line)
-        launch = _Launch(row[col["ID"]].strip(), row[col["Kernel Name"]], line)
-        for metric in metric_columns:
-            j = col[metric]
-            launch.metrics[metric] = (units[j].strip() if j < len(units) else "", row[j], line)
-        launches_list.append(launch)
-    if not launches_list:
-        raise error(name, "no kernel launches: the file has a header and units but no rows", line=units_line)
-    return _sorted(launches_list), "raw (wide)"
-
-
-def _sorted(launches):
-    def key(launch):
-        plain = launch.id.isascii() and launch.id.isdigit() and len(launch.id) <= 18  # int() takes any digit
-        return (0, int(launch.id), "") if plain else (1, 0, launch.id)
-
-    return sorted(launches, key=key)
-
-
-def _value(name: str, launch: _Launch, metric: str, what: str | None = None):
-    entry = launch.metrics.get(metric)
-    if entry is None:
-        return None
-    unit, text, line = entry
-    try:
-        number = parse_number(text)
-    except ValueError as e:
-        raise error(name, str(e), line=line, field=f"metric {metric!r}") from None
-    if number is None:
-        return None
-    try:
-        return number * unit_scale(unit)
-    except ValueError as e:
-        raise error(name, f"{e} for {what or 'this metric'}", line=line, field=f"metric {metric!r}") from None
-
-
 def _flops(name, launch):
     total, present = 0.0, set()
     for metric in FLOP_METRICS:
-        value = _value(name, launch, metric)
+        value = metric_value(name, launch, metric)
         if value is None:
-            value = _value(name, launch, metric.replace("sm__", "smsp__", 1))
+            value = metric_value(name, launch, metric.replace("sm__", "smsp__", 1))
         if value is None:
             continue
         present.add(metric)
@@ -686,7 +461,7 @@ def _flops(name, launch):
 
 def _bytes(name, launch):
     for metrics in BYTES_METRICS:
-        values = [_value(name, launch, m, "bytes") for m in metrics]
+        values = [metric_value(name, launch, m, "bytes") for m in metrics]
         if all(v is not None for v in values):
             return sum(values), metrics
     return 0.0, None
@@ -694,10 +469,10 @@ def _bytes(name, launch):
 
 def _machine(name, launches, precision, report) -> Machine:
     for launch in launches:
-        fma = _value(name, launch, PEAK_FMA[precision])
-        sm_clock = _value(name, launch, SM_CLOCK)
-        dram = _value(name, launch, DRAM_PEAK)
-        dram_clock = _value(name, launch, DRAM_CLOCK)
+        fma = metric_value(name, launch, PEAK_FMA[precision])
+        sm_clock = metric_value(name, launch, SM_CLOCK)
+        dram = metric_value(name, launch, DRAM_PEAK)
+        dram_clock = metric_value(name, launch, DRAM_CLOCK)
         if None not in (fma, sm_clock, dram, dram_clock):
             compute = fma * 2 * sm_clock
             bandwidth = dram * dram_clock
@@ -707,7 +482,7 @@ def _machine(name, launches, precision, report) -> Machine:
             )
             levels = {}
             for level, peak, clock in LEVEL_PEAKS:
-                per_cycle, per_second = _value(name, launch, peak), _value(name, launch, clock)
+                per_cycle, per_second = metric_value(name, launch, peak), metric_value(name, launch, clock)
                 if per_cycle is not None and per_second is not None:
                     levels[level] = per_cycle * per_second
             if levels:
@@ -727,20 +502,12 @@ def _machine(name, launches, precision, report) -> Machine:
         name,
         "no machine: pass machine=, or profile with the roofline metrics (ncu --set full or "
         f"--section SpeedOfLight_RooflineChart, --page raw); missing: {', '.join(missing)}"
-        + (f" (the file's GPU: compute capability {_clip_text(', '.join(devices), 40)})" if devices else ""),
+        + (f" (the file's GPU: compute capability {clip_text(', '.join(devices), 40)})" if devices else ""),
         field=f"metric {missing[0]!r}" if missing else None,
     )
 
 
 _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
-
-
-def _clip(value) -> str:
-    return short_repr(value)
-
-
-def _clip_text(text: str, width: int = 160) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _short(kernel: str) -> str:
@@ -751,19 +518,7 @@ def _short(kernel: str) -> str:
         if stripped == k:
             break
         k = stripped
-    depth, out = 0, []
-    for ch in k:  # drop template arguments
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    k = "".join(out).strip()
-    if " " in k:
-        k = k.rsplit(" ", 1)[-1]
-    k = k.rsplit("::", 1)[-1]
-    return (k or kernel.strip())[:200]
+    return (function_name(k, "<") or kernel.strip())[:200]
 
 
 # -- the format registry -----------------------------------------------------------------------------------

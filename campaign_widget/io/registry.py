@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import short_repr
+from ..errors import ArgumentError, WrongTypeError, short_repr
 from ..model.machine import Machine
 from ..model.workload import Workload
 from .checks import flag
@@ -49,11 +49,11 @@ def register_format(
     matches reads it anyway, so that its reader can say what is missing (a column, a key).
     """
     if not isinstance(name, str) or not name:
-        raise TypeError(f"format name must be a non-empty string, got {short_repr(name)}")
+        raise WrongTypeError(f"format name must be a non-empty string, got {short_repr(name)}")
     if not callable(sniff) or not callable(read):
-        raise TypeError("sniff and read must be callables")
+        raise WrongTypeError("sniff and read must be callables")
     if name in _FORMATS and not replace:
-        raise ValueError(f"file format {short_repr(name)} is already registered; pass replace=True to override it")
+        raise ArgumentError(f"file format {short_repr(name)} is already registered; pass replace=True to override it")
     fmt = FileFormat(name, sniff, read, tuple(s.lower() for s in suffixes), description, bool(fallback))
     _FORMATS[name] = fmt
     return fmt
@@ -88,10 +88,12 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     machine = preset_or_machine(source.name, machine)
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:
-        raise ValueError(f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}")
+        raise ArgumentError(
+            f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}"
+        )
     workload = fmt.read(source, machine=machine, percent=flag("percent", percent), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
-        raise TypeError(
+        raise WrongTypeError(
             f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
             "not a Workload (a bug in that reader)"
         )
@@ -113,7 +115,7 @@ def preset_or_machine(name: str, machine):
                 field="machine",
             ) from None
     if machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine or a preset name")
+        raise WrongTypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine or a preset name")
     return machine
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import yaml
 
 from ..atomic import write_atomic
-from ..errors import ScheduleError
+from ..errors import ArgumentError, ScheduleError, WrongTypeError
 from ..model.fusion import mark_groups
 from ..model.machine import Ceiling, Machine
 from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
@@ -351,7 +351,7 @@ def to_document(workload: Workload) -> dict:
     """The workload as plain data in our schema: volumes, measured durations, dependencies,
     tileable, machine and settings — everything ``load`` needs to rebuild it exactly."""
     if not isinstance(workload, Workload):
-        raise TypeError(f"expected a Workload, got {type(workload).__name__}")
+        raise WrongTypeError(f"expected a Workload, got {type(workload).__name__}")
     a = workload.arrays
     names = workload.names
     measured = workload.measured
@@ -455,7 +455,7 @@ def dumps(workload: Workload, format: str = "yaml") -> str:
             else:
                 items.append(f"  {dump(key)}: " + dump(value, 2).replace("\n", "\n  "))
         return "{\n" + ",\n".join(items) + "\n}\n"
-    raise ValueError(f"format={show(format)} must be 'yaml' or 'json'")
+    raise ArgumentError(f"format={show(format)} must be 'yaml' or 'json'")
 
 
 def save(workload: Workload, path) -> Path:

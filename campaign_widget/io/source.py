@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..errors import WorkloadFileError, short_repr
+from ..errors import WorkloadFileError, WrongTypeError, short_repr
 
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json",)
@@ -34,7 +34,7 @@ def file_path(path, what: str = "path") -> Path:
     if isinstance(path, bytes):
         path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(
+        raise WrongTypeError(
             f"{what}={short_repr(path)} must be a file path (str or os.PathLike), not {type(path).__name__}"
         )
     text = os.fspath(path)
@@ -89,7 +89,7 @@ class Source:
         self.path = file_path(path)
         self.name = str(path) if isinstance(path, (str, os.PathLike)) else str(self.path)
         if raw is not None and not isinstance(raw, (bytes, bytearray, memoryview)):
-            raise TypeError(f"raw={short_repr(raw)} must be the file's bytes, not {type(raw).__name__}")
+            raise WrongTypeError(f"raw={short_repr(raw)} must be the file's bytes, not {type(raw).__name__}")
         self.raw = self._read() if raw is None else bytes(raw)
         self._text = None
         self._document = None

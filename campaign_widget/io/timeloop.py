@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import WorkloadError, short_repr
+from ..errors import ArgumentError, WorkloadError, WrongTypeError, short_repr
 from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.phase import LARGEST, SMALLEST
@@ -114,22 +114,22 @@ def read_timeloop_stats(
         paths = [paths]
     paths = list(paths)
     if not paths:
-        raise ValueError("give at least one Timeloop stats file")
+        raise ArgumentError("give at least one Timeloop stats file")
     first_name = source_of(paths[0])[0]
     machine = preset_or_machine(first_name, machine)
     check_percent(first_name, percent)
     if isinstance(ops_per_compute, bool) or not isinstance(ops_per_compute, numbers.Real):
-        raise TypeError(f"ops_per_compute={short_repr(ops_per_compute)} must be a number of ops per compute")
+        raise WrongTypeError(f"ops_per_compute={short_repr(ops_per_compute)} must be a number of ops per compute")
     if not 0 < float(ops_per_compute) <= 1e6:
-        raise ValueError(f"ops_per_compute={short_repr(ops_per_compute)} must be > 0 and at most 1e6")
+        raise ArgumentError(f"ops_per_compute={short_repr(ops_per_compute)} must be > 0 and at most 1e6")
     ops_per_compute = float(ops_per_compute)
     in_cycles = machine is not None and machine.time_unit in CYCLE_UNITS
     if clock is not None:
         if isinstance(clock, bool) or not isinstance(clock, numbers.Real):
-            raise TypeError(f"clock={short_repr(clock)} must be a frequency in Hz (a number, e.g. 1e9)")
+            raise WrongTypeError(f"clock={short_repr(clock)} must be a frequency in Hz (a number, e.g. 1e9)")
         low, high = CLOCK_RANGE
         if not low <= float(clock) <= high:
-            raise ValueError(
+            raise ArgumentError(
                 f"clock={short_repr(clock)} must be a frequency in Hz within [{low:g}, {high:g}] (e.g. 1e9 for 1 GHz)"
             )
         clock = float(clock)
@@ -158,7 +158,7 @@ def read_timeloop_stats(
         names = _default_names(runs)
     names = list(names)
     if len(names) != len(runs):
-        raise ValueError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
+        raise ArgumentError(f"names has {len(names)} entries for {len(runs)} Timeloop runs")
     machine_levels = 0 if machine is None else len(machine.level_names)
     several = len(_storage_levels(runs[0][2])) > 1 if machine is None else machine_levels > 1
     if memory_level is None and several:
@@ -419,27 +419,29 @@ def _levels_machine(name, run: _Run, order, machine, ops_per_compute, hz, in_cyc
 
 def _check(name, run, phase, duration, ops, volume, level) -> None:
     """The phase's numbers within what a workload holds, refused in the file's own terms."""
-    if not SMALLEST <= duration <= LARGEST:
-        raise error(
-            name,
+    refused = (
+        (
+            not SMALLEST <= duration <= LARGEST,
             f"{run.cycles:g} cycles give phase {short_repr(phase)} a duration of {duration:g}; a run takes at least one cycle",
-            line=run.cycles_line,
-            field="Summary Stats.Cycles",
-        )
-    if ops > LARGEST:
-        raise error(
-            name,
+            run.cycles_line,
+            "Summary Stats.Cycles",
+        ),
+        (
+            ops > LARGEST,
             f"{run.computes:g} {run.computes_label} is out of range (at most {LARGEST:g} ops)",
-            line=run.computes_line,
-            field=f"Summary Stats.{run.computes_label}",
-        )
-    if volume > LARGEST:
-        raise error(
-            name,
+            run.computes_line,
+            f"Summary Stats.{run.computes_label}",
+        ),
+        (
+            volume > LARGEST,
             f"the accesses of level {level.name!r} come to {volume:g} bytes, out of range (at most {LARGEST:g})",
-            line=level.line,
-            field=f"{level.name}.Scalar reads",
-        )
+            level.line,
+            f"{level.name}.Scalar reads",
+        ),
+    )
+    for bad, message, line, field_name in refused:
+        if bad:
+            raise error(name, message, line=line, field=field_name)
 
 
 def _default_names(runs) -> list[str]:
@@ -543,20 +545,16 @@ def _parse(name: str, text: str) -> list[_Run]:
     if not runs:
         raise error(name, "not a Timeloop stats file: no 'Buffer and Arithmetic Levels' section", line=1)
     for run in runs:
-        if run.cycles is None:
-            raise error(
-                name,
-                "no 'Cycles:' in the 'Summary Stats' (truncated file?)",
-                line=run.line,
-                field="Summary Stats.Cycles",
-            )
-        if run.computes is None:
-            raise error(
-                name,
+        for absent, message, field_name in (
+            (run.cycles is None, "no 'Cycles:' in the 'Summary Stats' (truncated file?)", "Summary Stats.Cycles"),
+            (
+                run.computes is None,
                 "no 'Computes = N' (or 'MACCs = N') after the 'Summary Stats'",
-                line=run.line,
-                field="Summary Stats.Computes",
-            )
+                "Summary Stats.Computes",
+            ),
+        ):
+            if absent:
+                raise error(name, message, line=run.line, field=field_name)
         if not any(lv.is_storage for lv in run.levels):
             raise error(name, "no storage level with access counts (Scalar reads/fills/updates)", line=run.line)
     return runs

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import short_repr
-from ..model.timeline import from_intervals
+from ..errors import WrongTypeError, short_repr
+from ..model.timeline import Timeline, from_intervals
 from ..progress import Progress
 from . import _torch_events as te
 from ._common import open_binary
@@ -53,15 +53,13 @@ def read_torch_timeline(
     ``read_torch_trace`` plus ``progress`` (see the module docstring)."""
     warn = flag("warn", warn)
     check_progress(progress)
-    options = te.checked_options(
-        path,
-        machine=machine,
-        categories=categories,
-        group_by=group_by,
-        nested=nested,
-        ignore_annotations=ignore_annotations,
-        percent=percent,
-    )
+    options = te.checked_options(path, machine, categories, group_by, nested, ignore_annotations, percent)
+    return timeline_of(options, warn=warn, progress=progress, counters=counters)
+
+
+def timeline_of(options: te.Options, *, warn: bool, progress, counters) -> Timeline:
+    """The ``Timeline`` of a trace whose reader options are checked (``read_torch_trace(timeline=True)``)."""
+    group_by, nested = options.group_by, options.nested
     source, file_path = options.source, options.file_path
     total = len(source.raw) if source is not None else file_path.stat().st_size
     stream = open_binary(options.name, source, file_path, limit=te.MAX_TRACE_BYTES)
@@ -89,7 +87,7 @@ def check_progress(progress) -> None:
     """``progress`` as the readers take it (None, True, False or a callable), checked before any file is
     opened; a truthy string such as ``'yes'`` is a TypeError naming it."""
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise TypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
+        raise WrongTypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
 
 
 def _set_apart_ignored(ev: te.Events, ignore):

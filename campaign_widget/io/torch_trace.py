@@ -144,33 +144,15 @@ def read_torch_trace(
     Raises ``WorkloadFileError`` naming the file, the line and the event index of malformed or
     truncated JSON.
     """
-    from .torch_timeline import check_progress, read_torch_timeline
+    from .torch_timeline import check_progress, timeline_of
 
     # on/off options are True or False: bool('yes') and bool('false') would both read as on
     warn = flag("warn", warn)
     check_progress(progress)
-    if flag("timeline", timeline):
-        return read_torch_timeline(
-            path,
-            machine=machine,
-            categories=categories,
-            group_by=group_by,
-            nested=nested,
-            ignore_annotations=ignore_annotations,
-            percent=percent,
-            warn=warn,
-            progress=progress,
-            counters=counters,
-        )
-    options = te.checked_options(
-        path,
-        machine=machine,
-        categories=categories,
-        group_by=group_by,
-        nested=nested,
-        ignore_annotations=ignore_annotations,
-        percent=percent,
-    )
+    timeline = flag("timeline", timeline)
+    options = te.checked_options(path, machine, categories, group_by, nested, ignore_annotations, percent)
+    if timeline:
+        return timeline_of(options, warn=warn, progress=progress, counters=counters)
     stream = open_binary(options.name, options.source, options.file_path, limit=MAX_TRACE_BYTES)
     r = te.read_events(options, stream, keep_ignored=False, counters=counters)
     workload = te.phases(r, te.selected(r.events, r.sel, nested))

@@ -11,6 +11,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
+from ..errors import WrongTypeError
 from ..figures.readout import readout_lines as scene_readout_lines
 from ..figures.scene import Scene
 from ..figures.ticks import time_ticks, utilization_ticks
@@ -252,7 +253,7 @@ def draw_campaign(
     ``legend`` draws the phase legend below the axes. Tick density follows the axes' size on the figure, as in the browser.
     """
     if not isinstance(panel, Panel):
-        raise TypeError(f"draw_campaign takes a Panel, got {type(panel).__name__}")
+        raise WrongTypeError(f"draw_campaign takes a Panel, got {type(panel).__name__}")
     scene = panel.scene
     t0, t1 = time_range if time_range is not None else (0.0, panel.time_end)
     if not t1 > t0:

@@ -15,6 +15,7 @@ from matplotlib.collections import EllipseCollection, LineCollection, PolyCollec
 from matplotlib.figure import Figure
 
 from ..atomic import atomic_write
+from ..errors import FigureError
 from .style import PX_PER_INCH, THEME, check_canvas, figure_format, fit_text, text_width_px, use_theme, write_figure
 
 PT_PER_PX = 72.0 / PX_PER_INCH
@@ -105,7 +106,7 @@ def _render_dataflow(graph, layout, style, legend, max_width):
     world_w, world_h = hi - lo, (y1 - y0) + 2 * pad
     page_px = math.inf if max_width is None else float(max_width) * PX_PER_INCH
     if not page_px > 0:
-        raise ValueError(f"max_width={max_width!r} must be a number of inches > 0 (or None)")
+        raise FigureError(f"max_width={max_width!r} must be a number of inches > 0 (or None)")
     scale = min(1.0, page_px * MAX_ROWS / world_w)
     cuts = _fold_cuts(layout, lo, hi, page_px / scale)
     rows = len(cuts) - 1
@@ -368,7 +369,7 @@ def save_dataflow(
     """Render and write ``path`` (PNG, SVG or PDF by suffix) atomically; returns the path."""
     fmt = figure_format(path)
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
-        raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
+        raise FigureError(f"dpi={dpi!r} must be a finite number > 0")
     fig, _ = render_dataflow(graph, layout, style, legend, max_width=max_width, theme=theme)
     width, height = fig.get_size_inches()
     check_canvas(float(width), float(height), float(dpi))

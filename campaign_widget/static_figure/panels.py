@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import FigureError, WorkloadError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import work_note
@@ -35,15 +35,15 @@ class Panel:
 
     def __post_init__(self):
         if not isinstance(self.scene, Scene):
-            raise TypeError(
+            raise WrongTypeError(
                 f"Panel.scene must be a campaign_widget.figures.scene.Scene, got {type(self.scene).__name__}"
             )
         if self.y_axis not in ("relative", "absolute"):
-            raise ValueError(f"y_axis={self.y_axis!r} must be 'relative' or 'absolute'")
+            raise FigureError(f"y_axis={self.y_axis!r} must be 'relative' or 'absolute'")
         if not (math.isfinite(self.time_max) and self.time_max >= 0):
-            raise ValueError(f"time_max={self.time_max!r} must be a finite number >= 0")
+            raise FigureError(f"time_max={self.time_max!r} must be a finite number >= 0")
         if not (math.isfinite(self.plot_height) and 0 <= self.plot_height <= 10_000):
-            raise ValueError(f"plot_height={self.plot_height!r} must be a number of CSS px in [0, 10000]")
+            raise FigureError(f"plot_height={self.plot_height!r} must be a number of CSS px in [0, 10000]")
         object.__setattr__(self, "names", [str(n) for n in self.names])
         object.__setattr__(self, "colors", [str(c) for c in self.colors])
         object.__setattr__(self, "resource_names", tuple(str(r) for r in self.resource_names))
@@ -100,14 +100,14 @@ class RooflinePanel:
                 or not math.isfinite(value)
                 or value <= 0
             ):
-                raise ValueError(f"RooflinePanel.{key}={value!r} must be a finite number > 0")
+                raise FigureError(f"RooflinePanel.{key}={value!r} must be a finite number > 0")
         n = len(self.intensity)
         for key in ("achieved", "share"):
             if len(getattr(self, key)) != n:
-                raise ValueError(f"RooflinePanel.{key} has {len(getattr(self, key))} values for {n} points")
+                raise FigureError(f"RooflinePanel.{key} has {len(getattr(self, key))} values for {n} points")
         for c in self.ceilings:
             if not isinstance(c, Ceiling):
-                raise TypeError(f"RooflinePanel.ceilings takes Ceiling objects, got {c!r}")
+                raise WrongTypeError(f"RooflinePanel.ceilings takes Ceiling objects, got {c!r}")
         object.__setattr__(self, "ceilings", tuple(self.ceilings))
         object.__setattr__(self, "intensity", np.asarray(self.intensity, dtype=np.float64).reshape(-1))
         object.__setattr__(self, "achieved", np.asarray(self.achieved, dtype=np.float64).reshape(-1))
@@ -122,9 +122,9 @@ class RooflinePanel:
         for pair in self.levels:
             name, bandwidth = pair
             if not (isinstance(bandwidth, (int, float, np.floating, np.integer)) and 0 < float(bandwidth) < math.inf):
-                raise ValueError(f"RooflinePanel.levels: level {short_repr(name)} has bandwidth {bandwidth!r}")
+                raise FigureError(f"RooflinePanel.levels: level {short_repr(name)} has bandwidth {bandwidth!r}")
             if str(name) in [k for k, _ in levels]:
-                raise ValueError(f"RooflinePanel.levels: level {short_repr(name)} is named twice")
+                raise FigureError(f"RooflinePanel.levels: level {short_repr(name)} is named twice")
             levels.append((str(name), float(bandwidth)))
         object.__setattr__(self, "levels", tuple(levels))
         if levels:
@@ -136,7 +136,7 @@ class RooflinePanel:
         shown = tuple(str(x) for x in self.shown_levels) or names
         unknown = [x for x in shown if x not in names]
         if unknown:
-            raise ValueError(
+            raise FigureError(
                 f"RooflinePanel.shown_levels names {short_repr(unknown[0])}, not a memory level of this roofline "
                 f"(its levels: {', '.join(names)})"
             )

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
+from ..errors import FigureError, WrongTypeError
 from ..formatting import legend_selection, more_label, shorten_middle
 from .campaign import draw_campaign, header_height, header_rows, readout_height, readout_rows, utilization_ticks_for
 from .legend import draw_legend, legend_entries, legend_row_layout
@@ -77,15 +78,15 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     panels = list(panels or [])
     for p in panels:
         if not isinstance(p, Panel):
-            raise TypeError(f"panels must be Panel objects, got {type(p).__name__}")
+            raise WrongTypeError(f"panels must be Panel objects, got {type(p).__name__}")
     if roofline is not None and not isinstance(roofline, RooflinePanel):
-        raise TypeError(f"roofline must be a RooflinePanel, got {type(roofline).__name__}")
+        raise WrongTypeError(f"roofline must be a RooflinePanel, got {type(roofline).__name__}")
     if not panels and roofline is None:
-        raise ValueError("nothing to draw: give at least one Panel or a roofline")
+        raise FigureError("nothing to draw: give at least one Panel or a roofline")
     if isinstance(width, bool) or not isinstance(width, (int, float)) or not math.isfinite(width) or width <= 0:
-        raise ValueError(f"width={width!r} must be a finite number of inches > 0")
+        raise FigureError(f"width={width!r} must be a finite number of inches > 0")
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not math.isfinite(dpi) or dpi <= 0:
-        raise ValueError(f"dpi={dpi!r} must be a finite number > 0")
+        raise FigureError(f"dpi={dpi!r} must be a finite number > 0")
     check_canvas(float(width), None, float(dpi))
 
     L, T = LAYOUT, THEME
@@ -107,7 +108,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     left = math.ceil(L["pad"] + T["font_size"] + L["axis_label_gap"] + tick_w + L["tick_label_gap"] + T["tick_length"])
     right = col_w - L["right_pad"]
     if panels and right - left < 40:
-        raise ValueError(f"width={width!r} is too narrow for the diagram")
+        raise FigureError(f"width={width!r} is too narrow for the diagram")
 
     # vertical layout in CSS px, top down, as js/layout.js: title, plot, tick labels, x label,
     # legend, readout. Stacked panels share the x label and legend at the bottom; each panel's

@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 
+from ..errors import WrongTypeError
 from ..formatting import format_number, format_si
 from ._paths import _stroke
 from .campaign import axes_size_px
@@ -43,6 +44,28 @@ class _SlopeText(Text):
         (xa, ya), (xb, yb) = self._slope_axes.transData.transform([self._p0, self._p1])
         self.set_rotation(math.degrees(math.atan2(yb - ya, xb - xa)))
         super().draw(renderer)
+
+
+SLOPE_LABEL_AT = 2.2  # a label along a roof's slope starts at this multiple of the axes' left end
+
+
+def _slope_label(ax, bandwidth: float, x_lo: float, end, text: str, color, font) -> _SlopeText:
+    """``text`` along the roof of ``bandwidth`` from ``x_lo`` towards ``end``, a quarter above the roof."""
+    x_at = x_lo * SLOPE_LABEL_AT
+    return _SlopeText(
+        ax,
+        (x_lo, bandwidth * x_lo),
+        end,
+        x_at,
+        bandwidth * x_at * 1.25,
+        text,
+        color=color,
+        fontproperties=font,
+        ha="left",
+        va="bottom",
+        rotation_mode="anchor",
+        **literal_text(),
+    )
 
 
 def decade_values(lo: float, hi: float) -> np.ndarray:
@@ -148,19 +171,9 @@ def _draw_aggregates(ax, aggregates, x_lo, x_hi, y_lo, y_hi, font):
         fx = math.log(x / x_lo) / math.log(x_hi / x_lo) * width_px
         fy = math.log(achieved / y_lo) / math.log(y_hi / y_lo) * height_px
         points.append((fy, fx, x, achieved, label))
-        marker = Line2D(
-            [x],
-            [achieved],
-            marker="D",
-            markersize=7,
-            markerfacecolor=ROOFLINE["aggregate"],
-            markeredgecolor=THEME["background"],
-            markeredgewidth=1.0,
-            linestyle="none",
-            zorder=3.5,
+        _marker(
+            ax, x, achieved, "aggregate-point", shape="D", size=7, color=ROOFLINE["aggregate"], edge=1.0, zorder=3.5
         )
-        marker.set_gid("aggregate-point")
-        ax.add_line(marker)
     line_h = THEME["font_size"] + 3
     for fy, fx, x, achieved, label in sorted(points, key=lambda p: -p[0]):
         anchor = fy - 4
@@ -205,7 +218,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
     per known level (marker shape per level, explained in a legend) joined by a thin line in the
     phase's colour. ``levels`` names the levels to draw (None: ``rp.shown_levels``)."""
     if not isinstance(rp, RooflinePanel):
-        raise TypeError(f"draw_roofline takes a RooflinePanel, got {type(rp).__name__}")
+        raise WrongTypeError(f"draw_roofline takes a RooflinePanel, got {type(rp).__name__}")
     if levels is not None:
         rp = dataclasses.replace(rp, shown_levels=(levels,) if isinstance(levels, str) else tuple(levels))
     P, BW = rp.peak_compute, rp.peak_bandwidth
@@ -236,35 +249,9 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             Line2D(xs, ys, color=ROOFLINE["ceiling"], linewidth=1.5 * PT_PER_PX, linestyle=(0, (4, 3)), zorder=1.0)
         )
         if c.compute and (not c.bandwidth or c.compute / bw < x_hi / 2):
-            ax.annotate(
-                c.name,
-                (x_hi, comp),
-                xytext=(-4, 2),
-                textcoords="offset points",
-                ha="right",
-                va="bottom",
-                color=ROOFLINE["ceiling_label"],
-                fontproperties=small,
-                **literal_text(),
-            )
+            _label_over_roof(ax, c.name, x_hi, comp, ROOFLINE["ceiling_label"], small, rise=2)
         else:
-            x_at = x_lo * 2.2
-            ax.add_artist(
-                _SlopeText(
-                    ax,
-                    (x_lo, bw * x_lo),
-                    (comp / bw, comp),
-                    x_at,
-                    bw * x_at * 1.25,
-                    c.name,
-                    color=ROOFLINE["ceiling_label"],
-                    fontproperties=small,
-                    ha="left",
-                    va="bottom",
-                    rotation_mode="anchor",
-                    **literal_text(),
-                )
-            )
+            ax.add_artist(_slope_label(ax, bw, x_lo, (comp / bw, comp), c.name, ROOFLINE["ceiling_label"], small))
 
     if rp.hierarchical:
         _draw_level_roofs(ax, rp, x_lo, x_hi, y_lo, small, units)
@@ -282,23 +269,9 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
         _ridge_point(ax, ridge, P)
         _ridge_label(ax, "ridge", ridge, y_lo, intensity_unit, small)
         _peak_label(ax, P, x_hi, units, small)
-        x_at = x_lo * 2.2
-        if x_at < ridge / 2:
+        if x_lo * SLOPE_LABEL_AT < ridge / 2:
             ax.add_artist(
-                _SlopeText(
-                    ax,
-                    (x_lo, BW * x_lo),
-                    (ridge, P),
-                    x_at,
-                    BW * x_at * 1.25,
-                    format_si(BW, units.get("bandwidth", "")),
-                    color=THEME["text"],
-                    fontproperties=small,
-                    ha="left",
-                    va="bottom",
-                    rotation_mode="anchor",
-                    **literal_text(),
-                )
+                _slope_label(ax, BW, x_lo, (ridge, P), format_si(BW, units.get("bandwidth", "")), THEME["text"], small)
             )
 
     if rp.hierarchical:
@@ -312,22 +285,8 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             idx = idx[np.argsort(-share[idx], kind="stable")]
             xs = np.where(np.isinf(oi[idx]), x_hi, oi[idx])
             largest = max(float(np.nanmax(share[idx])), 1e-300)
-            width_px, height_px = axes_size_px(ax)
-            diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX  # the largest marker
-            areas = diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest
             colors = [valid_color(rp.colors[i]) if i < len(rp.colors) else GREY for i in idx]
-            points = ax.scatter(
-                xs,
-                achieved[idx],
-                s=areas,
-                c=colors,
-                edgecolors=ROOFLINE["point_edge"],
-                linewidths=0.8 * PT_PER_PX,
-                alpha=0.9,
-                zorder=3.0,
-                clip_on=False,
-            )
-            points.set_gid("phase-points")
+            _phase_points(ax, xs, achieved[idx], share[idx], largest, colors)
     _draw_aggregates(ax, rp.aggregates, x_lo, x_hi, y_lo, y_hi, small)
 
     tick_font = font_for()
@@ -395,21 +354,9 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
         ax.add_line(roof)
         ridge = P / bw
         _ridge_point(ax, ridge, P)
-        x_at = x_lo * 2.2
-        if x_at < ridge / 2:
-            label = _SlopeText(
-                ax,
-                (x_lo, bw * x_lo),
-                (ridge, P),
-                x_at,
-                bw * x_at * 1.25,
-                f"{name} {format_si(bw, bandwidth_unit)}",
-                color=THEME["text"],
-                fontproperties=font,
-                ha="left",
-                va="bottom",
-                rotation_mode="anchor",
-                **literal_text(),
+        if x_lo * SLOPE_LABEL_AT < ridge / 2:
+            label = _slope_label(
+                ax, bw, x_lo, (ridge, P), f"{name} {format_si(bw, bandwidth_unit)}", THEME["text"], font
             )
         else:  # the ridge is too near the left edge for a label along the slope: name it at the ridge
             label = Text(
@@ -445,8 +392,6 @@ def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
     achieved, share = rp.achieved, rp.share
     n = len(achieved)
     colors = [valid_color(rp.colors[i]) if i < len(rp.colors) else GREY for i in range(n)]
-    width_px, height_px = axes_size_px(ax)
-    diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX
     good = np.isfinite(achieved) & (achieved > 0)
     largest = max(float(np.nanmax(share[good])) if good.any() else 0.0, 1e-300)
     oi = rp.level_intensity[:, [k for k, _, _ in shown]] if shown else np.empty((n, 0))
@@ -467,19 +412,9 @@ def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):
         idx = np.flatnonzero(drawn[:, column])
         if idx.size:
             idx = idx[np.argsort(-share[idx], kind="stable")]
-            points = ax.scatter(
-                xs[idx, column],
-                achieved[idx],
-                s=diameter**2 * np.clip(np.nan_to_num(share[idx]), 0, None) / largest,
-                c=[colors[i] for i in idx],
-                marker=marker,
-                edgecolors=ROOFLINE["point_edge"],
-                linewidths=0.8 * PT_PER_PX,
-                alpha=0.9,
-                zorder=3.0,
-                clip_on=False,
+            points = _phase_points(
+                ax, xs[idx, column], achieved[idx], share[idx], largest, [colors[i] for i in idx], marker
             )
-            points.set_gid("phase-points")
             points.set_label(name)
         handles.append(
             Line2D(
@@ -529,31 +464,62 @@ def _ridge_label(ax, what: str, ridge: float, y_lo: float, intensity_unit: str, 
 
 def _peak_label(ax, peak: float, x_hi: float, units, font) -> None:
     """The compute peak, over the compute roof at the right edge."""
+    _label_over_roof(ax, format_si(peak, units.get("compute", "")), x_hi, peak, THEME["text"], font, rise=3)
+
+
+def _label_over_roof(ax, text: str, x_hi: float, y: float, color, font, *, rise: float) -> None:
+    """``text`` at the right edge, right-aligned, ``rise`` points over the flat roof at ``y``."""
     ax.annotate(
-        format_si(peak, units.get("compute", "")),
-        (x_hi, peak),
-        xytext=(-4, 3),
+        text,
+        (x_hi, y),
+        xytext=(-4, rise),
         textcoords="offset points",
         ha="right",
         va="bottom",
-        color=THEME["text"],
+        color=color,
         fontproperties=font,
         **literal_text(),
     )
 
 
+def _phase_points(ax, xs, ys, share, largest: float, colors, marker=None):
+    """The phases' points (gid ``phase-points``), area ∝ share of time: the ``largest`` share gets a marker
+    9% of the axes' smaller side across (8 to 22 px)."""
+    width_px, height_px = axes_size_px(ax)
+    diameter = min(max(0.09 * min(width_px, height_px), 8.0), 22.0) * PT_PER_PX
+    points = ax.scatter(
+        xs,
+        ys,
+        s=diameter**2 * np.clip(np.nan_to_num(share), 0, None) / largest,
+        c=colors,
+        marker=marker,
+        edgecolors=ROOFLINE["point_edge"],
+        linewidths=0.8 * PT_PER_PX,
+        alpha=0.9,
+        zorder=3.0,
+        clip_on=False,
+    )
+    points.set_gid("phase-points")
+    return points
+
+
 def _ridge_point(ax, ridge: float, peak: float) -> None:
     """The dot where a memory roof meets the compute roof."""
+    _marker(ax, ridge, peak, "ridge-point", shape="o", size=6 * PT_PER_PX, color=THEME["axis"], edge=0.75, zorder=2.1)
+
+
+def _marker(ax, x: float, y: float, gid: str, *, shape: str, size: float, color, edge: float, zorder: float) -> None:
+    """One marker at (x, y), edged in the background's colour, with its SVG id ``gid``."""
     point = Line2D(
-        [ridge],
-        [peak],
-        marker="o",
-        markersize=6 * PT_PER_PX,
-        markerfacecolor=THEME["axis"],
+        [x],
+        [y],
+        marker=shape,
+        markersize=size,
+        markerfacecolor=color,
         markeredgecolor=THEME["background"],
-        markeredgewidth=0.75,
+        markeredgewidth=edge,
         linestyle="none",
-        zorder=2.1,
+        zorder=zorder,
     )
-    point.set_gid("ridge-point")
+    point.set_gid(gid)
     ax.add_line(point)

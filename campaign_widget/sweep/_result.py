@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import short_repr
+from ..errors import SweepError, WrongTypeError, short_repr
 from ..model.workload import Workload
 from ._axes import SETTING_AXES
 from ._evaluate import RESULT_FIELDS
@@ -121,7 +121,7 @@ class SweepResult:
         if not ok.any():
             ok = self._have
         if not ok.any():
-            raise ValueError("no configuration has a result yet")
+            raise SweepError("no configuration has a result yet")
         candidates = np.flatnonzero(ok)
         pick = np.argmax if by == "speedup" else np.argmin
         return int(candidates[pick(values[candidates])])
@@ -222,7 +222,7 @@ def _column(values) -> np.ndarray:
 
 def _index(i, n) -> int:
     if isinstance(i, bool) or not isinstance(i, numbers.Integral):
-        raise TypeError(f"configuration index {i!r} must be an integer")
+        raise WrongTypeError(f"configuration index {i!r} must be an integer")
     j = int(i) + (n if i < 0 else 0)
     if not 0 <= j < n:
         raise IndexError(f"configuration {i} out of range for {n} configurations")

@@ -96,6 +96,12 @@ def _run(result: SweepResult, executor, progress) -> None:
         report.close()
 
 
+def _gave_up(result: SweepResult, chunk: tuple[int, int], error: BaseException, where: str = "") -> SweepFailed:
+    """The error for a chunk of configurations (``range(*chunk)``) still failing after the last attempt."""
+    idx = list(range(*chunk))
+    return _failure(result, idx, f"no result after {_tuning.MAX_ATTEMPTS} attempts{where}", {i: error for i in idx})
+
+
 def _failure(result: SweepResult, indices, why: str, errors: dict | None = None) -> SweepFailed:
     """The error for configurations ``indices`` (with ``why``); ``missing`` lists every configuration
     without a result, those named here first, then any not computed because the sweep stopped."""
@@ -167,13 +173,7 @@ def _run_pool(result, costs, report):
                     pending[chunk] += 1
                     result.retried += 1
                     if pending[chunk] >= _tuning.MAX_ATTEMPTS:
-                        idx = list(range(*chunk))
-                        raise _failure(
-                            result,
-                            idx,
-                            f"no result after {_tuning.MAX_ATTEMPTS} attempts",
-                            {i: exc for i in idx},
-                        ) from exc
+                        raise _gave_up(result, chunk, exc) from exc
                     continue
                 del pending[chunk]
                 _accept(result, out, report)
@@ -278,13 +278,7 @@ def _run_dask_client(result, client, costs, report):
                 attempts[chunk] += 1
                 errors[chunk] = exc
                 if attempts[chunk] >= _tuning.MAX_ATTEMPTS:
-                    idx = list(range(*chunk))
-                    raise _failure(
-                        result,
-                        idx,
-                        f"no result after {_tuning.MAX_ATTEMPTS} attempts on the Dask cluster",
-                        {i: errors[chunk] for i in idx},
-                    ) from exc
+                    raise _gave_up(result, chunk, errors[chunk], " on the Dask cluster") from exc
                 if remote.status != "finished":  # every copy of the payload was lost with its workers
                     remote = client.scatter([payload], broadcast=True, hash=False)[0]
                 new = submit(chunk)

@@ -12,7 +12,7 @@ import uuid
 
 import numpy as np
 
-from ..errors import ScheduleError, SweepError, short_repr
+from ..errors import ScheduleError, SweepError, WrongTypeError, short_repr
 from ..model.schedule import MAX_TILE_INTERVALS
 from ..model.settings import check_setting
 from ..model.workload import Workload
@@ -66,7 +66,7 @@ def _normalize(v):
 
 def _prepare(workload, zipped, allow_large, axes, baseline):
     if not isinstance(workload, Workload):
-        raise TypeError(f"sweep takes a campaign_widget.Workload, got {type(workload).__name__}")
+        raise WrongTypeError(f"sweep takes a campaign_widget.Workload, got {type(workload).__name__}")
     valid, param_names = _valid_axes(workload)
     if not axes:
         raise SweepError(f"sweep needs at least one axis, e.g. tiles=[1, 4, 16]; axes: {', '.join(valid)}")
@@ -222,7 +222,7 @@ def _executor_kind(executor) -> str:
         return "dask"
     if isinstance(executor, cf.Executor):
         return "executor"
-    raise TypeError(
+    raise WrongTypeError(
         f"executor={executor!r} must be None, a concurrent.futures.Executor (ProcessPoolExecutor, "
         "ThreadPoolExecutor, …), a dask.distributed.Client, or a Dask scheduler address such as "
         "'tcp://scheduler:8786'"

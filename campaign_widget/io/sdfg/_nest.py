@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import WorkloadError
+from ...errors import ExpressionError, WorkloadError
 from ...model.expr import parse
 from ._expressions import paren, product, size_of, substitute
 
@@ -170,8 +170,8 @@ def _truth(node, values: dict, env: dict, n: int):
         for op, right in zip(node.ops, node.comparators):
             value = _vector(ast.unparse(right), values, env, n)
             if type(op) not in _COMPARE:
-                raise ValueError(op)
+                raise ExpressionError(f"a branch condition compares with {type(op).__name__}, which is not read")
             held &= _COMPARE[type(op)](left, value)
             left = value
         return held
-    raise ValueError(ast.dump(node)[:80])
+    raise ExpressionError(f"a branch condition holds {ast.dump(node)[:80]}, which is not read")

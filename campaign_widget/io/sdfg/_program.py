@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import WorkloadFileError, short_repr
+from ...errors import WorkloadFileError, WrongTypeError, short_repr
 from ...model.expr import parse
 from .._common import error
 from ._doc import Doc, dig
@@ -63,7 +63,7 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
 def given_params(program: SDFGProgram, params) -> dict:
     """``params=`` as a dict, every key a symbol of the program (else an error listing its symbols)."""
     if params is not None and not isinstance(params, dict):
-        raise TypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
+        raise WrongTypeError(f"params={short_repr(params)} must map the SDFG's symbols to whole numbers")
     params = dict(params or {})
     unknown = sorted(str(k) for k in set(params) - set(program.symbols))
     if unknown:
