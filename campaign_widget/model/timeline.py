@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pandas as pd
 
-    from .workload import Workload
+    from .workload_protocols import ScheduledWorkload
 
 #: ``Schedule.pieces()`` refuses to cut a schedule into more pieces than this.
 MAX_PIECES = 20_000_000
@@ -123,7 +123,7 @@ class Schedule:
     @classmethod
     def from_intervals(
         cls,
-        workload: Workload,
+        workload: ScheduledWorkload,
         *,
         phase: npt.ArrayLike,
         start: npt.ArrayLike,
@@ -386,7 +386,7 @@ class Timeline(Schedule):
 
 
 def from_intervals(
-    workload: Workload,
+    workload: ScheduledWorkload,
     *,
     phase: npt.ArrayLike,
     start: npt.ArrayLike,
