@@ -112,14 +112,37 @@ def _key(name: str) -> str:
     return "-".join(str(name).strip().lower().replace("_", " ").replace("-", " ").split())
 
 
+def unknown_preset(name: str) -> str:
+    """What is wrong with a preset name that names no preset: the name and every preset."""
+    return f"unknown machine preset {short_repr(name)}; known presets: {', '.join(MACHINES)}"
+
+
 def machine(name: str) -> Machine:
     """The preset called ``name``; case, spaces, ``_`` and ``-`` do not matter (``"H100 SXM"``)."""
     if not isinstance(name, str):
         raise WorkloadError(f"machine preset name must be a string, got {short_repr(name)}")
     found = MACHINES.get(_key(name))
     if found is None:
-        raise WorkloadError(f"unknown machine preset {short_repr(name)}; known presets: {', '.join(MACHINES)}")
+        raise WorkloadError(unknown_preset(name))
     return found
+
+
+def machine_from(value: object, who: str = "machine") -> Machine:
+    """``machine=`` as every entry point takes it (``Workload(...)``, ``Workload.from_arrays``,
+    ``from_einsums``, ``from_transformer``, ``with_machine``, ``campaign_widget.load``): a ``Machine``
+    as it is, or the name of a preset (see ``machine``). ``who`` names the argument in the error: a
+    ``WorkloadError`` for a name that is no preset, a ``TypeError`` for anything else."""
+    if isinstance(value, Machine):
+        return value
+    if isinstance(value, str):
+        found = MACHINES.get(_key(value))
+        if found is None:
+            raise WorkloadError(f"{who}: {unknown_preset(value)}")
+        return found
+    raise TypeError(
+        f"{who}={short_repr(value)} must be a campaign_widget.Machine or a preset name; "
+        f"known presets: {', '.join(MACHINES)}"
+    )
 
 
 def names() -> list[str]:

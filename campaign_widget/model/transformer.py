@@ -97,6 +97,7 @@ from pathlib import Path
 from ..errors import WorkloadError, short_repr
 from .machine import Machine
 from .phase import Phase
+from .presets import machine_from
 
 CONFIG_DIR = Path(__file__).parent / "transformer_configs"
 STAGES = ("prefill", "decode")
@@ -311,7 +312,7 @@ def transformer_phases(
     weight_dtype: str | None = None,
     flash_attention: bool = False,
     tensor_parallel: int = 1,
-    machine: Machine | None = None,
+    machine: Machine | str | None = None,
     counts: str = "einsum",
     layers: str = "count",
     interconnect: float | None = None,
@@ -347,8 +348,7 @@ def transformer_phases(
             raise WorkloadError(f"{cfg.family} config: tensor_parallel={tp} does not divide {what}={total}")
     if machine is None:
         machine = DEFAULT_MACHINE
-    if not isinstance(machine, Machine):
-        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
+    machine = machine_from(machine)
     if tp > 1 and NETWORK not in machine.level_names:
         bandwidth = INTERCONNECT if interconnect is None else interconnect
         machine = Machine(
