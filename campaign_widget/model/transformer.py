@@ -94,7 +94,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, check_flag, short_repr
 from .machine import Machine
 from .phase import Phase
 from .presets import machine_from
@@ -336,8 +336,7 @@ def transformer_phases(
     a = _dtype("dtype", dtype)
     c = _dtype("kv_dtype", dtype if kv_dtype is None else kv_dtype)
     w = _dtype("weight_dtype", dtype if weight_dtype is None else weight_dtype)
-    if not isinstance(flash_attention, bool):
-        raise WorkloadError(f"flash_attention={short_repr(flash_attention)} must be True or False")
+    flash_attention = check_flag(flash_attention, "flash_attention")
     tp = _size("tensor_parallel", tensor_parallel)
     for what, total in (
         ("num_attention_heads", cfg.heads),
