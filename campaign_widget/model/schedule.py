@@ -471,12 +471,20 @@ def _lockstep_rows(
     level's tiles started at the same instant."""
     if not length.shape[0]:
         return length, np.ones(length.shape[1], bool)
-    firsts = np.asarray(bounds[:-1])
-    stretched = np.repeat(np.maximum.reduceat(length, firsts, axis=0), np.diff(bounds), axis=0)
+    stretched = _stretched(bounds, length)
     _sweep_rows(bounds, slot_table, flat, stretched, start_at, end_at)
-    begin = start_at[flat]
-    ok = ~np.any(np.minimum.reduceat(begin, firsts, axis=0) != np.maximum.reduceat(begin, firsts, axis=0), axis=0)
-    return stretched, ok
+    return stretched, _started_together(bounds, start_at[flat]).all(axis=0)
+
+
+def _stretched(bounds: Sequence[int], length: np.ndarray) -> np.ndarray:
+    """Every level one dilation batch: each tile's length (per column) that of its level's longest."""
+    return np.repeat(np.maximum.reduceat(length, bounds[:-1], axis=0), np.diff(bounds), axis=0)
+
+
+def _started_together(bounds: Sequence[int], begin: np.ndarray) -> np.ndarray:
+    """Per level (and column), whether its tiles all started at the same instant."""
+    firsts = bounds[:-1]
+    return np.minimum.reduceat(begin, firsts, axis=0) == np.maximum.reduceat(begin, firsts, axis=0)
 
 
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
@@ -538,13 +546,9 @@ def _lockstep_sweep(
     used, or None if some level's tiles did not all start at the same instant."""
     if not length.size:
         return length
-    firsts = np.asarray(bounds[:-1])
-    stretched = np.repeat(np.maximum.reduceat(length, firsts), np.diff(bounds))
+    stretched = _stretched(bounds, length)
     _sweep(bounds, slots, flat, stretched, start_at, end_at)
-    begin = start_at[flat]
-    if np.any(np.minimum.reduceat(begin, firsts) != np.maximum.reduceat(begin, firsts)):
-        return None
-    return stretched
+    return stretched if _started_together(bounds, start_at[flat]).all() else None
 
 
 def _batches_are_levels(work: _Work, profile: _Profile) -> bool:

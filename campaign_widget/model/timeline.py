@@ -121,30 +121,11 @@ class Schedule:
         return int(self.start.size)
 
     @classmethod
-    def from_intervals(
-        cls,
-        workload: ScheduledWorkload,
-        *,
-        phase: npt.ArrayLike,
-        start: npt.ArrayLike,
-        end: npt.ArrayLike,
-        lane: npt.ArrayLike | None = None,
-        compute_rate: npt.ArrayLike | None = None,
-        memory_rate: npt.ArrayLike | None = None,
-        **options: Any,
-    ) -> Timeline:
+    def from_intervals(cls, workload: ScheduledWorkload, **intervals: Any) -> Timeline:
         """Measured intervals (a profiler's events) as a schedule: a :class:`Timeline`, one interval
-        per event at its measured start and end, on its lane; see :func:`from_intervals`."""
-        return from_intervals(
-            workload,
-            phase=phase,
-            start=start,
-            end=end,
-            lane=lane,
-            compute_rate=compute_rate,
-            memory_rate=memory_rate,
-            **options,
-        )
+        per event at its measured start and end, on its lane; ``intervals`` are :func:`from_intervals`'s
+        keyword arguments (``phase``, ``start``, ``end``, ``lane``, ``compute_rate``, …)."""
+        return from_intervals(workload, **intervals)
 
     @cached_property
     def oversubscribed(self) -> list:

@@ -429,6 +429,15 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
             {dst: _times(rows, n, out_bytes)},
         )
 
+    def added(block, out, *, skip, result, viewer_after):
+        """The block's output (all-reduced under tensor parallelism) added to the residual stream
+        ``skip``; as LLM-Viewer counts it, the add reads only the block's output and follows ``viewer_after``."""
+        if tp > 1:
+            ops.append(_allreduce(f"{block}_allreduce", out, out + "r", T, h, a, tp))
+            out += "r"
+        residual = {out: _times(T, h, a)} if viewer else {skip: _times(T, h, a), out: _times(T, h, a)}
+        op(f"{block}_add", _times(T, h), residual, {result: _times(T, h, a)}, after=(viewer_after,) if viewer else ())
+
     op("attn_norm", _times(7, T, h), {"X": _times(T, h, a)}, {"N1": _times(T, h, a)})
     rope = cfg.rotary and not viewer
     linear("q_proj", "N1", "Q", h, nq * d, a)
@@ -462,24 +471,22 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
         after=() if stage == "prefill" else ("v_proj",),
     )
     linear("out_proj", "O", "A", nq * d, h, a)
-    attn_out = "A"
-    if tp > 1:
-        ops.append(_allreduce("attn_allreduce", "A", "Ar", T, h, a, tp))
-        attn_out = "Ar"
-    residual = {attn_out: _times(T, h, a)} if viewer else {"X": _times(T, h, a), attn_out: _times(T, h, a)}
-    op("attn_add", _times(T, h), residual, {"H1": _times(T, h, a)}, after=("attn_norm",) if viewer else ())
+    added("attn", "A", skip="X", result="H1", viewer_after="attn_norm")
     op("mlp_norm", _times(7, T, h), {"H1": _times(T, h, a)}, {"N2": _times(T, h, a)})
     act_width = h if viewer else f
-    if cfg.experts:
-        E, top = cfg.experts, cfg.top_k
-        rows = f"{T}*{top}"  # token copies routed to experts
-        used = f"min({E}, {T}*{top})"  # experts whose weights are read
-        op(
-            "router",
-            _times(2, T, h, E),
-            {"N2": _times(T, h, a), "W_router": _times(h, E, w)},
-            {"R": _times(T, E, a)},
-        )
+    if cfg.experts or cfg.gated:
+        rows, used, down = T, 1, "D"  # dense: every token, each weight read once
+        if cfg.experts:
+            E, top = cfg.experts, cfg.top_k
+            rows = f"{T}*{top}"  # token copies routed to experts
+            used = f"min({E}, {T}*{top})"  # experts whose weights are read
+            down = "De"
+            op(
+                "router",
+                _times(2, T, h, E),
+                {"N2": _times(T, h, a), "W_router": _times(h, E, w)},
+                {"R": _times(T, E, a)},
+            )
         linear("gate_proj", "N2", "G", h, f, a, rows=rows, weights=used)
         linear("up_proj", "N2", "U", h, f, a, rows=rows, weights=used)
         op(
@@ -488,33 +495,19 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
             {"G": _times(rows, act_width, a), "U": _times(rows, act_width, a)},
             {"M": _times(rows, act_width, a)},
         )
-        linear("down_proj", "M", "De", f, h, a, rows=rows, weights=used)
-        op(
-            "combine",
-            _times(2, rows, h),
-            {"De": _times(rows, h, a), "R": _times(T, E, a)},
-            {"D": _times(T, h, a)},
-        )
-    elif cfg.gated:
-        linear("gate_proj", "N2", "G", h, f, a)
-        linear("up_proj", "N2", "U", h, f, a)
-        op(
-            "mlp_act",
-            _times(2, T, act_width),
-            {"G": _times(T, act_width, a), "U": _times(T, act_width, a)},
-            {"M": _times(T, act_width, a)},
-        )
-        linear("down_proj", "M", "D", f, h, a)
+        linear("down_proj", "M", down, f, h, a, rows=rows, weights=used)
+        if cfg.experts:
+            op(
+                "combine",
+                _times(2, rows, h),
+                {"De": _times(rows, h, a), "R": _times(T, E, a)},
+                {"D": _times(T, h, a)},
+            )
     else:
         linear("up_proj", "N2", "U", h, f, a)
         op("mlp_act", _times(2, T, act_width), {"U": _times(T, act_width, a)}, {"M": _times(T, act_width, a)})
         linear("down_proj", "M", "D", f, h, a)
-    mlp_out = "D"
-    if tp > 1:
-        ops.append(_allreduce("mlp_allreduce", "D", "Dr", T, h, a, tp))
-        mlp_out = "Dr"
-    residual = {mlp_out: _times(T, h, a)} if viewer else {"H1": _times(T, h, a), mlp_out: _times(T, h, a)}
-    op("mlp_add", _times(T, h), residual, {"Y": _times(T, h, a)}, after=("attn_add",) if viewer else ())
+    added("mlp", "D", skip="H1", result="Y", viewer_after="attn_add")
     return ops
 
 
