@@ -23,7 +23,10 @@ it cannot vouch for to the exact event-by-event simulation (``_event_work``). Th
 the event semantics of design.md §3; tests/schedule_reference.py, which simulates every event in
 Python and stores every piece, is the tests' oracle.
 
-The schedule as data (``Schedule``, with its demand timeline) is defined in ``campaign_widget.model.timeline``
+This module holds the entry points and the wavefront; the simulations that need no wavefront (one
+at a time, lock step, event by event) and the dependency graph are in ``_work``, the map from work
+time to real time (demand profile, throttle factor, the ``Schedule``) in ``_throttle``. The schedule
+as data (``Schedule``, with its demand timeline) is defined in ``campaign_widget.model.timeline``
 beside the measured ``Timeline``; the demand helpers both use are in ``campaign_widget.model.demand``.
 """
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from ..errors import UtilizationAboveOneWarning, WorkloadError, short_repr
+from ._derive import _phase_arrays
 from ._workload_inputs import (
     _check_unique,
     _checked_columns,
@@ -33,7 +34,7 @@ from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .import_report import ImportReport
 from .machine import Machine
-from .phase import SMALLEST, Phase, check_name
+from .phase import Phase, check_name
 from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_MEMORY, BOUND_NAMES, PhaseArrays
 from .presets import machine_from
 from .schedule import build_schedule
@@ -46,8 +47,9 @@ if TYPE_CHECKING:
     from .einsum import Einsum
     from .schedule import Schedule
 
-_TIE_RTOL = 1e-12
-
+# ``PhaseArrays`` and the bound codes live in ``phase_arrays``, below the modules that read them; a
+# workload's users find them here, beside ``Workload``
+__all__ = ["BOUND_BALANCED", "BOUND_COMPUTE", "BOUND_MEMORY", "BOUND_NAMES", "PhaseArrays", "Workload"]
 
 _SLOTS = (
     "_names",
@@ -395,72 +397,8 @@ class Workload:
             for i, prediction in self._predicted.items():
                 bytes_[i] = prediction["bytes"]
         object.__setattr__(self, "_bytes", _frozen(bytes_))
-        machine = self._machine
-        P, BW = machine.peak_compute, machine.peak_bandwidth
-        level_bytes = self._level_bytes()
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t_compute = self._ops / P
-            t_levels = level_bytes / np.array(machine.bandwidths)  # NaN where a level is unknown
-            t_memory = np.fmax.reduce(t_levels, axis=1) if len(machine.levels) else self._bytes / BW
-            t_memory = np.nan_to_num(t_memory)
-            t_sol = np.maximum(t_compute, t_memory)
-            duration = np.where(np.isnan(self._measured), t_sol, self._measured)
-            compute_util = np.where(duration > 0, t_compute / duration, 0.0)
-            memory_util = np.where(duration > 0, np.nan_to_num(t_levels[:, -1]) / duration, 0.0)  # unknown: no demand
-            level_util = np.where(duration[:, None] > 0, t_levels / duration[:, None], np.nan)
-            level_util[np.isnan(t_levels)] = np.nan
-            intensity = np.where(self._bytes > 0, self._ops / self._bytes, np.where(self._ops > 0, np.inf, np.nan))
-            efficiency = np.where(duration > 0, t_sol / duration, 0.0)
-        balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
-        bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
-        bound_level = np.argmax(np.nan_to_num(t_levels, nan=-1.0), axis=1)
-        resource = np.array(machine.level_names, dtype=object)[bound_level]
-        resource[bound == BOUND_COMPUTE] = machine.compute_name
-        resource[bound == BOUND_BALANCED] = "balanced"
-        arrays = PhaseArrays(
-            duration=_frozen(duration),
-            compute_util=_frozen(compute_util),
-            memory_util=_frozen(memory_util),
-            ops=self._ops,
-            bytes=self._bytes,
-            intensity=_frozen(intensity),
-            t_sol=_frozen(t_sol),
-            bound=_frozen(bound.astype(np.uint8)),
-            efficiency=_frozen(efficiency),
-            level_bytes=_frozen(level_bytes),
-            level_util=_frozen(level_util),
-            bound_resource=_frozen(resource),
-        )
+        arrays = _phase_arrays(self._names, self._ops, self._bytes, self._measured, self._level_bytes(), self._machine)
         object.__setattr__(self, "_arrays", arrays)
-        zero = np.flatnonzero(~(duration > 0))
-        tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
-        if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
-            i = int(tiny[0] if tiny.size else zero[0])
-            raise WorkloadError(
-                f"phase {short_repr(self._names[i])}: its duration on this machine is {float(duration[i])!r} "
-                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
-                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range"
-            )
-        if zero.size:
-            i = int(zero[0])
-            if not np.isfinite(duration[i]) and duration[i] != 0:
-                raise WorkloadError(
-                    f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
-                    f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
-                    f"{P!r} and {BW!r}); the numbers are out of range"
-                )
-            raise WorkloadError(
-                f"phase {short_repr(self._names[i])}: ops=0 and bytes=0 with no duration: the phase does "
-                "no work; give it volumes or a measured duration"
-            )
-        bad = np.flatnonzero(~np.isfinite(duration))
-        if bad.size:
-            i = int(bad[0])
-            raise WorkloadError(
-                f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
-                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
-                f"{BW!r}); the numbers are out of range"
-            )
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(
