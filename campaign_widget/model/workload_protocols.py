@@ -13,7 +13,6 @@ from .machine import Machine
 from .phase_arrays import PhaseArrays
 
 W = TypeVar("W", bound="FusableWorkload")
-S = TypeVar("S", bound="ScheduledWorkload")
 
 
 class ScheduledWorkload(Protocol):
@@ -44,8 +43,6 @@ class ScheduledWorkload(Protocol):
     def tileable(self) -> np.ndarray: ...
 
     def __len__(self) -> int: ...
-
-    def with_peaks(self: S, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> S: ...
 
 
 class FusableWorkload(Protocol):
