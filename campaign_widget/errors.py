@@ -135,3 +135,15 @@ def short_repr(value: object) -> str:
         return _REPR.repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__, an integer too long to convert
         return f"<{type(value).__name__}>"
+
+
+def check_flag(value: object, what: str, error: type[Exception] = TypeError) -> bool:
+    """An on/off argument as given: True or False (numpy's too), never a truthy stand-in such as
+    ``'yes'``, ``'false'`` or 1, which ``bool()`` would read. ``what`` names the argument where it
+    stands (``"pipeline"``, ``"phase 'A': tileable"``). A ``TypeError``, unless the caller's family
+    of errors is another (``error``: a schedule setting raises a ``ScheduleError``)."""
+    import numpy as np  # here, not at the top: the only part of the error family that needs numpy
+
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise error(f"{what}={short_repr(value)} must be True or False")

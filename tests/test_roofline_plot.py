@@ -7,7 +7,8 @@ import pytest
 import traitlets as t
 
 import campaign_widget as cw
-from campaign_widget.model.roofline import level_roofline, roofline_geometry, schedule_roofline, workload_roofline
+from campaign_widget.figures.roofline import roofline_geometry
+from campaign_widget.model.roofline import level_roofline, schedule_roofline, workload_roofline
 from campaign_widget.views.buffers import from_payload
 from campaign_widget.views.roofline_canvas import RooflinePlot
 

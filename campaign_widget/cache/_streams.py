@@ -47,17 +47,9 @@ def first_level(
     if distances is None or distances.line != line or direct or align != line:
         source = kernel_input(trace, line, align)
         common = dict(ref_base=source.get("ref_base"), shift=source.get("shift", 0), jump=source.get("jump"))
+        per_set = dict(set_low=source["set_low"], sets=cache.sets, ways=cache.ways)
         if sets_first and distances is None and direct and source["set_low"] is not None:
-            d, in_set, _, set_misses = run(
-                source["rel"],
-                source["universe"],
-                progress,
-                set_low=source["set_low"],
-                sets=cache.sets,
-                ways=cache.ways,
-                fa=False,
-                **common,
-            )
+            d, in_set, _, set_misses = run(source["rel"], source["universe"], progress, fa=False, **per_set, **common)
 
             def fully_associative() -> StackDistances:
                 d, _, hist, _ = run(source["rel"], source["universe"], progress, **common)
@@ -66,15 +58,7 @@ def first_level(
             misses = int(np.count_nonzero(d < 0)) + set_misses
             return CacheResult(trace, cache, fully_associative, in_set, misses, level)
         if direct and source["set_low"] is not None:  # one pass: FA distances and the W-way sets
-            d, in_set, hist, set_misses = run(
-                source["rel"],
-                source["universe"],
-                progress,
-                set_low=source["set_low"],
-                sets=cache.sets,
-                ways=cache.ways,
-                **common,
-            )
+            d, in_set, hist, set_misses = run(source["rel"], source["universe"], progress, **per_set, **common)
         else:
             d, _, hist, _ = run(source["rel"], source["universe"], progress, **common)
         if distances is None or distances.line != line or align != line:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CacheModelError, short_repr
+from ..errors import CacheModelError, check_flag, short_repr
 from ._driver import ProgressArg
 from ._streams import fed_level, first_level
 from .distances import StackDistances
@@ -56,8 +56,7 @@ def levels_of(levels: Sequence[Cache] | Mapping[str, Cache], *, inclusive: bool 
                 f"cache level {below} has {lower.line}-byte lines, shorter than the {level.line}-byte lines of "
                 f"{name} above it: line sizes may only grow towards memory"
             )
-    if not isinstance(inclusive, bool):
-        raise CacheModelError(f"inclusive={short_repr(inclusive)} must be True or False")
+    inclusive = check_flag(inclusive, "inclusive", CacheModelError)
     if inclusive:
         for (name, level), (below, lower) in zip(named, named[1:]):
             if level.bytes > lower.bytes:

@@ -261,27 +261,10 @@ def with_predicted_traffic(
     ``cache`` may be a hierarchy (a list or dict of Caches, as ``simulate`` takes, named after the
     machine's nearer memory levels): the phase then moves ``predicted_level_bytes`` at every level it
     names and at the machine's farthest level, and ``predicted[phase]["level_bytes"]`` keeps them."""
+    options = dict(local_sizes=local_sizes, layouts=layouts, loop_order=loop_order, mode=mode, write_back=write_back)
     if not isinstance(cache, Cache) and isinstance(cache, (Sequence, Mapping)) and not isinstance(cache, str):
-        return _with_predicted_levels(
-            workload,
-            phase,
-            cache,
-            local_sizes=local_sizes,
-            layouts=layouts,
-            loop_order=loop_order,
-            mode=mode,
-            write_back=write_back,
-        )
-    reads, writes, result = _predicted(
-        workload,
-        phase,
-        cache,
-        local_sizes=local_sizes,
-        layouts=layouts,
-        loop_order=loop_order,
-        mode=mode,
-        write_back=write_back,
-    )
+        return _with_predicted_levels(workload, phase, cache, **options)
+    reads, writes, result = _predicted(workload, phase, cache, **options)
     prediction = {
         "bytes": float(sum(reads.values()) + sum(writes.values())),
         "tensors": {**reads, **writes},

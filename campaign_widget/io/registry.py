@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ArgumentError, WrongTypeError, short_repr
+from ..errors import ArgumentError, WorkloadError, WrongTypeError, short_repr
 from ..model.machine import Machine
+from ..model.presets import machine_from, unknown_preset
 from ..model.workload import Workload
 from .checks import flag
 from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, WorkloadFileError
@@ -102,21 +103,12 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
 
 def preset_or_machine(name: str, machine):
     """``machine=`` as readers take it: a ``Machine``, the name of a preset, or None (the file's)."""
-    if isinstance(machine, str):
-        from ..model.presets import MACHINES
-        from ..model.presets import machine as preset
-
-        try:
-            return preset(machine)
-        except ValueError:
-            raise WorkloadFileError(
-                f"unknown machine preset {short_repr(machine)}; known presets: {', '.join(MACHINES)}",
-                path=name,
-                field="machine",
-            ) from None
-    if machine is not None and not isinstance(machine, Machine):
-        raise WrongTypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine or a preset name")
-    return machine
+    if machine is None:
+        return None
+    try:
+        return machine_from(machine)
+    except WorkloadError:  # a name that is no preset: said of the file being read
+        raise WorkloadFileError(unknown_preset(machine), path=name, field="machine") from None
 
 
 def detect(source) -> FileFormat:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import operator
 import threading
 import warnings
 from collections import OrderedDict
@@ -43,6 +44,8 @@ MAX_CACHED_NODES = 200_000  # AST nodes the parse cache keeps in all (~160 bytes
 Number = int | Fraction
 
 _BINARY = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+# the operators that need no check of their operands, exact values and index arrays alike
+_RING = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 _FUNCTIONS = {
     "min": "min",
     "Min": "min",
@@ -333,12 +336,8 @@ class _Exact:
 
     def binary(self, node: ast.BinOp, a: Number, b: Number) -> Number:
         op = node.op
-        if isinstance(op, ast.Add):
-            return a + b
-        if isinstance(op, ast.Sub):
-            return a - b
-        if isinstance(op, ast.Mult):
-            return a * b
+        if type(op) in _RING:
+            return _RING[type(op)](a, b)
         if isinstance(op, ast.Pow):
             if not isinstance(b, int) or not 0 <= b <= MAX_EXPONENT:
                 raise ExpressionError(
@@ -457,12 +456,8 @@ class _Vector:
                 self.fits(node, a_lo**b_lo, a_hi**b_lo)
         with np.errstate(over="raise"):
             try:
-                if isinstance(op, ast.Add):
-                    return a + b
-                if isinstance(op, ast.Sub):
-                    return a - b
-                if isinstance(op, ast.Mult):
-                    return a * b
+                if type(op) in _RING:
+                    return _RING[type(op)](a, b)
                 if isinstance(op, ast.Pow):
                     if np.ndim(b) or not 0 <= int(b) <= MAX_EXPONENT:
                         raise ExpressionError(

@@ -4,19 +4,16 @@ traffic; every other tensor is read or written once, by the group."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import WorkloadError, short_repr
 from .graph import cycle_text, topological_order
 from .phase import check_name
-
-if TYPE_CHECKING:
-    from .workload import Workload
+from .workload_protocols import FusableWorkload, W
 
 
-def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
+def fuse(workload: W, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> W:
     """The workload with its phases fused into ``groups`` (labels → phase names, or a list of lists).
 
     Phases named in no group stay on their own. Every phase in a group must be known by volumes
@@ -64,7 +61,7 @@ def fuse(workload: Workload, groups: Mapping[str, Sequence[str]] | Sequence[Sequ
     return workload.with_fusion_groups([label for label, _ in labelled], marked, fused=True)
 
 
-def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
+def mark_groups(workload: W, group_of: Mapping[str, str]) -> W:
     """The workload with fusion-group labels attached as they are (``{phase name: group label}``),
     its bytes untouched: for workloads whose fused traffic is already known (e.g. read from a file)."""
     _check_workload(workload)
@@ -82,7 +79,7 @@ def mark_groups(workload: Workload, group_of: Mapping[str, str]) -> Workload:
     return workload.with_fusion_groups(labels, group, fused=False)
 
 
-def _check_workload(workload) -> None:
+def _check_workload(workload: object) -> None:
     # what fusion needs of a workload, by its public methods: the workload module imports this one
     if not all(callable(getattr(workload, name, None)) for name in ("with_fusion_groups", "table")):
         raise TypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
@@ -113,7 +110,9 @@ def _labelled(groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> 
     return out
 
 
-def _check_groups_acyclic(workload: Workload, group: np.ndarray, labelled: Sequence[tuple[str, list[str]]]) -> None:
+def _check_groups_acyclic(
+    workload: FusableWorkload, group: np.ndarray, labelled: Sequence[tuple[str, list[str]]]
+) -> None:
     """Fused groups run as units: the graph between groups must stay acyclic."""
     label_of: dict[int, str] = {}
     for p, g in enumerate(group.tolist()):

@@ -12,10 +12,10 @@ from ..errors import ScheduleError, short_repr
 
 if TYPE_CHECKING:
     from .timeline import Schedule
-    from .workload import Workload
+    from .workload_protocols import ScheduledWorkload
 
 
-def default_level(workload: Workload) -> str:
+def default_level(workload: ScheduledWorkload) -> str:
     """The memory level that bounds the most time (summed durations of the phases it bounds); the
     farthest level when no level bounds a phase."""
     machine = workload.machine

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, check_flag, short_repr
 from .host import bandwidth_sweep, measure_peaks
 from .phase import LARGEST, SMALLEST, check_name
 
@@ -103,8 +103,7 @@ class Machine:
         object.__setattr__(self, "levels", levels if len(levels) > 1 else ())
         object.__setattr__(self, "peak_bandwidth", levels[-1][1])
         object.__setattr__(self, "memory_name", levels[-1][0])
-        if not isinstance(self.normalized, bool):
-            raise TypeError(f"{who}: normalized={short_repr(self.normalized)} must be True or False")
+        object.__setattr__(self, "normalized", check_flag(self.normalized, f"{who}: normalized"))
         ceilings = self.ceilings
         if isinstance(ceilings, (str, bytes, Ceiling)) or not hasattr(ceilings, "__iter__"):
             raise TypeError(f"{who}: ceilings={short_repr(ceilings)} must be a list of Ceiling")
@@ -180,8 +179,7 @@ class Machine:
         plot). See ``campaign_widget.model.host``."""
         name = options.pop("name", "this host")
         levels = options.pop("levels", False)
-        if not isinstance(levels, bool):
-            raise TypeError(f"levels={short_repr(levels)} must be True or False")
+        levels = check_flag(levels, "levels")
         compute, bandwidth = measure_peaks(**options)
         if not levels:
             return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import WorkloadError, phase_field_error, short_repr
+from ..errors import WorkloadError, check_flag, phase_field_error, short_repr
 from .expr import ExpressionError, parse
 
 SMALLEST = 1e-30  # the smallest duration (given or derived) and the smallest peak ...
@@ -90,9 +90,7 @@ class Phase:
                     f"phase {short_repr(name)}: after contains {short_repr(producer)}, which is not a phase name"
                 )
         set_(self, "after", after)
-        if not isinstance(tileable, (bool, np.bool_)):
-            raise TypeError(f"phase {short_repr(name)}: tileable={short_repr(tileable)} must be True or False")
-        set_(self, "tileable", bool(tileable))
+        set_(self, "tileable", check_flag(tileable, f"phase {short_repr(name)}: tileable"))
         set_(self, "reads", _checked_tensors(name, "reads", reads))
         set_(self, "writes", _checked_tensors(name, "writes", writes))
         sizes = [b for _, b in self.reads + self.writes]

@@ -18,16 +18,22 @@ from .machine import Ceiling, Machine
 
 TERA, GIGA = 1e12, 1e9
 
+
+def _fp32_gpu(name: str, *, fp32: float, fp64: float, bandwidth: float) -> Machine:
+    """A GPU at its FP32 non-tensor peak, its FP64 non-tensor peak a ceiling (a datasheet's two rows)."""
+    return Machine(
+        peak_compute=fp32,
+        peak_bandwidth=bandwidth,
+        name=f"{name} (FP32, non-tensor)",
+        ceilings=(Ceiling("FP64 (non-tensor)", compute=fp64),),
+    )
+
+
 MACHINES: dict[str, Machine] = {
     # NVIDIA H100 Tensor Core GPU datasheet, SXM form factor: FP32 67 TFLOPS (non-tensor),
     # FP64 34 TFLOPS, GPU memory bandwidth 3.35 TB/s (HBM3). 67 TFLOP/s = 132 SMs × 128 FP32
     # lanes × 2 (FMA) × 1.98 GHz boost (66.9 rounded).
-    "h100-sxm": Machine(
-        peak_compute=67 * TERA,
-        peak_bandwidth=3.35 * TERA,
-        name="H100 SXM (FP32, non-tensor)",
-        ceilings=(Ceiling("FP64 (non-tensor)", compute=34 * TERA),),
-    ),
+    "h100-sxm": _fp32_gpu("H100 SXM", fp32=67 * TERA, fp64=34 * TERA, bandwidth=3.35 * TERA),
     # The paper's "Hopper" (seed 000, §4, Figure 2b, citing NVIDIA [17]): "a peak non-tensor-core
     # FP32 throughput of 51.2 TFLOPs/sec". 51.2 TFLOP/s matches the H100 *PCIe* FP32 figure in
     # NVIDIA's Hopper architecture whitepaper (114 SMs × 128 FP32 lanes × 2 × 1.755 GHz), not the
@@ -40,20 +46,10 @@ MACHINES: dict[str, Machine] = {
         name="Hopper as in the paper (FP32, 51.2 TFLOP/s)",
     ),
     # NVIDIA H200 Tensor Core GPU datasheet, SXM: FP32 67 TFLOPS, FP64 34 TFLOPS, 4.8 TB/s (HBM3e).
-    "h200-sxm": Machine(
-        peak_compute=67 * TERA,
-        peak_bandwidth=4.8 * TERA,
-        name="H200 SXM (FP32, non-tensor)",
-        ceilings=(Ceiling("FP64 (non-tensor)", compute=34 * TERA),),
-    ),
+    "h200-sxm": _fp32_gpu("H200 SXM", fp32=67 * TERA, fp64=34 * TERA, bandwidth=4.8 * TERA),
     # NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM: FP32 19.5 TFLOPS, FP64 9.7 TFLOPS,
     # GPU memory bandwidth 2,039 GB/s (HBM2e).
-    "a100-sxm-80gb": Machine(
-        peak_compute=19.5 * TERA,
-        peak_bandwidth=2039 * GIGA,
-        name="A100 SXM 80GB (FP32, non-tensor)",
-        ceilings=(Ceiling("FP64 (non-tensor)", compute=9.7 * TERA),),
-    ),
+    "a100-sxm-80gb": _fp32_gpu("A100 SXM 80GB", fp32=19.5 * TERA, fp64=9.7 * TERA, bandwidth=2039 * GIGA),
     # NVIDIA H100 Tensor Core GPU datasheet, SXM form factor: FP16 Tensor Core 1,979 TFLOPS with
     # sparsity (the datasheet's footnote), so 989.5 TFLOP/s dense; GPU memory bandwidth 3.35 TB/s.
     "h100-sxm-fp16": Machine(
@@ -112,14 +108,37 @@ def _key(name: str) -> str:
     return "-".join(str(name).strip().lower().replace("_", " ").replace("-", " ").split())
 
 
+def unknown_preset(name: str) -> str:
+    """What is wrong with a preset name that names no preset: the name and every preset."""
+    return f"unknown machine preset {short_repr(name)}; known presets: {', '.join(MACHINES)}"
+
+
 def machine(name: str) -> Machine:
     """The preset called ``name``; case, spaces, ``_`` and ``-`` do not matter (``"H100 SXM"``)."""
     if not isinstance(name, str):
         raise WorkloadError(f"machine preset name must be a string, got {short_repr(name)}")
     found = MACHINES.get(_key(name))
     if found is None:
-        raise WorkloadError(f"unknown machine preset {short_repr(name)}; known presets: {', '.join(MACHINES)}")
+        raise WorkloadError(unknown_preset(name))
     return found
+
+
+def machine_from(value: object, who: str = "machine") -> Machine:
+    """``machine=`` as every entry point takes it (``Workload(...)``, ``Workload.from_arrays``,
+    ``from_einsums``, ``from_transformer``, ``with_machine``, ``campaign_widget.load``): a ``Machine``
+    as it is, or the name of a preset (see ``machine``). ``who`` names the argument in the error: a
+    ``WorkloadError`` for a name that is no preset, a ``TypeError`` for anything else."""
+    if isinstance(value, Machine):
+        return value
+    if isinstance(value, str):
+        found = MACHINES.get(_key(value))
+        if found is None:
+            raise WorkloadError(f"{who}: {unknown_preset(value)}")
+        return found
+    raise TypeError(
+        f"{who}={short_repr(value)} must be a campaign_widget.Machine or a preset name; "
+        f"known presets: {', '.join(MACHINES)}"
+    )
 
 
 def names() -> list[str]:

@@ -23,26 +23,38 @@ it cannot vouch for to the exact event-by-event simulation (``_event_work``). Th
 the event semantics of design.md §3; tests/schedule_reference.py, which simulates every event in
 Python and stores every piece, is the tests' oracle.
 
-The schedule as data (``Schedule``, with its demand timeline) is defined in ``campaign_widget.model.timeline``
+This module holds the entry points and the wavefront; the simulations that need no wavefront (one
+at a time, lock step, event by event) and the dependency graph are in ``_work``, the map from work
+time to real time (demand profile, throttle factor, the ``Schedule``) in ``_throttle``. The schedule
+as data (``Schedule``, with its demand timeline) is defined in ``campaign_widget.model.timeline``
 beside the measured ``Timeline``; the demand helpers both use are in ``campaign_widget.model.demand``.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import ScheduleError, short_repr
-from .demand import DEMAND_TOLERANCE, oversubscribed_runs
+from ._throttle import _assemble, _Profile, _profile
+from ._work import (
+    _Chosen,
+    _event_work,
+    _Graph,
+    _graph,
+    _lockstep_work,
+    _one_at_a_time_work,
+    _tile_arrays,
+    _Work,
+)
+from .demand import DEMAND_TOLERANCE
 from .settings import POLICIES, STEPPINGS, Policy, Settings
 from .timeline import MAX_PIECES, Schedule
 
 if TYPE_CHECKING:
-    from .workload import PhaseArrays, Workload
+    from .workload_protocols import ScheduledWorkload
 
 __all__ = [
     "DEMAND_TOLERANCE",
@@ -61,7 +73,7 @@ _SAME_INSTANT = 1e-12
 
 
 def build_schedule(
-    workload: Workload,
+    workload: ScheduledWorkload,
     *,
     tiles: int = 1,
     pipeline: bool = False,
@@ -110,7 +122,7 @@ def build_schedule(
 
 
 def build_schedules(
-    workloads: Sequence[Workload],
+    workloads: Sequence[ScheduledWorkload],
     *,
     tiles: int = 1,
     pipeline: bool = False,
@@ -153,20 +165,8 @@ def build_schedules(
 _BATCH_MIN = 4  # below this many workloads, one at a time is as fast (thin levels sweep tile by tile in Python)
 
 
-@dataclass(frozen=True)
-class _Chosen:
-    """Checked settings, as the engine reads them."""
-
-    tiles: int
-    pipeline: bool
-    policy: Policy
-    depth: int  # as asked for (the schedule reports it)
-    buffer: int  # the depth the engine uses: at most ``tiles``, which is already an unbounded buffer
-    stepping: str  # "event" whenever not pipelined
-
-
 def _checked_settings(
-    workload: Workload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
+    workload: ScheduledWorkload, tiles: int, pipeline: bool, policy: str, depth: int, stepping: str
 ) -> _Chosen:
     s = Settings(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
     count = s.tiles * len(workload)
@@ -191,84 +191,6 @@ def _checked_settings(
         depth=s.depth,
         buffer=min(s.depth, s.tiles),
         stepping=s.stepping if s.pipeline else "event",
-    )
-
-
-@dataclass
-class _Work:
-    """The unthrottled schedule in work time, per tile (tile order)."""
-
-    start: np.ndarray
-    end: np.ndarray
-    phase: np.ndarray
-    number: np.ndarray
-    requested: np.ndarray  # requested length (duration / tiles)
-    stretch: np.ndarray  # requested / dilated length (1 = not dilated)
-    level: np.ndarray | None = None  # wavefront level of each tile (None: not computed by wavefront)
-
-
-def _one_at_a_time_work(duration: np.ndarray, tiles: int) -> _Work:
-    """Tiles run alone, tile-major: A1, B1, C1, A2, … (design.md §3, "tiling n")."""
-    n_phases = duration.size
-    phase = np.tile(np.arange(n_phases), tiles)
-    number = np.repeat(np.arange(tiles), n_phases)
-    requested = duration[phase] / tiles
-    end = np.cumsum(requested)
-    start = np.r_[0.0, end[:-1]]  # exactly the previous end: no float gap or overlap between tiles
-    return _Work(start=start, end=end, phase=phase, number=number, requested=requested, stretch=np.ones(phase.size))
-
-
-class _Graph:
-    """The pipelined dependencies between phases (design.md §3): tile i of phase p waits for tile i
-    of each streaming producer, its own tile i-1, tile i-depth of each streaming consumer, and (tile
-    0 only) the last tile of each producer in another group. Edges as arrays (producer, consumer),
-    sorted by consumer; the per-phase lists only when the event simulation asks for them."""
-
-    def __init__(self, producers: tuple[np.ndarray, np.ndarray], n_phases: int, group: np.ndarray | None) -> None:
-        indptr, prod = producers
-        self.n = n_phases
-        self.group = np.zeros(n_phases, dtype=np.int64) if group is None else np.asarray(group)
-        consumer = np.repeat(np.arange(n_phases, dtype=np.int64), np.diff(indptr))
-        producer = np.asarray(prod, dtype=np.int64)
-        streams = self.group[producer] == self.group[consumer]
-        self.stream = (producer[streams], consumer[streams])
-        self.barrier = (producer[~streams], consumer[~streams])
-
-    def __len__(self) -> int:
-        return self.n
-
-    def lists(self, edges: tuple[np.ndarray, np.ndarray], by_consumer: bool) -> list[list[int]]:
-        """Per phase, its producers (``by_consumer``) or its consumers along ``edges``."""
-        out: list[list[int]] = [[] for _ in range(self.n)]
-        for q, c in zip(edges[0].tolist(), edges[1].tolist()):
-            (out[c] if by_consumer else out[q]).append(q if by_consumer else c)
-        return out
-
-    def table(self, edges: tuple[np.ndarray, np.ndarray], by_consumer: bool, missing: int) -> np.ndarray:
-        """Per phase its producers (``by_consumer``) or consumers as columns of a padded table:
-        ``table[j, p]`` is p's j-th one, ``missing`` where p has fewer."""
-        key, value = (edges[1], edges[0]) if by_consumer else (edges[0], edges[1])
-        if key.size == 0:
-            return np.zeros((0, self.n), dtype=np.int64)
-        order = np.argsort(key, kind="stable")
-        key, value = key[order], value[order]
-        first = np.r_[True, key[1:] != key[:-1]]
-        rank = np.arange(key.size) - np.maximum.accumulate(np.where(first, np.arange(key.size), 0))
-        table = np.full((int(rank.max()) + 1, self.n), missing, dtype=np.int64)
-        table[rank, key] = value
-        return table
-
-
-def _graph(producers: tuple[np.ndarray, np.ndarray], n_phases: int, group: np.ndarray | None) -> _Graph:
-    return _Graph(producers, n_phases, group)
-
-
-def _tile_arrays(n_phases: int, tiles: int, duration: np.ndarray) -> dict[str, np.ndarray]:
-    """Per tile, in tile order (tile i of phase p is ``p * tiles + i``): phase, number, requested length."""
-    return dict(
-        phase=np.repeat(np.arange(n_phases, dtype=np.int64), tiles),
-        number=np.tile(np.arange(tiles, dtype=np.int64), n_phases),
-        requested=np.repeat(duration / tiles, tiles),
     )
 
 
@@ -305,34 +227,6 @@ def _levels(g: _Graph, tiles: int, depth: int) -> tuple[np.ndarray, int] | None:
         if not changed:
             return offset[g.group] + lev, period
     return None  # groups wait on each other in a cycle: the event simulation reports the deadlock
-
-
-def _lockstep_work(g: _Graph, duration: np.ndarray, tiles: int, dilate: bool) -> _Work:
-    """campaign_diagram_tools' lock-step pipelining (``Cascade.pipeline``), in work time.
-
-    Tile i of phase p runs in step ``lev[p] + i`` (``lev``: the longest dependency path from a
-    first phase; in a chain, the phase's position). Every tile of a step starts when the step
-    starts; a step lasts as long as its longest tile; with dilation, every tile of a step is
-    stretched to that length. Throttling is then applied like any other schedule's.
-    """
-    n_phases = len(g)
-    sq, sc = g.stream
-    lev = [0] * n_phases
-    for q, c in zip(sq.tolist(), sc.tolist()):
-        if lev[q] + 1 > lev[c]:
-            lev[c] = lev[q] + 1
-    arrays = _tile_arrays(n_phases, tiles, duration)
-    step = np.asarray(lev, dtype=np.int64)[arrays["phase"]] + arrays["number"]
-    length = arrays["requested"]
-    n_steps = int(step.max(initial=-1)) + 1
-    longest = np.zeros(n_steps)
-    np.maximum.at(longest, step, length)
-    step_start = np.r_[0.0, np.cumsum(longest)[:-1]] if n_steps else longest
-    start = step_start[step]
-    stretched = longest[step] if dilate else length
-    return _Work(
-        start=start, end=start + stretched, stretch=length / stretched if dilate else np.ones(length.size), **arrays
-    )
 
 
 class _Wavefront:
@@ -425,15 +319,15 @@ class Plans:
         self.built = 0  # wavefront plans computed (tests: how often the cache missed)
 
     @staticmethod
-    def _structure(workload: Workload) -> tuple:
+    def _structure(workload: ScheduledWorkload) -> tuple:
         return (workload.producers, workload.fusion_group, workload.fusion_groups, workload.tileable)
 
-    def shared(self, workloads: Sequence[Workload]) -> bool:
+    def shared(self, workloads: Sequence[ScheduledWorkload]) -> bool:
         """Whether these workloads have one structure (the very same dependency and fusion arrays)."""
         key = self._structure(workloads[0])
         return all(all(a is b for a, b in zip(key, self._structure(w))) for w in workloads[1:])
 
-    def wavefront(self, workload: Workload, tiles: int, depth: int) -> tuple[_Graph, _Wavefront | None]:
+    def wavefront(self, workload: ScheduledWorkload, tiles: int, depth: int) -> tuple[_Graph, _Wavefront | None]:
         """The graph of ``workload`` and its wavefront plan for ``tiles`` and ``depth`` (None: no level
         numbering exists), each computed once per structure."""
         key = self._structure(workload)
@@ -580,12 +474,20 @@ def _lockstep_rows(
     level's tiles started at the same instant."""
     if not length.shape[0]:
         return length, np.ones(length.shape[1], bool)
-    firsts = np.asarray(bounds[:-1])
-    stretched = np.repeat(np.maximum.reduceat(length, firsts, axis=0), np.diff(bounds), axis=0)
+    stretched = _stretched(bounds, length)
     _sweep_rows(bounds, slot_table, flat, stretched, start_at, end_at)
-    begin = start_at[flat]
-    ok = ~np.any(np.minimum.reduceat(begin, firsts, axis=0) != np.maximum.reduceat(begin, firsts, axis=0), axis=0)
-    return stretched, ok
+    return stretched, _started_together(bounds, start_at[flat]).all(axis=0)
+
+
+def _stretched(bounds: Sequence[int], length: np.ndarray) -> np.ndarray:
+    """Every level one dilation batch: each tile's length (per column) that of its level's longest."""
+    return np.repeat(np.maximum.reduceat(length, bounds[:-1], axis=0), np.diff(bounds), axis=0)
+
+
+def _started_together(bounds: Sequence[int], begin: np.ndarray) -> np.ndarray:
+    """Per level (and column), whether its tiles all started at the same instant."""
+    firsts = bounds[:-1]
+    return np.minimum.reduceat(begin, firsts, axis=0) == np.maximum.reduceat(begin, firsts, axis=0)
 
 
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
@@ -647,13 +549,9 @@ def _lockstep_sweep(
     used, or None if some level's tiles did not all start at the same instant."""
     if not length.size:
         return length
-    firsts = np.asarray(bounds[:-1])
-    stretched = np.repeat(np.maximum.reduceat(length, firsts), np.diff(bounds))
+    stretched = _stretched(bounds, length)
     _sweep(bounds, slots, flat, stretched, start_at, end_at)
-    begin = start_at[flat]
-    if np.any(np.minimum.reduceat(begin, firsts) != np.maximum.reduceat(begin, firsts)):
-        return None
-    return stretched
+    return stretched if _started_together(bounds, start_at[flat]).all() else None
 
 
 def _batches_are_levels(work: _Work, profile: _Profile) -> bool:
@@ -670,241 +568,3 @@ def _batches_are_levels(work: _Work, profile: _Profile) -> bool:
     by_start = profile.by_start
     s, lv = work.start[by_start], work.level[by_start]
     return not np.any((s[1:] == s[:-1]) & (lv[1:] != lv[:-1]))
-
-
-def _event_work(g: _Graph, duration: np.ndarray, tiles: int, depth: int, dilate: bool) -> _Work:
-    """The exact event-by-event simulation in work time (the semantics the wavefront reproduces).
-
-    Tile i of phase p is ready when all its dependencies are done; the tiles made ready by one
-    event start together, as a batch; dilation stretches a batch of several tiles to its longest.
-    Tiles finishing within ``_SAME_INSTANT`` of the earliest are one event. O(E log E) in Python.
-    """
-    n_phases = len(g)
-    n_tiles = n_phases * tiles
-    per_tile = (duration / tiles).tolist()
-    floor = _time_floor(duration, tiles)
-    i_of = np.tile(np.arange(tiles), n_phases)
-    prods, cons = g.lists(g.stream, True), g.lists(g.stream, False)
-    barrier_prods, barrier_cons = g.lists(g.barrier, True), g.lists(g.barrier, False)
-    n_prod = np.repeat([len(q) for q in prods], tiles)
-    n_barrier = np.repeat([len(q) for q in barrier_prods], tiles)
-    n_cons = np.repeat([len(c) for c in cons], tiles)
-    # per-tile state in arrays, read and written through memoryviews: no Python object per tile
-    waiting_at = (n_prod + (i_of > 0) + n_cons * (i_of >= depth) + n_barrier * (i_of == 0)).astype(np.int64)
-    start_at, end_at, stretch_at = np.zeros(n_tiles), np.zeros(n_tiles), np.ones(n_tiles)
-    waiting, tile_start, tile_end, tile_stretch = map(memoryview, (waiting_at, start_at, end_at, stretch_at))
-    heap: list[tuple[float, int]] = []
-    work = 0.0
-    batch = [p * tiles for p in range(n_phases) if waiting[p * tiles] == 0]
-    while batch or heap:
-        if batch:
-            longest = max(per_tile[k // tiles] for k in batch)
-            several_phases = len(batch) > 1
-            for k in batch:
-                d = per_tile[k // tiles]
-                stretched = longest if (dilate and several_phases) else d
-                heapq.heappush(heap, (work + stretched, k))
-                tile_start[k] = work
-                tile_stretch[k] = d / stretched
-            batch = []
-        finish = heap[0][0]
-        work = finish
-        limit = finish + _SAME_INSTANT * max(floor, abs(finish))
-        while heap and heap[0][0] <= limit:
-            _, k = heapq.heappop(heap)
-            tile_end[k] = work
-            p, i = divmod(k, tiles)
-            for dependent in _dependents(p, i, tiles, depth, prods[p], cons[p], barrier_cons[p]):
-                waiting[dependent] -= 1
-                if waiting[dependent] == 0:
-                    batch.append(dependent)
-    stuck = np.flatnonzero(waiting_at > 0)
-    if stuck.size:
-        k = int(stuck[0])
-        raise ScheduleError(
-            f"the pipelined tiles deadlock: tile {k % tiles} of phase #{k // tiles} "
-            "never becomes ready (its producers and consumers wait for each other)"
-        )
-    return _Work(start=start_at, end=end_at, stretch=stretch_at, **_tile_arrays(n_phases, tiles, duration))
-
-
-def _dependents(
-    p: int,
-    i: int,
-    tiles: int,
-    depth: int,
-    producers: Sequence[int],
-    consumers: Sequence[int],
-    barrier_consumers: Sequence[int],
-) -> Iterator[int]:
-    for c in consumers:
-        yield c * tiles + i
-    if i == tiles - 1:
-        for c in barrier_consumers:
-            yield c * tiles
-    if i + 1 < tiles:
-        yield p * tiles + i + 1
-    if i + depth < tiles:
-        for q in producers:
-            yield q * tiles + i + depth
-
-
-@dataclass
-class _Profile:
-    """The requested demand over work time: one stable sort of every start and end."""
-
-    edges: np.ndarray  # distinct instants (work time)
-    start_edge: np.ndarray  # per tile (tile order), index into edges
-    end_edge: np.ndarray
-    compute: np.ndarray  # requested demand on [edges[j], edges[j+1])
-    memory: np.ndarray
-    requested_compute: np.ndarray  # per tile (tile order), after dilation
-    requested_memory: np.ndarray
-    by_start: np.ndarray  # tile ids sorted by start, then tile id
-    snapped: bool  # whether distinct times closer than the event tolerance were merged
-    levels: np.ndarray | None = None  # (edges - 1, nearer levels): their requested demand (design.md §8)
-    requested_levels: np.ndarray | None = None  # (tiles, nearer levels), tile order
-
-
-def _time_floor(duration: np.ndarray, tiles: int) -> float:
-    """The time scale under which instants are one event: the shortest tile. Relative, not absolute,
-    so that a workload timed in picoseconds schedules like one timed in seconds."""
-    return float(np.min(duration)) / tiles if len(duration) else 1.0
-
-
-def _profile(work: _Work, arrays: PhaseArrays) -> _Profile:
-    n = work.start.size
-    floor = float(work.requested.min()) if n else 1.0  # the shortest tile, as in _event_work
-    req_c = arrays.compute_util[work.phase] * work.stretch
-    req_m = arrays.memory_util[work.phase] * work.stretch
-    times = np.concatenate([work.start, work.end])
-    order = np.argsort(times, kind="stable")
-    sorted_times = times[order]
-    # Instants closer than the event tolerance are one event, at the earliest (as in `_event_work`).
-    new = np.empty(times.size, dtype=bool)
-    new[:1] = True
-    gap = np.diff(sorted_times)
-    np.greater(gap, _SAME_INSTANT * np.maximum(floor, np.abs(sorted_times[:-1])), out=new[1:])
-    snapped = bool(np.any(gap[~new[1:]] != 0))
-    edge_of = np.empty(times.size, dtype=np.int64)
-    edge_of[order] = np.cumsum(new) - 1
-    edges = sorted_times[new]
-    dc = np.bincount(edge_of, weights=np.concatenate([req_c, -req_c]), minlength=edges.size)
-    dm = np.bincount(edge_of, weights=np.concatenate([req_m, -req_m]), minlength=edges.size)
-    levels = req_levels = None
-    if arrays.level_util.shape[1] > 1:
-        # every nearer memory level is a resource of its own; an unknown level demands nothing
-        req_levels = np.nan_to_num(arrays.level_util[work.phase, :-1]) * work.stretch[:, None]
-        signed = np.concatenate([req_levels, -req_levels])
-        levels = np.stack(
-            [np.cumsum(np.bincount(edge_of, weights=col, minlength=edges.size))[:-1] for col in signed.T], axis=1
-        )
-    return _Profile(
-        levels=levels,
-        requested_levels=req_levels,
-        edges=edges,
-        start_edge=edge_of[:n],
-        end_edge=edge_of[n:],
-        compute=np.cumsum(dc)[:-1],
-        memory=np.cumsum(dm)[:-1],
-        requested_compute=req_c,
-        requested_memory=req_m,
-        by_start=order[order < n],
-        snapped=snapped,
-    )
-
-
-def _assemble(workload: Workload, work: _Work, prof: _Profile, chosen: _Chosen) -> Schedule:
-    """Throttle factor from the demand profile, work time → real time, once for all tiles."""
-    n = work.start.size
-    throttle = chosen.policy.throttles
-    w_edges, seg_c, seg_m = prof.edges, prof.compute, prof.memory
-    start_edge, end_edge = prof.start_edge, prof.end_edge
-    seg_l = prof.levels
-    if throttle:
-        worst = np.maximum(seg_c, seg_m)
-        if seg_l is not None:  # design.md §8: the largest summed demand over every resource
-            worst = np.maximum(worst, seg_l.max(axis=1))
-        hot = worst > 1.0 + _SAME_INSTANT
-        factor = np.ones(worst.size)
-        factor[hot] = 1.0 / worst[hot]
-        edges = np.empty(w_edges.size)
-        edges[:1] = w_edges[:1]
-        edges[1:] = w_edges[:1] + np.cumsum(np.diff(w_edges) / factor)
-        if np.any(edges[1:] <= edges[:-1]):
-            # a step too small to survive the division: drop the zero-length segments
-            keep = np.r_[True, edges[1:] > edges[:-1]]
-            renumber = np.cumsum(keep) - 1
-            seg = np.flatnonzero(keep)[1:] - 1
-            edges, seg_c, seg_m, factor = edges[keep], seg_c[seg], seg_m[seg], factor[seg]
-            seg_l = None if seg_l is None else seg_l[seg]
-            start_edge, end_edge = renumber[start_edge], renumber[end_edge]
-    else:
-        factor = np.ones(seg_c.size)
-        edges = w_edges
-
-    tile_start, tile_end = edges[start_edge], edges[end_edge]
-    by_start = prof.by_start
-    s, e = tile_start[by_start], tile_end[by_start]
-    work_length = w_edges[prof.end_edge[by_start]] - w_edges[prof.start_edge[by_start]]
-    length = e - s
-    c, m = prof.requested_compute[by_start], prof.requested_memory[by_start]
-    throttling = np.zeros(n)
-    rate_c, rate_m = c, m
-    req_l = None if prof.requested_levels is None else prof.requested_levels[by_start]
-    rate_l = req_l
-    if throttle:
-        # a tile is throttled iff the factor is below 1 somewhere in its span
-        slowed = np.r_[0, np.cumsum(factor != 1.0)]
-        hit = slowed[end_edge[by_start]] > slowed[start_edge[by_start]]
-        throttling[hit] = length[hit] - work_length[hit]
-        # the rates averaged over the interval: volume / length
-        slowdown = np.divide(work_length, length, out=np.ones(n), where=hit & (length > 0))
-        rate_c, rate_m = c * slowdown, m * slowdown
-        rate_l = None if req_l is None else req_l * slowdown[:, None]
-    machine = workload.machine
-    near = machine.level_names[:-1]
-    resources = (machine.compute_name, machine.memory_name, *near)
-    peak = {resources[0]: float(seg_c.max(initial=0.0))}
-    for k, level in enumerate(near):
-        peak[level] = float(seg_l[:, k].max(initial=0.0))
-    peak[resources[1]] = float(seg_m.max(initial=0.0))
-    scale = factor if throttle else 1.0
-    extra = [] if seg_l is None else [seg_l[:, k] * scale for k in range(len(near))]
-    over = oversubscribed_runs(edges, seg_c * scale, seg_m * scale, resources, *extra)
-    return Schedule(
-        names=tuple(workload.names),
-        resource_names=resources,
-        tiles=chosen.tiles,
-        pipeline=chosen.pipeline,
-        policy=chosen.policy.name,
-        depth=chosen.depth,
-        phase=work.phase[by_start],
-        tile=work.number[by_start],
-        start=s,
-        end=e,
-        compute_rate=rate_c,
-        memory_rate=rate_m,
-        requested_compute=c,
-        requested_memory=m,
-        dilation=work_length * (1.0 - work.stretch[by_start]),
-        throttling=throttling,
-        tile_id=by_start,
-        start_edge=start_edge[by_start],
-        end_edge=end_edge[by_start],
-        tile_start=tile_start,
-        tile_end=tile_end,
-        tile_requested=work.requested,
-        edge_time=edges,
-        edge_factor=factor,
-        edge_requested_compute=seg_c,
-        edge_requested_memory=seg_m,
-        makespan=float(tile_end.max()) if n else 0.0,
-        peak_demand=peak,
-        stepping=chosen.stepping,
-        level_names=near,
-        requested_levels=req_l,
-        level_rates=rate_l,
-        edge_requested_levels=seg_l,
-        **over,
-    )

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ScheduleError, short_repr
+from ..errors import ScheduleError, check_flag, short_repr
 
 STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: design.md §3, or campaign_diagram_tools' steps
 MAX_TILES = 10_000_000
@@ -97,9 +97,7 @@ def check_setting(key: str, value: Any) -> int | bool | str:
             )
         return depth
     if key == "pipeline":
-        if not isinstance(value, (bool, np.bool_)):
-            raise ScheduleError(f"pipeline={short_repr(value)} must be True or False")
-        return bool(value)
+        return check_flag(value, "pipeline", ScheduleError)
     if key == "policy":
         if not isinstance(value, str):
             raise ScheduleError(f"policy={short_repr(value)} is not one of {', '.join(repr(p) for p in POLICIES)}")

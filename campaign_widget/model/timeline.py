@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pandas as pd
 
-    from .workload import Workload
+    from .workload_protocols import ScheduledWorkload
 
 #: ``Schedule.pieces()`` refuses to cut a schedule into more pieces than this.
 MAX_PIECES = 20_000_000
@@ -121,30 +121,11 @@ class Schedule:
         return int(self.start.size)
 
     @classmethod
-    def from_intervals(
-        cls,
-        workload: Workload,
-        *,
-        phase: npt.ArrayLike,
-        start: npt.ArrayLike,
-        end: npt.ArrayLike,
-        lane: npt.ArrayLike | None = None,
-        compute_rate: npt.ArrayLike | None = None,
-        memory_rate: npt.ArrayLike | None = None,
-        **options: Any,
-    ) -> Timeline:
+    def from_intervals(cls, workload: ScheduledWorkload, **intervals: Any) -> Timeline:
         """Measured intervals (a profiler's events) as a schedule: a :class:`Timeline`, one interval
-        per event at its measured start and end, on its lane; see :func:`from_intervals`."""
-        return from_intervals(
-            workload,
-            phase=phase,
-            start=start,
-            end=end,
-            lane=lane,
-            compute_rate=compute_rate,
-            memory_rate=memory_rate,
-            **options,
-        )
+        per event at its measured start and end, on its lane; ``intervals`` are :func:`from_intervals`'s
+        keyword arguments (``phase``, ``start``, ``end``, ``lane``, ``compute_rate``, …)."""
+        return from_intervals(workload, **intervals)
 
     @cached_property
     def oversubscribed(self) -> list:
@@ -386,7 +367,7 @@ class Timeline(Schedule):
 
 
 def from_intervals(
-    workload: Workload,
+    workload: ScheduledWorkload,
     *,
     phase: npt.ArrayLike,
     start: npt.ArrayLike,

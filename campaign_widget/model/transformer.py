@@ -94,9 +94,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, check_flag, short_repr
 from .machine import Machine
 from .phase import Phase
+from .presets import machine_from
 
 CONFIG_DIR = Path(__file__).parent / "transformer_configs"
 STAGES = ("prefill", "decode")
@@ -311,7 +312,7 @@ def transformer_phases(
     weight_dtype: str | None = None,
     flash_attention: bool = False,
     tensor_parallel: int = 1,
-    machine: Machine | None = None,
+    machine: Machine | str | None = None,
     counts: str = "einsum",
     layers: str = "count",
     interconnect: float | None = None,
@@ -335,8 +336,7 @@ def transformer_phases(
     a = _dtype("dtype", dtype)
     c = _dtype("kv_dtype", dtype if kv_dtype is None else kv_dtype)
     w = _dtype("weight_dtype", dtype if weight_dtype is None else weight_dtype)
-    if not isinstance(flash_attention, bool):
-        raise WorkloadError(f"flash_attention={short_repr(flash_attention)} must be True or False")
+    flash_attention = check_flag(flash_attention, "flash_attention")
     tp = _size("tensor_parallel", tensor_parallel)
     for what, total in (
         ("num_attention_heads", cfg.heads),
@@ -347,8 +347,7 @@ def transformer_phases(
             raise WorkloadError(f"{cfg.family} config: tensor_parallel={tp} does not divide {what}={total}")
     if machine is None:
         machine = DEFAULT_MACHINE
-    if not isinstance(machine, Machine):
-        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
+    machine = machine_from(machine)
     if tp > 1 and NETWORK not in machine.level_names:
         bandwidth = INTERCONNECT if interconnect is None else interconnect
         machine = Machine(
@@ -430,6 +429,15 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
             {dst: _times(rows, n, out_bytes)},
         )
 
+    def added(block, out, *, skip, result, viewer_after):
+        """The block's output (all-reduced under tensor parallelism) added to the residual stream
+        ``skip``; as LLM-Viewer counts it, the add reads only the block's output and follows ``viewer_after``."""
+        if tp > 1:
+            ops.append(_allreduce(f"{block}_allreduce", out, out + "r", T, h, a, tp))
+            out += "r"
+        residual = {out: _times(T, h, a)} if viewer else {skip: _times(T, h, a), out: _times(T, h, a)}
+        op(f"{block}_add", _times(T, h), residual, {result: _times(T, h, a)}, after=(viewer_after,) if viewer else ())
+
     op("attn_norm", _times(7, T, h), {"X": _times(T, h, a)}, {"N1": _times(T, h, a)})
     rope = cfg.rotary and not viewer
     linear("q_proj", "N1", "Q", h, nq * d, a)
@@ -463,24 +471,22 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
         after=() if stage == "prefill" else ("v_proj",),
     )
     linear("out_proj", "O", "A", nq * d, h, a)
-    attn_out = "A"
-    if tp > 1:
-        ops.append(_allreduce("attn_allreduce", "A", "Ar", T, h, a, tp))
-        attn_out = "Ar"
-    residual = {attn_out: _times(T, h, a)} if viewer else {"X": _times(T, h, a), attn_out: _times(T, h, a)}
-    op("attn_add", _times(T, h), residual, {"H1": _times(T, h, a)}, after=("attn_norm",) if viewer else ())
+    added("attn", "A", skip="X", result="H1", viewer_after="attn_norm")
     op("mlp_norm", _times(7, T, h), {"H1": _times(T, h, a)}, {"N2": _times(T, h, a)})
     act_width = h if viewer else f
-    if cfg.experts:
-        E, top = cfg.experts, cfg.top_k
-        rows = f"{T}*{top}"  # token copies routed to experts
-        used = f"min({E}, {T}*{top})"  # experts whose weights are read
-        op(
-            "router",
-            _times(2, T, h, E),
-            {"N2": _times(T, h, a), "W_router": _times(h, E, w)},
-            {"R": _times(T, E, a)},
-        )
+    if cfg.experts or cfg.gated:
+        rows, used, down = T, 1, "D"  # dense: every token, each weight read once
+        if cfg.experts:
+            E, top = cfg.experts, cfg.top_k
+            rows = f"{T}*{top}"  # token copies routed to experts
+            used = f"min({E}, {T}*{top})"  # experts whose weights are read
+            down = "De"
+            op(
+                "router",
+                _times(2, T, h, E),
+                {"N2": _times(T, h, a), "W_router": _times(h, E, w)},
+                {"R": _times(T, E, a)},
+            )
         linear("gate_proj", "N2", "G", h, f, a, rows=rows, weights=used)
         linear("up_proj", "N2", "U", h, f, a, rows=rows, weights=used)
         op(
@@ -489,33 +495,19 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
             {"G": _times(rows, act_width, a), "U": _times(rows, act_width, a)},
             {"M": _times(rows, act_width, a)},
         )
-        linear("down_proj", "M", "De", f, h, a, rows=rows, weights=used)
-        op(
-            "combine",
-            _times(2, rows, h),
-            {"De": _times(rows, h, a), "R": _times(T, E, a)},
-            {"D": _times(T, h, a)},
-        )
-    elif cfg.gated:
-        linear("gate_proj", "N2", "G", h, f, a)
-        linear("up_proj", "N2", "U", h, f, a)
-        op(
-            "mlp_act",
-            _times(2, T, act_width),
-            {"G": _times(T, act_width, a), "U": _times(T, act_width, a)},
-            {"M": _times(T, act_width, a)},
-        )
-        linear("down_proj", "M", "D", f, h, a)
+        linear("down_proj", "M", down, f, h, a, rows=rows, weights=used)
+        if cfg.experts:
+            op(
+                "combine",
+                _times(2, rows, h),
+                {"De": _times(rows, h, a), "R": _times(T, E, a)},
+                {"D": _times(T, h, a)},
+            )
     else:
         linear("up_proj", "N2", "U", h, f, a)
         op("mlp_act", _times(2, T, act_width), {"U": _times(T, act_width, a)}, {"M": _times(T, act_width, a)})
         linear("down_proj", "M", "D", f, h, a)
-    mlp_out = "D"
-    if tp > 1:
-        ops.append(_allreduce("mlp_allreduce", "D", "Dr", T, h, a, tp))
-        mlp_out = "Dr"
-    residual = {mlp_out: _times(T, h, a)} if viewer else {"H1": _times(T, h, a), mlp_out: _times(T, h, a)}
-    op("mlp_add", _times(T, h), residual, {"Y": _times(T, h, a)}, after=("attn_add",) if viewer else ())
+    added("mlp", "D", skip="H1", result="Y", viewer_after="attn_add")
     return ops
 
 

@@ -6,22 +6,37 @@ parameter values) is a new workload made through one copy path, ``Workload._repl
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from ..errors import UtilizationAboveOneWarning, WorkloadError, short_repr
+from ._derive import _phase_arrays
+from ._workload_inputs import (
+    _check_unique,
+    _checked_columns,
+    _checked_params,
+    _column,
+    _evaluate_phases,
+    _frozen,
+    _near_arrays,
+    _near_in_order,
+    _numbers,
+    _require,
+    _split_levels,
+    _with_tensor_dependencies,
+)
 from .einsum import einsum_phases, parse_all
-from .expr import ExpressionError, evaluate, parse, resolve_sizes
+from .expr import resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .import_report import ImportReport
 from .machine import Machine
-from .phase import LARGEST, SMALLEST, Phase, check_name
+from .phase import Phase, check_name
+from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_MEMORY, BOUND_NAMES, PhaseArrays
+from .presets import machine_from
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
 
@@ -32,29 +47,9 @@ if TYPE_CHECKING:
     from .einsum import Einsum
     from .schedule import Schedule
 
-BOUND_NAMES = ("compute", "memory", "balanced")
-BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
-_TIE_RTOL = 1e-12
-
-
-@dataclass(frozen=True)
-class PhaseArrays:
-    """Per-phase quantities in topological order (design.md §2), as numpy arrays."""
-
-    duration: np.ndarray
-    compute_util: np.ndarray
-    memory_util: np.ndarray
-    ops: np.ndarray
-    bytes: np.ndarray
-    intensity: np.ndarray
-    t_sol: np.ndarray
-    bound: np.ndarray  # uint8 codes into BOUND_NAMES
-    efficiency: np.ndarray
-    # design.md §8: one column per memory level (the machine's order, nearest first; NaN = unknown)
-    level_bytes: np.ndarray  # (phases, levels)
-    level_util: np.ndarray  # (phases, levels)
-    bound_resource: np.ndarray  # the bounding resource by name: compute, a level's name, or "balanced"
-
+# ``PhaseArrays`` and the bound codes live in ``phase_arrays``, below the modules that read them; a
+# workload's users find them here, beside ``Workload``
+__all__ = ["BOUND_BALANCED", "BOUND_COMPUTE", "BOUND_MEMORY", "BOUND_NAMES", "PhaseArrays", "Workload"]
 
 _SLOTS = (
     "_names",
@@ -105,7 +100,7 @@ class Workload:
     def __init__(
         self,
         phases: Iterable[Phase],
-        machine: Machine | None = None,
+        machine: Machine | str | None = None,
         settings: Mapping | None = None,
         *,
         params: Mapping[str, int] | None = None,
@@ -116,7 +111,7 @@ class Workload:
         for p in phases:
             if not isinstance(p, Phase):
                 raise TypeError(f"Workload takes Phase objects, got {short_repr(p)}")
-        _check_machine(machine)
+        machine = None if machine is None else machine_from(machine)
         names = [p.name for p in phases]
         _check_unique(names)
         after = _with_tensor_dependencies(phases)
@@ -159,7 +154,7 @@ class Workload:
         bytes: npt.ArrayLike | None = None,
         after: Sequence[Sequence[str]] | None = None,
         tileable: Sequence[bool] | np.ndarray | None = None,
-        machine: Machine | None = None,
+        machine: Machine | str | None = None,
         settings: Mapping | None = None,
         level_bytes: Mapping[str, npt.ArrayLike] | None = None,
     ) -> Workload:
@@ -179,68 +174,22 @@ class Workload:
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
         _check_unique(names)
+        machine = None if machine is None else machine_from(machine)
+        cols, near, tileable = _checked_columns(
+            names,
+            {
+                "duration": duration,
+                "compute_util": compute_util,
+                "memory_util": memory_util,
+                "ops": ops,
+                "bytes": bytes,
+            },
+            after=after,
+            tileable=tileable,
+            level_bytes=level_bytes,
+            levels=(machine or Machine.unit()).level_names,
+        )
         n = len(names)
-
-        def col(key: str, values: npt.ArrayLike | None) -> np.ndarray:
-            if values is None:
-                return np.full(n, np.nan)
-            try:
-                arr = np.asarray(values, dtype=np.float64).reshape(-1)
-            except (TypeError, ValueError):
-                raise TypeError(f"{key} must be numbers, one per phase") from None
-            if arr.shape != (n,):
-                raise WorkloadError(f"{key} has {arr.size} values for {n} phases")
-            return arr
-
-        cols = {
-            k: col(k, v)
-            for k, v in (
-                ("duration", duration),
-                ("compute_util", compute_util),
-                ("memory_util", memory_util),
-                ("ops", ops),
-                ("bytes", bytes),
-            )
-        }
-        for key, arr in cols.items():
-            low = SMALLEST if key == "duration" else 0.0
-            bad = np.flatnonzero(np.isinf(arr) | (arr < 0) | (arr > LARGEST) | ((arr > 0) & (arr < low)))
-            if bad.size:
-                i = int(bad[0])
-                raise WorkloadError(
-                    f"phase {short_repr(names[i])}: {key}={arr[i]!r} must be finite and within [{low:g}, {LARGEST:g}]"
-                )
-        for key, given in (("after", after), ("tileable", tileable)):
-            if given is not None and len(given) != n:
-                raise WorkloadError(f"{key} has {len(given)} entries for {n} phases")
-        if after is not None:
-            for name, producers in zip(names, after):
-                if isinstance(producers, str) or not isinstance(producers, Iterable):
-                    raise TypeError(
-                        f"phase {short_repr(name)}: after={short_repr(producers)} must be a list of phase names"
-                    )
-        if tileable is not None:
-            tileable = np.asarray(tileable)
-            if tileable.dtype != bool:
-                raise TypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
-        near = {}
-        for level, values in (level_bytes or {}).items():
-            column = col(f"level_bytes[{level!r}]", values)
-            bad = np.flatnonzero(np.isinf(column) | (column < 0) | (column > LARGEST))
-            if bad.size:
-                i = int(bad[0])
-                raise WorkloadError(
-                    f"phase {short_repr(names[i])}: bytes[{level!r}]={column[i]!r} must be finite and >= 0"
-                )
-            near[level] = [(None if np.isnan(v) else float(v), None) for v in column]
-        if near:
-            levels = (machine or Machine.unit()).level_names
-            for level in near:
-                if level not in levels[:-1]:
-                    raise WorkloadError(
-                        f"level_bytes names {level!r}, which is not one of the machine's nearer memory levels "
-                        f"({', '.join(levels[:-1]) or 'it has one level'})"
-                    )
         self = cls.__new__(cls)
         self._build(
             names,
@@ -263,7 +212,7 @@ class Workload:
         einsums: Mapping[str, Any] | Sequence[Any],
         sizes: Mapping[str, int | str],
         *,
-        machine: Machine,
+        machine: Machine | str,
         element_bytes: int | Mapping[str, int] = 4,
         mac_ops: float = 2,
         params: Mapping[str, int] | None = None,
@@ -351,7 +300,6 @@ class Workload:
             duration,
         )
         _require(names, ~measured | (duration > 0), "duration", "must be > 0", duration)
-        _check_machine(machine)
         if machine is None:
             timed = ~given_volume | measured
             _require(
@@ -449,72 +397,8 @@ class Workload:
             for i, prediction in self._predicted.items():
                 bytes_[i] = prediction["bytes"]
         object.__setattr__(self, "_bytes", _frozen(bytes_))
-        machine = self._machine
-        P, BW = machine.peak_compute, machine.peak_bandwidth
-        level_bytes = self._level_bytes()
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t_compute = self._ops / P
-            t_levels = level_bytes / np.array(machine.bandwidths)  # NaN where a level is unknown
-            t_memory = np.fmax.reduce(t_levels, axis=1) if len(machine.levels) else self._bytes / BW
-            t_memory = np.nan_to_num(t_memory)
-            t_sol = np.maximum(t_compute, t_memory)
-            duration = np.where(np.isnan(self._measured), t_sol, self._measured)
-            compute_util = np.where(duration > 0, t_compute / duration, 0.0)
-            memory_util = np.where(duration > 0, np.nan_to_num(t_levels[:, -1]) / duration, 0.0)  # unknown: no demand
-            level_util = np.where(duration[:, None] > 0, t_levels / duration[:, None], np.nan)
-            level_util[np.isnan(t_levels)] = np.nan
-            intensity = np.where(self._bytes > 0, self._ops / self._bytes, np.where(self._ops > 0, np.inf, np.nan))
-            efficiency = np.where(duration > 0, t_sol / duration, 0.0)
-        balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
-        bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
-        bound_level = np.argmax(np.nan_to_num(t_levels, nan=-1.0), axis=1)
-        resource = np.array(machine.level_names, dtype=object)[bound_level]
-        resource[bound == BOUND_COMPUTE] = machine.compute_name
-        resource[bound == BOUND_BALANCED] = "balanced"
-        arrays = PhaseArrays(
-            duration=_frozen(duration),
-            compute_util=_frozen(compute_util),
-            memory_util=_frozen(memory_util),
-            ops=self._ops,
-            bytes=self._bytes,
-            intensity=_frozen(intensity),
-            t_sol=_frozen(t_sol),
-            bound=_frozen(bound.astype(np.uint8)),
-            efficiency=_frozen(efficiency),
-            level_bytes=_frozen(level_bytes),
-            level_util=_frozen(level_util),
-            bound_resource=_frozen(resource),
-        )
+        arrays = _phase_arrays(self._names, self._ops, self._bytes, self._measured, self._level_bytes(), self._machine)
         object.__setattr__(self, "_arrays", arrays)
-        zero = np.flatnonzero(~(duration > 0))
-        tiny = np.flatnonzero((duration > 0) & (duration < SMALLEST))
-        if tiny.size or (zero.size and (self._ops[zero[0]] > 0 or self._bytes[zero[0]] > 0)):
-            i = int(tiny[0] if tiny.size else zero[0])
-            raise WorkloadError(
-                f"phase {short_repr(self._names[i])}: its duration on this machine is {float(duration[i])!r} "
-                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
-                f"{BW!r}), below the smallest duration, {SMALLEST:g}: the numbers are out of range"
-            )
-        if zero.size:
-            i = int(zero[0])
-            if not np.isfinite(duration[i]) and duration[i] != 0:
-                raise WorkloadError(
-                    f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
-                    f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks "
-                    f"{P!r} and {BW!r}); the numbers are out of range"
-                )
-            raise WorkloadError(
-                f"phase {short_repr(self._names[i])}: ops=0 and bytes=0 with no duration: the phase does "
-                "no work; give it volumes or a measured duration"
-            )
-        bad = np.flatnonzero(~np.isfinite(duration))
-        if bad.size:
-            i = int(bad[0])
-            raise WorkloadError(
-                f"phase {short_repr(self._names[i])}: its duration on this machine is {duration[i]!r} "
-                f"(ops={float(self._ops[i])!r}, bytes={float(self._bytes[i])!r}, peaks {P!r} and "
-                f"{BW!r}); the numbers are out of range"
-            )
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(
@@ -550,11 +434,9 @@ class Workload:
 
     # -- derived workloads -----------------------------------------------------------------------
 
-    def with_machine(self, machine: Machine) -> Workload:
-        """The same phases (same volumes, same measured durations) on another machine."""
-        if not isinstance(machine, Machine):
-            raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
-        return self._replace(_machine=machine)
+    def with_machine(self, machine: Machine | str) -> Workload:
+        """The same phases (same volumes, same measured durations) on another machine (or preset)."""
+        return self._replace(_machine=machine_from(machine))
 
     def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Workload:
         """The same phases on this machine with other peaks."""
@@ -804,187 +686,9 @@ class Workload:
         return f"<Workload of {len(self)} phases on {self._machine.name or 'a machine'}>"
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array = np.asarray(array)
-    if array.flags.writeable:
-        array = array.copy() if array.base is not None else array
-        array.flags.writeable = False
-    return array
-
-
-def _check_machine(machine: object) -> None:
-    if machine is not None and not isinstance(machine, Machine):
-        raise TypeError(f"machine={short_repr(machine)} must be a campaign_widget.Machine")
-
-
-def _column(phases: list[Phase], key: str) -> np.ndarray:
-    return np.array([np.nan if getattr(p, key) is None else float(getattr(p, key)) for p in phases])
-
-
 def _full_groups(fusion_group: np.ndarray) -> np.ndarray:
     """Per phase, its group id, with phases in no group each in a group of its own."""
     group = fusion_group.copy()
     solo = group < 0
     group[solo] = group.max(initial=-1) + 1 + np.arange(int(solo.sum()))
     return group
-
-
-def _checked_params(params: object) -> dict[str, int]:
-    if params is None:
-        return {}
-    if not isinstance(params, Mapping):
-        raise TypeError(f"params={short_repr(params)} must map parameter names to whole numbers")
-    out = {}
-    for name, value in params.items():
-        if not isinstance(name, str) or not name.isidentifier():
-            raise TypeError(f"parameter name {short_repr(name)} must be an identifier such as 'B' or 'seq_len'")
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"parameter {short_repr(name)}={short_repr(value)} must be a whole number")
-        if value < 1:
-            raise WorkloadError(f"parameter {short_repr(name)}={int(value)} must be >= 1")
-        out[name] = int(value)
-    return out
-
-
-def _evaluate_phases(
-    names: Sequence[str], symbolic: Sequence[tuple[Any, Any, Any, Any]], params: Mapping[str, int]
-) -> tuple[np.ndarray, np.ndarray, list[tuple[tuple[str, float], ...]], list[tuple[tuple[str, float], ...]]]:
-    """Evaluate each phase's volumes and tensor sizes (numbers or expressions) with ``params``."""
-    used = set()
-    for ops, bytes_, reads, writes in symbolic:
-        for value in (ops, bytes_, *(b for _, b in reads), *(b for _, b in writes)):
-            if isinstance(value, str):
-                used |= parse(value).names
-    missing = sorted(used - set(params))
-    if missing:
-        raise ExpressionError(f"unknown parameters {missing}: give their values in params= (known: {sorted(params)})")
-
-    def value_of(name: str, field: str, value: float | str | None) -> float:
-        return np.nan if value is None else _evaluated(name, field, value, params)
-
-    ops, bytes_, reads, writes = [], [], [], []
-    for name, (o, b, r, w) in zip(names, symbolic):
-        ops.append(value_of(name, "ops", o))
-        r_ = tuple((t, value_of(name, f"reads[{t!r}]", v)) for t, v in r)
-        w_ = tuple((t, value_of(name, f"writes[{t!r}]", v)) for t, v in w)
-        total = value_of(name, "bytes", b)
-        if b is None and (r_ or w_):
-            total = float(sum(v for _, v in r_ + w_))
-        bytes_.append(total)
-        reads.append(r_)
-        writes.append(w_)
-    return np.array(ops, dtype=np.float64), np.array(bytes_, dtype=np.float64), reads, writes
-
-
-def _with_tensor_dependencies(phases: list[Phase]) -> list[tuple[str, ...]]:
-    """``after`` of each phase, plus the writer of every tensor it reads."""
-    writer: dict[str, str] = {}
-    for p in phases:
-        for tensor, _ in p.writes:
-            if tensor in writer and writer[tensor] != p.name:
-                raise WorkloadError(
-                    f"phase {short_repr(p.name)}: writes tensor {short_repr(tensor)}, already written by phase "
-                    f"{writer[tensor]!r}; each tensor has one producer"
-                )
-            writer[tensor] = p.name
-    out = []
-    for p in phases:
-        implied = [writer[t] for t, _ in p.reads if t in writer and writer[t] != p.name]
-        out.append(tuple(dict.fromkeys((*p.after, *implied))))
-    return out
-
-
-def _check_unique(names: list[str]) -> None:
-    seen = set()
-    for name in names:
-        if name in seen:
-            raise WorkloadError(f"phase {short_repr(name)}: duplicate phase name; each phase needs its own name")
-        seen.add(name)
-
-
-def _require(names: Sequence[str], ok: np.ndarray, field: str, why: str, values: np.ndarray) -> None:
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        i = int(bad[0])
-        value = values[i]
-        shown = None if np.isnan(value) else float(value)
-        more = f" (and {bad.size - 1} more phases)" if bad.size > 1 else ""
-        raise WorkloadError(f"phase {short_repr(names[i])}: {field}={shown!r} {why}{more}")
-
-
-def _numbers(values: Sequence[Any]) -> np.ndarray:
-    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
-
-
-def _split_levels(
-    phases: Sequence[Phase], levels: Sequence[str]
-) -> tuple[list[Any], list[Any], dict[str, list[tuple[Any, Any]]]]:
-    """Per-level ``bytes``/``memory_util`` split into the farthest level's value (what one number
-    means) and, per nearer level, each phase's (bytes, util): None where not given."""
-    far = levels[-1]
-    far_bytes = [p.level_values("bytes").get(far) if isinstance(p.bytes, tuple) else p.bytes for p in phases]
-    far_util = [
-        p.level_values("memory_util").get(far) if isinstance(p.memory_util, tuple) else p.memory_util for p in phases
-    ]
-    near: dict[str, list[tuple[Any, Any]]] = {}
-    for i, p in enumerate(phases):
-        if not p.per_level:
-            continue
-        for key in ("bytes", "memory_util"):
-            for level, value in p.level_values(key).items():
-                if level == far:
-                    continue
-                if level not in levels:
-                    raise WorkloadError(
-                        f"phase {short_repr(p.name)}: {key}[{level!r}]={short_repr(value)}: the machine has no memory "
-                        f"level {level!r}; its levels are {', '.join(levels)}"
-                    )
-                slot = near.setdefault(level, [(None, None)] * len(phases))
-                b, u = slot[i]
-                slot[i] = (value, u) if key == "bytes" else (b, value)
-    return far_bytes, far_util, near
-
-
-def _near_in_order(
-    names: Sequence[str], near: Mapping[str, Sequence[tuple[Any, Any]]], order: np.ndarray, machine: Machine, dur
-) -> dict[str, tuple[Any, ...]]:
-    """Nearer levels' bytes in topological order: a number, an expression, or None (unknown);
-    a utilization becomes bytes over the measured duration, as the farthest level's does."""
-    out = {}
-    for level, pairs in near.items():
-        bandwidth = machine.bandwidth(level)
-        values = []
-        for k, i in enumerate(order):
-            b, u = pairs[i]
-            if b is None and u is not None:
-                b = float(u) * bandwidth * float(np.nan_to_num(dur[k]))
-            values.append(b)
-        out[level] = tuple(values)
-    return out
-
-
-def _near_arrays(
-    names: Sequence[str], near_given: Mapping[str, Sequence[Any]], params: Mapping[str, int]
-) -> dict[str, np.ndarray]:
-    """The nearer levels' bytes per phase at ``params`` (NaN: unknown), evaluated once per parameter
-    values rather than at every derivation (a slider step derives anew)."""
-    out = {}
-    for level, values in near_given.items():
-        column = np.full(len(names), np.nan)
-        for i, value in enumerate(values):
-            if value is not None:
-                column[i] = _evaluated(names[i], f"bytes[{level!r}]", value, params)
-        out[level] = _frozen(column)
-    return out
-
-
-def _evaluated(name: str, field: str, value: float | str, params: Mapping[str, int]) -> float:
-    if not isinstance(value, str):
-        return float(value)
-    try:
-        result = evaluate(value, params)
-    except ExpressionError as error:
-        raise ExpressionError(f"phase {short_repr(name)}: {field}: {error}") from None
-    if result < 0:
-        raise WorkloadError(f"phase {short_repr(name)}: {field}={value!r} = {result} must be >= 0")
-    return float(result)

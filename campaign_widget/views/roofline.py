@@ -16,8 +16,9 @@ import numpy as np
 import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
+from ..figures.roofline import phase_details, roofline_geometry
 from ..formatting import format_number, format_percent, format_si
-from ..model.roofline import DEFAULT_THRESHOLD, phase_details, roofline_geometry
+from ..model.roofline import DEFAULT_THRESHOLD
 from .diagram import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²

@@ -14,8 +14,9 @@ import numpy as np
 import traitlets as t
 
 from ..errors import short_repr
+from ..figures.roofline import RooflineGeometry, phase_details, roofline_geometry
 from ..formatting import format_number, format_si
-from ..model.roofline import DEFAULT_THRESHOLD, RooflineGeometry, phase_details, roofline_geometry
+from ..model.roofline import DEFAULT_THRESHOLD
 from .base import ViewWidget
 from .buffers import ArrayDict
 
