@@ -18,6 +18,7 @@ from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
 from ..formatting import format_number, format_percent, format_si
 from ..model.roofline import DEFAULT_THRESHOLD, phase_details, roofline_geometry
+from .composite import PAGE, Column, Composite, Layout, Link, Part
 from .diagram import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
@@ -38,8 +39,9 @@ def level_marker(k: int, count: int) -> tuple[str, str]:
     return LEVEL_MARKERS[(count - 1 - k) % len(LEVEL_MARKERS)]
 
 
-class RooflineView(ipywidgets.VBox):
-    """The roofline of what a ``CampaignDiagram`` shows; follows its peaks and its hovered phase."""
+class RooflineView(Composite, ipywidgets.VBox):
+    """The roofline of what a ``CampaignDiagram`` shows; follows its peaks and its hovered phase.
+    Where only anywidgets render (marimo, ``to_html``) its canvas twin (``twin``) stands for it."""
 
     threshold = t.Float(DEFAULT_THRESHOLD, min=0.01, max=1.0)
     #: The memory levels drawn (names, nearest first); every level of the machine by default. One checkbox
@@ -175,8 +177,8 @@ class RooflineView(ipywidgets.VBox):
         self.readout = [ipywidgets.Label(), ipywidgets.Label()]  # two short lines: Labels do not wrap
         # The point legend: one swatch per phase (its colour, its name as plain text) and the schedule's ◆.
         self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap"))
-        super().__init__(children=[self.figure, self.legend, *self.readout])
         self._height = height
+        super().__init__()
         self.threshold = threshold
         self.layout.min_width = "320px"
         # The diagram's hovered phase and the roofline's hovered point are one value, linked in the browser.
@@ -201,12 +203,28 @@ class RooflineView(ipywidgets.VBox):
             plot.shown_levels = list(self.shown_levels)
         return plot
 
-    def to_html(self, path, *, title: str = ""):
-        """Write this roofline as one self-contained HTML file (its canvas twin, ``canvas_plot()``):
-        hover works with no kernel. Written whole or not at all; returns the path."""
-        from .page import write_html
+    @property
+    def twin(self):
+        """This roofline's ``canvas_plot()``, made on first use and kept with this view's threshold and
+        levels shown: what stands for it where only anywidgets render (marimo, ``to_html``)."""
+        plot = self.__dict__.get("_twin")
+        if plot is None:
+            plot = self._twin = self.canvas_plot()
+            self._twin_link = t.link((self, "threshold"), (plot, "threshold"))
+            self.observe(self._twin_levels, names=["shown_levels"])
+        return plot
 
-        return write_html(path, [self.canvas_plot()], title=title)
+    def _twin_levels(self, _change=None):
+        if self.shown_levels:
+            self._twin.shown_levels = list(self.shown_levels)
+
+    def _layout(self) -> Layout:
+        """The figure, its legend and readout; the canvas twin alone without ipywidgets, its hover the
+        diagram's (in the kernel the twin follows the diagram itself: a page links them)."""
+        figure = Part(self.figure, static=lambda: self.twin)
+        hover = Link((self.diagram, "hovered_phase"), (figure, "hovered_phase"), hosts=frozenset({PAGE}))
+        rest = [Part(widget, static=None) for widget in (self.legend, *self.readout)]
+        return Layout(Column((figure, *rest)), (hover,))
 
     def panel(self):
         """What this roofline shows, for the static renderer (``static_figure.draw_roofline``, ``savefig``'s
