@@ -423,7 +423,7 @@ class LocalView(ApplyToWorkload, ElementArrays, ViewWidget, bundle="local.js"):
     def select(self, tensor: str, index: int | Sequence[int]) -> None:
         """Click element ``index`` (a tuple, or a flat C-order number) of ``tensor``, as the view does."""
         if tensor not in self._names:
-            raise ValueError(f"select: tensor {short_repr(tensor)} is not one of {list(self._names)}")
+            raise WorkloadError(f"select: tensor {short_repr(tensor)} is not one of {list(self._names)}")
         k = self._names.index(tensor)
         flat = (
             (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0)
@@ -431,7 +431,7 @@ class LocalView(ApplyToWorkload, ElementArrays, ViewWidget, bundle="local.js"):
             else int(index)
         )
         if not 0 <= flat < self._counts[k]:
-            raise ValueError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
+            raise WorkloadError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
         self.selection = [*self.selection, int(self._first[k] + flat)]
 
     def _layout_objects(self) -> dict[str, Layout]:

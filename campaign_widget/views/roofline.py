@@ -66,43 +66,18 @@ class RooflineView(Composite, ipywidgets.VBox):
         # A ceiling's name sits off its own line, inside the frame: a compute ceiling's above its flat part,
         # ending at the right edge; a bandwidth ceiling's under its slanted part near the left edge (the line
         # rises away from it), as the static roofline places them.
-        self.ceiling_labels = Label(
-            x=[1],
-            y=[1],
-            text=[""],
-            scales=scales,
-            colors=[MUTED_INK],
-            default_size=11,
+        self.ceiling_labels = _labels(
+            scales,
+            MUTED_INK,
             align="end",
             x_offset=-4,
             y_offset=-9,  # bqplot centres a label on its y: the 11 px text clears the line below
             visible=False,
         )
-        self.ceiling_slope_labels = Label(
-            x=[1],
-            y=[1],
-            text=[""],
-            scales=scales,
-            colors=[MUTED_INK],
-            default_size=11,
-            align="start",
-            x_offset=6,
-            y_offset=14,
-            visible=False,
-        )
+        self.ceiling_slope_labels = _labels(scales, MUTED_INK, align="start", x_offset=6, y_offset=14, visible=False)
         self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=[INK], marker="circle", default_size=36)
         # Above the roof: every point lies on or under it, so a label there covers none of them.
-        self.ridge_label = Label(
-            x=[1],
-            y=[1],
-            text=[""],
-            scales=scales,
-            colors=[INK],
-            default_size=11,
-            x_offset=0,
-            y_offset=-_RIDGE_LABEL_RISE,
-            align="middle",
-        )
+        self.ridge_label = _labels(scales, INK, x_offset=0, y_offset=-_RIDGE_LABEL_RISE, align="middle")
         # Marker area ∝ share of the makespan: sizes in [0, 1] map onto [0, default_size] px².
         self.points = Scatter(
             x=[1],
@@ -131,12 +106,8 @@ class RooflineView(Composite, ipywidgets.VBox):
         # the hierarchy's marks (several memory levels): each roof's name above its ridge (beside the steep
         # slanted roofs a level's name would be crossed by the next roof), one thin line per phase through
         # its points, and one scatter per level (``level_points``), made when the machine has levels
-        self.roof_labels = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-8, align="middle"
-        )
-        self.roof_labels_high = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-21, align="middle"
-        )
+        self.roof_labels = _labels(scales, INK, y_offset=-8, align="middle")
+        self.roof_labels_high = _labels(scales, INK, y_offset=-21, align="middle")
         self.level_lines = Lines(x=[[1, 2]], y=[[1, 2]], scales=scales, colors=["#999999"], stroke_width=1.2)
         self.level_points: dict[str, Scatter] = {}
         self._level_phases: dict[str, np.ndarray] = {}  # per level: the phase of each of its points
@@ -520,6 +491,12 @@ class RooflineView(Composite, ipywidgets.VBox):
         )
         for label, line in zip(self.details, lines):
             label.value = line
+
+
+def _labels(scales: dict, color: str, **placing) -> Label:
+    """A bqplot text mark of 11 px in ``color``, placed as ``placing`` says; its points and texts are
+    set when the roofline is drawn."""
+    return Label(x=[1], y=[1], text=[""], scales=scales, colors=[color], default_size=11, **placing)
 
 
 # A legend entry is its mark, a thin space, its name; entries are set well apart so that a name is read

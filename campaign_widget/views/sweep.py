@@ -24,8 +24,16 @@ import bqplot as bq
 import ipywidgets as W
 import numpy as np
 
-from ..errors import SweepError, short_repr
-from ..figures.sweep_grid import PENDING_COLOR, YES_COLOR, bar_ticks, column_unit, grid_indices, no_color, value_label
+from ..figures.sweep_grid import (
+    PENDING_COLOR,
+    YES_COLOR,
+    bar_ticks,
+    check_grid,
+    column_unit,
+    grid_indices,
+    no_color,
+    value_label,
+)
 from ..formatting import format_reading, format_speedup, js_number_key
 from ..static_figure.style import text_width_px
 from ..sweep import SweepResult, start_sweep
@@ -71,19 +79,8 @@ class SweepView(Composite, W.VBox):
     ):
         if not isinstance(result, SweepResult):
             raise TypeError(f"SweepView takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}")
-        if result.zipped:
-            raise SweepError(
-                "SweepView draws a product sweep; this one was run with zip=True (its axes are paired, not a grid)"
-            )
+        metrics = check_grid(result, x, y, color)  # the rule of every sweep heatmap (sweep_grid)
         axes = list(result.axes)
-        for label, name in (("x", x), ("y", y)):
-            if name not in result.axes:
-                raise SweepError(f"{label}={short_repr(name)} is not an axis of this sweep; axes: {', '.join(axes)}")
-        if x == y:
-            raise SweepError(f"x and y are both {x!r}: choose two different axes")
-        metrics = [c for c in result.columns if c not in result.axes]
-        if color not in metrics:
-            raise SweepError(f"color={color!r} is not a result column; columns: {', '.join(metrics)}")
         self.result, self.x, self.y = result, x, y
         self._axes = axes
         self._metrics = metrics
