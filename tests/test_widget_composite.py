@@ -7,6 +7,7 @@ import importlib
 
 import ipywidgets
 import pytest
+from workloads import hopper, mlp_einsums, two_phases
 
 import campaign_widget as cw
 from campaign_widget.views import page as html_export
@@ -23,20 +24,6 @@ from campaign_widget.views.composite import (
     Text,
     host_links,
 )
-
-
-def workload():
-    m = cw.Machine(peak_compute=100.0, peak_bandwidth=10.0)
-    return cw.Workload([cw.Phase("A", ops=300, bytes=200), cw.Phase("B", ops=200, bytes=40, after=["A"])], machine=m)
-
-
-def tensors():
-    return cw.Workload.from_einsums(
-        {"up": "H[b,f] = X[b,d] * W1[d,f]", "down": "Y[b,d] = H[b,f] * W2[f,d]"},
-        {"b": "B", "d": "D", "f": "4*D"},
-        params={"B": 2, "D": 32},
-        machine=cw.Machine(peak_compute=1e12, peak_bandwidth=1e10),
-    )
 
 
 class Pair(Composite, ipywidgets.VBox):
@@ -62,7 +49,7 @@ def marimo():
 
 
 def test_a_composite_written_as_its_description_is_a_jupyter_box_with_browser_links():
-    pair = Pair(workload())
+    pair = Pair(two_phases(machine=hopper()))
     toggle, row, note = pair.children
     assert (toggle, note) == (pair.toggle, pair.note)
     assert isinstance(row, ipywidgets.HBox) and row.children == (pair.first, pair.second)
@@ -75,7 +62,7 @@ def test_a_composite_written_as_its_description_is_a_jupyter_box_with_browser_li
 
 
 def test_a_composite_written_as_its_description_is_a_page(tmp_path):
-    pair = Pair(workload())
+    pair = Pair(two_phases(machine=hopper()))
     page = html_export.Page().add(pair)
     data = page.data()
     first, second = page.model_id(pair.first), page.model_id(pair.second)
@@ -88,7 +75,7 @@ def test_a_composite_written_as_its_description_is_a_page(tmp_path):
 
 
 def test_a_composite_written_as_its_description_displays_in_marimo_linked_in_the_kernel(marimo):
-    pair = Pair(workload())
+    pair = Pair(two_phases(machine=hopper()))
     html = pair._display_()
     assert html.text.count("<marimo-anywidget") == 2
     assert pair.first._model_id in html.text and pair.second._model_id in html.text
@@ -103,7 +90,7 @@ def test_a_composite_written_as_its_description_displays_in_marimo_linked_in_the
 
 
 def test_a_link_holds_only_in_the_hosts_it_names(marimo):
-    explorer = cw.Explorer(tensors())
+    explorer = cw.Explorer(mlp_einsums())
     diagram, dataflow, plot = explorer.diagram, explorer.dataflow, explorer.roofline_plot
 
     def traits(host):
@@ -125,7 +112,7 @@ def test_a_link_holds_only_in_the_hosts_it_names(marimo):
 
 
 def test_the_bqplot_roofline_stands_as_its_canvas_twin_without_ipywidgets(marimo, tmp_path):
-    diagram = cw.CampaignDiagram(workload())
+    diagram = cw.CampaignDiagram(two_phases(machine=hopper()))
     roofline = cw.RooflineView(diagram, threshold=0.5)
     html = roofline._display_()
     twin = roofline.twin
@@ -136,6 +123,6 @@ def test_the_bqplot_roofline_stands_as_its_canvas_twin_without_ipywidgets(marimo
     (model,) = html_export.Page().add(roofline).data()["models"].values()
     assert model["state"]["threshold"] == 0.25
     # an Explorer's row is the diagram and its roofline's twin, with the shares of the Jupyter row
-    explorer = cw.Explorer(workload())
+    explorer = cw.Explorer(two_phases(machine=hopper()))
     assert explorer.children[0].children == (explorer.diagram, explorer.roofline)
     assert "flex: 3" in explorer._display_().text

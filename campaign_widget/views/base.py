@@ -1,6 +1,8 @@
-"""What every live view of the package shares (``CampaignDiagram``, ``DataflowView``, ``LocalView``):
-its front-end bundle, the refusal of unknown keyword arguments, the theme, how state written by
-the view is accepted or refused, and (``buffers.ArrayDict``) how arrays travel.
+"""What every anywidget view of the package shares (``CampaignDiagram``, ``DataflowView``,
+``LocalView``, ``RooflinePlot``, ``SweepHeatmap``): its front-end bundle, the refusal of unknown
+keyword arguments, the theme, how state written by the view is accepted or refused, the page and
+the display's PNG, and (``buffers.ArrayDict``) how arrays travel. The composites (ipywidgets boxes
+of these) share ``composite.Composite``.
 
 The front ends share the same pieces in JavaScript: ``js/page-theme.js`` (light and dark from
 JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/dom.js`` (labelled controls) and
