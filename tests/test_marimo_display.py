@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from workloads import mlp_einsums
 
 import campaign_widget as cw
 
@@ -24,15 +25,6 @@ def marimo_formatters():
 def workload():
     m = cw.Machine(peak_compute=100.0, peak_bandwidth=10.0)
     return cw.Workload([cw.Phase("A", ops=300, bytes=200), cw.Phase("B", ops=200, bytes=40, after=["A"])], machine=m)
-
-
-def tensors():
-    return cw.Workload.from_einsums(
-        {"up": "H[b,f] = X[b,d] * W1[d,f]", "down": "Y[b,d] = H[b,f] * W2[f,d]"},
-        {"b": "B", "d": "D", "f": "4*D"},
-        params={"B": 2, "D": 32},
-        machine=cw.Machine(peak_compute=1e12, peak_bandwidth=1e10),
-    )
 
 
 def shows(html, widget) -> bool:
@@ -53,7 +45,7 @@ def test_explorer_displays_as_diagram_and_canvas_roofline():
 
 
 def test_explorer_links_the_dataflow_view_in_the_kernel():
-    explorer = cw.Explorer(tensors())
+    explorer = cw.Explorer(mlp_einsums())
     html = explorer._display_()
     assert html.text.count("<marimo-anywidget") == 3 and shows(html, explorer.dataflow)
     explorer.diagram.hovered_phase = 1

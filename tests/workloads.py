@@ -46,6 +46,17 @@ def hopper():
     return Machine(**H100_FP32)
 
 
+def mlp_einsums():
+    """A two-layer MLP of Einsums whose phases name the tensors they read and write (its Explorer has
+    a dataflow view), with parameters B and D."""
+    return Workload.from_einsums(
+        {"up": "H[b,f] = X[b,d] * W1[d,f]", "down": "Y[b,d] = H[b,f] * W2[f,d]"},
+        {"b": "B", "d": "D", "f": "4*D"},
+        params={"B": 2, "D": 32},
+        machine=Machine(peak_compute=1e12, peak_bandwidth=1e10),
+    )
+
+
 def chain_source(specs, name="w", machine="None"):
     """One line of Python that builds ``chain(*specs)`` in a notebook cell (``machine``: its source)."""
     phases, previous = [], []

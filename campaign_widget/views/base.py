@@ -1,6 +1,8 @@
-"""What every live view of the package shares (``CampaignDiagram``, ``DataflowView``, ``LocalView``):
-its front-end bundle, the refusal of unknown keyword arguments, the theme, how state written by
-the view is accepted or refused, and (``buffers.ArrayDict``) how arrays travel.
+"""What every anywidget view of the package shares (``CampaignDiagram``, ``DataflowView``,
+``LocalView``, ``RooflinePlot``, ``SweepHeatmap``): its front-end bundle, the refusal of unknown
+keyword arguments, the theme, how state written by the view is accepted or refused, the page and
+the display's PNG, and (``buffers.ArrayDict``) how arrays travel. The composites (ipywidgets boxes
+of these) share ``composite.Composite``.
 
 The front ends share the same pieces in JavaScript: ``js/page-theme.js`` (light and dark from
 JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/dom.js`` (labelled controls) and
@@ -21,7 +23,7 @@ from typing import Any, ClassVar
 import anywidget
 import traitlets as t
 
-from ..errors import CampaignWidgetError, short_repr
+from ..errors import CampaignWidgetError, WorkloadError, short_repr
 
 STATIC = Path(__file__).parents[1] / "static"
 THEMES = ("auto", "light", "dark")
@@ -168,7 +170,7 @@ def param_ranges(
     )
     for name, bounds in (given or {}).items():
         if name not in params:
-            raise ValueError(
+            raise WorkloadError(
                 f"param_ranges names {short_repr(name)}, which is not a parameter of this workload "
                 f"(parameters: {', '.join(map(repr, params)) or 'none'})"
             )
@@ -180,7 +182,7 @@ def param_ranges(
         except (TypeError, ValueError):
             ok = False
         if not ok:
-            raise ValueError(f"param_ranges[{short_repr(name)}]={bounds!r} must be two integers 1 <= lo < hi")
+            raise WorkloadError(f"param_ranges[{short_repr(name)}]={bounds!r} must be two integers 1 <= lo < hi")
         ranges[name] = [int(lo), int(hi)]
     return {name: {"range": r, "log": r[1] / r[0] >= LOG_SLIDER_SPAN} for name, r in ranges.items()}
 

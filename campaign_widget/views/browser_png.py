@@ -72,11 +72,11 @@ class PngChannel:
                 f"theme={short_repr(theme)} must be one of {', '.join(map(repr, THEMES))} or None"
             )
         if isinstance(scale, bool) or not (isinstance(scale, (int, float)) and 0 < scale <= 8):
-            raise ValueError(f"scale={scale!r} must be a number in (0, 8]")
+            raise CampaignWidgetError(f"scale={scale!r} must be a number in (0, 8]")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout) or timeout <= 0
         ):
-            raise ValueError(f"timeout={timeout!r} must be a number of seconds > 0 (or None / inf: no limit)")
+            raise CampaignWidgetError(f"timeout={timeout!r} must be a number of seconds > 0 (or None / inf: no limit)")
         target = _writable_target(path)
         export = PngExport(target, scale)
         request_id = uuid.uuid4().hex

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import traitlets as t
 
+from ..errors import CampaignWidgetError, SceneTooLargeError
+
 _DTYPES = {"float64", "float32", "int32", "uint32", "uint16", "uint8"}
 
 
@@ -18,7 +20,7 @@ def to_payload(array: np.ndarray, dtype: str | None = None) -> dict:
     """One array as ``{"dtype", "shape", "buffer"}`` (little-endian, C order); ``dtype`` converts first."""
     dtype = dtype or np.asarray(array).dtype.name
     if dtype not in _DTYPES:
-        raise ValueError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
+        raise CampaignWidgetError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
     data = np.ascontiguousarray(array, dtype=np.dtype(dtype).newbyteorder("<"))
     return {"dtype": dtype, "shape": list(data.shape), "buffer": memoryview(data.tobytes())}
 
@@ -52,7 +54,7 @@ def arrays_from_json(value, _widget=None):
 def cast(array, dtype: str) -> np.ndarray:
     """``array`` as a C-ordered array of ``dtype``, one the view decodes (js/codecs.js)."""
     if dtype not in _DTYPES:
-        raise ValueError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
+        raise CampaignWidgetError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
     return np.ascontiguousarray(array, dtype=dtype)
 
 
@@ -87,7 +89,7 @@ def smallest_index_dtype(largest: int) -> str:
         return "uint16"
     if largest < 1 << 32:
         return "uint32"
-    raise ValueError(f"index {largest} does not fit in 32 bits")
+    raise SceneTooLargeError(f"index {largest} does not fit in 32 bits")
 
 
 def same_arrays(a, b) -> bool:

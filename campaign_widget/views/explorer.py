@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import ipywidgets
-import traitlets
 
 from ..model.roofline import DEFAULT_THRESHOLD
+from .composite import JUPYTER, MARIMO, Column, Composite, Layout, Link, Part, Row
 from .diagram import CampaignDiagram
 from .roofline import RooflineView
 
 
-class Explorer(ipywidgets.HBox):
+class Explorer(Composite, ipywidgets.VBox):
     """Controls, campaign diagram and roofline together; hovering a phase in one highlights it in
     the other. The default rich display of a ``Workload``.
 
@@ -34,9 +34,7 @@ class Explorer(ipywidgets.HBox):
     ):
         self.diagram = CampaignDiagram(workload, height=height, **diagram_settings)
         self.roofline = RooflineView(self.diagram, threshold=threshold, height=height + 60)
-        self.diagram.layout = ipywidgets.Layout(flex="3 1 0%", min_width="420px")
-        self.roofline.layout.flex = "2 1 0%"
-        children = [self.diagram, self.roofline]
+        self.diagram.layout = ipywidgets.Layout(min_width="420px")
         if dataflow is None:
             dataflow = any(reads or writes for reads, writes in workload.tensors)
         self.dataflow = None
@@ -48,22 +46,34 @@ class Explorer(ipywidgets.HBox):
                 height=height,
                 param_ranges={name: spec["range"] for name, spec in self.diagram.param_ranges.items()},
             )
-            self.dataflow.layout = ipywidgets.Layout(flex="1 1 100%", width="100%")
-            children.append(self.dataflow)
-            self._dataflow_link = ipywidgets.jslink((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
-            if self.diagram.params:
-                self._params_link = ipywidgets.jslink((self.diagram, "params"), (self.dataflow, "params"))
+            self.dataflow.layout = ipywidgets.Layout(width="100%")
             # durations and efficiencies follow the diagram's peak sliders
             self.diagram.observe(
                 lambda _change: self.dataflow.set_workload(self.diagram.workload),
                 names=["peak_compute", "peak_bandwidth"],
             )
-        super().__init__(
-            children=children,
-            layout=ipywidgets.Layout(
-                width="100%", align_items="flex-start", flex_flow="row wrap" if dataflow else "row"
-            ),
-        )
+        super().__init__(layout=ipywidgets.Layout(width="100%"))
+
+    def _layout(self) -> Layout:
+        """The diagram beside its roofline (the canvas one without ipywidgets), the dataflow view below;
+        the dataflow view's hovered phase and parameters are the diagram's."""
+        # without a dataflow view the row does not wrap: the roofline stays beside the diagram
+        parts: list = [Row((Part(self.diagram), Part(self.roofline)), widths=(3, 2), wrap=self.dataflow is not None)]
+        links = []
+        if self.dataflow is not None:
+            parts.append(Part(self.dataflow))
+            links.append(Link((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase")))
+            if self.diagram.params:
+                # a page has no kernel to draw other values: its parameter sliders are hidden
+                links.append(
+                    Link((self.diagram, "params"), (self.dataflow, "params"), hosts=frozenset({JUPYTER, MARIMO}))
+                )
+        return Layout(Column(tuple(parts)), tuple(links))
+
+    @property
+    def _params_link(self):
+        """The browser link of the diagram's and the dataflow view's parameters (None without it)."""
+        return next((link for link in self._links if link.source[1] == "params"), None)
 
     @property
     def params(self) -> dict:
@@ -83,42 +93,9 @@ class Explorer(ipywidgets.HBox):
     @property
     def roofline_plot(self):
         """The canvas roofline (``RooflinePlot``) of this Explorer's diagram, made on first use: the
-        same geometry as ``self.roofline``, for front ends without ipywidgets (marimo, ``to_html``)."""
-        plot = self.__dict__.get("_roofline_plot")
-        if plot is None:
-            plot = self.roofline.canvas_plot()
-            self._roofline_plot = plot
-            self._roofline_plot_link = traitlets.link((self.roofline, "threshold"), (plot, "threshold"))
-        return plot
-
-    def to_html(self, path, *, title: str = ""):
-        """Write the Explorer as one self-contained HTML file (``campaign_widget.views.page``): the
-        diagram beside its roofline (the canvas one, ``roofline_plot``), the dataflow view below,
-        hover linked, hover, zoom and pan working with no kernel. Written whole or not at all;
-        returns the path."""
-        from .page import write_html
-
-        return write_html(path, [self], title=title)
-
-    def _add_to_page(self, page) -> None:
-        page.row(self.diagram, self.roofline_plot)
-        page.link((self.diagram, "hovered_phase"), (self.roofline_plot, "hovered_phase"))
-        if self.dataflow is not None:
-            page.add(self.dataflow)
-            page.link((self.diagram, "hovered_phase"), (self.dataflow, "hovered_phase"))
-
-    def _display_(self):
-        """marimo's display (it renders anywidgets, not ipywidgets): the diagram and the canvas roofline
-        (``RooflinePlot``, the same geometry as ``self.roofline``), linked in the kernel."""
-        from .marimo import explorer_display
-
-        return explorer_display(self)
-
-    def _repr_mimebundle_(self, **kwargs):
-        # the live box and a PNG of the figure, for renderings with no widget front end (as every view)
-        from .base import with_static_png
-
-        return with_static_png(self, super()._repr_mimebundle_(**kwargs))
+        same geometry as ``self.roofline`` (``RooflineView.twin``), for front ends without ipywidgets
+        (marimo, ``to_html``)."""
+        return self.roofline.twin
 
     def savefig(self, path, *, width: float = 11.0, dpi: int = 200):
         """Write the diagram with its roofline as PNG, SVG or PDF (by suffix), with no browser."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import pathlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,38 +23,29 @@ import traitlets as t
 
 from ..cache import Cache, CacheResult, Layout, StackDistances, Trace, packed_strides, simulate, stack_distances, trace
 from ..errors import WorkloadError, short_repr
-from ..figures.colour_scale import PALETTES, SCALINGS, hex_colors, rgb, scale_range, severity, severity_rows
-from ..figures.local import bar_ticks, colour_bar, element_grid, place_tensors
+from ..figures.colour_scale import PALETTES, SCALINGS
+from ..figures.local import element_grid, place_tensors
 from ..model.einsum import Einsum
 from .base import Choice, ViewWidget
 from .buffers import ArrayDict, cast
+from .local_apply import ApplyToWorkload
+from .local_arrays import COLD_ONLY_RGB as COLD_ONLY_RGB  # the reuse heatmap's colours, named here too
+from .local_arrays import REUSE_STATS, ElementArrays, element_lines, per_element_stats
+from .local_arrays import UNTOUCHED_RGB as UNTOUCHED_RGB
+from .local_inputs import einsum_of, layout_dict, permutation
 
 if TYPE_CHECKING:
     from ..model.workload import Workload
     from .diagram import CampaignDiagram
 
 MODES = ("iteration", "flattened", "related", "reuse", "misses")
-REUSE_STATS = ("min", "median", "max")
 CAPACITY_UNITS = ("lines", "bytes")
 MAX_LINE = 1 << 16
-MAX_VIEW_ELEMENTS = 200_000
-MAX_TABLE_ENTRIES = 2_000_000  # capacities × elements sent at once (~10 MB); beyond, each step asks the kernel
-READOUT_HEADER = (
-    "tensor",
-    "accesses",
-    "misses",
-    "cold",
-    "capacity",
-    "conflict",
-    "bytes",
-)  # beyond this the element grids are unreadable and the tab slow
-COLD_ONLY_RGB = (0x3A, 0x3A, 0x3A)  # reuse heatmap: accessed, never reused (only cold misses)
-UNTOUCHED_RGB = (0xFF, 0xFF, 0xFF)  # never accessed
-_COLD_ONLY, _UNTOUCHED = hex_colors([COLD_ONLY_RGB, UNTOUCHED_RGB])  # the swatches' CSS colours
-_LAYOUT_FIELDS = ("order", "pad", "offset", "byte_offset", "strides")
+MAX_VIEW_ELEMENTS = 200_000  # beyond this the element grids are unreadable and the tab slow
+READOUT_HEADER = ("tensor", "accesses", "misses", "cold", "capacity", "conflict", "bytes")
 
 
-class LocalView(ViewWidget, bundle="local.js"):
+class LocalView(ApplyToWorkload, ElementArrays, ViewWidget, bundle="local.js"):
     """The accesses of one phase, element by element, with its cache lines, reuse distances and misses.
 
     ``workload``/``phase``: the phase to look at. ``phase`` is an Einsum (``"C[i,j] = A[i,k] * B[k,j]"``,
@@ -162,7 +153,7 @@ class LocalView(ViewWidget, bundle="local.js"):
         self._ready = False
         self._table = None
         self._workload = workload
-        self._einsum, widths = _einsum_of(workload, phase)
+        self._einsum, widths = einsum_of(workload, phase)
         self._phase = phase if isinstance(phase, str) and "=" not in phase else None
         self._sizes = dict(local_sizes)
         # element bytes: given, else the workload's (one number, or {tensor: bytes, "*": default})
@@ -209,7 +200,7 @@ class LocalView(ViewWidget, bundle="local.js"):
         if unknown:
             raise WorkloadError(f"LocalView: layouts names unknown tensors {unknown}; the tensors: {list(self._names)}")
         initial_layouts = {
-            name: _layout_dict(name, value, len(self._shapes[self._names.index(name)]))
+            name: layout_dict(name, value, len(self._shapes[self._names.index(name)]))
             for name, value in (layouts or {}).items()
         }
         with self.hold_trait_notifications():
@@ -275,7 +266,7 @@ class LocalView(ViewWidget, bundle="local.js"):
         if unknown:
             raise t.TraitError(f"layouts names unknown tensors {unknown}; the tensors: {list(names)}")
         shapes = dict(zip(names, getattr(self, "_shapes", ())))
-        return {name: _layout_dict(name, layout, len(shapes[name])) for name, layout in value.items()}
+        return {name: layout_dict(name, layout, len(shapes[name])) for name, layout in value.items()}
 
     @t.validate("selection")
     def _valid_selection(self, proposal: dict[str, Any]) -> list[int]:
@@ -396,116 +387,9 @@ class LocalView(ViewWidget, bundle="local.js"):
         view._misses()  # the readout's notes say what the trace takes from the map
         return view
 
-    def apply(self, *, mode: str = "ratio", write_back: bool = False) -> Workload:
-        """The workload with this phase's bytes predicted for the current cache, loop order and layouts
-        (``campaign_widget.cache.with_predicted_traffic``; ``mode="ratio"`` scales the local miss ratios
-        to the workload's sizes, ``"exact"`` simulates at them). Callbacks registered with ``on_apply``
-        receive it (e.g. to show it in a campaign diagram); it is also kept in ``applied``."""
-        if self._phase is None or self._workload is None:
-            raise WorkloadError("LocalView.apply: this view was opened on an Einsum, not on a phase of a workload")
-        from ..cache import with_predicted_traffic
-
-        workload = with_predicted_traffic(
-            self._workload,
-            self._phase,
-            self.cache,
-            local_sizes=self._sizes,
-            layouts=self._layout_objects(),
-            loop_order=self.loop_order,
-            mode=mode,
-            write_back=write_back,
-        )
-        self.applied = workload
-        before = _phase_bytes(self._workload, self._phase)
-        after = _phase_bytes(workload, self._phase)
-        self.message = (
-            f"applied to phase {self._phase!r}: {before:,.0f} B logical → {after:,.0f} B predicted "
-            f"({self.cache.describe()}, loops {','.join(self.loop_order)}, {mode})"
-        )
-        for callback in list(self._apply_callbacks):
-            callback(workload)
-        if self._linked:
-            self.message += f"; shown in {len(self._linked)} linked diagram{'s' if len(self._linked) > 1 else ''}"
-        self._applied_with = (self._apply_controls(), self.message, after)
-        self.set_trait("apply_pending", False)
-        return workload
-
-    def _apply_controls(self) -> dict[str, Any]:
-        """The controls ``apply()`` reads, by the words the pending note uses for them."""
-        return {
-            "cache line": self.line,
-            "capacity": self.capacity,
-            "ways": self.ways,
-            "loop order": tuple(self.loop_order),
-            "layouts": repr(sorted(self.layouts.items())),
-        }
-
     @t.observe("line", "capacity", "ways", "loop_order", "layouts")
     def _on_apply_control(self, change: dict[str, Any]) -> None:
-        """After an apply, a control change leaves the phase with the bytes of the old controls: the
-        message says so, and what the phase shows, until the next apply (or until the controls are
-        back where they were). Applying at every step instead would redraw linked diagrams as a
-        slider moves, which ``link`` promises not to do."""
-        if not self._ready or self._applied_with is None:
-            return
-        controls, applied_message, shown = self._applied_with
-        changed = [name for name, value in self._apply_controls().items() if controls[name] != value]
-        if not changed:
-            if self.apply_pending:
-                self.message = applied_message
-            self.set_trait("apply_pending", False)
-            return
-        old = Cache(line=controls["cache line"], lines=controls["capacity"], ways=controls["ways"])
-        what = changed[0] if len(changed) == 1 else ", ".join(changed[:-1]) + " and " + changed[-1]
-        self.message = (
-            f"{what} changed — press Apply to update phase {self._phase!r} (it shows {shown:,.0f} B predicted "
-            f"for {old.describe()}, loops {','.join(controls['loop order'])})"
-        )
-        self.set_trait("apply_pending", True)
-
-    def on_apply(self, callback: Callable[[Workload], object], remove: bool = False) -> None:
-        """Call ``callback(workload)`` with each workload ``apply()`` (or the view's button) makes."""
-        if remove:
-            self._apply_callbacks.remove(callback)
-        else:
-            self._apply_callbacks.append(callback)
-
-    def link(self, diagram: CampaignDiagram) -> LocalView:
-        """Show each applied workload in ``diagram``: ``apply()`` and the view's button call
-        ``diagram.set_workload(applied)``, so the phase's bar takes its predicted bytes (its controls —
-        tiles, policy, peaks — stay). Nothing changes until the next apply. Returns the view, so
-        ``LocalView(...).link(diagram)`` can end a cell. ``unlink(diagram)`` undoes it."""
-        from .diagram import CampaignDiagram
-
-        if not isinstance(diagram, CampaignDiagram):
-            raise TypeError(f"LocalView.link takes a campaign_widget.CampaignDiagram, got {type(diagram).__name__}")
-        if self._phase is None or self._workload is None:
-            raise WorkloadError(
-                "LocalView.link: this view was opened on an Einsum, not on a phase of a workload; "
-                "open it as LocalView(workload, phase_name, local_sizes) to apply to a diagram"
-            )
-        if self._phase not in diagram.phase_names:
-            raise WorkloadError(
-                f"LocalView.link: the diagram has no phase {self._phase!r}; its phases: {list(diagram.phase_names)}"
-            )
-        if id(diagram) not in self._linked:
-            self._linked[id(diagram)] = (diagram, diagram.set_workload)
-            self.on_apply(self._linked[id(diagram)][1])
-        return self
-
-    def unlink(self, diagram: CampaignDiagram) -> None:
-        """Stop showing applied workloads in ``diagram`` (a diagram not linked is an error naming it)."""
-        if id(diagram) not in self._linked:
-            raise ValueError(
-                f"LocalView.unlink: {type(diagram).__name__} at {id(diagram):#x} is not linked to this view"
-            )
-        _, callback = self._linked.pop(id(diagram))
-        self.on_apply(callback, remove=True)
-
-    @property
-    def linked(self) -> list[CampaignDiagram]:
-        """The diagrams ``apply()`` updates, in the order they were linked."""
-        return [diagram for diagram, _ in self._linked.values()]
+        self._note_apply_pending()
 
     @property
     def cache(self) -> Cache:
@@ -539,7 +423,7 @@ class LocalView(ViewWidget, bundle="local.js"):
     def select(self, tensor: str, index: int | Sequence[int]) -> None:
         """Click element ``index`` (a tuple, or a flat C-order number) of ``tensor``, as the view does."""
         if tensor not in self._names:
-            raise ValueError(f"select: tensor {short_repr(tensor)} is not one of {list(self._names)}")
+            raise WorkloadError(f"select: tensor {short_repr(tensor)} is not one of {list(self._names)}")
         k = self._names.index(tensor)
         flat = (
             (int(np.ravel_multi_index(tuple(index), self._shapes[k])) if index else 0)
@@ -547,7 +431,7 @@ class LocalView(ViewWidget, bundle="local.js"):
             else int(index)
         )
         if not 0 <= flat < self._counts[k]:
-            raise ValueError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
+            raise WorkloadError(f"select: {tensor}{list(np.atleast_1d(index))} is outside shape {self._shapes[k]}")
         self.selection = [*self.selection, int(self._first[k] + flat)]
 
     def _layout_objects(self) -> dict[str, Layout]:
@@ -557,9 +441,7 @@ class LocalView(ViewWidget, bundle="local.js"):
             order, pad = spec.get("order", "C"), int(spec.get("pad", 0))
             strides = spec.get("strides")
             if strides is None and (pad or order not in ("C", "F")):
-                strides = packed_strides(
-                    self._shapes[k], order if order in ("C", "F") else _permutation(order), pad=pad
-                )
+                strides = packed_strides(self._shapes[k], order if order in ("C", "F") else permutation(order), pad=pad)
             out[name] = Layout(
                 order=order if order in ("C", "F") else "C",
                 strides=None if strides is None else tuple(strides),
@@ -611,7 +493,7 @@ class LocalView(ViewWidget, bundle="local.js"):
         d = sd.distance
         warm = d >= 0
         self._cold = np.bincount(g[~warm], minlength=n)
-        self._stats = _per_element_stats(g[warm], d[warm], n)  # (n, 3): min, median, max; NaN if none
+        self._stats = per_element_stats(g[warm], d[warm], n)  # (n, 3): min, median, max; NaN if none
         # per tensor histogram of distances: misses(C) = cold + #{d >= C} per tensor, every C at once
         T = len(self._names)
         width = sd.histogram.size + 1
@@ -621,7 +503,7 @@ class LocalView(ViewWidget, bundle="local.js"):
         self._tensor_cold = np.bincount(tr.tensor[~warm], minlength=T)
         self._tensor_accesses = np.bincount(tr.tensor, minlength=T)
         # line number of every element (accessed or not): the overlay's "same line"
-        self._line_of = _element_lines(tr, self._counts, self.line)
+        self._line_of = element_lines(tr, self._counts, self.line)
         points = tr.points
         start = np.searchsorted(tr.point, np.arange(points + 1))
         distinct_lines = int(np.unique(tr.addresses(self.line) // self.line).size)
@@ -645,91 +527,6 @@ class LocalView(ViewWidget, bundle="local.js"):
             self._misses()
             self._selected()
         self._retrace_seconds = time.perf_counter() - started
-
-    def _heat(self) -> None:
-        """Access counts and reuse distances per element, coloured (flattened and reuse modes)."""
-        s, info = severity(self._count, self.scaling), scale_range(self._count, self.scaling)
-        stat = self._stats[:, REUSE_STATS.index(self.reuse_stat)]
-        rs = severity(stat, self.scaling, zero_is_value=True)
-        rinfo = scale_range(stat, self.scaling, zero_is_value=True)
-        reuse_rgb = rgb(rs, self.palette)
-        reuse_rgb[(self._count > 0) & np.isnan(stat)] = COLD_ONLY_RGB
-        reuse_rgb[self._count == 0] = UNTOUCHED_RGB
-        count_rgb = rgb(s, self.palette)
-        count_rgb[self._count == 0] = UNTOUCHED_RGB
-        stats = self._stats.astype(np.float32)
-        self.heat = {
-            "count": cast(self._count, "int32"),
-            "count_rgb": cast(count_rgb, "uint8"),
-            "cold": cast(self._cold, "int32"),
-            "reuse": cast(stats, "float32"),
-            "reuse_rgb": cast(reuse_rgb, "uint8"),
-            "line": cast(self._line_of, "int32"),
-            "bars": {
-                "flattened": colour_bar(info, self.palette, "accesses per element"),
-                "reuse": colour_bar(rinfo, self.palette, f"{self.reuse_stat} reuse distance", "lines"),
-            },
-            "swatches": {
-                "flattened": [{"colour": _UNTOUCHED, "label": "never accessed"}],
-                "reuse": [
-                    {"colour": _COLD_ONLY, "label": "cold only (never reused)"},
-                    {"colour": _UNTOUCHED, "label": "never accessed"},
-                ],
-                "misses": [{"colour": _UNTOUCHED, "label": "no miss"}],
-                "related": [{"colour": _UNTOUCHED, "label": "not related"}],
-            },
-            # the colours that say "nothing here" and "cold only": a dark theme draws its own for them
-            "neutral": {"untouched": _UNTOUCHED, "cold_only": _COLD_ONLY},
-        }
-
-    def _fa_per_tensor(self, capacity: int) -> np.ndarray:
-        """Fully associative misses per tensor for ``capacity`` lines, from the per-tensor histograms."""
-        ge = self._tensor_hist[:, min(capacity, self._tensor_hist.shape[1] - 1) :].sum(axis=1)
-        return self._tensor_cold + ge
-
-    def _capacity_table(self) -> None:
-        """Fully associative misses for EVERY capacity 1 … capacity_max, from one pass over the
-        distances: per tensor (readout) and per element (misses mode, as severities on a 255-colour
-        palette), so the view redraws a capacity step at once, before the kernel answers."""
-        D = self._distinct_lines + 1  # from here on only cold misses remain: the last row holds for all larger C
-        n = int(self._counts.sum())
-        d = self._distances.distance
-        warm = d >= 0
-        if D * n > MAX_TABLE_ENTRIES:
-            self._table = None
-            self.capacity_table = {}
-            return
-        capacities = np.arange(1, D + 1)
-        # per tensor: cold + #{d >= C}
-        suffix = np.cumsum(self._tensor_hist[:, ::-1], axis=1)[:, ::-1]  # suffix[t, c] = #{d >= c}
-        width = suffix.shape[1]
-        ge_t = np.where(capacities[None, :] < width, suffix[:, np.minimum(capacities, width - 1)], 0)
-        fa_t = (self._tensor_cold[:, None] + ge_t).T  # (D, T)
-        # per element: the same from a histogram per element
-        W = int(d[warm].max()) + 2 if warm.any() else 1
-        H = np.bincount(self._g[warm] * W + d[warm], minlength=n * W).reshape(n, W)
-        suffix_e = np.cumsum(H[:, ::-1], axis=1)[:, ::-1]
-        take = np.minimum(capacities, W - 1)
-        ge_e = np.where(capacities[None, :] < W, suffix_e[:, take], 0)
-        per_element = (self._cold[:, None] + ge_e).T  # (D, n)
-        sev = np.full((D, n), 255, np.uint8)
-        s, ranges = severity_rows(per_element, self.scaling)
-        ok = np.isfinite(s)
-        sev[ok] = np.round(s[ok] * 254).astype(np.uint8)
-        lut = np.vstack([rgb(np.linspace(0, 1, 255), self.palette), [UNTOUCHED_RGB]]).astype(np.uint8)
-        self._table = fa_t
-        self.capacity_table = {
-            "capacities": D,
-            "tensor_misses": cast(fa_t, "int32"),
-            "cold": [int(c) for c in self._tensor_cold],
-            "accesses": [int(a) for a in self._tensor_accesses],
-            "line": int(self.line),
-            "element_misses": cast(per_element, "int32"),
-            "severity": cast(sev, "uint8"),
-            "lut": cast(lut, "uint8"),
-            "ticks": [bar_ticks(r) for r in ranges],
-            "bar": colour_bar({"method": self.scaling}, self.palette, "misses per element"),
-        }
 
     def _misses(self) -> None:
         """Misses by class per tensor (readout) and per element (misses mode) for the current cache.
@@ -799,65 +596,6 @@ class LocalView(ViewWidget, bundle="local.js"):
             lines.append(f"SDFG map {self.sdfg_map.phase!r}: " + "; ".join(self.sdfg_map.notes or ("as in the file",)))
         return lines
 
-    def _send_miss_map(self, miss_access: np.ndarray) -> None:
-        n = int(self._counts.sum())
-        per_element = np.bincount(self._g, weights=miss_access, minlength=n).astype(np.int64)
-        s, info = severity(per_element, self.scaling), scale_range(per_element, self.scaling)
-        colours = rgb(s, self.palette)
-        colours[per_element == 0] = UNTOUCHED_RGB
-        self.miss_map = {
-            "capacity": int(self.capacity),
-            "ways": self.ways,
-            "misses": cast(per_element, "int32"),
-            "misses_rgb": cast(colours, "uint8"),
-            "bar": colour_bar(info, self.palette, "misses per element"),
-        }
-
-    def _selected(self) -> None:
-        """Related accesses, cache-line mask and distance histogram of the clicked elements."""
-        n = int(self._counts.sum())
-        sel = np.array(sorted(set(self.selection)), np.int64)
-        g, tr, d = self._g, self._trace, self._distances.distance
-        if sel.size:
-            touched = np.isin(g, sel)
-            weight = np.bincount(tr.point[touched], minlength=tr.points)
-            related = np.bincount(g, weights=weight[tr.point], minlength=n).astype(np.int64)
-            key = self._tensor_of.astype(np.int64) * (int(self._line_of.max()) + 1) + self._line_of
-            line_mask = np.isin(key, key[sel])
-            mine = d[touched]
-            title = f"stack distances of {self._label(int(sel[0]))}" + (
-                f" and {sel.size - 1} more" if sel.size > 1 else ""
-            )
-        else:
-            related = np.zeros(n, np.int64)
-            line_mask = np.zeros(n, bool)
-            mine = d
-            title = "stack distances of all accesses"
-        warm = mine[mine >= 0]
-        hist = np.bincount(warm) if warm.size else np.zeros(0, np.int64)
-        s, info = severity(related, self.scaling), scale_range(related, self.scaling)
-        colours = rgb(s, self.palette)
-        colours[related == 0] = UNTOUCHED_RGB
-        self.selected = {
-            "related": cast(related, "int32"),
-            "related_rgb": cast(colours, "uint8"),
-            "line_mask": cast(line_mask, "uint8"),
-            "hist": cast(hist, "int32"),
-            "hist_cold": int(mine.size - warm.size),
-            "hist_title": title,
-            "bar": colour_bar(info, self.palette, "related accesses"),
-        }
-
-    def _label(self, g: int) -> str:
-        k = int(self._tensor_of[g])
-        idx = np.unravel_index(g - int(self._first[k]), self._shapes[k]) if self._shapes[k] else ()
-        return f"{self._names[k]}[{','.join(str(int(i)) for i in idx)}]"
-
-    def element_of(self, tensor: str, index: Sequence[int]) -> int:
-        """The global element number (as in ``selection``) of ``tensor[index]``."""
-        k = self._names.index(tensor)
-        return int(self._first[k] + (np.ravel_multi_index(tuple(index), self._shapes[k]) if index else 0))
-
     def __repr__(self) -> str:
         return (
             f"LocalView({self._trace.einsum.name!r}, sizes={self._sizes}, loop_order={self.loop_order}, "
@@ -866,112 +604,3 @@ class LocalView(ViewWidget, bundle="local.js"):
 
 
 _MODEL_CONTROLS = {"line", "capacity", "ways", "loop_order", "layouts"}
-
-
-def _einsum_of(
-    workload: Workload | None, phase: str | Einsum | Sequence[Any]
-) -> tuple[Einsum | str | Sequence[Any], int | Mapping[str, int] | None]:
-    """The Einsum of ``phase`` and its element bytes (None: not known): given directly, or the phase of
-    that name of a workload built by ``Workload.from_einsums`` (``workload.einsums``, ``.element_bytes``)."""
-    if isinstance(phase, Einsum) or (isinstance(phase, str) and "=" in phase) or isinstance(phase, (tuple, list)):
-        return phase, None
-    if isinstance(phase, str) and workload is not None:
-        names = list(getattr(workload, "names", []))
-        if phase not in names:
-            raise WorkloadError(f"LocalView: phase {short_repr(phase)} is not in the workload; its phases: {names}")
-        einsums = getattr(workload, "einsums", None) or {}  # Workload.from_einsums keeps them
-        if phase not in einsums:
-            raise WorkloadError(
-                f"LocalView: phase {short_repr(phase)} carries no Einsum (build the workload with "
-                "Workload.from_einsums, or pass the Einsum itself, e.g. "
-                "LocalView(None, 'C[i,j] = A[i,k] * B[k,j]', sizes))"
-            )
-        return einsums[phase], getattr(workload, "element_bytes", None)
-    raise WorkloadError(
-        f"LocalView: phase={short_repr(phase)} is neither an Einsum nor the name of a phase of the workload"
-    )
-
-
-def _element_lines(tr: Trace, counts: np.ndarray, line: int) -> np.ndarray:
-    """Cache-line number of every element of every tensor (accessed or not), from the trace's layouts
-    (design.md §7: addr = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d)); 0-D tensors too."""
-    bases = tr.bases_for(line)
-    out = []
-    for k, shape in enumerate(tr.shapes):
-        flat = np.arange(int(counts[k]))
-        offset = np.zeros_like(flat)
-        if shape:
-            for idx, stride in zip(np.unravel_index(flat, shape), tr.strides[k]):
-                offset = offset + idx * stride
-        out.append((bases[k] + tr.byte_offsets[k] + tr.elem_bytes[k] * (tr.offsets[k] + offset)) // line)
-    return np.concatenate(out)
-
-
-def _phase_bytes(workload: Workload, phase: str) -> float:
-    return float(workload.arrays.bytes[workload.names.index(phase)])
-
-
-def _layout_dict(name: str, value: Layout | Mapping[str, Any], ndim: int) -> dict:
-    """A tensor's layout as the view edits it: {order, pad, offset, byte_offset[, strides]}; errors
-    name the tensor, the field and the value. ``order``: "C", "F", or the dimensions from outermost
-    to innermost in memory, e.g. "2,0,1" (seed 001's hdiff: in_field[I,J,K] stored as [K,I,J])."""
-    if isinstance(value, Layout):
-        out = {"order": value.order, "pad": 0, "offset": value.offset, "byte_offset": value.byte_offset}
-        if value.strides is not None:
-            out["strides"] = list(value.strides)
-        return out
-    if not isinstance(value, Mapping):
-        raise t.TraitError(
-            f"layouts[{short_repr(name)}]={value!r} must be a Layout or a dict of {list(_LAYOUT_FIELDS)}"
-        )
-    unknown = [k for k in value if k not in _LAYOUT_FIELDS]
-    if unknown:
-        raise t.TraitError(f"layouts[{short_repr(name)}] has unknown fields {unknown}; known: {list(_LAYOUT_FIELDS)}")
-    out = {"order": value.get("order", "C")}
-    if out["order"] not in ("C", "F"):
-        perm = _permutation(out["order"])
-        if perm is None or sorted(perm) != list(range(ndim)):
-            raise t.TraitError(
-                f"layouts[{short_repr(name)}].order={out['order']!r} must be 'C', 'F' or an order of the "
-                f"dimensions 0…{ndim - 1}, outermost first, e.g. {','.join(map(str, range(ndim)[::-1]))!r}"
-            )
-        out["order"] = ",".join(map(str, perm))
-    for key in ("pad", "offset", "byte_offset"):
-        v = value.get(key, 0)
-        if isinstance(v, float) and v.is_integer():
-            v = int(v)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise t.TraitError(f"layouts[{short_repr(name)}].{key}={v!r} must be a whole number >= 0")
-        out[key] = int(v)
-    if value.get("strides") is not None:
-        strides = value["strides"]
-        if not isinstance(strides, (list, tuple)) or not all(isinstance(s, int) and s >= 1 for s in strides):
-            raise t.TraitError(f"layouts[{short_repr(name)}].strides={strides!r} must be a list of whole numbers >= 1")
-        if out["pad"]:
-            raise t.TraitError(f"layouts[{short_repr(name)}]: give strides or pad={out['pad']}, not both")
-        out["strides"] = list(strides)
-    return out
-
-
-def _permutation(text: object) -> list[int] | None:
-    try:
-        return [int(p) for p in str(text).replace(" ", "").split(",") if p != ""]
-    except ValueError:
-        return None
-
-
-def _per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> np.ndarray:
-    """(n, 3) min, median, max of the finite distances of each element (NaN where it has none);
-    the median of an even count is the mean of the two middle values (design.md §7)."""
-    out = np.full((n, 3), np.nan)
-    if elements.size == 0:
-        return out
-    order = np.lexsort((distances, elements))
-    e, v = elements[order], distances[order].astype(np.float64)
-    starts = np.flatnonzero(np.r_[True, e[1:] != e[:-1]])
-    counts = np.diff(np.r_[starts, e.size])
-    which = e[starts]
-    out[which, 0] = v[starts]
-    out[which, 2] = v[starts + counts - 1]
-    out[which, 1] = (v[starts + (counts - 1) // 2] + v[starts + counts // 2]) / 2
-    return out

@@ -14,8 +14,8 @@ Text from users (phase names, titles) is data: all of it travels in one
 >>> page.link((diagram, "hovered_phase"), (dataflow, "hovered_phase"))  # doctest: +SKIP
 >>> page.write("views.html")                                         # doctest: +SKIP
 
-``write_html(path, widgets, links=...)`` does the same in one call; ``CampaignDiagram.to_html``,
-``DataflowView.to_html``, ``LocalView.to_html`` and ``StackedDiagrams.to_html`` write one view.
+``write_html(path, widgets, links=...)`` does the same in one call; every view's ``to_html`` writes
+one view (a composite, ``views.composite``, as its description lays it out).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Page:
     """A page of views, in the order added, and the traits linked between them.
 
     ``add(item)`` takes an anywidget (every view of this package, and any other anywidget whose
-    front end is an ES module) or anything with ``_add_to_page(page)`` (``StackedDiagrams``);
+    front end is an ES module) or anything with ``_add_to_page(page)`` (the composites);
     ``row(a, b)`` puts views side by side; ``text(line)`` adds a line of plain text; ``link((a, "trait"), (b, "trait"))`` keeps two
     traits equal in the page, both ways. Each method returns the page.
     """

@@ -19,6 +19,7 @@ from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 from ..figures.roofline import phase_details, roofline_geometry
 from ..formatting import format_number, format_percent, format_si
 from ..model.roofline import DEFAULT_THRESHOLD
+from .composite import PAGE, Column, Composite, Layout, Link, Part
 from .diagram import CampaignDiagram
 
 _MIN_MARKER, _MAX_MARKER = 30, 900  # bqplot marker areas in px²
@@ -39,8 +40,9 @@ def level_marker(k: int, count: int) -> tuple[str, str]:
     return LEVEL_MARKERS[(count - 1 - k) % len(LEVEL_MARKERS)]
 
 
-class RooflineView(ipywidgets.VBox):
-    """The roofline of what a ``CampaignDiagram`` shows; follows its peaks and its hovered phase."""
+class RooflineView(Composite, ipywidgets.VBox):
+    """The roofline of what a ``CampaignDiagram`` shows; follows its peaks and its hovered phase.
+    Where only anywidgets render (marimo, ``to_html``) its canvas twin (``twin``) stands for it."""
 
     threshold = t.Float(DEFAULT_THRESHOLD, min=0.01, max=1.0)
     #: The memory levels drawn (names, nearest first); every level of the machine by default. One checkbox
@@ -65,43 +67,18 @@ class RooflineView(ipywidgets.VBox):
         # A ceiling's name sits off its own line, inside the frame: a compute ceiling's above its flat part,
         # ending at the right edge; a bandwidth ceiling's under its slanted part near the left edge (the line
         # rises away from it), as the static roofline places them.
-        self.ceiling_labels = Label(
-            x=[1],
-            y=[1],
-            text=[""],
-            scales=scales,
-            colors=[MUTED_INK],
-            default_size=11,
+        self.ceiling_labels = _labels(
+            scales,
+            MUTED_INK,
             align="end",
             x_offset=-4,
             y_offset=-9,  # bqplot centres a label on its y: the 11 px text clears the line below
             visible=False,
         )
-        self.ceiling_slope_labels = Label(
-            x=[1],
-            y=[1],
-            text=[""],
-            scales=scales,
-            colors=[MUTED_INK],
-            default_size=11,
-            align="start",
-            x_offset=6,
-            y_offset=14,
-            visible=False,
-        )
+        self.ceiling_slope_labels = _labels(scales, MUTED_INK, align="start", x_offset=6, y_offset=14, visible=False)
         self.ridge = Scatter(x=[1], y=[1], scales=scales, colors=[INK], marker="circle", default_size=36)
         # Above the roof: every point lies on or under it, so a label there covers none of them.
-        self.ridge_label = Label(
-            x=[1],
-            y=[1],
-            text=[""],
-            scales=scales,
-            colors=[INK],
-            default_size=11,
-            x_offset=0,
-            y_offset=-_RIDGE_LABEL_RISE,
-            align="middle",
-        )
+        self.ridge_label = _labels(scales, INK, x_offset=0, y_offset=-_RIDGE_LABEL_RISE, align="middle")
         # Marker area ∝ share of the makespan: sizes in [0, 1] map onto [0, default_size] px².
         self.points = Scatter(
             x=[1],
@@ -130,12 +107,8 @@ class RooflineView(ipywidgets.VBox):
         # the hierarchy's marks (several memory levels): each roof's name above its ridge (beside the steep
         # slanted roofs a level's name would be crossed by the next roof), one thin line per phase through
         # its points, and one scatter per level (``level_points``), made when the machine has levels
-        self.roof_labels = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-8, align="middle"
-        )
-        self.roof_labels_high = Label(
-            x=[1], y=[1], text=[""], scales=scales, colors=[INK], default_size=11, y_offset=-21, align="middle"
-        )
+        self.roof_labels = _labels(scales, INK, y_offset=-8, align="middle")
+        self.roof_labels_high = _labels(scales, INK, y_offset=-21, align="middle")
         self.level_lines = Lines(x=[[1, 2]], y=[[1, 2]], scales=scales, colors=["#999999"], stroke_width=1.2)
         self.level_points: dict[str, Scatter] = {}
         self._level_phases: dict[str, np.ndarray] = {}  # per level: the phase of each of its points
@@ -176,8 +149,8 @@ class RooflineView(ipywidgets.VBox):
         self.readout = [ipywidgets.Label(), ipywidgets.Label()]  # two short lines: Labels do not wrap
         # The point legend: one swatch per phase (its colour, its name as plain text) and the schedule's ◆.
         self.legend = ipywidgets.HBox(layout=ipywidgets.Layout(flex_flow="row wrap"))
-        super().__init__(children=[self.figure, self.legend, *self.readout])
         self._height = height
+        super().__init__()
         self.threshold = threshold
         self.layout.min_width = "320px"
         # The diagram's hovered phase and the roofline's hovered point are one value, linked in the browser.
@@ -202,12 +175,28 @@ class RooflineView(ipywidgets.VBox):
             plot.shown_levels = list(self.shown_levels)
         return plot
 
-    def to_html(self, path, *, title: str = ""):
-        """Write this roofline as one self-contained HTML file (its canvas twin, ``canvas_plot()``):
-        hover works with no kernel. Written whole or not at all; returns the path."""
-        from .page import write_html
+    @property
+    def twin(self):
+        """This roofline's ``canvas_plot()``, made on first use and kept with this view's threshold and
+        levels shown: what stands for it where only anywidgets render (marimo, ``to_html``)."""
+        plot = self.__dict__.get("_twin")
+        if plot is None:
+            plot = self._twin = self.canvas_plot()
+            self._twin_link = t.link((self, "threshold"), (plot, "threshold"))
+            self.observe(self._twin_levels, names=["shown_levels"])
+        return plot
 
-        return write_html(path, [self.canvas_plot()], title=title)
+    def _twin_levels(self, _change=None):
+        if self.shown_levels:
+            self._twin.shown_levels = list(self.shown_levels)
+
+    def _layout(self) -> Layout:
+        """The figure, its legend and readout; the canvas twin alone without ipywidgets, its hover the
+        diagram's (in the kernel the twin follows the diagram itself: a page links them)."""
+        figure = Part(self.figure, static=lambda: self.twin)
+        hover = Link((self.diagram, "hovered_phase"), (figure, "hovered_phase"), hosts=frozenset({PAGE}))
+        rest = [Part(widget, static=None) for widget in (self.legend, *self.readout)]
+        return Layout(Column((figure, *rest)), (hover,))
 
     def panel(self):
         """What this roofline shows, for the static renderer (``static_figure.draw_roofline``, ``savefig``'s
@@ -503,6 +492,12 @@ class RooflineView(ipywidgets.VBox):
         )
         for label, line in zip(self.details, lines):
             label.value = line
+
+
+def _labels(scales: dict, color: str, **placing) -> Label:
+    """A bqplot text mark of 11 px in ``color``, placed as ``placing`` says; its points and texts are
+    set when the roofline is drawn."""
+    return Label(x=[1], y=[1], text=[""], scales=scales, colors=[color], default_size=11, **placing)
 
 
 # A legend entry is its mark, a thin space, its name; entries are set well apart so that a name is read

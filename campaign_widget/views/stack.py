@@ -16,10 +16,11 @@ from ..io.checks import flag
 from ..model.schedule import Schedule
 from ..model.timeline import phase_gaps
 from ..model.workload import Workload
+from .composite import Column, Composite, Layout, Link, Part, Text
 from .diagram import CampaignDiagram
 
 
-class StackedDiagrams(ipywidgets.VBox):
+class StackedDiagrams(Composite, ipywidgets.VBox):
     """Panels of one or several workloads, top to bottom, on one time axis.
 
     ``panels`` maps a label to a ``Workload``, a ``(Workload, schedule settings)`` pair, or a
@@ -65,13 +66,12 @@ class StackedDiagrams(ipywidgets.VBox):
         # achieved over bound (the paper's Figure 12): a measured timeline's gap to the first
         # analytical panel, per phase, as plain text under the panels
         self.gap_readout = ipywidgets.Label(layout=ipywidgets.Layout(width="100%"))
-        super().__init__(children=[self.time_toggle, *self.diagrams.values(), self.gap_readout])
-        self._links = []
+        self.shared_time = shared_time  # before the box makes its links: they join the panels while it holds
+        super().__init__()
         ipywidgets.link((self.time_toggle, "value"), (self, "shared_time"))
         for diagram in self.diagrams.values():
             diagram.observe(self._relabel, names="makespan")
-        self.shared_time = shared_time
-        self._share_time()
+        self._own_windows()
         self.observe(self._share_time, names="shared_time")
 
     @property
@@ -112,54 +112,28 @@ class StackedDiagrams(ipywidgets.VBox):
                 lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))
         self.gap_readout.value = "; ".join(lines)
 
-    def _display_(self):
-        """marimo's display (it renders anywidgets, not ipywidgets): the panels, zoom shared in the kernel."""
-        from .marimo import stack_display
-
-        return stack_display(self)
-
-    def _repr_mimebundle_(self, **kwargs):
-        # the live box and a PNG of the figure, for renderings with no widget front end (as every view)
-        from .base import with_static_png
-
-        return with_static_png(self, super()._repr_mimebundle_(**kwargs))
-
     def savefig(self, path, *, width: float = 8.0, dpi: int = 200):
         """Write the stacked panels as PNG, SVG or PDF (by suffix), on one time axis, with no browser."""
         from ..static_figure import savefig
 
         return savefig(path, [d.panel() for d in self.diagrams.values()], width=width, dpi=dpi)
 
-    def to_html(self, path, *, title: str = ""):
-        """Write the stacked panels as one self-contained HTML file (``campaign_widget.views.page``):
-        a column of diagrams with their zoom linked (when ``shared_time``), hover, zoom and pan
-        working with no kernel. Written whole or not at all; returns the path."""
-        from .page import write_html
-
-        return write_html(path, [self], title=title)
-
-    def _add_to_page(self, page) -> None:
-        """The panels top to bottom, their time windows linked as in the notebook, then the gap readout."""
+    def _layout(self) -> Layout:
+        """The toggle (Jupyter only: it asks the kernel), the panels top to bottom with their time
+        windows linked while ``shared_time``, then the measured-over-bound readout."""
         diagrams = list(self.diagrams.values())
-        for diagram in diagrams:
-            page.add(diagram)
-        if self.shared_time:
-            for other in diagrams[1:]:
-                page.link((diagrams[0], "time_window"), (other, "time_window"))
-        if self.gap_readout.value:
-            page.text(self.gap_readout.value)
+        parts = (Part(self.time_toggle, static=None), *map(Part, diagrams), Text(self.gap_readout))
+        links = [Link((diagrams[0], "time_window"), (other, "time_window")) for other in diagrams[1:]]
+        return Layout(Column(parts, gap=0.5), tuple(links) if self.shared_time else ())
 
     def _share_time(self, _change=None):
-        for link in self._links:
-            link.unlink()
-        self._links = []
-        diagrams = list(self.diagrams.values())
-        if self.shared_time:
-            self._links = [
-                ipywidgets.jslink((diagrams[0], "time_window"), (other, "time_window")) for other in diagrams[1:]
-            ]
-        else:
-            for diagram in diagrams:
+        self._relink()
+        self._own_windows()
+
+    def _own_windows(self) -> None:
+        """Unshared, each panel shows its whole time axis; then every title says its makespan."""
+        if not self.shared_time:
+            for diagram in self.diagrams.values():
                 diagram.time_window = []
         self._relabel()
 

@@ -24,11 +24,20 @@ import bqplot as bq
 import ipywidgets as W
 import numpy as np
 
-from ..errors import short_repr
-from ..figures.sweep_grid import PENDING_COLOR, YES_COLOR, bar_ticks, column_unit, grid_indices, no_color, value_label
+from ..figures.sweep_grid import (
+    PENDING_COLOR,
+    YES_COLOR,
+    bar_ticks,
+    check_grid,
+    column_unit,
+    grid_indices,
+    no_color,
+    value_label,
+)
 from ..formatting import format_reading, format_speedup, js_number_key
 from ..static_figure.style import text_width_px
 from ..sweep import SweepResult, start_sweep
+from .composite import Column, Composite, Layout, Part
 
 _REDRAW_SECONDS = 0.25  # live redraws at most this often while chunks arrive
 # bqplot styles its text with CSS: a JupyterLab variable resolves in the page (bqplot's own dark style is
@@ -51,7 +60,7 @@ def _text_px(text: str, size: float = _TICK_PX) -> float:
     return 1.08 * text_width_px(text, size) + 2
 
 
-class SweepView(W.VBox):
+class SweepView(Composite, W.VBox):
     """A heatmap of ``color`` over axes ``x`` (columns) and ``y`` (rows) of a product sweep.
 
     >>> view = SweepView(result, x="tiles", y="peak_bandwidth", color="makespan")   # doctest: +SKIP
@@ -70,19 +79,8 @@ class SweepView(W.VBox):
     ):
         if not isinstance(result, SweepResult):
             raise TypeError(f"SweepView takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}")
-        if result.zipped:
-            raise ValueError(
-                "SweepView draws a product sweep; this one was run with zip=True (its axes are paired, not a grid)"
-            )
+        metrics = check_grid(result, x, y, color)  # the rule of every sweep heatmap (sweep_grid)
         axes = list(result.axes)
-        for label, name in (("x", x), ("y", y)):
-            if name not in result.axes:
-                raise ValueError(f"{label}={short_repr(name)} is not an axis of this sweep; axes: {', '.join(axes)}")
-        if x == y:
-            raise ValueError(f"x and y are both {x!r}: choose two different axes")
-        metrics = [c for c in result.columns if c not in result.axes]
-        if color not in metrics:
-            raise ValueError(f"color={color!r} is not a result column; columns: {', '.join(metrics)}")
         self.result, self.x, self.y = result, x, y
         self._axes = axes
         self._metrics = metrics
@@ -209,17 +207,9 @@ class SweepView(W.VBox):
         self.diagram_box = W.VBox()
         self.diagram_box.add_class("cw-sweep-diagram")
         self._diagram_height = diagram_height
-        super().__init__(
-            children=[
-                W.HBox([self.color_dropdown, *self.dropdowns.values()], layout=W.Layout(flex_flow="row wrap")),
-                W.HBox([self.progress, self.status]),
-                self.figure,
-                self.best_label,
-                self.hover_readout,
-                self.selection_label,
-                self.diagram_box,
-            ]
-        )
+        self._selects = W.HBox([self.color_dropdown, *self.dropdowns.values()], layout=W.Layout(flex_flow="row wrap"))
+        self._progress_row = W.HBox([self.progress, self.status])
+        super().__init__()
         self.add_class("cw-sweep")
         result.on_update(self._on_update)  # first, so that no chunk (or the end) arrives unseen
         if result.completed:
@@ -244,28 +234,30 @@ class SweepView(W.VBox):
         result = start_sweep(workload, executor=executor, zip=zip, baseline=baseline, allow_large=allow_large, **axes)
         return cls(result, x=x, y=y, color=color)
 
-    def _display_(self):
-        """marimo's display (it renders anywidgets, not ipywidgets): the canvas heatmap
-        (``SweepHeatmap``, the same grid) over the clicked configuration's diagram, linked in the kernel."""
-        from .marimo import sweep_display
+    def _layout(self) -> Layout:
+        """The selects, progress, heatmap, readouts and the clicked configuration's diagram; without
+        ipywidgets the canvas heatmap (``SweepHeatmap``, the same grid, its own selects) over the
+        diagram of the configuration it shows (``sweep_twin``), and no more."""
+        from .sweep_twin import sweep_twins
 
-        return sweep_display(self)
-
-    def to_html(self, path, *, title: str = ""):
-        """Write this sweep as one self-contained HTML file (``campaign_widget.views.page``): the canvas
-        heatmap (``SweepHeatmap``, the same grid at the same colour and positions) with each cell's row
-        on hover, and below it the shown configuration's diagram (the clicked one, else the best), all
-        with no kernel; the selects, which ask Python for a new grid, are hidden. Written whole or not
-        at all; returns the path."""
-        from .page import write_html
-
-        return write_html(path, [self], title=title)
-
-    def _add_to_page(self, page) -> None:
-        from .marimo import sweep_parts
-
-        plot, diagram = sweep_parts(self)
-        page.add(plot).add(diagram)
+        return Layout(
+            Column(
+                (
+                    Part(self._selects, static=lambda: sweep_twins(self)[0]),
+                    *(
+                        Part(widget, static=None)
+                        for widget in (
+                            self._progress_row,
+                            self.figure,
+                            self.best_label,
+                            self.hover_readout,
+                            self.selection_label,
+                        )
+                    ),
+                    Part(self.diagram_box, static=lambda: sweep_twins(self)[1]),
+                )
+            )
+        )
 
     # -- the grid ----------------------------------------------------------------------------------
 
