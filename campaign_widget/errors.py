@@ -137,11 +137,11 @@ def short_repr(value: object) -> str:
         return f"<{type(value).__name__}>"
 
 
-def check_flag(value: object, what: str, error: type[Exception] = TypeError) -> bool:
+def check_flag(value: object, what: str, error: type[CampaignWidgetError] = WrongTypeError) -> bool:
     """An on/off argument as given: True or False (numpy's too), never a truthy stand-in such as
     ``'yes'``, ``'false'`` or 1, which ``bool()`` would read. ``what`` names the argument where it
-    stands (``"pipeline"``, ``"phase 'A': tileable"``). A ``TypeError``, unless the caller's family
-    of errors is another (``error``: a schedule setting raises a ``ScheduleError``)."""
+    stands (``"pipeline"``, ``"phase 'A': tileable"``). A ``WrongTypeError`` (a ``TypeError`` too),
+    unless the caller's family of errors is another (``error``: a schedule setting raises a ``ScheduleError``)."""
     import numpy as np  # here, not at the top: the only part of the error family that needs numpy
 
     if isinstance(value, (bool, np.bool_)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import short_repr
+from .errors import WrongTypeError, short_repr
 
 ProgressArg = "bool | None | Callable[..., Any]"
 
@@ -23,7 +23,7 @@ class Progress:
         if progress is None:
             progress = default
         if not (isinstance(progress, bool) or callable(progress)):
-            raise TypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
+            raise WrongTypeError(f"progress={short_repr(progress)} must be True, False, None or a callable")
         self.total, self.what, self._with_what = int(total), what, with_what
         self._callback = progress if callable(progress) and not isinstance(progress, bool) else None
         self._bar = None

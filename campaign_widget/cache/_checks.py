@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CacheModelError, short_repr
+from ..errors import CacheModelError, WrongTypeError, short_repr
 
 MAX_LINE_BYTES = 2**20  # bytes per cache line
 
@@ -29,21 +29,21 @@ def whole_numbers(value: object, what: str) -> np.ndarray:
     or not (``2.5`` would be read as 2, NaN as a huge negative), and so are bools and text: a TypeError
     naming ``what`` and the value."""
     if isinstance(value, (bool, np.bool_)) or value is None or isinstance(value, (str, bytes)):
-        raise TypeError(f"{what}={short_repr(value)} must be a whole number or an array of them")
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a whole number or an array of them")
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{what}={short_repr(value)} must be a whole number or an array of them") from None
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a whole number or an array of them") from None
     if raw.dtype.kind == "O":  # Python ints beyond int64, or a mix
         items = raw.reshape(-1).tolist()
         if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in items):
-            raise TypeError(f"{what}={short_repr(value)} must be a whole number or an array of them")
+            raise WrongTypeError(f"{what}={short_repr(value)} must be a whole number or an array of them")
         big = next((x for x in items if not -(2**63) <= x < 2**63), None)
         if big is not None:
             raise CacheModelError(f"{what}={short_repr(big)} is beyond int64")
         return raw.astype(np.int64)
     if raw.dtype.kind not in "iu":
-        raise TypeError(
+        raise WrongTypeError(
             f"{what}={short_repr(value)} must be a whole number or an array of them, not of dtype {raw.dtype}"
         )
     if raw.dtype.kind == "u" and raw.size and int(raw.max()) >= 2**63:

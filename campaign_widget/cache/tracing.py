@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import CacheModelError, short_repr
+from ..errors import CacheModelError, WrongTypeError, short_repr
 from ..model import expr
 from ..model.einsum import Einsum
 from ..model.einsum import parse as parse_einsum
@@ -133,7 +133,7 @@ class Trace:
 
     def tensor_index(self, name: str) -> int:
         if not isinstance(name, str):
-            raise TypeError(
+            raise WrongTypeError(
                 f"tensor={short_repr(name)} must be a tensor name (str); this trace's: {list(self.tensors)}"
             )
         try:
@@ -162,7 +162,7 @@ class Trace:
         line = self.line if line is None else line_bytes(line, "line")
         t = self.tensor_index(tensor)
         if np.ndim(element) != 0:
-            raise TypeError(f"element={short_repr(element)} must be one flat element index (a whole number)")
+            raise WrongTypeError(f"element={short_repr(element)} must be one flat element index (a whole number)")
         everything = self.element_address(tensor, np.arange(math.prod(self.shapes[t])), line)
         return np.flatnonzero(everything // line == int(self.element_address(tensor, element, line)) // line)
 
@@ -207,7 +207,7 @@ class Trace:
 def checked_trace(value: object) -> Trace:
     """``value`` if it is a ``Trace``, else a TypeError that says how to make one."""
     if not isinstance(value, Trace):
-        raise TypeError(
+        raise WrongTypeError(
             f"trace={short_repr(value)} must be a Trace, not {type(value).__name__}: make one with "
             "campaign_widget.cache.trace(einsum, sizes), e.g. trace('C[i] = A[i]', {'i': 64})"
         )

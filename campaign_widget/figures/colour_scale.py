@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import CampaignWidgetError, FigureError, short_repr
+from ..errors import CampaignWidgetError, FigureError, WrongTypeError, short_repr
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -57,7 +57,7 @@ def choice(kind: str, value: object, valid: Sequence[str]) -> str:
 def check_buckets(buckets: object) -> int:
     """``buckets`` as an int: 0 (one colour step per distinct value) or at least 2 (equal-width buckets)."""
     if isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)):
-        raise TypeError(
+        raise WrongTypeError(
             f"buckets={buckets!r} must be an integer (0: one colour per distinct value, >= 2: equal-width buckets)"
         )
     if buckets == 1 or buckets < 0:
@@ -80,8 +80,8 @@ def _numbers(values: npt.ArrayLike, what: str) -> np.ndarray:
     argument itself must hold values: None, text, bools or a mapping are refused (``np.asarray`` would
     read None as one NaN and ``'2'`` as 2)."""
 
-    def refused(got: object) -> TypeError:
-        return TypeError(f"{what}={short_repr(values)} must be numbers (a list or array), got {got}")
+    def refused(got: object) -> WrongTypeError:
+        return WrongTypeError(f"{what}={short_repr(values)} must be numbers (a list or array), got {got}")
 
     if values is None or isinstance(values, (str, bytes, dict, set, frozenset)):
         raise refused(type(values).__name__)
@@ -109,7 +109,7 @@ def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
 def _flag(name: str, value: object) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(f"{name}={short_repr(value)} must be True or False")
+    raise WrongTypeError(f"{name}={short_repr(value)} must be True or False")
 
 
 def _in_scale(v: np.ndarray, zero_is_value: bool) -> np.ndarray:

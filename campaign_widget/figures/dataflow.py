@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from ..formatting import format_percent, format_quantity, format_si
 from .colour_scale import (  # the scale lives in colour_scale; its names stay importable from here
     NAN_COLOR,
@@ -130,7 +130,7 @@ class DataflowGraph:
 def dataflow_graph(workload: Workload) -> DataflowGraph:
     """The dataflow graph of a workload (design.md §7, "Global view")."""
     if not all(hasattr(workload, name) for name in ("names", "tensors", "fusion_group")):
-        raise TypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
+        raise WrongTypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
     names = workload.names
     n_phases = len(names)
     tensors = workload.tensors

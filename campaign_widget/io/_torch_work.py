@@ -68,6 +68,8 @@ def _inherit(ev: Events, gpu: np.ndarray, report: ImportReport) -> None:
     cpu = np.flatnonzero(ev.cat == cpu_id)
     launches = np.flatnonzero(np.isin(ev.cat, [ev.cats[c] for c in LAUNCH_CATEGORIES if c in ev.cats]))
     rows = np.concatenate([cpu, launches])  # operators first: row k < cpu.size is an operator
+    if rows.size == 0:  # GPU events, but no operator or launch to inherit their work from
+        return
     parent, order = nesting(ev.thread[rows], ev.ts[rows], ev.dur[rows])
     f, fs, b, bs = ev.flops[rows], ev.flops_src[rows], ev.bytes[rows], ev.bytes_src[rows]
     modelled = (((fs != FLOPS_UNKNOWN) & (f > 0)) | ((bs != BYTES_UNKNOWN) & (b > 0))).tolist()

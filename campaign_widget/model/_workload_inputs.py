@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from .expr import ExpressionError, evaluate, parse
 from .machine import Machine
 from .phase import LARGEST, SMALLEST, Phase
@@ -35,13 +35,13 @@ def _checked_params(params: object) -> dict[str, int]:
     if params is None:
         return {}
     if not isinstance(params, Mapping):
-        raise TypeError(f"params={short_repr(params)} must map parameter names to whole numbers")
+        raise WrongTypeError(f"params={short_repr(params)} must map parameter names to whole numbers")
     out = {}
     for name, value in params.items():
         if not isinstance(name, str) or not name.isidentifier():
-            raise TypeError(f"parameter name {short_repr(name)} must be an identifier such as 'B' or 'seq_len'")
+            raise WrongTypeError(f"parameter name {short_repr(name)} must be an identifier such as 'B' or 'seq_len'")
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"parameter {short_repr(name)}={short_repr(value)} must be a whole number")
+            raise WrongTypeError(f"parameter {short_repr(name)}={short_repr(value)} must be a whole number")
         if value < 1:
             raise WorkloadError(f"parameter {short_repr(name)}={int(value)} must be >= 1")
         out[name] = int(value)
@@ -211,7 +211,7 @@ def _checked_columns(
         try:
             arr = np.asarray(values, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
-            raise TypeError(f"{key} must be numbers, one per phase") from None
+            raise WrongTypeError(f"{key} must be numbers, one per phase") from None
         if arr.shape != (n,):
             raise WorkloadError(f"{key} has {arr.size} values for {n} phases")
         return arr
@@ -231,13 +231,13 @@ def _checked_columns(
     if after is not None:
         for name, producers in zip(names, after):
             if isinstance(producers, str) or not isinstance(producers, Iterable):
-                raise TypeError(
+                raise WrongTypeError(
                     f"phase {short_repr(name)}: after={short_repr(producers)} must be a list of phase names"
                 )
     if tileable is not None:
         tileable = np.asarray(tileable)
         if tileable.dtype != bool:
-            raise TypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
+            raise WrongTypeError(f"tileable must be True or False per phase, got dtype {tileable.dtype}")
     near = {}
     for level, values in (level_bytes or {}).items():
         column = col(f"level_bytes[{level!r}]", values)

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from .phase import LARGEST, Phase, check_name
 
 # a tensor starts where a name starts (no match is tried inside a name) and its indices hold no
@@ -173,17 +173,17 @@ def parse_all(einsums) -> list[Einsum]:
     elif isinstance(einsums, (list, tuple)):
         items = list(einsums)
     else:
-        raise TypeError(f"einsums={einsums!r:.60} must be {{name: spec}} or [(name, spec), ...]")
+        raise WrongTypeError(f"einsums={einsums!r:.60} must be {{name: spec}} or [(name, spec), ...]")
     out = []
     for item in items:
         if isinstance(item, Einsum):
             out.append(item)
             continue
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            raise TypeError(f"Einsum entry {item!r:.60} must be a (name, spec) pair")
+            raise WrongTypeError(f"Einsum entry {item!r:.60} must be a (name, spec) pair")
         name, spec = item
         if not isinstance(name, str) or not name:
-            raise TypeError(f"Einsum name {short_repr(name)} must be a non-empty string")
+            raise WrongTypeError(f"Einsum name {short_repr(name)} must be a non-empty string")
         check_name("Einsum name", name)
         out.append(parse(name, spec))
     return out
@@ -203,16 +203,16 @@ def einsum_phases(
     )
     _check_element_bytes(element_bytes)
     if not isinstance(sizes, Mapping):
-        raise TypeError(f"sizes={short_repr(sizes)} must map index names to sizes, e.g. {{'m': 1024}}")
+        raise WrongTypeError(f"sizes={short_repr(sizes)} must map index names to sizes, e.g. {{'m': 1024}}")
     for index, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, str)):
-            raise TypeError(
+            raise WrongTypeError(
                 f"size {short_repr(index)}={short_repr(value)} must be a whole number or an expression such as 'B*S'"
             )
         if not isinstance(value, str) and not 1 <= value <= LARGEST:
             raise WorkloadError(f"size {short_repr(index)}={short_repr(value)} must be from 1 to {LARGEST:g}")
     if isinstance(mac_ops, bool) or not isinstance(mac_ops, numbers.Real) or not mac_ops > 0:
-        raise TypeError(f"mac_ops={mac_ops!r:.60} must be a number > 0")
+        raise WrongTypeError(f"mac_ops={mac_ops!r:.60} must be a number > 0")
     shapes: dict[str, tuple[tuple[str, ...], str]] = {}
     phases = []
     for e in parsed:
@@ -249,7 +249,7 @@ def _check_element_bytes(element_bytes) -> None:
     values = element_bytes.values() if isinstance(element_bytes, Mapping) else [element_bytes]
     for value in values:
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= LARGEST:
-            raise TypeError(
+            raise WrongTypeError(
                 f"element_bytes={short_repr(element_bytes)} must be a number from 0 to {LARGEST:g} "
                 "(or tensor name → number)"
             )

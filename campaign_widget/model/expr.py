@@ -33,7 +33,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..errors import ExpressionError, short_repr
+from ..errors import ExpressionError, WrongTypeError, short_repr
 
 MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
@@ -113,7 +113,7 @@ class Expr:
 def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
-        raise TypeError(f"an expression must be text, got {type(text).__name__} {short_repr(text)}")
+        raise WrongTypeError(f"an expression must be text, got {type(text).__name__} {short_repr(text)}")
     with _CACHE_LOCK:
         found = _CACHE.get(text)
         if found is not None:
@@ -229,7 +229,7 @@ def _check(text: str, node: ast.AST, names: set[str]) -> None:
 
 def _check_mapping(what: str, value) -> None:
     if not isinstance(value, Mapping):
-        raise TypeError(f"{what}={short_repr(value)} must map parameter names to numbers")
+        raise WrongTypeError(f"{what}={short_repr(value)} must map parameter names to numbers")
 
 
 def _whole_array(text: str, name: str, value) -> np.ndarray:
@@ -485,13 +485,13 @@ class _Vector:
 def evaluate(value: str | float | Fraction, params: Mapping[str, Number]) -> Number:
     """The exact value of a number or an expression with ``params``."""
     if isinstance(value, bool):
-        raise TypeError(f"{value!r} is not a number or an expression")
+        raise WrongTypeError(f"{value!r} is not a number or an expression")
     if isinstance(value, (numbers.Integral, Fraction)):
         return _normal(Fraction(value))
     if isinstance(value, numbers.Real):
         return _exact("value", value)
     if not isinstance(value, str):
-        raise TypeError(f"{short_repr(value)} is not a number or an expression")
+        raise WrongTypeError(f"{short_repr(value)} is not a number or an expression")
     return parse(value).evaluate(params)
 
 
@@ -502,7 +502,7 @@ def size(value: str | float | Fraction, params: Mapping[str, Number], *, what: s
     except ExpressionError as error:
         raise ExpressionError(f"{what}: {error}") from None
     except TypeError:
-        raise TypeError(f"{what}={value!r} must be a whole number or an expression") from None
+        raise WrongTypeError(f"{what}={value!r} must be a whole number or an expression") from None
     if not isinstance(result, int) or result <= 0:
         shown = str(result) if isinstance(result, int) else f"{result} (= {float(result):.6g})"
         given = f"{value!r} = {shown}" if isinstance(value, str) else shown
@@ -513,13 +513,13 @@ def size(value: str | float | Fraction, params: Mapping[str, Number], *, what: s
 def resolve_sizes(sizes: Mapping[str, object], params: Mapping[str, Number] | None = None) -> dict[str, int]:
     """Every size as a positive whole number; unknown parameter names across all sizes listed at once."""
     if not isinstance(sizes, Mapping):
-        raise TypeError(f"sizes={short_repr(sizes)} must map names to sizes (numbers or expressions)")
+        raise WrongTypeError(f"sizes={short_repr(sizes)} must map names to sizes (numbers or expressions)")
     if params is not None:
         _check_mapping("params", params)
     params = dict(params or {})
     for name, value in params.items():
         if not isinstance(name, str):
-            raise TypeError(f"parameter name {short_repr(name)} must be text")
+            raise WrongTypeError(f"parameter name {short_repr(name)} must be text")
         _exact(name, value)
     exprs = {key: parse(value) for key, value in sizes.items() if isinstance(value, str)}
     missing = sorted(set().union(*(e.names for e in exprs.values())) - set(params)) if exprs else []

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from .graph import cycle_text, topological_order
 from .phase import check_name
 from .workload_protocols import FusableWorkload, W
@@ -29,7 +29,9 @@ def fuse(workload: W, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[st
             raise WorkloadError(f"fusion group {short_repr(label)} is empty")
         for name in members:
             if not isinstance(name, str):
-                raise TypeError(f"fusion group {short_repr(label)}: {short_repr(name)} is not a phase name (a string)")
+                raise WrongTypeError(
+                    f"fusion group {short_repr(label)}: {short_repr(name)} is not a phase name (a string)"
+                )
             if name not in index:
                 raise WorkloadError(
                     f"fusion group {short_repr(label)} names {short_repr(name)}, which is not a phase of this workload"
@@ -66,7 +68,7 @@ def mark_groups(workload: W, group_of: Mapping[str, str]) -> W:
     its bytes untouched: for workloads whose fused traffic is already known (e.g. read from a file)."""
     _check_workload(workload)
     if not isinstance(group_of, Mapping):
-        raise TypeError(f"group_of={short_repr(group_of)} must map phase names to fusion-group labels")
+        raise WrongTypeError(f"group_of={short_repr(group_of)} must map phase names to fusion-group labels")
     names = workload.names
     known = set(names)
     unknown = [n for n in group_of if n not in known]
@@ -82,7 +84,7 @@ def mark_groups(workload: W, group_of: Mapping[str, str]) -> W:
 def _check_workload(workload: object) -> None:
     # what fusion needs of a workload, by its public methods: the workload module imports this one
     if not all(callable(getattr(workload, name, None)) for name in ("with_fusion_groups", "table")):
-        raise TypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
+        raise WrongTypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
 
 
 def _labelled(groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> list[tuple[str, list[str]]]:
@@ -93,19 +95,19 @@ def _labelled(groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> 
         for label, members in groups.items():
             check_name("fusion group label", label)
             if isinstance(members, str) or not isinstance(members, Iterable):
-                raise TypeError(
+                raise WrongTypeError(
                     f"fusion group {short_repr(label)} is {short_repr(members)}; give a list of phase names"
                 )
             out.append((label, list(members)))
         return out
     if isinstance(groups, str) or not isinstance(groups, Iterable):
-        raise TypeError(
+        raise WrongTypeError(
             f"groups={short_repr(groups)} must map labels to lists of phase names, or be a list of such lists"
         )
     out = []
     for k, members in enumerate(groups):
         if isinstance(members, str) or not isinstance(members, Iterable):
-            raise TypeError(f"fusion group {k + 1} is {short_repr(members)}; give a list of phase names")
+            raise WrongTypeError(f"fusion group {k + 1} is {short_repr(members)}; give a list of phase names")
         out.append((f"group {k + 1}", list(members)))
     return out
 

@@ -6,7 +6,7 @@ import heapq
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 
 TIME_RTOL = 1e-9  # times within this fraction of the span are equal
 MAX_INFERRED_DEPENDENCIES = 1_000_000  # edges interval_dependencies may infer (phases in waves infer ~n²/4)
@@ -93,9 +93,9 @@ def _times(what: str, values) -> np.ndarray:
     try:
         times = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{what}={short_repr(values)} must be numbers (one time per phase)") from None
+        raise WrongTypeError(f"{what}={short_repr(values)} must be numbers (one time per phase)") from None
     if times.ndim != 1:
-        raise TypeError(f"{what}={short_repr(values)} must be a flat list of times, one per phase")
+        raise WrongTypeError(f"{what}={short_repr(values)} must be a flat list of times, one per phase")
     if not np.all(np.isfinite(times)):
         i = int(np.flatnonzero(~np.isfinite(times))[0])
         raise WorkloadError(f"{what}[{i}]={float(times[i])!r} must be a finite time")

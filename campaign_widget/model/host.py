@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import short_repr
+from ..errors import ArgumentError, short_repr
 from ..progress import Progress
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def measure_peaks(
     Compute: ``A @ B`` of ``matmul_n``² matrices, 2·n³ floating-point operations.
     """
     if repeats < 1:
-        raise ValueError(f"repeats={repeats!r} must be >= 1")
+        raise ArgumentError(f"repeats={repeats!r} must be >= 1")
     steps = 2 * repeats
     report = Progress(True if progress is None else progress, total=steps, what="measuring", with_what=True)
     itemsize = np.dtype(dtype).itemsize
@@ -146,7 +146,7 @@ def bandwidth_sweep(
         sizes = np.unique(np.round(2.0 ** np.arange(12, np.log2(largest) + 0.01, 0.5) / 24) * 24)
     sizes = np.asarray(sizes, dtype=np.float64)
     if sizes.ndim != 1 or sizes.size == 0 or not np.all(np.isfinite(sizes)) or np.any(sizes < 24):
-        raise ValueError(f"sizes must be working sets of at least 24 bytes, got {short_repr(sizes)}")
+        raise ArgumentError(f"sizes must be working sets of at least 24 bytes, got {short_repr(sizes)}")
     report = Progress(True if progress is None else progress, total=len(sizes), what="bandwidth sweep", with_what=True)
     kernel = _stream_add_kernel()
     measured = []

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import WorkloadError, check_flag, short_repr
+from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
 from .host import bandwidth_sweep, measure_peaks
 from .phase import LARGEST, SMALLEST, check_name
 
@@ -20,7 +20,7 @@ PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is re
 def _check_peak(what: str, value) -> float:
     # any real number (int, float, numpy scalar, Fraction, Decimal), as Phase and roofline() take
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, decimal.Decimal)):
-        raise TypeError(f"{what}={short_repr(value)} must be a number")
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a number")
     try:
         number = float(value)
     except OverflowError:
@@ -85,7 +85,7 @@ class Machine:
 
     def __post_init__(self):
         if not isinstance(self.name, str):
-            raise TypeError(f"machine name={short_repr(self.name)} must be a string")
+            raise WrongTypeError(f"machine name={short_repr(self.name)} must be a string")
         if self.name:
             check_name("machine name", self.name)
         who = f"machine {short_repr(self.name)}" if self.name else "machine (unnamed)"
@@ -106,12 +106,12 @@ class Machine:
         object.__setattr__(self, "normalized", check_flag(self.normalized, f"{who}: normalized"))
         ceilings = self.ceilings
         if isinstance(ceilings, (str, bytes, Ceiling)) or not hasattr(ceilings, "__iter__"):
-            raise TypeError(f"{who}: ceilings={short_repr(ceilings)} must be a list of Ceiling")
+            raise WrongTypeError(f"{who}: ceilings={short_repr(ceilings)} must be a list of Ceiling")
         ceilings = tuple(ceilings)
         seen = set()
         for c in ceilings:
             if not isinstance(c, Ceiling):
-                raise TypeError(f"{who}: ceilings contains {short_repr(c)}, not a Ceiling")
+                raise WrongTypeError(f"{who}: ceilings contains {short_repr(c)}, not a Ceiling")
             if c.name in seen:
                 raise WorkloadError(f"{who}: two ceilings are named {c.name!r}")
             seen.add(c.name)
@@ -210,14 +210,14 @@ def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_
     if isinstance(levels, Mapping):
         pairs = list(levels.items())
     elif isinstance(levels, (str, bytes)):
-        raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
+        raise WrongTypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
     else:
         try:
             pairs = [tuple(pair) for pair in levels]
         except TypeError:
-            raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths") from None
+            raise WrongTypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths") from None
         if any(len(pair) != 2 for pair in pairs):
-            raise TypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
+            raise WrongTypeError(f"{who}: levels={short_repr(levels)} must map level names to bandwidths")
     if not pairs:
         raise WorkloadError(f"{who}: levels is empty; give at least one memory level")
     seen: set[str] = set()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import WorkloadError, check_flag, phase_field_error, short_repr
+from ..errors import WorkloadError, WrongTypeError, check_flag, phase_field_error, short_repr
 from .expr import ExpressionError, parse
 
 SMALLEST = 1e-30  # the smallest duration (given or derived) and the smallest peak ...
@@ -81,12 +81,12 @@ class Phase:
         try:
             after = tuple(after)
         except TypeError:
-            raise TypeError(
+            raise WrongTypeError(
                 f"phase {short_repr(name)}: after={short_repr(after)} must be a list of phase names"
             ) from None
         for producer in after:
             if not isinstance(producer, str):
-                raise TypeError(
+                raise WrongTypeError(
                     f"phase {short_repr(name)}: after contains {short_repr(producer)}, which is not a phase name"
                 )
         set_(self, "after", after)
@@ -170,7 +170,7 @@ def _checked_levels(phase: str, key: str, values: Mapping, *, expression: bool) 
     checked = []
     for level, value in values.items():
         if not isinstance(level, str):
-            raise TypeError(
+            raise WrongTypeError(
                 f"phase {short_repr(phase)}: {key} has a level {short_repr(level)}; level names are strings"
             )
         check_name(f"phase {short_repr(phase)}: {key} level", level)
@@ -194,7 +194,7 @@ def _checked_number(phase: str, key: str, value, *, expression: bool = False):
         or not isinstance(value, (int, float))
         and not hasattr(value, "__float__")
     ):
-        raise TypeError(f"phase {short_repr(phase)}: {key}={short_repr(value)} must be a number")
+        raise WrongTypeError(f"phase {short_repr(phase)}: {key}={short_repr(value)} must be a number")
     number = check_number(f"phase {short_repr(phase)}: {key}", value, smallest=SMALLEST if key == "duration" else 0.0)
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else number
 
@@ -212,7 +212,7 @@ def check_number(what: str, value, *, smallest: float = 0.0) -> float:
             f"{what}={short_repr(value)} is out of range: numbers must be at most {LARGEST:g}"
         ) from None
     except (TypeError, ValueError):
-        raise TypeError(f"{what}={short_repr(value)} must be a number") from None
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a number") from None
     if math.isnan(number) or math.isinf(number):
         raise WorkloadError(f"{what}={short_repr(value)} must be finite")
     if number < 0:
@@ -228,7 +228,7 @@ def check_name(what: str, name) -> str:
     """A name as given, or an error naming ``what``: a non-empty string of at most MAX_NAME characters,
     with no NUL and no lone surrogate (it must be writable to a UTF-8 file)."""
     if not isinstance(name, str) or not name:
-        raise TypeError(f"{what} must be a non-empty string, got {short_repr(name)}")
+        raise WrongTypeError(f"{what} must be a non-empty string, got {short_repr(name)}")
     if len(name) > MAX_NAME:
         raise WorkloadError(f"{what} {short_repr(name)} is {len(name):,} characters long; the limit is {MAX_NAME:,}")
     if "\x00" in name:
@@ -249,13 +249,15 @@ def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], 
     try:
         pairs = list(tensors.items()) if hasattr(tensors, "items") else [tuple(p) for p in tensors]
     except TypeError:
-        raise TypeError(
+        raise WrongTypeError(
             f"phase {short_repr(phase)}: {key}={short_repr(tensors)} must map tensor names to bytes"
         ) from None
     out = []
     for pair in pairs:
         if len(pair) != 2 or not isinstance(pair[0], str) or not pair[0]:
-            raise TypeError(f"phase {short_repr(phase)}: {key} entry {short_repr(pair)} must be (tensor name, bytes)")
+            raise WrongTypeError(
+                f"phase {short_repr(phase)}: {key} entry {short_repr(pair)} must be (tensor name, bytes)"
+            )
         tensor, size = pair
         check_name(f"phase {short_repr(phase)}: {key}: tensor name", tensor)
         size = _checked_number(phase, f"{key}[{short_repr(tensor)}]", size, expression=True)

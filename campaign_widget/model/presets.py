@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from .machine import Ceiling, Machine
 
 TERA, GIGA = 1e12, 1e9
@@ -135,7 +135,7 @@ def machine_from(value: object, who: str = "machine") -> Machine:
         if found is None:
             raise WorkloadError(f"{who}: {unknown_preset(value)}")
         return found
-    raise TypeError(
+    raise WrongTypeError(
         f"{who}={short_repr(value)} must be a campaign_widget.Machine or a preset name; "
         f"known presets: {', '.join(MACHINES)}"
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
 DEFAULT_THRESHOLD = 0.7
@@ -117,7 +117,7 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
         raise WorkloadError(f"threshold={short_repr(threshold)} must be in (0, 1]")
     for label, peak in (("peak_compute", peak_compute), ("peak_bandwidth", peak_bandwidth)):
         if isinstance(peak, (bool, np.bool_)) or not isinstance(peak, (numbers.Real, np.floating, np.integer)):
-            raise TypeError(f"{label}={short_repr(peak)} must be a number")
+            raise WrongTypeError(f"{label}={short_repr(peak)} must be a number")
         if not 0 < _as_float(peak) < np.inf:
             raise WorkloadError(f"{label}={short_repr(peak)} must be a finite number > 0")
     arrays = []
@@ -125,7 +125,7 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
         try:
             arrays.append(np.atleast_1d(np.asarray(values, dtype=np.float64)))
         except (TypeError, ValueError, OverflowError):
-            raise TypeError(f"{label}={short_repr(values)} must be numbers") from None
+            raise WrongTypeError(f"{label}={short_repr(values)} must be numbers") from None
     ops, bytes_, time = arrays
     for label, values in (("ops", ops), ("bytes", bytes_), ("time", time)):
         bad = np.flatnonzero(~np.isfinite(values) | (values < 0))

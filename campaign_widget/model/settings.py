@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ScheduleError, check_flag, short_repr
+from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 
 STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: design.md §3, or campaign_diagram_tools' steps
 MAX_TILES = 10_000_000
@@ -106,7 +106,7 @@ def check_setting(key: str, value: Any) -> int | bool | str:
         if not isinstance(value, str) or value not in STEPPINGS:
             raise ScheduleError(f"stepping={short_repr(value)} is not one of {', '.join(repr(s) for s in STEPPINGS)}")
         return value
-    raise TypeError(f"unknown schedule setting {key!r}; known: {', '.join(DEFAULTS)}")
+    raise WrongTypeError(f"unknown schedule setting {key!r}; known: {', '.join(DEFAULTS)}")
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ def checked_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:
     if settings is None:
         return {}
     if not isinstance(settings, Mapping):
-        raise TypeError(f"settings={short_repr(settings)} must be a mapping such as {{'tiles': 4}}")
+        raise WrongTypeError(f"settings={short_repr(settings)} must be a mapping such as {{'tiles': 4}}")
     unknown = sorted(str(k) for k in settings if k not in DEFAULTS)
     if unknown:
-        raise TypeError(f"unknown schedule settings {unknown}; known: {', '.join(DEFAULTS)}")
+        raise WrongTypeError(f"unknown schedule settings {unknown}; known: {', '.join(DEFAULTS)}")
     return {key: check_setting(key, value) for key, value in settings.items()}

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ScheduleError, short_repr
+from ..errors import ScheduleError, WrongTypeError, short_repr
 from .demand import busy_time, oversubscribed_runs, summed_demand
 
 if TYPE_CHECKING:
@@ -563,7 +563,7 @@ def _pattern(pattern: object) -> re.Pattern:
     if isinstance(pattern, re.Pattern):
         return pattern
     if not isinstance(pattern, str):
-        raise TypeError(f"pattern={short_repr(pattern)} must be a regular expression (str), e.g. {STEP_PATTERN!r}")
+        raise WrongTypeError(f"pattern={short_repr(pattern)} must be a regular expression (str), e.g. {STEP_PATTERN!r}")
     try:
         return re.compile(pattern)
     except re.error as error:
@@ -574,7 +574,7 @@ def _seconds(what: str, value: object, meaning: str, *, negative: bool = False) 
     """A finite number of seconds (>= 0 unless ``negative``): ``inf`` or NaN as ``until`` would give the
     timeline an endless or undefined makespan."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{what}={short_repr(value)} must be a number of seconds ({meaning})")
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a number of seconds ({meaning})")
     try:
         seconds = float(value)
     except OverflowError:

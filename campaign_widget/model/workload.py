@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
-from ..errors import UtilizationAboveOneWarning, WorkloadError, short_repr
+from ..errors import UtilizationAboveOneWarning, WorkloadError, WrongTypeError, short_repr
 from ._derive import _phase_arrays
 from ._workload_inputs import (
     _check_unique,
@@ -110,7 +110,7 @@ class Workload:
             raise WorkloadError("empty workload: give at least one Phase")
         for p in phases:
             if not isinstance(p, Phase):
-                raise TypeError(f"Workload takes Phase objects, got {short_repr(p)}")
+                raise WrongTypeError(f"Workload takes Phase objects, got {short_repr(p)}")
         machine = None if machine is None else machine_from(machine)
         names = [p.name for p in phases]
         _check_unique(names)
@@ -165,11 +165,11 @@ class Workload:
         ``bytes`` is the farthest level's.
         """
         if isinstance(names, str) or not isinstance(names, Iterable):
-            raise TypeError(f"names={short_repr(names)} must be a list of phase names")
+            raise WrongTypeError(f"names={short_repr(names)} must be a list of phase names")
         names = list(names)
         for name in names:
             if not isinstance(name, str) or not name:
-                raise TypeError(f"phase name {short_repr(name)} must be a non-empty string")
+                raise WrongTypeError(f"phase name {short_repr(name)} must be a non-empty string")
             check_name("phase name", name)
         if not names:
             raise WorkloadError("empty workload: give at least one phase")
@@ -236,7 +236,7 @@ class Workload:
         """
         params = _checked_params(params)
         if not isinstance(sizes, Mapping):
-            raise TypeError(f"sizes={short_repr(sizes)} must map index names to sizes")
+            raise WrongTypeError(f"sizes={short_repr(sizes)} must map index names to sizes")
         resolve_sizes(sizes, params)  # every size a positive whole number, unknown parameters listed at once
         parsed = parse_all(einsums)
         phases = einsum_phases(parsed, sizes, element_bytes=element_bytes, mac_ops=mac_ops)
@@ -357,7 +357,7 @@ class Workload:
         """The one copy path: a new workload with some fields changed and everything derived anew."""
         unknown = set(changes) - set(_SLOTS)
         if unknown:
-            raise TypeError(f"Workload has no fields {sorted(unknown)}")
+            raise WrongTypeError(f"Workload has no fields {sorted(unknown)}")
         other = Workload.__new__(Workload)
         for slot in _SLOTS:
             value = changes[slot] if slot in changes else getattr(self, slot)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import anywidget
 import traitlets as t
 
-from ..errors import CampaignWidgetError, WorkloadError, short_repr
+from ..errors import CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
 
 STATIC = Path(__file__).parents[1] / "static"
 THEMES = ("auto", "light", "dark")
@@ -79,7 +79,7 @@ class ViewWidget(anywidget.AnyWidget):
         """Unknown keyword arguments are an error (a typo must not be silently ignored), and so is a
         missing front end."""
         if kwargs:
-            raise TypeError(f"{cls.__name__} got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
+            raise WrongTypeError(f"{cls.__name__} got unexpected keyword arguments: {', '.join(sorted(kwargs))}")
         if not cls._bundle_path.is_file():
             raise RuntimeError(
                 f"the front end of {cls.__name__} is not built ({cls._bundle_path} is missing): install the "

@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 
 from ..atomic import check_writable, write_atomic
-from ..errors import CampaignWidgetError, short_repr
+from ..errors import CampaignWidgetError, WrongTypeError, short_repr
 
 THEMES = ("light", "dark")  # the looks a view can draw a PNG in (campaign_widget/theme.json)
 
@@ -186,7 +186,7 @@ def _bounded(message: str) -> str:
 def _writable_target(path) -> Path:
     """``path`` as a file the kernel can write, or an error naming it, before any view is asked."""
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"save_png: path={short_repr(path)} must be a file path (str or os.PathLike)")
+        raise WrongTypeError(f"save_png: path={short_repr(path)} must be a file path (str or os.PathLike)")
     target = Path(path)
     if "\x00" in str(target):
         raise CampaignWidgetError(f"save_png: path {short_repr(str(target))} contains a NUL character")

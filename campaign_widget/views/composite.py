@@ -30,6 +30,7 @@ from typing import Any
 import ipywidgets
 import traitlets
 
+from ..errors import WrongTypeError
 from .base import static_png, with_static_png
 
 JUPYTER, MARIMO, PAGE = "jupyter", "marimo", "page"
@@ -267,7 +268,7 @@ def _flat(part: Part, host: str) -> list:
 
 def _row_widgets(item) -> list:
     if isinstance(item, Text):
-        raise TypeError("a composite with a line of text cannot sit in a row")
+        raise WrongTypeError("a composite with a line of text cannot sit in a row")
     return item.widgets if isinstance(item, ShownRow) else [item]
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import traitlets as t
 
-from ..errors import short_repr
+from ..errors import WrongTypeError, short_repr
 from ..figures import colour_scale
 from ..figures import dataflow as dataflow_figure
 from . import base as view_base
@@ -94,7 +94,7 @@ class DataflowView(ViewWidget, bundle="dataflow.js"):
         from ..model.workload import Workload
 
         if not isinstance(workload, Workload):
-            raise TypeError(f"DataflowView takes a campaign_widget.Workload, got {type(workload).__name__}")
+            raise WrongTypeError(f"DataflowView takes a campaign_widget.Workload, got {type(workload).__name__}")
         self.check_arguments(kwargs)
         self._ready = False
         self._base = workload

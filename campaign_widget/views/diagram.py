@@ -9,7 +9,7 @@ import time
 import numpy as np
 import traitlets as t
 
-from ..errors import ScheduleError, short_repr
+from ..errors import ScheduleError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import legend_features, readout_lines, work_note
@@ -157,13 +157,13 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         self._given_schedule = workload if isinstance(workload, Schedule) else None
         if self._given_schedule is not None:
             if any(v is not None for v in (tiles, pipeline, policy, depth, stepping)):
-                raise TypeError(
+                raise WrongTypeError(
                     "CampaignDiagram of a given schedule (e.g. a measured timeline) takes no tiles, "
                     "pipeline, policy or depth: its intervals are drawn as they are"
                 )
             workload = self._given_schedule.workload
         if not isinstance(workload, Workload):
-            raise TypeError(
+            raise WrongTypeError(
                 f"CampaignDiagram takes a campaign_widget.Workload or a Schedule with its workload, "
                 f"got {type(workload).__name__}"
             )
@@ -372,9 +372,9 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         The new workload is scheduled before anything changes, so a refused one leaves the diagram as it was.
         """
         if not isinstance(workload, Workload):
-            raise TypeError(f"set_workload takes a campaign_widget.Workload, got {type(workload).__name__}")
+            raise WrongTypeError(f"set_workload takes a campaign_widget.Workload, got {type(workload).__name__}")
         if self._given_schedule is not None:
-            raise TypeError(
+            raise WrongTypeError(
                 "this diagram draws a given schedule (e.g. a measured timeline); make a new "
                 "CampaignDiagram for another workload"
             )

@@ -22,7 +22,7 @@ import numpy as np
 import traitlets as t
 
 from ..cache import Cache, CacheResult, Layout, StackDistances, Trace, packed_strides, simulate, stack_distances, trace
-from ..errors import WorkloadError, short_repr
+from ..errors import WorkloadError, WrongTypeError, short_repr
 from ..figures.colour_scale import PALETTES, SCALINGS
 from ..figures.local import element_grid, place_tensors
 from ..model.einsum import Einsum
@@ -149,7 +149,7 @@ class LocalView(ApplyToWorkload, ElementArrays, ViewWidget, bundle="local.js"):
         self.check_arguments(kwargs)
         cache = Cache() if cache is None else cache
         if not isinstance(cache, Cache):
-            raise TypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
+            raise WrongTypeError(f"LocalView cache={cache!r} must be a campaign_widget.cache.Cache")
         self._ready = False
         self._table = None
         self._workload = workload

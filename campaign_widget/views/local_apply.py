@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..cache import Cache
-from ..errors import WorkloadError
+from ..errors import WorkloadError, WrongTypeError
 
 if TYPE_CHECKING:
     from ..model.workload import Workload
@@ -99,7 +99,9 @@ class ApplyToWorkload:
         from .diagram import CampaignDiagram
 
         if not isinstance(diagram, CampaignDiagram):
-            raise TypeError(f"LocalView.link takes a campaign_widget.CampaignDiagram, got {type(diagram).__name__}")
+            raise WrongTypeError(
+                f"LocalView.link takes a campaign_widget.CampaignDiagram, got {type(diagram).__name__}"
+            )
         if self._phase is None or self._workload is None:
             raise WorkloadError(
                 "LocalView.link: this view was opened on an Einsum, not on a phase of a workload; "

@@ -33,7 +33,7 @@ import anywidget
 import numpy as np
 
 from ..atomic import write_atomic
-from ..errors import CampaignWidgetError, short_repr
+from ..errors import CampaignWidgetError, WrongTypeError, short_repr
 
 STATIC = Path(__file__).parents[1] / "static"
 HOST_BUNDLE = STATIC / "host.js"
@@ -86,7 +86,7 @@ class Page:
 
     def __init__(self, title: str = ""):
         if not isinstance(title, str):
-            raise TypeError(f"title={short_repr(title)} must be a str, not {type(title).__name__}")
+            raise WrongTypeError(f"title={short_repr(title)} must be a str, not {type(title).__name__}")
         self.title = title
         self._models: dict[str, dict] = {}
         self._ids: dict[int, str] = {}  # id(widget) -> model id on the page
@@ -107,7 +107,7 @@ class Page:
     def row(self, *widgets) -> Page:
         """Views side by side (wrapping onto the next line when the window is narrow)."""
         if not widgets:
-            raise TypeError("row() needs at least one view")
+            raise WrongTypeError("row() needs at least one view")
         self._items.append({"row": [{"model": self.model_id(widget)} for widget in widgets]})
         return self
 
@@ -122,7 +122,7 @@ class Page:
         pair = []
         for end in (source, target):
             if not (isinstance(end, tuple) and len(end) == 2 and isinstance(end[1], str)):
-                raise TypeError(f"a link end must be (widget, trait name), got {short_repr(end)}")
+                raise WrongTypeError(f"a link end must be (widget, trait name), got {short_repr(end)}")
             widget, trait = end
             if not (isinstance(widget, anywidget.AnyWidget) and widget.has_trait(trait)):
                 raise CampaignWidgetError(
@@ -135,7 +135,7 @@ class Page:
     def model_id(self, widget) -> str:
         """The page's id of ``widget``'s model (its state added once, however often it is shown)."""
         if not isinstance(widget, anywidget.AnyWidget):
-            raise TypeError(
+            raise WrongTypeError(
                 f"a page holds anywidget views (CampaignDiagram, DataflowView, LocalView, …), "
                 f"not {type(widget).__name__}"
             )

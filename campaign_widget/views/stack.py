@@ -9,7 +9,7 @@ import ipywidgets
 import numpy as np
 import traitlets as t
 
-from ..errors import CampaignWidgetError, short_repr
+from ..errors import CampaignWidgetError, WrongTypeError, short_repr
 from ..figures.phase_colours import phase_colors
 from ..formatting import MISSING, format_reading, format_speedup
 from ..io.checks import flag
@@ -38,7 +38,7 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
         self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220, shared_time: bool = True
     ):
         if not isinstance(panels, Mapping):
-            raise TypeError(
+            raise WrongTypeError(
                 f"panels={short_repr(panels)} must be a mapping {{label: panel}}, not {type(panels).__name__}"
             )
         if not panels:
@@ -196,7 +196,7 @@ def _as_diagram(label, item, show_controls, height) -> CampaignDiagram:
         return CampaignDiagram(item, show_controls=show_controls, height=height)
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Workload) and isinstance(item[1], Mapping):
         return CampaignDiagram(item[0], show_controls=show_controls, height=height, **dict(item[1]))
-    raise TypeError(
+    raise WrongTypeError(
         f"panel {short_repr(label)}: expected a Workload, a Schedule (e.g. a measured timeline), "
         f"(Workload, settings dict) or CampaignDiagram, "
         f"got {type(item).__name__}"

@@ -24,6 +24,7 @@ import bqplot as bq
 import ipywidgets as W
 import numpy as np
 
+from ..errors import WrongTypeError
 from ..figures.sweep_grid import (
     PENDING_COLOR,
     YES_COLOR,
@@ -78,7 +79,9 @@ class SweepView(Composite, W.VBox):
         diagram_height: int = 280,
     ):
         if not isinstance(result, SweepResult):
-            raise TypeError(f"SweepView takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}")
+            raise WrongTypeError(
+                f"SweepView takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}"
+            )
         metrics = check_grid(result, x, y, color)  # the rule of every sweep heatmap (sweep_grid)
         axes = list(result.axes)
         self.result, self.x, self.y = result, x, y

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import traitlets as t
 
-from ..errors import CampaignWidgetError, short_repr
+from ..errors import CampaignWidgetError, WrongTypeError, short_repr
 from ..figures.sweep_grid import (
     BEST_COLOR,
     PENDING_COLOR,
@@ -94,7 +94,7 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
     ):
         self.check_arguments(kwargs)
         if not isinstance(result, SweepResult):
-            raise TypeError(
+            raise WrongTypeError(
                 f"SweepHeatmap takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}"
             )
         metrics = check_grid(result, x, y, color)
