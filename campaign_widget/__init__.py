@@ -14,9 +14,12 @@ from importlib.metadata import version as _version
 
 from . import cache as cache  # cw.cache.Cache, cw.cache.with_predicted_traffic
 from .errors import (
+    ArgumentError,
     CacheModelError,
     CampaignWidgetError,
+    CommandLineError,
     ExpressionError,
+    FigureError,
     FigureTooLargeError,
     SceneTooLargeError,
     ScheduleError,
@@ -26,6 +29,7 @@ from .errors import (
     UtilizationAboveOneWarning,
     WorkloadError,
     WorkloadFileError,
+    WrongTypeError,
     short_repr,
 )
 from .io import load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
@@ -43,6 +47,10 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "ArgumentError",
+    "CommandLineError",
+    "FigureError",
+    "WrongTypeError",
     "CacheModelError",
     "FigureTooLargeError",
     "CampaignWidgetError",

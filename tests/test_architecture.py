@@ -141,6 +141,11 @@ def test_the_cycle_check_can_fail():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def test_no_module_is_over_800_lines():
+    long = {m: n for m, p in _modules().items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
+    assert long == {}
+
+
 def test_the_top_level_holds_at_most_twelve_modules():
     assert len(list(PACKAGE.glob("*.py"))) <= 12
 
