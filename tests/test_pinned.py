@@ -122,10 +122,12 @@ def test_constraints_pin_every_requirement_of_the_project_and_its_extras():
 
 
 def test_the_build_back_end_is_the_pinned_one():
-    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    build = pyproject["build-system"]["requires"]
+    hook = pyproject["tool"]["hatch"]["build"]["hooks"]["jupyter-builder"]["dependencies"]
     pinned = pins(CONSTRAINTS.read_text())
-    assert len(build) >= 2
-    for requirement in build:
+    assert len(build) >= 2 and hook
+    for requirement in build + hook:
         name, _, version = requirement.partition("==")
         assert version, f"{requirement}: the build-system requires are exact pins"
         assert {version} == pinned.get(normalized(name)), f"{requirement} is not constraints.txt's pin"

@@ -241,3 +241,57 @@ def test_the_machine_path_check_finds_one(tmp_path):
     allowed = tmp_path / "tests" / "test_nsight_exports.py"
     allowed.write_text("line = '(" + "/" + "home/u/gemm)'\n")
     assert machine_paths([allowed], tmp_path) == []
+
+
+# -- which displays carry a PNG -----------------------------------------------------------------------
+
+VIEWS = {  # every view class → its module
+    "CampaignDiagram": "diagram",
+    "StackedDiagrams": "stack",
+    "Explorer": "explorer",
+    "RooflineView": "roofline",
+    "RooflinePlot": "roofline_canvas",
+    "DataflowView": "dataflow",
+    "LocalView": "local",
+    "SweepView": "sweep",
+    "SweepHeatmap": "sweep_canvas",
+}
+
+
+def view_class(name: str):
+    import importlib
+
+    return getattr(importlib.import_module(f"campaign_widget.views.{VIEWS[name]}"), name)
+
+
+def carries_png(cls) -> bool:
+    """Whether a view's notebook display adds a PNG of its figure: it draws one with no browser
+    (``savefig``) and its display bundle goes through ``with_static_png``."""
+    import inspect
+
+    from campaign_widget.views.base import ViewWidget
+
+    if not hasattr(cls, "savefig"):
+        return False
+    owner = next(k for k in cls.__mro__ if "_repr_mimebundle_" in vars(k))
+    return owner is ViewWidget or "with_static_png" in inspect.getsource(owner._repr_mimebundle_)
+
+
+def readme_png_views(text: str) -> list[str]:
+    match = re.search(r"The notebook displays of ((?:`\w+`(?:,\s+|\s+and\s+)?)+)", text)
+    assert match, "the README names the views whose display carries a PNG: The notebook displays of `A`, …"
+    return re.findall(r"`(\w+)`", match.group(1))
+
+
+def test_the_readme_names_exactly_the_views_whose_display_carries_a_png():
+    carrying = sorted(name for name in VIEWS if carries_png(view_class(name)))
+    assert sorted(readme_png_views(README)) == carrying
+
+
+def test_a_view_without_savefig_carries_no_png():
+    class NoFigure:
+        def _repr_mimebundle_(self, **kwargs):
+            return {}
+
+    assert not carries_png(NoFigure) and carries_png(view_class("CampaignDiagram"))
+    assert readme_png_views("The notebook displays of `A` and `B` carry") == ["A", "B"]
