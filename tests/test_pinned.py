@@ -8,6 +8,7 @@ itself (a plain `torch` pin would pull the CUDA build).
 """
 
 import ast
+import os
 import re
 import sys
 from importlib.metadata import packages_distributions
@@ -57,21 +58,26 @@ def suite_files() -> list[Path]:
     return sorted(p for p in (ROOT / "tests").rglob("*.py") if not (p.is_relative_to(data) and p.match(FIXTURE_MAKERS)))
 
 
-def is_ours(module: str) -> bool:
-    """A module of this repository: the package, a test helper, a notebook or data app, a docs helper."""
-    skip = {"node_modules", ".git", "build"}
-    for path in [*ROOT.rglob(f"{module}.py"), *ROOT.rglob(f"{module}/__init__.py")]:
-        if not skip & set(path.relative_to(ROOT).parts):
-            return True
-    return False
+def our_modules() -> set[str]:
+    """Every module name the repository itself provides: the package, test helpers, notebook and data
+    apps, docs helpers (a ``name.py`` or a ``name/__init__.py`` anywhere outside installed trees)."""
+    skip = {"node_modules", ".git", "build", "test-artifacts", "__pycache__"}
+    names = set()
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if d not in skip]
+        names |= {f[:-3] for f in files if f.endswith(".py")}
+        if "__init__.py" in files:
+            names.add(Path(folder).name)
+    return names
 
 
 def third_party_imports(files: list[Path]) -> dict[str, list[str]]:
     """Third-party top-level module → the test files importing it."""
     found: dict[str, list[str]] = {}
+    ours = our_modules()
     for path in files:
         for module in imported_top_modules(path):
-            if module in sys.stdlib_module_names or is_ours(module):
+            if module in sys.stdlib_module_names or module in ours:
                 continue
             found.setdefault(module, []).append(str(path.relative_to(ROOT)))
     return found
