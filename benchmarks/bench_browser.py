@@ -4,7 +4,7 @@
     PYTHONPATH=$PWD python benchmarks/bench_browser.py --repeat 10 --sizes small
 
 A benchmark, not a test (nothing asserts; the machine is shared and noisy: compare medians of one
-run). Method (/work/shared/browser-testing.md, "Measuring what a person sees"): inside the page,
+run). Method (docs/browser-testing.md#measuring-what-a-person-sees): inside the page,
 stamp ``performance.now()``, set the control's value and dispatch ``input`` and ``change`` as a drag
 does, then hash a 200×100 copy of the canvas every animation frame until the picture changes
 (latency), and keep watching ``--settle`` ms to count how many distinct pictures and how many draws

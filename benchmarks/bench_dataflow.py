@@ -11,7 +11,7 @@ payload, and the serialization ipywidgets does to send it (buffers + JSON), i.e.
 syncs"; igraph's one-off import is timed apart.
 
 Browser side (headless Chromium on a private JupyterLab, as tests/browser does; see
-/work/shared/browser-testing.md "Measuring what a person sees"): from the cell's start to the
+docs/browser-testing.md#measuring-what-a-person-sees): from the cell's start to the
 first drawn frame (end to end: layout, transfer, decode, draw); then, timed inside the page, a
 pan (pointer drag) and an overlay change (the select, through the kernel), each until the canvas
 pixels change, ~20 times alternating, reporting min / median / max, with the view's own draw time.

@@ -6,7 +6,7 @@
 Starts a private JupyterLab (as tests/browser/conftest.py does), shows
 ``LocalView(None, "C[i,j] = A[i,k] * B[k,j]", n³, float64, 64-byte lines)`` in "misses" mode (the
 canvas colours each element by its misses, so a capacity step changes the picture), and then, as
-/work/shared/browser-testing.md "Measuring what a person sees" says: inside the page, record
+docs/browser-testing.md#measuring-what-a-person-sees says: inside the page, record
 performance.now(), set the capacity slider's value and dispatch input + change (as a drag does), and
 await animation frames until the readout's total misses show the new number AND the canvas pixels
 changed (a 200×100 drawImage copy hashed each frame); then watch 300 ms more to count the distinct

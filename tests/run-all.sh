@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Every test suite, in one command (the README's; .ci/run ends with it word for word):
-#   lint (ruff, eslint) → the view's unit tests (node --test) → pytest with every marker (model,
+#   lint (ruff, eslint, duplicate blocks) → types (mypy) → the view's unit tests (node --test) → pytest with every marker (model,
 #   widgets, files, notebooks, packaging, and JupyterLab in headless Chromium).
 # It first installs what the setup command cannot: Debian's chromium and poppler-utils (as root, or
 # with sudo when it needs no password; otherwise it says exactly what to install and stops), the
-# test extras, and PyTorch's CPU build (profiler tests, notebook 04). The dev loop's quick pass is
+# test extras at the versions pinned in constraints.txt, and PyTorch's CPU build (profiler tests, notebook 04). The dev loop's quick pass is
 # plain `python -m pytest` (browser, notebook and slow tests deselected); see CONTRIBUTING.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +29,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   "${as_root[@]}" apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-echo "run-all: installing the package with its test extras (pip; builds the view with npm)"
-python -m pip install -q -e ".[lab,test]"
+echo "run-all: installing the package with its test extras, at the versions of constraints.txt (pip; builds the view with npm)"
+python -m pip install -q -c constraints.txt -e ".[lab,test]"
 # The profiler-trace tests and notebook 04 profile a small model on the CPU. This exact version is
 # the CPU build these machines carry; elsewhere pick the CPU wheel for your platform.
 python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
@@ -41,6 +41,10 @@ echo "run-all: lint"
 ruff check .
 ruff format --check .
 npm run lint --silent
+npm run dupes --silent   # copies of one block across the view's sources (package.json's "dupes")
+
+echo "run-all: types (mypy, [tool.mypy] in pyproject.toml)"
+python -m mypy
 
 echo "run-all: the view's unit tests (node --test)"
 npm test --silent

@@ -4,8 +4,10 @@ pages hold their figure and their API entries. The build helpers in docs/_build 
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -122,23 +124,88 @@ def test_every_view_page_shows_its_figure(site, view):
     assert "savefig" in html or "save_sweep_heatmap" in html  # the code that drew it is on the page
 
 
+class _VisibleText(HTMLParser):
+    """The text a reader sees: every text node outside scripts and styles, entities decoded."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        self._hidden += tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._hidden:
+            self._hidden -= 1
+
+    def handle_data(self, data):
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = _VisibleText()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+def readme_commands() -> list[str]:
+    """The README's first-screen commands: the plain code blocks before its first rule (`---`)."""
+    first_screen = (ROOT / "README.md").read_text(encoding="utf-8").split("\n---\n")[0]
+    return [block.strip() for block in re.findall(r"^```\n(.*?)^```$", first_screen, re.MULTILINE | re.DOTALL)]
+
+
+def test_visible_text_decodes_entities_and_skips_scripts():
+    html = "<pre><span>pip install -e &quot;.[lab]&quot;</span> &amp;&amp; x</pre><script>var hidden = 1;</script>"
+    assert visible_text(html) == 'pip install -e ".[lab]" && x'
+
+
+def test_the_readme_has_its_two_commands_on_its_first_screen():
+    commands = readme_commands()
+    assert len(commands) == 2 and commands[1] == "bash tests/run-all.sh"
+    assert "notebooks/01-campaign-basics.ipynb" in commands[0]
+
+
 @pytest.mark.slow
 def test_getting_started_has_the_readme_commands_and_a_figure(site):
     html = _page(site, "")
-    assert "python -m pip install -e &quot;.[lab,test]&quot;" in html and "bash tests/run-all.sh" in html
+    text = visible_text(html)
+    for command in readme_commands():
+        assert command in text, f"the getting-started page does not show the README's command {command!r}"
     assert 'src="figures/getting-started.png"' in html
+
+
+def api_pages() -> dict[str, str]:
+    """Every public module → its API page: a top-level module or a package with ``__all__`` at
+    api/<name>; a layer folder (a package without ``__all__``) at api/<folder>/, and each of its
+    public modules at api/<folder>/<module>."""
+    package = ROOT / "campaign_widget"
+    pages = {p.stem: f"api/{p.stem}" for p in package.glob("*.py") if not p.stem.startswith("_")}
+    for init in package.glob("*/__init__.py"):
+        folder = init.parent
+        if folder.name.startswith("_"):
+            continue
+        pages[folder.name] = f"api/{folder.name}"
+        if "__all__" not in init.read_text(encoding="utf-8"):
+            for module in folder.glob("*.py"):
+                if not module.stem.startswith("_"):
+                    pages[f"{folder.name}.{module.stem}"] = f"api/{folder.name}/{module.stem}"
+    return pages
 
 
 @pytest.mark.slow
 def test_api_reference_has_every_public_module_and_its_entries(site):
-    package = ROOT / "campaign_widget"
-    modules = {p.stem for p in package.glob("*.py")} | {p.parent.name for p in package.glob("*/__init__.py")}
-    for module in sorted(m for m in modules if not m.startswith("_")):
-        assert f'id="campaign_widget.{module}"' in _page(site, f"api/{module}"), module
-    workload = _page(site, "api/workload")
+    pages = api_pages()
+    assert {"model.workload", "views.diagram", "figures.scene", "cache", "io", "errors"} <= set(pages)
+    for module, page in sorted(pages.items()):
+        assert f'id="campaign_widget.{module}"' in _page(site, page), module
+    workload = _page(site, "api/model/workload")
     assert 'id="campaign_widget.model.workload.Workload.schedule"' in workload
     assert 'id="campaign_widget.model.workload.Workload.table"' in workload
     assert 'id="campaign_widget.cache.simulate"' in _page(site, "api/cache")
+    assert 'id="campaign_widget.views.diagram.CampaignDiagram"' in _page(site, "api/views/diagram")
 
 
 @pytest.mark.slow

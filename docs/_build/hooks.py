@@ -1,8 +1,8 @@
 """MkDocs hooks: the pages and figures the site generates when it is built.
 
 - The API reference: one page per public module of ``campaign_widget`` (a module or a package
-  whose name has no leading underscore), grouped in the navigation by ``API_GROUPS``; mkdocstrings
-  renders each from its docstrings. A module added to the package gets its page without an edit here.
+  whose name has no leading underscore, and each public module of a layer folder), grouped in the
+  navigation by layer (``API_GROUPS``); mkdocstrings renders each from its docstrings. A module added to the package gets its page without an edit here.
 - The view pages' figures: ``<!-- figure NAME -->`` in a page becomes the example ``NAME`` of
   ``figures.py`` as code, and the PNG that code wrote when the build ran it.
 - The gallery: one page per notebook in ``notebooks/`` (``gallery.py``).
@@ -34,49 +34,19 @@ import gallery  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.campaign_widget")
 
+#: The API reference's navigation, by layer from the ground up (docs/architecture.md). A package with
+#: ``__all__`` (cache, io, sweep, static_figure) is one page, its API; a layer folder without one
+#: (model, figures, views) is a page of its docstring and one page per public module in it.
 API_GROUPS = {
-    "Model": [
-        "machine",
-        "phase",
-        "workload",
-        "settings",
-        "schedule",
-        "timeline",
-        "roofline",
-        "expr",
-        "einsum",
-        "fusion",
-        "graph",
-        "scene",
-        "scene_pixels",
-        "group_bands",
-        "readout",
-        "formatting",
-    ],
-    "Workloads from models": ["transformer"],
-    "Data movement": ["dataflow", "cache", "colour_scale"],
-    "Machines": ["presets", "host"],
-    "Sweeps": ["sweep", "sweep_grid"],
-    "Files": ["io", "atomic"],
-    "Widgets": [
-        "view_base",
-        "widget",
-        "stack",
-        "explorer",
-        "roofline_view",
-        "roofline_plot",
-        "dataflow_view",
-        "local_view",
-        "sweep_view",
-        "sweep_plot",
-        "buffers",
-        "browser_png",
-        "colors",
-    ],
-    "Front ends": ["html_export", "marimo_display"],
+    "Ground": ["errors", "formatting", "progress", "atomic"],
+    "Model": ["model"],
+    "Cache model": ["cache"],
+    "Files": ["io"],
+    "Sweeps": ["sweep"],
+    "Figures": ["figures"],
     "Static export": ["static_figure"],
+    "Views": ["views"],
     "Command line": ["cli"],
-    "Errors and progress": ["errors", "progress"],
 }
 
 FIGURE_MARK = re.compile(r"^<!-- figure ([a-z-]+) -->$", re.MULTILINE)
@@ -84,12 +54,29 @@ FIGURE_MARK = re.compile(r"^<!-- figure ([a-z-]+) -->$", re.MULTILINE)
 _state: dict = {}
 
 
+def _is_folder_of_modules(package: Path) -> bool:
+    """A layer folder: its ``__init__`` exports nothing (no ``__all__``), each module is a topic."""
+    return "__all__" not in (package / "__init__.py").read_text(encoding="utf-8")
+
+
 def public_modules() -> list[str]:
-    """The package's public top-level modules and subpackages, by name."""
+    """Every module with an API page, dotted below ``campaign_widget``: the public top-level modules
+    and packages, and the public modules of each layer folder."""
     package = ROOT / "campaign_widget"
     names = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
-    names |= {p.parent.name for p in package.glob("*/__init__.py")}
-    return sorted(n for n in names if not n.startswith("_"))
+    for init in package.glob("*/__init__.py"):
+        names.add(init.parent.name)
+        if _is_folder_of_modules(init.parent):
+            names |= {f"{init.parent.name}.{p.stem}" for p in init.parent.glob("*.py") if p.stem != "__init__"}
+    return sorted(n for n in names if not any(part.startswith("_") for part in n.split(".")))
+
+
+def api_page(module: str) -> str:
+    """Where ``campaign_widget.<module>``'s page is: api/model/index.md, api/model/workload.md, api/io.md."""
+    folder = ROOT / "campaign_widget" / module
+    if (folder / "__init__.py").is_file() and _is_folder_of_modules(folder):
+        return f"api/{module}/index.md"
+    return "api/" + module.replace(".", "/") + ".md"
 
 
 def _api_nav() -> list:
@@ -97,12 +84,15 @@ def _api_nav() -> list:
     grouped = {name for members in API_GROUPS.values() for name in members}
     nav: list = [{"campaign_widget": "api/index.md"}]
     for group, members in API_GROUPS.items():
-        present = [m for m in members if m in modules]
-        if present:
-            nav.append({group: [{f"campaign_widget.{m}": f"api/{m}.md"} for m in present]})
-    others = [m for m in modules if m not in grouped]
+        entries = []
+        for top in (m for m in members if m in modules):
+            entries.append({f"campaign_widget.{top}": api_page(top)})
+            entries += [{f"campaign_widget.{m}": api_page(m)} for m in modules if m.startswith(f"{top}.")]
+        if entries:
+            nav.append({group: entries})
+    others = [m for m in modules if m.split(".")[0] not in grouped]
     if others:
-        nav.append({"Other": [{f"campaign_widget.{m}": f"api/{m}.md"} for m in others]})
+        nav.append({"Other": [{f"campaign_widget.{m}": api_page(m)} for m in others]})
     return nav
 
 
@@ -140,7 +130,7 @@ def on_files(files, config):
     files.append(File.generated(config, "api/index.md", content=top))
     for module in public_modules():
         title = f"# `campaign_widget.{module}`\n\n::: campaign_widget.{module}\n"
-        files.append(File.generated(config, f"api/{module}.md", content=title))
+        files.append(File.generated(config, api_page(module), content=title))
 
     for name in figures.EXAMPLES:
         png = figures.make_figure(name, scratch / "figures")

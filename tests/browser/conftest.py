@@ -1,6 +1,6 @@
 """Real-browser fixtures: a private JupyterLab server and headless Debian Chromium (Playwright, sync API).
 
-What this sets up (see /work/shared/browser-testing.md for why each step is the way it is):
+What this sets up (docs/browser-testing.md says why each step is the way it is):
 
 * ``jupyter_lab`` (session): JupyterLab on a free port picked at run time, ``port_retries=0`` (a busy
   port must fail, not move the server), no token/password, its own JUPYTER_CONFIG_DIR /

@@ -4,7 +4,7 @@ The tool (campaign_diagram_tools, https://github.com/jsemer/campaign_diagram_too
 intervals.py, cascade.py) is not a dependency: it lives in its own venv, and only its numbers are
 committed. Run it there:
 
-    /work/venvs/cdt/env/bin/python tests/data/make_cdt_lockstep.py /work/venvs/cdt/src
+    "$CDT_VENV/bin/python" tests/data/make_cdt_lockstep.py "$CDT_SRC"   # its venv, and a checkout of the tool
 
 For each chain and policy: ``Cascade(kernels, sequential=True).split(tiles).pipeline(stages=phases,
 spread=dilate)``, then ``.throttle()`` for the throttling policies — the tool's own pipeline. Per

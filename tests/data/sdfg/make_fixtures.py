@@ -2,9 +2,9 @@
 
 Run with the separate venv that has dace (it pins numpy, so it never shares the package's env):
 
-    python -m venv /work/venvs/dace
-    /work/venvs/dace/bin/pip install dace "networkx<3.5"
-    cd tests/data/sdfg && /work/venvs/dace/bin/python make_fixtures.py
+    python -m venv "$DACE_VENV"      # any folder of its own, e.g. DACE_VENV=$HOME/venvs/dace
+    "$DACE_VENV/bin/pip" install dace "networkx<3.5"
+    cd tests/data/sdfg && "$DACE_VENV/bin/python" make_fixtures.py
 
 (dace 1.0.2's simplify pass fails with networkx 3.5+: ``KeyError`` in ``block_parent_tree``.)
 Each program is parsed with ``to_sdfg()`` (which simplifies by default), its state execution counts
