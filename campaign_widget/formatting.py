@@ -1,4 +1,4 @@
-"""Numbers with SI prefixes, as the browser view writes them (a port of js/format.js), so labels
+"""Numbers with SI prefixes, as the browser view writes them (a port of js/shared/format.js), so labels
 read the same in a static figure, a tooltip and the browser."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def join_unit(number: str, prefix: str, unit: str) -> str:
 
 
 def format_si(value: float, unit: str = "", digits: int = 3) -> str:
-    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"; 2.5e6, "cycles" → "2.5 M cycles" (js/format.js ``formatSI``).
+    """2.56e13, "FLOP/s" → "25.6 TFLOP/s"; 2.5e6, "cycles" → "2.5 M cycles" (js/shared/format.js ``formatSI``).
 
     The one SI formatter of the package: it can stand in for the CLI's ``_si`` (units such as
     "cycles" take a spaced prefix; non-finite values read "—")."""
@@ -194,7 +194,7 @@ def format_span(t0: float, t1: float) -> str:
 
 
 def time_unit_for(unit: str, end: float) -> tuple[float, str]:
-    """The unit a time axis reads best in for content reaching ``end`` (js/format.js ``timeUnitFor``):
+    """The unit a time axis reads best in for content reaching ``end`` (js/shared/format.js ``timeUnitFor``):
     seconds below 1 s become ms, µs, …; returns ``(factor, unit)``, label value = time × factor."""
     if unit != "s" or not (end > 0) or not math.isfinite(end) or end >= 1:
         return 1.0, unit or ""
