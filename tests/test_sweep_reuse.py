@@ -354,6 +354,15 @@ def test_chunks_cover_every_configuration_once_in_order(costs, workers, smallest
     assert all(w >= smallest / 2 or b - a == 1 for w, (a, b) in zip(work[:-1], chunks[:-1]))
 
 
+def test_a_chunk_rounded_to_its_run_length_never_drops_below_half_the_smallest():
+    # seven cheap configurations, then two costly: the first chunk crosses the smallest size at the
+    # ninth; rounding to the nearest multiple of 7 would cut it at the seventh, with almost no work
+    costs = np.array([1e-5] * 7 + [0.05, 0.05])
+    chunks = sweep_module._chunks(costs, 1, 0.1, 7)
+    work = [float(costs[a:b].sum()) for a, b in chunks]
+    assert all(w >= 0.05 for w in work[:-1]) and chunks[-1][1] == costs.size
+
+
 def test_chunks_shrink_towards_the_end_and_dask_takes_bigger_ones():
     costs = np.full(10_000, 1e-3)  # 10 s of estimated work
     pool = sweep_module._chunks(costs, 2)

@@ -64,7 +64,10 @@ def _chunks(
         size = min(largest, max(smallest, (total - done) / (_tuning.GUIDED * max(workers, 1))))
         stop = int(np.searchsorted(cum, done + size, side="left")) + 1  # the configuration crossing it included
         if align > 1 and stop - edges[-1] >= align:
+            crossing = stop
             stop = edges[-1] + (stop - edges[-1] + align // 2) // align * align  # the nearest multiple
+            if stop < crossing and stop < n and float(cum[stop - 1]) - done < smallest / 2:
+                stop += align  # rounding down left too little work for a task of its own: round up
         stop = min(n, max(stop, edges[-1] + 1))
         if total - float(cum[stop - 1]) < smallest / 2:
             stop = n
