@@ -124,9 +124,21 @@ def test_the_semantics_page_lists_exactly_the_policies():
     assert semantics_policies((ROOT / "docs" / "semantics.md").read_text(encoding="utf-8")) == list(cw.POLICIES)
 
 
+def contract_policies(text: str) -> list[str]:
+    row = re.search(r"^\| `policy` \| (.+?) \|", text, re.MULTILINE)
+    assert row, "the diagram's contract has a `policy` row listing the policies"
+    return re.findall(r'"([^"]+)"', row.group(1))
+
+
+def test_the_diagram_contract_lists_exactly_the_policies():
+    contract = (ROOT / "js" / "diagram" / "CONTRACT.md").read_text(encoding="utf-8")
+    assert contract_policies(contract) == list(cw.POLICIES)
+
+
 def test_the_policy_readers_see_a_list_that_differs():
     assert readme_policies("Policies: `cw.POLICIES` = `none`, `dilate`.") == ["none", "dilate"]
     assert semantics_policies("### Policies\n\n- `none`\n- `squash`\n\n### Next\n- `x`\n") == ["none", "squash"]
+    assert contract_policies('| `policy` | "none" \\| "squash" | live |') == ["none", "squash"]
 
 
 # -- the layout -------------------------------------------------------------------------------------
