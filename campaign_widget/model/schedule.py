@@ -264,14 +264,6 @@ class _Wavefront:
         for array in (level, order, P, flat, *slots):
             array.flags.writeable = False
         self._regrouped: tuple | None = None
-        self._slot_table: np.ndarray | None = None
-
-    def slot_table(self) -> np.ndarray:
-        """``slots`` as one array, a row per dependency slot (for ``_sweep_rows``), made once."""
-        if self._slot_table is None:
-            self._slot_table = np.stack(self.slots)
-            self._slot_table.flags.writeable = False
-        return self._slot_table
 
     def regrouped(self) -> tuple:
         """The levels renumbered by longest dependency path in tiles (the batch index when batches run
@@ -368,14 +360,14 @@ def _wavefront_work(plan: _Wavefront, duration: np.ndarray, dilate: bool) -> _Wo
         # take the level's longest length. If a level's tiles did not start together, renumber
         # the levels by longest dependency path in tiles (the batch index when batches run one
         # after another) and try once more; then leave it to the event simulation.
-        stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
-        if stretched is None:
+        stretched, together = _lockstep_rows(bounds, slots, flat, length, start_at, end_at)
+        if not together:
             regroup, order, flat, slots, bounds, level = plan.regrouped()
             length = length[regroup]
             start_at[:] = 0.0
             end_at[:] = 0.0
-            stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
-            if stretched is None:
+            stretched, together = _lockstep_rows(bounds, slots, flat, length, start_at, end_at)
+            if not together:
                 return None
 
     def by_tile(table: np.ndarray) -> np.ndarray:
@@ -406,9 +398,9 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
     stretched = length
     tables: tuple = ()
     if not dilate:
-        _sweep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
+        _sweep(plan.bounds, plan.slots, plan.flat, length, start_at, end_at)
     else:
-        stretched, ok = _lockstep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
+        stretched, ok = _lockstep_rows(plan.bounds, plan.slots, plan.flat, length, start_at, end_at)
         if not ok.all():
             # workloads whose levels did not start together: renumbered levels, as _wavefront_work
             redo = np.flatnonzero(~ok)
@@ -416,7 +408,7 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
             length2 = np.ascontiguousarray(length[:, redo][regroup])
             end2 = np.zeros((end_at.shape[0], redo.size))
             start2 = np.zeros_like(end2)
-            stretched2, ok2 = _lockstep_rows(bounds, np.stack(slots), flat, length2, start2, end2)
+            stretched2, ok2 = _lockstep_rows(bounds, slots, flat, length2, start2, end2)
             for j, r in enumerate(redo.tolist()):
                 rows[r] = (order, level, j) if ok2[j] else None
             tables = (start2, end2, length2, stretched2)
@@ -444,38 +436,21 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
     return out
 
 
-def _sweep_rows(
-    bounds: Sequence[int],
-    slot_table: np.ndarray,
-    flat: np.ndarray,
-    length: np.ndarray,
-    start_at: np.ndarray,
-    end_at: np.ndarray,
-) -> None:
-    """``_sweep`` for every column of ``length``, ``start_at``, ``end_at`` at once, level by level:
-    a level's start is the max over its tiles' dependencies (``slot_table``: one row per dependency
-    slot), gathered in one step."""
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        s = end_at[slot_table[:, lo:hi]].max(axis=0)
-        here = flat[lo:hi]
-        start_at[here] = s
-        end_at[here] = s + length[lo:hi]
-
-
 def _lockstep_rows(
     bounds: Sequence[int],
-    slot_table: np.ndarray,
+    slots: Sequence[np.ndarray],
     flat: np.ndarray,
     length: np.ndarray,
     start_at: np.ndarray,
     end_at: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``_lockstep_sweep`` for every column at once: the lengths used, and per column whether every
-    level's tiles started at the same instant."""
+    """The sweep with every level one dilation batch (stretched to its longest tile): the lengths
+    used, and whether every level's tiles started at the same instant (per column of ``length``,
+    ``start_at``, ``end_at`` when they have columns, one per workload)."""
     if not length.shape[0]:
-        return length, np.ones(length.shape[1], bool)
+        return length, np.ones(length.shape[1:], bool)
     stretched = _stretched(bounds, length)
-    _sweep_rows(bounds, slot_table, flat, stretched, start_at, end_at)
+    _sweep(bounds, slots, flat, stretched, start_at, end_at)
     return stretched, _started_together(bounds, start_at[flat]).all(axis=0)
 
 
@@ -504,8 +479,10 @@ def _sweep(
     """Start = the latest end among the dependencies (``slots``: the dependencies' places in the
     end table, per tile in level order), end = start + length, level after level: one numpy step
     per level, or, when levels hold few tiles (a chain with one tile per phase, a few phases with
-    many tiles), one Python step per tile in the same order with the same float arithmetic."""
-    if len(flat) < _THIN_LEVELS * (len(bounds) - 1):
+    many tiles), one Python step per tile in the same order with the same float arithmetic. With a
+    column per workload in ``length``, ``start_at`` and ``end_at``, each level is one numpy step over
+    every column."""
+    if length.ndim == 1 and len(flat) < _THIN_LEVELS * (len(bounds) - 1):
         _sweep_tiles(slots, flat, length, start_at, end_at)
         return
     first_slot, other_slots = slots[0], slots[1:]
@@ -535,23 +512,6 @@ def _sweep_tiles(
 
 
 _BLOCK = 1 << 16  # tiles turned into Python numbers at a time by the per-tile loops
-
-
-def _lockstep_sweep(
-    bounds: Sequence[int],
-    slots: Sequence[np.ndarray],
-    flat: np.ndarray,
-    length: np.ndarray,
-    start_at: np.ndarray,
-    end_at: np.ndarray,
-) -> np.ndarray | None:
-    """The sweep with every level one dilation batch (stretched to its longest tile); the lengths
-    used, or None if some level's tiles did not all start at the same instant."""
-    if not length.size:
-        return length
-    stretched = _stretched(bounds, length)
-    _sweep(bounds, slots, flat, stretched, start_at, end_at)
-    return stretched if _started_together(bounds, start_at[flat]).all() else None
 
 
 def _batches_are_levels(work: _Work, profile: _Profile) -> bool:
