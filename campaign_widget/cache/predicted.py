@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,21 +58,23 @@ def _layouts_with_widths(
     return layouts, default
 
 
-def _phase_trace(
-    workload: Workload,
-    phase: str,
-    line: int,
-    *,
-    local_sizes: Mapping[str, int] | None,
-    layouts: Mapping[str, Layout] | None,
-    loop_order: Sequence[str] | str | None,
-    mode: str,
-) -> tuple[Trace, dict[str, int]]:
-    """The access trace of ``phase``'s Einsum at the sizes ``mode`` asks for, and the full sizes."""
+@dataclass(frozen=True)
+class _Simulated:
+    """How a phase is simulated: the keyword arguments every prediction takes (``predicted_traffic``)."""
+
+    local_sizes: Mapping[str, int] | None
+    layouts: Mapping[str, Layout] | None
+    loop_order: Sequence[str] | str | None
+    mode: str
+
+
+def _phase_trace(workload: Workload, phase: str, line: int, how: _Simulated) -> tuple[Trace, dict[str, int]]:
+    """The access trace of ``phase``'s Einsum at the sizes ``how.mode`` asks for, and the full sizes."""
+    mode, local_sizes = how.mode, how.local_sizes
     if mode not in ("exact", "ratio"):
         raise CacheModelError(f"mode={short_repr(mode)} must be 'exact' or 'ratio'")
     e, full, element_bytes = _phase_einsum(workload, phase)
-    layouts, width = _layouts_with_widths(e, layouts, element_bytes)
+    layouts, width = _layouts_with_widths(e, how.layouts, element_bytes)
     if mode == "exact":
         sizes = full
     else:
@@ -84,7 +87,7 @@ def _phase_trace(
             raise CacheModelError(f"local_sizes names unknown indices {unknown}; the sizes: {sorted(full)}")
         sizes = {**full, **dict(local_sizes)}
     try:
-        t = trace(e, sizes, layouts=layouts, loop_order=loop_order, elem_bytes=width, line=line)
+        t = trace(e, sizes, layouts=layouts, loop_order=how.loop_order, elem_bytes=width, line=line)
     except CacheModelError as error:
         if mode == "exact" and "MAX_ACCESSES" in str(error):
             raise CacheModelError(f"{error}; or use mode='ratio' with local_sizes") from None
@@ -105,21 +108,11 @@ def _to_full_size(t: Trace, full: Mapping[str, int], mode: str) -> np.ndarray:
 
 
 def _predicted(
-    workload: Workload,
-    phase: str,
-    cache: Cache,
-    *,
-    local_sizes: Mapping[str, int] | None,
-    layouts: Mapping[str, Layout] | None,
-    loop_order: Sequence[str] | str | None,
-    mode: str,
-    write_back: bool,
+    workload: Workload, phase: str, cache: Cache, how: _Simulated, write_back: bool
 ) -> tuple[dict[str, float], dict[str, float], CacheResult]:
     if not isinstance(cache, Cache):
         raise CacheModelError(f"cache={short_repr(cache)} must be a Cache")
-    t, full = _phase_trace(
-        workload, phase, cache.line, local_sizes=local_sizes, layouts=layouts, loop_order=loop_order, mode=mode
-    )
+    t, full = _phase_trace(workload, phase, cache.line, how)
     result = simulate(t, cache)
     n = len(t.tensors)
     misses = np.bincount(t.tensor, weights=result.miss, minlength=n)
@@ -127,7 +120,7 @@ def _predicted(
     if write_back:
         wb = result.write_backs()
         backs = np.array([wb[name] for name in t.tensors], float)
-    scale = _to_full_size(t, full, mode)
+    scale = _to_full_size(t, full, how.mode)
     misses, backs = misses * scale, backs * scale
     line = cache.line
     written = {t.tensors[r.tensor] for r in t.refs if r.is_write}
@@ -137,23 +130,14 @@ def _predicted(
 
 
 def _level_served(
-    workload: Workload,
-    phase: str,
-    caches: Sequence[Cache] | Mapping[str, Cache],
-    *,
-    local_sizes: Mapping[str, int] | None = None,
-    layouts: Mapping[str, Layout] | None = None,
-    loop_order: Sequence[str] | str | None = None,
-    mode: str = "exact",
+    workload: Workload, phase: str, caches: Sequence[Cache] | Mapping[str, Cache], how: _Simulated
 ) -> tuple[dict[str, float], dict[str, float], list[CacheResult]]:
     levels = levels_of(caches)
     lines = [cache.line for _, cache in levels]
-    t, full = _phase_trace(
-        workload, phase, lines[0], local_sizes=local_sizes, layouts=layouts, loop_order=loop_order, mode=mode
-    )
+    t, full = _phase_trace(workload, phase, lines[0], how)
     results = simulate(t, dict(levels))
     n = len(t.tensors)
-    scale = _to_full_size(t, full, mode)
+    scale = _to_full_size(t, full, how.mode)
     width = np.asarray(t.elem_bytes, dtype=float)
     served = {levels[0][0]: float((np.bincount(t.tensor, minlength=n) * width * scale).sum())}
 
@@ -199,9 +183,7 @@ def predicted_level_bytes(
     >>> predicted_level_bytes(w, "gemm", [Cache(lines=8, ways=2), Cache(lines=512)])
     {'L1': 98304.0, 'L2': 404992.0, 'DRAM': 6144.0}
     """
-    served, _, _ = _level_served(
-        workload, phase, caches, local_sizes=local_sizes, layouts=layouts, loop_order=loop_order, mode=mode
-    )
+    served, _, _ = _level_served(workload, phase, caches, _Simulated(local_sizes, layouts, loop_order, mode))
     return served
 
 
@@ -229,14 +211,7 @@ def predicted_traffic(
     {'A': 2048.0, 'B': 2048.0, 'C': 2048.0}
     """
     reads, writes, _ = _predicted(
-        workload,
-        phase,
-        cache,
-        local_sizes=local_sizes,
-        layouts=layouts,
-        loop_order=loop_order,
-        mode=mode,
-        write_back=write_back,
+        workload, phase, cache, _Simulated(local_sizes, layouts, loop_order, mode), write_back
     )
     return {**reads, **writes}
 
@@ -261,10 +236,10 @@ def with_predicted_traffic(
     ``cache`` may be a hierarchy (a list or dict of Caches, as ``simulate`` takes, named after the
     machine's nearer memory levels): the phase then moves ``predicted_level_bytes`` at every level it
     names and at the machine's farthest level, and ``predicted[phase]["level_bytes"]`` keeps them."""
-    options = dict(local_sizes=local_sizes, layouts=layouts, loop_order=loop_order, mode=mode, write_back=write_back)
+    how = _Simulated(local_sizes, layouts, loop_order, mode)
     if not isinstance(cache, Cache) and isinstance(cache, (Sequence, Mapping)) and not isinstance(cache, str):
-        return _with_predicted_levels(workload, phase, cache, **options)
-    reads, writes, result = _predicted(workload, phase, cache, **options)
+        return _with_predicted_levels(workload, phase, cache, how, write_back)
+    reads, writes, result = _predicted(workload, phase, cache, how, write_back)
     prediction = {
         "bytes": float(sum(reads.values()) + sum(writes.values())),
         "tensors": {**reads, **writes},
@@ -279,7 +254,7 @@ def with_predicted_traffic(
     return workload.with_prediction(phase, prediction)
 
 
-def _with_predicted_levels(workload, phase, caches, *, local_sizes, layouts, loop_order, mode, write_back):
+def _with_predicted_levels(workload, phase, caches, how: _Simulated, write_back: bool):
     if write_back:
         raise CacheModelError(
             "write_back=True: write-backs are modelled for one cache only; pass one Cache, or leave write_back out"
@@ -292,9 +267,7 @@ def _with_predicted_levels(workload, phase, caches, *, local_sizes, layouts, loo
             f"cache level {unknown[0]!r} is not one of the machine's nearer memory levels "
             f"({', '.join(nearer) or 'it has one level: give Machine(levels={...})'}); name the caches after them"
         )
-    served, tensors, results = _level_served(
-        workload, phase, dict(named), local_sizes=local_sizes, layouts=layouts, loop_order=loop_order, mode=mode
-    )
+    served, tensors, results = _level_served(workload, phase, dict(named), how)
     memory = workload.machine.level_names[-1]
     prediction = {
         "bytes": served[memory],
@@ -303,7 +276,7 @@ def _with_predicted_levels(workload, phase, caches, *, local_sizes, layouts, loo
         "reads": {},
         "writes": {},
         "cache": dict(named),
-        "mode": mode,
+        "mode": how.mode,
         "loop_order": results[0].trace.loop_order,
         "misses": {result.level: result.misses for result in results},
         "write_back": False,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import CampaignWidgetError, FigureError, WrongTypeError, short_repr
+from ..errors import CampaignWidgetError, FigureError, WrongTypeError, check_flag, short_repr
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -106,12 +106,6 @@ def _values(values: npt.ArrayLike, what: str = "values") -> np.ndarray:
     return v.reshape(-1) if v.ndim != 1 else v
 
 
-def _flag(name: str, value: object) -> bool:
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise WrongTypeError(f"{name}={short_repr(value)} must be True or False")
-
-
 def _in_scale(v: np.ndarray, zero_is_value: bool) -> np.ndarray:
     return np.isfinite(v) & ((v >= 0) if zero_is_value else (v > 0))
 
@@ -139,7 +133,7 @@ def severity(
     method = choice("scaling", method, SCALINGS)
     n_buckets = check_buckets(buckets)
     v = _values(values)
-    ok = _in_scale(v, _flag("zero_is_value", zero_is_value))
+    ok = _in_scale(v, check_flag(zero_is_value, "zero_is_value"))
     s = np.full(v.shape, np.nan)
     if not ok.any():
         return s
@@ -175,7 +169,7 @@ def scale_range(values: npt.ArrayLike, method: str = "median", *, zero_is_value:
     (``centre`` for median and mean; all None when no value is in the scale)."""
     method = choice("scaling", method, SCALINGS)
     v = _values(values)
-    V = v[_in_scale(v, _flag("zero_is_value", zero_is_value))]
+    V = v[_in_scale(v, check_flag(zero_is_value, "zero_is_value"))]
     out = {"method": method, "centre": None, "lo": None, "hi": None}
     if V.size:
         out.update(lo=float(V.min()), hi=float(V.max()))

@@ -33,7 +33,7 @@ beside the measured ``Timeline``; the demand helpers both use are in ``campaign_
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -229,6 +229,15 @@ def _levels(g: _Graph, tiles: int, depth: int) -> tuple[np.ndarray, int] | None:
     return None  # groups wait on each other in a cycle: the event simulation reports the deadlock
 
 
+class _Levels(NamedTuple):
+    """The tiles in sweep order, level after level: ``bounds`` cut them into levels, ``flat`` is each
+    tile's place in the padded tables, ``slots`` its dependencies' places (an array per dependency slot)."""
+
+    bounds: list[int]
+    slots: list[np.ndarray]
+    flat: np.ndarray
+
+
 class _Wavefront:
     """The part of the wavefront that depends on the graph, ``tiles`` and ``depth`` only, not on the
     durations: tiles in level order, each level's slice, each tile's place in the padded end table and
@@ -260,37 +269,31 @@ class _Wavefront:
             q = row[P]
             slots.append(np.where((I == 0) & (q != zero_row), q * width + depth + tiles - 1, zero_row * width))
         self.n_phases, self.tiles, self.depth, self.width = n_phases, tiles, depth, width
-        self.level, self.order, self.bounds, self.P, self.flat, self.slots = level, order, bounds, P, flat, slots
+        self.level, self.order, self.P = level, order, P
+        self.levels = _Levels(bounds, slots, flat)
         for array in (level, order, P, flat, *slots):
             array.flags.writeable = False
         self._regrouped: tuple | None = None
-        self._slot_table: np.ndarray | None = None
 
-    def slot_table(self) -> np.ndarray:
-        """``slots`` as one array, a row per dependency slot (for ``_sweep_rows``), made once."""
-        if self._slot_table is None:
-            self._slot_table = np.stack(self.slots)
-            self._slot_table.flags.writeable = False
-        return self._slot_table
-
-    def regrouped(self) -> tuple:
+    def regrouped(self) -> tuple[np.ndarray, np.ndarray, _Levels, np.ndarray]:
         """The levels renumbered by longest dependency path in tiles (the batch index when batches run
-        one after another): ``(regroup, order, flat, slots, bounds, level)``, computed once."""
+        one after another): ``(regroup, order, levels, level)``, computed once."""
         if self._regrouped is None:
             n_tiles = self.n_phases * self.tiles
             hops = np.zeros((self.n_phases + 1) * self.width)
-            _sweep(self.bounds, self.slots, self.flat, np.ones(n_tiles), np.zeros_like(hops), hops)
-            path = (hops[self.flat] - 1).astype(np.int64)  # the level: ends are path lengths in tiles
+            _sweep(self.levels, np.ones(n_tiles), np.zeros_like(hops), hops)
+            _, own_slots, own_flat = self.levels
+            path = (hops[own_flat] - 1).astype(np.int64)  # the level: ends are path lengths in tiles
             regroup = np.argsort(path, kind="stable")
-            order, flat = self.order[regroup], self.flat[regroup]
-            slots = [dep[regroup] for dep in self.slots]
+            order, flat = self.order[regroup], own_flat[regroup]
+            slots = [dep[regroup] for dep in own_slots]
             counts = np.bincount(path)
             bounds = np.r_[0, np.cumsum(counts[counts > 0])].tolist()
             level = np.empty(n_tiles, dtype=np.int64)
             level[order] = path[regroup]
             for array in (regroup, order, flat, level, *slots):
                 array.flags.writeable = False
-            self._regrouped = (regroup, order, flat, slots, bounds, level)
+            self._regrouped = (regroup, order, _Levels(bounds, slots, flat), level)
         return self._regrouped
 
 
@@ -356,26 +359,26 @@ def _wavefront_work(plan: _Wavefront, duration: np.ndarray, dilate: bool) -> _Wo
     n_phases, tiles, depth, width = plan.n_phases, plan.tiles, plan.depth, plan.width
     n_tiles = n_phases * tiles
     tile_arrays = _tile_arrays(n_phases, tiles, duration)
-    order, bounds, flat, slots, level = plan.order, plan.bounds, plan.flat, plan.slots, plan.level
+    order, levels, level = plan.order, plan.levels, plan.level
     length = (duration / tiles)[plan.P]
     end_at = np.zeros((n_phases + 1) * width)
     start_at = np.zeros_like(end_at)
     if not dilate:
-        _sweep(bounds, slots, flat, length, start_at, end_at)
+        _sweep(levels, length, start_at, end_at)
         stretched = length
     else:
         # Each level is taken as one batch (a pipelined chain runs in lock step): its tiles all
         # take the level's longest length. If a level's tiles did not start together, renumber
         # the levels by longest dependency path in tiles (the batch index when batches run one
         # after another) and try once more; then leave it to the event simulation.
-        stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
-        if stretched is None:
-            regroup, order, flat, slots, bounds, level = plan.regrouped()
+        stretched, together = _lockstep_rows(*levels, length, start_at, end_at)
+        if not together:
+            regroup, order, levels, level = plan.regrouped()
             length = length[regroup]
             start_at[:] = 0.0
             end_at[:] = 0.0
-            stretched = _lockstep_sweep(bounds, slots, flat, length, start_at, end_at)
-            if stretched is None:
+            stretched, together = _lockstep_rows(*levels, length, start_at, end_at)
+            if not together:
                 return None
 
     def by_tile(table: np.ndarray) -> np.ndarray:
@@ -406,17 +409,17 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
     stretched = length
     tables: tuple = ()
     if not dilate:
-        _sweep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
+        _sweep(plan.levels, length, start_at, end_at)
     else:
-        stretched, ok = _lockstep_rows(plan.bounds, plan.slot_table(), plan.flat, length, start_at, end_at)
+        stretched, ok = _lockstep_rows(*plan.levels, length, start_at, end_at)
         if not ok.all():
             # workloads whose levels did not start together: renumbered levels, as _wavefront_work
             redo = np.flatnonzero(~ok)
-            regroup, order, flat, slots, bounds, level = plan.regrouped()
+            regroup, order, levels, level = plan.regrouped()
             length2 = np.ascontiguousarray(length[:, redo][regroup])
             end2 = np.zeros((end_at.shape[0], redo.size))
             start2 = np.zeros_like(end2)
-            stretched2, ok2 = _lockstep_rows(bounds, np.stack(slots), flat, length2, start2, end2)
+            stretched2, ok2 = _lockstep_rows(*levels, length2, start2, end2)
             for j, r in enumerate(redo.tolist()):
                 rows[r] = (order, level, j) if ok2[j] else None
             tables = (start2, end2, length2, stretched2)
@@ -444,38 +447,21 @@ def _wavefront_works(plan: _Wavefront, durations: np.ndarray, dilate: bool) -> l
     return out
 
 
-def _sweep_rows(
-    bounds: Sequence[int],
-    slot_table: np.ndarray,
-    flat: np.ndarray,
-    length: np.ndarray,
-    start_at: np.ndarray,
-    end_at: np.ndarray,
-) -> None:
-    """``_sweep`` for every column of ``length``, ``start_at``, ``end_at`` at once, level by level:
-    a level's start is the max over its tiles' dependencies (``slot_table``: one row per dependency
-    slot), gathered in one step."""
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        s = end_at[slot_table[:, lo:hi]].max(axis=0)
-        here = flat[lo:hi]
-        start_at[here] = s
-        end_at[here] = s + length[lo:hi]
-
-
 def _lockstep_rows(
     bounds: Sequence[int],
-    slot_table: np.ndarray,
+    slots: Sequence[np.ndarray],
     flat: np.ndarray,
     length: np.ndarray,
     start_at: np.ndarray,
     end_at: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``_lockstep_sweep`` for every column at once: the lengths used, and per column whether every
-    level's tiles started at the same instant."""
+    """The sweep with every level one dilation batch (stretched to its longest tile): the lengths
+    used, and whether every level's tiles started at the same instant (per column of ``length``,
+    ``start_at``, ``end_at`` when they have columns, one per workload)."""
     if not length.shape[0]:
-        return length, np.ones(length.shape[1], bool)
+        return length, np.ones(length.shape[1:], bool)
     stretched = _stretched(bounds, length)
-    _sweep_rows(bounds, slot_table, flat, stretched, start_at, end_at)
+    _sweep(_Levels(bounds, slots, flat), stretched, start_at, end_at)
     return stretched, _started_together(bounds, start_at[flat]).all(axis=0)
 
 
@@ -493,19 +479,15 @@ def _started_together(bounds: Sequence[int], begin: np.ndarray) -> np.ndarray:
 _THIN_LEVELS = 8  # below this many tiles per level on average, sweep tile by tile in Python
 
 
-def _sweep(
-    bounds: Sequence[int],
-    slots: Sequence[np.ndarray],
-    flat: np.ndarray,
-    length: np.ndarray,
-    start_at: np.ndarray,
-    end_at: np.ndarray,
-) -> None:
-    """Start = the latest end among the dependencies (``slots``: the dependencies' places in the
-    end table, per tile in level order), end = start + length, level after level: one numpy step
+def _sweep(levels: _Levels, length: np.ndarray, start_at: np.ndarray, end_at: np.ndarray) -> None:
+    """Start = the latest end among the dependencies (``levels.slots``: the dependencies' places in
+    the end table, per tile in level order), end = start + length, level after level: one numpy step
     per level, or, when levels hold few tiles (a chain with one tile per phase, a few phases with
-    many tiles), one Python step per tile in the same order with the same float arithmetic."""
-    if len(flat) < _THIN_LEVELS * (len(bounds) - 1):
+    many tiles), one Python step per tile in the same order with the same float arithmetic. With a
+    column per workload in ``length``, ``start_at`` and ``end_at``, each level is one numpy step over
+    every column."""
+    bounds, slots, flat = levels
+    if length.ndim == 1 and len(flat) < _THIN_LEVELS * (len(bounds) - 1):
         _sweep_tiles(slots, flat, length, start_at, end_at)
         return
     first_slot, other_slots = slots[0], slots[1:]
@@ -535,23 +517,6 @@ def _sweep_tiles(
 
 
 _BLOCK = 1 << 16  # tiles turned into Python numbers at a time by the per-tile loops
-
-
-def _lockstep_sweep(
-    bounds: Sequence[int],
-    slots: Sequence[np.ndarray],
-    flat: np.ndarray,
-    length: np.ndarray,
-    start_at: np.ndarray,
-    end_at: np.ndarray,
-) -> np.ndarray | None:
-    """The sweep with every level one dilation batch (stretched to its longest tile); the lengths
-    used, or None if some level's tiles did not all start at the same instant."""
-    if not length.size:
-        return length
-    stretched = _stretched(bounds, length)
-    _sweep(bounds, slots, flat, stretched, start_at, end_at)
-    return stretched if _started_together(bounds, start_at[flat]).all() else None
 
 
 def _batches_are_levels(work: _Work, profile: _Profile) -> bool:

@@ -91,7 +91,7 @@ import math
 import numbers
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import WorkloadError, check_flag, short_repr
@@ -350,15 +350,9 @@ def transformer_phases(
     machine = machine_from(machine)
     if tp > 1 and NETWORK not in machine.level_names:
         bandwidth = INTERCONNECT if interconnect is None else interconnect
-        machine = Machine(
-            peak_compute=machine.peak_compute,
-            levels={NETWORK: bandwidth, **dict(machine.memory_levels)},
-            name=machine.name,
-            compute_name=machine.compute_name,
-            ops_unit=machine.ops_unit,
-            bytes_unit=machine.bytes_unit,
-            time_unit=machine.time_unit,
-            ceilings=machine.ceilings,
+        # the network's bandwidth is in bytes/s, not a fraction of a peak: the machine is no longer normalized
+        machine = replace(
+            machine, levels=((NETWORK, bandwidth), *machine.memory_levels), peak_bandwidth=None, normalized=False
         )
     layer = _layer_ops(cfg, stage, a, c, w, tp, counts)
     count = cfg.layers if layers == "count" else 1
