@@ -21,7 +21,7 @@ import numpy as np
 import yaml
 
 from ..atomic import write_atomic
-from ..errors import ArgumentError, ScheduleError, WrongTypeError
+from ..errors import ArgumentError, ScheduleError, WrongTypeError, check_flag
 from ..model.fusion import mark_groups
 from ..model.machine import Ceiling, Machine
 from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
@@ -30,7 +30,6 @@ from ..model.workload import Workload
 from .checks import (
     check_keys,
     expect_map,
-    flag,
     make_phase,
     make_workload,
     no_options,
@@ -86,7 +85,7 @@ def sniff(source: Source) -> bool:
 
 def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     no_options(source, options)
-    if flag("percent", percent):
+    if check_flag(percent, "percent"):
         raise source.error(
             f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as fractions of peak"
         )
