@@ -16,6 +16,14 @@ from ._output import PROG
 from ._reader_flags import READER_OPTIONS
 from ._values import option, peak, preset, threshold, whole
 
+#: The flags of ``summary --transformer``, each a keyword of ``Workload.from_transformer`` (``--kv-len``: kv_len).
+TRANSFORMER_PASS = {
+    "batch": dict(type=int, default=1, metavar="N", help="sequences in the batch (default 1)"),
+    "seq": dict(type=int, default=2048, metavar="N", help="tokens per sequence (default 2048)"),
+    "kv_len": dict(type=int, metavar="N", help="decode: tokens attended to (default --seq)"),
+    "stage": dict(choices=["prefill", "decode"], default="prefill", help="which pass (default prefill)"),
+}
+
 
 class _Formatter(argparse.HelpFormatter):
     def _split_lines(self, text, width):  # a format's or a preset's name is never split at its hyphens
@@ -106,10 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CONFIG",
         help=f"its config.json or a preset ({', '.join(transformer_presets())})",
     )
-    t.add_argument("--batch", type=int, default=1, metavar="N", help="sequences in the batch (default 1)")
-    t.add_argument("--seq", type=int, default=2048, metavar="N", help="tokens per sequence (default 2048)")
-    t.add_argument("--kv-len", type=int, metavar="N", help="decode: tokens attended to (default --seq)")
-    t.add_argument("--stage", choices=["prefill", "decode"], default="prefill", help="which pass (default prefill)")
+    for keyword, spec in TRANSFORMER_PASS.items():
+        t.add_argument("--" + keyword.replace("_", "-"), **spec)
     summary.add_argument(
         "--threshold",
         type=threshold,

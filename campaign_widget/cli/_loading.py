@@ -20,6 +20,7 @@ from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
 from ..model.settings import Settings
 from ..model.workload import Workload
 from ._advice import reader_error
+from ._arguments import TRANSFORMER_PASS
 from ._output import PROG, say
 from ._reader_flags import READER_FLAGS, READER_OPTIONS, reader_options
 
@@ -54,14 +55,8 @@ def load_workload(args):
         try:
             try:
                 if transformer is not None:
-                    workload = Workload.from_transformer(
-                        transformer,
-                        batch=args.batch,
-                        seq=args.seq,
-                        stage=args.stage,
-                        kv_len=args.kv_len,
-                        machine=args.machine,
-                    )
+                    shape = {keyword: getattr(args, keyword) for keyword in TRANSFORMER_PASS}
+                    workload = Workload.from_transformer(transformer, machine=args.machine, **shape)
                 else:
                     workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             except TypeError as e:

@@ -8,8 +8,8 @@ import math
 import re
 
 from ..errors import WorkloadError, short_repr
-from ..model.presets import MACHINES
 from ..model.presets import machine as preset_machine
+from ..model.presets import unknown_preset
 
 _SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 
@@ -53,9 +53,7 @@ def preset(text: str):
     try:
         return preset_machine(text)
     except WorkloadError:
-        raise argparse.ArgumentTypeError(
-            f"unknown machine preset {short_repr(text)}; known presets: {', '.join(MACHINES)} (see --list-machines)"
-        ) from None
+        raise argparse.ArgumentTypeError(f"{unknown_preset(text)} (see --list-machines)") from None
 
 
 def _assignment(text: str) -> tuple[str, str]:

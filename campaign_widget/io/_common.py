@@ -11,11 +11,11 @@ import re
 import stat
 from pathlib import Path
 
-from ..errors import WorkloadError, WrongTypeError, short_repr
+from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
 from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
+from ..model.presets import machine_from, unknown_preset
 from ..model.workload import Workload
-from .checks import flag
 from .source import MAX_FILE_BYTES, Source, WorkloadFileError, file_path, named_os_error, open_regular
 
 
@@ -188,16 +188,22 @@ def chain(names: list[str]) -> list[tuple[str, ...]]:
 
 
 def check_percent(name: str, percent: bool) -> None:
-    if flag("percent", percent):
+    if check_flag(percent, "percent"):
         raise error(
             name,
             "percent=True applies to files holding utilizations; this profile holds measured durations and volumes",
         )
 
 
-def check_machine(machine) -> None:
-    if machine is not None and not isinstance(machine, Machine):
-        raise WrongTypeError(f"machine={machine!r} must be a campaign_widget.Machine")
+def preset_or_machine(name: str, machine) -> Machine | None:
+    """``machine=`` as every reader takes it (``presets.machine_from``): a ``Machine``, the name of a preset,
+    or None (the file's, or none); a name that is no preset is a ``WorkloadFileError`` of the file ``name``."""
+    if machine is None:
+        return None
+    try:
+        return machine_from(machine)
+    except WorkloadError:  # a name that is no preset: said of the file being read
+        raise WorkloadFileError(unknown_preset(machine), path=name, field="machine") from None
 
 
 def record_phase(report: ImportReport, columns: tuple[list, list, list], name: str, duration, ops, nbytes, **fields):

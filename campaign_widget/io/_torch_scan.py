@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ArgumentError, TraceSyntaxError
 from ..model.import_report import ImportReport
 from . import op_models
-from ._common import check_machine, check_percent, error, source_of
+from ._common import check_percent, error, preset_or_machine, source_of
 from ._jsonstream import PHASE_OF, Event, iter_batches
 
 FORMAT = "pytorch-trace"
@@ -96,7 +96,7 @@ def checked_options(path, machine, categories, group_by, nested, ignore_annotati
     order and names, so that a reader passes its own: ``checked_options(path, machine, categories, ...)``)."""
     name, source, file_path = source_of(path)
     check_percent(name, percent)
-    check_machine(machine)
+    machine = preset_or_machine(name, machine)
     if group_by not in ("name", "annotation"):
         raise ArgumentError(f"group_by={group_by!r} must be 'name' or 'annotation'")
     if nested not in ("outer", "all"):

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 
-from ..errors import WrongTypeError
 from ..model.import_report import ImportReport
 from .checks import (
     check_keys,
     check_unique_names,
     expect_map,
+    flag_or,
     make_phase,
     make_workload,
     no_options,
@@ -46,10 +46,12 @@ def sniff(source: Source) -> bool:
 
 def read(source: Source, *, machine=None, percent=False, timeline=None, **options):
     no_options(source, options)
-    if timeline not in (None, True, False):
-        raise WrongTypeError(
-            f"{source.name}: timeline={timeline!r} must be True, False or None (decide from the starts)"
-        )
+    timeline = flag_or(
+        timeline,
+        f"{source.name}: timeline",
+        also=lambda v: v is None,
+        said="True, False or None (decide from the starts)",
+    )
     doc = source.document()
     expect_map(source, doc, "the top level")
     check_keys(source, doc, ("cascade",), "the top level")

@@ -5,12 +5,10 @@ from __future__ import annotations
 import difflib
 import math
 
-import numpy as np
-
-from ..errors import WorkloadError, WrongTypeError, short_repr
+from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
 from ..model.machine import Machine
 from ..model.phase import LARGEST, Phase, check_name
-from ..model.presets import MACHINES
+from ..model.presets import MACHINES, unknown_preset
 from ..model.presets import machine as preset_machine
 from ..model.workload import Workload
 from .source import Source, WorkloadFileError, line_of
@@ -22,11 +20,20 @@ def no_options(source: Source, options: dict) -> None:
 
 
 def flag(name: str, value) -> bool:
-    """An on/off option as given: True or False (numpy's too), never a truthy string such as ``'yes'``
-    or ``'false'``, which ``bool()`` would read as on. A TypeError names the option and the value."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise WrongTypeError(f"{name}={short_repr(value)} must be True or False")
+    """``errors.check_flag(value, name)``, the names first (as the views call it)."""
+    return check_flag(value, name)
+
+
+def flag_or(value, what: str, *, also, said: str):
+    """An on/off option that takes one more kind of value as itself (``also(value)``: None for "decide",
+    a callable to report to), else True or False by ``errors.check_flag``'s rule; ``said`` is what the
+    option takes, in the ``WrongTypeError`` (``"True, False or None"``)."""
+    if also(value):
+        return value
+    try:
+        return check_flag(value, what)
+    except WrongTypeError:
+        raise WrongTypeError(f"{what}={short_repr(value)} must be {said}") from None
 
 
 def header_columns(source: Source, header, line: int | None, used=None) -> dict[str, int]:
@@ -112,9 +119,7 @@ def read_preset(source: Source, name, line, where) -> Machine:
     try:
         return preset_machine(name)
     except WorkloadError:
-        raise source.error(
-            f"unknown machine preset {show(name)}; known presets: {preset_names()}", line=line, field=where
-        ) from None
+        raise source.error(unknown_preset(name), line=line, field=where) from None
 
 
 def preset_names() -> str:

@@ -58,6 +58,7 @@ from ._common import (
     error,
     function_name,
     head_text,
+    preset_or_machine,
     read_text,
     record_phase,
     source_of,
@@ -73,7 +74,6 @@ from ._nsight_table import (
     parse_table,
 )
 from ._nsight_table import unit_scale as unit_scale  # part of this module's API: ncu's units in base units
-from .registry import preset_or_machine
 from .source import Source
 
 FORMAT = "nsight-compute-csv"

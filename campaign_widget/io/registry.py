@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ArgumentError, WorkloadError, WrongTypeError, short_repr
+from ..errors import ArgumentError, WrongTypeError, check_flag, short_repr
 from ..model.machine import Machine
-from ..model.presets import machine_from, unknown_preset
 from ..model.workload import Workload
-from .checks import flag
-from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source, WorkloadFileError
+from ._common import preset_or_machine
+from .source import JSON_SUFFIXES, YAML_SUFFIXES, Source
 
 
 @dataclass(frozen=True)
@@ -92,23 +91,13 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
         raise ArgumentError(
             f"format={short_repr(format)} is not a registered file format; known: {', '.join(_FORMATS)}"
         )
-    workload = fmt.read(source, machine=machine, percent=flag("percent", percent), **options)
+    workload = fmt.read(source, machine=machine, percent=check_flag(percent, "percent"), **options)
     if not isinstance(workload, Workload) and not isinstance(getattr(workload, "workload", None), Workload):
         raise WrongTypeError(
             f"{source.name}: the reader of format {fmt.name!r} returned {type(workload).__name__}, "
             "not a Workload (a bug in that reader)"
         )
     return workload
-
-
-def preset_or_machine(name: str, machine):
-    """``machine=`` as readers take it: a ``Machine``, the name of a preset, or None (the file's)."""
-    if machine is None:
-        return None
-    try:
-        return machine_from(machine)
-    except WorkloadError:  # a name that is no preset: said of the file being read
-        raise WorkloadFileError(unknown_preset(machine), path=name, field="machine") from None
 
 
 def detect(source) -> FileFormat:

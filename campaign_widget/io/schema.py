@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import numbers
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +22,16 @@ import numpy as np
 import yaml
 
 from ..atomic import write_atomic
-from ..errors import ArgumentError, ScheduleError, WrongTypeError
+from ..errors import ArgumentError, ScheduleError, WrongTypeError, check_flag
 from ..model.fusion import mark_groups
 from ..model.machine import Ceiling, Machine
+from ..model.phase import Phase
 from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
 from ..model.settings import check_setting
 from ..model.workload import Workload
 from .checks import (
     check_keys,
     expect_map,
-    flag,
     make_phase,
     make_workload,
     no_options,
@@ -45,19 +46,8 @@ from .source import JSON_SUFFIXES, YAML_SUFFIXES, Dumper, Source, WorkloadFileEr
 FORMAT = "campaign-workload"
 VERSION = 1  # machine levels and per-level bytes are keys of version 1: an older reader names them unknown
 TOP_KEYS = ("format", "version", "machine", "settings", "phases")
-PHASE_KEYS = (
-    "name",
-    "duration",
-    "compute_util",
-    "memory_util",
-    "ops",
-    "bytes",
-    "after",
-    "tileable",
-    "reads",
-    "writes",
-    "fusion_group",
-)
+# a phase's keys are the fields of a Phase, in their order, and the workload's fusion group of it
+PHASE_KEYS = (*(f.name for f in fields(Phase)), "fusion_group")
 MACHINE_KEYS = (
     "preset",
     "name",
@@ -86,7 +76,7 @@ def sniff(source: Source) -> bool:
 
 def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
     no_options(source, options)
-    if flag("percent", percent):
+    if check_flag(percent, "percent"):
         raise source.error(
             f"percent=True applies to foreign formats; {FORMAT} files hold utilizations as fractions of peak"
         )

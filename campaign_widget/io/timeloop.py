@@ -41,9 +41,8 @@ from ..model.import_report import ImportReport, PhaseReport
 from ..model.machine import Machine
 from ..model.phase import LARGEST, SMALLEST
 from ..model.workload import Workload
-from ._common import build_workload, chain, check_percent, error, head_text, read_text, source_of
+from ._common import build_workload, chain, check_percent, error, head_text, preset_or_machine, read_text, source_of
 from .checks import preset_names
-from .registry import preset_or_machine
 from .source import Source, WorkloadFileError
 
 FORMAT = "timeloop-stats"
@@ -592,12 +591,7 @@ def _num(name, value_line, what):
 def _bytes(name: str, level: _Level) -> tuple[float, float]:
     word_bits, key = _word_bits(level)
     if word_bits is None:
-        raise error(
-            name,
-            f"level {level.name!r} has no 'Word bits' (or 'Data word bits') in its SPECS",
-            line=level.line,
-            field=f"{level.name}.Word bits",
-        )
+        raise _lacks(name, level, "", "'Word bits' (or 'Data word bits') in its SPECS", "Word bits")
     word_bytes = _num(name, word_bits, f"{level.name}.{key}") / 8
     words = 0.0
     for ds, values in level.dataspaces.items():
@@ -606,15 +600,17 @@ def _bytes(name: str, level: _Level) -> tuple[float, float]:
         for kind in ("reads", "fills", "updates"):
             entry = values.get(f"Actual scalar {kind} (per-instance)") or values.get(f"Scalar {kind} (per-instance)")
             if entry is None:
-                raise error(
-                    name,
-                    f"dataspace {ds} of level {level.name!r} has no 'Scalar {kind} (per-instance)'",
-                    line=level.line,
-                    field=f"{level.name}.{ds}.Scalar {kind}",
+                raise _lacks(
+                    name, level, f"dataspace {ds} of ", f"'Scalar {kind} (per-instance)'", f"{ds}.Scalar {kind}"
                 )
             count += _num(name, entry, f"{level.name}.{ds}.Scalar {kind}")
         words += count * _num(name, instances, f"{level.name}.{ds}.Utilized instances (max)")
     return words * word_bytes, word_bytes
+
+
+def _lacks(name: str, level: _Level, part: str, key: str, field: str) -> WorkloadFileError:
+    """A key that a level (``part``: or a dataspace of it) lacks, said at the level's line and ``field``."""
+    return error(name, f"{part}level {level.name!r} has no {key}", line=level.line, field=f"{level.name}.{field}")
 
 
 def _word_bits(level: _Level):

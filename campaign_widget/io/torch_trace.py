@@ -68,10 +68,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..atomic import write_atomic
+from ..errors import check_flag
 from . import _torch_events as te
 from . import op_models
 from ._common import head_text, open_binary
-from .checks import flag
+from ._torch_timeline import timeline_of
+from .checks import flag_or
 from .op_models import ELEMENT_BYTES, MAX_DIM, NOT_TENSORS, compute_flops
 from .source import Source
 
@@ -125,7 +127,7 @@ def read_torch_trace(
 ):
     """Read a PyTorch profiler (Kineto) / Chrome trace (``.json`` or gzip) into a ``Workload``.
 
-    ``machine``: the Machine the phases ran on (required: a trace holds no peaks; e.g.
+    ``machine``: the Machine the phases ran on, or a preset name (required: a trace holds no peaks; e.g.
     ``Machine.measure()`` for a CPU trace). ``categories``: event categories to import (default
     ``("kernel",)`` if the trace has GPU kernels, else ``("cpu_op",)``; any spelling Kineto wrote).
     ``group_by``: ``"name"`` or ``"annotation"``. ``nested``: ``"outer"`` or ``"all"`` (see the module
@@ -144,12 +146,10 @@ def read_torch_trace(
     Raises ``WorkloadFileError`` naming the file, the line and the event index of malformed or
     truncated JSON.
     """
-    from .torch_timeline import check_progress, timeline_of
-
     # on/off options are True or False: bool('yes') and bool('false') would both read as on
-    warn = flag("warn", warn)
-    check_progress(progress)
-    timeline = flag("timeline", timeline)
+    warn = check_flag(warn, "warn")
+    progress = flag_or(progress, "progress", also=_own_progress, said="True, False, None or a callable")
+    timeline = check_flag(timeline, "timeline")
     options = te.checked_options(path, machine, categories, group_by, nested, ignore_annotations, percent)
     if timeline:
         return timeline_of(options, warn=warn, progress=progress, counters=counters)
@@ -159,6 +159,11 @@ def read_torch_trace(
     if warn:
         r.report.warn_skipped(stacklevel=3)
     return workload
+
+
+def _own_progress(progress) -> bool:
+    """``progress`` that is neither True nor False: None (a bar for large files) or a callable."""
+    return progress is None or callable(progress)
 
 
 # -- recorded FLOPs from a live profiler --------------------------------------------------------------------

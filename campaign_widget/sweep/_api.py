@@ -1,48 +1,23 @@
-"""The public entry points: :func:`sweep` and :func:`start_sweep`."""
+"""The public entry points: :func:`sweep` and :func:`start_sweep` (its signature is ``sweep``'s)."""
 
 from __future__ import annotations
 
 import threading
+from inspect import signature
 
+from ..errors import SweepError, check_flag
 from ..model.workload import Workload
 from ._result import SweepResult
 from ._run import _run
 from ._validate import _executor_kind, _prepare, _require_distributed
 
 
-def start_sweep(
-    workload: Workload,
-    *,
-    executor=None,
-    progress=False,
-    zip: bool = False,
-    baseline=None,
-    allow_large: bool = False,
-    **axes,
-) -> SweepResult:
-    """Like :func:`sweep`, but returns at once with a :class:`SweepResult` that fills in from a
-    background thread (for a live :class:`~campaign_widget.views.sweep.SweepView`). Bad input still
-    raises here, before any work starts; ``result.wait()`` re-raises a failure of the run."""
-    result = _start(workload, executor, zip, allow_large, baseline, axes)
-
-    def target():
-        try:
-            _run(result, executor, progress)
-        except BaseException as exc:  # handed to wait()
-            result._error = exc
-        finally:
-            result._done.set()
-            result._notify()
-
-    threading.Thread(target=target, name="campaign_widget-sweep", daemon=True).start()
-    return result
-
-
 def _start(workload, executor, zipped, allow_large, baseline, axes) -> SweepResult:
     _executor_kind(executor)  # a wrong executor fails before anything else is computed
     if isinstance(executor, str):
         _require_distributed()
-    payload, base_makespan, base_index = _prepare(workload, bool(zipped), allow_large, axes, baseline)
+    zipped, allow_large = check_flag(zipped, "zip", SweepError), check_flag(allow_large, "allow_large", SweepError)
+    payload, base_makespan, base_index = _prepare(workload, zipped, allow_large, axes, baseline)
     return SweepResult(payload, base_makespan, base_index)
 
 
@@ -102,3 +77,34 @@ def sweep(
         result._done.set()
         result._notify()
     return result
+
+
+def start_sweep(workload: Workload, **options) -> SweepResult:
+    """Like :func:`sweep`, with the same options (``progress`` off by default), but returns at once with a
+    :class:`SweepResult` that fills in from a background thread (for a live
+    :class:`~campaign_widget.views.sweep.SweepView`). Bad input still raises here, before any work starts;
+    ``result.wait()`` re-raises a failure of the run."""
+    call = _START_SIGNATURE.bind(workload, **options)  # sweep's keywords, or a TypeError naming the odd one
+    call.apply_defaults()
+    given = call.arguments
+    executor, progress = given["executor"], given["progress"]
+    result = _start(workload, executor, given["zip"], given["allow_large"], given["baseline"], given["axes"])
+
+    def target():
+        try:
+            _run(result, executor, progress)
+        except BaseException as exc:  # handed to wait()
+            result._error = exc
+        finally:
+            result._done.set()
+            result._notify()
+
+    threading.Thread(target=target, name="campaign_widget-sweep", daemon=True).start()
+    return result
+
+
+#: ``sweep``'s signature with ``progress=False``: the one ``start_sweep`` takes and shows.
+_START_SIGNATURE = signature(sweep).replace(
+    parameters=[p.replace(default=False) if p.name == "progress" else p for p in signature(sweep).parameters.values()]
+)
+start_sweep.__signature__ = _START_SIGNATURE

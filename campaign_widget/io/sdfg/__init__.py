@@ -58,11 +58,13 @@ from __future__ import annotations
 
 from ._file import MAX_BYTES, SUFFIXES, sniff
 from ._local import SDFGMap, map_accesses
-from ._model import (
+from ._model import ELEMENT_BYTES, SDFGPhase, SDFGProgram
+from ._ops import CASTS, LIBRARY_OPS, MATH_FUNCTIONS, count_tasklet_ops
+from ._program import extract_sdfg
+from ._reasons import (
     DIRECT_EDGE,
     DYNAMIC,
     DYNAMIC_EXECUTIONS,
-    ELEMENT_BYTES,
     LOOP_EXECUTIONS,
     NEGATIVE,
     NO_WORK,
@@ -73,11 +75,7 @@ from ._model import (
     UNKNOWN_LIBRARY,
     UNKNOWN_NODE,
     ZERO,
-    SDFGPhase,
-    SDFGProgram,
 )
-from ._ops import CASTS, LIBRARY_OPS, MATH_FUNCTIONS, count_tasklet_ops
-from ._program import extract_sdfg
 from ._walker import MAX_NESTING
 from ._workload import FORMAT, read, read_sdfg
 

@@ -40,22 +40,6 @@ def dtype_of(desc) -> str | None:
     return dtype if isinstance(dtype, str) else None
 
 
-# ImportReport.skipped reasons
-DYNAMIC = "dynamic memlet volume"
-ZERO = "zero memlet volume"
-NEGATIVE = "negative memlet volume"
-NOT_UNDERSTOOD = "expression not understood"
-UNKNOWN_LIBRARY = "library node without a known formula"
-NOT_PYTHON = "tasklet not in Python"
-UNKNOWN_FUNCTION = "call of an unknown function in a tasklet"
-UNKNOWN_DTYPE = "unknown element type"
-LOOP_EXECUTIONS = "state in a loop without an execution count"
-DYNAMIC_EXECUTIONS = "state with a dynamic execution count"
-UNKNOWN_NODE = "node of an unknown type"
-NO_WORK = "phase with no work (0 ops, 0 bytes)"
-DIRECT_EDGE = "edge between two scopes without an access node"
-
-
 @dataclass
 class SDFGPhase:
     """One phase before evaluation: ``ops`` and each tensor's bytes as lists of expression terms.

@@ -9,24 +9,11 @@ from dataclasses import dataclass, field
 from ...errors import WorkloadError, WorkloadFileError, short_repr
 from ...model.expr import parse
 from ...model.graph import topological_order
+from . import _reasons as reason
 from ._control import block_order, trip_count
 from ._doc import Doc, dig, join
 from ._expressions import nest_count, paren, product, subset_ranges, subset_sizes, substitute
-from ._model import (
-    DIRECT_EDGE,
-    DYNAMIC,
-    DYNAMIC_EXECUTIONS,
-    ELEMENT_BYTES,
-    LOOP_EXECUTIONS,
-    NOT_PYTHON,
-    NOT_UNDERSTOOD,
-    UNKNOWN_DTYPE,
-    UNKNOWN_FUNCTION,
-    UNKNOWN_LIBRARY,
-    UNKNOWN_NODE,
-    SDFGPhase,
-    dtype_of,
-)
+from ._model import ELEMENT_BYTES, SDFGPhase, dtype_of
 from ._nest import NestedSum
 from ._ops import LIBRARY_OPS, count_tasklet_ops, library_formula
 from ._scope import ENTRY_TYPES, EXIT_TYPES, StateGraph
@@ -109,8 +96,8 @@ class Walker:
         self.bounds: list[str] = []  # dynamic memlets, counted as their subset's size (an upper bound)
         self.branches: list[str] = []  # conditional blocks, every branch counted (an upper bound)
 
-    def issue(self, reason: str, where: str):
-        self.issues.append((reason, where))
+    def issue(self, why: str, where: str):
+        self.issues.append((why, where))
 
     # descriptors ----------------------------------------------------------------------------------
     def elem_bytes(self, arrays, data: str, where: str) -> int | None:
@@ -122,7 +109,7 @@ class Walker:
         dtype = dtype_of(arrays.get(data))
         if dtype in ELEMENT_BYTES:
             return ELEMENT_BYTES[dtype]
-        self.issue(UNKNOWN_DTYPE, f"{where}: container {data!r} has dtype={short_repr(dtype)}")
+        self.issue(reason.UNKNOWN_DTYPE, f"{where}: container {data!r} has dtype={short_repr(dtype)}")
         return None
 
     @staticmethod
@@ -149,7 +136,7 @@ class Walker:
             return text
         sizes = self.sizes(memlet, where)
         if not sizes:
-            self.issue(DYNAMIC, f"{describe}: volume={text!r} and no subset")
+            self.issue(reason.DYNAMIC, f"{describe}: volume={text!r} and no subset")
             return None
         self.bounds.append(describe)
         return product(*sizes)
@@ -281,7 +268,7 @@ class Walker:
         label = str(block.get("label", ""))
         if trips is None:
             self.issue(
-                LOOP_EXECUTIONS,
+                reason.LOOP_EXECUTIONS,
                 f"loop {short_repr(label)} ({where}): its trip count is not a simple range; counted once",
             )
             trips = "1"
@@ -319,12 +306,14 @@ class Walker:
         if in_loop and block.get("nodes"):
             if ex is None:
                 self.issue(
-                    LOOP_EXECUTIONS,
+                    reason.LOOP_EXECUTIONS,
                     f"state {short_repr(label)}: counted once (save the SDFG after "
                     "dace.sdfg.propagation.propagate_states to record its executions)",
                 )
             else:
-                self.issue(DYNAMIC_EXECUTIONS, f"state {short_repr(label)}: executions={ex!r} is a bound; counted once")
+                self.issue(
+                    reason.DYNAMIC_EXECUTIONS, f"state {short_repr(label)}: executions={ex!r} is a bound; counted once"
+                )
         return mult
 
     # a state ----------------------------------------------------------------------------------------
@@ -389,7 +378,7 @@ class Walker:
                 link(so, resolve(do))
             else:
                 link(so, do)
-                self.issue(DIRECT_EDGE, f"{st.describe(so)} → {st.describe(do)}: a dependency only")
+                self.issue(reason.DIRECT_EDGE, f"{st.describe(so)} → {st.describe(do)}: a dependency only")
         return units
 
     def dataflow_order(self, st: StateGraph, units: _Units) -> list:
@@ -582,7 +571,7 @@ class Walker:
             if kind == "ConsumeEntry":
                 if inner:
                     self.issue(
-                        NOT_UNDERSTOOD,
+                        reason.NOT_UNDERSTOOD,
                         f"{st.describe(nid)}: a consume scope runs a data-dependent number of times; its "
                         "contents are counted once",
                     )
@@ -604,7 +593,7 @@ class Walker:
         elif kind == "NestedSDFG":
             terms.extend(self.nested_ops(st, nid, depth))
         elif kind != "AccessNode":
-            self.issue(UNKNOWN_NODE, f"{st.describe(nid)}: ops not counted")
+            self.issue(reason.UNKNOWN_NODE, f"{st.describe(nid)}: ops not counted")
         # write-conflict resolution: one op per element written
         for _, ew, _, _, e in st.out_edges[nid]:
             memlet = self.memlet(e, ew)
@@ -625,17 +614,18 @@ class Walker:
         if not isinstance(text, str):
             raise self.doc.fail(join(where, "string_data"), f"{short_repr(text)} is not text")
         if language != "Python":
-            self.issue(NOT_PYTHON, f"{st.describe(nid)}: language={language!r}; ops not counted")
+            self.issue(reason.NOT_PYTHON, f"{st.describe(nid)}: language={language!r}; ops not counted")
             return []
         try:
             count, unknown = count_tasklet_ops(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
             self.issue(
-                NOT_UNDERSTOOD, f"{st.describe(nid)}: the code does not parse ({type(e).__name__}); ops not counted"
+                reason.NOT_UNDERSTOOD,
+                f"{st.describe(nid)}: the code does not parse ({type(e).__name__}); ops not counted",
             )
             return []
         for name in unknown:
-            self.issue(UNKNOWN_FUNCTION, f"{st.describe(nid)}: {name}() counted as 0 ops")
+            self.issue(reason.UNKNOWN_FUNCTION, f"{st.describe(nid)}: {name}() counted as 0 ops")
         return [(str(count), where)] if count else []
 
     def library_ops(self, st: StateGraph, nid):
@@ -659,7 +649,7 @@ class Walker:
         formula = library_formula(kind, st.attrs(nid), dims)
         if formula is None:
             why = "no formula for this library node" if kind not in LIBRARY_OPS else "its memlets lack subsets"
-            self.issue(UNKNOWN_LIBRARY, f"{st.describe(nid)}: {kind} ({why}); ops not counted")
+            self.issue(reason.UNKNOWN_LIBRARY, f"{st.describe(nid)}: {kind} ({why}); ops not counted")
             return []
         return [] if formula == "0" else [(formula, st.field(nid))]
 

@@ -11,13 +11,14 @@ from ...model.import_report import ImportReport, PhaseReport
 from ...model.machine import Machine
 from ...model.phase import Phase
 from ...model.workload import Workload
-from .._common import check_machine, check_percent, error
+from .._common import check_percent, error, preset_or_machine
 from ..source import Source
 from ._expressions import sum_terms
-from ._model import NEGATIVE, NO_WORK, NOT_UNDERSTOOD, ZERO, SDFGProgram
+from ._model import SDFGProgram
 from ._nest import MAX_VISITS, NestedSum
 from ._nest import total as nest_total
 from ._program import extract_sdfg, given_params, params_hint
+from ._reasons import NEGATIVE, NO_WORK, NOT_UNDERSTOOD, ZERO
 
 FORMAT = "dace-sdfg"
 SHOWN = 3  # examples named in a note
@@ -29,7 +30,7 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
     The SDFG's symbols become the workload's parameters: its phases' ops and tensor bytes are
     expressions in them (``workload.params``; ``workload.with_params(M=128)`` re-evaluates).
     ``params``: their values (``{"M": 64, ...}``); symbols not given take the SDFG's constants; any
-    left over is an error listing them. ``machine``: a ``Machine`` (default: unit peaks, so durations
+    left over is an error listing them. ``machine``: a ``Machine`` or a preset name (default: unit peaks, so durations
     are in op/byte units). ``element_bytes``: an int for every container or ``{container: bytes}``;
     default: each container's ``dtype``.
 
@@ -38,7 +39,7 @@ def read_sdfg(path, *, machine=None, params=None, element_bytes=None, percent: b
     """
     name = path.name if isinstance(path, Source) else str(path)
     check_percent(name, percent)
-    check_machine(machine)
+    machine = preset_or_machine(name, machine)
     program = extract_sdfg(path, element_bytes=element_bytes)
     values, value_source = parameter_values(program, params)
     report = ImportReport(path=name, format=FORMAT)
