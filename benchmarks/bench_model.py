@@ -118,7 +118,7 @@ def run_pipelines(cases, repeat):
 
 def run_engine(n, tiles, repeat, before=False, levels=1):
     """The engine target: an n-phase chain × tiles, pipelined, for every policy; ``levels`` memory
-    levels (3: compute + L1 + L2 + DRAM, four resources, design.md §8)."""
+    levels (3: compute + L1 + L2 + DRAM, four resources, docs/memory-hierarchy.md#schedules-over-every-resource)."""
     from campaign_widget import POLICIES
 
     w = chain(n, levels=levels)

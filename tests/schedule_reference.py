@@ -1,7 +1,7 @@
 """The schedule engine as it was before issue 12, kept verbatim as a slow test oracle.
 
 It simulates every event in Python and cuts every running tile at every change of the throttle
-factor, so its output is the plain list of constant-rate pieces (design.md §3). The fast engine in
+factor, so its output is the plain list of constant-rate pieces (docs/semantics.md#schedules). The fast engine in
 ``campaign_widget.model.schedule`` must reproduce it: same tiles, same times, same pieces
 (``Schedule.pieces()``), same demand and oversubscription. Only the import of ``ScheduleError``
 and the entry point's name changed.
@@ -174,7 +174,7 @@ class _Pieces:
 
 
 def _one_at_a_time(duration, uc, um, tiles, throttle) -> _Pieces:
-    """Tiles run alone, tile-major: A1, B1, C1, A2, … (design.md §3, "tiling n")."""
+    """Tiles run alone, tile-major: A1, B1, C1, A2, … (docs/semantics.md#tiling, "tiling n")."""
     n_phases = duration.size
     phase = np.tile(np.arange(n_phases), tiles)
     number = np.repeat(np.arange(tiles), n_phases)
@@ -213,7 +213,7 @@ def _streaming_groups(workload) -> np.ndarray | None:
 
 
 def _pipelined(duration, uc, um, producers, tiles, depth, dilate, throttle, group=None) -> _Pieces:
-    """Event-driven, fluid simulation of the pipelined tiles (design.md §3).
+    """Event-driven, fluid simulation of the pipelined tiles (docs/semantics.md#pipelining).
 
     Tile i of phase p is ready when tile i of each producer, its own tile i-1, and tile i-depth of
     each consumer are done; across fusion groups (``group``), tile 0 waits for the producer's last

@@ -1,4 +1,4 @@
-"""The local-view cache model (design.md §7): traces, layouts, stack distances and LRU misses.
+"""The local-view cache model (docs/data-movement.md#stack-distances): traces, layouts, stack distances and LRU misses.
 
 Exactness is checked against pycachesim (RRZE-HPC, a test-only dependency) access for access, and
 against a plain LRU simulator written here.
@@ -37,7 +37,7 @@ def pycachesim_misses(addresses, is_write, cache: Cache, elem_bytes: int) -> np.
 
     Two facts about pycachesim 0.3.1 decide how the trace is fed:
     - a store that hits does not refresh the line's LRU position (only loads reorder the queue), while
-      design.md's LRU counts every access as a reference; a store that misses write-allocates through
+      docs/data-movement.md#stack-distances's LRU counts every access as a reference; a store that misses write-allocates through
       a load. So each write is fed as a load (the reference: a miss here is the write-allocate) and then
       a store of the same address (marks the line dirty, always hits);
     - its single-address ``load``/``store`` parse the address with a 32-bit format into a 64-bit field
@@ -149,7 +149,7 @@ def stack_of_lines(lines):
 
 
 def gather(n, a, b, m, c, m2):
-    """A trace with an irregular, repeating pattern: index expressions with % (design.md §7 evaluator)."""
+    """A trace with an irregular, repeating pattern: index expressions with % (docs/data-movement.md#sizes-and-parameters evaluator)."""
     return trace(
         f"Y[i % 64] = X[({a}*i+{b}) % {m}] * Z[({c}*i) % {m2}]",
         {"i": n},
@@ -329,7 +329,7 @@ def test_several_stamp_renumberings_give_the_plain_lru_distances():
 
 
 # ------------------------------------------------------------------------------------------------
-# design.md §7 examples
+# docs/data-movement.md#the-local-view-of-one-phase examples
 # ------------------------------------------------------------------------------------------------
 
 

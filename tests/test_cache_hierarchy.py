@@ -1,4 +1,4 @@
-"""The cache hierarchy (design.md §8): levels chained as pycachesim chains them, level by level.
+"""The cache hierarchy (docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view): levels chained as pycachesim chains them, level by level.
 
 Checked against pycachesim (RRZE-HPC, test-only) on matrix products of several loop orders with 2- and
 3-level hierarchies, and against a plain-Python chain of LRU caches on random traces.

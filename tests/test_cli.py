@@ -142,7 +142,7 @@ def test_summary_prints_every_phase_and_every_policys_makespan_from_the_model(ca
     assert set(got) == set(POLICIES)
     for policy in POLICIES:
         assert got[policy] == pytest.approx(expected[policy], rel=1e-5), policy
-    assert got["dilate+throttle"] == pytest.approx(11.35)  # design.md §3
+    assert got["dilate+throttle"] == pytest.approx(11.35)  # docs/semantics.md#reference-numbers
     assert "oversubscribed: memory 150.0%" in out  # pipelined with no policy: the paper's 150%
     starred = [m.group(2) for m in MAKESPAN.finditer(out) if m.group(1)]
     assert starred == ["dilate+throttle"]  # the file's policy
@@ -168,7 +168,7 @@ def test_summary_overrides_tiles_pipeline_policy_and_threshold(capsys):
     w = load(CASCADE)
     for policy in POLICIES:
         assert got[policy] == pytest.approx(w.schedule(tiles=4, pipeline=True, policy=policy).makespan, rel=1e-5)
-    assert got["dilate+throttle"] == pytest.approx(13.125)  # design.md §3
+    assert got["dilate+throttle"] == pytest.approx(13.125)  # docs/semantics.md#reference-numbers
     assert "sequential 20 s" in out
     roof = workload_roofline(w, threshold=0.85)
     assert all(g.startswith("Below roof") for g in roof.guidance)  # efficiencies .8, .6, .8 < .85

@@ -1,4 +1,4 @@
-"""The global data-movement view's model (design.md §7): scaling, palettes, the graph, the layout."""
+"""The global data-movement view's model (docs/data-movement.md#scalings): scaling, palettes, the graph, the layout."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ V = [1, 2, 3, 100]
 MACHINE = Machine(peak_compute=1e12, peak_bandwidth=1e11)
 
 
-# -- design.md §7's example, exactly -----------------------------------------------------------------
+# -- docs/data-movement.md#scalings's example, exactly -----------------------------------------------------------------
 
 
 def test_median_scaling_example():

@@ -19,7 +19,10 @@ SUFFIXES = {".py", ".js", ".mjs", ".md", ".sh"}
 SKIPPED = {"node_modules", "static", "__pycache__", "test-artifacts"}
 CITATION = re.compile(r"\bdocs/((?:[\w-]+/)*[\w-]+\.md)(?:#([\w-]+))?")
 # Spelled in pieces so that this file does not cite what it forbids.
-OUTSIDE = re.compile(r"\b" + "design" + r"\.md\b|\.\./" + "shared")
+OUTSIDE = re.compile(r"\b" + "design" + r"\.md\b")
+#: A path into the shared folder beside the checkout: ``../shared/…`` (or deeper) that names no file of the repository
+#: (``js/dataflow/draw.js`` imports ``../shared/color.js``, which is ``js/shared/color.js``).
+SHARED_PATH = re.compile(r"((?:\.\./)+" + "shared" + r"/[\w./-]*)")
 
 
 def scanned_files(root: Path = ROOT) -> list[Path]:
@@ -87,7 +90,8 @@ def outside_citations(files: list[Path], root: Path = ROOT) -> list[str]:
     found = []
     for path in files:
         for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            if OUTSIDE.search(line):
+            outside = [p for p in SHARED_PATH.findall(line) if not (path.parent / p).resolve().is_relative_to(root)]
+            if OUTSIDE.search(line) or outside:
                 found.append(f"{path.relative_to(root).as_posix()}:{number}: {line.strip()[:100]}")
     return found
 
@@ -111,6 +115,7 @@ def test_the_checks_find_a_missing_page_a_missing_heading_and_an_outside_citatio
         '"""See DOCS/semantics.md#schedules, DOCS/semantics.md#per-phase-quantities and DOCS/semantics.md."""\n'
         "# DOCS/semantics.md#tiling, DOCS/nowhere.md\n"
         "# as " + "design" + ".md §3 says\n"
+        "# the files in ../../" + "shared/wild\n"
     )
     source.write_text(sample.replace("DOCS/", "docs/"))
     found = citations([source], tmp_path)
@@ -125,7 +130,15 @@ def test_the_checks_find_a_missing_page_a_missing_heading_and_an_outside_citatio
         "code.py:2: docs/semantics.md has no heading #tiling",
         "code.py:2: DOCS/nowhere.md does not exist".replace("DOCS/", "docs/"),
     ]
-    assert outside_citations([source], tmp_path) == ["code.py:3: # as " + "design" + ".md §3 says"]
+    assert outside_citations([source], tmp_path) == [
+        "code.py:3: # as " + "design" + ".md §3 says",
+        "code.py:4: # the files in ../../" + "shared/wild",
+    ]
+    inside = tmp_path / "js" / "view" / "draw.js"
+    inside.parent.mkdir(parents=True)
+    (tmp_path / "js" / "shared").mkdir()
+    inside.write_text('import { f } from "../' + 'shared/format.js";\n')
+    assert outside_citations([inside], tmp_path) == []
 
 
 def test_heading_ids_are_the_sites_slugs():

@@ -1,4 +1,4 @@
-"""Einsum workloads (ops, tensors, dependencies) and computed fusion (design.md §3)."""
+"""Einsum workloads (ops, tensors, dependencies) and computed fusion (docs/semantics.md#fusion)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The size-expression evaluator (design.md §7): whitelist, exact arithmetic, bounded, clear errors."""
+"""The size-expression evaluator (docs/data-movement.md#sizes-and-parameters): whitelist, exact arithmetic, bounded, clear errors."""
 
 import re
 import time

@@ -1,4 +1,4 @@
-"""Several memory levels (design.md §8): machines, phases, per-phase quantities."""
+"""Several memory levels (docs/memory-hierarchy.md#machines-with-levels): machines, phases, per-phase quantities."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import campaign_widget as cw
 
-# design.md §8's reference machine and chain
+# docs/memory-hierarchy.md#reference-numbers's reference machine and chain
 L2_DRAM = dict(peak_compute=100, levels={"L2": 40, "DRAM": 10})
 
 
@@ -175,7 +175,7 @@ def test_a_cache_hierarchy_predicts_every_levels_bytes_and_moves_the_phase():
     served = predicted_level_bytes(w, "gemm", [l1, l2])
     t = trace("C[i,j] = A[i,k] * B[k,j]", sizes, elem_bytes=8)
     r1, r2 = simulate(t, [l1, l2])
-    # design.md §8: the first cache serves every access; each level below, line × misses above
+    # docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view: the first cache serves every access; each level below, line × misses above
     assert served == {"L1": 8.0 * len(t), "L2": 64.0 * r1.misses, "DRAM": 64.0 * r2.misses}
     p = cw.cache.with_predicted_traffic(w, "gemm", [l1, l2])
     np.testing.assert_array_equal(p.arrays.level_bytes[0], [served["L1"], served["L2"], served["DRAM"]])

@@ -1,6 +1,6 @@
-"""LocalView without a browser: state round trip, design.md §7's examples, validation, recompute.
+"""LocalView without a browser: state round trip, docs/data-movement.md#the-local-view-of-one-phase's examples, validation, recompute.
 
-Expected values come from design.md §7's text (outer product, Fig. 5a, a padded row) or from a plain
+Expected values come from docs/data-movement.md#playback-and-related-accesses's text (outer product, Fig. 5a, a padded row) or from a plain
 LRU stack written here, never from the code under test.
 """
 
@@ -152,7 +152,7 @@ def test_row_wise_scaling_equals_scaling_each_row(method, buckets):
         assert bar_ticks(ranges[k]) == bar_ticks(scale_range(row, method))
 
 
-# -- design.md §7's examples ---------------------------------------------------------------------
+# -- docs/data-movement.md#the-local-view-of-one-phase's examples ---------------------------------------------------------------------
 
 
 def test_outer_product_clicking_b0_lights_c_column_0_and_a():

@@ -1,4 +1,4 @@
-"""The hierarchical roofline (design.md §8), drawn: one roof per memory level, per phase one point per
+"""The hierarchical roofline (docs/memory-hierarchy.md#the-hierarchical-roofline), drawn: one roof per memory level, per phase one point per
 known level joined by a thin line, marker shape per level, levels chosen or toggled; in the static
 figure (matplotlib artists, pixels) and in the live bqplot view (its marks' data, hover, checkboxes).
 Expectations come from the model (``Workload.table()``'s ``intensity_<level>`` columns)."""

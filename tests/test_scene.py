@@ -1,4 +1,4 @@
-"""Scene geometry (design.md §4) from schedules."""
+"""Scene geometry (docs/semantics.md#what-a-campaign-diagram-draws) from schedules."""
 
 import dataclasses
 

@@ -1,4 +1,4 @@
-"""The schedule engine against design.md §3: the reference table, exactly, and its invariants."""
+"""The schedule engine against docs/semantics.md#reference-numbers: the reference table, exactly, and its invariants."""
 
 import json
 from pathlib import Path

@@ -36,7 +36,7 @@ def _same(a: cw.Workload, b: cw.Workload) -> None:
 
 
 def test_design_reference_workload_reads_from_a_file(tmp_path):
-    """design.md §8's table, from a file: A L2-bound 5, B DRAM-bound 6, makespan 11 (8.5 pipelined)."""
+    """docs/memory-hierarchy.md#reference-numbers's table, from a file: A L2-bound 5, B DRAM-bound 6, makespan 11 (8.5 pipelined)."""
     path = _write(
         tmp_path,
         HEAD + "machine:\n  peak_compute: 100\n  levels: {L2: 40, DRAM: 10}\n"

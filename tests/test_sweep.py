@@ -383,7 +383,7 @@ def test_table_order_columns_and_baselines():
         ("dilate+throttle", 1),
         ("dilate+throttle", 4),
     ]
-    # design.md §3's reference table: 13, 10.75 (memory at 1.5, infeasible), 11.35
+    # docs/semantics.md#reference-numbers's reference table: 13, 10.75 (memory at 1.5, infeasible), 11.35
     assert np.allclose(r["makespan"], [13.0, 10.75, 13.0, 11.35], rtol=0, atol=1e-9)
     assert r["feasible"].tolist() == [True, False, True, True]
     assert np.isclose(r["peak_demand_memory"][1], 1.5)

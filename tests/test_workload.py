@@ -1,4 +1,4 @@
-"""Per-phase quantities of design.md §2 on hand-made examples, and every bad input refused by name."""
+"""Per-phase quantities of docs/semantics.md#per-phase-quantities on hand-made examples, and every bad input refused by name."""
 
 import math
 import warnings
@@ -282,7 +282,7 @@ def test_settings_are_validated_where_they_are_made(figure_2b, settings, message
         figure_2b.with_settings(**settings)
 
 
-# -- parameters (design.md §7) ------------------------------------------------------------------------
+# -- parameters (docs/data-movement.md#sizes-and-parameters) ------------------------------------------------------------------------
 
 
 def _gemm(**params):
@@ -403,6 +403,6 @@ def test_stepping_is_a_setting_of_the_workload_and_its_file(tmp_path):
     w = Workload(chain, settings={"tiles": 2, "pipeline": True, "policy": "throttle", "stepping": "lockstep"})
     again = load(save(w, tmp_path / "w.yaml"))
     assert again.settings["stepping"] == "lockstep"
-    # the issue's counterexample: the paper authors' tool (lock step) 14.1, design.md §3's rule 14.7
+    # the issue's counterexample: the paper authors' tool (lock step) 14.1, docs/semantics.md#pipelining's rule 14.7
     assert round(float(again.schedule().makespan), 6) == 14.1
     assert round(float(again.schedule(stepping="event").makespan), 6) == 14.7

@@ -1,4 +1,4 @@
-"""Local view of one phase (design.md §7, §8): layouts, the access trace, stack distances, LRU misses,
+"""Local view of one phase (docs/data-movement.md#the-local-view-of-one-phase and docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view): layouts, the access trace, stack distances, LRU misses,
 cache hierarchies.
 
 Public API (pure numpy + a numba kernel; no widget code)::
@@ -28,7 +28,7 @@ Public API (pure numpy + a numba kernel; no widget code)::
 ``einsum`` is a spec ``"C[i,j] = A[i,k] * B[k,j]"`` (index expressions such as ``i+1``, ``2*k``, ``l-1``
 allowed), a ``("ik,kj->ij", ["A", "B"], "C")`` tuple, or a parsed ``campaign_widget.model.einsum.Einsum``.
 
-Trace (design.md §7): the loops run in ``loop_order`` (default: the output's indices, then the reduced
+Trace (docs/data-movement.md#trace): the loops run in ``loop_order`` (default: the output's indices, then the reduced
 ones, the last innermost); at each point every input is read in right-hand-side order, then the output
 is accessed once (a write). ``Trace`` arrays, one entry per access, in trace order:
 

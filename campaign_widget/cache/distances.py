@@ -1,4 +1,4 @@
-"""Stack distances at line granularity (design.md §7): ``stack_distances`` and ``StackDistances``."""
+"""Stack distances at line granularity (docs/data-movement.md#stack-distances): ``stack_distances`` and ``StackDistances``."""
 
 from __future__ import annotations
 

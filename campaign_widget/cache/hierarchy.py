@@ -1,4 +1,4 @@
-"""A cache hierarchy (design.md §8): levels chained as pycachesim chains them, each fed the misses above.
+"""A cache hierarchy (docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view): levels chained as pycachesim chains them, each fed the misses above.
 
 pycachesim's ``Cache(load_from=...)``: a level that misses a line loads it from the level below, which
 sees one access to the line of its own holding it, in the order of the misses (line sizes may only grow

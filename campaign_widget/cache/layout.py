@@ -1,4 +1,4 @@
-"""How one tensor lies in memory (design.md §7): ``Layout``."""
+"""How one tensor lies in memory (docs/data-movement.md#layout): ``Layout``."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def packed_strides(
 
 @dataclass(frozen=True)
 class Layout:
-    """How one tensor lies in memory (design.md §7).
+    """How one tensor lies in memory (docs/data-movement.md#layout).
 
     ``order``: "C" (row-major) or "F" (column-major), used when ``strides`` is None. ``strides``: in
     elements, one per dimension (e.g. padded rows: shape (9, 10) with strides (16, 1)). ``offset``: in

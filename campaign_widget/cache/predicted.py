@@ -1,4 +1,4 @@
-"""Back to the global view (design.md §7): predicted traffic of a phase from its cache misses."""
+"""Back to the global view (docs/data-movement.md#back-to-the-workload): predicted traffic of a phase from its cache misses."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def predicted_level_bytes(
     loop_order: Sequence[str] | str | None = None,
     mode: str = "exact",
 ) -> dict[str, float]:
-    """The bytes each level of a cache hierarchy serves for ``phase`` (design.md §8), as
+    """The bytes each level of a cache hierarchy serves for ``phase`` (docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view), as
     ``{level: bytes}`` for every cache level and for the workload's machine's farthest level: the
     first cache serves every access's bytes; each level below it, its line × the misses of the level
     above; memory, the last cache's line × its misses. The cache levels are named as in
@@ -198,7 +198,7 @@ def predicted_traffic(
     mode: str = "exact",
     write_back: bool = False,
 ) -> dict[str, float]:
-    """Predicted bytes per tensor of one phase (design.md §7): line × misses, plus line × dirty lines
+    """Predicted bytes per tensor of one phase (docs/data-movement.md#back-to-the-workload): line × misses, plus line × dirty lines
     written back when ``write_back``. ``mode="exact"`` simulates the phase's Einsum at the workload's
     own sizes (at most ``MAX_ACCESSES`` accesses); ``mode="ratio"`` simulates at ``local_sizes`` (the
     other indices keep their full size) and scales each tensor's miss ratio to its accesses at full size.

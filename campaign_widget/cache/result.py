@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class CacheResult:
-    """The misses of one trace in one cache (design.md §7's classes), per access, tensor and element.
+    """The misses of one trace in one cache (docs/data-movement.md#misses's classes), per access, tensor and element.
 
     The totals come from the simulation's counts; the per-access arrays ``miss`` and ``fa_miss`` (and the
     per-tensor and per-element counts built from them) are made on first use.

@@ -1,4 +1,4 @@
-"""Misses of a trace in a cache or a cache hierarchy (design.md §7, §8): ``simulate``."""
+"""Misses of a trace in a cache or a cache hierarchy (docs/data-movement.md#misses and docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view): ``simulate``."""
 
 from __future__ import annotations
 
@@ -47,13 +47,13 @@ def simulate(
     progress: ProgressArg = None,
     inclusive: bool = False,
 ) -> CacheResult | list[CacheResult]:
-    """Misses of ``trace`` in ``cache``, from stack distances (design.md §7): fully associative misses
+    """Misses of ``trace`` in ``cache``, from stack distances (docs/data-movement.md#stack-distances): fully associative misses
     iff cold or distance >= lines; set-associative misses iff cold or the distance within the set >= ways.
     Pass ``distances`` (from ``stack_distances(trace, cache.line)``) to reuse them.
 
     ``cache`` may be a hierarchy, nearest to compute first: a list of Caches (named L1, L2, …) or a dict
     {name: Cache}. Then the result is a list, one CacheResult per level in order, each level fed the
-    misses of the level above as pycachesim's ``load_from`` chain feeds them (design.md §8; see
+    misses of the level above as pycachesim's ``load_from`` chain feeds them (docs/memory-hierarchy.md#a-cache-hierarchy-in-the-local-view; see
     ``campaign_widget.cache.hierarchy``); each level's ``misses``, ``cold``, ``capacity`` and ``conflict``
     count its own accesses. ``inclusive=True`` says the sizes are meant as an inclusive hierarchy's: a
     level larger than the one below it is warned about (the simulation is the same chain either way).

@@ -1,4 +1,4 @@
-"""The access trace of one Einsum at small sizes (design.md §7): ``trace`` and ``Trace``."""
+"""The access trace of one Einsum at small sizes (docs/data-movement.md#trace): ``trace`` and ``Trace``."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Ref:
 
 @dataclass(frozen=True, eq=False)
 class Trace:
-    """The accesses of one Einsum at small sizes, in design.md §7's order (see the module docstring)."""
+    """The accesses of one Einsum at small sizes, in docs/data-movement.md#trace's order (see the module docstring)."""
 
     einsum: Einsum
     sizes: dict  # loop index -> size
@@ -158,7 +158,7 @@ class Trace:
 
     def same_line(self, tensor: str, element: int, line: int | None = None) -> np.ndarray:
         """Flat indices of the elements of ``tensor`` on the same cache line as ``element``
-        (design.md §7, Fig. 5a)."""
+        (docs/data-movement.md#cache-lines, Fig. 5a)."""
         line = self.line if line is None else line_bytes(line, "line")
         t = self.tensor_index(tensor)
         if np.ndim(element) != 0:
@@ -173,7 +173,7 @@ class Trace:
         return np.bincount(self.element[self.tensor == t], minlength=size).reshape(self.shapes[t])
 
     def related(self, tensor: str, elements: npt.ArrayLike) -> dict[str, np.ndarray]:
-        """Accesses related to clicked elements (design.md §7): for every iteration that touches one of
+        """Accesses related to clicked elements (docs/data-movement.md#playback-and-related-accesses): for every iteration that touches one of
         ``elements`` of ``tensor``, every access of that iteration, counted per element of every tensor
         (counts add up over several clicked elements: an iteration is counted once per clicked access)."""
         t = self.tensor_index(tensor)
@@ -241,7 +241,7 @@ def trace(
     line: int = 64,
     out_of_range: str = "report",
 ) -> Trace:
-    """The access trace of one Einsum at the (small) loop sizes ``sizes`` (design.md §7).
+    """The access trace of one Einsum at the (small) loop sizes ``sizes`` (docs/data-movement.md#trace).
 
     Refused before any array is made: more than ``MAX_ACCESSES`` accesses; tensors of more than
     ``MAX_ELEMENTS`` elements in all (their shapes follow the largest index used, so an index that

@@ -1,4 +1,4 @@
-"""Colour scaling (design.md §7): values → severity s ∈ [0, 1] → colour, for every view that colours
+"""Colour scaling (docs/data-movement.md#scalings): values → severity s ∈ [0, 1] → colour, for every view that colours
 by a value (the dataflow graph's overlays, the local view's heatmaps).
 
 Pure numpy (and matplotlib's colour tables); no widget code.
@@ -116,7 +116,7 @@ def _in_scale(v: np.ndarray, zero_is_value: bool) -> np.ndarray:
 def severity(
     values: npt.ArrayLike, method: str = "median", buckets: int = 0, *, zero_is_value: bool = False
 ) -> np.ndarray:
-    """s ∈ [0, 1] per value (design.md §7), NaN where the value is missing, not finite or ≤ 0
+    """s ∈ [0, 1] per value (docs/data-movement.md#scalings), NaN where the value is missing, not finite or ≤ 0
     (0 is a value with ``zero_is_value``, for distances: an immediate re-reference).
 
     V is the values in the scale. ``median``: s = v / (2·median(V)); ``mean``: s = v / (2·mean(V))

@@ -1,4 +1,4 @@
-"""The global data-movement view's model (design.md §7, seed 001): the dataflow graph of a
+"""The global data-movement view's model (docs/data-movement.md#the-global-view, seed 001): the dataflow graph of a
 workload, its overlays, their colour scale (``colour_scale``: values → severity s → colour) and a
 layered layout.
 
@@ -128,7 +128,7 @@ class DataflowGraph:
 
 
 def dataflow_graph(workload: Workload) -> DataflowGraph:
-    """The dataflow graph of a workload (design.md §7, "Global view")."""
+    """The dataflow graph of a workload (docs/data-movement.md#the-global-view, "Global view")."""
     if not all(hasattr(workload, name) for name in ("names", "tensors", "fusion_group")):
         raise WrongTypeError(f"workload={short_repr(workload)} must be a campaign_widget.Workload")
     names = workload.names

@@ -1,4 +1,4 @@
-"""View-only arrays for LocalView: element grids (design.md §7 "Element grids") and colour bars.
+"""View-only arrays for LocalView: element grids (docs/data-movement.md#element-grids "Element grids") and colour bars.
 
 Pure numpy, no widget imports. Severities and colours come from ``campaign_widget.figures.colour_scale``, the
 one scale of every view.

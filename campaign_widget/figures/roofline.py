@@ -1,4 +1,4 @@
-"""The roofline's geometry (design.md §5): what a live roofline draws for a workload and its schedule,
+"""The roofline's geometry (docs/semantics.md#the-roofline): what a live roofline draws for a workload and its schedule,
 in data coordinates of log axes, and a phase's hover lines. The numbers are the model's
 (``campaign_widget.model.roofline``); the bqplot view (``RooflineView``) and the canvas view
 (``RooflinePlot``) both draw this one geometry."""

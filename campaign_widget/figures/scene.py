@@ -1,4 +1,4 @@
-"""The geometry of a campaign diagram (design.md §4) as arrays in data coordinates.
+"""The geometry of a campaign diagram (docs/semantics.md#what-a-campaign-diagram-draws) as arrays in data coordinates.
 
 No drawing here: the JS view and the static renderer both draw a ``Scene``. A *piece* is one
 tile interval of the schedule over a span in which neither the intervals stacked under it nor the
@@ -61,7 +61,7 @@ def build_scene(
     level: str | None = None,
 ) -> Scene:
     """The diagram of ``schedule``; ``fusion_group`` (per phase, -1 for none) adds group bands;
-    ``level`` picks the memory level drawn as the pipe (design.md §8; default the farthest)."""
+    ``level`` picks the memory level drawn as the pipe (docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram; default the farthest)."""
     schedule = for_level(schedule, level)
     interval, e0, e1, base_c, base_m, c, m = _stack(schedule)
     x0, x1 = schedule.edge_time[e0], schedule.edge_time[e1]

@@ -23,7 +23,7 @@ Per launch:
 - utilizations, when the counters above are not in the file: the *GPU Speed Of Light Throughput*
   section's ``Compute (SM) Throughput`` and ``DRAM Throughput`` (``sm__throughput`` and
   ``gpu__dram_throughput .avg.pct_of_peak_sustained_elapsed``), percentages of the GPU's peaks — what ncu's
-  default ``--page details`` export holds. Such phases are given by utilizations (design.md §1): with no
+  default ``--page details`` export holds. Such phases are given by utilizations (docs/semantics.md#machines-phases-and-time): with no
   machine their volumes are in peak·time units. ``Memory Throughput`` (the busiest memory unit) is kept in
   the report. ``basis="counters"`` or ``"utilizations"`` picks one when the file holds both.
 - the report also keeps each launch's bytes per level where the file counts them

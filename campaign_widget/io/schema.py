@@ -354,7 +354,7 @@ def to_document(workload: Workload) -> dict:
         phase = {"name": name, "ops": float(a.ops[i])}
         if not levels:
             phase["bytes"] = float(a.bytes[i])
-        else:  # the known levels only: a level left out is unknown (design.md §8)
+        else:  # the known levels only: a level left out is unknown (docs/memory-hierarchy.md#phases-per-level)
             known = {level: float(b) for level, b in zip(levels, a.level_bytes[i]) if not np.isnan(b)}
             if known:
                 phase["bytes"] = known

@@ -9,7 +9,7 @@ or one per layer when a file holds several runs one after another (several ``Sum
   the report says so; a file without that line needs one of them.
 - ops = the computes (``Computes = N``, or ``MACCs = N`` in older Timeloop) × ``ops_per_compute``
   (default 2: a MAC is a multiply and an add).
-- bytes = every storage level's accesses, one memory level each (design.md §8): Σ over its dataspaces
+- bytes = every storage level's accesses, one memory level each (docs/memory-hierarchy.md#phases-per-level): Σ over its dataspaces
   (Weights, Inputs, Outputs) of (scalar reads + fills + updates per instance) × utilized instances × word
   bits / 8 (``Word bits``, or ``Data word bits`` as Sparseloop spells it). Newer Timeloop prints
   ``Actual scalar reads``; those are taken when present. The levels are the machine's, nearest to compute

@@ -1,4 +1,4 @@
-"""Every per-phase quantity of design.md §2 (durations, utilizations, intensity, speed-of-light time,
+"""Every per-phase quantity of docs/semantics.md#per-phase-quantities (durations, utilizations, intensity, speed-of-light time,
 what bounds each phase) from a workload's volumes and measured durations on a machine, and the
 check that each phase's duration is in range there."""
 

@@ -44,7 +44,7 @@ class _Work:
 
 
 def _one_at_a_time_work(duration: np.ndarray, tiles: int) -> _Work:
-    """Tiles run alone, tile-major: A1, B1, C1, A2, … (design.md §3, "tiling n")."""
+    """Tiles run alone, tile-major: A1, B1, C1, A2, … (docs/semantics.md#tiling, "tiling n")."""
     n_phases = duration.size
     phase = np.tile(np.arange(n_phases), tiles)
     number = np.repeat(np.arange(tiles), n_phases)
@@ -55,7 +55,7 @@ def _one_at_a_time_work(duration: np.ndarray, tiles: int) -> _Work:
 
 
 class _Graph:
-    """The pipelined dependencies between phases (design.md §3): tile i of phase p waits for tile i
+    """The pipelined dependencies between phases (docs/semantics.md#pipelining): tile i of phase p waits for tile i
     of each streaming producer, its own tile i-1, tile i-depth of each streaming consumer, and (tile
     0 only) the last tile of each producer in another group. Edges as arrays (producer, consumer),
     sorted by consumer; the per-phase lists only when the event simulation asks for them."""

@@ -1,5 +1,5 @@
 """What a workload is built from, checked and evaluated: parameters, phase columns, the tensors'
-implied dependencies, per-level volumes, and expressions at parameter values (design.md §2, §7, §8).
+implied dependencies, per-level volumes, and expressions at parameter values (docs/semantics.md#per-phase-quantities, docs/data-movement.md#sizes-and-parameters, docs/memory-hierarchy.md#phases-per-level).
 ``campaign_widget.model.workload`` builds its arrays with these."""
 
 from __future__ import annotations

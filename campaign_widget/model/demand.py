@@ -1,5 +1,5 @@
 """The summed demand of running intervals over time, and where it exceeds a resource's peak
-(design.md §3). Shared by the computed schedules (``campaign_widget.model.schedule``) and the measured
+(docs/semantics.md#schedules). Shared by the computed schedules (``campaign_widget.model.schedule``) and the measured
 timelines (``campaign_widget.model.timeline``), which both keep demand as a piecewise-constant profile over
 the instants where an interval starts or ends.
 
@@ -40,7 +40,7 @@ def oversubscribed_runs(
     """Runs of elementary intervals ``[edges[j], edges[j+1])`` where demand exceeds 1, adjacent equal
     demands merged, sorted by (t0, t1, resource name, demand): the arrays ``over_t0``, ``over_t1``,
     ``over_resource`` (0: compute, 1: memory, then one per array of ``more``: the nearer memory
-    levels, design.md §8) and ``over_demand`` (a list is built only on request)."""
+    levels, docs/memory-hierarchy.md#schedules-over-every-resource) and ``over_demand`` (a list is built only on request)."""
     runs = []
     for r, demand in enumerate((demand_c, demand_m, *more)):
         hot = np.flatnonzero(demand > 1.0 + DEMAND_TOLERANCE)

@@ -1,4 +1,4 @@
-"""Size expressions in named parameters (design.md §7): parsed with ``ast``, evaluated by a whitelist.
+"""Size expressions in named parameters (docs/data-movement.md#sizes-and-parameters): parsed with ``ast``, evaluated by a whitelist.
 
 An expression is a number or text such as ``"B*S"``, ``"ceil(N/T)"`` or ``"I/H"``. Allowed: numbers,
 names, ``+ - * / // % **`` (``^`` is read as ``**``), unary ``-``/``+``, and the functions

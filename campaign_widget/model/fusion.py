@@ -1,4 +1,4 @@
-"""Fusion (design.md §3): a tensor produced and consumed inside one fusion group costs no memory
+"""Fusion (docs/semantics.md#fusion): a tensor produced and consumed inside one fusion group costs no memory
 traffic; every other tensor is read or written once, by the group."""
 
 from __future__ import annotations

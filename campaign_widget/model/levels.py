@@ -1,4 +1,4 @@
-"""Which memory level a campaign diagram draws as its pipe (design.md §8): any pair (compute, level)
+"""Which memory level a campaign diagram draws as its pipe (docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram): any pair (compute, level)
 is drawn exactly as the one-level diagram, with that level's demand in the pipe."""
 
 from __future__ import annotations

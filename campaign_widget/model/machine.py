@@ -1,4 +1,4 @@
-"""The machine: a compute peak and one or more memory levels with bandwidths (design.md §1, §8)."""
+"""The machine: a compute peak and one or more memory levels with bandwidths (docs/semantics.md#machines-phases-and-time and docs/memory-hierarchy.md#machines-with-levels)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ class Ceiling:
 class Machine:
     """Peaks of a compute resource (ops/s) and of one or more memory levels (bytes/s).
 
-    ``levels`` maps level names to bandwidths, nearest to compute first (design.md §8); the last
+    ``levels`` maps level names to bandwidths, nearest to compute first (docs/memory-hierarchy.md#machines-with-levels); the last
     one is the memory farthest from compute, whose bandwidth is ``peak_bandwidth``. Without
     ``levels`` the machine has one level, named ``memory_name``.
 

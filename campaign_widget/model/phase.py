@@ -1,4 +1,4 @@
-"""One step of a workload, known by volumes or by utilizations (design.md §1)."""
+"""One step of a workload, known by volumes or by utilizations (docs/semantics.md#machines-phases-and-time)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ MAX_NAME = 1 << 16  # characters in a phase, tensor, machine or resource name (t
 
 _NUMERIC_FIELDS = ("duration", "compute_util", "memory_util", "ops", "bytes")
 _VOLUME_FIELDS = ("ops", "bytes")  # may be expressions in parameters
-_PER_LEVEL_FIELDS = ("bytes", "memory_util")  # may map memory levels to values (design.md §8)
+_PER_LEVEL_FIELDS = ("bytes", "memory_util")  # may map memory levels to values (docs/memory-hierarchy.md#phases-per-level)
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,10 @@ class Phase:
     ``reads``/``writes`` map tensor names to bytes; ``bytes`` then defaults to their sum.
 
     Volumes (``ops``, ``bytes``, tensor bytes) may be expressions in named parameters
-    (``ops="2*M*N*K"``, design.md §7), evaluated by the ``Workload`` with its ``params``.
+    (``ops="2*M*N*K"``, docs/data-movement.md#sizes-and-parameters), evaluated by the ``Workload`` with its ``params``.
 
     On a machine with several memory levels, ``bytes`` (or ``memory_util``) may map level names to
-    values: ``bytes={"L2": 200, "DRAM": 20}`` (design.md §8). A level left out is unknown: it does
+    values: ``bytes={"L2": 200, "DRAM": 20}`` (docs/memory-hierarchy.md#phases-per-level). A level left out is unknown: it does
     not constrain the phase. A plain number means the level farthest from compute.
 
     >>> Phase("A", duration=3, compute_util=0.7, memory_util=0.25)
@@ -95,7 +95,7 @@ class Phase:
         set_(self, "writes", _checked_tensors(name, "writes", writes))
         sizes = [b for _, b in self.reads + self.writes]
         if bytes is None and sizes and not any(isinstance(b, str) for b in sizes):
-            # the algorithmic minimum: each tensor the phase touches moves once (design.md §3);
+            # the algorithmic minimum: each tensor the phase touches moves once (docs/semantics.md#fusion);
             # with expressions, the Workload sums the evaluated sizes
             set_(self, "bytes", float(sum(sizes)))
         self._check_description()

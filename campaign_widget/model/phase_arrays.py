@@ -1,4 +1,4 @@
-"""The per-phase quantities of a workload (design.md §2) as numpy arrays, and the codes of what
+"""The per-phase quantities of a workload (docs/semantics.md#per-phase-quantities) as numpy arrays, and the codes of what
 bounds a phase: the value the schedule engine, the roofline and the views read of a workload."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
 
 @dataclass(frozen=True)
 class PhaseArrays:
-    """Per-phase quantities in topological order (design.md §2), as numpy arrays."""
+    """Per-phase quantities in topological order (docs/semantics.md#per-phase-quantities), as numpy arrays."""
 
     duration: np.ndarray
     compute_util: np.ndarray
@@ -24,7 +24,7 @@ class PhaseArrays:
     t_sol: np.ndarray
     bound: np.ndarray  # uint8 codes into BOUND_NAMES
     efficiency: np.ndarray
-    # design.md §8: one column per memory level (the machine's order, nearest first; NaN = unknown)
+    # docs/memory-hierarchy.md#phases-per-level: one column per memory level (the machine's order, nearest first; NaN = unknown)
     level_bytes: np.ndarray  # (phases, levels)
     level_util: np.ndarray  # (phases, levels)
     bound_resource: np.ndarray  # the bounding resource by name: compute, a level's name, or "balanced"

@@ -1,4 +1,4 @@
-"""The roofline bound, classification and guidance of seed 002 (design.md §5), vectorized.
+"""The roofline bound, classification and guidance of seed 002 (docs/semantics.md#the-roofline), vectorized.
 
 >>> r = roofline(peak_compute=200e9, peak_bandwidth=50e9, ops=[2.0], bytes=[24.0], time=[1e-9])
 >>> float(r.ridge), float(r.intensity[0]), round(float(r.bound[0]) / 1e9, 2), r.regime[0]
@@ -170,7 +170,7 @@ def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
 
 @dataclass(frozen=True, eq=False)
 class LevelRoofline:
-    """The hierarchical roofline (design.md §8): one roof per memory level and the compute roof;
+    """The hierarchical roofline (docs/memory-hierarchy.md#the-hierarchical-roofline): one roof per memory level and the compute roof;
     per phase one point per known level at (OI_ℓ, ops/T), joined by a thin line when drawn.
 
     ``intensity`` is (phases, levels), nearest level first, NaN where a level is unknown for the

@@ -1,8 +1,8 @@
-"""Schedules: tiling, pipelining on any DAG, dilation and fluid throttling (design.md §3).
+"""Schedules: tiling, pipelining on any DAG, dilation and fluid throttling (docs/semantics.md#schedules).
 
 A schedule is a set of *tile intervals*, one per tile: its phase, tile number, start, end and the
 rates it requests (after dilation). Throttling scales every running tile by one shared factor
-(design.md §3), so the factor is kept once, as a piecewise-constant *timeline* over the instants
+(docs/semantics.md#schedules), so the factor is kept once, as a piecewise-constant *timeline* over the instants
 where any tile starts or ends, not copied into every tile: a schedule's size is linear in tiles +
 events whatever the policy. The constant-rate pieces of the tiles (a tile cut wherever the factor
 changes while it runs) are derived on request by ``Schedule.pieces()``, and the diagram
@@ -20,7 +20,7 @@ chain runs in lock step); if a level's tiles do not start together the levels ar
 longest dependency path and the sweep runs once more; and a final check (positive lengths, no
 batch across two levels, no two distinct instants closer than the event tolerance) hands any case
 it cannot vouch for to the exact event-by-event simulation (``_event_work``). The result is always
-the event semantics of design.md §3; tests/schedule_reference.py, which simulates every event in
+the event semantics of docs/semantics.md#pipelining; tests/schedule_reference.py, which simulates every event in
 Python and stores every piece, is the tests' oracle.
 
 This module holds the entry points and the wavefront; the simulations that need no wavefront (one
@@ -83,9 +83,9 @@ def build_schedule(
     _wavefront: bool = True,
     _plans: Plans | None = None,
 ) -> Schedule:
-    """The schedule of ``workload`` (design.md §3); see ``Workload.schedule``.
+    """The schedule of ``workload`` (docs/semantics.md#schedules); see ``Workload.schedule``.
 
-    ``stepping`` says when a pipelined tile starts: ``"event"`` (design.md §3) as soon as its
+    ``stepping`` says when a pipelined tile starts: ``"event"`` (docs/semantics.md#pipelining) as soon as its
     producers and buffers allow; ``"lockstep"`` the rule of the paper authors' tool
     (campaign_diagram_tools, docs/lockstep.md): the tiles run in steps, step k holding tile k - p
     of the phase p steps from the first, each step starting when the longest tile of the previous

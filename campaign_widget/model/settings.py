@@ -1,4 +1,4 @@
-"""Schedule settings (design.md §3): one validated type, one wording, used by the model, the files,
+"""Schedule settings (docs/semantics.md#schedules): one validated type, one wording, used by the model, the files,
 the widget and the CLI.
 
 >>> Settings(tiles=4, pipeline=True)
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 
-STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: design.md §3, or campaign_diagram_tools' steps
+STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: docs/semantics.md#pipelining, or campaign_diagram_tools' steps
 MAX_TILES = 10_000_000
 #: The largest buffer depth accepted. A depth at or above a phase's tile count never holds a producer
 #: back (tile i waits for tile i - depth < 0 of its consumers), so it is an unbounded buffer, and any
@@ -32,7 +32,7 @@ MAX_DEPTH = MAX_TILES
 
 @dataclass(frozen=True)
 class Policy:
-    """What a throttle policy does (design.md §3): ``dilates``, a tile that starts with a longer tile of
+    """What a throttle policy does (docs/semantics.md#policies): ``dilates``, a tile that starts with a longer tile of
     another phase is stretched to end with it; ``throttles``, the rates of all running tiles are scaled
     down wherever a resource's summed demand exceeds 1. ``Policy.named("dilate+throttle").throttles``.
 
@@ -112,7 +112,7 @@ def check_setting(key: str, value: Any) -> int | bool | str:
 @dataclass(frozen=True)
 class Settings:
     """How to schedule a workload: ``tiles``, ``pipeline``, ``policy`` (one of ``POLICIES``), ``depth``,
-    ``stepping`` (one of ``STEPPINGS``: ``"event"``, design.md §3, or ``"lockstep"``, the paper
+    ``stepping`` (one of ``STEPPINGS``: ``"event"``, docs/semantics.md#pipelining, or ``"lockstep"``, the paper
     authors' tool; see docs/lockstep.md)."""
 
     tiles: int = 1

@@ -71,7 +71,7 @@ class Schedule:
     (summed requested demand). The rate of a running tile at any instant is its requested rate
     times the factor there.
 
-    On a machine with several memory levels (design.md §8), ``requested_memory``/``memory_rate``
+    On a machine with several memory levels (docs/memory-hierarchy.md#phases-per-level), ``requested_memory``/``memory_rate``
     are the farthest level's and the nearer levels' are in ``requested_levels``/``level_rates`` and
     ``edge_requested_levels`` (one column per ``level_names``); ``peak_demand`` and the
     oversubscription list name every resource.
@@ -110,7 +110,7 @@ class Schedule:
     over_resource: np.ndarray
     over_demand: np.ndarray
     stepping: str = "event"
-    # design.md §8: the memory levels nearer to compute than the farthest (None on a one-level machine),
+    # docs/memory-hierarchy.md#schedules-over-every-resource: the memory levels nearer to compute than the farthest (None on a one-level machine),
     # each a resource of its own, named in ``resource_names`` after compute and the farthest level
     level_names: tuple[str, ...] = ()
     requested_levels: np.ndarray | None = None  # (intervals, nearer levels), as requested_memory
@@ -130,7 +130,7 @@ class Schedule:
     @cached_property
     def oversubscribed(self) -> list:
         """Every interval where a resource's actual demand exceeds 1: ``(t0, t1, resource, demand)``,
-        sorted; runs of equal demand on adjacent instants are merged (design.md §3)."""
+        sorted; runs of equal demand on adjacent instants are merged (docs/semantics.md#dilation-and-throttling)."""
         names = np.array(self.resource_names, dtype=object)[self.over_resource].tolist()
         return list(zip(self.over_t0.tolist(), self.over_t1.tolist(), names, self.over_demand.tolist()))
 

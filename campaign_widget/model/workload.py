@@ -1,4 +1,4 @@
-"""A workload: phases on a machine, with every per-phase quantity of design.md §2 as arrays.
+"""A workload: phases on a machine, with every per-phase quantity of docs/semantics.md#per-phase-quantities as arrays.
 
 A ``Workload`` is a frozen value: every variant (another machine, other settings, fused, other
 parameter values) is a new workload made through one copy path, ``Workload._replace``.
@@ -87,7 +87,7 @@ class Workload:
     >>> float(w.schedule().makespan)
     13.0
 
-    Volumes may be expressions in named parameters (design.md §7); ``with_params`` re-evaluates:
+    Volumes may be expressions in named parameters (docs/data-movement.md#sizes-and-parameters); ``with_params`` re-evaluates:
 
     >>> g = Workload([Phase("gemm", ops="2*M*N*K", reads={"A": "4*M*K", "B": "4*K*N"}, writes={"C": "4*M*N"})],
     ...              machine=Machine(1e12, 1e11), params={"M": 64, "N": 64, "K": 64})
@@ -161,7 +161,7 @@ class Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases. ``level_bytes``
-        maps a nearer memory level of ``machine`` to its bytes per phase (design.md §8; NaN: unknown);
+        maps a nearer memory level of ``machine`` to its bytes per phase (docs/memory-hierarchy.md#phases-per-level; NaN: unknown);
         ``bytes`` is the farthest level's.
         """
         if isinstance(names, str) or not isinstance(names, Iterable):
@@ -221,7 +221,7 @@ class Workload:
         """Phases from Einsums (see ``campaign_widget.model.einsum``): ops = the work of each Einsum,
         bytes = each tensor it reads and writes, moved once; dependencies follow tensor names.
 
-        Sizes may be expressions in ``params`` (``{"m": "B*S"}``, design.md §7); ``with_params``
+        Sizes may be expressions in ``params`` (``{"m": "B*S"}``, docs/data-movement.md#sizes-and-parameters); ``with_params``
         re-evaluates them.
 
         >>> from campaign_widget import Machine
@@ -388,7 +388,7 @@ class Workload:
         return out
 
     def _derive(self) -> None:
-        """Effective bytes (logical → fused → predicted) and every per-phase quantity of design.md §2."""
+        """Effective bytes (logical → fused → predicted) and every per-phase quantity of docs/semantics.md#per-phase-quantities."""
         bytes_ = self._logical_bytes
         if self._fusion_kind == "fused":
             bytes_ = fused_bytes(self.tensors, bytes_, _full_groups(self._fusion_group))
@@ -474,7 +474,7 @@ class Workload:
         )
 
     def fuse(self, groups: Mapping[str, Sequence[str]] | Sequence[Sequence[str]]) -> Workload:
-        """Fuse phases into groups (design.md §3): tensors produced and consumed inside a group
+        """Fuse phases into groups (docs/semantics.md#fusion): tensors produced and consumed inside a group
         move no bytes; analytical durations follow. See ``campaign_widget.model.fusion.fuse``."""
         return fuse(self, groups)
 
@@ -517,7 +517,7 @@ class Workload:
 
     @property
     def arrays(self) -> PhaseArrays:
-        """Per-phase quantities (design.md §2) as read-only numpy arrays, in topological order."""
+        """Per-phase quantities (docs/semantics.md#per-phase-quantities) as read-only numpy arrays, in topological order."""
         return self._arrays
 
     @property
@@ -563,7 +563,7 @@ class Workload:
 
     @property
     def streaming_groups(self) -> np.ndarray | None:
-        """Per phase, the group inside which pipelined tiles stream to each other (design.md §3,
+        """Per phase, the group inside which pipelined tiles stream to each other (docs/semantics.md#pipelining,
         fusion groups): its fusion group, a phase in no group alone in a group of its own; between
         groups data goes through memory, so a consumer group starts when its producer's last tile is
         done. None when the workload has no fusion groups: every phase streams."""
@@ -609,7 +609,7 @@ class Workload:
         return len(self._names)
 
     def table(self) -> dict[str, np.ndarray]:
-        """Per-phase quantities (design.md §2) as a dict of numpy arrays, in topological order.
+        """Per-phase quantities (docs/semantics.md#per-phase-quantities) as a dict of numpy arrays, in topological order.
 
         ``bytes_source`` says where each phase's bytes come from: ``"logical"`` (its tensors, or
         the volume given), ``"fused"`` (fusion removed on-chip traffic) or ``"predicted"`` (a cache model).
@@ -670,7 +670,7 @@ class Workload:
         depth: int | None = None,
         stepping: str | None = None,
     ) -> Schedule:
-        """Tile, pipeline, dilate and throttle the phases (design.md §3); returns a ``Schedule``.
+        """Tile, pipeline, dilate and throttle the phases (docs/semantics.md#pipelining); returns a ``Schedule``.
 
         A setting left out comes from ``self.settings`` (e.g. read from a workload file), else from
         the defaults ``tiles=1, pipeline=False, policy="none", depth=2, stepping="event"``. ``stepping="lockstep"``

@@ -62,12 +62,12 @@ class Panel:
 
 @dataclass(frozen=True, eq=False)
 class RooflinePanel:
-    """A roofline (design.md §5): roofs, extra ceilings, one point per phase and aggregate points.
+    """A roofline (docs/semantics.md#the-roofline): roofs, extra ceilings, one point per phase and aggregate points.
 
     ``share`` is each phase's share of time (marker area ∝ share); ``aggregates`` holds
     ``(label, intensity, achieved)`` triples, one per schedule.
 
-    On a machine with several memory levels (design.md §8) ``levels`` holds ``(name, bandwidth)``
+    On a machine with several memory levels (docs/memory-hierarchy.md#the-hierarchical-roofline) ``levels`` holds ``(name, bandwidth)``
     pairs, nearest to compute first, ``level_intensity`` each phase's intensity at each level
     (phases × levels, NaN where a level is unknown) and ``shown_levels`` the levels drawn (empty:
     all): one roof per level and per phase one point per known level, joined by a thin line.
@@ -197,7 +197,7 @@ def panel_for(
 ) -> Panel:
     """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule`` (``plot_height``: the
     view's ``height`` in CSS px, so that the figure is laid out as the view; 0: by the width;
-    ``level``: the memory level drawn as the pipe, design.md §8, default the farthest)."""
+    ``level``: the memory level drawn as the pipe, docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram, default the farthest)."""
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group, level=level)
@@ -219,7 +219,7 @@ def panel_for(
 
 
 def hierarchy_panels(workload, schedule, *, colors: Sequence[str] | None = None, **options) -> list[Panel]:
-    """The hierarchy view (design.md §8): one diagram per memory level, nearest first, each with that
+    """The hierarchy view (docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram): one diagram per memory level, nearest first, each with that
     level as its pipe, on one shared time axis; stack them with ``savefig(path, panels)``."""
     levels = workload.machine.level_names
     return [

@@ -1,5 +1,5 @@
 """The roofline on a matplotlib Axes (seed 002): roofs, ridge, ceilings, points; on a machine with
-several memory levels the hierarchical roofline (design.md §8): one roof per level, per phase one
+several memory levels the hierarchical roofline (docs/memory-hierarchy.md#the-hierarchical-roofline): one roof per level, per phase one
 point per known level joined by a thin line, marker shape per level."""
 
 from __future__ import annotations

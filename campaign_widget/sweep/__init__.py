@@ -26,7 +26,7 @@ How the work is done, one module each:
   share their settings (they differ in peaks or size parameters) are scheduled as one batch
   (``schedule.build_schedules``), and chunks end at multiples of the run of such configurations.
   Configurations that are the same schedule (without pipelining, ``depth`` and dilation have no
-  effect — design.md §3) are scheduled once per chunk. Every row is exactly what
+  effect — docs/semantics.md#schedules) are scheduled once per chunk. Every row is exactly what
   ``workload.schedule(...)`` gives for its configuration.
 * ``_run`` and ``_tasks``: a task that fails or is lost (a worker killed) is retried up to
   ``MAX_ATTEMPTS`` times; a configuration that still has no result raises :class:`SweepFailed`

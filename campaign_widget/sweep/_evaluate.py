@@ -56,7 +56,7 @@ def _evaluate(payload: _Payload, start: int, stop: int) -> dict:
         call_policy, call_depth = policy, depth
         if not eff_pipeline:
             # Without pipelining no two tiles overlap: dilation and the buffer depth change nothing
-            # (design.md §3), so these configurations share one schedule.
+            # (docs/semantics.md#pipelining), so these configurations share one schedule.
             eff_policy = policy if policy is not None else w.settings.get("policy", DEFAULT_SETTINGS["policy"])
             call_policy = Policy.named(eff_policy).undilated().name
             call_depth = None

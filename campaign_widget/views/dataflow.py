@@ -1,4 +1,4 @@
-"""The global data-movement view (design.md §7, seed 001) as a live anywidget.
+"""The global data-movement view (docs/data-movement.md#the-global-view, seed 001) as a live anywidget.
 
 Python computes everything — the graph, its layered layout, the overlay's values, their
 severities and colours, the colour bar — and syncs it as binary buffers; the view
@@ -35,7 +35,7 @@ FAR_GREY = "#9aa7b4"  # a node with no overlay value, seen from far out
 
 class DataflowView(ViewWidget, bundle="dataflow.js"):
     """The dataflow graph of a workload: phases (boxes) and tensors (ellipses), read and write edges
-    with their bytes, coloured by one overlay under one scaling (design.md §7).
+    with their bytes, coloured by one overlay under one scaling (docs/data-movement.md#scalings).
 
     >>> view = DataflowView(workload, overlay="intensity", scaling="hist")   # doctest: +SKIP
     >>> view.palette = "viridis"                                               # doctest: +SKIP

@@ -102,7 +102,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     fusion_groups = t.List(t.Unicode()).tag(sync=True)
     phase_table = ArrayDict()
     resource_names = t.List(t.Unicode(), minlen=2, maxlen=2, default_value=["compute", "memory"]).tag(sync=True)
-    # design.md §8: the memory level drawn as the pipe ("": the level that bounds the most time), of `levels`
+    # docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram: the memory level drawn as the pipe ("": the level that bounds the most time), of `levels`
     level = t.Unicode("").tag(sync=True)
     levels = t.List(t.Unicode(), read_only=True).tag(sync=True)
     units = t.Dict().tag(sync=True)

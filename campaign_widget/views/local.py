@@ -1,4 +1,4 @@
-"""The local view of one phase (design.md §7, seed 001 Figs. 4-5) as a live anywidget.
+"""The local view of one phase (docs/data-movement.md#the-local-view-of-one-phase, seed 001 Figs. 4-5) as a live anywidget.
 
 Python computes every number: the trace, stack distances and misses come from
 ``campaign_widget.cache``; this module derives the per-element arrays the view draws (access counts,

@@ -171,7 +171,7 @@ class ElementArrays:
 
 def element_lines(tr: Trace, counts: np.ndarray, line: int) -> np.ndarray:
     """Cache-line number of every element of every tensor (accessed or not), from the trace's layouts
-    (design.md §7: addr = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d)); 0-D tensors too."""
+    (docs/data-movement.md#layout: addr = base + byte_offset + elem_bytes·(offset + Σ e_d·stride_d)); 0-D tensors too."""
     bases = tr.bases_for(line)
     out = []
     for k, shape in enumerate(tr.shapes):
@@ -186,7 +186,7 @@ def element_lines(tr: Trace, counts: np.ndarray, line: int) -> np.ndarray:
 
 def per_element_stats(elements: np.ndarray, distances: np.ndarray, n: int) -> np.ndarray:
     """(n, 3) min, median, max of the finite distances of each element (NaN where it has none);
-    the median of an even count is the mean of the two middle values (design.md §7)."""
+    the median of an even count is the mean of the two middle values (docs/data-movement.md#scalings)."""
     out = np.full((n, 3), np.nan)
     if elements.size == 0:
         return out

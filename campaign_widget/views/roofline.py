@@ -1,9 +1,9 @@
-"""A bqplot roofline (design.md §5) that follows a campaign diagram's peaks and hover.
+"""A bqplot roofline (docs/semantics.md#the-roofline) that follows a campaign diagram's peaks and hover.
 
 One point per phase (area ∝ its share of the makespan), one aggregate point for the schedule,
 the two roofs with the ridge marked, and the machine's extra ceilings as lower roofs.
 
-On a machine with several memory levels it is the hierarchical roofline (design.md §8): one roof
+On a machine with several memory levels it is the hierarchical roofline (docs/memory-hierarchy.md#the-hierarchical-roofline): one roof
 per level, labelled with its name, and per phase one point per known level (a marker shape per
 level) joined by a thin line in the phase's colour; a checkbox per level in the legend shows or
 hides that level's roof and points (``shown_levels``).

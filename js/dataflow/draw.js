@@ -360,7 +360,7 @@ export function labelOrder(style, edges) {
   return Int32Array.from(edges).sort((a, b) => bytes(b) - bytes(a) || a - b);
 }
 
-/** The colour bar (design.md §7: method, centre or bucket edges, unit) across the top strip. */
+/** The colour bar (docs/data-movement.md#palettes: method, centre or bucket edges, unit) across the top strip. */
 export function drawLegend(ctx, legend, area, theme) {
   const look = canvasLook(theme);
   const stops = Array.isArray(legend?.stops) ? legend.stops : [];

@@ -1,4 +1,4 @@
-// The anywidget view of the dataflow graph (design.md §7, seed 001's global view). Python computes
+// The anywidget view of the dataflow graph (docs/data-movement.md#the-global-view, seed 001's global view). Python computes
 // the graph, its layout, values and colours; this view draws them and owns hover, zoom, pan,
 // selection and the minimap. Text from users is drawn with fillText or set as textContent only.
 import { element, labelled, setOptions } from "../shared/dom.js";

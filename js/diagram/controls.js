@@ -190,7 +190,7 @@ export function createControls(document, model, writer) {
   // "when ready", or "lockstep", the paper authors' tool, shown as "in lockstep".
   selectControl("stepping", "cw-stepping", "tiles start", () => Object.keys(STEPPING_LABELS), (v) => STEPPING_LABELS[v] ?? v);
 
-  // The memory level drawn as the pipe (design.md §8), offered only where the machine has several:
+  // The memory level drawn as the pipe (docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram), offered only where the machine has several:
   // "" lets the kernel pick the level that bounds the most time.
   const levelSelect = element(document, "select", { className: "cw-level" });
   const levelValue = addControl("pipe level", levelSelect, (span) => {

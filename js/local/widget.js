@@ -1,4 +1,4 @@
-// The local view of one phase (design.md §7): tensors as element grids, the loop nest played back,
+// The local view of one phase (docs/data-movement.md#element-grids): tensors as element grids, the loop nest played back,
 // related accesses, cache lines, reuse distances and misses. Python (campaign_widget/views/local.py)
 // computes every number and colour; this view decodes the arrays it sends and draws them.
 import { decodeArray } from "../shared/codecs.js";

@@ -3,7 +3,7 @@ changes the node colours where the layout says the nodes are, and clicking a dat
 highlights its phase in the campaign diagram of the same Explorer.
 
 Expected positions and colours come from the Python objects under test (the model's numbers are
-checked against design.md §7 by hand in tests/test_dataflow.py); here we check the browser draws them.
+checked against docs/data-movement.md#the-global-view by hand in tests/test_dataflow.py); here we check the browser draws them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The pipe-level control in real JupyterLab (design.md §8): on a machine with several memory levels the
+"""The pipe-level control in real JupyterLab (docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram): on a machine with several memory levels the
 diagram offers a "pipe level" menu; choosing L2 redraws the pipe with L2's demand and the readout names
 L2's oversubscription. A one-level machine shows no such menu."""
 

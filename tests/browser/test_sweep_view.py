@@ -1,6 +1,6 @@
 """SweepView in real JupyterLab + headless Chromium.
 
-The module writes its own notebook, types a cell that sweeps design.md §3's workload
+The module writes its own notebook, types a cell that sweeps docs/semantics.md#schedules's workload
 A(3, .7, .6) → B(10, .2, .9) over tiles × policy × depth (pipelined) and displays
 ``cw.SweepView(result, x="tiles", y="policy")``, then uses it as a person would: it hovers a cell
 and reads that configuration's row; it clicks a cell and sees that configuration's campaign diagram
