@@ -160,7 +160,8 @@ def test_hand_written_yaml_reads_utilizations_settings_and_reproduces_the_paper(
     assert w.machine.peak_compute == 51.2e12 and w.machine.ceilings == (Ceiling("FP64 (non-tensor)", 25.6e12),)
     np.testing.assert_allclose(w.arrays.compute_util, [0.7, 0.2])
     np.testing.assert_allclose(w.arrays.memory_util, [0.6, 0.9])
-    assert w.schedule().makespan == pytest.approx(11.35, abs=1e-9)  # docs/semantics.md#reference-numbers, from the file's settings
+    # docs/semantics.md#reference-numbers, from the file's settings
+    assert w.schedule().makespan == pytest.approx(11.35, abs=1e-9)
     assert w.schedule(pipeline=False, tiles=1).makespan == pytest.approx(13)
 
 

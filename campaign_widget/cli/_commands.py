@@ -77,7 +77,8 @@ def summary(args) -> int:
         + (f"; efficiency threshold {num(args.threshold)}" if args.threshold != 0.7 else ""),
         "",
     ]
-    levels = m.level_names[:-1]  # nearer memory levels (docs/memory-hierarchy.md#phases-per-level): a column each, and the bounding one
+    # nearer memory levels (docs/memory-hierarchy.md#phases-per-level): a column each, and the bounding one
+    levels = m.level_names[:-1]
     if levels:
         out.insert(
             -1, "memory levels: " + ", ".join(f"{name} {si(bw, m.bandwidth_unit)}" for name, bw in m.memory_levels)

@@ -31,7 +31,8 @@ class _Profile:
     requested_memory: np.ndarray
     by_start: np.ndarray  # tile ids sorted by start, then tile id
     snapped: bool  # whether distinct times closer than the event tolerance were merged
-    levels: np.ndarray | None = None  # (edges - 1, nearer levels): their requested demand (docs/memory-hierarchy.md#schedules-over-every-resource)
+    # (edges - 1, nearer levels): their requested demand (docs/memory-hierarchy.md#schedules-over-every-resource)
+    levels: np.ndarray | None = None
     requested_levels: np.ndarray | None = None  # (tiles, nearer levels), tile order
 
 
@@ -86,7 +87,8 @@ def _assemble(workload: ScheduledWorkload, work: _Work, prof: _Profile, chosen: 
     seg_l = prof.levels
     if throttle:
         worst = np.maximum(seg_c, seg_m)
-        if seg_l is not None:  # docs/memory-hierarchy.md#schedules-over-every-resource: the largest summed demand over every resource
+        # docs/memory-hierarchy.md#schedules-over-every-resource: the largest summed demand over every resource
+        if seg_l is not None:
             worst = np.maximum(worst, seg_l.max(axis=1))
         hot = worst > 1.0 + _SAME_INSTANT
         factor = np.ones(worst.size)

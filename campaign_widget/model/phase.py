@@ -18,7 +18,8 @@ MAX_NAME = 1 << 16  # characters in a phase, tensor, machine or resource name (t
 
 _NUMERIC_FIELDS = ("duration", "compute_util", "memory_util", "ops", "bytes")
 _VOLUME_FIELDS = ("ops", "bytes")  # may be expressions in parameters
-_PER_LEVEL_FIELDS = ("bytes", "memory_util")  # may map memory levels to values (docs/memory-hierarchy.md#phases-per-level)
+# may map memory levels to values (docs/memory-hierarchy.md#phases-per-level)
+_PER_LEVEL_FIELDS = ("bytes", "memory_util")
 
 
 @dataclass(frozen=True)

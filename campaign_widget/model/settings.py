@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 
-STEPPINGS = ("event", "lockstep")  # when a pipelined tile starts: docs/semantics.md#pipelining, or campaign_diagram_tools' steps
+# when a pipelined tile starts: docs/semantics.md#pipelining, or campaign_diagram_tools' steps
+STEPPINGS = ("event", "lockstep")
 MAX_TILES = 10_000_000
 #: The largest buffer depth accepted. A depth at or above a phase's tile count never holds a producer
 #: back (tile i waits for tile i - depth < 0 of its consumers), so it is an unbounded buffer, and any
