@@ -5,7 +5,7 @@ than that window has columns × phases. ``merge_pixel_columns`` keeps the pieces
 merges those narrower than one of ``columns`` columns per column and phase: lowest base, highest
 line and well, memory fill kept inside the well, the largest spill (flagged ``MEMORY_OVER``), flags
 or-ed, dashed when most of the merged time is, the cell named by its earliest piece. A cell holding
-one piece keeps that piece as it is. ``js/aggregate.js`` is its port for the browser, held to it by
+one piece keeps that piece as it is. ``js/diagram/aggregate.js`` is its port for the browser, held to it by
 the golden cases in ``tests/data/golden/aggregate.json``.
 
 Two callers: the kernel sends a live view only what it can show above a size (the widget's

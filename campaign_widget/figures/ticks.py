@@ -1,4 +1,4 @@
-"""Axis ticks, as js/ticks.js places them."""
+"""Axis ticks, as js/shared/ticks.js places them."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def time_ticks(t0: float, t1: float, pixels: float, factor: float = 1.0) -> list
 def utilization_ticks(
     mode: str, peak: float, unit: str, pixels_per_unit: float, top: float = 1.0
 ) -> list[tuple[float, str]]:
-    """The browser's y ticks (js/ticks.js): 0 to 1.0, or to ``top`` when content goes higher;
+    """The browser's y ticks (js/shared/ticks.js): 0 to 1.0, or to ``top`` when content goes higher;
     fractions, or y × peak in ``unit`` (absolute, the peak labelled at 1.0)."""
     reach = top if math.isfinite(top) and top > 1 else 1.0
     count = min(10, _tick_count(pixels_per_unit * reach, 40))

@@ -1,7 +1,7 @@
 """Campaign diagrams and rooflines as PNG, SVG or PDF files, with no browser and no kernel.
 
-The static figure draws the same ``Scene`` as the browser view (``js/draw.js``) with the same
-look: the constants below mirror ``js/theme.js`` and ``js/layout.js`` (sizes in CSS px, one inch =
+The static figure draws the same ``Scene`` as the browser view (``js/diagram/draw.js``) with the same
+look: the constants below mirror ``js/shared/theme.js`` and ``js/diagram/layout.js`` (sizes in CSS px, one inch =
 96 CSS px, so an 8-inch figure matches a 768-px-wide widget). Only matplotlib's object API with
 the Agg canvas is used, never pyplot's global state, so exports work in CI jobs and in threads.
 

@@ -77,7 +77,7 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     style = np.where(over, -1, phase)
     width = THEME["compute_line_width"]
     tail = x1 > dash
-    if tail.any():  # the dashes' gaps in the background colour, so they read on any fill (js/draw.js)
+    if tail.any():  # the dashes' gaps in the background colour, so they read on any fill (js/diagram/draw.js)
         _stroke(ax, _segments_path(dash[tail], x1[tail], line[tail]), THEME["background"], width, 1.49, gid="dash-gaps")
     for dashed, a, b in ((False, x0, dash), (True, dash, x1)):
         present = b > a
@@ -87,16 +87,16 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
             _stroke(ax, _segments_path(a[sel], b[sel], line[sel]), color, width, 1.5, dashed=dashed)
 
 
-#: Padding (CSS px) around a fusion group's label at the top of its band (js/layout.js).
+#: Padding (CSS px) around a fusion group's label at the top of its band (js/diagram/layout.js).
 GROUP_LABEL_PADDING = 4
-#: Room (CSS px) kept above the content for the fusion groups' labels (js/layout.js ``GROUP_LABEL_ROOM``).
+#: Room (CSS px) kept above the content for the fusion groups' labels (js/diagram/layout.js ``GROUP_LABEL_ROOM``).
 GROUP_LABEL_ROOM = 2 * GROUP_LABEL_PADDING + THEME["font_size"] - 1
-#: Compute lines within this of 1.0 are at full utilization (float32 on the wire, js/layout.js).
+#: Compute lines within this of 1.0 are at full utilization (float32 on the wire, js/diagram/layout.js).
 COMPUTE_TOLERANCE = 1e-6
 
 
 def y_top(scene: Scene, plot_height_px: float = 0.0, reserve_px: float = 0.0) -> float:
-    """The y value at the top of the plot (js/layout.js ``yTopFor``): a little headroom above the
+    """The y value at the top of the plot (js/diagram/layout.js ``yTopFor``): a little headroom above the
     scene's y_max (the top of its pipes), and ``reserve_px`` of a ``plot_height_px`` plot kept free
     above the content (the fusion groups' labels), so nothing drawn strikes through them."""
     top = float(scene.y_max) * (1 + LAYOUT["headroom"])
@@ -127,7 +127,7 @@ def axes_size_px(ax) -> tuple[float, float]:
 
 
 def compute_top(scene: Scene) -> float:
-    """How high the compute axis reaches (js/layout.js ``computeTopFor``): 1.0, or the highest compute
+    """How high the compute axis reaches (js/diagram/layout.js ``computeTopFor``): 1.0, or the highest compute
     line above it. The pipes are not compute (their height means nothing in ops/s), so the ticks
     never follow them: in absolute mode the axis ends at the machine's peak."""
     top = max(1.0, float(np.max(scene.line_y, initial=1.0)))
@@ -164,18 +164,18 @@ def readout_lines(panel: Panel) -> list[tuple[str, str]]:
 
 
 def header_rows(panel: Panel, plot_width_px: float) -> list[str]:
-    """The title above the plot (js/layout.js), broken into lines that fit the plot's width."""
+    """The title above the plot (js/diagram/layout.js), broken into lines that fit the plot's width."""
     return wrap_text(panel.title, plot_width_px, THEME["title_font_size"], "bold") if panel.title else []
 
 
 def header_height(rows: Sequence[str]) -> float:
-    """From the top of the title to the top of the plot, in CSS px (js/layout.js ``top``)."""
+    """From the top of the title to the top of the plot, in CSS px (js/diagram/layout.js ``top``)."""
     title = len(rows) * THEME["title_font_size"] + (len(rows) - 1) * 4 + LAYOUT["title_gap"] if rows else 0.0
     return title + THEME["font_size"] / 2
 
 
 def readout_rows(panel: Panel, width_px: float) -> list[tuple[str, str]]:
-    """The readout under the legend (js/layout.js): makespan, then one line per oversubscribed
+    """The readout under the legend (js/diagram/layout.js): makespan, then one line per oversubscribed
     resource, each broken into lines that fit ``width_px``. [(text, kind)]."""
     return [
         (line, kind)
@@ -208,7 +208,7 @@ def _draw_title(fig, transform, rows: Sequence[str], left: float, top: float) ->
 
 
 def _draw_readout(fig, transform, rows, left: float, top: float) -> None:
-    """The readout lines (js/draw-legend.js ``drawReadout``) from ``top`` + the readout gap down."""
+    """The readout lines (js/diagram/draw-legend.js ``drawReadout``) from ``top`` + the readout gap down."""
     y = top + LAYOUT["readout_gap"] + LAYOUT["readout_line_height"] / 2
     for text, kind in rows:
         t = Text(
@@ -336,7 +336,7 @@ def draw_campaign(
 
 
 def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: float, px_per_unit: float):
-    """With more phases than the palette tells apart (js/draw-labels.js), each phase's name on its
+    """With more phases than the palette tells apart (js/diagram/draw-labels.js), each phase's name on its
     widest visible piece, when it fits: in the shaded compute area if tall enough, else under the line."""
     if len(names) <= LAYOUT.get("direct_labels_above", 12) or len(scene) == 0:
         return
@@ -388,7 +388,7 @@ def _bands(scene: Scene, t0: float, t1: float):
 
 
 def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
-    """Fusion groups (js/draw-groups.js): a very light alternating grey band per group behind
+    """Fusion groups (js/diagram/draw-groups.js): a very light alternating grey band per group behind
     everything, spanning the plot's height, with thin boundaries at its ends."""
     bands = _bands(scene, t0, t1)
     if not bands:

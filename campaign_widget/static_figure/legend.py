@@ -29,7 +29,7 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
     """Phase names (one entry per name across panels, first colour wins; beyond ``max_entries``
     the phases with the most time and a "+N more" entry, names shortened in the middle:
     ``formatting.legend_selection``, ``shorten_middle``), then the keys for the styles any panel
-    uses (js/legend.js)."""
+    uses (js/shared/legend.js)."""
     phases, seen, weight = [], {}, []
     features = {"spill": False, "compute_over": False, "dashed": False}
     for panel in panels:
@@ -59,7 +59,7 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
 
 
 def legend_row_layout(entries, width_px: float):
-    """[(entry, x, row)]: entries flow left to right and wrap (js/layout.js); a label wider than a
+    """[(entry, x, row)]: entries flow left to right and wrap (js/diagram/layout.js); a label wider than a
     row is shortened in the middle to fit it."""
     out, x, row = [], 0.0, 0
     room = max(0.0, width_px - LAYOUT["legend_swatch_width"] - 6)

@@ -1,5 +1,5 @@
 """The pieces a figure draws: a scene's arrays, merged per pixel column above a size (the rule of
-``campaign_widget.figures.scene_pixels``, which the browser's js/aggregate.js follows), and which styles
+``campaign_widget.figures.scene_pixels``, which the browser's js/diagram/aggregate.js follows), and which styles
 they need (for the legend)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ..figures.readout import legend_features
 from ..figures.scene import Scene
 from ..figures.scene_pixels import MERGE_FIELDS, merge_pixel_columns
 
-DETAIL_LIMIT = 3000  # js/aggregate.js: above this many visible pieces, sub-pixel ones are merged
+DETAIL_LIMIT = 3000  # js/diagram/aggregate.js: above this many visible pieces, sub-pixel ones are merged
 
 
 def piece_arrays(scene: Scene) -> dict[str, np.ndarray]:

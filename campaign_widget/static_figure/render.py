@@ -110,7 +110,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
     if panels and right - left < 40:
         raise FigureError(f"width={width!r} is too narrow for the diagram")
 
-    # vertical layout in CSS px, top down, as js/layout.js: title, plot, tick labels, x label,
+    # vertical layout in CSS px, top down, as js/diagram/layout.js: title, plot, tick labels, x label,
     # legend, readout. Stacked panels share the x label and legend at the bottom; each panel's
     # readout sits under its tick labels, the last one's under the legend when nothing comes between.
     y = L["pad"]

@@ -1,4 +1,4 @@
-"""Look of the static figure: the constants of js/theme.js and js/layout.js, colours and fonts."""
+"""Look of the static figure: the constants of js/shared/theme.js and js/diagram/layout.js, colours and fonts."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 PX_PER_INCH = 96.0  # CSS px
 PT_PER_PX = 72.0 / PX_PER_INCH
 
-# campaign_widget/theme.json, the file the browser view bundles too (js/theme.js, js/layout.js); CSS px.
+# campaign_widget/theme.json, the file the browser view bundles too (js/shared/theme.js, js/diagram/layout.js); CSS px.
 THEME_DATA = json.loads(resources.files("campaign_widget").joinpath("theme.json").read_text(encoding="utf-8"))
 
 
@@ -172,7 +172,7 @@ def _rgb(color: str):
 
 
 def lighten(color: str, amount: float) -> str:
-    """Mix with white (js/color.js): 0 keeps the colour, 1 gives white."""
+    """Mix with white (js/shared/color.js): 0 keeps the colour, 1 gives white."""
     return "#" + "".join(f"{math.floor(c + (255 - c) * amount + 0.5):02x}" for c in _rgb(color))
 
 

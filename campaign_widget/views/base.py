@@ -4,9 +4,9 @@ keyword arguments, the theme, how state written by the view is accepted or refus
 the display's PNG, and (``buffers.ArrayDict``) how arrays travel. The composites (ipywidgets boxes
 of these) share ``composite.Composite``.
 
-The front ends share the same pieces in JavaScript: ``js/page-theme.js`` (light and dark from
-JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/dom.js`` (labelled controls) and
-``js/param-sliders.js`` (one slider per workload parameter).
+The front ends share the same pieces in JavaScript: ``js/shared/page-theme.js`` (light and dark from
+JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/shared/dom.js`` (labelled controls) and
+``js/shared/param-sliders.js`` (one slider per workload parameter).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class ViewWidget(anywidget.AnyWidget):
             )
 
     def _answer_kernel_ping(self, _widget, content, _buffers) -> None:
-        # js/kernel.js asks once whether a kernel is behind the view's model; only a live one answers
+        # js/shared/kernel.js asks once whether a kernel is behind the view's model; only a live one answers
         if isinstance(content, dict) and content.get("type") == "kernel-ping":
             self.send({"type": "kernel-pong"})
 

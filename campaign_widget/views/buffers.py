@@ -1,4 +1,4 @@
-"""numpy arrays to and from the binary-buffer payloads synced to the view (js/codecs.js).
+"""numpy arrays to and from the binary-buffer payloads synced to the view (js/shared/codecs.js).
 
 Array-valued traits are ``ArrayDict`` traits: dicts whose values are numpy arrays (with JSON values
 beside them), serialized by ``arrays_to_json`` / ``arrays_from_json``: ipywidgets then sends every
@@ -52,7 +52,7 @@ def arrays_from_json(value, _widget=None):
 
 
 def cast(array, dtype: str) -> np.ndarray:
-    """``array`` as a C-ordered array of ``dtype``, one the view decodes (js/codecs.js)."""
+    """``array`` as a C-ordered array of ``dtype``, one the view decodes (js/shared/codecs.js)."""
     if dtype not in _DTYPES:
         raise CampaignWidgetError(f"dtype {dtype!r} is not one the view decodes ({sorted(_DTYPES)})")
     return np.ascontiguousarray(array, dtype=dtype)

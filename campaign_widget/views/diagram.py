@@ -650,7 +650,7 @@ def scene_state(scene: Scene, *, peak_compute: float = float("nan"), tiles: int 
 
 def decode_scene_state(state: dict) -> dict:
     """The per-piece arrays the view decodes from ``scene_state`` (x0, x1, dash_from as float64; the rest
-    as sent): what js/codecs.js computes, for tests and tools."""
+    as sent): what js/shared/codecs.js computes, for tests and tools."""
     edges = np.asarray(state["edges"], dtype=np.float64)
     out = {k: v for k, v in state.items() if isinstance(v, np.ndarray)}
     out["x0"], out["x1"] = edges[state["x0"]], edges[state["x1"]]

@@ -166,7 +166,7 @@ def panel_title(label, makespan: float, unit: str, *, end: float, speedup: float
 
 
 def _axis_end(diagram: CampaignDiagram) -> float:
-    """Where the panel's time axis ends (its unit follows it, js/format.js ``timeUnitFor``)."""
+    """Where the panel's time axis ends (its unit follows it, js/shared/format.js ``timeUnitFor``)."""
     return max(float(diagram.time_max or 0.0), float(diagram.makespan))
 
 
