@@ -73,7 +73,10 @@ body { margin: 16px; font-family: system-ui, -apple-system, "Segoe UI", Helvetic
 .cw-page-text { margin: 0 0 12px; font-size: 12px; color: #555; }
 .cw-page-error { color: #c0392b; white-space: pre-wrap; }
 #cw-page > .cw-page-note { margin: 0 0 12px; }
-@media (prefers-color-scheme: dark) { body { background: #111; color: #ddd; } .cw-page-text { color: #aaa; } }
+@media (prefers-color-scheme: dark) {
+  body { background: #111; color: #ddd; } .cw-page-text { color: #aaa; }
+  #cw-page > .cw-page-note { background: #222; color: #bbb; }
+}
 """
 
 
