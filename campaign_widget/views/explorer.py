@@ -18,6 +18,9 @@ class Explorer(Composite, ipywidgets.VBox):
     dataflow graph (``DataflowView``) comes too, on a row of its own below; its hovered or clicked
     phase and the diagram's hovered phase are one value, linked in the browser.
 
+    ``theme`` (one of the diagram's settings) is every part's: the diagram's, its roofline's canvas
+    twin's and the dataflow view's.
+
     A workload with parameters has one set of values for all three views: the diagram's and the
     dataflow view's ``params`` are linked in the browser (over the same ``param_ranges``), so dragging a
     parameter slider in either moves both, and the roofline follows the diagram. From Python, use
@@ -44,6 +47,7 @@ class Explorer(Composite, ipywidgets.VBox):
             self.dataflow = DataflowView(
                 workload,
                 height=height,
+                theme=self.diagram.theme,
                 param_ranges={name: spec["range"] for name, spec in self.diagram.param_ranges.items()},
             )
             self.dataflow.layout = ipywidgets.Layout(width="100%")

@@ -4,7 +4,8 @@ The file holds the views' own front-end bundles, their saved state (binary buffe
 a small host (``js/standalone/host.js``) that plays the widget manager: it gives each view a model
 with the interface anywidget gives it, links traits between models as ``ipywidgets.jslink`` does,
 and renders. Nothing is fetched: no CDN, no kernel. Hover, zoom and pan work; the controls that
-recompute in Python are hidden and a note says why (``js/kernel.js``).
+recompute in Python are hidden, and one note at the top of the page says why (its text and look are
+the views' own, ``js/shared/kernel.js``; the views on the page then show none of their own).
 
 Text from users (phase names, titles) is data: all of it travels in one
 ``<script type="application/json">`` whose ``<`` are escaped, and the views set it as text.
@@ -71,7 +72,11 @@ body { margin: 16px; font-family: system-ui, -apple-system, "Segoe UI", Helvetic
 .cw-page-row > .cw-page-view { flex: 1 1 0; min-width: 360px; }
 .cw-page-text { margin: 0 0 12px; font-size: 12px; color: #555; }
 .cw-page-error { color: #c0392b; white-space: pre-wrap; }
-@media (prefers-color-scheme: dark) { body { background: #111; color: #ddd; } .cw-page-text { color: #aaa; } }
+#cw-page > .cw-page-note { margin: 0 0 12px; }
+@media (prefers-color-scheme: dark) {
+  body { background: #111; color: #ddd; } .cw-page-text { color: #aaa; }
+  #cw-page > .cw-page-note { background: #222; color: #bbb; }
+}
 """
 
 
@@ -166,6 +171,8 @@ class Page:
             "models": self._models,
             "items": self._items,
             "links": self._links,
+            # one missing-kernel note for the page, rather than one per view
+            "kernel_note": bool(self._models),
         }
 
     def html(self) -> str:

@@ -11,10 +11,12 @@
 // - Any other front end (marimo, …) counts as having one.
 // A view that is told "none" but is answered by the kernel (a ping over the comm, see
 // campaign_widget/views/base.py) shows its controls again: a front end we misread loses nothing.
+// A page that shows the note once for all its views (js/standalone/host.js) says so with
+// `widget_manager.page_note = true`: its views then hide their controls without a note of their own.
 
-const STYLE = `
-.cw-root[data-kernel="none"] [data-needs-kernel] { display: none !important; }
-.cw-kernel-note { margin: 0 0 4px; padding: 2px 6px; border-left: 3px solid var(--jp-warn-color1, #f0ad4e);
+const HIDDEN_CONTROLS = `.cw-root[data-kernel="none"] [data-needs-kernel] { display: none !important; }
+`;
+export const NOTE_STYLE = `.cw-kernel-note { margin: 0 0 4px; padding: 2px 6px; border-left: 3px solid var(--jp-warn-color1, #f0ad4e);
   color: var(--jp-ui-font-color2, #555); background: var(--jp-layout-color2, #f4f4f4); font-size: var(--jp-ui-font-size0, 11px); }
 `;
 export const NO_KERNEL_NOTE = "No kernel: this view shows its saved state. Hovering and exploring it work; the controls that recompute in Python are hidden.";
@@ -30,6 +32,20 @@ export function kernelState(model) {
   return "unknown";
 }
 
+/** Whether the model's page shows the missing-kernel note once for all its views. */
+export function pageNoteStands(model) {
+  return model?.widget_manager?.page_note === true;
+}
+
+/** The missing-kernel note: a status line of NO_KERNEL_NOTE, set as text (style it with NOTE_STYLE). */
+export function kernelNote(document) {
+  const note = document.createElement("div");
+  note.className = "cw-kernel-note";
+  note.setAttribute("role", "status");
+  note.textContent = NO_KERNEL_NOTE;
+  return note;
+}
+
 /** Mark controls that need the kernel: each one's label (or the element itself) is hidden without one. */
 export function needsKernel(...elements) {
   for (const node of elements.flat()) {
@@ -41,22 +57,19 @@ export function needsKernel(...elements) {
 
 /**
  * watchKernel({ model, root, document }) → { state(), dispose() }. Writes root's data-kernel
- * ("live", "none" or "unknown"), shows the note first in `root` when there is no kernel, and asks
- * the kernel once whether it is there.
+ * ("live", "none" or "unknown"), shows the note first in `root` when there is no kernel (unless
+ * the page's own note stands), and asks the kernel once whether it is there.
  */
 export function watchKernel({ model, root, document }) {
   let state = kernelState(model);
   const style = document.createElement("style");
-  style.textContent = STYLE;
-  const note = document.createElement("div");
-  note.className = "cw-kernel-note";
-  note.setAttribute("role", "status");
-  note.textContent = NO_KERNEL_NOTE;
-  root.prepend(style, note);
+  const note = pageNoteStands(model) ? null : kernelNote(document);
+  style.textContent = note ? HIDDEN_CONTROLS + NOTE_STYLE : HIDDEN_CONTROLS;
+  root.prepend(...[style, note].filter(Boolean));
 
   function show() {
     root.dataset.kernel = state;
-    note.hidden = state !== "none";
+    if (note) note.hidden = state !== "none";
   }
   function onMessage(content) {
     if (content?.type !== PONG || state === "live") return;
@@ -75,7 +88,7 @@ export function watchKernel({ model, root, document }) {
     dispose() {
       model.off("msg:custom", onMessage);
       style.remove();
-      note.remove();
+      note?.remove();
     },
   };
 }

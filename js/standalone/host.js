@@ -2,7 +2,10 @@
 // no network. It reads the page's JSON (<script type="application/json" id="cw-page-data">), makes
 // one model per widget from its saved state (binary buffers back as DataView, as ipywidgets gives
 // them), links traits between models as ipywidgets.jslink does, imports each view's bundle (embedded
-// as text) and renders it with anywidget's render({ model, el }).
+// as text) and renders it with anywidget's render({ model, el }). A page that asks for it
+// (`kernel_note`) shows the missing-kernel note once, at its top, and tells its views so
+// (`widget_manager.page_note`), which then show none of their own (js/shared/kernel.js).
+import { kernelNote, NOTE_STYLE } from "../shared/kernel.js";
 
 export const PAGE_DATA_ID = "cw-page-data";
 export const PAGE_ROOT_ID = "cw-page";
@@ -149,15 +152,29 @@ async function importBundle(source) {
 }
 
 function showError(root, text) {
-  const box = document.createElement("pre");
+  const box = root.ownerDocument.createElement("pre");
   box.className = "cw-page-error";
   box.textContent = text;
   root.append(box);
 }
 
-/** Build the page: models, links, then each view (or text line, or row of views) in order. */
-export async function renderPage(data, root) {
-  const manager = { kernel: null };
+/** The page's one missing-kernel note, first in `root`. */
+function showPageNote(root) {
+  const style = root.ownerDocument.createElement("style");
+  style.textContent = NOTE_STYLE;
+  const note = kernelNote(root.ownerDocument);
+  note.classList.add("cw-page-note");
+  root.prepend(style, note);
+}
+
+/**
+ * Build the page: its note, models, links, then each view (or text line, or row of views) in order.
+ * `load(source)` gives the view module of a bundle's source (by default, imports it).
+ */
+export async function renderPage(data, root, { load = importBundle } = {}) {
+  const pageNote = data.kernel_note === true;
+  if (pageNote) showPageNote(root);
+  const manager = { kernel: null, page_note: pageNote };
   const models = new Map();
   for (const [id, entry] of Object.entries(data.models ?? {})) {
     models.set(id, new StaticModel(putBuffers(entry.state ?? {}, entry.buffers), manager));
@@ -167,11 +184,11 @@ export async function renderPage(data, root) {
   }
   const bundles = new Map();
   const widgetOf = (name) => {
-    if (!bundles.has(name)) bundles.set(name, importBundle(data.bundles[name]));
+    if (!bundles.has(name)) bundles.set(name, load(data.bundles[name]));
     return bundles.get(name);
   };
   const renderItem = async (item, parent) => {
-    const el = document.createElement("div");
+    const el = root.ownerDocument.createElement("div");
     parent.append(el);
     if (item.text !== undefined) {
       el.className = "cw-page-text";

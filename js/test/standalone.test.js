@@ -1,8 +1,11 @@
 // The static page's host (js/standalone/host.js) and the views' kernel check (js/shared/kernel.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { kernelState, needsKernel, watchKernel } from "../shared/kernel.js";
-import { fromBase64, linkTraits, putBuffers, same, StaticModel } from "../standalone/host.js";
+import dataflow from "../dataflow/widget.js";
+import diagram from "../diagram/widget.js";
+import { kernelState, NO_KERNEL_NOTE, needsKernel, watchKernel } from "../shared/kernel.js";
+import { fromBase64, linkTraits, putBuffers, renderPage, same, StaticModel } from "../standalone/host.js";
+import { fakeBrowser } from "../testing/fake-dom.js";
 
 test("StaticModel fires change:<key> then one change, and only for new values", () => {
   const model = new StaticModel({ a: 1, list: [1, 2] });
@@ -143,4 +146,51 @@ test("needsKernel marks a control's label, or the element itself", () => {
   needsKernel(input, [button], null);
   assert.ok("data-needs-kernel" in label.attributes);
   assert.ok("data-needs-kernel" in button.attributes);
+});
+
+// A page of `views` (bundle names), as campaign_widget.views.page writes it, rendered with the views'
+// own modules (the bundles' source stands for them by name).
+async function pageOf(views, extra = {}) {
+  const { document } = fakeBrowser();
+  const root = document.createElement("div");
+  document.body.append(root);
+  const models = Object.fromEntries(views.map((bundle, i) => [`m${i}`, { bundle, state: { height: 200 } }]));
+  const data = { version: 1, bundles: { diagram: "diagram", dataflow: "dataflow" }, models, items: views.map((_, i) => ({ model: `m${i}` })), links: [], ...extra };
+  const widgets = { diagram, dataflow };
+  const pageModels = await renderPage(data, root, { load: async (source) => widgets[source] });
+  return { root, models: pageModels };
+}
+
+const shownNotes = (root) => root.querySelectorAll(".cw-kernel-note").filter((note) => !note.hidden);
+
+test("a page of two views shows one missing-kernel note, first on the page, and the views hide their controls", async () => {
+  const { root, models } = await pageOf(["diagram", "dataflow"], { kernel_note: true });
+  const notes = shownNotes(root);
+  assert.equal(notes.length, 1, "one note for the page");
+  assert.equal(notes[0].parentElement, root);
+  assert.equal(root.children.find((kid) => kid.tagName !== "STYLE"), notes[0], "the note comes first");
+  assert.equal(notes[0].textContent, NO_KERNEL_NOTE);
+  const views = root.querySelectorAll(".cw-root");
+  assert.equal(views.length, 2);
+  assert.equal(root.querySelectorAll(".cw-page-error").length, 0, "both views drawn");
+  for (const view of views) assert.equal(view.dataset.kernel, "none", "the view still hides its kernel controls");
+  for (const model of models.values()) assert.equal(model.widget_manager.page_note, true);
+});
+
+test("a page that asks for no page note leaves each view its own", async () => {
+  const { root } = await pageOf(["diagram", "dataflow"]);
+  const notes = shownNotes(root);
+  assert.equal(notes.length, 2);
+  assert.ok(notes.every((note) => note.parentElement.classList.contains("cw-root")));
+});
+
+test("watchKernel shows no note of its own where the page's note stands, and still hides the controls", () => {
+  const { root, document } = fakeRoot();
+  const watch = watchKernel({ model: fakeModel({ kernel: null, page_note: true }), root, document });
+  assert.equal(root.dataset.kernel, "none");
+  assert.equal(root.children.filter((kid) => kid.className === "cw-kernel-note").length, 0);
+  const [style] = root.children;
+  assert.match(style.textContent, /data-needs-kernel/);
+  watch.dispose();
+  assert.ok(style.removed);
 });

@@ -129,7 +129,7 @@ def test_a_diagram_page_works_from_disk_with_the_network_off(offline, tmp_path):
     # kernel controls hidden, the note shown, the front-end ones kept
     root = page.locator(".cw-root")
     assert root.get_attribute("data-kernel") == "none"
-    assert page.locator(".cw-kernel-note").is_visible()
+    assert page.locator(".cw-kernel-note").count() == 1 and page.locator(".cw-kernel-note").is_visible()
     for selector in (".cw-peak-compute", ".cw-peak-bandwidth", ".cw-tiles", ".cw-pipeline", ".cw-policy", ".cw-depth"):
         assert not page.locator(selector).is_visible(), f"{selector} is shown with no kernel to answer it"
     for selector in (".cw-y-axis", ".cw-download", ".cw-reset-zoom"):
@@ -369,6 +369,28 @@ def test_an_explorer_page_shows_diagram_and_roofline_side_by_side_hover_linked(o
     assert tooltip.inner_text().startswith(f"{explorer.diagram.phase_names[phase]}: OI")
 
 
+def test_an_explorer_page_shows_one_kernel_note_for_its_views_at_the_top(offline, tmp_path):
+    explorer = cw.Explorer(figure_2b(), dataflow=True)
+    path = explorer.to_html(tmp_path / "explorer.html")
+    view = offline()
+    page = view.page
+    view.open(path)
+    wait_rendered(page, 3)  # diagram, roofline, dataflow view
+    notes = page.locator(".cw-kernel-note")
+    assert notes.count() == 1, "one missing-kernel note for the page, not one per view"
+    note = page.locator("#cw-page > .cw-kernel-note")
+    assert note.is_visible() and note.inner_text().startswith("No kernel: ")
+    top = note.bounding_box()
+    for i in range(page.locator(".cw-root").count()):
+        assert page.locator(".cw-root").nth(i).bounding_box()["y"] >= top["y"] + top["height"] - 1, (
+            "the note is above every view"
+        )
+    # the views still hide what needs the kernel
+    for selector in (".cw-tiles", ".cw-policy", ".cwd-overlay", ".cwd-palette"):
+        assert page.locator(selector).count() >= 1 and not page.locator(selector).first.is_visible(), selector
+    assert page.locator(".cwd-fit").is_visible()
+
+
 def test_a_sweep_page_hovers_its_cells_offline_with_its_selects_hidden(offline, tmp_path):
     result = cw.sweep(figure_2b(), progress=False, tiles=[1, 2, 4], policy=["none", "throttle"], pipeline=[False, True])
     sweep = cw.SweepView(result, x="tiles", y="policy")
@@ -380,9 +402,9 @@ def test_a_sweep_page_hovers_its_cells_offline_with_its_selects_hidden(offline, 
     canvas = page.locator("canvas.cw-sweep-canvas")
     heatmap, diagram = page.locator(".cw-sweep-plot"), page.locator(".cw-root:not(.cw-sweep-plot)").first
     assert heatmap.bounding_box()["y"] < diagram.bounding_box()["y"]
-    # a new colour or position is a new grid from Python: the selects are hidden, the note says why
+    # a new colour or position is a new grid from Python: the selects are hidden, the page's one note says why
     assert heatmap.get_attribute("data-kernel") == "none"
-    assert heatmap.locator(".cw-kernel-note").is_visible()
+    assert page.locator(".cw-kernel-note").count() == 1 and page.locator("#cw-page > .cw-kernel-note").is_visible()
     for selector in (".cw-sweep-color", ".cw-sweep-axis-pipeline"):
         assert page.locator(selector).count() == 1 and not page.locator(selector).is_visible(), selector
     # hover the cell of tiles=4 (column 2), policy=throttle (row 1, counted from the bottom)
