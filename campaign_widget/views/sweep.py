@@ -297,7 +297,8 @@ class SweepView(Composite, W.VBox):
         with self._lock:
             self._last_draw = time.monotonic()
             r = self.result
-            self._drawn_results = self._drawn_results or r.completed > 0
+            done, finished = r.completed, r.done  # read before the cells: never "done" over older ones
+            self._drawn_results = self._drawn_results or done > 0
             idx = self.indices()
             color = self.color_dropdown.value
             raw = np.asarray(r[color])[idx]
@@ -333,10 +334,9 @@ class SweepView(Composite, W.VBox):
                 self.heatmap.selected = np.argwhere(have).tolist()
                 self.figure.title = f"{color} over {self.x} × {self.y}"
             self._draw_outline(idx)
-            done = r.completed
             self.progress.value = done
-            state = "done" if r.done else "running"
-            elapsed = f", {format_reading(r.elapsed, 's')}" if r.done else ""
+            state = "done" if finished else "running"
+            elapsed = f", {format_reading(r.elapsed, 's')}" if finished else ""
             self.status.value = f"{done} / {len(r)} configurations ({state}{elapsed})"
             if done:
                 best = r.best()

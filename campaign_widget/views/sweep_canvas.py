@@ -98,6 +98,7 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
                 f"SweepHeatmap takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}"
             )
         metrics = check_grid(result, x, y, color)
+        progress = result.completed, result.done  # read before the grid, as refresh does
         first = sweep_grid(result, x=x, y=y, color=color, fixed=fixed, positions=positions)
         super().__init__()
         self.result, self.x, self.y = result, x, y
@@ -112,11 +113,13 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
             self.color = color
             self.axis_options = [[n, [value_label(v, column_unit(result, n)) for v in result.axes[n]]] for n in others]
             self.positions = dict(first.positions)
-        self._publish(first)
+        self._publish(first, progress)
         self.observe(self.refresh, names=["color", "positions"])
         self.observe(self._word_hovered, names=["hovered"])
-        if not result.done:
+        if not progress[1]:
             result.on_update(self._on_update)
+            if result.done:  # it finished before the listener was in place: draw the whole result
+                self.refresh()
 
     def __repr__(self) -> str:
         return f"<SweepHeatmap of {self.color} over {self.x} × {self.y}>"
@@ -166,9 +169,12 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
     def refresh(self, _change=None):
         """Recompute the grid from the result at the current colour and positions."""
         with self._lock:
-            self._publish(sweep_grid(self.result, x=self.x, y=self.y, color=self.color, positions=self.positions))
+            progress = self.result.completed, self.result.done  # read before the grid: never "done" over an older one
+            self._publish(
+                sweep_grid(self.result, x=self.x, y=self.y, color=self.color, positions=self.positions), progress
+            )
 
-    def _publish(self, g):
+    def _publish(self, g, progress: tuple[int, bool] | None = None):
         self._last_draw = time.monotonic()
         self.last_grid = g
         span = g.hi - g.lo
@@ -193,8 +199,8 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
                 "pending_color": PENDING_COLOR,
                 "best_color": BEST_COLOR,
             }
-            state = "done" if r.done else "running"
-            self.status = f"{r.completed} / {len(r)} configurations ({state})"
+            completed, done = progress if progress is not None else (r.completed, r.done)
+            self.status = f"{completed} / {len(r)} configurations ({'done' if done else 'running'})"
             self._word_hovered()
 
     def _word_hovered(self, _change=None):
