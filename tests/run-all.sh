@@ -34,7 +34,7 @@ python -m pip install -q -c constraints.txt -e ".[lab,test]"
 # The profiler-trace tests and notebook 04 profile a small model on the CPU. This exact version is
 # the CPU build these machines carry; elsewhere pick the CPU wheel for your platform.
 python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
-[ -d node_modules/esbuild ] || npm ci --no-audit --no-fund
+{ [ -d node_modules/esbuild ] && [ -d node_modules/jscpd ]; } || npm ci --no-audit --no-fund  # a checkout from before jscpd needs it too
 npm run build --silent   # the bundle the browser tests load is the one of these sources
 
 echo "run-all: lint"
