@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import WorkloadError, WrongTypeError, check_flag, phase_field_error, short_repr
 from .expr import ExpressionError, parse
+from .latency import check_in_flight
 
 SMALLEST = 1e-30  # the smallest duration (given or derived) and the smallest peak ...
 LARGEST = 1e30  # ... and the largest number a phase or a machine holds: durations, rates and ratios derived
@@ -38,6 +39,10 @@ class Phase:
     values: ``bytes={"L2": 200, "DRAM": 20}`` (docs/memory-hierarchy.md#phases-per-level). A level left out is unknown: it does
     not constrain the phase. A plain number means the level farthest from compute.
 
+    ``bytes_in_flight`` (or ``requests_in_flight`` × ``request_bytes``) is the phase's memory
+    concurrency: on a machine with latencies it caps the bandwidth the phase reaches at each level at
+    bytes in flight / latency (docs/memory-hierarchy.md#latency-and-the-concurrency-roof).
+
     >>> Phase("A", duration=3, compute_util=0.7, memory_util=0.25)
     Phase('A', duration=3, compute_util=0.7, memory_util=0.25)
     >>> Phase("gemm", ops=2 * 4096**3, bytes=3 * 4096**2 * 4, after=("load",))
@@ -54,6 +59,7 @@ class Phase:
     tileable: bool = True
     reads: tuple[tuple[str, float | str], ...] = ()
     writes: tuple[tuple[str, float | str], ...] = ()
+    bytes_in_flight: float | None = None  # docs/memory-hierarchy.md#latency-and-the-concurrency-roof
 
     def __init__(
         self,
@@ -68,6 +74,9 @@ class Phase:
         tileable=True,
         reads=None,
         writes=None,
+        bytes_in_flight=None,
+        requests_in_flight=None,
+        request_bytes=None,
     ):
         check_name("phase name", name)
         set_ = object.__setattr__
@@ -94,6 +103,7 @@ class Phase:
         set_(self, "tileable", check_flag(tileable, f"phase {short_repr(name)}: tileable"))
         set_(self, "reads", _checked_tensors(name, "reads", reads))
         set_(self, "writes", _checked_tensors(name, "writes", writes))
+        set_(self, "bytes_in_flight", check_in_flight(name, bytes_in_flight, requests_in_flight, request_bytes))
         sizes = [b for _, b in self.reads + self.writes]
         if bytes is None and sizes and not any(isinstance(b, str) for b in sizes):
             # the algorithmic minimum: each tensor the phase touches moves once (docs/semantics.md#fusion);
@@ -161,6 +171,8 @@ class Phase:
             parts.append(f"reads={dict(self.reads)!r}")
         if self.writes:
             parts.append(f"writes={dict(self.writes)!r}")
+        if self.bytes_in_flight is not None:
+            parts.append(f"bytes_in_flight={self.bytes_in_flight!r}")
         return f"Phase({', '.join(parts)})"
 
 
