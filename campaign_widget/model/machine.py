@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
+from ..errors import MeasurementError, WorkloadError, WrongTypeError, check_flag, short_repr
 from .host import bandwidth_sweep, latency_sweep, measure_peaks
 from .latency import checked_latency, latency_seconds
 from .phase import LARGEST, SMALLEST, check_name
@@ -208,11 +208,11 @@ class Machine:
         if not levels:
             if not latency:
                 return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=measured)
-            far = latency_sweep(progress=options.get("progress")).levels[-1][1]
+            far = _in_order(latency_sweep(progress=options.get("progress")))[-1][1]
             return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=measured, latency=far)
-        sweep = bandwidth_sweep(progress=options.get("progress"))
-        latencies = dict(latency_sweep(progress=options.get("progress")).levels) if latency else ()
-        return cls(peak_compute=compute, levels=dict(sweep.levels), name=measured, latency=latencies)
+        sweep = _in_order(bandwidth_sweep(progress=options.get("progress")))
+        latencies = dict(_in_order(latency_sweep(progress=options.get("progress")))) if latency else ()
+        return cls(peak_compute=compute, levels=dict(sweep), name=measured, latency=latencies)
 
     @classmethod
     def unit(cls, time_unit: str = "s") -> Machine:
@@ -226,6 +226,18 @@ class Machine:
             time_unit=time_unit,
             normalized=True,
         )
+
+
+def _in_order(sweep) -> tuple[tuple[str, float], ...]:
+    """A sweep's levels, refused when a nearer level measured slower than a farther one even after
+    it was measured again (docs/memory-hierarchy.md#measuring-the-levels-on-this-host): such a
+    hierarchy is not this host's, and a ``Machine`` built on it would say false things."""
+    if not sweep.monotone:
+        raise MeasurementError(
+            f"the measured memory levels are out of order ({'; '.join(sweep.problems[:3])}); measure on a "
+            "quieter host, or give Machine(levels=...) the values you trust"
+        )
+    return sweep.levels
 
 
 def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_name: str):
