@@ -14,14 +14,28 @@ from campaign_widget.model import host, machine
 
 def test_the_chain_is_one_cycle_through_every_line_one_pointer_per_line():
     lines = 257
-    chain = host._chain(lines, np.random.default_rng(1))
+    chain, starts = host.pointer_chain(lines, np.random.default_rng(1))
     assert chain.size == lines * host.LINE // 8
-    p, seen = 0, []
+    p, seen = int(starts[0]), []
     for _ in range(lines):
         seen.append(p)
         p = int(chain[p])
-    assert p == 0 and sorted(seen) == [k * (host.LINE // 8) for k in range(lines)]
+    assert p == starts[0] and sorted(seen) == [k * (host.LINE // 8) for k in range(lines)]
     assert [seen[k + 1] - seen[k] for k in range(5)] != [host.LINE // 8] * 5  # not a stride a prefetcher follows
+
+
+def test_several_chains_share_the_lines_out_each_a_cycle_of_its_own():
+    chain, starts = host.pointer_chain(100, np.random.default_rng(2), chains=4)
+    seen = set()
+    for start in starts:
+        p, length = int(start), 0
+        while True:
+            seen.add(p)
+            p, length = int(chain[p]), length + 1
+            if p == start:
+                break
+        assert length == 25
+    assert seen == {k * (host.LINE // 8) for k in range(100)}
 
 
 def test_a_small_bounded_sweep_gives_plausible_latencies_nearest_level_quickest():

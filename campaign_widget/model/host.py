@@ -240,7 +240,7 @@ def latency_sweep(
 
     def measure(size: float) -> list[float]:
         lines = max(2, int(size // LINE))
-        chain = _chain(lines, rng)
+        chain, _ = pointer_chain(lines, rng)
         kernel(chain, lines)  # compiles once; warms the caches
         started = time.perf_counter()
         kernel(chain, 1000)
@@ -383,14 +383,17 @@ def plateaus(sizes, bandwidth, caches) -> tuple[tuple[str, float], ...]:
     )
 
 
-def _chain(lines: int, rng: np.random.Generator) -> np.ndarray:
-    """A pointer chain over ``lines`` cache lines: one int64 index per line, 8 per line, each line's
-    first slot holding the next line's, in one random cycle through every line (no prefetcher
-    predicts it; every load depends on the one before)."""
-    order = rng.permutation(lines)
+def pointer_chain(lines: int, rng: np.random.Generator, chains: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Pointer chains over ``lines`` cache lines: one int64 index per line, 8 per line, each line's
+    first slot holding the next line's, in ``chains`` random cycles that share the lines out (no
+    prefetcher predicts them; every load of a chain depends on the one before, the chains do not
+    depend on each other). Returns the array and each chain's first index."""
+    order = rng.permutation(lines) * (LINE // 8)
     chain = np.zeros(lines * (LINE // 8), dtype=np.int64)
-    chain[order * (LINE // 8)] = np.roll(order, -1) * (LINE // 8)
-    return chain
+    cycles = np.array_split(order, max(1, min(int(chains), lines)))
+    for cycle in cycles:
+        chain[cycle] = np.roll(cycle, -1)
+    return chain, np.array([cycle[0] for cycle in cycles], dtype=np.int64)
 
 
 _CHASE = None
@@ -403,7 +406,7 @@ def _chase_kernel():
 
         @njit(cache=True, nogil=True)
         def chase(chain, steps):
-            p = 0
+            p = 0  # line 0 is on the one cycle
             for _ in range(steps):
                 p = chain[p]
             return p  # returned: the loads cannot be elided
