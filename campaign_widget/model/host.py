@@ -240,16 +240,16 @@ def latency_sweep(
 
     def measure(size: float) -> list[float]:
         lines = max(2, int(size // LINE))
-        chain, _ = pointer_chain(lines, rng)
-        kernel(chain, lines)  # compiles once; warms the caches
+        chain, starts = pointer_chain(lines, rng)
+        at = kernel(chain, int(starts[0]), lines)  # compiles once; warms the caches
         started = time.perf_counter()
-        kernel(chain, 1000)
+        at = kernel(chain, at, 1000)
         guess = max((time.perf_counter() - started) / 1000, 1e-10)
         steps = int(min(max(seconds_per_size / repeats / guess, 1000), 1e9))
         runs = []
         for _ in range(repeats):
             started = time.perf_counter()
-            kernel(chain, steps)
+            at = kernel(chain, at, steps)  # on from where the last run stopped: lines not just visited
             runs.append((time.perf_counter() - started) / steps)
         return runs
 
@@ -405,11 +405,11 @@ def _chase_kernel():
         from numba import njit
 
         @njit(cache=True, nogil=True)
-        def chase(chain, steps):
-            p = 0  # line 0 is on the one cycle
+        def chase(chain, start, steps):
+            p = start
             for _ in range(steps):
                 p = chain[p]
-            return p  # returned: the loads cannot be elided
+            return p  # returned: the loads cannot be elided, and the next run goes on from here
 
         _CHASE = chase
     return _CHASE
