@@ -77,8 +77,8 @@ class Machine:
     ``latency_unit="cycles"`` and the ``clock`` in Hz. A phase's bytes in flight over it cap the
     bandwidth the phase reaches at that level (Little's law).
 
-    >>> Machine(100, levels={"L2": 40, "DRAM": 10}, latency={"DRAM": 300}, latency_unit="cycles", clock=3e9).latencies
-    array([nan, 1.e-07])
+    >>> Machine(100, levels={"L2": 40, "DRAM": 10}, latency={"DRAM": 300}, latency_unit="cycles", clock=3e9).latencies.tolist()
+    [nan, 1e-07]
     """
 
     peak_compute: float
