@@ -198,3 +198,14 @@ def test_cycles_without_a_clock_and_other_misfits_are_our_errors():
             make()
     with pytest.raises(WorkloadError, match="no clock"):
         cases[0]()
+
+
+def test_concurrency_roofs_too_close_to_label_apart_are_thinned_out():
+    # 64 B / 100 ns = 640 MB/s, then 128 B (2× the first: its label would lie on it), 256 B (4×), 1 KiB (16×)
+    w = cw.Workload(
+        [cw.Phase(f"walk {q}", ops=1e3, bytes=1e8, bytes_in_flight=q) for q in (64, 128, 256, 1024)],
+        machine=cw.Machine(P, BW, latency=LAT),
+    )
+    assert [c.name for c in roofline_ceilings(w)] == ["64 B in flight", "256 B in flight", "1.02 kB in flight"]
+    # every phase is still judged against its own roof
+    assert workload_roofline(w).bound.tolist() == pytest.approx([q / LAT * 1e-5 for q in (64, 128, 256, 1024)])

@@ -22,6 +22,8 @@ MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work
 # (docs/memory-hierarchy.md#latency-and-the-concurrency-roof)
 LATENCY_BOUND = "latency-bound"
 MAX_CONCURRENCY_CEILINGS = 6  # drawn at most; the phases' most common bytes in flight first
+# parallel slopes closer than this factor would put their labels on each other: the later one is not drawn
+CONCURRENCY_CEILING_GAP = 4.0
 DEFAULT_THRESHOLD = 0.7
 GUIDANCE = {
     (MEMORY_BOUND, True): "Near roof: only fix is raise OI (blocking, fusion, reuse)",
@@ -189,7 +191,8 @@ def concurrency_ceilings(workload) -> tuple[Ceiling, ...]:
     """The concurrency roofs of a workload's phases (docs/memory-hierarchy.md#latency-and-the-concurrency-roof):
     one bandwidth ceiling per bytes in flight and level where bytes in flight / latency is below the
     level's peak, named by both; the most common bytes in flight first, at most
-    ``MAX_CONCURRENCY_CEILINGS``. Empty when no phase gives bytes in flight or no level a latency."""
+    ``MAX_CONCURRENCY_CEILINGS``, and none within ``CONCURRENCY_CEILING_GAP`` × of one already drawn
+    (its label would lie on the other's). Empty when no phase gives bytes in flight or no level a latency."""
     in_flight, m = workload.bytes_in_flight, workload.machine
     if in_flight is None or not m.latency:
         return ()
@@ -197,7 +200,11 @@ def concurrency_ceilings(workload) -> tuple[Ceiling, ...]:
     ceilings: list[Ceiling] = []
     for q in values[np.argsort(-counts, kind="stable")]:
         for level, bandwidth, latency in zip(m.level_names, m.bandwidths, m.latencies):
-            if np.isnan(latency) or q / latency >= bandwidth or len(ceilings) == MAX_CONCURRENCY_CEILINGS:
+            reach = q / latency
+            crowded = any(
+                1 / CONCURRENCY_CEILING_GAP < reach / float(c.bandwidth or 1) < CONCURRENCY_CEILING_GAP for c in ceilings
+            )
+            if np.isnan(latency) or reach >= bandwidth or crowded or len(ceilings) == MAX_CONCURRENCY_CEILINGS:
                 continue
             where = f" at {level}" if len(m.level_names) > 1 else ""
             name = f"{format_si(float(q), m.bytes_unit)} in flight{where}"
