@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -70,66 +70,61 @@ LINE = 64  # bytes per cache line: the pointer chase puts one pointer per line
 
 
 @dataclass(frozen=True, eq=False)
-class BandwidthSweep:
-    """Bandwidth measured at each working-set size, and the plateaus read off it as levels.
+class LevelSweep:
+    """A quantity measured at each working-set size, and the plateaus read off it as levels.
 
-    ``sizes`` (bytes of the three arrays of ``c = a + b``) and ``bandwidth`` (B/s, the best repeat)
-    are the sweep, ``runs`` (sizes, repeats) every repeat; ``caches`` the host's data caches as
-    (name, bytes), nearest first; ``levels`` one (name, bandwidth) per cache and one for memory
-    (``"DRAM"``), each the median of the sweep's points whose working set fits that level and not the
-    one before. ``problems`` says where the measurement contradicts itself after it was measured
-    again (docs/memory-hierarchy.md#measuring-the-levels-on-this-host): a nearer level slower than a
-    farther one, or repeats apart by more than the spread.
+    ``sizes`` (bytes) and ``values`` (the best repeat of each size) are the sweep, ``runs`` (sizes,
+    repeats) every repeat; ``caches`` the host's data caches as (name, bytes), nearest first; ``levels``
+    one (name, value) per cache and one for memory (``"DRAM"``), each the median of the sweep's points
+    whose working set fits that level and not the one before. ``problems`` says where the
+    measurement contradicts itself after it was measured again
+    (docs/memory-hierarchy.md#measuring-the-levels-on-this-host): a nearer level worse than a farther
+    one, or repeats apart by more than the spread.
     """
 
     sizes: np.ndarray
-    bandwidth: np.ndarray
+    values: np.ndarray
     caches: tuple[tuple[str, int], ...]
     levels: tuple[tuple[str, float], ...]
     runs: np.ndarray | None = None
     problems: tuple[str, ...] = ()
 
+    falling: ClassVar[bool] = True  # values fall away from compute (bandwidth); False: they rise (latency)
+    title: ClassVar[str] = ""
+    ylabel: ClassVar[str] = ""
+    shown: ClassVar[tuple[float, str]] = (1.0, "")  # a level's label: value × scale, in that unit
+
+    def label(self, value: float) -> str:
+        scale, unit = self.shown
+        return f"{value * scale:.3g} {unit}".rstrip()
+
     @property
     def monotone(self) -> bool:
-        """True when each level is at least as fast as every level farther from compute."""
-        return not hierarchy_problems(self.levels, falling=True)
+        """True when no level is worse than a level farther from compute."""
+        return not hierarchy_problems(self.levels, falling=self.falling)
 
     def plot(self, ax=None):
         """The sweep on log axes with the spread of its repeats, each level's plateau and each
         cache's size marked; returns the matplotlib Figure."""
-        return _plot_sweep(
-            self, self.bandwidth, ax, lambda v: f"{v / 1e9:.3g} GB/s", "bandwidth (B/s)", "memory bandwidth"
-        )
+        return _plot_sweep(self, ax)
 
 
-@dataclass(frozen=True, eq=False)
-class LatencySweep:
-    """Load-to-use latency measured by a pointer chase at each working-set size, and its plateaus.
+class BandwidthSweep(LevelSweep):
+    """Bandwidth (B/s) of STREAM add at each working-set size (bytes of its three arrays); see ``LevelSweep``."""
 
-    ``sizes`` (bytes of the chain), ``latency`` (seconds per dependent load, the best repeat), ``runs``
-    (sizes, repeats) every repeat; ``caches`` and ``levels`` as in ``BandwidthSweep``, each level the
-    median latency of its working sets; ``problems`` as there (a nearer level slower than a farther one).
-    """
-
-    sizes: np.ndarray
-    latency: np.ndarray
-    caches: tuple[tuple[str, int], ...]
-    levels: tuple[tuple[str, float], ...]
-    runs: np.ndarray | None = None
-    problems: tuple[str, ...] = ()
-
-    @property
-    def monotone(self) -> bool:
-        """True when each level's latency is at most every farther level's."""
-        return not hierarchy_problems(self.levels, falling=False)
-
-    def plot(self, ax=None):
-        """The sweep on log axes with the spread of its repeats and each level's plateau; returns the
-        matplotlib Figure."""
-        return _plot_sweep(self, self.latency, ax, lambda v: f"{v * 1e9:.3g} ns", "latency (s)", "load latency")
+    title, ylabel, shown = "memory bandwidth", "bandwidth (B/s)", (1e-9, "GB/s")
+    bandwidth = property(lambda self: self.values, doc="The best repeat's bandwidth per size (B/s).")
 
 
-def _plot_sweep(sweep, values, ax, label: Callable[[float], str], ylabel: str, title: str):
+class LatencySweep(LevelSweep):
+    """Load-to-use latency (seconds per dependent load) of a pointer chase at each working-set size
+    (bytes of the chain); see ``LevelSweep``."""
+
+    falling, title, ylabel, shown = False, "load latency", "latency (s)", (1e9, "ns")
+    latency = property(lambda self: self.values, doc="The best repeat's seconds per load per size.")
+
+
+def _plot_sweep(sweep: LevelSweep, ax):
     import matplotlib.pyplot as plt
 
     figure = ax.figure if ax is not None else plt.figure(figsize=(6, 3.2), layout="constrained")
@@ -138,12 +133,12 @@ def _plot_sweep(sweep, values, ax, label: Callable[[float], str], ylabel: str, t
         ax.fill_between(
             sweep.sizes, sweep.runs.min(axis=1), sweep.runs.max(axis=1), color="0.5", alpha=0.3, lw=0, label="repeats"
         )
-    ax.loglog(sweep.sizes, values, "o-", ms=3, lw=1, color="0.3", label="measured")
+    ax.loglog(sweep.sizes, sweep.values, "o-", ms=3, lw=1, color="0.3", label="measured")
     bounds = _level_bounds(sweep.caches, sweep.sizes)
     for (name, value), (low, high) in zip(sweep.levels, bounds):
         ax.hlines(value, max(low, sweep.sizes[0]), min(high, sweep.sizes[-1]), lw=3, alpha=0.6)
         ax.annotate(
-            f"{name} {label(value)}",
+            f"{name} {sweep.label(value)}",
             (max(low, sweep.sizes[0]), value),
             textcoords="offset points",
             xytext=(2, 4),
@@ -152,8 +147,8 @@ def _plot_sweep(sweep, values, ax, label: Callable[[float], str], ylabel: str, t
     for _, size in sweep.caches:
         ax.axvline(size, color="0.7", lw=0.8, ls="--")
     ax.set_xlabel("working set (bytes)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{title} by working-set size" + ("" if sweep.monotone else " (levels not monotone)"))
+    ax.set_ylabel(sweep.ylabel)
+    ax.set_title(f"{sweep.title} by working-set size" + ("" if sweep.monotone else " (levels not monotone)"))
     return figure
 
 
@@ -215,24 +210,23 @@ def bandwidth_sweep(
     best, runs, levels, problems = measured_sweep(
         sizes, measure, caches, falling=True, spread=spread, what="bandwidth sweep", progress=progress
     )
-    return BandwidthSweep(sizes=sizes, bandwidth=best, caches=caches, levels=levels, runs=runs, problems=problems)
+    return BandwidthSweep(sizes=sizes, values=best, caches=caches, levels=levels, runs=runs, problems=problems)
 
 
-def latency_sweep(
-    *,
-    sizes=None,
-    caches: tuple[tuple[str, int], ...] | None = None,
-    seconds_per_size: float = 0.01,
-    repeats: int = 3,
-    spread: float = SPREAD,
-    progress: ProgressCallback | bool | None = None,
-) -> LatencySweep:
+def latency_sweep(*, seconds_per_size: float = 0.01, **options) -> LatencySweep:
     """A pointer chase (each load's address is the value the last one read, through one random cycle
     over the working set's cache lines) at working sets from 4 KiB to ``DRAM_FACTOR`` × the last
     cache, one size per octave; each repeat chases for about ``seconds_per_size / repeats``, so the
     sweep's time is bounded by the sizes × ``seconds_per_size`` (and building the chains). The
     latency is seconds per load, best of ``repeats``; the plateaus become levels and contradictions
-    are measured again, then warned about, as in ``bandwidth_sweep``."""
+    are measured again, then warned about, as in ``bandwidth_sweep``, whose other keywords it takes
+    (``sizes``, ``caches``, ``repeats=3``, ``spread``, ``progress``)."""
+    return _latency_sweep(seconds_per_size, **options)
+
+
+def _latency_sweep(
+    seconds_per_size: float, *, sizes=None, caches=None, repeats: int = 3, spread: float = SPREAD, progress=None
+) -> LatencySweep:
     caches = cache_sizes() if caches is None else tuple(caches)
     sizes = _checked_sizes(sizes, caches, per_octave=1, smallest=2 * LINE)
     kernel = _chase_kernel()
@@ -256,7 +250,7 @@ def latency_sweep(
     best, runs, levels, problems = measured_sweep(
         sizes, measure, caches, falling=False, spread=spread, what="latency sweep", progress=progress
     )
-    return LatencySweep(sizes=sizes, latency=best, caches=caches, levels=levels, runs=runs, problems=problems)
+    return LatencySweep(sizes=sizes, values=best, caches=caches, levels=levels, runs=runs, problems=problems)
 
 
 def _checked_sizes(sizes, caches, *, per_octave: int, smallest: int) -> np.ndarray:
@@ -284,8 +278,8 @@ def measured_sweep(sizes, measure, caches, *, falling: bool, spread: float, what
         report(k + 1, f"working set {int(size):,} B")
     table = np.array(runs, dtype=np.float64).reshape(len(sizes), -1)
     again = _contradicting_sizes(sizes, table, caches, falling=falling, spread=spread)
-    for k in np.flatnonzero(again):
-        table[k] = measure(sizes[k])
+    for j in np.flatnonzero(again):
+        table[j] = measure(sizes[j])
     best = table.max(axis=1) if falling else table.min(axis=1)
     levels = plateaus(sizes, best, caches)
     problems = hierarchy_problems(levels, falling=falling) + spread_problems(sizes, table, spread=spread)

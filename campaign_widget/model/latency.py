@@ -4,6 +4,7 @@ level, ``min(peak bandwidth, bytes in flight / latency)``."""
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -17,7 +18,9 @@ LATENCY_UNITS = ("s", "cycles")
 
 def check_positive(what: str, value) -> float:
     """``value`` as a finite float > 0; else an error naming ``what`` (a latency, a clock, bytes in flight)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (numbers.Real, np.number)):
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(
+        value, (numbers.Real, np.number, decimal.Decimal)
+    ):
         raise WrongTypeError(f"{what}={short_repr(value)} must be a number")
     try:
         number = float(value)

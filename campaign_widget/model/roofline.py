@@ -202,7 +202,8 @@ def concurrency_ceilings(workload) -> tuple[Ceiling, ...]:
         for level, bandwidth, latency in zip(m.level_names, m.bandwidths, m.latencies):
             reach = q / latency
             crowded = any(
-                1 / CONCURRENCY_CEILING_GAP < reach / float(c.bandwidth or 1) < CONCURRENCY_CEILING_GAP for c in ceilings
+                1 / CONCURRENCY_CEILING_GAP < reach / float(c.bandwidth or 1) < CONCURRENCY_CEILING_GAP
+                for c in ceilings
             )
             if np.isnan(latency) or reach >= bandwidth or crowded or len(ceilings) == MAX_CONCURRENCY_CEILINGS:
                 continue
