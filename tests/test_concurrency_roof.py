@@ -209,3 +209,20 @@ def test_concurrency_roofs_too_close_to_label_apart_are_thinned_out():
     assert [c.name for c in roofline_ceilings(w)] == ["64 B in flight", "256 B in flight", "1.02 kB in flight"]
     # every phase is still judged against its own roof
     assert workload_roofline(w).bound.tolist() == pytest.approx([q / LAT * 1e-5 for q in (64, 128, 256, 1024)])
+
+
+def test_a_workload_file_keeps_latency_and_bytes_in_flight_and_names_a_bad_one(tmp_path):
+    m = cw.Machine(P, levels={"L2": 1e12, "DRAM": BW}, latency={"DRAM": 300}, latency_unit="cycles", clock=3e9)
+    w = two_phases(m)
+    for suffix in ("yaml", "json"):
+        back = cw.load(cw.save(w, tmp_path / f"w.{suffix}"))
+        assert back.machine == w.machine and back.bytes_in_flight.tolist()[0] == 64.0
+        assert back.arrays.duration.tolist() == w.arrays.duration.tolist()
+    text = (tmp_path / "w.yaml").read_text().replace("DRAM: 300.0", "DRAM: -3")
+    (tmp_path / "bad.yaml").write_text(text)
+    with pytest.raises(cw.WorkloadFileError, match="'DRAM' latency=-3"):
+        cw.load(tmp_path / "bad.yaml")
+    text = (tmp_path / "w.yaml").read_text().replace("bytes_in_flight: 64.0", "bytes_in_flight: 0")
+    (tmp_path / "zero.yaml").write_text(text)
+    with pytest.raises(cw.WorkloadFileError, match="bytes_in_flight"):
+        cw.load(tmp_path / "zero.yaml")
