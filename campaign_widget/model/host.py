@@ -248,7 +248,7 @@ def _latency_sweep(
         return runs
 
     best, runs, levels, problems = measured_sweep(
-        sizes, measure, caches, falling=False, spread=spread, what="latency sweep", progress=progress
+        sizes, measure, caches, falling=False, spread=spread, what="latency sweep", progress=progress, stacklevel=4
     )
     return LatencySweep(sizes=sizes, values=best, caches=caches, levels=levels, runs=runs, problems=problems)
 
@@ -264,7 +264,7 @@ def _checked_sizes(sizes, caches, *, per_octave: int, smallest: int) -> np.ndarr
     return sizes
 
 
-def measured_sweep(sizes, measure, caches, *, falling: bool, spread: float, what: str, progress=None):
+def measured_sweep(sizes, measure, caches, *, falling: bool, spread: float, what: str, progress=None, stacklevel=3):
     """``measure(size)`` (the repeats' values) at every size, the best per size (the highest when
     values ``falling`` outward, as bandwidth; the lowest, as latency), the levels read off the best,
     and the contradictions left after the sizes involved are measured once more: ``(best, runs,
@@ -284,7 +284,7 @@ def measured_sweep(sizes, measure, caches, *, falling: bool, spread: float, what
     levels = plateaus(sizes, best, caches)
     problems = hierarchy_problems(levels, falling=falling) + spread_problems(sizes, table, spread=spread)
     for line in problems:
-        warnings.warn(f"{what}: {line}", MeasurementWarning, stacklevel=3)
+        warnings.warn(f"{what}: {line}", MeasurementWarning, stacklevel=stacklevel)  # at the caller's sweep
     return best, table, levels, tuple(problems)
 
 
