@@ -226,3 +226,22 @@ def test_a_workload_file_keeps_latency_and_bytes_in_flight_and_names_a_bad_one(t
     (tmp_path / "zero.yaml").write_text(text)
     with pytest.raises(cw.WorkloadFileError, match="bytes_in_flight"):
         cw.load(tmp_path / "zero.yaml")
+
+
+def test_the_command_line_summary_calls_a_latency_bound_phase_so_and_asks_for_concurrency(tmp_path, capsys):
+    from campaign_widget.cli import main
+
+    path = cw.save(two_phases(cw.Machine(P, BW, latency=LAT)), tmp_path / "walks.yaml")
+    assert main(["summary", str(path)]) == 0
+    out = capsys.readouterr().out
+    chase = next(line for line in out.splitlines() if line.startswith("chase"))
+    assert "latency-bound" in chase and "more bytes in flight" in chase and "156.2 ms" in chase
+
+
+def test_moving_a_peak_keeps_the_latency_and_a_higher_peak_does_not_lift_a_latency_bound_phase():
+    w = two_phases(cw.Machine(P, BW, latency=LAT))
+    faster = w.with_peaks(peak_bandwidth=10 * BW)  # the diagram's bandwidth slider
+    assert faster.machine.latency == w.machine.latency
+    t = faster.table()
+    assert t["duration"][0] == 0.15625 and t["duration"][1] == pytest.approx(1e-4)  # only the stream gains
+    assert t["memory_util"][0] == pytest.approx(6.4e8 / 1e12)  # a narrower pipe of a wider peak
