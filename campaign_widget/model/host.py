@@ -129,11 +129,12 @@ def _plot_sweep(sweep: LevelSweep, ax):
 
     figure = ax.figure if ax is not None else plt.figure(figsize=(6, 3.2), layout="constrained")
     ax = ax if ax is not None else figure.add_subplot()
+    ink = plt.rcParams["text.color"]  # the style's own: the sweep reads on a light or a dark style alike
     if sweep.runs is not None and sweep.runs.shape[1] > 1:
         ax.fill_between(
-            sweep.sizes, sweep.runs.min(axis=1), sweep.runs.max(axis=1), color="0.5", alpha=0.3, lw=0, label="repeats"
+            sweep.sizes, sweep.runs.min(axis=1), sweep.runs.max(axis=1), color=ink, alpha=0.2, lw=0, label="repeats"
         )
-    ax.loglog(sweep.sizes, sweep.values, "o-", ms=3, lw=1, color="0.3", label="measured")
+    ax.loglog(sweep.sizes, sweep.values, "o-", ms=3, lw=1, color=ink, alpha=0.8, label="measured")
     bounds = _level_bounds(sweep.caches, sweep.sizes)
     for (name, value), (low, high) in zip(sweep.levels, bounds):
         ax.hlines(value, max(low, sweep.sizes[0]), min(high, sweep.sizes[-1]), lw=3, alpha=0.6)
@@ -145,7 +146,7 @@ def _plot_sweep(sweep: LevelSweep, ax):
             fontsize=8,
         )
     for _, size in sweep.caches:
-        ax.axvline(size, color="0.7", lw=0.8, ls="--")
+        ax.axvline(size, color=ink, alpha=0.3, lw=0.8, ls="--")
     ax.set_xlabel("working set (bytes)")
     ax.set_ylabel(sweep.ylabel)
     ax.set_title(f"{sweep.title} by working-set size" + ("" if sweep.monotone else " (levels not monotone)"))
