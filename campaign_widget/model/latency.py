@@ -4,31 +4,14 @@ level, ``min(peak bandwidth, bytes in flight / latency)``."""
 
 from __future__ import annotations
 
-import decimal
-import math
-import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from ..errors import WorkloadError, WrongTypeError, short_repr
+from .phase import check_positive
 
 LATENCY_UNITS = ("s", "cycles")
-
-
-def check_positive(what: str, value) -> float:
-    """``value`` as a finite float > 0; else an error naming ``what`` (a latency, a clock, bytes in flight)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(
-        value, (numbers.Real, np.number, decimal.Decimal)
-    ):
-        raise WrongTypeError(f"{what}={short_repr(value)} must be a number")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not math.isfinite(number) or number <= 0:
-        raise WorkloadError(f"{what}={short_repr(value)} must be a finite number > 0")
-    return number
 
 
 def checked_latency(who: str, latency, unit, clock, level_names: Sequence[str]):
@@ -71,24 +54,6 @@ def latency_seconds(latency, unit: str, clock: float | None, level_names: Sequen
     given = dict(latency)
     scale = 1.0 / clock if unit == "cycles" and clock else 1.0
     return np.array([given[level] * scale if level in given else np.nan for level in level_names], dtype=np.float64)
-
-
-def check_in_flight(phase: str, bytes_in_flight, requests_in_flight, request_bytes) -> float | None:
-    """A phase's bytes in flight: ``bytes_in_flight``, or ``requests_in_flight`` × ``request_bytes``
-    (both or neither), a finite number > 0; None when none is given."""
-    who = f"phase {short_repr(phase)}"
-    by_requests = requests_in_flight is not None or request_bytes is not None
-    if by_requests and bytes_in_flight is not None:
-        raise WorkloadError(
-            f"{who}: bytes_in_flight={short_repr(bytes_in_flight)} conflicts with requests_in_flight/request_bytes; "
-            "give one or the other"
-        )
-    if by_requests:
-        if requests_in_flight is None or request_bytes is None:
-            raise WorkloadError(f"{who}: give requests_in_flight= and request_bytes= together")
-        requests = check_positive(f"{who}: requests_in_flight", requests_in_flight)
-        return requests * check_positive(f"{who}: request_bytes", request_bytes)
-    return None if bytes_in_flight is None else check_positive(f"{who}: bytes_in_flight", bytes_in_flight)
 
 
 def check_in_flight_column(names: Sequence[str], values) -> np.ndarray | None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import decimal
+import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -10,7 +13,7 @@ import numpy as np
 
 from ..errors import MeasurementError, WorkloadError, WrongTypeError, check_flag, short_repr
 from .host import bandwidth_sweep, latency_sweep, measure_peaks
-from .latency import check_positive, checked_latency, latency_seconds
+from .latency import checked_latency, latency_seconds
 from .phase import LARGEST, SMALLEST, check_name
 
 PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
@@ -18,7 +21,14 @@ PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is re
 
 def _check_peak(what: str, value) -> float:
     # any real number (int, float, numpy scalar, Fraction, Decimal), as Phase and roofline() take
-    number = check_positive(what, value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, decimal.Decimal)):
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or number <= 0:
+        raise WorkloadError(f"{what}={short_repr(value)} must be a finite number > 0")
     if not PEAK_RANGE[0] <= number <= PEAK_RANGE[1]:
         raise WorkloadError(
             f"{what}={short_repr(value)} is out of range: a peak must be within [{PEAK_RANGE[0]:g}, {PEAK_RANGE[1]:g}]"

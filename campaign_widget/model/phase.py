@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -10,7 +11,6 @@ import numpy as np
 
 from ..errors import WorkloadError, WrongTypeError, check_flag, phase_field_error, short_repr
 from .expr import ExpressionError, parse
-from .latency import check_in_flight
 
 SMALLEST = 1e-30  # the smallest duration (given or derived) and the smallest peak ...
 LARGEST = 1e30  # ... and the largest number a phase or a machine holds: durations, rates and ratios derived
@@ -235,6 +235,34 @@ def check_number(what: str, value, *, smallest: float = 0.0) -> float:
     if 0 < number < smallest:
         raise WorkloadError(f"{what}={short_repr(value)} is out of range: it must be at least {smallest:g}")
     return number
+
+
+def check_positive(what: str, value) -> float:
+    """``value`` as a finite float > 0; else an error naming ``what`` (a latency, a clock, bytes in flight)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (numbers.Real, np.number)):
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a number")
+    number = check_number(what, value)  # finite, >= 0 and at most LARGEST
+    if number == 0:
+        raise WorkloadError(f"{what}={short_repr(value)} must be > 0")
+    return number
+
+
+def check_in_flight(phase: str, bytes_in_flight, requests_in_flight, request_bytes) -> float | None:
+    """A phase's bytes in flight: ``bytes_in_flight``, or ``requests_in_flight`` × ``request_bytes``
+    (both or neither), a finite number > 0; None when none is given."""
+    who = f"phase {short_repr(phase)}"
+    by_requests = requests_in_flight is not None or request_bytes is not None
+    if by_requests and bytes_in_flight is not None:
+        raise WorkloadError(
+            f"{who}: bytes_in_flight={short_repr(bytes_in_flight)} conflicts with requests_in_flight/request_bytes; "
+            "give one or the other"
+        )
+    if by_requests:
+        if requests_in_flight is None or request_bytes is None:
+            raise WorkloadError(f"{who}: give requests_in_flight= and request_bytes= together")
+        requests = check_positive(f"{who}: requests_in_flight", requests_in_flight)
+        return requests * check_positive(f"{who}: request_bytes", request_bytes)
+    return None if bytes_in_flight is None else check_positive(f"{who}: bytes_in_flight", bytes_in_flight)
 
 
 def check_name(what: str, name) -> str:
