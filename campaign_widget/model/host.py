@@ -254,9 +254,15 @@ def _latency_sweep(
     return LatencySweep(sizes=sizes, values=best, caches=caches, levels=levels, runs=runs, problems=problems)
 
 
+def memory_working_set(caches: tuple[tuple[str, int], ...] | None = None) -> int:
+    """The largest working set a sweep measures: ``2 × DRAM_FACTOR`` × the last cache (at least 8 MiB's)."""
+    caches = cache_sizes() if caches is None else caches
+    return max([size for _, size in caches] + [8 << 20]) * DRAM_FACTOR * 2
+
+
 def _checked_sizes(sizes, caches, *, per_octave: int, smallest: int) -> np.ndarray:
     if sizes is None:
-        largest = max([size for _, size in caches] + [8 << 20]) * DRAM_FACTOR * 2
+        largest = memory_working_set(caches)
         octaves = np.arange(12, np.log2(largest) + 0.01, 1 / per_octave)
         sizes = np.unique(np.round(2.0**octaves / smallest) * smallest)
     sizes = np.asarray(sizes, dtype=np.float64)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MeasurementError, WorkloadError, WrongTypeError, check_flag, short_repr
-from .host import bandwidth_sweep, latency_sweep, measure_peaks
+from .host import bandwidth_sweep, latency_sweep, measure_peaks, memory_working_set
 from .latency import checked_latency, latency_seconds
 from .phase import LARGEST, SMALLEST, check_name
 
@@ -208,7 +208,8 @@ class Machine:
         if not levels:
             if not latency:
                 return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=measured)
-            far = _in_order(latency_sweep(progress=options.get("progress")))[-1][1]
+            # one level: the chase at one working set past every cache, not the whole sweep
+            far = latency_sweep(sizes=[memory_working_set()], progress=options.get("progress")).levels[-1][1]
             return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=measured, latency=far)
         sweep = _in_order(bandwidth_sweep(progress=options.get("progress")))
         latencies = dict(_in_order(latency_sweep(progress=options.get("progress")))) if latency else ()
