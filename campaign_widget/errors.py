@@ -117,6 +117,15 @@ class UtilizationAboveOneWarning(UserWarning):
     """A measured phase uses more than 100% of a resource: the peaks or the counters are off."""
 
 
+class MeasurementWarning(UserWarning):
+    """A host measurement that contradicts itself (a memory hierarchy that is not monotone, repeats that
+    disagree beyond their spread) even after it was measured again."""
+
+
+class MeasurementError(CampaignWidgetError):
+    """A host measurement too self-contradictory to become a ``Machine`` (a hierarchy not monotone)."""
+
+
 def phase_field_error(phase: str, field: str, value, why: str) -> WorkloadError:
     return WorkloadError(f"phase {short_repr(phase)}: {field}={short_repr(value)} {why}")
 

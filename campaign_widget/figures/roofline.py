@@ -10,14 +10,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formatting import format_number, format_percent, format_si
+from ..model.phase_arrays import BOUND_LATENCY
 from ..model.roofline import (
     COMPUTE_BOUND,
     DEFAULT_THRESHOLD,
     GUIDANCE,
+    LATENCY_BOUND,
     MEMORY_BOUND,
     LevelRoofline,
     Roofline,
     level_roofline,
+    roofline_ceilings,
     schedule_roofline,
     workload_roofline,
 )
@@ -91,7 +94,7 @@ def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
     roof_x = np.column_stack([np.full_like(ridge_x, x_lo), ridge_x, np.full_like(ridge_x, x_hi)])
     roof_y = np.column_stack([bandwidths * x_lo, np.full_like(ridge_x, P), np.full_like(ridge_x, P)])
     ceilings = []
-    for ceiling in machine.ceilings:
+    for ceiling in roofline_ceilings(workload):
         c_p = ceiling.compute if ceiling.compute is not None else machine.peak_compute
         c_bw = ceiling.bandwidth if ceiling.bandwidth is not None else machine.peak_bandwidth
         ceilings.append((ceiling.name, np.array([x_lo, c_p / c_bw, x_hi]), np.array([c_bw * x_lo, c_p, c_p])))
@@ -151,12 +154,13 @@ def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names
     if resource == machine.compute_name:
         regime = COMPUTE_BOUND
     elif resource in h.levels:
-        regime = MEMORY_BOUND
+        regime = LATENCY_BOUND if a.bound[i] == BOUND_LATENCY else MEMORY_BOUND
     else:
         regime = r.regime[i]
+    bound_by = f"{resource} {LATENCY_BOUND}" if regime == LATENCY_BOUND else f"{resource}-bound"
     return [
         f"{name}: OI {at}",
         f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
-        f"{resource}-bound, efficiency {format_percent(efficiency)}",
+        f"{bound_by}, efficiency {format_percent(efficiency)}",
         GUIDANCE[(regime, efficiency >= threshold)],
     ]

@@ -61,6 +61,9 @@ MACHINE_KEYS = (
     "normalized",
     "ceilings",
     "levels",
+    "latency",  # docs/memory-hierarchy.md#latency-and-the-concurrency-roof: a number, or {level: latency}
+    "latency_unit",
+    "clock",
 )
 CEILING_KEYS = ("name", "compute", "bandwidth")
 PER_LEVEL_KEYS = ("bytes", "memory_util")  # a number (the farthest level) or {level: value, ...}
@@ -118,7 +121,7 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
         check_keys(source, item, PHASE_KEYS, where)
         name = read_name(source, item.get("name"), f"{where}.name", line_of(item, "name") if "name" in item else line)
         kwargs = {}
-        for key in ("duration", "compute_util", "memory_util", "ops", "bytes"):
+        for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "bytes_in_flight"):
             if item.get(key) is None:
                 continue
             if key in PER_LEVEL_KEYS and isinstance(item[key], dict):
@@ -262,6 +265,7 @@ def _read_machine(source: Source, doc, line) -> Machine:
                 field="machine.normalized",
             )
         fields["normalized"] = doc["normalized"]
+    _read_latency(source, doc, fields)
     if doc.get("ceilings") is not None:
         ceilings = doc["ceilings"]
         if not isinstance(ceilings, list):
@@ -292,6 +296,23 @@ def _read_machine(source: Source, doc, line) -> Machine:
         return Machine(**fields)
     except (TypeError, ValueError) as e:
         raise source.error(str(e), line=line) from e
+
+
+def _read_latency(source: Source, doc: dict, fields: dict) -> None:
+    """``machine.latency`` (a number, or ``{level: latency}``), ``latency_unit`` and ``clock`` into
+    ``fields``; the Machine checks their values and names the level."""
+    latency = doc.get("latency")
+    if isinstance(latency, dict):
+        fields["latency"] = {
+            level: read_number(source, value, f"machine.latency.{level}", line_of(latency, level))
+            for level, value in latency.items()
+        }
+    elif latency is not None:
+        fields["latency"] = read_number(source, latency, "machine.latency", line_of(doc, "latency"))
+    if doc.get("latency_unit") is not None:
+        fields["latency_unit"] = doc["latency_unit"]
+    if doc.get("clock") is not None:
+        fields["clock"] = read_number(source, doc["clock"], "machine.clock", line_of(doc, "clock"))
 
 
 def _read_levels(source: Source, doc, line) -> tuple[tuple[str, float], ...]:
@@ -349,6 +370,7 @@ def to_document(workload: Workload) -> dict:
     indptr, indices = workload.producers
     tensors = workload.tensors
     levels = workload.machine.level_names if workload.machine.levels else ()
+    in_flight = workload.bytes_in_flight
     phases = []
     for i, name in enumerate(names):
         phase = {"name": name, "ops": float(a.ops[i])}
@@ -370,6 +392,8 @@ def to_document(workload: Workload) -> dict:
             phase["reads"] = {t: float(b) for t, b in reads.items()}
         if writes:
             phase["writes"] = {t: float(b) for t, b in writes.items()}
+        if in_flight is not None and not np.isnan(in_flight[i]):
+            phase["bytes_in_flight"] = float(in_flight[i])
         if workload.fusion_group[i] >= 0:
             phase["fusion_group"] = workload.fusion_groups[int(workload.fusion_group[i])]
         phases.append(phase)
@@ -390,6 +414,12 @@ def _machine_document(m: Machine) -> dict:
     if not m.levels:
         doc["memory_name"] = m.memory_name
     doc.update(ops_unit=m.ops_unit, bytes_unit=m.bytes_unit, time_unit=m.time_unit, normalized=bool(m.normalized))
+    if m.latency:
+        doc["latency"] = {level: _plain(value) for level, value in m.latency}
+        if m.latency_unit != "s":
+            doc["latency_unit"] = m.latency_unit
+    if m.clock is not None:
+        doc["clock"] = _plain(m.clock)
     if m.ceilings:
         doc["ceilings"] = [
             {

@@ -10,9 +10,10 @@ import numpy as np
 
 from ..errors import WorkloadError, short_repr
 from ._workload_inputs import _frozen
+from .latency import attainable_bandwidth
 from .machine import Machine
 from .phase import SMALLEST
-from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_MEMORY, PhaseArrays
+from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_LATENCY, BOUND_MEMORY, PhaseArrays
 
 _TIE_RTOL = 1e-12  # compute and memory times this close bound a phase together ("balanced")
 
@@ -24,15 +25,24 @@ def _phase_arrays(
     measured: np.ndarray,
     level_bytes: np.ndarray,
     machine: Machine,
+    in_flight: np.ndarray | None = None,
 ) -> PhaseArrays:
     """The arrays of phases that do ``ops`` and move ``bytes_`` (the farthest level's) and
     ``level_bytes`` (phases, levels; NaN: unknown), measured in ``measured`` (NaN: derive the
-    duration from the machine's peaks)."""
+    duration from the machine's peaks). ``in_flight`` (bytes per phase, NaN: not given) over the
+    machine's latencies caps each level's bandwidth (docs/memory-hierarchy.md#latency-and-the-concurrency-roof):
+    memory time is at that bandwidth, utilizations stay fractions of the peak."""
     P, BW = machine.peak_compute, machine.peak_bandwidth
+    bandwidths = np.array(machine.bandwidths)
+    reach = attainable_bandwidth(bandwidths, machine.latencies, in_flight) if machine.latency else None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t_compute = ops / P
-        t_levels = level_bytes / np.array(machine.bandwidths)  # NaN where a level is unknown
-        t_memory = np.fmax.reduce(t_levels, axis=1) if len(machine.levels) else bytes_ / BW
+        t_levels = level_bytes / bandwidths  # NaN where a level is unknown
+        t_reach = t_levels if reach is None else level_bytes / reach
+        if len(machine.levels):
+            t_memory = np.fmax.reduce(t_reach, axis=1)
+        else:
+            t_memory = bytes_ / BW if reach is None else bytes_ / reach[:, 0]
         t_memory = np.nan_to_num(t_memory)
         t_sol = np.maximum(t_compute, t_memory)
         duration = np.where(np.isnan(measured), t_sol, measured)
@@ -44,7 +54,11 @@ def _phase_arrays(
         efficiency = np.where(duration > 0, t_sol / duration, 0.0)
     balanced = np.isclose(t_compute, t_memory, rtol=_TIE_RTOL, atol=0.0)
     bound = np.where(balanced, BOUND_BALANCED, np.where(t_compute > t_memory, BOUND_COMPUTE, BOUND_MEMORY))
-    bound_level = np.argmax(np.nan_to_num(t_levels, nan=-1.0), axis=1)
+    bound_level = np.argmax(np.nan_to_num(t_reach, nan=-1.0), axis=1)
+    if reach is not None:
+        rows = np.arange(len(bound_level))
+        capped = reach[rows, bound_level] < bandwidths[bound_level]
+        bound = np.where((bound == BOUND_MEMORY) & capped, BOUND_LATENCY, bound)
     resource = np.array(machine.level_names, dtype=object)[bound_level]
     resource[bound == BOUND_COMPUTE] = machine.compute_name
     resource[bound == BOUND_BALANCED] = "balanced"
@@ -61,6 +75,7 @@ def _phase_arrays(
         level_bytes=_frozen(level_bytes),
         level_util=_frozen(level_util),
         bound_resource=_frozen(resource),
+        attainable=None if reach is None else _frozen(reach),
     )
     _check_durations(names, duration, ops, bytes_, P, BW)
     return arrays

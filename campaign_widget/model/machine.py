@@ -7,11 +7,13 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
-from .host import bandwidth_sweep, measure_peaks
+from ..errors import MeasurementError, WorkloadError, WrongTypeError, check_flag, short_repr
+from .host import bandwidth_sweep, latency_sweep, measure_peaks, memory_working_set
+from .latency import checked_latency, latency_seconds
 from .phase import LARGEST, SMALLEST, check_name
 
 PEAK_RANGE = (SMALLEST, LARGEST)  # a peak (or ceiling) outside this range is refused where it is made
@@ -69,6 +71,14 @@ class Machine:
     >>> h = Machine(peak_compute=100, levels={"L2": 40, "DRAM": 10})
     >>> h.level_names, h.peak_bandwidth, h.bandwidth("L2")
     (('L2', 'DRAM'), 10.0, 40.0)
+
+    ``latency`` gives a level's latency (docs/memory-hierarchy.md#latency-and-the-concurrency-roof): a number
+    on a one-level machine, ``{level: latency}`` on several; in seconds, or in cycles with
+    ``latency_unit="cycles"`` and the ``clock`` in Hz. A phase's bytes in flight over it cap the
+    bandwidth the phase reaches at that level (Little's law).
+
+    >>> Machine(100, levels={"L2": 40, "DRAM": 10}, latency={"DRAM": 300}, latency_unit="cycles", clock=3e9).latencies.tolist()
+    [nan, 1e-07]
     """
 
     peak_compute: float
@@ -82,6 +92,10 @@ class Machine:
     ceilings: tuple[Ceiling, ...] = field(default_factory=tuple)
     normalized: bool = False  # peaks of 1: rates are fractions of peak, volumes are peak·time
     levels: tuple[tuple[str, float], ...] = ()
+    # docs/memory-hierarchy.md#latency-and-the-concurrency-roof: per level, in ``latency_unit``
+    latency: Any = ()  # a number (one level) or {level: latency}; stored as ((level, latency), ...)
+    latency_unit: str = "s"
+    clock: float | None = None  # Hz; needed for latencies in cycles
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -104,6 +118,9 @@ class Machine:
         object.__setattr__(self, "peak_bandwidth", levels[-1][1])
         object.__setattr__(self, "memory_name", levels[-1][0])
         object.__setattr__(self, "normalized", check_flag(self.normalized, f"{who}: normalized"))
+        latency, clock = checked_latency(who, self.latency, self.latency_unit, self.clock, self.level_names)
+        object.__setattr__(self, "latency", latency)
+        object.__setattr__(self, "clock", clock)
         ceilings = self.ceilings
         if isinstance(ceilings, (str, bytes, Ceiling)) or not hasattr(ceilings, "__iter__"):
             raise WrongTypeError(f"{who}: ceilings={short_repr(ceilings)} must be a list of Ceiling")
@@ -155,6 +172,11 @@ class Machine:
         return replace(self, levels=levels, peak_bandwidth=None)
 
     @property
+    def latencies(self) -> np.ndarray:
+        """Each memory level's latency in seconds, nearest first; NaN where a level has none."""
+        return latency_seconds(self.latency, self.latency_unit, self.clock, self.level_names)
+
+    @property
     def ridge_point(self) -> float:
         return self.peak_compute / self.peak_bandwidth
 
@@ -176,15 +198,22 @@ class Machine:
         kernel for bandwidth, a large matrix product for compute. ``levels=True`` also measures
         bandwidth at working sets that fit each cache level and gives the machine one memory level
         per plateau (L1, L2, …, DRAM; ``campaign_widget.model.host.bandwidth_sweep`` has the sweep and its
-        plot). See ``campaign_widget.model.host``."""
+        plot). ``latency=True`` also measures each level's latency by a pointer chase
+        (``campaign_widget.model.host.latency_sweep``). See ``campaign_widget.model.host``."""
         name = options.pop("name", "this host")
-        levels = options.pop("levels", False)
-        levels = check_flag(levels, "levels")
+        levels = check_flag(options.pop("levels", False), "levels")
+        latency = check_flag(options.pop("latency", False), "latency")
         compute, bandwidth = measure_peaks(**options)
+        measured = f"{name} (measured)"
         if not levels:
-            return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=f"{name} (measured)")
-        sweep = bandwidth_sweep(progress=options.get("progress"))
-        return cls(peak_compute=compute, levels=dict(sweep.levels), name=f"{name} (measured)")
+            if not latency:
+                return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=measured)
+            # one level: the chase at one working set past every cache, not the whole sweep
+            far = latency_sweep(sizes=[memory_working_set()], progress=options.get("progress")).levels[-1][1]
+            return cls(peak_compute=compute, peak_bandwidth=bandwidth, name=measured, latency=far)
+        sweep = _in_order(bandwidth_sweep(progress=options.get("progress")))
+        latencies = dict(_in_order(latency_sweep(progress=options.get("progress")))) if latency else ()
+        return cls(peak_compute=compute, levels=dict(sweep), name=measured, latency=latencies)
 
     @classmethod
     def unit(cls, time_unit: str = "s") -> Machine:
@@ -198,6 +227,18 @@ class Machine:
             time_unit=time_unit,
             normalized=True,
         )
+
+
+def _in_order(sweep) -> tuple[tuple[str, float], ...]:
+    """A sweep's levels, refused when a nearer level measured slower than a farther one even after
+    it was measured again (docs/memory-hierarchy.md#measuring-the-levels-on-this-host): such a
+    hierarchy is not this host's, and a ``Machine`` built on it would say false things."""
+    if not sweep.monotone:
+        raise MeasurementError(
+            f"the measured memory levels are out of order ({'; '.join(sweep.problems[:3])}); measure on a "
+            "quieter host, or give Machine(levels=...) the values you trust"
+        )
+    return sweep.levels
 
 
 def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_name: str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -38,6 +39,10 @@ class Phase:
     values: ``bytes={"L2": 200, "DRAM": 20}`` (docs/memory-hierarchy.md#phases-per-level). A level left out is unknown: it does
     not constrain the phase. A plain number means the level farthest from compute.
 
+    ``bytes_in_flight`` (or ``requests_in_flight`` × ``request_bytes``) is the phase's memory
+    concurrency: on a machine with latencies it caps the bandwidth the phase reaches at each level at
+    bytes in flight / latency (docs/memory-hierarchy.md#latency-and-the-concurrency-roof).
+
     >>> Phase("A", duration=3, compute_util=0.7, memory_util=0.25)
     Phase('A', duration=3, compute_util=0.7, memory_util=0.25)
     >>> Phase("gemm", ops=2 * 4096**3, bytes=3 * 4096**2 * 4, after=("load",))
@@ -54,6 +59,7 @@ class Phase:
     tileable: bool = True
     reads: tuple[tuple[str, float | str], ...] = ()
     writes: tuple[tuple[str, float | str], ...] = ()
+    bytes_in_flight: float | None = None  # docs/memory-hierarchy.md#latency-and-the-concurrency-roof
 
     def __init__(
         self,
@@ -68,6 +74,9 @@ class Phase:
         tileable=True,
         reads=None,
         writes=None,
+        bytes_in_flight=None,
+        requests_in_flight=None,
+        request_bytes=None,
     ):
         check_name("phase name", name)
         set_ = object.__setattr__
@@ -94,6 +103,7 @@ class Phase:
         set_(self, "tileable", check_flag(tileable, f"phase {short_repr(name)}: tileable"))
         set_(self, "reads", _checked_tensors(name, "reads", reads))
         set_(self, "writes", _checked_tensors(name, "writes", writes))
+        set_(self, "bytes_in_flight", check_in_flight(name, bytes_in_flight, requests_in_flight, request_bytes))
         sizes = [b for _, b in self.reads + self.writes]
         if bytes is None and sizes and not any(isinstance(b, str) for b in sizes):
             # the algorithmic minimum: each tensor the phase touches moves once (docs/semantics.md#fusion);
@@ -161,6 +171,8 @@ class Phase:
             parts.append(f"reads={dict(self.reads)!r}")
         if self.writes:
             parts.append(f"writes={dict(self.writes)!r}")
+        if self.bytes_in_flight is not None:
+            parts.append(f"bytes_in_flight={self.bytes_in_flight!r}")
         return f"Phase({', '.join(parts)})"
 
 
@@ -223,6 +235,34 @@ def check_number(what: str, value, *, smallest: float = 0.0) -> float:
     if 0 < number < smallest:
         raise WorkloadError(f"{what}={short_repr(value)} is out of range: it must be at least {smallest:g}")
     return number
+
+
+def check_positive(what: str, value) -> float:
+    """``value`` as a finite float > 0; else an error naming ``what`` (a latency, a clock, bytes in flight)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, (numbers.Real, np.number)):
+        raise WrongTypeError(f"{what}={short_repr(value)} must be a number")
+    number = check_number(what, value)  # finite, >= 0 and at most LARGEST
+    if number == 0:
+        raise WorkloadError(f"{what}={short_repr(value)} must be > 0")
+    return number
+
+
+def check_in_flight(phase: str, bytes_in_flight, requests_in_flight, request_bytes) -> float | None:
+    """A phase's bytes in flight: ``bytes_in_flight``, or ``requests_in_flight`` × ``request_bytes``
+    (both or neither), a finite number > 0; None when none is given."""
+    who = f"phase {short_repr(phase)}"
+    by_requests = requests_in_flight is not None or request_bytes is not None
+    if by_requests and bytes_in_flight is not None:
+        raise WorkloadError(
+            f"{who}: bytes_in_flight={short_repr(bytes_in_flight)} conflicts with requests_in_flight/request_bytes; "
+            "give one or the other"
+        )
+    if by_requests:
+        if requests_in_flight is None or request_bytes is None:
+            raise WorkloadError(f"{who}: give requests_in_flight= and request_bytes= together")
+        requests = check_positive(f"{who}: requests_in_flight", requests_in_flight)
+        return requests * check_positive(f"{who}: request_bytes", request_bytes)
+    return None if bytes_in_flight is None else check_positive(f"{who}: bytes_in_flight", bytes_in_flight)
 
 
 def check_name(what: str, name) -> str:

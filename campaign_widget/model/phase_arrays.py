@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-BOUND_NAMES = ("compute", "memory", "balanced")
-BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED = 0, 1, 2
+# "latency": memory-bound at a bandwidth its bytes in flight cap below the peak (Little's law,
+# docs/memory-hierarchy.md#latency-and-the-concurrency-roof)
+BOUND_NAMES = ("compute", "memory", "balanced", "latency")
+BOUND_COMPUTE, BOUND_MEMORY, BOUND_BALANCED, BOUND_LATENCY = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -28,3 +30,6 @@ class PhaseArrays:
     level_bytes: np.ndarray  # (phases, levels)
     level_util: np.ndarray  # (phases, levels)
     bound_resource: np.ndarray  # the bounding resource by name: compute, a level's name, or "balanced"
+    # (phases, levels) the bandwidth each phase reaches at each level (its bytes in flight over the
+    # level's latency, at most the peak); None when no latency and bytes in flight are both given
+    attainable: np.ndarray | None = None

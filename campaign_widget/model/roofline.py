@@ -14,14 +14,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import WorkloadError, WrongTypeError, short_repr
+from ..formatting import format_si
+from .machine import Ceiling
 
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
+# under its concurrency roof: bytes in flight / latency below the peak bandwidth
+# (docs/memory-hierarchy.md#latency-and-the-concurrency-roof)
+LATENCY_BOUND = "latency-bound"
+MAX_CONCURRENCY_CEILINGS = 6  # drawn at most; the phases' most common bytes in flight first
+# parallel slopes closer than this factor would put their labels on each other: the later one is not drawn
+CONCURRENCY_CEILING_GAP = 4.0
 DEFAULT_THRESHOLD = 0.7
 GUIDANCE = {
     (MEMORY_BOUND, True): "Near roof: only fix is raise OI (blocking, fusion, reuse)",
     (COMPUTE_BOUND, True): "Near roof: only fix is faster hardware or lower precision",
     (MEMORY_BOUND, False): "Below roof: fix memory access pattern, prefetch, alignment",
     (COMPUTE_BOUND, False): "Below roof: fix vectorization, ILP, branch/stall overhead",
+    (LATENCY_BOUND, True): (
+        "Near its concurrency roof: more bytes in flight lift it (more independent accesses, prefetching, "
+        "more threads); blocking does not"
+    ),
+    (LATENCY_BOUND, False): (
+        "Below its concurrency roof: more bytes in flight (independent accesses, prefetching, more "
+        "threads), then the access pattern; blocking does not help"
+    ),
     (NO_WORK, True): "No ops and no bytes: nothing to place on the roofline (give the phase its volumes)",
     (NO_WORK, False): "No ops and no bytes: nothing to place on the roofline (give the phase its volumes)",
 }
@@ -48,7 +64,7 @@ class Roofline:
     peak_bandwidth: float
     intensity: np.ndarray
     bound: np.ndarray
-    regime: np.ndarray  # "memory-bound" / "compute-bound" / "no work"
+    regime: np.ndarray  # "memory-bound" / "latency-bound" / "compute-bound" / "no work"
     achieved: np.ndarray  # ops / time
     efficiency: np.ndarray  # max(ops/P, bytes/BW) / time (= achieved / bound when ops, bytes > 0)
     guidance: np.ndarray
@@ -106,9 +122,15 @@ def _as_float(value) -> float:
         return math.inf
 
 
-def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
+def roofline(
+    peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD, attainable=None
+) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
-    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite."""
+    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite.
+
+    ``attainable`` (per kernel, B/s, at most the peak) is the bandwidth each kernel's bytes in flight
+    reach (docs/memory-hierarchy.md#latency-and-the-concurrency-roof): a kernel is judged against the
+    lower of its roofs, ``min(P, attainable·OI)``, and is latency-bound under it where it is below the peak."""
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
@@ -132,15 +154,16 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
         if bad.size:
             raise WorkloadError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
     P, BW = float(peak_compute), float(peak_bandwidth)  # checked finite above
+    reach = BW if attainable is None else np.asarray(attainable, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
-        bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, BW * np.nan_to_num(intensity, posinf=np.inf)))
+        bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, reach * np.nan_to_num(intensity, posinf=np.inf)))
         achieved = np.where(time > 0, ops / time, 0.0)
-        t_sol = np.maximum(ops / P, bytes_ / BW)
+        t_sol = np.maximum(ops / P, bytes_ / reach)
         efficiency = np.where(time > 0, t_sol / time, 0.0)
-    regime = np.where(np.isnan(intensity), NO_WORK, np.where(intensity < P / BW, MEMORY_BOUND, COMPUTE_BOUND)).astype(
-        object
-    )
+        memory_side = intensity < P / reach
+    memory = MEMORY_BOUND if attainable is None else np.where(reach < BW, LATENCY_BOUND, MEMORY_BOUND)
+    regime = np.where(np.isnan(intensity), NO_WORK, np.where(memory_side, memory, COMPUTE_BOUND)).astype(object)
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
     return Roofline(
@@ -157,9 +180,43 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
 
 
 def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
-    """One point per phase, at its duration."""
+    """One point per phase, at its duration, judged against its lowest roof (its concurrency roof at
+    the farthest level when its bytes in flight cap it there)."""
     a, m = workload.arrays, workload.machine
-    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold)
+    reach = None if a.attainable is None else a.attainable[:, -1]
+    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold, attainable=reach)
+
+
+def concurrency_ceilings(workload) -> tuple[Ceiling, ...]:
+    """The concurrency roofs of a workload's phases (docs/memory-hierarchy.md#latency-and-the-concurrency-roof):
+    one bandwidth ceiling per bytes in flight and level where bytes in flight / latency is below the
+    level's peak, named by both; the most common bytes in flight first, at most
+    ``MAX_CONCURRENCY_CEILINGS``, and none within ``CONCURRENCY_CEILING_GAP`` × of one already drawn
+    (its label would lie on the other's). Empty when no phase gives bytes in flight or no level a latency."""
+    in_flight, m = workload.bytes_in_flight, workload.machine
+    if in_flight is None or not m.latency:
+        return ()
+    values, counts = np.unique(in_flight[~np.isnan(in_flight)], return_counts=True)
+    ceilings: list[Ceiling] = []
+    for q in values[np.argsort(-counts, kind="stable")]:
+        for level, bandwidth, latency in zip(m.level_names, m.bandwidths, m.latencies):
+            reach = q / latency
+            crowded = any(
+                1 / CONCURRENCY_CEILING_GAP < reach / float(c.bandwidth or 1) < CONCURRENCY_CEILING_GAP
+                for c in ceilings
+            )
+            if np.isnan(latency) or reach >= bandwidth or crowded or len(ceilings) == MAX_CONCURRENCY_CEILINGS:
+                continue
+            where = f" at {level}" if len(m.level_names) > 1 else ""
+            name = f"{format_si(float(q), m.bytes_unit)} in flight{where}"
+            ceilings.append(Ceiling(name, bandwidth=float(q / latency)))
+    return tuple(ceilings)
+
+
+def roofline_ceilings(workload) -> tuple[Ceiling, ...]:
+    """Every lower roof a roofline of ``workload`` draws: the machine's ceilings, then its phases'
+    concurrency roofs."""
+    return tuple(workload.machine.ceilings) + concurrency_ceilings(workload)
 
 
 def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> Roofline:

@@ -33,9 +33,10 @@ from .expr import resolve_sizes
 from .fusion import fuse, fused_bytes
 from .graph import csr, topological_order
 from .import_report import ImportReport
+from .latency import check_in_flight_column
 from .machine import Machine
 from .phase import Phase, check_name
-from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_MEMORY, BOUND_NAMES, PhaseArrays
+from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_LATENCY, BOUND_MEMORY, BOUND_NAMES, PhaseArrays
 from .presets import machine_from
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
@@ -49,7 +50,15 @@ if TYPE_CHECKING:
 
 # ``PhaseArrays`` and the bound codes live in ``phase_arrays``, below the modules that read them; a
 # workload's users find them here, beside ``Workload``
-__all__ = ["BOUND_BALANCED", "BOUND_COMPUTE", "BOUND_MEMORY", "BOUND_NAMES", "PhaseArrays", "Workload"]
+__all__ = [
+    "BOUND_BALANCED",
+    "BOUND_COMPUTE",
+    "BOUND_LATENCY",
+    "BOUND_MEMORY",
+    "BOUND_NAMES",
+    "PhaseArrays",
+    "Workload",
+]
 
 _SLOTS = (
     "_names",
@@ -74,6 +83,7 @@ _SLOTS = (
     "_near_bytes",
     "_far_unknown",
     "_bytes",
+    "_in_flight",
     "_arrays",
 )
 
@@ -140,6 +150,7 @@ class Workload:
             settings=settings,
             params=params,
             symbolic=symbolic,
+            in_flight=[np.nan if p.bytes_in_flight is None else p.bytes_in_flight for p in phases],
         )
 
     @classmethod
@@ -157,12 +168,14 @@ class Workload:
         machine: Machine | str | None = None,
         settings: Mapping | None = None,
         level_bytes: Mapping[str, npt.ArrayLike] | None = None,
+        bytes_in_flight: npt.ArrayLike | None = None,
     ) -> Workload:
         """Build a workload from columns (one entry per phase); NaN marks a value not given.
 
         The fast path for large workloads: validation is vectorized over phases. ``level_bytes``
         maps a nearer memory level of ``machine`` to its bytes per phase (docs/memory-hierarchy.md#phases-per-level; NaN: unknown);
-        ``bytes`` is the farthest level's.
+        ``bytes`` is the farthest level's. ``bytes_in_flight`` is each phase's memory concurrency
+        (docs/memory-hierarchy.md#latency-and-the-concurrency-roof; NaN: not given).
         """
         if isinstance(names, str) or not isinstance(names, Iterable):
             raise WrongTypeError(f"names={short_repr(names)} must be a list of phase names")
@@ -203,6 +216,7 @@ class Workload:
             tileable=np.ones(n, bool) if tileable is None else tileable,
             machine=machine,
             settings=settings,
+            in_flight=bytes_in_flight,
         )
         return self
 
@@ -275,6 +289,7 @@ class Workload:
         settings: Mapping[str, Any] | None = None,
         params: Mapping[str, int] | None = None,
         symbolic: Sequence[tuple[Any, Any, Any, Any]] | None = None,
+        in_flight: npt.ArrayLike | None = None,
     ) -> None:
         near = dict(near or {})
         near_bytes_given = np.array([[b is not None for b, _ in v] for v in near.values()], bool).reshape(
@@ -350,6 +365,8 @@ class Workload:
         set_(self, "_near_bytes", _near_arrays(self._names, self._near_given, self._params))
         far_unknown = np.isnan(bytes_[order]) & np.isnan(memory_util[order]) & given_volume[order] & bool(near)
         set_(self, "_far_unknown", _frozen(far_unknown) if far_unknown.any() else None)
+        in_flight = check_in_flight_column(names, in_flight)
+        set_(self, "_in_flight", None if in_flight is None else _frozen(in_flight[order]))
         self._derive()
         self._warn_above_one()
 
@@ -397,7 +414,9 @@ class Workload:
             for i, prediction in self._predicted.items():
                 bytes_[i] = prediction["bytes"]
         object.__setattr__(self, "_bytes", _frozen(bytes_))
-        arrays = _phase_arrays(self._names, self._ops, self._bytes, self._measured, self._level_bytes(), self._machine)
+        arrays = _phase_arrays(
+            self._names, self._ops, self._bytes, self._measured, self._level_bytes(), self._machine, self._in_flight
+        )
         object.__setattr__(self, "_arrays", arrays)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
@@ -414,7 +433,8 @@ class Workload:
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         for slot in _SLOTS:
-            object.__setattr__(self, slot, state[slot])
+            # a workload pickled before bytes in flight existed has none
+            object.__setattr__(self, slot, state[slot] if slot in state or slot != "_in_flight" else None)
 
     def utilization_warnings(self) -> list[str]:
         """One line per measured phase whose utilization exceeds 1 on this machine."""
@@ -523,6 +543,11 @@ class Workload:
     @property
     def machine(self) -> Machine:
         return self._machine
+
+    @property
+    def bytes_in_flight(self) -> np.ndarray | None:
+        """Per phase, its bytes in flight (NaN: not given); None when no phase gives them."""
+        return self._in_flight
 
     @property
     def settings(self) -> dict[str, Any]:

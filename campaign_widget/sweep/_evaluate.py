@@ -10,7 +10,7 @@ import numpy as np
 
 from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
 from ..model.settings import Policy
-from ..model.workload import BOUND_COMPUTE, BOUND_MEMORY, Workload
+from ..model.workload import BOUND_COMPUTE, BOUND_LATENCY, BOUND_MEMORY, Workload
 from ._axes import SETTING_AXES
 from ._payload import _Payload
 
@@ -96,7 +96,8 @@ def _metrics(workload: Workload, s) -> tuple:
     total = float(length.sum())
     bound = workload.arrays.bound[s.phase]
     c_share = float(length[bound == BOUND_COMPUTE].sum()) / total if total > 0 else 0.0
-    m_share = float(length[bound == BOUND_MEMORY].sum()) / total if total > 0 else 0.0
+    memory_side = (bound == BOUND_MEMORY) | (bound == BOUND_LATENCY)  # a latency-bound phase waits on memory
+    m_share = float(length[memory_side].sum()) / total if total > 0 else 0.0
     r0, r1 = s.resource_names
     # feasible: no oversubscribed interval (``s.oversubscribed`` is the list made from these arrays)
     return (s.makespan, s.peak_demand.get(r0, 0.0), s.peak_demand.get(r1, 0.0), s.over_t0.size == 0, c_share, m_share)

@@ -146,3 +146,11 @@ test("an untiled phase that ran as requested: one interval, its duration, nothin
   assert.equal(row["memory utilization"], "90%");
   assert.ok(!("added by dilation/throttling" in row) && !("phase duration" in row), JSON.stringify(rows));
 });
+
+test("a latency-bound phase's tooltip names its bound: the memory level's latency (model/phase_arrays.py code 3)", () => {
+  const scene = makeScene([bottomPiece(0, 3, 0, 0.7, 0.25), bottomPiece(3, 13, 1, 0.0, 0.01)]);
+  const table = { duration: Float64Array.of(3, 10), bound: Uint8Array.of(0, 3) };
+  const figure = { scene, phaseTable: table, units: UNITS, resourceNames: ["compute", "DRAM"], phaseNames: ["A", "B"], tiled: false };
+  assert.equal(Object.fromEntries(tooltipContent(figure, 0).rows).bound, "compute");
+  assert.equal(Object.fromEntries(tooltipContent(figure, 1).rows).bound, "DRAM latency");
+});
