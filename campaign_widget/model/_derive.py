@@ -24,13 +24,14 @@ def _phase_arrays(
     measured: np.ndarray,
     level_bytes: np.ndarray,
     machine: Machine,
+    compute_peaks: np.ndarray | None = None,
 ) -> PhaseArrays:
     """The arrays of phases that do ``ops`` and move ``bytes_`` (the farthest level's) and
     ``level_bytes`` (phases, levels; NaN: unknown), measured in ``measured`` (NaN: derive the
-    duration from the machine's peaks)."""
+    duration from the machine's peaks: ``compute_peaks`` per phase, else ``peak_compute``)."""
     P, BW = machine.peak_compute, machine.peak_bandwidth
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t_compute = ops / P
+        t_compute = ops / (P if compute_peaks is None else compute_peaks)
         t_levels = level_bytes / np.array(machine.bandwidths)  # NaN where a level is unknown
         t_memory = np.fmax.reduce(t_levels, axis=1) if len(machine.levels) else bytes_ / BW
         t_memory = np.nan_to_num(t_memory)

@@ -95,6 +95,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import WorkloadError, check_flag, short_repr
+from .dtypes import canonical, wider
 from .machine import Machine
 from .phase import Phase
 from .presets import machine_from
@@ -298,6 +299,7 @@ class TransformerPass:
     params: dict
     fusion_groups: dict
     config: TransformerConfig
+    dtypes: dict  # phase name → the data type it computes in (docs/llm-inference.md#a-peak-per-data-type)
 
 
 def transformer_phases(
@@ -368,7 +370,33 @@ def transformer_phases(
     for op in _head_ops(cfg, stage, a, w, tp, counts):
         phases.append(op.phase("", 1, {"Y": last}))
     params = {"batch": batch, "seq": seq} if stage == "prefill" else {"batch": batch, "kv_len": kv_len}
-    return TransformerPass(phases, machine, params, groups, cfg)
+    types = _compute_types(dtype, kv_dtype, weight_dtype, counts)
+    dtypes = {p.name: _phase_dtype(p, types) for p in phases}
+    return TransformerPass(phases, machine, params, groups, cfg, dtypes)
+
+
+def _compute_types(dtype, kv_dtype, weight_dtype, counts) -> tuple[str, str, str] | str:
+    """The canonical (activation, kv, weight) types; in LLM-Viewer's mode the one type its whole pass
+    is timed at: its INT8 peak when weights, activations and KV cache are all 8 bits or fewer, else FP16."""
+    a = canonical("dtype", dtype)
+    c = canonical("kv_dtype", dtype if kv_dtype is None else kv_dtype)
+    w = canonical("weight_dtype", dtype if weight_dtype is None else weight_dtype)
+    if counts == "llm-viewer":
+        return "int8" if max(DTYPE_BYTES[t] for t in (a, c, w)) <= 1 else "fp16"
+    return a, c, w
+
+
+def _phase_dtype(phase: Phase, types) -> str:
+    """The type a phase computes in: the wider of its operands' (weights and activations for a
+    projection, the KV cache and activations for attention), the activations' for the rest."""
+    if isinstance(types, str):
+        return types
+    a, c, w = types
+    if any(t.rsplit(".", 1)[-1].startswith("W_") for t, _ in phase.reads):
+        return wider(w, a)
+    if phase.name.endswith(("qk_matmul", "sv_matmul")):
+        return wider(c, a)
+    return a
 
 
 @dataclass(frozen=True)
@@ -556,7 +584,7 @@ def side_by_side(workloads: Mapping[str, object]):
     workload_class = type(next(iter(workloads.values())))
     if not hasattr(workload_class, "from_transformer"):
         raise WorkloadError(f"side_by_side takes {{label: Workload}}, got {short_repr(workloads)}")
-    phases, groups, machine = [], {}, None
+    phases, groups, machine, dtypes = [], {}, None, {}
     for label, w in workloads.items():
         if type(w) is not workload_class:
             raise WorkloadError(f"side_by_side: {short_repr(label)} is {short_repr(w)}, not a Workload")
@@ -581,7 +609,8 @@ def side_by_side(workloads: Mapping[str, object]):
                     after=tuple(f"{label}.{w.names[j]}" for j in producers),
                 )
             )
+        dtypes.update({f"{label}.{name}": d for name, d in zip(w.names, w.dtypes)})
         for g, group in enumerate(w.fusion_groups):
             groups[f"{label}.{group}"] = [f"{label}.{w.names[i]}" for i in range(len(w)) if w.fusion_group[i] == g]
-    combined = workload_class(phases, machine=machine)
+    combined = workload_class(phases, machine=machine).with_dtypes(dtypes)
     return combined.fuse(groups) if groups else combined
