@@ -106,9 +106,13 @@ def _as_float(value) -> float:
         return math.inf
 
 
-def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
+def roofline(
+    peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD, compute_peaks=None
+) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
-    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite."""
+    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite.
+    ``compute_peaks``: each kernel's own compute roof (its data type's, docs/llm-inference.md#a-peak-per-data-type),
+    else ``peak_compute`` for all."""
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
@@ -131,7 +135,8 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
         bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
         if bad.size:
             raise WorkloadError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
-    P, BW = float(peak_compute), float(peak_bandwidth)  # checked finite above
+    BW = float(peak_bandwidth)  # checked finite above
+    P = float(peak_compute) if compute_peaks is None else np.asarray(compute_peaks, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
         bound = np.where(np.isnan(intensity), np.nan, np.minimum(P, BW * np.nan_to_num(intensity, posinf=np.inf)))
@@ -144,7 +149,7 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
     return Roofline(
-        peak_compute=P,
+        peak_compute=float(peak_compute),
         peak_bandwidth=BW,
         intensity=intensity,
         bound=bound,
@@ -159,7 +164,17 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
 def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
     """One point per phase, at its duration."""
     a, m = workload.arrays, workload.machine
-    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold)
+    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold, workload.compute_peaks)
+
+
+def type_roofs(workload) -> tuple[tuple[str, float], ...]:
+    """The compute roof of each data type the workload's phases use, on a machine with a peak per
+    type (docs/llm-inference.md#a-peak-per-data-type), lowest first; () on a machine of one peak."""
+    machine = workload.machine
+    if not machine.peaks:
+        return ()
+    used = {d for d in workload.dtypes if d is not None}
+    return tuple(sorted(((d, machine.peak_for(d)) for d in used), key=lambda pair: (pair[1], pair[0])))
 
 
 def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
