@@ -96,12 +96,15 @@ from pathlib import Path
 
 from ..errors import WorkloadError, check_flag, short_repr
 from .dtypes import canonical, wider
+from .expr import evaluate
+from .llm_memory import Footprint, largest_fitting
 from .machine import Machine
 from .phase import Phase
 from .presets import machine_from
 
 CONFIG_DIR = Path(__file__).parent / "transformer_configs"
-STAGES = ("prefill", "decode")
+STAGES = ("prefill", "decode", "generate")
+MAX_NEW_TOKENS = 1_000_000  # a generation's decode steps are timed as arrays of this length
 COUNTS = ("einsum", "llm-viewer")
 LAYERS = ("count", "repeat")
 NETWORK = "network"
@@ -164,6 +167,7 @@ class TransformerConfig:
     experts: int = 0
     top_k: int = 0
     name: str = ""
+    tied: bool = False  # the LM head is the token embedding table (tie_word_embeddings)
 
 
 def presets() -> list[str]:
@@ -246,9 +250,10 @@ def read_config(config) -> TransformerConfig:
             raise WorkloadError(
                 f"{family} config: num_experts_per_tok={top_k} is more than num_local_experts={experts}"
             )
+    tied = config.get("tie_word_embeddings", family == "gpt2")
     return TransformerConfig(
         family, hidden, heads, kv_heads, layers, intermediate, vocab, head_dim, spec["gated"], spec["rotary"],
-        experts, top_k, name,
+        experts, top_k, name, check_flag(tied, f"{family} config: tie_word_embeddings", WorkloadError),
     )  # fmt: skip
 
 
@@ -302,13 +307,49 @@ class TransformerPass:
     dtypes: dict  # phase name → the data type it computes in (docs/llm-inference.md#a-peak-per-data-type)
 
 
-def transformer_phases(
+@dataclass(frozen=True)
+class Request:
+    """The options of ``from_transformer``/``footprint`` once checked: the config, the shape, the
+    element widths (bytes) and compute types, and the machine (with its ``network`` level under
+    tensor parallelism)."""
+
+    cfg: TransformerConfig
+    stage: str
+    batch: int
+    seq: int
+    kv_len: int | None
+    new_tokens: int | None
+    a: float  # bytes per activation, KV-cache element and weight
+    c: float
+    w: float
+    types: tuple[str, str, str] | str
+    flash_attention: bool
+    tp: int
+    machine: Machine
+    counts: str
+    layers: str
+
+    @property
+    def params(self) -> dict:
+        if self.stage == "decode":
+            return {"batch": self.batch, "kv_len": self.kv_len}
+        return {"batch": self.batch, "seq": self.seq}
+
+    def layer_ops(self, stage: str | None = None) -> list[_Op]:
+        return _layer_ops(self.cfg, stage or self.stage, self.a, self.c, self.w, self.tp, self.counts)
+
+    def head_ops(self, stage: str | None = None) -> list[_Op]:
+        return _head_ops(self.cfg, stage or self.stage, self.a, self.w, self.tp, self.counts)
+
+
+def check_request(
     config,
     *,
     batch: int,
     seq: int,
     stage: str = "prefill",
     kv_len: int | None = None,
+    new_tokens: int | None = None,
     dtype: str = "fp16",
     kv_dtype: str | None = None,
     weight_dtype: str | None = None,
@@ -318,10 +359,8 @@ def transformer_phases(
     counts: str = "einsum",
     layers: str = "count",
     interconnect: float | None = None,
-) -> TransformerPass:
-    """The phases of one forward pass (``stage="prefill"`` or ``"decode"``) of a transformer
-    given by its config; see the module docstring for what each phase counts. Every bad input is
-    refused (``WorkloadError``) before any phase is built."""
+) -> Request:
+    """Every option of ``from_transformer`` checked, or a ``WorkloadError`` naming the first bad one."""
     cfg = read_config(config)
     if stage not in STAGES:
         raise WorkloadError(f"stage={short_repr(stage)} must be one of {', '.join(STAGES)}")
@@ -334,7 +373,15 @@ def transformer_phases(
     if stage == "decode":
         kv_len = seq if kv_len is None else _size("kv_len", kv_len)
     elif kv_len is not None:
-        raise WorkloadError("kv_len is for stage='decode'; prefill attends to its own seq tokens")
+        raise WorkloadError(f"kv_len is for stage='decode'; {stage} attends to its own seq tokens")
+    if stage == "generate":
+        if new_tokens is None:
+            raise WorkloadError("stage='generate' needs new_tokens=N, the tokens each sequence generates")
+        new_tokens = _size("new_tokens", new_tokens)
+        if new_tokens > MAX_NEW_TOKENS:
+            raise WorkloadError(f"new_tokens={new_tokens} is more than the limit, {MAX_NEW_TOKENS:,}")
+    elif new_tokens is not None:
+        raise WorkloadError(f"new_tokens is for stage='generate', not stage={stage!r}")
     a = _dtype("dtype", dtype)
     c = _dtype("kv_dtype", dtype if kv_dtype is None else kv_dtype)
     w = _dtype("weight_dtype", dtype if weight_dtype is None else weight_dtype)
@@ -356,23 +403,106 @@ def transformer_phases(
         machine = replace(
             machine, levels=((NETWORK, bandwidth), *machine.memory_levels), peak_bandwidth=None, normalized=False
         )
-    layer = _layer_ops(cfg, stage, a, c, w, tp, counts)
-    count = cfg.layers if layers == "count" else 1
-    copies = [""] if layers == "count" else [f"L{i}." for i in range(cfg.layers)]
+    types = _compute_types(dtype, kv_dtype, weight_dtype, counts)
+    return Request(
+        cfg, stage, batch, seq, kv_len, new_tokens, a, c, w, types, flash_attention, tp, machine, counts, layers
+    )
+
+
+def transformer_phases(config, **options) -> TransformerPass:
+    """The phases of one forward pass (``stage="prefill"`` or ``"decode"``) of a transformer
+    given by its config; see the module docstring for what each phase counts. Every bad input is
+    refused (``WorkloadError``) before any phase is built."""
+    r = config if isinstance(config, Request) else check_request(config, **options)
+    if r.stage == "generate":
+        raise WorkloadError("transformer_phases builds one pass; a generation is built by campaign_widget.model.generation")
+    layer = r.layer_ops()
+    count = r.cfg.layers if r.layers == "count" else 1
+    copies = [""] if r.layers == "count" else [f"L{i}." for i in range(r.cfg.layers)]
     phases, groups = [], {}
     for k, prefix in enumerate(copies):
         inputs = {"X": copies[k - 1] + "Y" if k else "X"}
         for op in layer:
             phases.append(op.phase(prefix, count, inputs))
-        if flash_attention:
+        if r.flash_attention:
             groups[f"{prefix}attention"] = [f"{prefix}{n}" for n in ("qk_matmul", "softmax", "sv_matmul")]
     last = copies[-1] + "Y"
-    for op in _head_ops(cfg, stage, a, w, tp, counts):
+    for op in r.head_ops():
         phases.append(op.phase("", 1, {"Y": last}))
-    params = {"batch": batch, "seq": seq} if stage == "prefill" else {"batch": batch, "kv_len": kv_len}
-    types = _compute_types(dtype, kv_dtype, weight_dtype, counts)
-    dtypes = {p.name: _phase_dtype(p, types) for p in phases}
-    return TransformerPass(phases, machine, params, groups, cfg, dtypes)
+    dtypes = {p.name: _phase_dtype(p, r.types) for p in phases}
+    return TransformerPass(phases, r.machine, r.params, groups, r.cfg, dtypes)
+
+
+def footprint(config, **options) -> Footprint:
+    """The bytes a transformer holds per device — weights, KV cache, largest live activations — for
+    ``from_transformer``'s options, against the machine's memory capacity (``Machine(capacity=...)``;
+    docs/llm-inference.md#memory-footprint). ``counts="llm-viewer"`` follows LLM-Viewer's
+    ``memory_consumption``; a generation (``stage="generate"``) holds the cache of ``seq + new_tokens``
+    tokens at its end.
+
+    >>> from campaign_widget.transformer import footprint
+    >>> f = footprint("llama-2-7b", batch=1, seq=1024, machine="h100-sxm-fp16")
+    >>> round(f.weights / 1e9, 2), round(f.kv_cache / 2**20), f.fits
+    (13.48, 512, True)
+    """
+    r = check_request(config, **options)
+    size = "seq" if r.stage == "prefill" else "kv_len" if r.stage == "decode" else "new_tokens"
+
+    def parts(batch: int, length: int) -> tuple[float, float, float]:
+        if r.stage == "generate":
+            tokens, acts = r.seq + length, max(
+                _activations(r, "prefill", {"batch": batch, "seq": r.seq}),
+                _activations(r, "decode", {"batch": batch, "kv_len": r.seq + length - 1}),
+            )
+        else:
+            tokens, acts = length, _activations(r, r.stage, {"batch": batch, size: length})
+        kv = r.cfg.layers * 2 * batch * tokens * (r.cfg.kv_heads // r.tp) * r.cfg.head_dim * r.c
+        return _weights(r), kv, acts
+
+    length = {"prefill": r.seq, "decode": r.kv_len, "generate": r.new_tokens}[r.stage]
+    weights, kv, acts = parts(r.batch, length)
+    level = r.machine.level_names[-1]
+    capacity = r.machine.capacity_of(level)
+    largest = {}
+    if capacity is not None:
+        largest = {
+            "batch": largest_fitting(lambda n: sum(parts(n, length)), capacity),
+            size: largest_fitting(lambda n: sum(parts(r.batch, n)), capacity),
+        }
+    return Footprint(weights, kv, acts, capacity, largest, level if len(r.machine.level_names) > 1 else "")
+
+
+def _weights(r: Request) -> float:
+    """Every weight matrix's bytes on one device; in LLM-Viewer's mode its ``memory_consumption_weight``:
+    the decoder layers' linear layers only (no embedding, no LM head)."""
+    cfg, tp = r.cfg, r.tp
+    h, d, nq, nkv, f = cfg.hidden, cfg.head_dim, cfg.heads // tp, cfg.kv_heads // tp, cfg.intermediate // tp
+    attention = h * nq * d * 2 + h * nkv * d * 2
+    mlp = (3 if cfg.gated or cfg.experts else 2) * h * f * max(cfg.experts, 1) + h * cfg.experts
+    total = cfg.layers * (attention + mlp)
+    if r.counts != "llm-viewer":
+        vocab = math.ceil(cfg.vocab / tp)  # the LM head (and the embedding table) split by vocabulary
+        total += h * vocab * (1 if cfg.tied else 2)
+    return float(total * r.w)
+
+
+def _activations(r: Request, stage: str, params: Mapping[str, int]) -> float:
+    """The activations one layer leaves live at once. LLM-Viewer's ``memory_consumption_tmp_act``: the
+    sum of every operation's stored activations (the KV-cache appends and the LM head aside); ours: the
+    inputs and outputs of the operation that holds the most at a time (no weights, no cache)."""
+
+    def volume(pairs, keep) -> float:
+        return float(sum(evaluate(v, params) for t, v in pairs if keep(t)))
+
+    if r.counts == "llm-viewer":
+        ops = [op for op in r.layer_ops(stage) if op.name not in ("k_proj", "v_proj") and op.network is None]
+        return sum(volume(op.writes, lambda t: True) for op in ops)
+
+    def activation(t: str) -> bool:
+        return not t.startswith("W_") and t not in ("Kcache", "Vcache")
+
+    ops = r.layer_ops(stage) + r.head_ops(stage)
+    return max(volume(op.reads, activation) + volume(op.writes, activation) for op in ops)
 
 
 def _compute_types(dtype, kv_dtype, weight_dtype, counts) -> tuple[str, str, str] | str:
