@@ -440,8 +440,8 @@ def footprint(config, **options) -> Footprint:
     ``memory_consumption``; a generation (``stage="generate"``) holds the cache of ``seq + new_tokens``
     tokens at its end.
 
-    >>> from campaign_widget.transformer import footprint
-    >>> f = footprint("llama-2-7b", batch=1, seq=1024, machine="h100-sxm-fp16")
+    >>> import campaign_widget as cw
+    >>> f = cw.transformer.footprint("llama-2-7b", batch=1, seq=1024, machine="h100-sxm-fp16")
     >>> round(f.weights / 1e9, 2), round(f.kv_cache / 2**20), f.fits
     (13.48, 512, True)
     """
