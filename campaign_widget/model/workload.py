@@ -250,11 +250,19 @@ class Workload:
     def from_transformer(cls, config: Any, **options: Any) -> Workload:
         """Prefill or decode of a transformer from its ``config.json`` (a path, a dict or a preset name):
         ``Workload.from_transformer("llama-3-8b", batch=8, seq=2048, stage="decode", machine=m)``.
-        ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.model.transformer``."""
-        from .transformer import transformer_phases
+        ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.model.transformer``.
+        ``stage="generate", new_tokens=N``: the prefill and N decode steps on one time axis, in numbers
+        (``campaign_widget.model.generation``)."""
+        if options.get("stage") == "generate":
+            from .generation import generation
 
-        built = transformer_phases(config, **options)
-        workload = cls(built.phases, machine=built.machine, params=built.params).with_dtypes(built.dtypes)
+            built = generation(config, **options)
+            workload = cls(built.phases, machine=built.machine).with_dtypes(built.dtypes)
+        else:
+            from .transformer import transformer_phases
+
+            built = transformer_phases(config, **options)
+            workload = cls(built.phases, machine=built.machine, params=built.params).with_dtypes(built.dtypes)
         return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
 
     # -- construction -------------------------------------------------------------------------
