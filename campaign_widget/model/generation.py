@@ -27,7 +27,7 @@ from ..formatting import format_si
 from .expr import evaluate
 from .machine import Machine
 from .phase import Phase
-from .transformer import NETWORK, Request, _Op, _phase_dtype, check_request
+from .transformer import NETWORK, Request, LayerOp, phase_dtype, check_request
 
 FUSED = ("S", "P")  # the tensors FlashAttention keeps on chip (never moved)
 
@@ -75,7 +75,7 @@ class Generation:
 class _Line:
     """One decode operation's volume, ``at0 + slope·(kv_len − seq)``, for each of its quantities."""
 
-    op: _Op
+    op: LayerOp
     count: int
     values: dict  # quantity → (at0, slope), exact
 
@@ -117,11 +117,11 @@ def generation(config, **options) -> Generation:
         previous = run[-1].name
         if r.flash_attention:
             groups[f"{prefix}attention"] = [f"{prefix}{m}" for m in ("qk_matmul", "softmax", "sv_matmul")]
-    dtypes = {p.name: _phase_dtype(p, r.types) for p in phases}
+    dtypes = {p.name: phase_dtype(p, r.types) for p in phases}
     return Generation(phases, r.machine, dtypes, groups, r.batch, r.seq, n, float(ttft), times.sum(axis=1))
 
 
-def _ops(r: Request, stage: str) -> list[tuple[_Op, int]]:
+def _ops(r: Request, stage: str) -> list[tuple[LayerOp, int]]:
     return [(op, r.cfg.layers) for op in r.layer_ops(stage)] + [(op, 1) for op in r.head_ops(stage)]
 
 
@@ -129,8 +129,8 @@ def _types(r: Request) -> dict:
     return {op.name: _type(r, op) for stage in ("prefill", "decode") for op, _ in _ops(r, stage)}
 
 
-def _type(r: Request, op: _Op) -> str:
-    return _phase_dtype(op.phase("", 1, {}), r.types)
+def _type(r: Request, op: LayerOp) -> str:
+    return phase_dtype(op.phase("", 1, {}), r.types)
 
 
 def _moved(r: Request, pairs) -> list:
@@ -138,7 +138,7 @@ def _moved(r: Request, pairs) -> list:
     return [(t, v) for t, v in pairs if not (r.flash_attention and t in FUSED)]
 
 
-def _volumes(op: _Op, count: int, params: Mapping[str, int]) -> dict:
+def _volumes(op: LayerOp, count: int, params: Mapping[str, int]) -> dict:
     """The op's exact ops, tensor bytes and network bytes at ``params``, × ``count`` layers."""
 
     def value(v) -> Fraction:
@@ -165,7 +165,7 @@ def _time(r: Request, volumes: dict, peak: float) -> float:
     return max(times)
 
 
-def _line(r: Request, op: _Op, count: int) -> _Line:
+def _line(r: Request, op: LayerOp, count: int) -> _Line:
     at0 = _volumes(op, count, {"batch": r.batch, "kv_len": r.seq})
     at1 = _volumes(op, count, {"batch": r.batch, "kv_len": r.seq + 1})
     values = {"ops": (at0["ops"], at1["ops"] - at0["ops"]), "far": (_far(r, at0), _far(r, at1) - _far(r, at0))}

@@ -335,10 +335,10 @@ class Request:
             return {"batch": self.batch, "kv_len": self.kv_len}
         return {"batch": self.batch, "seq": self.seq}
 
-    def layer_ops(self, stage: str | None = None) -> list[_Op]:
+    def layer_ops(self, stage: str | None = None) -> list[LayerOp]:
         return _layer_ops(self.cfg, stage or self.stage, self.a, self.c, self.w, self.tp, self.counts)
 
-    def head_ops(self, stage: str | None = None) -> list[_Op]:
+    def head_ops(self, stage: str | None = None) -> list[LayerOp]:
         return _head_ops(self.cfg, stage or self.stage, self.a, self.w, self.tp, self.counts)
 
 
@@ -429,7 +429,7 @@ def transformer_phases(config, **options) -> TransformerPass:
     last = copies[-1] + "Y"
     for op in r.head_ops():
         phases.append(op.phase("", 1, {"Y": last}))
-    dtypes = {p.name: _phase_dtype(p, r.types) for p in phases}
+    dtypes = {p.name: phase_dtype(p, r.types) for p in phases}
     return TransformerPass(phases, r.machine, r.params, groups, r.cfg, dtypes)
 
 
@@ -516,7 +516,7 @@ def _compute_types(dtype, kv_dtype, weight_dtype, counts) -> tuple[str, str, str
     return a, c, w
 
 
-def _phase_dtype(phase: Phase, types) -> str:
+def phase_dtype(phase: Phase, types) -> str:
     """The type a phase computes in: the wider of its operands' (weights and activations for a
     projection, the KV cache and activations for attention), the activations' for the rest."""
     if isinstance(types, str):
@@ -530,7 +530,7 @@ def _phase_dtype(phase: Phase, types) -> str:
 
 
 @dataclass(frozen=True)
-class _Op:
+class LayerOp:
     name: str
     ops: object
     reads: tuple
@@ -560,7 +560,7 @@ class _Op:
         )
 
 
-def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
+def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[LayerOp]:
     """One decoder layer's operations, volumes in the parameters ``batch`` and ``seq``/``kv_len``."""
     viewer = counts == "llm-viewer"
     h, d = cfg.hidden, cfg.head_dim
@@ -571,7 +571,7 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[_Op]:
     ops = []
 
     def op(name, n_ops, reads, writes, **kw):
-        ops.append(_Op(name, n_ops, tuple(reads.items()), tuple(writes.items()), **kw))
+        ops.append(LayerOp(name, n_ops, tuple(reads.items()), tuple(writes.items()), **kw))
 
     def linear(name, src, dst, k, n, out_bytes, rows=T, weights=1):
         op(
@@ -667,7 +667,7 @@ def _allreduce(name, src, dst, T, h, a, tp):
     """A ring all-reduce of ``T·h`` activations over ``tp`` devices: each sends (and receives)
     ``2·(tp-1)/tp`` of them, and adds ``(tp-1)/tp`` of them."""
     share = (tp - 1) / tp
-    return _Op(
+    return LayerOp(
         name,
         _times(share, T, h),
         ((src, _times(T, h, a)),),
@@ -676,12 +676,12 @@ def _allreduce(name, src, dst, T, h, a, tp):
     )
 
 
-def _head_ops(cfg: TransformerConfig, stage, a, w, tp, counts) -> list[_Op]:
+def _head_ops(cfg: TransformerConfig, stage, a, w, tp, counts) -> list[LayerOp]:
     """The LM head after the last layer (on the last position of each sequence)."""
     h, vocab = cfg.hidden, cfg.vocab // tp if cfg.vocab % tp == 0 else math.ceil(cfg.vocab / tp)
     if counts == "llm-viewer":
         return [
-            _Op(
+            LayerOp(
                 "lm_head",
                 _times("batch", h, vocab),
                 (("Y", _times(h, a)), ("W_lm_head", _times(h, vocab, w))),
@@ -690,8 +690,8 @@ def _head_ops(cfg: TransformerConfig, stage, a, w, tp, counts) -> list[_Op]:
         ]
     rows = "batch"
     return [
-        _Op("final_norm", _times(7, rows, h), (("Y", _times(rows, h, a)),), (("Nf", _times(rows, h, a)),)),
-        _Op(
+        LayerOp("final_norm", _times(7, rows, h), (("Y", _times(rows, h, a)),), (("Nf", _times(rows, h, a)),)),
+        LayerOp(
             "lm_head",
             _times(2, rows, h, vocab),
             (("Nf", _times(rows, h, a)), ("W_lm_head", _times(h, vocab, w))),
