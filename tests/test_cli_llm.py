@@ -45,7 +45,19 @@ def test_a_generation_prints_its_figures(capsys):
 
 def test_render_takes_the_transformer_flags(tmp_path, capsys):
     path = tmp_path / "gen.svg"
-    argv = ["render", "--transformer", "gpt2", "--stage", "generate", "--new-tokens", "8", "--seq", "32", "-o", str(path)]
+    argv = [
+        "render",
+        "--transformer",
+        "gpt2",
+        "--stage",
+        "generate",
+        "--new-tokens",
+        "8",
+        "--seq",
+        "32",
+        "-o",
+        str(path),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert path.stat().st_size > 0 and "memory: " in out and "generation: " in out

@@ -61,7 +61,9 @@ def test_the_steps_are_grouped_into_runs_not_built_one_by_one():
     assert len(w) <= 4 * len(prefill)  # the prefill, a run or two, and the last step alone
     runs = sorted({n.split(".")[0] for n in w.names if n.startswith("decode[")}, key=lambda r: int(r[7:].split(":")[0]))
     assert runs[0].startswith("decode[1024:") and runs[-1] == "decode[101023:101024]"
-    switching = Workload.from_transformer("llama-3-8b", batch=4, seq=1, stage="generate", new_tokens=120, machine=LOW_RIDGE)
+    switching = Workload.from_transformer(
+        "llama-3-8b", batch=4, seq=1, stage="generate", new_tokens=120, machine=LOW_RIDGE
+    )
     assert len({n.split(".")[0] for n in switching.names}) > 3  # the bound changes: more runs
 
 

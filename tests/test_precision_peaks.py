@@ -44,7 +44,9 @@ def test_llm_viewer_mode_times_everything_at_fp16_when_one_operand_is_wider_than
 
 
 def test_each_phase_runs_at_the_wider_of_its_operands_types():
-    w = Workload.from_transformer("llama-2-7b", batch=4, seq=512, machine="h100-sxm-tensor", dtype="int8", kv_dtype="fp16")
+    w = Workload.from_transformer(
+        "llama-2-7b", batch=4, seq=512, machine="h100-sxm-tensor", dtype="int8", kv_dtype="fp16"
+    )
     types = dict(zip(w.names, w.dtypes))
     assert types["q_proj"] == types["down_proj"] == "int8"  # int8 weights × int8 activations
     assert types["qk_matmul"] == types["sv_matmul"] == "fp16"  # int8 queries × an fp16 cache
@@ -54,7 +56,9 @@ def test_each_phase_runs_at_the_wider_of_its_operands_types():
 
 
 def test_the_roofline_draws_one_roof_per_type_in_use():
-    mixed = Workload.from_transformer("llama-2-7b", batch=8, seq=1024, machine=TYPED_H100, dtype="int8", kv_dtype="fp16")
+    mixed = Workload.from_transformer(
+        "llama-2-7b", batch=8, seq=1024, machine=TYPED_H100, dtype="int8", kv_dtype="fp16"
+    )
     geometry = roofline_geometry(mixed, mixed.schedule())
     names = [name for name, _, _ in geometry.ceilings]
     assert names == ["int8 peak"]

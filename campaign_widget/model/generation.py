@@ -27,7 +27,7 @@ from ..formatting import format_si
 from .expr import evaluate
 from .machine import Machine
 from .phase import Phase
-from .transformer import NETWORK, Request, LayerOp, phase_dtype, check_request
+from .transformer import NETWORK, LayerOp, Request, check_request, phase_dtype
 
 FUSED = ("S", "P")  # the tensors FlashAttention keeps on chip (never moved)
 
@@ -198,7 +198,10 @@ def _summed_phase(r: Request, line: _Line, prefix: str, start: int, end: int) ->
     extra = {}
     if op.network is not None:  # a plain number would be the farthest level's: both levels given
         far = r.machine.level_names[-1]
-        extra["bytes"] = {NETWORK: _summed(line.values["network"], start, end), far: _summed(line.values["far"], start, end)}
+        extra["bytes"] = {
+            NETWORK: _summed(line.values["network"], start, end),
+            far: _summed(line.values["far"], start, end),
+        }
     return Phase(
         prefix + op.name,
         ops=_summed(line.values["ops"], start, end),

@@ -184,8 +184,7 @@ class Machine:
                 return value
         who = f"machine {short_repr(self.name)}" if self.name else "the machine"
         raise WorkloadError(
-            f"{who} has no compute peak for {key}; its types are "
-            f"{', '.join(name for name, _ in self.peaks)}"
+            f"{who} has no compute peak for {key}; its types are {', '.join(name for name, _ in self.peaks)}"
         )
 
     @property

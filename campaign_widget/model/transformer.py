@@ -86,23 +86,23 @@ modelled, nor the all-gather of a split LM head's logits.
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from ..errors import WorkloadError, check_flag, short_repr
 from .dtypes import canonical, wider
 from .expr import evaluate
+from .llm_families import CONFIG_DIR as CONFIG_DIR  # the names callers read here before the families moved
+from .llm_families import FAMILIES as FAMILIES
+from .llm_families import TransformerConfig, read_config
+from .llm_families import presets as presets
 from .llm_memory import Footprint, largest_fitting
 from .machine import Machine
 from .phase import Phase
 from .presets import machine_from
 
-CONFIG_DIR = Path(__file__).parent / "transformer_configs"
 STAGES = ("prefill", "decode", "generate")
 MAX_NEW_TOKENS = 1_000_000  # a generation's decode steps are timed as arrays of this length
 COUNTS = ("einsum", "llm-viewer")
@@ -129,138 +129,6 @@ DTYPE_BYTES = {
     "int8": 1,
     "int4": 0.5,
 }
-
-# model_type → the config fields each quantity is read from (first one present wins)
-_LLAMA_FIELDS = {
-    "hidden": ("hidden_size",),
-    "heads": ("num_attention_heads",),
-    "layers": ("num_hidden_layers",),
-    "intermediate": ("intermediate_size",),
-    "vocab": ("vocab_size",),
-}
-FAMILIES = {
-    "llama": {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True},
-    "mistral": {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True},
-    "mixtral": {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True, "moe": True},
-    "gpt2": {
-        "fields": {"hidden": ("n_embd",), "heads": ("n_head",), "layers": ("n_layer",), "vocab": ("vocab_size",)},
-        "gated": False,
-        "rotary": False,
-    },
-}
-
-
-@dataclass(frozen=True)
-class TransformerConfig:
-    """The numbers of a decoder-only transformer that its inference volumes depend on."""
-
-    family: str
-    hidden: int
-    heads: int
-    kv_heads: int
-    layers: int
-    intermediate: int
-    vocab: int
-    head_dim: int
-    gated: bool
-    rotary: bool
-    experts: int = 0
-    top_k: int = 0
-    name: str = ""
-    tied: bool = False  # the LM head is the token embedding table (tie_word_embeddings)
-
-
-def presets() -> list[str]:
-    """The names of the bundled configs (``transformer_configs/*.json``, each with its ``_source``)."""
-    return sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
-
-
-def read_config(config) -> TransformerConfig:
-    """A ``TransformerConfig`` from a ``config.json`` path, a dict of its fields, or a preset name.
-    Bad input raises ``WorkloadError`` naming the field and the model family."""
-    name = ""
-    if isinstance(config, TransformerConfig):
-        return config
-    if isinstance(config, (str, os.PathLike)):
-        path = Path(config)
-        key = str(config).strip().lower()
-        if not path.is_file() and (CONFIG_DIR / f"{key}.json").is_file():
-            path = CONFIG_DIR / f"{key}.json"
-        if not path.is_file():
-            raise WorkloadError(
-                f"transformer config {short_repr(str(config))}: no such file and no such preset; "
-                f"presets: {', '.join(presets())}"
-            )
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise WorkloadError(f"transformer config {str(path)!r}: not a JSON file ({e})") from None
-        name = path.stem
-    if not isinstance(config, Mapping):
-        raise WorkloadError(f"transformer config {short_repr(config)} must be a config.json path, a dict or a preset")
-    family = config.get("model_type")
-    if family is None:
-        family = "gpt2" if "n_embd" in config else "llama" if "hidden_size" in config else None
-    if family not in FAMILIES:
-        raise WorkloadError(
-            f"transformer config: model_type={short_repr(family)} is not a known family; known: {', '.join(FAMILIES)}"
-        )
-    spec = FAMILIES[family]
-
-    def field(quantity, *, default=None):
-        keys = spec["fields"].get(quantity, ())
-        for key in keys:
-            if key in config and config[key] is not None:
-                value = config[key]
-                if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                    raise WorkloadError(f"{family} config: {key}={short_repr(value)} must be a whole number >= 1")
-                return int(value)
-        if default is not None:
-            return default
-        raise WorkloadError(f"{family} config: the field {keys[0]!r} is missing")
-
-    hidden = field("hidden")
-    heads = field("heads")
-    layers = field("layers")
-    vocab = field("vocab")
-    if family == "gpt2":
-        inner = config.get("n_inner")
-        intermediate = 4 * hidden if inner is None else _whole(family, "n_inner", inner)
-        kv_heads = heads
-    else:
-        intermediate = field("intermediate")
-        # absent or null: multi-head attention, one KV head per query head
-        kv_heads = config.get("num_key_value_heads")
-        kv_heads = heads if kv_heads is None else _whole(family, "num_key_value_heads", kv_heads)
-    if hidden % heads:
-        raise WorkloadError(f"{family} config: hidden size {hidden} is not divisible by the {heads} attention heads")
-    head_dim = _whole(family, "head_dim", config.get("head_dim") or hidden // heads)
-    if heads % kv_heads:
-        raise WorkloadError(
-            f"{family} config: num_key_value_heads={kv_heads} does not divide num_attention_heads={heads}"
-        )
-    experts = top_k = 0
-    if spec.get("moe") or "num_local_experts" in config:
-        for key in ("num_local_experts", "num_experts_per_tok"):
-            if key not in config:
-                raise WorkloadError(f"{family} config: the field {key!r} is missing (a mixture of experts needs it)")
-        experts = _whole(family, "num_local_experts", config["num_local_experts"])
-        top_k = _whole(family, "num_experts_per_tok", config["num_experts_per_tok"])
-        if top_k > experts:
-            raise WorkloadError(
-                f"{family} config: num_experts_per_tok={top_k} is more than num_local_experts={experts}"
-            )
-    tied = config.get("tie_word_embeddings", family == "gpt2")
-    return TransformerConfig(
-        family, hidden, heads, kv_heads, layers, intermediate, vocab, head_dim, spec["gated"], spec["rotary"],
-        experts, top_k, name, check_flag(tied, f"{family} config: tie_word_embeddings", WorkloadError),
-    )  # fmt: skip
-
-
-def _whole(family, key, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise WorkloadError(f"{family} config: {key}={short_repr(value)} must be a whole number >= 1")
-    return int(value)
 
 
 def _dtype(what, value) -> float:
@@ -415,7 +283,9 @@ def transformer_phases(config, **options) -> TransformerPass:
     refused (``WorkloadError``) before any phase is built."""
     r = config if isinstance(config, Request) else check_request(config, **options)
     if r.stage == "generate":
-        raise WorkloadError("transformer_phases builds one pass; a generation is built by campaign_widget.model.generation")
+        raise WorkloadError(
+            "transformer_phases builds one pass; a generation is built by campaign_widget.model.generation"
+        )
     layer = r.layer_ops()
     count = r.cfg.layers if r.layers == "count" else 1
     copies = [""] if r.layers == "count" else [f"L{i}." for i in range(r.cfg.layers)]
@@ -450,9 +320,12 @@ def footprint(config, **options) -> Footprint:
 
     def parts(batch: int, length: int) -> tuple[float, float, float]:
         if r.stage == "generate":
-            tokens, acts = r.seq + length, max(
-                _activations(r, "prefill", {"batch": batch, "seq": r.seq}),
-                _activations(r, "decode", {"batch": batch, "kv_len": r.seq + length - 1}),
+            tokens, acts = (
+                r.seq + length,
+                max(
+                    _activations(r, "prefill", {"batch": batch, "seq": r.seq}),
+                    _activations(r, "decode", {"batch": batch, "kv_len": r.seq + length - 1}),
+                ),
             )
         else:
             tokens, acts = length, _activations(r, r.stage, {"batch": batch, size: length})
@@ -479,7 +352,9 @@ def _weights(r: Request) -> float:
     h, d, nq, nkv, f = cfg.hidden, cfg.head_dim, cfg.heads // tp, cfg.kv_heads // tp, cfg.intermediate // tp
     attention = h * nq * d * 2 + h * nkv * d * 2
     mlp = (3 if cfg.gated or cfg.experts else 2) * h * f * max(cfg.experts, 1) + h * cfg.experts
-    total = cfg.layers * (attention + mlp)
+    widths = {"q_proj": nq * d, "k_proj": nkv * d, "v_proj": nkv * d, "out_proj": h, "gate_proj": f, "up_proj": f}
+    biases = sum(widths.get(name, h) for name in _biased(cfg) if name != "gate_proj" or cfg.gated)
+    total = cfg.layers * (attention + mlp + biases)
     if r.counts != "llm-viewer":
         vocab = math.ceil(cfg.vocab / tp)  # the LM head (and the embedding table) split by vocabulary
         total += h * vocab * (1 if cfg.tied else 2)
@@ -574,23 +449,30 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
         ops.append(LayerOp(name, n_ops, tuple(reads.items()), tuple(writes.items()), **kw))
 
     def linear(name, src, dst, k, n, out_bytes, rows=T, weights=1):
-        op(
-            name,
-            _times(2, rows, k, n),
-            {src: _times(rows, k, a), f"W_{name}": _times(weights, k, n, w)},
-            {dst: _times(rows, n, out_bytes)},
-        )
+        reads = {src: _times(rows, k, a), f"W_{name}": _times(weights, k, n, w)}
+        n_ops = _times(2, rows, k, n)
+        if name in _biased(cfg):  # a bias: one add per output, its n values read with the weights
+            reads[f"W_{name}_bias"] = _times(weights, n, w)
+            n_ops = f"{n_ops} + {_times(rows, n)}"
+        op(name, n_ops, reads, {dst: _times(rows, n, out_bytes)})
+
+    def all_reduced(block, out):
+        if tp > 1:
+            ops.append(_allreduce(f"{block}_allreduce", out, out + "r", T, h, a, tp))
+            return out + "r"
+        return out
 
     def added(block, out, *, skip, result, viewer_after):
         """The block's output (all-reduced under tensor parallelism) added to the residual stream
         ``skip``; as LLM-Viewer counts it, the add reads only the block's output and follows ``viewer_after``."""
-        if tp > 1:
-            ops.append(_allreduce(f"{block}_allreduce", out, out + "r", T, h, a, tp))
-            out += "r"
+        out = all_reduced(block, out)
         residual = {out: _times(T, h, a)} if viewer else {skip: _times(T, h, a), out: _times(T, h, a)}
         op(f"{block}_add", _times(T, h), residual, {result: _times(T, h, a)}, after=(viewer_after,) if viewer else ())
 
-    op("attn_norm", _times(7, T, h), {"X": _times(T, h, a)}, {"N1": _times(T, h, a)})
+    def norm(name, src, dst):
+        op(name, _times(7, T, h), {src: _times(T, h, a)}, {dst: _times(T, h, a)})
+
+    norm("attn_norm", "X", "N1")
     rope = cfg.rotary and not viewer
     linear("q_proj", "N1", "Q", h, nq * d, a)
     # the new tokens' K (and V) are the cache append: at kv_dtype, unless a rotary embedding follows
@@ -600,7 +482,7 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
     if rope:
         op(
             "rope",
-            _times(3, T, (nq + nkv) * d),
+            _times(3, T, (nq + nkv) * (cfg.rotary_dim or d)),
             {"Q": _times(T, nq * d, a), "K": _times(T, nkv * d, a)},
             {"Qr": _times(T, nq * d, a), "Kr": _times(T, nkv * d, c)},
         )
@@ -623,8 +505,20 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
         after=() if stage == "prefill" else ("v_proj",),
     )
     linear("out_proj", "O", "A", nq * d, h, a)
-    added("attn", "A", skip="X", result="H1", viewer_after="attn_norm")
-    op("mlp_norm", _times(7, T, h), {"H1": _times(T, h, a)}, {"N2": _times(T, h, a)})
+    attn_out = "A"
+    if cfg.post_norms:
+        norm("attn_post_norm", "A", "Ap")
+        attn_out = "Ap"
+    if cfg.parallel:  # attention and MLP side by side, one residual add of both
+        attn_out = all_reduced("attn", attn_out)
+        mlp_in = "N1"
+        if cfg.parallel == "two":
+            norm("mlp_norm", "X", "N2")
+            mlp_in = "N2"
+    else:
+        added("attn", attn_out, skip="X", result="H1", viewer_after="attn_norm")
+        norm("mlp_norm", "H1", "N2")
+        mlp_in = "N2"
     act_width = h if viewer else f
     if cfg.experts or cfg.gated:
         rows, used, down = T, 1, "D"  # dense: every token, each weight read once
@@ -636,11 +530,11 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
             op(
                 "router",
                 _times(2, T, h, E),
-                {"N2": _times(T, h, a), "W_router": _times(h, E, w)},
+                {mlp_in: _times(T, h, a), "W_router": _times(h, E, w)},
                 {"R": _times(T, E, a)},
             )
-        linear("gate_proj", "N2", "G", h, f, a, rows=rows, weights=used)
-        linear("up_proj", "N2", "U", h, f, a, rows=rows, weights=used)
+        linear("gate_proj", mlp_in, "G", h, f, a, rows=rows, weights=used)
+        linear("up_proj", mlp_in, "U", h, f, a, rows=rows, weights=used)
         op(
             "mlp_act",
             _times(2, rows, act_width),
@@ -656,11 +550,26 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
                 {"D": _times(T, h, a)},
             )
     else:
-        linear("up_proj", "N2", "U", h, f, a)
+        linear("up_proj", mlp_in, "U", h, f, a)
         op("mlp_act", _times(2, T, act_width), {"U": _times(T, act_width, a)}, {"M": _times(T, act_width, a)})
         linear("down_proj", "M", "D", f, h, a)
-    added("mlp", "D", skip="H1", result="Y", viewer_after="attn_add")
+    mlp_out = "D"
+    if cfg.post_norms:
+        norm("mlp_post_norm", "D", "Dp")
+        mlp_out = "Dp"
+    if cfg.parallel:
+        mlp_out = all_reduced("mlp", mlp_out)
+        both = {"X": _times(T, h, a), attn_out: _times(T, h, a), mlp_out: _times(T, h, a)}
+        op("block_add", _times(2, T, h), both, {"Y": _times(T, h, a)})
+    else:
+        added("mlp", mlp_out, skip="H1", result="Y", viewer_after="attn_add")
     return ops
+
+
+def _biased(cfg: TransformerConfig) -> tuple[str, ...]:
+    """The linear layers of a layer that add a bias (``FAMILIES[...]["bias"]``)."""
+    qkv, mlp = ("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj", "down_proj")
+    return {"qkv": qkv, "mlp": mlp, "all": (*qkv, "out_proj", *mlp)}.get(cfg.bias, ())
 
 
 def _allreduce(name, src, dst, T, h, a, tp):
