@@ -77,7 +77,7 @@ class _Line:
 
     op: LayerOp
     count: int
-    values: dict  # quantity → (at0, slope), exact
+    values: dict[object, tuple]  # quantity (or (reads|writes, tensor)) → (at0, slope), exact
 
 
 def generation(config, **options) -> Generation:
@@ -168,7 +168,10 @@ def _time(r: Request, volumes: dict, peak: float) -> float:
 def _line(r: Request, op: LayerOp, count: int) -> _Line:
     at0 = _volumes(op, count, {"batch": r.batch, "kv_len": r.seq})
     at1 = _volumes(op, count, {"batch": r.batch, "kv_len": r.seq + 1})
-    values = {"ops": (at0["ops"], at1["ops"] - at0["ops"]), "far": (_far(r, at0), _far(r, at1) - _far(r, at0))}
+    values: dict[object, tuple] = {
+        "ops": (at0["ops"], at1["ops"] - at0["ops"]),
+        "far": (_far(r, at0), _far(r, at1) - _far(r, at0)),
+    }
     if op.network is not None:
         values["network"] = (at0["network"], at1["network"] - at0["network"])
     for kind in ("reads", "writes"):

@@ -229,7 +229,7 @@ def _rotary_dim(family: str, config: Mapping, head_dim: int) -> int:
     fraction = config.get("rotary_pct", config.get("partial_rotary_factor"))
     if fraction is None or fraction == 1:
         return 0
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction <= 1:
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
         raise WorkloadError(f"{family} config: rotary_pct={short_repr(fraction)} must be a fraction in (0, 1]")
     return max(1, int(head_dim * fraction))
 
