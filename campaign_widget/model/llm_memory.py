@@ -49,11 +49,11 @@ class Footprint:
         where = f"{self.level} " if self.level else ""
         largest = ", ".join(f"{k} {v:,}" for k, v in self.largest.items())
         if self.fits:
-            verdict = (
-                f"fits in {format_si(self.capacity, 'B')} of {where}memory, {format_si(headroom, 'B')} to spare"
-            )
+            verdict = f"fits in {format_si(self.capacity, 'B')} of {where}memory, {format_si(headroom, 'B')} to spare"
         else:
-            verdict = f"does NOT fit in {format_si(self.capacity, 'B')} of {where}memory ({format_si(-headroom, 'B')} over)"
+            verdict = (
+                f"does NOT fit in {format_si(self.capacity, 'B')} of {where}memory ({format_si(-headroom, 'B')} over)"
+            )
         return f"{parts}: {verdict}; largest that fit: {largest}" if largest else f"{parts}: {verdict}"
 
 
