@@ -39,6 +39,21 @@ def _tensor_gpu(name: str, *, peaks: dict[str, float], bandwidth: float, capacit
     )
 
 
+# Every compute row of the NVIDIA H100 Tensor Core GPU datasheet, SXM form factor (tensor-core rows "with
+# sparsity", halved to the dense figure): FP64 34 TFLOPS, FP64 Tensor Core 67, FP32 67, TF32 Tensor Core
+# 989, BF16 and FP16 Tensor Core 1,979, FP8 Tensor Core 3,958, INT8 Tensor Core 3,958 TOPS. Hopper has no
+# INT4 tensor-core row. fp64 is the FP64 Tensor Core figure (a matrix product in FP64 runs there). The
+# H200 SXM datasheet gives the same compute rows.
+HOPPER_SXM = {
+    "fp16": 1979 / 2 * TERA,
+    "bf16": 1979 / 2 * TERA,
+    "fp8": 3958 / 2 * TERA,
+    "int8": 3958 / 2 * TERA,
+    "tf32": 989 / 2 * TERA,
+    "fp32": 67 * TERA,
+    "fp64": 67 * TERA,
+}
+
 MACHINES: dict[str, Machine] = {
     # NVIDIA H100 Tensor Core GPU datasheet, SXM form factor: FP32 67 TFLOPS (non-tensor),
     # FP64 34 TFLOPS, GPU memory bandwidth 3.35 TB/s (HBM3). 67 TFLOP/s = 132 SMs × 128 FP32
@@ -64,39 +79,19 @@ MACHINES: dict[str, Machine] = {
     "a100-sxm-80gb": _fp32_gpu(
         "A100 SXM 80GB", fp32=19.5 * TERA, fp64=9.7 * TERA, bandwidth=2039 * GIGA, capacity=80 * GIGA
     ),
-    # Every compute row of the NVIDIA H100 Tensor Core GPU datasheet, SXM form factor (tensor-core rows
-    # "with sparsity", halved to the dense figure): FP64 34 TFLOPS, FP64 Tensor Core 67, FP32 67,
-    # TF32 Tensor Core 989, BF16 and FP16 Tensor Core 1,979, FP8 Tensor Core 3,958, INT8 Tensor Core
-    # 3,958 TOPS; GPU memory 80GB, bandwidth 3.35 TB/s. Hopper has no INT4 tensor-core row. fp64 is
-    # the FP64 Tensor Core figure (a matrix product in FP64 runs there).
+    # NVIDIA H100 Tensor Core GPU datasheet, SXM: every compute row (HOPPER_SXM), GPU memory 80GB,
+    # bandwidth 3.35 TB/s.
     "h100-sxm-tensor": _tensor_gpu(
         "H100 SXM",
-        peaks={
-            "fp16": 1979 / 2 * TERA,
-            "bf16": 1979 / 2 * TERA,
-            "fp8": 3958 / 2 * TERA,
-            "int8": 3958 / 2 * TERA,
-            "tf32": 989 / 2 * TERA,
-            "fp32": 67 * TERA,
-            "fp64": 67 * TERA,
-        },
+        peaks=HOPPER_SXM,
         bandwidth=3.35 * TERA,
         capacity=80 * GIGA,
     ),
-    # The NVIDIA H200 Tensor Core GPU datasheet, SXM: the same compute rows as the H100 SXM's (FP64 Tensor
-    # Core 67, FP32 67, TF32 989, BF16/FP16 1,979, FP8 3,958, INT8 3,958, with sparsity for the tensor
-    # rows), GPU memory 141GB, 4.8 TB/s.
+    # NVIDIA H200 Tensor Core GPU datasheet, SXM: the H100 SXM's compute rows (HOPPER_SXM), GPU memory
+    # 141GB, 4.8 TB/s.
     "h200-sxm-tensor": _tensor_gpu(
         "H200 SXM",
-        peaks={
-            "fp16": 1979 / 2 * TERA,
-            "bf16": 1979 / 2 * TERA,
-            "fp8": 3958 / 2 * TERA,
-            "int8": 3958 / 2 * TERA,
-            "tf32": 989 / 2 * TERA,
-            "fp32": 67 * TERA,
-            "fp64": 67 * TERA,
-        },
+        peaks=HOPPER_SXM,
         bandwidth=4.8 * TERA,
         capacity=141 * GIGA,
     ),
