@@ -99,6 +99,17 @@ def test_capacity_per_memory_level_and_the_footprint_against_the_farthest():
     assert cw.model.presets.machine("h100-sxm").capacity_of() == 80e9
 
 
+def test_capacity_and_typed_peaks_survive_a_workload_file(tmp_path):
+    for preset in ("a100-sxm-80gb-levels", "h100-sxm-tensor"):
+        w = cw.Workload([cw.Phase("g", ops=1e12, bytes=1e9)], machine=preset)
+        again = cw.load(cw.save(w, tmp_path / f"{preset}.yaml"))
+        assert again.machine == w.machine and again.machine.capacity and again.machine.capacity == w.machine.capacity
+    text = "machine: {preset: h100-sxm-tensor, peak_compute: 1979e12}\nphases:\n- {name: a, ops: 1e12, bytes: 1e9}\n"
+    (tmp_path / "faster.yaml").write_text(text)
+    peaks = dict(cw.load(tmp_path / "faster.yaml").machine.peaks)
+    assert peaks["fp16"] == 1979e12 and peaks["int8"] == 2 * 1979e12  # the preset's peaks, scaled together
+
+
 @pytest.mark.parametrize(
     "build, words",
     [

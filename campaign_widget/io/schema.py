@@ -61,6 +61,8 @@ MACHINE_KEYS = (
     "normalized",
     "ceilings",
     "levels",
+    "capacity",
+    "peaks",
 )
 CEILING_KEYS = ("name", "compute", "bandwidth")
 PER_LEVEL_KEYS = ("bytes", "memory_util")  # a number (the farthest level) or {level: value, ...}
@@ -213,6 +215,7 @@ def _read_machine(source: Source, doc, line) -> Machine:
     expect_map(source, doc, "machine", line)
     check_keys(source, doc, MACHINE_KEYS, "machine")
     fields: dict[str, Any] = {}
+    base = None
     if doc.get("preset") is not None:
         base = read_preset(source, doc["preset"], line_of(doc, "preset"), "machine.preset")
         fields = {k: getattr(base, k) for k in MACHINE_KEYS if k != "preset"}
@@ -227,6 +230,13 @@ def _read_machine(source: Source, doc, line) -> Machine:
                 field="machine.memory_name",
             )
         fields.pop("memory_name", None)  # a machine with levels names its farthest level itself
+        if base is not None and base.capacity:  # the preset's: its farthest level's is the new farthest's
+            names = [name for name, _ in fields["levels"]]
+            old = dict(base.capacity)
+            kept = {level: old[level] for level in names[:-1] if level in old and level != base.level_names[-1]}
+            if base.level_names[-1] in old:
+                kept[farthest] = old[base.level_names[-1]]
+            fields["capacity"] = tuple(kept.items())
         if "peak_bandwidth" not in doc:
             fields["peak_bandwidth"] = None
     elif "peak_bandwidth" in doc and fields.get("levels"):
@@ -288,10 +298,34 @@ def _read_machine(source: Source, doc, line) -> Machine:
             }
             parsed.append(Ceiling(name, **values))
         fields["ceilings"] = tuple(parsed)
+    _read_typed(source, doc, fields)
     try:
         return Machine(**fields)
     except (TypeError, ValueError) as e:
         raise source.error(str(e), line=line) from e
+
+
+def _read_typed(source: Source, doc, fields: dict) -> None:
+    """``machine.capacity`` (bytes: a number for the farthest level, or {level: bytes}) and
+    ``machine.peaks`` ({data type: ops/s}, the first one peak_compute's), docs/llm-inference.md#memory-capacity;
+    a preset's typed peaks scale with a ``peak_compute`` given beside it, as ``Machine.with_peaks`` does."""
+    for key in ("capacity", "peaks"):
+        value = doc.get(key)
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            fields[key] = {k: read_number(source, v, f"machine.{key}.{k}", line_of(value, k)) for k, v in value.items()}
+        elif key == "capacity":
+            fields[key] = read_number(source, value, "machine.capacity", line_of(doc, key))
+        else:
+            raise source.error(
+                f"{show(value)} must map data types to peaks ({{fp16: 989.5e12, int8: 1979e12}})",
+                line=line_of(doc, key),
+                field="machine.peaks",
+            )
+    if doc.get("peaks") is None and "peak_compute" in doc and fields.get("peaks"):
+        first = fields["peaks"][0][1]
+        fields["peaks"] = tuple((t, p * fields["peak_compute"] / first) for t, p in fields["peaks"])
 
 
 def _read_levels(source: Source, doc, line) -> tuple[tuple[str, float], ...]:
@@ -390,6 +424,10 @@ def _machine_document(m: Machine) -> dict:
     if not m.levels:
         doc["memory_name"] = m.memory_name
     doc.update(ops_unit=m.ops_unit, bytes_unit=m.bytes_unit, time_unit=m.time_unit, normalized=bool(m.normalized))
+    if m.capacity:
+        doc["capacity"] = {level: _plain(size) for level, size in m.capacity}
+    if m.peaks:
+        doc["peaks"] = {dtype: _plain(peak) for dtype, peak in m.peaks}
     if m.ceilings:
         doc["ceilings"] = [
             {

@@ -65,6 +65,10 @@ class Machine:
     one is the memory farthest from compute, whose bandwidth is ``peak_bandwidth``. Without
     ``levels`` the machine has one level, named ``memory_name``.
 
+    ``capacity`` (bytes of the farthest level, or ``{level: bytes}``) says how much each level holds;
+    ``peak_compute={"fp16": ..., "int8": ...}`` gives a peak per data type, the first one being
+    ``peak_compute`` (docs/llm-inference.md#a-peak-per-data-type).
+
     >>> m = Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12, name="H100 FP32")
     >>> m.ridge_point  # ops per byte where the two roofs meet
     15.283582089552239
