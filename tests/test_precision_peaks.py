@@ -115,3 +115,15 @@ def test_the_presets_carry_their_datasheet_rows():
 def test_bad_peaks_are_refused_naming_the_types(build, words):
     with pytest.raises(CampaignWidgetError, match=words.replace("(", r"\(")):
         build()
+
+
+def test_llm_viewer_mode_reads_prefill_queries_at_the_activations_width_as_its_main_branch_does():
+    # LLM-Viewer's main (model_analyzer.py as its forks carry it, e.g. mmcclean-aws/LLM-Viewer at 29260ca2):
+    # prefill qk_matmul load_act = seqlen·head_size·batch·kv_heads·a_byte, load_kv_cache the same at
+    # kv_byte, store_act = seqlen²·batch·heads·a_byte. Llama-2-7B, batch 2, seqlen 512, a 16 bits, kv 8 bits.
+    w = Workload.from_transformer(
+        "llama-2-7b", batch=2, seq=512, machine=TYPED_H100, kv_dtype="int8", counts="llm-viewer"
+    )
+    qk = w.names.index("qk_matmul")
+    expected = 512 * 128 * 2 * 32 * 2 + 512 * 128 * 2 * 32 * 1 + 512 * 512 * 2 * 32 * 2
+    assert w.arrays.bytes[qk] == 32 * expected

@@ -33,8 +33,8 @@ from the cache (``Kcache``, ``Vcache``), and the new token's K and V are appende
 ``k_proj``/``v_proj``, or ``rope`` for the keys). Prefill's parameters are ``batch, seq``, decode's
 ``batch, kv_len``.
 
-Conventions (LLM-Viewer's: hahnyuan/LLM-Viewer ``model_analyzer.py`` at 01b269d6)
--------------------------------------------------------------------------------
+Conventions (LLM-Viewer's: hahnyuan/LLM-Viewer ``model_analyzer.py`` at 01b269d6, but for one count)
+-----------------------------------------------------------------------------------------------------
 - A matrix product of an ``m×k`` by a ``k×n`` matrix costs ``2·m·n·k`` ops and moves its two
   inputs and its output once (weights at ``weight_dtype``, activations at ``dtype``).
 - softmax: 5 ops per score (max, subtract, exp, sum, divide); a norm (RMSNorm or LayerNorm):
@@ -46,6 +46,10 @@ Conventions (LLM-Viewer's: hahnyuan/LLM-Viewer ``model_analyzer.py`` at 01b269d6
   query heads); scores and probabilities are ``dtype``.
 - A phase's time is its roofline time, ``max(ops / peak_compute, bytes / bandwidth)``; the
   sequential makespan is the sum over phases.
+- Prefill's scores read Q as LLM-Viewer's main branch reads it: ``batch·seq·kv_heads·head_dim``
+  elements at ``dtype`` (its ``load_act``; ``model_analyzer.py`` as main's forks carry it, e.g.
+  mmcclean-aws/LLM-Viewer at 29260ca2). Commit 01b269d6, which never reached main, read them at
+  ``kv_dtype``: the two differ only when ``kv_dtype`` is not ``dtype``.
 
 ``counts="llm-viewer"`` reproduces that tool's numbers exactly (``tests/test_transformer.py``
 compares them with its output). ``counts="einsum"`` (the default) keeps the same per-point costs
@@ -54,8 +58,8 @@ and differs on purpose where the tool's counts are not those of the computation:
 - the gated MLP's activation runs over the ``intermediate_size`` columns (LLM-Viewer:
   ``hidden_size``);
 - a residual add reads both operands (LLM-Viewer: one);
-- prefill's scores read Q at ``num_attention_heads`` heads and ``dtype`` (LLM-Viewer counts Q like K:
-  kv heads at ``kv_dtype``, the same only without GQA and with ``kv_dtype == dtype``);
+- prefill's scores read Q at ``num_attention_heads`` heads (LLM-Viewer: at kv heads, the same only
+  without GQA);
 - a rotary embedding (3 ops per element of Q and K: two multiplies and an add) writes the keys
   to the cache, for the families that use it (Llama, Mistral, Mixtral; LLM-Viewer has none);
 - the LM head (after a final norm) runs on the last position of each sequence — what generation
@@ -491,7 +495,7 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
     cache_after = () if stage == "prefill" else (("rope",) if rope else ("k_proj",))
     kv_read = _times(kv_tokens, nkv * d, c)
     if viewer and stage == "prefill":
-        q_read = _times(T, nkv * d, c)  # LLM-Viewer counts Q like K
+        q_read = _times(T, nkv * d, a)  # LLM-Viewer's main counts Q at kv heads, at the activations' width
     else:
         q_read = _times(T, nq * d, a)
     scores = _times(T, nq, K, a)
