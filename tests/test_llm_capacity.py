@@ -76,6 +76,15 @@ def test_a_generation_holds_the_cache_of_the_prompt_and_the_new_tokens():
     assert f.kv_cache == footprint("llama-2-7b", batch=2, seq=1024).kv_cache
 
 
+def test_a_mixed_step_holds_the_running_caches_and_the_new_prompts():
+    mixed = footprint("llama-3-8b", batch=32, seq=512, kv_len=2048, stage="mixed")
+    alone = (
+        footprint("llama-3-8b", batch=1, seq=512).kv_cache
+        + footprint("llama-3-8b", batch=32, seq=2048, stage="decode").kv_cache
+    )
+    assert mixed.kv_cache == alone
+
+
 def test_capacity_says_whether_it_fits_the_headroom_and_the_largest_batch_and_length():
     h100 = Machine(989.5e12, 3.35e12, capacity=80e9)
     f = footprint("llama-2-7b", batch=16, seq=4096, stage="decode", machine=h100)

@@ -77,6 +77,31 @@ def test_each_run_follows_the_token_of_the_one_before():
     assert float(w.schedule().makespan) == pytest.approx(float(w.arrays.duration.sum()), rel=1e-12)
 
 
+def test_a_mixed_step_runs_a_prompt_beside_the_decode_batch_and_reads_the_weights_once():
+    mixed = Workload.from_transformer("llama-3-8b", batch=32, seq=512, kv_len=2048, stage="mixed")
+    prefill = Workload.from_transformer("llama-3-8b", batch=1, seq=512)
+    decode = Workload.from_transformer("llama-3-8b", batch=32, seq=2048, stage="decode")
+
+    def phase(w, name, column="ops"):
+        return float(getattr(w.arrays, column)[w.names.index(name)])
+
+    assert mixed.params == {"batch": 32, "seq": 512, "kv_len": 2048}
+    # the projections run the 32 + 512 tokens together, their weights read once
+    assert phase(mixed, "q_proj") == phase(prefill, "q_proj") + phase(decode, "q_proj")
+    weights = mixed.tensors[mixed.names.index("q_proj")][0]["W_q_proj"]
+    assert weights == prefill.tensors[prefill.names.index("q_proj")][0]["W_q_proj"]
+    # each part's attention is that pass's own
+    for name in ("qk_matmul", "softmax", "sv_matmul"):
+        for part, alone in (("prefill_", prefill), ("decode_", decode)):
+            assert phase(mixed, part + name) == phase(alone, name)
+            assert phase(mixed, part + name, "bytes") == phase(alone, name, "bytes")
+    assert mixed.arrays.duration.sum() < prefill.arrays.duration.sum() + decode.arrays.duration.sum()
+    flash = Workload.from_transformer("llama-3-8b", batch=32, seq=512, stage="mixed", flash_attention=True)
+    assert flash.fusion_groups == ("prefill_attention", "decode_attention")
+    with pytest.raises(CampaignWidgetError, match="no LLM-Viewer counts"):
+        Workload.from_transformer("llama-3-8b", batch=32, seq=512, stage="mixed", counts="llm-viewer")
+
+
 @pytest.mark.parametrize(
     "options, words",
     [

@@ -24,9 +24,10 @@ TRANSFORMER_PASS = {
     "seq": dict(type=int, default=2048, metavar="N", help="tokens per sequence (default 2048)"),
     "kv_len": dict(type=int, metavar="N", help="decode: tokens attended to (default --seq)"),
     "stage": dict(
-        choices=["prefill", "decode", "generate"],
+        choices=["prefill", "decode", "generate", "mixed"],
         default="prefill",
-        help="which pass, or a whole generation (needs --new-tokens); default prefill",
+        help="which pass, a whole generation (needs --new-tokens) or a mixed step (a prompt of --seq tokens "
+        "beside --batch sequences decoding at --kv-len); default prefill",
     ),
     "new_tokens": dict(type=int, metavar="N", help="generate: tokens each sequence generates"),
     "dtype": dict(choices=list(DTYPE_BYTES), help="activations' data type (default fp16)"),

@@ -31,7 +31,9 @@ runs ``batch`` tokens (one new token per sequence), each attending to ``kv_len``
 (``kv_len`` defaults to ``seq``): the scores and scores × V read ``batch·kv_len`` keys and values
 from the cache (``Kcache``, ``Vcache``), and the new token's K and V are appended (written by
 ``k_proj``/``v_proj``, or ``rope`` for the keys). Prefill's parameters are ``batch, seq``, decode's
-``batch, kv_len``.
+``batch, kv_len``. ``stage="mixed"`` is continuous batching's step, a prompt of ``seq`` tokens beside
+``batch`` sequences decoding at ``kv_len`` (the projections run all their tokens at once), and
+``stage="generate"`` a whole request (``campaign_widget.model.generation``); docs/llm-inference.md.
 
 Conventions (LLM-Viewer's: hahnyuan/LLM-Viewer ``model_analyzer.py`` at 01b269d6, but for one count)
 -----------------------------------------------------------------------------------------------------
@@ -107,7 +109,7 @@ from .machine import Machine
 from .phase import Phase
 from .presets import machine_from
 
-STAGES = ("prefill", "decode", "generate")
+STAGES = ("prefill", "decode", "generate", "mixed")
 MAX_NEW_TOKENS = 1_000_000  # a generation's decode steps are timed as arrays of this length
 COUNTS = ("einsum", "llm-viewer")
 LAYERS = ("count", "repeat")
@@ -205,6 +207,8 @@ class Request:
     def params(self) -> dict:
         if self.stage == "decode":
             return {"batch": self.batch, "kv_len": self.kv_len}
+        if self.stage == "mixed":
+            return {"batch": self.batch, "seq": self.seq, "kv_len": self.kv_len}
         return {"batch": self.batch, "seq": self.seq}
 
     def layer_ops(self, stage: str | None = None) -> list[LayerOp]:
@@ -242,7 +246,7 @@ def check_request(
         raise WorkloadError(f"layers={short_repr(layers)} must be one of {', '.join(LAYERS)}")
     batch = _size("batch", batch)
     seq = _size("seq", seq)
-    if stage == "decode":
+    if stage in ("decode", "mixed"):
         kv_len = seq if kv_len is None else _size("kv_len", kv_len)
     elif kv_len is not None:
         raise WorkloadError(f"kv_len is for stage='decode'; {stage} attends to its own seq tokens")
@@ -254,6 +258,8 @@ def check_request(
             raise WorkloadError(f"new_tokens={new_tokens} is more than the limit, {MAX_NEW_TOKENS:,}")
     elif new_tokens is not None:
         raise WorkloadError(f"new_tokens is for stage='generate', not stage={stage!r}")
+    if stage == "mixed" and counts == "llm-viewer":
+        raise WorkloadError("stage='mixed' has no LLM-Viewer counts (that tool has no mixed step); use counts='einsum'")
     a = _dtype("dtype", dtype)
     c = _dtype("kv_dtype", dtype if kv_dtype is None else kv_dtype)
     w = _dtype("weight_dtype", dtype if weight_dtype is None else weight_dtype)
@@ -299,7 +305,10 @@ def transformer_phases(config, **options) -> TransformerPass:
         for op in layer:
             phases.append(op.phase(prefix, count, inputs))
         if r.flash_attention:
-            groups[f"{prefix}attention"] = [f"{prefix}{n}" for n in ("qk_matmul", "softmax", "sv_matmul")]
+            for part in ("prefill_", "decode_") if r.stage == "mixed" else ("",):
+                groups[f"{prefix}{part}attention"] = [
+                    f"{prefix}{part}{n}" for n in ("qk_matmul", "softmax", "sv_matmul")
+                ]
     last = copies[-1] + "Y"
     for op in r.head_ops():
         phases.append(op.phase("", 1, {"Y": last}))
@@ -320,7 +329,7 @@ def footprint(config, **options) -> Footprint:
     (13.48, 512, True)
     """
     r = check_request(config, **options)
-    size = "seq" if r.stage == "prefill" else "kv_len" if r.stage == "decode" else "new_tokens"
+    size = {"prefill": "seq", "decode": "kv_len", "mixed": "kv_len", "generate": "new_tokens"}[r.stage]
 
     def parts(batch: int, length: int) -> tuple[float, float, float]:
         if r.stage == "generate":
@@ -332,11 +341,12 @@ def footprint(config, **options) -> Footprint:
                 ),
             )
         else:
-            tokens, acts = length, _activations(r, r.stage, {"batch": batch, size: length})
-        kv = r.cfg.layers * 2 * batch * tokens * (r.cfg.kv_heads // r.tp) * r.cfg.head_dim * r.c
+            tokens, acts = length, _activations(r, r.stage, {**r.params, "batch": batch, size: length})
+        cached = batch * tokens + (r.seq if r.stage == "mixed" else 0)  # a mixed step's new prompt too
+        kv = r.cfg.layers * 2 * cached * (r.cfg.kv_heads // r.tp) * r.cfg.head_dim * r.c
         return _weights(r), kv, acts
 
-    length = {"prefill": r.seq, "decode": r.kv_len, "generate": r.new_tokens}[r.stage]
+    length = {"prefill": r.seq, "decode": r.kv_len, "mixed": r.kv_len, "generate": r.new_tokens}[r.stage]
     weights, kv, acts = parts(r.batch, length)
     level = r.machine.level_names[-1]
     capacity = r.machine.capacity_of(level)
@@ -444,7 +454,7 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
     viewer = counts == "llm-viewer"
     h, d = cfg.hidden, cfg.head_dim
     nq, nkv, f = cfg.heads // tp, cfg.kv_heads // tp, cfg.intermediate // tp
-    T = "batch*seq" if stage == "prefill" else "batch"  # tokens this pass runs
+    T = {"prefill": "batch*seq", "decode": "batch", "mixed": "batch+seq"}[stage]  # tokens this pass runs
     K = "seq" if stage == "prefill" else "kv_len"  # tokens each one attends to
     kv_tokens = "batch*seq" if stage == "prefill" else "batch*kv_len"
     ops = []
@@ -453,7 +463,10 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
         ops.append(LayerOp(name, n_ops, tuple(reads.items()), tuple(writes.items()), **kw))
 
     def linear(name, src, dst, k, n, out_bytes, rows=T, weights=1):
-        reads = {src: _times(rows, k, a), f"W_{name}": _times(weights, k, n, w)}
+        # src: the input tensor, or {tensor: its rows} for an input in parts (a mixed step's attention)
+        parts = src if isinstance(src, dict) else {src: rows}
+        reads = {t: _times(r, k, a) for t, r in parts.items()}
+        reads[f"W_{name}"] = _times(weights, k, n, w)
         n_ops = _times(2, rows, k, n)
         if name in _biased(cfg):  # a bias: one add per output, its n values read with the weights
             reads[f"W_{name}_bias"] = _times(weights, n, w)
@@ -491,24 +504,35 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
             {"Qr": _times(T, nq * d, a), "Kr": _times(T, nkv * d, c)},
         )
         q, k_new = "Qr", "Kr"
-    keys, values = (k_new, "V") if stage == "prefill" else ("Kcache", "Vcache")
-    cache_after = () if stage == "prefill" else (("rope",) if rope else ("k_proj",))
-    kv_read = _times(kv_tokens, nkv * d, c)
-    if viewer and stage == "prefill":
-        q_read = _times(T, nkv * d, a)  # LLM-Viewer's main counts Q at kv heads, at the activations' width
-    else:
-        q_read = _times(T, nq * d, a)
-    scores = _times(T, nq, K, a)
-    op("qk_matmul", _times(2, T, nq, K, d), {q: q_read, keys: kv_read}, {"S": scores}, after=cache_after)
-    op("softmax", _times(5, T, nq, K), {"S": scores}, {"P": scores})
-    op(
-        "sv_matmul",
-        _times(2, T, nq, K, d),
-        {"P": scores, values: kv_read},
-        {"O": _times(T, nq * d, a)},
-        after=() if stage == "prefill" else ("v_proj",),
-    )
-    linear("out_proj", "O", "A", nq * d, h, a)
+    cache_after = ("rope",) if rope else ("k_proj",)  # a decode step's new key joins the cache
+
+    def attention(part, rows, attended, kv_rows, keys, values, after_k=(), after_v=()):
+        """Scores, softmax and scores × V of ``rows`` queries, each attending to ``attended`` keys."""
+        kv_read = _times(kv_rows, nkv * d, c)
+        # LLM-Viewer's main counts a prefill's Q at kv heads, at the activations' width
+        q_read = _times(rows, (nkv if viewer and stage == "prefill" else nq) * d, a)
+        scores = _times(rows, nq, attended, a)
+        S, P = f"{part}S", f"{part}P"
+        op(f"{part}qk_matmul", _times(2, rows, nq, attended, d), {q: q_read, keys: kv_read}, {S: scores}, after=after_k)
+        op(f"{part}softmax", _times(5, rows, nq, attended), {S: scores}, {P: scores})
+        op(
+            f"{part}sv_matmul",
+            _times(2, rows, nq, attended, d),
+            {P: scores, values: kv_read},
+            {f"{part}O": _times(rows, nq * d, a)},
+            after=after_v,
+        )
+
+    if stage == "prefill":
+        attention("", T, K, kv_tokens, k_new, "V")
+        linear("out_proj", "O", "A", nq * d, h, a)
+    elif stage == "decode":
+        attention("", T, K, kv_tokens, "Kcache", "Vcache", cache_after, ("v_proj",))
+        linear("out_proj", "O", "A", nq * d, h, a)
+    else:  # one engine step: a new prompt of seq tokens beside batch sequences decoding at kv_len
+        attention("prefill_", "seq", "seq", "seq", k_new, "V")
+        attention("decode_", "batch", "kv_len", "batch*kv_len", "Kcache", "Vcache", cache_after, ("v_proj",))
+        linear("out_proj", {"prefill_O": "seq", "decode_O": "batch"}, "A", nq * d, h, a)
     attn_out = "A"
     if cfg.post_norms:
         norm("attn_post_norm", "A", "Ap")
@@ -601,7 +625,7 @@ def _head_ops(cfg: TransformerConfig, stage, a, w, tp, counts) -> list[LayerOp]:
                 (("logits", _times(vocab, a)),),
             )
         ]
-    rows = "batch"
+    rows = "batch+1" if stage == "mixed" else "batch"  # the last position of each sequence
     return [
         LayerOp("final_norm", _times(7, rows, h), (("Y", _times(rows, h, a)),), (("Nf", _times(rows, h, a)),)),
         LayerOp(
