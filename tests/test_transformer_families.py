@@ -111,3 +111,43 @@ def test_an_unknown_family_is_refused_with_the_supported_ones():
     assert all(family in str(caught.value) for family in FAMILIES)
     with pytest.raises(CampaignWidgetError, match="rotary_pct"):
         read_config({**json.loads((CONFIG_DIR / "pythia-6.9b.json").read_text()), "rotary_pct": 2})
+
+
+def test_sliding_windows_cap_the_keys_attended_and_the_cache_held():
+    phi3 = read_config("phi-3-mini-4k")
+    assert (phi3.window, phi3.window_layers) == (2047, 32)
+    gemma2 = read_config("gemma-2-9b")
+    assert (gemma2.window, gemma2.window_layers) == (4096, 21)  # every other of 42 layers, from the first
+    assert read_config("qwen2-7b").window == 0  # use_sliding_window is false
+    windowed = {
+        **json.loads((CONFIG_DIR / "qwen2-7b.json").read_text()),
+        "use_sliding_window": True,
+        "max_window_layers": 20,
+    }
+    assert (read_config(windowed).window, read_config(windowed).window_layers) == (131072, 8)
+
+    def qk(name, kv_len, **options):
+        w = Workload.from_transformer(name, batch=2, seq=16, stage="decode", kv_len=kv_len, **options)
+        return float(w.arrays.ops[w.names.index("qk_matmul")])
+
+    # Phi-3: 32 heads of 96 over at most 2047 keys on every layer
+    assert qk("phi-3-mini-4k", 3000) == 32 * 2 * 2 * 32 * 2047 * 96 == qk("phi-3-mini-4k", 2047)
+    # Gemma 2: 21 layers over all 6000 keys, 21 over the window's 4096
+    assert qk("gemma-2-9b", 6000) == 2 * 2 * 16 * 256 * (21 * 6000 + 21 * 4096)
+    assert qk("phi-3-mini-4k", 3000, counts="llm-viewer") == 32 * 2 * 2 * 32 * 3000 * 96  # LLM-Viewer: no window
+    cache = cw.transformer.footprint("phi-3-mini-4k", batch=2, seq=16, stage="decode", kv_len=3000).kv_cache
+    assert cache == 2 * 32 * 2 * 2047 * 32 * 96 * 2
+    cache = cw.transformer.footprint("gemma-2-9b", batch=1, seq=16, stage="decode", kv_len=6000).kv_cache
+    assert cache == 2 * (21 * 6000 + 21 * 4096) * 8 * 256 * 2
+
+
+@pytest.mark.parametrize("name, seq", [("phi-3-mini-4k", 2040), ("gemma-2-9b", 4090)])
+def test_a_generation_across_the_window_is_still_the_sum_of_its_steps(name, seq):
+    n = 16
+    whole = Workload.from_transformer(name, batch=2, seq=seq, stage="generate", new_tokens=n)
+    parts = [Workload.from_transformer(name, batch=2, seq=seq)]
+    parts += [Workload.from_transformer(name, batch=2, seq=seq, stage="decode", kv_len=seq + j) for j in range(n)]
+    assert whole.arrays.ops.sum() == sum(p.arrays.ops.sum() for p in parts)
+    assert whole.arrays.bytes.sum() == sum(p.arrays.bytes.sum() for p in parts)
+    total = sum(p.arrays.duration.sum() for p in parts)
+    assert whole.arrays.duration.sum() == pytest.approx(total, rel=1e-12)

@@ -73,7 +73,7 @@ class Generation:
 
 @dataclass(frozen=True)
 class _Line:
-    """One decode operation's volume, ``at0 + slope·(kv_len − seq)``, for each of its quantities."""
+    """One decode operation's volume, ``at0 + slope·step`` from its piece's first step, for each quantity."""
 
     op: LayerOp
     count: int
@@ -95,10 +95,40 @@ def generation(config, **options) -> Generation:
     prefill = {"batch": r.batch, "seq": r.seq}
     phases, groups = _prefill_phases(r, prefill)
     ttft = sum(_time(r, _volumes(op, count, prefill), peaks[_type(r, op)]) for op, count in _ops(r, "prefill"))
-    lines = [_line(r, op, count) for op, count in _ops(r, "decode")]
-    offsets = np.arange(n, dtype=np.float64)
-    times = np.empty((n, len(lines)))
-    bounds = np.empty((n, len(lines)), dtype=np.int8)
+    step_times = []
+    previous = phases[-1].name
+    for first, last in _pieces(r, n):  # the steps over which every volume is one affine function of kv_len
+        lines = [_line(r, op, count, r.seq + first) for op, count in _ops(r, "decode")]
+        times, bounds = _step_times(r, peaks, lines, last - first)
+        step_times.append(times.sum(axis=1))
+        changes = np.flatnonzero(np.any(bounds[1:] != bounds[:-1], axis=1)) + 1
+        starts = sorted({0, *changes.tolist(), *([last - first - 1] if last == n else [])})
+        for start, end in zip(starts, [*starts[1:], last - first]):
+            prefix = f"decode[{r.seq + first + start}:{r.seq + first + end}]."
+            run = [_summed_phase(r, line, prefix, start, end) for line in lines]
+            run[0] = _after(run[0], previous)
+            phases += run
+            previous = run[-1].name
+            if r.flash_attention:
+                groups[f"{prefix}attention"] = [f"{prefix}{m}" for m in ("qk_matmul", "softmax", "sv_matmul")]
+    dtypes = {p.name: phase_dtype(p, r.types) for p in phases}
+    times = np.concatenate(step_times)
+    return Generation(phases, r.machine, dtypes, groups, r.batch, r.seq, n, float(ttft), times)
+
+
+def _pieces(r: Request, n: int) -> list[tuple[int, int]]:
+    """The decode steps as ranges [first, last) over which every volume is affine in kv_len: all of
+    them, split after the step that attends to a sliding window's full width."""
+    window = 0 if r.counts == "llm-viewer" else r.cfg.window
+    split = window - r.seq + 1  # the first step that attends to more tokens than the window
+    return [(0, split), (split, n)] if 0 < split < n else [(0, n)]
+
+
+def _step_times(r: Request, peaks: dict, lines: list, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, operations) arrays: each step's time of each operation, and which resource bounds it."""
+    offsets = np.arange(steps, dtype=np.float64)
+    times = np.empty((steps, len(lines)))
+    bounds = np.empty((steps, len(lines)), dtype=np.int8)
     for i, line in enumerate(lines):
         per_resource = [
             (float(a) + float(s) * offsets) / rate for (a, s), rate in zip(_quantities(r, line), _rates(r, peaks, line))
@@ -106,19 +136,7 @@ def generation(config, **options) -> Generation:
         stacked = np.vstack(per_resource)
         times[:, i] = stacked.max(axis=0)
         bounds[:, i] = stacked.argmax(axis=0)
-    changes = np.flatnonzero(np.any(bounds[1:] != bounds[:-1], axis=1)) + 1
-    starts = sorted({0, *changes.tolist(), n - 1})
-    previous = phases[-1].name
-    for start, end in zip(starts, [*starts[1:], n]):
-        prefix = f"decode[{r.seq + start}:{r.seq + end}]."
-        run = [_summed_phase(r, line, prefix, start, end) for line in lines]
-        run[0] = _after(run[0], previous)
-        phases += run
-        previous = run[-1].name
-        if r.flash_attention:
-            groups[f"{prefix}attention"] = [f"{prefix}{m}" for m in ("qk_matmul", "softmax", "sv_matmul")]
-    dtypes = {p.name: phase_dtype(p, r.types) for p in phases}
-    return Generation(phases, r.machine, dtypes, groups, r.batch, r.seq, n, float(ttft), times.sum(axis=1))
+    return times, bounds
 
 
 def _ops(r: Request, stage: str) -> list[tuple[LayerOp, int]]:
@@ -165,9 +183,10 @@ def _time(r: Request, volumes: dict, peak: float) -> float:
     return max(times)
 
 
-def _line(r: Request, op: LayerOp, count: int) -> _Line:
-    at0 = _volumes(op, count, {"batch": r.batch, "kv_len": r.seq})
-    at1 = _volumes(op, count, {"batch": r.batch, "kv_len": r.seq + 1})
+def _line(r: Request, op: LayerOp, count: int, kv_len: int) -> _Line:
+    """The op's volumes from ``kv_len`` on, as (value there, change per step), exactly."""
+    at0 = _volumes(op, count, {"batch": r.batch, "kv_len": kv_len})
+    at1 = _volumes(op, count, {"batch": r.batch, "kv_len": kv_len + 1})
     values: dict[object, tuple] = {
         "ops": (at0["ops"], at1["ops"] - at0["ops"]),
         "far": (_far(r, at0), _far(r, at1) - _far(r, at0)),

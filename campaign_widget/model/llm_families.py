@@ -29,17 +29,19 @@ _LLAMA = {"fields": _LLAMA_FIELDS, "gated": True, "rotary": True}
 #: model_type → its layout. ``parallel``: attention and MLP side by side on one residual add ("shared":
 #: one norm feeds both, GPT-J and Falcon; "two": a norm each, GPT-NeoX); ``bias``: the linear layers with
 #: a bias ("qkv", "mlp" or "all"); ``post_norms``: a norm after attention and after the MLP too (Gemma 2);
-#: ``tied``: the LM head is the embedding table unless ``tie_word_embeddings`` says otherwise;
+#: ``tied``: the LM head is the embedding table unless ``tie_word_embeddings`` says otherwise; ``window``:
+#: the layers whose attention keeps a ``sliding_window`` of keys ("all"; "alternate": every other one,
+#: from the first; "upper": those from ``max_window_layers`` up, when ``use_sliding_window``);
 #: ``intermediate``: the MLP width when the config gives none, in hidden sizes; ``kv``: how the KV heads
 #: are given (num_key_value_heads by default).
 FAMILIES: dict[str, dict] = {
     "llama": _LLAMA,
     "mistral": _LLAMA,
     "mixtral": {**_LLAMA, "moe": True},
-    "qwen2": {**_LLAMA, "bias": "qkv"},
+    "qwen2": {**_LLAMA, "bias": "qkv", "window": "upper"},
     "gemma": {**_LLAMA, "tied": True},
-    "gemma2": {**_LLAMA, "tied": True, "post_norms": True},
-    "phi3": _LLAMA,
+    "gemma2": {**_LLAMA, "tied": True, "post_norms": True, "window": "alternate"},
+    "phi3": {**_LLAMA, "window": "all"},
     "gpt2": {"fields": _GPT_FIELDS, "gated": False, "rotary": False, "tied": True, "kv": "mha"},
     "gptj": {
         "fields": _GPT_FIELDS,
@@ -94,6 +96,8 @@ class TransformerConfig:
     parallel: str = ""  # "", "shared" or "two": attention and MLP in parallel (see FAMILIES)
     post_norms: bool = False
     rotary_dim: int = 0  # the head dimensions a rotary embedding turns (0: all of them)
+    window: int = 0  # a sliding window's keys (0: none) ...
+    window_layers: int = 0  # ... on this many of the layers
 
 
 def presets() -> list[str]:
@@ -177,7 +181,7 @@ def read_config(config) -> TransformerConfig:
     return TransformerConfig(
         family, hidden, heads, kv_heads, layers, intermediate, vocab, head_dim, spec["gated"], spec["rotary"],
         experts, top_k, name, tied, bias, parallel, spec.get("post_norms", False),
-        _rotary_dim(family, config, head_dim) if spec["rotary"] else 0,
+        _rotary_dim(family, config, head_dim) if spec["rotary"] else 0, *_window(family, spec, config, layers),
     )  # fmt: skip
 
 
@@ -194,6 +198,23 @@ def _layout(family: str, spec: Mapping, config: Mapping) -> tuple[str, str]:
             parallel = ""
         bias = "all" if config.get("bias") else ""
     return parallel, bias
+
+
+def _window(family: str, spec: Mapping, config: Mapping, layers: int) -> tuple[int, int]:
+    """(window, layers with it) from ``sliding_window`` and the family's rule; (0, 0) for none."""
+    kind, window = spec.get("window"), config.get("sliding_window")
+    if kind is None or window is None:
+        return 0, 0
+    window = _whole(family, "sliding_window", window)
+    if kind == "all":
+        return window, layers
+    if kind == "alternate":
+        return window, (layers + 1) // 2
+    if not config.get("use_sliding_window"):
+        return 0, 0
+    lower = config.get("max_window_layers", 0)
+    lower = 0 if lower is None else min(_whole(family, "max_window_layers", lower) if lower else 0, layers)
+    return (window, layers - lower) if layers > lower else (0, 0)
 
 
 def _kv_heads(family: str, spec: Mapping, config: Mapping, heads: int) -> int:

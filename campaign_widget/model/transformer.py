@@ -342,8 +342,8 @@ def footprint(config, **options) -> Footprint:
             )
         else:
             tokens, acts = length, _activations(r, r.stage, {**r.params, "batch": batch, size: length})
-        cached = batch * tokens + (r.seq if r.stage == "mixed" else 0)  # a mixed step's new prompt too
-        kv = r.cfg.layers * 2 * cached * (r.cfg.kv_heads // r.tp) * r.cfg.head_dim * r.c
+        cached = _cached(r, batch * tokens, tokens, batch) + (_cached(r, r.seq, r.seq, 1) if r.stage == "mixed" else 0)
+        kv = 2 * cached * (r.cfg.kv_heads // r.tp) * r.cfg.head_dim * r.c
         return _weights(r), kv, acts
 
     length = {"prefill": r.seq, "decode": r.kv_len, "mixed": r.kv_len, "generate": r.new_tokens}[r.stage]
@@ -357,6 +357,15 @@ def footprint(config, **options) -> Footprint:
             size: largest_fitting(lambda n: sum(parts(r.batch, n)), capacity),
         }
     return Footprint(weights, kv, acts, capacity, largest, level if len(r.machine.level_names) > 1 else "")
+
+
+def _cached(r: Request, rows: int, tokens: int, batch: int) -> int:
+    """Tokens in the KV cache over all layers: ``rows`` (batch × tokens) on each, but a layer with a
+    sliding window keeps at most its window's last tokens per sequence (not in LLM-Viewer's mode)."""
+    cfg = r.cfg
+    if not cfg.window or r.counts == "llm-viewer":
+        return cfg.layers * rows
+    return (cfg.layers - cfg.window_layers) * rows + cfg.window_layers * batch * min(tokens, cfg.window)
 
 
 def _weights(r: Request) -> float:
@@ -523,15 +532,19 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
             after=after_v,
         )
 
+    window = (lambda k: k) if viewer else (lambda k: _windowed(cfg, k))  # LLM-Viewer has no sliding window
     if stage == "prefill":
-        attention("", T, K, kv_tokens, k_new, "V")
+        attention("", T, window(K), kv_tokens, k_new, "V")
         linear("out_proj", "O", "A", nq * d, h, a)
     elif stage == "decode":
-        attention("", T, K, kv_tokens, "Kcache", "Vcache", cache_after, ("v_proj",))
+        attention("", T, window(K), f"batch*{window(K)}", "Kcache", "Vcache", cache_after, ("v_proj",))
         linear("out_proj", "O", "A", nq * d, h, a)
     else:  # one engine step: a new prompt of seq tokens beside batch sequences decoding at kv_len
-        attention("prefill_", "seq", "seq", "seq", k_new, "V")
-        attention("decode_", "batch", "kv_len", "batch*kv_len", "Kcache", "Vcache", cache_after, ("v_proj",))
+        attention("prefill_", "seq", window("seq"), "seq", k_new, "V")
+        attention(
+            "decode_", "batch", window("kv_len"), f"batch*{window('kv_len')}", "Kcache", "Vcache", cache_after,
+            ("v_proj",),
+        )  # fmt: skip
         linear("out_proj", {"prefill_O": "seq", "decode_O": "batch"}, "A", nq * d, h, a)
     attn_out = "A"
     if cfg.post_norms:
@@ -592,6 +605,19 @@ def _layer_ops(cfg: TransformerConfig, stage, a, c, w, tp, counts) -> list[Layer
     else:
         added("mlp", mlp_out, skip="H1", result="Y", viewer_after="attn_add")
     return ops
+
+
+def _windowed(cfg: TransformerConfig, tokens: str) -> str:
+    """The keys a query attends to, per layer, out of ``tokens``: at most ``window`` on the layers with
+    a sliding window (Phi-3's, Gemma 2's every other layer, Qwen2's upper layers with use_sliding_window),
+    as a mean over the layers when only some have one (the layers' sum stays exact)."""
+    if not cfg.window:
+        return tokens
+    local = f"min({tokens}, {cfg.window})"
+    if cfg.window_layers == cfg.layers:
+        return local
+    rest = cfg.layers - cfg.window_layers
+    return f"({rest}*{tokens} + {cfg.window_layers}*{local})/{cfg.layers}"
 
 
 def _biased(cfg: TransformerConfig) -> tuple[str, ...]:
