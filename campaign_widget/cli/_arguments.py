@@ -11,17 +11,31 @@ from ..errors import UsageError
 from ..io import formats
 from ..model.presets import MACHINES
 from ..model.settings import POLICIES, STEPPINGS
+from ..model.transformer import COUNTS, DTYPE_BYTES
 from ..model.transformer import presets as transformer_presets
 from ._output import PROG
 from ._reader_flags import READER_OPTIONS
 from ._values import option, peak, preset, threshold, whole
 
-#: The flags of ``summary --transformer``, each a keyword of ``Workload.from_transformer`` (``--kv-len``: kv_len).
+#: The flags of ``--transformer``, each a keyword of ``Workload.from_transformer`` (``--kv-len``: kv_len);
+#: one left out (None) is not passed, so the builder's default holds.
 TRANSFORMER_PASS = {
     "batch": dict(type=int, default=1, metavar="N", help="sequences in the batch (default 1)"),
     "seq": dict(type=int, default=2048, metavar="N", help="tokens per sequence (default 2048)"),
     "kv_len": dict(type=int, metavar="N", help="decode: tokens attended to (default --seq)"),
-    "stage": dict(choices=["prefill", "decode"], default="prefill", help="which pass (default prefill)"),
+    "stage": dict(
+        choices=["prefill", "decode", "generate", "mixed"],
+        default="prefill",
+        help="which pass, a whole generation (needs --new-tokens) or a mixed step (a prompt of --seq tokens "
+        "beside --batch sequences decoding at --kv-len); default prefill",
+    ),
+    "new_tokens": dict(type=int, metavar="N", help="generate: tokens each sequence generates"),
+    "dtype": dict(choices=list(DTYPE_BYTES), help="activations' data type (default fp16)"),
+    "weight_dtype": dict(choices=list(DTYPE_BYTES), help="weights' data type (default --dtype)"),
+    "kv_dtype": dict(choices=list(DTYPE_BYTES), help="the KV cache's data type (default --dtype)"),
+    "tensor_parallel": dict(type=int, metavar="N", help="devices the model is split over (default 1)"),
+    "counts": dict(choices=list(COUNTS), help="einsum (default) or LLM-Viewer's counts"),
+    "flash_attention": dict(action="store_const", const=True, help="fuse the attention (FlashAttention)"),
 }
 
 
@@ -76,6 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="utilizations in a cascade YAML or CSV file are percentages, not fractions",
     )
+    t = common.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.model.transformer)")
+    t.add_argument(
+        "--transformer",
+        metavar="CONFIG",
+        help=f"its config.json or a preset ({', '.join(transformer_presets())}); prints its memory footprint",
+    )
+    for keyword, spec in TRANSFORMER_PASS.items():
+        t.add_argument("--" + keyword.replace("_", "-"), **spec)
     r = common.add_argument_group("reader options (what some file formats need)")
     for o in READER_OPTIONS:
         action = "append" if o.repeated else "store"
@@ -108,14 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print FILE's phases (roofline bound, efficiency, seed 002 "
         "guidance) and the makespan under each policy.",
     )
-    t = summary.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.model.transformer)")
-    t.add_argument(
-        "--transformer",
-        metavar="CONFIG",
-        help=f"its config.json or a preset ({', '.join(transformer_presets())})",
-    )
-    for keyword, spec in TRANSFORMER_PASS.items():
-        t.add_argument("--" + keyword.replace("_", "-"), **spec)
     summary.add_argument(
         "--threshold",
         type=threshold,

@@ -9,7 +9,7 @@ from ..atomic import atomic_path
 from ..errors import InputError, ScheduleError, UsageError, WorkloadError, short_repr
 from ..model.presets import MACHINES
 from ..model.settings import POLICIES
-from ._loading import load_workload, reported, unreadable
+from ._loading import load_workload, reported, transformer_notes, unreadable
 from ._output import EXIT_OK, PROG, num, pct, print_line, si, table
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -52,6 +52,8 @@ def render(args) -> int:
             f"{args.file}: the figure could not be drawn at these peaks ({type(e).__name__}: {short_repr(str(e))}); "
             f"nothing was written to {args.output}"
         ) from None
+    for line in transformer_notes(args, workload):
+        print_line(line)
     print_line(f"wrote {path}")
     return EXIT_OK
 
@@ -77,6 +79,7 @@ def summary(args) -> int:
         + (f"; efficiency threshold {num(args.threshold)}" if args.threshold != 0.7 else ""),
         "",
     ]
+    out[-1:-1] = transformer_notes(args, workload)
     # nearer memory levels (docs/memory-hierarchy.md#phases-per-level): a column each, and the bounding one
     levels = m.level_names[:-1]
     if levels:
@@ -123,7 +126,9 @@ def summary(args) -> int:
         + ("pipelined" if settings["pipeline"] else "one at a time")
         + (f", depth {settings['depth']}" if settings["pipeline"] else "")
     )
-    lower = max(a.ops.sum() / m.peak_compute, a.bytes.sum() / m.peak_bandwidth)
+    # each phase's ops at its own data type's peak on a machine of typed peaks (docs/llm-inference.md#a-peak-per-data-type)
+    compute = (a.ops / workload.compute_peaks).sum() if m.peaks else a.ops.sum() / m.peak_compute
+    lower = max(compute, a.bytes.sum() / m.peak_bandwidth)
     out += [
         "",
         f"makespan ({mode}); sequential {si(a.duration.sum(), m.time_unit, 6)}, "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import re
 import warnings
+from dataclasses import replace
 
 from ..errors import (
     CommandLineError,
@@ -55,8 +56,7 @@ def load_workload(args):
         try:
             try:
                 if transformer is not None:
-                    shape = {keyword: getattr(args, keyword) for keyword in TRANSFORMER_PASS}
-                    workload = Workload.from_transformer(transformer, machine=args.machine, **shape)
+                    workload = Workload.from_transformer(transformer, **transformer_options(args))
                 else:
                     workload = load(args.file, machine=args.machine, percent=args.percent, **options)
             except TypeError as e:
@@ -79,6 +79,9 @@ def load_workload(args):
             from_file = set(workload.settings)
             if args.peak_compute is not None or args.peak_bandwidth is not None:
                 workload = workload.with_peaks(args.peak_compute, args.peak_bandwidth)
+                if workload.machine.name:  # no longer the named machine's figures
+                    renamed = replace(workload.machine, name=f"{workload.machine.name}, peaks from the command line")
+                    workload = workload.with_machine(renamed)
             overrides = {k: getattr(args, k) for k in DEFAULT_SETTINGS if getattr(args, k) is not None}
             if overrides:
                 workload = workload.with_settings(**overrides)
@@ -97,6 +100,27 @@ def load_workload(args):
         for k in DEFAULT_SETTINGS
     }
     return workload, settings, origin
+
+
+def transformer_options(args) -> dict:
+    """``from_transformer``'s keywords from the ``--transformer`` flags given (and ``--machine``)."""
+    options = {keyword: getattr(args, keyword) for keyword in TRANSFORMER_PASS}
+    return {"machine": args.machine, **{k: v for k, v in options.items() if v is not None}}
+
+
+def transformer_notes(args, workload) -> list[str]:
+    """What ``--transformer`` adds to a command's output: the memory footprint per device and whether it
+    fits the machine's capacity; for a generation, its time to first token, per output token and tokens/s."""
+    if getattr(args, "transformer", None) is None:
+        return []
+    from ..model.generation import generation
+    from ..model.transformer import footprint
+
+    options = {**transformer_options(args), "machine": workload.machine}
+    notes = [f"memory: {footprint(args.transformer, **options).describe()}"]
+    if options.get("stage") == "generate":
+        notes.append(f"generation: {generation(args.transformer, **options).describe()}")
+    return notes
 
 
 def unreadable(e: OSError, name) -> InputError:

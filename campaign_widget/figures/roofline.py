@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formatting import format_number, format_percent, format_si
+from ..model.machine import Ceiling
 from ..model.phase_arrays import BOUND_LATENCY
 from ..model.roofline import (
     COMPUTE_BOUND,
@@ -22,6 +23,7 @@ from ..model.roofline import (
     level_roofline,
     roofline_ceilings,
     schedule_roofline,
+    type_roofs,
     workload_roofline,
 )
 
@@ -72,6 +74,14 @@ class RooflineGeometry:
         return self.hierarchy is not None
 
 
+def drawn_ceilings(workload) -> tuple[Ceiling, ...]:
+    """The lower (or higher) roofs a roofline draws: the machine's ceilings and the phases' concurrency roofs, then one roof per data type
+    the phases use whose peak is not ``peak_compute`` (docs/llm-inference.md#a-peak-per-data-type)."""
+    machine = workload.machine
+    typed = (Ceiling(f"{d} peak", compute=p) for d, p in type_roofs(workload) if p != machine.peak_compute)
+    return (*roofline_ceilings(workload), *typed)
+
+
 def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> RooflineGeometry:
     """The roofline of ``workload`` run as ``schedule``: limits finite and > 0 whatever the phases (all
     ops 0, all bytes 0); OI 0 sits at the left edge, OI ∞ at the right, phases with no work are not
@@ -94,10 +104,11 @@ def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
     roof_x = np.column_stack([np.full_like(ridge_x, x_lo), ridge_x, np.full_like(ridge_x, x_hi)])
     roof_y = np.column_stack([bandwidths * x_lo, np.full_like(ridge_x, P), np.full_like(ridge_x, P)])
     ceilings = []
-    for ceiling in roofline_ceilings(workload):
+    for ceiling in drawn_ceilings(workload):
         c_p = ceiling.compute if ceiling.compute is not None else machine.peak_compute
         c_bw = ceiling.bandwidth if ceiling.bandwidth is not None else machine.peak_bandwidth
         ceilings.append((ceiling.name, np.array([x_lo, c_p / c_bw, x_hi]), np.array([c_bw * x_lo, c_p, c_p])))
+        y_hi = max(y_hi, 2 * c_p)
     phase_x, phase_y = phases.plot_position(x_lo, x_hi, y_lo)
     level_x = level_y = None
     if hierarchy is not None:

@@ -64,6 +64,8 @@ MACHINE_KEYS = (
     "latency",  # docs/memory-hierarchy.md#latency-and-the-concurrency-roof: a number, or {level: latency}
     "latency_unit",
     "clock",
+    "capacity",
+    "peaks",
 )
 CEILING_KEYS = ("name", "compute", "bandwidth")
 PER_LEVEL_KEYS = ("bytes", "memory_util")  # a number (the farthest level) or {level: value, ...}
@@ -216,6 +218,7 @@ def _read_machine(source: Source, doc, line) -> Machine:
     expect_map(source, doc, "machine", line)
     check_keys(source, doc, MACHINE_KEYS, "machine")
     fields: dict[str, Any] = {}
+    base = None
     if doc.get("preset") is not None:
         base = read_preset(source, doc["preset"], line_of(doc, "preset"), "machine.preset")
         fields = {k: getattr(base, k) for k in MACHINE_KEYS if k != "preset"}
@@ -230,6 +233,13 @@ def _read_machine(source: Source, doc, line) -> Machine:
                 field="machine.memory_name",
             )
         fields.pop("memory_name", None)  # a machine with levels names its farthest level itself
+        if base is not None and base.capacity:  # the preset's: its farthest level's is the new farthest's
+            names = [name for name, _ in fields["levels"]]
+            old = dict(base.capacity)
+            kept = {level: old[level] for level in names[:-1] if level in old and level != base.level_names[-1]}
+            if base.level_names[-1] in old:
+                kept[farthest] = old[base.level_names[-1]]
+            fields["capacity"] = tuple(kept.items())
         if "peak_bandwidth" not in doc:
             fields["peak_bandwidth"] = None
     elif "peak_bandwidth" in doc and fields.get("levels"):
@@ -292,6 +302,7 @@ def _read_machine(source: Source, doc, line) -> Machine:
             }
             parsed.append(Ceiling(name, **values))
         fields["ceilings"] = tuple(parsed)
+    _read_typed(source, doc, fields)
     try:
         return Machine(**fields)
     except (TypeError, ValueError) as e:
@@ -313,6 +324,29 @@ def _read_latency(source: Source, doc: dict, fields: dict) -> None:
         fields["latency_unit"] = doc["latency_unit"]
     if doc.get("clock") is not None:
         fields["clock"] = read_number(source, doc["clock"], "machine.clock", line_of(doc, "clock"))
+
+
+def _read_typed(source: Source, doc, fields: dict) -> None:
+    """``machine.capacity`` (bytes: a number for the farthest level, or {level: bytes}) and
+    ``machine.peaks`` ({data type: ops/s}, the first one peak_compute's), docs/llm-inference.md#memory-capacity;
+    a preset's typed peaks scale with a ``peak_compute`` given beside it, as ``Machine.with_peaks`` does."""
+    for key in ("capacity", "peaks"):
+        value = doc.get(key)
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            fields[key] = {k: read_number(source, v, f"machine.{key}.{k}", line_of(value, k)) for k, v in value.items()}
+        elif key == "capacity":
+            fields[key] = read_number(source, value, "machine.capacity", line_of(doc, key))
+        else:
+            raise source.error(
+                f"{show(value)} must map data types to peaks ({{fp16: 989.5e12, int8: 1979e12}})",
+                line=line_of(doc, key),
+                field="machine.peaks",
+            )
+    if doc.get("peaks") is None and "peak_compute" in doc and fields.get("peaks"):
+        first = fields["peaks"][0][1]
+        fields["peaks"] = tuple((t, p * fields["peak_compute"] / first) for t, p in fields["peaks"])
 
 
 def _read_levels(source: Source, doc, line) -> tuple[tuple[str, float], ...]:
@@ -420,6 +454,10 @@ def _machine_document(m: Machine) -> dict:
             doc["latency_unit"] = m.latency_unit
     if m.clock is not None:
         doc["clock"] = _plain(m.clock)
+    if m.capacity:
+        doc["capacity"] = {level: _plain(size) for level, size in m.capacity}
+    if m.peaks:
+        doc["peaks"] = {dtype: _plain(peak) for dtype, peak in m.peaks}
     if m.ceilings:
         doc["ceilings"] = [
             {

@@ -26,17 +26,19 @@ def _phase_arrays(
     level_bytes: np.ndarray,
     machine: Machine,
     in_flight: np.ndarray | None = None,
+    compute_peaks: np.ndarray | None = None,
 ) -> PhaseArrays:
     """The arrays of phases that do ``ops`` and move ``bytes_`` (the farthest level's) and
     ``level_bytes`` (phases, levels; NaN: unknown), measured in ``measured`` (NaN: derive the
-    duration from the machine's peaks). ``in_flight`` (bytes per phase, NaN: not given) over the
-    machine's latencies caps each level's bandwidth (docs/memory-hierarchy.md#latency-and-the-concurrency-roof):
-    memory time is at that bandwidth, utilizations stay fractions of the peak."""
+    duration from the machine's peaks: ``compute_peaks`` per phase, else ``peak_compute``).
+    ``in_flight`` (bytes per phase, NaN: not given) over the machine's latencies caps each level's
+    bandwidth (docs/memory-hierarchy.md#latency-and-the-concurrency-roof): memory time is at that
+    bandwidth, utilizations stay fractions of the peak."""
     P, BW = machine.peak_compute, machine.peak_bandwidth
     bandwidths = np.array(machine.bandwidths)
     reach = attainable_bandwidth(bandwidths, machine.latencies, in_flight) if machine.latency else None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t_compute = ops / P
+        t_compute = ops / (P if compute_peaks is None else compute_peaks)
         t_levels = level_bytes / bandwidths  # NaN where a level is unknown
         t_reach = t_levels if reach is None else level_bytes / reach
         if len(machine.levels):

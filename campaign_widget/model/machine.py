@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MeasurementError, WorkloadError, WrongTypeError, check_flag, short_repr
+from .dtypes import canonical
 from .host import bandwidth_sweep, latency_sweep, measure_peaks, memory_working_set
 from .latency import checked_latency, latency_seconds
 from .phase import LARGEST, SMALLEST, check_name
@@ -65,6 +66,10 @@ class Machine:
     one is the memory farthest from compute, whose bandwidth is ``peak_bandwidth``. Without
     ``levels`` the machine has one level, named ``memory_name``.
 
+    ``capacity`` (bytes of the farthest level, or ``{level: bytes}``) says how much each level holds;
+    ``peak_compute={"fp16": ..., "int8": ...}`` gives a peak per data type, the first one being
+    ``peak_compute`` (docs/llm-inference.md#a-peak-per-data-type).
+
     >>> m = Machine(peak_compute=51.2e12, peak_bandwidth=3.35e12, name="H100 FP32")
     >>> m.ridge_point  # ops per byte where the two roofs meet
     15.283582089552239
@@ -96,6 +101,12 @@ class Machine:
     latency: Any = ()  # a number (one level) or {level: latency}; stored as ((level, latency), ...)
     latency_unit: str = "s"
     clock: float | None = None  # Hz; needed for latencies in cycles
+    # bytes each memory level holds (docs/llm-inference.md#memory-capacity): a number for the farthest
+    # level or {level: bytes}; reads back as ((level, bytes), ...), () when not given
+    capacity: Any = ()
+    # ops/s per data type (docs/llm-inference.md#a-peak-per-data-type), from peak_compute={type: peak};
+    # the first is peak_compute itself
+    peaks: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -110,8 +121,13 @@ class Machine:
                 f"{who}: compute_name and memory_name are both {self.compute_name!r}; the two "
                 "resources need different names"
             )
+        peaks = _checked_typed_peaks(who, self.peak_compute, self.peaks)
+        object.__setattr__(self, "peaks", peaks)
+        if peaks:
+            object.__setattr__(self, "peak_compute", peaks[0][1])
         _check_peak(f"{who}: peak_compute", self.peak_compute)
         levels = _checked_levels(who, self.levels, self.peak_bandwidth, self.memory_name, self.compute_name)
+        object.__setattr__(self, "capacity", _checked_capacity(who, self.capacity, [name for name, _ in levels]))
         # one level is stored as today's machine (memory_name, peak_bandwidth) and levels=(), so that
         # every one-level machine has one spelling; several are kept in ``levels``
         object.__setattr__(self, "levels", levels if len(levels) > 1 else ())
@@ -171,6 +187,26 @@ class Machine:
         levels = tuple((name, bandwidth if name == level else value) for name, value in self.levels)
         return replace(self, levels=levels, peak_bandwidth=None)
 
+    def capacity_of(self, level: str | None = None) -> float | None:
+        """The bytes memory level ``level`` holds (default: the farthest), None when not given."""
+        level = self.level_names[-1] if level is None else level
+        self.bandwidth(level)
+        return dict(self.capacity).get(level)
+
+    def peak_for(self, dtype: str | None) -> float:
+        """The compute peak of a phase whose operands are of type ``dtype``: its typed peak on a
+        machine with ``peaks``; ``peak_compute`` for an untyped phase or a machine of one peak."""
+        if dtype is None or not self.peaks:
+            return self.peak_compute
+        key = canonical("dtype", dtype)
+        for name, value in self.peaks:
+            if name == key:
+                return value
+        who = f"machine {short_repr(self.name)}" if self.name else "the machine"
+        raise WorkloadError(
+            f"{who} has no compute peak for {key}; its types are {', '.join(name for name, _ in self.peaks)}"
+        )
+
     @property
     def latencies(self) -> np.ndarray:
         """Each memory level's latency in seconds, nearest first; NaN where a level has none."""
@@ -189,7 +225,16 @@ class Machine:
         return "× peak" if self.normalized else f"{self.bytes_unit}/{self.time_unit}"
 
     def with_peaks(self, peak_compute: float | None = None, peak_bandwidth: float | None = None) -> Machine:
-        machine = self if peak_compute is None else replace(self, peak_compute=peak_compute)
+        """This machine at other peaks; on a machine with typed ``peaks``, every one is scaled as
+        ``peak_compute`` is (the compute resource runs faster or slower as a whole)."""
+        if peak_compute is None:
+            machine = self
+        elif self.peaks:
+            scale = _check_peak(f"machine {short_repr(self.name)}: peak_compute", peak_compute) / self.peak_compute
+            peaks = tuple((name, value * scale) for name, value in self.peaks)
+            machine = replace(self, peak_compute=peaks[0][1], peaks=peaks)
+        else:
+            machine = replace(self, peak_compute=peak_compute)
         return machine if peak_bandwidth is None else machine.with_level(self.memory_name, peak_bandwidth)
 
     @classmethod
@@ -239,6 +284,53 @@ def _in_order(sweep) -> tuple[tuple[str, float], ...]:
             "quieter host, or give Machine(levels=...) the values you trust"
         )
     return sweep.levels
+
+
+def _checked_typed_peaks(who: str, peak_compute, peaks) -> tuple[tuple[str, float], ...]:
+    """``peak_compute={type: peak, ...}`` (or the stored ``peaks``) as ((canonical type, peak), ...);
+    () for a machine of one peak."""
+    if isinstance(peak_compute, Mapping):
+        pairs = list(peak_compute.items())
+        if not pairs:
+            raise WorkloadError(f"{who}: peak_compute={{}} is empty; give at least one data type's peak")
+    elif peaks:
+        pairs = list(peaks.items() if isinstance(peaks, Mapping) else peaks)
+    else:
+        return ()
+    checked: dict[str, float] = {}
+    for dtype, value in pairs:
+        key = canonical(f"{who}: peak_compute type", dtype)
+        if key in checked:
+            raise WorkloadError(f"{who}: peak_compute gives {key} twice")
+        checked[key] = _check_peak(f"{who}: peak_compute[{key!r}]", value)
+    first = next(iter(checked.values()))
+    if not isinstance(peak_compute, Mapping) and _check_peak(f"{who}: peak_compute", peak_compute) != first:
+        raise WorkloadError(
+            f"{who}: peak_compute={short_repr(peak_compute)} differs from the first typed peak ({first:g}); "
+            "give one or the other"
+        )
+    return tuple(checked.items())
+
+
+def _checked_capacity(who: str, capacity, level_names: list[str]) -> tuple[tuple[str, float], ...]:
+    """``capacity`` (bytes of the farthest level, or {level: bytes}) as ((level, bytes), ...)."""
+    if capacity is None or (isinstance(capacity, (tuple, list)) and not capacity):
+        return ()
+    if isinstance(capacity, Mapping):
+        pairs = list(capacity.items())
+    elif isinstance(capacity, (tuple, list)):
+        pairs = [tuple(pair) for pair in capacity]
+    else:
+        pairs = [(level_names[-1], capacity)]
+    checked = []
+    for level, value in pairs:
+        if level not in level_names:
+            raise WorkloadError(
+                f"{who}: capacity for {short_repr(level)}, which is no memory level; its levels are "
+                f"{', '.join(level_names)}"
+            )
+        checked.append((level, _check_peak(f"{who}: capacity of {level!r}", value)))
+    return tuple(checked)
 
 
 def _checked_levels(who: str, levels, peak_bandwidth, memory_name: str, compute_name: str):

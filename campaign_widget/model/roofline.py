@@ -123,14 +123,23 @@ def _as_float(value) -> float:
 
 
 def roofline(
-    peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD, attainable=None
+    peak_compute,
+    peak_bandwidth,
+    ops,
+    bytes,
+    time,
+    threshold: float = DEFAULT_THRESHOLD,
+    attainable=None,
+    compute_peaks=None,
 ) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
     kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite.
 
     ``attainable`` (per kernel, B/s, at most the peak) is the bandwidth each kernel's bytes in flight
     reach (docs/memory-hierarchy.md#latency-and-the-concurrency-roof): a kernel is judged against the
-    lower of its roofs, ``min(P, attainable·OI)``, and is latency-bound under it where it is below the peak."""
+    lower of its roofs, ``min(P, attainable·OI)``, and is latency-bound under it where it is below the peak.
+    ``compute_peaks``: each kernel's own compute roof (its data type's, docs/llm-inference.md#a-peak-per-data-type),
+    else ``peak_compute`` for all."""
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
@@ -153,7 +162,8 @@ def roofline(
         bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
         if bad.size:
             raise WorkloadError(f"{label}[{int(bad[0])}]={float(values[bad[0]])!r} must be finite and >= 0")
-    P, BW = float(peak_compute), float(peak_bandwidth)  # checked finite above
+    BW = float(peak_bandwidth)  # checked finite above
+    P = float(peak_compute) if compute_peaks is None else np.asarray(compute_peaks, dtype=np.float64)
     reach = BW if attainable is None else np.asarray(attainable, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         intensity = np.where(bytes_ > 0, ops / bytes_, np.where(ops > 0, np.inf, np.nan))
@@ -167,7 +177,7 @@ def roofline(
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
     return Roofline(
-        peak_compute=P,
+        peak_compute=float(peak_compute),
         peak_bandwidth=BW,
         intensity=intensity,
         bound=bound,
@@ -184,7 +194,16 @@ def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Rooflin
     the farthest level when its bytes in flight cap it there)."""
     a, m = workload.arrays, workload.machine
     reach = None if a.attainable is None else a.attainable[:, -1]
-    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold, attainable=reach)
+    return roofline(
+        m.peak_compute,
+        m.peak_bandwidth,
+        a.ops,
+        a.bytes,
+        a.duration,
+        threshold,
+        attainable=reach,
+        compute_peaks=workload.compute_peaks,
+    )
 
 
 def concurrency_ceilings(workload) -> tuple[Ceiling, ...]:
@@ -217,6 +236,16 @@ def roofline_ceilings(workload) -> tuple[Ceiling, ...]:
     """Every lower roof a roofline of ``workload`` draws: the machine's ceilings, then its phases'
     concurrency roofs."""
     return tuple(workload.machine.ceilings) + concurrency_ceilings(workload)
+
+
+def type_roofs(workload) -> tuple[tuple[str, float], ...]:
+    """The compute roof of each data type the workload's phases use, on a machine with a peak per
+    type (docs/llm-inference.md#a-peak-per-data-type), lowest first; () on a machine of one peak."""
+    machine = workload.machine
+    if not machine.peaks:
+        return ()
+    used = {d for d in workload.dtypes if d is not None}
+    return tuple(sorted(((d, machine.peak_for(d)) for d in used), key=lambda pair: (pair[1], pair[0])))
 
 
 def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> Roofline:

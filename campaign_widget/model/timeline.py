@@ -419,7 +419,7 @@ def from_intervals(
     a = workload.arrays
     busy = np.bincount(phase, weights=end - start, minlength=len(names))  # each phase's summed interval time
     with np.errstate(divide="ignore", invalid="ignore"):
-        spread_c = np.where(busy > 0, a.ops / (workload.machine.peak_compute * busy), 0.0)
+        spread_c = np.where(busy > 0, a.ops / (workload.compute_peaks * busy), 0.0)
         spread_m = np.where(busy > 0, a.bytes / (workload.machine.peak_bandwidth * busy), 0.0)
     c = spread_c[phase] if compute_rate is None else _rates("compute_rate", compute_rate, n)
     m = spread_m[phase] if memory_rate is None else _rates("memory_rate", memory_rate, n)

@@ -28,6 +28,7 @@ from ._workload_inputs import (
     _split_levels,
     _with_tensor_dependencies,
 )
+from .dtypes import canonical
 from .einsum import einsum_phases, parse_all
 from .expr import resolve_sizes
 from .fusion import fuse, fused_bytes
@@ -78,6 +79,7 @@ _SLOTS = (
     "_symbolic",
     "_einsum_source",
     "_import_report",
+    "_dtypes",
     "_predicted",
     "_near_given",
     "_near_bytes",
@@ -262,11 +264,19 @@ class Workload:
     def from_transformer(cls, config: Any, **options: Any) -> Workload:
         """Prefill or decode of a transformer from its ``config.json`` (a path, a dict or a preset name):
         ``Workload.from_transformer("llama-3-8b", batch=8, seq=2048, stage="decode", machine=m)``.
-        ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.model.transformer``."""
-        from .transformer import transformer_phases
+        ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.model.transformer``.
+        ``stage="generate", new_tokens=N``: the prefill and N decode steps on one time axis, in numbers
+        (``campaign_widget.model.generation``)."""
+        if options.get("stage") == "generate":
+            from .generation import generation
 
-        built = transformer_phases(config, **options)
-        workload = cls(built.phases, machine=built.machine, params=built.params)
+            built = generation(config, **options)
+            workload = cls(built.phases, machine=built.machine).with_dtypes(built.dtypes)
+        else:
+            from .transformer import transformer_phases
+
+            built = transformer_phases(config, **options)
+            workload = cls(built.phases, machine=built.machine, params=built.params).with_dtypes(built.dtypes)
         return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
 
     # -- construction -------------------------------------------------------------------------
@@ -360,6 +370,7 @@ class Workload:
         set_(self, "_symbolic", tuple(symbolic[i] for i in order) if symbolic is not None else None)
         set_(self, "_einsum_source", None)
         set_(self, "_import_report", None)
+        set_(self, "_dtypes", None)
         set_(self, "_predicted", {})
         set_(self, "_near_given", _near_in_order(names, near, order, machine, dur))
         set_(self, "_near_bytes", _near_arrays(self._names, self._near_given, self._params))
@@ -415,7 +426,14 @@ class Workload:
                 bytes_[i] = prediction["bytes"]
         object.__setattr__(self, "_bytes", _frozen(bytes_))
         arrays = _phase_arrays(
-            self._names, self._ops, self._bytes, self._measured, self._level_bytes(), self._machine, self._in_flight
+            self._names,
+            self._ops,
+            self._bytes,
+            self._measured,
+            self._level_bytes(),
+            self._machine,
+            in_flight=self._in_flight,
+            compute_peaks=self.compute_peaks,
         )
         object.__setattr__(self, "_arrays", arrays)
 
@@ -523,6 +541,37 @@ class Workload:
         return self._replace(
             _fusion_groups=tuple(labels), _fusion_group=group, _fusion_kind="fused" if fused else "marked"
         )
+
+    def with_dtypes(self, dtypes: Mapping[str, str | None]) -> Workload:
+        """The same phases, those named in ``dtypes`` computing in that data type: on a machine with a
+        peak per type (``Machine(peak_compute={"fp16": ..., "int8": ...})``) each is timed at its type's
+        peak (docs/llm-inference.md#a-peak-per-data-type); a phase left out (or None) runs at ``peak_compute``."""
+        if not isinstance(dtypes, Mapping):
+            raise WrongTypeError(f"with_dtypes takes {{phase name: dtype}}, got {short_repr(dtypes)}")
+        unknown = [name for name in dtypes if name not in self._names]
+        if unknown:
+            raise WorkloadError(f"with_dtypes: no phase named {short_repr(unknown[0])}")
+        old = self._dtypes or (None,) * len(self._names)
+        given = {n: None if d is None else canonical(f"phase {short_repr(n)}: dtype", d) for n, d in dtypes.items()}
+        new = tuple(given[name] if name in given else old[i] for i, name in enumerate(self._names))
+        return self._replace(_dtypes=new if any(d is not None for d in new) else None)
+
+    @property
+    def dtypes(self) -> tuple[str | None, ...]:
+        """Per phase, the data type it computes in (None: untyped, timed at ``peak_compute``)."""
+        return self._dtypes or (None,) * len(self._names)
+
+    @property
+    def compute_peaks(self) -> np.ndarray:
+        """Per phase, the compute peak it is timed at: its data type's on a machine of typed peaks."""
+        peaks = np.full(len(self._names), float(self._machine.peak_compute))
+        if self._dtypes is not None and self._machine.peaks:
+            for i, dtype in enumerate(self._dtypes):
+                try:
+                    peaks[i] = self._machine.peak_for(dtype)
+                except WorkloadError as e:
+                    raise WorkloadError(f"phase {short_repr(self._names[i])}: {e}") from None
+        return peaks
 
     def with_import_report(self, report: ImportReport | None) -> Workload:
         """The same workload carrying an importer's report (``import_report``)."""

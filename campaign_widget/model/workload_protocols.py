@@ -28,6 +28,9 @@ class ScheduledWorkload(Protocol):
     def machine(self) -> Machine: ...
 
     @property
+    def compute_peaks(self) -> np.ndarray: ...
+
+    @property
     def producers(self) -> tuple[np.ndarray, np.ndarray]: ...
 
     @property

@@ -12,6 +12,7 @@ from ..errors import FigureError, WorkloadError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import work_note
+from ..figures.roofline import drawn_ceilings
 from ..figures.scene import Scene, build_scene
 from ..model.machine import Ceiling
 
@@ -249,7 +250,7 @@ def roofline_panel_for(
 
     On a machine with several memory levels: one roof per level and per phase one point per known
     level; ``levels`` names the levels to draw (None: all of them)."""
-    from ..model.roofline import level_roofline, roofline_ceilings, schedule_roofline, workload_roofline
+    from ..model.roofline import level_roofline, schedule_roofline, workload_roofline
 
     machine = workload.machine
     r = workload_roofline(workload)
@@ -275,7 +276,7 @@ def roofline_panel_for(
     return RooflinePanel(
         peak_compute=machine.peak_compute,
         peak_bandwidth=machine.peak_bandwidth,
-        ceilings=roofline_ceilings(workload),
+        ceilings=drawn_ceilings(workload),
         intensity=r.intensity,
         achieved=r.achieved,
         share=duration / total if total > 0 else np.zeros_like(duration),

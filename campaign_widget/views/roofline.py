@@ -16,9 +16,9 @@ import numpy as np
 import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
-from ..figures.roofline import phase_details, roofline_geometry
+from ..figures.roofline import drawn_ceilings, phase_details, roofline_geometry
 from ..formatting import format_number, format_percent, format_si
-from ..model.roofline import DEFAULT_THRESHOLD, roofline_ceilings
+from ..model.roofline import DEFAULT_THRESHOLD
 from .composite import PAGE, Column, Composite, Layout, Link, Part
 from .diagram import CampaignDiagram
 
@@ -353,7 +353,7 @@ class RooflineView(Composite, ipywidgets.VBox):
             self.ridge_label.text = [f"ridge {format_number(phases.ridge, 3)} {intensity_unit}"]
             self._x_axis.label = f"operational intensity ({intensity_unit})"
             self._y_axis.label = f"attainable ({machine.compute_unit})"
-            self._draw_ceilings(machine, roofline_ceilings(workload), x_lo, x_hi, y_lo)
+            self._draw_ceilings(drawn_ceilings(workload), machine, x_lo, x_hi, y_lo)
             self.points.x, self.points.y = x, achieved
             self.points.size = np.clip(share, _MIN_MARKER / _MAX_MARKER, 1.0)
             self.points.default_size = _MAX_MARKER
@@ -443,7 +443,7 @@ class RooflineView(Composite, ipywidgets.VBox):
         items.extend(self.level_boxes.values())
         self.legend.children = items
 
-    def _draw_ceilings(self, machine, ceilings, x_lo, x_hi, y_lo):
+    def _draw_ceilings(self, ceilings, machine, x_lo, x_hi, y_lo):
         xs, ys = [], []
         flat, slope = ([], [], []), ([], [], [])  # (x, y, name) of the labels above a flat part, under a slope
         for ceiling in ceilings:
