@@ -128,6 +128,33 @@ def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
     )
 
 
+def schedule_readout(g: RooflineGeometry, workload, schedule) -> list[str]:
+    """What both roofline views say under the plot about the schedule's aggregate point (all its ops and
+    bytes over its makespan): where it is, then how much of which roof it reaches — the compute roof or
+    the farthest memory level's (the aggregate's bytes are that level's). Above 100% the point lies above
+    the roof, and the line says why: an infeasible schedule (docs/semantics.md#feasible-schedules), or
+    peaks or volumes that are off."""
+    machine, total = workload.machine, g.total
+    intensity_unit = f"{machine.ops_unit}/{machine.bytes_unit}"
+    where = (
+        f"schedule: OI {format_number(float(total.intensity[0]), 3)} {intensity_unit}, "
+        f"{format_si(total.achieved[0], machine.compute_unit)}"
+    )
+    regime = str(total.regime[0])
+    if regime == COMPUTE_BOUND:
+        roof = f"the compute roof ({format_si(machine.peak_compute, machine.compute_unit)})"
+    elif regime == MEMORY_BOUND:
+        roof = f"the {machine.memory_name} roof ({format_si(machine.peak_bandwidth, machine.bandwidth_unit)})"
+    else:
+        return [where, regime]
+    efficiency = float(total.efficiency[0])
+    reach = f"{format_percent(efficiency)} of {roof}, {regime}"
+    if efficiency > 1 + 1e-9:
+        why = schedule.infeasibility() if not schedule.feasible else "the peaks or the volumes are off"
+        reach += f"; drawn above the roof: {why}"
+    return [where, reach]
+
+
 def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names=None) -> list[str]:
     """Phase ``i``'s hover lines on a roofline (both roofline views say them in these words): its
     operational intensity, achieved and bound rates, regime and efficiency, and the guidance.

@@ -16,6 +16,10 @@ import numpy as np
 from ..errors import WorkloadError, WrongTypeError, short_repr
 
 MEMORY_BOUND, COMPUTE_BOUND, NO_WORK = "memory-bound", "compute-bound", "no work"
+#: the regime of a phase whose file gives its operations but not its bytes (a trace kernel with recorded
+#: FLOPs and no counters): no intensity, so no bound and no advice (docs/semantics.md#unknown-bytes)
+BYTES_UNKNOWN = "bytes unknown"
+BYTES_UNKNOWN_GUIDANCE = "Bytes unknown: no bound and no advice (the file records no bytes for this phase)"
 DEFAULT_THRESHOLD = 0.7
 GUIDANCE = {
     (MEMORY_BOUND, True): "Near roof: only fix is raise OI (blocking, fusion, reuse)",
@@ -95,7 +99,9 @@ class Roofline:
     def edge_labels(self) -> np.ndarray:
         """Per kernel: ``"OI 0"``, ``"OI ∞"``, ``"no ops or bytes"`` or ``""`` (a finite intensity)."""
         labels = {FINITE: "", ZERO: "OI 0", INFINITE: "OI ∞", NOWHERE: "no ops or bytes"}
-        return np.array([labels[p] for p in self.placement], dtype=object)
+        out = np.array([labels[p] for p in self.placement], dtype=object)
+        out[self.regime == BYTES_UNKNOWN] = BYTES_UNKNOWN
+        return out
 
 
 def _as_float(value) -> float:
@@ -106,9 +112,13 @@ def _as_float(value) -> float:
         return math.inf
 
 
-def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
+def roofline(
+    peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = DEFAULT_THRESHOLD, bytes_unknown=None
+) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
-    kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite."""
+    kernels with no ops or no bytes). ``bytes_unknown`` (per kernel, True where the source gives no bytes):
+    those kernels read ``BYTES_UNKNOWN``, with no intensity, bound, efficiency or advice, and are not placed.
+    Raises a WorkloadError naming a peak or volume that is not finite."""
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
@@ -143,6 +153,10 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
     )
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
+    if bytes_unknown is not None and np.any(bytes_unknown):
+        unknown = np.asarray(bytes_unknown, dtype=bool)
+        intensity, bound, efficiency = (np.where(unknown, np.nan, v) for v in (intensity, bound, efficiency))
+        regime[unknown], guidance[unknown] = BYTES_UNKNOWN, BYTES_UNKNOWN_GUIDANCE
     return Roofline(
         peak_compute=P,
         peak_bandwidth=BW,
@@ -156,10 +170,25 @@ def roofline(peak_compute, peak_bandwidth, ops, bytes, time, threshold: float = 
     )
 
 
+def unknown_bytes(workload) -> np.ndarray:
+    """Per phase, True where the workload's source gives operations but no bytes (its import report says
+    the bytes are unknown and none were read): the one rule behind "bytes unknown" in every view and the
+    command line (docs/semantics.md#unknown-bytes). All False for a workload not read from a profile."""
+    a = workload.arrays
+    report = getattr(workload, "import_report", None)
+    if report is None:
+        return np.zeros(len(a.ops), dtype=bool)
+    unknown = {p.name for p in report.phases if p.bytes_source == "unknown"}
+    named = np.array([name in unknown for name in workload.names], dtype=bool)
+    return named & (np.asarray(a.bytes) == 0) & (np.asarray(a.ops) > 0)
+
+
 def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
-    """One point per phase, at its duration."""
+    """One point per phase, at its duration; a phase whose bytes are unknown (``unknown_bytes``) has none."""
     a, m = workload.arrays, workload.machine
-    return roofline(m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold)
+    return roofline(
+        m.peak_compute, m.peak_bandwidth, a.ops, a.bytes, a.duration, threshold, bytes_unknown=unknown_bytes(workload)
+    )
 
 
 def schedule_roofline(workload, schedule, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
