@@ -159,7 +159,14 @@ def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
 
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
-    lines = scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
+    lines = scene_readout_lines(
+        panel.scene,
+        units=panel.units,
+        resource_names=panel.resource_names,
+        infeasibility=panel.infeasibility,
+        end=panel.time_end,
+        title=panel.title,
+    )
     return lines + [(note, "note") for note in getattr(panel, "notes", ())]
 
 

@@ -13,7 +13,7 @@ from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
 from ..errors import FigureError, WrongTypeError
-from ..formatting import legend_selection, more_label, shorten_middle
+from ..formatting import legend_selection, more_label, shorten_names
 from .campaign import draw_campaign, header_height, header_rows, readout_height, readout_rows, utilization_ticks_for
 from .legend import draw_legend, legend_entries, legend_row_layout
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
@@ -204,7 +204,8 @@ def _roofline_entries(roofline: RooflinePanel) -> list[dict]:
     """A roofline's phases as legend entries, capped and shortened as the diagrams' legend is."""
     names, colors = list(roofline.names), list(roofline.colors)
     shown, hidden = legend_selection(np.ones(len(names)))
-    entries = [{"kind": "phase", "label": shorten_middle(names[i]), "color": valid_color(colors[i])} for i in shown]
+    labels = shorten_names(names)
+    entries = [{"kind": "phase", "label": labels[i], "color": valid_color(colors[i])} for i in shown]
     return entries + ([{"kind": "more", "label": more_label(hidden)}] if hidden else [])
 
 
