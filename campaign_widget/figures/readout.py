@@ -51,6 +51,9 @@ def readout_lines(
     return lines
 
 
+#: significant digits of a makespan wherever it is printed (titles, readouts): enough for the paper's
+#: reference numbers (10.75, 11.35), one format in every view
+MAKESPAN_DIGITS = 4
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
@@ -79,7 +82,7 @@ def title_at(title: str, params: Mapping[str, object], written_at: Mapping[str, 
 def makespan_text(value: float, unit: str, *, end: float | None = None, infeasibility: str = "") -> str:
     """ "makespan 12.5 ms", or for an infeasible schedule "makespan 12.5 ms, infeasible: compute 311%
     demand under policy none — not a time this machine can achieve" (docs/semantics.md#feasible-schedules)."""
-    text = f"makespan {format_reading(value, unit, end=end)}"
+    text = f"makespan {format_reading(value, unit, end=end, digits=MAKESPAN_DIGITS)}"
     if infeasibility:
         text += f", {infeasibility} — not a time this machine can achieve"
     return text

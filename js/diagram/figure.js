@@ -69,6 +69,7 @@ export function readFigure(model, previous) {
       phaseColors,
       syncedFeatures(model.get("legend_features")) ?? sceneEntry.features,
       phaseWeights(sceneEntry.scene, (phaseNames ?? []).length),
+      model.get("key_labels"),
     ),
   };
 }
