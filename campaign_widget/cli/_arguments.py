@@ -38,6 +38,19 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
+def _transformer_flags(command: argparse.ArgumentParser) -> None:
+    """``--transformer CONFIG`` and its pass's shape (``--batch``, ``--seq``, ``--kv-len``, ``--stage``):
+    both commands draw or summarize a transformer's forward pass as they do a FILE."""
+    t = command.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.model.transformer)")
+    t.add_argument(
+        "--transformer",
+        metavar="CONFIG",
+        help=f"its config.json or a preset ({', '.join(transformer_presets())})",
+    )
+    for keyword, spec in TRANSFORMER_PASS.items():
+        t.add_argument("--" + keyword.replace("_", "-"), **spec)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument(
@@ -108,14 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print FILE's phases (roofline bound, efficiency, seed 002 "
         "guidance) and the makespan under each policy.",
     )
-    t = summary.add_argument_group("a transformer's forward pass instead of FILE (campaign_widget.model.transformer)")
-    t.add_argument(
-        "--transformer",
-        metavar="CONFIG",
-        help=f"its config.json or a preset ({', '.join(transformer_presets())})",
-    )
-    for keyword, spec in TRANSFORMER_PASS.items():
-        t.add_argument("--" + keyword.replace("_", "-"), **spec)
+    for command in (render, summary):
+        _transformer_flags(command)
     summary.add_argument(
         "--threshold",
         type=threshold,

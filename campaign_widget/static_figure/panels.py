@@ -218,7 +218,9 @@ def panel_for(
         group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()),
         plot_height=plot_height,
         notes=tuple(
-            note for note in (pipe_note(machine, level or machine.memory_name, chosen=level_chosen), work_note(workload)) if note
+            note
+            for note in (pipe_note(machine, level or machine.memory_name, chosen=level_chosen), work_note(workload))
+            if note
         ),
         infeasibility=schedule.infeasibility(),
     )
