@@ -7,11 +7,10 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..errors import InputError, ScheduleError, UsageError, WorkloadError, short_repr
+from ..formatting import plural
 from ..model.presets import MACHINES
 from ..model.settings import POLICIES
 from ._loading import load_workload, reported, unreadable
-from ..figures.readout import MAKESPAN_DIGITS
-from ..formatting import plural
 from ._output import EXIT_OK, PROG, num, pct, print_line, si, table
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -131,8 +130,8 @@ def summary(args) -> int:
     )
     lower = max(a.ops.sum() / m.peak_compute, a.bytes.sum() / m.peak_bandwidth)
 
-    def time(value: float) -> str:  # one format for every makespan printed
-        return si(value, m.time_unit, MAKESPAN_DIGITS)
+    def time(value: float) -> str:  # one format for every makespan printed (six digits: a table to compare)
+        return si(value, m.time_unit, 6)
 
     counted = f"; bytes unknown for {plural(int(unknown.sum()), 'phase')}, counted as 0" if unknown.any() else ""
     out += [
