@@ -11,6 +11,7 @@ import numpy as np
 
 from ..formatting import format_number, format_percent, format_si
 from ..model.roofline import (
+    BYTES_UNKNOWN,
     COMPUTE_BOUND,
     DEFAULT_THRESHOLD,
     GUIDANCE,
@@ -171,6 +172,13 @@ def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names
             str(r.guidance[i]),
         ]
     h, a = g.hierarchy, workload.arrays
+    if r.regime[i] == BYTES_UNKNOWN:  # no level's bytes are known: no intensity, bound or advice at any level
+        return [
+            f"{name}: OI unknown",
+            f"achieved {format_si(h.achieved[i], unit)}, bound unknown",
+            BYTES_UNKNOWN,
+            str(r.guidance[i]),
+        ]
     known = [(level, h.intensity[i, k]) for k, level in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
     at = ", ".join(f"{format_number(oi, 3)} ({level})" for level, oi in known) or "unknown"
     bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan

@@ -16,6 +16,7 @@ from ..figures.readout import key_labels, legend_features, pipe_note, readout_li
 from ..figures.scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from ..figures.scene_pixels import aggregate_scene
 from ..model.levels import default_level
+from ..model.roofline import unknown_bytes
 from ..model.schedule import Plans, Schedule, build_schedule
 from ..model.settings import POLICIES, STEPPINGS, check_setting
 from ..model.workload import Workload
@@ -47,6 +48,7 @@ VIEW_WRITABLE = frozenset(
 SCHEDULE_CONTROLS = ("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
+BOUND_UNKNOWN = 3  # phase_table["bound"] of a phase whose bytes are unknown: no bound (js/shared/tooltip.js)
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
 MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab would stall on the transfer
 # Above this many pieces the view is sent its time window aggregated to LOD_COLUMNS pixel columns
@@ -711,4 +713,9 @@ def phase_table_state(workload: Workload) -> dict:
         for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol", "efficiency")
     }
     table["bound"] = np.asarray(a.bound, dtype=np.uint8)
+    unknown = unknown_bytes(workload)  # bytes the source does not give: unknown, not 0 (docs/semantics.md#unknown-bytes)
+    if unknown.any():
+        for key in ("bytes", "memory_util", "intensity", "efficiency"):
+            table[key][unknown] = np.nan
+        table["bound"][unknown] = BOUND_UNKNOWN
     return table

@@ -11,6 +11,7 @@ function boundName(code, resourceNames) {
   if (code === 0) return resourceNames?.[0] ?? "compute";
   if (code === 1) return resourceNames?.[1] ?? "memory";
   if (code === 2) return "balanced";
+  if (code === 3) return "unknown (bytes unknown)"; // the source gives no bytes: no bound (diagram.py BOUND_UNKNOWN)
   return MISSING;
 }
 
