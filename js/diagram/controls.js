@@ -74,6 +74,7 @@ export function createControls(document, model, writer) {
     label.title = CONTROL_HELP[labelText] ?? "";
     if (!FRONT_END_CONTROLS.has(labelText)) needsKernel(label);
     controls.push(() => sync(value));
+    value.control = label; // its label, for a control whose label follows the state
     return value;
   }
 
@@ -83,7 +84,7 @@ export function createControls(document, model, writer) {
     const unit = () => (model.get("units") ?? {})[unitKey] ?? "";
     const show = (valueSpan, peak) => { valueSpan.textContent = formatSI(peak, unit()); };
     const valueSpan = addControl(labelText, input, (span) => {
-      const name = input.parentNode?.firstChild; // span.cw-label
+      const name = valueSpan?.control?.children?.[0]; // span.cw-label
       if (levelOf && name) name.textContent = levelOf() ? `${labelText} (${levelOf()})` : labelText; // the level it sets
       const peak = Number(model.get(key));
       const [lo, hi] = logRange(model.get(`${key}_range`), peak);
