@@ -715,7 +715,7 @@ def phase_table_state(workload: Workload) -> dict:
     table["bound"] = np.asarray(a.bound, dtype=np.uint8)
     unknown = unknown_bytes(workload)  # bytes the source does not give: unknown, not 0 (docs/semantics.md#unknown-bytes)
     if unknown.any():
-        for key in ("bytes", "memory_util", "intensity", "efficiency"):
-            table[key][unknown] = np.nan
-        table["bound"][unknown] = BOUND_UNKNOWN
+        for key in ("bytes", "memory_util", "intensity", "efficiency", "bound"):
+            table[key] = table[key].copy()  # the workload's own arrays are read-only
+            table[key][unknown] = BOUND_UNKNOWN if key == "bound" else np.nan
     return table
