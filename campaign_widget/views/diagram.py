@@ -713,7 +713,8 @@ def phase_table_state(workload: Workload) -> dict:
         for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol", "efficiency")
     }
     table["bound"] = np.asarray(a.bound, dtype=np.uint8)
-    unknown = unknown_bytes(workload)  # bytes the source does not give: unknown, not 0 (docs/semantics.md#unknown-bytes)
+    # bytes the source does not give read unknown, not 0 (docs/semantics.md#unknown-bytes)
+    unknown = unknown_bytes(workload)
     if unknown.any():
         for key in ("bytes", "memory_util", "intensity", "efficiency", "bound"):
             table[key] = table[key].copy()  # the workload's own arrays are read-only
