@@ -79,6 +79,21 @@ def title_at(title: str, params: Mapping[str, object], written_at: Mapping[str, 
     return f"{title} (written at {then}; now {now})"
 
 
+def said_lines(scene: Scene, units, resource_names, notes, makespan, infeasibility="", end=None, title=""):
+    """A campaign figure's whole readout, for the browser view and the static one alike: ``readout_lines``
+    (the makespan once, oversubscription), then one ``"note"`` line per note given (the pipe's level, …)."""
+    lines = readout_lines(
+        scene,
+        units=units,
+        resource_names=resource_names,
+        makespan=makespan,
+        infeasibility=infeasibility,
+        end=end,
+        title=title,
+    )
+    return lines + [(note, "note") for note in notes if note]
+
+
 def makespan_text(value: float, unit: str, *, end: float | None = None, infeasibility: str = "") -> str:
     """ "makespan 12.5 ms", or for an infeasible schedule "makespan 12.5 ms, infeasible: compute 311%
     demand under policy none — not a time this machine can achieve" (docs/semantics.md#feasible-schedules)."""

@@ -261,10 +261,10 @@ def sweep_grid(
     *,
     x: str,
     y: str,
-    color: str = "makespan",
+    color="makespan",
     fixed: dict | None = None,
     positions: dict | None = None,
-    best: str = "makespan",
+    best="makespan",
 ) -> SweepGrid:
     """The heatmap of column ``color`` over axes ``x`` and ``y`` of a product sweep, the other axes at
     ``positions`` (indices) or ``fixed`` (values), else at the best configuration's by objective ``best``
@@ -281,8 +281,8 @@ def sweep_grid(
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     ticks = [(0.0, "no"), (1.0, "yes")] if boolean else bar_ticks(lo, hi, unit, end)
-    objective, best = best, (result.best(best) if result.completed else None)
-    found = np.argwhere(idx == best) if best is not None else np.empty((0, 2))
+    best_index = result.best(best) if result.completed else None
+    found = np.argwhere(idx == best_index) if best_index is not None else np.empty((0, 2))
     return SweepGrid(
         x=x,
         y=y,
@@ -299,7 +299,7 @@ def sweep_grid(
         ticks=ticks,
         positions=chosen,
         fixed={n: result.axes[n][k] for n, k in chosen.items()},
-        best=best,
+        best=best_index,
         best_cell=(int(found[0][0]), int(found[0][1])) if len(found) else None,
-        best_line=best_line(result, end, objective) if best is not None else "",
+        best_line=best_line(result, end, best) if best_index is not None else "",
     )

@@ -12,7 +12,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from ..errors import WrongTypeError
-from ..figures.readout import readout_lines as scene_readout_lines
+from ..figures.readout import said_lines
 from ..figures.scene import Scene
 from ..figures.ticks import time_ticks, utilization_ticks
 from ..formatting import time_unit_for
@@ -159,15 +159,8 @@ def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
 
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
-    lines = scene_readout_lines(
-        panel.scene,
-        units=panel.units,
-        resource_names=panel.resource_names,
-        infeasibility=panel.infeasibility,
-        end=panel.time_end,
-        title=panel.title,
-    )
-    return lines + [(note, "note") for note in getattr(panel, "notes", ())]
+    p = panel
+    return said_lines(p.scene, p.units, p.resource_names, p.notes, None, p.infeasibility, p.time_end, p.title)
 
 
 def header_rows(panel: Panel, plot_width_px: float) -> list[str]:

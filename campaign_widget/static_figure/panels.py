@@ -267,7 +267,7 @@ def roofline_panel_for(
     for label, schedule in (schedules or {}).items():
         s = schedule_roofline(workload, schedule)
         # above the roof only when the schedule asks for more than the machine has: said on the point
-        label = f"{label} (infeasible)" if not schedule.feasible else str(label)
+        label = f"{label} (infeasible)" if not getattr(schedule, "feasible", True) else str(label)
         aggregates.append((label, float(s.intensity[0]), float(s.achieved[0])))
     units = _units(machine)
     units["intensity"] = "" if machine.normalized else f"{machine.ops_unit}/{machine.bytes_unit}"

@@ -12,7 +12,7 @@ import traitlets as t
 from ..errors import ScheduleError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
-from ..figures.readout import key_labels, legend_features, pipe_note, readout_lines, title_at, work_note
+from ..figures.readout import key_labels, legend_features, pipe_note, said_lines, title_at, work_note
 from ..figures.scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from ..figures.scene_pixels import aggregate_scene
 from ..model.levels import default_level
@@ -494,21 +494,20 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         title's format, said infeasible where it is; the pipe's level on a machine with several."""
         schedule = self._schedule
         end = max(float(self.time_max or 0.0), float(schedule.makespan))
+        notes = (pipe_note(self._current.machine, self.pipe_level, chosen=not self.level), self._work_note())
         lines = [
             list(line)
-            for line in readout_lines(
+            for line in said_lines(
                 self._scene,
-                units=self.units,
-                resource_names=self.resource_names,
-                makespan=schedule.makespan,
-                infeasibility=schedule.infeasibility(),
-                end=end,
-                title=self.title,
+                self.units,
+                self.resource_names,
+                notes,
+                schedule.makespan,
+                schedule.infeasibility(),
+                end,
+                self.title,
             )
         ]
-        for note in (pipe_note(self._current.machine, self.pipe_level, chosen=not self.level), self._work_note()):
-            if note:
-                lines.append([note, "note"])
         if hasattr(schedule, "shares"):  # a measured timeline: how much of it is idle or busy
             shares = schedule.shares(0.5)
             lines.append(
