@@ -244,12 +244,14 @@ def draw_campaign(
     xlabel: bool = True,
     legend: bool = True,
     readout_at: float | None = None,
+    readout: Sequence[tuple[str, str]] | None = None,
 ):
     """Draw one campaign diagram onto ``ax`` (the browser view's look; pure drawing).
 
     ``time_range`` defaults to ``[0, max(panel.time_max, scene.x_max)]``. ``header`` draws the
     title above the axes and the readout (makespan, oversubscription) under the legend, as the
-    browser view lays them out (``readout_at``: CSS px under the axes' bottom edge instead);
+    browser view lays them out (``readout_at``: CSS px under the axes' bottom edge instead; ``readout``: its rows
+    as the figure's layout wrapped them, so that the drawing fills exactly the room laid out for it);
     ``legend`` draws the phase legend below the axes. Tick density follows the axes' size on the figure, as in the browser.
     """
     if not isinstance(panel, Panel):
@@ -328,7 +330,7 @@ def draw_campaign(
         _draw_readout(
             fig,
             _px_transform(ax, "bottom"),
-            readout_rows(panel, width_px),
+            readout_rows(panel, width_px) if readout is None else readout,
             0.0,
             below if readout_at is None else readout_at,
         )

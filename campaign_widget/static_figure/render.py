@@ -159,7 +159,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
         return [x0 / W, 1 - bottom / H, (x1 - x0) / W, (bottom - top) / H]
 
     axes = []
-    for i, (p, (top, bottom, _, _, readout_top)) in enumerate(zip(panels, boxes)):
+    for i, (p, (top, bottom, _, readout, readout_top)) in enumerate(zip(panels, boxes)):
         ax = fig.add_axes(rect(left, top, right, bottom))
         draw_campaign(
             ax,
@@ -169,6 +169,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
             xlabel=(i == len(panels) - 1),
             legend=False,
             readout_at=readout_top - bottom,
+            readout=readout,
         )
         ax.set_gid(f"campaign-{i}")
         axes.append(ax)
