@@ -284,3 +284,14 @@ def test_a_makespan_is_printed_once_per_panel_in_one_format():
     assert readout.split(",")[0] in title, (readout, title)  # the same makespan, the same digits
     texts = _figure_texts([d.panel() for d in stack.diagrams.values()])
     assert sum("makespan" in t for t in texts) == 2, texts  # one per panel in the static figure too
+
+
+def test_a_sweep_row_of_an_infeasible_configuration_says_so_and_compares_with_nothing():
+    from campaign_widget.figures.sweep_grid import row_lines
+    from campaign_widget.views.sweep import SweepView
+
+    r = cw.sweep(workloads.two_phases(), tiles=[1, 4], pipeline=[False, True], progress=False)
+    over = int(np.flatnonzero(~r["feasible"])[0])
+    view = SweepView(r, x="tiles", y="pipeline")
+    said = view.describe(over) + " " + " ".join(f"{k} {v}" for k, v in row_lines(r, over))
+    assert "infeasible" in said and "faster" not in said and "slower" not in said, said

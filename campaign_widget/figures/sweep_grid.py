@@ -179,9 +179,14 @@ def best_line(result, end: float | None = None, by: str = "makespan") -> str:
     return f"◆ best ({goal}): {shorten_middle(axes, 200)} — makespan {makespan}"
 
 
-def metric_text(name: str, value, unit: str, end: float | None = None) -> str:
+def metric_text(name: str, value, unit: str, end: float | None = None, feasible: bool = True) -> str:
     """One result column of a configuration as a view says it: "makespan 12 ms", and a speedup as what it
-    is against the baseline ("6.33× slower than the baseline", never "speedup 6.33× slower")."""
+    is against the baseline ("6.33× slower than the baseline", never "speedup 6.33× slower"). An infeasible
+    configuration's makespan says so and its speedup is none (docs/semantics.md#feasible-schedules)."""
+    if not feasible and name == "makespan":
+        return f"makespan {value_label(value, unit, end=end)} (infeasible: not achievable)"
+    if not feasible and name == "speedup":
+        return "not compared with the baseline (infeasible)"
     if name == "speedup":
         speed = format_speedup(value)
         return f"{speed} {'as' if speed == 'same time' else 'than'} the baseline"
@@ -195,12 +200,17 @@ def row_lines(result, i: int, end: float | None = None) -> list[tuple[str, str]]
         return [(k, value_label(v, column_unit(result, k), end=end)) for k, v in config.items()] + [
             ("makespan", "not computed yet")
         ]
-    return [
-        ("against the baseline", format_speedup(v))  # "6.33× slower", never "speedup 6.33× slower"
-        if k == "speedup"
-        else (k, value_label(v, column_unit(result, k), end=end))
-        for k, v in result.row(i).items()
-    ]
+    row = result.row(i)
+    feasible = bool(row.get("feasible", True))
+    out = []
+    for k, v in row.items():
+        if k == "speedup":  # "6.33× slower", never "speedup 6.33× slower"; none for an infeasible row
+            out.append(("against the baseline", format_speedup(v) if feasible else "not compared (infeasible)"))
+        elif k == "makespan" and not feasible:
+            out.append((k, f"{value_label(v, column_unit(result, k), end=end)} (infeasible)"))
+        else:
+            out.append((k, value_label(v, column_unit(result, k), end=end)))
+    return out
 
 
 @dataclass(frozen=True)

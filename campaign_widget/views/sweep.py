@@ -419,7 +419,8 @@ class SweepView(Composite, W.VBox):
 
     def _metric(self, row: dict, name: str) -> str:
         """A result column as every sweep view says it (``figures.sweep_grid.metric_text``)."""
-        return metric_text(name, row[name], column_unit(self.result, name), end=self._time_end())
+        unit, feasible = column_unit(self.result, name), bool(row.get("feasible", True))
+        return metric_text(name, row[name], unit, end=self._time_end(), feasible=feasible)
 
     def _describe(self, row: dict) -> str:
         return ", ".join(f"{k}={self._axis_value(k, row[k])}" for k in self._axes)
