@@ -295,3 +295,12 @@ def test_a_sweep_row_of_an_infeasible_configuration_says_so_and_compares_with_no
     view = SweepView(r, x="tiles", y="pipeline")
     said = view.describe(over) + " " + " ".join(f"{k} {v}" for k, v in row_lines(r, over))
     assert "infeasible" in said and "faster" not in said and "slower" not in said, said
+
+
+def test_the_static_html_says_what_the_live_view_says(tmp_path):
+    w = workloads.two_phases()
+    stack = StackedDiagrams({"sequential": w, "pipelined, no policy": (w, PIPELINED)})
+    page = stack.to_html(tmp_path / "stack.html").read_text(encoding="utf-8")
+    assert "infeasible" in page and "faster than sequential" not in page
+    levels = cw.CampaignDiagram(_two_levels()).to_html(tmp_path / "levels.html").read_text(encoding="utf-8")
+    assert "100% of HBM peak bandwidth" in levels or "100% of L2 peak bandwidth" in levels
