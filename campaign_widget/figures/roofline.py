@@ -156,6 +156,12 @@ def schedule_readout(g: RooflineGeometry, workload, schedule) -> list[str]:
     return [where, reach]
 
 
+def _reach(efficiency: float) -> str:
+    """A phase's efficiency, and past 100% what that means: a measured phase above its roof."""
+    text = format_percent(efficiency)
+    return f"{text} (above its roof: the peaks or the measured volumes are off)" if efficiency > 1 + 1e-9 else text
+
+
 def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names=None) -> list[str]:
     """Phase ``i``'s hover lines on a roofline (both roofline views say them in these words): its
     operational intensity, achieved and bound rates, regime and efficiency, and the guidance.
@@ -168,7 +174,7 @@ def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names
         return [
             f"{name}: OI {oi}",
             f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
-            f"{r.regime[i]}, efficiency {format_percent(float(r.efficiency[i]))}",
+            f"{r.regime[i]}, efficiency {_reach(float(r.efficiency[i]))}",
             str(r.guidance[i]),
         ]
     h, a = g.hierarchy, workload.arrays
@@ -192,6 +198,6 @@ def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names
     return [
         f"{name}: OI {at}",
         f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
-        f"{resource}-bound, efficiency {format_percent(efficiency)}",
+        f"{resource}-bound, efficiency {_reach(efficiency)}",
         GUIDANCE[(regime, efficiency >= threshold)],
     ]
