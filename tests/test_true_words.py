@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -304,3 +305,13 @@ def test_the_static_html_says_what_the_live_view_says(tmp_path):
     assert "infeasible" in page and "faster than sequential" not in page
     levels = cw.CampaignDiagram(_two_levels()).to_html(tmp_path / "levels.html").read_text(encoding="utf-8")
     assert "100% of HBM peak bandwidth" in levels or "100% of L2 peak bandwidth" in levels
+
+
+def test_a_phase_above_its_roof_says_so_in_its_hover():
+    # a measured phase that did three times what the stated peak allows: its roof reach cannot be 300%
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the utilization warning is the model's own word on it
+        w = Workload([Phase("p", ops=3e12, bytes=1e9, duration=1.0)], machine=Machine(1e12, 1e11, name="m"))
+        d = cw.CampaignDiagram(w)
+    lines = " ".join(phase_details(roofline_geometry(d.workload, d.schedule), d.workload, 0.7, 0))
+    assert "above its roof" in lines, lines
