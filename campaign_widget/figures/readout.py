@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..formatting import format_percent, format_reading, format_si, format_span_reading
+from ..formatting import format_percent, format_reading, format_si, format_span_reading, plural
 from .scene import Scene
 
 
@@ -44,7 +44,7 @@ def readout_lines(
         span = format_span_reading(
             float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])), unit, end=value
         )
-        intervals = "1 interval" if count == 1 else f"{count} intervals"
+        intervals = plural(count, "interval")
         lines.append(
             (f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}", "oversubscribed")
         )
@@ -155,5 +155,5 @@ def work_note(workload) -> str | None:
         return None
     total = sum(p.duration for p in report.phases) or 1.0
     share = sum(p.duration for p in unknown) / total
-    phases = "1 phase" if len(unknown) == 1 else f"{len(unknown):,} phases"
+    phases = plural(len(unknown), "phase")
     return f"work unknown for {phases} ({format_percent(share)} of the time): durations only, drawn flat"
