@@ -256,6 +256,33 @@ def shorten_middle(text: str, max_chars: int = LABEL_MAX_CHARS) -> str:
     return text[:head] + ELLIPSIS + text[len(text) - (keep - head) :]
 
 
+def shorten_names(names, max_chars: int = LABEL_MAX_CHARS) -> list[str]:
+    """Each name shortened as ``shorten_middle`` does, told apart where two distinct names would
+    shorten to the same text: those get an index, "#1", "#2", … in their order, kept inside ``max_chars``
+    ("void gemm<…>::run_128x64 #2"). A name given twice stays the same name (one label)."""
+    names = [str(n) for n in names]
+    short = [shorten_middle(n, max_chars) for n in names]
+    groups: dict[str, list[str]] = {}
+    for name, label in zip(names, short):
+        if name not in groups.setdefault(label, []):
+            groups[label].append(name)
+    out = []
+    for name, label in zip(names, short):
+        alike = groups[label]
+        if len(alike) == 1:
+            out.append(label)
+            continue
+        tag = f" #{alike.index(name) + 1}"
+        out.append(shorten_middle(name, max(1, max_chars - len(tag))) + tag)
+    return out
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """ "1 phase", "3 phases", "1,200 phases": the count and the word, singular for exactly one
+    (``many`` when the plural is not ``word`` + "s")."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
 def legend_selection(weights, max_entries: int = LEGEND_MAX_ENTRIES) -> tuple[list[int], int]:
     """Which of ``len(weights)`` names a legend lists, and how many it summarizes as "+N more":
     all when they are at most ``max_entries``; else the ``max_entries - 1`` heaviest (most time

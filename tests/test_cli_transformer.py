@@ -29,7 +29,7 @@ def test_kv_len_reaches_the_builder(capsys):
         (["summary"], "required: FILE"),
         (["summary", "x.yaml", "--transformer", "gpt2"], "not both"),
         (["summary", "--transformer", "no-such-model"], "no such preset"),
-        (["summary", "--transformer", "gpt2", "--stage", "decode", "--kv-len", "0"], "kv_len"),
+        (["summary", "--transformer", "gpt2", "--stage", "decode", "--kv-len", "0"], "--kv-len"),
     ],
 )
 def test_bad_transformer_input_is_one_line(argv, words, capsys):

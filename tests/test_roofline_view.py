@@ -73,7 +73,7 @@ def test_the_schedule_readout_names_its_regime_and_efficiency(kernels):
     view = Explorer(kernels).roofline
     assert view.readout[0].value.startswith("schedule: OI 11")
     efficiency = (402e9 / 2.48) / P  # all ops over the makespan, against the flat roof (OI 11 > ridge 4)
-    assert view.readout[1].value == f"{efficiency:.0%} of its roof, compute-bound"
+    assert view.readout[1].value == f"{efficiency:.0%} of the compute roof (200 GFLOP/s), compute-bound"
 
 
 def test_zero_ops_or_bytes_draw_at_the_axis_edges():

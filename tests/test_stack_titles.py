@@ -25,7 +25,7 @@ def test_titles_read_in_the_axis_unit_and_say_slower_not_a_fraction():
 def test_a_panel_faster_than_the_first_and_one_as_fast():
     assert panel_title("b", 2.0, "s", end=5.0, speedup=2.5, against="a") == "b: makespan 2 s, 2.5× faster than a"
     assert panel_title("b", 5.0, "s", end=5.0, speedup=1.0, against="a") == "b: makespan 5 s, same time as a"
-    assert panel_title("a", 0.000134374, "s", end=0.0005, speedup=None, against="a") == "a: makespan 134 µs"
+    assert panel_title("a", 0.000134374, "s", end=0.0005, speedup=None, against="a") == "a: makespan 134.4 µs"
 
 
 def test_each_panel_its_own_axis_gives_each_title_its_own_unit():

@@ -20,7 +20,8 @@ words), ``_output`` (what is printed, and how).
 
 Output is for a person: every text printed has its control characters escaped (a name in a file cannot
 drive the terminal), characters the terminal's encoding lacks are spelled out (``µs`` as ``us``), long
-names are shortened in the middle and no line is longer than ``MAX_LINE``. ``render`` writes OUT whole
+names are shortened in the middle (two that would read alike are numbered) to keep a line within
+``MAX_LINE``, and a message is never cut: its advice is printed whole. ``render`` writes OUT whole
 or not at all. Exit status: 0 done (also when the reader of the output goes away, as ``| head -1``
 does), 1 bad input (the file, its numbers, settings that cannot be honoured) or an output that cannot
 be written (standard output closed), 2 bad usage (unknown option, bad option value). Errors are one line

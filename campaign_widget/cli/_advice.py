@@ -14,10 +14,21 @@ _KEYWORD = re.compile(r"(?<![\w.\-=])([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
 _CLOSING = {"{": "}", "[": "]", "(": ")"}
 
 
+# advice a Python caller can follow and a command-line user cannot, and what the command line offers instead
+_PYTHON_ONLY = (
+    (
+        re.compile(r"\(e\.g\. campaign_widget\.Machine\.measure\(\) for a CPU trace, or a preset for a GPU\)"),
+        "(a preset for a GPU; for a CPU trace, any preset with --peak-compute X --peak-bandwidth Y, the CPU's peaks)",
+    ),
+)
+
+
 def for_command_line(message: str) -> str:
     """A reader's message with its keyword-argument advice (``pass params={'N': ...}``) in flags
     (``pass --param N=...``): keywords in ``READER_FLAGS`` always, any other keyword where the message
-    tells the caller to pass it."""
+    tells the caller to pass it; advice only Python can follow is replaced by what the flags offer."""
+    for python, flags in _PYTHON_ONLY:
+        message = python.sub(flags, message)
     out, done = [], 0
     for m in _KEYWORD.finditer(message):
         if m.start() < done:
@@ -96,6 +107,22 @@ def _flag(name: str, value: str, message: str) -> str:
         return flag
     metavar = next(o.metavar for o in READER_OPTIONS if o.keyword == name)
     return f"{flag} {_plain(value) or metavar}"
+
+
+# a transformer's keyword as the model's message writes it (``batch=0``, ``stage='decode'``, or the name that
+# starts a sentence about it: "kv_len is for ..."), to be said as its flag
+_PASS_KEYWORD = re.compile(r"(?<![\w.\-])(batch|seq|kv_len|stage)(?:=(['\"]?)([^\s,;)'\"]*)\2|(?= (?:is|must|has)\b))")
+
+
+def transformer_error(message: str) -> str:
+    """A message of ``Workload.from_transformer`` in the command line's words: ``batch=0`` → ``--batch 0``,
+    ``stage='decode'`` → ``--stage decode``, ``kv_len is for …`` → ``--kv-len is for …``."""
+
+    def flag(m: re.Match) -> str:
+        name = "--" + m.group(1).replace("_", "-")
+        return name if m.group(3) is None else f"{name} {m.group(3)}"
+
+    return _PASS_KEYWORD.sub(flag, message)
 
 
 def reader_error(e: Exception) -> str:

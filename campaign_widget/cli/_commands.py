@@ -7,6 +7,7 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..errors import InputError, ScheduleError, UsageError, WorkloadError, short_repr
+from ..formatting import plural
 from ..model.presets import MACHINES
 from ..model.settings import POLICIES
 from ._loading import load_workload, reported, transformer_notes, unreadable
@@ -59,7 +60,7 @@ def render(args) -> int:
 
 
 def summary(args) -> int:
-    from ..model.roofline import workload_roofline
+    from ..model.roofline import unknown_bytes, workload_roofline
 
     workload, settings, origin = load_workload(args)
     schedules = {}
@@ -73,7 +74,7 @@ def summary(args) -> int:
     roof = workload_roofline(workload, threshold=args.threshold)
     intensity_unit = "" if m.normalized else f" {m.ops_unit}/{m.bytes_unit}"
     out = [
-        f"{args.file}: {len(workload)} phases on {m.name or 'an unnamed machine'}",
+        f"{args.file}: {plural(len(workload), 'phase')} on {m.name or 'an unnamed machine'}",
         f"peaks: {m.compute_name} {si(m.peak_compute, m.compute_unit)}, {m.memory_name} "
         f"{si(m.peak_bandwidth, m.bandwidth_unit)}; ridge point {num(m.ridge_point)}{intensity_unit}"
         + (f"; efficiency threshold {num(args.threshold)}" if args.threshold != 0.7 else ""),
@@ -101,14 +102,18 @@ def summary(args) -> int:
     if levels:
         header.insert(header.index("bound") + 1, "bound by")
     rows = []
+    unknown = unknown_bytes(workload)  # a quantity the file does not give reads "unknown", not 0
     for i, name in enumerate(workload.names):
-        near = [pct(a.level_util[i, k]) if np.isfinite(a.level_util[i, k]) else "—" for k in range(len(levels))]
+        near = [
+            "unknown" if unknown[i] else pct(a.level_util[i, k]) if np.isfinite(a.level_util[i, k]) else "—"
+            for k in range(len(levels))
+        ]
         row = [
             name,
             si(a.duration[i], m.time_unit),
             pct(a.compute_util[i]),
             *near,
-            pct(a.memory_util[i]),
+            "unknown" if unknown[i] else pct(a.memory_util[i]),
             num(roof.intensity[i]),
             str(roof.regime[i]),
             *([str(a.bound_resource[i])] if levels else []),
@@ -129,18 +134,21 @@ def summary(args) -> int:
     # each phase's ops at its own data type's peak on a machine of typed peaks (docs/llm-inference.md#a-peak-per-data-type)
     compute = (a.ops / workload.compute_peaks).sum() if m.peaks else a.ops.sum() / m.peak_compute
     lower = max(compute, a.bytes.sum() / m.peak_bandwidth)
+
+    def time(value: float) -> str:  # one format for every makespan printed (six digits: a table to compare)
+        return si(value, m.time_unit, 6)
+
+    counted = f"; bytes unknown for {plural(int(unknown.sum()), 'phase')}, counted as 0" if unknown.any() else ""
     out += [
         "",
-        f"makespan ({mode}); sequential {si(a.duration.sum(), m.time_unit, 6)}, "
-        f"lower bound {si(lower, m.time_unit, 6)}:",
+        f"makespan ({mode}); sequential {time(a.duration.sum())} (the phases one after another); "
+        f"lower bound {time(lower)} (every operation at peak compute or every byte at peak bandwidth, "
+        f"whichever takes longer: no feasible schedule is shorter{counted}):",
     ]
     policy_rows = []
     for policy, s in schedules.items():
-        worst = {}
-        for _, _, resource, demand in s.oversubscribed:
-            worst[resource] = max(worst.get(resource, 0.0), demand)
-        note = "oversubscribed: " + ", ".join(f"{r} {pct(d)}" for r, d in worst.items()) if worst else "feasible"
-        policy_rows.append([("* " if policy == chosen else "  ") + policy, si(s.makespan, m.time_unit, 6), note])
+        note = s.infeasibility() + " (not achievable)" if not s.feasible else "feasible"
+        policy_rows.append([("* " if policy == chosen else "  ") + policy, time(s.makespan), note])
     out += table(None, policy_rows, right={1}, indent="  ")
     out.append(
         f"  (* = the policy {origin['policy']})" if origin["policy"] != "the default" else "  (* = the default policy)"

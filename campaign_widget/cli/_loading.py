@@ -20,7 +20,7 @@ from ..io import detect, load
 from ..model.settings import DEFAULTS as DEFAULT_SETTINGS
 from ..model.settings import Settings
 from ..model.workload import Workload
-from ._advice import reader_error
+from ._advice import reader_error, transformer_error
 from ._arguments import TRANSFORMER_PASS
 from ._output import PROG, say
 from ._reader_flags import READER_FLAGS, READER_OPTIONS, reader_options
@@ -90,7 +90,7 @@ def load_workload(args):
         except OSError as e:
             raise unreadable(e, args.file) from None
         except (WorkloadError, ScheduleError, ValueError, TypeError) as e:
-            raise InputError(reader_error(e)) from None
+            raise InputError(transformer_error(str(e)) if transformer is not None else reader_error(e)) from None
         caught.keep = lambda w: not issubclass(w.category, UtilizationAboveOneWarning)
     for line in workload.utilization_warnings():  # for the final peaks
         say(f"{PROG}: warning: {args.file}: {line}")

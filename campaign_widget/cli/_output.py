@@ -9,9 +9,10 @@ import sys
 import unicodedata
 
 from ..errors import OutputClosed
+from ..formatting import shorten_middle, shorten_names
 
 PROG = "campaign-widget"
-MAX_LINE = 600  # characters in any line printed
+MAX_LINE = 600  # characters a printed line is kept to by shortening its long names (never its advice)
 NAME_WIDTH = 60  # characters of a name in a table (longer ones keep their start and end)
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2  # the exit statuses: done, bad input, bad usage
 
@@ -57,13 +58,22 @@ def printable(text: str) -> str:
 
 def shorten(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters: the start and the end kept, an ellipsis between (the end
-    of a long kernel name is what tells it from its neighbours)."""
-    text = str(text)
-    if len(text) <= width:
+    of a long kernel name is what tells it from its neighbours): ``formatting.shorten_middle``."""
+    return shorten_middle(text, max(width, 3))
+
+
+def _bounded(text: str) -> str:
+    """A line of at most MAX_LINE characters where it can be made so without losing a word of advice:
+    the longest words (a kernel's name, a path, a list run together) are shortened in the middle, one at a
+    time, down to NAME_WIDTH; words of prose are never cut, so a longer line is printed whole."""
+    if len(text) <= MAX_LINE:
         return text
-    keep = max(width - 1, 2)
-    head = keep // 2
-    return text[:head] + "…" + text[len(text) - (keep - head) :]
+    words = text.split(" ")
+    for i in sorted(range(len(words)), key=lambda k: -len(words[k])):
+        if len(words[i]) <= NAME_WIDTH or sum(map(len, words)) + len(words) - 1 <= MAX_LINE:
+            break
+        words[i] = shorten_middle(words[i], NAME_WIDTH)
+    return " ".join(words)
 
 
 # characters a terminal's encoding may lack, spelled in ASCII; any other is written as an escape
@@ -90,8 +100,8 @@ def _encodable(text: str, encoding: str) -> str:
 
 
 def _write(stream, line: str) -> None:
-    """One line for a person: escaped, at most MAX_LINE characters, in the stream's encoding."""
-    text = shorten(printable(line), MAX_LINE)
+    """One line for a person: escaped, its long names shortened (``_bounded``), in the stream's encoding."""
+    text = _bounded(printable(line))
     stream.write(_encodable(text, getattr(stream, "encoding", None) or "utf-8") + "\n")
 
 
@@ -166,11 +176,15 @@ def table(header, rows, right=(), indent="") -> list[str]:
     """Aligned columns; a cell longer than NAME_WIDTH (a kernel's name) keeps its start and end."""
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"  # widths as the terminal will show them
 
-    def cell(text, shortened):
-        return _encodable(printable(shorten(text, NAME_WIDTH) if shortened else text), encoding)
+    def cell(text):
+        return _encodable(printable(text), encoding)
 
-    lines = [[cell(text, False) for text in header]] if header else []
-    lines += [[cell(text, c < len(row) - 1) for c, text in enumerate(row)] for row in rows]
+    # each column's cells shortened by the one rule, names that would shorten alike told apart (#1, #2);
+    # the last column (guidance, a note) is prose and stays whole
+    columns = list(zip(*rows)) if rows else []
+    shortened = [shorten_names(col, NAME_WIDTH) if c < len(columns) - 1 else list(col) for c, col in enumerate(columns)]
+    lines = [[cell(text) for text in header]] if header else []
+    lines += [[cell(text) for text in row] for row in zip(*shortened)]
     widths = [max(len(str(r[c])) for r in lines) for c in range(len(lines[0]))]
     out = []
     for row in lines:

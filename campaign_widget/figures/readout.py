@@ -5,11 +5,12 @@ the same functions."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..formatting import format_percent, format_reading, format_span_reading
+from ..formatting import format_percent, format_reading, format_si, format_span_reading, plural
 from .scene import Scene
 
 
@@ -19,11 +20,20 @@ def readout_lines(
     units: Mapping[str, str],
     resource_names: Sequence[str] = ("compute", "memory"),
     makespan: float | None = None,
+    infeasibility: str = "",
+    end: float | None = None,
+    title: str = "",
 ) -> list[tuple[str, str]]:
-    """``[(text, kind)]``: ``"makespan"`` first, then one ``"oversubscribed"`` line per resource."""
+    """``[(text, kind)]``: ``"makespan"`` first, then one ``"oversubscribed"`` line per resource.
+
+    The makespan reads as every title and readout of the package writes it (``makespan_text``: three
+    significant digits in the unit of the time axis reaching ``end``), and is left out when ``title``
+    already says it: one quantity, one format, printed once. An infeasible schedule's makespan
+    (``infeasibility``, ``Schedule.infeasibility()``) says it is not a time the machine can achieve."""
     unit = units.get("time", "")
     value = float(scene.x_max if makespan is None or not np.isfinite(makespan) else makespan)
-    lines = [(f"makespan {format_reading(value, unit, digits=4)}", "makespan")]
+    said = makespan_text(value, unit, end=end, infeasibility=infeasibility)
+    lines = [] if said in title else [(said, "makespan")]
     resources = np.asarray(scene.over_resource, dtype=np.int64)
     for r in sorted(set(resources.tolist())):
         sel = resources == r
@@ -34,11 +44,85 @@ def readout_lines(
         span = format_span_reading(
             float(np.min(scene.over_t0[sel])), float(np.max(scene.over_t1[sel])), unit, end=value
         )
-        intervals = "1 interval" if count == 1 else f"{count} intervals"
+        intervals = plural(count, "interval")
         lines.append(
             (f"{name} oversubscribed: up to {format_percent(peak)} demand in {intervals}, {span}", "oversubscribed")
         )
     return lines
+
+
+#: significant digits of a makespan wherever it is printed (titles, readouts): enough for the paper's
+#: reference numbers (10.75, 11.35), one format in every view
+MAKESPAN_DIGITS = 4
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def title_at(title: str, params: Mapping[str, object], written_at: Mapping[str, object]) -> str:
+    """A title that follows the parameters it quotes: ``{name}`` fields take the current values
+    ("decode, batch {batch}" → "decode, batch 256"); a title that quotes a value it was written at
+    ("batch 16") and no longer shows says so ("batch 16 (written at batch 16; now batch 256)")."""
+    title = str(title)
+    filled = _FIELD.sub(lambda m: str(params[m[1]]) if m[1] in params else m[0], title)
+    if filled != title:
+        return filled
+    stale = [
+        name
+        for name, value in params.items()
+        if name in written_at
+        and written_at[name] != value
+        and re.search(rf"\b{re.escape(str(name))}\W{{0,3}}{re.escape(str(written_at[name]))}\b", title)
+    ]
+    if not stale:
+        return title
+    then = ", ".join(f"{name} {written_at[name]}" for name in stale)
+    now = ", ".join(f"{name} {params[name]}" for name in stale)
+    return f"{title} (written at {then}; now {now})"
+
+
+def said_lines(scene: Scene, units, resource_names, notes, makespan, infeasibility="", end=None, title=""):
+    """A campaign figure's whole readout, for the browser view and the static one alike: ``readout_lines``
+    (the makespan once, oversubscription), then one ``"note"`` line per note given (the pipe's level, …)."""
+    lines = readout_lines(
+        scene,
+        units=units,
+        resource_names=resource_names,
+        makespan=makespan,
+        infeasibility=infeasibility,
+        end=end,
+        title=title,
+    )
+    return lines + [(note, "note") for note in notes if note]
+
+
+def makespan_text(value: float, unit: str, *, end: float | None = None, infeasibility: str = "") -> str:
+    """ "makespan 12.5 ms", or for an infeasible schedule "makespan 12.5 ms, infeasible: compute 311%
+    demand under policy none — not a time this machine can achieve" (docs/semantics.md#feasible-schedules)."""
+    text = f"makespan {format_reading(value, unit, end=end, digits=MAKESPAN_DIGITS)}"
+    if infeasibility:
+        text += f", {infeasibility} — not a time this machine can achieve"
+    return text
+
+
+def key_labels(pipe: str | None) -> dict[str, str]:
+    """The legend keys' words, naming the memory level drawn as the pipe (``None``: panels with
+    different pipes, each named in its own readout): one rule for the browser's legend and the static one."""
+    level = pipe or "the pipe level's"
+    return {
+        "well": f"unused bandwidth (pipe height = 100% of {level} peak bandwidth)",
+        "spill": f"{pipe or 'memory'} oversubscribed",
+        "compute_over": "compute > 100%",
+        "dashed": "added by dilation/throttling",
+    }
+
+
+def pipe_note(machine, level: str, *, chosen: bool) -> str | None:
+    """On a machine with several memory levels, which level the diagram draws as its pipe and its peak
+    ("pipe: HBM, 2.04 TB/s — the level that bounds the most time" when the diagram ``chosen`` it);
+    ``None`` on one level, where the pipe is the memory (docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram)."""
+    if len(machine.level_names) < 2:
+        return None
+    why = " — the level that bounds the most time" if chosen else ""
+    return f"pipe: {level}, {format_si(machine.bandwidth(level), machine.bandwidth_unit)}{why}"
 
 
 def legend_features(scene: Scene) -> dict[str, bool]:
@@ -71,5 +155,5 @@ def work_note(workload) -> str | None:
         return None
     total = sum(p.duration for p in report.phases) or 1.0
     share = sum(p.duration for p in unknown) / total
-    phases = "1 phase" if len(unknown) == 1 else f"{len(unknown):,} phases"
+    phases = plural(len(unknown), "phase")
     return f"work unknown for {phases} ({format_percent(share)} of the time): durations only, drawn flat"

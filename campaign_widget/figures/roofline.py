@@ -13,6 +13,7 @@ from ..formatting import format_number, format_percent, format_si
 from ..model.machine import Ceiling
 from ..model.phase_arrays import BOUND_LATENCY
 from ..model.roofline import (
+    BYTES_UNKNOWN,
     COMPUTE_BOUND,
     DEFAULT_THRESHOLD,
     GUIDANCE,
@@ -142,6 +143,39 @@ def roofline_geometry(workload, schedule, threshold: float = DEFAULT_THRESHOLD) 
     )
 
 
+def schedule_readout(g: RooflineGeometry, workload, schedule) -> list[str]:
+    """What both roofline views say under the plot about the schedule's aggregate point (all its ops and
+    bytes over its makespan): where it is, then how much of which roof it reaches — the compute roof or
+    the farthest memory level's (the aggregate's bytes are that level's). Above 100% the point lies above
+    the roof, and the line says why: an infeasible schedule (docs/semantics.md#feasible-schedules), or
+    peaks or volumes that are off."""
+    machine, total = workload.machine, g.total
+    intensity_unit = f"{machine.ops_unit}/{machine.bytes_unit}"
+    where = (
+        f"schedule: OI {format_number(float(total.intensity[0]), 3)} {intensity_unit}, "
+        f"{format_si(total.achieved[0], machine.compute_unit)}"
+    )
+    regime = str(total.regime[0])
+    if regime == COMPUTE_BOUND:
+        roof = f"the compute roof ({format_si(machine.peak_compute, machine.compute_unit)})"
+    elif regime == MEMORY_BOUND:
+        roof = f"the {machine.memory_name} roof ({format_si(machine.peak_bandwidth, machine.bandwidth_unit)})"
+    else:
+        return [where, regime]
+    efficiency = float(total.efficiency[0])
+    reach = f"{format_percent(efficiency)} of {roof}, {regime}"
+    if efficiency > 1 + 1e-9:
+        why = schedule.infeasibility() if not schedule.feasible else "the peaks or the volumes are off"
+        reach += f"; drawn above the roof: {why}"
+    return [where, reach]
+
+
+def _reach(efficiency: float) -> str:
+    """A phase's efficiency, and past 100% what that means: a measured phase above its roof."""
+    text = format_percent(efficiency)
+    return f"{text} (above its roof: the peaks or the measured volumes are off)" if efficiency > 1 + 1e-9 else text
+
+
 def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names=None) -> list[str]:
     """Phase ``i``'s hover lines on a roofline (both roofline views say them in these words): its
     operational intensity, achieved and bound rates, regime and efficiency, and the guidance.
@@ -154,10 +188,17 @@ def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names
         return [
             f"{name}: OI {oi}",
             f"achieved {format_si(r.achieved[i], unit)}, bound {format_si(r.bound[i], unit)}",
-            f"{r.regime[i]}, efficiency {format_percent(float(r.efficiency[i]))}",
+            f"{r.regime[i]}, efficiency {_reach(float(r.efficiency[i]))}",
             str(r.guidance[i]),
         ]
     h, a = g.hierarchy, workload.arrays
+    if r.regime[i] == BYTES_UNKNOWN:  # no level's bytes are known: no intensity, bound or advice at any level
+        return [
+            f"{name}: OI unknown",
+            f"achieved {format_si(h.achieved[i], unit)}, bound unknown",
+            BYTES_UNKNOWN,
+            str(r.guidance[i]),
+        ]
     known = [(level, h.intensity[i, k]) for k, level in enumerate(h.levels) if not np.isnan(h.intensity[i, k])]
     at = ", ".join(f"{format_number(oi, 3)} ({level})" for level, oi in known) or "unknown"
     bound = a.ops[i] / a.t_sol[i] if a.t_sol[i] > 0 else np.nan
@@ -172,6 +213,6 @@ def phase_details(g: RooflineGeometry, workload, threshold: float, i: int, names
     return [
         f"{name}: OI {at}",
         f"achieved {format_si(h.achieved[i], unit)}, bound {format_si(bound, unit)}",
-        f"{bound_by}, efficiency {format_percent(efficiency)}",
+        f"{bound_by}, efficiency {_reach(efficiency)}",
         GUIDANCE[(regime, efficiency >= threshold)],
     ]

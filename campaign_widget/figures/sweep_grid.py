@@ -21,7 +21,16 @@ from importlib import resources
 import numpy as np
 
 from ..errors import CampaignWidgetError, short_repr
-from ..formatting import format_number, format_percent, format_reading, format_si, scale_tick_labels
+from ..formatting import (
+    format_number,
+    format_percent,
+    format_reading,
+    format_si,
+    format_speedup,
+    scale_tick_labels,
+    shorten_middle,
+)
+from ..sweep import OBJECTIVE_WORDS, OBJECTIVES
 from . import colour_scale
 
 PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet (as SweepView)
@@ -94,13 +103,15 @@ def check_grid(result, x: str, y: str, color: str) -> list[str]:
     return metrics
 
 
-def other_positions(result, x: str, y: str, fixed: dict | None = None, positions: dict | None = None) -> dict[str, int]:
+def other_positions(
+    result, x: str, y: str, fixed: dict | None = None, positions: dict | None = None, best: str = "makespan"
+) -> dict[str, int]:
     """The position (index into its values) of every axis but ``x`` and ``y``: ``positions[name]``, else
     ``fixed[name]``'s place among the axis's values, else the best configuration's (the first while
     none is computed)."""
     names = list(result.axes)
     shape = tuple(len(v) for v in result.axes.values())
-    best_digits = np.unravel_index(result.best() if result.completed else 0, shape)
+    best_digits = np.unravel_index(result.best(best) if result.completed else 0, shape)
     for given, what in ((fixed, "fixed"), (positions, "positions")):
         unknown = sorted(set(given or {}) - set(names) - {x, y}) + sorted(set(given or {}) & {x, y})
         if unknown:
@@ -157,14 +168,29 @@ def time_end(result) -> float | None:
     return float(np.nanmax(makespans)) if np.isfinite(makespans).any() else None
 
 
-def best_line(result, end: float | None = None) -> str:
-    """The best configuration in words: its axes and its makespan, with units."""
-    from ..formatting import shorten_middle
-
-    row = result.row(result.best())
+def best_line(result, end: float | None = None, by: str = "makespan") -> str:
+    """The best configuration by objective ``by`` (``SweepResult.best``) in words: what it optimises, its
+    axes and its makespan, with units ("◆ best (highest throughput): batch 256, … — makespan 12 ms")."""
+    row = result.row(result.best(by))
     axes = ", ".join(f"{k} {value_label(row[k], column_unit(result, k))}" for k in result.axes)
     makespan = value_label(row["makespan"], column_unit(result, "makespan"), end=end)
-    return f"◆ best: {shorten_middle(axes, 200)} — makespan {makespan}"
+    name = OBJECTIVES.get(by, by)
+    goal = OBJECTIVE_WORDS.get(name, f"smallest {name}")
+    return f"◆ best ({goal}): {shorten_middle(axes, 200)} — makespan {makespan}"
+
+
+def metric_text(name: str, value, unit: str, end: float | None = None, feasible: bool = True) -> str:
+    """One result column of a configuration as a view says it: "makespan 12 ms", and a speedup as what it
+    is against the baseline ("6.33× slower than the baseline", never "speedup 6.33× slower"). An infeasible
+    configuration's makespan says so and its speedup is none (docs/semantics.md#feasible-schedules)."""
+    if not feasible and name == "makespan":
+        return f"makespan {value_label(value, unit, end=end)} (infeasible: not achievable)"
+    if not feasible and name == "speedup":
+        return "not compared with the baseline (infeasible)"
+    if name == "speedup":
+        speed = format_speedup(value)
+        return f"{speed} {'as' if speed == 'same time' else 'than'} the baseline"
+    return f"{name} {value_label(value, unit, end=end)}"
 
 
 def row_lines(result, i: int, end: float | None = None) -> list[tuple[str, str]]:
@@ -174,7 +200,17 @@ def row_lines(result, i: int, end: float | None = None) -> list[tuple[str, str]]
         return [(k, value_label(v, column_unit(result, k), end=end)) for k, v in config.items()] + [
             ("makespan", "not computed yet")
         ]
-    return [(k, value_label(v, column_unit(result, k), end=end)) for k, v in result.row(i).items()]
+    row = result.row(i)
+    feasible = bool(row.get("feasible", True))
+    out = []
+    for k, v in row.items():
+        if k == "speedup":  # "6.33× slower", never "speedup 6.33× slower"; none for an infeasible row
+            out.append(("against the baseline", format_speedup(v) if feasible else "not compared (infeasible)"))
+        elif k == "makespan" and not feasible:
+            out.append((k, f"{value_label(v, column_unit(result, k), end=end)} (infeasible)"))
+        else:
+            out.append((k, value_label(v, column_unit(result, k), end=end)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -231,12 +267,20 @@ class SweepGrid:
 
 
 def sweep_grid(
-    result, *, x: str, y: str, color: str = "makespan", fixed: dict | None = None, positions: dict | None = None
+    result,
+    *,
+    x: str,
+    y: str,
+    color="makespan",
+    fixed: dict | None = None,
+    positions: dict | None = None,
+    best="makespan",
 ) -> SweepGrid:
     """The heatmap of column ``color`` over axes ``x`` and ``y`` of a product sweep, the other axes at
-    ``positions`` (indices) or ``fixed`` (values), else at the best configuration's."""
+    ``positions`` (indices) or ``fixed`` (values), else at the best configuration's by objective ``best``
+    (``SweepResult.best``)."""
     check_grid(result, x, y, color)
-    chosen = other_positions(result, x, y, fixed, positions)
+    chosen = other_positions(result, x, y, fixed, positions, best)
     idx = grid_indices(result, x, y, chosen)
     have = result._have[idx]
     raw = np.asarray(result[color])[idx]
@@ -247,8 +291,8 @@ def sweep_grid(
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     ticks = [(0.0, "no"), (1.0, "yes")] if boolean else bar_ticks(lo, hi, unit, end)
-    best = result.best() if result.completed else None
-    found = np.argwhere(idx == best) if best is not None else np.empty((0, 2))
+    best_index = result.best(best) if result.completed else None
+    found = np.argwhere(idx == best_index) if best_index is not None else np.empty((0, 2))
     return SweepGrid(
         x=x,
         y=y,
@@ -265,7 +309,7 @@ def sweep_grid(
         ticks=ticks,
         positions=chosen,
         fixed={n: result.axes[n][k] for n, k in chosen.items()},
-        best=best,
+        best=best_index,
         best_cell=(int(found[0][0]), int(found[0][1])) if len(found) else None,
-        best_line=best_line(result, end) if best is not None else "",
+        best_line=best_line(result, end, best) if best_index is not None else "",
     )

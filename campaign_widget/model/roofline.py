@@ -24,6 +24,10 @@ LATENCY_BOUND = "latency-bound"
 MAX_CONCURRENCY_CEILINGS = 6  # drawn at most; the phases' most common bytes in flight first
 # parallel slopes closer than this factor would put their labels on each other: the later one is not drawn
 CONCURRENCY_CEILING_GAP = 4.0
+#: the regime of a phase whose file gives its operations but not its bytes (a trace kernel with recorded
+#: FLOPs and no counters): no intensity, so no bound and no advice (docs/semantics.md#unknown-bytes)
+BYTES_UNKNOWN = "bytes unknown"
+BYTES_UNKNOWN_GUIDANCE = "Bytes unknown: no bound and no advice (the file records no bytes for this phase)"
 DEFAULT_THRESHOLD = 0.7
 GUIDANCE = {
     (MEMORY_BOUND, True): "Near roof: only fix is raise OI (blocking, fusion, reuse)",
@@ -111,7 +115,9 @@ class Roofline:
     def edge_labels(self) -> np.ndarray:
         """Per kernel: ``"OI 0"``, ``"OI ∞"``, ``"no ops or bytes"`` or ``""`` (a finite intensity)."""
         labels = {FINITE: "", ZERO: "OI 0", INFINITE: "OI ∞", NOWHERE: "no ops or bytes"}
-        return np.array([labels[p] for p in self.placement], dtype=object)
+        out = np.array([labels[p] for p in self.placement], dtype=object)
+        out[self.regime == BYTES_UNKNOWN] = BYTES_UNKNOWN
+        return out
 
 
 def _as_float(value) -> float:
@@ -131,6 +137,7 @@ def roofline(
     threshold: float = DEFAULT_THRESHOLD,
     attainable=None,
     compute_peaks=None,
+    bytes_unknown=None,
 ) -> Roofline:
     """ROOFLINE_BOUND and OPTIMIZE_GUIDANCE of seed 002 over arrays of kernels (see ``Roofline`` for
     kernels with no ops or no bytes). Raises a WorkloadError naming a peak or volume that is not finite.
@@ -139,7 +146,8 @@ def roofline(
     reach (docs/memory-hierarchy.md#latency-and-the-concurrency-roof): a kernel is judged against the
     lower of its roofs, ``min(P, attainable·OI)``, and is latency-bound under it where it is below the peak.
     ``compute_peaks``: each kernel's own compute roof (its data type's, docs/llm-inference.md#a-peak-per-data-type),
-    else ``peak_compute`` for all."""
+    else ``peak_compute`` for all. ``bytes_unknown`` (per kernel, True where the source gives no bytes):
+    those kernels read ``BYTES_UNKNOWN``, with no intensity, bound, efficiency or advice, and are not placed."""
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, (numbers.Real, np.floating, np.integer))
@@ -176,6 +184,10 @@ def roofline(
     regime = np.where(np.isnan(intensity), NO_WORK, np.where(memory_side, memory, COMPUTE_BOUND)).astype(object)
     near = efficiency >= threshold
     guidance = np.array([GUIDANCE[(r, bool(n))] for r, n in zip(regime, near)], dtype=object)
+    if bytes_unknown is not None and np.any(bytes_unknown):
+        unknown = np.asarray(bytes_unknown, dtype=bool)
+        intensity, bound, efficiency = (np.where(unknown, np.nan, v) for v in (intensity, bound, efficiency))
+        regime[unknown], guidance[unknown] = BYTES_UNKNOWN, BYTES_UNKNOWN_GUIDANCE
     return Roofline(
         peak_compute=float(peak_compute),
         peak_bandwidth=BW,
@@ -189,9 +201,23 @@ def roofline(
     )
 
 
+def unknown_bytes(workload) -> np.ndarray:
+    """Per phase, True where the workload's source gives operations but no bytes (its import report says
+    the bytes are unknown and none were read): the one rule behind "bytes unknown" in every view and the
+    command line (docs/semantics.md#unknown-bytes). All False for a workload not read from a profile."""
+    a = workload.arrays
+    report = getattr(workload, "import_report", None)
+    if report is None:
+        return np.zeros(len(a.ops), dtype=bool)
+    unknown = {p.name for p in report.phases if p.bytes_source == "unknown"}
+    named = np.array([name in unknown for name in workload.names], dtype=bool)
+    return named & (np.asarray(a.bytes) == 0) & (np.asarray(a.ops) > 0)
+
+
 def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Roofline:
     """One point per phase, at its duration, judged against its lowest roof (its concurrency roof at
-    the farthest level when its bytes in flight cap it there)."""
+    the farthest level when its bytes in flight cap it there); a phase whose bytes are unknown
+    (``unknown_bytes``) has none."""
     a, m = workload.arrays, workload.machine
     reach = None if a.attainable is None else a.attainable[:, -1]
     return roofline(
@@ -203,6 +229,7 @@ def workload_roofline(workload, threshold: float = DEFAULT_THRESHOLD) -> Rooflin
         threshold,
         attainable=reach,
         compute_peaks=workload.compute_peaks,
+        bytes_unknown=unknown_bytes(workload),
     )
 
 

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ScheduleError, WrongTypeError, short_repr
+from ..formatting import format_percent
 from .demand import busy_time, oversubscribed_runs, summed_demand
 
 if TYPE_CHECKING:
@@ -117,8 +118,30 @@ class Schedule:
     level_rates: np.ndarray | None = None  # (intervals, nearer levels), as memory_rate
     edge_requested_levels: np.ndarray | None = None  # (edges - 1, nearer levels), as edge_requested_memory
 
+    #: a schedule the engine computed; a measured :class:`Timeline` sets it (it ran, so it is achievable)
+    measured = False
+
     def __len__(self) -> int:
         return int(self.start.size)
+
+    @property
+    def feasible(self) -> bool:
+        """Whether the machine can run this schedule in its makespan: no resource's demand above 100% at
+        any instant (docs/semantics.md#feasible-schedules). An oversubscribed schedule (policy ``none`` or
+        ``dilate``) asks for more than the machine has, so its makespan is not a time it can achieve and no
+        view calls it faster than another. A measured timeline ran: it is feasible."""
+        return bool(self.measured or self.over_t0.size == 0)
+
+    def infeasibility(self) -> str:
+        """Why this schedule is not achievable, in the words every view prints ("memory 600%, compute
+        130% demand under policy none"), or "" when it is feasible (:attr:`feasible`)."""
+        if self.feasible:
+            return ""
+        worst: dict[str, float] = {}
+        for _, _, resource, demand in self.oversubscribed:
+            worst[resource] = max(worst.get(resource, 0.0), demand)
+        peaks = ", ".join(f"{r} {format_percent(d)}" for r, d in sorted(worst.items(), key=lambda rd: -rd[1]))
+        return f"infeasible: {peaks} demand under policy {self.policy}"
 
     @classmethod
     def from_intervals(cls, workload: ScheduledWorkload, **intervals: Any) -> Timeline:

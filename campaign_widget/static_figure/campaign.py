@@ -12,7 +12,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from ..errors import WrongTypeError
-from ..figures.readout import readout_lines as scene_readout_lines
+from ..figures.readout import said_lines
 from ..figures.scene import Scene
 from ..figures.ticks import time_ticks, utilization_ticks
 from ..formatting import time_unit_for
@@ -159,8 +159,8 @@ def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
 
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
-    lines = scene_readout_lines(panel.scene, units=panel.units, resource_names=panel.resource_names)
-    return lines + [(note, "note") for note in getattr(panel, "notes", ())]
+    p = panel
+    return said_lines(p.scene, p.units, p.resource_names, p.notes, None, p.infeasibility, p.time_end, p.title)
 
 
 def header_rows(panel: Panel, plot_width_px: float) -> list[str]:
@@ -244,12 +244,14 @@ def draw_campaign(
     xlabel: bool = True,
     legend: bool = True,
     readout_at: float | None = None,
+    readout: Sequence[tuple[str, str]] | None = None,
 ):
     """Draw one campaign diagram onto ``ax`` (the browser view's look; pure drawing).
 
     ``time_range`` defaults to ``[0, max(panel.time_max, scene.x_max)]``. ``header`` draws the
     title above the axes and the readout (makespan, oversubscription) under the legend, as the
-    browser view lays them out (``readout_at``: CSS px under the axes' bottom edge instead);
+    browser view lays them out (``readout_at``: CSS px under the axes' bottom edge instead; ``readout``: its rows
+    as the figure's layout wrapped them, so that the drawing fills exactly the room laid out for it);
     ``legend`` draws the phase legend below the axes. Tick density follows the axes' size on the figure, as in the browser.
     """
     if not isinstance(panel, Panel):
@@ -328,7 +330,7 @@ def draw_campaign(
         _draw_readout(
             fig,
             _px_transform(ax, "bottom"),
-            readout_rows(panel, width_px),
+            readout_rows(panel, width_px) if readout is None else readout,
             0.0,
             below if readout_at is None else readout_at,
         )

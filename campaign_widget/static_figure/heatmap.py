@@ -61,11 +61,12 @@ def render_sweep_heatmap(
     width: float = 6.0,
     dpi: float = 200,
     theme: str = "light",
+    best: str = "makespan",
 ) -> Figure:
     """The heatmap of ``color`` over axes ``x`` (columns) and ``y`` (rows) as a Figure.
 
     The other axes are ``fixed`` ({axis: value}); those not given take the best configuration's
-    values. ``selected``: a configuration index to outline (a clicked cell). ``title=None``
+    values, best by the objective ``best`` (``SweepResult.best``: "makespan", "throughput", …). ``selected``: a configuration index to outline (a clicked cell). ``title=None``
     names the fixed axes and the best configuration.
     """
     check_grid(result, x, y, color)
@@ -75,12 +76,12 @@ def render_sweep_heatmap(
         raise CampaignWidgetError(f"dpi={dpi!r} must be a finite number > 0")
     check_canvas(float(width), None, float(dpi))
     with use_theme(theme):
-        return _render(result, x, y, color, fixed, selected, title, float(width), float(dpi))
+        return _render(result, x, y, color, fixed, selected, title, float(width), float(dpi), best)
 
 
-def _render(result, x, y, color, fixed, selected, title, width, dpi) -> Figure:
+def _render(result, x, y, color, fixed, selected, title, width, dpi, best="makespan") -> Figure:
     T, L = THEME, LAYOUT
-    grid = sweep_grid(result, x=x, y=y, color=color, fixed=fixed)
+    grid = sweep_grid(result, x=x, y=y, color=color, fixed=fixed, best=best)
     idx, others, boolean = grid.indices, grid.fixed, grid.boolean
     xs, ys = grid.x_labels, grid.y_labels
 

@@ -9,7 +9,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from ..formatting import LEGEND_MAX_ENTRIES, legend_selection, more_label, shorten_middle
+from ..figures.readout import key_labels
+from ..formatting import LEGEND_MAX_ENTRIES, legend_selection, more_label, shorten_names
 from ._paths import _dash_pattern, _hatch
 from .panels import Panel
 from .pieces import scene_features
@@ -28,7 +29,7 @@ def _drawn_time(panel: Panel) -> np.ndarray:
 def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIES) -> list[dict]:
     """Phase names (one entry per name across panels, first colour wins; beyond ``max_entries``
     the phases with the most time and a "+N more" entry, names shortened in the middle:
-    ``formatting.legend_selection``, ``shorten_middle``), then the keys for the styles any panel
+    ``formatting.legend_selection``, ``shorten_names``), then the keys for the styles any panel
     uses (js/shared/legend.js)."""
     phases, seen, weight = [], {}, []
     features = {"spill": False, "compute_over": False, "dashed": False}
@@ -41,20 +42,21 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
             seen[name] = len(phases)
             weight.append(float(time[i]))
             color = panel.colors[i] if i < len(panel.colors) else GREY
-            phases.append({"kind": "phase", "label": shorten_middle(name), "color": valid_color(color)})
+            phases.append({"kind": "phase", "label": name, "color": valid_color(color)})
         for key, value in scene_features(panel.scene).items():
             features[key] = features[key] or value
+    for entry, label in zip(phases, shorten_names([entry["label"] for entry in phases])):
+        entry["label"] = label  # names that would shorten alike are numbered (#1, #2)
     shown, hidden = legend_selection(weight, max_entries)
     entries = [phases[i] for i in shown]
     if hidden:
         entries.append({"kind": "more", "label": more_label(hidden)})
-    entries.append({"kind": "well", "label": "unused bandwidth (pipe height = 100% of peak bandwidth)"})
-    if features["spill"]:
-        entries.append({"kind": "spill", "label": "memory oversubscribed"})
-    if features["compute_over"]:
-        entries.append({"kind": "compute-over", "label": "compute > 100%"})
-    if features["dashed"]:
-        entries.append({"kind": "dashed", "label": "added by dilation/throttling"})
+    pipes = {panel.resource_names[1] for panel in panels}
+    words = key_labels(pipes.pop() if len(pipes) == 1 else None)
+    entries.append({"kind": "well", "label": words["well"]})
+    for key in ("spill", "compute_over", "dashed"):
+        if features[key]:
+            entries.append({"kind": key.replace("_", "-"), "label": words[key]})
     return entries
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import FigureError, WorkloadError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
-from ..figures.readout import work_note
+from ..figures.readout import pipe_note, work_note
 from ..figures.roofline import drawn_ceilings
 from ..figures.scene import Scene, build_scene
 from ..model.machine import Ceiling
@@ -32,7 +32,8 @@ class Panel:
     time_max: float = 0.0  # > 0: the time axis reaches at least this far (stacked panels)
     group_labels: Sequence[str] = ()  # fusion-group labels, indexed by scene.group_id
     plot_height: float = 0.0  # CSS px of the plot, as the view's ``height``; 0: in proportion to the width
-    notes: Sequence[str] = ()  # readout lines about the workload itself (e.g. work unknown)
+    notes: Sequence[str] = ()  # readout lines about the workload itself (e.g. work unknown, the pipe's level)
+    infeasibility: str = ""  # why the schedule is not achievable (Schedule.infeasibility()), "" when it is
 
     def __post_init__(self):
         if not isinstance(self.scene, Scene):
@@ -195,10 +196,12 @@ def panel_for(
     time_max: float = 0.0,
     plot_height: float = 0.0,
     level: str | None = None,
+    level_chosen: bool = False,
 ) -> Panel:
     """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule`` (``plot_height``: the
     view's ``height`` in CSS px, so that the figure is laid out as the view; 0: by the width;
-    ``level``: the memory level drawn as the pipe, docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram, default the farthest)."""
+    ``level``: the memory level drawn as the pipe, docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram, default the farthest; ``level_chosen``: the
+    diagram chose it, as the level that bounds the most time, and the readout says so)."""
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group, level=level)
@@ -215,7 +218,12 @@ def panel_for(
         time_max=time_max,
         group_labels=tuple(getattr(workload, "fusion_groups", ()) or ()),
         plot_height=plot_height,
-        notes=tuple(note for note in (work_note(workload),) if note),
+        notes=tuple(
+            note
+            for note in (pipe_note(machine, level or machine.memory_name, chosen=level_chosen), work_note(workload))
+            if note
+        ),
+        infeasibility=schedule.infeasibility(),
     )
 
 
@@ -259,7 +267,9 @@ def roofline_panel_for(
     aggregates = []
     for label, schedule in (schedules or {}).items():
         s = schedule_roofline(workload, schedule)
-        aggregates.append((str(label), float(s.intensity[0]), float(s.achieved[0])))
+        # above the roof only when the schedule asks for more than the machine has: said on the point
+        label = f"{label} (infeasible)" if not getattr(schedule, "feasible", True) else str(label)
+        aggregates.append((label, float(s.intensity[0]), float(s.achieved[0])))
     units = _units(machine)
     units["intensity"] = "" if machine.normalized else f"{machine.ops_unit}/{machine.bytes_unit}"
     h = level_roofline(workload)

@@ -13,7 +13,7 @@ from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
 from ..errors import FigureError, WrongTypeError
-from ..formatting import legend_selection, more_label, shorten_middle
+from ..formatting import legend_selection, more_label, shorten_names
 from .campaign import draw_campaign, header_height, header_rows, readout_height, readout_rows, utilization_ticks_for
 from .legend import draw_legend, legend_entries, legend_row_layout
 from .panels import Panel, RooflinePanel, describe_schedule, panel_for, roofline_panel_for
@@ -159,7 +159,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
         return [x0 / W, 1 - bottom / H, (x1 - x0) / W, (bottom - top) / H]
 
     axes = []
-    for i, (p, (top, bottom, _, _, readout_top)) in enumerate(zip(panels, boxes)):
+    for i, (p, (top, bottom, _, readout, readout_top)) in enumerate(zip(panels, boxes)):
         ax = fig.add_axes(rect(left, top, right, bottom))
         draw_campaign(
             ax,
@@ -169,6 +169,7 @@ def _render_figure(panels, *, roofline: RooflinePanel | None, width: float, dpi:
             xlabel=(i == len(panels) - 1),
             legend=False,
             readout_at=readout_top - bottom,
+            readout=readout,
         )
         ax.set_gid(f"campaign-{i}")
         axes.append(ax)
@@ -204,7 +205,8 @@ def _roofline_entries(roofline: RooflinePanel) -> list[dict]:
     """A roofline's phases as legend entries, capped and shortened as the diagrams' legend is."""
     names, colors = list(roofline.names), list(roofline.colors)
     shown, hidden = legend_selection(np.ones(len(names)))
-    entries = [{"kind": "phase", "label": shorten_middle(names[i]), "color": valid_color(colors[i])} for i in shown]
+    labels = shorten_names(names)
+    entries = [{"kind": "phase", "label": labels[i], "color": valid_color(colors[i])} for i in shown]
     return entries + ([{"kind": "more", "label": more_label(hidden)}] if hidden else [])
 
 

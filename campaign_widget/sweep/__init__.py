@@ -48,10 +48,12 @@ from ._api import start_sweep, sweep
 from ._axes import PEAK_AXES, SETTING_AXES, STANDARD_AXES
 from ._chunks import _chunks, _costs, _inline_chunks, _run_length
 from ._evaluate import RESULT_FIELDS
-from ._result import SweepResult
+from ._result import OBJECTIVE_WORDS, OBJECTIVES, SweepResult
 from ._validate import _prepare
 
 __all__ = [
+    "OBJECTIVES",
+    "OBJECTIVE_WORDS",
     "PEAK_AXES",
     "RESULT_FIELDS",
     "SETTING_AXES",

@@ -15,6 +15,11 @@ from ._axes import SETTING_AXES
 from ._evaluate import RESULT_FIELDS
 from ._payload import _Payload
 
+#: the objectives ``SweepResult.best`` knows by name, as the column or quantity each ranks
+OBJECTIVES = {"latency": "makespan", "makespan": "makespan", "throughput": "throughput", "speedup": "speedup"}
+#: how each objective is said beside the best configuration ("◆ best (shortest makespan): ...")
+OBJECTIVE_WORDS = {"makespan": "shortest makespan", "throughput": "highest throughput", "speedup": "largest speedup"}
+
 
 class SweepResult:
     """One row per configuration, in input order: the swept axes, then the results.
@@ -114,17 +119,36 @@ class SweepResult:
         return self._payload.configuration(_index(i, len(self)))
 
     def best(self, by: str = "makespan") -> int:
-        """Index of the best configuration among the feasible ones (all, if none is feasible): the
-        largest ``by`` for ``speedup``, the smallest for any other column (makespan, peak demand)."""
-        values = np.asarray(self[by], dtype=float)
+        """Index of the best configuration among the feasible ones (all, if none is feasible) by the
+        objective ``by`` (docs/views/sweep-view.md#what-best-optimises): ``"makespan"`` or ``"latency"``
+        (the shortest makespan: one pass as fast as possible), ``"throughput"`` (the most operations per
+        second: all the work of a configuration over its makespan, what a larger batch buys), ``"speedup"``
+        (the largest), or any other column (its smallest: a peak demand)."""
+        by = OBJECTIVES.get(by, by)
+        values = np.asarray(self.throughput() if by == "throughput" else self[by], dtype=float)
         ok = self._have & self._fields["feasible"]
         if not ok.any():
             ok = self._have
         if not ok.any():
             raise SweepError("no configuration has a result yet")
         candidates = np.flatnonzero(ok)
-        pick = np.argmax if by == "speedup" else np.argmin
+        pick = np.argmax if by in ("speedup", "throughput") else np.argmin
         return int(candidates[pick(values[candidates])])
+
+    def throughput(self) -> np.ndarray:
+        """Per configuration, its workload's operations over its makespan (ops per second; NaN where not
+        computed): the work done per unit of time, which a batch sweep maximises where the makespan of one
+        pass would pick the smallest batch. The operations depend on the size parameters only."""
+        p = self._payload
+        ops: dict[tuple, float] = {}
+        out = np.full(len(self), np.nan)
+        for i in np.flatnonzero(self._have):
+            cfg = self.configuration(int(i))
+            key = tuple(cfg[n] for n in p.param_names)
+            if key not in ops:
+                ops[key] = float(p.derived(key, (None, None)).arrays.ops.sum())
+            out[i] = ops[key] / self._fields["makespan"][i]
+        return out
 
     def workload_for(self, i: int) -> Workload:
         """The workload of configuration ``i``: its size parameters, peaks and schedule settings."""

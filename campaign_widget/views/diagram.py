@@ -12,10 +12,11 @@ import traitlets as t
 from ..errors import ScheduleError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
-from ..figures.readout import legend_features, readout_lines, work_note
+from ..figures.readout import key_labels, legend_features, pipe_note, said_lines, title_at, work_note
 from ..figures.scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from ..figures.scene_pixels import aggregate_scene
 from ..model.levels import default_level
+from ..model.roofline import unknown_bytes
 from ..model.schedule import Plans, Schedule, build_schedule
 from ..model.settings import POLICIES, STEPPINGS, check_setting
 from ..model.workload import Workload
@@ -47,6 +48,7 @@ VIEW_WRITABLE = frozenset(
 SCHEDULE_CONTROLS = ("peak_compute", "peak_bandwidth", "tiles", "pipeline", "policy", "depth", "stepping")
 MAX_TILES_SLIDER = 1_000_000  # the tiles slider's maximum grows (×2 past half of it) up to this
 DASH_SOLID = 65535  # scene["dash"]: the whole piece is solid
+BOUND_UNKNOWN = 4  # phase_table["bound"] of a phase whose bytes are unknown: no bound (js/shared/tooltip.js)
 _PEAK_SPAN = 100.0  # sliders reach from peak/100 to peak×100
 MAX_VIEW_PIECES = 1_000_000  # ~30 MB of buffers: beyond this a browser tab would stall on the transfer
 # Above this many pieces the view is sent its time window aggregated to LOD_COLUMNS pixel columns
@@ -110,6 +112,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     warnings = t.List(t.Unicode()).tag(sync=True)
     readout_lines = t.List(t.List(t.Unicode(), minlen=2, maxlen=2)).tag(sync=True)  # [[text, kind]]
     legend_features = t.Dict(value_trait=t.Bool()).tag(sync=True)  # spill, compute_over, dashed
+    key_labels = t.Dict(value_trait=t.Unicode()).tag(sync=True)  # the legend keys' words, naming the pipe's level
 
     peak_compute = t.Float(1.0).tag(sync=True)
     peak_bandwidth = t.Float(1.0).tag(sync=True)
@@ -303,6 +306,17 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
 
     # -- the model, recomputed on every control change ------------------------------------------
 
+    _titling = False  # True while the diagram re-renders its own title (the caller's text is kept as given)
+
+    @t.validate("title")
+    def _valid_title(self, proposal):
+        """The title as given, its ``{param}`` fields filled in and a quoted value that went stale said
+        so (``figures.readout.title_at``): a title follows the state it describes."""
+        if not self._titling:
+            self._title_given = (str(proposal["value"]), dict(self.params))
+        given, written_at = self._title_given
+        return title_at(given, self.params, written_at)
+
     @t.observe("params")
     def _on_params(self, change):
         evaluated, self._evaluated = self._evaluated, None
@@ -313,7 +327,17 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             _, self._workload, schedule = evaluated
         else:  # not reached through the validator (cannot happen; kept safe)
             self._workload, schedule = self._base.with_params(**change["new"]), None
+        self._retitle()
         self._recompute(schedule)
+
+    def _retitle(self) -> None:
+        given = getattr(self, "_title_given", None)
+        if given is not None:
+            self._titling = True
+            try:
+                self.title = given[0]
+            finally:
+                self._titling = False
 
     def set_params(self, **values):
         """Set some parameters (the others keep their values): ``diagram.set_params(S=4096)``."""
@@ -453,33 +477,53 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             if not same_arrays(table, self.phase_table):  # send only what changed
                 self.phase_table = table
             self.scene = scene_state(self._scene_for_view(), peak_compute=self.peak_compute, tiles=self.tiles)
-            lines = [
-                list(line)
-                for line in readout_lines(
-                    self._scene, units=self.units, resource_names=self.resource_names, makespan=self._schedule.makespan
-                )
-            ]
-            note = self._work_note()
-            if note:
-                lines.append([note, "note"])
-            if hasattr(self._schedule, "shares"):  # a measured timeline: how much of it is idle or busy
-                shares = self._schedule.shares(0.5)
-                lines.append(
-                    [
-                        ", ".join(
-                            f"{name} {share:.0%}" if name != "idle" else f"idle {share:.0%}"
-                            for name, share in shares.items()
-                        )
-                        + " of the time (busy: ≥ 50% of peak)",
-                        "note",
-                    ]
-                )
-            self.readout_lines = lines
+            self._readout()
             features = legend_features(self._scene)
             if features != self.legend_features:
                 self.legend_features = features
             self.set_trait("makespan", self._schedule.makespan)
             self.warnings = notes
+
+    @t.observe("title", "time_max")
+    def _on_title(self, _change):
+        if getattr(self, "_ready", False) and hasattr(self, "_scene"):
+            self._readout()  # a title that says the makespan takes it out of the readout
+
+    def _readout(self) -> None:
+        """The readout lines and the legend keys' words (``figures.readout``): the makespan once, in the
+        title's format, said infeasible where it is; the pipe's level on a machine with several."""
+        schedule = self._schedule
+        end = max(float(self.time_max or 0.0), float(schedule.makespan))
+        notes = (pipe_note(self._current.machine, self.pipe_level, chosen=not self.level), self._work_note())
+        lines = [
+            list(line)
+            for line in said_lines(
+                self._scene,
+                self.units,
+                self.resource_names,
+                notes,
+                schedule.makespan,
+                schedule.infeasibility(),
+                end,
+                self.title,
+            )
+        ]
+        if hasattr(schedule, "shares"):  # a measured timeline: how much of it is idle or busy
+            shares = schedule.shares(0.5)
+            lines.append(
+                [
+                    ", ".join(
+                        f"{name} {share:.0%}" if name != "idle" else f"idle {share:.0%}"
+                        for name, share in shares.items()
+                    )
+                    + " of the time (busy: ≥ 50% of peak)",
+                    "note",
+                ]
+            )
+        self.readout_lines = lines
+        words = key_labels(self.resource_names[1])
+        if words != self.key_labels:
+            self.key_labels = words
 
     def _scene_for_view(self) -> Scene:
         """The scene, or above LOD_ABOVE pieces its visible window aggregated to the pixel."""
@@ -556,6 +600,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             self.workload,
             self.schedule,
             level=self.pipe_level,
+            level_chosen=not self.level,
             title=self.title,
             colors=list(self.phase_colors),
             y_axis=self.y_axis,
@@ -667,4 +712,10 @@ def phase_table_state(workload: Workload) -> dict:
         for key in ("duration", "compute_util", "memory_util", "ops", "bytes", "intensity", "t_sol", "efficiency")
     }
     table["bound"] = np.asarray(a.bound, dtype=np.uint8)
+    # bytes the source does not give read unknown, not 0 (docs/semantics.md#unknown-bytes)
+    unknown = unknown_bytes(workload)
+    if unknown.any():
+        for key in ("bytes", "memory_util", "intensity", "efficiency", "bound"):
+            table[key] = table[key].copy()  # the workload's own arrays are read-only
+            table[key][unknown] = BOUND_UNKNOWN if key == "bound" else np.nan
     return table

@@ -16,8 +16,8 @@ import numpy as np
 import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
-from ..figures.roofline import drawn_ceilings, phase_details, roofline_geometry
-from ..formatting import format_number, format_percent, format_si
+from ..figures.roofline import drawn_ceilings, phase_details, roofline_geometry, schedule_readout
+from ..formatting import format_number
 from ..model.roofline import DEFAULT_THRESHOLD
 from .composite import PAGE, Column, Composite, Layout, Link, Part
 from .diagram import CampaignDiagram
@@ -339,7 +339,7 @@ class RooflineView(Composite, ipywidgets.VBox):
             self._set_levels(machine.level_names)
         geometry = roofline_geometry(workload, schedule, self.threshold)  # shared with RooflinePlot
         self._geometry = geometry
-        phases, total, hierarchy = geometry.phases, geometry.total, geometry.hierarchy
+        phases, hierarchy = geometry.phases, geometry.hierarchy
         self._phases = phases
         (x_lo, x_hi), (y_lo, y_hi) = geometry.x_range, geometry.y_range
         P, BW = machine.peak_compute, machine.peak_bandwidth
@@ -366,12 +366,8 @@ class RooflineView(Composite, ipywidgets.VBox):
                 self._hierarchy, self._share, self._limits = hierarchy, share, (x_lo, x_hi, y_lo)
                 self._draw_levels()
         self._fill_legend()
-        self.readout[
-            0
-        ].value = (
-            f"schedule: OI {format_number(total.intensity[0], 3)}, {format_si(total.achieved[0], machine.compute_unit)}"
-        )
-        self.readout[1].value = f"{format_percent(float(total.efficiency[0]))} of its roof, {total.regime[0]}"
+        for label, text in zip(self.readout, schedule_readout(geometry, workload, schedule)):
+            label.value = text
         self._show_details()
 
     def _draw_levels(self):

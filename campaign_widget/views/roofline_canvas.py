@@ -14,8 +14,7 @@ import numpy as np
 import traitlets as t
 
 from ..errors import short_repr
-from ..figures.roofline import RooflineGeometry, phase_details, roofline_geometry
-from ..formatting import format_number, format_si
+from ..figures.roofline import RooflineGeometry, phase_details, roofline_geometry, schedule_readout
 from ..model.roofline import DEFAULT_THRESHOLD
 from .base import ViewWidget
 from .buffers import ArrayDict
@@ -126,12 +125,7 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
             self.phase_colors = list(self.diagram.phase_colors)
             self.units = {"intensity": f"{machine.ops_unit}/{machine.bytes_unit}", "compute": machine.compute_unit}
             self._word_hovered()
-            total = g.total
-            self.readout_lines = [
-                f"schedule: OI {format_number(total.intensity[0], 3)}, "
-                f"{format_si(total.achieved[0], machine.compute_unit)}",
-                f"{total.efficiency[0]:.0%} of its roof, {total.regime[0]}",
-            ]
+            self.readout_lines = schedule_readout(g, workload, schedule)
             if g.levels != self._levels:
                 self._levels = g.levels
                 self.shown_levels = list(g.levels)

@@ -3,6 +3,7 @@ its speedup against the first (the paper's Figure 12: unfused / fused / achieved
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import ipywidgets
@@ -11,6 +12,7 @@ import traitlets as t
 
 from ..errors import CampaignWidgetError, WrongTypeError, short_repr
 from ..figures.phase_colours import phase_colors
+from ..figures.readout import makespan_text, title_at
 from ..formatting import MISSING, format_reading, format_speedup
 from ..io.checks import flag
 from ..model.schedule import Schedule
@@ -28,6 +30,11 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
     ``str(label)``, so two labels that print alike (``1`` and ``'1'``) are refused, as is one
     ``CampaignDiagram`` given for two panels.
 
+    Each title says its makespan and, with ``compare`` (the default), how much faster or slower it is
+    than the first panel; ``compare=False`` for panels that are not alternatives to each other (one
+    decode step beside a whole prefill). An infeasible schedule is compared with none
+    (docs/semantics.md#feasible-schedules). A label's ``{param}`` fields follow the panel's parameters.
+
     >>> StackedDiagrams({"tiled": (w, dict(tiles=4)),                       # doctest: +SKIP
     ...                  "pipelined": (w, dict(tiles=4, pipeline=True))})
     """
@@ -35,7 +42,13 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
     shared_time = t.Bool(True)  # one time axis for all panels (zoom linked); False: each panel its own
 
     def __init__(
-        self, panels: Mapping[str, object], *, show_controls: bool = False, height: int = 220, shared_time: bool = True
+        self,
+        panels: Mapping[str, object],
+        *,
+        show_controls: bool = False,
+        height: int = 220,
+        shared_time: bool = True,
+        compare: bool = True,
     ):
         if not isinstance(panels, Mapping):
             raise WrongTypeError(
@@ -45,6 +58,8 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
             raise CampaignWidgetError("StackedDiagrams needs at least one panel")
         show_controls = flag("show_controls", show_controls)
         shared_time = flag("shared_time", shared_time)
+        self.compare = flag("compare", compare)
+        self._made_at: dict[str, dict] = {}  # each panel's parameters when its label was written
         self.diagrams: dict[str, CampaignDiagram] = {}
         labelled: dict[str, object] = {}  # the label as shown -> the label as given
         known: dict[str, str] = {}
@@ -56,6 +71,7 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
                 known.setdefault(name, color)  # a phase keeps the colour of the first panel that drew it
             diagram.phase_colors = colors
             self.diagrams[str(label)] = diagram
+            self._made_at[str(label)] = dict(diagram.params)
         # Panels with very different makespans may each take the full width: a toggle.
         self.time_toggle = ipywidgets.Checkbox(
             value=shared_time,
@@ -70,7 +86,7 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
         super().__init__()
         ipywidgets.link((self.time_toggle, "value"), (self, "shared_time"))
         for diagram in self.diagrams.values():
-            diagram.observe(self._relabel, names="makespan")
+            diagram.observe(self._relabel, names=["makespan", "params"])
         self._own_windows()
         self.observe(self._share_time, names="shared_time")
 
@@ -80,9 +96,16 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
 
     @property
     def speedups(self) -> dict[str, float]:
-        """Each panel's speedup against the first (first makespan / this makespan)."""
-        base = next(iter(self.makespans.values()))
-        return {label: base / m if m > 0 else float("inf") for label, m in self.makespans.items()}
+        """Each panel's speedup against the first (first makespan / this makespan); NaN where either
+        schedule is infeasible (docs/semantics.md#feasible-schedules): a time the machine cannot achieve
+        is faster or slower than nothing."""
+        first = next(iter(self.diagrams.values()))
+        base = first.makespan
+        out = {}
+        for label, d in self.diagrams.items():
+            comparable = first.schedule.feasible and d.schedule.feasible
+            out[label] = (base / d.makespan if d.makespan > 0 else float("inf")) if comparable else float("nan")
+        return out
 
     def gaps(self) -> dict[str, dict]:
         """For each panel drawn from a given schedule (a measured timeline): ``phase_gaps`` against the
@@ -140,25 +163,32 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
     def _relabel(self, _change=None):
         longest = max(self.makespans.values())
         first = next(iter(self.diagrams))
+        speedups = self.speedups
         for label, diagram in self.diagrams.items():
             diagram.time_max = longest if self.shared_time else 0.0
             diagram.title = panel_title(
-                label,
+                title_at(label, diagram.params, self._made_at[label]),
                 diagram.makespan,
                 diagram.units.get("time", ""),
                 end=_axis_end(diagram),
-                speedup=None if label == first else self.speedups[label],
+                speedup=None if label == first or not self.compare else speedups[label],
                 against=first,
+                infeasibility=diagram.schedule.infeasibility(),
             )
         self._show_gaps()
 
 
-def panel_title(label, makespan: float, unit: str, *, end: float, speedup: float | None, against: str) -> str:
+def panel_title(
+    label, makespan: float, unit: str, *, end: float, speedup: float | None, against: str, infeasibility: str = ""
+) -> str:
     """A panel's title: its makespan in the unit of its time axis (reaching ``end``) and, for every panel
-    but the first, its speedup against the first said as people say it ("25× slower than dense")."""
-    title = f"{label}: makespan {format_reading(makespan, unit, end=end)}"
-    if speedup is None:
+    but the first, its speedup against the first said as people say it ("25× slower than dense"). An
+    infeasible schedule's title says so (``infeasibility``) and compares it with nothing."""
+    title = f"{label}: {makespan_text(makespan, unit, end=end, infeasibility=infeasibility)}"
+    if speedup is None or infeasibility:
         return title
+    if isinstance(speedup, float) and math.isnan(speedup):  # the first is infeasible: nothing to compare with
+        return f"{title}, not compared with {against} (infeasible)"
     speed = format_speedup(speedup)
     if speed == MISSING:
         return title

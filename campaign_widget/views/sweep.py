@@ -29,13 +29,15 @@ from ..figures.sweep_grid import (
     PENDING_COLOR,
     YES_COLOR,
     bar_ticks,
+    best_line,
     check_grid,
     column_unit,
     grid_indices,
+    metric_text,
     no_color,
     value_label,
 )
-from ..formatting import format_reading, format_speedup, js_number_key
+from ..formatting import format_reading, js_number_key
 from ..static_figure.style import text_width_px
 from ..sweep import SweepResult, start_sweep
 from .composite import Column, Composite, Layout, Part
@@ -77,7 +79,10 @@ class SweepView(Composite, W.VBox):
         color: str = "makespan",
         height: int = 360,
         diagram_height: int = 280,
+        best: str = "makespan",
     ):
+        """``best``: the objective the ◆ marks and the other axes start at (``SweepResult.best``):
+        ``"makespan"`` (or ``"latency"``), ``"throughput"``, ``"speedup"`` or a column to minimise."""
         if not isinstance(result, SweepResult):
             raise WrongTypeError(
                 f"SweepView takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}"
@@ -85,6 +90,7 @@ class SweepView(Composite, W.VBox):
         metrics = check_grid(result, x, y, color)  # the rule of every sweep heatmap (sweep_grid)
         axes = list(result.axes)
         self.result, self.x, self.y = result, x, y
+        self.best = best  # the objective the ◆ marks (SweepResult.best): "makespan"/"latency", "throughput", …
         self._axes = axes
         self._metrics = metrics
         self._shape = tuple(len(v) for v in result.axes.values())
@@ -284,7 +290,7 @@ class SweepView(Composite, W.VBox):
     def _go_to_best(self):
         if not self.result.completed:
             return
-        cfg_digits = np.unravel_index(self.result.best(), self._shape)
+        cfg_digits = np.unravel_index(self.result.best(self.best), self._shape)
         for a, name in enumerate(self._axes):
             if name in self.dropdowns:
                 dd = self.dropdowns[name]
@@ -339,9 +345,8 @@ class SweepView(Composite, W.VBox):
             elapsed = f", {format_reading(r.elapsed, 's')}" if finished else ""
             self.status.value = f"{done} / {len(r)} configurations ({state}{elapsed})"
             if done:
-                best = r.best()
-                row = r.row(best)
-                self.best_label.value = "◆ best: " + self._describe(row) + " — makespan " + self._value(row, "makespan")
+                best = r.best(self.best)
+                self.best_label.value = best_line(r, self._time_end(), self.best)
                 by, bx = np.argwhere(idx == best)[0] if (idx == best).any() else (None, None)
                 if by is None:
                     self.best_marker.x, self.best_marker.y = [], []
@@ -360,7 +365,7 @@ class SweepView(Composite, W.VBox):
         return int(self.indices()[int(row), int(col)])
 
     def _best_index(self) -> int | None:
-        return self.result.best() if self.result.completed else None
+        return self.result.best(self.best) if self.result.completed else None
 
     def _on_hover(self, _mark, content):
         self._show_row(self._cell_index(content))
@@ -385,7 +390,7 @@ class SweepView(Composite, W.VBox):
         if not r._have[i]:
             return f"configuration #{i}: " + self._describe(r.configuration(i)) + " — not computed yet"
         row = r.row(i)
-        rest = ", ".join(f"{k} {self._value(row, k)}" for k in self._metrics)
+        rest = ", ".join(self._metric(row, k) for k in self._metrics)
         return f"configuration #{i}: " + self._describe(row) + " — " + rest
 
     def describe_lines(self, i: int) -> list[str]:
@@ -397,7 +402,7 @@ class SweepView(Composite, W.VBox):
         lines += _pack([f"{k}={self._axis_value(k, row[k])}" for k in self._axes])
         if not r._have[i]:
             return [*lines, "not computed yet"]
-        return lines + _pack([f"{k} {self._value(row, k)}" for k in self._metrics], most=2)
+        return lines + _pack([self._metric(row, k) for k in self._metrics], most=2)
 
     # -- how numbers read ------------------------------------------------------------------------------
 
@@ -412,10 +417,10 @@ class SweepView(Composite, W.VBox):
         makespans = np.asarray(self.result["makespan"], dtype=float)[self.result._have]
         return float(np.nanmax(makespans)) if np.isfinite(makespans).any() else None
 
-    def _value(self, row: dict, name: str) -> str:
-        if name == "speedup":  # a slowdown said as such ("25× slower"), not as a fraction of 1×
-            return format_speedup(row[name])
-        return value_label(row[name], column_unit(self.result, name), end=self._time_end())
+    def _metric(self, row: dict, name: str) -> str:
+        """A result column as every sweep view says it (``figures.sweep_grid.metric_text``)."""
+        unit, feasible = column_unit(self.result, name), bool(row.get("feasible", True))
+        return metric_text(name, row[name], unit, end=self._time_end(), feasible=feasible)
 
     def _describe(self, row: dict) -> str:
         return ", ".join(f"{k}={self._axis_value(k, row[k])}" for k in self._axes)
@@ -469,7 +474,7 @@ class SweepView(Composite, W.VBox):
         self._draw_outline(self.indices())
         title = f"configuration #{i}: " + self._describe(row)
         self.diagram = CampaignDiagram(r.workload_for(i), height=self._diagram_height, title=title)
-        self.selection_label.value = f"{title} — makespan " + self._value(row, "makespan")
+        self.selection_label.value = f"{title} — " + self._metric(row, "makespan")
         self.diagram_box.children = [self.diagram]
 
 

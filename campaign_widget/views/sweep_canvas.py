@@ -90,16 +90,18 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
         positions: dict | None = None,
         height: int = 360,
         theme: str = "auto",
+        best: str = "makespan",
         **kwargs,
     ):
         self.check_arguments(kwargs)
+        self.best = best  # the objective the ◆ marks (SweepResult.best)
         if not isinstance(result, SweepResult):
             raise WrongTypeError(
                 f"SweepHeatmap takes a SweepResult (from campaign_widget.sweep), got {type(result).__name__}"
             )
         metrics = check_grid(result, x, y, color)
         progress = result.completed, result.done  # read before the grid, as refresh does
-        first = sweep_grid(result, x=x, y=y, color=color, fixed=fixed, positions=positions)
+        first = sweep_grid(result, x=x, y=y, color=color, fixed=fixed, positions=positions, best=best)
         super().__init__()
         self.result, self.x, self.y = result, x, y
         self.last_grid = first
@@ -171,7 +173,8 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
         with self._lock:
             progress = self.result.completed, self.result.done  # read before the grid: never "done" over an older one
             self._publish(
-                sweep_grid(self.result, x=self.x, y=self.y, color=self.color, positions=self.positions), progress
+                sweep_grid(self.result, x=self.x, y=self.y, color=self.color, positions=self.positions, best=self.best),
+                progress,
             )
 
     def _publish(self, g, progress: tuple[int, bool] | None = None):

@@ -56,7 +56,11 @@ def sweep_twins(view):
         positions={name: dd.value for name, dd in view.dropdowns.items()},
         height=int(str(view.figure.layout.height or "360px").removesuffix("px")),
     )
-    start = view.selected_index if view.selected_index is not None else (result.best() if result.completed else None)
+    start = (
+        view.selected_index
+        if view.selected_index is not None
+        else (result.best(getattr(view, "best", "makespan")) if result.completed else None)
+    )
     shown = 0 if start is None else start  # a configuration's workload is known before it is computed
     diagram = CampaignDiagram(
         result.workload_for(shown), height=view._diagram_height, title=_configuration_title(result, shown)

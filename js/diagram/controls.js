@@ -19,7 +19,7 @@ const RANGE_STYLE = "color: var(--jp-ui-font-color2, #666); font-size: 0.9em; fo
 /** What each control does, in a sentence: its label's tooltip (sliders add their range). */
 export const CONTROL_HELP = {
   "peak compute": "The machine's peak compute rate: lower it to see which phases become compute-bound.",
-  "peak bandwidth": "The machine's peak memory bandwidth: lower it to see which phases become memory-bound.",
+  "peak bandwidth": "The machine's peak memory bandwidth (on a machine with several memory levels, the farthest level's, named beside it): lower it to see which phases become memory-bound.",
   tiles: "How many tiles each phase is cut into; with pipelining, tiles of different phases overlap. Drag, or type any count in the box and press Enter.",
   pipeline: "Let a consumer's tile start as soon as its producers' tile is done, instead of one tile at a time.",
   policy: "What happens when concurrent tiles ask for more than 100% of a resource: dilate stretches a tile to end with its longest neighbour, throttle slows every running tile until demand fits.",
@@ -74,15 +74,18 @@ export function createControls(document, model, writer) {
     label.title = CONTROL_HELP[labelText] ?? "";
     if (!FRONT_END_CONTROLS.has(labelText)) needsKernel(label);
     controls.push(() => sync(value));
+    value.control = label; // its label, for a control whose label follows the state
     return value;
   }
 
-  function logSlider(key, className, labelText, unitKey) {
+  function logSlider(key, className, labelText, unitKey, levelOf = null) {
     const input = element(document, "input", { type: "range", className });
     const range = element(document, "span", { className: "cw-range", style: RANGE_STYLE });
     const unit = () => (model.get("units") ?? {})[unitKey] ?? "";
     const show = (valueSpan, peak) => { valueSpan.textContent = formatSI(peak, unit()); };
     const valueSpan = addControl(labelText, input, (span) => {
+      const name = valueSpan?.control?.children?.[0]; // span.cw-label
+      if (levelOf && name) name.textContent = levelOf() ? `${labelText} (${levelOf()})` : labelText; // the level it sets
       const peak = Number(model.get(key));
       const [lo, hi] = logRange(model.get(`${key}_range`), peak);
       input.min = String(lo);
@@ -101,7 +104,11 @@ export function createControls(document, model, writer) {
   }
 
   logSlider("peak_compute", "cw-peak-compute", "peak compute", "compute");
-  logSlider("peak_bandwidth", "cw-peak-bandwidth", "peak bandwidth", "bandwidth");
+  // The bandwidth slider sets the farthest memory level's peak (the last of `levels`): named where there are several.
+  logSlider("peak_bandwidth", "cw-peak-bandwidth", "peak bandwidth", "bandwidth", () => {
+    const levels = model.get("levels") ?? [];
+    return levels.length > 1 ? String(levels[levels.length - 1]) : "";
+  });
 
   // Tiles: a slider up to tiles_max (the kernel grows it with the workload and as the slider nears its
   // end) and a number box that takes any count, typed and sent on Enter or when it loses focus: the
@@ -195,8 +202,11 @@ export function createControls(document, model, writer) {
   const levelSelect = element(document, "select", { className: "cw-level" });
   const levelValue = addControl("pipe level", levelSelect, (span) => {
     const levels = (model.get("levels") ?? []).map(String);
-    setOptions(document, levelSelect, ["", ...levels], String(model.get("level") ?? ""), ["most time", ...levels]);
-    span.textContent = model.get("level") || "most time";
+    // "most time" names the level it chose (the pipe's, resource_names[1])
+    const chosen = String((model.get("resource_names") ?? [])[1] ?? "");
+    const mostTime = model.get("level") || !chosen ? "most time" : `most time (${chosen})`;
+    setOptions(document, levelSelect, ["", ...levels], String(model.get("level") ?? ""), [mostTime, ...levels]);
+    span.textContent = model.get("level") || mostTime;
     if (levelSelect.parentNode) levelSelect.parentNode.hidden = levels.length < 2; // its label
   }, { showValue: false });
   listen(levelSelect, "change", () => {

@@ -20,7 +20,8 @@ function decodedTable(raw, previous) {
 
 /** The kernel's readout lines ([[text, kind]]), or null when it sent none (then the view composes them). */
 function syncedReadoutLines(raw) {
-  if (!Array.isArray(raw) || raw.length === 0) return null;
+  // an empty list is the kernel's word too: a title that says the makespan leaves the readout nothing to add
+  if (!Array.isArray(raw)) return null;
   return raw.filter((line) => Array.isArray(line) && line.length === 2).map(([text, kind]) => ({ text: String(text), kind: String(kind) }));
 }
 
@@ -69,6 +70,7 @@ export function readFigure(model, previous) {
       phaseColors,
       syncedFeatures(model.get("legend_features")) ?? sceneEntry.features,
       phaseWeights(sceneEntry.scene, (phaseNames ?? []).length),
+      model.get("key_labels"),
     ),
   };
 }

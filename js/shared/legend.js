@@ -55,20 +55,49 @@ export function phaseWeights(scene, phases) {
   return weights;
 }
 
+/** Each name shortened (shortenMiddle), names that would shorten alike told apart by an index
+ *  ("… #1", "… #2") kept inside maxChars: campaign_widget/formatting.py shorten_names. */
+export function shortenNames(names, maxChars = LABEL_MAX_CHARS) {
+  const full = names.map(String);
+  const short = full.map((n) => shortenMiddle(n, maxChars));
+  const groups = new Map();
+  full.forEach((name, i) => {
+    const alike = groups.get(short[i]) ?? [];
+    if (!alike.includes(name)) alike.push(name);
+    groups.set(short[i], alike);
+  });
+  return full.map((name, i) => {
+    const alike = groups.get(short[i]);
+    if (alike.length === 1) return short[i];
+    const tag = ` #${alike.indexOf(name) + 1}`;
+    return shortenMiddle(name, Math.max(1, maxChars - tag.length)) + tag;
+  });
+}
+
+// The keys' words when the kernel sends none (the kernel's `key_labels` name the pipe's level).
+const KEY_LABELS = {
+  well: "unused bandwidth (pipe height = 100% of peak bandwidth)",
+  spill: "memory oversubscribed",
+  compute_over: "compute > 100%",
+  dashed: "added by dilation/throttling",
+};
+
 /** [{ kind: "phase"|"more"|"well"|"spill"|"compute-over"|"dashed", label, color? }] */
-export function legendEntries(phaseNames, phaseColors, features, weights = null) {
+export function legendEntries(phaseNames, phaseColors, features, weights = null, keyLabels = null) {
   const names = phaseNames ?? [];
   const [shown, hidden] = legendSelection(weights ?? names.map(() => 0));
+  const labels = shortenNames(names);
+  const words = { ...KEY_LABELS, ...(keyLabels ?? {}) };
   const entries = shown.map((phase) => ({
     kind: "phase",
-    label: shortenMiddle(names[phase]),
+    label: labels[phase],
     fullLabel: String(names[phase]),
     color: phaseColor(phaseColors, phase),
   }));
   if (hidden > 0) entries.push({ kind: "more", label: moreLabel(hidden) });
-  entries.push({ kind: "well", label: "unused bandwidth (pipe height = 100% of peak bandwidth)" });
-  if (features.spill) entries.push({ kind: "spill", label: "memory oversubscribed" });
-  if (features.computeOver) entries.push({ kind: "compute-over", label: "compute > 100%" });
-  if (features.dashed) entries.push({ kind: "dashed", label: "added by dilation/throttling" });
+  entries.push({ kind: "well", label: words.well });
+  if (features.spill) entries.push({ kind: "spill", label: words.spill });
+  if (features.computeOver) entries.push({ kind: "compute-over", label: words.compute_over });
+  if (features.dashed) entries.push({ kind: "dashed", label: words.dashed });
   return entries;
 }

@@ -12,6 +12,7 @@ function boundName(code, resourceNames) {
   if (code === 1) return resourceNames?.[1] ?? "memory";
   if (code === 2) return "balanced";
   if (code === 3) return `${resourceNames?.[1] ?? "memory"} latency`; // model/phase_arrays.py BOUND_LATENCY
+  if (code === 4) return "unknown (bytes unknown)"; // the source gives no bytes: no bound (diagram.py BOUND_UNKNOWN)
   return MISSING;
 }
 

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import DATA from "../../campaign_widget/theme.json" with { type: "json" };
 import { createControls } from "../diagram/controls.js";
+import { legendEntries, shortenNames } from "../shared/legend.js";
 import { markTheme, resolveTheme, themeColours } from "../shared/page-theme.js";
 import { createParamSliders, sliderPosition, sliderValue } from "../shared/param-sliders.js";
 
@@ -237,3 +238,53 @@ test("a select or number box shows its value once: its readout span is hidden", 
   controls.destroy();
 });
 
+// Issue 29: the level each control and key speaks of is named; names that shorten alike are told apart.
+const allNodes = (node) => [node, ...(node.children ?? []).flatMap(allNodes)];
+
+function controlsFor(values) {
+  const model = { get: (key) => values[key] };
+  const controls = createControls(fakeDocument(), model, fakeWriter());
+  controls.sync();
+  const labels = allNodes(controls.element).filter((n) => n.className === "cw-control");
+  const labelOf = (className) => labels.find((l) => l.children.some((c) => c.className === className));
+  return { controls, labelOf };
+}
+
+const STATE = {
+  policies: ["none"], policy: "none", stepping: "event", param_ranges: {}, tiles: 1, tiles_max: 64,
+  peak_compute: 100, peak_compute_range: [1, 10000], peak_bandwidth: 10, peak_bandwidth_range: [0.1, 1000],
+  units: { compute: "FLOP/s", bandwidth: "B/s" },
+};
+
+test("on several memory levels the bandwidth slider names the level it sets, and 'most time' the level it chose", () => {
+  const { controls, labelOf } = controlsFor({ ...STATE, levels: ["L2", "HBM"], level: "", resource_names: ["compute", "L2"] });
+  assert.match(labelOf("cw-peak-bandwidth").children[0].textContent, /HBM/, "the farthest level is the one the slider sets");
+  const select = labelOf("cw-level").children.find((c) => c.className === "cw-level");
+  assert.match(select.children[0].textContent, /most time.*L2/, "the default option says which level it picked");
+  controls.destroy();
+});
+
+test("on one memory level the labels stay as they were", () => {
+  const { controls, labelOf } = controlsFor({ ...STATE, levels: ["memory"], level: "", resource_names: ["compute", "memory"] });
+  assert.equal(labelOf("cw-peak-bandwidth").children[0].textContent, "peak bandwidth");
+  controls.destroy();
+});
+
+test("the legend's keys use the kernel's words, which name the pipe's level", () => {
+  const keys = { well: "unused bandwidth (pipe height = 100% of HBM peak bandwidth)", spill: "HBM oversubscribed" };
+  const entries = legendEntries(["a"], [], { spill: true }, null, keys);
+  assert.equal(entries.find((e) => e.kind === "well").label, keys.well);
+  assert.equal(entries.find((e) => e.kind === "spill").label, keys.spill);
+});
+
+test("names that shorten alike are told apart, in the legend too", () => {
+  const a = `${"x".repeat(30)}A${"y".repeat(30)}`;
+  const b = `${"x".repeat(30)}B${"y".repeat(30)}`;
+  const labels = shortenNames([a, b, a, "short"]);
+  assert.notEqual(labels[0], labels[1]);
+  assert.equal(labels[0], labels[2], "one name, one label");
+  assert.equal(labels[3], "short");
+  for (const label of labels) assert.ok(Array.from(label).length <= 40, label);
+  const legend = legendEntries([a, b], [], {}).filter((e) => e.kind === "phase").map((e) => e.label);
+  assert.equal(new Set(legend).size, 2);
+});
