@@ -1,0 +1,221 @@
+"""Issue 31's figures, before and after, in one run on one machine: this checkout against a git ref.
+
+    PYTHONPATH=$PWD python benchmarks/bench_issue31.py                 # against main
+    PYTHONPATH=$PWD python benchmarks/bench_issue31.py --ref HEAD~3 --repeat 10 --skip dataflow
+    PYTHONPATH=$PWD python benchmarks/bench_issue31.py --suite-log before=a.log --suite-log after=b.log
+
+The ref is checked out in a temporary git worktree (its view built with this checkout's
+node_modules), and each benchmark runs as the ref's own script on the ref's code, then as this
+checkout's on this code, taking turns so that the shared machine's load falls on both alike
+(the load average is printed at each turn; compare medians of one run, never across runs):
+
+* drag: ``benchmarks/bench_browser.py`` (JupyterLab in headless Chromium; the peak-bandwidth
+  slider and the tiles slider of a pipelined dilate+throttle chain at 24 phases × 64 tiles and
+  100 × 1,000, input event → first frame whose pixels change, and the breakdown of its median),
+* dataflow: ``benchmarks/bench_dataflow.py --slider`` (notebook 07's S slider: the dataflow view
+  and the diagram, first changed frame),
+* render: ``campaign-widget render`` of a 5,000-phase chain with ``--roofline`` to PNG, the whole
+  command (interpreter start and imports included): wall and CPU seconds (CPU is what a quiet
+  machine would show), median of ``--render-repeat``,
+* suite: the README's test command is ~15-30 minutes, too long to run twice here: give the logs of
+  timed runs (``--suite-log LABEL=FILE``; pytest's last line, "… in 812.34s (0:13:32)", is read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from bench_model import chain  # noqa: E402
+
+RENDER_PHASES = 5000
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (5 min {five:.2f})"
+
+
+def checkout(ref: str, root: Path) -> Path:
+    """``ref`` in a detached worktree under ``root``, its view built."""
+    tree = root / "ref"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), ref], check=True,
+                   stdout=subprocess.DEVNULL)
+    modules = REPO / "node_modules"
+    if modules.exists():
+        (tree / "node_modules").symlink_to(modules.resolve())
+    subprocess.run(["npm", "run", "build", "--silent"], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    return tree
+
+
+def run(tree: Path, argv: list[str], timeout: float) -> str:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run(
+        [sys.executable, *argv], cwd=tree, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode != 0:
+        return f"FAILED ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def median_of(line: str) -> float | None:
+    """The median of a ``min median max`` row of bench_browser / bench_dataflow."""
+    numbers = re.findall(r"(?<![\w.])(-?\d+(?:\.\d+)?)", line)
+    return float(numbers[1]) if len(numbers) >= 3 else None
+
+
+def parse_drag(text: str) -> dict[str, float | None]:
+    """{"<size> <control>": median latency, "<size> <control> <part>": median of that part}."""
+    out: dict[str, float | None] = {}
+    size = control = None
+    for line in text.splitlines():
+        if line.startswith("== "):
+            size = line[3:].split(":", 1)[0]
+            control = None
+        elif size and re.match(r"^\.cw-[\w-]+\s", line):
+            out[f"{size} | {line.split()[0]}"] = median_of(line.split(None, 1)[1])
+        elif size and re.match(r"^  \.cw-[\w-]+ \(", line):
+            control = line.split()[0]
+        elif size and control and re.match(r"^    \s*[\w-]+\s+[-\d—]", line):
+            part = line.split()[0]
+            out[f"{size} | {control} | {part}"] = median_of(line.strip().split(None, 1)[1])
+    return out
+
+
+def parse_dataflow(text: str) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for line in text.splitlines():
+        for view in ("dataflow", "diagram"):
+            if line.startswith(view + " "):
+                out[f"{view} slider, first frame"] = median_of(line[len(view):])
+    return out
+
+
+def time_render(tree: Path, source: Path, target: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``campaign-widget render`` with ``--roofline``."""
+    env = dict(os.environ, PYTHONPATH=str(tree), MPLBACKEND="Agg")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "campaign_widget.cli", "render", str(source), "--roofline", "-o", str(target)],
+        cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def suite_seconds(path: Path) -> float | None:
+    found = re.findall(r" in (\d+(?:\.\d+)?)s", path.read_text(errors="replace"))
+    return float(found[-1]) if found else None
+
+
+def table(rows: list[tuple[str, float | None, float | None]], unit: str) -> None:
+    def cell(v):
+        return f"{v:10.1f}" if v is not None else f"{'—':>10}"
+
+    print(f"  {'figure':<58} {'before':>10} {'after':>10}  ({unit}, medians)")
+    for name, a, b in rows:
+        print(f"  {name:<58} {cell(a)} {cell(b)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ref", default="main", help="the 'before' (a git ref; default main)")
+    parser.add_argument("--repeat", type=int, default=20, help="slider changes per control (bench_browser)")
+    parser.add_argument("--rounds", type=int, default=20, help="slider steps per view (bench_dataflow)")
+    parser.add_argument("--render-repeat", type=int, default=5)
+    parser.add_argument("--skip", default="", help="comma-separated: drag, dataflow, render")
+    parser.add_argument("--suite-log", action="append", default=[], metavar="LABEL=FILE",
+                        help="a timed run's pytest log; LABEL before or after")
+    parser.add_argument("--keep", action="store_true", help="print each benchmark's own output too")
+    args = parser.parse_args()
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+
+    root = Path(tempfile.mkdtemp(prefix="bench-issue31-"))
+    ref_tree = None
+    try:
+        ref_tree = checkout(args.ref, root)
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        base = subprocess.run(["git", "-C", str(ref_tree), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        print(f"before: {args.ref} ({base}); after: this checkout ({head}{', with uncommitted changes' if dirty else ''})")
+        print(f"{os.cpu_count()} CPUs, {load()}", flush=True)
+        trees = (("before", ref_tree), ("after", REPO))
+
+        if "drag" not in skip:
+            results = {}
+            for label, tree in trees:
+                print(f"\n[drag] {label}: bench_browser.py --repeat {args.repeat}, {load()}", flush=True)
+                text = run(tree, ["benchmarks/bench_browser.py", "--repeat", str(args.repeat)], timeout=3600)
+                if args.keep or text.startswith("FAILED"):
+                    print(text)
+                results[label] = parse_drag(text)
+            keys = list(dict.fromkeys([*results["before"], *results["after"]]))
+            print("\nDrag: input event → first changed frame (ms)")
+            table([(k, results["before"].get(k), results["after"].get(k)) for k in keys], "ms")
+
+        if "dataflow" not in skip:
+            results = {}
+            for label, tree in trees:
+                print(f"\n[dataflow] {label}: bench_dataflow.py --slider --rounds {args.rounds}, {load()}", flush=True)
+                text = run(tree, ["benchmarks/bench_dataflow.py", "--slider", "--rounds", str(args.rounds)],
+                           timeout=3600)
+                if args.keep or text.startswith("FAILED"):
+                    print(text)
+                results[label] = parse_dataflow(text)
+            keys = list(dict.fromkeys([*results["before"], *results["after"]]))
+            print("\nNotebook 07's S slider: first changed frame (ms)")
+            table([(k, results["before"].get(k), results["after"].get(k)) for k in keys], "ms")
+
+        if "render" not in skip:
+            from campaign_widget.io.schema import save
+
+            source = save(chain(RENDER_PHASES), root / "chain5000.json")
+            times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+            print(f"\n[render] {RENDER_PHASES:,}-phase chain, --roofline, PNG; {load()}", flush=True)
+            for _ in range(args.render_repeat):
+                for label, tree in trees:  # taking turns
+                    times[label].append(time_render(tree, source, root / f"{label}.png"))
+            print(f"\nRender of a {RENDER_PHASES:,}-phase chain with --roofline (s; {args.render_repeat} runs each)")
+            table(
+                [
+                    ("wall", *(statistics.median(w for w, _ in times[k]) for k in ("before", "after"))),
+                    ("CPU (user + system)", *(statistics.median(c for _, c in times[k]) for k in ("before", "after"))),
+                ],
+                "s",
+            )
+
+        given = dict(item.split("=", 1) for item in args.suite_log)
+        print("\nThe README's test command (bash tests/run-all.sh), pytest's time, from timed runs' logs (s)")
+        if given:
+            table([("pytest -m ''", *(suite_seconds(Path(given[k])) if k in given else None
+                                       for k in ("before", "after")))], "s")
+        else:
+            print("  (no --suite-log given)")
+        print(f"\n{load()}")
+    finally:
+        if ref_tree is not None:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(ref_tree)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
