@@ -52,8 +52,9 @@ def load() -> str:
 def checkout(ref: str, root: Path) -> Path:
     """``ref`` in a detached worktree under ``root``, its view built."""
     tree = root / "ref"
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), ref], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), ref], check=True, stdout=subprocess.DEVNULL
+    )
     modules = REPO / "node_modules"
     if modules.exists():
         (tree / "node_modules").symlink_to(modules.resolve())
@@ -63,9 +64,7 @@ def checkout(ref: str, root: Path) -> Path:
 
 def run(tree: Path, argv: list[str], timeout: float) -> str:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run(
-        [sys.executable, *argv], cwd=tree, env=env, capture_output=True, text=True, timeout=timeout
-    )
+    done = subprocess.run([sys.executable, *argv], cwd=tree, env=env, capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:
         return f"FAILED ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done.stdout
@@ -100,7 +99,7 @@ def parse_dataflow(text: str) -> dict[str, float | None]:
     for line in text.splitlines():
         for view in ("dataflow", "diagram"):
             if line.startswith(view + " "):
-                out[f"{view} slider, first frame"] = median_of(line[len(view):])
+                out[f"{view} slider, first frame"] = median_of(line[len(view) :])
     return out
 
 
@@ -111,7 +110,10 @@ def time_render(tree: Path, source: Path, target: Path) -> tuple[float, float]:
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "campaign_widget.cli", "render", str(source), "--roofline", "-o", str(target)],
-        cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL,
+        cwd=tree,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -139,8 +141,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20, help="slider steps per view (bench_dataflow)")
     parser.add_argument("--render-repeat", type=int, default=5)
     parser.add_argument("--skip", default="", help="comma-separated: drag, dataflow, render")
-    parser.add_argument("--suite-log", action="append", default=[], metavar="LABEL=FILE",
-                        help="a timed run's pytest log; LABEL before or after")
+    parser.add_argument(
+        "--suite-log",
+        action="append",
+        default=[],
+        metavar="LABEL=FILE",
+        help="a timed run's pytest log; LABEL before or after",
+    )
     parser.add_argument("--keep", action="store_true", help="print each benchmark's own output too")
     args = parser.parse_args()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
@@ -149,13 +156,18 @@ def main() -> None:
     ref_tree = None
     try:
         ref_tree = checkout(args.ref, root)
-        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
-        base = subprocess.run(["git", "-C", str(ref_tree), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
-        print(f"before: {args.ref} ({base}); after: this checkout ({head}{', with uncommitted changes' if dirty else ''})")
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        base = subprocess.run(
+            ["git", "-C", str(ref_tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+        ).stdout.strip()
+        print(
+            f"before: {args.ref} ({base}); after: this checkout ({head}{', with uncommitted changes' if dirty else ''})"
+        )
         print(f"{os.cpu_count()} CPUs, {load()}", flush=True)
         trees = (("before", ref_tree), ("after", REPO))
 
@@ -175,8 +187,9 @@ def main() -> None:
             results = {}
             for label, tree in trees:
                 print(f"\n[dataflow] {label}: bench_dataflow.py --slider --rounds {args.rounds}, {load()}", flush=True)
-                text = run(tree, ["benchmarks/bench_dataflow.py", "--slider", "--rounds", str(args.rounds)],
-                           timeout=3600)
+                text = run(
+                    tree, ["benchmarks/bench_dataflow.py", "--slider", "--rounds", str(args.rounds)], timeout=3600
+                )
                 if args.keep or text.startswith("FAILED"):
                     print(text)
                 results[label] = parse_dataflow(text)
@@ -205,15 +218,25 @@ def main() -> None:
         given = dict(item.split("=", 1) for item in args.suite_log)
         print("\nThe README's test command (bash tests/run-all.sh), pytest's time, from timed runs' logs (s)")
         if given:
-            table([("pytest -m ''", *(suite_seconds(Path(given[k])) if k in given else None
-                                       for k in ("before", "after")))], "s")
+            table(
+                [
+                    (
+                        "pytest -m ''",
+                        *(suite_seconds(Path(given[k])) if k in given else None for k in ("before", "after")),
+                    )
+                ],
+                "s",
+            )
         else:
             print("  (no --suite-log given)")
         print(f"\n{load()}")
     finally:
         if ref_tree is not None:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(ref_tree)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(ref_tree)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         shutil.rmtree(root, ignore_errors=True)
 
 
