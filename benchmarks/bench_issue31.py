@@ -134,6 +134,20 @@ def table(rows: list[tuple[str, float | None, float | None]], unit: str) -> None
         print(f"  {name:<58} {cell(a)} {cell(b)}")
 
 
+def compare(trees, name: str, argv: list[str], parse, title: str, keep: bool) -> None:
+    """Run the benchmark script ``argv`` in each tree in turn and print the medians it reports side by side."""
+    results = {}
+    for label, tree in trees:
+        print(f"\n[{name}] {label}: {' '.join(argv)}, {load()}", flush=True)
+        text = run(tree, argv, timeout=3600)
+        if keep or text.startswith("FAILED"):
+            print(text)
+        results[label] = parse(text)
+    keys = list(dict.fromkeys([*results["before"], *results["after"]]))
+    print(f"\n{title}")
+    table([(k, results["before"].get(k), results["after"].get(k)) for k in keys], "ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ref", default="main", help="the 'before' (a git ref; default main)")
@@ -172,30 +186,23 @@ def main() -> None:
         trees = (("before", ref_tree), ("after", REPO))
 
         if "drag" not in skip:
-            results = {}
-            for label, tree in trees:
-                print(f"\n[drag] {label}: bench_browser.py --repeat {args.repeat}, {load()}", flush=True)
-                text = run(tree, ["benchmarks/bench_browser.py", "--repeat", str(args.repeat)], timeout=3600)
-                if args.keep or text.startswith("FAILED"):
-                    print(text)
-                results[label] = parse_drag(text)
-            keys = list(dict.fromkeys([*results["before"], *results["after"]]))
-            print("\nDrag: input event → first changed frame (ms)")
-            table([(k, results["before"].get(k), results["after"].get(k)) for k in keys], "ms")
-
+            compare(
+                trees,
+                "drag",
+                ["benchmarks/bench_browser.py", "--repeat", str(args.repeat)],
+                parse_drag,
+                "Drag: input event → first changed frame (ms)",
+                args.keep,
+            )
         if "dataflow" not in skip:
-            results = {}
-            for label, tree in trees:
-                print(f"\n[dataflow] {label}: bench_dataflow.py --slider --rounds {args.rounds}, {load()}", flush=True)
-                text = run(
-                    tree, ["benchmarks/bench_dataflow.py", "--slider", "--rounds", str(args.rounds)], timeout=3600
-                )
-                if args.keep or text.startswith("FAILED"):
-                    print(text)
-                results[label] = parse_dataflow(text)
-            keys = list(dict.fromkeys([*results["before"], *results["after"]]))
-            print("\nNotebook 07's S slider: first changed frame (ms)")
-            table([(k, results["before"].get(k), results["after"].get(k)) for k in keys], "ms")
+            compare(
+                trees,
+                "dataflow",
+                ["benchmarks/bench_dataflow.py", "--slider", "--rounds", str(args.rounds)],
+                parse_dataflow,
+                "Notebook 07's S slider: first changed frame (ms)",
+                args.keep,
+            )
 
         if "render" not in skip:
             from campaign_widget.io.schema import save

@@ -123,17 +123,18 @@ def _fill(ax, path, color, zorder, gid=None):
     return _add(ax, patch, gid)
 
 
+def _line_style(width_px: float, dashed: bool) -> dict:
+    """The browser's line: ``width_px`` wide, butt caps, mitred joins, solid or its dash."""
+    return {
+        "linewidth": width_px * PT_PER_PX,
+        "capstyle": "butt",
+        "joinstyle": "miter",
+        "linestyle": _dash_pattern(width_px) if dashed else "solid",
+    }
+
+
 def _stroke(ax, path, color, width_px, zorder, dashed=False, gid=None):
-    patch = PathPatch(
-        path,
-        facecolor="none",
-        edgecolor=color,
-        linewidth=width_px * PT_PER_PX,
-        zorder=zorder,
-        capstyle="butt",
-        joinstyle="miter",
-        linestyle=_dash_pattern(width_px) if dashed else "solid",
-    )
+    patch = PathPatch(path, facecolor="none", edgecolor=color, zorder=zorder, **_line_style(width_px, dashed))
     return _add(ax, patch, gid)
 
 
@@ -156,15 +157,8 @@ def _fill_many(ax, paths, colors, zorder, gid=None):
 def _stroke_many(ax, paths, colors, width_px, zorder, dashed=False, gid=None):
     """Stroked ``paths``, each in its colour, as one artist (``_stroke``'s line style)."""
     collection = PathCollection(
-        paths,
-        facecolors="none",
-        edgecolors=colors,
-        linewidths=width_px * PT_PER_PX,
-        zorder=zorder,
-        linestyles=_dash_pattern(width_px) if dashed else "solid",
+        paths, facecolors="none", edgecolors=colors, zorder=zorder, **_line_style(width_px, dashed)
     )
-    collection.set_capstyle("butt")
-    collection.set_joinstyle("miter")
     return _add_collection(ax, collection, gid)
 
 
