@@ -60,15 +60,11 @@ BENIGN_CONSOLE: list[tuple[str, str]] = []
 
 
 def pytest_collection_modifyitems(items):
-    """Every test in this folder drives the real browser: mark it ``browser`` (registered in pyproject),
-    and put it in the one ``xdist_group`` "browser": under pytest-xdist's ``--dist loadgroup`` (the
-    README's test command, tests/run-all.sh) one worker runs every browser test on the one JupyterLab
-    server and the one Chromium of its session, while the other workers take the rest of the suite."""
+    """Every test in this folder drives the real browser: mark it ``browser`` (registered in pyproject)."""
     here = Path(__file__).parent
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
