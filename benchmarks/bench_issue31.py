@@ -19,6 +19,17 @@ checkout's on this code, taking turns so that the shared machine's load falls on
   machine would show), median of ``--render-repeat``,
 * suite: the README's test command is ~15-30 minutes, too long to run twice here: give the logs of
   timed runs (``--suite-log LABEL=FILE``; pytest's last line, "… in 812.34s (0:13:32)", is read).
+
+Measured 2026-12-04 against main (18087da), on the shared 2-core machine at a load average of 6-9
+(other jobs running: the browser medians move by ±50 % between runs of the same code; only the
+parts with a cause in the change are read from them):
+  render, 5,000 phases, --roofline: wall 26.3 → 5.6 s, CPU 8.0 → 1.7 s (15,000 artists → 4 per layer).
+  drag, 10^5 intervals, tiles slider: decode 4.8 → 1.9 ms (the page reuses the arrays of the scene
+  two back and indexes a sorted scene in place); latency 265.8 → 266.1 ms, the rest within the
+  noise (kernel 97-111 ms, of which the schedule 52-72 ms and the scene 21-33 ms; down 34-48 ms for
+  2.6 MB; draw 27-56 ms; present 35-47 ms). 24 × 64: 38-52 ms either way, most of it transport
+  (up 8, serial 3-9, down 9-18 ms) and the frame (present 5-8 ms). Notebook 07's S slider: dataflow
+  45 / 56 ms, diagram 68 / 63 ms (no change on its path).
 """
 
 from __future__ import annotations
