@@ -9,6 +9,8 @@ node_modules), and each benchmark runs as the ref's own script on the ref's code
 checkout's on this code, taking turns so that the shared machine's load falls on both alike
 (the load average is printed at each turn; compare medians of one run, never across runs):
 
+* kernel: one peak-bandwidth step (``set_state`` as the view's message delivers it) of the same
+  diagrams, in the kernel alone, CPU and wall milliseconds (median of ``--repeat``),
 * drag: ``benchmarks/bench_browser.py`` (JupyterLab in headless Chromium; the peak-bandwidth
   slider and the tiles slider of a pipelined dilate+throttle chain at 24 phases × 64 tiles and
   100 × 1,000, input event → first frame whose pixels change, and the breakdown of its median),
@@ -35,6 +37,7 @@ parts with a cause in the change are read from them):
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -145,11 +148,44 @@ def table(rows: list[tuple[str, float | None, float | None]], unit: str) -> None
         print(f"  {name:<58} {cell(a)} {cell(b)}")
 
 
+# One peak-bandwidth step as the view's message delivers it (set_state), timed in the kernel alone:
+# CPU seconds are what a quiet machine would show, whatever the load.
+KERNEL_STEP = """
+import json, statistics, sys, time
+sys.path.insert(0, "benchmarks")
+from bench_model import chain
+import campaign_widget as cw
+out = {}
+for phases, tiles in ((24, 64), (100, 1000)):
+    d = cw.CampaignDiagram(chain(phases), tiles=tiles, pipeline=True, policy="dilate+throttle")
+    base, cpu, wall = d.peak_bandwidth, [], []
+    for k in range(STEPS):
+        c0, w0 = time.process_time(), time.perf_counter()
+        d.set_state({"peak_bandwidth": base * (1.1 if k % 2 == 0 else 1.0)})
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    out[f"{phases} x {tiles}"] = (statistics.median(cpu) * 1e3, statistics.median(wall) * 1e3)
+print("KERNEL", json.dumps(out))
+"""
+
+
+def parse_kernel(text: str) -> dict[str, float | None]:
+    if "KERNEL" not in text:
+        return {}
+    found = json.loads(text.split("KERNEL", 1)[1].strip().splitlines()[0])
+    out: dict[str, float | None] = {}
+    for size, (cpu, wall) in found.items():
+        out[f"{size} peak step in the kernel, CPU"] = cpu
+        out[f"{size} peak step in the kernel, wall"] = wall
+    return out
+
+
 def compare(trees, name: str, argv: list[str], parse, title: str, keep: bool) -> None:
     """Run the benchmark script ``argv`` in each tree in turn and print the medians it reports side by side."""
     results = {}
     for label, tree in trees:
-        print(f"\n[{name}] {label}: {' '.join(argv)}, {load()}", flush=True)
+        what = "a script of bench_issue31.py" if argv[0] == "-c" else " ".join(argv)
+        print(f"\n[{name}] {label}: {what}, {load()}", flush=True)
         text = run(tree, argv, timeout=3600)
         if keep or text.startswith("FAILED"):
             print(text)
@@ -165,7 +201,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20, help="slider changes per control (bench_browser)")
     parser.add_argument("--rounds", type=int, default=20, help="slider steps per view (bench_dataflow)")
     parser.add_argument("--render-repeat", type=int, default=5)
-    parser.add_argument("--skip", default="", help="comma-separated: drag, dataflow, render")
+    parser.add_argument("--skip", default="", help="comma-separated: kernel, drag, dataflow, render")
     parser.add_argument(
         "--suite-log",
         action="append",
@@ -196,6 +232,15 @@ def main() -> None:
         print(f"{os.cpu_count()} CPUs, {load()}", flush=True)
         trees = (("before", ref_tree), ("after", REPO))
 
+        if "kernel" not in skip:
+            compare(
+                trees,
+                "kernel",
+                ["-c", KERNEL_STEP.replace("STEPS", str(args.repeat))],
+                parse_kernel,
+                "A peak-bandwidth step in the kernel alone: set_state → schedule → scene → traits (ms)",
+                args.keep,
+            )
         if "drag" not in skip:
             compare(
                 trees,
