@@ -26,6 +26,8 @@ Measured 2026-12-04 against main (18087da), on the shared 2-core machine at a lo
 (other jobs running: the browser medians move by ±50 % between runs of the same code; only the
 parts with a cause in the change are read from them):
   render, 5,000 phases, --roofline: wall 26.3 → 5.6 s, CPU 8.0 → 1.7 s (15,000 artists → 4 per layer).
+  kernel, one peak step: 24 × 64 CPU 2.3 → 2.0 ms; 10^5 intervals CPU 33.3 → 31.6 ms (wall 86 → 68
+  ms at a load of 7.6; the workload at the new peaks is derived once, not twice).
   drag, 10^5 intervals, tiles slider: decode 4.8 → 1.9 ms (the page reuses the arrays of the scene
   two back and indexes a sorted scene in place); latency 265.8 → 266.1 ms, the rest within the
   noise (kernel 97-111 ms, of which the schedule 52-72 ms and the scene 21-33 ms; down 34-48 ms for
