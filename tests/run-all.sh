@@ -37,17 +37,29 @@ python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
 { [ -d node_modules/esbuild ] && [ -d node_modules/jscpd ]; } || npm ci --no-audit --no-fund  # a checkout from before jscpd needs it too
 npm run build --silent   # the bundle the browser tests load is the one of these sources
 
+# The type check (minutes with no cache, one core) runs beside the lint and the view's unit tests;
+# its report is printed, and its failure fails the run, before pytest starts.
+mypy_log=$(mktemp)
+echo "run-all: types (mypy, [tool.mypy] in pyproject.toml), beside the lint and the view's unit tests"
+python -m mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
+trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$mypy_log"' EXIT  # a failed lint stops it too
+
 echo "run-all: lint"
 ruff check .
 ruff format --check .
 npm run lint --silent
 npm run dupes --silent   # copies of one block across the view's sources (package.json's "dupes")
 
-echo "run-all: types (mypy, [tool.mypy] in pyproject.toml)"
-python -m mypy
-
 echo "run-all: the view's unit tests (node --test)"
 npm test --silent
 
+mypy_status=0
+wait "$mypy_pid" || mypy_status=$?
+cat "$mypy_log"
+rm -f "$mypy_log"
+[ "$mypy_status" -eq 0 ] || { echo "run-all: mypy failed" >&2; exit "$mypy_status"; }
+
+# The ten slowest tests are listed at the end (--durations in pyproject's addopts).
 echo "run-all: pytest, every marker"
 python -m pytest -m ""

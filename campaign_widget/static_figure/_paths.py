@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+from matplotlib.collections import PathCollection
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
@@ -25,13 +26,23 @@ def _runs_path(x0, x1, y0, y1) -> MplPath:
     """Rectangles [x0, x1] × [y0, y1] as one path; rectangles that touch end to end in x become one
     staircase polygon. Same area as ``_rects_path`` but without the inner vertical edges, which
     cost the rasterizer a cell per pixel row each (tall, thin, touching pieces are the common case)."""
+    if x0.size == 0:
+        return MplPath(np.zeros((0, 2)))
+    ((_, path),) = _runs_paths(np.zeros(x0.size, dtype=np.int64), x0, x1, y0, y1)
+    return path
+
+
+def _runs_paths(keys, x0, x1, y0, y1) -> list[tuple[int, MplPath]]:
+    """``_runs_path`` of each distinct key's rectangles, in key order: [(key, path)], built in one
+    pass over all of them (a figure of thousands of phases has a path per phase)."""
     n = x0.size
     if n == 0:
-        return MplPath(np.zeros((0, 2)))
-    order = np.argsort(x0, kind="stable")
-    x0, x1, y0, y1 = x0[order], x1[order], y0[order], y1[order]
+        return []
+    order = np.lexsort((x0, keys))
+    keys, x0, x1, y0, y1 = keys[order], x0[order], x1[order], y0[order], y1[order]
     tol = 1e-12 * np.maximum(1.0, np.abs(x1[:-1]))
-    start = np.r_[True, np.abs(x0[1:] - x1[:-1]) > tol]
+    new_key = np.r_[True, keys[1:] != keys[:-1]]
+    start = new_key | np.r_[True, np.abs(x0[1:] - x1[:-1]) > tol]
     run = np.cumsum(start) - 1
     starts = np.flatnonzero(start)
     ends = np.r_[starts[1:], n]
@@ -52,28 +63,41 @@ def _runs_path(x0, x1, y0, y1) -> MplPath:
     codes = np.full(v.shape[0], MplPath.LINETO, dtype=np.uint8)
     codes[offset] = MplPath.MOVETO
     codes[close] = MplPath.CLOSEPOLY
-    return MplPath(v, codes, readonly=True)
+    first = np.flatnonzero(new_key)  # each key's first rectangle starts a run
+    bounds = np.r_[offset[run[first]], v.shape[0]]
+    return [
+        (int(keys[f]), MplPath(v[a:b], codes[a:b], readonly=True)) for f, a, b in zip(first, bounds[:-1], bounds[1:])
+    ]
+
+
+def _segments_paths(keys, x0, x1, y) -> list[tuple[int, MplPath]]:
+    """``_segments_path`` of each distinct key's segments, in key order: [(key, path)], in one pass."""
+    if x0.size == 0:
+        return []
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    v = np.empty((x0.size, 2, 2))
+    v[:, 0, 0], v[:, 1, 0] = x0[order], x1[order]
+    v[:, 0, 1] = v[:, 1, 1] = y[order]
+    v = v.reshape(-1, 2)
+    codes = np.tile(LINE_CODES, x0.size)
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    bounds = np.r_[first, x0.size] * 2
+    out = []
+    for f, a, b in zip(first, bounds[:-1], bounds[1:]):
+        path = MplPath(v[a:b], codes[a:b])
+        path.should_simplify = False  # keep every segment; simplification would join across gaps
+        out.append((int(keys[f]), path))
+    return out
 
 
 def _segments_path(x0, x1, y) -> MplPath:
-    n = x0.size
-    v = np.empty((n, 2, 2))
-    v[:, 0, 0], v[:, 1, 0] = x0, x1
-    v[:, 0, 1] = v[:, 1, 1] = y
-    path = MplPath(v.reshape(-1, 2), np.tile(LINE_CODES, n))
-    path.should_simplify = False  # keep every segment; simplification would join across gaps
+    if x0.size == 0:
+        path = MplPath(np.zeros((0, 2)))
+        path.should_simplify = False
+        return path
+    ((_, path),) = _segments_paths(np.zeros(x0.size, dtype=np.int64), x0, x1, y)
     return path
-
-
-def _groups(keys: np.ndarray):
-    """(key, indices) for each distinct key, in key order."""
-    if keys.size == 0:
-        return
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    bounds = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
-    for idx in np.split(order, bounds):
-        yield sorted_keys.dtype.type(keys[idx[0]]), idx
 
 
 def _dash_pattern(width_px: float):
@@ -99,18 +123,43 @@ def _fill(ax, path, color, zorder, gid=None):
     return _add(ax, patch, gid)
 
 
+def _line_style(width_px: float, dashed: bool) -> dict:
+    """The browser's line: ``width_px`` wide, butt caps, mitred joins, solid or its dash."""
+    return {
+        "linewidth": width_px * PT_PER_PX,
+        "capstyle": "butt",
+        "joinstyle": "miter",
+        "linestyle": _dash_pattern(width_px) if dashed else "solid",
+    }
+
+
 def _stroke(ax, path, color, width_px, zorder, dashed=False, gid=None):
-    patch = PathPatch(
-        path,
-        facecolor="none",
-        edgecolor=color,
-        linewidth=width_px * PT_PER_PX,
-        zorder=zorder,
-        capstyle="butt",
-        joinstyle="miter",
-        linestyle=_dash_pattern(width_px) if dashed else "solid",
-    )
+    patch = PathPatch(path, facecolor="none", edgecolor=color, zorder=zorder, **_line_style(width_px, dashed))
     return _add(ax, patch, gid)
+
+
+def _add_collection(ax, collection, gid=None):
+    """Add a collection of paths in data coordinates, clipped to the axes, without touching the
+    data limits (as ``_add``)."""
+    collection.set_transform(ax.transData)
+    if gid:
+        collection.set_gid(gid)
+    ax.add_collection(collection, autolim=False)
+    return collection
+
+
+def _fill_many(ax, paths, colors, zorder, gid=None):
+    """Filled ``paths``, each in its colour, as one artist (drawn in order, as as many ``_fill`` would)."""
+    collection = PathCollection(paths, facecolors=colors, edgecolors="none", linewidths=0, zorder=zorder)
+    return _add_collection(ax, collection, gid)
+
+
+def _stroke_many(ax, paths, colors, width_px, zorder, dashed=False, gid=None):
+    """Stroked ``paths``, each in its colour, as one artist (``_stroke``'s line style)."""
+    collection = PathCollection(
+        paths, facecolors="none", edgecolors=colors, zorder=zorder, **_line_style(width_px, dashed)
+    )
+    return _add_collection(ax, collection, gid)
 
 
 def _hatch(patch, color, width_px: float = 1.0):

@@ -16,7 +16,19 @@ from ..figures.readout import said_lines
 from ..figures.scene import Scene
 from ..figures.ticks import time_ticks, utilization_ticks
 from ..formatting import time_unit_for
-from ._paths import _add, _fill, _groups, _hatch, _rects_path, _runs_path, _segments_path, _stroke
+from ._paths import (
+    _add,
+    _fill,
+    _fill_many,
+    _hatch,
+    _rects_path,
+    _runs_path,
+    _runs_paths,
+    _segments_path,
+    _segments_paths,
+    _stroke,
+    _stroke_many,
+)
 from .legend import draw_legend, legend_entries
 from .panels import Panel
 from .pieces import piece_arrays, pieces_to_draw
@@ -51,10 +63,11 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
         return colors[k] if 0 <= k < len(colors) else GREY
 
     def fill_per_phase(where, bottom, top, style, zorder):
-        """One filled path per phase over the pieces ``where`` holds, in ``style(phase colour)``."""
-        for k, idx in _groups(phase[where]):
-            sel = np.flatnonzero(where)[idx]
-            _fill(ax, _runs_path(x0[sel], x1[sel], bottom[sel], top[sel]), style(color_of(int(k))), zorder)
+        """One filled path per phase over the pieces ``where`` holds, in ``style(phase colour)``, all
+        in one artist (a figure of thousands of phases would otherwise build an artist per phase)."""
+        keyed = _runs_paths(phase[where], x0[where], x1[where], bottom[where], top[where])
+        if keyed:
+            _fill_many(ax, [path for _, path in keyed], [style(color_of(k)) for k, _ in keyed], zorder)
 
     fill_per_phase(line > base, base, line, lambda c: with_alpha(c, THEME["shade_alpha"]), 1.0)
     wells = well > line
@@ -81,10 +94,10 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
         _stroke(ax, _segments_path(dash[tail], x1[tail], line[tail]), THEME["background"], width, 1.49, gid="dash-gaps")
     for dashed, a, b in ((False, x0, dash), (True, dash, x1)):
         present = b > a
-        for k, idx in _groups(style[present]):
-            sel = np.flatnonzero(present)[idx]
-            color = THEME["warning"] if k < 0 else color_of(int(k))
-            _stroke(ax, _segments_path(a[sel], b[sel], line[sel]), color, width, 1.5, dashed=dashed)
+        keyed = _segments_paths(style[present], a[present], b[present], line[present])
+        if keyed:
+            colors_ = [THEME["warning"] if k < 0 else color_of(k) for k, _ in keyed]
+            _stroke_many(ax, [path for _, path in keyed], colors_, width, 1.5, dashed=dashed)
 
 
 #: Padding (CSS px) around a fusion group's label at the top of its band (js/diagram/layout.js).
@@ -349,6 +362,9 @@ def _draw_phase_labels(ax, scene: Scene, names, t0: float, t1: float, width_px: 
     order = np.lexsort((-width, phase))  # per phase, widest first
     first = order[np.r_[True, phase[order][1:] != phase[order][:-1]]]
     size = THEME["font_size"] - 1
+    # A label takes 6 px of padding and at least a pixel of text: narrower pieces are not measured
+    # (a figure of thousands of phases has thousands of sub-pixel ones).
+    first = first[width[first] > 6 + 1]
     for i in first:
         text = str(names[phase[i]]) if 0 <= phase[i] < len(names) else ""
         if not text or text_width_px(text, size) + 6 > width[i]:

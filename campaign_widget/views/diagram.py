@@ -178,7 +178,8 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         self._workload = workload  # at the current params (the one given, until params change)
         self._base = workload  # as given: params re-evaluate from it
         self._evaluated = None  # (params, workload, schedule) computed by the params validator
-        self._proposal = None  # ((controls, workload), received, schedule) computed by the controls' validators
+        # ((controls, workload), received, schedule, workload at the peaks) computed by the controls' validators
+        self._proposal = None
         self._png = PngChannel(lambda requests: self.set_trait("png_requests", requests))
         self._plans = Plans()  # the dependency graph and tile order, kept across slider steps
         machine = workload.machine
@@ -258,7 +259,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 )
         except ValueError as error:  # the package's errors (CampaignWidgetError) are ValueErrors
             raise t.TraitError(f"{name}={short_repr(value)}: {error}") from None
-        self._proposal = (key, received, schedule)
+        self._proposal = (key, received, schedule, current)
         return value
 
     @t.validate("tiles")
@@ -383,7 +384,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             key = (tuple(getattr(self, name) for name in SCHEDULE_CONTROLS), self._workload)
             if proposal is not None and proposal[0] == key:
                 self._timing = {"trait": change["name"], "received": proposal[1], "scheduled": time.time()}
-                self._recompute(proposal[2])
+                self._recompute(proposal[2], proposal[3])
             else:
                 self._timing = {"trait": change["name"], "received": time.time()}
                 self._recompute()
@@ -433,9 +434,10 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
     def schedule(self) -> Schedule:
         return self._schedule
 
-    def _recompute(self, schedule: Schedule | None = None):
-        """Model → schedule → scene → synced traits; ``schedule`` if already computed for these settings."""
-        self._current = self._workload.with_peaks(self.peak_compute, self.peak_bandwidth)
+    def _recompute(self, schedule: Schedule | None = None, current: Workload | None = None):
+        """Model → schedule → scene → synced traits; ``schedule`` (and ``current``, the workload at the
+        peaks) if already computed for these settings, as the controls' validators do."""
+        self._current = current or self._workload.with_peaks(self.peak_compute, self.peak_bandwidth)
         try:
             if self._given_schedule is not None:
                 schedule = schedule or self._given_schedule_at_peaks()

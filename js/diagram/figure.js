@@ -9,8 +9,14 @@ const DEFAULT_UNITS = { time: "", compute: "ops/s", bandwidth: "B/s", ops: "ops"
 
 function decodedScene(raw, previous) {
   if (previous && previous.raw === raw) return previous;
-  const scene = decodeScene(raw);
-  return { raw, scene, index: buildSceneIndex(scene), features: sceneFeatures(scene) };
+  // The scene before `previous` is drawn no more: its arrays are written over (`spare`).
+  const spare = previous?.spare;
+  const scene = decodeScene(raw, { reuse: spare?.scene });
+  const index = buildSceneIndex(scene, { reuse: spare?.index });
+  const entry = { raw, scene, index, features: sceneFeatures(scene), spare: null };
+  if (previous) entry.spare = { scene: previous.scene, index: previous.index };
+  if (previous) previous.spare = null; // nothing holds the scene two back but the entry after it
+  return entry;
 }
 
 function decodedTable(raw, previous) {

@@ -77,7 +77,13 @@ export function createReadout(document) {
   spoken.append(label, makespan);
   root.append(spoken, details, warnings);
 
+  // A slider step sends the same lines again most of the time: the DOM is touched only when they
+  // change (a rebuilt list costs the page a style and layout pass per step).
+  const shown = new WeakMap();
   function fillList(list, items, limit, noun) {
+    const key = `${items.length}\u0000${items.slice(0, limit).join("\u0000")}`;
+    if (shown.get(list) === key) return;
+    shown.set(list, key);
     list.replaceChildren();
     for (const item of items.slice(0, limit)) {
       const li = document.createElement("li");
@@ -96,10 +102,11 @@ export function createReadout(document) {
   return {
     element: root,
     update(text) {
-      makespan.textContent = text.makespan;
+      if (makespan.textContent !== text.makespan) makespan.textContent = text.makespan;
       fillList(oversubscribed, text.intervals, DOM_INTERVAL_LIMIT, "");
       const count = text.intervals.length;
-      summary.textContent = `${count} oversubscribed interval${count === 1 ? "" : "s"}`;
+      const counted = `${count} oversubscribed interval${count === 1 ? "" : "s"}`;
+      if (summary.textContent !== counted) summary.textContent = counted;
       details.hidden = count === 0;
       fillList(warnings, text.warnings, DOM_INTERVAL_LIMIT, " warnings");
     },

@@ -26,29 +26,47 @@ function isSortedByStart(x0, n) {
   return true;
 }
 
+// 0, 1, 2, …: the order of every sorted scene (read only), grown as scenes grow.
+let IDENTITY = new Int32Array(0);
+function identity(n) {
+  if (IDENTITY.length < n) {
+    IDENTITY = new Int32Array(Math.max(n, Math.ceil(IDENTITY.length * 1.5)));
+    for (let i = 0; i < IDENTITY.length; i++) IDENTITY[i] = i;
+  }
+  return IDENTITY.subarray(0, n);
+}
+
 /**
  * { order, start, maxEnd, sorted }: position p holds piece order[p]; start[p] is its x0, sorted
  * ascending; maxEnd[p] is the largest x1 of positions 0..p (non-decreasing), so the pieces that
- * can overlap a time t start at the first position whose maxEnd exceeds t.
+ * can overlap a time t start at the first position whose maxEnd exceeds t. All read only. A
+ * sorted scene (the contract's) is indexed in place: its order is the identity and its starts are
+ * its x0. `reuse`: an index no longer used, whose maxEnd may be written over.
  */
-export function buildSceneIndex(scene) {
+export function buildSceneIndex(scene, { reuse } = {}) {
   const { n, x0, x1 } = scene;
   const sorted = isSortedByStart(x0, n);
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  // A stable sort keeps the stack order of pieces that start together.
-  if (!sorted) order.sort((a, b) => x0[a] - x0[b] || a - b);
-  const start = new Float64Array(n);
-  const maxEnd = new Float64Array(n);
+  let order, start;
+  if (sorted) {
+    order = identity(n);
+    start = x0.length === n ? x0 : x0.subarray(0, n);
+  } else {
+    order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    // A stable sort keeps the stack order of pieces that start together.
+    order.sort((a, b) => x0[a] - x0[b] || a - b);
+    start = new Float64Array(n);
+  }
+  const maxEnd = reuse?.maxEnd?.length === n && reuse.ownMaxEnd ? reuse.maxEnd : new Float64Array(n);
   let running = -Infinity;
   for (let p = 0; p < n; p++) {
     const i = order[p];
-    start[p] = x0[i];
+    if (!sorted) start[p] = x0[i];
     const end = x1[i];
     if (end > running) running = end;
     maxEnd[p] = running;
   }
-  return { order, start, maxEnd, sorted, n };
+  return { order, start, maxEnd, sorted, n, ownMaxEnd: true };
 }
 
 /**

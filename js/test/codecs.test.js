@@ -129,3 +129,36 @@ test("the compact scene: x0/x1 index edges, dash is a 16-bit fraction of the wid
   assert.equal(scene.peak_compute, 2e12);
   assert.equal(scene.tiles, 4);
 });
+
+function compactScene(times, pieces) {
+  // pieces: [[i0, i1, dash]]: indices into `times`, dash a 16-bit fraction (65535 = solid)
+  const n = pieces.length;
+  const y = encoded(Float32Array, new Array(n).fill(0.5), "float32");
+  return {
+    n,
+    edges: encoded(Float64Array, times, "float64"),
+    x0: encoded(Uint8Array, pieces.map((p) => p[0]), "uint8"),
+    x1: encoded(Uint8Array, pieces.map((p) => p[1]), "uint8"),
+    dash: encoded(Uint16Array, pieces.map((p) => p[2]), "uint16"),
+    base_y: y, line_y: y, well_top: y, fill_top: y,
+  };
+}
+
+test("decodeScene reuses a spare scene's expanded arrays, and never a message's own buffer", () => {
+  const first = decodeScene(compactScene([0, 1, 3], [[0, 1, 65535], [1, 2, 32768]]));
+  const second = decodeScene(compactScene([0, 2, 5], [[0, 1, 0], [1, 2, 65535]]), { reuse: first });
+  assert.equal(second.x0, first.x0, "written into the spare's array");
+  assert.deepEqual([...second.x0], [0, 2]);
+  assert.deepEqual([...second.x1], [2, 5]);
+  assert.deepEqual([...second.dash_from], [0, 5]);
+  // Another size: new arrays, the spare untouched.
+  const third = decodeScene(compactScene([0, 1, 2, 4], [[0, 1, 65535], [1, 2, 65535], [2, 3, 65535]]), { reuse: second });
+  assert.notEqual(third.x0, second.x0);
+  assert.deepEqual([...second.x1], [2, 5]);
+  // A scene sent with float x0 (no edges) views the message: a later decode must not write into it.
+  const wire = { n: 2, x0: encoded(Float64Array, [0, 1], "float64"), x1: encoded(Float64Array, [1, 2], "float64"),
+    base_y: first.base_y, line_y: first.base_y, well_top: first.base_y, fill_top: first.base_y };
+  const viewed = decodeScene(wire);
+  decodeScene(compactScene([0, 7, 9], [[0, 1, 65535], [1, 2, 65535]]), { reuse: viewed });
+  assert.deepEqual([...viewed.x0], [0, 1], "the message's array is as it came");
+});

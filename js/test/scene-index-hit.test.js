@@ -72,3 +72,22 @@ test("hit: stacked pieces — the lower pipe wins over the upper compute area; t
   assert.equal(hitTest(scene, index, 1.5, 0.7), -1, "after A ends only B is there, and 0.7 is above it");
   assert.equal(hitTest(scene, index, 2.5, 0.8), 2);
 });
+
+test("a sorted scene is indexed in place; an index no longer used lends its maxEnd", () => {
+  const build = buildSceneIndex;
+  const visible = visiblePieces;
+  const scene = { n: 3, x0: Float64Array.from([0, 1, 2]), x1: Float64Array.from([1, 4, 3]) };
+  const first = build(scene);
+  assert.equal(first.start, scene.x0);
+  assert.deepEqual([...first.order], [0, 1, 2]);
+  assert.deepEqual([...first.maxEnd], [1, 4, 4]);
+  const next = { n: 3, x0: Float64Array.from([0, 0.5, 1]), x1: Float64Array.from([0.5, 1, 2]) };
+  const second = build(next, { reuse: first });
+  assert.equal(second.maxEnd, first.maxEnd);
+  assert.deepEqual([...second.maxEnd], [0.5, 1, 2]);
+  assert.deepEqual([...visible(next, second, 0.6, 0.9)], [1]);
+  const unsorted = { n: 3, x0: Float64Array.from([2, 0, 1]), x1: Float64Array.from([3, 1, 2]) };
+  const third = build(unsorted, { reuse: second });
+  assert.deepEqual([...third.order], [1, 2, 0]);
+  assert.deepEqual([...visible(unsorted, third, 1.5, 2.5)], [0, 2]);
+});
