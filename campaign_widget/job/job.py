@@ -6,7 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
-from . import _numbers as nb
+from ._numbers import kernels as rank_kernels
+from ._numbers import overlap as rank_overlap
+from ._numbers import region_times
+from ._numbers import step_times as rank_step_times
+from ._numbers import temporal as rank_temporal
 from ._load import checked, chosen, read_all, trace_files
 from ._rank import Rank
 
@@ -68,21 +72,21 @@ class Job:
     def temporal_breakdown(self) -> dict[int, dict]:
         """Per rank, ``idle``, ``compute``, ``non_compute`` and ``span`` (µs), as HTA's temporal breakdown
         (docs/distributed-jobs.md#the-numbers)."""
-        return {k: nb.temporal(r) for k, r in self.ranks.items()}
+        return {k: rank_temporal(r) for k, r in self.ranks.items()}
 
     def overlap(self) -> dict[int, float]:
         """Per rank, the share (0-1) of its communication time that computation overlaps (HTA's
         communication-computation overlap); NaN for a rank with no communication."""
-        return {k: nb.overlap(r) for k, r in self.ranks.items()}
+        return {k: rank_overlap(r) for k, r in self.ranks.items()}
 
     def kernel_breakdown(self) -> dict[int, dict]:
         """Per rank, the time (µs, the union of its events) and count of computation, communication and
         memory, and the time each two of them overlap."""
-        return {k: nb.kernels(r) for k, r in self.ranks.items()}
+        return {k: rank_kernels(r) for k, r in self.ranks.items()}
 
     def step_times(self) -> dict[int, float]:
         """Per rank, its mean step time without the communication no computation hides (µs)."""
-        return {k: float(nb.step_times(r).mean()) for k, r in self.ranks.items()}
+        return {k: float(rank_step_times(r).mean()) for k, r in self.ranks.items()}
 
     def slowest(self, k: int) -> list[int]:
         """The ``k`` ranks of the longest step times, longest first."""
@@ -97,7 +101,7 @@ class Job:
             raise ArgumentError(f"threshold={threshold!r} must be a share of the median, >= 0")
         times = self.step_times()
         median = float(np.median(list(times.values())))
-        regions = {k: nb.region_times(r) for k, r in self.ranks.items()}
+        regions = {k: region_times(r) for k, r in self.ranks.items()}
         names = sorted({n for per in regions.values() for n in per})
         typical = {n: float(np.median([regions[k].get(n, 0.0) for k in regions])) for n in names}
         out = []
