@@ -32,7 +32,7 @@ def main(folder: str) -> None:
     trace = analysis.t
     table = trace.symbol_table
     names = table.get_sym_table()
-    for rank, df in trace.traces.items():
+    for df in trace.traces.values():
         if df["stream"].ne(-1).any():
             continue  # a GPU trace: HTA's own device events
         text = df["name"].map(lambda i: names[i])

@@ -76,7 +76,11 @@ def test_htas_default_differs_by_its_rounding_of_each_event_to_whole_microsecond
     instant near a whole µs may round the other way); unrounded, compute differs by up to 2 µs an event."""
     job = load_job(GLOO / folder)
     for r in job.ranks.values():
-        r.start, r.end, r.steps = np.ceil(r.start), np.floor(r.end), np.column_stack([np.ceil(r.steps[:, 0]), np.floor(r.steps[:, 1])])
+        r.start, r.end, r.steps = (
+            np.ceil(r.start),
+            np.floor(r.end),
+            np.column_stack([np.ceil(r.steps[:, 0]), np.floor(r.steps[:, 1])]),
+        )
     ours = _figures(job)
     unrounded = _figures(load_job(GLOO / folder))
     for rank, theirs in HTA_DEFAULT[folder].items():
@@ -142,7 +146,9 @@ def _rewrite(src: Path, dst: Path, change) -> None:
 def test_traces_of_different_world_sizes_are_refused_naming_the_files(tmp_path):
     shutil.copy(GLOO / "ranks2" / "rank0.json.gz", tmp_path / "a.json.gz")
     shutil.copy(GLOO / "ranks4" / "rank1.json.gz", tmp_path / "b.json.gz")
-    with pytest.raises(WorkloadFileError, match=r"different jobs: world size 2 in .*a\.json\.gz; world size 4 in .*b\.json\.gz"):
+    with pytest.raises(
+        WorkloadFileError, match=r"different jobs: world size 2 in .*a\.json\.gz; world size 4 in .*b\.json\.gz"
+    ):
         load_job(tmp_path)
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import _torch_events as te
 from ..io._common import error, open_binary
+from ..io._torch_events import IGNORED_ANNOTATIONS, MAX_TRACE_BYTES, checked_options, read_events, selected
+from ..io._torch_phases import nesting
 from ..io._torch_scan import GPU_CATEGORIES
 from ..model.machine import Machine
 
@@ -74,9 +75,9 @@ class Rank:
 
 def read_rank(path: str, machine=None) -> Rank:
     """Read one rank's trace (by the bounded reader: a few MiB of text at a time, docs/workload-files.md)."""
-    options = te.checked_options(Path(path), machine or NO_MACHINE, None, "name", "outer", te.IGNORED_ANNOTATIONS, False)
-    stream = open_binary(options.name, options.source, options.file_path, limit=te.MAX_TRACE_BYTES)
-    r = te.read_events(options, stream, keep_ignored=True)
+    options = checked_options(Path(path), machine or NO_MACHINE, None, "name", "outer", IGNORED_ANNOTATIONS, False)
+    stream = open_binary(options.name, options.source, options.file_path, limit=MAX_TRACE_BYTES)
+    r = read_events(options, stream, keep_ignored=True)
     ev = r.events
     rank, world, backend, rank_from = _identity(options.name, r.metadata)
     gpu = np.flatnonzero(np.isin(ev.cat, [ev.cats[c] for c in GPU_CATEGORIES if c in ev.cats]))
@@ -85,7 +86,7 @@ def read_rank(path: str, machine=None) -> Rank:
         take, extra = gpu, np.zeros(0, np.int64)
     else:  # a CPU job: the threads' outermost operators and gloo's collectives on its own threads
         cpu = ev.select(("cpu_op",))
-        s = te.selected(ev, cpu, "outer")
+        s = selected(ev, cpu, "outer")
         take = cpu[s.keep]
         extra = np.array([i for i, n in enumerate(ann_names) if _COMM.match(n)], dtype=np.int64)
     names = list(ev.id_to_name[i] for i in range(len(ev.id_to_name)))
@@ -130,8 +131,6 @@ def _top_regions(ev, keep: np.ndarray) -> np.ndarray:
     idx = np.flatnonzero(keep)
     if idx.size == 0:
         return np.zeros((0, 3))
-    from ..io._torch_phases import nesting
-
     parent, _ = nesting(ev.ann_thread[idx], ev.ann_ts[idx], ev.ann_end[idx] - ev.ann_ts[idx])
     top = idx[parent < 0]
     return np.column_stack([ev.ann_ts[top], ev.ann_end[top], ev.ann_name[top].astype(np.float64)])

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
+from ._load import checked, chosen, read_all, trace_files
 from ._numbers import kernels as rank_kernels
 from ._numbers import overlap as rank_overlap
 from ._numbers import region_times
 from ._numbers import step_times as rank_step_times
 from ._numbers import temporal as rank_temporal
-from ._load import checked, chosen, read_all, trace_files
 from ._rank import Rank
 
 __all__ = ["Job", "load_job"]
@@ -116,7 +116,10 @@ class Job:
 
     def summary(self) -> str:
         """The breakdown, the overlap and the stragglers as text (what ``campaign-widget job`` prints)."""
-        rows = [f"{self!r}", f"{'rank':>5} {'span ms':>9} {'idle %':>7} {'compute %':>9} {'non-comp %':>10} {'overlap %':>9}"]
+        rows = [
+            f"{self!r}",
+            f"{'rank':>5} {'span ms':>9} {'idle %':>7} {'compute %':>9} {'non-comp %':>10} {'overlap %':>9}",
+        ]
         overlap = self.overlap()
         for k, t in self.temporal_breakdown().items():
             span = t["span"] or float("nan")
@@ -131,5 +134,3 @@ class Job:
         for f, why in self.unreadable.items():
             rows.append(f"unreadable: {f}: {why}")
         return "\n".join(rows)
-
-
