@@ -39,7 +39,8 @@ import tracemalloc
 import warnings
 from pathlib import Path
 
-MACHINE = (19.5e12, 1.55e12)  # an A100-like machine (campaign_widget is imported only where it reads: HTA's venv has none)
+# an A100-like machine; campaign_widget is imported only where it reads (HTA's venv has none)
+MACHINE = (19.5e12, 1.55e12)
 LONG_KERNEL = (
     "void at::native::unrolled_elementwise_kernel<at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>, "
     + ", ".join(f"TrivialOffsetCalculator<{k}, unsigned int>" for k in range(40))

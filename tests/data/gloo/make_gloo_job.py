@@ -36,7 +36,9 @@ def _rank(rank: int, world: int, port: int, out: str, steps: int, seed: int) -> 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.manual_seed(seed)
-    model = DistributedDataParallel(torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 64)))
+    model = DistributedDataParallel(
+        torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 64))
+    )
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     data = torch.randn(64, 256, generator=torch.Generator().manual_seed(seed + rank))
     path = Path(out) / f"rank{rank}.json"
