@@ -117,3 +117,66 @@ def _clip(part: tuple[np.ndarray, np.ndarray], t0: float, t1: float) -> tuple[np
     s, e = np.maximum(part[0], t0), np.minimum(part[1], t1)
     keep = e > s
     return s[keep], e[keep]
+
+
+def job_path(ranks: dict[int, Rank]) -> list[dict]:
+    """The job's critical path through its counted device events (docs/distributed-jobs.md#the-critical-path):
+    back from the event that ends last, each step the event of the same rank that ended last before it
+    started; at a collective, to the rank that joined it last (the one the others waited for)."""
+    events = {}
+    for k, r in ranks.items():
+        keep = np.flatnonzero(counted(r))
+        events[k] = (keep[np.argsort(r.end[keep], kind="stable")], r)
+    instance = {k: _instances(r, idx) for k, (idx, r) in events.items()}
+    last_rank = max(events, key=lambda k: events[k][1].end[events[k][0]].max(initial=-np.inf))
+    idx, r = events[last_rank]
+    if idx.size == 0:
+        return []
+    current, rank = int(idx[-1]), last_rank
+    path = []
+    seen = set()
+    while (rank, current) not in seen:
+        seen.add((rank, current))
+        r = events[rank][1]
+        which = instance[rank].get(current)
+        if which is not None:  # a collective: the rank that joined it last set its end
+            joined = {
+                k: instance_of[which] for k, instance_of in _by_instance(instance).items() if which in instance_of
+            }
+            rank = max(joined, key=lambda k: events[k][1].start[joined[k]])
+            current, r = joined[rank], events[rank][1]
+        path.append(_entry(rank, r, current))
+        idx = events[rank][0]
+        before = idx[: np.searchsorted(r.end[idx], r.start[current], side="right")]
+        before = before[before != current]
+        if before.size == 0:
+            break
+        current = int(before[-1])
+    path.reverse()
+    for a, b in zip(path, path[1:]):
+        b["wait"] = max(0.0, b["start"] - a["end"])
+    if path:
+        path[0]["wait"] = 0.0
+    return path
+
+
+def _instances(r: Rank, idx: np.ndarray) -> dict[int, tuple[str, int]]:
+    """Each collective event → (its name, its number among the rank's collectives of that name)."""
+    comm = idx[r.kind[idx] == COMMUNICATION]
+    comm = comm[np.argsort(r.start[comm], kind="stable")]
+    count: dict[str, int] = {}
+    out = {}
+    for i in comm.tolist():
+        name = r.names[r.name[i]]
+        out[i] = (name, count.get(name, 0))
+        count[name] = count.get(name, 0) + 1
+    return out
+
+
+def _by_instance(instance: dict[int, dict]) -> dict[int, dict]:
+    return {k: {v: i for i, v in per.items()} for k, per in instance.items()}
+
+
+def _entry(rank: int, r: Rank, i: int) -> dict:
+    return {"rank": rank, "name": r.names[r.name[i]], "kind": KINDS[r.kind[i]], "start": float(r.start[i]),
+            "end": float(r.end[i])}  # fmt: skip

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from ._load import checked, chosen, read_all, trace_files
+from ._numbers import job_path
 from ._numbers import kernels as rank_kernels
 from ._numbers import overlap as rank_overlap
 from ._numbers import region_times
@@ -113,6 +114,12 @@ class Job:
             out.append({"rank": k, "step_time": times[k], "median": median, "excess": times[k] - median,
                         "phase": phase, "phase_excess": excess.get(phase, 0.0) if phase else 0.0})  # fmt: skip
         return out
+
+    def critical_path(self) -> list[dict]:
+        """The chain of device events, across ranks through the collectives, that sets the job's span:
+        ``{"rank", "name", "kind", "start", "end", "wait"}`` first to last (µs on the traces' clock;
+        ``wait``: the idle time before it). See docs/distributed-jobs.md#the-critical-path."""
+        return job_path(self.ranks)
 
     def summary(self) -> str:
         """The breakdown, the overlap and the stragglers as text (what ``campaign-widget job`` prints)."""

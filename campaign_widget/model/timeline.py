@@ -195,6 +195,16 @@ class Schedule:
             "memory_rate": self.requested_memory[interval] * factor,
         }
 
+    def critical_path(self, workload=None):
+        """The chain of intervals whose shortening shortens the schedule, and each interval's slack
+        (docs/distributed-jobs.md#the-critical-path): a ``CriticalPath``. ``workload``: the workload
+        scheduled (a Timeline's own by default), whose producers count in the slack."""
+        from .critical_path import critical_path
+
+        workload = workload if workload is not None else getattr(self, "workload", None)
+        producers = workload.producers if workload is not None else None
+        return critical_path(self.names, self.phase, self.tile, self.start, self.end, producers, self.pipeline)
+
     def to_dataframe(self) -> pd.DataFrame:
         """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
         tile, start, end, compute_rate, memory_rate`` (averaged over the interval),
