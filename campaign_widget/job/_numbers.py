@@ -180,3 +180,13 @@ def _by_instance(instance: dict[int, dict]) -> dict[int, dict]:
 def _entry(rank: int, r: Rank, i: int) -> dict:
     return {"rank": rank, "name": r.names[r.name[i]], "kind": KINDS[r.kind[i]], "start": float(r.start[i]),
             "end": float(r.end[i])}  # fmt: skip
+
+
+def per_name(rank: Rank) -> dict[str, tuple[float, int]]:
+    """Per device event name, its summed time (µs) and count per counted step."""
+    keep = counted(rank)
+    steps = max(len(rank.steps) - 1, 1)
+    name = rank.name[keep]
+    total = np.bincount(name, weights=rank.end[keep] - rank.start[keep], minlength=len(rank.names))
+    count = np.bincount(name, minlength=len(rank.names))
+    return {rank.names[i]: (float(total[i]) / steps, int(count[i]) / steps) for i in np.flatnonzero(count).tolist()}

@@ -84,10 +84,12 @@ def read_rank(path: str, machine=None) -> Rank:
     ann_names = [ev.id_to_name[i] for i in ev.ann_name.tolist()]
     if gpu.size:
         take, extra = gpu, np.zeros(0, np.int64)
+        volumes = ev.flops[take], ev.bytes[take]
     else:  # a CPU job: the threads' outermost operators and gloo's collectives on its own threads
         cpu = ev.select(("cpu_op",))
-        s = selected(ev, cpu, "outer")
+        s = selected(ev, cpu, "outer")  # an outer operator's volumes: the sums of those nested in it
         take = cpu[s.keep]
+        volumes = s.flops[s.keep], s.nbytes[s.keep]
         extra = np.array([i for i, n in enumerate(ann_names) if _COMM.match(n)], dtype=np.int64)
     names = list(ev.id_to_name[i] for i in range(len(ev.id_to_name)))
     start = np.concatenate([ev.ts[take], ev.ann_ts[extra]])
@@ -98,8 +100,8 @@ def read_rank(path: str, machine=None) -> Rank:
     kind = np.array([kinds[i] for i in name.tolist()], dtype=np.int8)
     threads = {i: f"{pid}/{tid}" for (pid, tid), i in ev.threads.items()}
     lane_ids, lane = np.unique(thread, return_inverse=True)
-    flops = np.concatenate([ev.flops[take], np.zeros(extra.size)])
-    nbytes = np.concatenate([ev.bytes[take], np.zeros(extra.size)])
+    flops = np.concatenate([volumes[0], np.zeros(extra.size)])
+    nbytes = np.concatenate([volumes[1], np.zeros(extra.size)])
     order = np.lexsort((end, start))
     is_step = np.array([bool(STEP.fullmatch(n)) for n in ann_names], dtype=bool)
     steps = np.column_stack([ev.ann_ts[is_step], ev.ann_end[is_step]])

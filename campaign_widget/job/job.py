@@ -7,10 +7,9 @@ import numpy as np
 
 from ..errors import ArgumentError
 from ._load import checked, chosen, read_all, trace_files
-from ._numbers import job_path
+from ._numbers import job_path, per_name, region_times
 from ._numbers import kernels as rank_kernels
 from ._numbers import overlap as rank_overlap
-from ._numbers import region_times
 from ._numbers import step_times as rank_step_times
 from ._numbers import temporal as rank_temporal
 from ._rank import Rank
@@ -121,6 +120,21 @@ class Job:
         ``wait``: the idle time before it). See docs/distributed-jobs.md#the-critical-path."""
         return job_path(self.ranks)
 
+    def compare(self, other: Job) -> list[dict]:
+        """The phases (device event names) that grew or shrank from this job to ``other``, per step and
+        averaged over the ranks: ``{"name", "before", "after", "change"}`` in µs and ``"count_before"``,
+        ``"count_after"``, largest change first. ``views.job.compare_diagrams`` stacks the two."""
+        if not isinstance(other, Job):
+            raise ArgumentError(f"compare: {other!r} is not a Job")
+        a, b = _mean_per_name(self), _mean_per_name(other)
+        rows = []
+        for name in sorted(set(a) | set(b)):
+            (ta, ca), (tb, cb) = a.get(name, (0.0, 0.0)), b.get(name, (0.0, 0.0))
+            if ta != tb or ca != cb:
+                rows.append({"name": name, "before": ta, "after": tb, "change": tb - ta, "count_before": ca,
+                             "count_after": cb})  # fmt: skip
+        return sorted(rows, key=lambda r: (-abs(r["change"]), -abs(r["count_after"] - r["count_before"]), r["name"]))
+
     def summary(self) -> str:
         """The breakdown, the overlap and the stragglers as text (what ``campaign-widget job`` prints)."""
         rows = [
@@ -141,3 +155,10 @@ class Job:
         for f, why in self.unreadable.items():
             rows.append(f"unreadable: {f}: {why}")
         return "\n".join(rows)
+
+
+def _mean_per_name(job: Job) -> dict[str, tuple[float, float]]:
+    per = [per_name(r) for r in job.ranks.values()]
+    names = {n for p in per for n in p}
+    return {n: (sum(p.get(n, (0.0, 0))[0] for p in per) / len(per), sum(p.get(n, (0.0, 0))[1] for p in per) / len(per))
+            for n in names}  # fmt: skip

@@ -42,7 +42,7 @@ def _rank(rank: int, world: int, port: int, out: str, steps: int, seed: int) -> 
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     data = torch.randn(64, 256, generator=torch.Generator().manual_seed(seed + rank))
     path = Path(out) / f"rank{rank}.json"
-    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=0, warmup=1, active=steps),
+    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=0, warmup=1, active=steps), record_shapes=True, with_flops=True,
                  on_trace_ready=lambda p: p.export_chrome_trace(str(path))) as prof:  # fmt: skip
         for _ in range(steps + 1):
             with record_function("forward"):
