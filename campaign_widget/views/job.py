@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..errors import ArgumentError, WrongTypeError, short_repr
 from ..job import Job
 from ..job.display import job_origin, rank_timeline, steps_workload
+from .diagram import CampaignDiagram
 from .roofline import RooflineView
 from .stack import StackedDiagrams
 
@@ -40,7 +41,7 @@ def job_roofline(job: Job, machine=None) -> RooflineView:
     machine = machine if machine is not None else job.machine
     if machine is None:
         raise ArgumentError("job_roofline needs machine= (the job was loaded without one): a roofline needs peaks")
-    return RooflineView(steps_workload(job.ranks, machine))
+    return RooflineView(CampaignDiagram(steps_workload(job.ranks, machine)))
 
 
 def _check(job) -> None:
