@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
-from workloads import TWO_PHASES, chain, figure_2b, hopper
+from workloads import TWO_PHASES, chain, figure_2b, hopper, job_rank
 
 from campaign_widget.job import Job, load_job
-from campaign_widget.job._rank import COMMUNICATION, COMPUTE, Rank
+from campaign_widget.job._rank import COMMUNICATION, COMPUTE
 
 
 def test_figure_2b_one_phase_at_a_time_every_phase_is_on_the_path():
@@ -69,27 +68,13 @@ def test_a_branch_off_the_path_has_the_slack_of_its_margin():
     assert cp.phases == ("A", "C") and cp.length == 10 and cp.phase_slack == {"A": 0, "B": 5, "C": 0}
 
 
-def _rank(k: int, events) -> Rank:
-    """A rank by hand: (name, kind, start, end) events, no steps."""
-    names = tuple(sorted({e[0] for e in events}))
-    n = len(events)
-    return Rank(
-        file=f"rank{k}.json", rank=k, world_size=2, backend="gloo", rank_from="distributedInfo",
-        names=names, lanes=("main",),
-        start=np.array([e[2] for e in events], float), end=np.array([e[3] for e in events], float),
-        name=np.array([names.index(e[0]) for e in events]), kind=np.array([e[1] for e in events], np.int8),
-        lane=np.zeros(n, np.int64), flops=np.zeros(n), bytes=np.zeros(n),
-        steps=np.zeros((0, 2)), regions=np.zeros((0, 3)),
-    )  # fmt: skip
-
-
 def test_the_job_path_crosses_to_the_rank_that_joined_the_collective_last():
     """Rank 0 computes [0, 2], joins the all-reduce at 2 and waits to 10, then computes [10, 12]. Rank 1
     computes [0, 8] and joins at 8. The end (12) is rank 0's; before it, the all-reduce, which rank 1
     joined last: the path is rank 1's compute, rank 1's all-reduce, rank 0's last compute."""
     job = Job({
-        0: _rank(0, [("mm", COMPUTE, 0, 2), ("gloo:all_reduce", COMMUNICATION, 2, 10), ("add", COMPUTE, 10, 12)]),
-        1: _rank(1, [("mm", COMPUTE, 0, 8), ("gloo:all_reduce", COMMUNICATION, 8, 10)]),
+        0: job_rank(0, [("mm", COMPUTE, 0, 2), ("gloo:all_reduce", COMMUNICATION, 2, 10), ("add", COMPUTE, 10, 12)]),
+        1: job_rank(1, [("mm", COMPUTE, 0, 8), ("gloo:all_reduce", COMMUNICATION, 8, 10)]),
     })  # fmt: skip
     path = job.critical_path()
     assert [(e["rank"], e["name"]) for e in path] == [(1, "mm"), (1, "gloo:all_reduce"), (0, "add")]

@@ -59,7 +59,7 @@ class Job:
         world = {r.world_size for r in self.ranks.values()} - {None}
         of = f" of world size {world.pop()}" if len(world) == 1 else ""
         gone = f", {len(self.unreadable)} unreadable" if self.unreadable else ""
-        return f"Job({self.name!r}: {len(self)} ranks{of}{gone})"
+        return f"Job({self.name!r}: {len(self)} rank{'' if len(self) == 1 else 's'}{of}{gone})"
 
     def select(self, ranks) -> Job:
         """The job with only these ranks (in this order)."""
