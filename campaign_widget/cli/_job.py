@@ -75,7 +75,7 @@ def job(args) -> int:
             pool.shutdown()
     for w in caught:
         if issubclass(w.category, JobReadWarning):
-            say(f"{PROG}: warning: {printable(w.message)}")
+            say(f"{PROG}: warning: {printable(str(w.message))}")
     for line in loaded.summary().splitlines():
         print_line(printable(line))
     if args.output is not None:

@@ -182,7 +182,7 @@ def _entry(rank: int, r: Rank, i: int) -> dict:
             "end": float(r.end[i])}  # fmt: skip
 
 
-def per_name(rank: Rank) -> dict[str, tuple[float, int]]:
+def per_name(rank: Rank) -> dict[str, tuple[float, float]]:
     """Per device event name, its summed time (µs) and count per counted step."""
     keep = counted(rank)
     steps = max(len(rank.steps) - 1, 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,10 +76,10 @@ class Rank:
 
 def read_rank(path: str, machine=None) -> Rank:
     """Read one rank's trace (by the bounded reader: a few MiB of text at a time, docs/workload-files.md)."""
-    options = checked_options(Path(path), machine or NO_MACHINE, None, "name", "outer", IGNORED_ANNOTATIONS, False)
+    options: Any = checked_options(Path(path), machine or NO_MACHINE, None, "name", "outer", IGNORED_ANNOTATIONS, False)
     stream = open_binary(options.name, options.source, options.file_path, limit=MAX_TRACE_BYTES)
     r = read_events(options, stream, keep_ignored=True)
-    ev = r.events
+    ev: Any = r.events  # its columns are set by Events.finish()
     rank, world, backend, rank_from = _identity(options.name, r.metadata)
     gpu = np.flatnonzero(np.isin(ev.cat, [ev.cats[c] for c in GPU_CATEGORIES if c in ev.cats]))
     ann_names = [ev.id_to_name[i] for i in ev.ann_name.tolist()]
@@ -128,7 +129,7 @@ def read_rank(path: str, machine=None) -> Rank:
     )
 
 
-def _top_regions(ev, keep: np.ndarray) -> np.ndarray:
+def _top_regions(ev: Any, keep: np.ndarray) -> np.ndarray:
     """The annotations not nested in another kept one on their thread: (start, end, name id) rows."""
     idx = np.flatnonzero(keep)
     if idx.size == 0:

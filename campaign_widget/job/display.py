@@ -25,7 +25,7 @@ def display_machine(machine=None) -> Machine:
     if NETWORK in m.level_names:
         return m
     levels = m.levels or ((m.memory_name, m.peak_bandwidth),)
-    return Machine(m.peak_compute, levels={NETWORK: m.peak_bandwidth, **dict(levels)}, name=m.name)
+    return Machine(m.peak_compute, levels=((NETWORK, m.bandwidth(m.memory_name)), *levels), name=m.name)
 
 
 def job_origin(ranks: dict[int, Rank]) -> float:
