@@ -231,3 +231,20 @@ def test_the_merge_joins_overlapping_and_touching_intervals():
     assert s.tolist() == [0.0, 5.0] and e.tolist() == [4.0, 6.0]
     assert nb.overlap_length((np.array([0.0]), np.array([4.0])), (np.array([3.0]), np.array([10.0]))) == 1.0
     assert math.isnan(nb.overlap(load_job(GLOO / "ranks2").ranks[0])) is False
+
+
+def test_the_reader_keeps_distributed_info_and_no_other_top_level_object(tmp_path):
+    """The trace reader keeps the top-level scalars and ``distributedInfo`` (a job's rank and world size),
+    not the other objects (``deviceProperties``, a list the size of the machine)."""
+    from campaign_widget.io._jsonstream import iter_batches
+
+    text = (
+        b'{"schemaVersion": 1, "deviceProperties": [{"id": 0}], "distributedInfo": {"rank": 3, "world_size": 8}, '
+        b'"traceEvents": [{"ph": "X", "name": "a", "ts": 0, "dur": 1}]}'
+    )
+    metadata: dict = {}
+    (path := tmp_path / "t.json").write_bytes(text)
+    with open(path, "rb") as f:
+        batches = list(iter_batches(f, metadata, []))
+    assert sum(len(b[2]) for b in batches) == 1
+    assert metadata == {"schemaVersion": 1, "distributedInfo": {"rank": 3, "world_size": 8}}
