@@ -248,3 +248,19 @@ def test_the_reader_keeps_distributed_info_and_no_other_top_level_object(tmp_pat
         batches = list(iter_batches(f, metadata, []))
     assert sum(len(b[2]) for b in batches) == 1
     assert metadata == {"schemaVersion": 1, "distributedInfo": {"rank": 3, "world_size": 8}}
+
+
+def test_a_pool_of_our_own_holds_as_many_ranks_as_fit_in_half_the_memory(tmp_path, monkeypatch):
+    from campaign_widget.job import _load
+
+    files = []
+    for k in range(6):
+        (p := tmp_path / f"rank{k}.json").write_bytes(b" " * 1000)
+        files.append(p)
+    (gz := tmp_path / "rank9.json.gz").write_bytes(b" " * 1000)
+    assert _load.footprint(gz) == 1000 * _load.GZIP_RATIO  # a gzip's JSON is counted at ten times its size
+    monkeypatch.setattr(_load.os, "cpu_count", lambda: 64)
+    assert _load.pool_workers(files, memory=2 * 3000) == 3  # three 1000-byte traces in half of 6000 bytes
+    assert _load.pool_workers(files, memory=10) == 1  # never fewer than one
+    assert _load.pool_workers(files, memory=None) == 6  # no bound known: one per file, at most the cores
+    assert _load.pool_workers([*files, gz], memory=2 * 20_000) == 2  # the largest (the gzip) sets it
