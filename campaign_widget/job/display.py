@@ -12,7 +12,7 @@ from ..model.presets import machine_from
 from ..model.timeline import Timeline, from_intervals
 from ..model.workload import Workload
 from ._numbers import counted, step_times
-from ._rank import COMMUNICATION, COMPUTE, MEMORY, NO_MACHINE, Rank
+from ._rank import COMMUNICATION, COMPUTE, KINDS, MEMORY, NO_MACHINE, Rank
 
 NETWORK = "network"
 US = 1e-6
@@ -57,6 +57,29 @@ def rank_timeline(rank: Rank, origin: float, machine=None) -> Timeline:
         compute_rate=(kind == COMPUTE).astype(float),
         memory_rate=(kind == MEMORY).astype(float),
         level_rate={NETWORK: (kind == COMMUNICATION).astype(float)},
+    )
+
+
+def path_timeline(path: list[dict], origin: float, machine=None) -> Timeline:
+    """A job's critical path (``Job.critical_path()``) as a Timeline from ``origin`` (µs): its events on
+    one lane per rank, each on the resource of its type, as ``rank_timeline`` draws them."""
+    m = display_machine(machine)
+    names = sorted({e["name"] for e in path})
+    phase = np.array([names.index(e["name"]) for e in path], dtype=np.int64)
+    start = np.maximum((np.array([e["start"] for e in path]) - origin) * US, 0.0)
+    end = np.maximum((np.array([e["end"] for e in path]) - origin) * US, start)
+    kind = [e["kind"] for e in path]
+    busy = np.bincount(phase, weights=end - start, minlength=len(names))
+    phases = [Phase(n, duration=max(float(b), 1e-12), compute_util=0.0, memory_util=0.0) for n, b in zip(names, busy)]
+    return from_intervals(
+        Workload(phases, machine=m),
+        phase=phase,
+        start=start,
+        end=end,
+        lane=[f"rank {e['rank']}" for e in path],
+        compute_rate=np.array([k == KINDS[COMPUTE] for k in kind], dtype=float),
+        memory_rate=np.array([k == KINDS[MEMORY] for k in kind], dtype=float),
+        level_rate={NETWORK: np.array([k == KINDS[COMMUNICATION] for k in kind], dtype=float)},
     )
 
 

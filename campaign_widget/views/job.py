@@ -5,22 +5,29 @@ resource; the roofline with one point per rank's step."""
 from __future__ import annotations
 
 from ..errors import ArgumentError, WrongTypeError, short_repr
+from ..io.checks import flag
 from ..job import Job
-from ..job.display import job_origin, rank_timeline, steps_workload
+from ..job.display import job_origin, path_timeline, rank_timeline, steps_workload
 from .diagram import CampaignDiagram
 from .roofline import RooflineView
 from .stack import StackedDiagrams
 
 
-def job_diagrams(job: Job, *, ranks=None, machine=None, height: int = 160) -> StackedDiagrams:
+def job_diagrams(
+    job: Job, *, ranks=None, machine=None, height: int = 160, critical_path: bool = False
+) -> StackedDiagrams:
     """The job's ranks (``ranks``: which, in this order; default all) stacked on one time axis, t = 0 at
-    the job's first counted device event."""
+    the job's first counted device event. ``critical_path=True``: a first panel with the job's critical
+    path alone, on one lane per rank it runs through."""
     _check(job)
+    critical_path = flag("critical_path", critical_path)
     chosen = list(job.ranks) if ranks is None else list(ranks)
     picked = job.select(chosen).ranks
     origin = job_origin(job.ranks)
     machine = machine if machine is not None else job.machine
-    return StackedDiagrams({f"rank {k}": rank_timeline(r, origin, machine) for k, r in picked.items()}, height=height)
+    panels = {"critical path": path_timeline(job.critical_path(), origin, machine)} if critical_path else {}
+    panels.update({f"rank {k}": rank_timeline(r, origin, machine) for k, r in picked.items()})
+    return StackedDiagrams(panels, height=height)
 
 
 def compare_diagrams(before: Job, after: Job, *, machine=None, height: int = 160) -> StackedDiagrams:
