@@ -1,6 +1,7 @@
 """Trace loading speed: MB/s of JSON for a plain load of a Kineto trace, ours and HTA's side by side.
 
-    PYTHONPATH=$PWD python benchmarks/bench_traces.py                    # generates a ~87 MB, 456k-event trace
+    PYTHONPATH=$PWD python benchmarks/bench_traces.py                    # generates an 87 MB, 340k-event trace
+    PYTHONPATH=$PWD python benchmarks/bench_traces.py --hta-python VENV/bin/python --before OTHER_CHECKOUT
     PYTHONPATH=$PWD python benchmarks/bench_traces.py --events 100000    # a smaller generated trace
     PYTHONPATH=$PWD python benchmarks/bench_traces.py --trace run.json   # a trace of your own (.json or .gz)
     PYTHONPATH=$PWD python benchmarks/bench_traces.py --memory           # also the peak memory (tracemalloc)
@@ -13,7 +14,13 @@ holds what a GPU training step holds: CPU operators with recorded shapes (``Inpu
 Each reader is run ``--repeat`` times (default 3) and the best wall time is shown, with its CPU time
 (the machine is shared: CPU time says what the reader itself costs). MB/s is the decompressed JSON's size
 over the wall time, MB/s CPU over the CPU time. HTA (``pip install HolisticTraceAnalysis``, module ``hta``; also published as ``traceinsight``) is timed loading the same
-file with its own parser when it is installed.
+file with its own parser when it is installed, or by ``--hta-python`` (the Python of a separate venv that
+has it: ``python -m venv /tmp/hta && /tmp/hta/bin/pip install HolisticTraceAnalysis``) in a subprocess;
+the last line gives our reader's speed over HTA's. ``--before DIR`` times the reader of another checkout
+(e.g. a worktree of ``main``) on the same file in a subprocess, for a before/after in one run.
+
+The row ``msgspec, the whole document`` is the parser alone decoding the whole file at once into the
+reader's typed events: what "a well-kept parser over the whole file" costs, with nothing built from it.
 """
 
 from __future__ import annotations
@@ -21,18 +28,19 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
 import warnings
 from pathlib import Path
 
-from campaign_widget import Machine, UtilizationAboveOneWarning
-from campaign_widget.io import SkippedEventsWarning, read_torch_trace
-
-MACHINE = Machine(19.5e12, 1.55e12, name="A100-like")
+# an A100-like machine; campaign_widget is imported only where it reads (HTA's venv has none)
+MACHINE = (19.5e12, 1.55e12)
 LONG_KERNEL = (
     "void at::native::unrolled_elementwise_kernel<at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>, "
     + ", ".join(f"TrivialOffsetCalculator<{k}, unsigned int>" for k in range(40))
@@ -157,7 +165,10 @@ def _hta_loader():
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--events", type=int, default=456_000, help="events in the generated trace")
+    parser.add_argument("--events", type=int, default=340_000, help="events in the generated trace (87 MB)")
+    parser.add_argument("--hta-python", help="time HTA with this Python (a venv with HolisticTraceAnalysis)")
+    parser.add_argument("--before", type=Path, help="also time the reader of this checkout (a subprocess)")
+    parser.add_argument("--one", choices=("ours", "hta"), help=argparse.SUPPRESS)  # the subprocesses' part
     parser.add_argument("--trace", type=Path, help="time this trace instead of a generated one")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory", action="store_true", help="also measure the peak memory (tracemalloc)")
@@ -175,23 +186,84 @@ def main() -> None:
         print(f"{'reader':<44} {'wall s':>7} {'CPU s':>7} {'MB/s':>7} {'MB/s CPU':>8} {'peak MB':>8}")
 
         def ours():
+            from campaign_widget import Machine, UtilizationAboveOneWarning
+            from campaign_widget.io import SkippedEventsWarning, read_torch_trace
+
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", SkippedEventsWarning)
                 warnings.simplefilter("ignore", UtilizationAboveOneWarning)  # a generated trace's made-up times
-                return read_torch_trace(path, machine=MACHINE)
+                return read_torch_trace(path, machine=Machine(*MACHINE, name="A100-like"))
 
-        rows = [("campaign_widget read_torch_trace (kernels)", ours)]
+        if args.one is not None:  # a subprocess timing one reader: its best wall and CPU seconds
+            run = ours if args.one == "ours" else (lambda: _hta_loader()(path))
+            wall, cpu, _, _ = _best(run, args.repeat, False)
+            print(f"RESULT {wall} {cpu}")
+            return
+        rows = []
+        if args.before is not None:
+            rows.append(
+                (
+                    f"before: {args.before.name} read_torch_trace",
+                    _elsewhere(sys.executable, args.before, path, args, "ours"),
+                )
+            )
+        rows += [
+            ("campaign_widget read_torch_trace (kernels)", ours),
+            ("msgspec, the whole document", lambda: _whole(path)),
+        ]
         hta = _hta_loader()
         if hta is not None:
             rows.append(("HTA parse_trace_dataframe", lambda: hta(path)))
+        elif args.hta_python:
+            rows.append(("HTA parse_trace_dataframe (its venv)", _elsewhere(args.hta_python, None, path, args, "hta")))
+        walls = {}
         for label, run in rows:
-            wall, cpu, peak, _ = _best(run, args.repeat, args.memory)
+            wall, cpu, peak, _ = run() if getattr(run, "elsewhere", False) else _best(run, args.repeat, args.memory)
+            walls[label] = wall
             shown = f"{peak / 1e6:8.1f}" if peak is not None else f"{'-':>8}"
             print(f"{label:<44} {wall:7.2f} {cpu:7.2f} {size / 1e6 / wall:7.1f} {size / 1e6 / cpu:8.1f} {shown}")
-        if hta is None:
-            print("(HTA not installed: pip install HolisticTraceAnalysis to time it side by side)")
+        hta_wall = next((w for label, w in walls.items() if label.startswith("HTA")), None)
+        if hta_wall is None:
+            print("(HTA not installed: pip install HolisticTraceAnalysis, or --hta-python VENV/bin/python)")
+        else:
+            print(
+                f"read_torch_trace is {hta_wall / walls['campaign_widget read_torch_trace (kernels)']:.1f}x HTA's speed"
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _whole(path: Path):
+    """The whole file decoded by msgspec in one call into the reader's typed events, nothing else."""
+    import gzip
+
+    import msgspec
+
+    from campaign_widget.io._jsonstream import AnyEvent
+
+    trace = msgspec.defstruct("Trace", [("traceEvents", list[AnyEvent])])
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return msgspec.json.decode(data, type=trace)
+
+
+def _elsewhere(python: str, checkout: Path | None, path: Path, args, which: str):
+    """A reader timed in a subprocess (another venv, or another checkout on PYTHONPATH)."""
+
+    def run():
+        env = dict(os.environ)
+        if checkout is not None:
+            env["PYTHONPATH"] = str(checkout)
+        command = [python, __file__, "--trace", str(path), "--repeat", str(args.repeat), "--one", which]
+        out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+        wall, cpu = next(line for line in out.splitlines() if line.startswith("RESULT")).split()[1:]
+        return float(wall), float(cpu), None, None
+
+    run.elsewhere = True  # type: ignore[attr-defined]
+    return run
 
 
 def _json_size(path: Path) -> int:

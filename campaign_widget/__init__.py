@@ -33,6 +33,7 @@ from .errors import (
     short_repr,
 )
 from .io import load, read_nsight_csv, read_sdfg, read_timeloop_stats, read_torch_trace, save
+from .job import Job, JobReadWarning, load_job
 from .model.machine import Ceiling, Machine
 from .model.phase import Phase
 from .model.schedule import Schedule
@@ -87,6 +88,12 @@ __all__ = [
     "SweepError",
     "SweepFailed",
     "SweepView",
+    "Job",
+    "JobReadWarning",
+    "load_job",
+    "job_diagrams",
+    "job_roofline",
+    "compare_diagrams",
 ]
 
 _WIDGETS = {
@@ -97,6 +104,9 @@ _WIDGETS = {
     "RooflineView": "views.roofline",
     "StackedDiagrams": "views.stack",
     "SweepView": "views.sweep",
+    "job_diagrams": "views.job",
+    "job_roofline": "views.job",
+    "compare_diagrams": "views.job",
 }
 
 # The modules that stood at the top level before the layers became folders (docs/architecture.md):
@@ -161,6 +171,13 @@ def _display_workload(workload: Workload, include=None, exclude=None):
     return Explorer(workload)._repr_mimebundle_(include=include, exclude=exclude)
 
 
+def _display_job(job: Job, include=None, exclude=None):
+    """A job's notebook display: its ranks stacked on one time axis (docs/distributed-jobs.md)."""
+    from .views.job import job_diagrams
+
+    return job_diagrams(job)._repr_mimebundle_(include=include, exclude=exclude)
+
+
 def _explorer(workload: Workload):
     """A workload's marimo display: its Explorer (whose ``_display_`` marimo calls)."""
     from .views.explorer import Explorer
@@ -182,6 +199,7 @@ def _register_display() -> None:
     if shell is None:
         return
     shell.display_formatter.mimebundle_formatter.for_type(Workload, _display_workload)
+    shell.display_formatter.mimebundle_formatter.for_type(Job, _display_job)
 
 
 _register_display()

@@ -107,7 +107,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: The layers, from the ground up (docs/architecture.md). A module imports only from its own layer
 #: or the ones below it. The ground is the package's own top-level modules (but ``cli``).
-LAYERS = ("ground", "model", "cache", "io", "sweep", "figures", "static_figure", "views", "facade", "cli")
+LAYERS = ("ground", "model", "cache", "io", "sweep", "job", "figures", "static_figure", "views", "facade", "cli")
 
 
 def layer(module: str) -> str:

@@ -103,3 +103,19 @@ def require_torch():
     except ImportError:
         pytest.fail("PyTorch is needed to make real traces for these tests: pip install torch==2.13.0")
     return torch
+
+
+def job_rank(k: int, events):
+    """A rank of a job by hand (campaign_widget.job): (name, kind, start, end) events, no steps."""
+    from campaign_widget.job._rank import Rank
+
+    names = tuple(sorted({e[0] for e in events}))
+    n = len(events)
+    return Rank(
+        file=f"rank{k}.json", rank=k, world_size=2, backend="gloo", rank_from="distributedInfo",
+        names=names, lanes=("main",),
+        start=np.array([e[2] for e in events], float), end=np.array([e[3] for e in events], float),
+        name=np.array([names.index(e[0]) for e in events]), kind=np.array([e[1] for e in events], np.int8),
+        lane=np.zeros(n, np.int64), flops=np.zeros(n), bytes=np.zeros(n),
+        steps=np.zeros((0, 2)), regions=np.zeros((0, 3)),
+    )  # fmt: skip

@@ -5,6 +5,7 @@
                            [--param NAME=VALUE ...] [--categories A,B] [--counters FILE] [--clock HZ]
                            [--option KEY=VALUE ...]
     campaign-widget summary FILE [same options] [--threshold 0.7]
+    campaign-widget job FOLDER [--machine PRESET] [--ranks 0-7|slowest:K] [--workers N] [-o OUT.png]
 
 FILE is any format ``campaign_widget.load`` reads (our YAML/JSON, the paper authors' cascade
 YAML, Einsum CSV exports, PyTorch traces and Nsight Compute CSV with ``--machine``, Timeloop stats,
@@ -15,7 +16,7 @@ A reader's advice names keyword arguments (``pass params={...}``); the command w
 
 The package, a module a job: ``_arguments`` (the parser), ``_values`` (each flag's value checked),
 ``_reader_flags`` (the flags that are reader options), ``_loading`` (the file's workload as the flags ask),
-``_commands`` (render, summary, --list-machines), ``_advice`` (a reader's error in the command line's
+``_commands`` (render, summary, --list-machines), ``_job`` (a distributed job's folder), ``_advice`` (a reader's error in the command line's
 words), ``_output`` (what is printed, and how).
 
 Output is for a person: every text printed has its control characters escaped (a name in a file cannot
@@ -36,6 +37,7 @@ from ..errors import InputError, OutputClosed, UsageError
 from ._advice import for_command_line
 from ._arguments import build_parser
 from ._commands import list_machines, render, summary
+from ._job import job
 from ._output import EXIT_INPUT, EXIT_OK, EXIT_USAGE, MAX_LINE, PROG, printable, quiet_stdout, say, shorten, si
 from ._reader_flags import READER_FLAGS
 
@@ -73,6 +75,8 @@ def _main(argv) -> int:
             raise UsageError(f"{PROG}: error: give a command: render or summary (see {PROG} --help)")
         if args.command == "render":
             return render(args)
+        if args.command == "job":
+            return job(args)
         return summary(args)
     except UsageError as e:
         say(str(e))

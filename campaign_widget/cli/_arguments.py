@@ -13,6 +13,7 @@ from ..model.presets import MACHINES
 from ..model.settings import POLICIES, STEPPINGS
 from ..model.transformer import COUNTS, DTYPE_BYTES
 from ..model.transformer import presets as transformer_presets
+from ._job import add_job_parser
 from ._output import PROG
 from ._reader_flags import READER_OPTIONS
 from ._values import option, peak, preset, threshold, whole
@@ -123,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.png, OUT.svg or OUT.pdf")
     render.add_argument("--roofline", action="store_true", help="draw the roofline beside the diagram")
     render.add_argument("--title", metavar="T", help='figure title (default: the schedule; "" for none)')
+    add_job_parser(commands)
     summary = commands.add_parser(
         "summary",
         parents=[common],

@@ -30,6 +30,7 @@ from ..errors import TraceSyntaxError
 CHUNK = 4 << 20
 MAX_VALUE = 16 << 20  # one event larger than this (16 MiB) is refused rather than read whole
 MAX_DEPTH = 64  # nesting inside one event
+KEPT_OBJECTS = ("distributedInfo",)  # top-level objects kept in the metadata: a job's rank and world size
 _BLANK = b" \t\n\r"
 _NOT_BLANK = re.compile(rb"[^ \t\n\r]")
 _BYTE = re.compile(r"\(byte (\d+)\)")
@@ -228,9 +229,9 @@ def iter_batches(stream, metadata: dict, notes: list):
             else:
                 r.skip_blank()
                 end = r.value_end()
-                if r.buf[r.pos : r.pos + 1] not in (b"{", b"["):
+                if r.buf[r.pos : r.pos + 1] not in (b"{", b"[") or key in KEPT_OBJECTS:
                     value = r.decode(end)
-                    if isinstance(value, (str, int, float, bool)) or value is None:
+                    if isinstance(value, (str, int, float, bool)) or value is None or key in KEPT_OBJECTS:
                         metadata[key] = value
                 r.advance(end)
             if r.expect(b",}", "',' or '}' after a top-level value") == b"}":

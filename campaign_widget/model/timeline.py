@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -218,6 +218,16 @@ class Schedule:
             "memory_rate": self.requested_memory[interval] * factor,
         }
 
+    def critical_path(self, workload=None):
+        """The chain of intervals whose shortening shortens the schedule, and each interval's slack
+        (docs/distributed-jobs.md#the-critical-path): a ``CriticalPath``. ``workload``: the workload
+        scheduled (a Timeline's own by default), whose producers count in the slack."""
+        from .critical_path import critical_path
+
+        workload = workload if workload is not None else getattr(self, "workload", None)
+        producers = workload.producers if workload is not None else None
+        return critical_path(self.names, self.phase, self.tile, self.start, self.end, producers, self.pipeline)
+
     def to_dataframe(self) -> pd.DataFrame:
         """The tile intervals as a pandas DataFrame (needs pandas), one row per tile: ``phase,
         tile, start, end, compute_rate, memory_rate`` (averaged over the interval),
@@ -402,6 +412,7 @@ def from_intervals(
     origin: float = 0.0,
     bands: Sequence[Any] | None = None,
     until: float | None = None,
+    level_rate: Mapping[str, npt.ArrayLike] | None = None,
 ) -> Timeline:
     """A :class:`Timeline` of measured intervals of ``workload``'s phases.
 
@@ -413,7 +424,9 @@ def from_intervals(
     ``bands``: annotation ranges ``(start, end, name index, lane index, names)``: finite ``start <= end``,
     each name index into ``names``, each lane index into the lanes (-1: a lane with no interval). ``until``:
     the end of the timeline when it runs past the last interval (idle at the end), finite seconds;
-    default the last end. ``origin``: the measured time of t = 0, finite.
+    default the last end. ``origin``: the measured time of t = 0, finite. ``level_rate``: per nearer memory
+    level of the machine (e.g. a job's ``network``), per interval the fraction of its bandwidth used
+    (docs/distributed-jobs.md#the-job-as-campaigns); default none.
 
     ``len(timeline)`` is the number of intervals; concurrent intervals stack in the diagram, idle
     time stays idle. Bad input raises a ``ScheduleError`` naming the parameter, the interval and value.
@@ -469,9 +482,10 @@ def from_intervals(
     resources = (machine.compute_name, machine.memory_name)
     zeros = np.zeros(n)
     band_arrays = _bands(bands, lane_names)
+    near, levels = _level_rates(machine, level_rate, n, by_start, start_edge, end_edge, edges.size, running)
     return Timeline(
         names=tuple(names),
-        resource_names=resources,
+        resource_names=(*resources, *near),
         tiles=1,
         pipeline=False,
         policy="none",
@@ -497,8 +511,16 @@ def from_intervals(
         edge_requested_compute=seg_c,
         edge_requested_memory=seg_m,
         makespan=max(float(end.max()) if n else 0.0, float(until) if until is not None else 0.0),
-        peak_demand={resources[0]: float(seg_c.max(initial=0.0)), resources[1]: float(seg_m.max(initial=0.0))},
-        **oversubscribed_runs(edges, seg_c, seg_m, resources),
+        peak_demand={
+            resources[0]: float(seg_c.max(initial=0.0)),
+            resources[1]: float(seg_m.max(initial=0.0)),
+            **{lv: float(levels[2][:, k].max(initial=0.0)) for k, lv in enumerate(near)},
+        },
+        **oversubscribed_runs(edges, seg_c, seg_m, (*resources, *near), *(levels[2].T if near else ())),
+        level_names=near,
+        requested_levels=levels[0],
+        level_rates=levels[1],
+        edge_requested_levels=levels[2],
         workload=workload,
         lane=lane[by_start],
         lane_names=tuple(lane_names),
@@ -564,6 +586,29 @@ def phase_gaps(measured: Schedule, bound: Schedule) -> dict:
         out[f"{label}_span"] = np.where(np.isfinite(first), last - first, 0.0)
     out["gap"] = out["measured_busy"] - out["bound_busy"]
     return {"names": tuple(measured.names), **out}
+
+
+def _level_rates(machine, level_rate, n, by_start, start_edge, end_edge, edges, running):
+    """(level names, (requested, rates, edge demand)) for ``from_intervals``'s ``level_rate``; no levels:
+    ``((), (None, None, None))``."""
+    if not level_rate:
+        return (), (None, None, None)
+    near = tuple(machine.level_names[:-1])
+    unknown = sorted(set(level_rate) - set(near))
+    if unknown:
+        raise ScheduleError(
+            f"level_rate names {unknown}: not a nearer memory level of the machine (its nearer levels: {list(near)})"
+        )
+    rates = np.column_stack([_rates(f"level_rate[{lv!r}]", level_rate[lv], n) if lv in level_rate else np.zeros(n)
+                             for lv in near])  # fmt: skip
+    k = max(edges, 1)
+    seg = np.column_stack([
+        np.cumsum(np.bincount(start_edge, rates[:, j], k) - np.bincount(end_edge, rates[:, j], k))[:-1]
+        for j in range(len(near))
+    ])  # fmt: skip
+    seg[running == 0] = 0.0
+    np.maximum(seg, 0.0, out=seg)
+    return near, (rates[by_start], rates[by_start].copy(), seg)
 
 
 def _floats(
