@@ -97,6 +97,12 @@ def _as_module(torch, module_or_fn):
         def forward(self, *args):
             return module_or_fn(*args)
 
+    try:  # the graph's inputs take the function's argument names
+        parameters = list(inspect.signature(module_or_fn).parameters.values())
+        self_ = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+        Function.forward.__signature__ = inspect.Signature([self_, *parameters])  # type: ignore[attr-defined]
+    except (TypeError, ValueError):  # a builtin without a signature: args_0, args_1, ...
+        pass
     return Function()
 
 
@@ -221,13 +227,9 @@ def _call(torch, node, tensors: dict, names: _Names, graph: TorchGraph) -> None:
             tensors[node] = base[node.args[1]]
         return
     schema = getattr(target, "_schema", None)
-    if schema is None:
-        raise WorkloadError(
-            f"from_torch: node {node.name!r} calls {short_repr(target)}, which is no ATen operator "
-            "(a higher-order operator such as torch.cond): its work is unknown"
-        )
+    name = schema.name if schema is not None else str(target)  # not ATen: arithmetic on sizes, torch.cond
     inputs = _tensor_inputs(torch, node)
-    if getattr(target, "is_view", False) or schema.name in VIEW_OPS or _identity(schema.name, node):
+    if getattr(target, "is_view", False) or name in VIEW_OPS or _identity(name, node):
         if inputs:
             tensors[node] = tensors.get(inputs[0][0])
         return
@@ -242,7 +244,7 @@ def _call(torch, node, tensors: dict, names: _Names, graph: TorchGraph) -> None:
     out_names = tuple(node.name if len(outputs) == 1 else f"{node.name}.{k}" for k in range(len(outputs)))
     tensors[node] = out_names[0] if len(outputs) == 1 else out_names
     writes = {n: _size(v, names, graph, node.name) for n, v in zip(out_names, outputs)}
-    ops, source = _flops(torch, node, schema.name, names, graph)
+    ops, source = _flops(torch, node, name, names, graph)
     graph.sources[node.name] = source
     graph.targets[node.name] = str(target)
     graph.ops_text[node.name] = "unknown" if ops is None else str(ops)

@@ -58,7 +58,11 @@ def inductor_groups(torch, exported, workload) -> tuple[dict[str, list[str]], st
     note = (
         f"Inductor's scheduler made {len(kernels)} kernels for the {inputs[0].device.type if inputs else 'cpu'} "
         f"(read after its fusion pass, nothing compiled); {len(groups)} fusion groups of phases"
-        + (f"; {absent} phases no kernel computes (identities it removed) join their consumer's group" if absent else "")
+        + (
+            f"; {absent} phases no kernel computes (identities it removed) join their consumer's group"
+            if absent
+            else ""
+        )
     )
     return groups, note
 
