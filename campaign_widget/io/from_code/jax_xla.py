@@ -117,12 +117,13 @@ def _instruction(raw) -> Instruction:
     text = raw.to_string()
     head = text.split(" = ", 1)[1] if " = " in text else text
     if head.startswith("("):
-        depth, end = 0, 0
-        for end, ch in enumerate(head):
+        depth, end = 0, len(head)
+        for at, ch in enumerate(head):
             depth += (ch == "(") - (ch == ")")
             if depth == 0:
+                end = at + 1
                 break
-        shape = head[: end + 1]
+        shape = head[:end]
     else:
         shape = head.split(" ", 1)[0]
     op_name = re.search(r'op_name="([^"]*)"', text)
@@ -211,7 +212,9 @@ def _in_order(pending: list[Instruction], by_name: dict) -> list[Instruction]:
     while left:
         ready = [i for i in left if all(o in done for o in i.operands)]
         if not ready:
-            raise WorkloadError(f"from_jax: the compiled module's instructions {[i.name for i in left][:5]} form a cycle")
+            raise WorkloadError(
+                f"from_jax: the compiled module's instructions {[i.name for i in left][:5]} form a cycle"
+            )
         for i in ready:
             done.add(i.name)
             out.append(i)
