@@ -368,6 +368,13 @@ def _report(report: ImportReport, workload: Workload, graph: TorchGraph, fused_b
         )
     report.notes.append("bytes: every tensor an operator reads (weights, activations) and writes, once each")
     report.notes.append(f"fused by: {fused_by}")
+    if labels:
+        members: dict[str, list[str]] = {}
+        for name, label in groups.items():
+            members.setdefault(label, []).append(name)
+        report.notes.append(
+            "fusion groups: " + "; ".join(f"{label}: {', '.join(names)}" for label, names in members.items())
+        )
     if workload.params:
         report.notes.append(
             "parameters (dynamic dimensions, at the example inputs' sizes): "
