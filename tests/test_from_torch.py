@@ -277,3 +277,30 @@ def test_without_torch_the_error_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install 'campaign_widget\[torch\]'") as caught:
         Workload.from_torch(object(), 1)
     assert "\n" not in str(caught.value)
+
+
+# -- a peer counter's conventions ---------------------------------------------------------------------------
+
+#: fvcore's FlopCountAnalysis of small_cnn() on a (2, 3, 32, 32) input, by operator, written here from a run
+#: in a separate environment (fvcore 0.1.5.post20221221 beside torch 2.13.0; fvcore is no dependency):
+#: ``FlopCountAnalysis(small_cnn(), torch.randn(2, 3, 32, 32)).by_operator()``; it had no count for
+#: ``aten::max_pool2d`` and ``aten::add``.
+FVCORE = {"conv": 1941504, "batch_norm": 24576, "adaptive_avg_pool2d": 1024, "linear": 640}
+
+
+def test_against_fvcore_two_flops_per_multiply_add_and_the_other_conventions():
+    workload = Workload.from_torch(on_meta(small_cnn), torch.randn(2, 3, 32, 32, device="meta"))
+    report = workload.import_report
+
+    def ours(operator):
+        return sum(p.ops for p in report.phases if p.details["operator"] == operator)
+
+    # a multiply-add: fvcore one "flop", PyTorch's counter (and so we) two
+    assert ours("aten.conv2d.default") == 2 * FVCORE["conv"]
+    assert ours("aten.linear.default") == 2 * FVCORE["linear"]
+    # an eval-mode batch norm: fvcore two per element, our operator model five (as for every norm)
+    assert ours("aten.batch_norm.default") == 5 / 2 * FVCORE["batch_norm"]
+    # pooling: fvcore counts the average pool's inputs and nothing for the max pool; we know neither
+    assert report.flops_sources["adaptive_avg_pool2d"] == report.flops_sources["max_pool2d"] == "unknown"
+    # elementwise: fvcore skips the residual add and the ReLUs; we count one per element
+    assert report.flops_sources["add"] == "op model" and report.phase("add").ops == 2 * 16 * 8 * 8
