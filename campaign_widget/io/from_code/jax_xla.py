@@ -172,19 +172,21 @@ def _phases(hlo, client, text: str, entry, report: ImportReport):
                 name = tensor.get(o, o)
                 reads[name] = reads.get(name, 0) + shape_bytes(by_name[o].shape)
         tensor[i.name] = i.name
+        flops: float | None
+        nbytes: float
         if cost is None:
-            flops, nbytes = None, sum(shape_bytes(by_name[o].shape) for o in i.operands) + shape_bytes(i.shape)
+            flops, nbytes = None, float(sum(shape_bytes(by_name[o].shape) for o in i.operands) + shape_bytes(i.shape))
         else:
             flops, nbytes = cost.get("flops", 0.0), cost.get("bytes accessed", 0.0)
         for t in taken:
             flops, nbytes = (flops or 0.0) + t[0], nbytes + t[1]
         rows[i.name] = {"instruction": i, "cost": cost, "flops": flops, "bytes": nbytes, "reads": reads}
         rows[i.name]["writes"] = {i.name: shape_bytes(i.shape)}
-    for alias, (flops, nbytes) in carried.items():  # the entry's result tuple: charged to what it gathers
+    for alias, (extra_flops, extra_bytes) in carried.items():  # the entry's result tuple: charged to what it gathers
         producer = _producer(alias, rows, by_name)
         if producer is not None:
             row = rows[producer]
-            row["flops"], row["bytes"] = (row["flops"] or 0.0) + flops, row["bytes"] + nbytes
+            row["flops"], row["bytes"] = (row["flops"] or 0.0) + extra_flops, row["bytes"] + extra_bytes
     phases = [
         Phase(name, ops=r["flops"], bytes=r["bytes"], reads=r["reads"], writes=r["writes"]) for name, r in rows.items()
     ]

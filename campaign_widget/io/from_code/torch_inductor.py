@@ -32,7 +32,7 @@ def inductor_groups(torch, exported, workload) -> tuple[dict[str, list[str]], st
     graph_id = id(gm.graph)
     kernels: list[tuple[str, list[str]]] = []
 
-    def read_kernels(nodes):
+    def read_kernels(nodes: list) -> list:
         for kernel in nodes:
             members: list[str] = []
             for part in kernel.get_nodes():
