@@ -304,3 +304,21 @@ def test_against_fvcore_two_flops_per_multiply_add_and_the_other_conventions():
     assert report.flops_sources["adaptive_avg_pool2d"] == report.flops_sources["max_pool2d"] == "unknown"
     # elementwise: fvcore skips the residual add and the ReLUs; we count one per element
     assert report.flops_sources["add"] == "op model" and report.phase("add").ops == 2 * 16 * 8 * 8
+
+
+# -- the optional libraries load only when called -----------------------------------------------------------
+
+
+def test_importing_the_package_imports_none_of_the_optional_libraries():
+    import subprocess
+
+    code = "import campaign_widget, sys; print(sorted(m for m in ('torch', 'jax', 'dace') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_kind_no_builder_is_registered_for_is_said():
+    from campaign_widget.model.code_builders import build_from_code
+
+    with pytest.raises(WorkloadError, match="Workload.from_tensorflow has no builder"):
+        build_from_code("tensorflow")
