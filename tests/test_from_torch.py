@@ -272,6 +272,19 @@ def test_no_example_input_no_module_and_an_unknown_fusion_are_refused():
         Workload.from_torch(nn.Linear(2, 2), torch.ones(2), fuse="triton")
 
 
+def test_a_graph_inductor_cannot_compile_is_said(monkeypatch):
+    import torch._inductor.compile_fx as compile_fx
+
+    def refuse(gm, inputs, **_):
+        raise RuntimeError("no lowering for aten.frobnicate")
+
+    monkeypatch.setattr(compile_fx, "compile_fx", refuse)
+    with pytest.raises(WorkloadError, match="Inductor could not compile the graph: no lowering for aten.frobnicate"):
+        Workload.from_torch(
+            pointwise_chain, torch.randn(4, 4, device="meta"), torch.eye(4, device="meta"), fuse="inductor"
+        )
+
+
 def test_without_torch_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(ImportError, match=r"pip install 'campaign_widget\[torch\]'") as caught:
