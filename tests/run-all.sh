@@ -4,7 +4,7 @@
 #   widgets, files, notebooks, packaging, and JupyterLab in headless Chromium).
 # It first installs what the setup command cannot: Debian's chromium and poppler-utils (as root, or
 # with sudo when it needs no password; otherwise it says exactly what to install and stops), the
-# test extras at the versions pinned in constraints.txt, and PyTorch's CPU build (profiler tests, notebook 04). The dev loop's quick pass is
+# test extras (with jax and dace, for Workload.from_jax / from_dace) at the versions pinned in constraints.txt, and PyTorch's CPU build (profiler tests, notebook 04). The dev loop's quick pass is
 # plain `python -m pytest` (browser, notebook and slow tests deselected); see CONTRIBUTING.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 echo "run-all: installing the package with its test extras, at the versions of constraints.txt (pip; builds the view with npm)"
-python -m pip install -q -c constraints.txt -e ".[lab,test]"
+python -m pip install -q -c constraints.txt -e ".[lab,test,jax,dace]"  # jax, dace: Workload.from_jax / from_dace
 # The profiler-trace tests and notebook 04 profile a small model on the CPU. This exact version is
 # the CPU build these machines carry; elsewhere pick the CPU wheel for your platform.
 python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"

@@ -1,7 +1,7 @@
 """Every tool the tests need is pinned: a fresh machine installs the versions the suite passed with.
 
 `constraints.txt` (made by `uv pip compile`, its header says how; CONTRIBUTING.md, "Pinned tools") pins
-every distribution of the lab, test, dev and docs extras. The test command installs through it, so
+every distribution of the lab, test, dev, docs, jax and dace extras. The test command installs through it, so
 every third-party module a test imports must be pinned there, and the build back end the editable
 install runs must be the pinned one. PyTorch is the one exception: tests/run-all.sh pins its CPU build
 itself (a plain `torch` pin would pull the CUDA build).
@@ -119,7 +119,7 @@ def test_the_check_finds_a_module_constraints_do_not_pin():
 def test_constraints_pin_every_requirement_of_the_project_and_its_extras():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = list(project["dependencies"])
-    for extra in ("lab", "test", "dev", "docs"):  # the extras the header's command compiles
+    for extra in ("lab", "test", "dev", "docs", "jax", "dace"):  # the extras the header's command compiles
         wanted += project["optional-dependencies"][extra]
     pinned = pins(CONSTRAINTS.read_text())
     names = {normalized(re.match(r"[A-Za-z0-9._-]+", req).group(0)) for req in wanted}
@@ -140,7 +140,7 @@ def test_the_build_back_end_is_the_pinned_one():
 
 
 def test_the_test_commands_install_through_the_constraints():
-    command = 'python -m pip install -q -c constraints.txt -e ".[lab,test]"'
+    command = 'python -m pip install -q -c constraints.txt -e ".[lab,test,jax,dace]"'
     assert command in RUN_ALL.read_text()
     assert command in (ROOT / ".ci" / "run").read_text()
     assert 'python -m pip install -c constraints.txt -e ".[lab,test]"' in (ROOT / "README.md").read_text()

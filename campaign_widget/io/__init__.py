@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..model.import_report import ImportReport, PhaseReport, SkippedEventsWarning
 from . import cascade, einsum_csv, nsight, schema, sdfg, timeloop, torch_trace
+from . import from_code as from_code  # registers Workload.from_torch, from_jax and from_dace with the model
 from .nsight import read_nsight_csv
 from .registry import FileFormat, detect, formats, load, register_format, unregister_format
 from .schema import dumps, save, to_document

@@ -407,3 +407,13 @@ def _conv_backward(dims, concrete):
         mask = None
     computed = sum(1 for m in (mask or [True, True])[:2] if m is True)
     return shapes[0] * computed
+
+
+def exact_flops(name: str, dims, concrete=None):
+    """FLOPs of one operator call in the dims' own number type: ints, or a tracer's symbolic sizes, which
+    then stay symbolic (``Workload.from_torch`` with dynamic dimensions); None when the model cannot know."""
+    try:
+        flops, _ = _model(name, dims, concrete)
+    except OverflowError:
+        return None
+    return 0 if name in VIEW_OPS else flops

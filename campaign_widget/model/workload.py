@@ -279,6 +279,44 @@ class Workload:
             workload = cls(built.phases, machine=built.machine, params=built.params).with_dtypes(built.dtypes)
         return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
 
+    @classmethod
+    def from_torch(
+        cls,
+        module_or_fn: Any,
+        *example_inputs: Any,
+        machine: Machine | str | None = None,
+        fuse: str = "none",
+        dynamic_shapes: Any = None,
+    ) -> Workload:
+        """One phase per operator of a PyTorch module or function, captured by ``torch.export`` (never run):
+        FLOPs as ``torch.utils.flop_counter.FlopCounterMode`` counts them, bytes from tensor sizes.
+        ``fuse="inductor"`` fuses the phases into the groups ``torch.compile``'s Inductor forms;
+        ``dynamic_shapes`` (``torch.export.Dim`` s) keeps sizes as parameters. Needs the ``[torch]`` extra;
+        see docs/from-code.md#pytorch."""
+        from .code_builders import build_from_code
+
+        return build_from_code(
+            "torch", module_or_fn, *example_inputs, machine=machine, fuse=fuse, dynamic_shapes=dynamic_shapes
+        )
+
+    @classmethod
+    def from_jax(cls, fn: Any, *example_args: Any, machine: Machine | str | None = None) -> Workload:
+        """One phase per fusion of the module XLA compiles for ``jax.jit(fn)`` at ``example_args``, with XLA's
+        own cost analysis. Needs the ``[jax]`` extra; see docs/from-code.md#jax."""
+        from .code_builders import build_from_code
+
+        return build_from_code("jax", fn, *example_args, machine=machine)
+
+    @classmethod
+    def from_dace(
+        cls, program_or_sdfg: Any, params: Mapping[str, int] | None = None, *, machine: Machine | str | None = None
+    ) -> Workload:
+        """A ``@dace.program`` or an in-memory ``dace.SDFG`` read by the SDFG reader, as a file would be
+        (``campaign_widget.io.read_sdfg``). Needs the ``[dace]`` extra; see docs/from-code.md#dace."""
+        from .code_builders import build_from_code
+
+        return build_from_code("dace", program_or_sdfg, params=params, machine=machine)
+
     # -- construction -------------------------------------------------------------------------
 
     def _build(

@@ -14,6 +14,7 @@ import contextlib
 import inspect
 import io
 import json
+import linecache
 import os
 import time
 import warnings
@@ -133,9 +134,13 @@ class _CellRunner:
                 warnings.catch_warnings(),
             ):
                 warnings.simplefilter("ignore")
-                exec(compile(tree, f"<{self.stem} cell {index}>", "exec"), self.namespace)  # noqa: S102
+                filename = f"<{self.stem} cell {index}>"
+                # the cell's source where inspect looks for it, as IPython keeps it (DaCe parses a program's source)
+                linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+                # dont_inherit: a kernel has no ``from __future__ import annotations``, and this module does
+                exec(compile(tree, filename, "exec", dont_inherit=True), self.namespace)  # noqa: S102
                 if last is not None:
-                    expression = compile(ast.Expression(last.value), f"<{self.stem} cell {index}>", "eval")
+                    expression = compile(ast.Expression(last.value), filename, "eval", dont_inherit=True)
                     value = eval(expression, self.namespace)  # noqa: S307 - the notebook's own code, as a kernel runs it
                     if value is not None:
                         self._shown.append(value)
