@@ -23,6 +23,20 @@ from ..model.roofline import (
 )
 
 
+#: What a phase point's size means, said under every roofline's x axis (a size nobody explains is read
+#: as anything: work, bytes, importance).
+POINT_AREA_NOTE = "point area ∝ share of the makespan"
+
+
+def x_axis_label(intensity_unit: str) -> str:
+    """The roofline's x-axis title, with what the points' areas mean (``POINT_AREA_NOTE``).
+
+    >>> x_axis_label("FLOP/B")
+    'operational intensity (FLOP/B) · point area ∝ share of the makespan'
+    """
+    return "operational intensity" + (f" ({intensity_unit})" if intensity_unit else "") + f" · {POINT_AREA_NOTE}"
+
+
 def decade_values(lo: float, hi: float, most: int = 7) -> list[float]:
     """Powers of ten inside [lo, hi], thinned to at most ``most`` labels (a log axis's ticks)."""
     first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))

@@ -14,6 +14,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 
 from ..errors import WrongTypeError
+from ..figures.roofline import x_axis_label
 from ..formatting import format_number, format_si
 from ._paths import _stroke
 from .campaign import axes_size_px
@@ -309,7 +310,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
         ax.spines[side].set_linewidth(PT_PER_PX)
     compute_unit = units.get("compute", "")
     ax.set_xlabel(
-        "operational intensity" + (f" ({intensity_unit})" if intensity_unit else ""),
+        x_axis_label(intensity_unit),
         fontproperties=font_for(),
         color=THEME["text"],
         labelpad=4 * PT_PER_PX,

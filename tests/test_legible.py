@@ -1,0 +1,133 @@
+"""Issue 29's legibility classes whose rule lives in Python: what a colour scale means, where the dataflow
+layout puts its nodes, where labels go, which colours phases get (the browser side is in
+tests/browser/test_legible_browser.py)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import campaign_widget as cw
+from campaign_widget.figures import dataflow as df
+
+MACHINE = cw.Machine(peak_compute=1e12, peak_bandwidth=1e11)
+
+
+def _mixed() -> cw.Workload:
+    """A memory-bound phase (little work on many bytes), a compute-dense one, one in between: their
+    durations are milliseconds."""
+    return cw.Workload(
+        [
+            # measured durations: the stream runs at a tenth of its roof, the GEMM near its own
+            cw.Phase("stream", ops=1e6, reads={"x": 4e8}, writes={"y": 4e8}, duration=8e-2),
+            cw.Phase("middle", ops=4e9, reads={"y": 4e7}, writes={"z": 4e7}, duration=8e-3),
+            cw.Phase("gemm", ops=8e9, reads={"z": 1e6}, writes={"out": 1e6}, duration=9e-3),
+        ],
+        machine=MACHINE,
+    )
+
+
+def _redness(rgb) -> float:
+    r, g, _ = (int(c) for c in rgb)
+    return r - g
+
+
+# -- 7. a colour scale that means what it says ----------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", df.OVERLAYS)
+def test_under_every_overlay_red_marks_the_problem(overlay):
+    w = _mixed()
+    g = df.dataflow_graph(w)
+    sc = df.scale(w, g, overlay, "linear")
+    t = w.table()
+    if overlay == "bytes":
+        worst, best = int(np.nanargmax(sc.values)), int(np.nanargmin(np.where(sc.values > 0, sc.values, np.nan)))
+    else:
+        # the problem: the memory-bound phase (lowest intensity, lowest efficiency), the most ops or time
+        values = np.asarray(t[overlay], float)
+        low_is_bad = overlay in ("intensity", "efficiency")
+        worst = int(np.argmin(values) if low_is_bad else np.argmax(values))
+        best = int(np.argmax(values) if low_is_bad else np.argmin(values))
+    assert _redness(sc.rgb[worst]) > 100, f"{overlay}: the problem {sc.rgb[worst]} is not red"
+    assert _redness(sc.rgb[best]) < -100, f"{overlay}: the harmless end {sc.rgb[best]} is not green"
+    # the colour bar runs the same way as the colours drawn
+    bar_hi_red = _redness(_hex(sc.legend["stops"][-1])) > 0
+    worst_at_hi = sc.s[worst] > sc.s[best]
+    assert bar_hi_red == worst_at_hi, f"{overlay}: the colour bar runs against the colours drawn"
+
+
+def test_reverse_flips_from_the_problem_direction():
+    w = _mixed()
+    g = df.dataflow_graph(w)
+    plain, flipped = df.scale(w, g, "intensity", "linear"), df.scale(w, g, "intensity", "linear", reverse=True)
+    assert _redness(plain.rgb[0]) > 100 and _redness(flipped.rgb[0]) < -100
+
+
+def _hex(colour: str):
+    return [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+
+
+def _unit_of(label: str) -> str:
+    """The unit after the number of a tick label ("> 0 ms" → "ms", "2.5 MB" → "MB", "50%" → "%")."""
+    m = re.search(r"[\d.]+(?:e[+-]?\d+)?\s*(.*)$", label)
+    assert m, label
+    return m.group(1).strip()
+
+
+@pytest.mark.parametrize("overlay", df.OVERLAYS)
+@pytest.mark.parametrize("scaling", ["median", "linear", "log", "hist"])
+def test_a_colour_bar_title_names_the_unit_of_the_numbers_under_it(overlay, scaling):
+    w = _mixed()
+    g = df.dataflow_graph(w)
+    leg = df.scale(w, g, overlay, scaling).legend
+    m = re.match(r"^(\w+)(?: \(([^)]*)\))?:", leg["title"])
+    assert m, leg["title"]
+    title_unit = m.group(2) or ""
+    units = {_unit_of(label) for _, label in leg["ticks"]}
+    if title_unit or overlay == "efficiency":
+        assert units == {title_unit}, f"{leg['title']!r} over the ticks {leg['ticks']}"
+    else:  # a bar over decades: every tick says its own unit
+        assert all(units) and not any(u.startswith("µ ") or " " in u for u in units), leg["ticks"]
+    assert "(s)" not in leg["title"] or all(_unit_of(label) == "s" for _, label in leg["ticks"])
+
+
+def test_a_bar_over_decades_writes_each_tick_in_its_own_unit():
+    w = _mixed()
+    leg = df.scale(w, df.dataflow_graph(w), "ops", "log").legend  # 1 M … 8 G
+    labels = [label for _, label in leg["ticks"]]
+    assert leg["title"].startswith("ops:") and labels[0].endswith(" MFLOP") and labels[-1].endswith(" GFLOP"), leg
+
+
+def test_duration_in_milliseconds_is_titled_in_milliseconds():
+    w = _mixed()
+    leg = df.scale(w, df.dataflow_graph(w), "duration", "median").legend
+    assert leg["title"].startswith("duration (ms)"), leg["title"]
+
+
+def test_every_roofline_says_what_its_point_areas_mean():
+    from campaign_widget.static_figure import roofline_panel_for
+    from campaign_widget.static_figure.roofline_plot import draw_roofline
+
+    w = _mixed()
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    try:
+        draw_roofline(ax, roofline_panel_for(w))
+        static = ax.get_xlabel()
+    finally:
+        plt.close(fig)
+    from campaign_widget.views.roofline_canvas import RooflinePlot
+
+    explorer = cw.Explorer(w)
+    canvas = RooflinePlot(cw.CampaignDiagram(w))
+    shown = {
+        "static": static,
+        "RooflineView": explorer.roofline._x_axis.label,
+        "RooflinePlot": canvas.units.get("x_label", ""),
+    }
+    for where, text in shown.items():
+        assert "area" in text and "makespan" in text, f"{where}: the x title {text!r} leaves point sizes unexplained"
