@@ -131,3 +131,37 @@ def test_every_roofline_says_what_its_point_areas_mean():
     }
     for where, text in shown.items():
         assert "area" in text and "makespan" in text, f"{where}: the x title {text!r} leaves point sizes unexplained"
+
+
+# -- 12. phase colours: distinct to the eye, and following the name ----------------------------------
+
+
+def test_phase_colours_stay_distinct_to_the_eye_up_to_the_palette_size():
+    from campaign_widget.figures.colour_distance import closest_pair
+    from campaign_widget.figures.phase_colours import phase_colors
+    from campaign_widget.formatting import LEGEND_MAX_ENTRIES
+
+    for n in (12, 18, LEGEND_MAX_ENTRIES, 30, 36):
+        colours = phase_colors([f"phase {k}" for k in range(n)])
+        assert len(set(colours)) == n, f"{n} phases: two share a colour"
+        d, i, j = closest_pair(colours)
+        # ΔE00 ≈ 2 is a just-noticeable difference side by side; a legend's swatches are apart
+        assert d >= 14, f"{n} phases: {colours[i]} and {colours[j]} differ by ΔE00 {d:.1f} only"
+
+
+def test_the_same_phase_name_has_the_same_colour_in_two_workloads_of_a_notebook():
+    from campaign_widget.figures.phase_colours import phase_colors
+
+    h100 = cw.Machine(peak_compute=1e15, peak_bandwidth=3e12)
+    prefill = cw.Workload.from_transformer("llama-3-8b", batch=1, seq=512, stage="prefill", machine=h100)
+    decode = cw.Workload.from_transformer("llama-3-8b", batch=8, seq=512, stage="decode", machine=h100)
+    flash = cw.Workload.from_transformer("llama-3-8b", batch=1, seq=512, machine=h100, flash_attention=True)
+    mixtral = cw.Workload.from_transformer("mixtral-8x7b", batch=1, seq=512, stage="decode", machine=h100)
+    seen: dict[str, set] = {}
+    for w in (prefill, decode, flash, mixtral):
+        for name, colour in zip(w.names, cw.CampaignDiagram(w).phase_colors):
+            seen.setdefault(name, set()).add(colour)
+    differ = {name: c for name, c in seen.items() if len(c) > 1}
+    assert not differ, f"names coloured differently in two workloads: {differ}"
+    # and a workload that lists the same phases in another order colours them alike
+    assert phase_colors(["c", "a", "b"]) == [phase_colors(["a", "b", "c"])[k] for k in (2, 0, 1)]
