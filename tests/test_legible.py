@@ -165,3 +165,83 @@ def test_the_same_phase_name_has_the_same_colour_in_two_workloads_of_a_notebook(
     assert not differ, f"names coloured differently in two workloads: {differ}"
     # and a workload that lists the same phases in another order colours them alike
     assert phase_colors(["c", "a", "b"]) == [phase_colors(["a", "b", "c"])[k] for k in (2, 0, 1)]
+
+
+# -- 8. dataflow layout: no two nodes overlap -----------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _overlapping(layout, names) -> list[tuple[str, str]]:
+    x0, x1 = layout.x - layout.width / 2, layout.x + layout.width / 2
+    y0, y1 = layout.y - layout.height / 2, layout.y + layout.height / 2
+    out = []
+    for i in range(len(layout.x)):
+        hit = (x0[i] < x1) & (x0 < x1[i]) & (y0[i] < y1) & (y0 < y1[i])
+        hit[: i + 1] = False
+        out += [(names[i], names[j]) for j in np.flatnonzero(hit)]
+    return out
+
+
+@st.composite
+def _random_dataflow(draw) -> cw.Workload:
+    """Phases in order, each reading inputs or earlier phases' outputs (fan-in and fan-out of any
+    width, several writes, shared reads) and writing tensors of its own."""
+    n = draw(st.integers(1, 18))
+    phases, produced = [], []
+    for p in range(n):
+        k_reads = draw(st.integers(0, 4))
+        reads = {}
+        for _ in range(k_reads):
+            if produced and draw(st.booleans()):
+                reads[draw(st.sampled_from(produced))] = 1e6
+            else:
+                reads[f"in{draw(st.integers(0, 5))}"] = 1e6
+        writes = {f"t{p}_{j}": 1e6 for j in range(draw(st.integers(1, 3)))}
+        produced += list(writes)
+        phases.append(cw.Phase(f"p{p}", ops=1e9, reads=reads, writes=writes))
+    return cw.Workload(phases, machine=MACHINE)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_random_dataflow())
+def test_no_two_dataflow_nodes_overlap_whatever_the_graph(workload):
+    g = df.dataflow_graph(workload)
+    assert not _overlapping(df.layered_layout(g), g.names)
+
+
+@pytest.mark.parametrize(
+    "model, options",
+    [
+        ("llama-3-8b", dict(stage="decode")),
+        ("llama-3-8b", dict(stage="prefill")),
+        ("llama-3-8b", dict(stage="prefill", flash_attention=True)),
+        ("mixtral-8x7b", dict(stage="decode")),
+        ("mixtral-8x7b", dict(stage="prefill")),
+    ],
+)
+def test_no_two_nodes_of_a_transformer_dataflow_overlap(model, options):
+    w = cw.Workload.from_transformer(model, batch=1, seq=256, machine=MACHINE, **options)
+    g = df.dataflow_graph(w)
+    assert not _overlapping(df.layered_layout(g), g.names)
+
+
+def _contrast(a: np.ndarray, b: np.ndarray) -> float:
+    from campaign_widget.figures.colour_scale import relative_luminance
+
+    la, lb = relative_luminance(a / 255.0), relative_luminance(b / 255.0)
+    return float((max(la, lb) + 0.05) / (min(la, lb) + 0.05))
+
+
+def test_every_colour_of_the_default_scale_reads_on_both_themes():
+    import json
+    from pathlib import Path
+
+    from campaign_widget.figures.colour_scale import rgb
+
+    theme = json.loads((Path(cw.__file__).parent / "theme.json").read_text(encoding="utf-8"))
+    backgrounds = {name: np.array(_hex(theme[key]["background"]), float) for name, key in (("light", "theme"), ("dark", "dark"))}
+    for s, colour in zip(np.linspace(0, 1, 41), rgb(np.linspace(0, 1, 41)).astype(float)):
+        for name, bg in backgrounds.items():
+            assert _contrast(colour, bg) >= 3, f"s = {s:.3f}: {colour} on the {name} background {bg}"

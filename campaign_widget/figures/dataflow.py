@@ -7,7 +7,7 @@ Pure numpy (and igraph's layout); no widget code.
 >>> severity([1, 2, 3, 100], "median").tolist()
 [0.2, 0.4, 0.6, 1.0]
 >>> colors([0.0, 0.5, 1.0, float("nan")])
-['#00ff00', '#ffff00', '#ff0000', '#c8c8c8']
+['#00a800', '#959500', '#ff0000', '#c8c8c8']
 """
 
 from __future__ import annotations
@@ -498,6 +498,25 @@ def _sugiyama(igraph: ModuleType, g: Any, layer: list, maxiter: int) -> tuple[np
     return np.asarray(placed.coords, dtype=np.float64).reshape(-1, 2), placed.edge_routing or [[]] * g.ecount()
 
 
+def _one_row_apart(layer: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``pos`` with the items of each layer at least 1 apart, in their order (ties by index): each
+    item moves down only as far as the one above it needs. Positions already a row apart stay."""
+    if not pos.size:
+        return pos.copy()
+    order = np.lexsort((np.arange(pos.size), pos, layer))
+    lay, p = layer[order], pos[order]
+    first = np.r_[True, lay[1:] != lay[:-1]]
+    group = np.cumsum(first) - 1
+    rank = np.arange(p.size) - np.flatnonzero(first)[group]
+    # p_k' = max(p_k, p_{k-1}' + 1) is a running maximum of p_k - k, restarted per layer (each layer
+    # lifted above the previous ones' values so one accumulate serves all)
+    lift = (np.ptp(p) + p.size + 1.0) * group
+    q = np.maximum.accumulate(p - rank + lift) - lift + rank
+    out = np.empty_like(pos)
+    out[order] = q
+    return out
+
+
 def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     """Left-to-right layered layout: our layering (``layers``), igraph's Sugiyama for the order
     within layers (barycentre crossing reduction) and the positions (Brandes–Köpf)."""
@@ -512,15 +531,20 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     edges = np.column_stack([graph.src, graph.dst]).astype(np.int64)
     g = igraph.Graph(n=n, edges=edges, directed=True)
     placed, routing = _sugiyama(igraph, g, layer.tolist(), maxiter)
-    pos = placed[:, 0] if n else np.zeros(0)
-    shift = pos.min() if n else 0.0
-    x = layer * LAYER_GAP
-    y = (pos - shift) * ROW_GAP
     counts = np.fromiter((len(r) for r in routing), dtype=np.int64, count=len(routing))
     route_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     bends = np.asarray([p for r in routing for p in r], dtype=np.float64).reshape(-1, 2)
-    route_x = bends[:, 1] * LAYER_GAP  # igraph: (position in layer, layer)
-    route_y = (bends[:, 0] - shift) * ROW_GAP
+    # igraph gives (position in layer, layer); two nodes may share a position (or lie closer than a
+    # box is tall), so each layer's nodes and bends are pushed apart to one row at least.
+    spread = _one_row_apart(
+        np.concatenate([layer, bends[:, 1]]), np.concatenate([placed[:, 0] if n else np.zeros(0), bends[:, 0]])
+    )
+    pos, bend_pos = spread[:n], spread[n:]
+    shift = pos.min() if n else 0.0
+    x = layer * LAYER_GAP
+    y = (pos - shift) * ROW_GAP
+    route_x = bends[:, 1] * LAYER_GAP
+    route_y = (bend_pos - shift) * ROW_GAP
     phase = graph.kind == NODE_PHASE
     width = np.where(phase, PHASE_SIZE[0], TENSOR_SIZE[0])
     height = np.where(phase, PHASE_SIZE[1], TENSOR_SIZE[1])
