@@ -241,7 +241,9 @@ def test_every_colour_of_the_default_scale_reads_on_both_themes():
     from campaign_widget.figures.colour_scale import rgb
 
     theme = json.loads((Path(cw.__file__).parent / "theme.json").read_text(encoding="utf-8"))
-    backgrounds = {name: np.array(_hex(theme[key]["background"]), float) for name, key in (("light", "theme"), ("dark", "dark"))}
+    backgrounds = {
+        name: np.array(_hex(theme[key]["background"]), float) for name, key in (("light", "theme"), ("dark", "dark"))
+    }
     for s, colour in zip(np.linspace(0, 1, 41), rgb(np.linspace(0, 1, 41)).astype(float)):
         for name, bg in backgrounds.items():
             assert _contrast(colour, bg) >= 3, f"s = {s:.3f}: {colour} on the {name} background {bg}"

@@ -22,7 +22,6 @@ from ..model.roofline import (
     workload_roofline,
 )
 
-
 #: What a phase point's size means, said under every roofline's x axis (a size nobody explains is read
 #: as anything: work, bytes, importance).
 POINT_AREA_NOTE = "point area ∝ share of the makespan"
