@@ -247,3 +247,18 @@ def test_every_colour_of_the_default_scale_reads_on_both_themes():
     for s, colour in zip(np.linspace(0, 1, 41), rgb(np.linspace(0, 1, 41)).astype(float)):
         for name, bg in backgrounds.items():
             assert _contrast(colour, bg) >= 3, f"s = {s:.3f}: {colour} on the {name} background {bg}"
+
+
+# -- 13. the docs: examples read as a user types them ---------------------------------------------
+
+
+def test_fenced_examples_drop_doctest_directives():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "_build"))
+    import doctest_fences
+
+    text = "Use it:\n\n    >>> view = View(w)   # doctest: +SKIP\n    >>> view.x  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE\n    1\n"
+    fenced = doctest_fences.fence_doctests(text)
+    assert "doctest:" not in fenced and ">>> view = View(w)\n" in fenced and ">>> view.x\n" in fenced
