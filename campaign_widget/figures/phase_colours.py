@@ -4,8 +4,9 @@ The palette (docs/views/index.md#phase-colours): the first seven are Okabe & Ito
 deficiencies (black dropped, yellow darkened so that it reads on white); the rest were picked one at a
 time as the sRGB colour (on a 15-step grid) farthest from those already chosen by CIEDE2000
 (``colour_distance``), with lightness L* from 38 to 78 so that each reads on the light and the dark
-background, and none near the warning red or the grey of a missing value. Any two of the 36 differ by
-ΔE00 ≥ 14 (tests/test_legible.py measures it), where a repeat-by-shade palette put two at ΔE00 5.
+background, chroma C* ≥ 30 (no greys), and none near the warning red or the grey of a missing value.
+Any two of the 36 differ by ΔE00 ≥ 13 (tests/test_legible.py measures it), where a repeat-by-shade
+palette put two at ΔE00 5.5 from 18 phases on.
 
 A phase's colour follows its name: a name hashes to a slot of the palette, so the same phase in
 two workloads of one notebook (a prefill and a decode step, a fused and an unfused variant) has
@@ -31,32 +32,32 @@ PALETTE = (
     "#8700E1",
     "#695A0F",
     "#B40F3C",
-    "#695A69",
-    "#E1B4A5",
     "#4BD200",
-    "#B4C3A5",
-    "#006969",
+    "#FFA596",
     "#00690F",
     "#9687FF",
-    "#968769",
     "#00D2D2",
+    "#874B78",
     "#F000FF",
     "#874B2D",
-    "#B4B4D2",
-    "#789696",
-    "#A53C87",
-    "#698700",
+    "#78874B",
+    "#008796",
+    "#D2B4F0",
     "#FF1E69",
     "#5A5AA5",
-    "#B47869",
-    "#F0A5FF",
-    "#5A785A",
-    "#A57800",
-    "#5AD296",
-    "#FF965A",
-    "#8778A5",
-    "#FF96A5",
-    "#695A4B",
+    "#B4C387",
+    "#A5782D",
+    "#009600",
+    "#69D2A5",
+    "#B46969",
+    "#D29669",
+    "#E10096",
+    "#FF87FF",
+    "#9669B4",
+    "#007869",
+    "#FFA5C3",
+    "#3C87FF",
+    "#96B4FF",
 )
 #: Phases beyond this many share colours; the diagram also labels phases in place.
 DISTINCT = len(PALETTE)
