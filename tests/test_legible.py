@@ -228,9 +228,13 @@ def test_no_two_nodes_of_a_transformer_dataflow_overlap(model, options):
 
 
 def _contrast(a: np.ndarray, b: np.ndarray) -> float:
-    from campaign_widget.figures.colour_scale import relative_luminance
+    """WCAG contrast ratio of two uint8 colours (from the WCAG 2 definition, not the package's code)."""
 
-    la, lb = relative_luminance(a / 255.0), relative_luminance(b / 255.0)
+    def luminance(c):
+        c = np.asarray(c, float) / 255.0
+        return float(np.dot(np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4), [0.2126, 0.7152, 0.0722]))
+
+    la, lb = luminance(a), luminance(b)
     return float((max(la, lb) + 0.05) / (min(la, lb) + 0.05))
 
 
@@ -262,3 +266,20 @@ def test_fenced_examples_drop_doctest_directives():
     text = "Use it:\n\n    >>> view = View(w)   # doctest: +SKIP\n    >>> view.x  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE\n    1\n"
     fenced = doctest_fences.fence_doctests(text)
     assert "doctest:" not in fenced and ">>> view = View(w)\n" in fenced and ">>> view.x\n" in fenced
+
+
+def test_roofline_legend_dots_read_on_the_dark_theme():
+    import json
+    from pathlib import Path
+
+    theme = json.loads((Path(cw.__file__).parent / "theme.json").read_text(encoding="utf-8"))
+    dark = np.array(_hex(theme["dark"]["background"]), float)
+    w = cw.Workload([cw.Phase(f"k{i}", ops=1e9 * (i + 1), bytes=1e8) for i in range(36)], machine=MACHINE)
+    explorer = cw.Explorer(w)
+    marks = [entry.children[0] for entry in explorer.roofline.legend.children if hasattr(entry, "children")]
+    assert len(marks) >= 36
+    for mark in marks:
+        colour = mark.style.text_color
+        if colour.startswith("#"):
+            ratio = _contrast(np.array(_hex(colour), float), dark)
+            assert ratio >= 2.5, f"the legend dot {mark.value} in {colour} is {ratio:.2f}:1 on the dark background"
