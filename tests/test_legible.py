@@ -283,3 +283,34 @@ def test_roofline_legend_dots_read_on_the_dark_theme():
         if colour.startswith("#"):
             ratio = _contrast(np.array(_hex(colour), float), dark)
             assert ratio >= 2.5, f"the legend dot {mark.value} in {colour} is {ratio:.2f}:1 on the dark background"
+
+
+# -- 10. collisions ----------------------------------------------------------------------------------
+
+
+def _group_label_boxes(workload, schedule):
+    from campaign_widget.static_figure import panel_for, render_figure
+
+    r = render_figure([panel_for(workload, schedule)], width=8, dpi=100)
+    r.figure.canvas.draw()
+    renderer = r.figure.canvas.get_renderer()
+    texts = [t for ax in r.figure.axes for t in ax.texts if t.get_gid() == "cw-group-label"]
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+
+
+def test_group_band_labels_of_pipelined_groups_do_not_overlap():
+    m = cw.Machine(peak_compute=1e12, peak_bandwidth=1e11)
+    w = cw.Workload(
+        [
+            cw.Phase("a1", ops=1e11, reads={"x": 1e9}, writes={"h": 1e8}),
+            cw.Phase("a2", ops=1e11, reads={"h": 1e8}, writes={"y": 1e8}),
+            cw.Phase("b1", ops=1e11, reads={"u": 1e9}, writes={"g": 1e8}),
+            cw.Phase("b2", ops=1e11, reads={"g": 1e8}, writes={"z": 1e8}),
+        ],
+        machine=m,
+    ).fuse({"prefill.attention": ["a1", "a2"], "decode.attention": ["b1", "b2"]})
+    boxes = _group_label_boxes(w, w.schedule(tiles=4, pipeline=True, policy="none"))  # the two groups run together
+    assert boxes, "no group label drawn"
+    for k, (name, a) in enumerate(boxes):
+        for other, b in boxes[k + 1 :]:
+            assert a.x1 <= b.x0 or b.x1 <= a.x0, f"the labels {name!r} and {other!r} overlap: {a} and {b}"
