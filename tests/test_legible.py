@@ -314,3 +314,21 @@ def test_group_band_labels_of_pipelined_groups_do_not_overlap():
     for k, (name, a) in enumerate(boxes):
         for other, b in boxes[k + 1 :]:
             assert a.x1 <= b.x0 or b.x1 <= a.x0, f"the labels {name!r} and {other!r} overlap: {a} and {b}"
+
+
+def test_a_short_sweep_colour_bar_keeps_its_labels_apart():
+    from workloads import two_phases
+
+    from campaign_widget.static_figure import render_sweep_heatmap
+
+    w = two_phases(machine=cw.presets.machine("h100-sxm"), scale=1e-3)
+    # two rows: the bar is as short as the plot, about 70 px
+    result = cw.sweep(w, progress=False, tiles=[1, 2, 4, 8, 16, 32], pipeline=[True, False])
+    fig = render_sweep_heatmap(result, x="tiles", y="pipeline", width=5, dpi=100)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bar = fig.axes[-1]
+    boxes = [t.get_window_extent(renderer) for t in bar.get_yticklabels() if t.get_text()]
+    assert len(boxes) >= 2
+    for a, b in zip(boxes, boxes[1:]):
+        assert a.y1 <= b.y0 or b.y1 <= a.y0, f"colour-bar labels touch: {a} and {b}"

@@ -16,3 +16,9 @@ test("overlapping bands put their labels side by side, never on each other", () 
   const [[, a], [, b]] = placed;
   assert.ok(Math.abs(a - b) >= 60 + 2);
 });
+
+test("a short colour bar labels only ticks a line apart", async () => {
+  const { spacedTicks } = await import("../sweep/draw.js");
+  assert.deepEqual(spacedTicks([0, 10, 20, 30, 40]), [0, 2, 4]); // the Python twin's doctest
+  assert.deepEqual(spacedTicks([0, 70]), [0, 1]);
+});
