@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from labdriver import hex_rgb, read_canvas
-from test_frontend_themes import BY_NAME, open_page, state_json  # noqa: F401 (fixtures)
+from test_frontend_themes import BY_NAME, luminance, open_page, state_json  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -54,3 +54,47 @@ def test_hover_fades_the_other_phases_toward_the_background(open_page, front, ar
         f"background {theme.background}: the faded phases stand out instead of sinking back"
     )
     errors.assert_clean(when=f"hovering in {front}")
+
+
+# -- 9. a static figure in a notebook follows the front end's theme -----------------------------------
+
+
+def _figure_state() -> str:
+    from test_frontend_themes import as_json, widget_state
+    from workloads import two_phases
+
+    from campaign_widget.static_figure import panel_for
+    from campaign_widget.views.themed_figure import ThemedFigure
+
+    w = two_phases()
+    return as_json(widget_state(ThemedFigure.of_panels([panel_for(w, w.schedule())], width=5)))
+
+
+def _shown_background(page) -> tuple[int, int, int]:
+    """The top-left pixel of the picture the <img> shows now (its margin: the figure's background)."""
+    from labdriver import decode_data_url
+
+    url = page.evaluate(
+        """() => { const img = document.querySelector('img.cw-figure'); const c = document.createElement('canvas');
+        c.width = img.naturalWidth; c.height = img.naturalHeight; c.getContext('2d').drawImage(img, 0, 0);
+        return c.toDataURL('image/png'); }"""
+    )
+    return decode_data_url(url).convert("RGB").getpixel((2, 2))
+
+
+def test_a_static_figure_takes_and_follows_the_front_ends_theme(open_page, artifacts_dir):  # noqa: F811
+    state = _figure_state()
+    dark, light = BY_NAME["jupyterlab-dark"], BY_NAME["jupyterlab-light"]
+    page, errors = open_page(dark, browser_dark=False, bundle="figure.js", state=state, canvas="img.cw-figure")
+    page.wait_for_function("() => document.querySelector('img.cw-figure').complete")
+    shown = _shown_background(page)
+    page.screenshot(path=str(artifacts_dir / "themed-figure-dark.png"))
+    assert luminance(shown) < 60, f"in a dark JupyterLab the figure is drawn light (background {shown})"
+    page.evaluate("markers => window.cwSetMarkers(markers)", light.markers())
+    page.wait_for_function("() => document.querySelector('img.cw-figure').dataset.theme === 'light'", timeout=5_000)
+    page.wait_for_function("() => document.querySelector('img.cw-figure').complete")
+    page.wait_for_timeout(200)
+    shown = _shown_background(page)
+    page.screenshot(path=str(artifacts_dir / "themed-figure-light.png"))
+    assert luminance(shown) > 200, f"switched to light, the figure stays dark (background {shown})"
+    errors.assert_clean(when="showing a static figure")
