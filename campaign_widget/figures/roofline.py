@@ -27,13 +27,14 @@ from ..model.roofline import (
 POINT_AREA_NOTE = "point area ∝ share of the makespan"
 
 
-def x_axis_label(intensity_unit: str) -> str:
-    """The roofline's x-axis title, with what the points' areas mean (``POINT_AREA_NOTE``).
+def x_axis_label(intensity_unit: str, joiner: str = " · ") -> str:
+    """The roofline's x-axis title, with what the points' areas mean (``POINT_AREA_NOTE``), after
+    ``joiner`` (a new line where the title would run past a narrow figure).
 
     >>> x_axis_label("FLOP/B")
     'operational intensity (FLOP/B) · point area ∝ share of the makespan'
     """
-    return "operational intensity" + (f" ({intensity_unit})" if intensity_unit else "") + f" · {POINT_AREA_NOTE}"
+    return "operational intensity" + (f" ({intensity_unit})" if intensity_unit else "") + joiner + POINT_AREA_NOTE
 
 
 def decade_values(lo: float, hi: float, most: int = 7) -> list[float]:

@@ -310,7 +310,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
         ax.spines[side].set_linewidth(PT_PER_PX)
     compute_unit = units.get("compute", "")
     ax.set_xlabel(
-        x_axis_label(intensity_unit),
+        x_axis_label(intensity_unit, joiner="\n"),
         fontproperties=font_for(),
         color=THEME["text"],
         labelpad=4 * PT_PER_PX,
