@@ -332,3 +332,39 @@ def test_a_short_sweep_colour_bar_keeps_its_labels_apart():
     assert len(boxes) >= 2
     for a, b in zip(boxes, boxes[1:]):
         assert a.y1 <= b.y0 or b.y1 <= a.y0, f"colour-bar labels touch: {a} and {b}"
+
+
+def test_hierarchical_roofline_slope_labels_meet_neither_each_other_nor_the_points():
+    import math
+
+    from campaign_widget.cache import Cache, predicted_level_bytes
+    from campaign_widget.static_figure import panel_for, render_figure, roofline_panel_for
+
+    # notebook 10's machine and its three loop orders of one GEMM
+    h = cw.Machine(peak_compute=67e12, levels={"L1": 33e12, "L2": 5.5e12, "HBM": 3.35e12})
+    gemm = cw.Workload.from_einsums(
+        {"gemm": "C[i,j] = A[i,k] * B[k,j]"}, {"i": 64, "j": 64, "k": 64}, machine=h, element_bytes=4
+    )
+    caches = [Cache(lines=32, ways=4), Cache(lines=256, ways=8)]
+    served = {o: predicted_level_bytes(gemm, "gemm", caches, loop_order=o) for o in ("ijk", "jki", "ikj")}
+    v = cw.Workload([cw.Phase(o, ops=float(gemm.arrays.ops[0]), bytes=dict(b)) for o, b in served.items()], machine=h)
+    r = render_figure([panel_for(v, v.schedule())], roofline=roofline_panel_for(v), width=9, dpi=100)
+    r.figure.canvas.draw()
+    renderer = r.figure.canvas.get_renderer()
+    ax = r.roofline_axes
+    labels = [(a.get_gid(), a.get_window_extent(renderer)) for a in ax.texts + ax.artists]
+    labels = [(gid, box) for gid, box in labels if str(gid).startswith("roof-label-")]
+    assert len(labels) == 3, labels
+    for k, (a, box) in enumerate(labels):
+        for b, other in labels[k + 1 :]:
+            assert not box.overlaps(other), f"{a} lies on {b}"
+    for collection in ax.collections:
+        if collection.get_gid() != "phase-points":
+            continue
+        centres = ax.transData.transform(collection.get_offsets())
+        for (cx, cy), area in zip(centres, np.broadcast_to(collection.get_sizes(), (len(centres),))):
+            radius = math.sqrt(area) / 2 * r.figure.dpi / 72
+            for gid, box in labels:
+                assert not (
+                    box.x0 < cx + radius and cx - radius < box.x1 and box.y0 < cy + radius and cy - radius < box.y1
+                ), f"{gid} lies on a phase's point at ({cx:.0f}, {cy:.0f})"
