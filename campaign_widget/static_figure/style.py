@@ -12,8 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from cycler import cycler
-from matplotlib import rc_context
+from matplotlib import cycler, rc_context
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
