@@ -12,7 +12,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from matplotlib import cycler, rc_context
+from cycler import cycler  # matplotlib's own dependency (its prop_cycle type)
+from matplotlib import rc_context
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
