@@ -2,7 +2,8 @@
 
 An expression is a number or text such as ``"B*S"``, ``"ceil(N/T)"`` or ``"I/H"``. Allowed: numbers,
 names, ``+ - * / // % **`` (``^`` is read as ``**``), unary ``-``/``+``, and the functions
-``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``).
+``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``, and its
+2.x symbols ``$N``, which are the name ``N``).
 Anything else is refused with the node and its column. Nothing is ever passed to ``eval``.
 
 Arithmetic is exact (``int`` and ``fractions.Fraction``): a float parameter is the decimal it prints as
@@ -24,6 +25,7 @@ import ast
 import math
 import numbers
 import operator
+import re
 import threading
 import warnings
 from collections import OrderedDict
@@ -110,6 +112,14 @@ class Expr:
         return hash(self.text)
 
 
+_DOLLAR = re.compile(r"\$(?=[A-Za-z_])")
+
+
+def python_source(text: str) -> str:
+    """``text`` in Python's syntax: ``^`` is ``**``, and a DaCe 2.x symbol ``$name`` is the name ``name``."""
+    return _DOLLAR.sub("", text.replace("^", "**"))
+
+
 def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
@@ -154,7 +164,7 @@ def _parse(text: str) -> tuple[Expr, int]:
         raise ExpressionError(
             f"expression {short_repr(text)} is {len(text):,} characters long; the limit is {MAX_TEXT:,}"
         )
-    source = text.replace("^", "**")
+    source = python_source(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "invalid decimal literal": refused below anyway
