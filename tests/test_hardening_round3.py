@@ -1,0 +1,261 @@
+"""Hardening, round three (issue 30): one test per class of problem, written from the class's description
+with inputs synthesised here (several variants each), never from the real file that showed it.
+
+The SDFGs below are made by ``sdfg_document``: a region of states, each state one copy or one map, with the
+control-flow edges, symbols and memlets each class is about.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import campaign_widget as cw
+from campaign_widget import Machine, expr
+from campaign_widget.errors import WorkloadFileError
+from campaign_widget.io import read_sdfg, read_torch_trace
+
+M = Machine(1e12, 1e11, name="test")
+
+
+# -- SDFGs made to order ------------------------------------------------------------------------------------
+
+
+def _range(pairs):
+    return {"type": "Range", "ranges": [{"start": s, "end": e, "step": "1", "tile": "1"} for s, e in pairs]}
+
+
+def memlet(data, pairs, volume, *, dynamic=False):
+    attrs = {"volume": volume, "dynamic": dynamic, "subset": _range(pairs), "data": data, "wcr": None}
+    return {"type": "MultiConnectorEdge", "attributes": {"data": {"type": "Memlet", "attributes": attrs}}}
+
+
+def edge(src, dst, data, *, src_connector=None, dst_connector=None):
+    return {**data, "src": str(src), "dst": str(dst), "src_connector": src_connector, "dst_connector": dst_connector}
+
+
+def access(i, data):
+    return {"type": "AccessNode", "label": data, "attributes": {"data": data}, "id": i, "scope_entry": None}
+
+
+def copy_state(i, label, src, dst, n="N"):
+    """A state that copies ``src`` to ``dst`` (one copy phase, ``n`` elements)."""
+    nodes = [access(0, src), access(1, dst)]
+    edges = [edge(0, 1, memlet(dst, [("0", f"{n} - 1")], n))]
+    return {"type": "SDFGState", "label": label, "id": i, "nodes": nodes, "edges": edges, "attributes": {}}
+
+
+def sdfg_document(states, control_edges, *, arrays=None, symbols=None, start_block=None):
+    attrs = {
+        "name": "made",
+        "_arrays": arrays or {},
+        "symbols": {"N": "int32"} if symbols is None else symbols,
+        "constants_prop": {},
+    }
+    doc = {
+        "type": "SDFG",
+        "attributes": attrs,
+        "nodes": states,
+        "edges": [{"type": "Edge", "src": str(a), "dst": str(b), "attributes": {}} for a, b in control_edges],
+    }
+    if start_block is not None:
+        doc["start_block"] = start_block
+    return doc
+
+
+def vector(shape="N", dtype="float64"):
+    shape = shape if isinstance(shape, list) else [shape]
+    return {"type": "Array", "attributes": {"dtype": dtype, "shape": shape, "transient": False}}
+
+
+def written(tmp_path, doc, name="made.sdfg"):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def chain(n, order):
+    """``n`` copy states a → b → c ... listed in the file in ``order`` (ids = positions in the list)."""
+    labels = [f"s{k}" for k in range(n)]
+    position = {k: p for p, k in enumerate(order)}
+    states = [copy_state(position[k], labels[k], f"X{k}", f"X{k + 1}") for k in order]
+    arrays = {f"X{k}": vector() for k in range(n + 1)}
+    edges = [(position[k], position[k + 1]) for k in range(n - 1)]
+    return states, edges, arrays
+
+
+def copy_order(w):
+    return [name.split("→")[0].split()[-1] for name in w.names]  # "copy X0 → X1" → "X0"
+
+
+# 1. a stale start_block: the single source block starts the region, whatever start_block says
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_one_source_block_starts_the_region_whatever_start_block_says(tmp_path, seed):
+    rng = random.Random(seed)
+    n = rng.randint(3, 6)
+    order = list(range(n))
+    rng.shuffle(order)
+    states, edges, arrays = chain(n, order)
+    expected = [f"X{k}" for k in range(n)]
+    for stale in (n + rng.randint(0, 20), order.index(n - 1), order.index(1), None):  # out of range, in range
+        w = read_sdfg(written(tmp_path, sdfg_document(states, edges, arrays=arrays, start_block=stale)),
+                      params={"N": 8})  # fmt: skip
+        assert copy_order(w) == expected, stale
+
+
+def test_start_block_chooses_among_several_sources_and_is_refused_only_there(tmp_path):
+    arrays = {f"X{k}": vector() for k in range(4)}
+    states = [copy_state(0, "a", "X0", "X1"), copy_state(1, "b", "X2", "X3")]  # two sources, no edge
+    for start, first in ((0, "X0"), (1, "X2")):
+        w = read_sdfg(written(tmp_path, sdfg_document(states, [], arrays=arrays, start_block=start)), params={"N": 4})
+        assert copy_order(w)[0] == first
+    with pytest.raises(WorkloadFileError, match="start_block.*names no block"):
+        read_sdfg(written(tmp_path, sdfg_document(states, [], arrays=arrays, start_block=7)), params={"N": 4})
+
+
+# 2. DaCe 2.x writes a symbol N as $N in expressions
+
+
+@pytest.mark.parametrize("text,value", [("$N", 5), ("(1 + $N)*$M", 18), ("$N_1 - N_1", 0), ("max($M, 2)", 3)])
+def test_a_dollar_symbol_is_the_name(text, value):
+    assert expr.evaluate(text, {"N": 5, "M": 3, "N_1": 9}) == value
+    assert expr.parse(text).names <= {"N", "M", "N_1"}
+
+
+@pytest.mark.parametrize("text", ["$", "$1", "N$", "$$N"])
+def test_a_dollar_that_names_no_symbol_is_still_refused(text):
+    with pytest.raises(cw.CampaignWidgetError):
+        expr.evaluate(text, {"N": 1})
+
+
+@pytest.mark.parametrize("n", [3, 17])
+def test_an_sdfg_in_dollar_symbols_reads_as_the_same_sdfg_in_names(tmp_path, n):
+    def made(s):
+        states = [copy_state(0, "a", "A", "B", n=s), copy_state(1, "b", "B", "C", n=f"2*{s}")]
+        arrays = {k: vector([s, "2"]) for k in "ABC"}
+        return sdfg_document(states, [(0, 1)], arrays=arrays)
+
+    plain = read_sdfg(written(tmp_path, made("N"), "plain.sdfg"), params={"N": n})
+    dollar = read_sdfg(written(tmp_path, made("$N"), "dollar.sdfg"), params={"N": n})
+    assert dollar.names == plain.names and len(dollar.names) == 2
+    assert dollar.table()["bytes"].tolist() == plain.table()["bytes"].tolist() == [16 * n, 32 * n]
+
+
+# 3. the 2019 serializer: symbols in undefined_symbols / scalar_parameters, reductions as "Reduce" nodes
+
+
+@pytest.mark.parametrize("where", ["top", "attributes"])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        lambda name: [name, {"type": "Scalar", "attributes": {"dtype": "int32"}}],
+        lambda name: [name, "int32"],
+        lambda name: name,
+    ],
+)
+def test_2019_symbols_are_the_sdfgs_symbols(tmp_path, where, spelling):
+    states = [copy_state(0, "a", "A", "B", n="N*K")]
+    doc = sdfg_document(states, [], arrays={"A": vector("N*K"), "B": vector("N*K")}, symbols={})
+    del doc["attributes"]["symbols"]
+    holder = doc if where == "top" else doc["attributes"]
+    holder["undefined_symbols"] = [spelling("N")]
+    holder["scalar_parameters"] = [spelling("K")]
+    w = read_sdfg(written(tmp_path, doc), params={"N": 6, "K": 2})
+    assert w.table()["bytes"].tolist() == [2 * 12 * 8]
+    assert set(w.params) >= {"N", "K"}
+
+
+@pytest.mark.parametrize("shape", [["N"], ["N", "4"], ["2", "N", "3"]])
+def test_a_2019_reduce_node_counts_one_op_per_input_element(tmp_path, shape):
+    reduce_node = {"type": "Reduce", "label": "Reduce", "id": 1, "scope_entry": None,
+                   "attributes": {"wcr": "lambda a, b: a + b", "axes": None}}  # fmt: skip
+    size = " * ".join(shape)
+    state = {
+        "type": "SDFGState", "label": "r", "id": 0, "attributes": {},
+        "nodes": [access(0, "A"), reduce_node, access(2, "S")],
+        "edges": [
+            edge(0, 1, memlet("A", [("0", f"{s} - 1") for s in shape], size), dst_connector="_in"),
+            edge(1, 2, memlet("S", [("0", "0")], "1"), src_connector="_out"),
+        ],
+    }  # fmt: skip
+    doc = sdfg_document([state], [], arrays={"A": vector(shape), "S": vector("1")})
+    w = read_sdfg(written(tmp_path, doc), params={"N": 5})
+    elements = math.prod(5 if s == "N" else int(s) for s in shape)
+    assert w.table()["ops"].tolist() == [elements]
+    assert not [i for i in w.import_report.skipped_detail.get("issues", [])]
+
+
+# 5. a dynamic memlet's bound never runs past its array
+
+
+def map_state(array, shape, outer):
+    """A map over i in 0..N-1 reading ``array`` through a dynamic memlet whose outer subset is ``outer``."""
+    entry = {"type": "MapEntry", "label": "m", "id": 1, "scope_entry": None,
+             "attributes": {"label": "m", "params": ["i"], "range": _range([("0", "N - 1")])}}  # fmt: skip
+    tasklet = {"type": "Tasklet", "label": "t", "id": 2, "scope_entry": "1",
+               "attributes": {"label": "t", "code": {"string_data": "b = a + 1", "language": "Python"}}}  # fmt: skip
+    exit_ = {"type": "MapExit", "label": "m", "id": 3, "scope_entry": "1", "attributes": {}}
+    nodes = [access(0, array), entry, tasklet, exit_, access(4, "OUT")]
+    edges = [
+        edge(0, 1, memlet(array, outer, "0", dynamic=True), dst_connector="IN_a"),
+        edge(1, 2, memlet(array, [("i", "i")] + [("0", "0")] * (len(shape) - 1), "1", dynamic=True),
+             src_connector="OUT_a", dst_connector="a"),
+        edge(2, 3, memlet("OUT", [("i", "i")], "1"), src_connector="b", dst_connector="IN_b"),
+        edge(3, 4, memlet("OUT", [("0", "N - 1")], "N"), src_connector="OUT_b"),
+    ]  # fmt: skip
+    return {"type": "SDFGState", "label": "s", "id": 0, "nodes": nodes, "edges": edges, "attributes": {}}
+
+
+@pytest.mark.parametrize("extra", [1, 2, 5])
+@pytest.mark.parametrize("planes", [["K"], ["K", "J"], ["J", "K"]])
+def test_a_dynamic_bound_is_clipped_to_its_array(tmp_path, extra, planes):
+    shape = planes
+    outer = [("0", f"{d} + {extra} - 1") for d in shape]  # every dimension runs `extra` past the array
+    doc = sdfg_document([map_state("A", shape, outer)], [], arrays={"A": vector(shape), "OUT": vector("N")},
+                        symbols={"N": "int32", "K": "int32", "J": "int32"})  # fmt: skip
+    w = read_sdfg(written(tmp_path, doc), params={"N": 4, "K": 6, "J": 3})
+    reads, _ = w.tensors[0]
+    assert reads == {"A": 6 * (3 if len(shape) == 2 else 1) * 8}  # the whole array at most
+    inside = [("0", f"{d} - 2") for d in shape]  # a bound inside the array stays as it is
+    doc = sdfg_document([map_state("A", shape, inside)], [], arrays={"A": vector(shape), "OUT": vector("N")},
+                        symbols={"N": "int32", "K": "int32", "J": "int32"})  # fmt: skip
+    reads, _ = read_sdfg(written(tmp_path, doc), params={"N": 4, "K": 6, "J": 3}).tensors[0]
+    assert reads == {"A": 5 * (2 if len(shape) == 2 else 1) * 8}
+
+
+# 4. PyTorch 1.8 wrote ProfilerStep#N as an "Operator" event
+
+
+def torch18_trace(path, steps, *, category="Operator", annotation_too=False):
+    events, t = [], 0
+    for k in range(steps):
+        events.append({"ph": "X", "cat": category, "name": f"ProfilerStep#{k + 3}", "ts": t, "dur": 100,
+                       "pid": 1, "tid": 1})  # fmt: skip
+        if annotation_too:
+            events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{k + 3}", "ts": t,
+                           "dur": 100, "pid": 1, "tid": 2})  # fmt: skip
+        events.append({"ph": "X", "cat": category, "name": "aten::mm", "ts": t + 10, "dur": 50, "pid": 1, "tid": 1})
+        events.append({"ph": "X", "cat": "Kernel", "name": "gemm", "ts": t + 20, "dur": 30, "pid": 0, "tid": 7})
+        t += 150
+    path.write_text(json.dumps({"traceEvents": events}))
+    return path
+
+
+@pytest.mark.parametrize("steps", [1, 4])
+@pytest.mark.parametrize("category", ["Operator", "cpu_op", "operator"])
+@pytest.mark.parametrize("annotation_too", [False, True])
+def test_step_markers_written_as_operators_are_steps(tmp_path, steps, category, annotation_too):
+    path = torch18_trace(tmp_path / "t.json", steps, category=category, annotation_too=annotation_too)
+    t = read_torch_trace(path, machine=M, timeline=True, categories=("cpu_op", "kernel"), warn=False)
+    start, end = t.steps()
+    assert len(start) == steps
+    assert np.allclose(end - start, 100e-6)
+    w = read_torch_trace(path, machine=M, categories=("cpu_op", "kernel"), warn=False)
+    assert not [n for n in w.names if n.startswith("ProfilerStep")]  # a step is never a phase
+    assert sorted(w.names) == ["aten::mm", "gemm"]
