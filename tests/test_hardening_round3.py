@@ -259,3 +259,93 @@ def test_step_markers_written_as_operators_are_steps(tmp_path, steps, category, 
     w = read_torch_trace(path, machine=M, categories=("cpu_op", "kernel"), warn=False)
     assert not [n for n in w.names if n.startswith("ProfilerStep")]  # a step is never a phase
     assert sorted(w.names) == ["aten::mm", "gemm"]
+
+
+# 6. litter: a save killed on the way leaves its temporary file; the next write into that folder, or the
+# next load from it, removes what is provably ours and stale (and nothing else)
+
+_KILLED_IN_FSYNC = """
+import os, sys
+from campaign_widget import atomic
+def dying_fsync(fd):
+    os.kill(os.getpid(), 9)
+os.fsync = dying_fsync
+if sys.argv[2] == "path":
+    with atomic.atomic_path(sys.argv[1]) as temporary:
+        temporary.write_bytes(b"half")
+else:
+    with atomic.atomic_write(sys.argv[1], "w") as handle:
+        handle.write("half of it")
+"""
+
+
+def killed_in_fsync(target, how):
+    import subprocess
+    import sys
+
+    env = {**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", _KILLED_IN_FSYNC, str(target), how], check=False, env=env)
+    assert done.returncode == -9
+
+
+@pytest.mark.parametrize("how", ["file", "path"])
+def test_the_next_write_or_load_in_the_folder_removes_a_killed_saves_debris(tmp_path, how):
+    import os
+    import time
+
+    from campaign_widget import atomic
+
+    killed_in_fsync(tmp_path / "figure.pdf", how)
+    (first,) = [p.name for p in tmp_path.iterdir()]
+    killed_in_fsync(tmp_path / "w.yaml", how)  # a write to another file of the folder removed the first
+    (second,) = [p.name for p in tmp_path.iterdir()]
+    assert first.startswith(".figure.pdf.") and second.startswith(".w.yaml.") and ".tmp" in second
+    foreign = [".figure.pdf.swp", ".w.yaml.123-notours.tmp", "notes.1-00000000-00000000.tmp", ".live.txt.1-x.tmp"]
+    for name in foreign:
+        (tmp_path / name).write_text("someone else's")
+    other_host = tmp_path / f".w.yaml.{os.getpid() + 1}-00000000-0123abcd.tmp"  # another host's: no proof yet
+    other_host.write_text("x")
+    old = tmp_path / ".w.yaml.4242-00000000-0123abcd.tmp"  # another host's, but untouched for two days
+    old.write_text("x")
+    os.utime(old, (time.time() - 2 * 86400,) * 2)
+    workload = cw.Workload([cw.Phase("A", duration=1, compute_util=0.5, memory_util=0.5)], machine=M)
+    cw.save(workload, tmp_path / "kept.yaml")  # the folder's first write removes them all at once
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(foreign + [other_host.name, "kept.yaml"]), left
+    for next_step in (
+        lambda: atomic.write_atomic(tmp_path / "third.txt", "x"),
+        lambda: cw.save(workload, tmp_path / "kept.yaml"),
+        lambda: cw.load(tmp_path / "kept.yaml"),
+    ):
+        killed_in_fsync(tmp_path / "again.txt", how)
+        assert [p for p in tmp_path.iterdir() if p.name.startswith(".again.txt.")]
+        next_step()
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".again.txt.")]
+        assert set(left) - {"kept.yaml"} <= {p.name for p in tmp_path.iterdir()}
+
+
+def test_a_file_another_user_owns_in_a_sticky_folder_is_refused_before_anything_is_built(tmp_path, monkeypatch):
+    import os
+    import stat
+
+    from campaign_widget import atomic
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    target = folder / "w.yaml"
+    target.write_text("theirs")
+    target.chmod(0o666)
+    owner = os.stat(target).st_uid
+    monkeypatch.setattr(os, "geteuid", lambda: owner + 1000)  # we are someone else now
+    built = []
+    monkeypatch.setattr(cw.io.schema, "dumps", lambda *a, **k: built.append(1) or "")
+    workload = cw.Workload([cw.Phase("A", duration=1, compute_util=0.5, memory_util=0.5)], machine=M)
+    for write in (lambda: cw.save(workload, target), lambda: atomic.write_atomic(target, "x")):
+        with pytest.raises(PermissionError, match="sticky") as info:
+            write()
+        assert info.value.filename == str(target)
+    assert not built and target.read_text() == "theirs"
+    folder.chmod(0o777)  # not sticky: replacing it is allowed
+    atomic.write_atomic(target, "ours")
+    assert target.read_text() == "ours" and not stat.S_ISVTX & os.stat(folder).st_mode

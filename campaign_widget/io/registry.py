@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..atomic import remove_stale
 from ..errors import ArgumentError, WrongTypeError, check_flag, short_repr
 from ..model.machine import Machine
 from ..model.workload import Workload
@@ -85,6 +88,8 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     line or field, and ``OSError`` if the file cannot be opened.
     """
     source = Source(path)
+    if isinstance(path, (str, os.PathLike)):  # debris of a killed write beside the file goes now
+        remove_stale(Path(os.fsdecode(path)).parent)
     machine = preset_or_machine(source.name, machine)
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:

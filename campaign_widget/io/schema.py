@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..atomic import write_atomic
+from ..atomic import check_writable, write_atomic
 from ..errors import ArgumentError, ScheduleError, WrongTypeError, check_flag
 from ..model.fusion import mark_groups
 from ..model.machine import Ceiling, Machine
@@ -458,6 +458,7 @@ def save(workload: Workload, path) -> Path:
     """
     path = file_path(path)
     suffix = path.suffix.lower()
+    check_writable(path)  # before the document is built: a file that cannot be replaced fails at once
     if suffix in YAML_SUFFIXES:
         text = dumps(workload, "yaml")
     elif suffix in JSON_SUFFIXES:
