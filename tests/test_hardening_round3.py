@@ -349,3 +349,96 @@ def test_a_file_another_user_owns_in_a_sticky_folder_is_refused_before_anything_
     folder.chmod(0o777)  # not sticky: replacing it is allowed
     atomic.write_atomic(target, "ours")
     assert target.read_text() == "ours" and not stat.S_ISVTX & os.stat(folder).st_mode
+
+
+# 7. memory: a schedule's tiles × phases are bounded in bytes before anything is allocated, and the
+# expression cache by the bytes it holds
+
+
+def chain_of(n):
+    phases = [cw.Phase(f"p{i}", duration=1, compute_util=0.5, memory_util=0.5, after=[f"p{i - 1}"] if i else [])
+              for i in range(n)]  # fmt: skip
+    return cw.Workload(phases, machine=M)
+
+
+@pytest.mark.parametrize("phases", [1, 2, 7])
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_a_schedule_too_large_for_its_memory_bound_is_refused_before_allocating(phases, pipeline):
+    import time
+    import tracemalloc
+
+    from campaign_widget.model.schedule import BYTES_PER_INTERVAL, MAX_SCHEDULE_BYTES
+
+    w = chain_of(phases)
+    tiles = MAX_SCHEDULE_BYTES // BYTES_PER_INTERVAL // phases + 1
+    tracemalloc.start()
+    start = time.process_time()
+    try:
+        with pytest.raises(cw.ScheduleError, match="tiles") as info:
+            w.schedule(tiles=tiles, pipeline=pipeline)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.process_time() - start < 1 and peak < 1 << 20
+    assert "GiB" in str(info.value) and f"{tiles * phases:,}" in str(info.value)
+
+
+def test_the_bound_per_interval_holds_for_every_policy():
+    import tracemalloc
+
+    from campaign_widget.model.schedule import BYTES_PER_INTERVAL, POLICIES
+
+    w = chain_of(3)
+    for pipeline in (False, True):
+        for policy in POLICIES:
+            tracemalloc.start()
+            try:
+                s = w.schedule(tiles=20_000, pipeline=pipeline, policy=policy)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert peak / len(s) <= BYTES_PER_INTERVAL, (pipeline, policy, peak / len(s))
+
+
+def test_the_command_line_refuses_too_many_tiles_at_once_naming_the_flag(tmp_path, capsys):
+    import time
+
+    from campaign_widget.cli import main
+    from campaign_widget.model.schedule import MAX_TILE_INTERVALS
+
+    path = cw.save(chain_of(2), tmp_path / "w.yaml")
+    for tiles in (MAX_TILE_INTERVALS // 2 + 1, 5_000_000, 10**9):
+        start = time.process_time()
+        assert main(["summary", str(path), "--tiles", str(tiles)]) == 1
+        assert time.process_time() - start < 2
+        err = capsys.readouterr().err
+        assert "--tiles" in err and f"{MAX_TILE_INTERVALS:,}" in err
+
+
+@pytest.mark.parametrize("shape", ["long names", "many nodes", "long numbers"])
+def test_the_expression_cache_is_bounded_by_the_bytes_it_holds(monkeypatch, shape):
+    import gc
+    import tracemalloc
+
+    from campaign_widget.model import expr as expr_module
+
+    bound = 4 << 20
+    monkeypatch.setattr(expr_module, "MAX_CACHED_BYTES", bound, raising=False)
+    monkeypatch.setattr(expr_module, "_CACHE", type(expr_module._CACHE)())
+    rng = random.Random(1)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for k in range(150 if shape == "many nodes" else 3000):  # each shape past the bound twice over
+            if shape == "long names":
+                text = f"n{k}_" + "x" * 990
+            elif shape == "many nodes":
+                text = "+".join(f"N*{rng.randint(1, 9)}" for _ in range(200))[:990].rstrip("N*+")
+            else:
+                text = f"0.{k}" + "7" * 900 + "+N"
+            expr_module.parse(text)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert kept < 2 * bound, f"{kept:,} bytes kept by the parse cache"

@@ -26,6 +26,7 @@ import math
 import numbers
 import operator
 import re
+import sys
 import threading
 import warnings
 from collections import OrderedDict
@@ -41,7 +42,8 @@ MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
 MAX_EXPONENT = 64
 MAX_DENOMINATOR_BITS = 4096  # an exact fraction's denominator: 1e-300 needs ~1,000 bits, (1/3)**64 ~100
-MAX_CACHED_NODES = 200_000  # AST nodes the parse cache keeps in all (~160 bytes each: ~32 MB at most)
+MAX_CACHED_BYTES = 32 << 20  # what the parse cache may hold in all: its texts, names and syntax trees
+NODE_BYTES = 200  # an AST node with its fields (a Name's or a Constant's value counted apart)
 
 Number = int | Fraction
 
@@ -129,34 +131,47 @@ def parse(text: str) -> Expr:
         if found is not None:
             _CACHE.move_to_end(text)
             return found[0]
-    parsed, nodes = _parse(text)
-    _remember(text, parsed, nodes)
+    parsed, size = _parse(text)
+    _remember(text, parsed, size)
     return parsed
 
 
 # A slider re-evaluates the same few expressions on every step: parsed ones are kept, least recently
-# used first out, bounded by their total size in AST nodes (a count of entries would let 1,000-character
-# expressions hold a gigabyte).
+# used first out, bounded by the bytes they hold (a count of entries would let 1,000-character
+# expressions hold a gigabyte; a count of nodes, 1,000-character names).
 _CACHE: OrderedDict[str, tuple[Expr, int]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
-_cached_nodes = 0
+_cached_bytes = 0
 
 
-def _remember(text: str, parsed: Expr, nodes: int) -> None:
-    global _cached_nodes
+def _remember(text: str, parsed: Expr, size: int) -> None:
+    global _cached_bytes
     with _CACHE_LOCK:
-        if text in _CACHE or nodes > MAX_CACHED_NODES:
+        if text in _CACHE or size > MAX_CACHED_BYTES:
             return
-        _CACHE[text] = (parsed, nodes)
-        _cached_nodes += nodes
-        while _cached_nodes > MAX_CACHED_NODES:
+        _CACHE[text] = (parsed, size)
+        _cached_bytes += size
+        while _cached_bytes > MAX_CACHED_BYTES:
             _, (_, dropped) = _CACHE.popitem(last=False)
-            _cached_nodes -= dropped
+            _cached_bytes -= dropped
 
 
-def cached_nodes() -> int:
-    """AST nodes held by the parse cache (at most MAX_CACHED_NODES)."""
-    return _cached_nodes
+def cached_bytes() -> int:
+    """The bytes (as estimated by ``_footprint``) held by the parse cache: at most MAX_CACHED_BYTES."""
+    return _cached_bytes
+
+
+def _footprint(text: str, tree: ast.AST, names: frozenset[str]) -> int:
+    """The bytes a parsed expression holds: its text (the key, kept once), its names and its tree's nodes
+    with their names and constants (each ``Name`` holds its own copy of the name)."""
+    size = 2 * sys.getsizeof(text) + sys.getsizeof(names) + sum(sys.getsizeof(n) for n in names)
+    for node in ast.walk(tree):
+        size += NODE_BYTES
+        if isinstance(node, ast.Name):
+            size += sys.getsizeof(node.id)
+        elif isinstance(node, ast.Constant):
+            size += sys.getsizeof(node.value)
+    return size
 
 
 def _parse(text: str) -> tuple[Expr, int]:
@@ -182,7 +197,8 @@ def _parse(text: str) -> tuple[Expr, int]:
         _check(text, tree.body, names)
     except RecursionError:
         raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
-    return Expr(text, tree.body, frozenset(names)), sum(1 for _ in ast.walk(tree.body))
+    frozen = frozenset(names)
+    return Expr(text, tree.body, frozen), _footprint(text, tree.body, frozen)
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:
