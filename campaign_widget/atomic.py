@@ -257,6 +257,9 @@ def _fail(error: BaseException, temp: Path, target: Path) -> NoReturn:
     """Remove ``temp`` and re-raise ``error``: an ``OSError`` naming ``target``, anything else with a
     note that ``target`` is unchanged. Called inside the ``except`` block, so tracebacks chain."""
     _discard(temp)
+    cause = _os_error_under(error) if isinstance(error, Exception) else None  # never an interrupt
+    if cause is not None and cause is not error:  # a writer that broke on the file system's error (a
+        raise _named(cause, target) from error  # full disk) and raised its own on top: the cause is news
     if isinstance(error, OSError):
         named = _named(error, target)
         if named is not error:
@@ -264,6 +267,17 @@ def _fail(error: BaseException, temp: Path, target: Path) -> NoReturn:
     elif hasattr(error, "add_note"):
         error.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
     raise error
+
+
+def _os_error_under(error: BaseException) -> OSError | None:
+    """``error`` itself if an OSError, else the OSError it was raised while handling (its ``__context__``
+    chain, a few levels down), or None."""
+    seen = 0
+    while error is not None and seen < 8:
+        if isinstance(error, OSError):
+            return error
+        error, seen = error.__context__, seen + 1
+    return None
 
 
 def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:

@@ -442,3 +442,149 @@ def test_the_expression_cache_is_bounded_by_the_bytes_it_holds(monkeypatch, shap
     finally:
         tracemalloc.stop()
     assert kept < 2 * bound, f"{kept:,} bytes kept by the parse cache"
+
+
+# 8. tracebacks at the public boundary: our error family, naming the argument
+
+
+def small_workload():
+    return cw.Workload(
+        [
+            cw.Phase("A", duration=1, compute_util=0.5, memory_util=0.5),
+            cw.Phase("B", duration=2, compute_util=0.2, memory_util=0.9, after=["A"]),
+        ],
+        machine=M,
+    )
+
+
+@pytest.mark.parametrize("diagram", ["not a diagram", None, 5, [1], "workload"])
+def test_a_roofline_view_of_what_is_no_diagram_names_its_argument(diagram):
+    diagram = small_workload() if diagram == "workload" else diagram
+    with pytest.raises(cw.WrongTypeError, match="RooflineView takes the CampaignDiagram"):
+        cw.RooflineView(diagram)
+
+
+@pytest.mark.parametrize("baseline", [10**9, -(10**9), 2, -3, 10**400])
+def test_a_baseline_index_past_the_configurations_names_baseline(baseline):
+    with pytest.raises(cw.SweepError, match="baseline=") as info:
+        cw.sweep(small_workload(), tiles=[1, 2], baseline=baseline, progress=False)
+    assert len(str(info.value)) < 300
+
+
+@pytest.mark.parametrize("axis", ["peak_compute", "peak_bandwidth"])
+@pytest.mark.parametrize("value", [10**400, -(10**400), 10**309, float("nan")])
+def test_a_peak_beyond_a_float_names_the_axis(axis, value):
+    with pytest.raises(cw.SweepError, match=f"{axis}=") as info:
+        cw.sweep(small_workload(), **{axis: [1e12, value]}, progress=False)
+    assert len(str(info.value)) < 600  # the huge integer is shortened, never printed whole
+
+
+def test_a_configuration_index_out_of_range_is_ours_and_an_index_error():
+    r = cw.sweep(small_workload(), tiles=[1, 2], progress=False)
+    for i in (2, -3, 10**30):
+        for call in (r.row, r.configuration, r.workload_for, r.schedule):
+            with pytest.raises(IndexError) as info:
+                call(i)
+            assert isinstance(info.value, cw.CampaignWidgetError)
+
+
+@pytest.mark.parametrize("address", ["not an address", "tcp://", "tcp://host", "127.0.0.1", "tcp://h:port", ""])
+def test_an_executor_that_is_no_scheduler_address_is_refused_before_any_work(address):
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(cw.SweepError, match="executor="):
+        cw.sweep(small_workload(), tiles=[1, 2], executor=address, progress=False)
+    assert time.monotonic() - start < 5
+
+
+def test_a_refused_connection_to_a_scheduler_fails_at_once():
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port with nothing listening: bound, never listened on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        for address in (f"tcp://127.0.0.1:{port}", f"127.0.0.1:{port}"):
+            start = time.monotonic()
+            with pytest.raises(cw.SweepError, match="no Dask scheduler answered"):
+                cw.sweep(small_workload(), tiles=[1, 2], executor=address, progress=False)
+            assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("loop_order", [5, 2.5, None, [1, 2, 3], ["m", 2, "k"], b"mnk", {"m": 1}, object()])
+def test_a_loop_order_that_is_no_index_names_is_ours(loop_order):
+    from campaign_widget.cache import trace
+
+    if loop_order is None:
+        assert trace("Z[m,n] = A[m,k] * B[k,n]", {"m": 2, "n": 2, "k": 2}, loop_order=None) is not None
+        return
+    with pytest.raises(cw.CampaignWidgetError, match="loop_order="):
+        trace("Z[m,n] = A[m,k] * B[k,n]", {"m": 2, "n": 2, "k": 2}, loop_order=loop_order)
+
+
+@pytest.mark.parametrize("suffix", ["pdf", "png", "svg"])
+@pytest.mark.parametrize("on_top", [AttributeError, ValueError, KeyError, RuntimeError])
+def test_a_full_disk_under_a_writer_comes_out_as_the_os_error_naming_the_file(tmp_path, monkeypatch, suffix, on_top):
+    import errno
+
+    from campaign_widget import atomic
+    from campaign_widget.static_figure import render
+
+    target = tmp_path / f"figure.{suffix}"
+    target.write_bytes(b"old")
+
+    def broken_writer(figure, handle, fmt, **kwargs):  # a writer that breaks on the disk's error ...
+        try:
+            handle.write(b"x" * 10)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError:
+            raise on_top("'NoneType' object has no attribute 'write'") from None  # ... and raises its own
+
+    monkeypatch.setattr(render, "write_figure", broken_writer)
+    with pytest.raises(OSError) as info:
+        render.save_workload_figure(small_workload(), target)
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(target)
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+    with pytest.raises(KeyboardInterrupt):  # an interrupt is never turned into anything else
+        with atomic.atomic_write(tmp_path / "x.bin") as handle:
+            try:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            except OSError:
+                raise KeyboardInterrupt from None
+
+
+# 9. silently wrong: what the view sends is validated as the same assignment from Python is
+
+
+HOSTILE_VALUES = [2**70, 10**400, 0, -1, 2.5, float("nan"), float("inf"), "7", True, None, [], {}, 8, 1e300]
+
+
+def view_twins(cls, workload):
+    return cls(workload), cls(workload)
+
+
+@pytest.mark.parametrize("view", ["CampaignDiagram", "DataflowView"])
+@pytest.mark.parametrize("seed", range(3))
+def test_what_the_view_sends_is_stored_only_as_python_would_store_it(view, seed):
+    import warnings
+
+    rng = random.Random(seed)
+    w = cw.Workload([cw.Phase("A", ops="S*S*1e6", bytes="S*1e3", duration=None)], machine=M, params={"S": 4})
+    cls = getattr(cw, view)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sent, assigned = view_twins(cls, w)
+        traits = sorted(n for n in cls.view_writable if n not in ("theme", "selected_phase", "hovered_phase"))
+        for _ in range(25):
+            name = rng.choice(traits)
+            value = rng.choice(HOSTILE_VALUES)
+            state = {"S": value} if name == "params" else value
+            sent.set_state({name: state})
+            try:
+                setattr(assigned, name, state)
+            except Exception:  # noqa: BLE001 - refused from Python: the trait stays as it was
+                pass
+            assert getattr(sent, name) == getattr(assigned, name), (name, state)
+            if name == "params":
+                assert sent.params == dict(sent._workload.params)  # what is shown is what is stored
