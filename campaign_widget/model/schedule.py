@@ -50,7 +50,7 @@ from ._work import (
     _Work,
 )
 from .demand import DEMAND_TOLERANCE
-from .settings import _BOUND, BYTES_PER_INTERVAL, MAX_SCHEDULE_BYTES, MAX_TILES, POLICIES, STEPPINGS, Policy, Settings
+from .settings import SCHEDULE_BOUND, BYTES_PER_INTERVAL, MAX_SCHEDULE_BYTES, MAX_TILES, POLICIES, STEPPINGS, Policy, Settings
 from .timeline import MAX_PIECES, Schedule
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def _checked_settings(
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
             f"tiles={s.tiles} × {len(workload)} phases = {count:,} tile intervals, above the limit of "
-            f"{MAX_TILE_INTERVALS:,} {_BOUND}"
+            f"{MAX_TILE_INTERVALS:,} {SCHEDULE_BOUND}"
         )
     if s.tiles > 1:
         fixed = np.flatnonzero(~workload.tileable)

@@ -30,7 +30,7 @@ STEPPINGS = ("event", "lockstep")
 MAX_SCHEDULE_BYTES = 2 << 30
 BYTES_PER_INTERVAL = 336
 MAX_TILES = MAX_SCHEDULE_BYTES // BYTES_PER_INTERVAL  # tile intervals of a schedule: one phase's tiles at most
-_BOUND = f"(a schedule holds at most {MAX_SCHEDULE_BYTES / 2**30:g} GiB); use fewer tiles (tiles=, --tiles)"
+SCHEDULE_BOUND = f"(a schedule holds at most {MAX_SCHEDULE_BYTES / 2**30:g} GiB); use fewer tiles (tiles=, --tiles)"
 #: The largest buffer depth accepted. A depth at or above a phase's tile count never holds a producer
 #: back (tile i waits for tile i - depth < 0 of its consumers), so it is an unbounded buffer, and any
 #: depth above the largest tile count is the same as this one.
@@ -91,7 +91,7 @@ def check_setting(key: str, value: Any) -> int | bool | str:
         if tiles < 1:
             raise ScheduleError(f"tiles={tiles!r} must be >= 1")
         if tiles > MAX_TILES:
-            raise ScheduleError(f"tiles={tiles:,} is above the limit of {MAX_TILES:,} tiles per phase {_BOUND}")
+            raise ScheduleError(f"tiles={tiles:,} is above the limit of {MAX_TILES:,} tiles per phase {SCHEDULE_BOUND}")
         return tiles
     if key == "depth":
         depth = _whole(key, value, ">= 1 (the buffer depth; 2 = double buffering)")
