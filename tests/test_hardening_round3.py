@@ -588,3 +588,78 @@ def test_what_the_view_sends_is_stored_only_as_python_would_store_it(view, seed)
             assert getattr(sent, name) == getattr(assigned, name), (name, state)
             if name == "params":
                 assert sent.params == dict(sent._workload.params)  # what is shown is what is stored
+
+
+@pytest.mark.parametrize("computed_at, cache_line", [(64, 32), (32, 64), (128, 64), (64, 128)])
+@pytest.mark.parametrize("shape", ["fully associative", "set associative", "hierarchy"])
+def test_distances_at_another_line_size_are_refused(computed_at, cache_line, shape):
+    from campaign_widget.cache import Cache, CacheModelError, simulate, stack_distances, trace
+
+    t = trace("C[i,j] = A[i,k] * B[k,j]", {"i": 8, "j": 8, "k": 8}, elem_bytes=8)
+    other = stack_distances(t, computed_at)
+    cache = Cache(lines=8, line=cache_line, ways=None if shape == "fully associative" else 2)
+    given = [cache, Cache(lines=64, line=cache_line)] if shape == "hierarchy" else cache
+    with pytest.raises(CacheModelError, match=f"line={computed_at}.*{cache_line}"):
+        simulate(t, given, distances=other)
+    same = stack_distances(t, cache_line)  # at its own line they are reused, and agree with none given
+    ours, fresh = simulate(t, given, distances=same), simulate(t, given)
+    first = (ours[0], fresh[0]) if shape == "hierarchy" else (ours, fresh)
+    assert first[0].misses == first[1].misses
+
+
+# every on/off option takes True or False (numpy's too), never a truthy stand-in
+
+
+def _flag_calls(tmp_path):
+    from campaign_widget.cache import Cache, simulate, trace
+    from campaign_widget.figures import colour_scale
+    from campaign_widget.io import register_format
+    from campaign_widget.static_figure.render import save_workload_figure
+
+    w = small_workload()
+    t = trace("Z[m] = A[m]", {"m": 4})
+    return {
+        "colors(reverse=)": lambda v: colour_scale.colors([0.1, 0.9], reverse=v),
+        "rgb(reverse=)": lambda v: colour_scale.rgb([0.1, 0.9], reverse=v),
+        "demand(requested=)": lambda v: w.schedule().demand(requested=v),
+        "register_format(replace=)": lambda v: register_format("test-flag", lambda s: False, lambda s, **k: w, replace=v),
+        "register_format(fallback=)": lambda v: register_format("test-flag2", lambda s: False, lambda s, **k: w,
+                                                                fallback=v, replace=True),  # fmt: skip
+        "save_workload_figure(roofline=)": lambda v: save_workload_figure(w, tmp_path / "f.png", roofline=v, dpi=20),
+        "CampaignDiagram.savefig(roofline=)": lambda v: cw.CampaignDiagram(w).savefig(tmp_path / "g.png", roofline=v,
+                                                                                     dpi=20),  # fmt: skip
+        "simulate(inclusive=)": lambda v: simulate(t, [Cache(lines=4), Cache(lines=8)], inclusive=v),
+        "sweep(zip=)": lambda v: cw.sweep(w, tiles=[1], zip=v, progress=False),
+        "load(percent=)": lambda v: cw.load(cw.save(w, tmp_path / "w.yaml"), percent=v if not isinstance(v, (bool, np.bool_)) else False),
+    }
+
+
+@pytest.mark.parametrize("value", ["yes", "false", "", 1, 0, 2.0, None, [True], np.array([True])])
+def test_every_on_off_option_takes_only_a_bool(tmp_path, value):
+    import warnings
+
+    from campaign_widget.io import unregister_format
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, call in _flag_calls(tmp_path).items():
+                with pytest.raises(cw.CampaignWidgetError, match="must be True or False"):
+                    call(value)
+                for good in (True, np.True_):
+                    call(good)  # and the real ones are taken
+    finally:
+        for name in ("test-flag", "test-flag2"):
+            try:
+                unregister_format(name)
+            except cw.CampaignWidgetError:
+                pass
+
+
+@pytest.mark.parametrize("argument", [{"reverse": "yes"}, {"overlay": "flops"}, {"buckets": "x"}, {"height": -5}])
+def test_a_views_argument_its_trait_refuses_is_ours(argument):
+    import traitlets
+
+    with pytest.raises(cw.CampaignWidgetError) as info:
+        cw.DataflowView(small_workload(), **argument)
+    assert isinstance(info.value, traitlets.TraitError) and "DataflowView" in str(info.value)

@@ -55,6 +55,7 @@ def register_format(
         raise WrongTypeError(f"format name must be a non-empty string, got {short_repr(name)}")
     if not callable(sniff) or not callable(read):
         raise WrongTypeError("sniff and read must be callables")
+    fallback, replace = check_flag(fallback, "fallback"), check_flag(replace, "replace")
     if name in _FORMATS and not replace:
         raise ArgumentError(f"file format {short_repr(name)} is already registered; pass replace=True to override it")
     fmt = FileFormat(name, sniff, read, tuple(s.lower() for s in suffixes), description, bool(fallback))

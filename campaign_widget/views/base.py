@@ -12,6 +12,7 @@ JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/shared/dom.js`` (lab
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import numbers
 import os
@@ -23,7 +24,7 @@ from typing import Any, ClassVar
 import anywidget
 import traitlets as t
 
-from ..errors import CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
+from ..errors import ArgumentError, CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
 
 STATIC = Path(__file__).parents[1] / "static"
 THEMES = ("auto", "light", "dark")
@@ -39,6 +40,26 @@ class Choice(t.Enum):
 
     def error(self, obj, value, error=None, info=None):
         raise t.TraitError(f"unknown {self.name} {value!r}; valid: {', '.join(map(str, self.values))}")
+
+
+class ViewArgumentError(ArgumentError, t.TraitError):
+    """A view's constructor argument its trait refuses: ours (naming the view, the trait and the value) and
+    still the ``TraitError`` traitlets raises."""
+
+
+def _refusals_named(init):
+    """``init`` (a view's constructor) with a trait's refusal of an argument raised as ours."""
+
+    @functools.wraps(init)
+    def constructed(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            init(self, *args, **kwargs)
+        except t.TraitError as error:
+            if isinstance(error, CampaignWidgetError):
+                raise
+            raise ViewArgumentError(f"{type(self).__name__}: {error}") from None
+
+    return constructed
 
 
 class ViewWidget(anywidget.AnyWidget):
@@ -68,6 +89,8 @@ class ViewWidget(anywidget.AnyWidget):
         self.on_msg(self._answer_kernel_ping)
 
     def __init_subclass__(cls, bundle: str | None = None, **kwargs: Any) -> None:
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _refusals_named(cls.__dict__["__init__"])  # type: ignore[method-assign]
         if bundle is not None:
             # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev` the view hot-reloads.
             cls._bundle_path = STATIC / bundle
