@@ -663,3 +663,72 @@ def test_a_views_argument_its_trait_refuses_is_ours(argument):
     with pytest.raises(cw.CampaignWidgetError) as info:
         cw.DataflowView(small_workload(), **argument)
     assert isinstance(info.value, traitlets.TraitError) and "DataflowView" in str(info.value)
+
+
+# 11. words: a foreign file's fields by the file's names, a machine error in a file names the file, and
+# no standard-library message without our field
+
+
+CSV_HEADER = "Einsum,runtime,Memory_Utilization,Compute_Utilization,Starting_Time,End_Time\n"
+
+
+@pytest.mark.parametrize(
+    "row, theirs, ours",
+    [
+        ("Z,-2,0.4,0.6,0,2", "runtime", "duration"),
+        ("Z,2,-0.4,0.6,0,2", "Memory_Utilization", "memory_util"),
+        ("Z,2,0.4,-0.6,0,2", "Compute_Utilization", "compute_util"),
+        ("Z,0,0.4,0.6,0,0", "runtime", "duration"),
+    ],
+)
+def test_an_einsum_csvs_bad_value_is_named_by_its_column(tmp_path, row, theirs, ours):
+    path = tmp_path / "e.csv"
+    path.write_text(CSV_HEADER + row + "\n")
+    with pytest.raises(WorkloadFileError) as info:
+        cw.load(path, machine=M)
+    assert theirs in str(info.value) and f"{ours}=" not in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("field, value", [("bw_util", -0.5), ("bw_util", "x"), ("compute_util", -1), ("duration", -3)])
+def test_a_cascade_kernels_bad_value_is_named_by_its_key(tmp_path, field, value):
+    kernel = {"name": "K", "duration": 2, "compute_util": 0.5, "bw_util": 0.5, field: value}
+    path = tmp_path / "c.yaml"
+    path.write_text(json.dumps({"cascade": {"name": "c", "kernels": [kernel]}}))
+    with pytest.raises(WorkloadFileError) as info:
+        cw.load(path, machine=M)
+    assert field in str(info.value) and "memory_util" not in str(info.value)
+
+
+@pytest.mark.parametrize("ceiling", [{"name": "x"}, {"name": "x", "compute": None}, {"name": "x", "bandwidth": None}])
+def test_a_machine_error_inside_a_workload_file_names_the_file_and_the_field(tmp_path, ceiling):
+    doc = {
+        "format": "campaign-workload", "version": 1,
+        "machine": {"name": "m", "peak_compute": 1e12, "peak_bandwidth": 1e11, "ceilings": [ceiling]},
+        "phases": [{"name": "A", "duration": 1, "compute_util": 0.5, "memory_util": 0.5}],
+    }  # fmt: skip
+    path = tmp_path / "m.yaml"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(WorkloadFileError) as info:  # a ceiling with no roof
+        cw.load(path)
+    assert str(path) in str(info.value) and "ceilings[0]" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "call, field",
+    [
+        (lambda: cw.Workload(None), "phases"),
+        (lambda: cw.Workload(5), "phases"),
+        (lambda: cw.Workload(cw.Phase("a", duration=1)), "phases"),
+        (lambda: cw.Phase("a", ops=1, bytes=1, reads={"t": None}), "reads['t']"),
+        (lambda: cw.Phase("a", ops=1, bytes=1, writes={"t": None}), "writes['t']"),
+        (lambda: small_workload().fuse(5), "groups"),
+        (lambda: cw.einsum.einsum_phases({"e": "mk,kn->mn"}, {"m": 2, "n": 2, "k": 2}), "mk,kn->mn"),
+        (lambda: cw.einsum.einsum_phases({"e": {"einsum": "Z[m] = A[m]", "ops_per_point": "abc"}}, {"m": 2}),
+         "ops_per_point"),
+    ],
+)
+def test_no_standard_library_message_without_our_field(call, field):
+    with pytest.raises(cw.CampaignWidgetError) as info:
+        call()
+    assert field in str(info.value)
+    assert "argument must be" not in str(info.value) and "not iterable" not in str(info.value)

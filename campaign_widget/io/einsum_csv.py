@@ -19,6 +19,7 @@ from .source import MiB, Source
 FORMAT = "einsum-csv"
 CSV_REQUIRED = ("Einsum", "runtime", "Compute_Utilization", "Memory_Utilization", "Starting_Time", "End_Time")
 CSV_OPTIONAL = ("fusion_group", "total_traffic")  # part of the export layout; a Workload has no place for them
+SPELLED = {"duration": "runtime", "compute_util": "Compute_Utilization", "memory_util": "Memory_Utilization"}
 
 
 def sniff(source: Source) -> bool:
@@ -114,6 +115,7 @@ def _read(source: Source, reader, machine, percent) -> Workload:
                 compute_util=values["Compute_Utilization"][i] * scale,
                 memory_util=values["Memory_Utilization"][i] * scale,
                 after=tuple(names[j] for j in producers[i]),
+                spelled=SPELLED,
             )
         )
-    return make_workload(source, phases, machine, None, [lines[i] for i in order])
+    return make_workload(source, phases, machine, None, [lines[i] for i in order], spelled=SPELLED)

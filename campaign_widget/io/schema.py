@@ -286,7 +286,10 @@ def _read_machine(source: Source, doc, line) -> Machine:
                 for k in ("compute", "bandwidth")
                 if item.get(k) is not None
             }
-            parsed.append(Ceiling(name, **values))
+            try:
+                parsed.append(Ceiling(name, **values))
+            except (TypeError, ValueError) as e:  # a ceiling with no roof, or one above the peaks
+                raise source.error(str(e), line=line_of(ceilings, i), field=where) from e
         fields["ceilings"] = tuple(parsed)
     try:
         return Machine(**fields)

@@ -261,6 +261,8 @@ def _checked_tensors(phase: str, key: str, tensors) -> tuple[tuple[str, float], 
             )
         tensor, size = pair
         check_name(f"phase {short_repr(phase)}: {key}: tensor name", tensor)
+        if size is None:  # a tensor's bytes are never "unknown": a number or an expression
+            raise WrongTypeError(f"phase {short_repr(phase)}: {key}[{short_repr(tensor)}]=None must be a number of bytes")
         size = _checked_number(phase, f"{key}[{short_repr(tensor)}]", size, expression=True)
         out.append((tensor, size if isinstance(size, str) else float(size)))
     return tuple(out)
