@@ -718,7 +718,7 @@ def test_a_machine_error_inside_a_workload_file_names_the_file_and_the_field(tmp
     [
         (lambda: cw.Workload(None), "phases"),
         (lambda: cw.Workload(5), "phases"),
-        (lambda: cw.Workload(cw.Phase("a", duration=1)), "phases"),
+        (lambda: cw.Workload(cw.Phase("a", duration=1, compute_util=0.5, memory_util=0.5)), "phases"),
         (lambda: cw.Phase("a", ops=1, bytes=1, reads={"t": None}), "reads['t']"),
         (lambda: cw.Phase("a", ops=1, bytes=1, writes={"t": None}), "writes['t']"),
         (lambda: small_workload().fuse(5), "groups"),
