@@ -184,6 +184,8 @@ def _checked_levels(phase: str, key: str, values: Mapping, *, expression: bool) 
 def _checked_number(phase: str, key: str, value, *, expression: bool = False):
     if value is None:
         return None
+    if type(value) in (int, float) and (0 <= value <= LARGEST) and (value >= SMALLEST or value == 0 or key != "duration"):
+        return value  # a plain number in range: no message to build (a reader of 100,000 phases calls this 500,000 times)
     if expression and isinstance(value, str):
         try:
             parse(value)
