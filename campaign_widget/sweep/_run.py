@@ -73,7 +73,7 @@ def _run(result: SweepResult, executor, progress) -> None:
                 own = distributed.Client(executor)
             except (OSError, TimeoutError, ValueError) as exc:  # ValueError: no host:port in the address
                 raise SweepError(
-                    f"executor={short_repr(executor)}: no Dask scheduler answered there ({exc}); start one "
+                    f"executor={short_repr(executor)}: no Dask scheduler answered there ({str(exc)[:100]}); start one "
                     "(dask scheduler) or pass executor=None to sweep on this machine"
                 ) from exc
             executor, kind = own, "dask"

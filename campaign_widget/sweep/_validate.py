@@ -253,7 +253,7 @@ def _check_address(address: str) -> None:
             parse_host_port(location)
     except (ValueError, TypeError) as exc:
         raise SweepError(
-            f"executor={short_repr(address)} is not a Dask scheduler address ({exc}); give one such as "
+            f"executor={short_repr(address)} is not a Dask scheduler address ({str(exc)[:100]}); give one such as "
             "'tcp://scheduler:8786', or executor=None to sweep on this machine"
         ) from None
 
