@@ -117,7 +117,9 @@ def _sticky_elsewhere(path: Path, info: os.stat_result) -> bool:
 
 # ours: ".<target>.<pid>-<host>-<8 hex>.tmp" (and the target's suffix after it, for a writer that picks
 # its format by suffix); before the host was in the name: ".<target>.<pid>-<8 hex>.tmp"
-_OURS = re.compile(r"\.(?P<target>.+)\.(?P<pid>\d{1,10})-(?:(?P<host>[0-9a-f]{8})-)?[0-9a-f]{8}\.tmp(?:\.[^.]*)?", re.DOTALL)
+_OURS = re.compile(
+    r"\.(?P<target>.+)\.(?P<pid>\d{1,10})-(?:(?P<host>[0-9a-f]{8})-)?[0-9a-f]{8}\.tmp(?:\.[^.]*)?", re.DOTALL
+)
 STALE_SECONDS = 24 * 3600  # a temporary file of ours this old is debris, whatever host wrote it
 
 

@@ -95,6 +95,7 @@ def copy_order(w):
 
 # 1. a stale start_block: the single source block starts the region, whatever start_block says
 
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_one_source_block_starts_the_region_whatever_start_block_says(tmp_path, seed):
     rng = random.Random(seed)
@@ -547,7 +548,7 @@ def test_a_full_disk_under_a_writer_comes_out_as_the_os_error_naming_the_file(tm
     assert info.value.errno == errno.ENOSPC and info.value.filename == str(target)
     assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == [target.name]
     with pytest.raises(KeyboardInterrupt):  # an interrupt is never turned into anything else
-        with atomic.atomic_write(tmp_path / "x.bin") as handle:
+        with atomic.atomic_write(tmp_path / "x.bin"):
             try:
                 raise OSError(errno.ENOSPC, "No space left on device")
             except OSError:
@@ -622,15 +623,21 @@ def _flag_calls(tmp_path):
         "colors(reverse=)": lambda v: colour_scale.colors([0.1, 0.9], reverse=v),
         "rgb(reverse=)": lambda v: colour_scale.rgb([0.1, 0.9], reverse=v),
         "demand(requested=)": lambda v: w.schedule().demand(requested=v),
-        "register_format(replace=)": lambda v: register_format("test-flag", lambda s: False, lambda s, **k: w, replace=v),
-        "register_format(fallback=)": lambda v: register_format("test-flag2", lambda s: False, lambda s, **k: w,
-                                                                fallback=v, replace=True),  # fmt: skip
+        "register_format(replace=)": lambda v: register_format(
+            "test-flag", lambda s: False, lambda s, **k: w, replace=v
+        ),
+        "register_format(fallback=)": lambda v: register_format(
+            "test-flag2", lambda s: False, lambda s, **k: w, fallback=v, replace=True
+        ),  # fmt: skip
         "save_workload_figure(roofline=)": lambda v: save_workload_figure(w, tmp_path / "f.png", roofline=v, dpi=20),
-        "CampaignDiagram.savefig(roofline=)": lambda v: cw.CampaignDiagram(w).savefig(tmp_path / "g.png", roofline=v,
-                                                                                     dpi=20),  # fmt: skip
+        "CampaignDiagram.savefig(roofline=)": lambda v: cw.CampaignDiagram(w).savefig(
+            tmp_path / "g.png", roofline=v, dpi=20
+        ),  # fmt: skip
         "simulate(inclusive=)": lambda v: simulate(t, [Cache(lines=4), Cache(lines=8)], inclusive=v),
         "sweep(zip=)": lambda v: cw.sweep(w, tiles=[1], zip=v, progress=False),
-        "load(percent=)": lambda v: cw.load(cw.save(w, tmp_path / "w.yaml"), percent=v if not isinstance(v, (bool, np.bool_)) else False),
+        "load(percent=)": lambda v: cw.load(
+            cw.save(w, tmp_path / "w.yaml"), percent=v if not isinstance(v, (bool, np.bool_)) else False
+        ),
     }
 
 
@@ -646,6 +653,7 @@ def test_every_on_off_option_takes_only_a_bool(tmp_path, value):
             for name, call in _flag_calls(tmp_path).items():
                 with pytest.raises(cw.CampaignWidgetError, match="must be True or False"):
                     call(value)
+                    pytest.fail(f"{name}: {value!r} taken as on/off")
                 for good in (True, np.True_):
                     call(good)  # and the real ones are taken
     finally:
@@ -723,8 +731,10 @@ def test_a_machine_error_inside_a_workload_file_names_the_file_and_the_field(tmp
         (lambda: cw.Phase("a", ops=1, bytes=1, writes={"t": None}), "writes['t']"),
         (lambda: small_workload().fuse(5), "groups"),
         (lambda: cw.einsum.einsum_phases({"e": "mk,kn->mn"}, {"m": 2, "n": 2, "k": 2}), "mk,kn->mn"),
-        (lambda: cw.einsum.einsum_phases({"e": {"einsum": "Z[m] = A[m]", "ops_per_point": "abc"}}, {"m": 2}),
-         "ops_per_point"),
+        (
+            lambda: cw.einsum.einsum_phases({"e": {"einsum": "Z[m] = A[m]", "ops_per_point": "abc"}}, {"m": 2}),
+            "ops_per_point",
+        ),
     ],
 )
 def test_no_standard_library_message_without_our_field(call, field):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import difflib
 import math
+import re
 
 from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
 from ..model.machine import Machine

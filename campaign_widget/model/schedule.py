@@ -50,7 +50,16 @@ from ._work import (
     _Work,
 )
 from .demand import DEMAND_TOLERANCE
-from .settings import SCHEDULE_BOUND, BYTES_PER_INTERVAL, MAX_SCHEDULE_BYTES, MAX_TILES, POLICIES, STEPPINGS, Policy, Settings
+from .settings import (
+    BYTES_PER_INTERVAL,
+    MAX_SCHEDULE_BYTES,
+    MAX_TILES,
+    POLICIES,
+    SCHEDULE_BOUND,
+    STEPPINGS,
+    Policy,
+    Settings,
+)
 from .timeline import MAX_PIECES, Schedule
 
 if TYPE_CHECKING:

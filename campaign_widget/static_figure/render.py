@@ -249,5 +249,9 @@ def save_workload_figure(
     schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
-    roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if check_flag(roofline, "roofline") else None
+    roof = (
+        roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors)
+        if check_flag(roofline, "roofline")
+        else None
+    )
     return savefig(path, [panel], roofline=roof, width=width, dpi=dpi, theme=theme)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
-import socket
 import pickle
+import socket
 import threading
 import time
 import uuid

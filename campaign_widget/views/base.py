@@ -250,7 +250,9 @@ def check_params(value: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str
     out = {}
     for name, v in value.items():
         try:
-            whole = not isinstance(v, bool) and isinstance(v, numbers.Real) and math.isfinite(v) and v >= 1 and v == int(v)
+            whole = (
+                not isinstance(v, bool) and isinstance(v, numbers.Real) and math.isfinite(v) and v >= 1 and v == int(v)
+            )
         except OverflowError:  # an integer beyond a float
             whole = False
         if not whole:
