@@ -249,12 +249,12 @@ def check_params(value: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str
         )
     out = {}
     for name, v in value.items():
-        try:
-            whole = (
-                not isinstance(v, bool) and isinstance(v, numbers.Real) and math.isfinite(v) and v >= 1 and v == int(v)
-            )
-        except OverflowError:  # an integer beyond a float
-            whole = False
+        whole = False
+        if not isinstance(v, bool) and isinstance(v, numbers.Real):
+            try:
+                whole = math.isfinite(v) and float(v) >= 1 and v == int(v)
+            except OverflowError:  # an integer beyond a float
+                whole = False
         if not whole:
             raise t.TraitError(f"params[{short_repr(name)}]={short_repr(v)} must be a positive integer")
         out[name] = int(v)
