@@ -426,6 +426,7 @@ def test_the_expression_cache_is_bounded_by_the_bytes_it_holds(monkeypatch, shap
     bound = 4 << 20
     monkeypatch.setattr(expr_module, "MAX_CACHED_BYTES", bound, raising=False)
     monkeypatch.setattr(expr_module, "_CACHE", type(expr_module._CACHE)())
+    monkeypatch.setattr(expr_module, "_cached_bytes", 0, raising=False)
     rng = random.Random(1)
     gc.collect()
     tracemalloc.start()
