@@ -9,7 +9,7 @@ import time
 import numpy as np
 import traitlets as t
 
-from ..errors import ScheduleError, WrongTypeError, short_repr
+from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import key_labels, legend_features, pipe_note, said_lines, title_at, work_note
@@ -628,7 +628,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             roofline_panel_for(
                 self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors), levels=roofline_levels
             )
-            if roofline
+            if check_flag(roofline, "roofline")
             else None
         )
         return savefig(path, [self.panel()], roofline=beside, width=width, dpi=dpi, theme=theme)
