@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import anywidget
 import traitlets as t
+from ipywidgets.widgets.widget import JUPYTER_WIDGETS_ECHO, _remove_buffers
 
 from ..errors import ArgumentError, CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
 
@@ -156,6 +157,7 @@ class ViewWidget(anywidget.AnyWidget):
             sync_data = {k: v for k, v in sync_data.items() if k not in refused}
         try:
             self._check_view_state(sync_data)
+            self._echo(sync_data)
             self._store_from_view(sync_data)
         except (t.TraitError, CampaignWidgetError, ArithmeticError, TypeError) as error:  # a validator's refusal
             self._refused(str(error))
@@ -165,6 +167,16 @@ class ViewWidget(anywidget.AnyWidget):
                 self._accepted(sync_data)
         if refused:
             self.send_state(refused)
+
+    def _echo(self, sync_data: dict[str, Any]) -> None:
+        """The ``echo_update`` ipywidgets' own ``set_state`` sends before storing (the protocol that keeps
+        every front end of one widget in step); a value refused after it is sent back by ``send_state``."""
+        if not JUPYTER_WIDGETS_ECHO:
+            return
+        echo = {k: v for k, v in sync_data.items() if k in self.keys and self.trait_metadata(k, "echo_update", True)}
+        if echo:
+            state, buffer_paths, buffers = _remove_buffers(echo)
+            self._send({"method": "echo_update", "state": state, "buffer_paths": buffer_paths}, buffers=buffers)
 
     def _store_from_view(self, sync_data: dict[str, Any]) -> None:
         """Store the view's values as an assignment from Python would (ipywidgets' ``set_state`` does it
