@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import anywidget
 import traitlets as t
-from ipywidgets.widgets.widget import JUPYTER_WIDGETS_ECHO, _remove_buffers
+from ipywidgets.widgets.widget import JUPYTER_WIDGETS_ECHO
 
 from ..errors import ArgumentError, CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
 
@@ -170,13 +170,20 @@ class ViewWidget(anywidget.AnyWidget):
 
     def _echo(self, sync_data: dict[str, Any]) -> None:
         """The ``echo_update`` ipywidgets' own ``set_state`` sends before storing (the protocol that keeps
-        every front end of one widget in step); a value refused after it is sent back by ``send_state``."""
+        every front end of one widget in step); a value refused after it is sent back by ``send_state``.
+        What a view writes is JSON (numbers, names, lists of them: ``view_writable``), never a binary
+        buffer, so the echo carries none."""
         if not JUPYTER_WIDGETS_ECHO:
             return
-        echo = {k: v for k, v in sync_data.items() if k in self.keys and self.trait_metadata(k, "echo_update", True)}
+        echo = {
+            k: v
+            for k, v in sync_data.items()
+            if k in self.keys
+            and self.trait_metadata(k, "echo_update", True)
+            and not isinstance(v, (bytes, bytearray, memoryview))
+        }
         if echo:
-            state, buffer_paths, buffers = _remove_buffers(echo)
-            self._send({"method": "echo_update", "state": state, "buffer_paths": buffer_paths}, buffers=buffers)
+            self._send({"method": "echo_update", "state": echo, "buffer_paths": []}, buffers=[])
 
     def _store_from_view(self, sync_data: dict[str, Any]) -> None:
         """Store the view's values as an assignment from Python would (ipywidgets' ``set_state`` does it

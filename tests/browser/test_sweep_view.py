@@ -139,7 +139,7 @@ def test_the_heatmap_shows_the_best_configuration(sweep_page):
         if not workload().schedule(tiles=t, pipeline=True, policy=p, depth=d).oversubscribed
     )
     text = s.view.locator(".cw-sweep-best").inner_text()
-    assert f"tiles={best[1]}" in text and f"policy={best[2]}" in text and f"depth={best[3]}" in text, text
+    assert f"tiles {best[1]}," in text and f"policy {best[2]}," in text and f"depth {best[3]} " in text, text
     assert f"makespan {value_label(best[0], UNIT)}" in text, text
     assert s.depth_shown() == best[3]  # the dropdowns start at the best configuration
     # the marker sits on the best cell: its centre is inside that rect
