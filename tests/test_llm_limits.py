@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import warnings
 
-import numpy as np
 import pytest
 
 import campaign_widget as cw

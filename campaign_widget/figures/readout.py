@@ -80,9 +80,7 @@ def title_at(title: str, params: Mapping[str, object], written_at: Mapping[str, 
     return f"{title} (written at {then}; now {now})"
 
 
-def said_lines(
-    scene: Scene, units, resource_names, notes, makespan, infeasibility="", end=None, title="", warned=()
-):
+def said_lines(scene: Scene, units, resource_names, notes, makespan, infeasibility="", end=None, title="", warned=()):
     """A campaign figure's whole readout, for the browser view and the static one alike: ``readout_lines``
     (the makespan once, oversubscription), one ``"warning"`` line per warning given (``capacity_note``),
     then one ``"note"`` line per note given (the pipe's level, …)."""
