@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import warnings
 
+import numpy as np
 import pytest
 
 import campaign_widget as cw
@@ -116,3 +117,86 @@ def test_the_table_says_bytes_unknown_where_the_source_gives_no_bytes(tmp_path):
     assert list(w.table()["bound"]) == ["bytes unknown", "bytes unknown"]
     known = Workload([Phase("A", ops=1e12, bytes=1.0), Phase("B", ops=1.0, bytes=1e11)], machine=Machine(1e12, 1e11))
     assert list(known.table()["bound"]) == ["compute", "memory"]
+
+
+# -- 2. a sweep over batch × kv_len marks the configurations that do not fit ---------------------------
+
+BATCHES, KV_LENS = [1, 16, 64, 128], [512, 8192, 32768]
+
+
+@pytest.fixture(scope="module")
+def llm_sweep():
+    from campaign_widget.sweep import sweep
+
+    return sweep(_decode(8), batch=BATCHES, kv_len=KV_LENS, progress=False)
+
+
+def _expected_unfit() -> np.ndarray:
+    """Rows kv_len, columns batch: the footprint of each configuration asked afresh."""
+    return np.array(
+        [
+            [
+                not cw.transformer.footprint(
+                    "llama-2-7b", batch=b, **{**DECODE, "kv_len": k}, machine=Machine(**H100)
+                ).fits
+                for b in BATCHES
+            ]
+            for k in KV_LENS
+        ]
+    )
+
+
+def test_the_heatmap_grid_marks_the_configurations_that_do_not_fit(llm_sweep):
+    from campaign_widget.figures.sweep_grid import sweep_grid
+
+    expected = _expected_unfit()
+    assert expected.any() and not expected.all()  # the boundary crosses the grid
+    grid = sweep_grid(llm_sweep, x="batch", y="kv_len")
+    assert grid.unfit is not None and np.array_equal(grid.unfit, expected)
+    assert grid.unfit_label == "does not fit in 80 GB of memory"
+    swapped = sweep_grid(llm_sweep, x="kv_len", y="batch")
+    assert np.array_equal(swapped.unfit, expected.T)
+
+
+def test_the_static_heatmap_hatches_them_and_says_so(llm_sweep):
+    from campaign_widget.static_figure.heatmap import render_sweep_heatmap
+
+    fig = render_sweep_heatmap(llm_sweep, x="batch", y="kv_len")
+    hatched = {
+        (round(p.get_y() + 0.5), round(p.get_x() + 0.5))
+        for ax in fig.axes
+        for p in ax.patches
+        if p.get_gid() == "unfit" and p.get_hatch()
+    }
+    assert hatched == {tuple(cell) for cell in np.argwhere(_expected_unfit()).tolist()}
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
+    assert "hatched: does not fit in 80 GB of memory" in texts
+
+
+def test_the_canvas_and_the_bqplot_heatmaps_get_the_same_cells(llm_sweep):
+    from campaign_widget.views.sweep import SweepView
+    from campaign_widget.views.sweep_canvas import SweepHeatmap
+
+    expected = _expected_unfit()
+    canvas = SweepHeatmap(llm_sweep, x="batch", y="kv_len")
+    assert np.array_equal(np.asarray(canvas.grid["unfit"]).astype(bool), expected)
+    assert canvas.grid["unfit_label"] == "hatched: does not fit in 80 GB of memory"
+    view = SweepView(llm_sweep, x="batch", y="kv_len")
+    assert view.unfit_outline.visible
+    assert {tuple(c) for c in np.asarray(view.unfit_outline.selected).tolist()} == {
+        tuple(c) for c in np.argwhere(expected).tolist()
+    }
+    assert view.unfit_label.value.endswith("does not fit in 80 GB of memory")
+
+
+def test_a_sweep_of_no_transformer_or_no_capacity_marks_nothing():
+    from campaign_widget.figures.sweep_grid import sweep_grid
+    from campaign_widget.sweep import sweep
+
+    no_capacity = Machine(peak_compute=H100["peak_compute"], peak_bandwidth=H100["peak_bandwidth"])
+    r = sweep(_decode(8, no_capacity), batch=[1, 128], kv_len=[512, 32768], progress=False)
+    g = sweep_grid(r, x="batch", y="kv_len")
+    assert g.unfit is None and g.unfit_label == ""
+    plain = Workload([Phase("A", ops=1e12, bytes=1e12)], machine=Machine(1e12, 1e11, capacity=1.0))
+    g = sweep_grid(sweep(plain, tiles=[1, 2], policy=["none", "throttle"], progress=False), x="tiles", y="policy")
+    assert g.unfit is None

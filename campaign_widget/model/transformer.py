@@ -331,15 +331,15 @@ def footprint(config, **options) -> Footprint:
     return _footprint(check_request(config, **options), search=True)
 
 
-def workload_footprint(workload, *, largest: bool = True) -> Footprint | None:
+def workload_footprint(workload, *, largest: bool = True, params: Mapping[str, int] | None = None) -> Footprint | None:
     """The footprint of a workload ``from_transformer`` built, at its current size parameters
-    (``with_params``) on its current machine (``with_machine``); None for a workload built otherwise.
-    ``largest=False`` leaves out the search for the largest sizes that fit (``Footprint.largest`` empty):
-    what a sweep's heatmap asks of every cell."""
+    (``with_params``; ``params`` overrides some, as a sweep's configuration does) on its current machine
+    (``with_machine``); None for a workload built otherwise. ``largest=False`` leaves out the search for
+    the largest sizes that fit (``Footprint.largest`` empty): what a sweep's heatmap asks of every cell."""
     options = workload.transformer_options
     if options is None:
         return None
-    options.update(workload.params, machine=workload.machine)
+    options.update(workload.params, **(params or {}), machine=workload.machine)
     return _footprint(check_request(**options), search=largest)
 
 
