@@ -5,7 +5,6 @@ by nothing in ``Workload.table()``."""
 
 from __future__ import annotations
 
-import json
 import warnings
 
 import numpy as np
@@ -106,14 +105,9 @@ def test_bytes_in_flight_above_what_a_level_holds_are_warned_of_by_phase_level_a
 
 
 def test_the_table_says_bytes_unknown_where_the_source_gives_no_bytes(tmp_path):
-    gpu = dict(pid=0, tid=7)
-    events = [
-        dict(ph="X", cat="kernel", name="gemm", ts=0, dur=10, args={"stream": 7, "flops": 2e6}, **gpu),
-        dict(ph="X", cat="kernel", name="relu", ts=12, dur=5, args={"stream": 7, "flops": 1e3}, **gpu),
-    ]
-    path = tmp_path / "no_bytes.json"
-    path.write_text(json.dumps({"traceEvents": events}))
-    w = cw.read_torch_trace(path, machine=Machine(peak_compute=1e12, peak_bandwidth=1e11))
+    from test_true_words import _trace_without_bytes  # a GPU trace of FLOPs and no bytes
+
+    w = _trace_without_bytes(tmp_path)
     assert list(w.table()["bound"]) == ["bytes unknown", "bytes unknown"]
     known = Workload([Phase("A", ops=1e12, bytes=1.0), Phase("B", ops=1.0, bytes=1e11)], machine=Machine(1e12, 1e11))
     assert list(known.table()["bound"]) == ["compute", "memory"]
