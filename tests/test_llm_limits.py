@@ -43,7 +43,7 @@ def test_the_readout_says_a_transformer_does_not_fit_live_static_and_in_html(tmp
     text, kind = said[0]
     assert kind == "warning"  # drawn in the warning colour by both renderers
     assert "80 GB" in text and "per device" in text, text
-    assert "weights 13.5 GB" in text and "KV cache 137 GB" in text, text
+    assert "weights 13.5 GB" in text and "KV cache 137 GB" in text and "151 GB per device" in text, text
     static = _does_not_fit(_texts(render_figure(d.panel())))
     assert static and text.startswith(static[0].split(" (")[0]), static
     page = d.to_html(tmp_path / "d.html").read_text(encoding="utf-8")
