@@ -170,7 +170,6 @@ def unfit_cells(result, indices: np.ndarray) -> tuple[np.ndarray | None, str]:
     names = [name for name in result.axes if name in workload.params]
     known = _FITS.setdefault(result, {})
     unfit = np.zeros(indices.shape, dtype=bool)
-    footprint = None
     for cell, i in np.ndenumerate(indices):
         config = result.configuration(int(i))
         key = tuple(config[name] for name in names)
