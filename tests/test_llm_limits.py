@@ -181,6 +181,12 @@ def test_the_canvas_and_the_bqplot_heatmaps_get_the_same_cells(llm_sweep):
         tuple(c) for c in np.argwhere(expected).tolist()
     }
     assert view.unfit_label.value.endswith("does not fit in 80 GB of memory")
+    # the clicked configuration's diagram says so in its readout; one that fits does not
+    row, col = np.argwhere(expected)[0]
+    view.select(int(view.indices()[row, col]))
+    assert _does_not_fit(view.diagram.readout_lines)
+    view.select(int(view.indices()[0, 0]))
+    assert not expected[0, 0] and not _does_not_fit(view.diagram.readout_lines)
 
 
 def test_a_sweep_of_no_transformer_or_no_capacity_marks_nothing():
