@@ -122,6 +122,11 @@ class UtilizationAboveOneWarning(UserWarning):
     """A measured phase uses more than 100% of a resource: the peaks or the counters are off."""
 
 
+class CapacityWarning(UserWarning):
+    """A phase keeps more bytes in flight than a memory level holds (docs/memory-hierarchy.md#latency-and-the-concurrency-roof):
+    the concurrency given cannot be real there."""
+
+
 class MeasurementWarning(UserWarning):
     """A host measurement that contradicts itself (a memory hierarchy that is not monotone, repeats that
     disagree beyond their spread) even after it was measured again."""

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..formatting import format_percent, format_reading, format_si, format_span_reading, plural
+from ..model.transformer import workload_footprint
 from .scene import Scene
 
 
@@ -79,9 +80,10 @@ def title_at(title: str, params: Mapping[str, object], written_at: Mapping[str, 
     return f"{title} (written at {then}; now {now})"
 
 
-def said_lines(scene: Scene, units, resource_names, notes, makespan, infeasibility="", end=None, title=""):
+def said_lines(scene: Scene, units, resource_names, notes, makespan, infeasibility="", end=None, title="", warned=()):
     """A campaign figure's whole readout, for the browser view and the static one alike: ``readout_lines``
-    (the makespan once, oversubscription), then one ``"note"`` line per note given (the pipe's level, …)."""
+    (the makespan once, oversubscription), one ``"warning"`` line per warning given (``capacity_note``),
+    then one ``"note"`` line per note given (the pipe's level, …)."""
     lines = readout_lines(
         scene,
         units=units,
@@ -91,7 +93,7 @@ def said_lines(scene: Scene, units, resource_names, notes, makespan, infeasibili
         end=end,
         title=title,
     )
-    return lines + [(note, "note") for note in notes if note]
+    return lines + [(text, "warning") for text in warned if text] + [(note, "note") for note in notes if note]
 
 
 def makespan_text(value: float, unit: str, *, end: float | None = None, infeasibility: str = "") -> str:
@@ -157,3 +159,20 @@ def work_note(workload) -> str | None:
     share = sum(p.duration for p in unknown) / total
     phases = plural(len(unknown), "phase")
     return f"work unknown for {phases} ({format_percent(share)} of the time): durations only, drawn flat"
+
+
+def capacity_note(workload) -> str | None:
+    """What the readout says of a transformer workload (``from_transformer``) whose footprint at its current
+    sizes is more than its machine's memory holds: "does not fit: 151 GB per device in 80 GB of HBM
+    (weights 13.5 GB, KV cache 137 GB, activations 33.6 MB)" (docs/llm-inference.md#memory-footprint);
+    ``None`` when it fits, the machine gives no capacity or the workload is no transformer."""
+    f = workload_footprint(workload, largest=False)
+    if f is None or f.fits is not False:
+        return None
+    assert f.capacity is not None  # fits is False only against a capacity
+    level = f.level or workload.machine.memory_name
+    parts = ", ".join(
+        f"{name} {format_si(value, 'B')}"
+        for name, value in (("weights", f.weights), ("KV cache", f.kv_cache), ("activations", f.activations))
+    )
+    return f"does not fit: {format_si(f.total, 'B')} per device in {format_si(f.capacity, 'B')} of {level} ({parts})"

@@ -15,6 +15,7 @@ computed yet is grey. Pure numpy and formatting: no widget, no figure.
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -30,6 +31,7 @@ from ..formatting import (
     scale_tick_labels,
     shorten_middle,
 )
+from ..model.transformer import workload_footprint
 from ..sweep import OBJECTIVE_WORDS, OBJECTIVES
 from . import colour_scale
 
@@ -37,8 +39,13 @@ PENDING_COLOR = "#dddddd"  # cells whose configuration is not computed yet (as S
 YES_COLOR = "#2ca02c"  # a boolean column's True; its False is the theme's warning colour
 BEST_COLOR = "#d62728"  # the best configuration's diamond
 PALETTE = "viridis"
+#: how the canvas and static heatmaps mark a configuration that does not fit the memory, as their legend says it
+UNFIT_KEY = "hatched"
 THEMES = ("light", "dark")
 _PERCENT_COLUMNS = ("compute_bound_share", "memory_bound_share")
+# per result, whether each combination of its size parameters fits: a footprint is the same at every
+# other axis (tiles, policy, peaks), and a heatmap redraws as the result fills in
+_FITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _THEME_DATA = json.loads(resources.files("campaign_widget").joinpath("theme.json").read_text(encoding="utf-8"))
 
 
@@ -151,6 +158,30 @@ def grid_indices(result, x: str, y: str, positions: dict[str, int]) -> np.ndarra
     return np.ravel_multi_index(digits, shape)
 
 
+def unfit_cells(result, indices: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """Per cell of ``indices``, whether its configuration's transformer does not fit the machine's memory
+    (``transformer.workload_footprint`` at the configuration's sizes, docs/llm-inference.md#memory-capacity),
+    and the legend's words for those cells ("does not fit in 80 GB of memory"); ``(None, "")`` when the
+    sweep's workload is no transformer or its machine gives no capacity. Cells not computed yet are
+    judged too: a footprint needs no schedule."""
+    workload = result.workload
+    if workload.transformer_options is None or workload.machine.capacity_of() is None:
+        return None, ""
+    names = [name for name in result.axes if name in workload.params]
+    known = _FITS.setdefault(result, {})
+    unfit = np.zeros(indices.shape, dtype=bool)
+    for cell, i in np.ndenumerate(indices):
+        config = result.configuration(int(i))
+        key = tuple(config[name] for name in names)
+        if key not in known:
+            footprint = workload_footprint(workload, largest=False, params=dict(zip(names, key)))
+            known[key] = footprint is not None and footprint.fits is False
+        unfit[cell] = known[key]
+    capacity = workload.machine.capacity_of()
+    level = workload.machine.level_names[-1] if len(workload.machine.level_names) > 1 else workload.machine.memory_name
+    return unfit, f"does not fit in {format_si(capacity, 'B')} of {level}"
+
+
 def bar_ticks(lo: float, hi: float, unit: str, time_end: float | None = None) -> list[tuple[float, str]]:
     """Colour-bar ticks over [lo, hi] with their unit; one tick when every value is the same."""
     from .ticks import nice_ticks  # when called: the static_figure package imports this module
@@ -254,6 +285,8 @@ class SweepGrid:
     best: int | None = None  # the best configuration, if computed
     best_cell: tuple[int, int] | None = None  # its (row, column), if it is on this grid
     best_line: str = ""
+    unfit: np.ndarray | None = None  # per cell, its transformer does not fit the memory (``unfit_cells``)
+    unfit_label: str = ""  # the legend's words for those cells; "" when no cell is judged
 
     def severity(self, values) -> np.ndarray:
         """s ∈ [0, 1] of ``values`` on the continuous scale (linear over [lo, hi]; 0 when lo = hi)."""
@@ -310,6 +343,7 @@ def sweep_grid(
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     ticks = [(0.0, "no"), (1.0, "yes")] if boolean else bar_ticks(lo, hi, unit, end)
+    unfit, unfit_label = unfit_cells(result, idx)
     best_index = result.best(best) if result.completed else None
     found = np.argwhere(idx == best_index) if best_index is not None else np.empty((0, 2))
     return SweepGrid(
@@ -331,4 +365,6 @@ def sweep_grid(
         best=best_index,
         best_cell=(int(found[0][0]), int(found[0][1])) if len(found) else None,
         best_line=best_line(result, end, best) if best_index is not None else "",
+        unfit=unfit,
+        unfit_label=unfit_label,
     )

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import WorkloadError, short_repr
 from ._workload_inputs import _frozen
-from .latency import attainable_bandwidth
+from .latency import attainable_bandwidth, warn_in_flight_above_capacity
 from .machine import Machine
 from .phase import SMALLEST
 from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_LATENCY, BOUND_MEMORY, PhaseArrays
@@ -80,6 +80,7 @@ def _phase_arrays(
         attainable=None if reach is None else _frozen(reach),
     )
     _check_durations(names, duration, ops, bytes_, P, BW)
+    warn_in_flight_above_capacity(names, in_flight, machine)
     return arrays
 
 

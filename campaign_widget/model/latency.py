@@ -4,11 +4,13 @@ level, ``min(peak bandwidth, bytes in flight / latency)``."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import WorkloadError, WrongTypeError, short_repr
+from ..errors import CapacityWarning, WorkloadError, WrongTypeError, short_repr
+from ..formatting import format_si, plural
 from .phase import check_positive
 
 LATENCY_UNITS = ("s", "cycles")
@@ -83,3 +85,26 @@ def attainable_bandwidth(
     with np.errstate(invalid="ignore", divide="ignore"):
         reach = in_flight[:, None] / latency[None, :]
     return np.fmin(bandwidths[None, :], reach)  # fmin: NaN (unknown) leaves the peak
+
+
+def warn_in_flight_above_capacity(names: Sequence[str], in_flight: np.ndarray | None, machine) -> None:
+    """A ``CapacityWarning`` per memory level with a capacity (``machine.capacity_of``) that some phase
+    keeps more bytes in flight than it holds: the first such phase, both numbers, how many others."""
+    if in_flight is None:
+        return
+    for level in machine.level_names:
+        capacity = machine.capacity_of(level)
+        if capacity is None:
+            continue
+        over = np.flatnonzero(in_flight > capacity)  # NaN (not given) is never over
+        if not over.size:
+            continue
+        i = int(over[0])
+        others = f" (and {plural(over.size - 1, 'other phase')})" if over.size > 1 else ""
+        warnings.warn(
+            f"phase {short_repr(names[i])}: bytes_in_flight={float(in_flight[i])!r} ({format_si(in_flight[i], 'B')}) "
+            f"is more than memory level {level!r} holds, its capacity {capacity!r} ({format_si(capacity, 'B')}){others}: "
+            "that concurrency cannot be kept in flight there",
+            CapacityWarning,
+            stacklevel=2,
+        )

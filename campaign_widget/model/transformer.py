@@ -328,7 +328,22 @@ def footprint(config, **options) -> Footprint:
     >>> round(f.weights / 1e9, 2), round(f.kv_cache / 2**20), f.fits
     (13.48, 512, True)
     """
-    r = check_request(config, **options)
+    return _footprint(check_request(config, **options), search=True)
+
+
+def workload_footprint(workload, *, largest: bool = True, params: Mapping[str, int] | None = None) -> Footprint | None:
+    """The footprint of a workload ``from_transformer`` built, at its current size parameters
+    (``with_params``; ``params`` overrides some, as a sweep's configuration does) on its current machine
+    (``with_machine``); None for a workload built otherwise. ``largest=False`` leaves out the search for
+    the largest sizes that fit (``Footprint.largest`` empty): what a sweep's heatmap asks of every cell."""
+    options = workload.transformer_options
+    if options is None:
+        return None
+    options.update(workload.params, **(params or {}), machine=workload.machine)
+    return _footprint(check_request(**options), search=largest)
+
+
+def _footprint(r: Request, *, search: bool) -> Footprint:
     size = {"prefill": "seq", "decode": "kv_len", "mixed": "kv_len", "generate": "new_tokens"}[r.stage]
 
     def parts(batch: int, length: int) -> tuple[float, float, float]:
@@ -351,7 +366,7 @@ def footprint(config, **options) -> Footprint:
     level = r.machine.level_names[-1]
     capacity = r.machine.capacity_of(level)
     largest = {}
-    if capacity is not None:
+    if capacity is not None and search:
         largest = {
             "batch": largest_fitting(lambda n: sum(parts(n, length)), capacity),
             size: largest_fitting(lambda n: sum(parts(r.batch, n)), capacity),

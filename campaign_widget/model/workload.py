@@ -39,6 +39,7 @@ from .latency import check_in_flight_column
 from .machine import Machine
 from .phase import Phase, check_name
 from .phase_arrays import BOUND_BALANCED, BOUND_COMPUTE, BOUND_LATENCY, BOUND_MEMORY, BOUND_NAMES, PhaseArrays
+from .phase_table import phase_table
 from .presets import machine_from
 from .schedule import build_schedule
 from .settings import Settings, checked_settings
@@ -71,6 +72,7 @@ _SLOTS = (
     "_params",
     "_symbolic",
     "_einsum_source",
+    "_transformer_source",
     "_import_report",
     "_dtypes",
     "_predicted",
@@ -81,6 +83,7 @@ _SLOTS = (
     "_in_flight",
     "_arrays",
 )
+_ADDED_SLOTS = ("_in_flight", "_transformer_source")  # absent from workloads pickled before them
 
 
 class Workload:
@@ -262,16 +265,18 @@ class Workload:
         ``batch``, ``seq`` and ``kv_len`` stay parameters; see ``campaign_widget.model.transformer``.
         ``stage="generate", new_tokens=N``: the prefill and N decode steps on one time axis, in numbers
         (``campaign_widget.model.generation``)."""
+        from .transformer import read_config, transformer_phases
+
+        source = {"config": read_config(config), **{k: v for k, v in options.items() if k != "machine"}}
         if options.get("stage") == "generate":
             from .generation import generation
 
-            built = generation(config, **options)
+            built = generation(source["config"], **options)
             workload = cls(built.phases, machine=built.machine).with_dtypes(built.dtypes)
         else:
-            from .transformer import transformer_phases
-
-            built = transformer_phases(config, **options)
+            built = transformer_phases(source["config"], **options)
             workload = cls(built.phases, machine=built.machine, params=built.params).with_dtypes(built.dtypes)
+        workload = workload._replace(_transformer_source=source)
         return workload.fuse(built.fusion_groups) if built.fusion_groups else workload
 
     @classmethod
@@ -396,6 +401,7 @@ class Workload:
         set_(self, "_params", dict(params or {}))
         set_(self, "_symbolic", tuple(symbolic[i] for i in order) if symbolic is not None else None)
         set_(self, "_einsum_source", None)
+        set_(self, "_transformer_source", None)
         set_(self, "_import_report", None)
         set_(self, "_dtypes", None)
         set_(self, "_predicted", {})
@@ -478,8 +484,8 @@ class Workload:
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         for slot in _SLOTS:
-            # a workload pickled before bytes in flight existed has none
-            object.__setattr__(self, slot, state[slot] if slot in state or slot != "_in_flight" else None)
+            # a workload pickled before bytes in flight (or transformer options) existed has none
+            object.__setattr__(self, slot, state[slot] if slot in state or slot not in _ADDED_SLOTS else None)
 
     def utilization_warnings(self) -> list[str]:
         """One line per measured phase whose utilization exceeds 1 on this machine."""
@@ -673,6 +679,12 @@ class Workload:
         return _full_groups(self._fusion_group)
 
     @property
+    def transformer_options(self) -> dict[str, Any] | None:
+        """``from_transformer``'s config (read) and options, without the machine; None for a workload
+        built otherwise. Its footprint: ``campaign_widget.transformer.workload_footprint``."""
+        return None if self._transformer_source is None else dict(self._transformer_source)
+
+    @property
     def import_report(self) -> ImportReport | None:
         """What an importer read, computed and left out (None for workloads not imported)."""
         return self._import_report
@@ -717,45 +729,16 @@ class Workload:
         ``bound_resource`` names what bounds the phase: the compute resource, a memory level, or
         ``"balanced"``. On a machine with several memory levels, ``bytes_<level>``,
         ``memory_util_<level>`` and ``intensity_<level>`` follow for each level (NaN: unknown);
-        ``bytes``, ``memory_util`` and ``intensity`` are the farthest level's.
+        ``bytes``, ``memory_util`` and ``intensity`` are the farthest level's. ``bound`` is "bytes unknown"
+        where the source gives a phase's operations but not its bytes (docs/semantics.md#unknown-bytes).
         """
-        a = self._arrays
         source = np.array(
             ["fused" if g >= 0 and self._fusion_kind == "fused" else "logical" for g in self._fusion_group],
             dtype=object,
         )
         for i in self._predicted:
             source[i] = "predicted"
-        return {
-            "name": np.array(self._names, dtype=object),
-            "duration": a.duration.copy(),
-            "compute_util": a.compute_util.copy(),
-            "memory_util": a.memory_util.copy(),
-            "ops": a.ops.copy(),
-            "bytes": a.bytes.copy(),
-            "intensity": a.intensity.copy(),
-            "t_sol": a.t_sol.copy(),
-            "bound": np.array(BOUND_NAMES, dtype=object)[a.bound],
-            "efficiency": a.efficiency.copy(),
-            "bytes_source": source,
-            "bound_resource": a.bound_resource.copy(),
-            **self._level_columns(),
-        }
-
-    def _level_columns(self) -> dict[str, np.ndarray]:
-        """``bytes_<level>``, ``memory_util_<level>`` and ``intensity_<level>`` per memory level, on a
-        machine with several (NaN where a level is unknown)."""
-        if not self._machine.levels:
-            return {}
-        a = self._arrays
-        columns = {}
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for k, level in enumerate(self._machine.level_names):
-                b = a.level_bytes[:, k]
-                columns[f"bytes_{level}"] = b.copy()
-                columns[f"memory_util_{level}"] = a.level_util[:, k].copy()
-                columns[f"intensity_{level}"] = np.where(b > 0, a.ops / b, np.where(np.isnan(b), np.nan, np.inf))
-        return columns
+        return phase_table(self, source)
 
     def to_dataframe(self) -> pd.DataFrame:
         """``table()`` as a pandas DataFrame (needs pandas: ``pip install pandas``)."""

@@ -174,7 +174,7 @@ def _x_label(units: Mapping[str, str], unit: str | None = None) -> str:
 def readout_lines(panel: Panel) -> list[tuple[str, str]]:
     """The readout the browser canvas draws (the same function feeds its ``readout_lines`` trait)."""
     p = panel
-    return said_lines(p.scene, p.units, p.resource_names, p.notes, None, p.infeasibility, p.time_end, p.title)
+    return said_lines(p.scene, p.units, p.resource_names, p.notes, None, p.infeasibility, p.time_end, p.title, p.warned)
 
 
 def header_rows(panel: Panel, plot_width_px: float) -> list[str]:

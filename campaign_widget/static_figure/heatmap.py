@@ -26,6 +26,7 @@ from ..figures.sweep_grid import (
     BEST_COLOR,
     PALETTE,
     PENDING_COLOR,
+    UNFIT_KEY,
     YES_COLOR,
     check_grid,
     column_unit,
@@ -110,6 +111,8 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi, best="makes
         title = f"{color} over {x} × {y}" + (f" ({described})" if described else "")
     title_rows = wrap_text(title, W - 2 * L["pad"], T["title_font_size"], "bold") if title else []
     best_rows = wrap_text(grid.best_line, W - 2 * L["pad"]) if grid.best_line else []
+    if grid.unfit is not None and grid.unfit.any():  # the hatched cells' legend, under the best line
+        best_rows += wrap_text(f"{UNFIT_KEY}: {grid.unfit_label}", W - 2 * L["pad"])
 
     cell_h = max(18.0, min(40.0, plot_w / max(1, len(xs))))
     plot_h = cell_h * len(ys)
@@ -153,6 +156,12 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi, best="makes
     ax.set_ylabel(y, fontproperties=font_for(), color=T["text"], **literal_text())
     ax.yaxis.label.set_va("center")
 
+    for row, col in np.argwhere(grid.unfit) if grid.unfit is not None else ():
+        ax.add_patch(
+            Rectangle(
+                (col - 0.5, row - 0.5), 1, 1, fill=False, hatch="///", edgecolor=T["warning"], linewidth=0, gid="unfit"
+            )
+        )
     for index, marker in ((grid.best, "best"), (selected, "selected")):
         if index is None or not (idx == index).any():
             continue

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import FigureError, WorkloadError, WrongTypeError, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
-from ..figures.readout import pipe_note, work_note
+from ..figures.readout import capacity_note, pipe_note, work_note
 from ..figures.roofline import drawn_ceilings
 from ..figures.scene import Scene, build_scene
 from ..model.machine import Ceiling
@@ -33,6 +33,7 @@ class Panel:
     group_labels: Sequence[str] = ()  # fusion-group labels, indexed by scene.group_id
     plot_height: float = 0.0  # CSS px of the plot, as the view's ``height``; 0: in proportion to the width
     notes: Sequence[str] = ()  # readout lines about the workload itself (e.g. work unknown, the pipe's level)
+    warned: Sequence[str] = ()  # readout warnings about the workload itself (it does not fit the memory)
     infeasibility: str = ""  # why the schedule is not achievable (Schedule.infeasibility()), "" when it is
 
     def __post_init__(self):
@@ -224,6 +225,7 @@ def panel_for(
             if note
         ),
         infeasibility=schedule.infeasibility(),
+        warned=tuple(note for note in (capacity_note(workload),) if note),
     )
 
 

@@ -12,7 +12,7 @@ import traitlets as t
 from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
-from ..figures.readout import key_labels, legend_features, pipe_note, said_lines, title_at, work_note
+from ..figures.readout import capacity_note, key_labels, legend_features, pipe_note, said_lines, title_at, work_note
 from ..figures.scene import Scene, SceneTooLargeError, build_scene, empty_scene
 from ..figures.scene_pixels import aggregate_scene
 from ..model.levels import default_level
@@ -508,6 +508,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 schedule.infeasibility(),
                 end,
                 self.title,
+                (capacity_note(self._current),),
             )
         ]
         if hasattr(schedule, "shares"):  # a measured timeline: how much of it is idle or busy

@@ -35,6 +35,7 @@ from ..figures.sweep_grid import (
     grid_indices,
     metric_text,
     no_color,
+    unfit_cells,
     value_label,
 )
 from ..formatting import format_reading, js_number_key
@@ -50,6 +51,7 @@ OUTLINE = "var(--jp-content-font-color0, #111111)"
 GRID_LINE = "var(--jp-layout-color0, white)"  # between cells: the page's background, light or dark  # the clicked cell's outline, as the static heatmap's
 # A boolean column: no / yes in the static heatmap's two colours (its warning red and its green). The
 # colour scale is linear, so each colour fills half of [-0.5, 1.5]: many stops make the bar two blocks.
+UNFIT_OUTLINE = "outlined red, dashed"  # how this view marks what does not fit (bqplot draws no hatching)
 BOOLEAN_COLORS = (no_color("light"), YES_COLOR)  # no, yes: the rule of every heatmap (sweep_grid)
 _BOOLEAN_STOPS = 16
 # bqplot's text sizes (its CSS: ticks 12 px, axis titles 14 px, the title 16 px) and its axis geometry
@@ -156,6 +158,27 @@ class SweepView(Composite, W.VBox):
             interactions={},
             visible=False,
         )
+        # The configurations whose transformer does not fit the memory (sweep_grid.unfit_cells): a third grid,
+        # transparent and deaf to the mouse, those cells outlined dashed in the warning colour
+        self.unfit_outline = bq.GridHeatMap(
+            row=np.array(self._ys_unique),
+            column=np.array(self._xs_unique),
+            color=np.zeros((len(self._ys), len(self._xs))),
+            scales={"row": row_scale, "column": col_scale, "color": color_scale},
+            selected=[],
+            selected_style={
+                "fill-opacity": "0",
+                "stroke": no_color("light"),
+                "stroke-width": "2.5",
+                "stroke-dasharray": "5 3",
+                "pointer-events": "none",
+            },
+            unselected_style={"fill-opacity": "0", "stroke-opacity": "0", "pointer-events": "none"},
+            interactions={},
+            visible=False,
+        )
+        self.unfit_label = W.Label()
+        self.unfit_label.add_class("cw-sweep-unfit")
         self.best_marker = bq.Scatter(
             x=[],
             y=[],
@@ -190,7 +213,7 @@ class SweepView(Composite, W.VBox):
             scale=color_scale, side="right", label="", tick_values=[], tick_style={"fill": INK}
         )
         self.figure = bq.Figure(
-            marks=[self.heatmap, self.selection_outline, self.best_marker],
+            marks=[self.heatmap, self.unfit_outline, self.selection_outline, self.best_marker],
             axes=[x_axis, y_axis, self.color_axis],
             fig_margin=self._margins(0.0),
             layout=W.Layout(height=f"{height}px", width="100%"),
@@ -259,6 +282,7 @@ class SweepView(Composite, W.VBox):
                             self._progress_row,
                             self.figure,
                             self.best_label,
+                            self.unfit_label,
                             self.hover_readout,
                             self.selection_label,
                         )
@@ -340,6 +364,7 @@ class SweepView(Composite, W.VBox):
                 self.heatmap.selected = np.argwhere(have).tolist()
                 self.figure.title = f"{color} over {self.x} × {self.y}"
             self._draw_outline(idx)
+            self._draw_unfit(idx)
             self.progress.value = done
             state = "done" if finished else "running"
             elapsed = f", {format_reading(r.elapsed, 's')}" if finished else ""
@@ -459,6 +484,15 @@ class SweepView(Composite, W.VBox):
                 self.selection_outline.visible = True
         else:
             self.selection_outline.visible = False
+
+    def _draw_unfit(self, idx: np.ndarray) -> None:
+        """The cells whose configuration does not fit the memory outlined, and the legend's line."""
+        unfit, label = unfit_cells(self.result, idx)
+        cells = np.argwhere(unfit).tolist() if unfit is not None else []
+        with self.unfit_outline.hold_sync():
+            self.unfit_outline.selected = cells
+            self.unfit_outline.visible = bool(cells)
+        self.unfit_label.value = f"{UNFIT_OUTLINE}: {label}" if cells else ""
 
     def select(self, i: int) -> None:
         """Open configuration ``i``'s campaign diagram below the heatmap (what clicking its cell does)."""

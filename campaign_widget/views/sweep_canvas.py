@@ -22,6 +22,7 @@ from ..figures.sweep_grid import (
     BEST_COLOR,
     PENDING_COLOR,
     THEMES,
+    UNFIT_KEY,
     YES_COLOR,
     check_grid,
     column_unit,
@@ -58,7 +59,8 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
     #: (uint8 × 3), ``indices`` (int32 configuration of each cell), ``have`` (uint8, computed),
     #: ``bar_rgb`` (uint8, steps × 3, low to high); JSON ``x_labels``, ``y_labels``, ``boolean``,
     #: ``ticks`` ([[s ∈ 0…1 up the bar, label]]), ``swatches`` ({theme: [[label, colour]]}),
-    #: ``best_cell`` ([row, column] or None), ``best_line``, ``pending_color``, ``best_color``.
+    #: ``best_cell`` ([row, column] or None), ``best_line``, ``pending_color``, ``best_color``; ``unfit``
+    #: (uint8, 1: the configuration's transformer does not fit the memory, hatched) and ``unfit_label``.
     grid = ArrayDict()
     x_title = t.Unicode().tag(sync=True)
     y_title = t.Unicode().tag(sync=True)
@@ -201,6 +203,9 @@ class SweepHeatmap(ViewWidget, bundle="sweep.js"):
                 "best_line": g.best_line,
                 "pending_color": PENDING_COLOR,
                 "best_color": BEST_COLOR,
+                # the configurations whose transformer does not fit the memory: hatched, with the legend's words
+                "unfit": cast(g.unfit if g.unfit is not None else np.zeros(g.indices.shape, bool), "uint8"),
+                "unfit_label": f"{UNFIT_KEY}: {g.unfit_label}" if g.unfit is not None and g.unfit.any() else "",
             }
             completed, done = progress if progress is not None else (r.completed, r.done)
             self.status = f"{completed} / {len(r)} configurations ({'done' if done else 'running'})"

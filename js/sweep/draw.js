@@ -23,6 +23,7 @@ export function readGrid(raw) {
     xLabels: g.x_labels ?? [], yLabels: g.y_labels ?? [], boolean: Boolean(g.boolean), ticks: g.ticks ?? [],
     swatches: g.swatches ?? {}, bestCell: Array.isArray(g.best_cell) ? g.best_cell : null,
     pendingColor: g.pending_color ?? "#dddddd", bestColor: g.best_color ?? "#d62728",
+    unfit: arr("unfit", Uint8Array), unfitLabel: g.unfit_label ?? "",
   };
 }
 
@@ -54,6 +55,25 @@ export function cellColor(grid, row, col, themeName) {
 export function cellConfiguration(grid, row, col) {
   const k = row * grid.nx + col;
   return { index: grid.indices[k], computed: grid.have[k] === 1 };
+}
+
+const HATCH_SPACING = 7; // CSS px between the hatch's diagonals, as the static heatmap's "///"
+
+/** Diagonal hatching over box `b`, in `colour`, clipped to the box. */
+function hatch(ctx, b, colour) {
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(b.x, b.y, b.w, b.h);
+  ctx.clip();
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let d = -b.h; d < b.w; d += HATCH_SPACING) {
+    ctx.moveTo(b.x + d, b.y + b.h);
+    ctx.lineTo(b.x + d + b.h, b.y);
+  }
+  ctx.stroke();
+  ctx.restore();
 }
 
 function textWidth(ctx, labels) {
@@ -122,6 +142,12 @@ export function drawHeatmap(ctx, width, height, state, theme) {
       ctx.beginPath();
       ctx.rect(b.x + inset, b.y + inset, b.w - 2 * inset, b.h - 2 * inset);
       ctx.fill();
+    }
+  }
+  // the configurations that do not fit the memory, hatched in the warning colour (the kernel's rule)
+  for (let row = 0; row < grid.ny; row++) {
+    for (let col = 0; col < grid.nx; col++) {
+      if (grid.unfit[row * grid.nx + col] === 1) hatch(ctx, cellBox(layout, row, col), theme.warning);
     }
   }
   ctx.strokeStyle = theme.axis;

@@ -87,8 +87,9 @@ function setup(view) {
   }
   function fillLines() {
     const best = model.get("grid")?.best_line ?? "";
+    const unfit = model.get("grid")?.unfit_label ?? ""; // the hatched cells' legend, in the kernel's words
     const status = model.get("status") ?? "";
-    lines.replaceChildren(...[status, best].filter(Boolean).map((line) => element(document, "div", null, line)));
+    lines.replaceChildren(...[status, best, unfit].filter(Boolean).map((line) => element(document, "div", null, line)));
   }
 
   // hover: the kernel words the configuration's row (`hovered_rows`), shown at the pointer once it has;

@@ -96,3 +96,25 @@ test("the pointer finds its cell, its configuration and whether it is computed; 
   assert.equal(cellAt(layout, grid, layout.plot.left - 2, b.y + 1), null);
   assert.equal(cellAt(layout, grid, b.x + 1, layout.plot.bottom + 2), null);
 });
+
+test("the cells the kernel says do not fit are hatched in the warning colour, and only those", () => {
+  const unfit = typed("uint8", Uint8Array, [0, 0, 1, 0, 1, 0], [2, 3]);
+  const grid = twoByThree({ unfit, unfit_label: "hatched: does not fit in 80 GB of memory" });
+  const theme = themeColours("light");
+  const ctx = new Context();
+  const layout = drawHeatmap(ctx, 500, 300, { grid }, theme);
+  assert.equal(grid.unfitLabel, "hatched: does not fit in 80 GB of memory");
+  const hatches = ctx.strokes(theme.warning).filter((c) => c.clipDepth > 0);
+  assert.equal(hatches.length, 2, "one hatch per cell that does not fit");
+  const boxes = [cellBox(layout, 0, 2), cellBox(layout, 1, 1)];
+  for (const [k, c] of hatches.entries()) {
+    const b = boxes[k];
+    const lines = c.path.filter((p) => p[0] === "L");
+    assert.ok(lines.length >= 2, "several diagonals");
+    // every diagonal crosses its own cell: clipped to it, it starts left of its right edge
+    for (const [, x, y] of lines) assert.ok(x >= b.x && x - b.h < b.x + b.w && Math.abs(y - b.y) < 1e-9);
+  }
+  const none = new Context();
+  drawHeatmap(none, 500, 300, { grid: twoByThree() }, theme);
+  assert.equal(none.strokes(theme.warning).filter((c) => c.clipDepth > 0).length, 0, "no unfit: no hatch");
+});
