@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..formatting import format_percent, format_reading, format_si, format_span_reading, plural
-from .scene import Scene
+from .scene import CRITICAL, Scene
 
 
 def readout_lines(
@@ -126,7 +126,8 @@ def pipe_note(machine, level: str, *, chosen: bool) -> str | None:
 
 
 def legend_features(scene: Scene) -> dict[str, bool]:
-    """Which warning and dilation styles the scene uses: ``spill``, ``compute_over``, ``dashed``."""
+    """Which warning and dilation styles the scene uses: ``spill``, ``compute_over``, ``dashed``; and
+    ``critical``: pieces on the critical path (``scene.CRITICAL``)."""
     x0 = np.asarray(scene.x0, dtype=np.float64)
     x1 = np.asarray(scene.x1, dtype=np.float64)
     keep = np.isfinite(x0) & np.isfinite(x1) & (x1 > x0)
@@ -140,6 +141,7 @@ def legend_features(scene: Scene) -> dict[str, bool]:
         "spill": bool(np.any(fill > well)),
         "compute_over": bool(np.any(np.asarray(scene.flags)[keep] & 1)),
         "dashed": bool(np.any(dashed)),
+        "critical": bool(np.any(np.asarray(scene.flags)[keep] & CRITICAL)),
     }
 
 
