@@ -73,9 +73,9 @@ def test_overriding_a_presets_peaks_renames_the_machine(capsys):
 @pytest.mark.parametrize(
     "flags, words",
     [
-        (["--stage", "generate"], "needs new_tokens"),
-        (["--stage", "generate", "--new-tokens", "0"], "new_tokens=0 must be >= 1"),
-        (["--new-tokens", "5"], "new_tokens is for stage='generate'"),
+        (["--stage", "generate"], "needs --new-tokens"),
+        (["--stage", "generate", "--new-tokens", "0"], "--new-tokens 0 must be >= 1"),
+        (["--new-tokens", "5"], "--new-tokens is for --stage generate"),
         (["--dtype", "fp5"], "invalid choice"),
         (["--tensor-parallel", "3"], "does not divide"),
         (["--machine", "h100-sxm-tensor", "--dtype", "int4"], "no compute peak for int4"),

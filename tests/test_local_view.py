@@ -122,7 +122,8 @@ def test_palette_and_scaling_follow_design_md():
     np.testing.assert_allclose(severity([1, 2, 3, 100], "hist"), [0, 1 / 3, 2 / 3, 1])
     assert np.isnan(severity([0, -1, np.nan], "median")).all(), "values <= 0 stay out of the scale"
     np.testing.assert_allclose(severity([0, 2, 4], "median", zero_is_value=True), [0, 0.5, 1.0])
-    assert rgb([0, 0.5, 1]).tolist() == [[0, 255, 0], [255, 255, 0], [255, 0, 0]]
+    (g0, g1, g2), (y0, y1, y2), red = rgb([0, 0.5, 1]).tolist()  # hues 120°, 60°, 0° (docs/data-movement.md#palettes)
+    assert g0 == g2 == 0 < g1 and y0 == y1 > 0 == y2 and red == [255, 0, 0]
 
 
 def test_one_colour_scale_for_both_views():

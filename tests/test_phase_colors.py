@@ -1,9 +1,9 @@
-"""One rule for phase colours: a workload's phase k has one colour in every view that draws it."""
+"""One rule for phase colours: a workload's phase has one colour in every view that draws it."""
 
 import workloads
 
 from campaign_widget import CampaignDiagram, Explorer, Machine, StackedDiagrams, Workload
-from campaign_widget.figures.phase_colours import PALETTE, phase_color, phase_colors
+from campaign_widget.figures.phase_colours import phase_colors
 from campaign_widget.static_figure import roofline_panel_for
 from campaign_widget.static_figure.panels import panel_for
 
@@ -32,7 +32,7 @@ def _low_rank() -> Workload:
 
 def test_a_workload_in_a_stack_has_the_colours_of_its_explorer_roofline_and_static_figure():
     low_rank = _low_rank()
-    own = [phase_color(k) for k in range(5)]
+    own = phase_colors(low_rank.names)
     stack = StackedDiagrams({"dense GEMM": _dense(), "low-rank GEMM": low_rank})
     explorer = Explorer(low_rank)
     assert list(stack.diagrams["low-rank GEMM"].phase_colors) == own
@@ -40,7 +40,7 @@ def test_a_workload_in_a_stack_has_the_colours_of_its_explorer_roofline_and_stat
     assert list(explorer.roofline.points.colors) == own
     assert list(panel_for(low_rank, low_rank.schedule()).colors) == own
     assert list(roofline_panel_for(low_rank).colors) == own
-    assert list(stack.diagrams["dense GEMM"].phase_colors) == [PALETTE[0]]
+    assert list(stack.diagrams["dense GEMM"].phase_colors) == phase_colors(["GEMM"])
 
 
 def test_one_workload_scheduled_otherwise_keeps_its_colours_in_every_panel():
@@ -54,7 +54,7 @@ def test_phases_an_earlier_panel_drew_keep_their_colour_in_another_order():
     first = phase_colors(["A", "B", "C"])
     known = dict(zip(["A", "B", "C"], first))
     assert phase_colors(["C", "A", "B"], known) == [first[2], first[0], first[1]]
-    # a new phase whose own colour a known one holds: the panel keeps its own colours, never two alike
-    assert phase_colors(["C", "D"], known) == [first[2], PALETTE[1]]
-    mixed = phase_colors(["C", "D", "E"], known)  # E's own colour is C's
-    assert mixed == [PALETTE[0], PALETTE[1], PALETTE[2]]
+    # a panel where a known colour is another phase's own keeps its own colours: never two alike
+    names = ["C", "D"]
+    clash = dict.fromkeys(names, phase_colors(names)[0])
+    assert phase_colors(names, clash) == phase_colors(names)

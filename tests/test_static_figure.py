@@ -16,7 +16,7 @@ from workloads import THEME_FILE, chain, figure_2b, theme_color, two_phases, war
 from workloads import hex_rgb as rgb
 
 from campaign_widget import Ceiling, Machine, Phase, Workload
-from campaign_widget.figures.phase_colours import PALETTE
+from campaign_widget.figures.phase_colours import phase_colors
 from campaign_widget.figures.scene import build_scene
 from campaign_widget.formatting import format_percent, format_quantity, format_si, format_span
 from campaign_widget.static_figure import (
@@ -92,7 +92,7 @@ def test_pdf_has_header_and_trailer(example_panel, tmp_path):
     )
     img = png_pixels(tmp_path / "page.png")
     assert img.shape[1] == 400
-    for color in PALETTE[:3]:
+    for color in example_panel.colors[:3]:
         assert np.any(np.all(np.abs(img - rgb(color)) <= 12, axis=2)), color
     # its page is 8 in wide: the MediaBox in points (matplotlib writes one, uncompressed)
     boxes = re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\]", data)
@@ -137,7 +137,7 @@ def test_each_phase_colour_is_where_the_scene_puts_it_and_nowhere_else(example_p
         return rendered.pixel(ax, mid, scene.line_y[i]), rendered.pixel(ax, mid, fill_mid)
 
     for i in range(3):
-        line_color = PALETTE[scene.phase[i]]
+        line_color = example_panel.colors[scene.phase[i]]
         fill_color = lighten(line_color, THEME_FILE["theme"]["fillLighten"])
         (lc, lr), (fc, fr) = spots(i)
         assert has_color(img, lc, lr, line_color), f"phase {i}'s compute line missing"
@@ -187,7 +187,7 @@ def test_dilated_time_is_dashed_and_the_rest_solid(tmp_path):
     def coverage(a, b):
         xs = np.linspace(a, b, 60)[3:-3]
         cols, rows = rendered.pixel(ax, xs, np.full(xs.size, scene.line_y[i]))
-        hits = [has_color(img, c, r, PALETTE[0], tolerance=20, radius=0) for c, r in zip(cols, rows)]
+        hits = [has_color(img, c, r, phase_colors(w.names)[0], tolerance=20, radius=0) for c, r in zip(cols, rows)]
         return np.mean(hits)
 
     assert coverage(x0, dash) > 0.95
@@ -453,7 +453,7 @@ def test_a_hundred_thousand_pieces_export_merged_per_pixel(tmp_path):
     # mid-run, A's and B's merged pieces are both drawn in the column at the middle of the schedule
     col = int(round(rendered.pixel(ax, schedule.makespan / 2, 0.5)[0]))
     column = img[:, col - 1 : col + 2].reshape(-1, 3).astype(float)
-    for color in (PALETTE[0], PALETTE[1]):
+    for color in phase_colors(w.names)[:2]:
         assert np.any(np.all(np.abs(column - rgb(color)) <= 14, axis=1)), f"{color} missing mid-run"
     assert warning_pixels(img).any()
     svg = savefig(tmp_path / "big.svg", [panel])

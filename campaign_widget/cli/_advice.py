@@ -8,6 +8,7 @@ import re
 
 from ..errors import WorkloadFileError
 from ..model.presets import MACHINES
+from ._arguments import TRANSFORMER_PASS
 from ._reader_flags import READER_FLAGS, READER_OPTIONS
 
 _KEYWORD = re.compile(r"(?<![\w.\-=])([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
@@ -109,9 +110,12 @@ def _flag(name: str, value: str, message: str) -> str:
     return f"{flag} {_plain(value) or metavar}"
 
 
-# a transformer's keyword as the model's message writes it (``batch=0``, ``stage='decode'``, or the name that
-# starts a sentence about it: "kv_len is for ..."), to be said as its flag
-_PASS_KEYWORD = re.compile(r"(?<![\w.\-])(batch|seq|kv_len|stage)(?:=(['\"]?)([^\s,;)'\"]*)\2|(?= (?:is|must|has)\b))")
+# a transformer's keyword (every flag of ``--transformer``) as the model's message writes it (``batch=0``,
+# ``stage='decode'``, or the name a sentence is about: "kv_len is for ...", "needs new_tokens"), to be said as its flag
+_PASS_NAMES = "|".join(sorted(TRANSFORMER_PASS, key=len, reverse=True))
+_PASS_KEYWORD = re.compile(
+    rf"(?<![\w.\-])({_PASS_NAMES})(?:=(['\"]?)([^\s,;)'\"]*)\2|(?= (?:is|must|has)\b))|(?<=needs )({_PASS_NAMES})\b"
+)
 
 
 def transformer_error(message: str) -> str:
@@ -119,7 +123,7 @@ def transformer_error(message: str) -> str:
     ``stage='decode'`` → ``--stage decode``, ``kv_len is for …`` → ``--kv-len is for …``."""
 
     def flag(m: re.Match) -> str:
-        name = "--" + m.group(1).replace("_", "-")
+        name = "--" + (m.group(1) or m.group(4)).replace("_", "-")
         return name if m.group(3) is None else f"{name} {m.group(3)}"
 
     return _PASS_KEYWORD.sub(flag, message)

@@ -6,7 +6,7 @@ Pure numpy (and matplotlib's colour tables); no widget code.
 >>> severity([1, 2, 3, 100], "median").tolist()
 [0.2, 0.4, 0.6, 1.0]
 >>> colors([0.0, 0.5, 1.0, float("nan")])
-['#00ff00', '#ffff00', '#ff0000', '#c8c8c8']
+['#00a800', '#959500', '#ff0000', '#c8c8c8']
 """
 
 from __future__ import annotations
@@ -239,12 +239,32 @@ def severity_rows(
 # -- the palette: s → colour -------------------------------------------------------------------------
 
 
+#: The brightest a green-yellow-red colour is drawn (relative luminance, WCAG): pure yellow (0.93) and
+#: green (0.72) on white are a contrast of 1.1 and 1.4, so they are darkened to this; at 0.28 a colour
+#: contrasts ≥ 3:1 with white and ≥ 5:1 with the dark theme's #111111, as pure red (0.21) does.
+GYR_MAX_LUMINANCE = 0.28
+
+
+def relative_luminance(rgb01: np.ndarray) -> np.ndarray:
+    """WCAG relative luminance of sRGB colours with channels in [0, 1] (last axis)."""
+    linear = np.where(rgb01 <= 0.04045, rgb01 / 12.92, ((rgb01 + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
 def _gyr_rgb(s: np.ndarray) -> np.ndarray:
-    """hue 120·(1 − s)°, saturation 1, lightness ½: (X, 1, 0) above 60°, (1, X, 0) below."""
+    """hue 120·(1 − s)°, saturation 1, lightness ½: (X, 1, 0) above 60°, (1, X, 0) below; then
+    darkened, hue kept, to at most ``GYR_MAX_LUMINANCE`` so that every colour reads on either theme."""
     hue = 120.0 * (1.0 - s)
     x = 1.0 - np.abs((hue / 60.0) % 2.0 - 1.0)
     high = hue >= 60.0
-    return np.stack([np.where(high, x, 1.0), np.where(high, 1.0, x), np.zeros_like(s)], axis=-1)
+    out = np.stack([np.where(high, x, 1.0), np.where(high, 1.0, x), np.zeros_like(s)], axis=-1)
+    lum = relative_luminance(out)
+    lo, hi = np.zeros_like(lum), np.ones_like(lum)
+    for _ in range(24):  # the largest factor f with luminance(f · colour) ≤ the cap, by bisection
+        mid = (lo + hi) / 2
+        ok = relative_luminance(out * mid[..., None]) <= GYR_MAX_LUMINANCE
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    return out * np.where(lum > GYR_MAX_LUMINANCE, lo, 1.0)[..., None]
 
 
 def _table(name: str) -> np.ndarray:

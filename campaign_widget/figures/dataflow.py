@@ -7,7 +7,7 @@ Pure numpy (and igraph's layout); no widget code.
 >>> severity([1, 2, 3, 100], "median").tolist()
 [0.2, 0.4, 0.6, 1.0]
 >>> colors([0.0, 0.5, 1.0, float("nan")])
-['#00ff00', '#ffff00', '#ff0000', '#c8c8c8']
+['#00a800', '#959500', '#ff0000', '#c8c8c8']
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import WorkloadError, WrongTypeError, short_repr
-from ..formatting import format_percent, format_quantity, format_si
+from ..formatting import format_number, format_percent, format_quantity, format_si, join_unit, si_prefix, time_unit_for
 from .colour_scale import (  # the scale lives in colour_scale; its names stay importable from here
     NAN_COLOR,
     PALETTES,  # noqa: F401 (public here)
@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from ..model.workload import Workload
 
 OVERLAYS = ("bytes", "ops", "intensity", "duration", "efficiency")
+# The overlays whose problem is a low value (docs/data-movement.md#palettes): a phase of low intensity
+# waits on memory, one of low efficiency leaves the machine idle. Their scale runs the other way by
+# default, so that red is the problem under every overlay; ``reverse`` flips from there.
+PROBLEM_WHEN_LOW = frozenset({"intensity", "efficiency"})
 NODE_PHASE, NODE_TENSOR = 0, 1
 EDGE_READ, EDGE_WRITE, EDGE_ORDER = 0, 1, 2  # order: an `after` dependency that names no tensor
 
@@ -259,6 +263,27 @@ def format_value(value: float, overlay: str, unit: str) -> str:
     return format_si(value, unit)
 
 
+def problem_first(overlay: str, reverse: bool = False) -> bool:
+    """Whether ``overlay``'s palette is read from its other end, so that red marks the problem: the
+    low values of intensity and efficiency, the high values of the others; ``reverse`` flips that."""
+    return bool(reverse) != (choice("overlay", overlay, OVERLAYS) in PROBLEM_WHEN_LOW)
+
+
+def shown_unit(overlay: str, unit: str, top: float) -> tuple[float, str]:
+    """``(factor, unit)`` that a colour bar reaching ``top`` writes every tick in, so that its title
+    names the unit of the numbers under it: times in ms, µs … (``time_unit_for``), bytes and ops with
+    one SI prefix, efficiency in %, intensity as it is."""
+    if overlay == "efficiency":
+        return 100.0, "%"
+    if overlay == "duration":
+        return time_unit_for(unit, top)
+    if overlay == "intensity" or not (top > 0) or not np.isfinite(top):
+        return 1.0, unit
+    factor, prefix = si_prefix(top)
+    spaced = join_unit("", prefix, unit).strip()
+    return 1.0 / factor, spaced
+
+
 @dataclass(frozen=True)
 class Scale:
     """One overlay under one scaling and palette: s and colour per element, and the colour bar."""
@@ -282,19 +307,21 @@ def scale(
     reverse: bool = False,
     buckets: int = 0,
 ) -> Scale:
-    """values → s → colour for ``overlay``, with its colour-bar legend (``legend``)."""
+    """values → s → colour for ``overlay``, with its colour-bar legend (``legend``). ``Scale.reverse``
+    is the direction drawn: ``problem_first(overlay, reverse)``."""
     values = overlay_values(workload, graph, overlay)
     s = severity(values, scaling, buckets)
     unit = overlay_unit(workload, overlay)
+    flip = problem_first(overlay, reverse)
     return Scale(
         overlay=overlay,
         target="edges" if overlay == "bytes" else "phases",
         values=values,
         s=s,
-        rgb=rgb(s, palette, reverse),
-        legend=legend(values, scaling, buckets, overlay, unit, palette, reverse),
+        rgb=rgb(s, palette, flip),
+        legend=legend(values, scaling, buckets, overlay, unit, palette, flip),
         palette=palette,
-        reverse=reverse,
+        reverse=flip,
     )
 
 
@@ -316,10 +343,25 @@ def legend(
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     ok = np.isfinite(v) & (v > 0)
     V = v[ok]
-    fmt = lambda x: format_value(float(x), overlay, unit)  # noqa: E731
+    top = 0.0
+    if V.size:
+        top = 2 * centre(V, method) if method in ("median", "mean") else float(V.max())
+    # One unit for the whole bar, named in its title; a bar over three decades or more (its ends read
+    # "1 µs" and "9 ms") gives each tick its own prefix, and the title no unit to contradict them.
+    wide = method not in ("median", "mean") and V.size > 0 and float(V.max()) >= 1000 * float(V.min())
+    factor, unit_shown = (1.0, "") if wide else shown_unit(overlay, unit, top)
+
+    def fmt(x: float) -> str:
+        if overlay == "efficiency":
+            return format_percent(float(x))
+        if wide:
+            return format_value(float(x), overlay, unit)
+        return join_unit(format_number(float(x) * factor, 3), "", unit_shown)
+
     out = {
         "method": method,
         "unit": unit,
+        "shown_unit": unit_shown,
         "overlay": overlay,
         "centre": None,
         "edges": [],
@@ -361,7 +403,7 @@ def legend(
                 ticks = [[0.0, fmt(lo)], [0.5, fmt(float(np.sqrt(lo * hi)))], [1.0, fmt(hi)]]
             label = f"{method}, {fmt(lo)} … {fmt(hi)}"
     out["ticks"] = ticks
-    out["title"] = f"{overlay}{f' ({unit})' if unit else ''}: {label}"
+    out["title"] = f"{overlay}{f' ({unit_shown})' if unit_shown else ''}: {label}"
     if out["discrete"] >= 2 and out["discrete"] <= stops:
         k = out["discrete"]
         out["stops"] = colors(np.arange(k) / (k - 1), palette, reverse)
@@ -456,6 +498,25 @@ def _sugiyama(igraph: ModuleType, g: Any, layer: list, maxiter: int) -> tuple[np
     return np.asarray(placed.coords, dtype=np.float64).reshape(-1, 2), placed.edge_routing or [[]] * g.ecount()
 
 
+def _one_row_apart(layer: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``pos`` with the items of each layer at least 1 apart, in their order (ties by index): each
+    item moves down only as far as the one above it needs. Positions already a row apart stay."""
+    if not pos.size:
+        return pos.copy()
+    order = np.lexsort((np.arange(pos.size), pos, layer))
+    lay, p = layer[order], pos[order]
+    first = np.r_[True, lay[1:] != lay[:-1]]
+    group = np.cumsum(first) - 1
+    rank = np.arange(p.size) - np.flatnonzero(first)[group]
+    # p_k' = max(p_k, p_{k-1}' + 1) is a running maximum of p_k - k, restarted per layer (each layer
+    # lifted above the previous ones' values so one accumulate serves all)
+    lift = (np.ptp(p) + p.size + 1.0) * group
+    q = np.maximum.accumulate(p - rank + lift) - lift + rank
+    out = np.empty_like(pos)
+    out[order] = q
+    return out
+
+
 def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     """Left-to-right layered layout: our layering (``layers``), igraph's Sugiyama for the order
     within layers (barycentre crossing reduction) and the positions (Brandes–Köpf)."""
@@ -470,15 +531,20 @@ def layered_layout(graph: DataflowGraph, *, maxiter: int = 10) -> Layout:
     edges = np.column_stack([graph.src, graph.dst]).astype(np.int64)
     g = igraph.Graph(n=n, edges=edges, directed=True)
     placed, routing = _sugiyama(igraph, g, layer.tolist(), maxiter)
-    pos = placed[:, 0] if n else np.zeros(0)
-    shift = pos.min() if n else 0.0
-    x = layer * LAYER_GAP
-    y = (pos - shift) * ROW_GAP
     counts = np.fromiter((len(r) for r in routing), dtype=np.int64, count=len(routing))
     route_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     bends = np.asarray([p for r in routing for p in r], dtype=np.float64).reshape(-1, 2)
-    route_x = bends[:, 1] * LAYER_GAP  # igraph: (position in layer, layer)
-    route_y = (bends[:, 0] - shift) * ROW_GAP
+    # igraph gives (position in layer, layer); two nodes may share a position (or lie closer than a
+    # box is tall), so each layer's nodes and bends are pushed apart to one row at least.
+    spread = _one_row_apart(
+        np.concatenate([layer, bends[:, 1]]), np.concatenate([placed[:, 0] if n else np.zeros(0), bends[:, 0]])
+    )
+    pos, bend_pos = spread[:n], spread[n:]
+    shift = pos.min() if n else 0.0
+    x = layer * LAYER_GAP
+    y = (pos - shift) * ROW_GAP
+    route_x = bends[:, 1] * LAYER_GAP
+    route_y = (bend_pos - shift) * ROW_GAP
     phase = graph.kind == NODE_PHASE
     width = np.where(phase, PHASE_SIZE[0], TENSOR_SIZE[0])
     height = np.where(phase, PHASE_SIZE[1], TENSOR_SIZE[1])

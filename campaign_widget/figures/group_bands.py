@@ -43,3 +43,34 @@ def with_group_spans(scene: Scene, schedule, fusion_group) -> Scene:
         return scene
     group = np.asarray(fusion_group)[np.asarray(schedule.phase)]
     return dataclasses.replace(scene, **group_spans(schedule.start, schedule.end, group))
+
+
+def place_group_labels(
+    bands: dict[int, tuple[float, float]], widths: dict[int, float], padding: float
+) -> list[tuple[int, float]]:
+    """Where each fusion group's label goes (js/diagram/draw-groups.js ``placeGroupLabels`` is its twin):
+    ``bands`` maps a group id to its widest band in view (left, right; px), ``widths`` the id to its
+    label's width (px). A label goes inside its band, centred, else at the band's left or right end,
+    and never on a label already placed (``padding`` apart): pipelined groups run at the same time,
+    and their bands overlap. The widest bands choose first; a label that fits nowhere is left out.
+    Returns ``[(group id, centre px)]``.
+
+    >>> place_group_labels({0: (0, 100), 1: (10, 90)}, {0: 60, 1: 60}, 2)
+    [(0, 50.0)]
+    >>> place_group_labels({0: (0, 200), 1: (0, 200)}, {0: 60, 1: 60}, 2)
+    [(0, 100.0), (1, 32.0)]
+    """
+    placed: list[tuple[float, float]] = []
+    out = []
+    for gid in sorted(bands, key=lambda g: (-(bands[g][1] - bands[g][0]), g)):
+        left, right = bands[gid]
+        half = widths[gid] / 2
+        if 2 * half + 2 * padding > right - left:
+            continue
+        for centre in ((left + right) / 2, left + padding + half, right - padding - half):
+            x0, x1 = centre - half - padding, centre + half + padding
+            if all(x1 <= a or x0 >= b for a, b in placed):
+                placed.append((x0, x1))
+                out.append((gid, float(centre)))
+                break
+    return out

@@ -1,18 +1,27 @@
-"""Phase colours that people with colour-vision deficiencies can tell apart.
+"""Phase colours: distinct to the eye up to the legend's cap, and the same for the same name.
 
-Twelve categorical hues: Okabe & Ito's palette (black replaced, yellow darkened so that it reads on
-white), then four of Paul Tol's "muted" scheme. Beyond twelve phases the hues repeat as a darker
-shade (13–24), then a lighter tint (25–36), … so every phase of a large workload still has a colour
-of its own, and the view labels phases in place on the diagram (a colour alone does not identify a
-phase there). Red is kept for oversubscription warnings (theme.json's ``warning``), which are also
-hatched, so no meaning rests on hue alone.
+The palette (docs/views/index.md#phase-colours): the first seven are Okabe & Ito's colours for colour-vision
+deficiencies (black dropped, yellow darkened so that it reads on white); the rest were picked one at a
+time as the sRGB colour (on a 15-step grid) farthest from those already chosen by CIEDE2000
+(``colour_distance``), with lightness L* from 38 to 78 so that each reads on the light and the dark
+background, chroma C* ≥ 30 (no greys), and none near the warning red or the grey of a missing value.
+Any two of the 36 differ by ΔE00 ≥ 13 (tests/test_legible.py measures it), where a repeat-by-shade
+palette put two at ΔE00 5.5 from 18 phases on.
+
+A phase's colour follows its name: a name hashes to a slot of the palette, so the same phase in
+two workloads of one notebook (a prefill and a decode step, a fused and an unfused variant) has
+one colour. Two names of one workload that hash alike take the next free slots, in the order of
+their names, so no two phases of a workload share a colour until there are more than 36 of them.
+Red is kept for oversubscription warnings (theme.json's ``warning``), which are also hatched, so no
+meaning rests on hue alone; beyond the palette the view labels phases in place on the diagram.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 
-BASE = (
+PALETTE = (
     "#0072B2",
     "#E69F00",
     "#009E73",
@@ -20,49 +29,71 @@ BASE = (
     "#56B4E9",
     "#D55E00",
     "#B8A800",
-    "#7F7F7F",
-    "#332288",
-    "#44AA99",
-    "#999933",
-    "#882255",
+    "#8700E1",
+    "#695A0F",
+    "#B40F3C",
+    "#4BD200",
+    "#FFA596",
+    "#00690F",
+    "#9687FF",
+    "#00D2D2",
+    "#874B78",
+    "#F000FF",
+    "#874B2D",
+    "#78874B",
+    "#008796",
+    "#D2B4F0",
+    "#FF1E69",
+    "#5A5AA5",
+    "#B4C387",
+    "#A5782D",
+    "#009600",
+    "#69D2A5",
+    "#B46969",
+    "#D29669",
+    "#E10096",
+    "#FF87FF",
+    "#9669B4",
+    "#007869",
+    "#FFA5C3",
+    "#3C87FF",
+    "#96B4FF",
 )
-#: Phases beyond this many are also labelled in place on the diagram.
-DISTINCT = len(BASE)
-
-
-def _mix(color: str, other: int, amount: float) -> str:
-    rgb = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(c + (other - c) * amount):02X}" for c in rgb)
-
-
-def _variant(k: int) -> str:
-    """Colour k: a base hue, darkened or lightened by which round of twelve it is in."""
-    base = BASE[k % DISTINCT]
-    shade = (k // DISTINCT) % 4
-    return (base, _mix(base, 0, 0.4), _mix(base, 255, 0.5), _mix(base, 0, 0.65))[shade]
-
-
-PALETTE = tuple(_variant(k) for k in range(4 * DISTINCT))
+#: Phases beyond this many share colours; the diagram also labels phases in place.
+DISTINCT = len(PALETTE)
 
 
 def phase_color(k: int) -> str:
-    """The colour of a workload's phase ``k`` (its index in the workload's topological order)."""
+    """Palette entry ``k`` (for things drawn by position, with no name)."""
     return PALETTE[int(k) % len(PALETTE)]
+
+
+def name_slot(name: str) -> int:
+    """The palette slot a phase name asks for: a stable hash (CRC-32 of its UTF-8), the same in every
+    process and session."""
+    return zlib.crc32(str(name).encode("utf-8")) % len(PALETTE)
 
 
 def phase_colors(names: Iterable[str], known: Mapping[str, str] | None = None) -> list[str]:
     """The one rule for phase colours, used by every view of a workload (its diagram, the stacked
-    panels, the roofline, the Explorer, the static figure): phase k gets ``phase_color(k)``, so a
-    workload's phases look the same wherever it is drawn.
+    panels, the roofline, the Explorer, the static figure): each name its ``name_slot``, or the next
+    free slot when another name of the workload holds it (names in slot order, then by name, so the
+    outcome depends on the names, not on their order); repeats only beyond ``DISTINCT`` phases.
 
-    ``known`` (name → colour, from the earlier panels of a stack) lets a panel whose phases an earlier
-    panel already drew (the same workload scheduled otherwise, or a measured timeline that lists them
-    in another order) give each of them the colour it had there. A panel of other phases keeps its own
-    colours by position, as in its own views, rather than being shifted to colours no other panel uses:
-    two panels may then share a colour, and each panel's legend names its phases.
+    ``known`` (name → colour, from the earlier panels of a stack) lets a panel give a phase the colour
+    an earlier panel gave it, where that colour is not another phase's here; else it keeps its own.
     """
-    names = list(names)
-    own = [phase_color(k) for k in range(len(names))]
+    names = [str(n) for n in names]
+    n = len(PALETTE)
+    own: list[str] = [""] * len(names)
+    taken: set[int] = set()
+    for i in sorted(range(len(names)), key=lambda i: (name_slot(names[i]), names[i])):
+        slot = name_slot(names[i])
+        if len(taken) < n:
+            while slot in taken:
+                slot = (slot + 1) % n
+        taken.add(slot)
+        own[i] = PALETTE[slot]
     if not known:
         return own
     by_name = [known.get(name, color) for name, color in zip(names, own)]

@@ -28,6 +28,20 @@ from ..model.roofline import (
     workload_roofline,
 )
 
+#: What a phase point's size means, said under every roofline's x axis (a size nobody explains is read
+#: as anything: work, bytes, importance).
+POINT_AREA_NOTE = "point area ∝ share of the makespan"
+
+
+def x_axis_label(intensity_unit: str, joiner: str = " · ") -> str:
+    """The roofline's x-axis title, with what the points' areas mean (``POINT_AREA_NOTE``), after
+    ``joiner`` (a new line where the title would run past a narrow figure).
+
+    >>> x_axis_label("FLOP/B")
+    'operational intensity (FLOP/B) · point area ∝ share of the makespan'
+    """
+    return "operational intensity" + (f" ({intensity_unit})" if intensity_unit else "") + joiner + POINT_AREA_NOTE
+
 
 def decade_values(lo: float, hi: float, most: int = 7) -> list[float]:
     """Powers of ten inside [lo, hi], thinned to at most ``most`` labels (a log axis's ticks)."""

@@ -162,6 +162,25 @@ def bar_ticks(lo: float, hi: float, unit: str, time_end: float | None = None) ->
     return list(zip(values, scale_tick_labels(values, step, unit, end=time_end or hi)))
 
 
+#: The least distance between two colour-bar labels' centres, in px: a 12 px line and 4 px apart.
+BAR_LABEL_SPACING = 16.0
+
+
+def spaced_ticks(positions_px, spacing: float = BAR_LABEL_SPACING) -> list[int]:
+    """Which of the colour bar's ticks (their positions along the bar, px) get a label: from the low
+    end up, each at least ``spacing`` from the last one kept, so that on a short bar (a sweep of two
+    rows draws a 70 px bar) the labels do not touch. js/sweep/draw.js ``spacedTicks`` is its twin.
+
+    >>> spaced_ticks([0, 10, 20, 30, 40])
+    [0, 2, 4]
+    """
+    kept: list[int] = []
+    for k, p in enumerate(positions_px):
+        if not kept or abs(float(p) - float(positions_px[kept[-1]])) >= spacing:
+            kept.append(k)
+    return kept
+
+
 def time_end(result) -> float | None:
     """The longest makespan: the time readings' unit is chosen for it."""
     makespans = np.asarray(result["makespan"], float)

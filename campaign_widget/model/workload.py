@@ -28,6 +28,7 @@ from ._workload_inputs import (
     _split_levels,
     _with_tensor_dependencies,
 )
+from .code_builders import build_from_code
 from .dtypes import canonical
 from .einsum import einsum_phases, parse_all
 from .expr import resolve_sizes
@@ -51,15 +52,7 @@ if TYPE_CHECKING:
 
 # ``PhaseArrays`` and the bound codes live in ``phase_arrays``, below the modules that read them; a
 # workload's users find them here, beside ``Workload``
-__all__ = [
-    "BOUND_BALANCED",
-    "BOUND_COMPUTE",
-    "BOUND_LATENCY",
-    "BOUND_MEMORY",
-    "BOUND_NAMES",
-    "PhaseArrays",
-    "Workload",
-]
+__all__ = ["BOUND_BALANCED", "BOUND_COMPUTE", "BOUND_LATENCY", "BOUND_MEMORY", "BOUND_NAMES", "PhaseArrays", "Workload"]
 
 _SLOTS = (
     "_names",
@@ -293,8 +286,6 @@ class Workload:
         ``fuse="inductor"`` fuses the phases into the groups ``torch.compile``'s Inductor forms;
         ``dynamic_shapes`` (``torch.export.Dim`` s) keeps sizes as parameters. Needs the ``[torch]`` extra;
         see docs/from-code.md#pytorch."""
-        from .code_builders import build_from_code
-
         return build_from_code(
             "torch", module_or_fn, *example_inputs, machine=machine, fuse=fuse, dynamic_shapes=dynamic_shapes
         )
@@ -303,8 +294,6 @@ class Workload:
     def from_jax(cls, fn: Any, *example_args: Any, machine: Machine | str | None = None) -> Workload:
         """One phase per fusion of the module XLA compiles for ``jax.jit(fn)`` at ``example_args``, with XLA's
         own cost analysis. Needs the ``[jax]`` extra; see docs/from-code.md#jax."""
-        from .code_builders import build_from_code
-
         return build_from_code("jax", fn, *example_args, machine=machine)
 
     @classmethod
@@ -313,8 +302,6 @@ class Workload:
     ) -> Workload:
         """A ``@dace.program`` or an in-memory ``dace.SDFG`` read by the SDFG reader, as a file would be
         (``campaign_widget.io.read_sdfg``). Needs the ``[dace]`` extra; see docs/from-code.md#dace."""
-        from .code_builders import build_from_code
-
         return build_from_code("dace", program_or_sdfg, params=params, machine=machine)
 
     # -- construction -------------------------------------------------------------------------

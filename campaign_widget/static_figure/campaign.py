@@ -12,6 +12,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, ScaledTranslation
 
 from ..errors import WrongTypeError
+from ..figures.group_bands import place_group_labels
 from ..figures.readout import said_lines
 from ..figures.scene import CRITICAL, Scene
 from ..figures.ticks import time_ticks, utilization_ticks
@@ -437,23 +438,24 @@ def _draw_group_bands(ax, scene: Scene, t0: float, t1: float, top: float):
 
 
 def _draw_group_labels(ax, scene: Scene, labels, t0: float, t1: float, width_px: float):
-    """Each group's label at the top of its widest band, only when it fits (text, never markup)."""
+    """Each group's label at the top of its widest band where it fits and meets no other label
+    (``place_group_labels``; text, never markup)."""
     widest: dict[int, tuple] = {}
     for b0, b1, gid in _bands(scene, t0, t1):
         width = min(b1, t1) - max(b0, t0)
         if gid not in widest or width > min(widest[gid][1], t1) - max(widest[gid][0], t0):
             widest[gid] = (b0, b1, gid)
-    for b0, b1, gid in widest.values():
-        if not 0 <= gid < len(labels) or not labels[gid]:
-            continue
-        lo, hi = max(b0, t0), min(b1, t1)
-        band_px = (hi - lo) / (t1 - t0) * width_px
-        text = labels[gid]
-        if text_width_px(text, THEME["font_size"] - 1) + 2 * GROUP_LABEL_PADDING > band_px:
-            continue
+    px = width_px / (t1 - t0)
+    bands = {
+        gid: ((max(b0, t0) - t0) * px, (min(b1, t1) - t0) * px)
+        for b0, b1, gid in widest.values()
+        if 0 <= gid < len(labels) and labels[gid]
+    }
+    widths = {gid: text_width_px(labels[gid], THEME["font_size"] - 1) for gid in bands}
+    for gid, centre in place_group_labels(bands, widths, GROUP_LABEL_PADDING):
         t = ax.annotate(
-            text,
-            ((lo + hi) / 2, 1.0),
+            labels[gid],
+            (t0 + centre / px, 1.0),
             xycoords=("data", "axes fraction"),
             xytext=(0, -GROUP_LABEL_PADDING * PT_PER_PX),
             textcoords="offset points",

@@ -29,6 +29,7 @@ from ..figures.sweep_grid import (
     YES_COLOR,
     check_grid,
     column_unit,
+    spaced_ticks,
     sweep_grid,
     value_label,
 )
@@ -176,7 +177,10 @@ def _render(result, x, y, color, fixed, selected, title, width, dpi, best="makes
     bar_left = left + plot_w + L["column_gap"]
     cax = fig.add_axes([bar_left / W, 1 - bottom / H, bar_w / W, plot_h / H])
     bar = fig.colorbar(mappable, cax=cax)
-    bar.set_ticks([v for v, _ in grid.ticks], labels=bar_labels)
+    # labels at least a line apart along the bar (spaced_ticks): a short bar keeps fewer
+    lo_v, hi_v = mappable.get_clim()
+    kept = spaced_ticks([(v - lo_v) / (hi_v - lo_v) * plot_h for v, _ in grid.ticks])
+    bar.set_ticks([grid.ticks[k][0] for k in kept], labels=[bar_labels[k] for k in kept])
     bar.outline.set_edgecolor(T["axis"])
     cax.tick_params(length=T["tick_length"] * PT_PER_PX, color=T["axis"], pad=L["tick_label_gap"] * PT_PER_PX)
     for label in cax.get_yticklabels():

@@ -14,6 +14,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.text import Text
 
 from ..errors import WrongTypeError
+from ..figures.roofline import x_axis_label
 from ..formatting import format_number, format_si
 from ._paths import _stroke
 from .campaign import axes_size_px
@@ -40,29 +41,37 @@ class _SlopeText(Text):
         super().__init__(*args, **kwargs)
         self._slope_axes, self._p0, self._p1 = ax, p0, p1
 
-    def draw(self, renderer):
+    def _follow_slope(self) -> None:
         (xa, ya), (xb, yb) = self._slope_axes.transData.transform([self._p0, self._p1])
         self.set_rotation(math.degrees(math.atan2(yb - ya, xb - xa)))
+
+    def draw(self, renderer):
+        self._follow_slope()
         super().draw(renderer)
+
+    def get_window_extent(self, renderer=None, dpi=None):
+        self._follow_slope()
+        return super().get_window_extent(renderer, dpi)
 
 
 SLOPE_LABEL_AT = 2.2  # a label along a roof's slope starts at this multiple of the axes' left end
 
 
-def _slope_label(ax, bandwidth: float, x_lo: float, end, text: str, color, font) -> _SlopeText:
-    """``text`` along the roof of ``bandwidth`` from ``x_lo`` towards ``end``, a quarter above the roof."""
+def _slope_label(ax, bandwidth: float, x_lo: float, end, text: str, color, font, *, above: bool = True) -> _SlopeText:
+    """``text`` along the roof of ``bandwidth`` from ``x_lo`` towards ``end``, a quarter above the roof
+    (or, ``above=False``, below it)."""
     x_at = x_lo * SLOPE_LABEL_AT
     return _SlopeText(
         ax,
         (x_lo, bandwidth * x_lo),
         end,
         x_at,
-        bandwidth * x_at * 1.25,
+        bandwidth * x_at * (1.25 if above else 1 / 1.25),
         text,
         color=color,
         fontproperties=font,
         ha="left",
-        va="bottom",
+        va="bottom" if above else "top",
         rotation_mode="anchor",
         **literal_text(),
     )
@@ -254,7 +263,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
             ax.add_artist(_slope_label(ax, bw, x_lo, (comp / bw, comp), c.name, ROOFLINE["ceiling_label"], small))
 
     if rp.hierarchical:
-        _draw_level_roofs(ax, rp, x_lo, x_hi, y_lo, small, units)
+        slopes = _draw_level_roofs(ax, rp, x_lo, x_hi, y_lo, small, units)
     else:
         xs, ys = _roof_xy(P, BW, x_lo, x_hi)
         roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
@@ -276,6 +285,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
 
     if rp.hierarchical:
         _draw_level_points(ax, rp, x_lo, x_hi)
+        _place_slope_labels(ax, slopes, P, x_lo, small)
     else:
         # one point per phase, area ∝ share of time; the largest drawn first so small ones stay visible
         oi, achieved, share = rp.intensity, rp.achieved, rp.share
@@ -309,7 +319,7 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
         ax.spines[side].set_linewidth(PT_PER_PX)
     compute_unit = units.get("compute", "")
     ax.set_xlabel(
-        "operational intensity" + (f" ({intensity_unit})" if intensity_unit else ""),
+        x_axis_label(intensity_unit, joiner="\n"),
         fontproperties=font_for(),
         color=THEME["text"],
         labelpad=4 * PT_PER_PX,
@@ -340,12 +350,14 @@ def draw_roofline(ax, rp: RooflinePanel, *, title: bool = True, levels=None):
     return ax
 
 
-def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
-    """One roof per drawn level (gid ``roof``, labelled with the level's name along its slope),
-    each ridge marked, the farthest drawn level's ridge labelled, and the compute peak."""
+def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units) -> list[tuple]:
+    """One roof per drawn level (gid ``roof``), each ridge marked, the farthest drawn level's ridge
+    labelled, and the compute peak. Returns the labels along the slopes, to be placed once the points
+    are drawn (``_place_slope_labels``): (level, bandwidth, ridge, text)."""
     P = rp.peak_compute
     shown = _shown(rp)
     bandwidth_unit = units.get("bandwidth", "")
+    slopes: list[tuple] = []
     for _, name, bw in shown:
         xs, ys = _roof_xy(P, bw, x_lo, x_hi)
         roof = Line2D(xs, ys, color=ROOFLINE["roof"], linewidth=2 * PT_PER_PX, solid_joinstyle="miter", zorder=2.0)
@@ -355,9 +367,8 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
         ridge = P / bw
         _ridge_point(ax, ridge, P)
         if x_lo * SLOPE_LABEL_AT < ridge / 2:
-            label = _slope_label(
-                ax, bw, x_lo, (ridge, P), f"{name} {format_si(bw, bandwidth_unit)}", THEME["text"], font
-            )
+            slopes.append((name, bw, ridge, f"{name} {format_si(bw, bandwidth_unit)}"))
+            continue  # placed with the points drawn (_place_slope_labels): on none of them, nor on another
         else:  # the ridge is too near the left edge for a label along the slope: name it at the ridge
             label = Text(
                 ridge,
@@ -382,6 +393,59 @@ def _draw_level_roofs(ax, rp: RooflinePanel, x_lo, x_hi, y_lo, font, units):
         intensity_unit = units.get("intensity", "")
         _ridge_label(ax, f"{name} ridge", ridge, y_lo, intensity_unit, font)
     _peak_label(ax, P, x_hi, units, font)
+    return slopes
+
+
+def _place_slope_labels(ax, slopes, peak: float, x_lo: float, font) -> None:
+    """Each level's label along its own slope (gid ``roof-label-LEVEL``), where it meets neither a
+    label placed before nor a phase's point and ends left of its ridge: the free place along the slope
+    nearest the usual one, above the roof or else below it (parallel roofs of near bandwidths put
+    labels at one x on each other)."""
+    # a renderer whatever the figure's canvas (a bare Figure has none of its own: matplotlib lends Agg's)
+    renderer = ax.figure._get_renderer()
+    taken = _point_boxes(ax)
+    inside = ax.get_window_extent(renderer)
+    usual = x_lo * SLOPE_LABEL_AT
+    for name, bw, ridge, text in slopes:
+        ridge_px = ax.transData.transform((ridge, peak))[0]
+        steps = np.arange(
+            math.floor(math.log(1.05 / SLOPE_LABEL_AT, 1.25)), math.ceil(math.log(ridge / usual, 1.25)) + 1
+        )
+        candidates = sorted(usual * 1.25**steps, key=lambda x: abs(math.log(x / usual)))
+        chosen = None
+        # between two near roofs there is no room for text: the lowest roof's label goes under it
+        sides = (False, True) if bw == min(b for _, b, _, _ in slopes) and len(slopes) > 1 else (True,)
+        for x, above in ((x, above) for above in sides for x in candidates):
+            label = _slope_label(ax, bw, x / SLOPE_LABEL_AT, (ridge, peak), text, THEME["text"], font, above=above)
+            label = ax.add_artist(label)
+            box = label.get_window_extent(renderer)
+            fits = box.x0 >= inside.x0 and box.y1 <= inside.y1 and box.x1 <= ridge_px - 4
+            if fits and not any(box.overlaps(other) for other in taken):
+                chosen = label, box
+                break
+            label.remove()
+        if chosen is None:  # nowhere free: the usual place, as before
+            label = ax.add_artist(_slope_label(ax, bw, x_lo, (ridge, peak), text, THEME["text"], font))
+            chosen = label, label.get_window_extent(renderer)
+        label, box = chosen
+        label.set_gid(f"roof-label-{name}")
+        taken.append(box)
+
+
+def _point_boxes(ax) -> list:
+    """The display boxes of the phases' markers (the ``phase-points`` scatters)."""
+    from matplotlib.transforms import Bbox
+
+    boxes = []
+    for collection in ax.collections:
+        if collection.get_gid() != "phase-points":
+            continue
+        centres = ax.transData.transform(collection.get_offsets())
+        sizes = np.broadcast_to(collection.get_sizes(), (len(centres),))
+        for (cx, cy), area in zip(centres, sizes):
+            r = math.sqrt(area) / 2 * ax.figure.dpi / 72.0
+            boxes.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+    return boxes
 
 
 def _draw_level_points(ax, rp: RooflinePanel, x_lo, x_hi):

@@ -12,12 +12,14 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+from cycler import cycler  # matplotlib's own dependency (its prop_cycle type)
 from matplotlib import rc_context
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextToPath
 
 from ..errors import CampaignWidgetError, FigureTooLargeError, short_repr
+from ..figures.phase_colours import PALETTE
 from ..formatting import shorten_middle
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -244,3 +246,27 @@ def wrap_text(text: str, width_px: float, size_px: float = THEME["font_size"], w
 def literal_text(**kwargs) -> dict:
     """Text properties for user text: no mathtext, no TeX."""
     return {"parse_math": False, "usetex": False, **kwargs}
+
+
+def plot_rc(name: str = "light") -> dict:
+    """matplotlib rcParams that draw a plain plot (a ``host.BandwidthSweep.plot``) in the ``"light"``
+    or ``"dark"`` theme of theme.json: background, text, axes, ticks and grid in its colours, and a
+    colour cycle of phase colours, so a default-coloured line reads on either background."""
+    t = theme(name)
+    return {
+        "figure.facecolor": t["background"],
+        "axes.facecolor": t["background"],
+        "savefig.facecolor": t["background"],
+        "text.color": t["text"],
+        "axes.labelcolor": t["text"],
+        "axes.titlecolor": t["text"],
+        "axes.edgecolor": t["axis"],
+        "xtick.color": t["axis"],
+        "ytick.color": t["axis"],
+        "xtick.labelcolor": t["text"],
+        "ytick.labelcolor": t["text"],
+        "grid.color": t["grid"],
+        "legend.facecolor": t["background"],
+        "legend.edgecolor": t["grid"],
+        "axes.prop_cycle": cycler(color=list(PALETTE[:7])),
+    }

@@ -16,7 +16,7 @@ import numpy as np
 import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
-from ..figures.roofline import drawn_ceilings, phase_details, roofline_geometry, schedule_readout
+from ..figures.roofline import drawn_ceilings, phase_details, roofline_geometry, schedule_readout, x_axis_label
 from ..formatting import format_number
 from ..model.roofline import DEFAULT_THRESHOLD
 from .composite import PAGE, Column, Composite, Layout, Link, Part
@@ -351,7 +351,7 @@ class RooflineView(Composite, ipywidgets.VBox):
             self.ridge_label.x, self.ridge_label.y = [phases.ridge], [P]
             intensity_unit = f"{machine.ops_unit}/{machine.bytes_unit}"  # one vocabulary with the diagram
             self.ridge_label.text = [f"ridge {format_number(phases.ridge, 3)} {intensity_unit}"]
-            self._x_axis.label = f"operational intensity ({intensity_unit})"
+            self._x_axis.label = x_axis_label(intensity_unit)
             self._y_axis.label = f"attainable ({machine.compute_unit})"
             self._draw_ceilings(drawn_ceilings(workload), machine, x_lo, x_hi, y_lo)
             self.points.x, self.points.y = x, achieved

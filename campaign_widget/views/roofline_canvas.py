@@ -14,7 +14,7 @@ import numpy as np
 import traitlets as t
 
 from ..errors import short_repr
-from ..figures.roofline import RooflineGeometry, phase_details, roofline_geometry, schedule_readout
+from ..figures.roofline import RooflineGeometry, phase_details, roofline_geometry, schedule_readout, x_axis_label
 from ..model.roofline import DEFAULT_THRESHOLD
 from .base import ViewWidget
 from .buffers import ArrayDict
@@ -43,7 +43,7 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
     geometry = ArrayDict()
     phase_names = t.List(t.Unicode()).tag(sync=True)
     phase_colors = t.List(t.Unicode()).tag(sync=True)
-    #: Axis units: ``{"intensity": "FLOP/B", "compute": "FLOP/s"}``.
+    #: Axis units: ``{"intensity": "FLOP/B", "compute": "FLOP/s", "x_label": the x title (``x_axis_label``)}``.
     units = t.Dict().tag(sync=True)
     #: The hovered phase's tooltip lines (name and intensity, achieved and bound, regime, guidance); [] when
     #: none is hovered. Worded for that one phase when the hover or the schedule changes, not for every phase
@@ -123,7 +123,8 @@ class RooflinePlot(ViewWidget, bundle="roofline.js"):
             self.geometry = geometry_payload(g)
             self.phase_names = list(workload.names)
             self.phase_colors = list(self.diagram.phase_colors)
-            self.units = {"intensity": f"{machine.ops_unit}/{machine.bytes_unit}", "compute": machine.compute_unit}
+            intensity = f"{machine.ops_unit}/{machine.bytes_unit}"
+            self.units = {"intensity": intensity, "compute": machine.compute_unit, "x_label": x_axis_label(intensity)}
             self._word_hovered()
             self.readout_lines = schedule_readout(g, workload, schedule)
             if g.levels != self._levels:

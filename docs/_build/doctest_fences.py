@@ -9,10 +9,13 @@ import re
 import griffe
 
 _PROMPT = re.compile(r"^(\s*)>>> ")
+# doctest's directives ("# doctest: +SKIP") steer the test run; a reader copying the line needs none
+_DIRECTIVE = re.compile(r"\s*#\s*doctest:\s*[+-]\w+(?:\s*,\s*[+-]\w+)*\s*$")
 
 
 def fence_doctests(text: str) -> str:
-    """Wrap each run of lines that starts with ``>>>`` (up to the next blank line) in a fence."""
+    """Wrap each run of lines that starts with ``>>>`` (up to the next blank line) in a fence, without
+    doctest's directives (``# doctest: +SKIP``)."""
     lines, out, i = text.splitlines(), [], 0
     while i < len(lines):
         match = _PROMPT.match(lines[i])
@@ -23,7 +26,8 @@ def fence_doctests(text: str) -> str:
         indent = match.group(1)
         block = []
         while i < len(lines) and lines[i].strip():
-            block.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i].lstrip())
+            line = lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i].lstrip()
+            block.append(_DIRECTIVE.sub("", line))
             i += 1
         out += ["", f"{indent}```pycon", *(indent + line for line in block), f"{indent}```", ""]
     return "\n".join(out)

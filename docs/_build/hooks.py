@@ -174,7 +174,8 @@ def on_page_markdown(markdown, page, config, files):
         depth = page.file.src_uri.count("/")
         image = "../" * depth + f"figures/{name}.png"
         code = figures.EXAMPLES[name].rstrip()
-        return f"```python\n{code}\n```\n\n![{name}, drawn by the static export]({image})\n"
+        # at its own size in a sideways-scrolling box (docs/assets/figures.css): its text stays 12 px
+        return f'```python\n{code}\n```\n\n<div class="cw-figure" markdown>\n![{name}, drawn by the static export]({image})\n</div>\n'
 
     return FIGURE_MARK.sub(example, markdown)
 

@@ -190,10 +190,13 @@ export function foldGraph(graph, width, height) {
   const offsets = new Int32Array(graph.nEdges + 1);
   const rx = [];
   const ry = [];
+  // Each edge crossing below band b has a lane of its own in the gap (y) and its own place in the
+  // margins beside the bands (x) for the runs down and across: edges are not drawn on each other.
   const lane = (b) => {
     const n = crossings[b];
-    const spacing = Math.min(8, (gap - 16) / Math.max(1, n));
-    return bottom[b] + gap / 2 + (seen[b]++ - (n - 1) / 2) * spacing;
+    const spacing = Math.min(12, (gap - 16) / Math.max(1, n));
+    const i = seen[b]++;
+    return { y: bottom[b] + gap / 2 + (i - (n - 1) / 2) * spacing, side: (i + 1) / (n + 1) };
   };
   for (let e = 0; e < graph.nEdges; e++) {
     const pts = each[e];
@@ -203,8 +206,8 @@ export function foldGraph(graph, width, height) {
       if (to > from) {
         const first = lane(from);
         const last = to - 1 === from ? first : lane(to - 1);
-        rx.push(bands[from].x1 - bands[from].x0 + 2 * RETURN_OUT, 0);
-        ry.push(first, last);
+        rx.push(bands[from].x1 - bands[from].x0 + RETURN_OUT * (1 + first.side), RETURN_OUT * (1 - last.side));
+        ry.push(first.y, last.y);
       }
       if (p < pts.length - 1) {
         rx.push(px + dx[to]);

@@ -4,6 +4,11 @@ import { formatPercent, formatQuantity, formatSI } from "../shared/format.js";
 
 const KIND = ["read", "write", "order"];
 
+/** Where value `s` sits on the colour bar, in words (s is the scale's internal 0 … 1). */
+function onBar(s) {
+  return ["colour bar", Number.isFinite(s) ? `${Math.round(100 * s)}% along` : "— (out of scale)"];
+}
+
 function name(names, i) {
   return String(names[i] ?? `#${i}`);
 }
@@ -18,7 +23,7 @@ export function nodeTooltip(graph, style, names, units, i) {
       ["duration", formatQuantity(p.duration[i], units.time ?? "")],
       ["efficiency", formatPercent(p.efficiency[i])],
     ];
-    if (style.target === "phases") rows.push(["severity s", Number.isFinite(style.s[i]) ? style.s[i].toFixed(3) : "— (out of scale)"]);
+    if (style.target === "phases") rows.push(onBar(style.s[i]));
     return { title: `phase ${name(names, i)}`, rows };
   }
   const rows = [["size", formatSI(style.tensorBytes[i], units.bytes ?? "B")]];
@@ -38,7 +43,7 @@ export function edgeTooltip(graph, style, names, units, e) {
   } else if (graph.fused[e]) {
     rows.push(["unfused", `${formatSI(style.edgeLogicalBytes[e], units.bytes ?? "B")} (fused: 0 B)`]);
   }
-  if (style.target === "edges") rows.push(["severity s", Number.isFinite(style.s[e]) ? style.s[e].toFixed(3) : "— (out of scale)"]);
+  if (style.target === "edges") rows.push(onBar(style.s[e]));
   return { title, rows };
 }
 

@@ -54,7 +54,34 @@ export function drawGroupBands(ctx, scene, { x, plot, ratio }) {
   ctx.stroke();
 }
 
-/** The labels at the top of the bands, each only when it fits (call after the pieces). */
+/**
+ * Where the labels go (campaign_widget.figures.group_bands.place_group_labels is its twin): `bands`
+ * maps a group id to its widest band { left, right } (px), `widths` the id to its label's width. Inside
+ * the band, centred, else at its left or right end, never on a label already placed (`padding`
+ * apart): pipelined groups' bands overlap. Widest bands first. Returns [[id, centre]].
+ */
+export function placeGroupLabels(bands, widths, padding) {
+  const placed = [];
+  const out = [];
+  const ids = [...bands.keys()].sort((a, b) => (bands.get(b).right - bands.get(b).left) - (bands.get(a).right - bands.get(a).left) || a - b);
+  for (const id of ids) {
+    const { left, right } = bands.get(id);
+    const half = widths.get(id) / 2;
+    if (2 * half + 2 * padding > right - left) continue;
+    for (const centre of [(left + right) / 2, left + padding + half, right - padding - half]) {
+      const x0 = centre - half - padding;
+      const x1 = centre + half + padding;
+      if (placed.every(([a, b]) => x1 <= a || x0 >= b)) {
+        placed.push([x0, x1]);
+        out.push([id, centre]);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The labels at the top of the bands, each only where it fits and meets no other (call after the pieces). */
 export function drawGroupLabels(ctx, scene, labels, { x, plot }) {
   if (!scene.groups) return;
   ctx.font = font(THEME.fontSize - 1);
@@ -63,14 +90,13 @@ export function drawGroupLabels(ctx, scene, labels, { x, plot }) {
   ctx.textBaseline = "top";
   const widest = new Map();
   for (const band of visibleBands(scene, x, plot)) {
+    const label = labels?.[band.id];
+    if (label === undefined || label === "") continue;
     const best = widest.get(band.id);
     if (!best || band.right - band.left > best.right - best.left) widest.set(band.id, band);
   }
-  for (const band of widest.values()) {
-    const label = labels?.[band.id];
-    if (label === undefined || label === "") continue;
-    const text = String(label);
-    if (ctx.measureText(text).width + 2 * LABEL_PADDING > band.right - band.left) continue;
-    ctx.fillText(text, (band.left + band.right) / 2, plot.top + LABEL_PADDING);
+  const widths = new Map([...widest.keys()].map((id) => [id, ctx.measureText(String(labels[id])).width]));
+  for (const [id, centre] of placeGroupLabels(widest, widths, LABEL_PADDING)) {
+    ctx.fillText(String(labels[id]), centre, plot.top + LABEL_PADDING);
   }
 }

@@ -1,7 +1,7 @@
 // Drawing the campaign diagram onto a 2D context. Pure: no DOM, the same code draws the screen
 // canvas and the PNG export (the caller picks `ratio`, device px per CSS px). Every coordinate
 // below is in CSS px; drawFigure sets the context transform.
-import { lighten, phaseColor, withAlpha } from "../shared/color.js";
+import { fade, lighten, phaseColor, withAlpha } from "../shared/color.js";
 import { drawAxes, drawGrid } from "./draw-axes.js";
 import { drawGroupBands, drawGroupLabels } from "./draw-groups.js";
 import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
@@ -46,7 +46,7 @@ function phaseStyles(colors, highlightPhase) {
       const color = phaseColor(colors, phase);
       const faded = highlighting && phase !== highlightPhase;
       styles = faded
-        ? { line: lighten(color, THEME.fadeLighten), shade: withAlpha(color, THEME.shadeAlpha / 3), fill: lighten(color, 0.8), outline: false }
+        ? { line: fade(color, THEME.fadeLighten, THEME.background), shade: withAlpha(color, THEME.shadeAlpha / 3), fill: fade(color, 0.8, THEME.background), outline: false }
         : { line: color, shade: withAlpha(color, THEME.shadeAlpha), fill: lighten(color, THEME.fillLighten), outline: highlighting };
       cache.set(phase, styles);
     }

@@ -6,7 +6,7 @@
 // Why from a thousand: the canvas records vector calls and rasterizes them when the frame is made
 // (in software, as here in headless Chromium, ~10 ms for the six calls per piece of 1,536 pieces),
 // while this pass takes about 1 ms; a paper figure's few hundred pieces stay vectors.
-import { lighten, parseHex, withAlpha } from "../shared/color.js";
+import { fade, lighten, parseHex, withAlpha } from "../shared/color.js";
 import { dashStart } from "../shared/pixels.js";
 import { CRITICAL } from "../shared/legend.js";
 import { THEME } from "../shared/theme.js";
@@ -40,9 +40,9 @@ function phasePixels(colors, highlightPhase, phases) {
   for (let phase = 0; phase < phases; phase++) {
     const color = /^#[0-9a-f]{6}$/i.test(colors?.[phase] ?? "") ? colors[phase] : "#808080";
     const faded = highlighting && phase !== highlightPhase;
-    line[phase] = packColor(faded ? lighten(color, THEME.fadeLighten) : color);
+    line[phase] = packColor(faded ? fade(color, THEME.fadeLighten, THEME.background) : color);
     shade[phase] = packColor(withAlpha(color, faded ? THEME.shadeAlpha / 3 : THEME.shadeAlpha));
-    fill[phase] = packColor(lighten(color, faded ? 0.8 : THEME.fillLighten));
+    fill[phase] = packColor(faded ? fade(color, 0.8, THEME.background) : lighten(color, THEME.fillLighten));
     outline[phase] = highlighting && !faded ? 1 : 0;
   }
   return { line, shade, fill, outline };

@@ -152,7 +152,8 @@ export function drawRoofline(ctx, width, height, state, theme) {
   ctx.strokeStyle = theme.axis;
   ctx.strokeRect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top);
   ctx.fillStyle = theme.text;
-  ctx.fillText(`operational intensity (${units.intensity ?? ""})`, (plot.left + plot.right) / 2, plot.bottom + 24);
+  // the x title comes from Python (campaign_widget.figures.roofline.x_axis_label: it says what point areas mean)
+  ctx.fillText(units.x_label ?? `operational intensity (${units.intensity ?? ""})`, (plot.left + plot.right) / 2, plot.bottom + 24);
   fillVertical(ctx, `attainable (${units.compute ?? ""})`, 14, (plot.top + plot.bottom) / 2);
   fillTitle(ctx, state.title, plot, theme);
   ctx.beginPath();

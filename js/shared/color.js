@@ -20,6 +20,18 @@ export function lighten(color, amount) {
   return `rgb(${mix(r)}, ${mix(g)}, ${mix(b)})`;
 }
 
+/**
+ * Mix toward `background` ("#rrggbb"): amount 0 keeps the colour, 1 gives the background. A hover
+ * fades the other phases this way, so on a dark page they sink into it rather than turning to bright
+ * pastels (mixing with white would), never brighter than the hovered one.
+ */
+export function fade(color, amount, background = "#ffffff") {
+  const [r, g, b] = parseHex(color);
+  const [R, G, B] = parseHex(background);
+  const mix = (c, to) => Math.round(c + (to - c) * amount);
+  return `rgb(${mix(r, R)}, ${mix(g, G)}, ${mix(b, B)})`;
+}
+
 export function withAlpha(color, alpha) {
   const [r, g, b] = parseHex(color);
   return `rgba(${r}, ${g}, ${b}, ${alpha})`;

@@ -27,6 +27,20 @@ export function readGrid(raw) {
 }
 
 const hex = (v) => v.toString(16).padStart(2, "0");
+export const BAR_LABEL_SPACING = 16; // px between two colour-bar labels' centres: a 12 px line, 4 px apart
+
+/**
+ * Which colour-bar ticks (their positions along the bar, px) get a label: from the low end up, each
+ * at least `spacing` from the last kept, so a short bar's labels do not touch
+ * (campaign_widget.figures.sweep_grid.spaced_ticks is its twin).
+ */
+export function spacedTicks(positions, spacing = BAR_LABEL_SPACING) {
+  const kept = [];
+  positions.forEach((p, k) => {
+    if (!kept.length || Math.abs(p - positions[kept[kept.length - 1]]) >= spacing) kept.push(k);
+  });
+  return kept;
+}
 
 /** The kernel's colour of cell (row, col) in the look `themeName`, as #rrggbb. */
 export function cellColor(grid, row, col, themeName) {
@@ -165,7 +179,8 @@ export function drawHeatmap(ctx, width, height, state, theme) {
       ctx.fillRect(bar.left, y0, BAR_WIDTH, barH / steps + 0.5);
     }
     ctx.fillStyle = theme.text;
-    for (const [s, label] of grid.ticks) {
+    for (const k of spacedTicks(grid.ticks.map(([s]) => s * barH))) {
+      const [s, label] = grid.ticks[k];
       const y = bar.bottom - s * barH;
       ctx.strokeStyle = theme.axis;
       ctx.beginPath(); ctx.moveTo(bar.right, y); ctx.lineTo(bar.right + TICK, y); ctx.stroke();

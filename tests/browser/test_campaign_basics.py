@@ -24,7 +24,7 @@ from labdriver import LabPage, Notebook, check_each_test, module_page, png_size,
 from PIL import Image
 
 import campaign_widget as cw
-from campaign_widget.figures.phase_colours import PALETTE
+from campaign_widget.figures.phase_colours import phase_colors
 from campaign_widget.figures.scene import build_scene
 
 pytestmark = pytest.mark.browser
@@ -51,7 +51,7 @@ def phase_geometry():
         out.append(
             dict(
                 name=name,
-                colour=PALETTE[i],
+                colour=phase_colors(names)[i],
                 x0=float(scene.x0[k]),
                 x1=float(scene.x1[k]),
                 line_y=float(scene.line_y[k]),
@@ -363,10 +363,11 @@ def _check_figure_png(data: bytes, shot, scale: float, what: str, artifacts_dir,
     png = _over_white(image)
     # Each phase colour is in it: it is the figure, not a blank.
     flat = png.reshape(-1, 3)
+    colours = phase_colors("ABC")
     for i, phase in enumerate("ABC"):
-        rgb = np.array([int(PALETTE[i][k : k + 2], 16) for k in (1, 3, 5)])
+        rgb = np.array([int(colours[i][k : k + 2], 16) for k in (1, 3, 5)])
         assert (np.abs(flat - rgb).max(axis=1) <= 28).sum() >= 20, (
-            f"{what} has no pixels of phase {phase}'s colour {PALETTE[i]}"
+            f"{what} has no pixels of phase {phase}'s colour {colours[i]}"
         )
     if math.isclose(scale, shot.dpr):
         screen = _over_white(shot.image)
