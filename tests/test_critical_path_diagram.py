@@ -127,7 +127,7 @@ def test_each_ranks_panel_flags_exactly_the_jobs_path_through_that_rank(job2):
     for k in job2.ranks:
         d = stack.diagrams[f"rank {k}"]
         t = d.schedule
-        flagged = {(t.names[p], int(i)) for p, i, f in zip(d._scene.phase, d._scene.tile, d._scene.flags) if f & CRITICAL}
+        flagged = marked(d)
         on = [(t.names[t.phase[j]], int(t.tile[j])) for j in range(len(t))
               if any(e["rank"] == k and e["name"] == t.names[t.phase[j]]
                      and abs((e["start"] - origin) * 1e-6 - t.start[j]) < 1e-12 for e in path)]  # fmt: skip

@@ -16,7 +16,6 @@ from .panels import Panel
 from .pieces import scene_features
 from .style import GREY, LAYOUT, PT_PER_PX, THEME, fit_text, font_for, lighten, literal_text, text_width_px, valid_color
 
-
 CRITICAL_LABEL = "critical path"  # js/shared/legend.js
 
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FigureError, WorkloadError, WrongTypeError, short_repr
+from ..figures.critical import with_critical_path
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import pipe_note, work_note
 from ..figures.roofline import drawn_ceilings
-from ..figures.critical import with_critical_path
 from ..figures.scene import Scene, build_scene
 from ..model.machine import Ceiling
 

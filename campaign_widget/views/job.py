@@ -32,7 +32,7 @@ def job_diagrams(
     origin = job_origin(job.ranks)
     machine = machine if machine is not None else job.machine
     path = job.critical_path() if critical_path else []
-    panels = {}
+    panels: dict[str, object] = {}
     for k, r in picked.items():
         timeline = rank_timeline(r, origin, machine)
         marked = path_intervals(timeline, path, k, origin) if critical_path else False
@@ -40,7 +40,9 @@ def job_diagrams(
         if k in expand:  # a given schedule, so the stack compares no other rank with this rank's bound
             bound = rank_bound(r, machine)
             s = bound.schedule()
-            panels[BOUND.format(label=f"rank {k}")] = Schedule.from_intervals(bound, phase=s.phase, start=s.start, end=s.end)
+            panels[BOUND.format(label=f"rank {k}")] = Schedule.from_intervals(
+                bound, phase=s.phase, start=s.start, end=s.end
+            )
     return StackedDiagrams(panels, height=height)
 
 
