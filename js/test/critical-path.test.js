@@ -10,6 +10,7 @@ import { buildSceneIndex } from "../diagram/scene-index.js";
 import { CRITICAL, legendEntries, sceneFeatures } from "../shared/legend.js";
 import { linearScale } from "../shared/scale.js";
 import { THEME, useTheme } from "../shared/theme.js";
+import { tooltipContent } from "../shared/tooltip.js";
 import { RecordingContext } from "../testing/fake-context.js";
 import { bottomPiece, makeScene } from "../testing/scene-fixtures.js";
 
@@ -80,4 +81,13 @@ test("the legend has a 'critical path' key exactly when a piece is on the path",
   const plain = makeScene([bottomPiece(0, 3, 0, 0.7, 0.25)]);
   assert.equal(sceneFeatures(plain).critical, false);
   assert.ok(!legendEntries(["A"], COLORS, sceneFeatures(plain)).some((e) => e.kind === "critical"));
+});
+
+test("the tooltip of a piece on the path says so, and of one off it says nothing about it", () => {
+  const scene = pathScene();
+  const table = { duration: Float64Array.of(3, 10, 2), compute_util: Float64Array.of(0.7, 0.2, 0.6), memory_util: Float64Array.of(0.25, 0.9, 0.4) };
+  const figure = { scene, phaseTable: table, units: { time: "s" }, resourceNames: ["compute", "memory"], phaseNames: ["A", "B", "C"], tiled: false };
+  const row = (i) => Object.fromEntries(tooltipContent(figure, i).rows);
+  assert.match(row(0)["critical path"], /on it/);
+  assert.equal(row(1)["critical path"], undefined);
 });
