@@ -5,6 +5,8 @@ on the path, C0 (t 6.5-7.5, stacked on B to 0.8) is not; the same diagram withou
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from labdriver import LabPage, module_page, open_with_cell, read_canvas
 
@@ -28,22 +30,14 @@ LIGHT = theme("light")
 REACH = LIGHT["compute_line_width"] / 2 + LIGHT["critical_width"] + 1  # CSS px from the line's centre
 
 
-class PathPage:
-    def __init__(self, lab: LabPage, nb):
-        self.lab, self.page, self.nb = lab, lab.page, nb
-        self.failed = False
-        self.canvases = self.page.locator(".cw-root canvas.cw-plot")
-
-
-def _open(lab: LabPage, jupyter_lab) -> PathPage:
+def _open(lab: LabPage, jupyter_lab) -> SimpleNamespace:
+    """The notebook run and both diagrams drawn; ``failed`` is set by a failing test (``module_page``)."""
     nb = open_with_cell(lab, jupyter_lab, NOTEBOOK, "# Browser test: the critical path", CELL, what="the cell")
-    page = PathPage(lab, nb)
-    page.canvases.nth(1).wait_for(state="attached", timeout=TIMEOUT_MS)
-    page.page.wait_for_function(
+    lab.page.wait_for_function(
         "() => [...document.querySelectorAll('.cw-root canvas.cw-plot')].filter(c => Number(c.dataset.draws) > 0).length >= 2",
         timeout=TIMEOUT_MS,
     )
-    return page
+    return SimpleNamespace(nb=nb, canvases=lab.page.locator(".cw-root canvas.cw-plot"), failed=False)
 
 
 @pytest.fixture(scope="module")
