@@ -30,6 +30,7 @@ import warnings
 from pathlib import Path
 
 from campaign_widget.errors import CampaignWidgetError
+from campaign_widget.formatting import plural
 from campaign_widget.io import detect, load
 from campaign_widget.io.sdfg import extract_sdfg
 
@@ -98,7 +99,7 @@ def one(path: Path, machine: str, params: dict, size: int) -> tuple[str, bool]:
     seconds = time.perf_counter() - start
     if workload is not None:
         workload = getattr(workload, "workload", workload)
-        outcome = f"loaded, {len(workload)} phases"
+        outcome = f"loaded, {plural(len(workload), 'phase')}"
     gave = ", ".join(f"{k}={_show(v)}" for k, v in given.items()) or "nothing"
     totals = _totals(path, fmt, workload)
     return f"{fmt} | {outcome} | gave {gave} | {totals} | {seconds:.2f} s", workload is not None

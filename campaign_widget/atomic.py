@@ -11,7 +11,9 @@ naming it, before anything is written (a rename would replace it whatever its mo
 
 A temporary file is named after its target, the process and the host
 (``.out.txt.<pid>-<host>-<random>.tmp``): a process killed between write and rename leaves one behind,
-and the next write to the same target on the same host removes those of processes no longer running.
+and the next write into the same folder, or the next load from it, removes those it can prove are
+debris (docs/workload-files.md#temporary-files): ours by their name, and written on this host by a process no
+longer running, or older than a day.
 
 >>> import pathlib, tempfile
 >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
@@ -36,13 +38,14 @@ import re
 import secrets
 import socket
 import stat
+import time
 import zlib
 from pathlib import Path
 from typing import NoReturn
 
 from .errors import ArgumentError, CampaignWidgetError, WrongTypeError, short_repr
 
-__all__ = ["atomic_path", "atomic_write", "check_writable", "write_atomic"]
+__all__ = ["atomic_path", "atomic_write", "check_writable", "remove_stale", "write_atomic"]
 
 # which host a temporary file's process runs on: a process id means nothing on another machine
 _HOST = f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
@@ -90,13 +93,34 @@ def check_writable(path) -> None:
             "writable (chmod u+w) or write elsewhere",
             str(path),
         )
+    if stat.S_ISREG(info.st_mode) and _sticky_elsewhere(Path(path), info):
+        raise PermissionError(
+            errno.EPERM,
+            f"{os.strerror(errno.EPERM)}: the file belongs to another user in a sticky folder (like /tmp), "
+            "where only its owner may replace it; write elsewhere",
+            str(path),
+        )
 
 
-def _stale_pattern(target: Path) -> re.Pattern:
-    return re.compile(
-        rf"\.{re.escape(target.name)}\.(\d+)-{_HOST}-[0-9a-f]{{8}}\.tmp(?:{re.escape(target.suffix)})?",
-        re.DOTALL,
-    )
+def _sticky_elsewhere(path: Path, info: os.stat_result) -> bool:
+    """Whether the rename that replaces ``path`` would be refused: its folder is sticky, and neither the
+    file nor the folder is ours (root may rename anything)."""
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    if euid is None or euid == 0 or info.st_uid == euid:
+        return False
+    try:
+        folder = os.stat(path.parent)
+    except OSError:
+        return False
+    return bool(folder.st_mode & stat.S_ISVTX) and folder.st_uid != euid
+
+
+# ours: ".<target>.<pid>-<host>-<8 hex>.tmp" (and the target's suffix after it, for a writer that picks
+# its format by suffix); before the host was in the name: ".<target>.<pid>-<8 hex>.tmp"
+_OURS = re.compile(
+    r"\.(?P<target>.+)\.(?P<pid>\d{1,10})-(?:(?P<host>[0-9a-f]{8})-)?[0-9a-f]{8}\.tmp(?:\.[^.]*)?", re.DOTALL
+)
+STALE_SECONDS = 24 * 3600  # a temporary file of ours this old is debris, whatever host wrote it
 
 
 def _running(pid: int) -> bool:
@@ -109,25 +133,39 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _remove_stale(target: Path) -> None:
-    """Remove the temporary files of ``target`` left by processes of this host that no longer run."""
-    if os.name != "posix":  # os.kill(pid, 0) tests a process only on POSIX (on Windows it ends it)
-        return
-    prefix = f".{target.name}."
-    pattern = None
-    with contextlib.suppress(OSError), os.scandir(target.parent) as entries:
+def _stale(name: str, modified: float, now: float) -> bool:
+    """Whether a file named ``name`` is provably debris of ours: our temporary files' pattern, and either
+    its process (on this host) runs no more or it is older than STALE_SECONDS."""
+    found = _OURS.fullmatch(name)
+    if found is None:
+        return False
+    if now - modified > STALE_SECONDS:
+        return True
+    pid = int(found.group("pid"))
+    mine = found.group("host") == _HOST and os.name == "posix"  # os.kill(pid, 0) tests a process only on POSIX
+    return mine and pid != os.getpid() and not _running(pid)
+
+
+def remove_stale(folder) -> int:
+    """Remove from ``folder`` the temporary files that writes killed on the way left (``_stale``); the
+    number removed. Called by every write into a folder and by every load from one; never raises."""
+    removed = 0
+    now = time.time()
+    with contextlib.suppress(OSError, ValueError, TypeError), os.scandir(folder) as entries:
         for entry in entries:
-            if not entry.name.startswith(prefix):
+            if not entry.name.startswith(".") or ".tmp" not in entry.name:
                 continue
-            pattern = pattern or _stale_pattern(target)
-            found = pattern.fullmatch(entry.name)
-            if found and int(found.group(1)) != os.getpid() and not _running(int(found.group(1))):
-                _discard(Path(entry.path))
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and _stale(entry.name, info.st_mtime, now):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
 
 
 def _temporary(target: Path) -> tuple[Path, int]:
     """A new file next to ``target`` (created exclusively; the umask applies as for any new file)."""
-    _remove_stale(target)
+    remove_stale(target.parent)
     for _ in range(100):
         temp = target.with_name(f".{target.name}.{os.getpid()}-{_HOST}-{secrets.token_hex(4)}.tmp")
         try:
@@ -221,6 +259,9 @@ def _fail(error: BaseException, temp: Path, target: Path) -> NoReturn:
     """Remove ``temp`` and re-raise ``error``: an ``OSError`` naming ``target``, anything else with a
     note that ``target`` is unchanged. Called inside the ``except`` block, so tracebacks chain."""
     _discard(temp)
+    cause = _os_error_under(error) if isinstance(error, Exception) else None  # never an interrupt
+    if cause is not None and cause is not error:  # a writer that broke on the file system's error (a
+        raise _named(cause, target) from error  # full disk) and raised its own on top: the cause is news
     if isinstance(error, OSError):
         named = _named(error, target)
         if named is not error:
@@ -228,6 +269,17 @@ def _fail(error: BaseException, temp: Path, target: Path) -> NoReturn:
     elif hasattr(error, "add_note"):
         error.add_note(f"(nothing was written: {str(target)!r} is unchanged)")
     raise error
+
+
+def _os_error_under(error: BaseException) -> OSError | None:
+    """``error`` itself if an OSError, else the OSError it was raised while handling (its ``__context__``
+    chain, a few levels down), or None."""
+    seen = 0
+    while error is not None and seen < 8:
+        if isinstance(error, OSError):
+            return error
+        error, seen = error.__context__, seen + 1
+    return None
 
 
 def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Path:

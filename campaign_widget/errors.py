@@ -56,6 +56,11 @@ class SweepError(CampaignWidgetError):
     question its results cannot answer yet."""
 
 
+class ConfigurationIndexError(SweepError, IndexError):
+    """A configuration index past a sweep's configurations (``baseline=``, ``result.row(i)``): an
+    ``IndexError`` too, so code that catches either keeps working."""
+
+
 class SweepFailed(CampaignWidgetError, RuntimeError):
     """Some configurations have no result after every retry.
 

@@ -98,11 +98,14 @@ def test_numpy_bools_are_on_off_options():
         flag("percent", "yes")
 
 
-def test_an_sdfg_start_state_that_names_no_state_is_refused(tmp_path):
+def test_an_sdfg_start_state_that_names_no_state_is_refused_where_it_must_choose(tmp_path):
     import json
 
     source = json.loads((DATA / "sdfg" / "loop_copy.sdfg").read_text())
-    source["start_state"] = 999
+    source["start_state"] = 999  # two source blocks: DaCe itself needs start_state to choose
+    source["nodes"].append(
+        {"type": "SDFGState", "label": "alone", "id": len(source["nodes"]), "nodes": [], "edges": []}
+    )
     path = tmp_path / "bad_start.sdfg"
     path.write_text(json.dumps(source))
     with pytest.raises(cw.WorkloadFileError, match="start_state.*names no block"):

@@ -162,7 +162,7 @@ def test_the_parse_cache_is_bounded_by_its_size_not_by_its_count(monkeypatch):
 
     from campaign_widget.model import expr
 
-    monkeypatch.setattr(expr, "MAX_CACHED_NODES", 20_000, raising=False)
+    monkeypatch.setattr(expr, "MAX_CACHED_BYTES", 4 << 20)
     tracemalloc.start()
     try:
         for k in range(150):  # ~1,000 nodes each
@@ -171,8 +171,8 @@ def test_the_parse_cache_is_bounded_by_its_size_not_by_its_count(monkeypatch):
         kept = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    assert kept < 20_000 * 400, f"{kept:,} bytes kept by the parse cache"
-    assert expr.cached_nodes() <= 20_000
+    assert kept < 8 << 20, f"{kept:,} bytes kept by the parse cache"
+    assert expr.cached_bytes() <= 4 << 20
 
 
 @pytest.mark.parametrize(

@@ -437,7 +437,7 @@ def test_csv_line_numbers_count_quoted_newlines(tmp_path):
     [
         ("X,1,3,0.25,0.70,750,0,3,dup", r"e\.csv:7: duplicate phase name 'X' \(first on line 3\)"),
         ("Q,1,3,0.25,0.70,750,5,4,", r"e\.csv:7: column 'End_Time': End_Time 4\.0 is before Starting_Time 5\.0"),
-        ("Q,1,0,0.25,0.70,750,5,6,", r"e\.csv:7: phase 'Q': duration=0\.0 must be > 0"),
+        ("Q,1,0,0.25,0.70,750,5,6,", r"e\.csv:7: phase 'Q': runtime=0\.0 must be > 0"),
         ("Q,1,nan,0.25,0.70,750,5,6,", r"e\.csv:7: column 'runtime': 'nan' must be finite"),
         ("Q,1,3,0.25,0.70,750,5", r"e\.csv:7: column 'End_Time': the row has 7 fields; column 'End_Time' is field 8"),
     ],

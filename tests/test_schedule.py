@@ -91,7 +91,7 @@ def test_pipelining_on_a_diamond_dag_respects_every_dependency():
         ({"policy": "fastest"}, "'none', 'dilate', 'throttle', 'dilate\\+throttle'"),
         ({"depth": 0}, "depth=0"),
         ({"pipeline": "yes"}, "pipeline='yes'"),
-        ({"tiles": MAX_TILE_INTERVALS}, "limit of 10,000,000"),
+        ({"tiles": MAX_TILE_INTERVALS}, f"limit of {MAX_TILE_INTERVALS:,}"),
     ],
 )
 def test_bad_settings(kwargs, message):

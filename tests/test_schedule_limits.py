@@ -74,7 +74,7 @@ def test_a_huge_depth_allocates_nothing_in_proportion_to_it():
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 10**9, 10**30, 2**64])
 def test_an_absurd_depth_is_refused_with_the_limit(depth):
-    with pytest.raises(ScheduleError, match=r"depth=\d+ is above the limit of 10,000,000.*depth=tiles"):
+    with pytest.raises(ScheduleError, match=rf"depth=\d+ is above the limit of {MAX_DEPTH:,}.*depth=tiles"):
         chain(("A", 1, 0.5, 0.5), ("B", 1, 0.5, 0.5)).schedule(tiles=4, pipeline=True, depth=depth)
     with pytest.raises(ScheduleError, match="limit"):
         Settings(depth=depth)

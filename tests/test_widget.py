@@ -8,7 +8,7 @@ from ipywidgets.widgets.widget import _remove_buffers
 import campaign_widget.views.diagram as widget_module
 from campaign_widget import CampaignDiagram, Machine, Phase, ScheduleError, Workload, settings
 from campaign_widget.figures.scene import build_scene
-from campaign_widget.model.settings import MAX_DEPTH, check_setting
+from campaign_widget.model.settings import MAX_DEPTH, MAX_TILES, check_setting
 from campaign_widget.views.buffers import from_payload
 from campaign_widget.views.diagram import VIEW_WRITABLE, decode_scene_state
 
@@ -436,7 +436,7 @@ def test_explorer_has_one_set_of_params_for_diagram_dataflow_and_roofline(mlp):
 
 @pytest.mark.parametrize(
     "tiles, limit",
-    [(10**9, "above the limit of 10,000,000"), (3_000_000, "more than the 1,000,000 pieces"), (0, "must be >= 1")],
+    [(10**9, f"above the limit of {MAX_TILES:,}"), (3_000_000, "more than the 1,000,000 pieces"), (0, "must be >= 1")],
 )
 def test_a_refused_control_from_the_view_leaves_the_widget_usable(figure_2b, tiles, limit, monkeypatch):
     # checked before it is stored, refused before anything is scheduled, said in the readout, sent back

@@ -12,6 +12,7 @@ import ast
 from collections.abc import Mapping
 
 from ..errors import CacheModelError, short_repr
+from ..model.expr import python_source
 
 INT64_MAX = 2**63 - 1
 
@@ -25,7 +26,7 @@ _DIVIDING = {"int_floor", "int_ceil"}  # int_floor(a, b) = floor(a / b)
 def index_range(text: str, sizes: Mapping[str, int], *, what: str) -> tuple[int, int]:
     """(lowest, highest) bound of ``text`` (already validated by ``expr.parse``) when each name n runs
     over 0 … sizes[n] - 1; raises CacheModelError naming ``what`` when a value may leave int64."""
-    tree = ast.parse(text.replace("^", "**").strip(), mode="eval").body
+    tree = ast.parse(python_source(text).strip(), mode="eval").body
     return _Bounds(text, sizes, what).visit(tree)
 
 

@@ -41,6 +41,11 @@ def first_level(
                 f"distances has {distances.distance.size:,} accesses but the trace has {len(trace):,}: "
                 "pass the stack distances of this trace"
             )
+        if distances.line != line:  # distances at another line size count other lines' reuse: never reused
+            raise CacheModelError(
+                f"distances were computed at line={distances.line} bytes but the cache's line is {line}: pass "
+                f"stack_distances(trace, line={line}), or no distances"
+            )
     fully = cache.sets == 1
     direct = not fully and cache.ways <= DIRECT_WAYS
     in_set = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -336,8 +336,14 @@ def _loops(
     if isinstance(loop_order, str):
         spaced = "," in loop_order or " " in loop_order
         order = tuple(loop_order.replace(",", " ").split() if spaced else loop_order)
-    else:
+    elif isinstance(loop_order, Iterable) and not isinstance(loop_order, (bytes, Mapping)):
         order = tuple(loop_order)
+    else:
+        order = None
+    if order is None or not all(isinstance(i, str) for i in order):
+        raise WrongTypeError(
+            f"loop_order={short_repr(loop_order)} must be index names, as text ('kij', 'k,i,j') or a sequence"
+        )
     if sorted(order) != sorted(indices):
         raise CacheModelError(f"loop_order={short_repr(loop_order)} must name each loop index once: {list(indices)}")
     return loop_sizes, order

@@ -305,6 +305,7 @@ def _stops(colours: Sequence[Any]) -> np.ndarray:
 def rgb(s: npt.ArrayLike, palette: str | Sequence[str] = "gyr", reverse: bool = False) -> np.ndarray:
     """uint8 colours of severities ``s`` (NaN → grey ``NAN_COLOR``), shape ``s.shape + (3,)``; see ``colors``."""
     palette = check_palette(palette)
+    reverse = check_flag(reverse, "reverse")
     shape = np.shape(s)
     s = _values(s, "s")
     missing = np.isnan(s)

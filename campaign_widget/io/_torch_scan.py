@@ -279,7 +279,7 @@ def _batch(batch, index, line, ev: Events, report: ImportReport, not_complete: C
     odd = {k for k in distinct if _bad_ident(k[0]) or _bad_ident(k[1])}
     if odd:
         bad |= np.array([k in odd for k in keys], dtype=bool)
-    kind = ev.code_kind[code]
+    kind = _step_markers_as_annotations(ev, names, code, ev.code_kind[code])
     bad |= kind == BAD
     if bad.any():
         skipped["malformed"] += int(bad.sum())
@@ -355,6 +355,21 @@ def _batch(batch, index, line, ev: Events, report: ImportReport, not_complete: C
 
 
 _ID_LIMIT = 1 << 62
+STEP_MARKER = re.compile(IGNORED_ANNOTATIONS[0])
+
+
+def _step_markers_as_annotations(ev: Events, names: list, code: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """``kind`` per event, with the profiler's step markers (``ProfilerStep#N``) recorded as operators
+    (PyTorch 1.8 wrote them as ``Operator`` events) taken as the annotations they are: a step is a range
+    of the timeline, never a phase."""
+    operator = [i for i, c in enumerate(ev.code_category) if c == "cpu_op"]
+    if not operator:
+        return kind
+    steps = {n for n in set(names) if STEP_MARKER.fullmatch(n)}
+    if not steps:
+        return kind
+    marker = np.isin(code, operator) & np.array([n in steps for n in names], dtype=bool) & (kind != BAD)
+    return np.where(marker, np.int8(ANNOTATION), kind)
 
 
 def _number(x) -> bool:

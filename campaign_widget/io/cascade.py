@@ -111,7 +111,7 @@ def read(source: Source, *, machine=None, percent=False, timeline=None, **option
         previous = (name,)
     lines = [r[5] for r in rows]
     check_unique_names(source, list(zip((p.name for p in phases), lines)))
-    workload = make_workload(source, phases, machine, None, lines)
+    workload = make_workload(source, phases, machine, None, lines, spelled=SPELLED)
     return workload.with_import_report(ImportReport(path=source.name, format=FORMAT, notes=notes))
 
 
@@ -143,7 +143,7 @@ def _timeline(source: Source, rows, starts, machine):
             )
         )
         previous = (name,)
-    workload = make_workload(source, phases, machine, None, [rows[m[0]][5] for m in order.values()])
+    workload = make_workload(source, phases, machine, None, [rows[m[0]][5] for m in order.values()], spelled=SPELLED)
     workload = workload.with_import_report(ImportReport(path=source.name, format=FORMAT, notes=[HONOURED]))
     try:
         return from_intervals(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 
 from ..errors import WorkloadError, WrongTypeError, check_flag, short_repr
 from ..model.machine import Machine
@@ -143,20 +144,24 @@ def make_phase(source: Source, line, name, *, spelled=None, **kwargs) -> Phase:
     try:
         return Phase(name, **kwargs)
     except (TypeError, ValueError) as e:
-        message = str(e)
-        for ours, theirs in (spelled or {}).items():
-            if f": {ours}=" in message:
-                message = message.replace(f": {ours}=", f": {theirs}=", 1)
-                break
-        raise WorkloadFileError(message, path=source.name, line=line) from e
+        raise WorkloadFileError(in_their_words(str(e), spelled), path=source.name, line=line) from e
 
 
-def make_workload(source: Source, phases, machine, settings, lines=None) -> Workload:
-    """Build the workload; its errors get the file name, and the line of the phase they name."""
+def in_their_words(message: str, spelled) -> str:
+    """``message`` with our field names (``: memory_util=``, ``memory_util ``) in the file's spelling
+    (``spelled``: ours → theirs)."""
+    for ours, theirs in (spelled or {}).items():
+        message = re.sub(rf"(?<![\w.]){re.escape(ours)}(?=[=\s)\]:,]|$)", theirs, message)
+    return message
+
+
+def make_workload(source: Source, phases, machine, settings, lines=None, *, spelled=None) -> Workload:
+    """Build the workload; its errors get the file name, the line of the phase they name, and the file's
+    spelling of the fields (``spelled``, as ``make_phase``)."""
     try:
         return Workload(phases, machine=machine, settings=settings)
     except (TypeError, ValueError) as e:
-        message = str(e)
+        message = in_their_words(str(e), spelled)
         line = None
         for phase, phase_line in zip(phases, lines or ()):
             if message.startswith(f"phase {short_repr(phase.name)}"):

@@ -19,6 +19,7 @@ from .source import MiB, Source
 FORMAT = "einsum-csv"
 CSV_REQUIRED = ("Einsum", "runtime", "Compute_Utilization", "Memory_Utilization", "Starting_Time", "End_Time")
 CSV_OPTIONAL = ("fusion_group", "total_traffic")  # part of the export layout; a Workload has no place for them
+SPELLED = {"duration": "runtime", "compute_util": "Compute_Utilization", "memory_util": "Memory_Utilization"}
 
 
 def sniff(source: Source) -> bool:
@@ -40,6 +41,27 @@ def read(source: Source, *, machine=None, percent=False, **options) -> Workload:
         raise source.error(f"malformed CSV: {str(e)[:200]}", line=reader.line_num) from None
 
 
+def _numbers(source: Source, key: str, cells: list, lines: list) -> list[float]:
+    """A column's cells as finite floats, converted all at once (numpy parses as ``float()`` does, spaces
+    around a number included); the first cell that is no finite number is named with its line."""
+    try:
+        numbers = np.asarray(cells, dtype=np.float64)
+    except ValueError:
+        numbers = None
+    if numbers is not None and np.isfinite(numbers).all():
+        return numbers.tolist()
+    out = []
+    for cell, line in zip(cells, lines):
+        try:
+            number = float(cell.strip())
+        except ValueError:
+            raise source.error(f"{show(cell.strip())} is not a number", line=line, field=f"column {key!r}") from None
+        if not math.isfinite(number):
+            raise source.error(f"{show(cell.strip())} must be finite", line=line, field=f"column {key!r}")
+        out.append(number)
+    return out
+
+
 def _read(source: Source, reader, machine, percent) -> Workload:
     try:
         header = next(reader)
@@ -58,7 +80,7 @@ def _read(source: Source, reader, machine, percent) -> Workload:
                 line=header_line,
                 field="header",
             )
-    names, lines, values = [], [], {key: [] for key in CSV_REQUIRED[1:]}
+    names, lines, cells = [], [], {key: [] for key in CSV_REQUIRED[1:]}
     for row in reader:
         line = reader.line_num
         if not any(cell.strip() for cell in row):
@@ -76,16 +98,10 @@ def _read(source: Source, reader, machine, percent) -> Workload:
         names.append(name)
         lines.append(line)
         for key in CSV_REQUIRED[1:]:
-            cell = row[column[key]].strip()
-            try:
-                number = float(cell)
-            except ValueError:
-                raise source.error(f"{show(cell)} is not a number", line=line, field=f"column {key!r}") from None
-            if not math.isfinite(number):
-                raise source.error(f"{show(cell)} must be finite", line=line, field=f"column {key!r}")
-            values[key].append(number)
+            cells[key].append(row[column[key]])
     if not names:
         raise source.error("no phases: the file has a header but no rows", line=header_line)
+    values = {key: _numbers(source, key, column_cells, lines) for key, column_cells in cells.items()}
     check_unique_names(source, list(zip(names, lines)))
     start = np.asarray(values["Starting_Time"])
     end = np.asarray(values["End_Time"])
@@ -114,6 +130,7 @@ def _read(source: Source, reader, machine, percent) -> Workload:
                 compute_util=values["Compute_Utilization"][i] * scale,
                 memory_util=values["Memory_Utilization"][i] * scale,
                 after=tuple(names[j] for j in producers[i]),
+                spelled=SPELLED,
             )
         )
-    return make_workload(source, phases, machine, None, [lines[i] for i in order])
+    return make_workload(source, phases, machine, None, [lines[i] for i in order], spelled=SPELLED)

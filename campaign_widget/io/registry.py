@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..atomic import remove_stale
 from ..errors import ArgumentError, WrongTypeError, check_flag, short_repr
 from ..model.machine import Machine
 from ..model.workload import Workload
@@ -52,6 +55,7 @@ def register_format(
         raise WrongTypeError(f"format name must be a non-empty string, got {short_repr(name)}")
     if not callable(sniff) or not callable(read):
         raise WrongTypeError("sniff and read must be callables")
+    fallback, replace = check_flag(fallback, "fallback"), check_flag(replace, "replace")
     if name in _FORMATS and not replace:
         raise ArgumentError(f"file format {short_repr(name)} is already registered; pass replace=True to override it")
     fmt = FileFormat(name, sniff, read, tuple(s.lower() for s in suffixes), description, bool(fallback))
@@ -85,6 +89,8 @@ def load(path, *, machine: Machine | str | None = None, percent: bool = False, f
     line or field, and ``OSError`` if the file cannot be opened.
     """
     source = Source(path)
+    if isinstance(path, (str, os.PathLike)):  # debris of a killed write beside the file goes now
+        remove_stale(Path(os.fsdecode(path)).parent)
     machine = preset_or_machine(source.name, machine)
     fmt = _FORMATS.get(format) if format is not None else detect(source)
     if fmt is None:

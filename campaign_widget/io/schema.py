@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..atomic import write_atomic
+from ..atomic import check_writable, write_atomic
 from ..errors import ArgumentError, ScheduleError, WrongTypeError, check_flag
 from ..model.fusion import mark_groups
 from ..model.machine import Ceiling, Machine
@@ -300,7 +300,10 @@ def _read_machine(source: Source, doc, line) -> Machine:
                 for k in ("compute", "bandwidth")
                 if item.get(k) is not None
             }
-            parsed.append(Ceiling(name, **values))
+            try:
+                parsed.append(Ceiling(name, **values))
+            except (TypeError, ValueError) as e:  # a ceiling with no roof, or one above the peaks
+                raise source.error(str(e), line=line_of(ceilings, i), field=where) from e
         fields["ceilings"] = tuple(parsed)
     _read_typed(source, doc, fields)
     try:
@@ -526,6 +529,7 @@ def save(workload: Workload, path) -> Path:
     """
     path = file_path(path)
     suffix = path.suffix.lower()
+    check_writable(path)  # before the document is built: a file that cannot be replaced fails at once
     if suffix in YAML_SUFFIXES:
         text = dumps(workload, "yaml")
     elif suffix in JSON_SUFFIXES:

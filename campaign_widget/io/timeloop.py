@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -445,18 +446,39 @@ def _check(name, run, phase, duration, ops, volume, level) -> None:
 
 def _default_names(runs) -> list[str]:
     files = {name for name, _, _ in runs}
+    runs_of = Counter(name for name, _, _ in runs)
     out = []
     for name, k, _run in runs:
         path = Path(name)
         base = path.parent.name if path.stem.startswith("timeloop-") and path.parent.name else path.stem
         base = base.removesuffix(".stats") or "timeloop"
-        per_file = sum(1 for n, _, _ in runs if n == name)
-        if per_file > 1:
+        if runs_of[name] > 1:
             base = f"{base} layer {k}" if len(files) > 1 else f"layer {k}"
         out.append(base)
     if len(set(out)) != len(out):
         out = [f"{o} ({i})" for i, o in enumerate(out)]
     return out
+
+
+def _summary_line(name: str, run: _Run, line: str, i: int) -> None:
+    """A line outside the levels: the run's cycles, its clock, its computes."""
+    m = _CYCLES.match(line)
+    if m:
+        run.cycles, run.cycles_line = _num(name, (m.group(1), i), "Summary Stats.Cycles"), i
+        return
+    m = _ASSUMED_CLOCK.match(line)
+    if m:
+        try:
+            run.assumed_clock = float(m.group(1)) * 1e9
+        except ValueError:
+            pass  # not a clock we can read: the caller gives one
+        return
+    m = _COMPUTES.match(line)
+    if m:
+        label = m.group(1)
+        if run.computes is None or label in ("Computes", "Actual Computes"):
+            run.computes, run.computes_label = _num(name, (m.group(2), i), f"Summary Stats.{label}"), label
+            run.computes_line = i
 
 
 def _parse(name: str, text: str) -> list[_Run]:
@@ -488,37 +510,23 @@ def _parse(name: str, text: str) -> list[_Run]:
             continue
         if run is None:
             continue
-        m = _LEVEL.match(line)
+        # each pattern is tried only where it can match (its first characters, the part of the file): a
+        # file of 2,000 runs has some 800,000 lines
+        m = _LEVEL.match(line) if line.startswith("Level ") else None
         if m:
             level = _Level(index=int(m.group(1)), name="", line=i)
             run.levels.append(level)
             dataspace = section = None
             continue
-        if line.startswith("Networks") or line.startswith("Summary Stats"):
+        if line.startswith(("Networks", "Summary Stats")):
             level = dataspace = None
-        m = _NAME.match(line)
-        if m and level is not None and not level.name:
-            level.name = m.group(1).strip()
-            continue
-        m = _CYCLES.match(line)
-        if m and level is None:
-            run.cycles, run.cycles_line = _num(name, (m.group(1), i), "Summary Stats.Cycles"), i
-            continue
-        m = _ASSUMED_CLOCK.match(line)
-        if m and level is None:
-            try:
-                run.assumed_clock = float(m.group(1)) * 1e9
-            except ValueError:
-                pass  # not a clock we can read: the caller gives one
-            continue
-        m = _COMPUTES.match(line)
-        if m and level is None:
-            label = m.group(1)
-            if run.computes is None or label in ("Computes", "Actual Computes"):
-                run.computes, run.computes_label = _num(name, (m.group(2), i), f"Summary Stats.{label}"), label
-                run.computes_line = i
-            continue
-        if level is None:
+        if level is not None:
+            m = _NAME.match(line) if not level.name and line.startswith("===") else None
+            if m:
+                level.name = m.group(1).strip()
+                continue
+        else:
+            _summary_line(name, run, line, i)
             continue
         stripped = line.strip()
         if stripped in ("SPECS", "STATS", "MAPPING"):

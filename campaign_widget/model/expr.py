@@ -2,7 +2,8 @@
 
 An expression is a number or text such as ``"B*S"``, ``"ceil(N/T)"`` or ``"I/H"``. Allowed: numbers,
 names, ``+ - * / // % **`` (``^`` is read as ``**``), unary ``-``/``+``, and the functions
-``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``).
+``min max floor ceil ceiling abs`` (with DaCe's spellings ``Min Max Abs int_floor int_ceil``, and its
+2.x symbols ``$N``, which are the name ``N``).
 Anything else is refused with the node and its column. Nothing is ever passed to ``eval``.
 
 Arithmetic is exact (``int`` and ``fractions.Fraction``): a float parameter is the decimal it prints as
@@ -24,6 +25,8 @@ import ast
 import math
 import numbers
 import operator
+import re
+import sys
 import threading
 import warnings
 from collections import OrderedDict
@@ -39,7 +42,8 @@ MAX_TEXT = 1000
 MAX_MAGNITUDE = 10**30
 MAX_EXPONENT = 64
 MAX_DENOMINATOR_BITS = 4096  # an exact fraction's denominator: 1e-300 needs ~1,000 bits, (1/3)**64 ~100
-MAX_CACHED_NODES = 200_000  # AST nodes the parse cache keeps in all (~160 bytes each: ~32 MB at most)
+MAX_CACHED_BYTES = 32 << 20  # what the parse cache may hold in all: its texts, names and syntax trees
+NODE_BYTES = 200  # an AST node with its fields (a Name's or a Constant's value counted apart)
 
 Number = int | Fraction
 
@@ -110,6 +114,14 @@ class Expr:
         return hash(self.text)
 
 
+_DOLLAR = re.compile(r"\$(?=[A-Za-z_])")
+
+
+def python_source(text: str) -> str:
+    """``text`` in Python's syntax: ``^`` is ``**``, and a DaCe 2.x symbol ``$name`` is the name ``name``."""
+    return _DOLLAR.sub("", text.replace("^", "**"))
+
+
 def parse(text: str) -> Expr:
     """Validate ``text`` against the whitelist; errors name the node and its column."""
     if not isinstance(text, str):
@@ -119,34 +131,47 @@ def parse(text: str) -> Expr:
         if found is not None:
             _CACHE.move_to_end(text)
             return found[0]
-    parsed, nodes = _parse(text)
-    _remember(text, parsed, nodes)
+    parsed, size = _parse(text)
+    _remember(text, parsed, size)
     return parsed
 
 
 # A slider re-evaluates the same few expressions on every step: parsed ones are kept, least recently
-# used first out, bounded by their total size in AST nodes (a count of entries would let 1,000-character
-# expressions hold a gigabyte).
+# used first out, bounded by the bytes they hold (a count of entries would let 1,000-character
+# expressions hold a gigabyte; a count of nodes, 1,000-character names).
 _CACHE: OrderedDict[str, tuple[Expr, int]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
-_cached_nodes = 0
+_cached_bytes = 0
 
 
-def _remember(text: str, parsed: Expr, nodes: int) -> None:
-    global _cached_nodes
+def _remember(text: str, parsed: Expr, size: int) -> None:
+    global _cached_bytes
     with _CACHE_LOCK:
-        if text in _CACHE or nodes > MAX_CACHED_NODES:
+        if text in _CACHE or size > MAX_CACHED_BYTES:
             return
-        _CACHE[text] = (parsed, nodes)
-        _cached_nodes += nodes
-        while _cached_nodes > MAX_CACHED_NODES:
+        _CACHE[text] = (parsed, size)
+        _cached_bytes += size
+        while _cached_bytes > MAX_CACHED_BYTES:
             _, (_, dropped) = _CACHE.popitem(last=False)
-            _cached_nodes -= dropped
+            _cached_bytes -= dropped
 
 
-def cached_nodes() -> int:
-    """AST nodes held by the parse cache (at most MAX_CACHED_NODES)."""
-    return _cached_nodes
+def cached_bytes() -> int:
+    """The bytes (as estimated by ``_footprint``) held by the parse cache: at most MAX_CACHED_BYTES."""
+    return _cached_bytes
+
+
+def _footprint(text: str, tree: ast.AST, names: frozenset[str]) -> int:
+    """The bytes a parsed expression holds: its text (the key, kept once), its names and its tree's nodes
+    with their names and constants (each ``Name`` holds its own copy of the name)."""
+    size = 2 * sys.getsizeof(text) + sys.getsizeof(names) + sum(sys.getsizeof(n) for n in names)
+    for node in ast.walk(tree):
+        size += NODE_BYTES
+        if isinstance(node, ast.Name):
+            size += sys.getsizeof(node.id)
+        elif isinstance(node, ast.Constant):
+            size += sys.getsizeof(node.value)
+    return size
 
 
 def _parse(text: str) -> tuple[Expr, int]:
@@ -154,7 +179,7 @@ def _parse(text: str) -> tuple[Expr, int]:
         raise ExpressionError(
             f"expression {short_repr(text)} is {len(text):,} characters long; the limit is {MAX_TEXT:,}"
         )
-    source = text.replace("^", "**")
+    source = python_source(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "invalid decimal literal": refused below anyway
@@ -172,7 +197,8 @@ def _parse(text: str) -> tuple[Expr, int]:
         _check(text, tree.body, names)
     except RecursionError:
         raise ExpressionError(f"expression {short_repr(text)} is nested too deeply") from None
-    return Expr(text, tree.body, frozenset(names)), sum(1 for _ in ast.walk(tree.body))
+    frozen = frozenset(names)
+    return Expr(text, tree.body, frozen), _footprint(text, tree.body, frozen)
 
 
 def _check(text: str, node: ast.AST, names: set[str]) -> None:

@@ -50,7 +50,16 @@ from ._work import (
     _Work,
 )
 from .demand import DEMAND_TOLERANCE
-from .settings import POLICIES, STEPPINGS, Policy, Settings
+from .settings import (
+    BYTES_PER_INTERVAL,
+    MAX_SCHEDULE_BYTES,
+    MAX_TILES,
+    POLICIES,
+    SCHEDULE_BOUND,
+    STEPPINGS,
+    Policy,
+    Settings,
+)
 from .timeline import MAX_PIECES, Schedule
 
 if TYPE_CHECKING:
@@ -58,7 +67,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEMAND_TOLERANCE",
+    "BYTES_PER_INTERVAL",
     "MAX_PIECES",
+    "MAX_SCHEDULE_BYTES",
     "MAX_TILE_INTERVALS",
     "POLICIES",
     "STEPPINGS",
@@ -68,7 +79,7 @@ __all__ = [
     "build_schedules",
 ]
 
-MAX_TILE_INTERVALS = 10_000_000
+MAX_TILE_INTERVALS = MAX_TILES  # docs/semantics.md#schedules: the same bound in bytes, over all phases
 _SAME_INSTANT = 1e-12
 
 
@@ -173,7 +184,7 @@ def _checked_settings(
     if count > MAX_TILE_INTERVALS:
         raise ScheduleError(
             f"tiles={s.tiles} × {len(workload)} phases = {count:,} tile intervals, above the limit of "
-            f"{MAX_TILE_INTERVALS:,}; use fewer tiles"
+            f"{MAX_TILE_INTERVALS:,} {SCHEDULE_BOUND}"
         )
     if s.tiles > 1:
         fixed = np.flatnonzero(~workload.tileable)

@@ -24,7 +24,13 @@ from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 
 # when a pipelined tile starts: docs/semantics.md#pipelining, or campaign_diagram_tools' steps
 STEPPINGS = ("event", "lockstep")
-MAX_TILES = 10_000_000
+# A schedule's memory, bounded before anything is allocated: at most MAX_SCHEDULE_BYTES at the peak of
+# building it, at BYTES_PER_INTERVAL per tile interval (the most of every policy, pipelined or not, as
+# benchmarks/schedule_memory.py measures: 330 bytes), so tiles × phases that would not fit fail at once.
+MAX_SCHEDULE_BYTES = 2 << 30
+BYTES_PER_INTERVAL = 336
+MAX_TILES = MAX_SCHEDULE_BYTES // BYTES_PER_INTERVAL  # tile intervals of a schedule: one phase's tiles at most
+SCHEDULE_BOUND = f"(a schedule holds at most {MAX_SCHEDULE_BYTES / 2**30:g} GiB); use fewer tiles (tiles=, --tiles)"
 #: The largest buffer depth accepted. A depth at or above a phase's tile count never holds a producer
 #: back (tile i waits for tile i - depth < 0 of its consumers), so it is an unbounded buffer, and any
 #: depth above the largest tile count is the same as this one.
@@ -85,7 +91,7 @@ def check_setting(key: str, value: Any) -> int | bool | str:
         if tiles < 1:
             raise ScheduleError(f"tiles={tiles!r} must be >= 1")
         if tiles > MAX_TILES:
-            raise ScheduleError(f"tiles={tiles:,} is above the limit of {MAX_TILES:,} tiles per phase")
+            raise ScheduleError(f"tiles={tiles:,} is above the limit of {MAX_TILES:,} tiles per phase {SCHEDULE_BOUND}")
         return tiles
     if key == "depth":
         depth = _whole(key, value, ">= 1 (the buffer depth; 2 = double buffering)")

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ScheduleError, WrongTypeError, short_repr
+from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 from ..formatting import format_percent
 from .demand import busy_time, oversubscribed_runs, summed_demand
 
@@ -165,7 +165,7 @@ class Schedule:
     def demand(self, requested: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The summed demand over time: ``(times, compute, memory)``, piecewise constant on
         ``[times[k], times[k+1])``. ``requested=True`` gives the demand before throttling."""
-        if requested:
+        if check_flag(requested, "requested"):
             return self.edge_time, self.edge_requested_compute, self.edge_requested_memory
         return (
             self.edge_time,

@@ -110,6 +110,8 @@ class Workload:
         *,
         params: Mapping[str, int] | None = None,
     ) -> None:
+        if isinstance(phases, (str, bytes, Phase)) or not isinstance(phases, Iterable):
+            raise WrongTypeError(f"phases={short_repr(phases)} must be a list of Phase objects")
         phases = list(phases)
         if not phases:
             raise WorkloadError("empty workload: give at least one Phase")

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import Affine2D
 
 from ..atomic import atomic_write
-from ..errors import FigureError, WrongTypeError
+from ..errors import FigureError, WrongTypeError, check_flag
 from ..formatting import legend_selection, more_label, shorten_names
 from .campaign import draw_campaign, header_height, header_rows, readout_height, readout_rows, utilization_ticks_for
 from .legend import draw_legend, legend_entries, legend_row_layout
@@ -251,5 +251,9 @@ def save_workload_figure(
     schedule = workload.schedule(tiles=tiles, pipeline=pipeline, policy=policy, depth=depth, stepping=stepping)
     description = describe_schedule(schedule)
     panel = panel_for(workload, schedule, title=description if title is None else title, y_axis=y_axis)
-    roof = roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors) if roofline else None
+    roof = (
+        roofline_panel_for(workload, {"schedule": schedule}, colors=panel.colors)
+        if check_flag(roofline, "roofline")
+        else None
+    )
     return savefig(path, [panel], roofline=roof, width=width, dpi=dpi, theme=theme)

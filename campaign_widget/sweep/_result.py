@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import SweepError, WrongTypeError, short_repr
+from ..errors import ConfigurationIndexError, SweepError, WrongTypeError, short_repr
 from ..model.workload import Workload
 from ._axes import SETTING_AXES
 from ._evaluate import RESULT_FIELDS
@@ -249,5 +249,5 @@ def _index(i, n) -> int:
         raise WrongTypeError(f"configuration index {i!r} must be an integer")
     j = int(i) + (n if i < 0 else 0)
     if not 0 <= j < n:
-        raise IndexError(f"configuration {i} out of range for {n} configurations")
+        raise ConfigurationIndexError(f"configuration {short_repr(i)} out of range for {n} configurations")
     return j

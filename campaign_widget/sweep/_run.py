@@ -7,6 +7,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import pickle
+import socket
 import threading
 import time
 import uuid
@@ -37,6 +38,26 @@ def _pool_context():
     return multiprocessing.get_context("spawn")
 
 
+PROBE_SECONDS = 2.0  # a TCP scheduler that accepts no connection this long is left to dask's own timeout
+
+
+def _answers(address: str) -> None:
+    """Refuse at once a Dask address with no scheduler behind it: dask retries a refused TCP connection
+    until its connect timeout (30 s); a refusal (or a host that does not resolve) is known at once. Raises
+    the OSError or the ValueError (an address with no port); any other protocol is left to dask."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    protocol, location = parse_address(address)
+    if protocol != "tcp":
+        return
+    host, port = parse_host_port(location)
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_SECONDS):
+            return
+    except TimeoutError:  # something there that is slow to answer: dask's timeout decides
+        return
+
+
 def _run(result: SweepResult, executor, progress) -> None:
     payload = result._payload
     kind = _executor_kind(executor)
@@ -48,10 +69,11 @@ def _run(result: SweepResult, executor, progress) -> None:
         if kind == "dask-address":
             distributed = _require_distributed()
             try:
+                _answers(executor)
                 own = distributed.Client(executor)
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ValueError) as exc:  # ValueError: no host:port in the address
                 raise SweepError(
-                    f"executor={short_repr(executor)}: no Dask scheduler answered there ({exc}); start one "
+                    f"executor={short_repr(executor)}: no Dask scheduler answered there ({str(exc)[:100]}); start one "
                     "(dask scheduler) or pass executor=None to sweep on this machine"
                 ) from exc
             executor, kind = own, "dask"

@@ -12,7 +12,7 @@ import uuid
 
 import numpy as np
 
-from ..errors import ScheduleError, SweepError, WrongTypeError, short_repr
+from ..errors import ConfigurationIndexError, ScheduleError, SweepError, WrongTypeError, short_repr
 from ..model.schedule import MAX_TILE_INTERVALS
 from ..model.settings import check_setting
 from ..model.workload import Workload
@@ -36,8 +36,16 @@ def _where(names, values, zipped, a, j) -> str:
         digits = [0] * len(values)
         digits[a] = j
         k = int(np.ravel_multi_index(digits, tuple(len(v) for v in values)))
-    cfg = ", ".join(f"{n}={values[b][digits[b]]!r}" for b, n in enumerate(names))
+    cfg = ", ".join(f"{n}={short_repr(values[b][digits[b]])}" for b, n in enumerate(names))
     return f"configuration #{k} ({cfg})"
+
+
+def _finite(v: numbers.Real) -> bool:
+    """Whether ``v`` is a finite float (an integer beyond a float's range is not)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 def _check_value(name, v, workload) -> str | None:
@@ -53,8 +61,8 @@ def _check_value(name, v, workload) -> str | None:
                 return f"tiles={v}: phase {fixed!r} is marked tileable=False"
         return None
     if name in PEAK_AXES:
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
-            return f"{name}={v!r} must be a finite number > 0"
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not _finite(v) or v <= 0:
+            return f"{name}={short_repr(v)} must be a finite number > 0"
         return None
     return None  # size parameters: checked by the workload itself, per combination
 
@@ -183,7 +191,10 @@ def _baseline(payload: _Payload, baseline, valid) -> tuple[float | None, int | N
     if baseline is None:
         return None, 0
     if isinstance(baseline, numbers.Integral) and not isinstance(baseline, bool):
-        return None, _index(baseline, len(payload))
+        try:
+            return None, _index(baseline, len(payload))
+        except IndexError as exc:
+            raise ConfigurationIndexError(f"baseline={short_repr(baseline)}: {exc}") from None
     if not isinstance(baseline, dict):
         raise SweepError(
             f"baseline={baseline!r} must be a configuration index or a dict of axis values, "
@@ -216,6 +227,7 @@ def _executor_kind(executor) -> str:
     if executor is None:
         return "auto"
     if isinstance(executor, str):
+        _check_address(executor)
         return "dask-address"
     mod = type(executor).__module__ or ""
     if mod.split(".")[0] == "distributed" and hasattr(executor, "scatter") and hasattr(executor, "submit"):
@@ -227,6 +239,23 @@ def _executor_kind(executor) -> str:
         "ThreadPoolExecutor, …), a dask.distributed.Client, or a Dask scheduler address such as "
         "'tcp://scheduler:8786'"
     )
+
+
+def _check_address(address: str) -> None:
+    """A Dask scheduler address names a host and a port (``tcp://scheduler:8786``): else a SweepError
+    before any work starts."""
+    _require_distributed()
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(address)
+        if protocol in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as exc:
+        raise SweepError(
+            f"executor={short_repr(address)} is not a Dask scheduler address ({str(exc)[:100]}); give one such as "
+            "'tcp://scheduler:8786', or executor=None to sweep on this machine"
+        ) from None
 
 
 def _require_distributed():

@@ -12,6 +12,7 @@ JupyterLab's ``--jp-*`` variables and ``theme.json``), ``js/shared/dom.js`` (lab
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import numbers
 import os
@@ -22,8 +23,9 @@ from typing import Any, ClassVar
 
 import anywidget
 import traitlets as t
+from ipywidgets.widgets.widget import JUPYTER_WIDGETS_ECHO, _remove_buffers
 
-from ..errors import CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
+from ..errors import ArgumentError, CampaignWidgetError, WorkloadError, WrongTypeError, short_repr
 
 STATIC = Path(__file__).parents[1] / "static"
 THEMES = ("auto", "light", "dark")
@@ -39,6 +41,26 @@ class Choice(t.Enum):
 
     def error(self, obj, value, error=None, info=None):
         raise t.TraitError(f"unknown {self.name} {value!r}; valid: {', '.join(map(str, self.values))}")
+
+
+class ViewArgumentError(ArgumentError, t.TraitError):
+    """A view's constructor argument its trait refuses: ours (naming the view, the trait and the value) and
+    still the ``TraitError`` traitlets raises."""
+
+
+def _refusals_named(init):
+    """``init`` (a view's constructor) with a trait's refusal of an argument raised as ours."""
+
+    @functools.wraps(init)
+    def constructed(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            init(self, *args, **kwargs)
+        except t.TraitError as error:
+            if isinstance(error, CampaignWidgetError):
+                raise
+            raise ViewArgumentError(f"{type(self).__name__}: {error}") from None
+
+    return constructed
 
 
 class ViewWidget(anywidget.AnyWidget):
@@ -68,6 +90,8 @@ class ViewWidget(anywidget.AnyWidget):
         self.on_msg(self._answer_kernel_ping)
 
     def __init_subclass__(cls, bundle: str | None = None, **kwargs: Any) -> None:
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _refusals_named(cls.__dict__["__init__"])  # type: ignore[method-assign]
         if bundle is not None:
             # A path (anywidget's convention): with ANYWIDGET_HMR=1 and `npm run dev` the view hot-reloads.
             cls._bundle_path = STATIC / bundle
@@ -133,8 +157,9 @@ class ViewWidget(anywidget.AnyWidget):
             sync_data = {k: v for k, v in sync_data.items() if k not in refused}
         try:
             self._check_view_state(sync_data)
-            super().set_state(sync_data)
-        except (t.TraitError, CampaignWidgetError) as error:
+            self._echo(sync_data)
+            self._store_from_view(sync_data)
+        except (t.TraitError, CampaignWidgetError, ArithmeticError, TypeError) as error:  # a validator's refusal
             self._refused(str(error))
             refused = sorted(set(refused) | set(sync_data))
         else:
@@ -142,6 +167,44 @@ class ViewWidget(anywidget.AnyWidget):
                 self._accepted(sync_data)
         if refused:
             self.send_state(refused)
+
+    def _echo(self, sync_data: dict[str, Any]) -> None:
+        """The ``echo_update`` ipywidgets' own ``set_state`` sends before storing (the protocol that keeps
+        every front end of one widget in step); a value refused after it is sent back by ``send_state``."""
+        if not JUPYTER_WIDGETS_ECHO:
+            return
+        echo = {k: v for k, v in sync_data.items() if k in self.keys and self.trait_metadata(k, "echo_update", True)}
+        if echo:
+            state, buffer_paths, buffers = _remove_buffers(echo)
+            self._send({"method": "echo_update", "state": state, "buffer_paths": buffer_paths}, buffers=buffers)
+
+    def _store_from_view(self, sync_data: dict[str, Any]) -> None:
+        """Store the view's values as an assignment from Python would (ipywidgets' ``set_state`` does it
+        under ``hold_trait_notifications``, whose validators then see the proposal already in the trait):
+        one trait at a time, each validated while its trait still holds the accepted value (and the traits
+        before it their new ones), stored without validating again; the observers hear of all at the end.
+        A refusal anywhere puts every trait back and raises it."""
+        names = [name for name in sync_data if name in self.keys]
+        old = {name: self._trait_values.get(name, t.Undefined) for name in names}
+        held: list = []
+        with self._lock_property(**sync_data):
+            try:
+                for name in names:
+                    from_json = self.trait_metadata(name, "from_json", self._trait_from_json)
+                    value = self.traits()[name]._validate(self, from_json(sync_data[name], self))
+                    self.notify_change = held.append  # type: ignore[method-assign]
+                    try:
+                        with self.cross_validation_lock:  # validated just now: not again on storing
+                            self.set_trait(name, value)
+                    finally:
+                        del self.notify_change
+            except BaseException:
+                for name, value in old.items():
+                    if value is not t.Undefined:
+                        self._trait_values[name] = value  # back as it was, telling no observer
+                raise
+            for change in held:
+                self.notify_change(change)
 
     def _check_view_state(self, sync_data: dict[str, Any]) -> None:
         """Checks of values from the view before any is stored (raise ``TraitError``)."""
@@ -198,8 +261,14 @@ def check_params(value: Mapping[str, Any], known: Mapping[str, Any]) -> dict[str
         )
     out = {}
     for name, v in value.items():
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v < 1 or v != int(v):
-            raise t.TraitError(f"params[{short_repr(name)}]={v!r} must be a positive integer")
+        whole = False
+        if not isinstance(v, bool) and isinstance(v, numbers.Real):
+            try:
+                whole = math.isfinite(v) and float(v) >= 1 and v == int(v)
+            except OverflowError:  # an integer beyond a float
+                whole = False
+        if not whole:
+            raise t.TraitError(f"params[{short_repr(name)}]={short_repr(v)} must be a positive integer")
         out[name] = int(v)
     return out
 

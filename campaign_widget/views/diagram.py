@@ -9,7 +9,7 @@ import time
 import numpy as np
 import traitlets as t
 
-from ..errors import ScheduleError, WrongTypeError, short_repr
+from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
 from ..figures.critical import path_intervals, path_option, with_critical_path
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
@@ -649,7 +649,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             roofline_panel_for(
                 self.workload, {"schedule": self.schedule}, colors=list(self.phase_colors), levels=roofline_levels
             )
-            if roofline
+            if check_flag(roofline, "roofline")
             else None
         )
         return savefig(path, [self.panel()], roofline=beside, width=width, dpi=dpi, theme=theme)

@@ -16,6 +16,7 @@ import numpy as np
 import traitlets as t
 from bqplot import Axis, Figure, Label, LinearScale, Lines, LogScale, Scatter
 
+from ..errors import WrongTypeError, short_repr
 from ..figures.roofline import drawn_ceilings, phase_details, roofline_geometry, schedule_readout, x_axis_label
 from ..formatting import format_number
 from ..model.roofline import DEFAULT_THRESHOLD
@@ -50,6 +51,10 @@ class RooflineView(Composite, ipywidgets.VBox):
     shown_levels = t.List(t.Unicode())
 
     def __init__(self, diagram: CampaignDiagram, *, threshold: float = DEFAULT_THRESHOLD, height: int = 360):
+        if not isinstance(diagram, CampaignDiagram):
+            raise WrongTypeError(
+                f"RooflineView takes the CampaignDiagram it follows, got {type(diagram).__name__} {short_repr(diagram)}"
+            )
         self.diagram = diagram
         self._x = LogScale()
         self._y = LogScale()

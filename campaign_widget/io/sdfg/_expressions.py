@@ -8,7 +8,7 @@ import re
 from collections import Counter
 
 from ...errors import WorkloadError, short_repr
-from ...model.expr import parse
+from ...model.expr import parse, python_source
 from ._doc import Doc, join
 
 ATOM = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$|^\d+$")
@@ -70,7 +70,7 @@ def substitute(text: str, mapping: dict) -> str:
     if not mapping:
         return text
     try:
-        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
+        tree = ast.parse(python_source(text).strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return text  # the evaluator reports it
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in mapping}
@@ -79,7 +79,7 @@ def substitute(text: str, mapping: dict) -> str:
     replacements = {}
     for name in used:
         try:
-            replacements[name] = ast.parse(f"({mapping[name]})".replace("^", "**"), mode="eval").body
+            replacements[name] = ast.parse(python_source(f"({mapping[name]})"), mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
 
@@ -115,7 +115,7 @@ def linear(text: str, values: dict) -> dict | None:
     """``text`` as {name: integer coefficient, "": constant} when it is linear with whole coefficients
     (``i + 1``, ``2*i - j``), else None."""
     try:
-        tree = ast.parse(str(text).strip(), mode="eval").body
+        tree = ast.parse(python_source(str(text)).strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -267,7 +267,7 @@ def _tile(p: str, start: str, end: str):
         return None
     coefficient = a[p]
     try:
-        tree = ast.parse(end.strip(), mode="eval").body
+        tree = ast.parse(python_source(end).strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     offset = 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ExpressionError, WorkloadError
-from ...model.expr import parse
+from ...model.expr import parse, python_source
 from ._expressions import paren, product, size_of, substitute
 
 MAX_ITERATIONS = 1 << 24  # map iterations one sum may visit
@@ -150,7 +150,7 @@ def _condition(text: str, values: dict, env: dict, n: int) -> np.ndarray | None:
     """A branch condition per iteration (``and``, ``or``, ``not``, comparisons of expressions), or None
     when it names something without a value."""
     try:
-        tree = ast.parse(str(text).strip(), mode="eval").body
+        tree = ast.parse(python_source(str(text)).strip(), mode="eval").body
         return np.broadcast_to(_truth(tree, values, env, n), (n,))
     except (SyntaxError, ValueError, WorkloadError, KeyError, RecursionError, MemoryError, TypeError):
         return None

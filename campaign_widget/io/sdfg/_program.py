@@ -7,7 +7,7 @@ from pathlib import Path
 from ...errors import WorkloadFileError, WrongTypeError, short_repr
 from ...model.expr import parse
 from .._common import error
-from ._doc import Doc, dig
+from ._doc import Doc, dig, join
 from ._expressions import parses, substitute
 from ._file import read_document
 from ._model import SDFGProgram
@@ -28,7 +28,7 @@ def extract_sdfg(path, *, element_bytes=None) -> SDFGProgram:
     doc = Doc(name, version)
     walker = Walker(doc, element_bytes)
     attrs = doc.get(document, "attributes", dict, "")
-    symbols = doc.get(attrs, "symbols", dict, "attributes", default={})
+    symbols = _free_symbols(doc, document, attrs)
     try:
         walk = walker.sdfg(document, "")
     except RecursionError:
@@ -106,6 +106,25 @@ def _substitute_assignments(phases: list, assignments: dict) -> None:
         p.ops = swap(p.ops)
         p.reads = {k: swap(v) for k, v in p.reads.items()}
         p.writes = {k: swap(v) for k, v in p.writes.items()}
+
+
+def _free_symbols(doc: Doc, document: dict, attrs: dict) -> dict:
+    """{symbol: type name}: ``attributes.symbols``, and where the 2019 serializer kept them instead,
+    ``undefined_symbols`` and ``scalar_parameters`` (lists of ``[name, type]``, beside ``attributes``
+    or in it)."""
+    symbols = dict(doc.get(attrs, "symbols", dict, "attributes", default={}))
+    for holder, where in ((document, ""), (attrs, "attributes")):
+        for key in ("undefined_symbols", "scalar_parameters"):
+            listed = holder.get(key)
+            items = listed.items() if isinstance(listed, dict) else listed if isinstance(listed, list) else []
+            for k, item in enumerate(items):
+                pair = item if isinstance(item, (list, tuple)) and len(item) == 2 else (item, None)
+                if not isinstance(pair[0], str):
+                    raise doc.fail(join(join(where, key), k), f"{short_repr(item)} names no symbol")
+                kind = pair[1]
+                name = kind if isinstance(kind, str) else str(dig(kind, "attributes").get("dtype") or "symbol")
+                symbols.setdefault(pair[0], name)
+    return symbols
 
 
 def _constants(doc: Doc, attrs: dict) -> dict:

@@ -22,7 +22,7 @@ MAX_NESTING = 32  # nested SDFGs within nested SDFGs
 REGIONS = ("ControlFlowRegion", "FunctionCallRegion", "NamedRegion", "UnstructuredControlFlow")
 EMPTY_BLOCKS = ("BreakBlock", "ContinueBlock", "ReturnBlock")
 KNOWN_BLOCKS = "SDFGState, LoopRegion, ConditionalBlock, " + ", ".join(REGIONS + EMPTY_BLOCKS)
-_KINDS = {"Tasklet": "tasklet", "LibraryNode": "library", "NestedSDFG": "nested"}
+_KINDS = {"Tasklet": "tasklet", "LibraryNode": "library", "Reduce": "library", "NestedSDFG": "nested"}
 
 
 @dataclass
@@ -81,6 +81,24 @@ def _in_maps(term, dims: tuple):
     return nest
 
 
+def _shape(arrays, data) -> list[str] | None:
+    """The shape of container ``data`` as expressions (None when its descriptor gives none)."""
+    desc = arrays.get(data) if isinstance(arrays, dict) and isinstance(data, str) else None
+    shape = dig(desc, "attributes").get("shape") if isinstance(desc, dict) else None
+    if not isinstance(shape, list) or not all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in shape):
+        return None
+    return [str(x) for x in shape]
+
+
+def _at_most(text: str, bound: str) -> str:
+    """``min(text, bound)``, written out only when the two differ."""
+    if text.strip() == bound.strip():
+        return text
+    if text.strip().isdigit() and bound.strip().isdigit():
+        return str(min(int(text), int(bound)))
+    return f"min({text}, {bound})"
+
+
 def _names(text: str) -> set:
     try:
         return set(parse(text).names)
@@ -123,22 +141,26 @@ class Walker:
         data = self.doc.get(attrs, "data", dict, join(where, "attributes"))
         return self.doc.get(data, "attributes", dict, join(where, "attributes.data"), default={})
 
-    def volume(self, memlet, where: str, describe: str) -> str | None:
+    def volume(self, memlet, where: str, describe: str, arrays=None) -> str | None:
         """The memlet's volume as an expression. A dynamic memlet (its count known only at run time) counts
         its volume, the most it moves, or where the file gives none (0) its subset's size: an upper bound
-        either way (recorded in ``bounds``); None (reported) without either."""
+        either way (recorded in ``bounds``), clipped to the array it reads or writes (``arrays``: the
+        descriptors; a map's outer subset may run a plane past its array); None (reported) without either."""
         key = "volume" if "volume" in memlet else "num_accesses"
         text = self.doc.expr(memlet, key, join(where, "attributes.data.attributes"), default="0")
         if memlet.get("dynamic") is not True and text.strip() != "-1":
             return text
+        shape = _shape(arrays, memlet.get("data"))
         if text.strip() not in ("0", "-1"):  # dace's own bound on a dynamic memlet's count
             self.bounds.append(describe)
-            return text
+            return _at_most(text, product(*shape)) if shape else text
         sizes = self.sizes(memlet, where)
         if not sizes:
             self.issue(reason.DYNAMIC, f"{describe}: volume={text!r} and no subset")
             return None
         self.bounds.append(describe)
+        if shape and len(shape) == len(sizes):
+            sizes = [_at_most(size, extent) for size, extent in zip(sizes, shape)]
         return product(*sizes)
 
     def sizes(self, memlet, where):
@@ -170,11 +192,7 @@ class Walker:
                 raise doc.fail(join(bw, "id"), f"{key!r} is the id of two blocks")
             ids[key] = i
         succ, conditions = self.interstate_edges(region, where, ids, walk)
-        start = region.get("start_block", region.get("start_state"))
-        if start is not None and str(start) not in ids:
-            field = "start_block" if "start_block" in region else "start_state"
-            raise doc.fail(join(where, field), f"{short_repr(start)} names no block of this region")
-        start = ids[str(start)] if start is not None else 0
+        start = self.start_block(region, where, succ)
         order = block_order(len(blocks), succ, start)
         preds = [[] for _ in blocks]
         for s, ds in enumerate(succ):
@@ -205,6 +223,28 @@ class Walker:
                 )
         ends = [i for i in range(len(blocks)) if not succ[i]] or [e[1] for e in order.events if e[0] == "block"][-1:]
         return _unique(p for i in ends for p in exits.get(i, [])) or entering
+
+    def start_block(self, region, where: str, succ: list[list[int]]) -> int:
+        """The block a region starts at, by DaCe's rule: its one source block (no edge into it), whatever
+        ``start_block`` says (DaCe's serializer wrote stale values); ``start_block``, an index into the
+        region's blocks, only chooses among several sources (or none)."""
+        entered = {d for ds in succ for d in ds}
+        sources = [i for i in range(len(succ)) if i not in entered]
+        if len(sources) == 1:
+            return sources[0]
+        field = "start_block" if "start_block" in region else "start_state"
+        start = region.get(field)
+        if start is None:
+            return sources[0] if sources else 0
+        if isinstance(start, str) and start.isascii() and start.isdigit() and len(start) < 20:
+            start = int(start)
+        index = start if isinstance(start, int) and not isinstance(start, bool) and start >= 0 else None
+        if index is None or index >= len(succ):
+            raise self.doc.fail(
+                join(where, field),
+                f"{short_repr(start)} names no block of this region, and it has {len(sources)} source blocks",
+            )
+        return index
 
     @staticmethod
     def branch_condition(index: int, preds, succ, heads: set, conditions: dict) -> str | None:
@@ -426,7 +466,7 @@ class Walker:
         if walk.ops_only:
             return phase
         memlet = self.memlet(e, ew)
-        vol = self.volume(memlet, ew, f"{phase.name} ({ew})")
+        vol = self.volume(memlet, ew, f"{phase.name} ({ew})", walk.arrays)
         for side, target, store in (
             (a, tensor_of[a], phase.reads),
             (b, extra_writes.get((b, key), tensor_of[b]), phase.writes),
@@ -463,7 +503,7 @@ class Walker:
                 if memlet.get("data") is None:
                     continue  # an empty memlet: a dependency only
                 data = units.data_of[acc]
-                vol = self.volume(memlet, ew, f"{phase.name} {side} of {data!r} ({ew})")
+                vol = self.volume(memlet, ew, f"{phase.name} {side} of {data!r} ({ew})", walk.arrays)
                 eb = self.elem_bytes(walk.arrays, data, f"{phase.name} ({ew})")
                 tensor = tensor_of[acc] if side == "read" else extra_writes.get((acc, u), tensor_of[acc])
                 if vol is not None and eb is not None:
@@ -588,7 +628,7 @@ class Walker:
         terms: list[tuple[str, str]] = []
         if kind == "Tasklet":
             terms.extend(self.tasklet_ops(st, nid))
-        elif kind == "LibraryNode":
+        elif kind in ("LibraryNode", "Reduce"):  # "Reduce": the 2019 serializer's reduction node
             terms.extend(self.library_ops(st, nid))
         elif kind == "NestedSDFG":
             terms.extend(self.nested_ops(st, nid, depth))
@@ -631,7 +671,10 @@ class Walker:
     def library_ops(self, st: StateGraph, nid):
         node = st.node(nid)
         classpath = node.get("classpath")
-        kind = classpath.rsplit(".", 1)[-1] if isinstance(classpath, str) else str(node.get("label", ""))
+        if isinstance(classpath, str):
+            kind = classpath.rsplit(".", 1)[-1]
+        else:
+            kind = str(node.get("type")) if node.get("type") in LIBRARY_OPS else str(node.get("label", ""))
         sides = {
             "in": {e[4].get("dst_connector"): (e[4], e[1]) for e in st.in_edges[nid]},
             "out": {e[4].get("src_connector"): (e[4], e[1]) for e in st.out_edges[nid]},
