@@ -94,6 +94,7 @@ __all__ = [
     "job_diagrams",
     "job_roofline",
     "compare_diagrams",
+    "rank_view",
 ]
 
 _WIDGETS = {
@@ -107,6 +108,7 @@ _WIDGETS = {
     "job_diagrams": "views.job",
     "job_roofline": "views.job",
     "compare_diagrams": "views.job",
+    "rank_view": "views.job",
 }
 
 # The modules that stood at the top level before the layers became folders (docs/architecture.md):

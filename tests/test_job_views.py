@@ -122,13 +122,3 @@ def test_the_job_command_takes_the_slowest_ranks_on_a_pool(capsys):
     assert main(["job", str(GLOO / "ranks2"), "--ranks", "slowest:1", "--workers", "2"]) == 0
     text = capsys.readouterr().out
     assert "1 rank of" in text and "\n    1 " in text and "\n    0 " not in text
-
-
-def test_the_critical_path_has_a_panel_of_its_own_on_the_shared_axis(job2):
-    stack = cw.job_diagrams(job2, critical_path=True)
-    assert list(stack.diagrams) == ["critical path", "rank 0", "rank 1"]
-    path = job2.critical_path()
-    timeline = stack.diagrams["critical path"].schedule
-    assert len(timeline) == len(path)
-    assert set(timeline.lane_names) == {f"rank {e['rank']}" for e in path}
-    assert stack.makespans["critical path"] == pytest.approx(max(stack.makespans.values()))

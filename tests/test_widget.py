@@ -271,7 +271,7 @@ def test_readout_lines_and_legend_flags_are_computed_in_the_kernel(by_volume):
     assert w.legend_features["spill"] is True
     w.policy = "dilate+throttle"
     assert [line[1] for line in w.readout_lines] == ["makespan"]
-    assert w.legend_features == {"spill": False, "compute_over": False, "dashed": True}
+    assert w.legend_features == {"spill": False, "compute_over": False, "dashed": True, "critical": False}
 
 
 def test_fusion_group_bands_are_drawn_where_their_phases_run():

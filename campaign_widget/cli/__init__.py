@@ -4,6 +4,7 @@
                            [--machine PRESET] [--peak-compute X] [--peak-bandwidth Y] [--roofline] [--title T]
                            [--param NAME=VALUE ...] [--categories A,B] [--counters FILE] [--clock HZ]
                            [--option KEY=VALUE ...]
+    campaign-widget render FOLDER -o OUT.png|.svg|.pdf [--machine PRESET]   (a job's rank traces, stacked)
     campaign-widget summary FILE [same options] [--threshold 0.7]
     campaign-widget job FOLDER [--machine PRESET] [--ranks 0-7|slowest:K] [--workers N] [-o OUT.png]
 

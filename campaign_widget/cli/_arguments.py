@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
         "render",
         parents=[common],
         help="draw the campaign diagram to PNG, SVG or PDF",
-        description="Draw FILE's campaign diagram (and roofline) to OUT.",
+        description="Draw FILE's campaign diagram (and roofline) to OUT. FILE may be a folder of a distributed "
+        "job's traces, one per rank: its ranks are drawn stacked on one time axis, as `job -o` draws them.",
     )
     render.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.png, OUT.svg or OUT.pdf")
     render.add_argument("--roofline", action="store_true", help="draw the roofline beside the diagram")

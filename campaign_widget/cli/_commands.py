@@ -35,6 +35,10 @@ def render(args) -> int:
             f"{PROG} render: error: argument -o/--output: unknown suffix {Path(args.output).suffix!r} "
             f"in {args.output!r}; use {', '.join(FIGURE_SUFFIXES)}"
         )
+    if args.file is not None and Path(args.file).is_dir():  # a job's folder of rank traces: its stacked ranks
+        from ._job import render_job
+
+        return render_job(args)
     workload, settings, _ = load_workload(args)
     try:
         from ..static_figure import save_workload_figure

@@ -50,10 +50,6 @@ def add_job_parser(commands) -> None:
 
 
 def job(args) -> int:
-    import concurrent.futures as cf
-
-    from ..job import JobReadWarning, load_job
-
     if args.output is not None and Path(args.output).suffix.lower() not in FIGURE_SUFFIXES:
         raise UsageError(
             f"{PROG} job: error: argument -o/--output: unknown suffix {Path(args.output).suffix!r} "
@@ -61,33 +57,58 @@ def job(args) -> int:
         )
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"{PROG} job: error: argument --workers: {args.workers} must be at least 1")
-    pool = cf.ProcessPoolExecutor(args.workers) if args.workers else None
+    loaded = load_folder(args.folder, args.machine, args.ranks, args.workers)
+    for line in loaded.summary().splitlines():
+        print_line(printable(line))
+    if args.output is not None:
+        draw_job(loaded, args.output)
+    return EXIT_OK
+
+
+def render_job(args) -> int:
+    """``render FOLDER -o OUT``: a folder of rank traces drawn as the job's stacked ranks (what ``job -o``
+    draws); the options of one workload's figure do not apply and are refused."""
+    given = [flag for flag, value in (("--roofline", args.roofline), ("--title", args.title)) if value]
+    if given:
+        raise UsageError(f"{PROG} render: error: {', '.join(given)}: not for a folder of rank traces (a job)")
+    draw_job(load_folder(args.file, args.machine, None, None), args.output)
+    return EXIT_OK
+
+
+def load_folder(folder, machine, ranks, workers):
+    """The job of a folder (``load_job``), its unreadable ranks warned about on stderr."""
+    import concurrent.futures as cf
+
+    from ..job import JobReadWarning, load_job
+
+    pool = cf.ProcessPoolExecutor(workers) if workers else None
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", JobReadWarning)
-            loaded = load_job(args.folder, machine=args.machine, executor=pool, ranks=args.ranks, progress=False)
+            loaded = load_job(folder, machine=machine, executor=pool, ranks=ranks, progress=False)
     except CampaignWidgetError as e:
         raise InputError(str(e)) from None
     except OSError as e:
-        raise _unreadable(e, args.folder) from None
+        raise _unreadable(e, folder) from None
     finally:
         if pool is not None:
             pool.shutdown()
     for w in caught:
         if issubclass(w.category, JobReadWarning):
             say(f"{PROG}: warning: {printable(str(w.message))}")
-    for line in loaded.summary().splitlines():
-        print_line(printable(line))
-    if args.output is not None:
-        from ..views.job import job_diagrams
+    return loaded
 
-        try:
-            with atomic_path(args.output) as temporary:  # the old OUT stays whole if drawing fails
-                job_diagrams(loaded).savefig(temporary)
-        except OSError as e:
-            raise _unreadable(e, args.output) from None
-        print_line(f"wrote {args.output}")
-    return EXIT_OK
+
+def draw_job(loaded, output) -> None:
+    """The job's ranks stacked on one time axis (``job_diagrams``), written whole to ``output``."""
+    from ..views.job import job_diagrams
+
+    try:
+        with atomic_path(output) as temporary:  # the old OUT stays whole if drawing fails
+            job_diagrams(loaded).savefig(temporary)
+    except OSError as e:
+        raise _unreadable(e, output) from None
+    print_line(f"wrote {output}")
 
 
 def _unreadable(e: OSError, name) -> InputError:

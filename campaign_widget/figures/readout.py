@@ -12,7 +12,7 @@ import numpy as np
 
 from ..formatting import format_percent, format_reading, format_si, format_span_reading, plural
 from ..model.transformer import workload_footprint
-from .scene import Scene
+from .scene import CRITICAL, Scene
 
 
 def readout_lines(
@@ -128,7 +128,8 @@ def pipe_note(machine, level: str, *, chosen: bool) -> str | None:
 
 
 def legend_features(scene: Scene) -> dict[str, bool]:
-    """Which warning and dilation styles the scene uses: ``spill``, ``compute_over``, ``dashed``."""
+    """Which warning and dilation styles the scene uses: ``spill``, ``compute_over``, ``dashed``; and
+    ``critical``: pieces on the critical path (``scene.CRITICAL``)."""
     x0 = np.asarray(scene.x0, dtype=np.float64)
     x1 = np.asarray(scene.x1, dtype=np.float64)
     keep = np.isfinite(x0) & np.isfinite(x1) & (x1 > x0)
@@ -142,6 +143,7 @@ def legend_features(scene: Scene) -> dict[str, bool]:
         "spill": bool(np.any(fill > well)),
         "compute_over": bool(np.any(np.asarray(scene.flags)[keep] & 1)),
         "dashed": bool(np.any(dashed)),
+        "critical": bool(np.any(np.asarray(scene.flags)[keep] & CRITICAL)),
     }
 
 

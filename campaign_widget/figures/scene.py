@@ -19,6 +19,7 @@ from ..model.schedule import DEMAND_TOLERANCE, Schedule
 
 PIPE_WIDTH = 0.25
 COMPUTE_OVER, MEMORY_OVER = 1, 2
+CRITICAL = 8  # flag bit 3: the piece's interval is on the critical path (figures/critical.py)
 MAX_PIECES = 2_000_000
 
 

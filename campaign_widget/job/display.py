@@ -12,7 +12,7 @@ from ..model.presets import machine_from
 from ..model.timeline import Timeline, from_intervals
 from ..model.workload import Workload
 from ._numbers import counted, step_times
-from ._rank import COMMUNICATION, COMPUTE, KINDS, MEMORY, NO_MACHINE, Rank
+from ._rank import COMMUNICATION, COMPUTE, MEMORY, NO_MACHINE, Rank
 
 NETWORK = "network"
 US = 1e-6
@@ -38,8 +38,7 @@ def rank_timeline(rank: Rank, origin: float, machine=None) -> Timeline:
     event using the resource of its type at its full rate (computation: compute; memory: memory;
     communication: network), on its own lane (stream or thread)."""
     m = display_machine(machine)
-    keep = np.flatnonzero(counted(rank))
-    ids, phase = np.unique(rank.name[keep], return_inverse=True)
+    keep, ids, phase = _by_name(rank)
     start = (rank.start[keep] - origin) * US
     end = (rank.end[keep] - origin) * US
     busy = np.bincount(phase, weights=end - start, minlength=ids.size)
@@ -60,27 +59,44 @@ def rank_timeline(rank: Rank, origin: float, machine=None) -> Timeline:
     )
 
 
-def path_timeline(path: list[dict], origin: float, machine=None) -> Timeline:
-    """A job's critical path (``Job.critical_path()``) as a Timeline from ``origin`` (µs): its events on
-    one lane per rank, each on the resource of its type, as ``rank_timeline`` draws them."""
+def path_intervals(timeline: Timeline, path: list[dict], rank: int, origin: float) -> np.ndarray:
+    """The intervals of ``rank``'s ``rank_timeline`` (from ``origin``, µs) that are on the job's critical
+    path (``Job.critical_path()``): each of the rank's path events, by its name, start and end."""
+    names = {n: i for i, n in enumerate(timeline.names)}
+    picked = []
+    for e in path:
+        if e["rank"] != rank or e["name"] not in names:
+            continue
+        start, end = max((e["start"] - origin) * US, 0.0), max((e["end"] - origin) * US, 0.0)
+        tol = 1e-9 * max(1.0, abs(end))
+        hit = np.flatnonzero((timeline.phase == names[e["name"]]) & (np.abs(timeline.start - start) <= tol)
+                             & (np.abs(timeline.end - end) <= tol))  # fmt: skip
+        picked.extend(hit[:1].tolist())
+    return np.array(sorted(set(picked)), dtype=np.int64)
+
+
+def rank_bound(rank: Rank, machine=None) -> Workload:
+    """The bound of a rank's timeline (docs/distributed-jobs.md#a-ranks-achieved-over-bound-view): its
+    phases (``rank_timeline``'s, in its order) one after another with no idle time, each at its
+    speed-of-light time on ``machine`` when its counted events recorded FLOPs and bytes, else at its
+    measured busy time."""
     m = display_machine(machine)
-    names = sorted({e["name"] for e in path})
-    phase = np.array([names.index(e["name"]) for e in path], dtype=np.int64)
-    start = np.maximum((np.array([e["start"] for e in path]) - origin) * US, 0.0)
-    end = np.maximum((np.array([e["end"] for e in path]) - origin) * US, start)
-    kind = [e["kind"] for e in path]
-    busy = np.bincount(phase, weights=end - start, minlength=len(names))
-    phases = [Phase(n, duration=max(float(b), 1e-12), compute_util=0.0, memory_util=0.0) for n, b in zip(names, busy)]
-    return from_intervals(
-        Workload(phases, machine=m),
-        phase=phase,
-        start=start,
-        end=end,
-        lane=[f"rank {e['rank']}" for e in path],
-        compute_rate=np.array([k == KINDS[COMPUTE] for k in kind], dtype=float),
-        memory_rate=np.array([k == KINDS[MEMORY] for k in kind], dtype=float),
-        level_rate={NETWORK: np.array([k == KINDS[COMMUNICATION] for k in kind], dtype=float)},
-    )
+    keep, ids, phase = _by_name(rank)
+    busy = np.bincount(phase, weights=rank.end[keep] - rank.start[keep], minlength=ids.size) * US
+    ops = np.bincount(phase, weights=rank.flops[keep], minlength=ids.size)
+    nbytes = np.bincount(phase, weights=rank.bytes[keep], minlength=ids.size)
+    known = machine is not None
+    phases = [Phase(rank.names[int(i)], ops=float(o), bytes=float(b)) if known and o > 0 and b > 0
+              else Phase(rank.names[int(i)], duration=max(float(t), 1e-12), compute_util=0.0, memory_util=0.0)
+              for i, t, o, b in zip(ids, busy, ops, nbytes)]  # fmt: skip
+    return Workload(phases, machine=m)
+
+
+def _by_name(rank: Rank) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rank's counted events (indices), their distinct names (ids, sorted) and each event's phase."""
+    keep = np.flatnonzero(counted(rank))
+    ids, phase = np.unique(rank.name[keep], return_inverse=True)
+    return keep, ids, phase
 
 
 def steps_workload(ranks: dict[int, Rank], machine) -> Workload:

@@ -14,7 +14,7 @@ from matplotlib.transforms import Affine2D, ScaledTranslation
 from ..errors import WrongTypeError
 from ..figures.group_bands import place_group_labels
 from ..figures.readout import said_lines
-from ..figures.scene import Scene
+from ..figures.scene import CRITICAL, Scene
 from ..figures.ticks import time_ticks, utilization_ticks
 from ..formatting import time_unit_for
 from ._paths import (
@@ -54,7 +54,8 @@ from .style import (
 def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     """The browser's layers, bottom to top: shade under the compute line, grey wells, memory
     fill, spill (red, hatched), guard rails, compute lines (solid, then dashed over a line in the
-    background colour; red where compute is oversubscribed). One artist per style, as the browser batches them per style.
+    background colour; red where compute is oversubscribed; on the critical path, over a bold edge in the
+    theme's ``critical`` colour). One artist per style, as the browser batches them per style.
     ``p`` holds the piece arrays (``piece_arrays`` / ``pieces_to_draw``)."""
     x0, x1, phase = p["x0"], p["x1"], p["phase"]
     base, line, well, fill = p["base_y"], p["line_y"], p["well_top"], p["fill_top"]
@@ -90,6 +91,11 @@ def _draw_pieces(ax, p: dict, colors: Sequence[str]):
     over = (p["flags"] & 1).astype(bool)
     style = np.where(over, -1, phase)
     width = THEME["compute_line_width"]
+    critical = (p["flags"] & CRITICAL).astype(bool)
+    if critical.any():  # a bold edge around the compute line (js/diagram/draw.js)
+        edge = width + 2 * THEME["critical_width"]
+        _stroke(ax, _segments_path(x0[critical], x1[critical], line[critical]), THEME["critical"], edge, 1.45,
+                gid="critical-path")  # fmt: skip
     tail = x1 > dash
     if tail.any():  # the dashes' gaps in the background colour, so they read on any fill (js/diagram/draw.js)
         _stroke(ax, _segments_path(dash[tail], x1[tail], line[tail]), THEME["background"], width, 1.49, gid="dash-gaps")

@@ -16,6 +16,8 @@ from .panels import Panel
 from .pieces import scene_features
 from .style import GREY, LAYOUT, PT_PER_PX, THEME, fit_text, font_for, lighten, literal_text, text_width_px, valid_color
 
+CRITICAL_LABEL = "critical path"  # js/shared/legend.js
+
 
 def _drawn_time(panel: Panel) -> np.ndarray:
     """Time drawn per phase of ``panel`` (what a capped legend keeps first)."""
@@ -32,7 +34,7 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
     ``formatting.legend_selection``, ``shorten_names``), then the keys for the styles any panel
     uses (js/shared/legend.js)."""
     phases, seen, weight = [], {}, []
-    features = {"spill": False, "compute_over": False, "dashed": False}
+    features = {"spill": False, "compute_over": False, "dashed": False, "critical": False}
     for panel in panels:
         time = _drawn_time(panel)
         for i, name in enumerate(panel.names):
@@ -57,6 +59,8 @@ def legend_entries(panels: Sequence[Panel], max_entries: int = LEGEND_MAX_ENTRIE
     for key in ("spill", "compute_over", "dashed"):
         if features[key]:
             entries.append({"kind": key.replace("_", "-"), "label": words[key]})
+    if features["critical"]:
+        entries.append({"kind": "critical", "label": CRITICAL_LABEL})
     return entries
 
 
@@ -120,6 +124,10 @@ def draw_legend(fig, transform, entries, left: float, first_row_y: float, width_
                     solid_capstyle="butt",
                 )
             )
+        elif kind == "critical":  # the bold edge, around a line in the muted text colour
+            for color, width in ((THEME["critical"], 2 * THEME["critical_width"]), (THEME["muted_text"], 0)):
+                artists.append(Line2D([x, x + w], [y, y], color=color, solid_capstyle="butt",
+                                      linewidth=(THEME["compute_line_width"] + width) * PT_PER_PX))  # fmt: skip
         elif kind == "spill":
             artists.append(Rectangle((x, top_y), w, h, facecolor=THEME["spill_fill"], edgecolor="none", linewidth=0))
             hatch = Rectangle((x, top_y), w, h, facecolor="none", edgecolor="none", linewidth=0)

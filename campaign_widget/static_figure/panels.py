@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FigureError, WorkloadError, WrongTypeError, short_repr
+from ..figures.critical import with_critical_path
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import capacity_note, pipe_note, work_note
@@ -198,15 +199,19 @@ def panel_for(
     plot_height: float = 0.0,
     level: str | None = None,
     level_chosen: bool = False,
+    critical_path=None,
 ) -> Panel:
     """The Panel a ``CampaignDiagram`` of ``workload`` shows for ``schedule`` (``plot_height``: the
     view's ``height`` in CSS px, so that the figure is laid out as the view; 0: by the width;
     ``level``: the memory level drawn as the pipe, docs/memory-hierarchy.md#the-pipe-level-of-a-campaign-diagram, default the farthest; ``level_chosen``: the
-    diagram chose it, as the level that bounds the most time, and the readout says so)."""
+    diagram chose it, as the level that bounds the most time, and the readout says so; ``critical_path``:
+    the schedule's intervals drawn on the critical path, figures/critical.py)."""
     machine = workload.machine
     group = getattr(workload, "fusion_group", None)
     scene = build_scene(schedule, fusion_group=group, level=level)
     scene = with_group_spans(scene, schedule, group)  # bands where each group's phases actually run
+    if critical_path is not None:
+        scene = with_critical_path(scene, schedule, critical_path)
     return Panel(
         scene=scene,
         names=list(workload.names),

@@ -10,6 +10,7 @@ import numpy as np
 import traitlets as t
 
 from ..errors import ScheduleError, WrongTypeError, check_flag, short_repr
+from ..figures.critical import path_intervals, path_option, with_critical_path
 from ..figures.group_bands import with_group_spans
 from ..figures.phase_colours import phase_colors
 from ..figures.readout import capacity_note, key_labels, legend_features, pipe_note, said_lines, title_at, work_note
@@ -153,6 +154,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
         title: str = "",
         param_ranges: dict | None = None,
         theme: str = "auto",
+        critical_path=False,
         **kwargs,
     ):
         # A schedule (a measured Timeline, or any Schedule with its .workload) is drawn as it is: its
@@ -171,6 +173,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 f"got {type(workload).__name__}"
             )
         self.check_arguments(kwargs)
+        self._critical = path_option(critical_path, self._given_schedule)  # docs/views/campaign-diagram.md
         self._ready = False
         # (benchmarks/bench_browser.py) wall-clock stamps of the last recomputes: received, computed, sent
         self._timings: collections.deque = collections.deque(maxlen=256)
@@ -464,6 +467,9 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 self._schedule,
                 self._current.fusion_group,
             )
+            path = self.critical_intervals()
+            if path is not None:
+                self._scene = with_critical_path(self._scene, self._schedule, path)
             if len(self._scene) > MAX_VIEW_PIECES:
                 raise SceneTooLargeError(
                     f"this diagram has {len(self._scene):,} pieces, more than the {MAX_VIEW_PIECES:,} a browser view "
@@ -485,6 +491,20 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
                 self.legend_features = features
             self.set_trait("makespan", self._schedule.makespan)
             self.warnings = notes
+
+    @property
+    def critical_path(self):
+        """Whether the diagram marks a critical path (``True``), or the given schedule's intervals it marks."""
+        return self._critical
+
+    @critical_path.setter
+    def critical_path(self, value) -> None:
+        self._critical = path_option(value, self._given_schedule)
+        self._recompute(self._schedule, self._current)
+
+    def critical_intervals(self):
+        """The intervals of the schedule drawn on the critical path (``critical_path=``), or None."""
+        return path_intervals(self._critical, self._schedule, self._current)
 
     @t.observe("title", "time_max")
     def _on_title(self, _change):
@@ -608,6 +628,7 @@ class CampaignDiagram(ViewWidget, bundle="widget.js"):
             colors=list(self.phase_colors),
             y_axis=self.y_axis,
             time_max=self.time_max,
+            critical_path=self.critical_intervals(),
         )
 
     def savefig(

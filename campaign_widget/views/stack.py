@@ -129,7 +129,9 @@ class StackedDiagrams(Composite, ipywidgets.VBox):
             unit, end = diagram.units.get("time", ""), _axis_end(diagram)
             top = np.argsort(-gaps["gap"])[:4]
             parts = [
-                f"{names[i]} +{format_reading(float(gaps['gap'][i]), unit, end=end)}" for i in top if gaps["gap"][i] > 0
+                f"{names[i]} +{format_reading(float(gaps['gap'][i]), unit, end=end)}"
+                for i in top
+                if gaps["gap"][i] > 1e-9 * end  # not the rounding of two sums of one time
             ]
             if parts:
                 lines.append(f"{label} over the bound, busy time per phase: " + ", ".join(parts))

@@ -30,6 +30,16 @@ function drawSwatch(ctx, entry, x, y) {
     ctx.moveTo(x, top + 0.5);
     ctx.lineTo(x + w, top + 0.5);
     ctx.stroke();
+  } else if (entry.kind === "critical") {
+    // the bold edge, around a line in the muted text colour (campaign_widget/static_figure/legend.py)
+    for (const [color, extra] of [[THEME.critical, 2 * THEME.criticalWidth], [THEME.mutedText, 0]]) {
+      ctx.strokeStyle = color;
+      ctx.lineWidth = THEME.computeLineWidth + extra;
+      ctx.beginPath();
+      ctx.moveTo(x, y);
+      ctx.lineTo(x + w, y);
+      ctx.stroke();
+    }
   } else if (entry.kind === "spill") {
     ctx.fillStyle = THEME.spillFill;
     ctx.fillRect(x, top, w, h);

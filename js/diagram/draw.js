@@ -7,6 +7,7 @@ import { drawGroupBands, drawGroupLabels } from "./draw-groups.js";
 import { drawLegend, drawReadout, drawTitle } from "./draw-legend.js";
 import { dashStart, snapEdge, snapLine } from "../shared/pixels.js";
 import { piecesToDraw } from "./aggregate.js";
+import { CRITICAL } from "../shared/legend.js";
 import { drawPhaseLabels } from "./draw-labels.js";
 import { drawPiecesRaster } from "./raster.js";
 import { THEME } from "../shared/theme.js";
@@ -117,7 +118,8 @@ function xClamp(value, plot) {
  * Draw the pieces (see aggregate.piecesToDraw) in layers, bottom to top: shading under the
  * compute line, the grey wells, the memory fill, the spill (red, hatched), the guard rails, the
  * compute lines (solid, then dashed from dash_from with gaps in the background colour; red where
- * flag bit 0). `highlightPhase` (an
+ * flag bit 0; over a bold edge in THEME.critical where flag bit 3, CRITICAL: on the critical path).
+ * `highlightPhase` (an
  * integer, or null) draws that phase at full strength with a dark outline on its compute line and
  * fades the others.
  */
@@ -130,6 +132,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio, highlightPh
   const solid = new Batches();
   const dashed = new Batches();
   const outlines = new Batches();
+  const critical = new Batches();
   const computeWidth = THEME.computeLineWidth;
   const stylesOf = phaseStyles(colors, highlightPhase);
 
@@ -172,6 +175,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio, highlightPh
     const lineCentre = snapLine(y(line), computeWidth, ratio);
     const dashFrom = dashStart(pieces.dash_from[k], pieces.x0[k], pieces.x1[k]);
     const pxDash = dashFrom >= pieces.x1[k] ? px1 : snapEdge(xClamp(x(dashFrom), plot), ratio);
+    if (pieces.flags[k] & CRITICAL) critical.segment(THEME.critical, px0, px1, lineCentre);
     if (styles.outline) outlines.segment(THEME.highlight, px0, px1, lineCentre);
     if (pxDash > px0) solid.segment(lineColor, px0, pxDash, lineCentre);
     if (px1 > pxDash) dashed.segment(lineColor, pxDash, px1, lineCentre);
@@ -187,6 +191,7 @@ export function drawPieces(ctx, pieces, { x, y, plot, colors, ratio, highlightPh
     hatchRects(ctx, spills, ratio);
   }
   strokeSegments(ctx, rails, THEME.railWidth, []);
+  strokeSegments(ctx, critical, computeWidth + 2 * THEME.criticalWidth, []);
   strokeSegments(ctx, outlines, computeWidth + 2 * THEME.outlineWidth, []);
   strokeSegments(ctx, solid, computeWidth, []);
   strokeDashed(ctx, dashed, computeWidth);

@@ -31,10 +31,10 @@ function syncedReadoutLines(raw) {
   return raw.filter((line) => Array.isArray(line) && line.length === 2).map(([text, kind]) => ({ text: String(text), kind: String(kind) }));
 }
 
-/** The kernel's legend flags ({spill, compute_over, dashed}), or null. */
+/** The kernel's legend flags ({spill, compute_over, dashed, critical}), or null. */
 function syncedFeatures(raw) {
   if (!raw || typeof raw !== "object" || !("spill" in raw)) return null;
-  return { spill: Boolean(raw.spill), computeOver: Boolean(raw.compute_over), dashed: Boolean(raw.dashed) };
+  return { spill: Boolean(raw.spill), computeOver: Boolean(raw.compute_over), dashed: Boolean(raw.dashed), critical: Boolean(raw.critical) };
 }
 
 /** Build the figure from `model`, reusing `previous`'s decoded arrays when unchanged. */

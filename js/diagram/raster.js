@@ -8,6 +8,7 @@
 // while this pass takes about 1 ms; a paper figure's few hundred pieces stay vectors.
 import { fade, lighten, parseHex, withAlpha } from "../shared/color.js";
 import { dashStart } from "../shared/pixels.js";
+import { CRITICAL } from "../shared/legend.js";
 import { THEME } from "../shared/theme.js";
 
 /** Above this many visible pieces the plot is drawn per pixel. */
@@ -204,6 +205,7 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   // Dash gaps are painted in the background so they show on any pipe fill beneath the line.
   const background = packColor(THEME.background);
   const used = new Uint8Array(width);
+  paintCriticalEdges(scene, visible, X0, X1, lineRow, lineWidth, ratio, clampRow, fillSpan);
   for (let k = 0; k < n; k++) {
     const c0 = X0[k];
     const c1 = X1[k];
@@ -227,6 +229,20 @@ export function rasterizePieces(pixels, width, height, scene, visible, { x, y, r
   let columns = 0;
   for (let c = 0; c < width; c++) columns += used[c];
   return columns;
+}
+
+/**
+ * The critical path's bold edge (flag bit CRITICAL, js/diagram/CONTRACT.md) under every compute line, as
+ * drawPieces strokes it: a pass of its own, so the hot loop above is unchanged when no piece has it.
+ */
+function paintCriticalEdges(scene, visible, X0, X1, lineRow, lineWidth, ratio, clampRow, fillSpan) {
+  const edgeWidth = lineWidth + 2 * Math.max(1, Math.round(THEME.criticalWidth * ratio));
+  const edge = packColor(THEME.critical);
+  for (let k = 0; k < visible.length; k++) {
+    if (!(scene.flags[visible[k]] & CRITICAL) || X1[k] <= X0[k]) continue;
+    const r0 = lineRow[k] - (edgeWidth >> 1);
+    fillSpan(X0[k], X1[k], clampRow(r0), clampRow(r0 + edgeWidth), edge);
+  }
 }
 
 /**

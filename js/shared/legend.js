@@ -2,18 +2,23 @@
 import { phaseColor } from "./color.js";
 import { dashStart } from "./pixels.js";
 
+/** Scene flag bit 3: the piece is on the critical path (campaign_widget/figures/scene.py CRITICAL). */
+export const CRITICAL = 8;
+
 /** Which warning and dilation styles the scene uses, so the legend shows only those keys. */
 export function sceneFeatures(scene) {
   let spill = false;
   let computeOver = false;
   let dashed = false;
+  let critical = false;
   for (let i = 0; i < scene.n; i++) {
     if (scene.fill_top[i] > scene.well_top[i]) spill = true;
     if (scene.flags[i] & 1) computeOver = true;
+    if (scene.flags[i] & CRITICAL) critical = true;
     const dashedLength = scene.x1[i] - dashStart(scene.dash_from[i], scene.x0[i], scene.x1[i]);
     if (dashedLength > 1e-9 * (Math.abs(scene.x0[i]) + Math.abs(scene.x1[i]))) dashed = true;
   }
-  return { spill, computeOver, dashed };
+  return { spill, computeOver, dashed, critical };
 }
 
 // The legend rule of campaign_widget/formatting.py (golden cases in tests/data/golden/legend.json).
@@ -80,9 +85,10 @@ const KEY_LABELS = {
   spill: "memory oversubscribed",
   compute_over: "compute > 100%",
   dashed: "added by dilation/throttling",
+  critical: "critical path",
 };
 
-/** [{ kind: "phase"|"more"|"well"|"spill"|"compute-over"|"dashed", label, color? }] */
+/** [{ kind: "phase"|"more"|"well"|"spill"|"compute-over"|"dashed"|"critical", label, color? }] */
 export function legendEntries(phaseNames, phaseColors, features, weights = null, keyLabels = null) {
   const names = phaseNames ?? [];
   const [shown, hidden] = legendSelection(weights ?? names.map(() => 0));
@@ -99,5 +105,6 @@ export function legendEntries(phaseNames, phaseColors, features, weights = null,
   if (features.spill) entries.push({ kind: "spill", label: words.spill });
   if (features.computeOver) entries.push({ kind: "compute-over", label: words.compute_over });
   if (features.dashed) entries.push({ kind: "dashed", label: words.dashed });
+  if (features.critical) entries.push({ kind: "critical", label: words.critical });
   return entries;
 }

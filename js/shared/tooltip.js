@@ -1,5 +1,6 @@
 // The hover tooltip: what it says (pure) and the div.cw-tooltip that shows it (textContent only).
 import { formatNumber, formatPercent, formatQuantity, formatSI, formatSpan, MISSING, timeUnitFor } from "./format.js";
+import { CRITICAL } from "./legend.js";
 import { dashStart } from "./pixels.js";
 
 function column(table, name, phase) {
@@ -104,6 +105,7 @@ export function tooltipContent(figure, i) {
     [`${first} utilization`, `${formatPercent(scene.line_y[i] - scene.base_y[i])}${where}`],
     [`${second} utilization`, `${formatPercent((scene.fill_top[i] - scene.line_y[i]) / pipe)}${where}`],
   );
+  if (scene.flags[i] & CRITICAL) rows.push(["critical path", "on it: shortening it shortens the whole"]);
   const phaseDuration = column(table, "duration", phase);
   if (tiled || Math.abs(phaseDuration - length) > 1e-9 * Math.abs(phaseDuration)) {
     rows.push(["phase duration", time(phaseDuration)]);

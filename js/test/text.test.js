@@ -45,8 +45,8 @@ test("legend: phases in order, style keys only for styles the scene uses", () =>
     bottomPiece(0, 2, 0, 0.5, 0.5, 0.25, { dash: 1 }),
     { x0: 0, x1: 1, phase: 1, base: 0.5, line: 1.1, well: 1.1, fill: 1.3 },
   ]));
-  assert.deepEqual(busy, { spill: true, computeOver: true, dashed: true });
-  assert.deepEqual(sceneFeatures(stackedScene()), { spill: true, computeOver: false, dashed: false });
+  assert.deepEqual(busy, { spill: true, computeOver: true, dashed: true, critical: false });
+  assert.deepEqual(sceneFeatures(stackedScene()), { spill: true, computeOver: false, dashed: false, critical: false });
 });
 
 test("tooltip: name, duration, utilizations, volumes, OI, bound, efficiency", () => {
